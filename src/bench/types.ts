@@ -1,0 +1,62 @@
+/** Measurement records (SPEC §5). All times are milliseconds from a monotonic clock. */
+
+export interface Stats {
+  mean: number
+  p50: number
+  p90: number
+  p99: number
+  std: number
+  min: number
+  max: number
+}
+
+export const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'] as const
+export type DistributionMetric = (typeof DISTRIBUTION_METRICS)[number]
+
+export const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'] as const
+export type ScalarMetric = (typeof SCALAR_METRICS)[number]
+
+export type MetricsBlock = Record<DistributionMetric, Stats> & Record<ScalarMetric, number>
+
+/** What one streamed request produced. */
+export interface RequestRecord {
+  index: number
+  ok: boolean
+  /** Why the request failed (`HTTP 500: …`, `stream cut`, `timeout: no token within 10m`, …). */
+  error?: string
+  /** Time spent waiting in our own scheduler before the request was sent. */
+  queueMs: number
+  /** Monotonic send time (ms). */
+  sentAt: number
+  ttftMs: number
+  e2eMs: number
+  promptTokens: number
+  outputTokens: number
+  /** False when the server sent no `usage` and tokens were counted from chunks. */
+  usageReported: boolean
+  /** Gaps between token-bearing events (chunks, not tokens). */
+  itlMs: number[]
+  /** Token-bearing events received. */
+  chunks: number
+  /** Speculative decoding counters a stream may carry (llama.cpp `timings.draft_n*`). */
+  draftTokens?: number
+  draftAccepted?: number
+}
+
+export interface ErrorCount {
+  reason: string
+  count: number
+}
+
+export interface RoundResult {
+  index: number
+  /** Counted in the steady state (index >= discard). */
+  steady: boolean
+  requests: number
+  errors: number
+  errorReasons: ErrorCount[]
+  durationMs: number
+  metrics: MetricsBlock
+  /** Achieved lengths over successful requests. */
+  achieved: { promptTokens: { min: number; max: number }; outputTokens: { min: number; max: number } }
+}

@@ -1,0 +1,96 @@
+/**
+ * The validated, expanded plan: what the rest of the pipeline consumes.
+ * Produced by `config/expand.ts` from the matrix file (`config/schema.ts`).
+ * Nothing downstream re-reads the matrix file or the action inputs.
+ */
+
+export type Api = 'completions' | 'chat'
+
+/** Gate keys of the matrix file (SPEC §3, §8). */
+export const GATED_METRICS = ['decode', 'ttft', 'tpot', 'prefill', 'output-throughput', 'e2e'] as const
+export type GatedMetric = (typeof GATED_METRICS)[number]
+
+export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
+export type GateStat = (typeof GATE_STATS)[number]
+
+export interface GateMetricConfig {
+  /** Relative worsening that may count as a regression, as a fraction (5% → 0.05). */
+  maxRegression: number
+  /** Absolute worsening below which nothing is a regression, in the metric's unit (ms or tok/s). */
+  minDelta?: number
+  /** Which per-request statistic is compared (ignored for scalar round metrics). */
+  stat: GateStat
+}
+
+export type GateConfig = Partial<Record<GatedMetric, GateMetricConfig>>
+
+/** `memory-floor`: an absolute amount or a share of total memory. */
+export type MemoryFloor = { kind: 'bytes'; value: number } | { kind: 'percent'; value: number }
+
+export interface TargetSettings {
+  rounds: number
+  discard: number
+  readyTimeoutMs: number
+  requestTimeoutMs: number
+  api: Api
+  confirm: number
+  memoryFloor: MemoryFloor
+  dropCaches: boolean
+  /** A round whose failed-request share exceeds this makes the cell inconclusive (fraction). */
+  maxErrorShare: number
+}
+
+export interface ScenarioPlan {
+  id: string
+  inputTokens: number
+  outputTokens: number
+  concurrency: number
+  /** Requests per round (default = concurrency). */
+  requests: number
+  /** Open-loop arrival rate in requests/s (Poisson); closed-loop concurrency when absent. */
+  rate?: number
+}
+
+export interface TargetPlan {
+  /** Target id after matrix expansion, e.g. `qwen38-27b-fp8-vllm`. */
+  id: string
+  /** Key in the matrix file before expansion (for error messages). */
+  sourceKey: string
+  engine: string
+  quant?: string
+  model?: string
+  /** Launch command with every placeholder but `{port}` filled; absent for `url:` targets. */
+  launch?: string
+  /** Base URL; may still contain `{port}`. Defaults to `http://127.0.0.1:{port}`. */
+  url: string
+  /** Fixed port if the config sets one; otherwise the launcher picks a free one. */
+  port?: number
+  /** True when the target points at a server that is already running (`url:` given, no `launch`). */
+  external: boolean
+  env: Record<string, string>
+  /** Matrix values of this expansion (`{ quant: 'fp8' }`). */
+  matrix: Record<string, string>
+  /** Engine-specific keys the adapter understands (e.g. sim `profile`, `time-scale`). */
+  engineOptions: Record<string, unknown>
+  settings: TargetSettings
+  gate: GateConfig
+  scenarios: ScenarioPlan[]
+}
+
+export interface CellPlan {
+  /** `<target>/<scenario>` */
+  id: string
+  target: TargetPlan
+  scenario: ScenarioPlan
+}
+
+export interface Plan {
+  /** Path as given (used in the comment marker). */
+  configPath: string
+  /** Absolute path of the matrix file. */
+  resolvedPath: string
+  hardware?: string
+  /** Targets in file order, each with only the scenarios that survived `only`/`shard`. */
+  targets: TargetPlan[]
+  cells: CellPlan[]
+}

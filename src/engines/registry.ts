@@ -1,0 +1,17 @@
+/** The one list of engines. The matrix file's `engine` enum derives from it (STYLE trait 4). */
+import type { EngineAdapter } from './types.js'
+import { vllm } from './vllm.js'
+import { sglang } from './sglang.js'
+import { llamacpp } from './llamacpp.js'
+import { openai } from './openai.js'
+import { sim } from './sim.js'
+
+export const ENGINES = [vllm, sglang, llamacpp, openai, sim] as const satisfies readonly EngineAdapter[]
+
+export const ENGINE_NAMES = ENGINES.map((e) => e.name) as [string, ...string[]]
+
+export function engineByName(name: string): EngineAdapter {
+  const engine = ENGINES.find((e) => e.name === name)
+  if (!engine) throw new Error(`unknown engine "${name}" (valid: ${ENGINE_NAMES.join(', ')})`)
+  return engine
+}

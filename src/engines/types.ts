@@ -1,0 +1,63 @@
+/**
+ * An engine is data plus hooks (STYLE trait 4): adding one is one file and a registry line.
+ * The pipeline, the readiness probe and the SSE client only talk to engines through this.
+ */
+import type { Api, TargetPlan } from '../config/plan.js'
+import type { RequestRecord } from '../bench/types.js'
+import type { SpecDecodeStats, TargetInfo } from '../results.js'
+
+/** One HTTP answer as the readiness probe saw it; `status: 0` means the connection was refused. */
+export interface ProbeAnswer {
+  status: number
+  body: string
+}
+
+export type Readiness = 'ready' | 'loading' | 'dead'
+
+/** A minimal HTTP getter on loopback, injected so adapters stay testable. */
+export type HttpGet = (url: string, timeoutMs: number) => Promise<ProbeAnswer>
+export type HttpPost = (url: string, body: unknown, timeoutMs: number) => Promise<ProbeAnswer>
+
+export interface HttpPorts {
+  get: HttpGet
+  post: HttpPost
+}
+
+/** Server-side counters read before and after a cell (vLLM /metrics, SGLang server info). */
+export type Counters = Record<string, number>
+
+export interface EngineAdapter {
+  /** Engine name as written in the matrix file (`vllm`, `sglang`, …). */
+  readonly name: string
+  /** One line for docs and `--help`. */
+  readonly description: string
+  /** Whether a target of this engine must give `launch` or `url` (sim fills its own launch). */
+  readonly needsLaunchOrUrl: boolean
+  /** Extra target keys this engine accepts (copied into `TargetPlan.engineOptions`), e.g. sim `profile`. */
+  readonly optionKeys?: readonly string[]
+
+  /** Launch command when the target gives none (sim only). `{port}` may stay in it. */
+  defaultLaunch?(target: TargetPlan): string | undefined
+
+  /** Health endpoint path polled while waiting (`/health`, `/v1/models`). */
+  readonly healthPath: string
+  /** Classify one probe answer. Connection refused arrives as status 0. */
+  readiness(answer: ProbeAnswer): Readiness
+
+  /** Path of the streaming endpoint for an API flavour. */
+  path(api: Api): string
+  /** Engine-specific request fields on top of the common body (llama.cpp: `cache_prompt: false`). */
+  transformRequest(body: Record<string, unknown>, api: Api): Record<string, unknown>
+
+  /** Count prompt tokens as the server does, when the engine has a tokenizer endpoint. */
+  tokenize?(http: HttpPorts, baseUrl: string, model: string | undefined, text: string): Promise<number | undefined>
+
+  /** Engine version and server facts. Never throws: missing facts are left out. */
+  info(http: HttpPorts, baseUrl: string): Promise<TargetInfo>
+
+  /** Server-side counters to diff around a cell, for spec-decode acceptance. */
+  counters?(http: HttpPorts, baseUrl: string): Promise<Counters | undefined>
+
+  /** Spec-decode acceptance for a cell from counter deltas and/or per-request stream data. */
+  specDecode?(before: Counters | undefined, after: Counters | undefined, requests: RequestRecord[]): SpecDecodeStats | undefined
+}

@@ -1,0 +1,126 @@
+/** The results file (SPEC §6, `llm-bench-gate/results@1`). Shared by bench, store, compare and report. */
+import type { MetricsBlock, RoundResult } from './bench/types.js'
+import type { GatedMetric } from './config/plan.js'
+
+export const RESULTS_SCHEMA = 'llm-bench-gate/results@1'
+
+export type CellStatus = 'ok' | 'error'
+
+export const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'] as const
+export type CellVerdictStatus = (typeof CELL_VERDICTS)[number]
+
+export type RunVerdict = 'pass' | 'regression' | 'inconclusive' | 'error'
+
+export interface MetricVerdict {
+  status: 'pass' | 'improvement' | 'regression' | 'inconclusive'
+  /** The compared statistic, e.g. `decode_tps.mean`. */
+  metric: string
+  current: number
+  baseline: number
+  /** Signed relative change, (current - baseline) / baseline. */
+  delta: number
+  /** Human-readable reason, e.g. `-12.3% > 5% and beyond noise (±1.8%)`. */
+  reason: string
+}
+
+export interface CellVerdict {
+  status: CellVerdictStatus
+  metrics: Partial<Record<GatedMetric, MetricVerdict>>
+  /** Why the cell got its status (first-run note, noise, flags…). */
+  note?: string
+  /** How many confirmation re-measurements ran. */
+  confirmed?: number
+}
+
+export interface TargetInfo {
+  /** Engine version string (`/version`, `/get_server_info`, `/props`). */
+  version?: string
+  /** Launch command as run, port filled. */
+  launch?: string
+  /** Selected server facts (model path, slots, spec-decode config). */
+  server?: Record<string, unknown>
+  /** Last lines of the engine log when the target failed. */
+  logTail?: string
+}
+
+export interface SpecDecodeStats {
+  /** Accepted draft tokens / drafted tokens, as a fraction. */
+  acceptanceRate?: number
+  /** Mean tokens emitted per verify step, including the bonus token. */
+  acceptanceLength?: number
+  draftTokens?: number
+  acceptedTokens?: number
+  source: string
+}
+
+export interface CellResult {
+  id: string
+  target: string
+  scenario: string
+  engine: string
+  quant: string | null
+  model: string | null
+  status: CellStatus
+  error: string | null
+  flags: string[]
+  workload: { inputTokens: number; outputTokens: number; concurrency: number; requests: number; rate: number | null }
+  metrics: MetricsBlock | null
+  rounds: RoundResult[]
+  info: TargetInfo
+  specDecode?: SpecDecodeStats
+  verdict: CellVerdict
+}
+
+export interface RunMeta {
+  sha: string
+  ref: string
+  event: string
+  runUrl: string
+  startedAt: string
+  finishedAt?: string
+  hardware: string
+  repository?: string
+  config?: string
+  shard?: string
+  tool: { name: 'llm-bench-gate'; version: string }
+}
+
+export interface ResultsFile {
+  schema: typeof RESULTS_SCHEMA
+  run: RunMeta
+  cells: CellResult[]
+  /** Run verdict and counts, filled after comparison. */
+  summary?: { verdict: RunVerdict; regressions: number; counts: Partial<Record<CellVerdictStatus, number>>; baseline?: BaselineRef }
+}
+
+export interface BaselineRef {
+  sha: string
+  hardware: string
+  source: string
+  runUrl?: string
+  date?: string
+  /** Number of history entries the comparison used. */
+  samples?: number
+}
+
+/** One default-branch run in `<hardware>/history.json`: per cell, per gated metric key, steady value and per-round samples. */
+export interface HistoryEntry {
+  sha: string
+  date: string
+  runUrl: string
+  cells: Record<string, Record<string, MetricSamples>>
+}
+
+export interface MetricSamples {
+  steady: number
+  rounds: number[]
+}
+
+export const HISTORY_SCHEMA = 'llm-bench-gate/history@1'
+
+export interface HistoryFile {
+  schema: typeof HISTORY_SCHEMA
+  hardware: string
+  /** Newest last; bounded. */
+  entries: HistoryEntry[]
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Timing tests measure wall-clock schedules; running files in parallel on a
+    // 2-core machine would add scheduler noise to every tolerance.
+    fileParallelism: false,
+  },
+})
