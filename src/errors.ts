@@ -1,0 +1,39 @@
+/** The small error taxonomy callers branch on (STYLE trait 3). */
+
+/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
+export class StartError extends Error {
+  constructor(
+    readonly target: string,
+    readonly kind: 'exit' | 'timeout' | 'aborted' | 'smoke' | 'spawn',
+    message: string,
+    readonly exitCode: number | null = null,
+    readonly logTail = '',
+  ) {
+    super(`${target}: ${message}`)
+    this.name = 'StartError'
+  }
+}
+
+/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
+export class RequestError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'http' | 'stream-error' | 'malformed' | 'cut' | 'timeout' | 'aborted' | 'network',
+    readonly status?: number,
+  ) {
+    super(message)
+    this.name = 'RequestError'
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,51 @@
+// CONTRACT — the server helper may add fields, not remove or rename.
+import type { MemoryFloor, TargetPlan } from '../config/plan.js'
+import type { EngineAdapter } from '../engines/types.js'
+import type { Logger } from '../log.js'
+
+export interface StartOptions {
+  target: TargetPlan
+  adapter: EngineAdapter
+  /** `<results-dir>/logs` */
+  logDir: string
+  log: Logger
+  /** Called with the process group id right after spawn, so the runner can save it for the post step. */
+  onSpawn?: (pgid: number) => void
+  /** The 1-token streamed request that must succeed once the health endpoint says ready. */
+  smoke: (baseUrl: string) => Promise<void>
+  signal?: AbortSignal
+  /** Progress line interval while loading (default 15 s). */
+  progressIntervalMs?: number
+}
+
+export interface ExitInfo {
+  code: number | null
+  signal: string | null
+}
+
+export interface RunningTarget {
+  baseUrl: string
+  port: number
+  /** Launch command as run; undefined for `url:` targets. */
+  launch?: string
+  pgid?: number
+  logPath?: string
+  /** Resolves if the engine process exits on its own (never for url: targets). */
+  exited: Promise<ExitInfo>
+  /** Last lines of the log, escaped of nothing (report escapes). */
+  logTail(lines?: number): string
+  /** SIGTERM the group, SIGKILL after a grace period, wait for the port to be free. Idempotent. */
+  stop(): Promise<void>
+}
+
+export interface MemInfo {
+  availableBytes: number
+  totalBytes: number
+}
+
+export interface MemoryGuardOptions {
+  floor: MemoryFloor
+  read?: () => Promise<MemInfo>
+  intervalMs?: number
+  onTrip: (info: MemInfo, floorBytes: number) => void
+}
