@@ -33,3 +33,10 @@ export function readMetric(block: MetricsBlock, metric: GatedMetric, stat: GateS
   const value = block[info.field]
   return typeof value === 'number' ? value : value[stat]
 }
+
+/** Like `readMetric`, but `undefined` when the block lacks the metric or the value is not a finite number (older or partial files). */
+export function tryReadMetric(block: MetricsBlock | null | undefined, metric: GatedMetric, stat: GateStat): number | undefined {
+  const value: unknown = block?.[GATED[metric].field]
+  const picked = typeof value === 'number' ? value : (value as Partial<Record<GateStat, unknown>> | undefined)?.[stat]
+  return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined
+}

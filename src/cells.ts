@@ -1,0 +1,53 @@
+/** Building cell results from a plan cell and what happened to it. */
+import type { CellMeasurement } from './bench/measure.js'
+import type { CellPlan } from './config/plan.js'
+import type { CellResult, SpecDecodeStats, TargetInfo } from './results.js'
+
+function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
+  const { target, scenario } = plan
+  return {
+    id: plan.id,
+    target: target.id,
+    scenario: scenario.id,
+    engine: target.engine,
+    quant: target.quant ?? null,
+    model: target.model ?? null,
+    status: 'ok',
+    error: null,
+    flags: [],
+    workload: {
+      inputTokens: scenario.inputTokens,
+      outputTokens: scenario.outputTokens,
+      concurrency: scenario.concurrency,
+      requests: scenario.requests,
+      rate: scenario.rate ?? null,
+    },
+    metrics: null,
+    rounds: [],
+    info,
+    verdict: { status: 'new', metrics: {} },
+  }
+}
+
+export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInfo, specDecode?: SpecDecodeStats): CellResult {
+  const cell = skeleton(plan, info)
+  cell.metrics = m.metrics
+  cell.rounds = m.rounds
+  cell.flags = [...m.flags]
+  if (!m.metrics) {
+    cell.status = 'error'
+    const reasons = m.errors.map((e) => `${e.reason} ×${e.count}`).join('; ')
+    cell.error = `no request succeeded${reasons ? `: ${reasons}` : ''}`
+    cell.verdict = { status: 'error', metrics: {} }
+  }
+  if (specDecode) cell.specDecode = specDecode
+  return cell
+}
+
+export function errorCell(plan: CellPlan, error: string, info: TargetInfo): CellResult {
+  const cell = skeleton(plan, info)
+  cell.status = 'error'
+  cell.error = error
+  cell.verdict = { status: 'error', metrics: {}, note: error }
+  return cell
+}

@@ -1,0 +1,142 @@
+/** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
+import { execFileSync } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { judgeCell, runVerdict } from './compare/index.js'
+import { loadPlan } from './config/index.js'
+import { formatPlan } from './config/format.js'
+import { DEFAULTS, MODES, type ActionOptions, type Mode } from './config/inputs.js'
+import type { GateConfig } from './config/plan.js'
+import type { RunContext } from './context.js'
+import { ConfigError, errorMessage } from './errors.js'
+import { consoleLogger } from './log.js'
+import { runPipeline } from './pipeline.js'
+import { SUMMARY_LIMIT, renderReport } from './report/index.js'
+import type { ResultsFile } from './results.js'
+import { simMain } from './sim/index.js'
+import { VERSION } from './version.js'
+
+const HELP: Record<string, string> = {
+  '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
+
+Usage: llm-bench-gate <command> [options]
+
+Commands:
+  validate   check a matrix file and print the expanded plan
+  run        launch, measure, compare and report, as the action does
+  compare    compare two results files and print the report
+  sim        run the built-in engine simulator
+
+Run 'llm-bench-gate <command> --help' for a command's options.`,
+  validate: `Usage: llm-bench-gate validate [--config FILE] [--only GLOBS] [--shard i/n]
+
+Validates the matrix file and prints the plan: targets, launch commands with placeholders
+filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
+  run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
+                          [--baseline-file FILE] [--mode MODE] [--hardware KEY] [--dry-run]
+
+Launches every target, measures its cells, compares with --baseline-file when given, and
+writes DIR/results.json, DIR/report.md and DIR/logs/. Prints the report. Exits 1 when the gate
+fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
+  --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)`,
+  compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
+
+Judges the cells of the CURRENT results file against the BASELINE results file with the gate
+of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
+  sim: `Usage: llm-bench-gate sim --profile NAME|FILE --port N [--host H] [--time-scale X] [--seed S] [--load-ms MS]
+
+Runs the simulator: an OpenAI-compatible streaming server that behaves like an engine under load.`,
+}
+
+function localContext(): RunContext {
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    } catch {
+      return ''
+    }
+  }
+  const branch = git(['symbolic-ref', '-q', 'HEAD'])
+  return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command = '', ...rest] = argv
+  if (command === 'sim') return simMain(rest)
+  if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
+    process.stdout.write(HELP[''] + '\n')
+    return command === '' || command === '--help' || command === '-h' ? 0 : 2
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', default: DEFAULTS.config },
+      only: { type: 'string', default: '' },
+      out: { type: 'string', default: DEFAULTS.resultsDir },
+      shard: { type: 'string', default: '' },
+      mode: { type: 'string' },
+      hardware: { type: 'string', default: '' },
+      'baseline-file': { type: 'string', default: '' },
+      'dry-run': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(HELP[command] + '\n')
+    return 0
+  }
+  try {
+    if (command === 'validate') {
+      process.stdout.write(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined })) + '\n')
+      return 0
+    }
+    if (command === 'compare') return await compareFiles(positionals, values.config)
+    const mode = (values.mode ?? (values['baseline-file'] ? 'compare' : 'run')) as Mode
+    if (!MODES.includes(mode)) throw new ConfigError([`--mode: "${mode}" is not one of ${MODES.join(', ')}`])
+    const options: ActionOptions = {
+      ...DEFAULTS,
+      config: values.config,
+      only: values.only,
+      resultsDir: values.out,
+      shard: values.shard,
+      mode,
+      hardware: values.hardware,
+      baselineFile: values['baseline-file'],
+      dryRun: values['dry-run'],
+    }
+    const result = await runPipeline({ options, context: localContext(), log: consoleLogger(), toolVersion: VERSION })
+    process.stdout.write(result.summary + '\n')
+    process.stderr.write(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`)
+    if (result.failure) process.stderr.write(`failed: ${result.failure}\n`)
+    return result.configError ? 2 : result.failure ? 1 : 0
+  } catch (error) {
+    process.stderr.write(`error: ${errorMessage(error)}\n`)
+    return error instanceof ConfigError ? 2 : 1
+  }
+}
+
+async function compareFiles(positionals: string[], config: string): Promise<number> {
+  if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
+  const [baselinePath, currentPath] = positionals
+  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
+  const [baseline, current] = await Promise.all([read(baselinePath), read(currentPath)])
+  let gates: Record<string, GateConfig> = {}
+  try {
+    const plan = await loadPlan(config)
+    gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
+  } catch (error) {
+    if (config !== DEFAULTS.config) throw error
+  }
+  const view = { results: baseline, history: [] }
+  for (const cell of current.cells) if (cell.status === 'ok') cell.verdict = judgeCell(cell, view, gates[cell.target] ?? DEFAULT_GATE)
+  const tally = runVerdict(current.cells)
+  current.summary = { ...tally, baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath } }
+  process.stdout.write(renderReport(current, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n')
+  return tally.verdict === 'regression' ? 1 : 0
+}
+
+const DEFAULT_GATE: GateConfig = {
+  decode: { maxRegression: 0.05, stat: 'mean' },
+  ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+}

@@ -1,0 +1,103 @@
+/** The action inputs (SPEC §2), parsed once into one typed object. Pure: takes a getter, not @actions/core. */
+import { ConfigError } from '../errors.js'
+
+export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'] as const
+export type Mode = (typeof MODES)[number]
+
+export const COMMENT_POLICIES = ['always', 'on-regression', 'never'] as const
+export type CommentPolicy = (typeof COMMENT_POLICIES)[number]
+
+export interface ActionOptions {
+  config: string
+  mode: Mode
+  only: string
+  githubToken: string
+  baselineBranch: string
+  baselineFile: string
+  hardware: string
+  comment: CommentPolicy
+  failOnRegression: boolean
+  failOnError: boolean
+  resultsDir: string
+  shard: string
+  dryRun: boolean
+}
+
+/** Input names as declared in action.yml (fixed public interface). */
+export const INPUT = {
+  config: 'config',
+  mode: 'mode',
+  only: 'only',
+  githubToken: 'github-token',
+  baselineBranch: 'baseline-branch',
+  baselineFile: 'baseline-file',
+  hardware: 'hardware',
+  comment: 'comment',
+  failOnRegression: 'fail-on-regression',
+  failOnError: 'fail-on-error',
+  resultsDir: 'results-dir',
+  shard: 'shard',
+  dryRun: 'dry-run',
+} as const satisfies Record<keyof ActionOptions, string>
+
+export const DEFAULTS: ActionOptions = {
+  config: '.github/llm-bench.yml',
+  mode: 'auto',
+  only: '',
+  githubToken: '',
+  baselineBranch: 'llm-bench-data',
+  baselineFile: '',
+  hardware: '',
+  comment: 'always',
+  failOnRegression: true,
+  failOnError: true,
+  resultsDir: 'llm-bench-results',
+  shard: '',
+  dryRun: false,
+}
+
+const TRUE = new Set(['true', 'True', 'TRUE'])
+const FALSE = new Set(['false', 'False', 'FALSE'])
+
+/**
+ * Reads every input through `get` (which returns '' for an unset input) and validates it.
+ * Throws one ConfigError naming each bad input.
+ */
+export function parseInputs(get: (name: string) => string): ActionOptions {
+  const problems: string[] = []
+  const text = (key: keyof typeof INPUT): string => get(INPUT[key]).trim() || String(DEFAULTS[key])
+  const oneOf = <T extends string>(key: keyof typeof INPUT, allowed: readonly T[]): T => {
+    const value = text(key)
+    if ((allowed as readonly string[]).includes(value)) return value as T
+    problems.push(`input ${INPUT[key]}: "${value}" is not one of ${allowed.join(', ')}`)
+    return DEFAULTS[key] as T
+  }
+  const bool = (key: keyof typeof INPUT): boolean => {
+    const value = text(key)
+    if (TRUE.has(value)) return true
+    if (FALSE.has(value)) return false
+    problems.push(`input ${INPUT[key]}: "${value}" is not a boolean (true or false)`)
+    return DEFAULTS[key] as boolean
+  }
+  const options: ActionOptions = {
+    config: text('config'),
+    mode: oneOf('mode', MODES),
+    only: get(INPUT.only).trim(),
+    githubToken: get(INPUT.githubToken).trim(),
+    baselineBranch: text('baselineBranch'),
+    baselineFile: get(INPUT.baselineFile).trim(),
+    hardware: get(INPUT.hardware).trim(),
+    comment: oneOf('comment', COMMENT_POLICIES),
+    failOnRegression: bool('failOnRegression'),
+    failOnError: bool('failOnError'),
+    resultsDir: text('resultsDir'),
+    shard: get(INPUT.shard).trim(),
+    dryRun: bool('dryRun'),
+  }
+  if (options.shard && !/^\d+\/\d+$/.test(options.shard)) problems.push(`input shard: "${options.shard}" is not of the form i/n`)
+  if (options.hardware && !/^[a-z0-9][a-z0-9._-]*$/i.test(options.hardware)) {
+    problems.push(`input hardware: "${options.hardware}" may only contain letters, digits, '.', '_' and '-'`)
+  }
+  if (problems.length) throw new ConfigError(problems)
+  return options
+}

@@ -1,0 +1,4 @@
+import { post } from './runner.js'
+
+await post()
+process.exit()

@@ -1,0 +1,102 @@
+/**
+ * The one place that talks to the Actions runtime: inputs, outputs, summary, state, setFailed.
+ * `run` is the main step, `post` the always-run cleanup step.
+ */
+import * as core from '@actions/core'
+import * as github from '@actions/github'
+import { parseInputs } from './config/inputs.js'
+import type { RunContext } from './context.js'
+import { errorMessage } from './errors.js'
+import type { Logger } from './log.js'
+import { runPipeline } from './pipeline.js'
+import { killProcessGroups } from './server/index.js'
+import { VERSION } from './version.js'
+
+export const OUTPUT = {
+  verdict: 'verdict',
+  regressions: 'regressions',
+  resultsFile: 'results-file',
+  reportFile: 'report-file',
+  commentUrl: 'comment-url',
+} as const
+
+export const STATE = { pgids: 'pgids' } as const
+
+const actionsLogger: Logger = {
+  info: (m) => core.info(m),
+  warn: (m) => core.warning(m),
+  error: (m) => core.error(m),
+  debug: (m) => core.debug(m),
+  group: (name, fn) => core.group(name, fn),
+}
+
+function runContext(): RunContext {
+  const ctx = github.context
+  const repository = process.env.GITHUB_REPOSITORY?.includes('/') ? ctx.repo : undefined
+  const payload = ctx.payload as { pull_request?: { number?: number }; repository?: { default_branch?: string } }
+  return {
+    event: ctx.eventName ?? '',
+    sha: ctx.sha ?? '',
+    ref: ctx.ref ?? '',
+    runUrl: repository && ctx.runId ? `${ctx.serverUrl}/${repository.owner}/${repository.repo}/actions/runs/${ctx.runId}` : '',
+    repository,
+    serverUrl: ctx.serverUrl,
+    defaultBranch: payload.repository?.default_branch,
+    prNumber: payload.pull_request?.number,
+  }
+}
+
+export async function run(): Promise<void> {
+  const abort = new AbortController()
+  const onSignal = (signal: NodeJS.Signals) => {
+    core.warning(`received ${signal}: stopping measurements and tearing every launched engine down`)
+    abort.abort(new Error(`cancelled by ${signal}`))
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  try {
+    const options = parseInputs((name) => core.getInput(name))
+    const context = runContext()
+    const pgids: number[] = []
+    const octokit = options.githubToken && context.repository ? github.getOctokit(options.githubToken) : undefined
+    const result = await runPipeline({
+      options,
+      context,
+      log: actionsLogger,
+      toolVersion: VERSION,
+      github: octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
+      signal: abort.signal,
+      onSpawn: (pgid) => {
+        pgids.push(pgid)
+        core.saveState(STATE.pgids, JSON.stringify(pgids))
+      },
+    })
+    if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(result.summary, true).write()
+    core.setOutput(OUTPUT.verdict, result.verdict)
+    core.setOutput(OUTPUT.regressions, String(result.regressions))
+    core.setOutput(OUTPUT.resultsFile, result.resultsFile)
+    core.setOutput(OUTPUT.reportFile, result.reportFile)
+    if (result.commentUrl) core.setOutput(OUTPUT.commentUrl, result.commentUrl)
+    if (abort.signal.aborted) core.setFailed(errorMessage(abort.signal.reason))
+    else if (result.failure) core.setFailed(result.failure)
+    else core.info(`verdict: ${result.verdict}`)
+  } catch (error) {
+    core.setFailed(errorMessage(error))
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+/** Post step: the safety net that kills whatever process group the main step left alive. */
+export async function post(): Promise<void> {
+  try {
+    const saved = core.getState(STATE.pgids)
+    const pgids = saved ? (JSON.parse(saved) as number[]) : []
+    const killed = await killProcessGroups(pgids)
+    if (killed.length) core.warning(`post: killed process groups left alive by the main step: ${killed.join(', ')}`)
+    else core.info(`post: ${pgids.length} launched process group(s), none left alive`)
+  } catch (error) {
+    core.warning(`post: cleanup failed: ${errorMessage(error)}`)
+  }
+}
