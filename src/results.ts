@@ -30,6 +30,8 @@ export interface CellVerdict {
   note?: string
   /** How many confirmation re-measurements ran. */
   confirmed?: number
+  /** Baseline values of the report's headline figures (decode, TTFT, TPOT, output tok/s) by metric key, gated or not. */
+  reference?: Record<string, number>
 }
 
 export interface TargetInfo {

@@ -1,6 +1,20 @@
-// CONTRACT STUB — the bench helper replaces the bodies; keep the exported names and shapes.
+/**
+ * The bench client: one per target, owning its undici Agent. `measure()` calibrates the prompt
+ * once per (input length, API), runs the rounds (closed- or open-loop), and reduces them to
+ * per-round statistics, the steady state and the cell flags.
+ */
+import type { Agent } from 'undici'
 import type { Api, ScenarioPlan } from '../config/plan.js'
 import type { EngineAdapter } from '../engines/types.js'
+import { RequestError } from '../errors.js'
+import { calibrate, type Calibration } from './calibrate.js'
+import { cellFlags } from './flags.js'
+import { agentPorts, createAgent } from './http.js'
+import { resolveModel } from './model.js'
+import { promptText, requestBody } from './prompt.js'
+import { sendStreamed, type StreamOutcome } from './request.js'
+import { countReasons, steadyState, summarizeRound } from './round.js'
+import { runRound } from './run-round.js'
 import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from './types.js'
 
 export interface BenchTarget {
@@ -30,8 +44,11 @@ export interface MeasureOptions {
   discard: number
   maxErrorShare: number
   seed: number
+  /** Called when each round ends, and during a long round every `progressIntervalMs`. */
   onRound?: (p: RoundProgress) => void
   signal?: AbortSignal
+  /** Mid-round progress interval (default 30 s). */
+  progressIntervalMs?: number
 }
 
 export interface CellMeasurement {
@@ -52,6 +69,124 @@ export interface BenchClient {
   close(): Promise<void>
 }
 
-export function createBenchClient(_target: BenchTarget): BenchClient {
-  throw new Error('not implemented')
+const DEFAULT_PROGRESS_MS = 30_000
+
+function endpoint(baseUrl: string, path: string): URL {
+  return new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`)
+}
+
+export function createBenchClient(target: BenchTarget): BenchClient {
+  let capacity = Math.max(1, target.maxConcurrency)
+  let agent: Agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs })
+  let closed = false
+  const ports = agentPorts(() => agent)
+  const url = endpoint(target.baseUrl, target.adapter.path(target.api))
+  const calibrations = new Map<number, Promise<Calibration>>()
+  let model: Promise<string> | undefined
+  // Nonce index: unique over the client's life, so no two requests share a prefix.
+  let sequence = 0
+  const prompt = (fillerWords: number) => promptText(sequence++, fillerWords)
+
+  const modelName = (): Promise<string> => {
+    if (!model) {
+      model = target.model !== undefined ? Promise.resolve(target.model) : resolveModel(ports, target.baseUrl, target.requestTimeoutMs)
+      model.catch(() => (model = undefined))
+    }
+    return model
+  }
+
+  const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal): Promise<StreamOutcome> => {
+    const body = requestBody({ adapter: target.adapter, api: target.api, model: await modelName(), prompt: text, maxTokens })
+    return sendStreamed(agent, { url, body, timeoutMs: target.requestTimeoutMs, signal })
+  }
+
+  const calibration = (inputTokens: number, signal?: AbortSignal): Promise<Calibration> => {
+    let pending = calibrations.get(inputTokens)
+    if (!pending) {
+      pending = calibrateFor(inputTokens, signal)
+      pending.catch(() => calibrations.delete(inputTokens))
+      calibrations.set(inputTokens, pending)
+    }
+    return pending
+  }
+
+  const calibrateFor = async (inputTokens: number, signal?: AbortSignal): Promise<Calibration> => {
+    const name = await modelName()
+    const { adapter } = target
+    const tokenize = adapter.tokenize?.bind(adapter)
+    return calibrate(inputTokens, prompt, {
+      tokenize: tokenize ? (text) => tokenize(ports, target.baseUrl, name, text).catch(() => undefined) : undefined,
+      probe: async (text) => {
+        const outcome = await sendPrompt(text, 1, signal)
+        const e = outcome.error
+        if (e) throw new RequestError(`prompt calibration (${inputTokens} tokens): ${e.message}`, e.kind, e.status)
+        return outcome.tally.promptTokens
+      },
+    })
+  }
+
+  const ensureCapacity = async (inFlight: number) => {
+    if (inFlight <= capacity) return
+    // More sockets than any cell so far: a fresh Agent, so undici never queues a request out of our sight.
+    const old = agent
+    capacity = inFlight
+    agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs })
+    await old.close()
+  }
+
+  return {
+    async smoke() {
+      const outcome = await sendPrompt(prompt(0), 1)
+      if (outcome.error) throw outcome.error
+    },
+
+    async measure(o) {
+      if (closed) throw new Error('bench client is closed')
+      const { scenario } = o
+      const cal = await calibration(scenario.inputTokens, o.signal)
+      await ensureCapacity(scenario.rate ? scenario.requests : scenario.concurrency)
+      // The last round is always steady, whatever `discard` says.
+      const discard = Math.max(0, Math.min(o.discard, o.rounds - 1))
+      const rounds: RoundResult[] = []
+      const kept: RequestRecord[] = []
+      for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
+        const progress = (done: number, errors: number, tokensPerSecond: number) =>
+          o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond })
+        const records = await runRound({
+          scenario,
+          round: r,
+          rounds: o.rounds,
+          seed: o.seed,
+          calibration: cal,
+          send: (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal),
+          signal: o.signal,
+          progress: o.onRound ? progress : undefined,
+          progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
+        })
+        const steady = r >= discard
+        const result = summarizeRound({ index: r, steady, concurrency: scenario.rate ? null : scenario.concurrency, endedAt: performance.now() }, records)
+        rounds.push(result)
+        if (steady) kept.push(...records)
+        progress(records.length, result.errors, result.metrics.output_tps)
+      }
+      if (o.signal?.aborted) throw new RequestError('measurement aborted', 'aborted')
+      return {
+        rounds,
+        metrics: steadyState(rounds),
+        flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
+        requests: kept,
+        errors: mergeErrors(rounds),
+      }
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      await agent.destroy()
+    },
+  }
+}
+
+function mergeErrors(rounds: readonly RoundResult[]): ErrorCount[] {
+  return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count] as const)))
 }

@@ -1,4 +1,5 @@
 /** Measurement records (SPEC §5). All times are milliseconds from a monotonic clock. */
+import type { RequestError } from '../errors.js'
 
 export interface Stats {
   mean: number
@@ -41,6 +42,12 @@ export interface RequestRecord {
   /** Speculative decoding counters a stream may carry (llama.cpp `timings.draft_n*`). */
   draftTokens?: number
   draftAccepted?: number
+  /** Send → first SSE event of any kind (diagnostic: a role or progress chunk may precede the first token). */
+  firstEventMs?: number
+  /** Index of the SSE event that carried the first token (role-only and empty chunks are skipped). */
+  ttftEvent?: number
+  /** How the request failed, when it did. */
+  errorKind?: RequestError['kind']
 }
 
 export interface ErrorCount {

@@ -48,7 +48,7 @@ export function baselineSample(view: BaselineView, id: string, metric: GatedMetr
   const cell = baselineCell(view, id)
   if (runs.length >= 2 || (runs.length === 1 && !cell)) {
     const steady = runs.map((s) => s!.steady)
-    return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => s!.rounds.filter(isUsable)) }
+    return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s!.rounds ?? []).filter(isUsable)) }
   }
   if (!cell) return undefined
   const value = tryReadMetric(cell.metrics, metric, stat)

@@ -1,24 +1,8 @@
-// CONTRACT STUB — the compare helper replaces the bodies; keep the exported names and shapes.
-import type { GateConfig } from '../config/plan.js'
-import type { CellResult, CellVerdict, CellVerdictStatus, HistoryEntry, ResultsFile, RunVerdict } from '../results.js'
-
-export interface BaselineView {
-  /** The baseline results file (single reference), if any. */
-  results?: ResultsFile
-  /** Recent default-branch runs, newest last. */
-  history: HistoryEntry[]
-}
-
-/** Judge one measured cell against the baseline (pure). */
-export function judgeCell(_cell: CellResult, _baseline: BaselineView, _gate: GateConfig): CellVerdict {
-  throw new Error('not implemented')
-}
-
-/** Cells of the baseline that this run did not measure (and were not filtered out by only/shard). */
-export function missingCells(_baseline: BaselineView, _ran: Set<string>, _selected: (id: string) => boolean): CellResult[] {
-  throw new Error('not implemented')
-}
-
-export function runVerdict(_cells: CellResult[]): { verdict: RunVerdict; regressions: number; counts: Partial<Record<CellVerdictStatus, number>> } {
-  throw new Error('not implemented')
-}
+/** Verdicts and the noise model (SPEC §8): pure functions over plain data. */
+export { HISTORY_WINDOW, baselineSample, type BaselineSample, type BaselineView } from './baseline.js'
+export { confirmVerdict, needsConfirmation } from './confirm.js'
+export { FIRST_RUN_NOTE, NEW_CELL_NOTE, NOT_MEASURED_NOTE, REFERENCE_METRICS, judgeCell } from './judge.js'
+export { GATED, metricKey, readMetric, tryReadMetric, type GatedMetricInfo } from './keys.js'
+export { judgeMetric, metricLabel, type MetricInput } from './metric.js'
+export { NOISE_Z, noiseBand } from './noise.js'
+export { missingCells, runVerdict, type RunTally } from './run.js'

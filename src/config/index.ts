@@ -1,5 +1,15 @@
-// CONTRACT STUB — the config helper replaces the bodies; keep the exported names and shapes.
+/** The matrix file (SPEC §3): read, validate, expand, select. Nothing here launches anything. */
+import { resolve } from 'node:path'
+import type { EngineAdapter } from '../engines/types.js'
+import { buildPlan } from './build.js'
+import { readSource } from './load.js'
 import type { Plan } from './plan.js'
+
+export { buildPlan, type BuildOptions } from './build.js'
+export { formatPlan } from './format.js'
+export { matchesOnly } from './select.js'
+export { fillPort } from './placeholders.js'
+export { matrixJsonSchema } from './schema.js'
 
 export interface LoadOptions {
   /** Comma-separated globs over cell ids (`only` input). */
@@ -8,19 +18,13 @@ export interface LoadOptions {
   shard?: string
   /** Directory the config path is resolved against (default process.cwd()). */
   cwd?: string
+  /** Engine adapters to validate against (default: the registry); tests pass their own. */
+  engines?: readonly EngineAdapter[]
 }
 
 /** Read, parse (YAML or JSON), validate and expand the matrix file. Throws ConfigError listing every problem. */
-export async function loadPlan(_configPath: string, _options?: LoadOptions): Promise<Plan> {
-  throw new Error('not implemented')
-}
-
-/** Replace `{port}` once the launcher has picked a port. */
-export function fillPort(text: string, port: number): string {
-  return text.replaceAll('{port}', String(port))
-}
-
-/** True when a cell id matches the `only` globs (empty = all). */
-export function matchesOnly(_id: string, _only: string | undefined): boolean {
-  throw new Error('not implemented')
+export async function loadPlan(configPath: string, options: LoadOptions = {}): Promise<Plan> {
+  const resolvedPath = resolve(options.cwd ?? process.cwd(), configPath)
+  const source = await readSource(configPath, resolvedPath)
+  return buildPlan(source.data, { ...options, configPath, resolvedPath, locate: source.locate })
 }

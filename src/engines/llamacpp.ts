@@ -1,3 +1,59 @@
-// placeholder until the adapter lands
+/**
+ * llama.cpp `llama-server`. The port accepts connections during load and `/health` answers
+ * 503 "Loading model" until ready. Its sampling defaults are not greedy (temperature 0.8)
+ * and it reuses the KV cache of a slot's previous prompt, so both are switched off per request.
+ * Spec-decode acceptance arrives per request in the final event's `timings`.
+ */
+import type { RequestRecord } from '../bench/types.js'
+import type { SpecDecodeStats } from '../results.js'
+import { asRecord, getJson, joinUrl, pick, postJson } from './http.js'
+import { openaiPath } from './openai.js'
 import type { EngineAdapter } from './types.js'
-export const llamacpp = { name: 'llamacpp' } as unknown as EngineAdapter
+
+function speculativeSettings(settings: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (typeof settings?.speculative === 'boolean') out.speculative = settings.speculative
+  const params = asRecord(settings?.params)
+  for (const [key, value] of Object.entries(params ?? {})) if (key.startsWith('speculative')) out[key] = value
+  return out
+}
+
+/** Σ draft_n_accepted / Σ draft_n over the requests that drafted. */
+export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats | undefined {
+  let drafted = 0
+  let accepted = 0
+  for (const r of requests) {
+    if (!r.ok || !r.draftTokens) continue
+    drafted += r.draftTokens
+    accepted += r.draftAccepted ?? 0
+  }
+  if (drafted <= 0) return undefined
+  return { acceptanceRate: accepted / drafted, draftTokens: drafted, acceptedTokens: accepted, source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests' }
+}
+
+export const llamacpp: EngineAdapter = {
+  name: 'llamacpp',
+  description: 'llama.cpp `llama-server`',
+  needsLaunchOrUrl: true,
+  healthPath: '/health',
+  readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+  path: openaiPath,
+  transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
+
+  async tokenize(http, baseUrl, _model, text) {
+    // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
+    const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined))
+    return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined
+  },
+
+  async info(http, baseUrl) {
+    const props = asRecord(await getJson(http, joinUrl(baseUrl, '/props')).catch(() => undefined))
+    if (!props) return {}
+    const settings = asRecord(props.default_generation_settings)
+    const server = { ...pick(props, ['model_path', 'total_slots']), ...pick(settings, ['n_ctx']), ...speculativeSettings(settings) }
+    const version = typeof props.build_info === 'string' ? props.build_info : undefined
+    return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) }
+  },
+
+  specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
+}

@@ -1,3 +1,48 @@
-// placeholder until the adapter lands
-import type { EngineAdapter } from './types.js'
-export const openai = { name: 'openai' } as unknown as EngineAdapter
+/**
+ * Any OpenAI-compatible server (`engine: openai`): ready once `/v1/models` answers, no
+ * tokenizer endpoint, facts from the model list. The helpers here are shared by the
+ * engines that speak the same dialect.
+ */
+import type { Api } from '../config/plan.js'
+import { asRecord, getJson, joinUrl, postJson } from './http.js'
+import type { EngineAdapter, HttpPorts } from './types.js'
+
+const PATHS: Record<Api, string> = { completions: '/v1/completions', chat: '/v1/chat/completions' }
+
+export function openaiPath(api: Api): string {
+  return PATHS[api]
+}
+
+/** Served model ids and, when the server says, the context length. */
+export async function modelsInfo(http: HttpPorts, baseUrl: string): Promise<Record<string, unknown>> {
+  const list = asRecord(await getJson(http, joinUrl(baseUrl, '/v1/models')))
+  const data = Array.isArray(list?.data) ? list.data.map(asRecord).filter((m) => m !== undefined) : []
+  const ids = data.map((m) => m.id).filter((id): id is string => typeof id === 'string')
+  const out: Record<string, unknown> = {}
+  if (ids.length) out.models = ids
+  const first = data[0]
+  if (typeof first?.root === 'string' && first.root !== first.id) out.root = first.root
+  if (typeof first?.max_model_len === 'number') out.max_model_len = first.max_model_len
+  return out
+}
+
+/** `POST /tokenize {model, prompt}` → `{count, tokens}` (vLLM, and SGLang's compatible endpoint). */
+export async function tokenizePrompt(http: HttpPorts, baseUrl: string, model: string | undefined, text: string): Promise<number | undefined> {
+  const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { ...(model ? { model } : {}), prompt: text }))
+  if (typeof answer?.count === 'number') return answer.count
+  return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined
+}
+
+export const openai: EngineAdapter = {
+  name: 'openai',
+  description: 'Any OpenAI-compatible server: ready when /v1/models answers 200',
+  needsLaunchOrUrl: true,
+  healthPath: '/v1/models',
+  readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+  path: openaiPath,
+  transformRequest: (body) => ({ ...body }),
+  async info(http, baseUrl) {
+    const server = await modelsInfo(http, baseUrl).catch(() => ({}))
+    return Object.keys(server).length ? { server } : {}
+  },
+}

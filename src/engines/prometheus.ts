@@ -1,6 +1,8 @@
 /**
- * Prometheus text exposition (what vLLM and the sim serve on /metrics) and the vLLM
- * spec-decode formulas over counter deltas (as `vllm bench serve` computes them).
+ * Prometheus text exposition (format 0.0.4, and the OpenMetrics subset engines emit) and
+ * the vLLM spec-decode formulas over counter deltas (as `vllm bench serve` computes them).
+ * Engines export thousands of histogram lines, so the readers given names only parse the
+ * lines whose metric name was asked for.
  */
 import type { SpecDecodeStats } from '../results.js'
 import type { Counters } from './types.js'
@@ -11,39 +13,72 @@ export interface PromSample {
   value: number
 }
 
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\S+)?$/
-const LABEL = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?/gy
-
-function unescapeLabel(value: string): string {
-  return value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+function parseValue(token: string): number {
+  if (token === '+Inf' || token === 'Inf') return Number.POSITIVE_INFINITY
+  if (token === '-Inf') return Number.NEGATIVE_INFINITY
+  return token === '' ? Number.NaN : Number(token)
 }
 
-function parseValue(raw: string): number {
-  if (raw === '+Inf' || raw === 'Inf') return Infinity
-  if (raw === '-Inf') return -Infinity
-  return Number(raw)
+/** Where the metric name of a sample line ends (`{` or whitespace), or -1 for comments and blanks. */
+function nameEnd(line: string): number {
+  if (line === '' || line[0] === '#') return -1
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i)
+    if (c === 123 /* { */ || c === 32 || c === 9) return i
+  }
+  return -1
 }
 
-function parseLabels(body: string): Record<string, string> | undefined {
+/** Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); returns the labels and the index after `}`. */
+function parseLabels(line: string, start: number): { labels: Record<string, string>; end: number } | undefined {
   const labels: Record<string, string> = {}
-  LABEL.lastIndex = 0
-  let match: RegExpExecArray | null
-  while (LABEL.lastIndex < body.length && (match = LABEL.exec(body))) labels[match[1]] = unescapeLabel(match[2])
-  return LABEL.lastIndex === body.length || body.slice(LABEL.lastIndex).trim() === '' ? labels : undefined
+  let i = start + 1
+  while (i < line.length) {
+    while (line[i] === ' ' || line[i] === ',') i++
+    if (line[i] === '}') return { labels, end: i + 1 }
+    const eq = line.indexOf('=', i)
+    if (eq < 0 || line[eq + 1] !== '"') return undefined
+    const key = line.slice(i, eq).trim()
+    let value = ''
+    let j = eq + 2
+    for (; j < line.length && line[j] !== '"'; j++) {
+      if (line[j] === '\\' && j + 1 < line.length) {
+        j++
+        value += line[j] === 'n' ? '\n' : line[j]
+      } else value += line[j]
+    }
+    if (j >= line.length) return undefined
+    labels[key] = value
+    i = j + 1
+  }
+  return undefined
 }
 
-/** Every sample line; comments, blank and malformed lines are skipped. */
+function parseLine(line: string, end: number): PromSample | undefined {
+  const name = line.slice(0, end)
+  let labels: Record<string, string> = {}
+  let rest = end
+  if (line[end] === '{') {
+    const parsed = parseLabels(line, end)
+    if (!parsed) return undefined
+    labels = parsed.labels
+    rest = parsed.end
+  }
+  // value, then an optional timestamp
+  const token = line.slice(rest).trim().split(/\s+/)[0] ?? ''
+  const value = parseValue(token)
+  return Number.isNaN(value) ? undefined : { name, labels, value }
+}
+
+/** Every sample line; comments, blank, malformed and NaN lines are skipped. */
 export function parsePrometheus(text: string): PromSample[] {
   const samples: PromSample[] = []
   for (const raw of text.split('\n')) {
     const line = raw.trim()
-    if (!line || line.startsWith('#')) continue
-    const m = SAMPLE.exec(line)
-    if (!m) continue
-    const labels = m[3] ? parseLabels(m[3]) : {}
-    const value = parseValue(m[4])
-    if (!labels || Number.isNaN(value)) continue
-    samples.push({ name: m[1], labels, value })
+    const end = nameEnd(line)
+    if (end <= 0) continue
+    const sample = parseLine(line, end)
+    if (sample) samples.push(sample)
   }
   return samples
 }
@@ -53,13 +88,20 @@ export function parsePrometheus(text: string): PromSample[] {
  * `names` keeps only those metrics; absent ones stay absent rather than 0.
  */
 export function sumByName(text: string, names?: readonly string[]): Counters {
-  const keep = names ? new Set(names) : undefined
-  const out: Counters = {}
-  for (const s of parsePrometheus(text)) {
-    if (keep && !keep.has(s.name)) continue
-    out[s.name] = (out[s.name] ?? 0) + s.value
+  const wanted = names ? new Set(names) : undefined
+  const counters: Counters = {}
+  let start = 0
+  while (start < text.length) {
+    let stop = text.indexOf('\n', start)
+    if (stop < 0) stop = text.length
+    const line = text.slice(start, stop).trim()
+    start = stop + 1
+    const end = nameEnd(line)
+    if (end <= 0 || (wanted && !wanted.has(line.slice(0, end)))) continue
+    const sample = parseLine(line, end)
+    if (sample) counters[sample.name] = (counters[sample.name] ?? 0) + sample.value
   }
-  return out
+  return counters
 }
 
 export const VLLM_SPEC_COUNTERS = {

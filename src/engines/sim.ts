@@ -1,3 +1,123 @@
-// placeholder until the adapter lands
-import type { EngineAdapter } from './types.js'
-export const sim = { name: 'sim' } as unknown as EngineAdapter
+/**
+ * `engine: sim`: the built-in simulator, launched as `llm-bench-gate sim …` through the same
+ * launch/ready/teardown path as a real engine. It speaks vLLM's dialect, so readiness,
+ * counters and spec-decode acceptance read like vLLM's.
+ */
+import { resolve } from 'node:path'
+import type { TargetPlan } from '../config/plan.js'
+import { ConfigError } from '../errors.js'
+import { cliEntry } from '../paths.js'
+import { loadProfile, SHIPPED_PROFILES } from '../sim/profiles.js'
+import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
+import type { EngineAdapter, HttpPorts } from './types.js'
+
+const TIMEOUT_MS = 10_000
+
+/** Single-quotes a word for `bash -c` unless it is plainly safe. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
+/** `500`, `500ms`, `2s`, `1.5m` → milliseconds. */
+function durationMs(value: unknown): number | undefined {
+  if (typeof value === 'number') return value >= 0 ? value : undefined
+  const m = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value) : null
+  if (!m) return undefined
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm']
+}
+
+function simArgs(target: TargetPlan): string[] {
+  const where = `targets.${target.sourceKey}`
+  const named = target.id === target.sourceKey ? '' : ` (${target.id})`
+  const o = target.engineOptions
+  const problems: string[] = []
+  const args: string[] = []
+
+  const profile = o.profile
+  if (typeof profile !== 'string' || profile.trim() === '') {
+    problems.push(`${where}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`)
+  } else {
+    try {
+      loadProfile(profile)
+      // A path is made absolute here, so the child finds it whatever its working directory.
+      args.push('--profile', shellQuote(SHIPPED_PROFILES.has(profile) ? profile : resolve(profile)))
+    } catch (error) {
+      problems.push(`${where}.profile${named}: ${(error as Error).message}`)
+    }
+  }
+  const scale = o['time-scale']
+  if (scale !== undefined) {
+    if (typeof scale === 'number' && scale > 0) args.push('--time-scale', String(scale))
+    else problems.push(`${where}.time-scale${named}: expected a number > 0, got ${JSON.stringify(scale)}`)
+  }
+  const seed = o.seed
+  if (seed !== undefined) {
+    if (typeof seed === 'number' && Number.isInteger(seed)) args.push('--seed', String(seed))
+    else problems.push(`${where}.seed${named}: expected an integer, got ${JSON.stringify(seed)}`)
+  }
+  if (o['load-time'] !== undefined) {
+    const ms = durationMs(o['load-time'])
+    if (ms !== undefined) args.push('--load-ms', String(Math.round(ms)))
+    else problems.push(`${where}.load-time${named}: expected a duration like 500ms or 2s, got ${JSON.stringify(o['load-time'])}`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return args
+}
+
+function base(url: string): string {
+  return url.replace(/\/+$/, '')
+}
+
+export const sim: EngineAdapter = {
+  name: 'sim',
+  description: 'built-in simulator: streams tokens on the schedule of a DGX Spark profile (no GPU needed)',
+  needsLaunchOrUrl: false,
+  optionKeys: ['profile', 'time-scale', 'seed', 'load-time'],
+
+  defaultLaunch(target) {
+    const args = simArgs(target)
+    return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ')
+  },
+
+  healthPath: '/health',
+  // Like vLLM: the port refuses connections while "loading", then /health answers 200.
+  readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+
+  path: (api) => (api === 'chat' ? '/v1/chat/completions' : '/v1/completions'),
+  transformRequest: (body) => body,
+
+  async tokenize(http: HttpPorts, baseUrl, model, text) {
+    try {
+      const answer = await http.post(`${base(baseUrl)}/tokenize`, { ...(model ? { model } : {}), prompt: text }, TIMEOUT_MS)
+      const count = answer.status === 200 ? (JSON.parse(answer.body) as { count?: unknown }).count : undefined
+      return typeof count === 'number' ? count : undefined
+    } catch {
+      return undefined
+    }
+  },
+
+  async info(http, baseUrl) {
+    try {
+      const answer = await http.get(`${base(baseUrl)}/version`, TIMEOUT_MS)
+      if (answer.status !== 200) return {}
+      const v = JSON.parse(answer.body) as { version?: unknown; profile?: unknown; emulates?: unknown }
+      return {
+        ...(typeof v.version === 'string' ? { version: v.version } : {}),
+        server: { ...(typeof v.profile === 'string' ? { profile: v.profile } : {}), ...(typeof v.emulates === 'string' ? { emulates: v.emulates } : {}) },
+      }
+    } catch {
+      return {}
+    }
+  },
+
+  async counters(http, baseUrl) {
+    try {
+      const answer = await http.get(`${base(baseUrl)}/metrics`, TIMEOUT_MS)
+      return answer.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
+    } catch {
+      return undefined
+    }
+  },
+
+  specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
+}

@@ -1,3 +1,45 @@
-// placeholder until the adapter lands
-import type { EngineAdapter } from './types.js'
-export const vllm = { name: 'vllm' } as unknown as EngineAdapter
+/**
+ * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
+ * probe sees connection refused; `/health` then answers 200, and 503 only when the engine
+ * died (EngineDeadError) — there is no loading state to wait out.
+ */
+import { INFO_TIMEOUT_MS, asRecord, getJson, joinUrl } from './http.js'
+import { modelsInfo, openaiPath, tokenizePrompt } from './openai.js'
+import { VLLM_COUNTER_NAMES, sumByName, vllmSpecDecode } from './prometheus.js'
+import type { EngineAdapter, Readiness } from './types.js'
+
+function readiness(status: number): Readiness {
+  if (status === 200) return 'ready'
+  if (status === 503) return 'dead'
+  return 'loading'
+}
+
+export const vllm: EngineAdapter = {
+  name: 'vllm',
+  description: 'vLLM OpenAI-compatible server (`vllm serve`)',
+  needsLaunchOrUrl: true,
+  healthPath: '/health',
+  readiness: (answer) => readiness(answer.status),
+  path: openaiPath,
+  // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
+  transformRequest: (body) => ({ ...body }),
+  tokenize: tokenizePrompt,
+
+  async info(http, baseUrl) {
+    const [version, server] = await Promise.all([
+      getJson(http, joinUrl(baseUrl, '/version')).catch(() => undefined),
+      modelsInfo(http, baseUrl).catch(() => ({})),
+    ])
+    const v = asRecord(version)?.version
+    return { ...(typeof v === 'string' ? { version: v } : {}), ...(Object.keys(server).length ? { server } : {}) }
+  },
+
+  async counters(http, baseUrl) {
+    const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined)
+    if (answer?.status !== 200) return undefined
+    const counters = sumByName(answer.body, VLLM_COUNTER_NAMES)
+    return Object.keys(counters).length ? counters : undefined
+  },
+
+  specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
+}

@@ -1,8 +1,15 @@
-// CONTRACT STUB — the report helper replaces the bodies; keep the exported names and shapes.
-import type { GitHubRequest, RepoRef } from '../github-port.js'
+/** Reports (SPEC §9): the markdown for the PR comment and the job summary, and the comment upsert. */
 import type { ResultsFile } from '../results.js'
+import { render } from './render.js'
 
+export { upsertComment, type UpsertOptions } from './comment.js'
+export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
+export { formatDelta, formatNumber, formatPercent, formatSigned } from './format.js'
+export { reportSize } from './render.js'
+
+/** GitHub rejects issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
+/** The job summary upload aborts past 1024k per step. */
 export const SUMMARY_LIMIT = 1024 * 1024
 
 export interface RenderContext {
@@ -13,24 +20,12 @@ export interface RenderContext {
   sha?: string
 }
 
-/** The markdown report; sheds detail in stages to stay under maxChars and says what it shed. */
-export function renderReport(_results: ResultsFile, _ctx: RenderContext, _maxChars: number): string {
-  throw new Error('not implemented')
+/** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
+export function renderReport(results: ResultsFile, ctx: RenderContext, maxChars: number): string {
+  return render(results, ctx, commentMarker(ctx.configPath), maxChars)
 }
 
+/** Hidden marker that finds our comment again: one comment per PR and config file. */
 export function commentMarker(configPath: string): string {
   return `<!-- llm-bench-gate:${configPath} -->`
-}
-
-export interface UpsertOptions {
-  request: GitHubRequest
-  repo: RepoRef
-  issueNumber: number
-  configPath: string
-  body: string
-}
-
-/** Find our comment across all pages by its marker and update it, or create one. */
-export async function upsertComment(_options: UpsertOptions): Promise<{ url: string; action: 'created' | 'updated' }> {
-  throw new Error('not implemented')
 }

@@ -1,6 +1,6 @@
 // CONTRACT — the server helper may add fields, not remove or rename.
 import type { MemoryFloor, TargetPlan } from '../config/plan.js'
-import type { EngineAdapter } from '../engines/types.js'
+import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import type { Logger } from '../log.js'
 
 export interface StartOptions {
@@ -16,6 +16,12 @@ export interface StartOptions {
   signal?: AbortSignal
   /** Progress line interval while loading (default 15 s). */
   progressIntervalMs?: number
+  /** Health poll interval (default 200 ms). */
+  pollIntervalMs?: number
+  /** SIGTERM → SIGKILL grace on teardown (default 4.5 s, inside the runner's 7.5 s cancel window). */
+  stopGraceMs?: number
+  /** HTTP port for the health probe (default: a loopback client); injected by tests. */
+  http?: HttpPorts
 }
 
 export interface ExitInfo {

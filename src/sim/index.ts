@@ -1,26 +1,8 @@
-// CONTRACT STUB — the sim helper replaces the bodies; keep the exported names and shapes.
-export interface SimServerOptions {
-  /** Profile name (shipped) or path to a profile JSON file. */
-  profile: string
-  port: number
-  host?: string
-  /** Divide every modelled duration by this factor (tests; the demo runs at 1). */
-  timeScale?: number
-  seed?: number
-  /** Simulated load time before the port starts listening, in ms (default 0). */
-  loadMs?: number
-}
-
-export interface SimServer {
-  port: number
-  close(): Promise<void>
-}
-
-export async function startSimServer(_options: SimServerOptions): Promise<SimServer> {
-  throw new Error('not implemented')
-}
-
-/** `llm-bench-gate sim --profile P --port N [--time-scale X] [--seed S]`: runs until SIGTERM. */
-export async function simMain(_argv: string[]): Promise<number> {
-  throw new Error('not implemented')
-}
+/** The built-in simulator (`engine: sim`): an OpenAI-compatible server speaking vLLM's dialect on a profile's schedule. */
+export { startSimServer, SIM_VERSION, type SimServer, type SimServerOptions } from './server.js'
+export { simMain, parseSimArgs, SIM_USAGE } from './cli.js'
+export { loadProfile, SHIPPED_PROFILES, SHIPPED_PROFILE_NAMES } from './profiles.js'
+export { parseProfile, type Profile, type ProfileJson, type Reproduces } from './profile.js'
+export { EngineModel, type EngineRequest, type Emission, type StepResult } from './engine.js'
+export { simulate, runRounds, roundFigures, type Arrival, type Observed, type RoundFigures, type Workload } from './schedule.js'
+export { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from './tokenizer.js'

@@ -1,9 +1,18 @@
-// CONTRACT STUB — the store helper replaces the bodies; keep the exported names and shapes.
+/**
+ * Where baselines live (SPEC §6): a data branch written through the GitHub API (`branchStore`),
+ * or a local results file given as `baseline-file` (`fileStore`, read-only).
+ */
 import type { BaselineView } from '../compare/index.js'
 import type { GateConfig } from '../config/plan.js'
 import type { GitHubRequest, RepoRef } from '../github-port.js'
 import type { Logger } from '../log.js'
 import type { BaselineRef, ResultsFile } from '../results.js'
+
+export { branchStore } from './branch-store.js'
+export { fileStore } from './file-store.js'
+export { StoreError } from './github-files.js'
+export { historyEntry, mergeHistory, mergeResults } from './merge.js'
+export { baselinePath, historyPath } from './layout.js'
 
 export interface LoadedBaseline {
   view: BaselineView
@@ -28,13 +37,4 @@ export interface BranchStoreOptions {
   maxRetries?: number
   /** Backoff base in ms (default 500; tests pass small values). */
   backoffMs?: number
-}
-
-export function branchStore(_options: BranchStoreOptions): BaselineStore {
-  throw new Error('not implemented')
-}
-
-/** `baseline-file`: a local results file, read-only. */
-export function fileStore(_path: string): BaselineStore {
-  throw new Error('not implemented')
 }

@@ -1,0 +1,19 @@
+/** The served model name when the target gives none: `GET /v1/models` → `data[0].id`, as vLLM's client does. */
+import type { HttpPorts } from '../engines/types.js'
+import { RequestError } from '../errors.js'
+import { excerpt } from './events.js'
+
+export async function resolveModel(http: HttpPorts, baseUrl: string, timeoutMs: number): Promise<string> {
+  const url = `${baseUrl.replace(/\/+$/, '')}/v1/models`
+  const answer = await http.get(url, timeoutMs)
+  if (answer.status === 0) throw new RequestError(`GET /v1/models: no answer from ${baseUrl}`, 'network')
+  if (answer.status !== 200) throw new RequestError(`GET /v1/models: HTTP ${answer.status}: ${excerpt(answer.body)}`, 'http', answer.status)
+  let id: unknown
+  try {
+    id = (JSON.parse(answer.body) as { data?: { id?: unknown }[] }).data?.[0]?.id
+  } catch {
+    // reported below
+  }
+  if (typeof id !== 'string' || !id) throw new RequestError(`GET /v1/models: no model id in ${excerpt(answer.body, 120)}`, 'malformed')
+  return id
+}

@@ -1,0 +1,99 @@
+/**
+ * Per-round statistics (SPEC §5) and the steady state of a cell. Failed requests are counted
+ * and grouped by reason, never part of a statistic.
+ */
+import { describe, mean } from './stats.js'
+import { DISTRIBUTION_METRICS, SCALAR_METRICS, type ErrorCount, type MetricsBlock, type RequestRecord, type RoundResult } from './types.js'
+
+export interface RoundContext {
+  index: number
+  steady: boolean
+  /**
+   * Divisor of per-user throughput: the closed-loop concurrency, or null in open-loop mode,
+   * where the mean number of requests in flight (Σ e2e / duration) stands in for it.
+   */
+  concurrency: number | null
+  /** When the round ended, for the duration of a round where nothing succeeded. */
+  endedAt: number
+}
+
+/** Failure reasons with their counts, most frequent first. */
+export function countReasons(reasons: Iterable<readonly [string, number]>): ErrorCount[] {
+  const counts = new Map<string, number>()
+  for (const [reason, n] of reasons) counts.set(reason, (counts.get(reason) ?? 0) + n)
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+}
+
+function extent(values: readonly number[]): { min: number; max: number } {
+  if (!values.length) return { min: 0, max: 0 }
+  let min = Infinity
+  let max = -Infinity
+  for (const v of values) {
+    if (v < min) min = v
+    if (v > max) max = v
+  }
+  return { min, max }
+}
+
+export function summarizeRound(ctx: RoundContext, records: readonly RequestRecord[]): RoundResult {
+  const ok = records.filter((r) => r.ok)
+  const failed = records.filter((r) => !r.ok)
+  const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt
+  const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt
+  const durationMs = Math.max(0, lastToken - firstSend)
+  const seconds = durationMs / 1000
+
+  // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
+  const decoding = ok.filter((r) => r.outputTokens > 1)
+  const tpot = decoding.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1))
+  const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0)
+  const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0)
+  const perSecond = (x: number) => (seconds > 0 ? x / seconds : 0)
+  const outputTps = perSecond(outputTokens)
+  const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0)
+
+  const metrics: MetricsBlock = {
+    ttft_ms: describe(ok.map((r) => r.ttftMs)),
+    tpot_ms: describe(tpot),
+    itl_ms: describe(ok.flatMap((r) => r.itlMs)),
+    e2e_ms: describe(ok.map((r) => r.e2eMs)),
+    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report then.
+    decode_tps: describe(tpot.filter((t) => t > 0).map((t) => 1000 / t)),
+    prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
+    output_tps: outputTps,
+    total_tps: perSecond(outputTokens + promptTokens),
+    per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
+    request_tps: perSecond(ok.length),
+  }
+  return {
+    index: ctx.index,
+    steady: ctx.steady,
+    requests: records.length,
+    errors: failed.length,
+    errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1] as const)),
+    durationMs,
+    metrics,
+    achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },
+  }
+}
+
+/** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
+export function steadyState(rounds: readonly RoundResult[]): MetricsBlock | null {
+  const kept = rounds.filter((r) => r.steady && r.errors < r.requests)
+  if (!kept.length) return null
+  const block = {} as MetricsBlock
+  for (const key of DISTRIBUTION_METRICS) {
+    const stats = kept.map((r) => r.metrics[key])
+    block[key] = {
+      mean: mean(stats.map((s) => s.mean)),
+      p50: mean(stats.map((s) => s.p50)),
+      p90: mean(stats.map((s) => s.p90)),
+      p99: mean(stats.map((s) => s.p99)),
+      std: mean(stats.map((s) => s.std)),
+      min: mean(stats.map((s) => s.min)),
+      max: mean(stats.map((s) => s.max)),
+    }
+  }
+  for (const key of SCALAR_METRICS) block[key] = mean(kept.map((r) => r.metrics[key]))
+  return block
+}

@@ -1,0 +1,56 @@
+/** Run-level verdict and the baseline cells this run left out. */
+import type { CellResult, CellVerdictStatus, RunVerdict } from '../results.js'
+import { baselineCell, type BaselineView } from './baseline.js'
+import { NOT_MEASURED_NOTE } from './judge.js'
+
+export interface RunTally {
+  verdict: RunVerdict
+  /** Number of regressed cells. */
+  regressions: number
+  counts: Partial<Record<CellVerdictStatus, number>>
+}
+
+/** Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. */
+export function runVerdict(cells: CellResult[]): RunTally {
+  const counts: Partial<Record<CellVerdictStatus, number>> = {}
+  for (const cell of cells) counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1
+  const regressions = counts.regression ?? 0
+  const verdict: RunVerdict = regressions ? 'regression' : counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass'
+  return { verdict, regressions, counts }
+}
+
+/**
+ * Cells the baseline measured (its file, or the newest history run) that this run did not, among those still
+ * selected by `only`/`shard`. Such a cell is neither measured nor failed, so it is represented as `status: 'ok'`
+ * (nothing went wrong), `metrics: null` (nothing was measured) and the verdict `missing`, which never fails the
+ * gate. Baseline cells without metrics are themselves leftovers of older runs and are not reported again.
+ */
+export function missingCells(baseline: BaselineView, ran: Set<string>, selected: (id: string) => boolean): CellResult[] {
+  const ids = new Set<string>()
+  for (const cell of baseline.results?.cells ?? []) if (baselineCell(baseline, cell.id)) ids.add(cell.id)
+  for (const id of Object.keys(baseline.history.at(-1)?.cells ?? {})) ids.add(id)
+  return [...ids]
+    .filter((id) => !ran.has(id) && selected(id))
+    .sort()
+    .map((id) => notRun(id, baselineCell(baseline, id)))
+}
+
+function notRun(id: string, known: CellResult | undefined): CellResult {
+  const slash = id.indexOf('/')
+  return {
+    id,
+    target: known?.target ?? (slash < 0 ? id : id.slice(0, slash)),
+    scenario: known?.scenario ?? (slash < 0 ? '' : id.slice(slash + 1)),
+    engine: known?.engine ?? '',
+    quant: known?.quant ?? null,
+    model: known?.model ?? null,
+    status: 'ok',
+    error: null,
+    flags: [],
+    workload: known?.workload ?? { inputTokens: 0, outputTokens: 0, concurrency: 0, requests: 0, rate: null },
+    metrics: null,
+    rounds: [],
+    info: {},
+    verdict: { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE },
+  }
+}

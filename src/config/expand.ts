@@ -1,0 +1,228 @@
+/**
+ * From the parsed file to target plans: matrix expansion (a cartesian product, like a GitHub job
+ * matrix), placeholders, defaults and gate merged per target, scenario references resolved.
+ */
+import type { EngineAdapter } from '../engines/types.js'
+import { ConfigError } from '../errors.js'
+import { ID_PATTERN } from './fields.js'
+import type { Path, Problems } from './issues.js'
+import { fill, fillPort, type Scope } from './placeholders.js'
+import type { ScenarioPlan, TargetPlan } from './plan.js'
+import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
+import { resolveGate, resolveSettings } from './settings.js'
+
+/** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
+export const MAX_COMBINATIONS = 256
+
+export interface ExpandInput {
+  defaults: Settings
+  gate: GateInput
+  /** Scenarios that validated, in file order. */
+  scenarios: Record<string, ScenarioInput>
+  /** Every scenario name in the file, valid or not, so a reference to a broken one is not also "unknown". */
+  scenarioNames: string[]
+  targets: Record<string, TargetInput>
+  engines: readonly EngineAdapter[]
+}
+
+export function scenarioPlan(id: string, s: ScenarioInput): ScenarioPlan {
+  // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
+  const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1)
+  const plan: ScenarioPlan = {
+    id,
+    inputTokens: s['input-tokens'],
+    outputTokens: s['output-tokens'],
+    concurrency,
+    requests: s.requests ?? concurrency,
+  }
+  if (s.rate !== undefined) plan.rate = s.rate
+  return plan
+}
+
+export function expandTargets(input: ExpandInput, problems: Problems): TargetPlan[] {
+  const scenarios = new Map<string, ScenarioPlan>()
+  for (const [id, s] of Object.entries(input.scenarios)) {
+    if (!ID_PATTERN.test(id)) {
+      problems.add(['scenarios', id], 'scenario names use letters, digits, ., _ and - (they are part of cell ids)')
+    }
+    scenarios.set(id, scenarioPlan(id, s))
+  }
+  const sources = new Map<string, string>()
+  const plans: TargetPlan[] = []
+  for (const [key, target] of Object.entries(input.targets)) {
+    const path = ['targets', key]
+    const adapter = input.engines.find((e) => e.name === target.engine)
+    if (!adapter) continue // the schema has already reported it
+    const refs = scenarioRefs(target, [...scenarios.keys()], input.scenarioNames, path, problems)
+    for (const combo of combinations(target.matrix ?? {}, [...path, 'matrix'], problems)) {
+      const plan = expandOne(key, target, combo, adapter, input, path, problems)
+      const source = `targets.${key}${Object.keys(combo).length ? ` (${describe(combo)})` : ''}`
+      const earlier = sources.get(plan.id)
+      if (earlier) {
+        problems.add(path, `target id "${plan.id}" is produced twice: by ${earlier} and by ${source} (cells ${plan.id}/… would collide)`)
+        continue
+      }
+      sources.set(plan.id, source)
+      plan.scenarios = refs.flatMap((id) => scenarios.get(id) ?? [])
+      plans.push(plan)
+    }
+  }
+  return plans
+}
+
+function expandOne(
+  key: string,
+  target: TargetInput,
+  combo: Record<string, string>,
+  adapter: EngineAdapter,
+  input: ExpandInput,
+  path: Path,
+  problems: Problems,
+): TargetPlan {
+  const at = (...rest: (string | number)[]) => [...path, ...rest]
+  const port = target.port !== undefined ? String(target.port) : undefined
+  const { quant, id, model } = names(key, target, combo, path, problems)
+  const values = { ...combo, target: id, ...defined({ quant, model, port }) }
+  const missing = { ...(quant === undefined ? { quant: NO_QUANT } : {}), ...(model === undefined ? { model: NO_MODEL } : {}) }
+  const full: Scope = { values, missing, keep: port ? [] : ['port'] }
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(target.env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add(at('env', name), 'environment variable names use letters, digits and _')
+    env[name] = fill(String(value), full, at('env', name), problems)
+  }
+  const engineOptions: Record<string, unknown> = {}
+  for (const option of adapter.optionKeys ?? []) {
+    const value = (target as Record<string, unknown>)[option]
+    if (value !== undefined) engineOptions[option] = typeof value === 'string' ? fill(value, full, at(option), problems) : value
+  }
+  const external = target.url !== undefined && target.launch === undefined
+  if (external && port === undefined && target.url?.includes('{port}')) {
+    problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url')
+  }
+  const url = checkUrl(fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems)
+
+  const plan: TargetPlan = {
+    id,
+    sourceKey: key,
+    engine: adapter.name,
+    url,
+    external,
+    env,
+    matrix: combo,
+    engineOptions,
+    settings: resolveSettings(input.defaults, target, path, problems),
+    gate: resolveGate(input.gate, target.gate, path, problems),
+    scenarios: [],
+  }
+  if (quant !== undefined) plan.quant = quant
+  if (model !== undefined) plan.model = model
+  if (target.port !== undefined) plan.port = target.port
+  if (target.launch !== undefined) plan.launch = fill(target.launch, full, at('launch'), problems)
+  else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
+    const launch = defaultLaunch(adapter, plan, port, path, problems)
+    if (launch !== undefined) plan.launch = launch
+  } else if (target.url === undefined) {
+    problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`)
+  }
+  return plan
+}
+
+const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)'
+const NO_QUANT = 'no quant is set (give quant, or quant in matrix)'
+const NO_MODEL = 'no model is set (give model, or model in matrix)'
+
+/**
+ * Quant, then the target id, then the model, each seeing the ones before: a model path may use
+ * `{target}`, but a target id never holds a model path. Matrix `quant`/`model` fill the fields.
+ */
+function names(key: string, target: TargetInput, combo: Record<string, string>, path: Path, problems: Problems) {
+  const scope = (values: Record<string, string | undefined>, missing: Record<string, string>): Scope => ({
+    values: { ...combo, ...defined(values) },
+    missing: { port: NOT_YET, quant: NO_QUANT, ...missing },
+    keep: [],
+  })
+  const cannot = (field: string, name: string) => `${field} cannot use {${name}}`
+  const quant =
+    target.quant === undefined
+      ? combo.quant
+      : fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems)
+  const idScope = scope({ quant }, { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') })
+  const id = fill(key, idScope, path, problems)
+  if (!ID_PATTERN.test(id)) {
+    problems.add(path, `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`)
+  }
+  const model =
+    target.model === undefined
+      ? combo.model
+      : fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems)
+  return { quant, id, model }
+}
+
+function defined(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined))
+}
+
+function defaultLaunch(adapter: EngineAdapter, plan: TargetPlan, port: string | undefined, path: Path, problems: Problems): string | undefined {
+  try {
+    const launch = adapter.defaultLaunch?.(plan)
+    return launch !== undefined && port ? fillPort(launch, port) : launch
+  } catch (error) {
+    // An adapter checks its own options and words its problems with their paths already.
+    if (error instanceof ConfigError) error.problems.forEach((text) => problems.addText(path, text))
+    else problems.add(path, `engine ${adapter.name} cannot build its launch command: ${error instanceof Error ? error.message : String(error)}`)
+    return undefined
+  }
+}
+
+function checkUrl(url: string, path: Path, problems: Problems): string {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url.replaceAll('{port}', '1'))
+  } catch {
+    parsed = undefined
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    problems.add(path, `${JSON.stringify(url)} is not an http(s) URL`)
+  } else if (/\/v1\/?$/.test(parsed.pathname)) {
+    problems.add(path, 'give the server root without /v1 (each engine adds its own paths)')
+  }
+  return url.replace(/\/+$/, '')
+}
+
+function scenarioRefs(target: TargetInput, valid: string[], all: string[], path: Path, problems: Problems): string[] {
+  if (target.scenarios === undefined) return valid
+  const seen = new Set<string>()
+  target.scenarios.forEach((ref, i) => {
+    if (seen.has(ref)) problems.add([...path, 'scenarios', i], `scenario "${ref}" is listed twice`)
+    else if (!all.includes(ref)) problems.add([...path, 'scenarios', i], `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
+    seen.add(ref)
+  })
+  return [...seen].filter((ref) => valid.includes(ref))
+}
+
+/** The cartesian product in key order, values as text; `[{}]` without a matrix. */
+function combinations(matrix: Record<string, readonly (string | number | boolean)[]>, path: Path, problems: Problems): Record<string, string>[] {
+  const entries = Object.entries(matrix)
+  for (const reserved of ['port', 'target']) {
+    if (reserved in matrix) problems.add([...path, reserved], `{${reserved}} is set by the action, not the matrix`)
+  }
+  for (const [name, values] of entries) {
+    const texts = values.map(String)
+    texts.forEach((v, i) => texts.indexOf(v) !== i && problems.add([...path, name, i], `value "${v}" is listed twice`))
+  }
+  const total = entries.reduce((n, [, values]) => n * values.length, 1)
+  if (total > MAX_COMBINATIONS) {
+    problems.add(path, `expands to ${total} combinations (at most ${MAX_COMBINATIONS})`)
+    return []
+  }
+  return entries.reduce<Record<string, string>[]>(
+    (combos, [name, values]) => combos.flatMap((combo) => values.map((v) => ({ ...combo, [name]: String(v) }))),
+    [{}],
+  )
+}
+
+function describe(combo: Record<string, string>): string {
+  return Object.entries(combo)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')
+}

@@ -1,0 +1,68 @@
+/** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
+import { GATED } from '../compare/keys.js'
+import { GATED_METRICS, type GateConfig, type Plan, type ScenarioPlan, type TargetPlan, type TargetSettings } from './plan.js'
+import { formatBytes, formatDuration, formatPercent } from './units.js'
+
+export function formatPlan(plan: Plan): string {
+  const head = [
+    `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
+    `${count(plan.targets.length, 'target')}, ${count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
+  ]
+  return [...head, ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n'
+}
+
+function formatTarget(t: TargetPlan): string[] {
+  const matrix = Object.entries(t.matrix).map(([k, v]) => `${k}=${v}`)
+  const source = t.sourceKey !== t.id || matrix.length ? ` (from ${t.sourceKey}${matrix.length ? `, ${matrix.join(', ')}` : ''})` : ''
+  const facts = [t.engine, t.quant && `quant ${t.quant}`, t.model && `model ${t.model}`].filter(Boolean).join(', ')
+  const lines = [`${t.id}${source}`, row('engine', facts)]
+  if (t.launch !== undefined) lines.push(row('launch', t.launch))
+  lines.push(row('url', t.external ? `${t.url} (already running: nothing is launched or stopped)` : t.url))
+  if (t.port !== undefined) lines.push(row('port', String(t.port)))
+  const env = Object.entries(t.env).map(([k, v]) => `${k}=${v}`)
+  if (env.length) lines.push(row('env', env.join(' ')))
+  const options = Object.entries(t.engineOptions).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  if (options.length) lines.push(row('options', options.join(' ')))
+  lines.push(row('runs', formatSettings(t.settings)), row('gate', formatGate(t.gate)), row('cells', ''))
+  const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length))
+  for (const s of t.scenarios) lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`)
+  return lines
+}
+
+function row(label: string, value: string): string {
+  return `  ${label.padEnd(8)}${value}`.trimEnd()
+}
+
+function formatSettings(s: TargetSettings): string {
+  const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`
+  return [
+    `${count(s.rounds, 'round')} (${s.discard} discarded)`,
+    `confirm ${s.confirm}`,
+    `api ${s.api}`,
+    `ready-timeout ${formatDuration(s.readyTimeoutMs)}`,
+    `request-timeout ${formatDuration(s.requestTimeoutMs)}`,
+    `memory-floor ${floor}`,
+    `max-error-share ${formatPercent(s.maxErrorShare)}`,
+    ...(s.dropCaches ? ['drop-caches'] : []),
+  ].join(', ')
+}
+
+export function formatGate(gate: GateConfig): string {
+  const parts = GATED_METRICS.flatMap((metric) => {
+    const g = gate[metric]
+    if (!g) return []
+    const info = GATED[metric]
+    const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} tok/s`}`
+    return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`]
+  })
+  return parts.length ? parts.join('; ') : 'none (nothing can regress)'
+}
+
+export function formatWorkload(s: ScenarioPlan): string {
+  const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`
+  return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}

@@ -1,0 +1,79 @@
+/**
+ * Read the matrix file and parse it (YAML, or JSON by extension). Syntax errors carry the line
+ * and column; `locate` maps a field path back to its line for the validation problems.
+ */
+import { readFile } from 'node:fs/promises'
+import { extname } from 'node:path'
+import { LineCounter, isNode, parseDocument, type Document } from 'yaml'
+import { ConfigError } from '../errors.js'
+import type { Locate, Path } from './issues.js'
+
+export interface Source {
+  data: unknown
+  locate: Locate
+}
+
+export type SourceFormat = 'yaml' | 'json'
+
+export function formatOf(path: string): SourceFormat {
+  return extname(path).toLowerCase() === '.json' ? 'json' : 'yaml'
+}
+
+/** Read and parse; throws ConfigError naming the absolute path when the file cannot be read. */
+export async function readSource(configPath: string, resolvedPath: string): Promise<Source> {
+  let text: string
+  try {
+    text = await readFile(resolvedPath, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(error)})`
+    throw new ConfigError([`config: ${resolvedPath} ${why}`])
+  }
+  return parseSource(text, configPath, formatOf(resolvedPath))
+}
+
+export function parseSource(text: string, configPath: string, format: SourceFormat): Source {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const at = (offset: number) => {
+    const { line, col } = lines.linePos(offset)
+    return `${configPath}: line ${line}, column ${col}`
+  }
+  let data: unknown
+  if (format === 'json') {
+    data = parseJson(text, configPath)
+    // JSON.parse keeps the last of duplicate keys silently; the YAML reading of the same text notices.
+    const duplicates = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY')
+    if (duplicates.length > 0) throw new ConfigError(duplicates.map((e) => `${at(e.pos[0])}: ${e.message}`))
+  } else {
+    if (doc.errors.length > 0) throw new ConfigError(doc.errors.map((e) => `${at(e.pos[0])}: ${e.message}`))
+    data = doc.toJS({ maxAliasCount: 1000 })
+  }
+  if (data === null || data === undefined) throw new ConfigError([`${configPath}: the file is empty (expected version, scenarios and targets)`])
+  return { data, locate: locator(doc, lines) }
+}
+
+function parseJson(text: string, configPath: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    const message = (error as Error).message
+    // V8 words it `... in JSON at position 42` (newer versions add `(line 3 column 5)`); the end of input has no position.
+    const position = /at position (\d+)/.exec(message)
+    const offset = position ? Number(position[1]) : text.length
+    const before = text.slice(0, offset).split('\n')
+    const reason = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')
+    throw new ConfigError([`${configPath}: line ${before.length}, column ${before[before.length - 1].length + 1}: ${reason}`])
+  }
+}
+
+/** The line of the deepest node that exists along `path` (a missing key points at its parent). */
+function locator(doc: Document, lines: LineCounter): Locate {
+  return (path: Path) => {
+    for (let depth = path.length; depth > 0; depth--) {
+      const node = doc.getIn(path.slice(0, depth), true)
+      if (isNode(node) && node.range) return lines.linePos(node.range[0])
+    }
+    return undefined
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The matrix file (SPEC §3) as a zod schema: the single source of the validation, the parsed
+ * types and the published JSON Schema. Engine names and engine-specific keys come from the
+ * engine registry, so adding an engine never touches this file.
+ */
+import { z } from 'zod'
+import { GATED } from '../compare/keys.js'
+import { ENGINES } from '../engines/registry.js'
+import type { EngineAdapter } from '../engines/types.js'
+import { GATE_STATS, GATED_METRICS, type GatedMetric } from './plan.js'
+import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from './fields.js'
+
+/** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
+export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
+
+/** Built-in `defaults` as a user would write them. */
+export const DEFAULT_SETTINGS = {
+  rounds: 3,
+  discard: 1,
+  'ready-timeout': '20m',
+  'request-timeout': '10m',
+  api: 'completions',
+  confirm: 1,
+  'memory-floor': '4GiB',
+  'drop-caches': false,
+  'max-error-share': '10%',
+} as const
+
+/** The gate used when the file has no top-level `gate`. */
+export const DEFAULT_GATE = {
+  decode: { 'max-regression': '5%' },
+  ttft: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
+} as const
+
+function settingsShape() {
+  return {
+    rounds: whole(1).meta({ description: 'Measured rounds per cell' }),
+    discard: whole(0).meta({ description: 'Leading rounds left out of the steady state' }),
+    'ready-timeout': duration(),
+    'request-timeout': duration(),
+    api: z.enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
+    confirm: whole(0).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+    'memory-floor': memoryFloor(),
+    'drop-caches': z.boolean({ error: expected('must be true or false') }),
+    'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
+      description: 'A round whose failed-request share exceeds this makes the cell inconclusive',
+    }),
+  }
+}
+
+export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[]
+
+function defaultsSchema() {
+  const s = settingsShape()
+  const d = DEFAULT_SETTINGS
+  return z.strictObject({
+    rounds: s.rounds.prefault(d.rounds),
+    discard: s.discard.prefault(d.discard),
+    'ready-timeout': s['ready-timeout'].prefault(d['ready-timeout']),
+    'request-timeout': s['request-timeout'].prefault(d['request-timeout']),
+    api: s.api.prefault(d.api),
+    confirm: s.confirm.prefault(d.confirm),
+    'memory-floor': s['memory-floor'].prefault(d['memory-floor']),
+    'drop-caches': s['drop-caches'].prefault(d['drop-caches']),
+    'max-error-share': s['max-error-share'].prefault(d['max-error-share']),
+  })
+}
+
+function gateMetricSchema(metric: GatedMetric, requireMaxRegression: boolean) {
+  const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' })
+  return z.strictObject({
+    'max-regression': requireMaxRegression ? maxRegression : maxRegression.optional(),
+    'min-delta': minDelta(GATED[metric].unit).optional(),
+    stat: z.enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
+  })
+}
+
+/** Top-level gates name every field they use; a target's gate may override single fields. */
+function gateSchema(level: 'top' | 'target') {
+  const entry = (metric: GatedMetric) =>
+    z
+      .union([gateMetricSchema(metric, level === 'top'), z.literal(false)], {
+        error: expected('must be a mapping like { max-regression: 5% } or false'),
+      })
+      .meta({ description: `${GATED[metric].label}; false switches the metric off` })
+      .optional()
+  return z.strictObject(Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<GatedMetric, ReturnType<typeof entry>>)
+}
+
+function scenarioSchema() {
+  return z
+    .strictObject({
+      'input-tokens': whole(1).meta({ description: 'Prompt length in tokens as the server counts them' }),
+      'output-tokens': whole(1).meta({ description: 'max_tokens of every request' }),
+      concurrency: whole(1).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
+      requests: whole(1).meta({ description: 'Requests per round; default = concurrency' }).optional(),
+      rate: z
+        .number({ error: expected('must be a number of requests/s > 0') })
+        .positive({ error: expected('must be a number of requests/s > 0') })
+        .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
+        .optional(),
+    })
+    .superRefine((s, ctx) => {
+      if (s.rate !== undefined && s.concurrency !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['rate'], message: 'give either rate (open loop) or concurrency (closed loop), not both' })
+      }
+      if (s.rate !== undefined && s.requests === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['requests'], message: 'required with rate (how many requests a round sends)' })
+      }
+      if (s.concurrency !== undefined && s.requests !== undefined && s.requests < s.concurrency) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['requests'],
+          message: `${s.requests} is less than concurrency ${s.concurrency}: the concurrency would never be reached`,
+        })
+      }
+    })
+}
+
+/** Keys a target has whatever its engine. */
+export const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate']
+
+/** Every engine-specific key and the engines that declare it. */
+export function optionOwners(engines: readonly EngineAdapter[]): Map<string, string[]> {
+  const owners = new Map<string, string[]>()
+  for (const engine of engines) {
+    for (const key of engine.optionKeys ?? []) {
+      if (CORE_TARGET_KEYS.includes(key) || (SETTING_KEYS as string[]).includes(key)) {
+        throw new Error(`engine ${engine.name}: option key "${key}" collides with a matrix-file key`)
+      }
+      owners.set(key, [...(owners.get(key) ?? []), engine.name])
+    }
+  }
+  return owners
+}
+
+function targetSchema(engines: readonly EngineAdapter[]) {
+  const names = engines.map((e) => e.name) as [string, ...string[]]
+  const owners = optionOwners(engines)
+  const options = Object.fromEntries(
+    [...owners].map(([key, by]) => [key, z.unknown().meta({ description: `Engine option (${by.join(', ')})` }).optional()]),
+  )
+  const s = settingsShape()
+  return z
+    .strictObject({
+      engine: z.enum(names, {
+        error: (issue) =>
+          issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+      }),
+      url: z.string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
+      port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
+      launch: z.string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+      model: text().optional(),
+      quant: text().optional(),
+      env: z.record(z.string(), scalar).optional(),
+      matrix: z
+        .record(
+          z.string().regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }),
+          z.array(scalar, { error: expected('must be a list of values') }).min(1, { error: 'must list at least one value' }),
+        )
+        .optional(),
+      scenarios: z
+        .array(z.string({ error: expected('must be a scenario name') }), { error: expected('must be a list of scenario names') })
+        .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
+        .optional(),
+      gate: gateSchema('target').optional(),
+      rounds: s.rounds.optional(),
+      discard: s.discard.optional(),
+      'ready-timeout': s['ready-timeout'].optional(),
+      'request-timeout': s['request-timeout'].optional(),
+      api: s.api.optional(),
+      confirm: s.confirm.optional(),
+      'memory-floor': s['memory-floor'].optional(),
+      'drop-caches': s['drop-caches'].optional(),
+      'max-error-share': s['max-error-share'].optional(),
+    })
+    .extend(options as {})
+    .superRefine((target, ctx) => {
+      const declared = engines.find((e) => e.name === target.engine)?.optionKeys ?? []
+      for (const key of Object.keys(target)) {
+        const by = owners.get(key)
+        if (by && !declared.includes(key) && target.engine !== undefined) {
+          ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${target.engine} (${key} is for ${by.join(', ')})` })
+        }
+      }
+    })
+}
+
+export function buildMatrixSchema(engines: readonly EngineAdapter[] = ENGINES) {
+  return z
+    .strictObject({
+      $schema: z.string().optional(),
+      version: z.literal(1, { error: expected('must be 1') }),
+      hardware: z
+        .string()
+        .regex(ID_PATTERN, { error: expected('must be a key like nvidia-gb10 (letters, digits, ., _ and -)') })
+        .meta({ description: 'Baseline key; overrides detection' })
+        .optional(),
+      defaults: defaultsSchema().prefault({}),
+      gate: gateSchema('top').meta({ description: 'Default: decode 5%, ttft 10% and 50ms on the mean' }).optional(),
+      scenarios: z.record(z.string(), scenarioSchema(), { error: expected('must map scenario names to workloads') }),
+      targets: z.record(z.string(), targetSchema(engines), { error: expected('must map target names to servers') }),
+    })
+    .meta({ title: 'llm-bench-gate matrix file' })
+}
+
+export type MatrixSchema = ReturnType<typeof buildMatrixSchema>
+export type MatrixFile = z.output<MatrixSchema>
+export type TargetInput = MatrixFile['targets'][string]
+export type ScenarioInput = MatrixFile['scenarios'][string]
+export type GateInput = NonNullable<MatrixFile['gate']>
+export type Settings = MatrixFile['defaults']
+
+let cached: MatrixSchema | undefined
+
+/** Built on first use: the registry's adapters may still be initialising while modules load. */
+export function matrixSchema(engines?: readonly EngineAdapter[]): MatrixSchema {
+  if (engines) return buildMatrixSchema(engines)
+  cached ??= buildMatrixSchema(ENGINES)
+  return cached
+}
+
+/** The JSON Schema editors use for autocompletion; generated, never hand-edited. */
+export function matrixJsonSchema(engines?: readonly EngineAdapter[]): Record<string, unknown> {
+  const generated = z.toJSONSchema(matrixSchema(engines), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  const { $schema, ...rest } = generated
+  return { $schema, $id: SCHEMA_ID, title: 'llm-bench-gate matrix file', ...rest }
+}
+
+/** The built-in gate in parsed form (the file's `gate` replaces it when present). */
+export function defaultGate(): GateInput {
+  return gateSchema('top').parse(DEFAULT_GATE)
+}

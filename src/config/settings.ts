@@ -1,0 +1,50 @@
+/** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
+import { GATED_METRICS, type GateConfig, type GateMetricConfig, type TargetSettings } from './plan.js'
+import type { Path, Problems } from './issues.js'
+import { SETTING_KEYS, type GateInput, type Settings, type TargetInput } from './schema.js'
+
+type GateEntry = Exclude<GateInput[keyof GateInput], undefined | false>
+type PartialGate = Partial<Record<keyof GateInput, Partial<GateEntry> | false | undefined>>
+
+export function resolveSettings(defaults: Settings, target: TargetInput, path: Path, problems: Problems): TargetSettings {
+  const own = target as Partial<Settings>
+  const merged = { ...defaults }
+  for (const key of SETTING_KEYS) {
+    if (own[key] !== undefined) (merged as Record<string, unknown>)[key] = own[key]
+  }
+  if (merged.discard >= merged.rounds) {
+    // Point at whichever side this target set; with neither, the file's defaults are at fault.
+    const at = own.discard !== undefined ? [...path, 'discard'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'discard']
+    problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`)
+  }
+  return {
+    rounds: merged.rounds,
+    discard: merged.discard,
+    readyTimeoutMs: merged['ready-timeout'],
+    requestTimeoutMs: merged['request-timeout'],
+    api: merged.api,
+    confirm: merged.confirm,
+    memoryFloor: merged['memory-floor'],
+    dropCaches: merged['drop-caches'],
+    maxErrorShare: merged['max-error-share'],
+  }
+}
+
+/** Merge field by field per metric; `false` switches a metric off. */
+export function resolveGate(top: GateInput, target: PartialGate | undefined, path: Path, problems: Problems): GateConfig {
+  const gate: GateConfig = {}
+  for (const metric of GATED_METRICS) {
+    const base = top[metric]
+    const own = target?.[metric]
+    if (own === false || (own === undefined && !base)) continue
+    const entry: Partial<GateEntry> = { ...(base || {}), ...(own ?? {}) }
+    if (entry['max-regression'] === undefined) {
+      problems.add([...path, 'gate', metric, 'max-regression'], `required (${metric} is not in the top-level gate)`)
+      continue
+    }
+    const config: GateMetricConfig = { maxRegression: entry['max-regression'], stat: entry.stat ?? 'mean' }
+    if (entry['min-delta'] !== undefined) config.minDelta = entry['min-delta']
+    gate[metric] = config
+  }
+  return gate
+}

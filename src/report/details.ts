@@ -1,0 +1,85 @@
+/** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+import { markdownTable } from 'markdown-table'
+import { DISTRIBUTION_METRICS, type MetricsBlock, type RoundResult } from '../bench/types.js'
+import type { CellResult } from '../results.js'
+import { clip, details, escapeText } from './escape.js'
+import { EMPTY, formatNumber, formatPercent, plural } from './format.js'
+import { STATUS_MARK } from './marks.js'
+
+const TABLE = { alignDelimiters: false } as const
+
+/** Why each cell that did not simply pass got its status, with every gated metric's reason. */
+export function verdictNotes(cells: readonly CellResult[]): string | undefined {
+  const lines = cells
+    .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
+    .map((c) => {
+      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`)
+      const note = c.verdict.note ? escapeText(clip(c.verdict.note, 600)) : ''
+      return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note].filter(Boolean).join('; ')}`
+    })
+  return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined
+}
+
+/** Every statistic of every per-request distribution, plus the round-level throughputs. */
+export function metricsSection(cells: readonly CellResult[]): string | undefined {
+  const measured = cells.filter((c) => c.metrics)
+  if (!measured.length) return undefined
+  const blocks = measured.map((c) => `**${escapeText(c.id)}**\n\n${metricsTable(c.metrics!)}\n\n${scalars(c.metrics!)}`)
+  return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'))
+}
+
+function metricsTable(m: MetricsBlock): string {
+  const rows = DISTRIBUTION_METRICS.map((key) => {
+    const s = m[key]
+    return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)]
+  })
+  return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], { ...TABLE, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] })
+}
+
+function scalars(m: MetricsBlock): string {
+  return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`
+}
+
+/** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
+export function roundsSection(cells: readonly CellResult[]): string | undefined {
+  const withRounds = cells.filter((c) => c.rounds.length)
+  if (!withRounds.length) return undefined
+  const blocks = withRounds.map((c) => `**${escapeText(c.id)}**\n\n${roundsTable(c.rounds)}`)
+  return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'))
+}
+
+function roundsTable(rounds: readonly RoundResult[]): string {
+  const rows = rounds.map((r) => [
+    String(r.index),
+    r.steady ? 'yes' : 'discarded',
+    String(r.requests),
+    String(r.errors),
+    formatNumber(r.metrics?.decode_tps?.mean),
+    formatNumber(r.metrics?.ttft_ms?.mean),
+    formatNumber(r.metrics?.tpot_ms?.mean),
+    formatNumber(r.metrics?.output_tps),
+    formatNumber(r.durationMs / 1000),
+    r.errorReasons?.length ? escapeText(clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
+  ])
+  const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen']
+  return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] })
+}
+
+/** Cells whose workload did not come out as asked (they are never compared). */
+export function flagsSection(cells: readonly CellResult[]): string | undefined {
+  const flagged = cells.filter((c) => c.flags.length)
+  if (!flagged.length) return undefined
+  const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(clip(f, 200))).join(', ')}`)
+  return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'))
+}
+
+export function acceptance(cell: CellResult): string | undefined {
+  const s = cell.specDecode
+  if (!s) return undefined
+  const parts = [
+    s.acceptanceRate === undefined ? undefined : `acceptance ${formatPercent(s.acceptanceRate)}`,
+    s.acceptanceLength === undefined ? undefined : `${formatNumber(s.acceptanceLength)} tokens per step`,
+    s.draftTokens === undefined ? undefined : `${s.acceptedTokens ?? '?'} of ${s.draftTokens} drafted tokens accepted`,
+  ].filter(Boolean)
+  return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`
+}

@@ -1,0 +1,51 @@
+/** Number formatting shared by the report and the verdict reasons. */
+
+/** A real minus sign reads better than a hyphen in tables. */
+export const MINUS = '\u2212'
+export const EMPTY = '—'
+
+/** Precision that suits the magnitude: 12,345 · 523 · 52.3 · 5.23 · 0.0523. */
+export function formatNumber(value: number | null | undefined): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return EMPTY
+  const size = Math.abs(value)
+  const text =
+    size >= 1000
+      ? Math.round(size).toLocaleString('en-US')
+      : size >= 100
+        ? size.toFixed(0)
+        : size >= 10
+          ? size.toFixed(1)
+          : size >= 1
+            ? size.toFixed(2)
+            : size === 0
+              ? '0'
+              : size.toPrecision(3)
+  return value < 0 ? MINUS + text : text
+}
+
+/** A fraction as a percentage without trailing zeros: 0.05 → `5%`, 0.123 → `12.3%`. */
+export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return EMPTY
+  const text = (fraction * 100).toFixed(1).replace(/\.0$/, '')
+  return `${text.replace('-', MINUS)}%`
+}
+
+/** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
+export function formatDelta(fraction: number | null | undefined): string {
+  if (typeof fraction !== 'number' || !Number.isFinite(fraction)) return EMPTY
+  const text = Math.abs(fraction * 100).toFixed(1)
+  if (Number(text) === 0) return '0.0%'
+  return `${fraction < 0 ? MINUS : '+'}${text}%`
+}
+
+/** A signed absolute change with its unit: `+31 ms`, `−4.20 tok/s`. */
+export function formatSigned(value: number, unit: string): string {
+  const text = formatNumber(Math.abs(value))
+  const sign = text === '0' ? '' : value < 0 ? MINUS : '+'
+  return `${sign}${text} ${unit}`
+}
+
+/** Counts with a noun: `1 cell`, `400 cells`. */
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`
+}

@@ -1,0 +1,66 @@
+/** The top of the report: verdict, counts, what was compared with what, and the cells that need attention. */
+import type { BaselineRef, CellResult, ResultsFile } from '../results.js'
+import { clip, code, escapeText, safeUrl } from './escape.js'
+import { plural } from './format.js'
+import { RUN_MARK, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
+import type { RenderContext } from './index.js'
+
+export function headline(results: ResultsFile, ctx: RenderContext): string {
+  const total = results.cells.length
+  const summary = results.summary
+  if (!summary || ctx.mode === 'run') {
+    return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`
+  }
+  const n = summary.counts
+  const title = {
+    pass: `No regression in ${plural(total, 'cell')}`,
+    regression: `Regression in ${summary.regressions} of ${plural(total, 'cell')}`,
+    error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
+    inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
+  }[summary.verdict]
+  const counts = STATUS_ORDER.filter((s) => n[s]).map((s) => `${STATUS_MARK[s]} ${n[s]} ${STATUS_WORD[s]}`)
+  return `### ${RUN_MARK[summary.verdict]} ${title}\n\n${counts.join(' · ')}`
+}
+
+export function provenance(results: ResultsFile, ctx: RenderContext): string {
+  const run = results.run
+  const baseline = results.summary?.baseline
+  const runUrl = safeUrl(ctx.runUrl)
+  const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`
+  if (!results.summary || ctx.mode === 'run') return here
+  return `${baselineLine(baseline, ctx)}<br>\n${here}`
+}
+
+function baselineLine(baseline: BaselineRef | undefined, ctx: RenderContext): string {
+  if (!baseline) return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.'
+  const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run'
+  const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : ''
+  const url = safeUrl(baseline.runUrl)
+  const link = url ? ` · [baseline run](${url})` : ''
+  return `Baseline: ${commit(baseline.sha, ctx)} on ${code(baseline.hardware)} (${from} from ${code(baseline.source)}${when})${link}`
+}
+
+function commit(sha: string | undefined, ctx: RenderContext): string {
+  if (!sha) return 'unknown commit'
+  const short = code(sha.slice(0, 7))
+  const repo = safeUrl(ctx.repoUrl)
+  return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short
+}
+
+/** One line per regressed cell with the reasons of its regressed metrics. */
+export function regressionList(cells: readonly CellResult[]): string {
+  return cells
+    .map((cell) => {
+      const reasons = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'regression')
+        .map((m) => escapeText(m.reason))
+      const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
+      return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}`
+    })
+    .join('\n')
+}
+
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+export function errorList(cells: readonly CellResult[]): string {
+  return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n')
+}

@@ -1,0 +1,122 @@
+/**
+ * The markdown report (SPEC §9). One renderer serves the PR comment (65,536 characters) and the job summary
+ * (1 MiB): when the text is too long it sheds detail in stages — log tails, rounds, full metrics, the other
+ * detail sections, then table rows of cells that need no attention — always keeping the headline, the
+ * regressions and the errors, and says what it left out and where the rest is.
+ */
+import type { CellResult, CellVerdictStatus, ResultsFile } from '../results.js'
+import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
+import { safeUrl } from './escape.js'
+import { plural } from './format.js'
+import { errorList, headline, provenance, regressionList } from './headline.js'
+import type { RenderContext } from './index.js'
+import { byAttention } from './marks.js'
+import { cellsTable } from './table.js'
+import { enginesSection, failuresSection } from './targets.js'
+
+interface Detail {
+  logTails: boolean
+  rounds: boolean
+  metrics: boolean
+  /** Verdict notes, flags, engine versions and launch commands. */
+  extras: boolean
+  /** Which table rows stay: all, those needing attention, or only regressions and errors. */
+  rows: 'all' | 'attention' | 'failing'
+  /** Last resort: at most this many regressed/failed cells in the lists and the table. */
+  limit?: number
+}
+
+const ATTENTION: readonly CellVerdictStatus[] = ['regression', 'error', 'inconclusive']
+const FAILING: readonly CellVerdictStatus[] = ['regression', 'error']
+
+const STAGES: Detail[] = [
+  { logTails: true, rounds: true, metrics: true, extras: true, rows: 'all' },
+  { logTails: false, rounds: true, metrics: true, extras: true, rows: 'all' },
+  { logTails: false, rounds: false, metrics: true, extras: true, rows: 'all' },
+  { logTails: false, rounds: false, metrics: false, extras: true, rows: 'all' },
+  { logTails: false, rounds: false, metrics: false, extras: false, rows: 'all' },
+  { logTails: false, rounds: false, metrics: false, extras: false, rows: 'attention' },
+  { logTails: false, rounds: false, metrics: false, extras: false, rows: 'failing' },
+]
+
+/** Size as UTF-8 bytes: never less than the character count GitHub limits, and what the summary file holds. */
+export function reportSize(text: string): number {
+  return Buffer.byteLength(text, 'utf8')
+}
+
+export function render(results: ResultsFile, ctx: RenderContext, marker: string, maxChars: number): string {
+  for (const detail of STAGES) {
+    const text = compose(results, ctx, marker, detail, maxChars)
+    if (reportSize(text) <= maxChars) return text
+  }
+  // Even regressions and errors alone are too many: list as many as fit, regressions first.
+  const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length
+  let lo = 0
+  let hi = failing
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (reportSize(compose(results, ctx, marker, { ...STAGES.at(-1)!, limit: mid }, maxChars)) <= maxChars) lo = mid
+    else hi = mid - 1
+  }
+  const text = compose(results, ctx, marker, { ...STAGES.at(-1)!, limit: lo }, maxChars)
+  return reportSize(text) <= maxChars ? text : hardCut(text, maxChars)
+}
+
+function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: Detail, maxChars: number): string {
+  const ordered = byAttention(results.cells)
+  const regressed = ordered.filter((c) => c.verdict.status === 'regression')
+  const failed = ordered.filter((c) => c.verdict.status === 'error')
+  const limit = d.limit ?? Infinity
+  const shownRegressed = regressed.slice(0, limit)
+  const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length))
+  const keep = (c: CellResult) =>
+    d.rows === 'all' ? true : d.rows === 'attention' ? ATTENTION.includes(c.verdict.status) : FAILING.includes(c.verdict.status)
+  let rows = ordered.filter(keep)
+  if (d.limit !== undefined) rows = [...shownRegressed, ...shownFailed]
+
+  const parts = [marker, headline(results, ctx)]
+  const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length
+  const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
+  if (shed) parts.push(shed)
+  parts.push(provenance(results, ctx))
+  if (shownRegressed.length) parts.push(`#### Regressions\n\n${regressionList(shownRegressed)}`)
+  if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
+  if (rows.length) parts.push(cellsTable(rows))
+  const sections = [
+    d.extras ? verdictNotes(ordered) : undefined,
+    d.metrics ? metricsSection(ordered) : undefined,
+    d.rounds ? roundsSection(ordered) : undefined,
+    d.extras ? flagsSection(ordered) : undefined,
+    d.extras ? enginesSection(ordered) : undefined,
+    failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
+  ]
+  parts.push(...sections.filter((s): s is string => s !== undefined))
+  return parts.join('\n\n') + '\n'
+}
+
+function shedNote(cells: readonly CellResult[], d: Detail, hiddenRows: number, unlisted: number, maxChars: number, ctx: RenderContext): string | undefined {
+  const left: string[] = []
+  if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail)) left.push('engine log tails')
+  if (!d.rounds) left.push('per-round figures')
+  if (!d.metrics) left.push('the full metrics')
+  if (!d.extras) left.push('verdict notes, flags, engine versions and launch commands')
+  if (hiddenRows) left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`)
+  if (unlisted) left.push(`${plural(unlisted, 'more regressed or failed cell')}`)
+  if (!left.length) return undefined
+  const runUrl = safeUrl(ctx.runUrl)
+  const where = runUrl ? `the job summary of [the workflow run](${runUrl})` : 'the job summary'
+  return [
+    '> [!NOTE]',
+    `> Shortened to stay under ${maxChars.toLocaleString('en-US')} characters; left out: ${left.join('; ')}.`,
+    `> More is in ${where} and \`report.md\`; every figure is in \`results.json\` (results directory and artifact).`,
+  ].join('\n')
+}
+
+function hardCut(text: string, maxChars: number): string {
+  const ending = '\n\n… (cut to fit the size limit)\n'
+  let cut = text.slice(0, Math.max(0, maxChars - ending.length))
+  while (reportSize(cut + ending) > maxChars) cut = cut.slice(0, Math.floor(cut.length * 0.95))
+  // Never leave half of a surrogate pair at the cut.
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1)
+  return cut + ending
+}

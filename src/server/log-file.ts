@@ -1,0 +1,118 @@
+/**
+ * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
+ * usually the reason it failed) are kept, then only a window of the latest output. When the
+ * part after the head grows past twice the window it is rewritten as a marker plus the last
+ * `tailBytes`, so a runaway engine costs at most head + 2 × tail on disk.
+ */
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+export interface BoundedLogOptions {
+  headBytes?: number
+  tailBytes?: number
+}
+
+export const DEFAULT_HEAD_BYTES = 1024 * 1024
+export const DEFAULT_TAIL_BYTES = 256 * 1024
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g
+
+export class BoundedLog {
+  private fd: number | undefined
+  private readonly base: number
+  private readonly headBytes: number
+  private readonly tailBytes: number
+  private head = 0
+  private afterHead = 0
+  private inFile = 0
+  private recent: Buffer[] = []
+  private recentBytes = 0
+
+  constructor(
+    readonly path: string,
+    options: BoundedLogOptions = {},
+  ) {
+    this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES
+    this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES
+    mkdirSync(dirname(path), { recursive: true })
+    this.fd = openSync(path, 'a')
+    // Appending to an earlier run's log: the bound applies to what this run adds.
+    this.base = fstatSync(this.fd).size
+  }
+
+  /** Bytes written by the engine that are no longer in the file. */
+  get droppedBytes(): number {
+    return this.afterHead - Math.min(this.afterHead, this.inFile)
+  }
+
+  /** Engine output: goes to the file and to the tail. */
+  write(data: Buffer | string): void {
+    this.append(typeof data === 'string' ? Buffer.from(data) : data, true)
+  }
+
+  /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
+  note(text: string): void {
+    this.append(Buffer.from(text), false)
+  }
+
+  private append(chunk: Buffer, remember: boolean): void {
+    if (chunk.length === 0) return
+    if (remember) this.remember(chunk)
+    if (this.fd === undefined) return
+    let rest = chunk
+    if (this.head < this.headBytes) {
+      const part = rest.subarray(0, this.headBytes - this.head)
+      writeSync(this.fd, part)
+      this.head += part.length
+      rest = rest.subarray(part.length)
+    }
+    if (rest.length === 0) return
+    writeSync(this.fd, rest)
+    this.afterHead += rest.length
+    this.inFile += rest.length
+    if (this.inFile > 2 * this.tailBytes) this.rotate()
+  }
+
+  private remember(chunk: Buffer): void {
+    this.recent.push(chunk)
+    this.recentBytes += chunk.length
+    while (this.recent.length > 1 && this.recentBytes - this.recent[0].length >= this.tailBytes) {
+      this.recentBytes -= this.recent.shift()!.length
+    }
+  }
+
+  private latest(): Buffer {
+    const all = Buffer.concat(this.recent)
+    return all.length > this.tailBytes ? all.subarray(all.length - this.tailBytes) : all
+  }
+
+  private rotate(): void {
+    const fd = this.fd!
+    // Notes written after the head are not in the ring; losing them with the rest is fine.
+    const kept = this.latest()
+    const dropped = this.afterHead - kept.length
+    ftruncateSync(fd, this.base + this.head)
+    const marker = Buffer.from(`\n[llm-bench-gate: ${dropped} bytes of engine output dropped to bound the log size]\n`)
+    writeSync(fd, marker)
+    writeSync(fd, kept)
+    this.inFile = kept.length
+  }
+
+  /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last. */
+  tail(lines = 40): string {
+    const text = this.latest().toString('utf8').replace(ANSI, '')
+    const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '')
+    return all.slice(-lines).join('\n')
+  }
+
+  lastLine(): string | undefined {
+    return this.tail(1) || undefined
+  }
+
+  close(): void {
+    if (this.fd === undefined) return
+    closeSync(this.fd)
+    this.fd = undefined
+  }
+}

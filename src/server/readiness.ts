@@ -1,0 +1,127 @@
+/**
+ * Waiting for an engine: poll its health endpoint fast, classify each answer with the
+ * adapter, print a progress line now and then, and stop early when the process exits,
+ * the engine declares itself dead, or the caller aborts.
+ */
+import { joinUrl } from '../engines/http.js'
+import type { EngineAdapter, HttpPorts, ProbeAnswer } from '../engines/types.js'
+import type { Logger } from '../log.js'
+import type { ExitInfo } from './types.js'
+
+export const POLL_MS = 200
+export const PROGRESS_MS = 15_000
+const PROBE_TIMEOUT_MS = 2000
+
+export interface WaitReadyOptions {
+  id: string
+  baseUrl: string
+  adapter: EngineAdapter
+  http: HttpPorts
+  timeoutMs: number
+  log: Logger
+  /** Fires when the launched process exits (reason: ExitInfo); absent for `url:` targets. */
+  exit?: AbortSignal
+  signal?: AbortSignal
+  lastLogLine?: () => string | undefined
+  pollMs?: number
+  progressIntervalMs?: number
+}
+
+export type WaitOutcome =
+  | { kind: 'ready'; elapsedMs: number }
+  | { kind: 'exit'; exit: ExitInfo; elapsedMs: number }
+  | { kind: 'dead'; answer: ProbeAnswer; elapsedMs: number }
+  | { kind: 'timeout'; last: ProbeAnswer | undefined; elapsedMs: number }
+  | { kind: 'aborted'; elapsedMs: number }
+
+/** `250ms`, `4s`, `1m30s`, `20m`, `1h5m`. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))}s`
+  const h = Math.floor(ms / 3_600_000)
+  const m = Math.floor((ms % 3_600_000) / 60_000)
+  const s = Math.round((ms % 60_000) / 1000)
+  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].join('') || '0s'
+}
+
+/** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
+export function describeAnswer(answer: ProbeAnswer | undefined): string {
+  if (!answer) return 'no answer yet'
+  if (answer.status === 0) return answer.body || 'no connection'
+  const body = answer.body.replace(/\s+/g, ' ').trim().slice(0, 120)
+  return body ? `HTTP ${answer.status}: ${body}` : `HTTP ${answer.status}`
+}
+
+export type RaceOutcome<T> = { value: T } | { error: unknown } | { exit: ExitInfo } | { aborted: true } | { timeout: true }
+
+/** An AbortSignal that fires when the process exits, with the ExitInfo as its reason. */
+export function exitSignal(exit: Promise<ExitInfo>): AbortSignal {
+  const controller = new AbortController()
+  void exit.then((info) => controller.abort(info))
+  return controller.signal
+}
+
+/**
+ * Settles with whichever comes first of `promise`, the process exit, the abort or `ms`.
+ * The timer and both listeners are released either way (this runs every poll for minutes).
+ */
+export function race<T>(promise: Promise<T>, ms: number, exit?: AbortSignal, signal?: AbortSignal): Promise<RaceOutcome<T>> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (outcome: RaceOutcome<T>) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      exit?.removeEventListener('abort', onExit)
+      resolve(outcome)
+    }
+    const onAbort = () => finish({ aborted: true })
+    const onExit = () => finish({ exit: exit!.reason as ExitInfo })
+    const timer = setTimeout(() => finish({ timeout: true }), Math.max(0, ms))
+    if (exit?.aborted) return onExit()
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    exit?.addEventListener('abort', onExit, { once: true })
+    promise.then(
+      (value) => finish({ value }),
+      (error: unknown) => finish({ error }),
+    )
+  })
+}
+
+export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome> {
+  const { adapter, http, log, exit, signal } = options
+  const url = joinUrl(options.baseUrl, adapter.healthPath)
+  const pollMs = options.pollMs ?? POLL_MS
+  const progressMs = options.progressIntervalMs ?? PROGRESS_MS
+  const started = Date.now()
+  const elapsed = () => Date.now() - started
+  let last: ProbeAnswer | undefined
+  let nextProgress = progressMs
+
+  for (;;) {
+    const remaining = options.timeoutMs - elapsed()
+    if (remaining <= 0) return { kind: 'timeout', last, elapsedMs: elapsed() }
+    const probe = await race(http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))), remaining, exit, signal)
+    if ('aborted' in probe) return { kind: 'aborted', elapsedMs: elapsed() }
+    if ('exit' in probe) return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() }
+    if ('timeout' in probe) return { kind: 'timeout', last, elapsedMs: elapsed() }
+    last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) }
+    const state = adapter.readiness(last)
+    if (state === 'ready') return { kind: 'ready', elapsedMs: elapsed() }
+    if (state === 'dead') return { kind: 'dead', answer: last, elapsedMs: elapsed() }
+
+    if (elapsed() >= nextProgress) {
+      nextProgress += progressMs
+      const line = options.lastLogLine?.()
+      log.info(
+        `${options.id}: waiting for ${adapter.name} to be ready (${formatMs(elapsed())} of ${formatMs(options.timeoutMs)}, ` +
+          `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`,
+      )
+    }
+    const pause = await race(new Promise<void>(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal)
+    if ('aborted' in pause) return { kind: 'aborted', elapsedMs: elapsed() }
+    if ('exit' in pause) return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() }
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
+ * wait until its health endpoint says ready, run the smoke request, and hand back a handle
+ * whose `stop()` tears the whole group down. Any failure on the way kills the group first
+ * and then throws a StartError carrying the log tail.
+ */
+import { join } from 'node:path'
+import { fillPort } from '../config/index.js'
+import { httpPorts } from '../engines/http.js'
+import { StartError, errorMessage } from '../errors.js'
+import { launchGroup, type LaunchedGroup } from './launch.js'
+import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
+import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
+import { describeAnswer, formatMs, race, waitReady } from './readiness.js'
+import type { ExitInfo, RunningTarget, StartOptions } from './types.js'
+
+type Failure = { kind: StartError['kind']; message: string; exitCode?: number | null }
+
+const SMOKE_ATTEMPTS = 3
+const SMOKE_MIN_MS = 10_000
+const PORT_FREE_WAIT_MS = 700
+const DRAIN_WAIT_MS = 300
+
+/** `<logDir>/<target id, path separators and odd characters replaced>.log` */
+export function logPathFor(logDir: string, targetId: string): string {
+  return join(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`)
+}
+
+function exitText(exit: ExitInfo): string {
+  if (exit.signal) return `was killed by ${exit.signal}${exit.signal === 'SIGKILL' ? ' (out of memory?)' : ''}`
+  return `exited with code ${exit.code}`
+}
+
+function withLine(message: string, line: string | undefined): string {
+  return line ? `${message}; last log line: ${line.slice(0, 300)}` : message
+}
+
+/** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
+async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined): Promise<Failure | undefined> {
+  const { target, adapter, signal } = options
+  const timeoutMs = target.settings.readyTimeoutMs
+  const started = Date.now()
+  const outcome = await waitReady({
+    id: target.id,
+    baseUrl,
+    adapter,
+    http: options.http ?? httpPorts(),
+    timeoutMs,
+    log: options.log,
+    exit: group?.exitSignal,
+    signal,
+    lastLogLine: () => group?.log.lastLine(),
+    pollMs: options.pollIntervalMs,
+    progressIntervalMs: options.progressIntervalMs,
+  })
+  switch (outcome.kind) {
+    case 'aborted':
+      return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatMs(outcome.elapsedMs)})` }
+    case 'exit': {
+      const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : ''
+      return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code }
+    }
+    case 'timeout':
+      return { kind: 'timeout', message: `not ready after ${formatMs(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
+    case 'dead': {
+      // Give the process a moment to exit so the error can carry its exit code.
+      const exit = group ? await race(group.exit, 2000) : undefined
+      const code = exit && 'value' in exit ? exit.value.code : null
+      return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code }
+    }
+    case 'ready':
+      options.log.info(`${target.id}: health endpoint ready after ${formatMs(outcome.elapsedMs)}; sending the smoke request`)
+  }
+
+  let lastError: unknown
+  for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
+    const budget = Math.max(started + timeoutMs - Date.now(), SMOKE_MIN_MS)
+    const smoke = await race(options.smoke(baseUrl), budget, group?.exitSignal, signal)
+    if ('value' in smoke) return undefined
+    if ('aborted' in smoke) return { kind: 'aborted', message: 'cancelled during the smoke request' }
+    if ('exit' in smoke) return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code }
+    if ('timeout' in smoke) return { kind: 'smoke', message: `smoke request got no answer within ${formatMs(budget)}` }
+    lastError = smoke.error
+    if (attempt < SMOKE_ATTEMPTS) await race(new Promise(() => undefined), 500, group?.exitSignal, signal)
+  }
+  return { kind: 'smoke', message: `smoke request failed after ${SMOKE_ATTEMPTS} attempts: ${errorMessage(lastError)}` }
+}
+
+async function attach(options: StartOptions): Promise<RunningTarget> {
+  const { target } = options
+  const baseUrl = (target.port !== undefined ? fillPort(target.url, target.port) : target.url).replace(/\/+$/, '')
+  const where = hostPort(baseUrl)
+  if (!where?.port) throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`)
+  const failure = await bringUp(options, baseUrl, undefined)
+  if (failure) throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null)
+  options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`)
+  return { baseUrl, port: where.port, exited: new Promise<ExitInfo>(() => undefined), logTail: () => '', stop: async () => undefined }
+}
+
+async function launch(options: StartOptions, command: string): Promise<RunningTarget> {
+  const { target, log } = options
+  const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort())
+  const baseUrl = fillPort(target.url, port).replace(/\/+$/, '')
+  const host = hostPort(baseUrl)?.host ?? '127.0.0.1'
+  if (await portAnswers(host, port)) {
+    throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`)
+  }
+  const filled = fillPort(command, port)
+  const logPath = logPathFor(options.logDir, target.id)
+  let group: LaunchedGroup
+  try {
+    group = await launchGroup({ command: filled, env: { ...target.env, PORT: String(port) }, logPath })
+  } catch (error) {
+    throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
+  }
+  options.onSpawn?.(group.pgid)
+  log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`)
+
+  const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS
+  let stopRequested = false
+  let stopping: Promise<void> | undefined
+  const teardown = async () => {
+    stopRequested = true
+    const outcome = await terminateGroup(group.pgid, graceMs)
+    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatMs(graceMs)} of SIGTERM; killed with SIGKILL`)
+    if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
+    await race(group.drained, DRAIN_WAIT_MS)
+    if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
+      log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`)
+    }
+    group.log.close()
+  }
+  const running: RunningTarget = {
+    baseUrl,
+    port,
+    launch: filled,
+    pgid: group.pgid,
+    logPath,
+    exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
+    logTail: (lines = 40) => group.log.tail(lines),
+    stop: () => (stopping ??= teardown()),
+  }
+
+  const failure = await bringUp(options, baseUrl, group)
+  if (!failure) {
+    log.info(`${target.id}: ready at ${baseUrl}`)
+    return running
+  }
+  await running.stop()
+  const tail = group.log.tail()
+  const message = withLine(failure.message, group.log.tail(1))
+  throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail)
+}
+
+/** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
+export async function startTarget(options: StartOptions): Promise<RunningTarget> {
+  const { target } = options
+  if (options.signal?.aborted) throw new StartError(target.id, 'aborted', 'cancelled before launch')
+  return target.launch && !target.external ? launch(options, target.launch) : attach(options)
+}

@@ -1,0 +1,58 @@
+/**
+ * Server-side counters in Prometheus text under vLLM's metric names, so the vLLM
+ * counter-delta logic (spec-decode acceptance) works unchanged against the simulator.
+ */
+import type { StepResult } from './engine.js'
+import type { Profile } from './profile.js'
+
+export class SimCounters {
+  promptTokens = 0
+  generationTokens = 0
+  requestsOk = 0
+  requestsAborted = 0
+  steps = 0
+  drafts = 0
+  draftTokens = 0
+  accepted = 0
+
+  record(step: StepResult): void {
+    this.steps += 1
+    this.promptTokens += step.prefillTokens
+    for (const e of step.emissions) {
+      this.generationTokens += e.tokens
+      if (e.done) this.requestsOk += 1
+    }
+    this.drafts += step.drafts
+    this.draftTokens += step.draftTokens
+    this.accepted += step.accepted
+  }
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+}
+
+function metric(lines: string[], name: string, type: 'counter' | 'gauge', help: string, samples: [string, number][]): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
+  for (const [labels, value] of samples) lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`)
+}
+
+export function renderMetrics(profile: Profile, c: SimCounters, inFlight: { running: number; waiting: number }): string {
+  const base = `engine="0",model_name="${escapeLabel(profile.model)}"`
+  const lines: string[] = []
+  metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [[base, inFlight.running]])
+  metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [[base, inFlight.waiting]])
+  metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]])
+  metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [[base, c.generationTokens]])
+  metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
+    [`${base},finished_reason="length"`, c.requestsOk],
+    [`${base},finished_reason="abort"`, c.requestsAborted],
+  ])
+  metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]])
+  if (profile.speculative) {
+    metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]])
+    metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [[base, c.draftTokens]])
+    metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [[base, c.accepted]])
+  }
+  return lines.join('\n') + '\n'
+}

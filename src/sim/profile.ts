@@ -1,0 +1,145 @@
+/**
+ * A sim profile: the speed of one engine/model/hardware combination, as data.
+ *
+ * JSON fields (kebab-case, like the matrix file):
+ * - `name`, `description`, `model` (served model name), `emulates` (engine and version it stands in for),
+ *   `source` (the published row it reproduces), optional `max-model-len` (default 262144).
+ * - `prefill.tokens-per-s`: prompt tokens processed per second of prefill compute.
+ *   `prefill.chunk-tokens`: prompt tokens scheduled per engine step (chunked prefill; FCFS,
+ *   a prompt may span steps, several prompts may share one). Default: unlimited.
+ * - `decode.step-ms`: duration of one decode step for a batch of b running streams: a number
+ *   (flat), `{ "base": ms, "per-seq": ms }` (base + per-seq·(b−1)), or a table `[[b, ms], …]`
+ *   interpolated linearly (extended with the end slopes).
+ * - `speculative`: `{ "method", "k", "accept": [w0 … wk] }`, weights of accepting exactly
+ *   i drafts in a verify step (each step emits 1 + i tokens). Realised in blocks of 20 steps.
+ * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
+ * - `max-batch`: most streams in flight (decode + prefill). Default 256.
+ * - `reproduces`: the published workload and figures, which the tests hold the profile to.
+ */
+import { z } from 'zod'
+
+const positive = z.number().positive()
+const stepTable = z.array(z.tuple([z.number().int().positive(), positive])).min(1)
+
+const schema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case'),
+  description: z.string().default(''),
+  model: z.string().min(1),
+  emulates: z.string().default('sim'),
+  source: z.string().min(1),
+  'max-model-len': z.number().int().positive().default(262144),
+  prefill: z.strictObject({ 'tokens-per-s': positive, 'chunk-tokens': z.number().int().positive().optional() }),
+  decode: z.strictObject({
+    'step-ms': z.union([positive, z.strictObject({ base: positive, 'per-seq': z.number().nonnegative() }), stepTable]),
+  }),
+  speculative: z
+    .strictObject({ method: z.string().min(1), k: z.number().int().min(1), accept: z.array(z.number().nonnegative()).min(2) })
+    .refine((s) => s.accept.length === s.k + 1, { message: 'accept needs k + 1 weights (0..k accepted drafts)', path: ['accept'] })
+    .refine((s) => s.accept.some((w) => w > 0), { message: 'accept weights are all zero', path: ['accept'] })
+    .optional(),
+  'jitter-cv': z.number().min(0).max(1).default(0),
+  'max-batch': z.number().int().positive().default(256),
+  reproduces: z
+    .strictObject({
+      'input-tokens': z.number().int().positive(),
+      'output-tokens': z.number().int().positive(),
+      concurrency: z.number().int().positive(),
+      rounds: z.number().int().positive().default(1),
+      discard: z.number().int().min(0).default(0),
+      expect: z.strictObject({
+        'ttft-ms': positive.optional(),
+        'tpot-ms': positive.optional(),
+        'output-tps': positive.optional(),
+        'prefill-tps': positive.optional(),
+        'decode-tps': positive.optional(),
+      }),
+    })
+    .optional(),
+})
+
+export type ProfileJson = z.input<typeof schema>
+
+export interface Speculative {
+  method: string
+  k: number
+  accept: number[]
+}
+
+export interface Reproduces {
+  inputTokens: number
+  outputTokens: number
+  concurrency: number
+  rounds: number
+  discard: number
+  expect: { ttftMs?: number; tpotMs?: number; outputTps?: number; prefillTps?: number; decodeTps?: number }
+}
+
+export interface Profile {
+  name: string
+  description: string
+  model: string
+  emulates: string
+  source: string
+  maxModelLen: number
+  prefillTps: number
+  chunkTokens: number
+  /** Decode step duration (ms) for a batch of `b` running streams. */
+  stepMs: (b: number) => number
+  speculative?: Speculative
+  jitterCv: number
+  maxBatch: number
+  reproduces?: Reproduces
+}
+
+function stepFunction(spec: z.output<typeof schema>['decode']['step-ms']): (b: number) => number {
+  if (typeof spec === 'number') return () => spec
+  if (!Array.isArray(spec)) return (b) => spec.base + spec['per-seq'] * (b - 1)
+  const table = spec.slice().sort((a, b) => a[0] - b[0])
+  if (table.length === 1) return () => table[0][1]
+  return (b) => {
+    let i = table.findIndex(([size]) => size >= b)
+    if (i <= 0) i = i === 0 ? 1 : table.length - 1
+    const [b0, ms0] = table[i - 1]
+    const [b1, ms1] = table[i]
+    return Math.max(0.001, ms0 + ((ms1 - ms0) * (b - b0)) / (b1 - b0))
+  }
+}
+
+/** Validates profile JSON; `where` names the source in errors (`profile ./x.json: prefill.tokens-per-s: …`). */
+export function parseProfile(json: unknown, where: string): Profile {
+  const parsed = schema.safeParse(json)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    throw new Error(`profile ${where}: ${problems.join('; ')}`)
+  }
+  const p = parsed.data
+  const r = p.reproduces
+  return {
+    name: p.name,
+    description: p.description,
+    model: p.model,
+    emulates: p.emulates,
+    source: p.source,
+    maxModelLen: p['max-model-len'],
+    prefillTps: p.prefill['tokens-per-s'],
+    chunkTokens: p.prefill['chunk-tokens'] ?? Infinity,
+    stepMs: stepFunction(p.decode['step-ms']),
+    speculative: p.speculative,
+    jitterCv: p['jitter-cv'],
+    maxBatch: p['max-batch'],
+    reproduces: r && {
+      inputTokens: r['input-tokens'],
+      outputTokens: r['output-tokens'],
+      concurrency: r.concurrency,
+      rounds: r.rounds,
+      discard: r.discard,
+      expect: {
+        ttftMs: r.expect['ttft-ms'],
+        tpotMs: r.expect['tpot-ms'],
+        outputTps: r.expect['output-tps'],
+        prefillTps: r.expect['prefill-tps'],
+        decodeTps: r.expect['decode-tps'],
+      },
+    },
+  }
+}

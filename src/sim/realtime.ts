@@ -1,0 +1,110 @@
+/**
+ * Drives the engine model on the wall clock. Virtual time = wall time since start × time scale.
+ * Every step's end is an absolute deadline, so a late timer delays one delivery but never the
+ * schedule after it; a request only joins a step that starts after it arrived (in virtual
+ * time), exactly as in `simulate`.
+ */
+import { EngineModel, type Emission, type StepResult } from './engine.js'
+import type { Profile } from './profile.js'
+import { createRng } from './rng.js'
+
+interface Pending {
+  id: number
+  at: number
+  promptTokens: number
+  maxTokens: number
+}
+
+export type EmissionListener = (emission: Emission) => void
+
+export class RealtimeEngine {
+  private readonly model: EngineModel
+  private readonly origin = performance.now()
+  private readonly pending: Pending[] = []
+  private readonly listeners = new Map<number, EmissionListener>()
+  private timeout?: NodeJS.Timeout
+  private immediate?: NodeJS.Immediate
+  private nextId = 0
+  private closed = false
+
+  constructor(
+    profile: Profile,
+    seed: number,
+    private readonly timeScale: number,
+    private readonly onStep: (step: StepResult) => void = () => {},
+  ) {
+    this.model = new EngineModel(profile, createRng(seed))
+  }
+
+  /** Virtual now, in modelled milliseconds. */
+  now(): number {
+    return (performance.now() - this.origin) * this.timeScale
+  }
+
+  get inFlight(): { running: number; waiting: number } {
+    const m = this.model.inFlight
+    return { running: m.running, waiting: m.waiting + this.pending.length }
+  }
+
+  /** Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id. */
+  submit(promptTokens: number, maxTokens: number, listener: EmissionListener): number {
+    const id = this.nextId++
+    const at = this.now()
+    this.pending.push({ id, at, promptTokens, maxTokens })
+    this.listeners.set(id, listener)
+    if (!this.scheduled() && !this.closed) this.plan(at)
+    return id
+  }
+
+  cancel(id: number): void {
+    this.listeners.delete(id)
+    const i = this.pending.findIndex((p) => p.id === id)
+    if (i >= 0) this.pending.splice(i, 1)
+    this.model.cancel(id)
+  }
+
+  close(): void {
+    this.closed = true
+    clearTimeout(this.timeout)
+    if (this.immediate) clearImmediate(this.immediate)
+    this.timeout = this.immediate = undefined
+    this.listeners.clear()
+  }
+
+  private scheduled(): boolean {
+    return this.timeout !== undefined || this.immediate !== undefined
+  }
+
+  private admit(until: number): void {
+    while (this.pending.length > 0 && this.pending[0].at <= until) {
+      const p = this.pending.shift() as Pending
+      this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens })
+    }
+  }
+
+  private plan(start: number): void {
+    this.timeout = this.immediate = undefined
+    this.admit(start)
+    if (!this.model.busy) {
+      if (this.pending.length === 0) return
+      start = this.pending[0].at
+      this.admit(start)
+    }
+    const step = this.model.step(start) as StepResult
+    const wait = step.end / this.timeScale - (performance.now() - this.origin)
+    // Node clamps timeouts below 1 ms up to 1 ms; a step already due runs on the next turn instead.
+    if (wait < 0.5) this.immediate = setImmediate(() => this.deliver(step))
+    else this.timeout = setTimeout(() => this.deliver(step), wait)
+  }
+
+  private deliver(step: StepResult): void {
+    if (this.closed) return
+    this.onStep(step)
+    for (const emission of step.emissions) {
+      const listener = this.listeners.get(emission.id)
+      if (emission.done) this.listeners.delete(emission.id)
+      listener?.(emission)
+    }
+    if (!this.closed) this.plan(step.end)
+  }
+}

@@ -1,0 +1,185 @@
+/** The simulator's HTTP face: vLLM's OpenAI-compatible endpoints over node:http. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Api } from '../config/plan.js'
+import { renderMetrics, SimCounters } from './metrics.js'
+import type { Profile } from './profile.js'
+import { loadProfile } from './profiles.js'
+import { RealtimeEngine } from './realtime.js'
+import { BadRequest, parseGenerate, type GenerateRequest } from './request.js'
+import { fullReply, ReplyWriter } from './stream.js'
+import { chatIds, generatedWord, promptIds } from './tokenizer.js'
+
+export const SIM_VERSION = 'sim-1'
+
+export interface SimServerOptions {
+  /** Profile name (shipped) or path to a profile JSON file. */
+  profile: string
+  port: number
+  host?: string
+  /** Divide every modelled duration by this factor (tests; the demo runs at 1). */
+  timeScale?: number
+  seed?: number
+  /** Simulated load time before the port starts listening, in ms (default 0). */
+  loadMs?: number
+  /** Gives up loading (rejects) or closes the server when aborted. */
+  signal?: AbortSignal
+}
+
+export interface SimServer {
+  port: number
+  /** The parsed profile being served. */
+  profile: Profile
+  close(): Promise<void>
+}
+
+const MAX_BODY = 64 * 1024 * 1024
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let size = 0
+    req.on('data', (b: Buffer) => {
+      size += b.length
+      if (size > MAX_BODY) reject(new BadRequest(`request body over ${MAX_BODY} bytes`, 413))
+      else parts.push(b)
+    })
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}
+
+function apiError(res: ServerResponse, error: BadRequest): void {
+  json(res, error.status, { error: { message: error.message, type: error.type, param: null, code: error.status } })
+}
+
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  const text = await readBody(req)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new BadRequest('request body is not valid JSON')
+  }
+}
+
+class SimHttp {
+  readonly counters = new SimCounters()
+  readonly engine: RealtimeEngine
+  private requests = 0
+
+  constructor(
+    readonly profile: Profile,
+    seed: number,
+    timeScale: number,
+  ) {
+    this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step))
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]
+    const route = `${req.method} ${path}`
+    try {
+      if (route === 'GET /health') return void res.writeHead(200, { 'content-length': 0 }).end()
+      if (route === 'GET /version') return json(res, 200, { version: SIM_VERSION, profile: this.profile.name, emulates: this.profile.emulates })
+      if (route === 'GET /v1/models') return json(res, 200, this.models())
+      if (route === 'GET /metrics') {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
+        return void res.end(renderMetrics(this.profile, this.counters, this.engine.inFlight))
+      }
+      if (route === 'POST /tokenize') return json(res, 200, this.tokenize(await jsonBody(req)))
+      if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res)
+      if (route === 'POST /v1/chat/completions') return this.generate('chat', await jsonBody(req), res)
+      const known = ['/health', '/version', '/v1/models', '/metrics', '/tokenize', '/v1/completions', '/v1/chat/completions'].includes(path)
+      json(res, known ? 405 : 404, { detail: known ? 'Method Not Allowed' : 'Not Found' })
+    } catch (error) {
+      if (res.headersSent) return void res.destroy()
+      if (error instanceof BadRequest) return apiError(res, error)
+      apiError(res, new BadRequest(`internal error: ${(error as Error).message}`, 500, 'InternalServerError'))
+    }
+  }
+
+  private models(): unknown {
+    const p = this.profile
+    return { object: 'list', data: [{ id: p.model, object: 'model', created: 0, owned_by: 'vllm', root: p.model, parent: null, max_model_len: p.maxModelLen }] }
+  }
+
+  private tokenize(body: unknown): unknown {
+    const b = (body ?? {}) as Record<string, unknown>
+    const ids = b.messages !== undefined ? chatIds(b.messages) : promptIds(b.prompt)
+    if (!ids) throw new BadRequest('tokenize needs {prompt} (string or list) or {messages}')
+    return { count: ids.length, max_model_len: this.profile.maxModelLen, tokens: ids, token_strs: null }
+  }
+
+  private generate(api: Api, body: unknown, res: ServerResponse): void {
+    const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen)
+    const n = this.requests++
+    const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`
+    let produced = 0
+    const text = (tokens: number) => Array.from({ length: tokens }, () => generatedWord(n, produced++)).join('')
+    if (request.stream) return this.stream(request, id, res, text)
+    let all = ''
+    const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+      all += text(e.tokens)
+      if (e.done) json(res, 200, fullReply(request, id, all))
+    })
+    res.on('close', () => this.abandon(res, engineId))
+  }
+
+  private stream(request: GenerateRequest, id: string, res: ServerResponse, text: (tokens: number) => string): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    res.flushHeaders()
+    const writer = new ReplyWriter(request, id)
+    const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+      if (res.destroyed) return
+      const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
+      if (e.done) res.end(frames + writer.end())
+      else res.write(frames)
+    })
+    res.on('close', () => this.abandon(res, engineId))
+  }
+
+  /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */
+  private abandon(res: ServerResponse, engineId: number): void {
+    if (res.writableFinished) return
+    this.engine.cancel(engineId)
+    this.counters.requestsAborted += 1
+  }
+}
+
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  const profile = loadProfile(options.profile)
+  const timeScale = options.timeScale ?? 1
+  if (!(timeScale > 0)) throw new Error(`sim: time scale must be > 0, got ${timeScale}`)
+  if ((options.loadMs ?? 0) > 0) await sleep(options.loadMs, undefined, { signal: options.signal })
+  options.signal?.throwIfAborted()
+
+  const sim = new SimHttp(profile, options.seed ?? 1, timeScale)
+  const server = createServer((req, res) => void sim.handle(req, res))
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      sim.engine.close()
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+    return closing
+  }
+  options.signal?.addEventListener('abort', () => void close(), { once: true })
+  return { port: (server.address() as AddressInfo).port, profile, close }
+}

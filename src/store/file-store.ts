@@ -1,0 +1,32 @@
+/** `baseline-file`: a local results file stands in for the store, read-only. */
+import { readFile } from 'node:fs/promises'
+import { ConfigError, errorMessage } from '../errors.js'
+import type { BaselineStore, LoadedBaseline } from './index.js'
+import { parseResults } from './layout.js'
+import { historyEntry, storableCells } from './merge.js'
+import { refOf } from './branch-store.js'
+
+export function fileStore(path: string): BaselineStore {
+  return {
+    async load(): Promise<LoadedBaseline> {
+      let text: string
+      try {
+        text = await readFile(path, 'utf8')
+      } catch (error) {
+        throw new ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`])
+      }
+      let results
+      try {
+        results = parseResults(text, `baseline-file ${path}`)
+      } catch (error) {
+        throw new ConfigError([errorMessage(error)])
+      }
+      // The file's own rounds are its only samples: one history entry with every metric key.
+      const history = storableCells(results).length > 0 ? [historyEntry(results)] : []
+      return { view: { results, history }, ref: refOf(results.run.hardware, `file ${path}`, results, history) }
+    },
+    async save(): Promise<void> {
+      throw new Error(`baseline-file ${path} is read-only: nothing is written to the store when baseline-file is set`)
+    },
+  }
+}

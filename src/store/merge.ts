@@ -1,0 +1,91 @@
+/** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
+import { GATED_METRICS, GATE_STATS, type GateConfig, type GateStat, type GatedMetric } from '../config/plan.js'
+import { metricKey, readMetric } from '../compare/keys.js'
+import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type HistoryFile, type MetricSamples, type ResultsFile } from '../results.js'
+
+const time = (iso: string | undefined): number => {
+  const t = Date.parse(iso ?? '')
+  return Number.isNaN(t) ? -Infinity : t
+}
+
+/** Cells worth storing: measured, healthy, and not placeholders for baseline cells this run skipped. */
+export function storableCells(results: ResultsFile): CellResult[] {
+  return results.cells.filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
+}
+
+/**
+ * Merges two results files by cell id: the newer run's cells (by `run.startedAt`; `incoming` on a tie)
+ * win, cells only in the other file are kept. The run metadata is the newer run's; its `summary` is
+ * dropped when the older file contributed cells, since its counts would no longer describe the file.
+ */
+export function mergeResults(stored: ResultsFile | undefined, incoming: ResultsFile): ResultsFile {
+  if (!stored) return incoming
+  const incomingNewer = time(incoming.run.startedAt) >= time(stored.run.startedAt)
+  const newer = incomingNewer ? incoming : stored
+  const older = incomingNewer ? stored : incoming
+  const ids = new Set(newer.cells.map((c) => c.id))
+  const kept = older.cells.filter((c) => !ids.has(c.id))
+  const merged: ResultsFile = { ...newer, cells: [...newer.cells, ...kept] }
+  if (kept.length > 0) delete merged.summary
+  return merged
+}
+
+/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus decode and TTFT means always. */
+function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]> {
+  const pairs: Array<[GatedMetric, GateStat]> = [
+    ['decode', 'mean'],
+    ['ttft', 'mean'],
+  ]
+  if (!gate) return GATED_METRICS.flatMap((m) => GATE_STATS.map((s): [GatedMetric, GateStat] => [m, s]))
+  for (const metric of GATED_METRICS) {
+    const config = gate[metric]
+    if (config) pairs.push([metric, config.stat])
+  }
+  return pairs
+}
+
+function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): MetricSamples | undefined {
+  const steady = readMetric(cell.metrics!, metric, stat)
+  if (!Number.isFinite(steady)) return undefined
+  const rounds = cell.rounds
+    .filter((r) => r.steady && r.metrics)
+    .map((r) => readMetric(r.metrics, metric, stat))
+    .filter((v) => Number.isFinite(v))
+  return { steady, rounds }
+}
+
+/**
+ * One history entry for a run: per storable cell, the steady value and steady-round samples of each
+ * metric key its target's gate uses (`gates` keyed by target id). Without `gates`, every metric key.
+ */
+export function historyEntry(results: ResultsFile, gates?: Record<string, GateConfig>): HistoryEntry {
+  const cells: HistoryEntry['cells'] = {}
+  for (const cell of storableCells(results)) {
+    const metrics: Record<string, MetricSamples> = {}
+    for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
+      const key = metricKey(metric, stat)
+      const samples = key in metrics ? undefined : samplesOf(cell, metric, stat)
+      if (samples) metrics[key] = samples
+    }
+    cells[cell.id] = metrics
+  }
+  return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells }
+}
+
+/**
+ * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
+ * the same sha is replaced in place, its cells merged by id (the new run's cells win).
+ */
+export function mergeHistory(stored: HistoryFile | undefined, entry: HistoryEntry, hardware: string, limit: number): HistoryFile {
+  const entries = [...(stored?.entries ?? [])]
+  const same = entries.findIndex((e) => e.sha === entry.sha)
+  if (same >= 0) {
+    entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells } }
+  } else {
+    // A concurrent writer may have stored a later run already; keep the list in date order.
+    let at = entries.length
+    while (at > 0 && time(entries[at - 1].date) > time(entry.date)) at--
+    entries.splice(at, 0, entry)
+  }
+  return { schema: HISTORY_SCHEMA, hardware, entries: entries.slice(-Math.max(1, limit)) }
+}

@@ -1,0 +1,84 @@
+/**
+ * Every recorded engine stream, replayed over loopback under several cuts into writes, must
+ * give the TTFT event, token counts and errors its header states (fixtures/engines/README.md).
+ */
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Agent } from 'undici'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createAgent } from '../../src/bench/http.js'
+import { toRecord } from '../../src/bench/record.js'
+import { sendStreamed } from '../../src/bench/request.js'
+import { readFixture, startReplayServer, type WriteMode } from '../helpers/replay-server.js'
+
+const DIR = join(import.meta.dirname, '../../fixtures/engines')
+const files = readdirSync(DIR).filter((f) => f.endsWith('.chunks.txt')).sort()
+
+const cuts: { name: string; writes: WriteMode; crlf?: boolean; delayMs?: number }[] = [
+  { name: 'whole body in one write', writes: { mode: 'whole' } },
+  { name: 'one event per write', writes: { mode: 'event' } },
+  { name: 'three events per write', writes: { mode: 'batch', events: 3 } },
+  { name: 'every event split across two writes', writes: { mode: 'split' }, delayMs: 2 },
+  { name: '7-byte slices with CRLF', writes: { mode: 'bytes', size: 7 }, crlf: true },
+  { name: 'one event per write with CRLF', writes: { mode: 'event' }, crlf: true },
+]
+
+let agent: Agent | undefined
+const getAgent = () => (agent ??= createAgent({ connections: 4, requestTimeoutMs: 5_000 }))
+afterAll(async () => {
+  await agent?.destroy()
+})
+
+async function replay(file: string, cut: (typeof cuts)[number]) {
+  const fixture = readFixture(join(DIR, file))
+  const server = await startReplayServer({ body: fixture.body, writes: cut.writes, crlf: cut.crlf, delayMs: cut.delayMs })
+  try {
+    const outcome = await sendStreamed(getAgent(), { url: new URL(`${server.url}/v1/completions`), body: '{}', timeoutMs: 5_000 })
+    return { fixture, outcome, record: toRecord({ index: 0, queueMs: 0, expectedPromptTokens: -1 }, outcome) }
+  } finally {
+    await server.close()
+  }
+}
+
+describe('recorded engine streams', () => {
+  it('covers every engine and case', () => {
+    for (const engine of ['vllm', 'sglang', 'llamacpp']) {
+      for (const c of ['plain', 'chat', 'speculative', 'usage-with-choices', 'error']) expect(files).toContain(`${engine}-${c}.chunks.txt`)
+    }
+  })
+
+  describe.each(files)('%s', (file) => {
+    it.each(cuts)('$name', async (cut) => {
+      const { fixture, outcome, record } = await replay(file, cut)
+      const h = fixture.header
+      expect(record.ttftEvent).toBe(Number(h['ttft-event']))
+      expect(record.chunks).toBe(Number(h.chunks))
+      if (h.error) {
+        expect(record.ok).toBe(false)
+        expect(outcome.error?.kind).toBe(h.error)
+        expect(record.error).toContain(h['error-message'])
+        return
+      }
+      expect(record.ok).toBe(true)
+      expect(record.error).toBeUndefined()
+      expect(record.outputTokens).toBe(Number(h['output-tokens']))
+      expect(record.promptTokens).toBe(Number(h['prompt-tokens']))
+      expect(record.usageReported).toBe(h.usage === 'reported')
+      expect(record.itlMs).toHaveLength(record.chunks - 1)
+      expect(outcome.tally.done).toBe(true)
+      if (h.draft) expect(`${record.draftTokens}/${record.draftAccepted}`).toBe(h.draft)
+      else expect(record.draftTokens).toBeUndefined()
+    })
+  })
+
+  // Timing: one event every 20 ms, so the TTFT event's arrival is known from its index.
+  it.each(files.filter((f) => !f.includes('error')))('%s: TTFT is the arrival of the first token event, e2e of the last', async (file) => {
+    const delay = 20
+    const { fixture, record } = await replay(file, { name: 'timed', writes: { mode: 'event' }, delayMs: delay })
+    const ttftEvent = Number(fixture.header['ttft-event'])
+    // Write i leaves at ≥ (i+1)·delay after the response starts; allow a scheduling slip of one delay.
+    expect(record.ttftMs).toBeGreaterThanOrEqual((ttftEvent + 1) * delay)
+    expect(record.ttftMs).toBeLessThan((ttftEvent + 2) * delay + 15)
+    expect(record.e2eMs - record.ttftMs).toBeGreaterThanOrEqual((record.chunks - 1) * delay - 2)
+  })
+})

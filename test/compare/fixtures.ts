@@ -1,0 +1,137 @@
+/** Builders for cells, rounds, baselines and history used by the compare and report tests. */
+import type { MetricsBlock, RoundResult, Stats } from '../../src/bench/types.js'
+import type { CellResult, HistoryEntry, ResultsFile } from '../../src/results.js'
+
+export interface Figures {
+  decode?: number
+  ttft?: number
+  tpot?: number
+  output?: number
+  /** Overrides the p99 of TTFT (defaults to 1.5 × mean). */
+  ttftP99?: number
+}
+
+export function stats(mean: number, p99 = mean * 1.5): Stats {
+  return { mean, p50: mean, p90: mean * 1.2, p99, std: mean * 0.1, min: mean * 0.5, max: p99 * 1.1 }
+}
+
+export function block(f: Figures = {}): MetricsBlock {
+  const decode = f.decode ?? 50
+  const ttft = f.ttft ?? 400
+  const tpot = f.tpot ?? 1000 / decode
+  const output = f.output ?? decode * 8
+  return {
+    ttft_ms: stats(ttft, f.ttftP99),
+    tpot_ms: stats(tpot),
+    itl_ms: stats(tpot),
+    e2e_ms: stats(ttft + 127 * tpot),
+    decode_tps: stats(decode),
+    prefill_tps: stats(1024_000 / ttft),
+    output_tps: output,
+    total_tps: output * 9,
+    per_user_tps: output / 8,
+    request_tps: output / 128,
+  }
+}
+
+export function round(index: number, steady: boolean, f: Figures = {}): RoundResult {
+  return {
+    index,
+    steady,
+    requests: 8,
+    errors: 0,
+    errorReasons: [],
+    durationMs: 3000,
+    metrics: block(f),
+    achieved: { promptTokens: { min: 1024, max: 1024 }, outputTokens: { min: 128, max: 128 } },
+  }
+}
+
+/** A measured cell whose steady value is the mean of its steady rounds' figures. */
+export function cell(id: string, rounds: RoundResult[], extra: Partial<CellResult> = {}): CellResult {
+  const [target, scenario] = id.split('/')
+  const steady = rounds.filter((r) => r.steady)
+  const avg = (pick: (b: MetricsBlock) => number) => steady.reduce((s, r) => s + pick(r.metrics), 0) / steady.length
+  const metrics = steady.length
+    ? block({
+        decode: avg((b) => b.decode_tps.mean),
+        ttft: avg((b) => b.ttft_ms.mean),
+        tpot: avg((b) => b.tpot_ms.mean),
+        output: avg((b) => b.output_tps),
+        ttftP99: avg((b) => b.ttft_ms.p99),
+      })
+    : null
+  return {
+    id,
+    target,
+    scenario,
+    engine: 'sim',
+    quant: 'fp8',
+    model: 'sim/qwen',
+    status: 'ok',
+    error: null,
+    flags: [],
+    workload: { inputTokens: 1024, outputTokens: 128, concurrency: 8, requests: 8, rate: null },
+    metrics,
+    rounds,
+    info: {},
+    verdict: { status: 'new', metrics: {} },
+    ...extra,
+  }
+}
+
+/** Cell with the same figures in every round (`steady` rounds after the first `discard`). */
+export function flatCell(id: string, f: Figures, rounds = 3, discard = 1, extra: Partial<CellResult> = {}): CellResult {
+  return cell(id, Array.from({ length: rounds }, (_, i) => round(i, i >= discard, f)), extra)
+}
+
+export function resultsFile(cells: CellResult[], sha = 'b'.repeat(40)): ResultsFile {
+  return {
+    schema: 'llm-bench-gate/results@1',
+    run: { sha, ref: 'refs/heads/main', event: 'push', runUrl: 'https://example.test/run/1', startedAt: '2026-01-01T00:00:00Z', hardware: 'nvidia-gb10', tool: { name: 'llm-bench-gate', version: '0.1.0' } },
+    cells,
+  }
+}
+
+/** A history entry as the store writes it: per gated metric key, the steady value and the steady rounds. */
+export function historyEntry(cells: CellResult[], keys: string[], sha = 'h'.repeat(40)): HistoryEntry {
+  const entry: HistoryEntry = { sha, date: '2026-01-01T00:00:00Z', runUrl: 'https://example.test/run/0', cells: {} }
+  for (const c of cells) {
+    entry.cells[c.id] = {}
+    for (const key of keys) {
+      entry.cells[c.id][key] = { steady: readKey(c.metrics!, key), rounds: c.rounds.filter((r) => r.steady).map((r) => readKey(r.metrics, key)) }
+    }
+  }
+  return entry
+}
+
+function readKey(b: MetricsBlock, key: string): number {
+  const [field, stat] = key.split('.') as [keyof MetricsBlock, keyof Stats | undefined]
+  const value = b[field]
+  return typeof value === 'number' ? value : value[stat ?? 'mean']
+}
+
+/** Seeded PRNG (mulberry32) and standard normal draws (Box-Muller), so the simulation is reproducible. */
+export function normalSource(seed: number): () => number {
+  let state = seed >>> 0
+  const uniform = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  let spare: number | undefined
+  return () => {
+    if (spare !== undefined) {
+      const s = spare
+      spare = undefined
+      return s
+    }
+    const u = 1 - uniform()
+    const v = uniform()
+    const r = Math.sqrt(-2 * Math.log(u))
+    spare = r * Math.sin(2 * Math.PI * v)
+    return r * Math.cos(2 * Math.PI * v)
+  }
+}

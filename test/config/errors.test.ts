@@ -1,0 +1,184 @@
+// Every bad input fails before anything launches, with the field's path and what is wrong.
+import { resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadPlan, type LoadOptions } from '../../src/config/index.js'
+import { ENGINE_NAMES } from '../../src/engines/registry.js'
+import { ConfigError } from '../../src/errors.js'
+import { TEST_ENGINES } from './engines.js'
+import { baseConfig, tempDir } from './write.js'
+
+const dir = tempDir()
+afterAll(() => dir.remove())
+
+type Config = ReturnType<typeof baseConfig>
+
+async function problemsOf(file: string, options: LoadOptions = {}): Promise<string[]> {
+  try {
+    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES, ...options })
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  throw new Error('expected a ConfigError, got a plan')
+}
+
+let counter = 0
+/** Base config changed by `edit`, written as YAML. */
+function variant(edit: (c: Config) => void): string {
+  const config = baseConfig()
+  edit(config)
+  return dir.write(`case-${++counter}.yml`, config)
+}
+const target = (c: Config) => c.targets['vllm-fp8']
+const chat = (c: Config) => c.scenarios['chat-1k']
+
+interface Case {
+  name: string
+  file: () => string
+  options?: LoadOptions
+  /** The problem line must start with `path: ` and contain `says`. */
+  path: string
+  says: string
+}
+
+const cases: Case[] = [
+  // engines and keys
+  { name: 'unknown key at the top', file: () => variant((c) => (c.targetz = {})), path: 'targetz', says: 'unknown key' },
+  { name: 'unknown key in defaults, with the likely one', file: () => variant((c) => (c.defaults = { ready_timeout: '4s' })), path: 'defaults.ready_timeout', says: 'did you mean ready-timeout?' },
+  { name: 'unknown key in a scenario', file: () => variant((c) => (chat(c).users = 4)), path: 'scenarios.chat-1k.users', says: 'unknown key' },
+  { name: 'unknown key in a target', file: () => variant((c) => (target(c).modle = 'x')), path: 'targets.vllm-fp8.modle', says: 'did you mean model?' },
+  { name: 'unknown key in a gate metric', file: () => variant((c) => (c.gate = { decode: { 'max-regression': '5%', limit: 1 } })), path: 'gate.decode.limit', says: 'unknown key' },
+  { name: 'unknown gate metric', file: () => variant((c) => (c.gate = { latency: { 'max-regression': '5%' } })), path: 'gate.latency', says: 'unknown key' },
+  { name: 'engine option on an engine that does not declare it', file: () => variant((c) => (target(c).profile = 'spark')), path: 'targets.vllm-fp8.profile', says: 'not an option of engine vllm (profile is for sim)' },
+  { name: 'missing version', file: () => variant((c) => delete c.version), path: 'version', says: 'required' },
+  { name: 'wrong version', file: () => variant((c) => (c.version = 2)), path: 'version', says: 'must be 1 (got 2)' },
+  { name: 'missing engine', file: () => variant((c) => delete target(c).engine), path: 'targets.vllm-fp8.engine', says: 'required' },
+  { name: "an adapter's own option problem", file: () => variant((c) => (c.targets.s = { engine: 'sim' })), path: 'targets.s.profile', says: 'engine sim needs a profile' },
+  { name: 'a default launch that cannot be built', file: () => variant((c) => (c.targets.s = { engine: 'sim', profile: 'no-bundle' })), path: 'targets.s', says: 'engine sim cannot build its launch command: cannot find dist/cli/index.js' },
+  { name: 'neither launch nor url', file: () => variant((c) => delete target(c).launch), path: 'targets.vllm-fp8', says: 'needs launch' },
+  { name: 'no targets', file: () => variant((c) => (c.targets = {})), path: 'targets', says: 'at least one target' },
+  { name: 'no scenarios', file: () => variant((c) => (c.scenarios = {})), path: 'scenarios', says: 'at least one scenario' },
+  { name: 'bad hardware key', file: () => variant((c) => (c.hardware = 'gb10 box')), path: 'hardware', says: 'must be a key like nvidia-gb10' },
+  // placeholders and expansion
+  { name: 'unknown placeholder', file: () => variant((c) => (target(c).launch = 'serve --gpu {gpu}')), path: 'targets.vllm-fp8.launch', says: 'unknown placeholder {gpu}' },
+  { name: 'unknown placeholder in env', file: () => variant((c) => (target(c).env = { X: '{nope}' })), path: 'targets.vllm-fp8.env.X', says: 'unknown placeholder {nope}' },
+  { name: 'placeholder with no value', file: () => variant((c) => (target(c).launch = 'serve --quant {quant}')), path: 'targets.vllm-fp8.launch', says: 'placeholder {quant} has no value' },
+  { name: 'port in a target name', file: () => variant((c) => (c.targets['t-{port}'] = { engine: 'vllm', launch: 'x' })), path: 'targets.t-{port}', says: '{port} is only known at launch' },
+  { name: 'unknown scenario reference', file: () => variant((c) => (target(c).scenarios = ['chat-1k', 'chat-2k'])), path: 'targets.vllm-fp8.scenarios[1]', says: 'unknown scenario "chat-2k" (defined: chat-1k, long-8k)' },
+  { name: 'scenario listed twice', file: () => variant((c) => (target(c).scenarios = ['chat-1k', 'chat-1k'])), path: 'targets.vllm-fp8.scenarios[1]', says: 'listed twice' },
+  {
+    name: 'duplicate ids after expansion name both sources',
+    file: () =>
+      variant((c) => {
+        c.targets['m-{quant}'] = { engine: 'vllm', matrix: { quant: ['fp8', 'nvfp4'] }, launch: 'x' }
+        c.targets['m-fp8'] = { engine: 'vllm', launch: 'y' }
+      }),
+    path: 'targets.m-fp8',
+    says: 'target id "m-fp8" is produced twice: by targets.m-{quant} (quant=fp8) and by targets.m-fp8',
+  },
+  { name: 'matrix value listed twice', file: () => variant((c) => Object.assign(target(c), { matrix: { tp: [1, 1] } })), path: 'targets.vllm-fp8.matrix.tp[1]', says: 'listed twice' },
+  { name: 'matrix key the action sets', file: () => variant((c) => (target(c).matrix = { port: [1, 2] })), path: 'targets.vllm-fp8.matrix.port', says: 'set by the action' },
+  { name: 'matrix that explodes', file: () => variant((c) => (target(c).matrix = { a: range(20), b: range(20) })), path: 'targets.vllm-fp8.matrix', says: 'expands to 400 combinations' },
+  { name: 'id that is not an id after expansion', file: () => variant((c) => (c.targets['t-{m}'] = { engine: 'vllm', matrix: { m: ['a/b'] }, launch: 'x' })), path: 'targets.t-{m}', says: 'target id "t-a/b" must use letters' },
+  { name: 'bad env name', file: () => variant((c) => (target(c).env = { 'MY-VAR': '1' })), path: 'targets.vllm-fp8.env.MY-VAR', says: 'environment variable names' },
+  { name: 'url that is not a URL', file: () => variant((c) => (target(c).url = 'localhost:8000')), path: 'targets.vllm-fp8.url', says: 'is not an http(s) URL' },
+  { name: 'url with /v1', file: () => variant((c) => (target(c).url = 'http://127.0.0.1:{port}/v1')), path: 'targets.vllm-fp8.url', says: 'without /v1' },
+  { name: 'external url waiting for a port', file: () => variant((c) => (c.targets.ext = { engine: 'openai', url: 'http://127.0.0.1:{port}' })), path: 'targets.ext.url', says: '{port} has no value' },
+  // numbers
+  { name: 'zero rounds', file: () => variant((c) => (c.defaults = { rounds: 0 })), path: 'defaults.rounds', says: 'must be a whole number ≥ 1 (got 0)' },
+  { name: 'fractional rounds on a target', file: () => variant((c) => (target(c).rounds = 2.5)), path: 'targets.vllm-fp8.rounds', says: 'whole number' },
+  { name: 'discard leaves no rounds', file: () => variant((c) => (target(c).rounds = 1)), path: 'targets.vllm-fp8.rounds', says: 'discard 1 leaves no steady rounds out of rounds 1' },
+  { name: 'negative input tokens', file: () => variant((c) => (chat(c)['input-tokens'] = -1)), path: 'scenarios.chat-1k.input-tokens', says: '(got -1)' },
+  { name: 'zero concurrency', file: () => variant((c) => (chat(c).concurrency = 0)), path: 'scenarios.chat-1k.concurrency', says: '(got 0)' },
+  { name: 'zero rate', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 0, requests: 4 })), path: 'scenarios.open.rate', says: 'must be a number of requests/s > 0 (got 0)' },
+  { name: 'port out of range', file: () => variant((c) => (target(c).port = 70000)), path: 'targets.vllm-fp8.port', says: 'from 1 to 65535 (got 70000)' },
+  { name: 'zero max-regression', file: () => variant((c) => (c.gate = { decode: { 'max-regression': '0%' } })), path: 'gate.decode.max-regression', says: 'must be > 0' },
+  { name: 'max-regression as a whole number', file: () => variant((c) => (c.gate = { decode: { 'max-regression': 5 } })), path: 'gate.decode.max-regression', says: 'write "5%" for a percent' },
+  { name: 'zero min-delta', file: () => variant((c) => (c.gate = { ttft: { 'max-regression': '5%', 'min-delta': '0ms' } })), path: 'gate.ttft.min-delta', says: 'must be positive' },
+  { name: 'duration min-delta on a throughput metric', file: () => variant((c) => (c.gate = { decode: { 'max-regression': '5%', 'min-delta': '50ms' } })), path: 'gate.decode.min-delta', says: 'tok/s' },
+  { name: 'unknown gate stat', file: () => variant((c) => (c.gate = { ttft: { 'max-regression': '5%', stat: 'median' } })), path: 'gate.ttft.stat', says: 'must be one of mean, p50, p90, p99' },
+  { name: 'target gate metric without max-regression anywhere', file: () => variant((c) => (target(c).gate = { tpot: { stat: 'p90' } })), path: 'targets.vllm-fp8.gate.tpot.max-regression', says: 'not in the top-level gate' },
+  { name: 'error share over 100%', file: () => variant((c) => (c.defaults = { 'max-error-share': '150%' })), path: 'defaults.max-error-share', says: 'at most 100%' },
+  // units
+  { name: 'duration without a unit', file: () => variant((c) => (c.defaults = { 'ready-timeout': 20 })), path: 'defaults.ready-timeout', says: 'needs a unit' },
+  { name: 'duration in words', file: () => variant((c) => (c.defaults = { 'ready-timeout': '20 minutes' })), path: 'defaults.ready-timeout', says: 'is not a duration' },
+  { name: 'duration units out of order', file: () => variant((c) => (target(c)['request-timeout'] = '30m1h')), path: 'targets.vllm-fp8.request-timeout', says: 'is not a duration' },
+  { name: 'zero duration', file: () => variant((c) => (target(c)['ready-timeout'] = '0s')), path: 'targets.vllm-fp8.ready-timeout', says: 'must be positive' },
+  { name: 'size without a known unit', file: () => variant((c) => (c.defaults = { 'memory-floor': '4 gigs' })), path: 'defaults.memory-floor', says: 'is not a size' },
+  { name: 'zero size', file: () => variant((c) => (c.defaults = { 'memory-floor': '0GiB' })), path: 'defaults.memory-floor', says: 'must be positive' },
+  { name: 'memory share of 100%', file: () => variant((c) => (c.defaults = { 'memory-floor': '100%' })), path: 'defaults.memory-floor', says: 'between 0% and 100%' },
+  { name: 'malformed percent', file: () => variant((c) => (c.gate = { decode: { 'max-regression': 'five%' } })), path: 'gate.decode.max-regression', says: 'is not a percent' },
+  // workloads
+  { name: 'rate and concurrency together', file: () => variant((c) => Object.assign(chat(c), { rate: 2, requests: 16 })), path: 'scenarios.chat-1k.rate', says: 'either rate (open loop) or concurrency (closed loop), not both' },
+  { name: 'rate without requests', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 2 })), path: 'scenarios.open.requests', says: 'required with rate' },
+  { name: 'fewer requests than concurrency', file: () => variant((c) => (chat(c).requests = 4)), path: 'scenarios.chat-1k.requests', says: 'less than concurrency 8' },
+  // files
+  { name: 'YAML syntax error', file: () => dir.write('syntax.yml', 'version: 1\nscenarios:\n  chat: { input-tokens: 1, output-tokens: 2\ntargets: {}\n'), path: 'syntax.yml', says: 'line 4, column 1' },
+  { name: 'YAML duplicate key', file: () => dir.write('dupe.yml', 'version: 1\nversion: 1\n'), path: 'dupe.yml', says: 'line 2, column 1' },
+  { name: 'JSON syntax error', file: () => dir.write('syntax.json', '{\n  "version": 1,\n  "scenarios": {\n    "chat": { "input-tokens": 1, }\n  }\n}\n'), path: 'syntax.json', says: 'line 4, column 34' },
+  { name: 'empty file', file: () => dir.write('empty.yml', '# nothing yet\n'), path: 'empty.yml', says: 'the file is empty' },
+  { name: 'missing file names the resolved path', file: () => 'nope/llm-bench.yml', path: 'config', says: `${resolve(dir.path, 'nope/llm-bench.yml')} does not exist` },
+  // inputs
+  ...['0/2', '3/2', 'a/b', '1/0', '2'].map((shard) => ({ name: `bad shard ${shard}`, file: () => variant(() => {}), options: { shard }, path: 'shard', says: `"${shard}" is not i/n` })),
+  { name: 'only matching nothing lists the cells', file: () => variant(() => {}), options: { only: 'vllm-fp8/chat-1k,sglang-*' }, path: 'only', says: '"sglang-*" matches no cell (cells: vllm-fp8/chat-1k, vllm-fp8/long-8k)' },
+]
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i)
+}
+
+describe('bad matrix files', () => {
+  it.each(cases)('$name → $path', async ({ file, options, path, says }) => {
+    const problems = await problemsOf(file(), options)
+    const hit = problems.find((p) => p.startsWith(`${path}: `) && p.includes(says))
+    expect(hit, problems.join('\n')).toBeDefined()
+  })
+
+  it('lists the valid engines, taken from the registry, for an unknown one', async () => {
+    const file = variant((c) => (target(c).engine = 'vlm'))
+    const problems = await problemsOf(file, { engines: undefined })
+    expect(problems).toContain(`targets.vllm-fp8.engine: unknown engine "vlm" (valid: ${ENGINE_NAMES.join(', ')}) (line 13)`)
+  })
+
+  it("merges the registry's sim adapter's own checks into the list", async () => {
+    const file = variant((c) => (c.targets['sim-a'] = { engine: 'sim', profile: 'no-such-profile' }))
+    const problems = await problemsOf(file, { engines: undefined })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^targets\.sim-a\.profile: .*no-such-profile.* \(line \d+\)$/)
+  })
+
+  it('reports every problem of a file at once, in file order with lines', async () => {
+    const file = dir.write(
+      'many.yml',
+      [
+        'version: 1',
+        'defaults:',
+        '  rounds: 0',
+        'scenarios:',
+        '  chat: { input-tokens: 8, output-tokens: 8, concurrency: 2, rate: 1, requests: 2 }',
+        'targets:',
+        '  vllm-fp8:',
+        '    engine: vllm',
+        '    launch: serve {gpu} --port {port}',
+        '    scenarios: [chat, long]',
+      ].join('\n'),
+    )
+    expect(await problemsOf(file, { shard: '9/2' })).toEqual([
+      'defaults.rounds: must be a whole number ≥ 1 (got 0) (line 3)',
+      'scenarios.chat.rate: give either rate (open loop) or concurrency (closed loop), not both (line 5)',
+      'targets.vllm-fp8.launch: unknown placeholder {gpu} (known: {port}, {model}, {quant}, {target}) (line 9)',
+      'targets.vllm-fp8.scenarios[1]: unknown scenario "long" (defined: chat) (line 10)',
+      'shard: "9/2" is not i/n with 1 ≤ i ≤ n ≤ 256 (e.g. 1/2)',
+    ])
+  })
+
+  it('throws one ConfigError whose message lists the problems', async () => {
+    const file = variant((c) => {
+      target(c).launch = 'serve {gpu}'
+      chat(c).concurrency = 0
+    })
+    const error = await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).message).toMatch(/^2 problems:\n {2}- scenarios\.chat-1k\.concurrency: .*\n {2}- targets\.vllm-fp8\.launch: unknown placeholder \{gpu\}/)
+  })
+})

@@ -1,0 +1,249 @@
+// From the matrix file to target plans: matrix, placeholders, defaults, gates, engine options.
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildPlan, fillPort, loadPlan } from '../../src/config/index.js'
+import type { Plan, TargetPlan } from '../../src/config/plan.js'
+import { TEST_ENGINES } from './engines.js'
+import { baseConfig, tempDir } from './write.js'
+
+const dir = tempDir()
+afterAll(() => dir.remove())
+
+function plan(data: unknown, options: { only?: string; shard?: string } = {}): Plan {
+  return buildPlan(data, { configPath: 'test.yml', resolvedPath: '/tmp/test.yml', engines: TEST_ENGINES, ...options })
+}
+
+function byId(p: Plan, id: string): TargetPlan {
+  const target = p.targets.find((t) => t.id === id)
+  if (!target) throw new Error(`no target ${id} in ${p.targets.map((t) => t.id).join(', ')}`)
+  return target
+}
+
+function withTargets(targets: Record<string, unknown>, edit: (c: ReturnType<typeof baseConfig>) => void = () => {}) {
+  const config = baseConfig()
+  config.targets = targets
+  edit(config)
+  return config
+}
+
+describe('the SPEC §3 example', () => {
+  const path = fileURLToPath(new URL('fixtures/spec-example.yml', import.meta.url))
+
+  it('expands into the cells and fields the spec describes', async () => {
+    const p = await loadPlan(path)
+    expect(p.hardware).toBe('dgx-spark')
+    expect(p.cells.map((c) => c.id)).toEqual([
+      'qwen38-27b-fp8-vllm/chat-1k',
+      'qwen38-27b-fp8-vllm/long-100k',
+      'qwen38-27b-nvfp4-vllm/chat-1k',
+      'qwen38-27b-nvfp4-vllm/long-100k',
+      'qwen38-27b-q4km-llamacpp/chat-1k',
+      'shared-endpoint/chat-1k',
+      'shared-endpoint/long-100k',
+    ])
+    const fp8 = byId(p, 'qwen38-27b-fp8-vllm')
+    expect(fp8).toMatchObject({
+      sourceKey: 'qwen38-27b-{quant}-vllm',
+      engine: 'vllm',
+      quant: 'fp8',
+      model: '/models/Qwen3.8-27B-fp8',
+      launch: './scripts/run_qwen38_vllm.sh --model /models/Qwen3.8-27B-fp8 --port {port}',
+      url: 'http://127.0.0.1:{port}',
+      external: false,
+      env: { CUDA_HOME: '/usr/local/cuda-13.0' },
+      matrix: { quant: 'fp8' },
+    })
+    expect(fp8.settings).toEqual({
+      rounds: 3,
+      discard: 1,
+      readyTimeoutMs: 20 * 60_000,
+      requestTimeoutMs: 10 * 60_000,
+      api: 'completions',
+      confirm: 1,
+      memoryFloor: { kind: 'bytes', value: 4 * 2 ** 30 },
+      dropCaches: false,
+      maxErrorShare: 0.1,
+    })
+    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } })
+    expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
+    expect(byId(p, 'shared-endpoint')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000', model: 'default' })
+    expect(byId(p, 'shared-endpoint').launch).toBeUndefined()
+  })
+
+  it('loads the same plan from JSON', async () => {
+    const yaml = await loadPlan(path)
+    const { parse } = await import('yaml')
+    const { readFileSync } = await import('node:fs')
+    const name = dir.write('spec.json', parse(readFileSync(path, 'utf8')))
+    const json = await loadPlan(name, { cwd: dir.path })
+    expect(json.targets).toEqual(yaml.targets)
+    expect(json.configPath).toBe('spec.json')
+    expect(json.resolvedPath).toBe(`${dir.path}/spec.json`)
+  })
+})
+
+describe('matrix', () => {
+  it('is a cartesian product in key order; every key is a placeholder and a matrix field', () => {
+    const p = plan(withTargets({ 'm-{quant}-tp{tp}': { engine: 'vllm', matrix: { quant: ['fp8', 'nvfp4'], tp: [1, 2] }, launch: 'serve --tp {tp} --q {quant}' } }))
+    expect(p.targets.map((t) => t.id)).toEqual(['m-fp8-tp1', 'm-fp8-tp2', 'm-nvfp4-tp1', 'm-nvfp4-tp2'])
+    expect(byId(p, 'm-nvfp4-tp2')).toMatchObject({ quant: 'nvfp4', matrix: { quant: 'nvfp4', tp: '2' }, launch: 'serve --tp 2 --q nvfp4' })
+    expect(p.cells).toHaveLength(8)
+  })
+
+  it('lets an explicit quant win over the matrix value it is built from', () => {
+    const p = plan(withTargets({ 'm-{quant}': { engine: 'vllm', matrix: { quant: ['fp8'] }, quant: '{quant}-dynamic', launch: 'x' } }))
+    expect(p.targets[0]).toMatchObject({ id: 'm-fp8-dynamic', quant: 'fp8-dynamic', matrix: { quant: 'fp8' } })
+  })
+
+  it('fills model from a matrix key named model', () => {
+    const p = plan(withTargets({ '{model}-vllm': { engine: 'vllm', matrix: { model: ['llama', 'qwen'] }, launch: 'serve {model}' } }))
+    expect(p.targets.map((t) => [t.id, t.model, t.launch])).toEqual([
+      ['llama-vllm', 'llama', 'serve llama'],
+      ['qwen-vllm', 'qwen', 'serve qwen'],
+    ])
+  })
+})
+
+describe('placeholders', () => {
+  const target = {
+    engine: 'vllm',
+    quant: 'fp8',
+    model: '/models/{target}',
+    launch: `serve {model} --q {quant} --name {target} --port {port} --home \${HOME} | awk '{print $1}'`,
+    url: 'http://127.0.0.1:{port}',
+    env: { LOG: '/logs/{target}-{port}.log', WORKERS: 4, DEBUG: true },
+  }
+
+  it('fill everything but {port}, and leave shell syntax alone', () => {
+    const t = plan(withTargets({ 'vllm-{quant}': target })).targets[0]
+    expect(t).toMatchObject({
+      id: 'vllm-fp8',
+      model: '/models/vllm-fp8',
+      launch: `serve /models/vllm-fp8 --q fp8 --name vllm-fp8 --port {port} --home \${HOME} | awk '{print $1}'`,
+      url: 'http://127.0.0.1:{port}',
+      env: { LOG: '/logs/vllm-fp8-{port}.log', WORKERS: '4', DEBUG: 'true' },
+    })
+    expect(t.port).toBeUndefined()
+    expect(fillPort(t.launch!, 41234)).toBe(`serve /models/vllm-fp8 --q fp8 --name vllm-fp8 --port 41234 --home \${HOME} | awk '{print $1}'`)
+    expect(fillPort(t.url, 41234)).toBe('http://127.0.0.1:41234')
+  })
+
+  it('fill {port} too when the target fixes a port', () => {
+    const t = plan(withTargets({ 'vllm-{quant}': { ...target, port: 8123 } })).targets[0]
+    expect(t.port).toBe(8123)
+    expect(t.launch).toContain('--port 8123')
+    expect(t.url).toBe('http://127.0.0.1:8123')
+    expect(t.env.LOG).toBe('/logs/vllm-fp8-8123.log')
+  })
+
+  it('default the url to loopback on the chosen port', () => {
+    const t = plan(withTargets({ a: { engine: 'vllm', launch: 'x', port: 9000 }, b: { engine: 'vllm', launch: 'x' } }))
+    expect(t.targets.map((x) => x.url)).toEqual(['http://127.0.0.1:9000', 'http://127.0.0.1:{port}'])
+  })
+})
+
+describe('defaults and per-target overrides', () => {
+  it('use the built-in defaults, then the file, then the target', () => {
+    const p = plan(
+      withTargets(
+        {
+          plain: { engine: 'vllm', launch: 'x' },
+          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0 },
+        },
+        (c) => (c.defaults = { rounds: 4, 'request-timeout': '1h30m', 'memory-floor': '512MiB' }),
+      ),
+    )
+    expect(byId(p, 'plain').settings).toEqual({
+      rounds: 4,
+      discard: 1,
+      readyTimeoutMs: 1_200_000,
+      requestTimeoutMs: 5_400_000,
+      api: 'completions',
+      confirm: 1,
+      memoryFloor: { kind: 'bytes', value: 512 * 2 ** 20 },
+      dropCaches: false,
+      maxErrorShare: 0.1,
+    })
+    expect(byId(p, 'tuned').settings).toEqual({
+      rounds: 5,
+      discard: 2,
+      readyTimeoutMs: 4000,
+      requestTimeoutMs: 5_400_000,
+      api: 'chat',
+      confirm: 1,
+      memoryFloor: { kind: 'percent', value: 0.03 },
+      dropCaches: true,
+      maxErrorShare: 0,
+    })
+  })
+
+  it('give requests = concurrency, and open-loop scenarios a concurrency of their request count', () => {
+    const config = withTargets({ a: { engine: 'vllm', launch: 'x' } })
+    config.scenarios.open = { 'input-tokens': 64, 'output-tokens': 16, rate: 2.5, requests: 20 }
+    config.scenarios.single = { 'input-tokens': 64, 'output-tokens': 16 }
+    config.scenarios.deep = { 'input-tokens': 64, 'output-tokens': 16, concurrency: 4, requests: 12 }
+    const scenarios = plan(config).targets[0].scenarios
+    expect(scenarios.map(({ id, concurrency, requests, rate }) => ({ id, concurrency, requests, rate }))).toEqual([
+      { id: 'chat-1k', concurrency: 8, requests: 8, rate: undefined },
+      { id: 'long-8k', concurrency: 1, requests: 1, rate: undefined },
+      { id: 'open', concurrency: 20, requests: 20, rate: 2.5 },
+      { id: 'single', concurrency: 1, requests: 1, rate: undefined },
+      { id: 'deep', concurrency: 4, requests: 12, rate: undefined },
+    ])
+  })
+
+  it('keep a target to the scenarios it lists, in its order', () => {
+    const t = plan(withTargets({ a: { engine: 'vllm', launch: 'x', scenarios: ['long-8k', 'chat-1k'] } })).targets[0]
+    expect(t.scenarios.map((s) => s.id)).toEqual(['long-8k', 'chat-1k'])
+  })
+})
+
+describe('gate', () => {
+  const gateOf = (top: unknown, own?: unknown) =>
+    plan(withTargets({ a: { engine: 'vllm', launch: 'x', ...(own ? { gate: own } : {}) } }, (c) => top !== undefined && (c.gate = top))).targets[0].gate
+
+  it.each([
+    ['absent: decode 5% and ttft 10% + 50ms', undefined, undefined, { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } }],
+    ['present: replaces the default', { tpot: { 'max-regression': '3%', stat: 'p90' } }, undefined, { tpot: { maxRegression: 0.03, stat: 'p90' } }],
+    [
+      'target fields merge over the top-level metric',
+      undefined,
+      { ttft: { 'min-delta': 80, stat: 'p99' } },
+      { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' } },
+    ],
+    ['target adds a metric', undefined, { 'output-throughput': { 'max-regression': 0.08, 'min-delta': 5 } }, {
+      decode: { maxRegression: 0.05, stat: 'mean' },
+      ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+      'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
+    }],
+    ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' } }],
+    ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' } }],
+  ])('%s', (_name, top, own, expected) => {
+    expect(gateOf(top, own)).toEqual(expected)
+  })
+})
+
+describe('engine-specific keys', () => {
+  it('are copied into engineOptions with placeholders filled, and a sim target needs no launch', () => {
+    const p = plan(withTargets({ 'sim-{quant}': { engine: 'sim', matrix: { quant: ['fp8'] }, profile: 'spark-{quant}', seed: 7, 'time-scale': 0.1 } }))
+    expect(p.targets[0]).toMatchObject({
+      id: 'sim-fp8',
+      engineOptions: { profile: 'spark-fp8', 'time-scale': 0.1, seed: 7 },
+      launch: 'node sim.js --port {port} --profile spark-fp8',
+      external: false,
+    })
+  })
+
+  it('keep an explicit launch, and fill a fixed port into the default one', () => {
+    const p = plan(withTargets({ own: { engine: 'sim', launch: 'my-sim --port {port}' }, fixed: { engine: 'sim', port: 8500, profile: 'a' } }))
+    expect(byId(p, 'own').launch).toBe('my-sim --port {port}')
+    expect(byId(p, 'fixed').launch).toBe('node sim.js --port 8500 --profile a')
+  })
+
+
+  it('mark url-only targets external, and launched ones with a url not', () => {
+    const p = plan(withTargets({ ext: { engine: 'openai', url: 'http://127.0.0.1:30000/' }, both: { engine: 'vllm', url: 'http://127.0.0.1:{port}', launch: 'x' } }))
+    expect(byId(p, 'ext')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000' })
+    expect(byId(p, 'both')).toMatchObject({ external: false, launch: 'x' })
+  })
+})

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import { VLLM_SPEC_COUNTERS, parsePrometheus, sumByName, vllmSpecDecode } from '../../src/engines/prometheus.js'
+
+// The shape of a vLLM /metrics scrape: HELP/TYPE comments, _created samples, two engine
+// label sets, histogram buckets with +Inf, a timestamp, an escaped label value, NaN.
+const SCRAPE = `# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.
+# TYPE vllm:spec_decode_num_drafts_total counter
+vllm:spec_decode_num_drafts_total{engine="0",model_name="qwen"} 120.0
+vllm:spec_decode_num_drafts_total{engine="1",model_name="qwen"} 30.0
+vllm:spec_decode_num_drafts_created{engine="0",model_name="qwen"} 1.7e+09
+vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="qwen"} 600 1712345678000
+vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="a \\"quoted\\", name\\\\x"} 450
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="qwen"} 7
+vllm:gpu_cache_usage_perc NaN
+vllm:broken{engine="0" 3
+plain_metric 2.5
+
+`
+
+describe('parsePrometheus', () => {
+  it('reads names, labels (with escapes), values and skips comments, NaN and malformed lines', () => {
+    const samples = parsePrometheus(SCRAPE)
+    expect(samples.map((s) => s.name)).toEqual([
+      'vllm:spec_decode_num_drafts_total',
+      'vllm:spec_decode_num_drafts_total',
+      'vllm:spec_decode_num_drafts_created',
+      'vllm:spec_decode_num_draft_tokens_total',
+      'vllm:spec_decode_num_accepted_tokens_total',
+      'vllm:e2e_request_latency_seconds_bucket',
+      'plain_metric',
+    ])
+    expect(samples[0]).toEqual({ name: 'vllm:spec_decode_num_drafts_total', labels: { engine: '0', model_name: 'qwen' }, value: 120 })
+    expect(samples[3].value).toBe(600)
+    expect(samples[4].labels.model_name).toBe('a "quoted", name\\x')
+    expect(samples[5]).toMatchObject({ labels: { le: '+Inf' }, value: 7 })
+    expect(samples[6]).toEqual({ name: 'plain_metric', labels: {}, value: 2.5 })
+  })
+})
+
+describe('sumByName', () => {
+  it('sums a counter over its label sets and leaves absent names out', () => {
+    const counters = sumByName(SCRAPE, [...Object.values(VLLM_SPEC_COUNTERS), 'vllm:not_exported_total'])
+    expect(counters).toEqual({
+      [VLLM_SPEC_COUNTERS.drafts]: 150,
+      [VLLM_SPEC_COUNTERS.draftTokens]: 600,
+      [VLLM_SPEC_COUNTERS.accepted]: 450,
+    })
+  })
+
+  it('without names keeps every metric', () => {
+    expect(sumByName(SCRAPE)).toMatchObject({ plain_metric: 2.5, 'vllm:spec_decode_num_drafts_created': 1.7e9 })
+  })
+})
+
+describe('vllmSpecDecode', () => {
+  const c = (drafts: number, draftTokens: number, accepted: number) => ({
+    [VLLM_SPEC_COUNTERS.drafts]: drafts,
+    [VLLM_SPEC_COUNTERS.draftTokens]: draftTokens,
+    [VLLM_SPEC_COUNTERS.accepted]: accepted,
+  })
+
+  it.each([
+    // before, after → rate = Δaccepted/Δdraft_tokens, length = 1 + Δaccepted/Δdrafts
+    [c(10, 50, 30), c(110, 550, 330), 300 / 500, 1 + 300 / 100],
+    [c(0, 0, 0), c(4, 12, 12), 1, 4],
+    [c(5, 15, 3), c(7, 21, 3), 0, 1],
+  ])('%o → %o gives rate %d and length %d', (before, after, rate, length) => {
+    expect(vllmSpecDecode(before, after)).toMatchObject({ acceptanceRate: rate, acceptanceLength: length, source: expect.stringContaining('vllm') })
+  })
+
+  it.each([
+    ['no counters after', c(1, 1, 1), undefined],
+    ['nothing drafted in the window', c(10, 50, 30), c(10, 50, 30)],
+    ['spec decoding not configured', {}, {}],
+  ])('is undefined when %s', (_why, before, after) => {
+    expect(vllmSpecDecode(before, after)).toBeUndefined()
+  })
+})

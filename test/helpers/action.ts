@@ -1,0 +1,99 @@
+/**
+ * Runs the bundled action (`node dist/index.js`, `dist/post/index.js`) as the runner does:
+ * `INPUT_*` variables with dashes kept, and the file commands GITHUB_OUTPUT, GITHUB_STATE,
+ * GITHUB_STEP_SUMMARY, GITHUB_EVENT_PATH in a fresh temp directory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+
+export interface ActionRun {
+  code: number | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  state: Record<string, string>
+  summary: string
+  workdir: string
+  /** Milliseconds from spawn to exit. */
+  elapsedMs: number
+}
+
+export interface ActionOptions {
+  inputs: Record<string, string>
+  /** Working directory (the "checkout"); a fresh temp dir when absent. */
+  cwd?: string
+  event?: { name: string; payload: unknown; ref?: string; sha?: string }
+  env?: Record<string, string>
+  /** Called once the process is spawned (e.g. to send SIGINT later). */
+  onSpawn?: (child: ChildProcess) => void
+  entry?: 'main' | 'post'
+  /** Saved state to hand to the post step (`STATE_<name>`). */
+  state?: Record<string, string>
+  timeoutMs?: number
+}
+
+/** Parses the `name<<delimiter` … `delimiter` blocks that @actions/core writes to file commands. */
+export function parseFileCommand(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<=]+)<<(.+)$/.exec(lines[i])
+    if (!m) continue
+    const value: string[] = []
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i])
+    out[m[1]] = value.join('\n')
+  }
+  return out
+}
+
+export async function runAction(options: ActionOptions): Promise<ActionRun> {
+  const workdir = await mkdtemp(join(tmpdir(), 'lbg-action-'))
+  const cwd = options.cwd ?? workdir
+  const files = {
+    output: join(workdir, 'output.txt'),
+    state: join(workdir, 'state.txt'),
+    summary: join(workdir, 'summary.md'),
+    event: join(workdir, 'event.json'),
+  }
+  await Promise.all([files.output, files.state, files.summary].map((f) => writeFile(f, '')))
+  const event = options.event ?? { name: 'workflow_dispatch', payload: {} }
+  await writeFile(files.event, JSON.stringify(event.payload))
+
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? workdir,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_OUTPUT: files.output,
+    GITHUB_STATE: files.state,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_EVENT_PATH: files.event,
+    GITHUB_EVENT_NAME: event.name,
+    GITHUB_SHA: event.sha ?? '0123456789abcdef0123456789abcdef01234567',
+    GITHUB_REF: event.ref ?? 'refs/heads/feature',
+    GITHUB_RUN_ID: '4242',
+    GITHUB_SERVER_URL: 'https://github.example',
+    RUNNER_TEMP: workdir,
+    ...options.env,
+  }
+  for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value
+  for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value
+
+  const script = join(ROOT, options.entry === 'post' ? 'dist/post/index.js' : 'dist/index.js')
+  const started = Date.now()
+  const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  options.onSpawn?.(child)
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000)
+  const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
+  clearTimeout(timer)
+  const elapsedMs = Date.now() - started
+  const [outputText, stateText, summary] = await Promise.all([files.output, files.state, files.summary].map((f) => readFile(f, 'utf8')))
+  return { code, stdout, stderr, outputs: parseFileCommand(outputText), state: parseFileCommand(stateText), summary, workdir, elapsedMs }
+}

@@ -1,0 +1,30 @@
+/** A TargetPlan for launcher tests, with short timeouts. */
+import type { TargetPlan } from '../../src/config/plan.js'
+
+export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: number } = {}): TargetPlan {
+  const { readyTimeoutMs = 10_000, ...rest } = overrides
+  return {
+    id: 'fake-target',
+    sourceKey: 'fake-target',
+    engine: 'vllm',
+    url: 'http://127.0.0.1:{port}',
+    external: false,
+    env: {},
+    matrix: {},
+    engineOptions: {},
+    settings: {
+      rounds: 1,
+      discard: 0,
+      readyTimeoutMs,
+      requestTimeoutMs: 10_000,
+      api: 'completions',
+      confirm: 0,
+      memoryFloor: { kind: 'bytes', value: 0 },
+      dropCaches: false,
+      maxErrorShare: 0.5,
+    },
+    gate: {},
+    scenarios: [],
+    ...rest,
+  }
+}

@@ -1,0 +1,162 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import type { TargetPlan } from '../../src/config/plan.js'
+import { sim, shellQuote } from '../../src/engines/sim.js'
+import type { HttpPorts, ProbeAnswer } from '../../src/engines/types.js'
+import { ConfigError } from '../../src/errors.js'
+import { postStream } from './sse-reader.js'
+
+// No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
+vi.mock('../../src/paths.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
+const RUNNER = new URL('./run-sim-cli.ts', import.meta.url).pathname
+
+function target(engineOptions: Record<string, unknown>, id = 'sim-a'): TargetPlan {
+  return {
+    id,
+    sourceKey: 'sim-{quant}',
+    engine: 'sim',
+    url: 'http://127.0.0.1:{port}',
+    external: false,
+    env: {},
+    matrix: {},
+    engineOptions,
+    settings: {} as TargetPlan['settings'],
+    gate: {},
+    scenarios: [],
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sim-adapter-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+async function answer(res: Promise<Response>): Promise<ProbeAnswer> {
+  try {
+    const r = await res
+    return { status: r.status, body: await r.text() }
+  } catch {
+    return { status: 0, body: '' }
+  }
+}
+
+const http: HttpPorts = {
+  get: (url, timeoutMs) => answer(fetch(url, { signal: AbortSignal.timeout(timeoutMs) })),
+  post: (url, body, timeoutMs) => answer(fetch(url, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) })),
+}
+
+describe('sim adapter: data', () => {
+  it('declares itself like the matrix file needs it', () => {
+    expect(sim.name).toBe('sim')
+    expect(sim.needsLaunchOrUrl).toBe(false)
+    expect(sim.optionKeys).toEqual(['profile', 'time-scale', 'seed', 'load-time'])
+    expect(sim.healthPath).toBe('/health')
+    expect([sim.path('completions'), sim.path('chat')]).toEqual(['/v1/completions', '/v1/chat/completions'])
+    const body = { prompt: 'x', max_tokens: 3 }
+    expect(sim.transformRequest(body, 'completions')).toEqual(body)
+  })
+
+  it.each([
+    { status: 0, readiness: 'loading' },
+    { status: 200, readiness: 'ready' },
+    { status: 503, readiness: 'loading' },
+    { status: 404, readiness: 'loading' },
+  ])('readiness: status $status → $readiness', ({ status, readiness }) => {
+    expect(sim.readiness({ status, body: '' })).toBe(readiness)
+  })
+
+  it('launch command: quoted node and CLI, the options, and {port} left for the launcher', () => {
+    const cmd = sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': '1.5s' }))
+    expect(cmd).toBe(`${shellQuote(process.execPath)} ${shellQuote(RUNNER)} sim --profile vllm-qwen36-27b-fp8 --time-scale 20 --seed 5 --load-ms 1500 --port {port}`)
+  })
+
+  it('a profile path becomes absolute, so the child finds it from any working directory', () => {
+    writeFileSync(join(dir, 'mine.json'), JSON.stringify({ name: 'mine', model: 'm', source: 's', prefill: { 'tokens-per-s': 10 }, decode: { 'step-ms': 5 } }))
+    const cwd = process.cwd()
+    try {
+      process.chdir(dir)
+      expect(sim.defaultLaunch?.(target({ profile: './mine.json' }))).toContain(`--profile ${shellQuote(join(dir, 'mine.json'))} --port {port}`)
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
+  it.each([
+    { options: {}, problems: ['targets.sim-{quant}.profile (sim-a): engine sim needs a profile'] },
+    { options: { profile: 'nope' }, problems: ['targets.sim-{quant}.profile (sim-a): unknown sim profile "nope" (shipped: vllm-qwen36-27b-fp8'] },
+    { options: { profile: './missing.json' }, problems: ['targets.sim-{quant}.profile (sim-a): sim profile ./missing.json: cannot read'] },
+    {
+      options: { profile: 'vllm-qwen35-08b', 'time-scale': 0, seed: 'x', 'load-time': 'soon' },
+      problems: ['targets.sim-{quant}.time-scale (sim-a): expected a number > 0, got 0', 'targets.sim-{quant}.seed (sim-a): expected an integer, got "x"', 'targets.sim-{quant}.load-time (sim-a): expected a duration'],
+    },
+  ])('bad options $options → a ConfigError naming the target', ({ options, problems }) => {
+    let error: unknown
+    try {
+      sim.defaultLaunch?.(target(options))
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const got = (error as ConfigError).problems
+    expect(got).toHaveLength(problems.length)
+    problems.forEach((p, i) => expect(got[i]).toContain(p))
+  })
+
+  it.each(['plain/path-1.json', 'with space', "it's", '$HOME', 'a"b'])('shellQuote round-trips %s through bash', (word) => {
+    expect(execFileSync('bash', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' })).toBe(word)
+  })
+})
+
+describe('sim adapter: against the launched simulator', () => {
+  it('launch → loading (refused) → ready → tokenize, info, counters and spec-decode deltas → SIGTERM exits 0', async () => {
+    const { port } = await import('node:net').then(
+      (net) =>
+        new Promise<{ port: number }>((resolve) => {
+          const probe = net.createServer().listen(0, '127.0.0.1', () => {
+            const a = probe.address() as { port: number }
+            probe.close(() => resolve(a))
+          })
+        }),
+    )
+    const cmd = (sim.defaultLaunch?.(target({ profile: 'vllm-qwen38-27b-nvfp4-mtp3', 'time-scale': 200, seed: 3, 'load-time': 300 })) ?? '').replace('{port}', String(port))
+    const child = spawn('bash', ['-c', cmd], { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, stdio: 'ignore', detached: true })
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const base = `http://127.0.0.1:${port}`
+    try {
+      const seen: string[] = []
+      for (let i = 0; i < 300; i++) {
+        const state = sim.readiness(await http.get(base + sim.healthPath, 1000))
+        if (seen.at(-1) !== state) seen.push(state)
+        if (state === 'ready') break
+        await new Promise((r) => setTimeout(r, 25))
+      }
+      expect(seen).toEqual(['loading', 'ready'])
+
+      expect(await sim.tokenize?.(http, base, undefined, 'one two three four')).toBe(4)
+      expect(await sim.info(http, base + '/')).toEqual({ version: 'sim-1', server: { profile: 'vllm-qwen38-27b-nvfp4-mtp3', emulates: 'vLLM 0.27.2 nightly' } })
+
+      const before = await sim.counters?.(http, base)
+      const body = sim.transformRequest({ prompt: 'a b c', max_tokens: 101, stream: true, ignore_eos: true }, 'completions')
+      const { frames } = await postStream(base + sim.path('completions'), body)
+      expect(frames.at(-1)?.data).toBe('[DONE]')
+      const after = await sim.counters?.(http, base)
+      expect((after?.['vllm:generation_tokens_total'] ?? 0) - (before?.['vllm:generation_tokens_total'] ?? 0)).toBe(101)
+
+      const spec = sim.specDecode?.(before, after, [])
+      const drafts = (after?.['vllm:spec_decode_num_drafts_total'] ?? 0) - (before?.['vllm:spec_decode_num_drafts_total'] ?? 0)
+      // 100 tokens after the first, each verify step emitting acceptance-length tokens on average.
+      expect(drafts * (spec?.acceptanceLength ?? 0)).toBeCloseTo(100, 9)
+      expect(spec?.acceptanceRate).toBeCloseTo((spec?.acceptedTokens ?? 0) / (spec?.draftTokens ?? 1), 12)
+      // The profile accepts 0..3 drafts with weights 20/25/25/30 %: 1.65 of 3 on average.
+      expect(spec?.acceptanceLength).toBeGreaterThan(2.3)
+      expect(spec?.acceptanceLength).toBeLessThan(3)
+      expect(spec?.source).toContain('/metrics')
+
+      process.kill(-(child.pid as number), 'SIGTERM')
+      expect(await exit).toBe(0)
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL')
+    }
+  })
+})

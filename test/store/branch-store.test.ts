@@ -1,0 +1,189 @@
+import { getOctokit } from '@actions/github'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { GateConfig } from '../../src/config/plan.js'
+import { memoryLogger } from '../../src/log.js'
+import { branchStore, StoreError, type BranchStoreOptions } from '../../src/store/index.js'
+import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/results.js'
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
+import { cell, results } from './fixtures.js'
+
+const BRANCH = 'llm-bench-data'
+const gates: Record<string, GateConfig> = { t: { decode: { maxRegression: 0.05, stat: 'p50' } } }
+const fast = { decode: 50, ttft: 300 }
+const slow = { decode: 40, ttft: 400 }
+
+let gh: FakeGitHub
+beforeEach(async () => {
+  gh = await startFakeGitHub()
+})
+afterEach(async () => {
+  await gh.close()
+})
+
+function store(options: Partial<BranchStoreOptions> = {}) {
+  const octokit = getOctokit('test-token', { baseUrl: gh.url })
+  const log = memoryLogger()
+  const repo = { owner: gh.state.owner, repo: gh.state.repo }
+  return { log, store: branchStore({ request: octokit.request, repo, branch: BRANCH, log, backoffMs: 1, ...options }) }
+}
+
+const stored = <T>(path: string): T => JSON.parse(gh.state.readFile(BRANCH, path) ?? 'null') as T
+const puts = (path: string) => gh.state.log.filter((r) => r.method === 'PUT' && r.path.endsWith(`/contents/${path}`))
+const day = (d: number) => `2025-02-${String(d).padStart(2, '0')}T10:00:00Z`
+
+describe('branchStore', () => {
+  it('load on a repository without the data branch is an empty view, not an error', async () => {
+    const { store: s } = store()
+    await expect(s.load('cpu')).resolves.toEqual({ view: { history: [] } })
+    expect(gh.state.head(BRANCH)).toBeUndefined()
+    expect(gh.state.log.filter((r) => r.path.includes('/contents/')).map((r) => r.status)).toEqual([404, 404])
+  })
+
+  it('creates the data branch as an orphan on the first save, then writes baseline and history', async () => {
+    const { store: s } = store()
+    const run = results('1111111aaa', day(1), [cell('t/chat', [fast, slow])])
+    await s.save('cpu', run, gates)
+
+    const created = gh.state.log.find((r) => r.method === 'POST' && r.path.endsWith('/git/refs'))!
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({ ref: `refs/heads/${BRANCH}` })
+    const orphan = gh.state.commits.get((created.body as { sha: string }).sha)!
+    expect(orphan.parents).toEqual([])
+    expect(gh.state.files(orphan.sha).has('README.md')).toBe(true)
+    // The two files came on top of the orphan commit, and the default branch was not touched.
+    const head = gh.state.commits.get(gh.state.head(BRANCH)!)!
+    expect(gh.state.commits.get(head.parents[0])!.parents).toEqual([orphan.sha])
+    expect(gh.state.readFile('main', 'cpu/baseline.json')).toBeUndefined()
+
+    expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/chat'])
+    const history = stored<HistoryFile>('cpu/history.json')
+    expect(history).toMatchObject({ schema: HISTORY_SCHEMA, hardware: 'cpu' })
+    expect(history.entries).toEqual([
+      {
+        sha: '1111111aaa',
+        date: day(1),
+        runUrl: 'https://example.test/runs/1111111aaa',
+        cells: {
+          't/chat': {
+            'decode_tps.mean': { steady: 45, rounds: [50, 40] },
+            'decode_tps.p50': { steady: 46, rounds: [51, 41] },
+            'ttft_ms.mean': { steady: 350, rounds: [300, 400] },
+          },
+        },
+      },
+    ])
+  })
+
+  it('reads back what it saved, with where it came from', async () => {
+    const { store: s } = store()
+    const run = results('2222222bbb', day(2), [cell('t/chat', [fast])])
+    await s.save('nvidia-gb10', run, gates)
+    const loaded = await store().store.load('nvidia-gb10')
+    expect(loaded.view.results).toEqual(run)
+    expect(loaded.view.history.map((e) => e.sha)).toEqual(['2222222bbb'])
+    expect(loaded.ref).toEqual({ sha: '2222222bbb', hardware: 'nvidia-gb10', source: `branch ${BRANCH}`, runUrl: run.run.runUrl, date: day(2), samples: 1 })
+    // Another hardware key has nothing stored.
+    await expect(s.load('cpu')).resolves.toEqual({ view: { history: [] } })
+  })
+
+  it('keeps a bounded history, newest last, with one entry per sha', async () => {
+    const { store: s } = store({ historyLimit: 3 })
+    for (let d = 1; d <= 5; d++) await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+    // Re-running sha5 replaces its entry instead of adding one.
+    await s.save('cpu', results('sha5', day(6), [cell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
+    const history = stored<HistoryFile>('cpu/history.json').entries
+    expect(history.map((e) => e.sha)).toEqual(['sha3', 'sha4', 'sha5'])
+    expect(history.map((e) => e.cells['t/chat']['decode_tps.mean'].steady)).toEqual([30, 40, 99])
+    // The same run saved twice writes nothing the second time.
+    const before = gh.state.head(BRANCH)
+    await s.save('cpu', results('sha5', day(6), [cell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
+    expect(gh.state.head(BRANCH)).toBe(before)
+  })
+
+  it('re-reads and merges on 409: two conflicts, then the write keeps both writers’ cells', async () => {
+    const { store: s, log } = store()
+    await s.save('cpu', results('base', day(1), [cell('t/shared', [slow]), cell('t/first', [slow])]), gates)
+    let competing = 0
+    // The first failed PUT lands while another job writes its own cells; the second is a plain conflict.
+    gh.inject.failContentsPuts(2, {
+      before: (path) => {
+        if (path === 'cpu/baseline.json' && competing++ === 0) {
+          // A writer that merged too: the stored cells plus its own.
+          const other = results('other', day(2), [cell('t/shared', [slow]), cell('t/first', [slow]), cell('u/other', [slow])])
+          gh.state.writeFile(BRANCH, path, JSON.stringify(other))
+        }
+      },
+    })
+    await s.save('cpu', results('mine', day(3), [cell('t/shared', [fast]), cell('t/mine', [fast])]), gates)
+
+    expect(puts('cpu/baseline.json').slice(-3).map((r) => r.status)).toEqual([409, 409, 200])
+    const baseline = stored<ResultsFile>('cpu/baseline.json')
+    expect(baseline.run.sha).toBe('mine')
+    expect(baseline.cells.map((c) => c.id).sort()).toEqual(['t/first', 't/mine', 't/shared', 'u/other'])
+    expect(baseline.cells.find((c) => c.id === 't/shared')!.metrics!.decode_tps.mean).toBe(fast.decode)
+    expect(log.lines.filter((l) => l.includes('HTTP 409'))).toHaveLength(2)
+  })
+
+  it('retries a 422 (file created meanwhile, sha missing) like a 409', async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    gh.inject.failContentsPuts(1, { status: 422 })
+    await s.save('cpu', results('next', day(2), [cell('t/b', [fast])]), gates)
+    expect(puts('cpu/baseline.json').slice(-2).map((r) => r.status)).toEqual([422, 200])
+    expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id).sort()).toEqual(['t/a', 't/b'])
+  })
+
+  it('gives up after maxRetries conflicts with an error naming the file', async () => {
+    const { store: s } = store({ maxRetries: 3 })
+    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    gh.inject.failContentsPuts(1000)
+    const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreError)
+    expect(error).toMatchObject({ status: 409, message: expect.stringContaining(`${BRANCH}:cpu/baseline.json: still conflicting after 4 attempts`) })
+    expect(puts('cpu/baseline.json').filter((r) => r.status === 409)).toHaveLength(4)
+    expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
+  })
+
+  it('does not retry other errors and keeps their status', async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    gh.state.refs.delete(`refs/heads/${BRANCH}`) // deleted behind the store's back: the PUT answers 404
+    const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
+    expect(error).toMatchObject({ name: 'StoreError', status: 404 })
+    expect(gh.state.log.filter((r) => r.method === 'PUT' && r.status === 404)).toHaveLength(1)
+  })
+
+  it('reads files over the contents API size limit through the git blob API', async () => {
+    await gh.close()
+    gh = await startFakeGitHub({ largeFileBytes: 2000 })
+    const { store: s } = store()
+    const run = results('big', day(1), [cell('t/a', [fast]), cell('t/b', [slow])])
+    await s.save('cpu', run, gates)
+    expect(gh.state.readFile(BRANCH, 'cpu/baseline.json')!.length).toBeGreaterThan(2000)
+    const loaded = await s.load('cpu')
+    expect(loaded.view.results).toEqual(run)
+    const blobReads = gh.state.log.filter((r) => r.method === 'GET' && r.path.includes('/git/blobs/'))
+    expect(blobReads.length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('stores only healthy measured cells and skips the write when there are none', async () => {
+    const { store: s, log } = store()
+    const broken = cell('t/broken', [fast], { status: 'error', error: 'exit 1', metrics: null })
+    await s.save('cpu', results('e', day(1), [broken]), gates)
+    expect(gh.state.head(BRANCH)).toBeUndefined()
+    expect(log.lines.some((l) => l.includes('no healthy cells'))).toBe(true)
+    await s.save('cpu', results('f', day(2), [broken, cell('t/ok', [fast])]), gates)
+    expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/ok'])
+  })
+
+  it('rejects a corrupt stored file with a message naming it', async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":"something-else"}')
+    await expect(s.load('cpu')).rejects.toThrow(`${BRANCH}:cpu/baseline.json: schema is "something-else"`)
+  })
+
+  it.each(['', '../x', 'a/b', '.hidden'])('refuses hardware key %j as a path', async (key) => {
+    await expect(store().store.load(key)).rejects.toThrow('must be a slug')
+  })
+})
