@@ -1,5 +1,5 @@
-import { run } from './runner.js'
+import { main } from './runner.js'
 
 // Exit explicitly: a keep-alive socket or a timer left by a dependency must not hold the step open.
-await run()
+await main()
 process.exit()

@@ -20,7 +20,14 @@ export const OUTPUT = {
   commentUrl: 'comment-url',
 } as const
 
-export const STATE = { pgids: 'pgids' } as const
+export const STATE = { pgids: 'pgids', isPost: 'isPost' } as const
+
+/** Main and post step share one bundle: the main step marks itself so the post step knows it is one. */
+export async function main(): Promise<void> {
+  if (core.getState(STATE.isPost) === 'true') return post()
+  core.saveState(STATE.isPost, 'true')
+  return run()
+}
 
 const actionsLogger: Logger = {
   info: (m) => core.info(m),

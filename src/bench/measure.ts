@@ -164,7 +164,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
           progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
         })
         const steady = r >= discard
-        const result = summarizeRound({ index: r, steady, concurrency: scenario.rate ? null : scenario.concurrency, endedAt: performance.now() }, records)
+        const result = summarizeRound({ index: r, steady, concurrency: scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests), endedAt: performance.now() }, records)
         rounds.push(result)
         if (steady) kept.push(...records)
         progress(records.length, result.errors, result.metrics.output_tps)

@@ -9,7 +9,7 @@ export interface RoundContext {
   index: number
   steady: boolean
   /**
-   * Divisor of per-user throughput: the closed-loop concurrency, or null in open-loop mode,
+   * Divisor of per-user throughput: the closed-loop concurrency (at most the round's requests), or null in open-loop mode,
    * where the mean number of requests in flight (Σ e2e / duration) stands in for it.
    */
   concurrency: number | null

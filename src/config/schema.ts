@@ -187,20 +187,21 @@ function targetSchema(engines: readonly EngineAdapter[]) {
 }
 
 export function buildMatrixSchema(engines: readonly EngineAdapter[] = ENGINES) {
+  const shape = {
+    $schema: z.string().optional(),
+    version: z.literal(1, { error: expected('must be 1') }),
+    hardware: z
+      .string()
+      .regex(ID_PATTERN, { error: expected('must be a key like nvidia-gb10 (letters, digits, ., _ and -)') })
+      .meta({ description: 'Baseline key; overrides detection' })
+      .optional(),
+    defaults: defaultsSchema().prefault({}),
+    gate: gateSchema('top').meta({ description: 'Default: decode 5%, ttft 10% and 50ms on the mean' }).optional(),
+    scenarios: z.record(z.string(), scenarioSchema(), { error: expected('must map scenario names to workloads') }),
+    targets: z.record(z.string(), targetSchema(engines), { error: expected('must map target names to servers') }),
+  }
   return z
-    .strictObject({
-      $schema: z.string().optional(),
-      version: z.literal(1, { error: expected('must be 1') }),
-      hardware: z
-        .string()
-        .regex(ID_PATTERN, { error: expected('must be a key like nvidia-gb10 (letters, digits, ., _ and -)') })
-        .meta({ description: 'Baseline key; overrides detection' })
-        .optional(),
-      defaults: defaultsSchema().prefault({}),
-      gate: gateSchema('top').meta({ description: 'Default: decode 5%, ttft 10% and 50ms on the mean' }).optional(),
-      scenarios: z.record(z.string(), scenarioSchema(), { error: expected('must map scenario names to workloads') }),
-      targets: z.record(z.string(), targetSchema(engines), { error: expected('must map target names to servers') }),
-    })
+    .strictObject(shape, { error: expected('must be a mapping with version, scenarios and targets') })
     .meta({ title: 'llm-bench-gate matrix file' })
 }
 

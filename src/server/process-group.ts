@@ -35,6 +35,7 @@ export function ownProcessGroup(): number | undefined {
 /** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
 export function liveMembers(pgid: number): number[] {
   const pids: number[] = []
+  if (!hasProc()) return pids
   for (const entry of readdirSync('/proc')) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
     const stat = statOf(entry)

@@ -141,7 +141,14 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
     stop: () => (stopping ??= teardown()),
   }
 
-  const failure = await bringUp(options, baseUrl, group)
+  let failure: Failure | undefined
+  try {
+    failure = await bringUp(options, baseUrl, group)
+  } catch (error) {
+    // A throwing adapter or smoke hook must not leave the group running.
+    await running.stop()
+    throw error
+  }
   if (!failure) {
     log.info(`${target.id}: ready at ${baseUrl}`)
     return running

@@ -3,6 +3,12 @@
  * Every step's end is an absolute deadline, so a late timer delays one delivery but never the
  * schedule after it; a request only joins a step that starts after it arrived (in virtual
  * time), exactly as in `simulate`.
+ *
+ * Wall-clock artefacts must not be multiplied by the time scale (at scale 100, 5 ms of event-loop
+ * lag would pass for half a second of engine time). So a request arrives when its headers did,
+ * not after its body was read and counted; and an idle engine waits GATHER_MS of wall time
+ * before planning, then starts the step at the first arrival with every request that came in
+ * meanwhile — a burst sent at once is scheduled at once, as in the model.
  */
 import { EngineModel, type Emission, type StepResult } from './engine.js'
 import type { Profile } from './profile.js'
@@ -16,6 +22,8 @@ interface Pending {
 }
 
 export type EmissionListener = (emission: Emission) => void
+
+export const GATHER_MS = 20
 
 export class RealtimeEngine {
   private readonly model: EngineModel
@@ -46,13 +54,19 @@ export class RealtimeEngine {
     return { running: m.running, waiting: m.waiting + this.pending.length }
   }
 
-  /** Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id. */
-  submit(promptTokens: number, maxTokens: number, listener: EmissionListener): number {
+  /**
+   * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
+   * `arrivedAt` is the wall time (`performance.now()`) the request reached the server.
+   */
+  submit(promptTokens: number, maxTokens: number, listener: EmissionListener, arrivedAt = performance.now()): number {
     const id = this.nextId++
-    const at = this.now()
+    const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale)
     this.pending.push({ id, at, promptTokens, maxTokens })
+    this.pending.sort((a, b) => a.at - b.at || a.id - b.id)
     this.listeners.set(id, listener)
-    if (!this.scheduled() && !this.closed) this.plan(at)
+    if (!this.scheduled() && !this.closed && !this.model.busy) {
+      this.timeout = setTimeout(() => this.plan(this.pending[0]?.at ?? this.now(), this.now()), GATHER_MS)
+    }
     return id
   }
 
@@ -82,9 +96,10 @@ export class RealtimeEngine {
     }
   }
 
-  private plan(start: number): void {
+  /** Plans the step starting at `start`, admitting requests that arrived by `admitUntil` (default: by `start`). */
+  private plan(start: number, admitUntil = start): void {
     this.timeout = this.immediate = undefined
-    this.admit(start)
+    this.admit(Math.max(start, admitUntil))
     if (!this.model.busy) {
       if (this.pending.length === 0) return
       start = this.pending[0].at

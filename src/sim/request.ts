@@ -1,6 +1,6 @@
 /** Parses a `/v1/completions` or `/v1/chat/completions` body the way vLLM validates it. */
 import type { Api } from '../config/plan.js'
-import { chatIds, promptIds } from './tokenizer.js'
+import { chatTokens, promptTokens } from './tokenizer.js'
 
 export interface GenerateRequest {
   api: Api
@@ -35,15 +35,15 @@ function positiveInt(value: unknown, field: string): number | undefined {
 export function parseGenerate(api: Api, body: unknown, servedModel: string, maxModelLen: number): GenerateRequest {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('request body must be a JSON object')
   const b = body as Record<string, unknown>
-  const ids = api === 'chat' ? chatIds(b.messages) : promptIds(b.prompt)
-  if (!ids) throw new BadRequest(api === 'chat' ? 'messages must be a non-empty list of {role, content}' : 'prompt must be a string, a one-element list of strings, or a list of token ids')
+  const prompt = api === 'chat' ? chatTokens(b.messages) : promptTokens(b.prompt)
+  if (prompt === undefined) throw new BadRequest(api === 'chat' ? 'messages must be a non-empty list of {role, content}' : 'prompt must be a string, a one-element list of strings, or a list of token ids')
   if (b.n !== undefined && b.n !== 1) throw new BadRequest('the simulator supports n = 1 only')
   const requested = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens')
-  const maxTokens = requested ?? Math.max(1, Math.min(DEFAULT_MAX_TOKENS[api], maxModelLen - ids.length))
-  if (ids.length + maxTokens > maxModelLen) {
+  const maxTokens = requested ?? Math.max(1, Math.min(DEFAULT_MAX_TOKENS[api], maxModelLen - prompt))
+  if (prompt + maxTokens > maxModelLen) {
     throw new BadRequest(
-      `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${ids.length + maxTokens} tokens ` +
-        `(${ids.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+      `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${prompt + maxTokens} tokens ` +
+        `(${prompt} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
     )
   }
   const options = (b.stream_options ?? {}) as Record<string, unknown>
@@ -51,7 +51,7 @@ export function parseGenerate(api: Api, body: unknown, servedModel: string, maxM
   return {
     api,
     model: typeof b.model === 'string' && b.model ? b.model : servedModel,
-    promptTokens: ids.length,
+    promptTokens: prompt,
     maxTokens,
     stream,
     includeUsage: stream && options.include_usage === true,

@@ -83,6 +83,7 @@ class SimHttp {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = performance.now()
     const path = (req.url ?? '/').split('?')[0]
     const route = `${req.method} ${path}`
     try {
@@ -94,8 +95,8 @@ class SimHttp {
         return void res.end(renderMetrics(this.profile, this.counters, this.engine.inFlight))
       }
       if (route === 'POST /tokenize') return json(res, 200, this.tokenize(await jsonBody(req)))
-      if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res)
-      if (route === 'POST /v1/chat/completions') return this.generate('chat', await jsonBody(req), res)
+      if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res, arrivedAt)
+      if (route === 'POST /v1/chat/completions') return this.generate('chat', await jsonBody(req), res, arrivedAt)
       const known = ['/health', '/version', '/v1/models', '/metrics', '/tokenize', '/v1/completions', '/v1/chat/completions'].includes(path)
       json(res, known ? 405 : 404, { detail: known ? 'Method Not Allowed' : 'Not Found' })
     } catch (error) {
@@ -117,22 +118,22 @@ class SimHttp {
     return { count: ids.length, max_model_len: this.profile.maxModelLen, tokens: ids, token_strs: null }
   }
 
-  private generate(api: Api, body: unknown, res: ServerResponse): void {
+  private generate(api: Api, body: unknown, res: ServerResponse, arrivedAt: number): void {
     const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen)
     const n = this.requests++
     const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`
     let produced = 0
     const text = (tokens: number) => Array.from({ length: tokens }, () => generatedWord(n, produced++)).join('')
-    if (request.stream) return this.stream(request, id, res, text)
+    if (request.stream) return this.stream(request, id, res, text, arrivedAt)
     let all = ''
     const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
       all += text(e.tokens)
       if (e.done) json(res, 200, fullReply(request, id, all))
-    })
+    }, arrivedAt)
     res.on('close', () => this.abandon(res, engineId))
   }
 
-  private stream(request: GenerateRequest, id: string, res: ServerResponse, text: (tokens: number) => string): void {
+  private stream(request: GenerateRequest, id: string, res: ServerResponse, text: (tokens: number) => string, arrivedAt: number): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
     res.flushHeaders()
     const writer = new ReplyWriter(request, id)
@@ -141,7 +142,7 @@ class SimHttp {
       const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
       if (e.done) res.end(frames + writer.end())
       else res.write(frames)
-    })
+    }, arrivedAt)
     res.on('close', () => this.abandon(res, engineId))
   }
 

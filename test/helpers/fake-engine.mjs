@@ -35,6 +35,8 @@
  *                          draft tokens = steps * K. vllm: /metrics counters; sglang:
  *                          avg_spec_accept_length = Σn / Σsteps; llamacpp: timings.draft_n*.
  *
+ * Every dialect serves POST /tokenize: llamacpp `{content}` → `{tokens}`, the others
+ * `{model, prompt | messages}` → `{count, max_model_len, tokens}`.
  * Test-only endpoint: GET /fake/last-request returns the JSON body of the last generation request.
  * Lines printed: "fake-engine: loading model (<ms> ms)", "fake-engine: ready on <host>:<port>".
  */
@@ -348,6 +350,7 @@ async function tokenize(req, res) {
 
 const ROUTES = {
   'GET /v1/models': (req, res) => sendJson(res, 200, models()),
+  'POST /tokenize': tokenize,
   'POST /v1/completions': (req, res) => generate(req, res, 'completions'),
   'POST /v1/chat/completions': (req, res) => generate(req, res, 'chat'),
   'GET /fake/last-request': (req, res) => sendJson(res, 200, state.lastRequest ?? {}),
@@ -356,7 +359,6 @@ const ROUTES = {
         'GET /health': (req, res) => sendText(res, flags.dead ? 503 : 200, ''),
         'GET /version': (req, res) => sendJson(res, 200, { version }),
         'GET /metrics': (req, res) => sendText(res, 200, metricsText(), 'text/plain; version=0.0.4; charset=utf-8'),
-        'POST /tokenize': tokenize,
       }
     : {}),
   ...(dialect === 'sglang'
@@ -365,14 +367,12 @@ const ROUTES = {
         'GET /health_generate': (req, res) => sendText(res, 200, ''),
         'GET /get_server_info': (req, res) => sendJson(res, 200, serverInfo()),
         'GET /server_info': (req, res) => sendJson(res, 200, serverInfo()),
-        'POST /tokenize': tokenize,
       }
     : {}),
   ...(dialect === 'llamacpp'
     ? {
         'GET /health': (req, res) => sendJson(res, 200, { status: 'ok' }),
         'GET /props': (req, res) => sendJson(res, 200, props()),
-        'POST /tokenize': tokenize,
       }
     : {}),
 }

@@ -55,6 +55,11 @@ export interface ReceivedRequest {
   path: string
   body: Record<string, unknown>
   promptTokens: number
+  /** When the request's headers arrived and when its body was complete (the schedule's zero), as epoch ms with sub-ms precision (`performance.timeOrigin + performance.now()`), comparable across processes. */
+  arrivedAt: number
+  startedAt: number
+  /** When the first token was written (same clock), once it was. */
+  firstTokenAt?: number
 }
 
 export interface ScheduledServer {
@@ -133,7 +138,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
   const cancels = new Set<() => void>()
   let generations = 0
 
-  const stream = (res: ServerResponse, steps: Step[], stopAfterChunks: number | undefined, onStop: () => void) => {
+  const stream = (res: ServerResponse, received: ReceivedRequest, steps: Step[], stopAfterChunks: number | undefined, onStop: () => void) => {
     let i = 0
     let timer: NodeJS.Timeout | undefined
     const cancel = () => clearTimeout(timer)
@@ -146,8 +151,11 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       const now = performance.now()
       while (i < steps.length && steps[i].at <= now) {
         const step = steps[i++]
-        if (step.first) firstTokenLateness.push(now - step.at)
         res.write(step.text)
+        if (step.first) {
+          firstTokenLateness.push(now - step.at)
+          received.firstTokenAt = performance.timeOrigin + performance.now()
+        }
         if (stopAfterChunks !== undefined && step.chunks >= stopAfterChunks) return onStop()
       }
       if (i < steps.length) timer = setTimeout(tick, Math.max(0, Math.ceil(steps[i].at - performance.now())))
@@ -156,12 +164,13 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
     tick()
   }
 
-  const generate = (req: IncomingMessage, res: ServerResponse, path: string, body: Record<string, unknown>, t0: number) => {
+  const generate = (req: IncomingMessage, res: ServerResponse, path: string, body: Record<string, unknown>, t0: number, arrivedAt: number) => {
     const chat = path.endsWith('/chat/completions')
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16
     const n = options.outputTokens ?? maxTokens
     const prompt = promptTokensOf(path, body, o.chatOverhead)
-    requests.push({ path, body, promptTokens: prompt })
+    const received: ReceivedRequest = { path, body, promptTokens: prompt, arrivedAt, startedAt: performance.timeOrigin + t0 }
+    requests.push(received)
     const nth = maxTokens > 1 ? ++generations : 0
     if (every(nth, faults.httpErrorEvery)) {
       const status = faults.httpErrorStatus ?? 500
@@ -177,17 +186,18 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       return
     }
     const steps = plan(o, chat, n, prompt, t0, `req-${requests.length}`)
-    if (every(nth, faults.cutEvery)) return stream(res, steps, faults.cutAfterChunks ?? 2, () => res.socket?.end())
+    if (every(nth, faults.cutEvery)) return stream(res, received, steps, faults.cutAfterChunks ?? 2, () => res.socket?.end())
     if (every(nth, faults.streamErrorEvery)) {
-      return stream(res, steps, faults.streamErrorAfterChunks ?? 2, () => {
+      return stream(res, received, steps, faults.streamErrorAfterChunks ?? 2, () => {
         res.write(`data: ${JSON.stringify({ error: { message: 'injected stream failure', type: 'InternalServerError', code: 500 } })}\n\n`)
         res.end('data: [DONE]\n\n')
       })
     }
-    stream(res, steps, undefined, () => undefined)
+    stream(res, received, steps, undefined, () => undefined)
   }
 
   const server = createServer((req, res) => {
+    const arrivedAt = performance.timeOrigin + performance.now()
     const parts: Buffer[] = []
     req.on('data', (b: Buffer) => parts.push(b))
     req.on('end', () => {
@@ -208,7 +218,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
         res.writeHead(200, { 'content-type': 'application/json' })
         return res.end(JSON.stringify({ count: typeof body.prompt === 'string' ? words(body.prompt) : 0 }))
       }
-      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions')) return generate(req, res, path, body, t0)
+      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions')) return generate(req, res, path, body, t0, arrivedAt)
       res.writeHead(404).end('not found')
     })
   })

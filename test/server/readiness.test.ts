@@ -30,16 +30,16 @@ describe('describeAnswer', () => {
 })
 
 describe('race', () => {
-  const never = new Promise<number>(() => undefined)
+  const never = () => new Promise<number>(() => undefined)
 
   it.each([
-    ['value', Promise.resolve(1), undefined, undefined, { value: 1 }],
-    ['error', Promise.reject(new Error('x')), undefined, undefined, { error: new Error('x') }],
+    ['value', () => Promise.resolve(1), undefined, undefined, { value: 1 }],
+    ['error', () => Promise.reject(new Error('x')), undefined, undefined, { error: new Error('x') }],
     ['exit', never, AbortSignal.abort({ code: 3, signal: null }), undefined, { exit: { code: 3, signal: null } }],
     ['abort', never, undefined, AbortSignal.abort(), { aborted: true }],
     ['timeout', never, new AbortController().signal, new AbortController().signal, { timeout: true }],
   ])('settles with the %s', async (_name, promise, exit, signal, expected) => {
-    expect(await race(promise, 20, exit, signal)).toEqual(expected)
+    expect(await race(promise(), 20, exit, signal)).toEqual(expected)
   })
 
   it('exitSignal carries the exit info', async () => {

@@ -1,4 +1,0 @@
-import { post } from './runner.js'
-
-await post()
-process.exit()
