@@ -1,7 +1,9 @@
 /**
- * One streamed request over undici. The send time is taken right before dispatch, every
- * event is stamped with `performance.now()` as it is parsed, and every way a request can
- * fail becomes a `RequestError` with a kind: the caller decides whether the run goes on.
+ * One streamed request over undici. The send time is taken right before dispatch, and every
+ * event is stamped with `performance.now()` as it is parsed, straight from undici's body
+ * callback (no stream machinery or extra tick between the socket read and the stamp). Every
+ * way a request can fail becomes a `RequestError` with a kind; the caller decides whether the
+ * run goes on.
  */
 import type { Dispatcher } from 'undici'
 import { RequestError, errorMessage } from '../errors.js'
@@ -37,61 +39,42 @@ export function formatMs(ms: number): string {
   return `${ms}ms`
 }
 
-export async function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promise<StreamOutcome> {
-  const tally = new StreamTally()
-  if (req.signal?.aborted) return { sentAt: performance.now(), tally, error: new RequestError('aborted', 'aborted') }
-  const controller = new AbortController()
-  let failure: RequestError | undefined
-  let started = false
-  const fail = (error: RequestError, abort = true) => {
-    if (failure) return
-    failure = error
-    if (abort) controller.abort(error)
-  }
-  const onOuterAbort = () => fail(new RequestError('aborted', 'aborted'))
-  req.signal?.addEventListener('abort', onOuterAbort, { once: true })
-  const timer = setTimeout(() => fail(new RequestError(`timeout: no token within ${formatMs(req.timeoutMs)}`, 'timeout')), req.timeoutMs)
+export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promise<StreamOutcome> {
+  return new Promise((resolve) => {
+    const tally = new StreamTally()
+    let controller: Dispatcher.DispatchController | undefined
+    let failure: RequestError | undefined
+    let started = false
+    let settled = false
+    let errorBody: Buffer[] | undefined
+    let errorBytes = 0
+    let status = 0
+    let sentAt = performance.now()
 
-  const sentAt = performance.now()
-  try {
-    const res = await dispatcher.request({
-      origin: req.url.origin,
-      path: req.url.pathname + req.url.search,
-      method: 'POST',
-      headers: HEADERS,
-      body: req.body,
-      signal: controller.signal,
-      headersTimeout: req.timeoutMs + UNDICI_GRACE_MS,
-      bodyTimeout: req.timeoutMs + UNDICI_GRACE_MS,
-    })
-    started = true
-    if (res.statusCode !== 200) {
-      const text = await readExcerpt(res.body)
-      fail(new RequestError(`HTTP ${res.statusCode}: ${excerpt(text) || '(empty body)'}`, 'http', res.statusCode))
-    } else {
-      await consume(res.body, tally, timer, fail, () => failure !== undefined)
-      if (!failure && tally.firstTokenAt === undefined) fail(new RequestError('stream ended without a token', 'malformed'), false)
+    const finish = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      req.signal?.removeEventListener('abort', onOuterAbort)
+      resolve({ sentAt, tally, error: failure })
     }
-  } catch (error) {
-    fail(classify(error, started), false)
-  } finally {
-    clearTimeout(timer)
-    req.signal?.removeEventListener('abort', onOuterAbort)
-  }
-  return { sentAt, tally, error: failure }
-}
-
-function consume(
-  body: Dispatcher.ResponseData['body'],
-  tally: StreamTally,
-  timer: NodeJS.Timeout,
-  fail: (error: RequestError) => void,
-  failed: () => boolean,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
+    /** Records the first failure; the stream is abandoned unless it already ended. */
+    const fail = (error: RequestError, abandon = true) => {
+      if (failure) return
+      failure = error
+      if (!abandon) return
+      if (controller && !controller.aborted) controller.abort(error)
+      else finish() // not on a socket yet: undici is told at onRequestStart
+    }
+    const onOuterAbort = () => fail(new RequestError('aborted', 'aborted'))
+    const timer = setTimeout(() => fail(new RequestError(`timeout: no token within ${formatMs(req.timeoutMs)}`, 'timeout')), req.timeoutMs)
+    const httpError = () => {
+      const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8')
+      return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status)
+    }
     const reader = createSseReader({
       event(data, type) {
-        if (failed()) return
+        if (failure) return
         const chunks = tally.chunks
         const error = tally.add(data, type, performance.now())
         if (error) fail(error)
@@ -100,31 +83,57 @@ function consume(
       errorLine: (value) => fail(tally.errorLine(value)),
       overflow: () => fail(new RequestError('malformed stream: an event exceeded 16 MiB', 'malformed')),
     })
-    body.on('data', (bytes: Buffer) => {
-      if (!failed()) reader.feed(bytes)
-    })
-    body.once('end', () => {
-      if (!failed()) reader.end()
-      resolve()
-    })
-    body.once('error', reject)
-  })
-}
 
-async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const parts: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of body) {
-      parts.push(chunk as Buffer)
-      size += (chunk as Buffer).length
-      if (size >= ERROR_BODY_BYTES) break
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c
+        if (failure) c.abort(failure)
+      },
+      onResponseStart(_c, statusCode) {
+        started = true
+        status = statusCode
+        if (statusCode !== 200) errorBody = []
+      },
+      onResponseData(_c, chunk) {
+        if (failure) return
+        if (!errorBody) return reader.feed(chunk)
+        errorBody.push(chunk)
+        errorBytes += chunk.length
+        if (errorBytes >= ERROR_BODY_BYTES) fail(httpError()) // enough to say what went wrong
+      },
+      onResponseEnd() {
+        if (errorBody) fail(httpError(), false)
+        else if (!failure) {
+          reader.end()
+          if (!failure && tally.firstTokenAt === undefined) fail(new RequestError('stream ended without a token', 'malformed'), false)
+        }
+        finish()
+      },
+      onResponseError(_c, error) {
+        fail(classify(error, started), false)
+        finish()
+      },
     }
-  } catch {
-    // a body cut short still gives what arrived
-  }
-  if (!body.destroyed) body.destroy()
-  return Buffer.concat(parts).subarray(0, ERROR_BODY_BYTES).toString('utf8')
+
+    if (req.signal?.aborted) return onOuterAbort()
+    req.signal?.addEventListener('abort', onOuterAbort, { once: true })
+    const options: Dispatcher.DispatchOptions = {
+      origin: req.url.origin,
+      path: req.url.pathname + req.url.search,
+      method: 'POST',
+      headers: HEADERS,
+      body: req.body,
+      headersTimeout: req.timeoutMs + UNDICI_GRACE_MS,
+      bodyTimeout: req.timeoutMs + UNDICI_GRACE_MS,
+    }
+    sentAt = performance.now()
+    try {
+      dispatcher.dispatch(options, handler)
+    } catch (error) {
+      fail(classify(error, false), false)
+      finish()
+    }
+  })
 }
 
 function classify(error: unknown, started: boolean): RequestError {

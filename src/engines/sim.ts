@@ -8,10 +8,10 @@ import type { TargetPlan } from '../config/plan.js'
 import { ConfigError } from '../errors.js'
 import { cliEntry } from '../paths.js'
 import { loadProfile, SHIPPED_PROFILES } from '../sim/profiles.js'
+import { asRecord, getJson, INFO_TIMEOUT_MS, joinUrl } from './http.js'
+import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
-import type { EngineAdapter, HttpPorts } from './types.js'
-
-const TIMEOUT_MS = 10_000
+import type { EngineAdapter } from './types.js'
 
 /** Single-quotes a word for `bash -c` unless it is plainly safe. */
 export function shellQuote(word: string): string {
@@ -64,10 +64,6 @@ function simArgs(target: TargetPlan): string[] {
   return args
 }
 
-function base(url: string): string {
-  return url.replace(/\/+$/, '')
-}
-
 export const sim: EngineAdapter = {
   name: 'sim',
   description: 'built-in simulator: streams tokens on the schedule of a DGX Spark profile (no GPU needed)',
@@ -83,40 +79,20 @@ export const sim: EngineAdapter = {
   // Like vLLM: the port refuses connections while "loading", then /health answers 200.
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
 
-  path: (api) => (api === 'chat' ? '/v1/chat/completions' : '/v1/completions'),
+  path: openaiPath,
   transformRequest: (body) => body,
-
-  async tokenize(http: HttpPorts, baseUrl, model, text) {
-    try {
-      const answer = await http.post(`${base(baseUrl)}/tokenize`, { ...(model ? { model } : {}), prompt: text }, TIMEOUT_MS)
-      const count = answer.status === 200 ? (JSON.parse(answer.body) as { count?: unknown }).count : undefined
-      return typeof count === 'number' ? count : undefined
-    } catch {
-      return undefined
-    }
-  },
+  tokenize: tokenizePrompt,
 
   async info(http, baseUrl) {
-    try {
-      const answer = await http.get(`${base(baseUrl)}/version`, TIMEOUT_MS)
-      if (answer.status !== 200) return {}
-      const v = JSON.parse(answer.body) as { version?: unknown; profile?: unknown; emulates?: unknown }
-      return {
-        ...(typeof v.version === 'string' ? { version: v.version } : {}),
-        server: { ...(typeof v.profile === 'string' ? { profile: v.profile } : {}), ...(typeof v.emulates === 'string' ? { emulates: v.emulates } : {}) },
-      }
-    } catch {
-      return {}
-    }
+    const v = asRecord(await getJson(http, joinUrl(baseUrl, '/version')))
+    if (!v) return {}
+    const str = (key: string) => (typeof v[key] === 'string' ? { [key]: v[key] as string } : {})
+    return { ...str('version'), server: { ...str('profile'), ...str('emulates') } }
   },
 
   async counters(http, baseUrl) {
-    try {
-      const answer = await http.get(`${base(baseUrl)}/metrics`, TIMEOUT_MS)
-      return answer.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
-    } catch {
-      return undefined
-    }
+    const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined)
+    return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
   },
 
   specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),

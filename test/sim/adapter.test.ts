@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { TargetPlan } from '../../src/config/plan.js'
 import { sim, shellQuote } from '../../src/engines/sim.js'
-import type { HttpPorts, ProbeAnswer } from '../../src/engines/types.js'
+import { httpPorts } from '../../src/engines/http.js'
 import { ConfigError } from '../../src/errors.js'
 import { postStream } from './sse-reader.js'
 
@@ -32,19 +32,7 @@ function target(engineOptions: Record<string, unknown>, id = 'sim-a'): TargetPla
 const dir = mkdtempSync(join(tmpdir(), 'sim-adapter-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function answer(res: Promise<Response>): Promise<ProbeAnswer> {
-  try {
-    const r = await res
-    return { status: r.status, body: await r.text() }
-  } catch {
-    return { status: 0, body: '' }
-  }
-}
-
-const http: HttpPorts = {
-  get: (url, timeoutMs) => answer(fetch(url, { signal: AbortSignal.timeout(timeoutMs) })),
-  post: (url, body, timeoutMs) => answer(fetch(url, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) })),
-}
+const http = httpPorts()
 
 describe('sim adapter: data', () => {
   it('declares itself like the matrix file needs it', () => {
