@@ -1,7 +1,10 @@
 /**
- * One streamed request over undici. The send time is taken right before dispatch, and every
- * event is stamped with `performance.now()` as it is parsed, straight from undici's body
- * callback (no stream machinery or extra tick between the socket read and the stamp). Every
+ * One streamed request over undici. The send time is stamped when undici hands the request
+ * to its socket (`onRequestStart`), not when we call `dispatch`: on a reused keep-alive socket
+ * undici first yields one event-loop turn to check the socket is still open, and under load
+ * that turn can take milliseconds that are ours, not the engine's. The time from due to sent
+ * is the request's queue time (RequestRecord.queueMs), recorded, never hidden. Every event is
+ * stamped with `performance.now()` as it is parsed, straight from undici's body callback. Every
  * way a request can fail becomes a `RequestError` with a kind; the caller decides whether the
  * run goes on.
  */
@@ -22,7 +25,7 @@ export interface StreamRequest {
 }
 
 export interface StreamOutcome {
-  /** `performance.now()` right before the request was handed to undici. */
+  /** `performance.now()` right before the request went onto its socket (the dispatch time if it never did). */
   sentAt: number
   tally: StreamTally
   error?: RequestError
@@ -86,6 +89,7 @@ export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promis
 
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
+        sentAt = performance.now()
         controller = c
         if (failure) c.abort(failure)
       },

@@ -58,6 +58,11 @@ describe('stream framing', () => {
     expect(record).toMatchObject({ ok: true, chunks: 2, outputTokens: 2, promptTokens: 3, usageReported: true })
   })
 
+  it('an unterminated malformed last event still fails the request', async () => {
+    const { outcome } = await replay({ body: token(' a') + 'data: {"choices": [' })
+    expect(outcome.error?.kind).toBe('malformed')
+  })
+
   it('counts token-bearing events when the server sends no usage', async () => {
     const { record } = await replay({ body: token(' a b c') + token(' d') + 'data: [DONE]\n\n' })
     expect(record).toMatchObject({ ok: true, chunks: 2, outputTokens: 2, usageReported: false })
