@@ -11,7 +11,7 @@ import type { EngineAdapter } from './engines/types.js'
 import { StartError, errorMessage } from './errors.js'
 import type { Logger } from './log.js'
 import type { CellResult, CellVerdict, TargetInfo } from './results.js'
-import { dropCaches, startMemoryGuard, startTarget, type RunningTarget } from './server/index.js'
+import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunningTarget } from './server/index.js'
 import { confirmVerdict, needsConfirmation } from './compare/index.js'
 
 export interface TargetRunDeps {
@@ -22,6 +22,8 @@ export interface TargetRunDeps {
   onSpawn?: (pgid: number) => void
   /** Judges a measured cell against the baseline; absent in `run` mode. */
   judge?: (cell: CellResult) => CellVerdict
+  /** Memory reader for the guard (default: /proc/meminfo); tests inject one. */
+  readMemory?: () => Promise<MemInfo>
 }
 
 const GIB = 1024 ** 3
@@ -63,6 +65,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
     ? undefined
     : startMemoryGuard({
         floor: target.settings.memoryFloor,
+        read: deps.readMemory,
         onTrip: (mem, floorBytes) => {
           const reason = `memory guard: available memory ${fmtBytes(mem.availableBytes)} fell below the floor of ${fmtBytes(floorBytes)}; target killed`
           log.error(`${target.id}: ${reason}`)

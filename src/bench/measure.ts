@@ -1,7 +1,7 @@
 /**
  * The bench client: one per target, owning its undici Agent. `measure()` calibrates the prompt
  * once per (input length, API), runs the rounds (closed- or open-loop), and reduces them to
- * per-round statistics, the steady state and the cell flags.
+ * per-round statistics, the steady state and the cell flags. Definitions and choices: README.md here.
  */
 import type { Agent } from 'undici'
 import type { Api, ScenarioPlan } from '../config/plan.js'

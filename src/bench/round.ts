@@ -9,8 +9,8 @@ export interface RoundContext {
   index: number
   steady: boolean
   /**
-   * Divisor of per-user throughput: the closed-loop concurrency (at most the round's requests), or null in open-loop mode,
-   * where the mean number of requests in flight (Σ e2e / duration) stands in for it.
+   * Divisor of per-user throughput: the closed-loop concurrency (at most the round's requests),
+   * or null in open-loop mode, where the mean number in flight (Σ e2e / duration) stands in.
    */
   concurrency: number | null
   /** When the round ended, for the duration of a round where nothing succeeded. */
