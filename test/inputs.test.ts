@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULTS, parseInputs } from '../src/config/inputs.js'
+import { resolveBehaviour, type RunContext } from '../src/context.js'
+import { ConfigError } from '../src/errors.js'
+
+const from = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
+
+describe('parseInputs', () => {
+  it('applies the action.yml defaults to unset inputs', () => {
+    expect(parseInputs(from({}))).toEqual(DEFAULTS)
+  })
+
+  it('reads every input once, trimmed', () => {
+    const options = parseInputs(
+      from({ config: ' bench.yml ', mode: 'merge', only: '*-nvfp4-*/*', 'fail-on-regression': 'false', 'dry-run': 'True', shard: '2/3', hardware: 'nvidia-gb10' }),
+    )
+    expect(options).toMatchObject({ config: 'bench.yml', mode: 'merge', only: '*-nvfp4-*/*', failOnRegression: false, dryRun: true, shard: '2/3', hardware: 'nvidia-gb10' })
+  })
+
+  it.each([
+    [{ mode: 'gate' }, 'input mode: "gate" is not one of auto, compare, update-baseline, run, merge'],
+    [{ comment: 'sometimes' }, 'input comment: "sometimes" is not one of always, on-regression, never'],
+    [{ 'fail-on-error': 'yes' }, 'input fail-on-error: "yes" is not a boolean (true or false)'],
+    [{ 'dry-run': '1' }, 'input dry-run: "1" is not a boolean (true or false)'],
+    [{ shard: '2' }, 'input shard: "2" is not of the form i/n'],
+    [{ hardware: '../main' }, 'input hardware: "../main" may only contain letters'],
+  ])('rejects %o naming the input', (inputs, message) => {
+    expect(() => parseInputs(from(inputs))).toThrow(message)
+  })
+
+  it('lists every bad input in one error', () => {
+    try {
+      parseInputs(from({ mode: 'x', comment: 'y' }))
+      expect.unreachable()
+    } catch (error) {
+      expect((error as ConfigError).problems).toHaveLength(2)
+    }
+  })
+})
+
+describe('resolveBehaviour (SPEC §7)', () => {
+  const ctx = (event: string, ref: string, prNumber?: number): RunContext => ({ event, ref, sha: 'abc', runUrl: '', defaultBranch: 'main', prNumber })
+  it.each([
+    ['auto', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'compare', measure: true, compare: true, comment: true, writeBaseline: false }],
+    ['auto', ctx('push', 'refs/heads/main'), { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true }],
+    ['auto', ctx('schedule', 'refs/heads/main'), { name: 'update-baseline', writeBaseline: true }],
+    ['auto', ctx('push', 'refs/heads/feature'), { name: 'compare', writeBaseline: false, comment: false }],
+    ['auto', ctx('workflow_dispatch', 'refs/heads/main'), { name: 'compare', compare: true, writeBaseline: false, comment: false }],
+    ['update-baseline', ctx('workflow_dispatch', 'refs/heads/main'), { name: 'update-baseline', writeBaseline: true }],
+    ['run', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'run', compare: false, comment: false, writeBaseline: false }],
+    ['merge', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'merge', measure: false, compare: true, comment: true }],
+    ['merge', ctx('push', 'refs/heads/main'), { name: 'merge', measure: false, writeBaseline: true }],
+  ] as const)('%s on %o', (mode, context, expected) => {
+    expect(resolveBehaviour(mode, context)).toMatchObject(expected)
+  })
+})

@@ -1,0 +1,86 @@
+/** The pipeline in-process: shards and merge, dry-run, `only`, and the baseline-file mode. */
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULTS, type ActionOptions } from '../src/config/inputs.js'
+import { memoryLogger } from '../src/log.js'
+import { runPipeline } from '../src/pipeline.js'
+import type { ResultsFile } from '../src/results.js'
+import { startScheduledServer, type ScheduledServer } from './helpers/scheduled-server.js'
+
+let a: ScheduledServer
+let b: ScheduledServer
+let cwd: string
+
+beforeAll(async () => {
+  ;[a, b] = await Promise.all([startScheduledServer({ ttftMs: 30, intervalMs: 5 }), startScheduledServer({ ttftMs: 30, intervalMs: 5 })])
+  cwd = await mkdtemp(join(tmpdir(), 'lbg-pipeline-'))
+  await writeFile(
+    join(cwd, 'bench.yml'),
+    [
+      'version: 1',
+      'defaults: { rounds: 2, discard: 1, request-timeout: 10s }',
+      'scenarios:',
+      '  one: { input-tokens: 16, output-tokens: 8, concurrency: 1 }',
+      '  two: { input-tokens: 16, output-tokens: 8, concurrency: 2 }',
+      'targets:',
+      `  a-fp8: { engine: openai, url: ${a.url}, model: m, quant: fp8 }`,
+      `  b-nvfp4: { engine: openai, url: ${b.url}, model: m, quant: nvfp4 }`,
+      '',
+    ].join('\n'),
+  )
+})
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()])
+})
+
+const context = { event: 'workflow_dispatch', sha: 'f00d', ref: 'refs/heads/main', runUrl: '' }
+const pipeline = (options: Partial<ActionOptions>) =>
+  runPipeline({ options: { ...DEFAULTS, config: 'bench.yml', mode: 'run', ...options }, context, log: memoryLogger(), toolVersion: 'test', cwd, detectHardware: async () => 'cpu' })
+const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
+
+describe('pipeline', () => {
+  it('shards split by target and merge gathers them into one run', async () => {
+    const s1 = await pipeline({ shard: '1/2', resultsDir: 'shards/s1' })
+    const s2 = await pipeline({ shard: '2/2', resultsDir: 'shards/s2' })
+    expect(s1.resultsFile).toMatch(/results-shard-1-of-2\.json$/)
+    const ids = async (path: string) => (await read(path)).cells.map((c) => c.id)
+    expect(await ids(s1.resultsFile)).toEqual(['a-fp8/one', 'a-fp8/two'])
+    expect(await ids(s2.resultsFile)).toEqual(['b-nvfp4/one', 'b-nvfp4/two'])
+    const merged = await pipeline({ mode: 'merge', resultsDir: 'shards' })
+    expect(merged.failure).toBeUndefined()
+    expect(await ids(merged.resultsFile)).toEqual(['a-fp8/one', 'a-fp8/two', 'b-nvfp4/one', 'b-nvfp4/two'])
+  })
+
+  it('merge turns a planned cell that no shard reported into an error', async () => {
+    const merged = await pipeline({ mode: 'merge', resultsDir: 'shards/s1' })
+    const results = await read(merged.resultsFile)
+    expect(results.cells.filter((c) => c.status === 'error').map((c) => c.id)).toEqual(['b-nvfp4/one', 'b-nvfp4/two'])
+    expect(merged.failure).toMatch(/could not be measured/)
+  })
+
+  it('only runs the matching cells', async () => {
+    const before = a.requests.length + b.requests.length
+    const result = await pipeline({ only: '*-nvfp4/two', resultsDir: 'only' })
+    expect((await read(result.resultsFile)).cells.map((c) => c.id)).toEqual(['b-nvfp4/two'])
+    expect(a.requests.length + b.requests.length).toBeGreaterThan(before)
+  })
+
+  it('dry-run prints the plan and sends nothing', async () => {
+    const before = a.requests.length + b.requests.length
+    const result = await pipeline({ dryRun: true, resultsDir: 'dry' })
+    expect(result.summary).toContain('a-fp8/one')
+    expect(result.verdict).toBe('pass')
+    expect(a.requests.length + b.requests.length).toBe(before)
+    expect(await readdir(join(cwd, 'dry'))).toEqual(['report.md', 'results.json'])
+  })
+
+  it('compares against a baseline file and passes at the same speed', async () => {
+    const base = await pipeline({ resultsDir: 'base' })
+    const result = await pipeline({ mode: 'compare', baselineFile: base.resultsFile, resultsDir: 'cmp' })
+    const cells = (await read(result.resultsFile)).cells
+    expect(cells.map((c) => c.verdict.status)).toEqual(['pass', 'pass', 'pass', 'pass'])
+    expect(result.failure).toBeUndefined()
+  })
+})
