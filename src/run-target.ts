@@ -2,6 +2,7 @@
  * One target's life: launch, wait until ready, measure each cell (re-measuring a cell that
  * looks regressed before teardown), and tear down — whatever happens in between.
  */
+import { setTimeout as delay } from 'node:timers/promises'
 import { createBenchClient, type BenchClient, type CellMeasurement } from './bench/measure.js'
 import { errorCell, measuredCell } from './cells.js'
 import type { CellPlan, TargetPlan } from './config/plan.js'
@@ -27,6 +28,7 @@ export interface TargetRunDeps {
 }
 
 const GIB = 1024 ** 3
+const EXIT_SETTLE_MS = 1000
 
 function fmtBytes(bytes: number): string {
   return `${(bytes / GIB).toFixed(1)} GiB`
@@ -109,7 +111,11 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       }
       try {
         const measured = await measureCell(cell, adapter, clientFor(started.baseUrl), http, started.baseUrl, deps, abort.signal, index)
-        let result = measuredCell(cell, measured.m, info, measured.spec)
+        // A dying engine closes its sockets before its exit is reported: when requests failed,
+        // give the exit a moment to arrive so the cell names the cause, not its symptoms.
+        if (measured.m.errors.length) await Promise.race([started.exited, delay(EXIT_SETTLE_MS)])
+        if (fatal) throw new Error(fatal)
+        const result = measuredCell(cell, measured.m, info, measured.spec)
         if (deps.judge && result.status === 'ok') {
           result.verdict = deps.judge(result)
           for (let i = 0; i < target.settings.confirm && needsConfirmation(result.verdict); i++) {

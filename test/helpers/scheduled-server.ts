@@ -73,7 +73,8 @@ export interface ScheduledServer {
 
 interface Step {
   at: number
-  text: string
+  /** Rendered at write time, so a burst of arriving requests is not slowed by rendering whole streams. */
+  text: () => string
   /** Token chunks written once this step is out. */
   chunks: number
   first?: boolean
@@ -101,21 +102,24 @@ function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'
   const steps: Step[] = []
   const k = Math.max(1, o.tokensPerChunk)
   const count = Math.ceil(n / k)
-  if (chat && o.roleChunk === 'early') steps.push({ at: t0, text: chunk(true, o.model, id, '', null, true), chunks: 0 })
+  const role = () => chunk(true, o.model, id, '', null, true)
+  if (chat && o.roleChunk === 'early') steps.push({ at: t0, text: role, chunks: 0 })
   for (let j = 0; j < count; j++) {
     const tokens = Math.min(k, n - j * k)
-    let text = chunk(chat, o.model, id, ' w'.repeat(tokens), j === count - 1 ? 'length' : null)
-    if (j === 0 && chat && o.roleChunk === 'with-first-token') text = chunk(true, o.model, id, '', null, true) + text
+    const body = () => chunk(chat, o.model, id, ' w'.repeat(tokens), j === count - 1 ? 'length' : null)
+    const text = j === 0 && chat && o.roleChunk === 'with-first-token' ? () => role() + body() : body
     steps.push({ at: t0 + o.ttftMs + j * o.intervalMs, text, chunks: j + 1, first: j === 0 })
   }
-  let tail = ''
-  if (o.usage) {
+  const tail = () => {
     const usage = { prompt_tokens: prompt, completion_tokens: n, total_tokens: prompt + n }
-    tail += `data: ${JSON.stringify({ id, object: chat ? 'chat.completion.chunk' : 'text_completion', created: 1, model: o.model, choices: [], usage })}\n\n`
+    const object = chat ? 'chat.completion.chunk' : 'text_completion'
+    return (o.usage ? `data: ${JSON.stringify({ id, object, created: 1, model: o.model, choices: [], usage })}\n\n` : '') + (o.done ? 'data: [DONE]\n\n' : '')
   }
-  if (o.done) tail += 'data: [DONE]\n\n'
   const last = steps[steps.length - 1]
-  if (last) last.text += tail
+  if (last) {
+    const text = last.text
+    last.text = () => text() + tail()
+  }
   return steps
 }
 
@@ -151,7 +155,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       const now = performance.now()
       while (i < steps.length && steps[i].at <= now) {
         const step = steps[i++]
-        res.write(step.text)
+        res.write(step.text())
         if (step.first) {
           firstTokenLateness.push(now - step.at)
           received.firstTokenAt = performance.timeOrigin + performance.now()
