@@ -5,21 +5,13 @@
  * the time it waited in our scheduler is recorded, never hidden (engines.md pitfall 8).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { mulberry32 } from '../random.js'
 
 /** Sends request `index` of the round; `dueAt` is when it became due (ms, performance clock). */
 export type Send<T> = (index: number, dueAt: number) => Promise<T>
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Same seed, same arrivals (shared with the simulator). */
+export const seededRandom = mulberry32
 
 /**
  * Arrival offsets (ms) of `n` requests: the first at 0, then exponential gaps of mean 1/rate.

@@ -1,17 +1,12 @@
 /** Seeded randomness for the simulator: same seed, same schedule. */
 
+import { mulberry32 } from '../random.js'
+
 export type Rng = () => number
 
-/** A small 32-bit generator (splitmix-style mixing of a Weyl sequence); uniform in [0, 1). */
+/** Uniform in [0, 1); the seed is mixed first so that small seeds (1, 2, 3) start far apart. */
 export function createRng(seed: number): Rng {
-  let state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let z = state
-    z = Math.imul(z ^ (z >>> 15), z | 1)
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61)
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296
-  }
+  return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0)
 }
 
 /** Standard normal by Box–Muller. */
