@@ -7,6 +7,7 @@ import { loadPlan } from './config/index.js'
 import { formatPlan } from './config/format.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from './config/inputs.js'
 import type { GateConfig } from './config/plan.js'
+import { defaultGateConfig } from './config/settings.js'
 import type { RunContext } from './context.js'
 import { ConfigError, errorMessage } from './errors.js'
 import { consoleLogger } from './log.js'
@@ -129,14 +130,9 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
     if (config !== DEFAULTS.config) throw error
   }
   const view = { results: baseline, history: [] }
-  for (const cell of current.cells) if (cell.status === 'ok') cell.verdict = judgeCell(cell, view, gates[cell.target] ?? DEFAULT_GATE)
+  for (const cell of current.cells) if (cell.status === 'ok') cell.verdict = judgeCell(cell, view, gates[cell.target] ?? defaultGateConfig())
   const tally = runVerdict(current.cells)
   current.summary = { ...tally, baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath } }
   process.stdout.write(renderReport(current, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n')
   return tally.verdict === 'regression' ? 1 : 0
-}
-
-const DEFAULT_GATE: GateConfig = {
-  decode: { maxRegression: 0.05, stat: 'mean' },
-  ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
 }
