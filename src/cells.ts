@@ -25,7 +25,8 @@ function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
     metrics: null,
     rounds: [],
     info,
-    verdict: { status: 'new', metrics: {} },
+    // Replaced by the judge when the run compares; `run` mode keeps it.
+    verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
   }
 }
 

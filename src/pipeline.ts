@@ -15,6 +15,7 @@ import type { GitHubRequest, RepoRef } from './github-port.js'
 import { httpStatus } from './github-port.js'
 import { hardwareKey, detectHardware } from './hardware.js'
 import type { Logger } from './log.js'
+import { errorCell } from './cells.js'
 import { readShardResults } from './merge.js'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport, upsertComment, type RenderContext } from './report/index.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunVerdict } from './results.js'
@@ -86,6 +87,10 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     cells = []
     for (const target of plan.targets) {
       const targetCells = plan.cells.filter((c) => c.target.id === target.id)
+      if (signal.aborted) {
+        cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})))
+        continue
+      }
       const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
         runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }),
       )
@@ -182,8 +187,12 @@ async function maybeWriteBaseline(
   if (signal.aborted) return log.warn('baseline not updated: the run was cancelled')
   if (errors) return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`)
   if (!store) return log.warn('baseline not updated: no GitHub token or repository')
+  // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
+  const flagged = results.cells.filter((c) => c.flags.length)
+  for (const cell of flagged) log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`)
+  const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results
   try {
-    await store.save(hardware, results, gates)
+    await store.save(hardware, healthy, gates)
     log.info(`baseline for ${hardware} updated`)
   } catch (error) {
     log.warn(`baseline not updated: ${errorMessage(error)}`)

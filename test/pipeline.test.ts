@@ -85,3 +85,44 @@ describe('pipeline', () => {
     expect(result.failure).toBeUndefined()
   })
 })
+
+describe('baseline write on the default branch', () => {
+  it('keeps flagged cells out of the baseline and writes the healthy ones', async () => {
+    const { getOctokit } = await import('@actions/github')
+    const { startFakeGitHub } = await import('./helpers/fake-github.js')
+    const github = await startFakeGitHub()
+    // Every 2nd generation request answers 500: the round's failed share (50 %) is over the 10 % limit.
+    const flaky = await startScheduledServer({ ttftMs: 50, intervalMs: 20, faults: { httpErrorEvery: 2 } })
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'lbg-write-'))
+      await writeFile(
+        join(dir, 'bench.yml'),
+        [
+          'version: 1',
+          'defaults: { rounds: 2, discard: 1, request-timeout: 10s }',
+          'scenarios:',
+          '  two: { input-tokens: 16, output-tokens: 8, concurrency: 2, requests: 4 }',
+          'targets:',
+          `  good: { engine: openai, url: ${a.url}, model: m }`,
+          `  flaky: { engine: openai, url: ${flaky.url}, model: m }`,
+          '',
+        ].join('\n'),
+      )
+      const log = memoryLogger()
+      const result = await runPipeline({
+        options: { ...DEFAULTS, config: 'bench.yml', hardware: 'hw' },
+        context: { event: 'push', sha: 'c0ffee', ref: 'refs/heads/main', runUrl: '', defaultBranch: 'main' },
+        log,
+        toolVersion: 'test',
+        cwd: dir,
+        github: { request: getOctokit('t', { baseUrl: github.url }).request as never, repo: { owner: github.state.owner, repo: github.state.repo } },
+      })
+      expect(result.failure).toBeUndefined()
+      const written = JSON.parse(github.state.readFile('llm-bench-data', 'hw/baseline.json')!) as ResultsFile
+      expect(written.cells.map((c) => c.id)).toEqual(['good/two'])
+      expect(log.lines.join('\n')).toMatch(/flaky\/two: not written to the baseline \(flagged: /)
+    } finally {
+      await Promise.all([github.close(), flaky.close()])
+    }
+  })
+})
