@@ -51106,7 +51106,8 @@ function skeleton(plan, info) {
         metrics: null,
         rounds: [],
         info,
-        verdict: { status: 'new', metrics: {} },
+        // Replaced by the judge when the run compares; `run` mode keeps it.
+        verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
     };
 }
 function measuredCell(plan, m, info, specDecode) {
@@ -54871,6 +54872,7 @@ function fileStore(path) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -54907,6 +54909,10 @@ async function runPipeline(deps) {
         cells = [];
         for (const target of plan.targets) {
             const targetCells = plan.cells.filter((c) => c.target.id === target.id);
+            if (signal.aborted) {
+                cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
+                continue;
+            }
             const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }));
             cells.push(...measured);
         }
@@ -54993,8 +54999,13 @@ async function maybeWriteBaseline(behaviour, store, hardware, results, gates, lo
         return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
     if (!store)
         return log.warn('baseline not updated: no GitHub token or repository');
+    // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
+    const flagged = results.cells.filter((c) => c.flags.length);
+    for (const cell of flagged)
+        log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`);
+    const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results;
     try {
-        await store.save(hardware, results, gates);
+        await store.save(hardware, healthy, gates);
         log.info(`baseline for ${hardware} updated`);
     }
     catch (error) {
