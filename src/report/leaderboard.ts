@@ -1,0 +1,188 @@
+/**
+ * The HTML leaderboard (SPEC §9): one self-contained page — inline style and script, no external asset — with a
+ * row per measured cell, sortable on every column, and the cells that failed listed below the table.
+ */
+import type { MetricsBlock } from '../bench/types.js'
+import type { GatedMetric } from '../config/plan.js'
+import type { CellResult, ResultsFile, RunMeta } from '../results.js'
+import { clip, escapeHtml, safeUrl } from './escape.js'
+import { EMPTY, formatDelta, formatNumber, plural } from './format.js'
+import { LEADERBOARD_CSS } from './leaderboard-style.js'
+import { sortScript, type SortValue } from './leaderboard-sort.js'
+import { STATUS_MARK, STATUS_ORDER } from './marks.js'
+
+export { sortRows, sortScript, type SortDirection, type SortRow, type SortValue } from './leaderboard-sort.js'
+
+export interface LeaderboardContext {
+  title?: string
+  runUrl?: string
+  sha?: string
+}
+
+type Measured = CellResult & { metrics: MetricsBlock }
+
+interface Column {
+  label: string
+  numeric: boolean
+  /** The raw sort key, written to `data-value`. */
+  value: (cell: Measured) => SortValue
+  /** Inner HTML; numeric columns show the formatted value by default. */
+  html?: (cell: Measured) => string
+  /** Extra class of the data cell (verdict colours). */
+  tone?: (cell: Measured) => string | undefined
+}
+
+export const TABLE_ID = 'leaderboard'
+
+const num = (label: string, value: (m: MetricsBlock) => number): Column => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) })
+
+const delta = (label: string, metric: GatedMetric): Column => ({
+  label,
+  numeric: true,
+  value: (c) => finite(c.verdict.metrics[metric]?.delta),
+  html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
+  tone: (c) => c.verdict.metrics[metric]?.status,
+})
+
+export const COLUMNS: readonly Column[] = [
+  { label: 'Model', numeric: false, value: modelName },
+  { label: 'Runtime', numeric: false, value: runtime },
+  { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
+  { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
+  num('Total tok/s', (m) => m.total_tps),
+  num('Output tok/s', (m) => m.output_tps),
+  num('Per-user tok/s', (m) => m.per_user_tps),
+  num('TTFT avg ms', (m) => m.ttft_ms?.mean),
+  num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+  num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+  num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+  num('Decode tok/s', (m) => m.decode_tps?.mean),
+  // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
+  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, tone: (c) => c.verdict.status },
+  delta('Δ decode', 'decode'),
+  delta('Δ TTFT', 'ttft'),
+]
+
+/** The leaderboard page for a results file; everything from engines and configs is escaped. */
+export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext = {}): string {
+  const measured = defaultOrder(results.cells.filter((c): c is Measured => c.status === 'ok' && c.metrics !== null))
+  const failed = results.cells.filter((c) => c.status === 'error')
+  const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null)
+  const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="meta">${metaLine(results, ctx)}</p>
+</header>
+<main>
+${measured.length ? table(measured) : '<p>No cell was measured.</p>'}
+${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+<script>
+${sortScript(TABLE_ID)}
+</script>
+</body>
+</html>
+`
+}
+
+/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
+function defaultOrder(cells: Measured[]): Measured[] {
+  const collate = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' })
+  return cells
+    .map((cell, index) => ({ cell, index }))
+    .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
+    .map((x) => x.cell)
+}
+
+function table(cells: readonly Measured[]): string {
+  const heads = COLUMNS.map(
+    (col) => `<th scope="col"${col.numeric ? ' class="num" data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
+  )
+  const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${COLUMNS.map((col) => td(col, cell)).join('')}</tr>`)
+  return `<table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: steady-state figures, Δ against the baseline. Select a column header to sort.</caption>
+<thead><tr>${heads.join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`
+}
+
+function td(col: Column, cell: Measured): string {
+  const value = col.value(cell)
+  const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value as number | null) : escapeHtml(String(value ?? EMPTY))
+  const classes = [col.numeric ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ')
+  const attr = value === null ? '' : escapeHtml(String(value))
+  return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`
+}
+
+function metaLine(results: ResultsFile, ctx: LeaderboardContext): string {
+  const run: RunMeta = results.run
+  const sha = ctx.sha || run.sha
+  const baseline = results.summary?.baseline
+  const url = safeUrl(ctx.runUrl || run.runUrl)
+  return [
+    sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
+    `hardware <code>${escapeHtml(run.hardware)}</code>`,
+    formatDate(run.finishedAt || run.startedAt),
+    `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+    baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
+    url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
+}
+
+function failedSection(cells: readonly CellResult[]): string {
+  if (!cells.length) return ''
+  const items = cells.map(
+    (c) =>
+      `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
+      `<pre>${escapeHtml(clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`,
+  )
+  return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`
+}
+
+function unmeasuredSection(cells: readonly CellResult[]): string {
+  if (!cells.length) return ''
+  const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`)
+  return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`
+}
+
+function modelName(cell: CellResult): string {
+  return cell.model || cell.target
+}
+
+function runtime(cell: CellResult): string {
+  return cell.info.version ? `${cell.engine} ${cell.info.version}` : cell.engine
+}
+
+function scenarioHtml(cell: Measured): string {
+  const w = cell.workload
+  const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : ''
+  const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`)
+  return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`
+}
+
+function verdictHtml(cell: Measured): string {
+  const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : ''
+  const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : ''
+  return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`
+}
+
+function formatDate(iso: string | undefined): string {
+  const time = iso ? Date.parse(iso) : NaN
+  return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}
+
+function finite(value: number | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
