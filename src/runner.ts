@@ -88,6 +88,13 @@ export async function run(): Promise<void> {
     else if (result.failure) core.setFailed(result.failure)
     else core.info(`verdict: ${result.verdict}`)
   } catch (error) {
+    // The pipeline writes results and the report itself; this is for what it could not catch.
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      await core.summary
+        .addRaw(`## llm-bench-gate could not run\n\n\`\`\`\n${errorMessage(error).replaceAll('```', "'''")}\n\`\`\`\n`, true)
+        .write()
+        .catch(() => undefined)
+    }
     core.setFailed(errorMessage(error))
   } finally {
     process.off('SIGINT', onSignal)

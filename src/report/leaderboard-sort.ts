@@ -37,7 +37,8 @@ export function sortRows<T extends SortRow>(rows: readonly T[], column: number, 
  * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
  */
 export function sortScript(tableId: string): string {
-  return `(function () {
+  // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
+  const source = `(function () {
 ${sortRows.toString()}
 var table = document.getElementById(${JSON.stringify(tableId)});
 if (!table) return;
@@ -60,4 +61,5 @@ heads.forEach(function (th, column) {
   });
 });
 })();`
+  return source.replace(/<\//g, '<\\/')
 }

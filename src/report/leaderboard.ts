@@ -30,6 +30,8 @@ interface Column {
   html?: (cell: Measured) => string
   /** Extra class of the data cell (verdict colours). */
   tone?: (cell: Measured) => string | undefined
+  /** Sorted as a number but shown as words, so not right-aligned. */
+  words?: boolean
 }
 
 export const TABLE_ID = 'leaderboard'
@@ -58,7 +60,7 @@ export const COLUMNS: readonly Column[] = [
   num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
   num('Decode tok/s', (m) => m.decode_tps?.mean),
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, tone: (c) => c.verdict.status },
+  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
   delta('Δ decode', 'decode'),
   delta('Δ TTFT', 'ttft'),
 ]
@@ -104,7 +106,7 @@ function defaultOrder(cells: Measured[]): Measured[] {
 
 function table(cells: readonly Measured[]): string {
   const heads = COLUMNS.map(
-    (col) => `<th scope="col"${col.numeric ? ' class="num" data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
+    (col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
   )
   const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${COLUMNS.map((col) => td(col, cell)).join('')}</tr>`)
   return `<table id="${TABLE_ID}">
@@ -119,7 +121,7 @@ ${rows.join('\n')}
 function td(col: Column, cell: Measured): string {
   const value = col.value(cell)
   const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value as number | null) : escapeHtml(String(value ?? EMPTY))
-  const classes = [col.numeric ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ')
+  const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ')
   const attr = value === null ? '' : escapeHtml(String(value))
   return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`
 }

@@ -128,4 +128,12 @@ describe('bad input through the bundled action', () => {
     expect((await readdir(cwd)).filter((f) => f.startsWith('launched'))).toEqual([])
     expect(run.elapsedMs).toBeLessThan(3000)
   })
+
+  it('rejects a bad action input by name before reading the matrix file', async () => {
+    const run = await runAction({ inputs: { config: 'missing.yml', mode: 'gate', 'fail-on-error': 'yes' } })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('input mode: "gate" is not one of auto, compare, update-baseline, run, merge')
+    expect(run.stdout).toContain('input fail-on-error: "yes" is not a boolean')
+    expect(run.summary).toContain('input mode')
+  })
 })
