@@ -17,7 +17,7 @@ import { hardwareKey, detectHardware } from './hardware.js'
 import type { Logger } from './log.js'
 import { errorCell } from './cells.js'
 import { readShardResults } from './merge.js'
-import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport, upsertComment, type RenderContext } from './report/index.js'
+import { COMMENT_LIMIT, SUMMARY_LIMIT, renderLeaderboard, renderReport, upsertComment, type RenderContext } from './report/index.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunVerdict } from './results.js'
 import { runTarget } from './run-target.js'
 import { branchStore, fileStore, type BaselineStore } from './store/index.js'
@@ -244,5 +244,7 @@ async function finish(
   results.summary ??= { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} }
   await writeFile(resultsFile, JSON.stringify(results, null, 2) + '\n')
   await writeFile(reportFile, summary)
+  // A shard's page would be partial: the merge run writes the whole leaderboard.
+  if (results.cells.length && !options.shard) await writeFile(join(resultsDir, 'leaderboard.html'), renderLeaderboard(results))
   return { ...outcome, resultsFile, reportFile, summary }
 }

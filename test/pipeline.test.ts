@@ -46,12 +46,14 @@ describe('pipeline', () => {
     const s1 = await pipeline({ shard: '1/2', resultsDir: 'shards/s1' })
     const s2 = await pipeline({ shard: '2/2', resultsDir: 'shards/s2' })
     expect(s1.resultsFile).toMatch(/results-shard-1-of-2\.json$/)
+    expect(await readdir(join(cwd, 'shards/s1'))).not.toContain('leaderboard.html')
     const ids = async (path: string) => (await read(path)).cells.map((c) => c.id)
     expect(await ids(s1.resultsFile)).toEqual(['a-fp8/one', 'a-fp8/two'])
     expect(await ids(s2.resultsFile)).toEqual(['b-nvfp4/one', 'b-nvfp4/two'])
     const merged = await pipeline({ mode: 'merge', resultsDir: 'shards' })
     expect(merged.failure).toBeUndefined()
     expect(await ids(merged.resultsFile)).toEqual(['a-fp8/one', 'a-fp8/two', 'b-nvfp4/one', 'b-nvfp4/two'])
+    expect(await readFile(join(cwd, 'shards', 'leaderboard.html'), 'utf8')).toContain('b-nvfp4')
   })
 
   it('merge turns a planned cell that no shard reported into an error', async () => {

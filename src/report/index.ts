@@ -29,3 +29,4 @@ export function renderReport(results: ResultsFile, ctx: RenderContext, maxChars:
 export function commentMarker(configPath: string): string {
   return `<!-- llm-bench-gate:${configPath} -->`
 }
+export { renderLeaderboard, type LeaderboardContext } from './leaderboard.js'

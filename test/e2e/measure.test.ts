@@ -80,6 +80,9 @@ describe('bundled action against a scheduled loopback server', () => {
     expect(report).toMatch(/Decode tok\/s.*TTFT ms.*TPOT ms.*Output tok\/s/)
     expect(run.summary).toContain('loopback')
     expect(run.summary).toContain('Decode tok/s')
+    const leaderboard = await readFile(join(cwd, 'out', 'leaderboard.html'), 'utf8')
+    expect(leaderboard).toMatch(/^<!doctype html>/i)
+    expect(leaderboard).toContain(`data-value="${m.output_tps}"`)
   })
 
   it('counts decode speed from tokens, not chunks, when a chunk carries three tokens', async () => {

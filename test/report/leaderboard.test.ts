@@ -13,6 +13,9 @@ function mv(status: MetricVerdict['status'], metric: string, delta: number): Met
   return { status, metric, current: 100 * (1 + delta), baseline: 100, delta, reason: `${formatDelta(delta)}` }
 }
 
+// Deltas 0.07, 0.25 and 0.5: numeric order differs from the order of their texts, even under numeric collation.
+const improved = (delta: number): CellResult['verdict'] => ({ status: 'improvement', metrics: { decode: mv('improvement', 'decode_tps.mean', delta) } })
+
 // Plan order deliberately interleaves models and runtimes; values chosen so lexical and numeric order differ (95 vs 1200).
 const v27 = flatCell('q27-fp8-vllm/chat-1k', { decode: 45, ttft: 1200, output: 380 }, 3, 1, {
   model: 'Qwen3.6-27B-FP8', engine: 'vllm', info: { version: '0.11.0' },
@@ -23,10 +26,10 @@ const n9 = flatCell('q9-llamacpp/chat-4k', { decode: 80, ttft: 95, output: 640 }
 })
 const s27 = flatCell('q27-fp8-sglang/chat-1k', { decode: 48, ttft: 1100, output: 410 }, 3, 1, {
   model: 'Qwen3.6-27B-FP8', engine: 'sglang', info: { version: '0.5.2' },
-  verdict: { status: 'improvement', metrics: { decode: mv('improvement', 'decode_tps.mean', 0.07) } },
+  verdict: improved(0.07),
 })
-const xss = flatCell('xss-vllm/chat-1k', { decode: 30, ttft: 700, output: 250 }, 3, 1, { model: XSS, engine: 'vllm', info: { version: '0.11.0"><b>' } })
-const amp = flatCell('amp-vllm/chat-1k', { decode: 60, ttft: 300, output: 500 }, 3, 1, { model: 'a|b&c', engine: 'vllm' })
+const xss = flatCell('xss-vllm/chat-1k', { decode: 30, ttft: 700, output: 250 }, 3, 1, { model: XSS, engine: 'vllm', info: { version: '0.11.0"><b>' }, verdict: improved(0.5) })
+const amp = flatCell('amp-vllm/chat-1k', { decode: 60, ttft: 300, output: 500 }, 3, 1, { model: 'a|b&c', engine: 'vllm', verdict: improved(0.25) })
 const boom = failed('boom-vllm/chat-1k', 'CUDA out of memory <img src=x onerror=alert(1)>')
 const gone: CellResult = { ...flatCell('gone-vllm/chat-1k', {}), metrics: null, rounds: [], verdict: { status: 'missing', metrics: {}, note: 'in the baseline, not run' } }
 const MEASURED = [v27, n9, s27, xss, amp]
@@ -149,7 +152,9 @@ describe('renderLeaderboard: header, escaping, self-containment', () => {
 
   it('loads nothing: the only URL is the given run link', () => {
     expect(html.match(/https?:\/\/[^\s"'<>)]*/g)).toEqual([RUN_URL])
-    expect(html).not.toMatch(/\bsrc=|<link|@import|url\(|["'(]\/\//)
+    // No tag fetches anything (the one href is the run link), no stylesheet import, no protocol-relative reference.
+    expect([...html.matchAll(/<(\w+)[^>]*\s(?:src|srcset|href|action|poster)=/g)].map((m) => m[1])).toEqual(['a'])
+    expect(html).not.toMatch(/<link|@import|url\(|["'(]\/\//)
     const bare = renderLeaderboard({ ...results, run: { ...results.run, runUrl: '' } }, { runUrl: 'javascript:alert(1)' })
     expect(bare).not.toMatch(/https?:|<a |javascript:/)
   })
@@ -160,6 +165,7 @@ describe('sortRows', () => {
   const ids = (rs: SortRow[]) => rs.map((x) => x.index)
   it.each<[string, SortRow[], number, 'ascending' | 'descending', number[]]>([
     ['numbers numerically, not as text', [r(0, 9.5), r(1, 120), r(2, 10)], 0, 'ascending', [0, 2, 1]],
+    ['decimals as numbers (0.07 < 0.25 < 0.5)', [r(0, 0.5), r(1, 0.07), r(2, 0.25)], 0, 'ascending', [1, 2, 0]],
     ['numbers descending', [r(0, 9.5), r(1, 120), r(2, 10)], 0, 'descending', [1, 2, 0]],
     ['negative deltas', [r(0, 0.03), r(1, -0.12), r(2, 0)], 0, 'ascending', [1, 2, 0]],
     ['missing values last ascending', [r(0, null), r(1, 2), r(2, 1)], 0, 'ascending', [2, 1, 0]],
@@ -222,14 +228,14 @@ describe('the page script against a minimal DOM', () => {
     expect(dom.heads.filter((h) => h.getAttribute('aria-sort') !== null)).toHaveLength(1)
   })
 
-  it('sorts text columns and keeps cells without a value last', () => {
+  it('sorts text columns, deltas as numbers, and keeps cells without a value last', () => {
     const dom = fakeDocument(html)
     new Function('document', script)(dom.document)
     dom.heads[col('Runtime')].button.click()
     expect(dom.order()).toEqual([n9.id, s27.id, amp.id, v27.id, xss.id])
     dom.heads[col('Δ decode')].button.click()
-    expect(dom.order()).toEqual([v27.id, s27.id, xss.id, amp.id, n9.id])
+    expect(dom.order()).toEqual([v27.id, s27.id, amp.id, xss.id, n9.id])
     dom.heads[col('Δ decode')].button.click()
-    expect(dom.order()).toEqual([s27.id, v27.id, xss.id, amp.id, n9.id])
+    expect(dom.order()).toEqual([xss.id, amp.id, s27.id, v27.id, n9.id])
   })
 })
