@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1743);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4241);
 
 process.exitCode = await (0,_command_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2));
 process.exit();
@@ -39035,7 +39035,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1743:
+/***/ 4241:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -52141,6 +52141,235 @@ async function upsertComment(options) {
     return { url: String(res.data.html_url), action: 'created' };
 }
 
+;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
+/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
+const LEADERBOARD_CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
+  --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --dim: #9198a1; --line: #3d444d; --head: #151b23; --zebra: #12171e;
+    --bad: #ff7b72; --good: #3fb950; --warn: #d29922; }
+}
+body { margin: 2rem auto; max-width: 110rem; padding: 0 1rem; color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
+.meta, .dim, caption { color: var(--dim); }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+main { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+caption { caption-side: top; text-align: left; padding: .5rem 0; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
+thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
+th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
+th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
+th.num button { text-align: right; }
+th[aria-sort="ascending"] button::after { content: " ▲"; }
+th[aria-sort="descending"] button::after { content: " ▼"; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.regression, td.error { color: var(--bad); font-weight: 600; }
+td.improvement { color: var(--good); }
+td.inconclusive { color: var(--warn); }
+#errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
+`;
+
+;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
+/**
+ * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
+ * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
+ */
+/** A sorted copy: numbers numerically, texts with numeric collation (`9B` before `27B`), missing values last. */
+function sortRows(rows, column, direction) {
+    const sign = direction === 'descending' ? -1 : 1;
+    return rows.slice().sort(function (x, y) {
+        const a = x.values[column];
+        const b = y.values[column];
+        const noA = a === null || a === undefined;
+        const noB = b === null || b === undefined;
+        if (noA || noB)
+            return noA === noB ? x.index - y.index : noA ? 1 : -1;
+        const order = typeof a === 'number' && typeof b === 'number'
+            ? a - b
+            : String(a).localeCompare(String(b), 'en', { numeric: true, sensitivity: 'base' });
+        return sign * order || x.index - y.index;
+    });
+}
+/**
+ * The page's script: reads each row's values from `data-value` (numbers for `data-type="number"` columns),
+ * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
+ */
+function sortScript(tableId) {
+    // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
+    const source = `(function () {
+${sortRows.toString()}
+var table = document.getElementById(${JSON.stringify(tableId)});
+if (!table) return;
+var body = table.tBodies[0];
+var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+var rows = Array.prototype.map.call(body.rows, function (tr, index) {
+  var values = Array.prototype.map.call(tr.cells, function (td, column) {
+    var raw = td.getAttribute('data-value');
+    if (raw === null || raw === '') return null;
+    return heads[column].getAttribute('data-type') === 'number' ? Number(raw) : raw;
+  });
+  return { el: tr, index: index, values: values };
+});
+heads.forEach(function (th, column) {
+  th.querySelector('button').addEventListener('click', function () {
+    var direction = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+    heads.forEach(function (other) { other.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', direction);
+    sortRows(rows, column, direction).forEach(function (row) { body.appendChild(row.el); });
+  });
+});
+})();`;
+    return source.replace(/<\//g, '<\\/');
+}
+
+;// CONCATENATED MODULE: ./src/report/leaderboard.ts
+
+
+
+
+
+
+const TABLE_ID = 'leaderboard';
+const num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
+const leaderboard_delta = (label, metric) => ({
+    label,
+    numeric: true,
+    value: (c) => finite(c.verdict.metrics[metric]?.delta),
+    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
+    tone: (c) => c.verdict.metrics[metric]?.status,
+});
+const COLUMNS = [
+    { label: 'Model', numeric: false, value: modelName },
+    { label: 'Runtime', numeric: false, value: runtime },
+    { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
+    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
+    num('Total tok/s', (m) => m.total_tps),
+    num('Output tok/s', (m) => m.output_tps),
+    num('Per-user tok/s', (m) => m.per_user_tps),
+    num('TTFT avg ms', (m) => m.ttft_ms?.mean),
+    num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+    num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+    num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+    num('Decode tok/s', (m) => m.decode_tps?.mean),
+    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
+    { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
+    leaderboard_delta('Δ decode', 'decode'),
+    leaderboard_delta('Δ TTFT', 'ttft'),
+];
+/** The leaderboard page for a results file; everything from engines and configs is escaped. */
+function renderLeaderboard(results, ctx = {}) {
+    const measured = defaultOrder(results.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+    const failed = results.cells.filter((c) => c.status === 'error');
+    const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
+    const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="meta">${metaLine(results, ctx)}</p>
+</header>
+<main>
+${measured.length ? table(measured) : '<p>No cell was measured.</p>'}
+${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+<script>
+${sortScript(TABLE_ID)}
+</script>
+</body>
+</html>
+`;
+}
+/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
+function defaultOrder(cells) {
+    const collate = (a, b) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
+        .map((x) => x.cell);
+}
+function table(cells) {
+    const heads = COLUMNS.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
+    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${COLUMNS.map((col) => td(col, cell)).join('')}</tr>`);
+    return `<table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: steady-state figures, Δ against the baseline. Select a column header to sort.</caption>
+<thead><tr>${heads.join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+function td(col, cell) {
+    const value = col.value(cell);
+    const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value) : escapeHtml(String(value ?? EMPTY));
+    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
+    const attr = value === null ? '' : escapeHtml(String(value));
+    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
+}
+function metaLine(results, ctx) {
+    const run = results.run;
+    const sha = ctx.sha || run.sha;
+    const baseline = results.summary?.baseline;
+    const url = safeUrl(ctx.runUrl || run.runUrl);
+    return [
+        sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
+        `hardware <code>${escapeHtml(run.hardware)}</code>`,
+        formatDate(run.finishedAt || run.startedAt),
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
+}
+function failedSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
+        `<pre>${escapeHtml(clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
+    return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function unmeasuredSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
+    return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function modelName(cell) {
+    return cell.model || cell.target;
+}
+function runtime(cell) {
+    return cell.info.version ? `${cell.engine} ${cell.info.version}` : cell.engine;
+}
+function scenarioHtml(cell) {
+    const w = cell.workload;
+    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
+    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
+    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
+}
+function verdictHtml(cell) {
+    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
+    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
+    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
+}
+function formatDate(iso) {
+    const time = iso ? Date.parse(iso) : NaN;
+    return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+function finite(value) {
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
 ;// CONCATENATED MODULE: ./src/report/index.ts
 
 
@@ -52159,6 +52388,7 @@ function renderReport(results, ctx, maxChars) {
 function commentMarker(configPath) {
     return `<!-- llm-bench-gate:${configPath} -->`;
 }
+
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -55049,6 +55279,9 @@ async function finish(resultsDir, options, results, summary, outcome) {
     results.summary ??= { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} };
     await (0,promises_.writeFile)(resultsFile, JSON.stringify(results, null, 2) + '\n');
     await (0,promises_.writeFile)(reportFile, summary);
+    // A shard's page would be partial: the merge run writes the whole leaderboard.
+    if (results.cells.length && !options.shard)
+        await (0,promises_.writeFile)((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(results));
     return { ...outcome, resultsFile, reportFile, summary };
 }
 
