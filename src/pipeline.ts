@@ -98,7 +98,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     }
   } else {
     cells = await readShardResults(resultsDir, plan, log)
-    if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judgeCell(cell, loaded.view, gates[cell.target] ?? {})
+    if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judge(cell)
   }
 
   if (behaviour.compare && !options.shard) {

@@ -9,7 +9,8 @@ import type { EngineAdapter } from '../engines/types.js'
 import { RequestError } from '../errors.js'
 import { calibrate, type Calibration } from './calibrate.js'
 import { cellFlags } from './flags.js'
-import { agentPorts, createAgent } from './http.js'
+import { httpPorts } from '../engines/http.js'
+import { createAgent } from './http.js'
 import { resolveModel } from './model.js'
 import { promptText, requestBody } from './prompt.js'
 import { sendStreamed, type StreamOutcome } from './request.js'
@@ -79,7 +80,8 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   let capacity = Math.max(1, target.maxConcurrency)
   let agent: Agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs })
   let closed = false
-  const ports = agentPorts(() => agent)
+  // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
+  const ports = httpPorts()
   const url = endpoint(target.baseUrl, target.adapter.path(target.api))
   const calibrations = new Map<number, Promise<Calibration>>()
   let model: Promise<string> | undefined
