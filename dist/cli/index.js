@@ -52539,7 +52539,7 @@ function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(4371);
 ;// CONCATENATED MODULE: ./src/bench/http.ts
-/** The bench client's own undici Agent and the small HTTP ports adapters use (`/tokenize`, `/v1/models`). */
+/** The bench client's own undici Agent for streamed requests. */
 
 /** Keep-alive, no pipelining, and timeouts from the plan instead of undici's 300 s defaults. */
 function createAgent(o) {
@@ -52552,32 +52552,6 @@ function createAgent(o) {
         bodyTimeout: o.requestTimeoutMs,
         connect: { timeout: Math.min(o.requestTimeoutMs, 30_000) },
     });
-}
-async function call(agent, method, url, body, timeoutMs) {
-    try {
-        const target = new URL(url);
-        const res = await agent.request({
-            origin: target.origin,
-            path: target.pathname + target.search,
-            method,
-            headers: body === undefined ? {} : { 'content-type': 'application/json' },
-            body: body === undefined ? undefined : JSON.stringify(body),
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-            signal: AbortSignal.timeout(timeoutMs),
-        });
-        return { status: res.statusCode, body: await res.body.text() };
-    }
-    catch {
-        // Refused, reset or timed out: the port's convention for "no answer".
-        return { status: 0, body: '' };
-    }
-}
-function agentPorts(agent) {
-    return {
-        get: (url, timeoutMs) => call(agent(), 'GET', url, undefined, timeoutMs),
-        post: (url, body, timeoutMs) => call(agent(), 'POST', url, body, timeoutMs),
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/bench/events.ts
@@ -53770,6 +53744,7 @@ async function runRound(o) {
 
 
 
+
 const DEFAULT_PROGRESS_MS = 30_000;
 function endpoint(baseUrl, path) {
     return new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
@@ -53778,7 +53753,8 @@ function createBenchClient(target) {
     let capacity = Math.max(1, target.maxConcurrency);
     let agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs });
     let closed = false;
-    const ports = agentPorts(() => agent);
+    // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
+    const ports = httpPorts();
     const url = endpoint(target.baseUrl, target.adapter.path(target.api));
     const calibrations = new Map();
     let model;
@@ -55152,7 +55128,7 @@ async function runPipeline(deps) {
         if (judge)
             for (const cell of cells)
                 if (cell.status === 'ok')
-                    cell.verdict = judgeCell(cell, loaded.view, gates[cell.target] ?? {});
+                    cell.verdict = judge(cell);
     }
     if (behaviour.compare && !options.shard) {
         const ran = new Set(cells.map((c) => c.id));
