@@ -13,7 +13,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { createBenchClient } from '../src/bench/measure.js'
-import { percentile } from '../src/bench/stats.js'
+import { percentile } from '../src/core/stats.js'
 import type { EngineAdapter } from '../src/engines/types.js'
 import { startScheduledServer } from '../test/helpers/scheduled-server.js'
 

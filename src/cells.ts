@@ -1,7 +1,7 @@
 /** Building cell results from a plan cell and what happened to it. */
 import type { CellMeasurement } from './bench/measure.js'
-import type { CellPlan } from './config/plan.js'
-import type { CellResult, SpecDecodeStats, TargetInfo } from './results.js'
+import type { CellPlan } from './core/plan.js'
+import type { CellResult, SpecDecodeStats, TargetInfo } from './core/results.js'
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
   const { target, scenario } = plan

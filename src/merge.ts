@@ -1,11 +1,11 @@
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import type { Plan } from './config/plan.js'
+import type { Plan } from './core/plan.js'
 import { errorCell } from './cells.js'
-import { ConfigError } from './errors.js'
-import type { Logger } from './log.js'
-import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from './results.js'
+import { ConfigError } from './core/errors.js'
+import type { Logger } from './core/log.js'
+import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from './core/results.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
 

@@ -5,13 +5,14 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { createBenchClient, type BenchClient, type CellMeasurement } from './bench/measure.js'
 import { errorCell, measuredCell } from './cells.js'
-import type { CellPlan, TargetPlan } from './config/plan.js'
+import { formatBytes } from './core/format.js'
+import type { CellPlan, TargetPlan } from './core/plan.js'
 import { engineByName } from './engines/registry.js'
 import { httpPorts } from './engines/http.js'
 import type { EngineAdapter } from './engines/types.js'
-import { StartError, errorMessage } from './errors.js'
-import type { Logger } from './log.js'
-import type { CellResult, CellVerdict, TargetInfo } from './results.js'
+import { StartError, errorMessage } from './core/errors.js'
+import type { Logger } from './core/log.js'
+import type { CellResult, CellVerdict, TargetInfo } from './core/results.js'
 import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunningTarget } from './server/index.js'
 import { confirmVerdict, needsConfirmation } from './compare/index.js'
 
@@ -27,12 +28,7 @@ export interface TargetRunDeps {
   readMemory?: () => Promise<MemInfo>
 }
 
-const GIB = 1024 ** 3
 const EXIT_SETTLE_MS = 1000
-
-function fmtBytes(bytes: number): string {
-  return `${(bytes / GIB).toFixed(1)} GiB`
-}
 
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
@@ -69,7 +65,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
         floor: target.settings.memoryFloor,
         read: deps.readMemory,
         onTrip: (mem, floorBytes) => {
-          const reason = `memory guard: available memory ${fmtBytes(mem.availableBytes)} fell below the floor of ${fmtBytes(floorBytes)}; target killed`
+          const reason = `memory guard: available memory ${formatBytes(mem.availableBytes)} fell below the floor of ${formatBytes(floorBytes)}; target killed`
           log.error(`${target.id}: ${reason}`)
           fail(reason)
           void running?.stop()

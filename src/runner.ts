@@ -6,11 +6,11 @@ import * as core from '@actions/core'
 import * as github from '@actions/github'
 import { parseInputs } from './config/inputs.js'
 import type { RunContext } from './context.js'
-import { errorMessage } from './errors.js'
-import type { Logger } from './log.js'
+import { errorMessage } from './core/errors.js'
+import type { Logger } from './core/log.js'
 import { runPipeline } from './pipeline.js'
 import { killProcessGroups } from './server/index.js'
-import { VERSION } from './version.js'
+import { VERSION } from './core/version.js'
 
 export const OUTPUT = {
   verdict: 'verdict',

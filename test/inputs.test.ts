@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULTS, parseInputs } from '../src/config/inputs.js'
 import { resolveBehaviour, type RunContext } from '../src/context.js'
-import { ConfigError } from '../src/errors.js'
+import { ConfigError } from '../src/core/errors.js'
 
 const from = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
 

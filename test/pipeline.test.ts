@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULTS, type ActionOptions } from '../src/config/inputs.js'
-import { memoryLogger } from '../src/log.js'
+import { memoryLogger } from '../src/core/log.js'
 import { runPipeline } from '../src/pipeline.js'
-import type { ResultsFile } from '../src/results.js'
+import type { ResultsFile } from '../src/core/results.js'
 import { startScheduledServer, type ScheduledServer } from './helpers/scheduled-server.js'
 
 let a: ScheduledServer

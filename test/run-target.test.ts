@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildPlan } from '../src/config/index.js'
-import { memoryLogger } from '../src/log.js'
+import { memoryLogger } from '../src/core/log.js'
 import { runTarget } from '../src/run-target.js'
 import { ROOT } from './helpers/action.js'
 import { killGroupQuietly, psGroup } from './server/procs.js'
@@ -56,7 +56,7 @@ describe('runTarget', () => {
     const readMemory = async () => ({ availableBytes: ++reads > 2 ? 2 * GIB : 60 * GIB, totalBytes: 121 * GIB })
     const { cells, log } = await run(`node ${FAKE} --dialect vllm --port {port} --ttft-ms 20 --itl-ms 20`, readMemory)
     expect(cells.map((c) => c.status)).toEqual(['error', 'error'])
-    for (const c of cells) expect(c.error).toMatch(/^memory guard: available memory 2\.0 GiB fell below the floor of 4\.0 GiB/)
+    for (const c of cells) expect(c.error).toMatch(/^memory guard: available memory 2GiB fell below the floor of 4GiB/)
     expect(log.lines.join('\n')).toMatch(/memory guard/)
     expect(spawned).toHaveLength(1)
     expect(psGroup(spawned[0])).toEqual([])

@@ -3,8 +3,8 @@
  * one: achieved lengths that miss the request, token counts the server did not report, and a
  * steady round where too many requests failed.
  */
-import type { ScenarioPlan } from '../config/plan.js'
-import type { RequestRecord, RoundResult } from './types.js'
+import type { ScenarioPlan } from '../core/plan.js'
+import type { RequestRecord, RoundResult } from '../core/measurements.js'
 
 function spread(values: number[]): string {
   let min = Infinity

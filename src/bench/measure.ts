@@ -4,9 +4,9 @@
  * per-round statistics, the steady state and the cell flags. Definitions and choices: README.md here.
  */
 import type { Agent } from 'undici'
-import type { Api, ScenarioPlan } from '../config/plan.js'
+import type { Api, ScenarioPlan } from '../core/plan.js'
 import type { EngineAdapter } from '../engines/types.js'
-import { RequestError } from '../errors.js'
+import { RequestError } from '../core/errors.js'
 import { calibrate, type Calibration } from './calibrate.js'
 import { cellFlags } from './flags.js'
 import { httpPorts } from '../engines/http.js'
@@ -16,7 +16,7 @@ import { promptText, requestBody } from './prompt.js'
 import { sendStreamed, type StreamOutcome } from './request.js'
 import { countReasons, steadyState, summarizeRound } from './round.js'
 import { runRound } from './run-round.js'
-import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from './types.js'
+import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from '../core/measurements.js'
 
 export interface BenchTarget {
   baseUrl: string

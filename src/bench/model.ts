@@ -1,6 +1,6 @@
 /** The served model name when the target gives none: `GET /v1/models` → `data[0].id`, as vLLM's client does. */
 import type { HttpPorts } from '../engines/types.js'
-import { RequestError } from '../errors.js'
+import { RequestError } from '../core/errors.js'
 import { excerpt } from './events.js'
 
 export async function resolveModel(http: HttpPorts, baseUrl: string, timeoutMs: number): Promise<string> {

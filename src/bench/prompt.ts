@@ -5,7 +5,7 @@
  * that BPE vocabularies hold as one space-prefixed token, so the nonce costs the same for
  * every index; the filler length is calibrated against the server (calibrate.ts).
  */
-import type { Api } from '../config/plan.js'
+import type { Api } from '../core/plan.js'
 import type { EngineAdapter } from '../engines/types.js'
 
 const NONCE_WORDS = (

@@ -1,6 +1,6 @@
 /** Turns a finished stream into the per-request record of SPEC §5. */
 import type { StreamOutcome } from './request.js'
-import type { RequestRecord } from './types.js'
+import type { RequestRecord } from '../core/measurements.js'
 
 export interface RecordContext {
   index: number

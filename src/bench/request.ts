@@ -9,7 +9,8 @@
  * run goes on.
  */
 import type { Dispatcher } from 'undici'
-import { RequestError, errorMessage } from '../errors.js'
+import { RequestError, errorMessage } from '../core/errors.js'
+import { formatDuration } from '../core/format.js'
 import { excerpt } from './events.js'
 import { createSseReader } from './sse.js'
 import { StreamTally } from './tally.js'
@@ -35,12 +36,6 @@ const HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream
 /** undici's own timeouts stay just behind ours so the clearer message wins. */
 const UNDICI_GRACE_MS = 1_000
 const ERROR_BODY_BYTES = 2_048
-
-export function formatMs(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`
-  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000}s`
-  return `${ms}ms`
-}
 
 export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promise<StreamOutcome> {
   return new Promise((resolve) => {
@@ -70,7 +65,7 @@ export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promis
       else finish() // not on a socket yet: undici is told at onRequestStart
     }
     const onOuterAbort = () => fail(new RequestError('aborted', 'aborted'))
-    const timer = setTimeout(() => fail(new RequestError(`timeout: no token within ${formatMs(req.timeoutMs)}`, 'timeout')), req.timeoutMs)
+    const timer = setTimeout(() => fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')), req.timeoutMs)
     const httpError = () => {
       const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8')
       return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status)

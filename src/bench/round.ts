@@ -2,8 +2,8 @@
  * Per-round statistics (SPEC §5) and the steady state of a cell. Failed requests are counted
  * and grouped by reason, never part of a statistic.
  */
-import { describe, mean } from './stats.js'
-import { DISTRIBUTION_METRICS, SCALAR_METRICS, type ErrorCount, type MetricsBlock, type RequestRecord, type RoundResult } from './types.js'
+import { describe, mean } from '../core/stats.js'
+import { DISTRIBUTION_METRICS, SCALAR_METRICS, type ErrorCount, type MetricsBlock, type RequestRecord, type RoundResult } from '../core/measurements.js'
 
 export interface RoundContext {
   index: number
@@ -64,6 +64,7 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     total_tps: perSecond(outputTokens + promptTokens),
     per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
     request_tps: perSecond(ok.length),
+    failed_share: records.length ? failed.length / records.length : 0,
   }
   return {
     index: ctx.index,
@@ -95,5 +96,9 @@ export function steadyState(rounds: readonly RoundResult[]): MetricsBlock | null
     }
   }
   for (const key of SCALAR_METRICS) block[key] = mean(kept.map((r) => r.metrics[key]))
+  // Failures count over every steady round, including one where nothing succeeded.
+  const steady = rounds.filter((r) => r.steady)
+  const sent = steady.reduce((n, r) => n + r.requests, 0)
+  block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0
   return block
 }

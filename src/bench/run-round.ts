@@ -1,10 +1,10 @@
 /** One round of a cell: schedule the requests, stream them, and keep a running tally for progress lines. */
-import type { ScenarioPlan } from '../config/plan.js'
+import type { ScenarioPlan } from '../core/plan.js'
 import type { Calibration } from './calibrate.js'
 import { toRecord } from './record.js'
 import type { StreamOutcome } from './request.js'
 import { closedLoop, openLoop, poissonArrivals } from './schedule.js'
-import type { RequestRecord } from './types.js'
+import type { RequestRecord } from '../core/measurements.js'
 
 export interface RoundRun {
   scenario: ScenarioPlan

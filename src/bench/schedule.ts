@@ -5,7 +5,7 @@
  * the time it waited in our scheduler is recorded, never hidden (engines.md pitfall 8).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { mulberry32 } from '../random.js'
+import { mulberry32 } from '../core/random.js'
 
 /** Sends request `index` of the round; `dueAt` is when it became due (ms, performance clock). */
 export type Send<T> = (index: number, dueAt: number) => Promise<T>

@@ -3,7 +3,7 @@
  * the last one (never `[DONE]` or the usage chunk), inter-chunk gaps, and the server's counts
  * from whichever event carries `usage`.
  */
-import { RequestError } from '../errors.js'
+import { RequestError } from '../core/errors.js'
 import { errorText, excerpt, inspectEvent } from './events.js'
 
 export class StreamTally {

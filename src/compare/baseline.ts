@@ -1,8 +1,7 @@
 /** Finding the baseline of one cell and metric: the history median when there are several runs, else the baseline file. */
-import type { GateStat, GatedMetric } from '../config/plan.js'
-import type { CellResult, HistoryEntry, ResultsFile } from '../results.js'
-import { metricKey, tryReadMetric } from './keys.js'
-import { isUsable, median } from './stats.js'
+import type { CellResult, HistoryEntry, ResultsFile } from '../core/results.js'
+import { metricKey, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import { isUsable, median } from '../core/stats.js'
 
 export interface BaselineView {
   /** The baseline results file (single reference), if any. */
@@ -51,9 +50,9 @@ export function baselineSample(view: BaselineView, id: string, metric: GatedMetr
     return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s!.rounds ?? []).filter(isUsable)) }
   }
   if (!cell) return undefined
-  const value = tryReadMetric(cell.metrics, metric, stat)
+  const value = readMetric(cell.metrics, metric, stat)
   if (value === undefined) return undefined
-  const rounds = cell.rounds.filter((r) => r.steady).map((r) => tryReadMetric(r.metrics, metric, stat))
+  const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat))
   return { value, source: 'file', steady: [value], rounds: [rounds.filter(isUsable)] }
 }
 

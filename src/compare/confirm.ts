@@ -3,7 +3,7 @@
  * if the fresh measurement regresses too. The pipeline judges the re-measured cell on its own with `judgeCell`
  * and folds the two verdicts with `confirmVerdict`; with `confirm: n` it repeats while `needsConfirmation` holds.
  */
-import type { CellVerdict, MetricVerdict } from '../results.js'
+import type { CellVerdict, MetricVerdict } from '../core/results.js'
 
 export function needsConfirmation(verdict: CellVerdict): boolean {
   return verdict.status === 'regression'

@@ -1,19 +1,25 @@
 /** The verdict on one measured cell against the baseline (pure). */
-import { GATED_METRICS, type GateConfig, type GatedMetric } from '../config/plan.js'
-import type { CellResult, CellVerdict, MetricVerdict } from '../results.js'
+import { GATED_METRICS, HEADLINE_METRICS, isRelative, metricLabel, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import type { GateConfig } from '../core/plan.js'
+import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
+import { isUsable } from '../core/stats.js'
 import { baselineSample, hasBaseline, isFirstRun, type BaselineSample, type BaselineView } from './baseline.js'
-import { metricKey, tryReadMetric } from './keys.js'
-import { judgeMetric, metricLabel } from './metric.js'
-import { isUsable } from './stats.js'
+import { judgeCeiling, judgeMetric } from './metric.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
 export const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run'
 
-/** The report's headline figures; their baseline values travel in `CellVerdict.reference`. */
-export const REFERENCE_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'tpot', 'output-throughput']
-
 const SEVERITY: Record<MetricVerdict['status'], number> = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 }
+
+/** What one gated metric of a cell came to: a verdict, or a note on why it could not be compared. */
+interface Judged {
+  verdict?: MetricVerdict
+  note?: string
+  /** The metric should have been comparable and was not. */
+  unknown?: boolean
+  sample?: BaselineSample
+}
 
 export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateConfig): CellVerdict {
   if (cell.status === 'error') return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' }
@@ -30,21 +36,12 @@ export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateCo
   let source: string | undefined
   let unknown = false
   for (const metric of GATED_METRICS) {
-    const config = gate[metric]
-    if (!config) continue
-    const label = metricLabel(metric, config.stat)
-    const sample = baselineSample(baseline, cell.id, metric, config.stat)
-    const current = tryReadMetric(cell.metrics, metric, config.stat)
-    if (!sample) {
-      notes.push(`${label}: no baseline value`)
-    } else if (current === undefined || !(sample.value > 0)) {
-      notes.push(`${label}: ${current === undefined ? 'not measured' : 'baseline is not positive'}, cannot compare`)
-      unknown = true
-    } else {
-      const rounds = cell.rounds.filter((r) => r.steady).map((r) => tryReadMetric(r.metrics, metric, config.stat))
-      metrics[metric] = judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample })
-      source ??= baselineNote(sample)
-    }
+    const judged = judgeGated(cell, baseline, gate, metric)
+    if (!judged) continue
+    if (judged.verdict) metrics[metric] = judged.verdict
+    if (judged.note) notes.push(judged.note)
+    if (judged.sample) source ??= baselineNote(judged.sample)
+    unknown ||= judged.unknown === true
   }
 
   const verdicts = Object.values(metrics)
@@ -59,18 +56,43 @@ export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateCo
   return { status, metrics, note: note || undefined, reference: referenceValues(cell.id, baseline, gate) }
 }
 
+/** One gated metric of a cell against its baseline sample; undefined when the gate does not use the metric. */
+function judgeGated(cell: CellResult, baseline: BaselineView, gate: GateConfig, metric: GatedMetric): Judged | undefined {
+  const stat = gatedStat(gate, metric)
+  if (stat === undefined) return undefined
+  const label = metricLabel(metric, stat)
+  const sample = baselineSample(baseline, cell.id, metric, stat)
+  const current = readMetric(cell.metrics, metric, stat)
+  if (!sample) return { note: `${label}: no baseline value` }
+  if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
+  if (!isRelative(metric)) {
+    const config = gate[metric]!
+    return { verdict: judgeCeiling({ metric, config, current, baseline: sample.value }), sample }
+  }
+  if (!(sample.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
+  const config = gate[metric]!
+  const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat))
+  return { verdict: judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample }), sample }
+}
+
+/** The statistic the gate compares for a metric; undefined when the metric is not gated. */
+function gatedStat(gate: GateConfig, metric: GatedMetric): GateStat | undefined {
+  if (!isRelative(metric)) return gate[metric] ? 'mean' : undefined
+  return gate[metric]?.stat
+}
+
 function baselineNote(sample: BaselineSample): string {
   if (sample.source === 'file') return 'baseline: baseline file'
   return sample.steady.length === 1 ? 'baseline: one history run' : `baseline: median of ${sample.steady.length} runs`
 }
 
 /** Baseline values of the report's headline figures, in the stat the gate compares (mean when not gated). */
-function referenceValues(id: string, baseline: BaselineView, gate: GateConfig): Record<string, number> {
-  const values: Record<string, number> = {}
-  for (const metric of REFERENCE_METRICS) {
-    const stat = gate[metric]?.stat ?? 'mean'
+function referenceValues(id: string, baseline: BaselineView, gate: GateConfig): CellVerdict['reference'] {
+  const values: CellVerdict['reference'] = {}
+  for (const metric of HEADLINE_METRICS) {
+    const stat = gatedStat(gate, metric) ?? 'mean'
     const sample = baselineSample(baseline, id, metric, stat)
-    if (sample) values[metricKey(metric, stat)] = sample.value
+    if (sample) values[metric] = { stat, value: sample.value }
   }
   return values
 }

@@ -1,13 +1,13 @@
 /** The verdict on one gated metric of one cell: magnitude (max-regression, min-delta) and noise must both agree. */
-import type { GateMetricConfig, GatedMetric } from '../config/plan.js'
-import type { MetricVerdict } from '../results.js'
-import { formatDelta, formatPercent, formatSigned } from '../report/format.js'
+import { formatDelta, formatPercent, formatSigned } from '../core/format.js'
+import { METRICS, metricLabel, type CeilingMetric, type RelativeMetric } from '../core/metrics.js'
+import type { CeilingGateConfig, GateMetricConfig } from '../core/plan.js'
+import type { MetricVerdict } from '../core/results.js'
 import type { BaselineSample } from './baseline.js'
-import { GATED, metricKey } from './keys.js'
 import { noiseBand } from './noise.js'
 
 export interface MetricInput {
-  metric: GatedMetric
+  metric: RelativeMetric
   config: GateMetricConfig
   /** Steady-state value of this run. */
   current: number
@@ -17,15 +17,9 @@ export interface MetricInput {
   baseline: BaselineSample
 }
 
-/** `decode tok/s`, `TTFT p99`: the stat is named when it is not the mean. */
-export function metricLabel(metric: GatedMetric, stat: string): string {
-  const info = GATED[metric]
-  return info.scalar || stat === 'mean' ? info.label : `${info.label} ${stat}`
-}
-
 export function judgeMetric(input: MetricInput): MetricVerdict {
   const { metric, config, current, rounds, baseline } = input
-  const info = GATED[metric]
+  const info = METRICS[metric]
   const base = baseline.value
   const delta = (current - base) / base
   // Positive when the change is for the worse, whichever way the metric points.
@@ -38,7 +32,8 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
   const verdict = (status: MetricVerdict['status'], reason: string): MetricVerdict => ({
     status,
-    metric: metricKey(metric, config.stat),
+    metric,
+    stat: info.scalar ? 'mean' : config.stat,
     current,
     baseline: base,
     delta,
@@ -58,4 +53,22 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   // A band this wide could hide a regression of twice the limit: a pass would claim more than was measured.
   if (band > 2 * limit) return verdict('inconclusive', `${change}: ${noise} is too wide for the ${limits}`)
   return verdict('pass', `${change} (${limits}, ${noise})`)
+}
+
+export interface CeilingInput {
+  metric: CeilingMetric
+  config: CeilingGateConfig
+  current: number
+  /** The baseline's value; a share at or above the ceiling there is what the code already did. */
+  baseline: number
+}
+
+/** A share that must stay under its ceiling: it regresses when this run crosses a ceiling the baseline kept to. */
+export function judgeCeiling(input: CeilingInput): MetricVerdict {
+  const { metric, config, current, baseline } = input
+  const info = METRICS[metric]
+  const delta = baseline > 0 ? (current - baseline) / baseline : current > 0 ? Infinity : 0
+  const said = `${info.label} ${info.format(current)} (baseline ${info.format(baseline)}, limit ${info.format(config.max)})`
+  const status = current > config.max && baseline <= config.max ? 'regression' : current < baseline && baseline > config.max ? 'improvement' : 'pass'
+  return { status, metric, stat: 'mean', current, baseline, delta, reason: said }
 }

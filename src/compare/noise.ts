@@ -17,7 +17,7 @@
  * test (test/compare/monte-carlo.test.ts) pins the combined rates down.
  */
 import type { BaselineSample } from './baseline.js'
-import { mean, relativeSquares, relativeVariance } from './stats.js'
+import { mean, relativeSquares, relativeVariance } from '../core/stats.js'
 
 export const NOISE_Z = 2
 

@@ -1,5 +1,5 @@
 /** Run-level verdict and the baseline cells this run left out. */
-import type { CellResult, CellVerdictStatus, RunVerdict } from '../results.js'
+import type { CellResult, CellVerdictStatus, RunVerdict } from '../core/results.js'
 import { baselineCell, type BaselineView } from './baseline.js'
 import { NOT_MEASURED_NOTE } from './judge.js'
 

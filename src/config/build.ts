@@ -5,10 +5,10 @@
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
-import { ConfigError } from '../errors.js'
+import { ConfigError } from '../core/errors.js'
 import { expandTargets, type ExpandInput } from './expand.js'
 import { Problems, zodProblems, type Locate } from './issues.js'
-import type { CellPlan, Plan } from './plan.js'
+import type { CellPlan, Plan } from '../core/plan.js'
 import { defaultGate, matrixSchema, type MatrixSchema } from './schema.js'
 import { applyOnly, applyShard, parseShard } from './select.js'
 

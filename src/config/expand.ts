@@ -3,11 +3,11 @@
  * matrix), placeholders, defaults and gate merged per target, scenario references resolved.
  */
 import type { EngineAdapter } from '../engines/types.js'
-import { ConfigError } from '../errors.js'
-import { ID_PATTERN } from './fields.js'
+import { ConfigError } from '../core/errors.js'
+import { ID_PATTERN } from '../core/fields.js'
 import type { Path, Problems } from './issues.js'
 import { fill, fillPort, type Scope } from './placeholders.js'
-import type { ScenarioPlan, TargetPlan } from './plan.js'
+import type { ScenarioPlan, TargetPlan } from '../core/plan.js'
 import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
 import { resolveGate, resolveSettings } from './settings.js'
 

@@ -1,7 +1,7 @@
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
-import { GATED } from '../compare/keys.js'
-import { GATED_METRICS, type GateConfig, type Plan, type ScenarioPlan, type TargetPlan, type TargetSettings } from './plan.js'
-import { formatBytes, formatDuration, formatPercent } from './units.js'
+import { GATED_METRICS, METRICS, isRelative } from '../core/metrics.js'
+import type { GateConfig, Plan, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
+import { formatBytes, formatDuration, formatPercent } from '../core/format.js'
 
 export function formatPlan(plan: Plan): string {
   const head = [
@@ -49,10 +49,15 @@ function formatSettings(s: TargetSettings): string {
 
 export function formatGate(gate: GateConfig): string {
   const parts = GATED_METRICS.flatMap((metric) => {
+    if (!isRelative(metric)) {
+      const g = gate[metric]
+      return g ? [`${metric} above ${formatPercent(g.max)}`] : []
+    }
     const g = gate[metric]
     if (!g) return []
-    const info = GATED[metric]
-    const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} tok/s`}`
+    const info = METRICS[metric]
+    // Limits are printed as the file writes them: a duration for ms, a plain number of tok/s.
+    const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`
     return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`]
   })
   return parts.length ? parts.join('; ') : 'none (nothing can regress)'

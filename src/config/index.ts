@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { EngineAdapter } from '../engines/types.js'
 import { buildPlan } from './build.js'
 import { readSource } from './load.js'
-import type { Plan } from './plan.js'
+import type { Plan } from '../core/plan.js'
 
 export { buildPlan, type BuildOptions } from './build.js'
 export { formatPlan } from './format.js'

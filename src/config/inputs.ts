@@ -1,5 +1,5 @@
 /** The action inputs (SPEC §2), parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
-import { ConfigError } from '../errors.js'
+import { ConfigError } from '../core/errors.js'
 
 export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'] as const
 export type Mode = (typeof MODES)[number]

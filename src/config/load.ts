@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml'
-import { ConfigError } from '../errors.js'
+import { ConfigError } from '../core/errors.js'
 import type { Locate, Path } from './issues.js'
 
 export interface Source {

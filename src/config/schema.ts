@@ -4,11 +4,10 @@
  * engine registry, so adding an engine never touches this file.
  */
 import { z } from 'zod'
-import { GATED } from '../compare/keys.js'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
-import { GATE_STATS, GATED_METRICS, type GatedMetric } from './plan.js'
-import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from './fields.js'
+import { GATE_STATS, GATED_METRICS, METRICS, PRIMARY_METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -26,11 +25,8 @@ export const DEFAULT_SETTINGS = {
   'max-error-share': '10%',
 } as const
 
-/** The gate used when the file has no top-level `gate`. */
-export const DEFAULT_GATE = {
-  decode: { 'max-regression': '5%' },
-  ttft: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
-} as const
+/** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
+export const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, metricInfo(m).primary?.gate]))
 
 function settingsShape() {
   return {
@@ -66,11 +62,15 @@ function defaultsSchema() {
   })
 }
 
-function gateMetricSchema(metric: GatedMetric, requireMaxRegression: boolean) {
+function gateMetricSchema(metric: GatedMetric, top: boolean) {
+  if (!isRelative(metric)) {
+    const max = relative({ allowZero: true, capPercent: true }).meta({ description: 'Share above which the cell fails' })
+    return z.strictObject({ max: top ? max : max.optional() })
+  }
   const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' })
   return z.strictObject({
-    'max-regression': requireMaxRegression ? maxRegression : maxRegression.optional(),
-    'min-delta': minDelta(GATED[metric].unit).optional(),
+    'max-regression': top ? maxRegression : maxRegression.optional(),
+    'min-delta': minDelta(METRICS[metric].unit === 'ms' ? 'ms' : 'tok/s').optional(),
     stat: z.enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
   })
 }
@@ -80,9 +80,9 @@ function gateSchema(level: 'top' | 'target') {
   const entry = (metric: GatedMetric) =>
     z
       .union([gateMetricSchema(metric, level === 'top'), z.literal(false)], {
-        error: expected('must be a mapping like { max-regression: 5% } or false'),
+        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`),
       })
-      .meta({ description: `${GATED[metric].label}; false switches the metric off` })
+      .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
       .optional()
   return z.strictObject(Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<GatedMetric, ReturnType<typeof entry>>)
 }

@@ -3,7 +3,7 @@
  * targets left without any), `shard` keeps a target's scenarios together so a model loads once.
  */
 import type { Problems } from './issues.js'
-import type { TargetPlan } from './plan.js'
+import type { TargetPlan } from '../core/plan.js'
 
 export function onlyPatterns(only: string | undefined): string[] {
   return (only ?? '')

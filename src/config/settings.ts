@@ -1,10 +1,11 @@
 /** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
-import { GATED_METRICS, type GateConfig, type GateMetricConfig, type TargetSettings } from './plan.js'
+import { GATED_METRICS, isRelative } from '../core/metrics.js'
+import type { GateConfig, GateMetricConfig, TargetSettings } from '../core/plan.js'
 import { Problems, type Path } from './issues.js'
 import { SETTING_KEYS, defaultGate, type GateInput, type Settings, type TargetInput } from './schema.js'
 
-type GateEntry = Exclude<GateInput[keyof GateInput], undefined | false>
-type PartialGate = Partial<Record<keyof GateInput, Partial<GateEntry> | false | undefined>>
+type GateEntry = Partial<{ 'max-regression': number; 'min-delta': number; stat: GateMetricConfig['stat']; max: number }>
+type PartialGate = Partial<Record<keyof GateInput, GateEntry | false | undefined>>
 
 export function resolveSettings(defaults: Settings, target: TargetInput, path: Path, problems: Problems): TargetSettings {
   const own = target as Partial<Settings>
@@ -34,22 +35,28 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
 export function resolveGate(top: GateInput, target: PartialGate | undefined, path: Path, problems: Problems): GateConfig {
   const gate: GateConfig = {}
   for (const metric of GATED_METRICS) {
-    const base = top[metric]
-    const own = target?.[metric]
+    const base = top[metric] as GateEntry | false | undefined
+    const own = (target as PartialGate | undefined)?.[metric]
     if (own === false || (own === undefined && !base)) continue
-    const entry: Partial<GateEntry> = { ...(base || {}), ...(own ?? {}) }
-    if (entry['max-regression'] === undefined) {
-      problems.add([...path, 'gate', metric, 'max-regression'], `required (${metric} is not in the top-level gate)`)
+    const entry: GateEntry = { ...(base || {}), ...(own ?? {}) }
+    const key = isRelative(metric) ? 'max-regression' : 'max'
+    const limit = entry[key]
+    if (limit === undefined) {
+      problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`)
       continue
     }
-    const config: GateMetricConfig = { maxRegression: entry['max-regression'], stat: entry.stat ?? 'mean' }
+    if (!isRelative(metric)) {
+      gate[metric] = { max: limit }
+      continue
+    }
+    const config: GateMetricConfig = { maxRegression: limit, stat: entry.stat ?? 'mean' }
     if (entry['min-delta'] !== undefined) config.minDelta = entry['min-delta']
     gate[metric] = config
   }
   return gate
 }
 
-/** The gate a file without a `gate:` block gets (decode 5 %, TTFT 10 % and 50 ms). */
+/** The gate a file without a `gate:` block gets (the registry's primary metrics at their built-in limits). */
 export function defaultGateConfig(): GateConfig {
   return resolveGate(defaultGate(), undefined, [], new Problems())
 }

@@ -4,8 +4,8 @@
  * and it reuses the KV cache of a slot's previous prompt, so both are switched off per request.
  * Spec-decode acceptance arrives per request in the final event's `timings`.
  */
-import type { RequestRecord } from '../bench/types.js'
-import type { SpecDecodeStats } from '../results.js'
+import type { RequestRecord } from '../core/measurements.js'
+import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, joinUrl, pick, postJson } from './http.js'
 import { openaiPath } from './openai.js'
 import type { EngineAdapter } from './types.js'

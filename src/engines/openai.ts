@@ -3,7 +3,7 @@
  * tokenizer endpoint, facts from the model list. The helpers here are shared by the
  * engines that speak the same dialect.
  */
-import type { Api } from '../config/plan.js'
+import type { Api } from '../core/plan.js'
 import { asRecord, getJson, joinUrl, postJson } from './http.js'
 import type { EngineAdapter, HttpPorts } from './types.js'
 

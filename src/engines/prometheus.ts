@@ -4,7 +4,7 @@
  * Engines export thousands of histogram lines, so the readers given names only parse the
  * lines whose metric name was asked for.
  */
-import type { SpecDecodeStats } from '../results.js'
+import type { SpecDecodeStats } from '../core/results.js'
 import type { Counters } from './types.js'
 
 export interface PromSample {

@@ -3,7 +3,7 @@
  * until the model is ready. Version and spec-decode acceptance come from the server-info
  * document (`/get_server_info`, renamed `/server_info` in newer releases).
  */
-import type { SpecDecodeStats } from '../results.js'
+import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, joinUrl, pick } from './http.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import type { EngineAdapter, HttpPorts } from './types.js'

@@ -4,9 +4,9 @@
  * counters and spec-decode acceptance read like vLLM's.
  */
 import { resolve } from 'node:path'
-import type { TargetPlan } from '../config/plan.js'
-import { ConfigError } from '../errors.js'
-import { cliEntry } from '../paths.js'
+import type { TargetPlan } from '../core/plan.js'
+import { ConfigError } from '../core/errors.js'
+import { cliEntry } from '../core/paths.js'
 import { loadProfile, SHIPPED_PROFILES } from '../sim/profiles.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS, joinUrl } from './http.js'
 import { openaiPath, tokenizePrompt } from './openai.js'

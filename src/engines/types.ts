@@ -2,9 +2,9 @@
  * An engine is data plus hooks (STYLE trait 4): adding one is one file and a registry line.
  * The pipeline, the readiness probe and the SSE client only talk to engines through this.
  */
-import type { Api, TargetPlan } from '../config/plan.js'
-import type { RequestRecord } from '../bench/types.js'
-import type { SpecDecodeStats, TargetInfo } from '../results.js'
+import type { Api, TargetPlan } from '../core/plan.js'
+import type { RequestRecord } from '../core/measurements.js'
+import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
 
 /** One HTTP answer as the readiness probe saw it; `status: 0` means the connection was refused. */
 export interface ProbeAnswer {

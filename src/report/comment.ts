@@ -3,7 +3,7 @@
  * of comments, updated in place, else created. Errors keep their HTTP status; the runner turns a 403
  * (fork PR, read-only token) into a warning.
  */
-import { httpStatus, type GitHubRequest, type RepoRef } from '../github-port.js'
+import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 
 export interface UpsertOptions {
   request: GitHubRequest

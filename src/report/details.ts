@@ -1,9 +1,9 @@
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
 import { markdownTable } from 'markdown-table'
-import { DISTRIBUTION_METRICS, type MetricsBlock, type RoundResult } from '../bench/types.js'
-import type { CellResult } from '../results.js'
+import { DISTRIBUTION_METRICS, type MetricsBlock, type RoundResult } from '../core/measurements.js'
+import type { CellResult } from '../core/results.js'
 import { clip, details, escapeText } from './escape.js'
-import { EMPTY, formatNumber, formatPercent, plural } from './format.js'
+import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
 
 const TABLE = { alignDelimiters: false } as const

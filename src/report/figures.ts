@@ -1,9 +1,6 @@
-/** The four headline figures of a cell with their change against the baseline. */
-import { GATED, metricKey, tryReadMetric } from '../compare/keys.js'
-import { GATE_STATS, type GateStat, type GatedMetric } from '../config/plan.js'
-import type { CellResult } from '../results.js'
-
-export const HEADLINE_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'tpot', 'output-throughput']
+/** The headline figures of a cell with their change against the baseline. */
+import { isRelative, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import type { CellResult } from '../core/results.js'
 
 export interface Figure {
   value: number | undefined
@@ -16,20 +13,10 @@ export interface Figure {
 
 export function figure(cell: CellResult, metric: GatedMetric): Figure {
   const gated = cell.verdict.metrics[metric]
-  const stat = statOf(cell, metric)
-  const value = tryReadMetric(cell.metrics, metric, stat)
-  const baseline = gated?.baseline ?? cell.verdict.reference?.[metricKey(metric, stat)]
-  const delta = value !== undefined && baseline !== undefined && baseline > 0 ? (value - baseline) / baseline : undefined
+  const reference = cell.verdict.reference?.[metric]
+  const stat = gated?.stat ?? reference?.stat ?? 'mean'
+  const value = readMetric(cell.metrics, metric, stat)
+  const baseline = gated?.baseline ?? reference?.value
+  const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined
   return { value, stat, baseline, delta, regressed: gated?.status === 'regression' }
-}
-
-function statOf(cell: CellResult, metric: GatedMetric): GateStat {
-  const info = GATED[metric]
-  if (info.scalar) return 'mean'
-  const keys = [cell.verdict.metrics[metric]?.metric, ...Object.keys(cell.verdict.reference ?? {})]
-  for (const key of keys) {
-    const stat = key?.startsWith(`${info.field}.`) ? key.slice(info.field.length + 1) : undefined
-    if (stat && (GATE_STATS as readonly string[]).includes(stat)) return stat as GateStat
-  }
-  return 'mean'
 }

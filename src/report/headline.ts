@@ -1,7 +1,7 @@
 /** The top of the report: verdict, counts, what was compared with what, and the cells that need attention. */
-import type { BaselineRef, CellResult, ResultsFile } from '../results.js'
+import type { BaselineRef, CellResult, ResultsFile } from '../core/results.js'
 import { clip, code, escapeText, safeUrl } from './escape.js'
-import { plural } from './format.js'
+import { plural } from '../core/format.js'
 import { RUN_MARK, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
 import type { RenderContext } from './index.js'
 

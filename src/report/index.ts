@@ -1,10 +1,10 @@
 /** Reports (SPEC §9): the markdown for the PR comment and the job summary, and the comment upsert. */
-import type { ResultsFile } from '../results.js'
+import type { ResultsFile } from '../core/results.js'
 import { render } from './render.js'
 
 export { upsertComment, type UpsertOptions } from './comment.js'
 export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
-export { formatDelta, formatNumber, formatPercent, formatSigned } from './format.js'
+export { formatDelta, formatNumber, formatPercent, formatSigned } from '../core/format.js'
 export { reportSize } from './render.js'
 
 /** GitHub rejects issue comments longer than this. */

@@ -2,11 +2,11 @@
  * The HTML leaderboard (SPEC §9): one self-contained page — inline style and script, no external asset — with a
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
-import type { MetricsBlock } from '../bench/types.js'
-import type { GatedMetric } from '../config/plan.js'
-import type { CellResult, ResultsFile, RunMeta } from '../results.js'
+import type { MetricsBlock } from '../core/measurements.js'
+import { PRIMARY_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
-import { EMPTY, formatDelta, formatNumber, plural } from './format.js'
+import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
 import { LEADERBOARD_CSS } from './leaderboard-style.js'
 import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from './marks.js'
@@ -38,8 +38,8 @@ export const TABLE_ID = 'leaderboard'
 
 const num = (label: string, value: (m: MetricsBlock) => number): Column => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) })
 
-const delta = (label: string, metric: GatedMetric): Column => ({
-  label,
+const delta = (metric: GatedMetric): Column => ({
+  label: `Δ ${metricInfo(metric).short}`,
   numeric: true,
   value: (c) => finite(c.verdict.metrics[metric]?.delta),
   html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
@@ -61,8 +61,7 @@ export const COLUMNS: readonly Column[] = [
   num('Decode tok/s', (m) => m.decode_tps?.mean),
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
   { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
-  delta('Δ decode', 'decode'),
-  delta('Δ TTFT', 'ttft'),
+  ...PRIMARY_METRICS.map(delta),
 ]
 
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */

@@ -1,5 +1,5 @@
 /** Status marks and the order cells are listed in: what needs attention first. */
-import type { CellResult, CellVerdictStatus, RunVerdict } from '../results.js'
+import type { CellResult, CellVerdictStatus, RunVerdict } from '../core/results.js'
 
 export const STATUS_MARK: Record<CellVerdictStatus, string> = {
   regression: '🔴',

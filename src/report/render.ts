@@ -4,10 +4,10 @@
  * detail sections, then table rows of cells that need no attention — always keeping the headline, the
  * regressions and the errors, and says what it left out and where the rest is.
  */
-import type { CellResult, CellVerdictStatus, ResultsFile } from '../results.js'
+import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results.js'
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
 import { safeUrl } from './escape.js'
-import { plural } from './format.js'
+import { plural } from '../core/format.js'
 import { errorList, headline, provenance, regressionList } from './headline.js'
 import type { RenderContext } from './index.js'
 import { byAttention } from './marks.js'

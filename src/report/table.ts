@@ -1,14 +1,15 @@
 /** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
 import { markdownTable } from 'markdown-table'
-import type { GatedMetric } from '../config/plan.js'
-import type { CellResult } from '../results.js'
+import { HEADLINE_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
-import { EMPTY, formatDelta, formatNumber, formatPercent } from './format.js'
+import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
 import { statusCell } from './marks.js'
 
-const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant', 'Decode tok/s', 'TTFT ms', 'TPOT ms', 'Output tok/s']
-const ALIGN = ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r']
+const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
+const ALIGN = ['l', 'l', 'l', 'l', 'l']
+const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }))
 
 export function cellsTable(cells: readonly CellResult[]): string {
   const rows = cells.map((cell) => [
@@ -17,13 +18,12 @@ export function cellsTable(cells: readonly CellResult[]): string {
     text(cell.scenario),
     text(cell.engine),
     cell.quant ? text(cell.quant) : EMPTY,
-    withAcceptance(figureText(cell, 'decode'), cell),
-    figureText(cell, 'ttft'),
-    figureText(cell, 'tpot'),
-    figureText(cell, 'output-throughput'),
+    ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
   ])
+  const header = [...HEADER, ...COLUMNS.map((c) => c.head.column)]
+  const align = [...ALIGN, ...COLUMNS.map(() => 'r')]
   // Unaligned delimiters keep a 400-row table about a third smaller.
-  return markdownTable([HEADER, ...rows], { align: ALIGN, alignDelimiters: false })
+  return markdownTable([header, ...rows], { align, alignDelimiters: false })
 }
 
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */

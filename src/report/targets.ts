@@ -1,7 +1,7 @@
 /** Per-target detail: engine versions, launch commands, server facts, spec decoding, and why targets failed. */
-import type { CellResult } from '../results.js'
+import type { CellResult } from '../core/results.js'
 import { clip, codeBlock, details, escapeText, tail } from './escape.js'
-import { formatNumber, plural } from './format.js'
+import { formatNumber, plural } from '../core/format.js'
 import { acceptance } from './details.js'
 
 /** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */

@@ -5,8 +5,8 @@
  */
 import { execFile } from 'node:child_process'
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs'
-import type { MemoryFloor } from '../config/plan.js'
-import { errorMessage } from '../errors.js'
+import type { MemoryFloor } from '../core/plan.js'
+import { errorMessage } from '../core/errors.js'
 import type { MemInfo, MemoryGuardOptions } from './types.js'
 
 const buffer = Buffer.alloc(8192)

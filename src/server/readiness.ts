@@ -3,9 +3,10 @@
  * adapter, print a progress line now and then, and stop early when the process exits,
  * the engine declares itself dead, or the caller aborts.
  */
+import { formatDuration } from '../core/format.js'
 import { joinUrl } from '../engines/http.js'
 import type { EngineAdapter, HttpPorts, ProbeAnswer } from '../engines/types.js'
-import type { Logger } from '../log.js'
+import type { Logger } from '../core/log.js'
 import type { ExitInfo } from './types.js'
 
 export const POLL_MS = 200
@@ -33,16 +34,6 @@ export type WaitOutcome =
   | { kind: 'dead'; answer: ProbeAnswer; elapsedMs: number }
   | { kind: 'timeout'; last: ProbeAnswer | undefined; elapsedMs: number }
   | { kind: 'aborted'; elapsedMs: number }
-
-/** `250ms`, `4s`, `1m30s`, `20m`, `1h5m`. */
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))}s`
-  const h = Math.floor(ms / 3_600_000)
-  const m = Math.floor((ms % 3_600_000) / 60_000)
-  const s = Math.round((ms % 60_000) / 1000)
-  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].join('') || '0s'
-}
 
 /** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
 export function describeAnswer(answer: ProbeAnswer | undefined): string {
@@ -116,7 +107,7 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
       nextProgress += progressMs
       const line = options.lastLogLine?.()
       log.info(
-        `${options.id}: waiting for ${adapter.name} to be ready (${formatMs(elapsed())} of ${formatMs(options.timeoutMs)}, ` +
+        `${options.id}: waiting for ${adapter.name} to be ready (${formatDuration(Math.round(elapsed() / 100) * 100)} of ${formatDuration(options.timeoutMs)}, ` +
           `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`,
       )
     }

@@ -7,11 +7,12 @@
 import { join } from 'node:path'
 import { fillPort } from '../config/index.js'
 import { httpPorts } from '../engines/http.js'
-import { StartError, errorMessage } from '../errors.js'
+import { StartError, errorMessage } from '../core/errors.js'
+import { formatDuration } from '../core/format.js'
 import { launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
-import { describeAnswer, formatMs, race, waitReady } from './readiness.js'
+import { describeAnswer, race, waitReady } from './readiness.js'
 import type { ExitInfo, RunningTarget, StartOptions } from './types.js'
 
 type Failure = { kind: StartError['kind']; message: string; exitCode?: number | null }
@@ -55,13 +56,13 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
   })
   switch (outcome.kind) {
     case 'aborted':
-      return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatMs(outcome.elapsedMs)})` }
+      return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` }
     case 'exit': {
       const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : ''
       return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code }
     }
     case 'timeout':
-      return { kind: 'timeout', message: `not ready after ${formatMs(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
+      return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
     case 'dead': {
       // Give the process a moment to exit so the error can carry its exit code.
       const exit = group ? await race(group.exit, 2000) : undefined
@@ -69,7 +70,7 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
       return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code }
     }
     case 'ready':
-      options.log.info(`${target.id}: health endpoint ready after ${formatMs(outcome.elapsedMs)}; sending the smoke request`)
+      options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`)
   }
 
   let lastError: unknown
@@ -79,7 +80,7 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
     if ('value' in smoke) return undefined
     if ('aborted' in smoke) return { kind: 'aborted', message: 'cancelled during the smoke request' }
     if ('exit' in smoke) return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code }
-    if ('timeout' in smoke) return { kind: 'smoke', message: `smoke request got no answer within ${formatMs(budget)}` }
+    if ('timeout' in smoke) return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` }
     lastError = smoke.error
     if (attempt < SMOKE_ATTEMPTS) await race(new Promise(() => undefined), 500, group?.exitSignal, signal)
   }
@@ -122,7 +123,7 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   const teardown = async () => {
     stopRequested = true
     const outcome = await terminateGroup(group.pgid, graceMs)
-    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatMs(graceMs)} of SIGTERM; killed with SIGKILL`)
+    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
     if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
     await race(group.drained, DRAIN_WAIT_MS)
     if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {

@@ -1,7 +1,7 @@
 // CONTRACT — the server helper may add fields, not remove or rename.
-import type { MemoryFloor, TargetPlan } from '../config/plan.js'
+import type { MemoryFloor, TargetPlan } from '../core/plan.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
-import type { Logger } from '../log.js'
+import type { Logger } from '../core/log.js'
 
 export interface StartOptions {
   target: TargetPlan

@@ -1,5 +1,5 @@
 /** Parses a `/v1/completions` or `/v1/chat/completions` body the way vLLM validates it. */
-import type { Api } from '../config/plan.js'
+import type { Api } from '../core/plan.js'
 import { chatTokens, promptTokens } from './tokenizer.js'
 
 export interface GenerateRequest {

@@ -1,6 +1,6 @@
 /** Seeded randomness for the simulator: same seed, same schedule. */
 
-import { mulberry32 } from '../random.js'
+import { mulberry32 } from '../core/random.js'
 
 export type Rng = () => number
 

@@ -6,6 +6,7 @@
 import { EngineModel } from './engine.js'
 import type { Profile } from './profile.js'
 import { createRng } from './rng.js'
+import { mean } from '../core/stats.js'
 
 export interface Arrival {
   at: number
@@ -53,8 +54,6 @@ export interface RoundFigures {
   /** Per-request TTFTs, for distribution checks. */
   ttfts: number[]
 }
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 
 /** SPEC §5 per-request definitions, averaged over a round's requests. */
 export function roundFigures(requests: Observed[]): RoundFigures {

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Api } from '../config/plan.js'
+import type { Api } from '../core/plan.js'
 import { renderMetrics, SimCounters } from './metrics.js'
 import type { Profile } from './profile.js'
 import { loadProfile } from './profiles.js'

@@ -4,9 +4,9 @@
  * sha, merged with this run and written back with that sha; on 409/422 (someone wrote in between)
  * it is re-read, re-merged and retried with bounded exponential backoff.
  */
-import type { GateConfig } from '../config/plan.js'
-import { httpStatus } from '../github-port.js'
-import type { BaselineRef, HistoryEntry, ResultsFile } from '../results.js'
+import type { GateConfig } from '../core/plan.js'
+import { httpStatus } from '../core/github-port.js'
+import type { BaselineRef, HistoryEntry, ResultsFile } from '../core/results.js'
 import { ensureBranch, readFile, StoreError, wrap, writeFile } from './github-files.js'
 import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
 import { baselinePath, historyPath, parseHistory, parseResults, serialize } from './layout.js'

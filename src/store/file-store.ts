@@ -1,6 +1,6 @@
 /** `baseline-file`: a local results file stands in for the store, read-only. */
 import { readFile } from 'node:fs/promises'
-import { ConfigError, errorMessage } from '../errors.js'
+import { ConfigError, errorMessage } from '../core/errors.js'
 import type { BaselineStore, LoadedBaseline } from './index.js'
 import { parseResults } from './layout.js'
 import { historyEntry, storableCells } from './merge.js'

@@ -1,6 +1,6 @@
 /** Reading and writing single files of the data branch through the contents and git data APIs. */
-import { httpStatus, type GitHubRequest, type RepoRef } from '../github-port.js'
-import { errorMessage } from '../errors.js'
+import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
+import { errorMessage } from '../core/errors.js'
 
 /** A store operation failed; `status` is the HTTP status when GitHub answered one. */
 export class StoreError extends Error {

@@ -3,10 +3,10 @@
  * or a local results file given as `baseline-file` (`fileStore`, read-only).
  */
 import type { BaselineView } from '../compare/index.js'
-import type { GateConfig } from '../config/plan.js'
-import type { GitHubRequest, RepoRef } from '../github-port.js'
-import type { Logger } from '../log.js'
-import type { BaselineRef, ResultsFile } from '../results.js'
+import type { GateConfig } from '../core/plan.js'
+import type { GitHubRequest, RepoRef } from '../core/github-port.js'
+import type { Logger } from '../core/log.js'
+import type { BaselineRef, ResultsFile } from '../core/results.js'
 
 export { branchStore } from './branch-store.js'
 export { fileStore } from './file-store.js'

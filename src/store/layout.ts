@@ -1,5 +1,5 @@
 /** File layout of the data branch and the checks applied to what is read back from it. */
-import { HISTORY_SCHEMA, RESULTS_SCHEMA, type HistoryFile, type ResultsFile } from '../results.js'
+import { HISTORY_SCHEMA, RESULTS_SCHEMA, type HistoryFile, type ResultsFile } from '../core/results.js'
 
 /** A hardware key becomes a directory name, so it must be one plain path segment. */
 function checkHardware(hardware: string): string {

@@ -1,7 +1,7 @@
 /** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
-import { GATED_METRICS, GATE_STATS, type GateConfig, type GateStat, type GatedMetric } from '../config/plan.js'
-import { metricKey, readMetric } from '../compare/keys.js'
-import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type HistoryFile, type MetricSamples, type ResultsFile } from '../results.js'
+import { GATED_METRICS, GATE_STATS, PRIMARY_METRICS, isRelative, metricInfo, metricKey, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import type { GateConfig } from '../core/plan.js'
+import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type HistoryFile, type MetricSamples, type ResultsFile } from '../core/results.js'
 
 const time = (iso: string | undefined): number => {
   const t = Date.parse(iso ?? '')
@@ -30,27 +30,24 @@ export function mergeResults(stored: ResultsFile | undefined, incoming: ResultsF
   return merged
 }
 
-/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus decode and TTFT means always. */
+/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus the registry's primary metrics' means always. */
 function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]> {
-  const pairs: Array<[GatedMetric, GateStat]> = [
-    ['decode', 'mean'],
-    ['ttft', 'mean'],
-  ]
-  if (!gate) return GATED_METRICS.flatMap((m) => GATE_STATS.map((s): [GatedMetric, GateStat] => [m, s]))
+  if (!gate) return GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean' as const] : GATE_STATS).map((s): [GatedMetric, GateStat] => [m, s]))
+  const pairs = PRIMARY_METRICS.map((m): [GatedMetric, GateStat] => [m, 'mean'])
   for (const metric of GATED_METRICS) {
-    const config = gate[metric]
-    if (config) pairs.push([metric, config.stat])
+    if (!gate[metric]) continue
+    pairs.push([metric, isRelative(metric) ? gate[metric]!.stat : 'mean'])
   }
   return pairs
 }
 
 function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): MetricSamples | undefined {
-  const steady = readMetric(cell.metrics!, metric, stat)
-  if (!Number.isFinite(steady)) return undefined
+  const steady = readMetric(cell.metrics, metric, stat)
+  if (steady === undefined) return undefined
   const rounds = cell.rounds
     .filter((r) => r.steady && r.metrics)
     .map((r) => readMetric(r.metrics, metric, stat))
-    .filter((v) => Number.isFinite(v))
+    .filter((v) => v !== undefined)
   return { steady, rounds }
 }
 

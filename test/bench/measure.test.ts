@@ -1,8 +1,8 @@
 /** A cell's measurement when requests fail or the workload drifts: counted, excluded, listed, flagged. */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient, type BenchClient } from '../../src/bench/measure.js'
-import type { Api, ScenarioPlan } from '../../src/config/plan.js'
-import { RequestError } from '../../src/errors.js'
+import type { Api, ScenarioPlan } from '../../src/core/plan.js'
+import { RequestError } from '../../src/core/errors.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import { startReplayServer } from '../helpers/replay-server.js'
 import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { cellFlags } from '../../src/bench/flags.js'
 import { steadyState, summarizeRound } from '../../src/bench/round.js'
-import type { RequestRecord } from '../../src/bench/types.js'
+import type { RequestRecord } from '../../src/core/measurements.js'
 
 const rec = (over: Partial<RequestRecord>): RequestRecord => ({
   index: 0,

@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest'
-import { describe, percentile } from '../../src/bench/stats.js'
+import { describe, percentile } from '../../src/core/stats.js'
 
 // Expected values were computed once, offline, with NumPy 2.4.6:
 //   import numpy as np; x = np.array([...])

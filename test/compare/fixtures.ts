@@ -1,6 +1,6 @@
 /** Builders for cells, rounds, baselines and history used by the compare and report tests. */
-import type { MetricsBlock, RoundResult, Stats } from '../../src/bench/types.js'
-import type { CellResult, HistoryEntry, ResultsFile } from '../../src/results.js'
+import type { MetricsBlock, RoundResult, Stats } from '../../src/core/measurements.js'
+import type { CellResult, HistoryEntry, ResultsFile } from '../../src/core/results.js'
 
 export interface Figures {
   decode?: number
@@ -31,6 +31,7 @@ export function block(f: Figures = {}): MetricsBlock {
     total_tps: output * 9,
     per_user_tps: output / 8,
     request_tps: output / 128,
+    failed_share: 0,
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FIRST_RUN_NOTE, NEW_CELL_NOTE, judgeCell, type BaselineView } from '../../src/compare/index.js'
-import type { GateConfig } from '../../src/config/plan.js'
-import type { CellResult } from '../../src/results.js'
+import type { GateConfig } from '../../src/core/plan.js'
+import type { CellResult } from '../../src/core/results.js'
 import { cell, flatCell, historyEntry, resultsFile, round, type Figures } from './fixtures.js'
 
 const ID = 'sim-fp8/chat-1k'
@@ -105,6 +105,11 @@ describe('history median versus single baseline file', () => {
 
   it('records baseline values of the report figures, gated or not, in the gated stat', () => {
     const verdict = judgeCell(spread({ decode: 48, ttft: 400, ttftP99: 700 }, 0.005), file({ decode: 50, ttft: 380, ttftP99: 650, tpot: 21, output: 410 }), { ttft: { maxRegression: 0.1, stat: 'p99' } })
-    expect(verdict.reference).toEqual({ 'decode_tps.mean': 50, 'ttft_ms.p99': 650, 'tpot_ms.mean': 21, output_tps: 410 })
+    expect(verdict.reference).toEqual({
+      decode: { stat: 'mean', value: 50 },
+      ttft: { stat: 'p99', value: 650 },
+      tpot: { stat: 'mean', value: 21 },
+      'output-throughput': { stat: 'mean', value: 410 },
+    })
   })
 })

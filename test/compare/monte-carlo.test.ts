@@ -9,8 +9,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { confirmVerdict, judgeCell, needsConfirmation, type BaselineView } from '../../src/compare/index.js'
-import type { GateConfig } from '../../src/config/plan.js'
-import type { CellResult, CellVerdict } from '../../src/results.js'
+import type { GateConfig } from '../../src/core/plan.js'
+import type { CellResult, CellVerdict } from '../../src/core/results.js'
 import { cell, historyEntry, normalSource, resultsFile, round } from './fixtures.js'
 
 const TRIALS = 2000

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { NOT_MEASURED_NOTE, confirmVerdict, judgeCell, missingCells, needsConfirmation, runVerdict, type BaselineView } from '../../src/compare/index.js'
-import type { GateConfig } from '../../src/config/plan.js'
-import type { CellResult, CellVerdict, CellVerdictStatus } from '../../src/results.js'
+import type { GateConfig } from '../../src/core/plan.js'
+import type { CellResult, CellVerdict, CellVerdictStatus } from '../../src/core/results.js'
 import { flatCell, historyEntry, resultsFile } from './fixtures.js'
 
 const withVerdict = (id: string, status: CellVerdictStatus): CellResult => ({ ...flatCell(id, {}), verdict: { status, metrics: {} } })

@@ -3,8 +3,8 @@
  * declares option keys and a default launch the way an adapter with `needsLaunchOrUrl: false` does.
  */
 import type { EngineAdapter } from '../../src/engines/types.js'
-import type { TargetPlan } from '../../src/config/plan.js'
-import { ConfigError } from '../../src/errors.js'
+import type { TargetPlan } from '../../src/core/plan.js'
+import { ConfigError } from '../../src/core/errors.js'
 
 /** Like a real adapter: its own option problems as a ConfigError, machine problems as plain errors. */
 function simLaunch(t: TargetPlan): string {

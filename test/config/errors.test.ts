@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadPlan, type LoadOptions } from '../../src/config/index.js'
 import { ENGINE_NAMES } from '../../src/engines/registry.js'
-import { ConfigError } from '../../src/errors.js'
+import { ConfigError } from '../../src/core/errors.js'
 import { TEST_ENGINES } from './engines.js'
 import { baseConfig, tempDir } from './write.js'
 

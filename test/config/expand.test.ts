@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildPlan, fillPort, loadPlan } from '../../src/config/index.js'
-import type { Plan, TargetPlan } from '../../src/config/plan.js'
+import type { Plan, TargetPlan } from '../../src/core/plan.js'
 import { TEST_ENGINES } from './engines.js'
 import { baseConfig, tempDir } from './write.js'
 

@@ -1,7 +1,7 @@
 // `only` globs over cell ids and `shard: i/n` over targets.
 import { describe, expect, it } from 'vitest'
 import { buildPlan, matchesOnly } from '../../src/config/index.js'
-import type { Plan } from '../../src/config/plan.js'
+import type { Plan } from '../../src/core/plan.js'
 import { shardOf } from '../../src/config/select.js'
 import { TEST_ENGINES } from './engines.js'
 

@@ -1,6 +1,7 @@
 // Units as written in the matrix file.
 import { describe, expect, it } from 'vitest'
-import { formatBytes, formatDuration, formatPercent, parseDuration, parsePercent, parseSize } from '../../src/config/units.js'
+import { formatBytes, formatDuration, formatPercent } from '../../src/core/format.js'
+import { parseDuration, parsePercent, parseSize } from '../../src/core/units.js'
 
 describe('durations', () => {
   it.each([

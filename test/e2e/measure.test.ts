@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ResultsFile } from '../../src/results.js'
+import type { ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RequestRecord } from '../../src/bench/types.js'
+import type { RequestRecord } from '../../src/core/measurements.js'
 import { httpPorts } from '../../src/engines/http.js'
 import { llamacpp } from '../../src/engines/llamacpp.js'
 import { openai } from '../../src/engines/openai.js'

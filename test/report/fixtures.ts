@@ -1,8 +1,8 @@
 /** A realistic results file: cells judged against a baseline by the real compare code. */
 import { judgeCell, runVerdict } from '../../src/compare/index.js'
-import type { GateConfig } from '../../src/config/plan.js'
+import type { GateConfig } from '../../src/core/plan.js'
 import type { RenderContext } from '../../src/report/index.js'
-import type { CellResult, ResultsFile } from '../../src/results.js'
+import type { CellResult, ResultsFile } from '../../src/core/results.js'
 import { cell, flatCell, resultsFile, round, type Figures } from '../compare/fixtures.js'
 
 export const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } }

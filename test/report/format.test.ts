@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDelta, formatNumber, formatPercent, formatSigned, plural } from '../../src/report/format.js'
+import { formatDelta, formatNumber, formatPercent, formatSigned, plural } from '../../src/core/format.js'
 
 describe('formatNumber', () => {
   it.each<[number | null | undefined, string]>([

@@ -1,25 +1,25 @@
 import { describe, expect, it } from 'vitest'
-import type { MetricsBlock } from '../../src/bench/types.js'
+import type { MetricsBlock } from '../../src/core/measurements.js'
 import { COLUMNS, renderLeaderboard, sortRows, sortScript, TABLE_ID, type SortRow, type SortValue } from '../../src/report/leaderboard.js'
-import { formatDelta, formatNumber } from '../../src/report/format.js'
-import type { CellResult, MetricVerdict } from '../../src/results.js'
+import { formatDelta, formatNumber } from '../../src/core/format.js'
+import type { CellResult, MetricVerdict } from '../../src/core/results.js'
 import { flatCell, resultsFile } from '../compare/fixtures.js'
 import { failed, matrix } from './fixtures.js'
 
 const RUN_URL = 'https://github.com/acme/serving/actions/runs/42'
 const XSS = '<script>alert(1)</script>'
 
-function mv(status: MetricVerdict['status'], metric: string, delta: number): MetricVerdict {
-  return { status, metric, current: 100 * (1 + delta), baseline: 100, delta, reason: `${formatDelta(delta)}` }
+function mv(status: MetricVerdict['status'], metric: MetricVerdict['metric'], delta: number): MetricVerdict {
+  return { status, metric, stat: 'mean', current: 100 * (1 + delta), baseline: 100, delta, reason: `${formatDelta(delta)}` }
 }
 
 // Deltas 0.07, 0.25 and 0.5: numeric order differs from the order of their texts, even under numeric collation.
-const improved = (delta: number): CellResult['verdict'] => ({ status: 'improvement', metrics: { decode: mv('improvement', 'decode_tps.mean', delta) } })
+const improved = (delta: number): CellResult['verdict'] => ({ status: 'improvement', metrics: { decode: mv('improvement', 'decode', delta) } })
 
 // Plan order deliberately interleaves models and runtimes; values chosen so lexical and numeric order differ (95 vs 1200).
 const v27 = flatCell('q27-fp8-vllm/chat-1k', { decode: 45, ttft: 1200, output: 380 }, 3, 1, {
   model: 'Qwen3.6-27B-FP8', engine: 'vllm', info: { version: '0.11.0' },
-  verdict: { status: 'regression', metrics: { decode: mv('regression', 'decode_tps.mean', -0.12), ttft: mv('pass', 'ttft_ms.mean', 0.031) } },
+  verdict: { status: 'regression', metrics: { decode: mv('regression', 'decode', -0.12), ttft: mv('pass', 'ttft', 0.031) } },
 })
 const n9 = flatCell('q9-llamacpp/chat-4k', { decode: 80, ttft: 95, output: 640 }, 3, 1, {
   model: 'Qwen3.5-9B', engine: 'llamacpp', quant: null, workload: { inputTokens: 4096, outputTokens: 256, concurrency: 1, requests: 4, rate: null },

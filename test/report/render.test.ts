@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, commentMarker, renderReport } from '../../src/report/index.js'
 import { judgeCell } from '../../src/compare/index.js'
-import type { ResultsFile } from '../../src/results.js'
+import type { ResultsFile } from '../../src/core/results.js'
 import { flatCell, resultsFile } from '../compare/fixtures.js'
 import { CTX, LOG_TAIL, failed, judged, matrix, measured, type Kind } from './fixtures.js'
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { EngineAdapter, HttpPorts, ProbeAnswer } from '../../src/engines/types.js'
 import { vllm } from '../../src/engines/vllm.js'
-import { memoryLogger } from '../../src/log.js'
-import { describeAnswer, exitSignal, formatMs, race, waitReady } from '../../src/server/readiness.js'
+import { memoryLogger } from '../../src/core/log.js'
+import { formatDuration } from '../../src/core/format.js'
+import { describeAnswer, exitSignal, race, waitReady } from '../../src/server/readiness.js'
 
-describe('formatMs', () => {
+describe('formatDuration', () => {
   it.each([
     [250, '250ms'],
     [4000, '4s'],
@@ -14,7 +15,7 @@ describe('formatMs', () => {
     [20 * 60_000, '20m'],
     [3_900_000, '1h5m'],
   ])('%d → %s', (ms, text) => {
-    expect(formatMs(ms)).toBe(text)
+    expect(formatDuration(ms)).toBe(text)
   })
 })
 

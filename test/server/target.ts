@@ -1,5 +1,5 @@
 /** A TargetPlan for launcher tests, with short timeouts. */
-import type { TargetPlan } from '../../src/config/plan.js'
+import type { TargetPlan } from '../../src/core/plan.js'
 
 export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: number } = {}): TargetPlan {
   const { readyTimeoutMs = 10_000, ...rest } = overrides

@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import type { TargetPlan } from '../../src/config/plan.js'
+import type { TargetPlan } from '../../src/core/plan.js'
 import { sim, shellQuote } from '../../src/engines/sim.js'
 import { httpPorts } from '../../src/engines/http.js'
-import { ConfigError } from '../../src/errors.js'
+import { ConfigError } from '../../src/core/errors.js'
 import { postStream } from './sse-reader.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
-vi.mock('../../src/paths.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
+vi.mock('../../src/core/paths.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
 const RUNNER = new URL('./run-sim-cli.ts', import.meta.url).pathname
 
 function target(engineOptions: Record<string, unknown>, id = 'sim-a'): TargetPlan {

@@ -14,7 +14,7 @@ import { afterAll, expect, it } from 'vitest'
 import { SHIPPED_PROFILE_NAMES } from '../../src/sim/index.js'
 
 const run = promisify(execFile)
-const root = fileURLToPath(new URL('../../', import.meta.url))
+const root = fileURLToPath(new URL('../..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sim-bundle-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -1,9 +1,9 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { GateConfig } from '../../src/config/plan.js'
-import { memoryLogger } from '../../src/log.js'
+import type { GateConfig } from '../../src/core/plan.js'
+import { memoryLogger } from '../../src/core/log.js'
 import { branchStore, StoreError, type BranchStoreOptions } from '../../src/store/index.js'
-import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/results.js'
+import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
 import { cell, results } from './fixtures.js'
 

@@ -1,7 +1,7 @@
 /** The fake answers as GitHub does for the routes the store and the comment use (statuses, fields, Link). */
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { httpStatus } from '../../src/github-port.js'
+import { httpStatus } from '../../src/core/github-port.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
 
 let gh: FakeGitHub

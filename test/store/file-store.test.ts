@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/errors.js'
+import { ConfigError } from '../../src/core/errors.js'
 import { fileStore } from '../../src/store/index.js'
 import { cell, results } from './fixtures.js'
 

@@ -1,6 +1,6 @@
 /** Results files for the store tests: each round's figures are given, the steady value is their mean. */
-import type { MetricsBlock, RoundResult, Stats } from '../../src/bench/types.js'
-import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../../src/results.js'
+import type { MetricsBlock, RoundResult, Stats } from '../../src/core/measurements.js'
+import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../../src/core/results.js'
 
 /** Distinct, recognisable stats: p50 = mean + 1, p90 = mean + 2, p99 = mean + 3. */
 const stats = (mean: number): Stats => ({ mean, p50: mean + 1, p90: mean + 2, p99: mean + 3, std: 1, min: mean - 1, max: mean + 4 })
@@ -22,6 +22,7 @@ export function block({ decode, ttft }: Figures): MetricsBlock {
     total_tps: decode * 63,
     per_user_tps: decode * 7 / 8,
     request_tps: decode / 20,
+    failed_share: 0,
   }
 }
 

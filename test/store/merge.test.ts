@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { GateConfig } from '../../src/config/plan.js'
+import type { GateConfig } from '../../src/core/plan.js'
 import { historyEntry, mergeHistory, mergeResults } from '../../src/store/merge.js'
-import { HISTORY_SCHEMA, type HistoryEntry } from '../../src/results.js'
+import { HISTORY_SCHEMA, type HistoryEntry } from '../../src/core/results.js'
 import { cell, results } from './fixtures.js'
 
 const fast = { decode: 50, ttft: 300 }
@@ -54,8 +54,8 @@ describe('historyEntry', () => {
 
   it('keeps every metric key when no gates are given', () => {
     const keys = Object.keys(historyEntry(run).cells['plain/s'])
-    // 5 distribution metrics × 4 stats + output_tps
-    expect(keys).toHaveLength(21)
+    // 5 distribution metrics × 4 stats + output_tps + failed_share
+    expect(keys).toHaveLength(22)
     expect(keys).toContain('e2e_ms.p99')
     expect(keys).toContain('output_tps')
   })

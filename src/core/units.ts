@@ -17,7 +17,7 @@ export function parseDuration(text: string): number | undefined {
   return DURATION_FACTORS.reduce((total, factor, i) => total + (match[i + 1] ? Number(match[i + 1]) * factor : 0), 0)
 }
 
-const SIZE_FACTORS: Record<string, number> = {
+export const SIZE_FACTORS: Record<string, number> = {
   B: 1,
   KB: 1e3,
   MB: 1e6,
@@ -48,32 +48,4 @@ export const SIZE_OR_PERCENT_PATTERN = `^(?:${SIZE}|${PERCENT})$`
 export function parsePercent(text: string): number | undefined {
   const match = PERCENT_RE.exec(text.trim())
   return match ? Number(match[1]) / 100 : undefined
-}
-
-/** `1h30m`, `20m`, `1.5s`, `500ms`: the inverse of parseDuration for whole units. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${round(ms)}ms`
-  if (ms < 60_000 || ms % 1000 !== 0) return `${round(ms / 1000)}s`
-  const h = Math.floor(ms / 3_600_000)
-  const m = Math.floor((ms % 3_600_000) / 60_000)
-  const s = (ms % 60_000) / 1000
-  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`
-}
-
-const BINARY_UNITS = ['TiB', 'GiB', 'MiB', 'KiB'] as const
-
-export function formatBytes(bytes: number): string {
-  for (const unit of BINARY_UNITS) {
-    const factor = SIZE_FACTORS[unit]
-    if (bytes >= factor) return `${round(bytes / factor)}${unit}`
-  }
-  return `${bytes}B`
-}
-
-export function formatPercent(fraction: number): string {
-  return `${round(fraction * 100)}%`
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100
 }

@@ -1,4 +1,5 @@
-/** Number formatting shared by the report and the verdict reasons. */
+/** How numbers, durations and sizes read wherever we print them: reports, verdict reasons, log lines, the plan. */
+import { SIZE_FACTORS } from './units.js'
 
 /** A real minus sign reads better than a hyphen in tables. */
 export const MINUS = '\u2212'
@@ -48,4 +49,31 @@ export function formatSigned(value: number, unit: string): string {
 /** Counts with a noun: `1 cell`, `400 cells`. */
 export function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`
+}
+
+/** Keeps at most two decimals and drops trailing zeros. */
+function round2(value: number): number {
+  return Math.round(value * 100) / 100
+}
+
+/** `500ms`, `1.5s`, `45s`, `1m30s`, `20m`, `1h5m`: the inverse of the matrix file's duration syntax. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return EMPTY
+  if (ms < 1000) return `${round2(ms)}ms`
+  if (ms < 60_000) return `${round2(ms / 1000)}s`
+  const h = Math.floor(ms / 3_600_000)
+  const m = Math.floor((ms % 3_600_000) / 60_000)
+  const s = round2((ms % 60_000) / 1000)
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`
+}
+
+const BINARY_UNITS = ['TiB', 'GiB', 'MiB', 'KiB'] as const
+
+/** `4GiB`, `1.5GiB`, `512MiB`, `100B`: binary units, as the matrix file writes memory sizes. */
+export function formatBytes(bytes: number): string {
+  for (const unit of BINARY_UNITS) {
+    const factor = SIZE_FACTORS[unit]
+    if (bytes >= factor) return `${round2(bytes / factor)}${unit}`
+  }
+  return `${bytes}B`
 }

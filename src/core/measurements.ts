@@ -1,5 +1,5 @@
 /** Measurement records (SPEC §5). All times are milliseconds from a monotonic clock. */
-import type { RequestError } from '../errors.js'
+import type { RequestError } from './errors.js'
 
 export interface Stats {
   mean: number
@@ -14,7 +14,8 @@ export interface Stats {
 export const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'] as const
 export type DistributionMetric = (typeof DISTRIBUTION_METRICS)[number]
 
-export const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'] as const
+/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
+export const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'] as const
 export type ScalarMetric = (typeof SCALAR_METRICS)[number]
 
 export type MetricsBlock = Record<DistributionMetric, Stats> & Record<ScalarMetric, number>

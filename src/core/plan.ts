@@ -3,15 +3,9 @@
  * Produced by `config/expand.ts` from the matrix file (`config/schema.ts`).
  * Nothing downstream re-reads the matrix file or the action inputs.
  */
+import type { CeilingMetric, GateStat, RelativeMetric } from './metrics.js'
 
 export type Api = 'completions' | 'chat'
-
-/** Gate keys of the matrix file (SPEC §3, §8). */
-export const GATED_METRICS = ['decode', 'ttft', 'tpot', 'prefill', 'output-throughput', 'e2e'] as const
-export type GatedMetric = (typeof GATED_METRICS)[number]
-
-export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
-export type GateStat = (typeof GATE_STATS)[number]
 
 export interface GateMetricConfig {
   /** Relative worsening that may count as a regression, as a fraction (5% → 0.05). */
@@ -22,7 +16,13 @@ export interface GateMetricConfig {
   stat: GateStat
 }
 
-export type GateConfig = Partial<Record<GatedMetric, GateMetricConfig>>
+/** A `ceiling` metric's limit (`failed-requests: { max: 1% }`): the share the cell must stay under. */
+export interface CeilingGateConfig {
+  max: number
+}
+
+/** Per gated metric of the registry, its limit; a metric without an entry is not gated. */
+export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig }
 
 /** `memory-floor`: an absolute amount or a share of total memory. */
 export type MemoryFloor = { kind: 'bytes'; value: number } | { kind: 'percent'; value: number }

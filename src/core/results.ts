@@ -1,6 +1,6 @@
 /** The results file (SPEC §6, `llm-bench-gate/results@1`). Shared by bench, store, compare and report. */
-import type { MetricsBlock, RoundResult } from './bench/types.js'
-import type { GatedMetric } from './config/plan.js'
+import type { MetricsBlock, RoundResult } from './measurements.js'
+import type { GateStat, GatedMetric } from './metrics.js'
 
 export const RESULTS_SCHEMA = 'llm-bench-gate/results@1'
 
@@ -13,8 +13,9 @@ export type RunVerdict = 'pass' | 'regression' | 'inconclusive' | 'error'
 
 export interface MetricVerdict {
   status: 'pass' | 'improvement' | 'regression' | 'inconclusive'
-  /** The compared statistic, e.g. `decode_tps.mean`. */
-  metric: string
+  metric: GatedMetric
+  /** The compared statistic (`mean` for round-level figures). */
+  stat: GateStat
   current: number
   baseline: number
   /** Signed relative change, (current - baseline) / baseline. */
@@ -30,8 +31,8 @@ export interface CellVerdict {
   note?: string
   /** How many confirmation re-measurements ran. */
   confirmed?: number
-  /** Baseline values of the report's headline figures (decode, TTFT, TPOT, output tok/s) by metric key, gated or not. */
-  reference?: Record<string, number>
+  /** Baseline values of the report's headline figures, gated or not, in the statistic the report shows. */
+  reference?: Partial<Record<GatedMetric, { stat: GateStat; value: number }>>
 }
 
 export interface TargetInfo {

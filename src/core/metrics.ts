@@ -1,0 +1,142 @@
+/**
+ * The metric registry: every metric the gate can judge, in one table that config, compare, report and
+ * store all read. An entry says where the number lives in a results file (`field`), which statistics it
+ * has, which way is better, its unit, label and format, how its limit is written, and where it shows.
+ * Adding a gated metric is one entry here plus the code that produces its number.
+ */
+import { formatDuration, formatNumber, formatPercent } from './format.js'
+import type { DistributionMetric, MetricsBlock, ScalarMetric } from './measurements.js'
+
+/** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
+export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
+export type GateStat = (typeof GATE_STATS)[number]
+
+export interface MetricInfo {
+  /** Key in `MetricsBlock`. */
+  field: DistributionMetric | ScalarMetric
+  /** Per-request distributions have statistics; round-level figures (`output_tps`) are one number each. */
+  scalar: boolean
+  higherIsBetter: boolean
+  unit: 'ms' | 'tok/s' | 'share'
+  label: string
+  /** The value with its unit, for reasons and notes. */
+  format(value: number): string
+  /**
+   * How the limit is written: `relative` is `{ max-regression, min-delta, stat }` against the baseline;
+   * `ceiling` is `{ max }`, a share the value must stay under.
+   */
+  rule: 'relative' | 'ceiling'
+  /** Short name for column heads (`Δ decode`). */
+  short: string
+  /**
+   * Shown in the report's cell table, in registry order, under `column`, with its baseline value;
+   * `acceptance` puts speculative decoding's acceptance rate next to it.
+   */
+  headline: false | { column: string; acceptance?: boolean }
+  /**
+   * The figures the gate promises by default: kept in every history entry whatever the gate says, and
+   * given a Δ column on the leaderboard. `gate` is their built-in limit, written as a user writes it.
+   */
+  primary?: { gate: Record<string, string> }
+}
+
+const ms = (value: number): string => formatDuration(value)
+const tps = (value: number): string => `${formatNumber(value)} tok/s`
+
+export const METRICS = {
+  decode: {
+    field: 'decode_tps',
+    scalar: false,
+    higherIsBetter: true,
+    unit: 'tok/s',
+    label: 'decode tok/s',
+    short: 'decode',
+    format: tps,
+    rule: 'relative',
+    headline: { column: 'Decode tok/s', acceptance: true },
+    primary: { gate: { 'max-regression': '5%' } },
+  },
+  ttft: {
+    field: 'ttft_ms',
+    scalar: false,
+    higherIsBetter: false,
+    unit: 'ms',
+    label: 'TTFT',
+    short: 'TTFT',
+    format: ms,
+    rule: 'relative',
+    headline: { column: 'TTFT ms' },
+    primary: { gate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' } },
+  },
+  tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT', short: 'TPOT', format: ms, rule: 'relative', headline: { column: 'TPOT ms' } },
+  prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s', short: 'prefill', format: tps, rule: 'relative', headline: false },
+  'output-throughput': {
+    field: 'output_tps',
+    scalar: true,
+    higherIsBetter: true,
+    unit: 'tok/s',
+    label: 'output tok/s',
+    short: 'output',
+    format: tps,
+    rule: 'relative',
+    headline: { column: 'Output tok/s' },
+  },
+  e2e: { field: 'e2e_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'E2E latency', short: 'E2E', format: ms, rule: 'relative', headline: false },
+  'failed-requests': {
+    field: 'failed_share',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 'share',
+    label: 'failed requests',
+    short: 'failed',
+    format: formatPercent,
+    rule: 'ceiling',
+    headline: false,
+  },
+} as const satisfies Record<string, MetricInfo>
+
+export type GatedMetric = keyof typeof METRICS
+/** Metrics whose gate is `{ max-regression, min-delta, stat }`. */
+export type RelativeMetric = { [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'relative' ? M : never }[GatedMetric]
+/** Metrics whose gate is `{ max }`. */
+export type CeilingMetric = Exclude<GatedMetric, RelativeMetric>
+
+export const GATED_METRICS = Object.keys(METRICS) as GatedMetric[]
+export const HEADLINE_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => metricInfo(m).headline !== false)
+export const PRIMARY_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => 'primary' in METRICS[m])
+
+export function metricInfo(metric: GatedMetric): MetricInfo {
+  return METRICS[metric]
+}
+
+export function isRelative(metric: GatedMetric): metric is RelativeMetric {
+  return METRICS[metric].rule === 'relative'
+}
+
+/** One compared figure: which metric and which statistic of it (`mean` for round-level figures). */
+export interface MetricRef {
+  metric: GatedMetric
+  stat: GateStat
+}
+
+/** `decode_tps.mean`, `ttft_ms.p99`, `output_tps`: how history files key a metric and statistic. */
+export function metricKey(metric: GatedMetric, stat: GateStat): string {
+  const info = METRICS[metric]
+  return info.scalar ? info.field : `${info.field}.${stat}`
+}
+
+/** `decode tok/s`, `TTFT p99`: the stat is named when it is not the mean. */
+export function metricLabel(metric: GatedMetric, stat: GateStat): string {
+  const info = METRICS[metric]
+  return info.scalar || stat === 'mean' ? info.label : `${info.label} ${stat}`
+}
+
+/**
+ * The value of a metric and statistic in a metrics block; `undefined` when the block lacks it or the value is
+ * not a finite number (older or partial files).
+ */
+export function readMetric(block: MetricsBlock | null | undefined, metric: GatedMetric, stat: GateStat): number | undefined {
+  const value: unknown = block?.[METRICS[metric].field]
+  const picked = typeof value === 'number' ? value : (value as Partial<Record<GateStat, unknown>> | undefined)?.[stat]
+  return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined
+}
