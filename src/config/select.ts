@@ -12,25 +12,52 @@ export function onlyPatterns(only: string | undefined): string[] {
     .filter((p) => p.length > 0)
 }
 
-/** `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/` means every scenario. */
-export function globToRegExp(pattern: string): RegExp {
+type Token = { kind: 'char'; char: string } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar' }
+
+/**
+ * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
+ * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
+ * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
+ */
+export function compileGlob(pattern: string): (id: string) => boolean {
   const full = pattern.includes('/') ? pattern : `${pattern}/*`
-  let source = ''
+  const tokens: Token[] = []
   for (let i = 0; i < full.length; i++) {
-    const c = full[i]
-    if (c === '*' && full[i + 1] === '*') {
-      source += '.*'
+    if (full[i] === '*' && full[i + 1] === '*') {
+      tokens.push({ kind: 'globstar' })
       i++
-    } else if (c === '*') source += '[^/]*'
-    else if (c === '?') source += '[^/]'
-    else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    } else if (full[i] === '*') tokens.push({ kind: 'star' })
+    else if (full[i] === '?') tokens.push({ kind: 'one' })
+    else tokens.push({ kind: 'char', char: full[i] })
   }
-  return new RegExp(`^${source}$`)
+  const skippable = (t: Token) => t.kind === 'star' || t.kind === 'globstar'
+  // Adds state i and every state reachable from it by letting a star match nothing.
+  const enter = (states: Uint8Array, i: number) => {
+    for (; i <= tokens.length && !states[i]; i++) {
+      states[i] = 1
+      if (i === tokens.length || !skippable(tokens[i])) return
+    }
+  }
+  return (id) => {
+    let current = new Uint8Array(tokens.length + 1)
+    enter(current, 0)
+    for (const c of id) {
+      const next = new Uint8Array(tokens.length + 1)
+      for (let i = 0; i < tokens.length; i++) {
+        if (!current[i]) continue
+        const t = tokens[i]
+        if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/')) enter(next, i)
+        else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c)) enter(next, i + 1)
+      }
+      current = next
+    }
+    return current[tokens.length] === 1
+  }
 }
 
 export function matchesOnly(id: string, only: string | undefined): boolean {
   const patterns = onlyPatterns(only)
-  return patterns.length === 0 || patterns.some((p) => globToRegExp(p).test(id))
+  return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id))
 }
 
 const LISTED = 12
@@ -39,15 +66,15 @@ const LISTED = 12
 export function applyOnly(targets: TargetPlan[], only: string | undefined, problems: Problems): TargetPlan[] {
   const patterns = onlyPatterns(only)
   if (patterns.length === 0) return targets
-  const regexps = patterns.map(globToRegExp)
+  const matchers = patterns.map(compileGlob)
   const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`))
   patterns.forEach((pattern, i) => {
-    if (ids.some((id) => regexps[i].test(id))) return
+    if (ids.some((id) => matchers[i](id))) return
     const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '')
     problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false)
   })
   return targets
-    .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => regexps.some((r) => r.test(`${t.id}/${s.id}`))) }))
+    .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
     .filter((t) => t.scenarios.length > 0)
 }
 

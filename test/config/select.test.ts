@@ -41,6 +41,17 @@ describe('only', () => {
     expect(matchesOnly(id, only)).toBe(expected)
   })
 
+  it('matches in linear time: a pattern that makes a backtracking matcher explode does not', () => {
+    // Eight `**a` against 60 characters took over a minute as a regular expression; the state set takes a few ms.
+    const pattern = '**a'.repeat(8) + '**b'
+    const id = `${'a'.repeat(59)}/c`
+    const started = performance.now()
+    expect(matchesOnly(id, pattern)).toBe(false)
+    expect(matchesOnly(`${'a'.repeat(40)}/b`, '**a'.repeat(8) + '**')).toBe(true)
+    expect(matchesOnly(id, `${'*'.repeat(2000)}/x`)).toBe(false)
+    expect(performance.now() - started).toBeLessThan(500)
+  })
+
   it('keeps the selected cells and drops targets left with none', () => {
     const p = planWith([2, 3, 1], { only: 't1/s2,t2/s?' })
     expect(p.cells.map((c) => c.id)).toEqual(['t1/s2', 't2/s1', 't2/s2', 't2/s3'])
