@@ -20,42 +20,61 @@ export interface SseReader {
   end(): void
 }
 
-/** Bound on one buffered event, so a runaway stream cannot eat memory. */
-const MAX_EVENT_CHARS = 16 * 1024 * 1024
+/** Bound on one buffered line or event, so a runaway stream cannot eat memory. */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024
 
+/**
+ * Whole lines only reach the parser, so an `error:` field line split across reads is reported whole. The
+ * partial line is kept as fragments and joined once, when its line ends, so a line costs time linear in its
+ * length however it arrives; past MAX_EVENT_CHARS the stream is refused.
+ */
 export function createSseReader(sink: SseSink): SseReader {
   const decoder = new TextDecoder()
-  let tail = ''
+  let fragments: string[] = []
+  let pending = 0
+  let failed = false
+  const overflow = () => {
+    if (failed) return
+    failed = true
+    sink.overflow()
+  }
   const parser = createParser({
     maxBufferSize: MAX_EVENT_CHARS,
     onEvent: (e) => sink.event(e.data, e.event),
     onError: (error) => {
       if (error.type === 'unknown-field' && error.field === 'error') sink.errorLine(error.value ?? '')
-      else if (error.type === 'max-buffer-size-exceeded') sink.overflow()
+      else if (error.type === 'max-buffer-size-exceeded') overflow()
     },
   })
   const push = (text: string) => {
     try {
       parser.feed(text)
     } catch {
-      sink.overflow()
+      overflow()
     }
   }
   return {
     feed(bytes) {
-      const text = tail + decoder.decode(bytes, { stream: true })
+      if (failed) return
+      const text = decoder.decode(bytes, { stream: true })
       const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'))
       if (cut < 0) {
-        tail = text
-        if (tail.length > MAX_EVENT_CHARS) sink.overflow()
+        fragments.push(text)
+        pending += text.length
+        if (pending > MAX_EVENT_CHARS) overflow()
         return
       }
-      tail = text.slice(cut + 1)
-      push(text.slice(0, cut + 1))
+      const lines = fragments.length ? fragments.join('') + text.slice(0, cut + 1) : text.slice(0, cut + 1)
+      const rest = text.slice(cut + 1)
+      fragments = rest ? [rest] : []
+      pending = rest.length
+      push(lines)
     },
     end() {
-      const rest = tail + decoder.decode()
-      tail = ''
+      if (failed) return
+      const rest = fragments.join('') + decoder.decode()
+      fragments = []
+      // End of body: an event the server left unterminated is still dispatched.
       push(`${rest}\n\n`)
     },
   }
