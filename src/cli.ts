@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 import { main } from './command.js'
+import { exitWhenDrained } from './core/exit.js'
 
-process.exitCode = await main(process.argv.slice(2))
-process.exit()
+await exitWhenDrained(await main(process.argv.slice(2)))

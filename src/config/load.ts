@@ -32,7 +32,43 @@ export async function readSource(configPath: string, resolvedPath: string): Prom
   return parseSource(text, configPath, formatOf(resolvedPath))
 }
 
+/** Past this nesting a matrix file is not a matrix file; parsers and validators would exhaust the stack on it. */
+export const MAX_DEPTH = 64
+
+/**
+ * Parse, and turn every failure into a ConfigError naming the file: a parser or validator that throws on a
+ * hostile file (an alias bomb, nesting 100,000 deep) must still end in a configuration error, so the run
+ * writes its results file and summary like any other bad config.
+ */
 export function parseSource(text: string, configPath: string, format: SourceFormat): Source {
+  const depth = nestingDepth(text)
+  if (depth > MAX_DEPTH) throw new ConfigError([`${configPath}: nested ${depth} levels deep (at most ${MAX_DEPTH})`])
+  try {
+    return parseChecked(text, configPath, format)
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    throw new ConfigError([`${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`])
+  }
+}
+
+/** Deepest bracket or indentation nesting, counted without parsing (flow brackets and block indentation). */
+function nestingDepth(text: string): number {
+  let depth = 0
+  let deepest = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 91 /* [ */ || c === 123 /* { */) deepest = Math.max(deepest, ++depth)
+    else if (c === 93 /* ] */ || c === 125 /* } */) depth = Math.max(0, depth - 1)
+  }
+  let indent = 0
+  for (const line of text.split('\n')) {
+    const lead = line.length - line.trimStart().length
+    if (line.trim() !== '' && !line.trimStart().startsWith('#')) indent = Math.max(indent, lead)
+  }
+  return Math.max(deepest, Math.floor(indent / 2))
+}
+
+function parseChecked(text: string, configPath: string, format: SourceFormat): Source {
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
   const at = (offset: number) => {

@@ -7,8 +7,12 @@
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
 
+// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
+// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
 export function stripControl(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '')
+  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '')
 }
 
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
@@ -21,7 +25,7 @@ export function escapeHtml(text: string): string {
 /**
  * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
  * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
- * zero-width space after `@` and before `#<digit>` so engine text neither pings people nor links issues.
+ * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
  */
 export function escapeText(text: string): string {
   return stripControl(text)
@@ -29,6 +33,10 @@ export function escapeText(text: string): string {
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
     .replace(/[&<>]/g, (c) => HTML[c])
     .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+    // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+    .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+    .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+    .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-')
 }
 
 /** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */

@@ -103,3 +103,19 @@ describe('everything from engines is escaped in the report', () => {
     expect(blocks).toContain(logTail)
   })
 })
+
+describe('engine text that would read or link differently', () => {
+  it.each<[string, string, RegExp]>([
+    ['a right-to-left override', 'model\u202egnp.exe', /^modelgnp\.exe$/],
+    ['an isolate and a mark', 'a\u2066b\u2069c\u200fd', /^abcd$/],
+    ['a bare https URL', 'see https://evil.example/x', /^see https:&#8203;\/\/evil\.example\/x$/],
+    ['a www host', 'www.evil.example', /^www&#8203;\.evil\.example$/],
+    ['a GH- issue reference', 'fixes GH-12', /^fixes GH&#8203;-12$/],
+  ])('%s', (_name, text, expected) => {
+    expect(escapeText(text)).toMatch(expected)
+  })
+
+  it('strips bidirectional controls from HTML text too', () => {
+    expect(escapeHtml('a\u202eb')).toBe('ab')
+  })
+})
