@@ -1,4 +1,7 @@
-/** The baseline key (SPEC §6): input, else config, else the GPU name from nvidia-smi, else `cpu`. */
+/**
+ * The hardware key baselines are stored and compared under (never across keys): the `hardware`
+ * input, else the matrix file's `hardware`, else the GPU name from nvidia-smi, else `cpu`.
+ */
 import { execFile } from 'node:child_process'
 
 export function slug(text: string): string {

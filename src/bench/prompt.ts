@@ -1,6 +1,8 @@
 /**
- * Prompts of a fixed token cost that are unique per request, so prefix caches cannot flatter
- * TTFT (engines.md pitfall 10). A prompt is a fixed lead word, a nonce of NONCE_LENGTH words
+ * Prompts of a fixed token cost that are unique per request from their first words on, so no
+ * prefix cache (vLLM's automatic prefix caching, SGLang's RadixAttention, a llama.cpp slot's
+ * cached prompt) can serve a request from an earlier one and flatter TTFT.
+ * A prompt is a fixed lead word, a nonce of NONCE_LENGTH words
  * picked by request index, then filler words. Every word is a common lowercase English word
  * that BPE vocabularies hold as one space-prefixed token, so the nonce costs the same for
  * every index; the filler length is calibrated against the server (calibrate.ts).
@@ -63,7 +65,12 @@ export interface BodyOptions {
   maxTokens: number
 }
 
-/** The common request of SPEC §5, then the engine's own fields. */
+/**
+ * The body every engine gets: streamed, with the token counts in a final usage chunk
+ * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
+ * an extension vLLM, SGLang and llama-server accept) and greedy (`temperature: 0`); then the
+ * engine's own fields from its adapter.
+ */
 export function requestBody(o: BodyOptions): string {
   const common: Record<string, unknown> = {
     model: o.model,

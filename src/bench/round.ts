@@ -1,6 +1,11 @@
 /**
- * Per-round statistics (SPEC §5) and the steady state of a cell. Failed requests are counted
- * and grouped by reason, never part of a statistic.
+ * Per-round statistics and the steady state of a cell. The per-request figures follow
+ * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
+ * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
+ * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
+ * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
+ * time instead), and the round's throughputs divide by it. Failed requests are counted and
+ * grouped by reason, never part of a statistic.
  */
 import { describe, mean } from '../core/stats.js'
 import { DISTRIBUTION_METRICS, SCALAR_METRICS, type ErrorCount, type MetricsBlock, type RequestRecord, type RoundResult } from '../core/measurements.js'

@@ -2,7 +2,8 @@
  * Load generation. Closed loop: at most `concurrency` requests in flight, the next one sent as
  * soon as a slot frees. Open loop: Poisson arrivals at `rate` requests/s from a seeded PRNG,
  * no cap on requests in flight. Either way each request learns when it was due (`dueAt`) so
- * the time it waited in our scheduler is recorded, never hidden (engines.md pitfall 8).
+ * the time it waited in our scheduler is recorded, never hidden: a load generator that measures
+ * only from the actual send hides its own backlog ("coordinated omission", see wrk2's README).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mulberry32 } from '../core/random.js'

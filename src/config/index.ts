@@ -1,4 +1,7 @@
-/** The matrix file (SPEC §3): read, validate, expand, select. Nothing here launches anything. */
+/**
+ * The matrix file (the `config` input: targets, scenarios, defaults and gate; its keys are
+ * the zod schema in schema.ts): read, validate, expand, select. Nothing here launches anything.
+ */
 import { resolve } from 'node:path'
 import type { EngineAdapter } from '../engines/types.js'
 import { buildPlan } from './build.js'

@@ -1,4 +1,4 @@
-/** The action inputs (SPEC §2), parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
+/** The action inputs declared in action.yml, parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
 import { ConfigError } from '../core/errors.js'
 
 export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'] as const

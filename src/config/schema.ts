@@ -1,7 +1,8 @@
 /**
- * The matrix file (SPEC §3) as a zod schema: the single source of the validation, the parsed
- * types and the published JSON Schema. Engine names and engine-specific keys come from the
- * engine registry, so adding an engine never touches this file.
+ * The matrix file (version, hardware, defaults, gate, scenarios, targets) as a zod schema: the
+ * single source of the validation, the parsed types and the published JSON Schema. Engine names
+ * and engine-specific keys come from the engine registry, so adding an engine never touches this
+ * file.
  */
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'

@@ -1,4 +1,8 @@
-/** The small error taxonomy callers branch on (STYLE trait 3). */
+/**
+ * The small error taxonomy: one class per failure a caller handles differently (a bad config stops
+ * the run before launch, a start failure turns a target's cells into errors, a request error is
+ * counted in its round). Messages name the thing that failed: `vllm-fp8: not ready after 20m`.
+ */
 
 /** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
 export class ConfigError extends Error {

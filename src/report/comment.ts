@@ -1,7 +1,8 @@
 /**
- * The sticky PR comment (SPEC §9): one per PR and config, found by a hidden marker across every page
- * of comments, updated in place, else created. Errors keep their HTTP status; the runner turns a 403
- * (fork PR, read-only token) into a warning.
+ * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
+ * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
+ * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
+ * read-only token) into a warning.
  */
 import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 

@@ -1,5 +1,5 @@
 /**
- * The HTML leaderboard (SPEC §9): one self-contained page — inline style and script, no external asset — with a
+ * The HTML leaderboard: one self-contained page — inline style and script, no external asset — with a
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
 import type { MetricsBlock } from '../core/measurements.js'

@@ -1,6 +1,7 @@
 /**
  * Runs the engine model in pure virtual time (no timers): what a client would observe for a
- * given arrival pattern, and the SPEC §5 figures of a closed-loop round-based benchmark.
+ * given arrival pattern, and the per-request figures of a closed-loop round-based benchmark
+ * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/round.ts).
  * The tests hold every shipped profile to its published row through this.
  */
 import { EngineModel } from './engine.js'
@@ -55,7 +56,7 @@ export interface RoundFigures {
   ttfts: number[]
 }
 
-/** SPEC §5 per-request definitions, averaged over a round's requests. */
+/** TTFT, e2e and TPOT = (e2e − TTFT) / (tokens − 1) per request, as `vllm bench serve` defines them, averaged over a round's requests. */
 export function roundFigures(requests: Observed[]): RoundFigures {
   const per = requests.map((r) => {
     const tokens = r.events.reduce((a, e) => a + e.tokens, 0)

@@ -1,5 +1,6 @@
 /**
- * vLLM's OpenAI dialect, chunk by chunk (reference: engines.md §4.1): completions chunks carry
+ * vLLM's OpenAI dialect, chunk by chunk (vLLM's `chat_completion_stream_generator` and
+ * `completion_stream_generator` under `vllm/entrypoints/openai/`): completions chunks carry
  * `text`; chat starts with a role-only delta written together with the first token; the last
  * token chunk has `finish_reason: "length"`; with `include_usage` a final chunk has
  * `choices: []` and the usage; then `data: [DONE]`.
