@@ -4,8 +4,11 @@
  * part after the head grows past twice the window it is rewritten as a marker plus the last
  * `tailBytes`, so a runaway engine costs at most head + 2 × tail on disk.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, ftruncateSync, readFileSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import { redact } from '../core/redact.js'
+import { ensureDir, openNoFollow } from '../core/safe-fs.js'
 
 export interface BoundedLogOptions {
   headBytes?: number
@@ -14,6 +17,8 @@ export interface BoundedLogOptions {
 
 export const DEFAULT_HEAD_BYTES = 1024 * 1024
 export const DEFAULT_TAIL_BYTES = 256 * 1024
+/** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
+const PARTIAL_LINE_CHARS = 64 * 1024
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g
@@ -28,6 +33,8 @@ export class BoundedLog {
   private inFile = 0
   private recent: Buffer[] = []
   private recentBytes = 0
+  private readonly decoder = new StringDecoder('utf8')
+  private partial = ''
 
   constructor(
     readonly path: string,
@@ -35,8 +42,8 @@ export class BoundedLog {
   ) {
     this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES
     this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES
-    mkdirSync(dirname(path), { recursive: true })
-    this.fd = openSync(path, 'a')
+    ensureDir(dirname(path))
+    this.fd = openNoFollow(path, 'append')
     // Appending to an earlier run's log: the bound applies to what this run adds.
     this.base = fstatSync(this.fd).size
   }
@@ -46,14 +53,29 @@ export class BoundedLog {
     return this.afterHead - Math.min(this.afterHead, this.inFile)
   }
 
-  /** Engine output: goes to the file and to the tail. */
+  /**
+   * Engine output: goes to the file and to the tail, redacted of secrets a line at a time (a partial line
+   * waits for its end, up to PARTIAL_LINE_CHARS); `close` redacts the whole file once more, for secrets a
+   * line break split.
+   */
   write(data: Buffer | string): void {
-    this.append(typeof data === 'string' ? Buffer.from(data) : data, true)
+    const text = this.partial + (typeof data === 'string' ? data : this.decoder.write(data))
+    const cut = text.lastIndexOf('\n') + 1
+    const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : ''
+    this.partial = text.slice(ready.length)
+    if (ready) this.append(Buffer.from(redact(ready)), true)
   }
 
   /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
   note(text: string): void {
-    this.append(Buffer.from(text), false)
+    this.flushPartial()
+    this.append(Buffer.from(redact(text)), false)
+  }
+
+  private flushPartial(): void {
+    const rest = this.partial + this.decoder.end()
+    this.partial = ''
+    if (rest) this.append(Buffer.from(redact(rest)), true)
   }
 
   private append(chunk: Buffer, remember: boolean): void {
@@ -99,9 +121,9 @@ export class BoundedLog {
     this.inFile = kept.length
   }
 
-  /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last. */
+  /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
   tail(lines = 40): string {
-    const text = this.latest().toString('utf8').replace(ANSI, '')
+    const text = redact((this.latest().toString('utf8') + this.partial).replace(ANSI, ''))
     const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '')
     return all.slice(-lines).join('\n')
   }
@@ -112,7 +134,23 @@ export class BoundedLog {
 
   close(): void {
     if (this.fd === undefined) return
-    closeSync(this.fd)
+    this.flushPartial()
+    const fd = this.fd
     this.fd = undefined
+    try {
+      this.redactWritten(fd)
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** What this run wrote, redacted as a whole (the file is bounded to head + 2 × tail bytes). */
+  private redactWritten(fd: number): void {
+    const all = readFileSync(this.path)
+    const mine = all.subarray(this.base).toString('utf8')
+    const clean = redact(mine)
+    if (clean === mine) return
+    ftruncateSync(fd, this.base)
+    writeSync(fd, Buffer.from(clean))
   }
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { secrets } from '../../src/core/redact.js'
 import { BoundedLog } from '../../src/server/log-file.js'
 
 const dirs: string[] = []
@@ -66,5 +67,29 @@ describe('BoundedLog', () => {
     expect(log.tail(3)).toBe('shards  10%\nshards  50%\nshards 100%')
     expect(log.tail()).toBe('INFO loading\nshards  10%\nshards  50%\nshards 100%')
     expect(log.lastLine()).toBe('shards 100%')
+  })
+})
+
+describe('BoundedLog redaction', () => {
+  it('keeps registered secrets and token shapes out of the file and the tail, even split across writes and lines', () => {
+    const secret = 'Zq8nW2pLx7Rt4Vb9-engine'
+    secrets.add(secret)
+    const shaped = `hf_${'a'.repeat(34)}`
+    const path = join(mkdtempSync(join(tmpdir(), 'log-redact-')), 'engine.log')
+    const log = new BoundedLog(path)
+    log.note(`$ serve --token ${secret}\n`)
+    log.write(`env: HF_TOKEN=${shaped.slice(0, 10)}`)
+    log.write(`${shaped.slice(10)}\nkey ${secret.slice(0, 5)}`)
+    log.write(Buffer.from(`${secret.slice(5, 12)}\n${secret.slice(12)} done\n`))
+    const tail = log.tail()
+    log.close()
+    const file = readFileSync(path, 'utf8')
+    for (const text of [file, tail]) {
+      expect(text).not.toContain(secret)
+      expect(text).not.toContain(shaped)
+      expect(text).not.toContain(secret.slice(12))
+    }
+    expect(file).toContain('env: HF_TOKEN=***')
+    expect(file).toContain('$ serve --token ***')
   })
 })
