@@ -1,6 +1,5 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
 import { execFileSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { judgeCell, runVerdict } from './compare/index.js'
 import { loadPlan } from './config/index.js'
@@ -13,8 +12,8 @@ import { ConfigError, errorMessage } from './core/errors.js'
 import { consoleLogger } from './core/log.js'
 import { runPipeline } from './pipeline.js'
 import { SUMMARY_LIMIT, renderReport } from './report/index.js'
-import type { ResultsFile } from './core/results.js'
 import { simMain } from './sim/index.js'
+import { readResultsFile } from './store/index.js'
 import { VERSION } from './core/version.js'
 
 const HELP: Record<string, string> = {
@@ -120,8 +119,7 @@ export async function main(argv: string[]): Promise<number> {
 async function compareFiles(positionals: string[], config: string): Promise<number> {
   if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
   const [baselinePath, currentPath] = positionals
-  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
-  const [baseline, current] = await Promise.all([read(baselinePath), read(currentPath)])
+  const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
   let gates: Record<string, GateConfig> = {}
   try {
     const plan = await loadPlan(config)
