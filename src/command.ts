@@ -60,15 +60,9 @@ function localContext(): RunContext {
   return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' }
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [command = '', ...rest] = argv
-  if (command === 'sim') return simMain(rest)
-  if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
-    process.stdout.write(HELP[''] + '\n')
-    return command === '' || command === '--help' || command === '-h' ? 0 : 2
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
+const parseOptions = (args: string[]) =>
+  parseArgs({
+    args,
     allowPositionals: true,
     options: {
       config: { type: 'string', default: DEFAULTS.config },
@@ -82,6 +76,23 @@ export async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
+
+export async function main(argv: string[]): Promise<number> {
+  const [command = '', ...rest] = argv
+  if (command === 'sim') return simMain(rest)
+  if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
+    process.stdout.write(HELP[''] + '\n')
+    return command === '' || command === '--help' || command === '-h' ? 0 : 2
+  }
+  let parsed: ReturnType<typeof parseOptions>
+  try {
+    parsed = parseOptions(rest)
+  } catch (error) {
+    // A mistyped option is a usage error like a bad config, not a crash.
+    process.stderr.write(`error: ${errorMessage(error)}\nRun 'llm-bench-gate ${command} --help' for its options.\n`)
+    return 2
+  }
+  const { values, positionals } = parsed
   if (values.help) {
     process.stdout.write(HELP[command] + '\n')
     return 0
