@@ -1,6 +1,5 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
 import { execFileSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { judgeCell, runVerdict } from './compare/index.js'
 import { loadPlan } from './config/index.js'
@@ -13,8 +12,8 @@ import { ConfigError, errorMessage } from './core/errors.js'
 import { consoleLogger } from './core/log.js'
 import { runPipeline } from './pipeline.js'
 import { SUMMARY_LIMIT, renderReport } from './report/index.js'
-import type { ResultsFile } from './core/results.js'
 import { simMain } from './sim/index.js'
+import { readResultsFile } from './store/index.js'
 import { VERSION } from './core/version.js'
 
 const HELP: Record<string, string> = {
@@ -61,15 +60,9 @@ function localContext(): RunContext {
   return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' }
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [command = '', ...rest] = argv
-  if (command === 'sim') return simMain(rest)
-  if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
-    process.stdout.write(HELP[''] + '\n')
-    return command === '' || command === '--help' || command === '-h' ? 0 : 2
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
+const parseOptions = (args: string[]) =>
+  parseArgs({
+    args,
     allowPositionals: true,
     options: {
       config: { type: 'string', default: DEFAULTS.config },
@@ -83,6 +76,23 @@ export async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
+
+export async function main(argv: string[]): Promise<number> {
+  const [command = '', ...rest] = argv
+  if (command === 'sim') return simMain(rest)
+  if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
+    process.stdout.write(HELP[''] + '\n')
+    return command === '' || command === '--help' || command === '-h' ? 0 : 2
+  }
+  let parsed: ReturnType<typeof parseOptions>
+  try {
+    parsed = parseOptions(rest)
+  } catch (error) {
+    // A mistyped option is a usage error like a bad config, not a crash.
+    process.stderr.write(`error: ${errorMessage(error)}\nRun 'llm-bench-gate ${command} --help' for its options.\n`)
+    return 2
+  }
+  const { values, positionals } = parsed
   if (values.help) {
     process.stdout.write(HELP[command] + '\n')
     return 0
@@ -120,8 +130,7 @@ export async function main(argv: string[]): Promise<number> {
 async function compareFiles(positionals: string[], config: string): Promise<number> {
   if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
   const [baselinePath, currentPath] = positionals
-  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
-  const [baseline, current] = await Promise.all([read(baselinePath), read(currentPath)])
+  const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
   let gates: Record<string, GateConfig> = {}
   try {
     const plan = await loadPlan(config)

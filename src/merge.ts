@@ -3,9 +3,10 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import type { Plan } from './core/plan.js'
 import { errorCell } from './cells.js'
-import { ConfigError } from './core/errors.js'
+import { ConfigError, errorMessage } from './core/errors.js'
 import type { Logger } from './core/log.js'
-import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from './core/results.js'
+import { RESULTS_SCHEMA, type CellResult } from './core/results.js'
+import { isForeign, parseJson, resultsFromJson } from './store/index.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
 
@@ -19,22 +20,28 @@ async function* walk(dir: string, depth = 0): AsyncGenerator<string> {
   }
 }
 
+async function readText(path: string, where: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (error) {
+    throw new ConfigError([`${where}: cannot read (${errorMessage(error)})`])
+  }
+}
+
 /** Cells of every shard results file under `dir`, restricted to the plan's cells. */
 export async function readShardResults(dir: string, plan: Plan, log: Logger): Promise<CellResult[]> {
   const wanted = new Set(plan.cells.map((c) => c.id))
   const byId = new Map<string, CellResult>()
   let files = 0
   for await (const path of walk(dir)) {
-    let parsed: ResultsFile
-    try {
-      parsed = JSON.parse(await readFile(path, 'utf8')) as ResultsFile
-    } catch (error) {
-      throw new ConfigError([`${relative(dir, path)}: not a JSON results file (${(error as Error).message})`])
-    }
-    if (parsed?.schema !== RESULTS_SCHEMA || !Array.isArray(parsed.cells)) {
-      log.warn(`${relative(dir, path)}: skipped, not a ${RESULTS_SCHEMA} file`)
+    const where = relative(dir, path)
+    const value = parseJson(await readText(path, where), where)
+    // Another tool's JSON under a matching name is not ours to judge; a file that says it is ours must read.
+    if (isForeign(value)) {
+      log.warn(`${where}: skipped, not a ${RESULTS_SCHEMA} file (no "schema" naming llm-bench-gate)`)
       continue
     }
+    const parsed = resultsFromJson(value, where)
     files++
     for (const cell of parsed.cells) {
       if (!wanted.has(cell.id) || cell.verdict?.status === 'missing') continue

@@ -7,6 +7,7 @@ import { DEFAULTS, type ActionOptions } from '../src/config/inputs.js'
 import { memoryLogger } from '../src/core/log.js'
 import { runPipeline } from '../src/pipeline.js'
 import type { ResultsFile } from '../src/core/results.js'
+import { readResults } from '../src/store/index.js'
 import { startScheduledServer, type ScheduledServer } from './helpers/scheduled-server.js'
 
 let a: ScheduledServer
@@ -85,6 +86,16 @@ describe('pipeline', () => {
     const cells = (await read(result.resultsFile)).cells
     expect(cells.map((c) => c.verdict.status)).toEqual(['pass', 'pass', 'pass', 'pass'])
     expect(result.failure).toBeUndefined()
+  })
+
+  it('every results file it wrote reads back through the results reader unchanged', async () => {
+    const files = ['shards/s1/results-shard-1-of-2.json', 'shards/s2/results-shard-2-of-2.json', 'shards/results.json', 'only/results.json', 'dry/results.json', 'base/results.json', 'cmp/results.json']
+    for (const file of files) {
+      const text = await readFile(join(cwd, file), 'utf8')
+      expect(readResults(text, file), file).toEqual(JSON.parse(text))
+    }
+    const judged = readResults(await readFile(join(cwd, 'cmp/results.json'), 'utf8'), 'cmp')
+    expect(judged.cells[0].verdict.metrics.decode).toMatchObject({ metric: 'decode', stat: 'mean' })
   })
 })
 

@@ -1,25 +1,36 @@
-/** The results file (SPEC §6, `llm-bench-gate/results@1`). Shared by bench, store, compare and report. */
+/**
+ * The results file, `llm-bench-gate/results@1`: one run's cells with their measurements and verdicts.
+ * Its keys and their meanings are fixed; later releases may add fields, never rename or drop one.
+ * Shared by bench, store, compare and report.
+ */
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
 
 export const RESULTS_SCHEMA = 'llm-bench-gate/results@1'
 
-export type CellStatus = 'ok' | 'error'
+export const CELL_STATUSES = ['ok', 'error'] as const
+export type CellStatus = (typeof CELL_STATUSES)[number]
 
 export const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'] as const
 export type CellVerdictStatus = (typeof CELL_VERDICTS)[number]
 
-export type RunVerdict = 'pass' | 'regression' | 'inconclusive' | 'error'
+export const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'] as const
+export type RunVerdict = (typeof RUN_VERDICTS)[number]
+
+export const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'] as const
 
 export interface MetricVerdict {
-  status: 'pass' | 'improvement' | 'regression' | 'inconclusive'
+  status: (typeof METRIC_VERDICTS)[number]
   metric: GatedMetric
   /** The compared statistic (`mean` for round-level figures). */
   stat: GateStat
   current: number
   baseline: number
-  /** Signed relative change, (current - baseline) / baseline. */
-  delta: number
+  /**
+   * Signed relative change, (current - baseline) / baseline. Infinite for a share rising from a zero
+   * baseline, which JSON writes as null.
+   */
+  delta: number | null
   /** Human-readable reason, e.g. `-12.3% > 5% and beyond noise (±1.8%)`. */
   reason: string
 }

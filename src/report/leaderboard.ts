@@ -184,6 +184,6 @@ function formatDate(iso: string | undefined): string {
   return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 }
 
-function finite(value: number | undefined): number | null {
+function finite(value: number | null | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null
 }

@@ -1,6 +1,7 @@
 /**
- * The default store (SPEC §6): `<hardware>/baseline.json` and `<hardware>/history.json` on a data
- * branch, created as an orphan when missing. Writes are optimistic: each file is read with its blob
+ * The default store: `<hardware>/baseline.json` (a results file) and `<hardware>/history.json` (a
+ * bounded history of default-branch runs) on a data branch, created as an orphan when missing, so it
+ * shares no history with the code. Writes are optimistic: each file is read with its blob
  * sha, merged with this run and written back with that sha; on 409/422 (someone wrote in between)
  * it is re-read, re-merged and retried with bounded exponential backoff.
  */
@@ -9,8 +10,9 @@ import { httpStatus } from '../core/github-port.js'
 import type { BaselineRef, HistoryEntry, ResultsFile } from '../core/results.js'
 import { ensureBranch, readFile, StoreError, wrap, writeFile } from './github-files.js'
 import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
-import { baselinePath, historyPath, parseHistory, parseResults, serialize } from './layout.js'
+import { baselinePath, historyPath, serialize } from './layout.js'
 import { historyEntry, mergeHistory, mergeResults, storableCells } from './merge.js'
+import { readHistory, readResults } from './results-file.js'
 
 const MAX_DELAY_MS = 30_000
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -50,8 +52,8 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
     async load(hardware: string): Promise<LoadedBaseline> {
       const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
       const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)])
-      const results = baseFile && parseResults(baseFile.text, `${branch}:${base}`)
-      const history = histFile ? parseHistory(histFile.text, `${branch}:${hist}`).entries : []
+      const results = baseFile && readResults(baseFile.text, `${branch}:${base}`)
+      const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : []
       if (!results && history.length === 0) {
         log.info(`no baseline for ${hardware} on branch ${branch}`)
         return { view: { history: [] } }
@@ -69,9 +71,9 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
       const sha7 = results.run.sha.slice(0, 7)
       const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
       const incoming: ResultsFile = { ...results, cells }
-      await update(base, (text) => serialize(mergeResults(text === undefined ? undefined : parseResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`)
+      await update(base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`)
       const entry = historyEntry(incoming, gates)
-      await update(hist, (text) => serialize(mergeHistory(text === undefined ? undefined : parseHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`)
+      await update(hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`)
       log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`)
     },
   }

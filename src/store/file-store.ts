@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import type { BaselineStore, LoadedBaseline } from './index.js'
-import { parseResults } from './layout.js'
 import { historyEntry, storableCells } from './merge.js'
 import { refOf } from './branch-store.js'
+import { readResults } from './results-file.js'
 
 export function fileStore(path: string): BaselineStore {
   return {
@@ -15,12 +15,7 @@ export function fileStore(path: string): BaselineStore {
       } catch (error) {
         throw new ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`])
       }
-      let results
-      try {
-        results = parseResults(text, `baseline-file ${path}`)
-      } catch (error) {
-        throw new ConfigError([errorMessage(error)])
-      }
+      const results = readResults(text, `baseline-file ${path}`)
       // The file's own rounds are its only samples: one history entry with every metric key.
       const history = storableCells(results).length > 0 ? [historyEntry(results)] : []
       return { view: { results, history }, ref: refOf(results.run.hardware, `file ${path}`, results, history) }

@@ -1,6 +1,7 @@
 /**
- * Where baselines live (SPEC §6): a data branch written through the GitHub API (`branchStore`),
- * or a local results file given as `baseline-file` (`fileStore`, read-only).
+ * Where baselines live: a data branch written through the GitHub API (`branchStore`), or a local
+ * results file given as `baseline-file` (`fileStore`, read-only). Results and history files,
+ * wherever they come from, are read and checked by `readResults`/`readHistory` (results-file.ts).
  */
 import type { BaselineView } from '../compare/index.js'
 import type { GateConfig } from '../core/plan.js'
@@ -13,6 +14,7 @@ export { fileStore } from './file-store.js'
 export { StoreError } from './github-files.js'
 export { historyEntry, mergeHistory, mergeResults } from './merge.js'
 export { baselinePath, historyPath } from './layout.js'
+export { isForeign, parseJson, readHistory, readResults, readResultsFile, resultsFromJson } from './results-file.js'
 
 export interface LoadedBaseline {
   view: BaselineView

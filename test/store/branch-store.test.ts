@@ -180,7 +180,7 @@ describe('branchStore', () => {
     const { store: s } = store()
     await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
     gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":"something-else"}')
-    await expect(s.load('cpu')).rejects.toThrow(`${BRANCH}:cpu/baseline.json: schema is "something-else"`)
+    await expect(s.load('cpu')).rejects.toThrow(`${BRANCH}:cpu/baseline.json: not a llm-bench-gate results file: schema is "something-else"`)
   })
 
   it.each(['', '../x', 'a/b', '.hidden'])('refuses hardware key %j as a path', async (key) => {

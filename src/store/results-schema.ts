@@ -1,0 +1,138 @@
+/**
+ * zod schemas of `llm-bench-gate/results@1` and `llm-bench-gate/history@1`, mirroring the types in
+ * core/results.ts and core/measurements.ts. The keys those types name are checked; any other field is
+ * kept as it is, since a results file may grow. Numbers must be finite; null only where the type says
+ * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
+ */
+import { z } from 'zod'
+import { DISTRIBUTION_METRICS, SCALAR_METRICS, type DistributionMetric, type ScalarMetric, type Stats } from '../core/measurements.js'
+import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
+import { CELL_STATUSES, CELL_VERDICTS, HISTORY_SCHEMA, METRIC_VERDICTS, RESULTS_SCHEMA, RUN_VERDICTS, type HistoryFile, type ResultsFile } from '../core/results.js'
+import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
+
+/** A value as a message shows it: short, and never a whole object. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (Array.isArray(value)) return `a list of ${value.length}`
+  if (typeof value === 'object' && value !== null) return 'an object'
+  if (typeof value !== 'string') return String(value)
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+}
+
+const want = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `missing (expected ${what})` : `expected ${what}, got ${describeValue(issue.input)}`
+
+const num = z.number({ error: want('a number') })
+const numOrNull = z.number({ error: want('a number or null') }).nullable()
+const str = z.string({ error: want('a string') })
+const strOrNull = z.string({ error: want('a string or null') }).nullable()
+const bool = z.boolean({ error: want('true or false') })
+const oneOf = <const T extends readonly string[]>(values: T) => z.enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) })
+const list = <T extends z.ZodType>(item: T) => z.array(item, { error: want('a list') })
+const obj = <S extends z.core.$ZodLooseShape>(shape: S) => z.looseObject(shape, { error: want('an object') })
+const dict = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: want('an object') })
+
+/** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
+const keyedBy = (keys: readonly string[], noun: string) => ({
+  error: (issue: { code: string; input?: unknown }) => (issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue)),
+})
+
+/** An object keyed by gated metric names (`decode`, `ttft`, …). */
+const byGatedMetric = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'))
+
+const stats = obj({ mean: num, p50: num, p90: num, p99: num, std: num, min: num, max: num } satisfies Record<keyof Stats, unknown>)
+
+/** Round-level figures the first release did not write. */
+const LATER_SCALARS: readonly ScalarMetric[] = ['failed_share']
+
+type BlockShape = Record<DistributionMetric, typeof stats> & Record<Exclude<ScalarMetric, 'failed_share'>, typeof num> & { failed_share: z.ZodOptional<typeof num> }
+const blockShape = Object.fromEntries([
+  ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
+  ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? num.optional() : num]),
+]) as BlockShape
+const metricsBlock = z.looseObject(blockShape, { error: want('an object') })
+const metricsBlockOrNull = z.looseObject(blockShape, { error: want('an object or null') }).nullable()
+
+const range = obj({ min: num, max: num })
+const round = obj({
+  index: num,
+  steady: bool,
+  requests: num,
+  errors: num,
+  errorReasons: list(obj({ reason: str, count: num })),
+  durationMs: num,
+  metrics: metricsBlock,
+  achieved: obj({ promptTokens: range, outputTokens: range }),
+}).transform(withRoundShare)
+
+const metricVerdict = z.preprocess(
+  upgradeMetricVerdict,
+  obj({
+    status: oneOf(METRIC_VERDICTS),
+    metric: z.enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`) }),
+    stat: oneOf(GATE_STATS),
+    current: num,
+    baseline: num,
+    delta: numOrNull,
+    reason: str,
+  }),
+)
+
+const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
+  for (const [key, verdict] of Object.entries(metrics)) {
+    if (verdict && verdict.metric !== key) ctx.addIssue({ code: 'custom', path: [key, 'metric'], message: `is "${verdict.metric}", but the verdict is filed under "${key}"` })
+  }
+})
+
+const cellVerdict = obj({
+  status: oneOf(CELL_VERDICTS),
+  metrics: verdictMetrics,
+  note: str.optional(),
+  confirmed: num.optional(),
+  reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
+})
+
+const cell = obj({
+  id: str,
+  target: str,
+  scenario: str,
+  engine: str,
+  quant: strOrNull,
+  model: strOrNull,
+  status: oneOf(CELL_STATUSES),
+  error: strOrNull,
+  flags: list(str),
+  workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
+  metrics: metricsBlockOrNull,
+  rounds: list(round),
+  info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional() }),
+  specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+  verdict: cellVerdict,
+}).transform(withCellShare)
+
+const run = obj({
+  sha: str,
+  ref: str,
+  event: str,
+  runUrl: str,
+  startedAt: str,
+  finishedAt: str.optional(),
+  hardware: str,
+  repository: str.optional(),
+  config: str.optional(),
+  shard: str.optional(),
+  tool: obj({ name: z.literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
+})
+
+const summary = obj({
+  verdict: oneOf(RUN_VERDICTS),
+  regressions: num,
+  counts: z.partialRecord(z.enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
+  baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: num.optional() }).optional(),
+})
+
+export const resultsSchema: z.ZodType<ResultsFile> = obj({ schema: z.literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() })
+
+const historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: num, rounds: list(num) }))) })
+
+export const historySchema: z.ZodType<HistoryFile> = obj({ schema: z.literal(HISTORY_SCHEMA), hardware: str, entries: list(historyEntry) })

@@ -1,0 +1,236 @@
+/**
+ * The results and history reader: every malformed field is one problem naming the file and the field
+ * path; first-release files read as the current shapes; unknown fields are kept; files the pipeline
+ * writes read back unchanged.
+ */
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/core/errors.js'
+import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
+import { readHistory, readResults, readResultsFile } from '../../src/store/index.js'
+import { ROOT } from '../helpers/action.js'
+import { cell, results } from './fixtures.js'
+
+const WHERE = 'baseline-file ./base.json'
+
+/** Three cells; the first carries a judged verdict in the current shape. */
+function sample(): ResultsFile {
+  const file = results('f00d', '2025-03-01T00:00:00Z', [
+    cell('t/a', [{ decode: 50, ttft: 300 }, { decode: 52, ttft: 310 }]),
+    cell('t/b', [{ decode: 40, ttft: 200 }]),
+    cell('u/a', [{ decode: 30, ttft: 100 }]),
+  ])
+  file.cells[0].verdict = {
+    status: 'pass',
+    metrics: { decode: { status: 'pass', metric: 'decode', stat: 'mean', current: 51, baseline: 50, delta: 0.02, reason: 'decode tok/s +2.0%' } },
+    reference: { ttft: { stat: 'mean', value: 305 } },
+  }
+  file.summary = { verdict: 'pass', regressions: 0, counts: { pass: 3 } }
+  return file
+}
+
+/** Problems the reader reports for `text`, or [] when it reads. */
+function problems(text: string): string[] {
+  try {
+    readResults(text, WHERE)
+    return []
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as ConfigError).problems
+  }
+}
+
+/** Edits a parsed file in place; malformed on purpose, so untyped. */
+type Edit = (f: any) => void
+
+describe('readResults: malformed fields', () => {
+  it.each<[string, Edit, string]>([
+    ['a word for a number', (f) => (f.cells[2].metrics.ttft_ms.p99 = 'fast'), 'cells[2].metrics.ttft_ms.p99: expected a number, got "fast"'],
+    ['a missing id', (f) => delete f.cells[0].id, 'cells[0].id: missing (expected a string)'],
+    ['an unknown cell status', (f) => (f.cells[1].status = 'fine'), 'cells[1].status: expected one of "ok", "error", got "fine"'],
+    ['null in a round statistic', (f) => (f.cells[0].rounds[1].metrics.decode_tps.mean = null), 'cells[0].rounds[1].metrics.decode_tps.mean: expected a number, got null'],
+    ['a missing distribution', (f) => delete f.cells[0].rounds[0].metrics.itl_ms, 'cells[0].rounds[0].metrics.itl_ms: missing (expected an object)'],
+    ['a missing scalar', (f) => delete f.cells[1].metrics.output_tps, 'cells[1].metrics.output_tps: missing (expected a number)'],
+    ['text for the metrics block', (f) => (f.cells[0].metrics = 'n/a'), 'cells[0].metrics: expected an object or null, got "n/a"'],
+    ['a number for quant', (f) => (f.cells[0].quant = 8), 'cells[0].quant: expected a string or null, got 8'],
+    ['flags as text', (f) => (f.cells[0].flags = 'slow'), 'cells[0].flags: expected a list, got "slow"'],
+    ['a flag that is not text', (f) => (f.cells[0].flags = [true]), 'cells[0].flags[0]: expected a string, got true'],
+    ['a rate as text', (f) => (f.cells[0].workload.rate = '2/s'), 'cells[0].workload.rate: expected a number or null, got "2/s"'],
+    ['steady as text', (f) => (f.cells[0].rounds[0].steady = 'yes'), 'cells[0].rounds[0].steady: expected true or false, got "yes"'],
+    ['spec-decode stats without a source', (f) => (f.cells[0].specDecode = { acceptanceRate: 0.5 }), 'cells[0].specDecode.source: missing (expected a string)'],
+    ['an unknown cell verdict', (f) => (f.cells[0].verdict.status = 'ok'), 'cells[0].verdict.status: expected one of "pass", "improvement", "regression", "inconclusive", "new", "missing", "error", got "ok"'],
+    [
+      'a verdict for an unknown metric',
+      (f) => (f.cells[0].verdict.metrics.speed = f.cells[0].verdict.metrics.decode),
+      'cells[0].verdict.metrics.speed: not a gated metric (one of decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests)',
+    ],
+    [
+      'a metric verdict naming an unknown figure',
+      (f) => (f.cells[0].verdict.metrics.decode.metric = 'decode_tps.max'),
+      'cells[0].verdict.metrics.decode.metric: expected a gated metric (decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests) or a metric key like "decode_tps.mean", got "decode_tps.max"',
+    ],
+    [
+      'a metric verdict filed under another metric',
+      (f) => (f.cells[0].verdict.metrics.ttft = f.cells[0].verdict.metrics.decode),
+      'cells[0].verdict.metrics.ttft.metric: is "decode", but the verdict is filed under "ttft"',
+    ],
+    ['an unknown statistic', (f) => (f.cells[0].verdict.metrics.decode.stat = 'p95'), 'cells[0].verdict.metrics.decode.stat: expected one of "mean", "p50", "p90", "p99", got "p95"'],
+    ['a delta as text', (f) => (f.cells[0].verdict.metrics.decode.delta = '+2%'), 'cells[0].verdict.metrics.decode.delta: expected a number or null, got "+2%"'],
+    ['a reference without its value', (f) => delete f.cells[0].verdict.reference.ttft.value, 'cells[0].verdict.reference.ttft.value: missing (expected a number)'],
+    ['another tool name', (f) => (f.run.tool.name = 'other-bench'), 'run.tool.name: expected "llm-bench-gate", got "other-bench"'],
+    ['a number for the sha', (f) => (f.run.sha = 1234), 'run.sha: expected a string, got 1234'],
+    ['no run', (f) => delete f.run, 'run: missing (expected an object)'],
+    ['cells as an object', (f) => (f.cells = {}), 'cells: expected a list, got an object'],
+    ['an unknown run verdict', (f) => (f.summary.verdict = 'meh'), 'summary.verdict: expected one of "pass", "regression", "inconclusive", "error", got "meh"'],
+    ['an unknown count', (f) => (f.summary.counts.great = 1), 'summary.counts.great: not a cell verdict (one of pass, improvement, regression, inconclusive, new, missing, error)'],
+  ])('%s', (_, edit, problem) => {
+    const file = sample()
+    edit(file)
+    expect(problems(JSON.stringify(file))).toEqual([`${WHERE}: ${problem}`])
+  })
+
+  it('refuses numbers JSON reads as infinite', () => {
+    const text = JSON.stringify(sample()).replace('"p99":303', '"p99":1e999')
+    expect(problems(text)).toEqual([`${WHERE}: cells[0].rounds[1].metrics.ttft_ms.p99: expected a number, got Infinity`])
+  })
+
+  it('lists every problem of a file, in file order', () => {
+    const file = sample() as any
+    file.run.hardware = null
+    file.cells[1].engine = 3
+    file.cells[2].rounds[0].errors = 'none'
+    expect(problems(JSON.stringify(file))).toEqual([
+      `${WHERE}: run.hardware: expected a string, got null`,
+      `${WHERE}: cells[1].engine: expected a string, got 3`,
+      `${WHERE}: cells[2].rounds[0].errors: expected a number, got "none"`,
+    ])
+  })
+
+  it('counts the problems past the first twenty instead of listing them', () => {
+    const file = sample()
+    file.cells = Array.from({ length: 30 }, (_, i) => ({ ...file.cells[1], id: i }) as never)
+    const found = problems(JSON.stringify(file))
+    expect(found).toHaveLength(21)
+    expect(found[0]).toBe(`${WHERE}: cells[0].id: expected a string, got 0`)
+    expect(found[20]).toBe(`${WHERE}: … and 10 more problems`)
+  })
+
+  it.each([
+    ['invalid JSON', '{"schema": ', 'not valid JSON'],
+    ['a list', '[]', 'not a llm-bench-gate results file: expected a JSON object, got a list of 0'],
+    ['an object without a schema', '{"name": "x"}', 'not a llm-bench-gate results file: schema is missing (expected "llm-bench-gate/results@1")'],
+    ['another schema', '{"schema": "x"}', 'not a llm-bench-gate results file: schema is "x" (expected "llm-bench-gate/results@1")'],
+    ['a history file', `{"schema": "${HISTORY_SCHEMA}"}`, `schema is "${HISTORY_SCHEMA}", expected "llm-bench-gate/results@1"`],
+    ['a later version', '{"schema": "llm-bench-gate/results@2"}', 'schema is "llm-bench-gate/results@2", expected "llm-bench-gate/results@1"'],
+  ])('names what was expected at the top level for %s', (_, text, problem) => {
+    const [found] = problems(text)
+    expect(found.startsWith(`${WHERE}: ${problem}`), found).toBe(true)
+  })
+})
+
+describe('readResults: what reads', () => {
+  it('keeps fields it does not know, at every level', () => {
+    const file = sample() as any
+    file.producer = { ci: 'buildkite' }
+    file.run.gpuDriver = '580.1'
+    file.cells[0].power = { watts: 120 }
+    file.cells[0].rounds[1].metrics.gpu_util = 0.93
+    file.cells[0].verdict.metrics.decode.confidence = 0.99
+    expect(readResults(JSON.stringify(file), WHERE)).toEqual(file)
+  })
+
+  it('reads the shipped demo baseline, written by the first release, and fills in the failed share', async () => {
+    const text = await readFile(join(ROOT, 'fixtures/demo-baseline.json'), 'utf8')
+    const raw = JSON.parse(text) as ResultsFile
+    expect(raw.cells[0].metrics).not.toHaveProperty('failed_share')
+    const read = readResults(text, 'demo')
+    expect(read.cells.map((c) => c.metrics!.failed_share)).toEqual(raw.cells.map(() => 0))
+    for (const c of read.cells) for (const r of c.rounds) expect(r.metrics.failed_share).toBe(0)
+    // Apart from the added share, the file reads as written.
+    const strip = (f: ResultsFile) =>
+      JSON.parse(JSON.stringify(f, (key, value) => (key === 'failed_share' ? undefined : value)))
+    expect(strip(read)).toEqual(raw)
+  })
+
+  it('reads first-release verdicts and references as { metric, stat }', () => {
+    const file = sample() as any
+    file.cells[0].verdict = {
+      status: 'regression',
+      metrics: {
+        decode: { status: 'regression', metric: 'decode_tps.mean', current: 40, baseline: 50, delta: -0.2, reason: 'decode tok/s −20.0%' },
+        ttft: { status: 'pass', metric: 'ttft_ms.p99', current: 300, baseline: 300, delta: 0, reason: 'TTFT p99 0.0%' },
+        'output-throughput': { status: 'pass', metric: 'output_tps', current: 350, baseline: 350, delta: 0, reason: 'output tok/s 0.0%' },
+      },
+      reference: { 'decode_tps.mean': 50, 'ttft_ms.p99': 300, output_tps: 350 },
+    }
+    const verdict = readResults(JSON.stringify(file), WHERE).cells[0].verdict
+    expect(verdict.metrics.decode).toMatchObject({ metric: 'decode', stat: 'mean', current: 40 })
+    expect(verdict.metrics.ttft).toMatchObject({ metric: 'ttft', stat: 'p99' })
+    expect(verdict.metrics['output-throughput']).toMatchObject({ metric: 'output-throughput', stat: 'mean' })
+    expect(verdict.reference).toEqual({ decode: { stat: 'mean', value: 50 }, ttft: { stat: 'p99', value: 300 }, 'output-throughput': { stat: 'mean', value: 350 } })
+  })
+
+  it('derives a missing failed share from the round counts, and the cell share from its steady rounds', () => {
+    const file = sample()
+    const c = file.cells[0]
+    // Rounds: warm-up 8 requests / 4 failed (not steady), then 8/2 and 8/0.
+    c.rounds[0].errors = 4
+    c.rounds[1].errors = 2
+    for (const block of [c.metrics!, ...c.rounds.map((r) => r.metrics)]) delete (block as Partial<typeof block>).failed_share
+    const read = readResults(JSON.stringify(file), WHERE).cells[0]
+    expect(read.rounds.map((r) => r.metrics.failed_share)).toEqual([0.5, 0.25, 0])
+    expect(read.metrics!.failed_share).toBe(2 / 16)
+  })
+
+  it('keeps a written failed share as it is', () => {
+    const file = sample()
+    file.cells[0].metrics!.failed_share = 0.3
+    expect(readResults(JSON.stringify(file), WHERE).cells[0].metrics!.failed_share).toBe(0.3)
+  })
+
+  it('reads an error cell: no metrics, no rounds', () => {
+    const file = sample()
+    file.cells[1] = { ...file.cells[1], status: 'error', error: 'exit 1', metrics: null, rounds: [], verdict: { status: 'error', metrics: {}, note: 'exit 1' } }
+    expect(readResults(JSON.stringify(file), WHERE)).toEqual(file)
+  })
+
+  it('reads a delta JSON wrote as null (a share rising from zero)', () => {
+    const file = sample()
+    file.cells[0].verdict.metrics['failed-requests'] = { status: 'regression', metric: 'failed-requests', stat: 'mean', current: 0.2, baseline: 0, delta: Infinity, reason: 'x' }
+    const read = readResults(JSON.stringify(file), WHERE)
+    expect(read.cells[0].verdict.metrics['failed-requests']!.delta).toBeNull()
+  })
+})
+
+describe('readResultsFile', () => {
+  it('names the file it cannot read', async () => {
+    const error = await readResultsFile('/nonexistent/results.json', 'current').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toMatch(/^current \/nonexistent\/results\.json: cannot read \(ENOENT/)
+  })
+})
+
+describe('readHistory', () => {
+  const history = {
+    schema: HISTORY_SCHEMA,
+    hardware: 'cpu',
+    entries: [{ sha: 'a', date: '2025-03-01T00:00:00Z', runUrl: '', cells: { 't/a': { 'decode_tps.mean': { steady: 50, rounds: [49, 51] }, output_tps: { steady: 350, rounds: [350] } } } }],
+  }
+
+  it('reads a history file as written', () => {
+    expect(readHistory(JSON.stringify(history), 'h')).toEqual(history)
+  })
+
+  it.each<[string, Edit, string]>([
+    ['a steady value as text', (h) => (h.entries[0].cells['t/a']['decode_tps.mean'].steady = 'x'), 'entries[0].cells["t/a"]["decode_tps.mean"].steady: expected a number, got "x"'],
+    ['a round sample as text', (h) => (h.entries[0].cells['t/a'].output_tps.rounds = ['1']), 'entries[0].cells["t/a"].output_tps.rounds[0]: expected a number, got "1"'],
+    ['no sha', (h) => delete h.entries[0].sha, 'entries[0].sha: missing (expected a string)'],
+    ['entries as an object', (h) => (h.entries = {}), 'entries: expected a list, got an object'],
+    ['a results file', (h) => (h.schema = 'llm-bench-gate/results@1'), 'schema is "llm-bench-gate/results@1", expected "llm-bench-gate/history@1"'],
+  ])('%s', (_, edit, problem) => {
+    const h = structuredClone(history)
+    edit(h)
+    expect(() => readHistory(JSON.stringify(h), 'llm-bench-data:cpu/history.json')).toThrow(new ConfigError([`llm-bench-data:cpu/history.json: ${problem}`]))
+  })
+})
