@@ -1,4 +1,4 @@
-/** The one list of engines. The matrix file's `engine` enum derives from it (STYLE trait 4). */
+/** The one list of engines: the matrix file's `engine` enum and engine options derive from it, so an engine is its adapter file plus one line here. */
 import type { EngineAdapter } from './types.js'
 import { vllm } from './vllm.js'
 import { sglang } from './sglang.js'
