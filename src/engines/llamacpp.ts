@@ -50,7 +50,6 @@ export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats |
 
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
-  description: 'llama.cpp `llama-server`',
   needsLaunchOrUrl: true,
   healthPath: '/health',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -35,7 +35,6 @@ export async function tokenizePrompt(http: HttpPorts, baseUrl: string, model: st
 
 export const openai: EngineAdapter = {
   name: 'openai',
-  description: 'Any OpenAI-compatible server: ready when /v1/models answers 200',
   needsLaunchOrUrl: true,
   healthPath: '/v1/models',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

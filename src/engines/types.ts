@@ -2,6 +2,7 @@
  * An engine is data plus hooks: adding one is one file and a registry line.
  * The pipeline, the readiness probe and the SSE client only talk to engines through this.
  */
+import type { z } from 'zod'
 import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
@@ -23,6 +24,9 @@ export interface HttpPorts {
   post: HttpPost
 }
 
+/** An engine's own matrix-file keys: optional zod fields, each with `.meta({ description })`. */
+export type OptionShape = Readonly<Record<string, z.ZodType>>
+
 /** Server-side counters read before and after a cell (vLLM /metrics, SGLang server info). */
 export type Counters = Record<string, number>
 
@@ -37,12 +41,14 @@ export type StreamExtrasReader = (event: Record<string, unknown>) => Record<stri
 export interface EngineAdapter {
   /** Engine name as written in the matrix file (`vllm`, `sglang`, …). */
   readonly name: string
-  /** One line for docs and `--help`. */
-  readonly description: string
   /** Whether a target of this engine must give `launch` or `url` (sim fills its own launch). */
   readonly needsLaunchOrUrl: boolean
-  /** Extra target keys this engine accepts (copied into `TargetPlan.engineOptions`), e.g. sim `profile`. */
-  readonly optionKeys?: readonly string[]
+  /**
+   * Target keys this engine accepts beyond the common ones (sim `profile`). The matrix file checks
+   * a target's options against its own engine's fields; the parsed values reach the adapter as
+   * `TargetPlan.engineOptions`.
+   */
+  readonly options?: OptionShape
 
   /** Launch command when the target gives none (sim only). `{port}` may stay in it. */
   defaultLaunch?(target: TargetPlan): string | undefined
