@@ -61,7 +61,6 @@ async function main(): Promise<void> {
   // Tags requests in send order, so server-side times can be matched to client records.
   const adapter: EngineAdapter = {
     name: 'bench',
-    description: 'scheduled loopback server',
     needsLaunchOrUrl: true,
     healthPath: '/v1/models',
     readiness: () => 'ready',

@@ -1,7 +1,8 @@
 /**
- * What one SSE event of an OpenAI-compatible stream tells us (engines.md §1–§4 dialects):
- * whether it carries generated text, the server's token counts, llama.cpp draft counters,
- * or an in-band error. Pure: no clock, no I/O.
+ * What one SSE event of an OpenAI-compatible stream (vLLM, SGLang, llama.cpp and servers like
+ * them) tells us: whether it carries generated text, the server's token counts, or an in-band
+ * error. Fields only one engine sends are read by its adapter (EngineAdapter.streamExtras).
+ * Pure: no clock, no I/O.
  */
 
 export interface Usage {
@@ -13,8 +14,6 @@ export interface EventFacts {
   /** Carries generated text: completions `text`, chat `content`, `reasoning_content`, `reasoning` or `tool_calls`. */
   token: boolean
   usage?: Usage
-  /** llama.cpp `timings.draft_n` / `draft_n_accepted` (final event of a speculative request). */
-  draft?: { drafted: number; accepted: number }
   /** In-band error (`data: {"error": …}` or an `object: "error"` body). */
   error?: string
 }
@@ -30,7 +29,10 @@ function nonEmpty(value: unknown): boolean {
   return typeof value === 'string' ? value.length > 0 : Array.isArray(value) && value.length > 0
 }
 
-/** A role-only or empty chunk is not a token (SPEC §5); neither is a finish chunk with `delta: {}`. */
+/**
+ * A role-only or empty chunk is not a token, nor is a finish chunk with `delta: {}`: chat streams
+ * open with a role delta, and llama.cpp sends one with prompt-progress updates before any token.
+ */
 function choiceHasToken(choice: unknown): boolean {
   if (typeof choice !== 'object' || choice === null) return false
   const c = choice as { text?: unknown; delta?: Record<string, unknown> | null }
@@ -50,14 +52,6 @@ function readUsage(raw: unknown): Usage | undefined {
   const u = raw as Record<string, unknown>
   const usage: Usage = { promptTokens: count(u.prompt_tokens), completionTokens: count(u.completion_tokens) }
   return usage.promptTokens === undefined && usage.completionTokens === undefined ? undefined : usage
-}
-
-function readDraft(raw: unknown): EventFacts['draft'] {
-  if (typeof raw !== 'object' || raw === null) return undefined
-  const t = raw as Record<string, unknown>
-  const drafted = count(t.draft_n)
-  if (drafted === undefined) return undefined
-  return { drafted, accepted: count(t.draft_n_accepted) ?? 0 }
 }
 
 /** The message of an error payload, whatever shape the engine gave it. */
@@ -80,7 +74,5 @@ export function inspectEvent(json: unknown): EventFacts {
   const facts: EventFacts = { token: Array.isArray(o.choices) && o.choices.some(choiceHasToken) }
   const usage = readUsage(o.usage)
   if (usage) facts.usage = usage
-  const draft = readDraft(o.timings)
-  if (draft) facts.draft = draft
   return facts
 }

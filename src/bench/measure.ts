@@ -99,7 +99,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
 
   const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal): Promise<StreamOutcome> => {
     const body = requestBody({ adapter: target.adapter, api: target.api, model: await modelName(), prompt: text, maxTokens })
-    return sendStreamed(agent, { url, body, timeoutMs: target.requestTimeoutMs, signal })
+    return sendStreamed(agent, { url, body, timeoutMs: target.requestTimeoutMs, signal, streamExtras: target.adapter.streamExtras })
   }
 
   const calibration = (inputTokens: number, signal?: AbortSignal): Promise<Calibration> => {

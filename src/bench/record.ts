@@ -1,4 +1,4 @@
-/** Turns a finished stream into the per-request record of SPEC §5. */
+/** Turns a finished stream into its `RequestRecord`: times from the send, the server's counts (or chunk counts when it sent none). */
 import type { StreamOutcome } from './request.js'
 import type { RequestRecord } from '../core/measurements.js'
 
@@ -32,9 +32,6 @@ export function toRecord(ctx: RecordContext, outcome: StreamOutcome): RequestRec
   }
   if (t.firstEventAt !== undefined) record.firstEventMs = t.firstEventAt - outcome.sentAt
   if (t.ttftEvent !== undefined) record.ttftEvent = t.ttftEvent
-  if (t.draft) {
-    record.draftTokens = t.draft.drafted
-    record.draftAccepted = t.draft.accepted
-  }
+  if (t.extras) record.extras = t.extras
   return record
 }

@@ -11,6 +11,7 @@
 import type { Dispatcher } from 'undici'
 import { RequestError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
+import type { StreamExtrasReader } from '../engines/types.js'
 import { excerpt } from './events.js'
 import { createSseReader } from './sse.js'
 import { StreamTally } from './tally.js'
@@ -23,6 +24,8 @@ export interface StreamRequest {
   /** A request fails when no token arrives within this long of the send or of the previous token. */
   timeoutMs: number
   signal?: AbortSignal
+  /** The engine's reader of its own event fields (EngineAdapter.streamExtras). */
+  streamExtras?: StreamExtrasReader
 }
 
 export interface StreamOutcome {
@@ -39,7 +42,7 @@ const ERROR_BODY_BYTES = 2_048
 
 export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promise<StreamOutcome> {
   return new Promise((resolve) => {
-    const tally = new StreamTally()
+    const tally = new StreamTally(req.streamExtras)
     let controller: Dispatcher.DispatchController | undefined
     let failure: RequestError | undefined
     let started = false

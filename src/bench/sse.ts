@@ -1,7 +1,7 @@
 /**
- * SSE framing over raw response bytes. Reads never align with events (engines.md pitfall 6):
- * bytes are decoded as streaming UTF-8 and only whole lines reach the parser, so an old
- * llama.cpp `error: {…}` line split across reads is still seen whole.
+ * SSE framing over raw response bytes. Network reads never align with events (one read may hold
+ * half an event, or several): bytes are decoded as streaming UTF-8 and only whole lines reach the
+ * parser, so an old llama.cpp `error: {…}` line split across reads is still seen whole.
  */
 import { createParser } from 'eventsource-parser'
 

@@ -1,9 +1,11 @@
 /**
- * Per-request bookkeeping of a stream (SPEC §5): TTFT at the first token-bearing event, e2e at
- * the last one (never `[DONE]` or the usage chunk), inter-chunk gaps, and the server's counts
- * from whichever event carries `usage`.
+ * Per-request bookkeeping of a stream (definitions: README.md here): TTFT at the first
+ * token-bearing event, e2e at the last one (never `[DONE]` or the usage chunk), inter-chunk gaps,
+ * the server's counts from whichever event carries `usage`, and the engine's own figures.
  */
 import { RequestError } from '../core/errors.js'
+import { asRecord } from '../engines/http.js'
+import type { StreamExtrasReader } from '../engines/types.js'
 import { errorText, excerpt, inspectEvent } from './events.js'
 
 export class StreamTally {
@@ -19,8 +21,12 @@ export class StreamTally {
   readonly itl: number[] = []
   promptTokens: number | undefined
   completionTokens: number | undefined
-  draft: { drafted: number; accepted: number } | undefined
+  /** What the engine's reader took from the events, merged (a later event's value wins). */
+  extras: Record<string, number> | undefined
   done = false
+
+  /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
+  constructor(private readonly readExtras?: StreamExtrasReader) {}
 
   /** Takes one event parsed at `at` (ms); returns the error that ends the request, if it carries one. */
   add(data: string, type: string | undefined, at: number): RequestError | undefined {
@@ -46,7 +52,9 @@ export class StreamTally {
       this.promptTokens = facts.usage.promptTokens ?? this.promptTokens
       this.completionTokens = facts.usage.completionTokens ?? this.completionTokens
     }
-    if (facts.draft) this.draft = facts.draft
+    const event = this.readExtras ? asRecord(json) : undefined
+    const extras = event && this.readExtras?.(event)
+    if (extras) this.extras = { ...this.extras, ...extras }
     if (facts.token) {
       this.chunks++
       if (this.firstTokenAt === undefined) {

@@ -2,11 +2,11 @@
  * From the parsed file to target plans: matrix expansion (a cartesian product, like a GitHub job
  * matrix), placeholders, defaults and gate merged per target, scenario references resolved.
  */
-import type { EngineAdapter } from '../engines/types.js'
+import type { EngineAdapter, OptionShape } from '../engines/types.js'
 import { ConfigError } from '../core/errors.js'
 import { ID_PATTERN } from '../core/fields.js'
 import type { Path, Problems } from './issues.js'
-import { fill, fillPort, type Scope } from './placeholders.js'
+import { fill, fillPort, placeholdersIn, type Scope } from './placeholders.js'
 import type { ScenarioPlan, TargetPlan } from '../core/plan.js'
 import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
 import { resolveGate, resolveSettings } from './settings.js'
@@ -90,11 +90,7 @@ function expandOne(
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add(at('env', name), 'environment variable names use letters, digits and _')
     env[name] = fill(String(value), full, at('env', name), problems)
   }
-  const engineOptions: Record<string, unknown> = {}
-  for (const option of adapter.optionKeys ?? []) {
-    const value = (target as Record<string, unknown>)[option]
-    if (value !== undefined) engineOptions[option] = typeof value === 'string' ? fill(value, full, at(option), problems) : value
-  }
+  const engineOptions = optionValues(adapter, target, full, path, problems)
   const external = target.url !== undefined && target.launch === undefined
   if (external && port === undefined && target.url?.includes('{port}')) {
     problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url')
@@ -125,6 +121,28 @@ function expandOne(
     problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`)
   }
   return plan
+}
+
+/** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
+function optionValues(adapter: EngineAdapter, target: TargetInput, scope: Scope, path: Path, problems: Problems): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  for (const [option, field] of Object.entries(adapter.options ?? {})) {
+    const value = (target as Record<string, unknown>)[option]
+    if (value === undefined) continue
+    const raw = typeof value === 'string' && placeholdersIn(value).length > 0
+    values[option] = raw ? filledOption(field, value, scope, [...path, option], problems) : value
+  }
+  return values
+}
+
+function filledOption(field: OptionShape[string], text: string, scope: Scope, path: Path, problems: Problems): unknown {
+  const before = problems.size
+  const filled = fill(text, scope, path, problems)
+  if (problems.size > before) return filled
+  const parsed = field.safeParse(filled)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) problems.add([...path, ...(issue.path as (string | number)[])], issue.message)
+  return filled
 }
 
 const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)'

@@ -1,12 +1,12 @@
 /**
- * The matrix file (version, hardware, defaults, gate, scenarios, targets) as a zod schema: the
- * single source of the validation, the parsed types and the published JSON Schema. Engine names
- * and engine-specific keys come from the engine registry, so adding an engine never touches this
- * file.
+ * The matrix file as a zod schema: the single source of the validation, the parsed types and
+ * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
+ * come from the engine registry, so adding an engine never touches this file.
  */
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
+import { placeholdersIn } from './placeholders.js'
 import { GATE_STATS, GATED_METRICS, METRICS, PRIMARY_METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 
@@ -122,25 +122,65 @@ function scenarioSchema() {
 export const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate']
 
 /** Every engine-specific key and the engines that declare it. */
-export function optionOwners(engines: readonly EngineAdapter[]): Map<string, string[]> {
-  const owners = new Map<string, string[]>()
+export function optionOwners(engines: readonly EngineAdapter[]): Map<string, EngineAdapter[]> {
+  const owners = new Map<string, EngineAdapter[]>()
   for (const engine of engines) {
-    for (const key of engine.optionKeys ?? []) {
+    for (const key of Object.keys(engine.options ?? {})) {
       if (CORE_TARGET_KEYS.includes(key) || (SETTING_KEYS as string[]).includes(key)) {
         throw new Error(`engine ${engine.name}: option key "${key}" collides with a matrix-file key`)
       }
-      owners.set(key, [...(owners.get(key) ?? []), engine.name])
+      owners.set(key, [...(owners.get(key) ?? []), engine])
     }
   }
   return owners
 }
 
+function published(field: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  return rest
+}
+
+/**
+ * An engine option as the target schema holds it: any value, parsed later by `parseOptions`
+ * against the target's own engine, but published (zod merges `.meta` into the JSON Schema) as
+ * the declaring engines' own fields, so editors check and describe it.
+ */
+function optionField(key: string, by: readonly EngineAdapter[]) {
+  const fields = by.flatMap((e) => (e.options?.[key] ? [published(e.options[key])] : []))
+  const details = [...new Set(fields.flatMap((f) => (typeof f.description === 'string' ? [f.description] : [])))]
+  const description = `Engine option (${by.map((e) => e.name).join(', ')})${details.length ? `: ${details.join('; ')}` : ''}`
+  const shape = fields.length === 1 ? fields[0] : { anyOf: fields.map(({ description: _, ...rest }) => rest) }
+  return z.unknown().meta({ ...shape, description }).optional()
+}
+
+/**
+ * The target's engine options parsed with its own engine's fields; a key of another engine is a
+ * problem. A string holding placeholders is left as written: expand.ts fills it for each matrix
+ * combination and parses it then.
+ */
+function parseOptions<T extends { engine: string }>(target: T, engines: readonly EngineAdapter[], owners: Map<string, EngineAdapter[]>, ctx: z.core.$RefinementCtx<T>): T {
+  const engine = engines.find((e) => e.name === target.engine)
+  const out: Record<string, unknown> = { ...target }
+  for (const [key, value] of Object.entries(target)) {
+    const by = owners.get(key)
+    if (!by || !engine || value === undefined) continue
+    const field = engine.options?.[key]
+    if (!field) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})` })
+      continue
+    }
+    if (typeof value === 'string' && placeholdersIn(value).length > 0) continue
+    const parsed = field.safeParse(value)
+    if (parsed.success) out[key] = parsed.data
+    else for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message, input: value })
+  }
+  return out as T
+}
+
 function targetSchema(engines: readonly EngineAdapter[]) {
   const names = engines.map((e) => e.name) as [string, ...string[]]
   const owners = optionOwners(engines)
-  const options = Object.fromEntries(
-    [...owners].map(([key, by]) => [key, z.unknown().meta({ description: `Engine option (${by.join(', ')})` }).optional()]),
-  )
+  const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]))
   const s = settingsShape()
   return z
     .strictObject({
@@ -176,15 +216,7 @@ function targetSchema(engines: readonly EngineAdapter[]) {
       'max-error-share': s['max-error-share'].optional(),
     })
     .extend(options as {})
-    .superRefine((target, ctx) => {
-      const declared = engines.find((e) => e.name === target.engine)?.optionKeys ?? []
-      for (const key of Object.keys(target)) {
-        const by = owners.get(key)
-        if (by && !declared.includes(key) && target.engine !== undefined) {
-          ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${target.engine} (${key} is for ${by.join(', ')})` })
-        }
-      }
-    })
+    .transform((target, ctx) => parseOptions(target, engines, owners, ctx))
 }
 
 export function buildMatrixSchema(engines: readonly EngineAdapter[] = ENGINES) {

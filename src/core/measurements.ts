@@ -1,4 +1,4 @@
-/** Measurement records (SPEC §5). All times are milliseconds from a monotonic clock. */
+/** Measurement records (definitions: src/bench/README.md). All times are milliseconds from a monotonic clock. */
 import type { RequestError } from './errors.js'
 
 export interface Stats {
@@ -40,9 +40,8 @@ export interface RequestRecord {
   itlMs: number[]
   /** Token-bearing events received. */
   chunks: number
-  /** Speculative decoding counters a stream may carry (llama.cpp `timings.draft_n*`). */
-  draftTokens?: number
-  draftAccepted?: number
+  /** Figures the engine's adapter read from the stream, under the engine's own names (EngineAdapter.streamExtras). */
+  extras?: Record<string, number>
   /** Send → first SSE event of any kind (diagnostic: a role or progress chunk may precede the first token). */
   firstEventMs?: number
   /** Index of the SSE event that carried the first token (role-only and empty chunks are skipped). */

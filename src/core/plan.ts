@@ -70,7 +70,7 @@ export interface TargetPlan {
   env: Record<string, string>
   /** Matrix values of this expansion (`{ quant: 'fp8' }`). */
   matrix: Record<string, string>
-  /** Engine-specific keys the adapter understands (e.g. sim `profile`, `time-scale`). */
+  /** The target's engine-specific keys (sim `profile`, `load-time`), parsed by its engine's option fields (`load-time` in ms). */
   engineOptions: Record<string, unknown>
   settings: TargetSettings
   gate: GateConfig

@@ -2,7 +2,8 @@
  * llama.cpp `llama-server`. The port accepts connections during load and `/health` answers
  * 503 "Loading model" until ready. Its sampling defaults are not greedy (temperature 0.8)
  * and it reuses the KV cache of a slot's previous prompt, so both are switched off per request.
- * Spec-decode acceptance arrives per request in the final event's `timings`.
+ * Spec-decode acceptance arrives per request in the `timings` object of the stream's events
+ * (`draft_n`, `draft_n_accepted`; llama.cpp tools/server/README.md), read here as stream extras.
  */
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats } from '../core/results.js'
@@ -18,14 +19,30 @@ function speculativeSettings(settings: Record<string, unknown> | undefined): Rec
   return out
 }
 
-/** Σ draft_n_accepted / Σ draft_n over the requests that drafted. */
+const DRAFTED = 'draft_n'
+const ACCEPTED = 'draft_n_accepted'
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/** `timings.draft_n` / `draft_n_accepted` of one event, when the request drafted at all. */
+export function llamacppStreamExtras(event: Record<string, unknown>): Record<string, number> | undefined {
+  const timings = asRecord(event.timings)
+  const drafted = count(timings?.[DRAFTED])
+  if (drafted === undefined) return undefined
+  return { [DRAFTED]: drafted, [ACCEPTED]: count(timings?.[ACCEPTED]) ?? 0 }
+}
+
+/** Σ draft_n_accepted / Σ draft_n over the successful requests that drafted. */
 export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats | undefined {
   let drafted = 0
   let accepted = 0
   for (const r of requests) {
-    if (!r.ok || !r.draftTokens) continue
-    drafted += r.draftTokens
-    accepted += r.draftAccepted ?? 0
+    const own = r.extras?.[DRAFTED]
+    if (!r.ok || !own) continue
+    drafted += own
+    accepted += r.extras?.[ACCEPTED] ?? 0
   }
   if (drafted <= 0) return undefined
   return { acceptanceRate: accepted / drafted, draftTokens: drafted, acceptedTokens: accepted, source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests' }
@@ -33,12 +50,12 @@ export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats |
 
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
-  description: 'llama.cpp `llama-server`',
   needsLaunchOrUrl: true,
   healthPath: '/health',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
   path: openaiPath,
   transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
+  streamExtras: llamacppStreamExtras,
 
   async tokenize(http, baseUrl, _model, text) {
     // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.

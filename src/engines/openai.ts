@@ -26,16 +26,20 @@ export async function modelsInfo(http: HttpPorts, baseUrl: string): Promise<Reco
   return out
 }
 
-/** `POST /tokenize {model, prompt}` → `{count, tokens}` (vLLM, and SGLang's compatible endpoint). */
-export async function tokenizePrompt(http: HttpPorts, baseUrl: string, model: string | undefined, text: string): Promise<number | undefined> {
-  const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { ...(model ? { model } : {}), prompt: text }))
-  if (typeof answer?.count === 'number') return answer.count
-  return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined
+/** A `tokenize` hook for `POST <path> {model, prompt}` → `{count, tokens}`, the dialect vLLM's `/tokenize` set. */
+export function tokenizeAt(path: string): NonNullable<EngineAdapter['tokenize']> {
+  return async (http, baseUrl, model, text) => {
+    const answer = asRecord(await postJson(http, joinUrl(baseUrl, path), { ...(model ? { model } : {}), prompt: text }))
+    if (typeof answer?.count === 'number') return answer.count
+    return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined
+  }
 }
+
+/** `POST /tokenize` (vLLM, and SGLang's compatible endpoint). */
+export const tokenizePrompt = tokenizeAt('/tokenize')
 
 export const openai: EngineAdapter = {
   name: 'openai',
-  description: 'Any OpenAI-compatible server: ready when /v1/models answers 200',
   needsLaunchOrUrl: true,
   healthPath: '/v1/models',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -1,12 +1,13 @@
-/** The one list of engines. The matrix file's `engine` enum derives from it (STYLE trait 4). */
+/** The one list of engines: the matrix file's `engine` enum and engine options derive from it, so an engine is its adapter file plus one line here. */
 import type { EngineAdapter } from './types.js'
 import { vllm } from './vllm.js'
 import { sglang } from './sglang.js'
 import { llamacpp } from './llamacpp.js'
 import { openai } from './openai.js'
 import { sim } from './sim.js'
+import { trtllm } from './trtllm.js'
 
-export const ENGINES = [vllm, sglang, llamacpp, openai, sim] as const satisfies readonly EngineAdapter[]
+export const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim] as const satisfies readonly EngineAdapter[]
 
 export const ENGINE_NAMES = ENGINES.map((e) => e.name) as [string, ...string[]]
 

@@ -56,7 +56,6 @@ function specDecode(after: Record<string, number> | undefined): SpecDecodeStats 
 
 export const sglang: EngineAdapter = {
   name: 'sglang',
-  description: 'SGLang OpenAI-compatible server (`python -m sglang.launch_server`)',
   needsLaunchOrUrl: true,
   healthPath: '/health',
   // 503 while loading (and while shutting down); connection refused before the HTTP server is up.

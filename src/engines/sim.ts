@@ -4,10 +4,12 @@
  * counters and spec-decode acceptance read like vLLM's.
  */
 import { resolve } from 'node:path'
+import { z } from 'zod'
 import type { TargetPlan } from '../core/plan.js'
 import { ConfigError } from '../core/errors.js'
+import { duration, expected, positive } from '../core/fields.js'
 import { cliEntry } from '../core/paths.js'
-import { loadProfile, SHIPPED_PROFILES } from '../sim/profiles.js'
+import { loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS, joinUrl } from './http.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
@@ -18,57 +20,47 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
 }
 
-/** `500`, `500ms`, `2s`, `1.5m` → milliseconds. */
-function durationMs(value: unknown): number | undefined {
-  if (typeof value === 'number') return value >= 0 ? value : undefined
-  const m = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value) : null
-  if (!m) return undefined
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm']
+/** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
+function knownProfile(ref: string, ctx: z.core.$RefinementCtx<string>): void {
+  try {
+    loadProfile(ref)
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message, input: ref })
+  }
 }
 
-function simArgs(target: TargetPlan): string[] {
-  const where = `targets.${target.sourceKey}`
-  const named = target.id === target.sourceKey ? '' : ` (${target.id})`
-  const o = target.engineOptions
-  const problems: string[] = []
-  const args: string[] = []
+const SIM_OPTIONS = {
+  profile: z
+    .string({ error: expected('must be a shipped profile name or a path to a profile .json file') })
+    .superRefine(knownProfile)
+    .meta({ description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file` })
+    .optional(),
+  'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
+  seed: z.int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
+  'load-time': duration().meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+}
 
-  const profile = o.profile
-  if (typeof profile !== 'string' || profile.trim() === '') {
-    problems.push(`${where}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`)
-  } else {
-    try {
-      loadProfile(profile)
-      // A path is made absolute here, so the child finds it whatever its working directory.
-      args.push('--profile', shellQuote(SHIPPED_PROFILES.has(profile) ? profile : resolve(profile)))
-    } catch (error) {
-      problems.push(`${where}.profile${named}: ${(error as Error).message}`)
-    }
+type SimOptions = z.output<z.ZodObject<typeof SIM_OPTIONS>>
+
+/** The CLI flags for options the matrix file has already checked and converted (`load-time` is in ms). */
+function simArgs(target: TargetPlan): string[] {
+  const o = target.engineOptions as SimOptions
+  if (o.profile === undefined) {
+    const named = target.id === target.sourceKey ? '' : ` (${target.id})`
+    throw new ConfigError([`targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`])
   }
-  const scale = o['time-scale']
-  if (scale !== undefined) {
-    if (typeof scale === 'number' && scale > 0) args.push('--time-scale', String(scale))
-    else problems.push(`${where}.time-scale${named}: expected a number > 0, got ${JSON.stringify(scale)}`)
-  }
-  const seed = o.seed
-  if (seed !== undefined) {
-    if (typeof seed === 'number' && Number.isInteger(seed)) args.push('--seed', String(seed))
-    else problems.push(`${where}.seed${named}: expected an integer, got ${JSON.stringify(seed)}`)
-  }
-  if (o['load-time'] !== undefined) {
-    const ms = durationMs(o['load-time'])
-    if (ms !== undefined) args.push('--load-ms', String(Math.round(ms)))
-    else problems.push(`${where}.load-time${named}: expected a duration like 500ms or 2s, got ${JSON.stringify(o['load-time'])}`)
-  }
-  if (problems.length > 0) throw new ConfigError(problems)
+  // A path is made absolute here, so the child finds it whatever its working directory.
+  const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(o.profile))]
+  if (o['time-scale'] !== undefined) args.push('--time-scale', String(o['time-scale']))
+  if (o.seed !== undefined) args.push('--seed', String(o.seed))
+  if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))
   return args
 }
 
 export const sim: EngineAdapter = {
   name: 'sim',
-  description: 'built-in simulator: streams tokens on the schedule of a DGX Spark profile (no GPU needed)',
   needsLaunchOrUrl: false,
-  optionKeys: ['profile', 'time-scale', 'seed', 'load-time'],
+  options: SIM_OPTIONS,
 
   defaultLaunch(target) {
     const args = simArgs(target)

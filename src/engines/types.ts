@@ -1,7 +1,8 @@
 /**
- * An engine is data plus hooks (STYLE trait 4): adding one is one file and a registry line.
+ * An engine is data plus hooks: adding one is one file and a registry line.
  * The pipeline, the readiness probe and the SSE client only talk to engines through this.
  */
+import type { z } from 'zod'
 import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
@@ -23,18 +24,31 @@ export interface HttpPorts {
   post: HttpPost
 }
 
+/** An engine's own matrix-file keys: optional zod fields, each with `.meta({ description })`. */
+export type OptionShape = Readonly<Record<string, z.ZodType>>
+
 /** Server-side counters read before and after a cell (vLLM /metrics, SGLang server info). */
 export type Counters = Record<string, number>
+
+/**
+ * Reads an engine's own figures from one parsed stream event, under the engine's names.
+ * Called, unbound, for every JSON object event of a request that is not an error. What it
+ * returns is merged into the request's `extras` key by key, a later event replacing an earlier
+ * one's value: engines that repeat a figure repeat its running total.
+ */
+export type StreamExtrasReader = (event: Record<string, unknown>) => Record<string, number> | undefined
 
 export interface EngineAdapter {
   /** Engine name as written in the matrix file (`vllm`, `sglang`, …). */
   readonly name: string
-  /** One line for docs and `--help`. */
-  readonly description: string
   /** Whether a target of this engine must give `launch` or `url` (sim fills its own launch). */
   readonly needsLaunchOrUrl: boolean
-  /** Extra target keys this engine accepts (copied into `TargetPlan.engineOptions`), e.g. sim `profile`. */
-  readonly optionKeys?: readonly string[]
+  /**
+   * Target keys this engine accepts beyond the common ones (sim `profile`). The matrix file checks
+   * a target's options against its own engine's fields; the parsed values reach the adapter as
+   * `TargetPlan.engineOptions`.
+   */
+  readonly options?: OptionShape
 
   /** Launch command when the target gives none (sim only). `{port}` may stay in it. */
   defaultLaunch?(target: TargetPlan): string | undefined
@@ -49,6 +63,9 @@ export interface EngineAdapter {
   /** Engine-specific request fields on top of the common body (llama.cpp: `cache_prompt: false`). */
   transformRequest(body: Record<string, unknown>, api: Api): Record<string, unknown>
 
+  /** Figures the engine puts in its stream events (llama.cpp `timings`), kept per request as `RequestRecord.extras`. */
+  readonly streamExtras?: StreamExtrasReader
+
   /** Count prompt tokens as the server does, when the engine has a tokenizer endpoint. */
   tokenize?(http: HttpPorts, baseUrl: string, model: string | undefined, text: string): Promise<number | undefined>
 
@@ -58,6 +75,6 @@ export interface EngineAdapter {
   /** Server-side counters to diff around a cell, for spec-decode acceptance. */
   counters?(http: HttpPorts, baseUrl: string): Promise<Counters | undefined>
 
-  /** Spec-decode acceptance for a cell from counter deltas and/or per-request stream data. */
+  /** Spec-decode acceptance for a cell from counter deltas and/or the requests' stream extras. */
   specDecode?(before: Counters | undefined, after: Counters | undefined, requests: RequestRecord[]): SpecDecodeStats | undefined
 }

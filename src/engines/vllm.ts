@@ -16,7 +16,6 @@ function readiness(status: number): Readiness {
 
 export const vllm: EngineAdapter = {
   name: 'vllm',
-  description: 'vLLM OpenAI-compatible server (`vllm serve`)',
   needsLaunchOrUrl: true,
   healthPath: '/health',
   readiness: (answer) => readiness(answer.status),

@@ -3,7 +3,6 @@ import type { EngineAdapter } from '../../src/engines/types.js'
 
 export const plainAdapter: EngineAdapter = {
   name: 'test',
-  description: 'OpenAI-compatible test server',
   needsLaunchOrUrl: true,
   healthPath: '/v1/models',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -38,11 +38,6 @@ describe('inspectEvent: what counts as a token (SPEC §5, engines.md pitfall 1)'
   ])('sees the in-band %s', (_name, json, message) => {
     expect(inspectEvent(json).error).toBe(message)
   })
-
-  it('reads llama.cpp draft counters from timings', () => {
-    expect(inspectEvent({ choices: [], timings: { predicted_n: 10, draft_n: 12, draft_n_accepted: 9 } }).draft).toEqual({ drafted: 12, accepted: 9 })
-    expect(inspectEvent({ choices: [], timings: { predicted_n: 10 } }).draft).toBeUndefined()
-  })
 })
 
 describe('StreamTally', () => {
@@ -66,6 +61,33 @@ describe('StreamTally', () => {
     const t = new StreamTally()
     for (let i = 1; i <= 4; i++) t.add(ev({ choices: [{ text: 'x' }], usage: { prompt_tokens: 20, completion_tokens: i } }), undefined, i)
     expect([t.promptTokens, t.completionTokens]).toEqual([20, 4])
+  })
+
+  it("merges what the engine's reader takes from each event, a later value replacing an earlier one", () => {
+    const seen: Record<string, unknown>[] = []
+    const t = new StreamTally((event) => {
+      seen.push(event)
+      return typeof event.n === 'number' ? { n: event.n, [`at${event.n}`]: 1 } : undefined
+    })
+    t.add(ev({ choices: [{ text: 'a' }], n: 1 }), undefined, 1)
+    t.add(ev({ choices: [{ text: 'b' }] }), undefined, 2)
+    t.add(ev({ choices: [], n: 2 }), undefined, 3)
+    t.add('[DONE]', undefined, 4)
+    expect(t.extras).toEqual({ n: 2, at1: 1, at2: 1 })
+    expect(seen.map((e) => e.n)).toEqual([1, undefined, 2])
+  })
+
+  it('hands the reader neither error events nor non-object JSON, and keeps no extras when it finds nothing', () => {
+    const seen: unknown[] = []
+    const t = new StreamTally((event) => void seen.push(event))
+    t.add(ev([1, 2]), undefined, 1)
+    t.add(ev({ choices: [{ text: 'a' }] }), undefined, 2)
+    expect(t.add(ev({ error: { message: 'oops' } }), undefined, 3)?.kind).toBe('stream-error')
+    expect(seen).toEqual([{ choices: [{ text: 'a' }] }])
+    expect(t.extras).toBeUndefined()
+    const plain = new StreamTally()
+    plain.add(ev({ choices: [{ text: 'a' }], timings: { draft_n: 3 } }), undefined, 1)
+    expect(plain.extras).toBeUndefined()
   })
 
   it.each([

@@ -1,7 +1,8 @@
 /**
  * Adapters for config tests. Only the fields the config layer reads are real; the sim stand-in
- * declares option keys and a default launch the way an adapter with `needsLaunchOrUrl: false` does.
+ * declares options and a default launch the way an adapter with `needsLaunchOrUrl: false` does.
  */
+import { z } from 'zod'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import type { TargetPlan } from '../../src/core/plan.js'
 import { ConfigError } from '../../src/core/errors.js'
@@ -20,11 +21,11 @@ function engine(name: string, extra: Partial<EngineAdapter> = {}): EngineAdapter
 
 export const TEST_ENGINES: readonly EngineAdapter[] = [
   engine('vllm'),
-  engine('llamacpp', { optionKeys: ['slots'] }),
+  engine('llamacpp', { options: { slots: z.int().optional() } }),
   engine('openai'),
   engine('sim', {
     needsLaunchOrUrl: false,
-    optionKeys: ['profile', 'time-scale', 'seed'],
+    options: { profile: z.string().optional(), 'time-scale': z.number().optional(), seed: z.int().optional() },
     defaultLaunch: simLaunch,
   }),
 ]

@@ -1,7 +1,12 @@
 // From the matrix file to target plans: matrix, placeholders, defaults, gates, engine options.
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { buildPlan, fillPort, loadPlan } from '../../src/config/index.js'
+import { matrixJsonSchema } from '../../src/config/schema.js'
+import { ConfigError } from '../../src/core/errors.js'
+import { duration } from '../../src/core/fields.js'
+import type { EngineAdapter } from '../../src/engines/types.js'
 import type { Plan, TargetPlan } from '../../src/core/plan.js'
 import { TEST_ENGINES } from './engines.js'
 import { baseConfig, tempDir } from './write.js'
@@ -240,6 +245,57 @@ describe('engine-specific keys', () => {
     expect(byId(p, 'fixed').launch).toBe('node sim.js --port 8500 --profile a')
   })
 
+
+  describe('parsed with the fields of the target\'s own engine', () => {
+    // Two engines declare `mode` with different fields; `load` converts a duration to ms.
+    const engines = [
+      { name: 'a', needsLaunchOrUrl: true, options: { mode: z.enum(['fast', 'slow']).optional(), load: duration().optional() } },
+      { name: 'b', needsLaunchOrUrl: true, options: { mode: z.int().optional() } },
+    ] as unknown as EngineAdapter[]
+    const build = (targets: Record<string, unknown>) => buildPlan(withTargets(targets), { configPath: 't.yml', resolvedPath: '/t.yml', engines })
+    const problems = (targets: Record<string, unknown>) => {
+      try {
+        build(targets)
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems
+        throw error
+      }
+      throw new Error('expected a ConfigError, got a plan')
+    }
+
+    it('convert the values, also those filled in from the matrix', () => {
+      const p = build({
+        a1: { engine: 'a', launch: 'x', mode: 'fast', load: '1.5s' },
+        'a-{t}': { engine: 'a', launch: 'x', matrix: { t: [2, 3] }, load: '{t}s' },
+        b1: { engine: 'b', launch: 'x', mode: 3 },
+      })
+      expect(p.targets.map((t) => [t.id, t.engineOptions])).toEqual([
+        ['a1', { mode: 'fast', load: 1500 }],
+        ['a-2', { load: 2000 }],
+        ['a-3', { load: 3000 }],
+        ['b1', { mode: 3 }],
+      ])
+    })
+
+    it.each([
+      ['a key shared by two engines, against the target engine\'s field', { t: { engine: 'a', launch: 'x', mode: 3 } }, 'targets.t.mode: '],
+      ['the same key on the other engine', { t: { engine: 'b', launch: 'x', mode: 'fast' } }, 'targets.t.mode: '],
+      ['a key only another engine declares', { t: { engine: 'b', launch: 'x', load: '1s' } }, 'targets.t.load: not an option of engine b (load is for a)'],
+      ['a filled-in value', { 'a-{t}': { engine: 'a', launch: 'x', matrix: { t: ['soon'] }, load: '{t}' } }, 'targets.a-{t}.load: "soon" is not a duration'],
+      ['an unknown placeholder, reported once', { t: { engine: 'a', launch: 'x', load: '{gpu}s' } }, 'targets.t.load: unknown placeholder {gpu}'],
+    ])('%s', (_name, targets, says) => {
+      const got = problems(targets)
+      expect(got, got.join('\n')).toHaveLength(1)
+      expect(got[0]).toContain(says)
+    })
+
+    it('publish every declaring engine\'s field', () => {
+      const target = (matrixJsonSchema(engines) as any).properties.targets.additionalProperties
+      expect(target.properties.mode.description).toBe('Engine option (a, b)')
+      expect(target.properties.mode.anyOf).toHaveLength(2)
+      expect(target.properties.load).toMatchObject({ type: 'string', description: expect.stringMatching(/^Engine option \(a\): A duration/) })
+    })
+  })
 
   it('mark url-only targets external, and launched ones with a url not', () => {
     const p = plan(withTargets({ ext: { engine: 'openai', url: 'http://127.0.0.1:30000/' }, both: { engine: 'vllm', url: 'http://127.0.0.1:{port}', launch: 'x' } }))

@@ -33,12 +33,12 @@ describe('schema/llm-bench.schema.json', () => {
     await expect(loadPlan(fixture(name), { engines: REGISTRY_NO_BUNDLE })).resolves.toMatchObject({ resolvedPath: fixture(name) })
   })
 
-  it("copies the sim adapter's declared keys into engineOptions", async () => {
+  it("parses the sim adapter's declared keys into engineOptions (load-time in ms)", async () => {
     const plan = await loadPlan(fixture('demo-like.yml'), { engines: REGISTRY_NO_BUNDLE })
     const sims = plan.targets.filter((t) => t.sourceKey === 'sim-qwen38-27b-{quant}')
     expect(sims.map((t) => [t.id, t.engineOptions])).toEqual([
-      ['sim-qwen38-27b-nvfp4', { profile: 'vllm-qwen38-27b-nvfp4', 'time-scale': 0.05, seed: 7, 'load-time': '500ms' }],
-      ['sim-qwen38-27b-nvfp4-mtp3', { profile: 'vllm-qwen38-27b-nvfp4-mtp3', 'time-scale': 0.05, seed: 7, 'load-time': '500ms' }],
+      ['sim-qwen38-27b-nvfp4', { profile: 'vllm-qwen38-27b-nvfp4', 'time-scale': 0.05, seed: 7, 'load-time': 500 }],
+      ['sim-qwen38-27b-nvfp4-mtp3', { profile: 'vllm-qwen38-27b-nvfp4-mtp3', 'time-scale': 0.05, seed: 7, 'load-time': 500 }],
     ])
   })
 

@@ -87,7 +87,7 @@ describe('spec decode', () => {
     expect(vllm.specDecode!(undefined, counters(300, 1200, 800), [])).toBeUndefined()
   })
 
-  const record = (ok: boolean, draftTokens?: number, draftAccepted?: number): RequestRecord => ({
+  const record = (ok: boolean, drafted?: number, accepted?: number): RequestRecord => ({
     index: 0,
     ok,
     queueMs: 0,
@@ -99,8 +99,13 @@ describe('spec decode', () => {
     usageReported: true,
     itlMs: [],
     chunks: 20,
-    draftTokens,
-    draftAccepted,
+    ...(drafted === undefined ? {} : { extras: { draft_n: drafted, draft_n_accepted: accepted ?? 0 } }),
+  })
+
+  it('llama.cpp: reads its draft counters from the timings of a stream event', () => {
+    expect(llamacpp.streamExtras?.({ choices: [], timings: { predicted_n: 10, draft_n: 12, draft_n_accepted: 9 } })).toEqual({ draft_n: 12, draft_n_accepted: 9 })
+    expect(llamacpp.streamExtras?.({ choices: [], timings: { predicted_n: 10 } })).toBeUndefined()
+    expect(llamacpp.streamExtras?.({ choices: [{ text: 'x' }] })).toBeUndefined()
   })
 
   it('llama.cpp: sums timings.draft_n / draft_n_accepted over the successful requests', () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { buildPlan } from '../../src/config/build.js'
 import type { TargetPlan } from '../../src/core/plan.js'
 import { sim, shellQuote } from '../../src/engines/sim.js'
 import { httpPorts } from '../../src/engines/http.js'
@@ -38,7 +39,7 @@ describe('sim adapter: data', () => {
   it('declares itself like the matrix file needs it', () => {
     expect(sim.name).toBe('sim')
     expect(sim.needsLaunchOrUrl).toBe(false)
-    expect(sim.optionKeys).toEqual(['profile', 'time-scale', 'seed', 'load-time'])
+    expect(Object.keys(sim.options ?? {})).toEqual(['profile', 'time-scale', 'seed', 'load-time'])
     expect(sim.healthPath).toBe('/health')
     expect([sim.path('completions'), sim.path('chat')]).toEqual(['/v1/completions', '/v1/chat/completions'])
     const body = { prompt: 'x', max_tokens: 3 }
@@ -55,7 +56,8 @@ describe('sim adapter: data', () => {
   })
 
   it('launch command: quoted node and CLI, the options, and {port} left for the launcher', () => {
-    const cmd = sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': '1.5s' }))
+    // engineOptions hold what the matrix file parsed: load-time is already in ms.
+    const cmd = sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': 1500 }))
     expect(cmd).toBe(`${shellQuote(process.execPath)} ${shellQuote(RUNNER)} sim --profile vllm-qwen36-27b-fp8 --time-scale 20 --seed 5 --load-ms 1500 --port {port}`)
   })
 
@@ -70,23 +72,43 @@ describe('sim adapter: data', () => {
     }
   })
 
-  it.each([
-    { options: {}, problems: ['targets.sim-{quant}.profile (sim-a): engine sim needs a profile'] },
-    { options: { profile: 'nope' }, problems: ['targets.sim-{quant}.profile (sim-a): unknown sim profile "nope" (shipped: vllm-qwen36-27b-fp8'] },
-    { options: { profile: './missing.json' }, problems: ['targets.sim-{quant}.profile (sim-a): sim profile ./missing.json: cannot read'] },
-    {
-      options: { profile: 'vllm-qwen35-08b', 'time-scale': 0, seed: 'x', 'load-time': 'soon' },
-      problems: ['targets.sim-{quant}.time-scale (sim-a): expected a number > 0, got 0', 'targets.sim-{quant}.seed (sim-a): expected an integer, got "x"', 'targets.sim-{quant}.load-time (sim-a): expected a duration'],
-    },
-  ])('bad options $options → a ConfigError naming the target', ({ options, problems }) => {
+  it('no profile → a ConfigError naming the target', () => {
     let error: unknown
     try {
-      sim.defaultLaunch?.(target(options))
+      sim.defaultLaunch?.(target({}))
     } catch (e) {
       error = e
     }
     expect(error).toBeInstanceOf(ConfigError)
     const got = (error as ConfigError).problems
+    expect(got).toHaveLength(1)
+    expect(got[0]).toContain('targets.sim-{quant}.profile (sim-a): engine sim needs a profile')
+  })
+
+  /** The problems of a matrix file holding one sim target, checked with the adapter's own option fields. */
+  function optionProblems(key: string, fields: Record<string, unknown>): string[] {
+    const data = { version: 1, scenarios: { s: { 'input-tokens': 8, 'output-tokens': 8 } }, targets: { [key]: { engine: 'sim', ...fields } } }
+    try {
+      buildPlan(data, { configPath: 't.yml', resolvedPath: '/t.yml', engines: [sim] })
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems
+      throw error
+    }
+    throw new Error('expected a ConfigError, got a plan')
+  }
+
+  it.each([
+    { key: 'sim-a', options: { profile: 'nope' }, problems: ['targets.sim-a.profile: unknown sim profile "nope" (shipped: vllm-qwen36-27b-fp8'] },
+    { key: 'sim-a', options: { profile: './missing.json' }, problems: ['targets.sim-a.profile: sim profile ./missing.json: cannot read'] },
+    {
+      key: 'sim-a',
+      options: { profile: 'vllm-qwen35-08b', 'time-scale': 0, seed: 'x', 'load-time': 'soon' },
+      problems: ['targets.sim-a.time-scale: must be a number > 0 (got 0)', 'targets.sim-a.seed: must be an integer (got "x")', 'targets.sim-a.load-time: "soon" is not a duration'],
+    },
+    // A profile holding placeholders is checked once they are filled, for each matrix combination.
+    { key: 'sim-{quant}', options: { matrix: { quant: ['x'] }, profile: 'vllm-qwen35-{quant}' }, problems: ['targets.sim-{quant}.profile: unknown sim profile "vllm-qwen35-x"'] },
+  ])('bad options $options → problems naming the target and the option', ({ key, options, problems }) => {
+    const got = optionProblems(key, options)
     expect(got).toHaveLength(problems.length)
     problems.forEach((p, i) => expect(got[i]).toContain(p))
   })
