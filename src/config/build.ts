@@ -7,7 +7,7 @@ import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
 import { ConfigError } from '../core/errors.js'
 import { expandTargets, type ExpandInput } from './expand.js'
-import { Problems, zodProblems, type Locate } from './issues.js'
+import { Problems, zodProblems, type Locate, type Path } from './issues.js'
 import type { CellPlan, Plan } from '../core/plan.js'
 import { defaultGate, matrixSchema, type MatrixSchema } from './schema.js'
 import { applyOnly, applyShard, parseShard } from './select.js'
@@ -24,6 +24,7 @@ export interface BuildOptions {
 
 export function buildPlan(data: unknown, options: BuildOptions): Plan {
   const problems = new Problems()
+  reservedKeys(data, [], problems)
   const schema = matrixSchema(options.engines)
   const parsed = schema.safeParse(data, { reportInput: true })
   if (!parsed.success) problems.addAll(zodProblems(parsed.error.issues, schema))
@@ -70,6 +71,21 @@ function validEntries(value: unknown, entry: z.core.$ZodType): Record<string, ne
     if (result.success) valid[key] = result.data
   }
   return valid as Record<string, never>
+}
+
+/**
+ * Keys that name an object's prototype machinery. A parsed mapping holds them as plain keys, but copying them
+ * into an object sets its prototype instead: a target or scenario named so would vanish without a word.
+ */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype'])
+
+function reservedKeys(value: unknown, path: Path, problems: Problems): void {
+  if (Array.isArray(value)) return value.forEach((item, i) => reservedKeys(item, [...path, i], problems))
+  if (!isRecord(value)) return
+  for (const key of Object.keys(value)) {
+    if (RESERVED.has(key)) problems.add([...path, key], `"${key}" is a reserved name and cannot be used as a key`)
+    else reservedKeys(value[key], [...path, key], problems)
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
+import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
 import { GATE_STATS, GATED_METRICS, METRICS, PRIMARY_METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
@@ -24,6 +25,21 @@ export const DEFAULT_SETTINGS = {
   'memory-floor': '4GiB',
   'drop-caches': false,
   'max-error-share': '10%',
+  'pass-env': [],
+} as const
+
+/**
+ * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
+ * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
+ */
+export const LIMITS = {
+  inputTokens: 1_048_576,
+  outputTokens: 131_072,
+  concurrency: 4096,
+  requests: 100_000,
+  rate: 10_000,
+  rounds: 100,
+  confirm: 10,
 } as const
 
 /** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
@@ -31,36 +47,45 @@ export const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, me
 
 function settingsShape() {
   return {
-    rounds: whole(1).meta({ description: 'Measured rounds per cell' }),
-    discard: whole(0).meta({ description: 'Leading rounds left out of the steady state' }),
+    rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
+    discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
     'ready-timeout': duration(),
     'request-timeout': duration(),
     api: z.enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
-    confirm: whole(0).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+    confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
     'memory-floor': memoryFloor(),
     'drop-caches': z.boolean({ error: expected('must be true or false') }),
     'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
       description: 'A round whose failed-request share exceeds this makes the cell inconclusive',
     }),
+    'pass-env': z
+      .array(
+        z
+          .string({ error: expected('must be a variable name') })
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
+          .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }),
+        { error: expected('must be a list of variable names') },
+      )
+      .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
   }
 }
 
+type SettingsShape = ReturnType<typeof settingsShape>
+
 export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[]
 
+/** `defaults:` takes every setting, each with its built-in value. */
 function defaultsSchema() {
   const s = settingsShape()
-  const d = DEFAULT_SETTINGS
-  return z.strictObject({
-    rounds: s.rounds.prefault(d.rounds),
-    discard: s.discard.prefault(d.discard),
-    'ready-timeout': s['ready-timeout'].prefault(d['ready-timeout']),
-    'request-timeout': s['request-timeout'].prefault(d['request-timeout']),
-    api: s.api.prefault(d.api),
-    confirm: s.confirm.prefault(d.confirm),
-    'memory-floor': s['memory-floor'].prefault(d['memory-floor']),
-    'drop-caches': s['drop-caches'].prefault(d['drop-caches']),
-    'max-error-share': s['max-error-share'].prefault(d['max-error-share']),
-  })
+  const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, (s[key] as z.ZodType).prefault(DEFAULT_SETTINGS[key])]))
+  return z.strictObject(fields as { [K in keyof SettingsShape]: z.ZodPrefault<SettingsShape[K]> })
+}
+
+/** A target may set any setting directly; the target's value wins over `defaults`. */
+function targetSettings() {
+  const s = settingsShape()
+  const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].optional()]))
+  return fields as { [K in keyof SettingsShape]: z.ZodOptional<SettingsShape[K]> }
 }
 
 function gateMetricSchema(metric: GatedMetric, top: boolean) {
@@ -91,13 +116,14 @@ function gateSchema(level: 'top' | 'target') {
 function scenarioSchema() {
   return z
     .strictObject({
-      'input-tokens': whole(1).meta({ description: 'Prompt length in tokens as the server counts them' }),
-      'output-tokens': whole(1).meta({ description: 'max_tokens of every request' }),
-      concurrency: whole(1).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
-      requests: whole(1).meta({ description: 'Requests per round; default = concurrency' }).optional(),
+      'input-tokens': whole(1, LIMITS.inputTokens).meta({ description: 'Prompt length in tokens as the server counts them' }),
+      'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
+      concurrency: whole(1, LIMITS.concurrency).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
+      requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
       rate: z
-        .number({ error: expected('must be a number of requests/s > 0') })
-        .positive({ error: expected('must be a number of requests/s > 0') })
+        .number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+        .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+        .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
         .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
         .optional(),
     })
@@ -181,7 +207,6 @@ function targetSchema(engines: readonly EngineAdapter[]) {
   const names = engines.map((e) => e.name) as [string, ...string[]]
   const owners = optionOwners(engines)
   const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]))
-  const s = settingsShape()
   return z
     .strictObject({
       engine: z.enum(names, {
@@ -205,15 +230,7 @@ function targetSchema(engines: readonly EngineAdapter[]) {
         .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
         .optional(),
       gate: gateSchema('target').optional(),
-      rounds: s.rounds.optional(),
-      discard: s.discard.optional(),
-      'ready-timeout': s['ready-timeout'].optional(),
-      'request-timeout': s['request-timeout'].optional(),
-      api: s.api.optional(),
-      confirm: s.confirm.optional(),
-      'memory-floor': s['memory-floor'].optional(),
-      'drop-caches': s['drop-caches'].optional(),
-      'max-error-share': s['max-error-share'].optional(),
+      ...targetSettings(),
     })
     .extend(options as {})
     .transform((target, ctx) => parseOptions(target, engines, owners, ctx))

@@ -28,6 +28,7 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     memoryFloor: merged['memory-floor'],
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],
+    passEnv: [...merged['pass-env']],
   }
 }
 

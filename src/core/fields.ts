@@ -39,10 +39,14 @@ function fail(ctx: Ctx, input: unknown, message: string): never {
 
 const DURATION_HINT = 'a duration like 500ms, 90s, 20m or 1h30m'
 
+/** The longest duration a field takes: a day, well inside what a timer can hold (2³¹ − 1 ms). */
+export const MAX_DURATION_MS = 24 * 3_600_000
+
 function toMs(text: string, ctx: Ctx): number {
   const ms = parseDuration(text)
   if (ms === undefined) return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`)
   if (ms <= 0) return fail(ctx, text, `must be positive (got ${show(text)})`)
+  if (ms > MAX_DURATION_MS) return fail(ctx, text, `must be at most 24h (got ${show(text)})`)
   return ms
 }
 

@@ -38,6 +38,8 @@ export interface TargetSettings {
   dropCaches: boolean
   /** A round whose failed-request share exceeds this makes the cell inconclusive (fraction). */
   maxErrorShare: number
+  /** Secret-looking variables of the runner passed to the engine on purpose (`pass-env`). */
+  passEnv: string[]
 }
 
 export interface ScenarioPlan {

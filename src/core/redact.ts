@@ -17,6 +17,12 @@ export function looksSecret(name: string): boolean {
   return /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper) || /(^|_)KEY$/.test(upper)
 }
 
+/** The workflow's own credentials and plumbing: never passed to an engine, whatever `pass-env` says. */
+export function isActionCredential(name: string): boolean {
+  const upper = name.toUpperCase()
+  return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN'
+}
+
 /** Values shorter than this are not redacted by value: `true`, `1` or a port would blank out half a report. */
 export const MIN_SECRET_LENGTH = 8
 

@@ -7,13 +7,7 @@
  * whose value is a registered secret, and every variable whose name looks secret unless the target lists it in
  * `pass-env` (e.g. `HF_TOKEN` for gated model downloads). The target's own `env` is added last.
  */
-import { looksSecret, secrets, type Redactor } from '../core/redact.js'
-
-/** Never passed, whatever `pass-env` says: they are the workflow's credentials, not the engine's. */
-export function isActionCredential(name: string): boolean {
-  const upper = name.toUpperCase()
-  return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN'
-}
+import { isActionCredential, looksSecret, secrets, type Redactor } from '../core/redact.js'
 
 export interface EngineEnv {
   env: Record<string, string>

@@ -30,6 +30,9 @@ function variant(edit: (c: Config) => void): string {
   return dir.write(`case-${++counter}.yml`, config)
 }
 const target = (c: Config) => c.targets['vllm-fp8']
+/** Sets `key` as an own key even when it is `__proto__` (plain assignment would set the prototype). */
+const own = (object: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(object, key, { value, enumerable: true, configurable: true, writable: true })
 const chat = (c: Config) => c.scenarios['chat-1k']
 
 interface Case {
@@ -84,13 +87,32 @@ const cases: Case[] = [
   { name: 'url that is not a URL', file: () => variant((c) => (target(c).url = 'localhost:8000')), path: 'targets.vllm-fp8.url', says: 'is not an http(s) URL' },
   { name: 'url with /v1', file: () => variant((c) => (target(c).url = 'http://127.0.0.1:{port}/v1')), path: 'targets.vllm-fp8.url', says: 'without /v1' },
   { name: 'external url waiting for a port', file: () => variant((c) => (c.targets.ext = { engine: 'openai', url: 'http://127.0.0.1:{port}' })), path: 'targets.ext.url', says: '{port} has no value' },
+  // reserved names: copied into an object they would set its prototype and vanish
+  { name: 'a target named __proto__', file: () => variant((c) => own(c.targets, '__proto__', { engine: 'vllm', launch: 'x' })), path: 'targets.__proto__', says: '"__proto__" is a reserved name' },
+  { name: 'a scenario named __proto__', file: () => variant((c) => own(c.scenarios, '__proto__', { 'input-tokens': 8, 'output-tokens': 8 })), path: 'scenarios.__proto__', says: 'reserved name' },
+  { name: 'a matrix key named constructor', file: () => variant((c) => (target(c).matrix = own({}, 'constructor', ['a']))), path: 'targets.vllm-fp8.matrix.constructor', says: 'reserved name' },
+  { name: 'an env variable named __proto__', file: () => variant((c) => (target(c).env = own({}, '__proto__', 'x'))), path: 'targets.vllm-fp8.env.__proto__', says: 'reserved name' },
+  // upper bounds: past them a value exhausts memory, sockets or timers before anything is measured
+  { name: 'a billion input tokens', file: () => variant((c) => (chat(c)['input-tokens'] = 1e9)), path: 'scenarios.chat-1k.input-tokens', says: 'from 1 to 1048576 (got 1000000000)' },
+  { name: 'too many output tokens', file: () => variant((c) => (chat(c)['output-tokens'] = 200_000)), path: 'scenarios.chat-1k.output-tokens', says: 'from 1 to 131072' },
+  { name: 'concurrency past the socket budget', file: () => variant((c) => (chat(c).concurrency = 25_000)), path: 'scenarios.chat-1k.concurrency', says: 'from 1 to 4096 (got 25000)' },
+  { name: 'a billion requests', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 1000, requests: 1e9 })), path: 'scenarios.open.requests', says: 'from 1 to 100000' },
+  { name: 'a rate past 10,000/s', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 50_000, requests: 10 })), path: 'scenarios.open.rate', says: 'from 0 to 10000 (got 50000)' },
+  { name: 'a timeout a timer cannot hold', file: () => variant((c) => (c.defaults = { 'request-timeout': '700h' })), path: 'defaults.request-timeout', says: 'must be at most 24h (got "700h")' },
+  { name: 'a target timeout past a day', file: () => variant((c) => (target(c)['ready-timeout'] = '25h')), path: 'targets.vllm-fp8.ready-timeout', says: 'at most 24h' },
+  { name: 'a thousand rounds', file: () => variant((c) => (target(c).rounds = 1000)), path: 'targets.vllm-fp8.rounds', says: 'from 1 to 100' },
+  { name: 'confirm past 10', file: () => variant((c) => (c.defaults = { confirm: 50 })), path: 'defaults.confirm', says: 'from 0 to 10' },
+  // pass-env
+  { name: "pass-env naming the action's token", file: () => variant((c) => (c.defaults = { 'pass-env': ['HF_TOKEN', 'GITHUB_TOKEN'] })), path: 'defaults.pass-env[1]', says: "the action's own credential" },
+  { name: 'pass-env naming an input', file: () => variant((c) => (target(c)['pass-env'] = ['INPUT_GITHUB_TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: "the action's own credential" },
+  { name: 'pass-env with a bad name', file: () => variant((c) => (target(c)['pass-env'] = ['HF TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: 'must be a variable name' },
   // numbers
-  { name: 'zero rounds', file: () => variant((c) => (c.defaults = { rounds: 0 })), path: 'defaults.rounds', says: 'must be a whole number ≥ 1 (got 0)' },
+  { name: 'zero rounds', file: () => variant((c) => (c.defaults = { rounds: 0 })), path: 'defaults.rounds', says: 'must be a whole number from 1 to 100 (got 0)' },
   { name: 'fractional rounds on a target', file: () => variant((c) => (target(c).rounds = 2.5)), path: 'targets.vllm-fp8.rounds', says: 'whole number' },
   { name: 'discard leaves no rounds', file: () => variant((c) => (target(c).rounds = 1)), path: 'targets.vllm-fp8.rounds', says: 'discard 1 leaves no steady rounds out of rounds 1' },
   { name: 'negative input tokens', file: () => variant((c) => (chat(c)['input-tokens'] = -1)), path: 'scenarios.chat-1k.input-tokens', says: '(got -1)' },
   { name: 'zero concurrency', file: () => variant((c) => (chat(c).concurrency = 0)), path: 'scenarios.chat-1k.concurrency', says: '(got 0)' },
-  { name: 'zero rate', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 0, requests: 4 })), path: 'scenarios.open.rate', says: 'must be a number of requests/s > 0 (got 0)' },
+  { name: 'zero rate', file: () => variant((c) => (c.scenarios.open = { 'input-tokens': 1, 'output-tokens': 2, rate: 0, requests: 4 })), path: 'scenarios.open.rate', says: 'must be a number of requests/s from 0 to 10000 (got 0)' },
   { name: 'port out of range', file: () => variant((c) => (target(c).port = 70000)), path: 'targets.vllm-fp8.port', says: 'from 1 to 65535 (got 70000)' },
   { name: 'zero max-regression', file: () => variant((c) => (c.gate = { decode: { 'max-regression': '0%' } })), path: 'gate.decode.max-regression', says: 'must be > 0' },
   { name: 'max-regression as a whole number', file: () => variant((c) => (c.gate = { decode: { 'max-regression': 5 } })), path: 'gate.decode.max-regression', says: 'write "5%" for a percent' },
@@ -164,7 +186,7 @@ describe('bad matrix files', () => {
       ].join('\n'),
     )
     expect(await problemsOf(file, { shard: '9/2' })).toEqual([
-      'defaults.rounds: must be a whole number ≥ 1 (got 0) (line 3)',
+      'defaults.rounds: must be a whole number from 1 to 100 (got 0) (line 3)',
       'scenarios.chat.rate: give either rate (open loop) or concurrency (closed loop), not both (line 5)',
       'targets.vllm-fp8.launch: unknown placeholder {gpu} (known: {port}, {model}, {quant}, {target}) (line 9)',
       'targets.vllm-fp8.scenarios[1]: unknown scenario "long" (defined: chat) (line 10)',

@@ -68,6 +68,7 @@ describe('the SPEC §3 example', () => {
       memoryFloor: { kind: 'bytes', value: 4 * 2 ** 30 },
       dropCaches: false,
       maxErrorShare: 0.1,
+      passEnv: [],
     })
     expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } })
     expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
@@ -168,6 +169,7 @@ describe('defaults and per-target overrides', () => {
       memoryFloor: { kind: 'bytes', value: 512 * 2 ** 20 },
       dropCaches: false,
       maxErrorShare: 0.1,
+      passEnv: [],
     })
     expect(byId(p, 'tuned').settings).toEqual({
       rounds: 5,
@@ -179,6 +181,7 @@ describe('defaults and per-target overrides', () => {
       memoryFloor: { kind: 'percent', value: 0.03 },
       dropCaches: true,
       maxErrorShare: 0,
+      passEnv: [],
     })
   })
 

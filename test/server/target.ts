@@ -22,6 +22,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       memoryFloor: { kind: 'bytes', value: 0 },
       dropCaches: false,
       maxErrorShare: 0.5,
+      passEnv: [],
     },
     gate: {},
     scenarios: [],
