@@ -1,19 +1,28 @@
 /** `llm-bench-gate sim …`: the simulator as a process, the way the sim engine adapter launches it. */
+import { SIM_FAULTS, type SimFault } from './profile.js'
 import { startSimServer, type SimServerOptions } from './server.js'
 import { SHIPPED_PROFILE_NAMES } from './profiles.js'
 
-export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS]
-  profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}`
+const FAULTS: readonly (SimFault | 'none')[] = [...SIM_FAULTS, 'none']
+
+export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
+  profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
+  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)`
 
 class UsageError extends Error {}
 
-const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms'] as const
+const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms', 'fault'] as const
 type Flag = (typeof FLAGS)[number]
 
 function number(flag: Flag, raw: string, check: (n: number) => boolean, what: string): number {
   const n = Number(raw)
   if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`)
   return n
+}
+
+function fault(raw: string | undefined): SimFault | 'none' | undefined {
+  if (raw === undefined || (FAULTS as readonly string[]).includes(raw)) return raw as SimFault | 'none' | undefined
+  throw new UsageError(`--fault: expected one of ${FAULTS.join(', ')}, got "${raw}"`)
 }
 
 export function parseSimArgs(argv: readonly string[]): SimServerOptions {
@@ -42,6 +51,7 @@ export function parseSimArgs(argv: readonly string[]): SimServerOptions {
     timeScale: opt('time-scale', (n) => n > 0, 'a number > 0'),
     seed: opt('seed', Number.isInteger, 'an integer'),
     loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
+    fault: fault(values.get('fault')),
   }
 }
 
@@ -69,7 +79,7 @@ export async function simMain(argv: string[]): Promise<number> {
     const server = await startSimServer({ ...options, signal: stop.signal })
     const p = server.profile
     process.stdout.write(
-      `sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1})\n`,
+      `sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1}${p.fault ? `, fault ${p.fault}` : ''})\n`,
     )
     if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))
     await server.close()

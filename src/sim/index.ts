@@ -2,7 +2,7 @@
 export { startSimServer, SIM_VERSION, type SimServer, type SimServerOptions } from './server.js'
 export { simMain, parseSimArgs, SIM_USAGE } from './cli.js'
 export { loadProfile, SHIPPED_PROFILES, SHIPPED_PROFILE_NAMES } from './profiles.js'
-export { parseProfile, type Profile, type ProfileJson, type Reproduces } from './profile.js'
+export { parseProfile, SIM_FAULTS, type Profile, type ProfileJson, type Reproduces, type SimFault } from './profile.js'
 export { EngineModel, type EngineRequest, type Emission, type StepResult } from './engine.js'
 export { simulate, runRounds, roundFigures, type Arrival, type Observed, type RoundFigures, type Workload } from './schedule.js'
 export { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from './tokenizer.js'

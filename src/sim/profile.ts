@@ -15,8 +15,15 @@
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
+ * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
+ *   broken quantizations stream) or `wrong-answers` (probe answers off by a few; other text
+ *   unchanged). The sim CLI's `--fault` overrides it.
  */
 import { z } from 'zod'
+
+/** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
+export const SIM_FAULTS = ['degenerate', 'wrong-answers'] as const
+export type SimFault = (typeof SIM_FAULTS)[number]
 
 const positive = z.number().positive()
 const stepTable = z.array(z.tuple([z.number().int().positive(), positive])).min(1)
@@ -39,6 +46,7 @@ const schema = z.strictObject({
     .optional(),
   'jitter-cv': z.number().min(0).max(1).default(0),
   'max-batch': z.number().int().positive().default(256),
+  fault: z.enum(SIM_FAULTS).optional(),
   reproduces: z
     .strictObject({
       'input-tokens': z.number().int().positive(),
@@ -88,6 +96,7 @@ export interface Profile {
   speculative?: Speculative
   jitterCv: number
   maxBatch: number
+  fault?: SimFault
   reproduces?: Reproduces
 }
 
@@ -127,6 +136,7 @@ export function parseProfile(json: unknown, where: string): Profile {
     speculative: p.speculative,
     jitterCv: p['jitter-cv'],
     maxBatch: p['max-batch'],
+    ...(p.fault && { fault: p.fault }),
     reproduces: r && {
       inputTokens: r['input-tokens'],
       outputTokens: r['output-tokens'],

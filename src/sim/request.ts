@@ -1,11 +1,13 @@
 /** Parses a `/v1/completions` or `/v1/chat/completions` body the way vLLM validates it. */
 import type { Api } from '../core/plan.js'
-import { chatTokens, promptTokens } from './tokenizer.js'
+import { chatTokens, contentText, promptTokens } from './tokenizer.js'
 
 export interface GenerateRequest {
   api: Api
   model: string
   promptTokens: number
+  /** The prompt's text (chat: every message's content, one per line); empty for a prompt of token ids. */
+  text: string
   maxTokens: number
   stream: boolean
   includeUsage: boolean
@@ -32,6 +34,12 @@ function positiveInt(value: unknown, field: string): number | undefined {
   return value
 }
 
+function promptText(api: Api, b: Record<string, unknown>): string {
+  if (api === 'chat') return (b.messages as { content?: unknown }[]).map((m) => contentText(m.content) ?? '').join('\n')
+  const prompt = Array.isArray(b.prompt) && b.prompt.length === 1 ? b.prompt[0] : b.prompt
+  return typeof prompt === 'string' ? prompt : ''
+}
+
 export function parseGenerate(api: Api, body: unknown, servedModel: string, maxModelLen: number): GenerateRequest {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('request body must be a JSON object')
   const b = body as Record<string, unknown>
@@ -52,6 +60,7 @@ export function parseGenerate(api: Api, body: unknown, servedModel: string, maxM
     api,
     model: typeof b.model === 'string' && b.model ? b.model : servedModel,
     promptTokens: prompt,
+    text: promptText(api, b),
     maxTokens,
     stream,
     includeUsage: stream && options.include_usage === true,

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Api } from '../core/plan.js'
 import { renderMetrics, SimCounters } from './metrics.js'
-import type { Profile } from './profile.js'
+import type { Profile, SimFault } from './profile.js'
 import { loadProfile } from './profiles.js'
 import { RealtimeEngine } from './realtime.js'
+import { replyTokens } from './reply.js'
 import { BadRequest, parseGenerate, type GenerateRequest } from './request.js'
 import { fullReply, ReplyWriter } from './stream.js'
-import { chatIds, generatedWord, promptIds } from './tokenizer.js'
+import { chatIds, promptIds } from './tokenizer.js'
 
 export const SIM_VERSION = 'sim-1'
 
@@ -23,13 +24,15 @@ export interface SimServerOptions {
   seed?: number
   /** Simulated load time before the port starts listening, in ms (default 0). */
   loadMs?: number
+  /** Overrides the profile's `fault`; `none` serves a faulty profile healthy. */
+  fault?: SimFault | 'none'
   /** Gives up loading (rejects) or closes the server when aborted. */
   signal?: AbortSignal
 }
 
 export interface SimServer {
   port: number
-  /** The parsed profile being served. */
+  /** The parsed profile being served, its `fault` as overridden by the options. */
   profile: Profile
   close(): Promise<void>
 }
@@ -88,7 +91,7 @@ class SimHttp {
     const route = `${req.method} ${path}`
     try {
       if (route === 'GET /health') return void res.writeHead(200, { 'content-length': 0 }).end()
-      if (route === 'GET /version') return json(res, 200, { version: SIM_VERSION, profile: this.profile.name, emulates: this.profile.emulates })
+      if (route === 'GET /version') return json(res, 200, this.version())
       if (route === 'GET /v1/models') return json(res, 200, this.models())
       if (route === 'GET /metrics') {
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
@@ -104,6 +107,11 @@ class SimHttp {
       if (error instanceof BadRequest) return apiError(res, error)
       apiError(res, new BadRequest(`internal error: ${(error as Error).message}`, 500, 'InternalServerError'))
     }
+  }
+
+  private version(): unknown {
+    const p = this.profile
+    return { version: SIM_VERSION, profile: p.name, emulates: p.emulates, ...(p.fault && { fault: p.fault }) }
   }
 
   private models(): unknown {
@@ -122,8 +130,9 @@ class SimHttp {
     const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen)
     const n = this.requests++
     const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`
+    const token = replyTokens(request.text, this.profile.fault)
     let produced = 0
-    const text = (tokens: number) => Array.from({ length: tokens }, () => generatedWord(n, produced++)).join('')
+    const text = (tokens: number) => Array.from({ length: tokens }, () => token(produced++)).join('')
     if (request.stream) return this.stream(request, id, res, text, arrivedAt)
     let all = ''
     const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
@@ -154,8 +163,12 @@ class SimHttp {
   }
 }
 
+function withFault(profile: Profile, fault: SimServerOptions['fault']): Profile {
+  return fault === undefined ? profile : { ...profile, fault: fault === 'none' ? undefined : fault }
+}
+
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
-  const profile = loadProfile(options.profile)
+  const profile = withFault(loadProfile(options.profile), options.fault)
   const timeScale = options.timeScale ?? 1
   if (!(timeScale > 0)) throw new Error(`sim: time scale must be > 0, got ${timeScale}`)
   if ((options.loadMs ?? 0) > 0) await sleep(options.loadMs, undefined, { signal: options.signal })

@@ -62,7 +62,8 @@ export function promptTokens(prompt: unknown): number | undefined {
   return undefined
 }
 
-function contentText(content: unknown): string | undefined {
+/** The text of a chat message's `content`: a string or text parts; undefined for any other shape. */
+export function contentText(content: unknown): string | undefined {
   if (content === null || content === undefined) return ''
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return undefined
@@ -99,9 +100,36 @@ export function chatTokens(messages: unknown): number | undefined {
   return count
 }
 
-const VOCAB = 'the of and to in is that for it as with was on be by this are from at or an which not have has one can all were their more its also been when into than other some time these only most over such would about there after two first new made used between'.split(' ')
+/**
+ * Words the simulator generates: common English words, enough of them that the generated text
+ * reads as varied to the degenerate-output checks (distinct words, deflate ratio), as a real
+ * model's text does.
+ */
+const VOCAB = (
+  'the of and to in is that for it as with was on be by this are from at or an which not have has one can all ' +
+  'were their more its also been when into than other some time these only most over such would about there after ' +
+  'two first new made used between people year way day man thing woman life child world school state family ' +
+  'student group country problem hand part place case week company system program question work government number ' +
+  'night point home water room mother area money story fact month lot right study book eye job word business issue ' +
+  'side kind head house service friend father power hour game line end member law car city community name team ' +
+  'minute idea body information back parent face level office door health person art war history party result ' +
+  'change morning reason research girl moment air teacher force education river garden window market village ' +
+  'bridge island summer winter letter music picture paper table road train field forest light voice ' +
+  'answer season station machine engine signal harbour valley mountain kitchen library museum doctor ' +
+  'farmer writer painter builder driver pilot captain keeper lamp tower ship coast storm cloud stone ' +
+  'small large early late quiet bright dark warm cold young old careful simple strong gentle ' +
+  'walks builds writes reads carries opens closes finds keeps brings shows turns follows begins ' +
+  'slowly quickly often rarely always together again almost perhaps'
+).split(' ')
 
-/** The `index`-th generated token of request `request`: deterministic text, one word each. */
-export function generatedWord(request: number, index: number): string {
-  return ' ' + VOCAB[((Math.imul(request + 1, 2654435761) + index * 7) >>> 0) % VOCAB.length]
+/** Murmur3's 32-bit finaliser: spreads every input bit over the result. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return (h ^ (h >>> 16)) >>> 0
+}
+
+/** The `index`-th generated token of the reply seeded by `stream`: deterministic text, one space-led word each. */
+export function generatedWord(stream: number, index: number): string {
+  return ' ' + VOCAB[mix((stream ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0) % VOCAB.length]
 }

@@ -9,6 +9,9 @@ describe('parseSimArgs', () => {
   it.each([
     { argv: ['sim', '--profile', 'p', '--port', '8000'], want: { profile: 'p', port: 8000, host: '127.0.0.1' } },
     { argv: ['--profile=p', '--port=0', '--time-scale', '50', '--seed', '7', '--load-ms', '250', '--host', '0.0.0.0'], want: { port: 0, timeScale: 50, seed: 7, loadMs: 250, host: '0.0.0.0' } },
+    { argv: ['--profile', 'p', '--port', '1', '--fault', 'degenerate'], want: { fault: 'degenerate' } },
+    { argv: ['--profile', 'p', '--port', '1', '--fault=wrong-answers'], want: { fault: 'wrong-answers' } },
+    { argv: ['--profile', 'p', '--port', '1', '--fault', 'none'], want: { fault: 'none' } },
   ])('$argv', ({ argv, want }) => {
     expect(parseSimArgs(argv)).toMatchObject(want)
   })
@@ -21,6 +24,7 @@ describe('parseSimArgs', () => {
     { argv: ['--profile', 'p', '--port', '1', '--seed', '1.5'], error: '--seed: expected an integer' },
     { argv: ['--profile', 'p', '--port', '1', '--speed', '2'], error: 'unknown argument "--speed"' },
     { argv: ['--profile'], error: '--profile needs a value' },
+    { argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'], error: '--fault: expected one of degenerate, wrong-answers, none, got "slow"' },
   ])('$argv → $error', ({ argv, error }) => {
     expect(() => parseSimArgs(argv)).toThrow(error)
   })
@@ -52,6 +56,21 @@ describe('simMain as a process', () => {
       expect(line).toMatch(/^sim: vllm-qwen35-08b \(Qwen\/Qwen3\.5-0\.8B, as .+\) listening on http:\/\/127\.0\.0\.1:\d+ \(time scale 1, seed 4\)$/)
       const port = Number(/:(\d+) /.exec(line)?.[1])
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
+      run.child.kill('SIGTERM')
+      expect(await run.exit).toBe(0)
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL')
+    }
+  })
+
+  it('--fault degenerate: a shipped profile streams garbage, and the line says so', async () => {
+    const run = launch(['sim', '--profile', 'vllm-qwen35-08b', '--port', '0', '--time-scale', '50', '--fault', 'degenerate'])
+    try {
+      const line = await run.line
+      expect(line).toMatch(/\(time scale 50, seed 1, fault degenerate\)$/)
+      const port = Number(/:(\d+) /.exec(line)?.[1])
+      const res = await fetch(`http://127.0.0.1:${port}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'What is 4821 + 377?', max_tokens: 4 }) })
+      expect(((await res.json()) as any).choices[0].text).toBe("'s's's's")
       run.child.kill('SIGTERM')
       expect(await run.exit).toBe(0)
     } finally {

@@ -1,0 +1,67 @@
+/**
+ * Output quality figures: what the results file records per cell under `quality`, and the
+ * gate that compares them with the same cell's baseline. Shared by the quality checks, the
+ * config, compare, report and store, so the shapes live here.
+ */
+
+/** Why a response counts as degenerate: one short fragment repeated, a collapsed vocabulary, or a longer loop. */
+export const DEGENERATE_KINDS = ['repeat', 'vocabulary', 'compression'] as const
+export type DegenerateKind = (typeof DEGENERATE_KINDS)[number]
+
+/** One greedy (temperature 0) output of a fixed prompt, clipped to a bounded length. */
+export interface GreedyOutput {
+  prompt: string
+  text: string
+}
+
+/** The probe of one target, run once after readiness and before measuring; recorded on each of its cells. */
+export interface ProbeResult {
+  /** Seed and count of the generated questions: two runs compare accuracies only on the same questions. */
+  seed: number
+  questions: number
+  correct: number
+  /** correct / questions, 0–1. */
+  accuracy: number
+  /** What a later run's agreement is measured against once this run is the baseline. */
+  greedy: GreedyOutput[]
+}
+
+/** Agreement of this run's greedy outputs with the baseline's, 0–1, the mean over the prompts both have. */
+export interface Agreement {
+  mean: number
+  prompts: number
+  /** The least agreeing prompt in plain text (escaped where it is shown); absent when every prompt agrees fully. */
+  worst?: string
+}
+
+/** Degenerate responses among the sampled responses of one cell. */
+export interface DegenerateTally {
+  /** Responses long enough to judge. */
+  judged: number
+  degenerate: number
+  /** degenerate / judged; null when no response was long enough to judge. */
+  share: number | null
+  kinds: Record<DegenerateKind, number>
+  /** The first repeated fragment found, clipped (plain text). */
+  example?: string
+}
+
+export interface CellQuality {
+  probe?: ProbeResult
+  /** Absent when the baseline holds no greedy outputs. */
+  agreement?: Agreement
+  degenerate?: DegenerateTally
+}
+
+export type DegenerateGate = 'fail' | 'warn' | 'off'
+
+export interface QualityGate {
+  /** Largest accuracy drop that still passes, as a fraction (5 points → 0.05). */
+  maxAccuracyDrop: number
+  /** Lowest agreement with the baseline's greedy outputs that still passes, 0–1. */
+  minAgreement: number
+  /** What a rise of the degenerate share does to the cell. */
+  degenerate: DegenerateGate
+}
+
+export const DEFAULT_QUALITY_GATE: QualityGate = { maxAccuracyDrop: 0.05, minAgreement: 0.8, degenerate: 'fail' }
