@@ -1,5 +1,5 @@
 /**
- * The default store (SPEC §6): `<hardware>/baseline.json` and `<hardware>/history.json` on a data
+ * The default store: `<hardware>/baseline.json` and `<hardware>/history.json` on a data
  * branch, created as an orphan when missing. Writes are optimistic: each file is read with its blob
  * sha, merged with this run and written back with that sha; on 409/422 (someone wrote in between)
  * it is re-read, re-merged and retried with bounded exponential backoff.
