@@ -1,7 +1,7 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
-import { judgeCell, runVerdict } from './compare/index.js'
+import { assembleResults, cellJudge } from './assemble.js'
 import { loadPlan } from './config/index.js'
 import { formatPlan } from './config/format.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from './config/inputs.js'
@@ -131,17 +131,24 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
   if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
   const [baselinePath, currentPath] = positionals
   const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
-  let gates: Record<string, GateConfig> = {}
+  const gates = await configGates(config)
+  const { results, tally } = assembleResults({
+    run: current.run,
+    cells: current.cells,
+    judge: cellJudge({ results: baseline, history: [] }, (target) => gates[target] ?? defaultGateConfig()),
+    baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
+  })
+  process.stdout.write(renderReport(results, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n')
+  return tally.verdict === 'regression' ? 1 : 0
+}
+
+/** Per-target gates of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
+async function configGates(config: string): Promise<Record<string, GateConfig>> {
   try {
     const plan = await loadPlan(config)
-    gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
+    return Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
   } catch (error) {
     if (config !== DEFAULTS.config) throw error
+    return {}
   }
-  const view = { results: baseline, history: [] }
-  for (const cell of current.cells) if (cell.status === 'ok') cell.verdict = judgeCell(cell, view, gates[cell.target] ?? defaultGateConfig())
-  const tally = runVerdict(current.cells)
-  current.summary = { ...tally, baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath } }
-  process.stdout.write(renderReport(current, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n')
-  return tally.verdict === 'regression' ? 1 : 0
 }

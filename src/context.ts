@@ -15,7 +15,7 @@ export interface RunContext {
   prNumber?: number
 }
 
-/** What a run does once `auto` is resolved (SPEC §7). */
+/** What a run does once `auto` is resolved. */
 export interface Behaviour {
   name: Exclude<Mode, 'auto'>
   /** Launch and measure (false for `merge`, which reads shard results). */
@@ -35,7 +35,12 @@ export function isDefaultBranch(context: RunContext): boolean {
   return context.ref === `refs/heads/${branch}`
 }
 
-/** The effective behaviour of a mode for this event. `auto` follows SPEC §7. */
+/**
+ * The effective behaviour of a mode for this event. `auto` is `update-baseline` on a push or
+ * schedule to the default branch, else `compare` (with a PR comment on pull_request events;
+ * workflow_dispatch and anything else measure and compare without writing). `merge` is `auto`
+ * without launching: it reads the shards' results instead.
+ */
 export function resolveBehaviour(mode: Mode, context: RunContext): Behaviour {
   const pr = PR_EVENTS.has(context.event) && context.prNumber !== undefined
   const onDefault = (context.event === 'push' || context.event === 'schedule') && isDefaultBranch(context)

@@ -9,6 +9,7 @@ import type { RunContext } from './context.js'
 import { errorMessage } from './core/errors.js'
 import type { Logger } from './core/log.js'
 import { runPipeline } from './pipeline.js'
+import { couldNotRunNotice } from './report/index.js'
 import { killProcessGroups } from './server/index.js'
 import { VERSION } from './core/version.js'
 
@@ -91,7 +92,7 @@ export async function run(): Promise<void> {
     // The pipeline writes results and the report itself; this is for what it could not catch.
     if (process.env.GITHUB_STEP_SUMMARY) {
       await core.summary
-        .addRaw(`## llm-bench-gate could not run\n\n\`\`\`\n${errorMessage(error).replaceAll('```', "'''")}\n\`\`\`\n`, true)
+        .addRaw(couldNotRunNotice(errorMessage(error)), true)
         .write()
         .catch(() => undefined)
     }

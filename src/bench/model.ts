@@ -17,3 +17,18 @@ export async function resolveModel(http: HttpPorts, baseUrl: string, timeoutMs: 
   if (typeof id !== 'string' || !id) throw new RequestError(`GET /v1/models: no model id in ${excerpt(answer.body, 120)}`, 'malformed')
   return id
 }
+
+/**
+ * The model name to send: the target's, else `/v1/models` asked once per client. A failed lookup
+ * is not kept, so the next caller asks again.
+ */
+export function servedModel(configured: string | undefined, http: HttpPorts, baseUrl: string, timeoutMs: number): () => Promise<string> {
+  let model: Promise<string> | undefined
+  return () => {
+    if (!model) {
+      model = configured !== undefined ? Promise.resolve(configured) : resolveModel(http, baseUrl, timeoutMs)
+      model.catch(() => (model = undefined))
+    }
+    return model
+  }
+}

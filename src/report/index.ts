@@ -1,9 +1,13 @@
-/** Reports (SPEC §9): the markdown for the PR comment and the job summary, and the comment upsert. */
+/**
+ * Reports: the markdown for the PR comment and the job summary (one renderer, two size limits),
+ * the short notices of runs that measured nothing, the sticky comment upsert, and the HTML leaderboard.
+ */
 import type { ResultsFile } from '../core/results.js'
 import { render } from './render.js'
 
 export { upsertComment, type UpsertOptions } from './comment.js'
 export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
+export { configErrorNotice, couldNotRunNotice, dryRunNotice } from './notices.js'
 export { formatDelta, formatNumber, formatPercent, formatSigned } from '../core/format.js'
 export { reportSize } from './render.js'
 

@@ -1,5 +1,5 @@
 /**
- * The markdown report (SPEC §9). One renderer serves the PR comment (65,536 characters) and the job summary
+ * The markdown report. One renderer serves the PR comment (65,536 characters) and the job summary
  * (1 MiB): when the text is too long it sheds detail in stages — log tails, rounds, full metrics, the other
  * detail sections, then table rows of cells that need no attention — always keeping the headline, the
  * regressions and the errors, and says what it left out and where the rest is.

@@ -116,31 +116,7 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   }
   options.onSpawn?.(group.pgid)
   log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`)
-
-  const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS
-  let stopRequested = false
-  let stopping: Promise<void> | undefined
-  const teardown = async () => {
-    stopRequested = true
-    const outcome = await terminateGroup(group.pgid, graceMs)
-    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
-    if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
-    await race(group.drained, DRAIN_WAIT_MS)
-    if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
-      log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`)
-    }
-    group.log.close()
-  }
-  const running: RunningTarget = {
-    baseUrl,
-    port,
-    launch: filled,
-    pgid: group.pgid,
-    logPath,
-    exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
-    logTail: (lines = 40) => group.log.tail(lines),
-    stop: () => (stopping ??= teardown()),
-  }
+  const running = groupHandle(options, group, { baseUrl, host, port, launch: filled, logPath })
 
   let failure: Failure | undefined
   try {
@@ -158,6 +134,43 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   const tail = group.log.tail()
   const message = withLine(failure.message, group.log.tail(1))
   throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail)
+}
+
+/**
+ * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
+ * idempotent `stop()` that terminates the group, waits for its output and checks the port is free.
+ */
+function groupHandle(
+  options: StartOptions,
+  group: LaunchedGroup,
+  where: { baseUrl: string; host: string; port: number; launch: string; logPath: string },
+): RunningTarget {
+  const { target, log } = options
+  const { host, port } = where
+  const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS
+  let stopRequested = false
+  let stopping: Promise<void> | undefined
+  const teardown = async () => {
+    stopRequested = true
+    const outcome = await terminateGroup(group.pgid, graceMs)
+    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
+    if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
+    await race(group.drained, DRAIN_WAIT_MS)
+    if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
+      log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`)
+    }
+    group.log.close()
+  }
+  return {
+    baseUrl: where.baseUrl,
+    port,
+    launch: where.launch,
+    pgid: group.pgid,
+    logPath: where.logPath,
+    exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
+    logTail: (lines = 40) => group.log.tail(lines),
+    stop: () => (stopping ??= teardown()),
+  }
 }
 
 /** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */

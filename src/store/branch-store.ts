@@ -20,33 +20,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export function branchStore(options: BranchStoreOptions): BaselineStore {
   const { request, repo, branch, log } = options
   const historyLimit = options.historyLimit ?? 30
-  const maxRetries = options.maxRetries ?? 5
-  const backoffMs = options.backoffMs ?? 500
   let branchReady = false
-
-  /** Read → build → write with the read sha; re-read and rebuild on a conflict, at most maxRetries times. */
-  async function update(path: string, build: (current: string | undefined) => string, message: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const current = await readFile(request, repo, branch, path)
-      const next = build(current?.text)
-      if (next === current?.text) return log.debug(`${branch}:${path}: unchanged`)
-      try {
-        await writeFile(request, repo, branch, path, next, current?.sha, message)
-        return log.debug(`${branch}:${path}: written`)
-      } catch (error) {
-        const status = httpStatus(error)
-        if (status !== 409 && status !== 422) throw wrap(error, `${branch}:${path}: cannot write`)
-        if (attempt >= maxRetries) {
-          const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`
-          throw new StoreError(what, status, { cause: error })
-        }
-        // Jitter keeps parallel matrix jobs from retrying in lockstep.
-        const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2)
-        log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`)
-        await sleep(delay)
-      }
-    }
-  }
 
   return {
     async load(hardware: string): Promise<LoadedBaseline> {
@@ -71,11 +45,38 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
       const sha7 = results.run.sha.slice(0, 7)
       const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
       const incoming: ResultsFile = { ...results, cells }
-      await update(base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`)
+      await updateFile(options, base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`)
       const entry = historyEntry(incoming, gates)
-      await update(hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`)
+      await updateFile(options, hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`)
       log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`)
     },
+  }
+}
+
+/** Read → build → write with the read sha; re-read and rebuild on a conflict, at most `maxRetries` times. */
+async function updateFile(options: BranchStoreOptions, path: string, build: (current: string | undefined) => string, message: string): Promise<void> {
+  const { request, repo, branch, log } = options
+  const maxRetries = options.maxRetries ?? 5
+  const backoffMs = options.backoffMs ?? 500
+  for (let attempt = 0; ; attempt++) {
+    const current = await readFile(request, repo, branch, path)
+    const next = build(current?.text)
+    if (next === current?.text) return log.debug(`${branch}:${path}: unchanged`)
+    try {
+      await writeFile(request, repo, branch, path, next, current?.sha, message)
+      return log.debug(`${branch}:${path}: written`)
+    } catch (error) {
+      const status = httpStatus(error)
+      if (status !== 409 && status !== 422) throw wrap(error, `${branch}:${path}: cannot write`)
+      if (attempt >= maxRetries) {
+        const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`
+        throw new StoreError(what, status, { cause: error })
+      }
+      // Jitter keeps parallel matrix jobs from retrying in lockstep.
+      const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2)
+      log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`)
+      await sleep(delay)
+    }
   }
 }
 

@@ -1,0 +1,89 @@
+/**
+ * A cell's rounds, one after another on a calibrated prompt, reduced to per-round statistics,
+ * the steady state and the cell flags.
+ */
+import type { ScenarioPlan } from '../core/plan.js'
+import { RequestError } from '../core/errors.js'
+import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from '../core/measurements.js'
+import type { Calibration } from './calibrate.js'
+import { cellFlags } from './flags.js'
+import { countReasons, steadyState, summarizeRound } from './round.js'
+import { runRound, type RoundRun } from './run-round.js'
+
+export interface RoundProgress {
+  round: number
+  rounds: number
+  done: number
+  total: number
+  errors: number
+  /** Output tokens per second so far in this round. */
+  tokensPerSecond: number
+}
+
+export interface MeasureOptions {
+  scenario: ScenarioPlan
+  rounds: number
+  discard: number
+  maxErrorShare: number
+  seed: number
+  /** Called when each round ends, and during a long round every `progressIntervalMs`. */
+  onRound?: (p: RoundProgress) => void
+  signal?: AbortSignal
+  /** Mid-round progress interval (default 30 s). */
+  progressIntervalMs?: number
+}
+
+export interface CellMeasurement {
+  rounds: RoundResult[]
+  /** Steady state: mean of each round statistic over rounds >= discard; null when no request succeeded. */
+  metrics: MetricsBlock | null
+  /** `lengths-missed: prompt 1000/1024`, `usage-missing`, `errors: 3/8 in round 2`, … */
+  flags: string[]
+  /** Every request of the kept rounds (for spec-decode stream counters). */
+  requests: RequestRecord[]
+  errors: ErrorCount[]
+}
+
+const DEFAULT_PROGRESS_MS = 30_000
+
+/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request. */
+export async function runRounds(o: MeasureOptions, calibration: Calibration, send: RoundRun['send']): Promise<CellMeasurement> {
+  const { scenario } = o
+  // The last round is always steady, whatever `discard` says.
+  const discard = Math.max(0, Math.min(o.discard, o.rounds - 1))
+  const rounds: RoundResult[] = []
+  const kept: RequestRecord[] = []
+  for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
+    const progress = (done: number, errors: number, tokensPerSecond: number) =>
+      o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond })
+    const records = await runRound({
+      scenario,
+      round: r,
+      rounds: o.rounds,
+      seed: o.seed,
+      calibration,
+      send,
+      signal: o.signal,
+      progress: o.onRound ? progress : undefined,
+      progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
+    })
+    const steady = r >= discard
+    const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests)
+    const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records)
+    rounds.push(result)
+    if (steady) kept.push(...records)
+    progress(records.length, result.errors, result.metrics.output_tps)
+  }
+  if (o.signal?.aborted) throw new RequestError('measurement aborted', 'aborted')
+  return {
+    rounds,
+    metrics: steadyState(rounds),
+    flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
+    requests: kept,
+    errors: mergeErrors(rounds),
+  }
+}
+
+function mergeErrors(rounds: readonly RoundResult[]): ErrorCount[] {
+  return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count] as const)))
+}

@@ -1,0 +1,129 @@
+/**
+ * What one target holds while its cells run — the abort that ends it early, the first fatal
+ * reason, the memory guard, the bench client and the running server — and the one `close()`
+ * that releases all of it: stop watching memory, close the sockets, then stop the server.
+ */
+import { createBenchClient, type BenchClient } from './bench/measure.js'
+import { errorMessage } from './core/errors.js'
+import { formatBytes } from './core/format.js'
+import type { Logger } from './core/log.js'
+import type { CellPlan, TargetPlan } from './core/plan.js'
+import type { TargetInfo } from './core/results.js'
+import { httpPorts } from './engines/http.js'
+import { engineByName } from './engines/registry.js'
+import type { EngineAdapter, HttpPorts } from './engines/types.js'
+import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunningTarget } from './server/index.js'
+
+export interface SessionDeps {
+  log: Logger
+  logDir: string
+  /** The run's cancellation. */
+  signal: AbortSignal
+  onSpawn?: (pgid: number) => void
+  /** Memory reader for the guard (default: /proc/meminfo); tests inject one. */
+  readMemory?: () => Promise<MemInfo>
+}
+
+export class TargetSession {
+  readonly adapter: EngineAdapter
+  readonly http: HttpPorts = httpPorts()
+  private readonly target: TargetPlan
+  private readonly deps: SessionDeps
+  private readonly maxConcurrency: number
+  private readonly abort = new AbortController()
+  private readonly onOuterAbort = (): void => this.abort.abort(this.deps.signal.reason)
+  private readonly guard: { stop(): void } | undefined
+  private fatalReason: string | undefined
+  private client: BenchClient | undefined
+  private running: RunningTarget | undefined
+
+  /** Starts watching the run's cancellation and, for a target we launch, available memory. */
+  constructor(target: TargetPlan, cells: readonly CellPlan[], deps: SessionDeps) {
+    this.target = target
+    this.deps = deps
+    this.adapter = engineByName(target.engine)
+    this.maxConcurrency = Math.max(...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)))
+    deps.signal.addEventListener('abort', this.onOuterAbort, { once: true })
+    this.guard = target.external ? undefined : this.watchMemory()
+  }
+
+  /** Aborted when the target must end: the run was cancelled, the memory guard tripped, or the engine exited. */
+  get signal(): AbortSignal {
+    return this.abort.signal
+  }
+
+  /** The first reason the target had to end; its remaining cells carry it. */
+  get fatal(): string | undefined {
+    return this.fatalReason
+  }
+
+  fail(reason: string): void {
+    this.fatalReason ??= reason
+    this.abort.abort(new Error(reason))
+  }
+
+  /** The target's one bench client, created on first use: the smoke request needs it before the server is ready. */
+  benchClient(baseUrl: string): BenchClient {
+    const { target } = this
+    return (this.client ??= createBenchClient({
+      baseUrl,
+      adapter: this.adapter,
+      model: target.model,
+      api: target.settings.api,
+      requestTimeoutMs: target.settings.requestTimeoutMs,
+      maxConcurrency: this.maxConcurrency,
+    }))
+  }
+
+  /** Drops the page cache when asked, then launches (or attaches to) the target and waits until it is ready. Throws what `startTarget` throws. */
+  async start(): Promise<RunningTarget> {
+    const { target, deps } = this
+    if (target.settings.dropCaches && !target.external) {
+      const warning = await dropCaches()
+      if (warning) deps.log.warn(`${target.id}: ${warning}`)
+    }
+    this.running = await startTarget({
+      target,
+      adapter: this.adapter,
+      logDir: deps.logDir,
+      log: deps.log,
+      onSpawn: deps.onSpawn,
+      smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
+      signal: this.signal,
+    })
+    return this.running
+  }
+
+  /** Reads the engine's version and launch command; from here on the engine exiting ends the target. */
+  async ready(running: RunningTarget): Promise<TargetInfo> {
+    const { target } = this
+    const info: TargetInfo = { ...(await this.adapter.info(this.http, running.baseUrl)), launch: running.launch }
+    if (info.version) this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`)
+    void running.exited.then((exit) => {
+      this.fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`)
+    })
+    return info
+  }
+
+  async close(): Promise<void> {
+    const { target, deps } = this
+    this.guard?.stop()
+    deps.signal.removeEventListener('abort', this.onOuterAbort)
+    await this.client?.close().catch(() => undefined)
+    await this.running?.stop().catch((error) => deps.log.warn(`${target.id}: teardown: ${errorMessage(error)}`))
+  }
+
+  private watchMemory(): { stop(): void } {
+    const { target, deps } = this
+    return startMemoryGuard({
+      floor: target.settings.memoryFloor,
+      read: deps.readMemory,
+      onTrip: (mem, floorBytes) => {
+        const reason = `memory guard: available memory ${formatBytes(mem.availableBytes)} fell below the floor of ${formatBytes(floorBytes)}; target killed`
+        deps.log.error(`${target.id}: ${reason}`)
+        this.fail(reason)
+        void this.running?.stop()
+      },
+    })
+  }
+}
