@@ -9,7 +9,8 @@ import type { GateConfig } from './core/plan.js'
 import { defaultGateConfig } from './config/settings.js'
 import type { RunContext } from './context.js'
 import { ConfigError, errorMessage } from './core/errors.js'
-import { consoleLogger } from './core/log.js'
+import { consoleLogger, printable } from './core/log.js'
+import { secrets } from './core/redact.js'
 import { runPipeline } from './pipeline.js'
 import { SUMMARY_LIMIT, renderReport } from './report/index.js'
 import { simMain } from './sim/index.js'
@@ -80,6 +81,7 @@ const parseOptions = (args: string[]) =>
 export async function main(argv: string[]): Promise<number> {
   const [command = '', ...rest] = argv
   if (command === 'sim') return simMain(rest)
+  secrets.addFromEnv(process.env)
   if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
     process.stdout.write(HELP[''] + '\n')
     return command === '' || command === '--help' || command === '-h' ? 0 : 2
@@ -89,7 +91,7 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseOptions(rest)
   } catch (error) {
     // A mistyped option is a usage error like a bad config, not a crash.
-    process.stderr.write(`error: ${errorMessage(error)}\nRun 'llm-bench-gate ${command} --help' for its options.\n`)
+    process.stderr.write(`error: ${printable(errorMessage(error))}\nRun 'llm-bench-gate ${command} --help' for its options.\n`)
     return 2
   }
   const { values, positionals } = parsed
@@ -99,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'validate') {
-      process.stdout.write(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined })) + '\n')
+      process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) + '\n')
       return 0
     }
     if (command === 'compare') return await compareFiles(positionals, values.config)
@@ -117,12 +119,12 @@ export async function main(argv: string[]): Promise<number> {
       dryRun: values['dry-run'],
     }
     const result = await runPipeline({ options, context: localContext(), log: consoleLogger(), toolVersion: VERSION })
-    process.stdout.write(result.summary + '\n')
-    process.stderr.write(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`)
-    if (result.failure) process.stderr.write(`failed: ${result.failure}\n`)
+    process.stdout.write(printable(result.summary) + '\n')
+    process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
+    if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
     return result.configError ? 2 : result.failure ? 1 : 0
   } catch (error) {
-    process.stderr.write(`error: ${errorMessage(error)}\n`)
+    process.stderr.write(`error: ${printable(errorMessage(error))}\n`)
     return error instanceof ConfigError ? 2 : 1
   }
 }
@@ -138,7 +140,7 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
     judge: cellJudge({ results: baseline, history: [] }, (target) => gates[target] ?? defaultGateConfig()),
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
-  process.stdout.write(renderReport(results, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n')
+  process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n')
   return tally.verdict === 'regression' ? 1 : 0
 }
 

@@ -2,12 +2,13 @@
  * The end of a run: the report (job summary and PR comment), the baseline write, and the files
  * in the results directory, then what the step reports back.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RunTally } from './compare/index.js'
 import type { ActionOptions } from './config/inputs.js'
 import type { Behaviour, RunContext } from './context.js'
 import { errorMessage } from './core/errors.js'
+import { redact, secrets } from './core/redact.js'
+import { ensureDir, writeFileNoFollow } from './core/safe-fs.js'
 import { httpStatus, type GitHubRequest, type RepoRef } from './core/github-port.js'
 import type { Logger } from './core/log.js'
 import type { GateConfig } from './core/plan.js'
@@ -52,7 +53,9 @@ export interface Publication {
   signal: AbortSignal
 }
 
-export async function publish(p: Publication, deps: PublishDeps): Promise<PipelineResult> {
+export async function publish(publication: Publication, deps: PublishDeps): Promise<PipelineResult> {
+  // Redacted before anything is rendered (escaping could split a secret) and before anything leaves the run.
+  const p = { ...publication, results: secrets.redactDeep(publication.results) }
   const { results, tally, behaviour } = p
   const { options, context, log } = deps
   const renderCtx = renderContext(options.config, behaviour.name, context)
@@ -134,13 +137,14 @@ export async function writeOutputs(
   summary: string,
   outcome: RunOutcome,
 ): Promise<PipelineResult> {
-  await mkdir(resultsDir, { recursive: true })
+  ensureDir(resultsDir)
   const resultsFile = join(resultsDir, resultsFileName(shard))
   const reportFile = join(resultsDir, 'report.md')
-  results.summary ??= { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} }
-  await writeFile(resultsFile, JSON.stringify(results, null, 2) + '\n')
-  await writeFile(reportFile, summary)
+  const clean = secrets.redactDeep({ ...results, summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} } })
+  const report = redact(summary)
+  writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir)
+  writeFileNoFollow(reportFile, report, resultsDir)
   // A shard's page would be partial: the merge run writes the whole leaderboard.
-  if (results.cells.length && !shard) await writeFile(join(resultsDir, 'leaderboard.html'), renderLeaderboard(results))
-  return { ...outcome, resultsFile, reportFile, summary }
+  if (clean.cells.length && !shard) writeFileNoFollow(join(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir)
+  return { ...outcome, failure: outcome.failure && redact(outcome.failure), resultsFile, reportFile, summary: report }
 }

@@ -38,9 +38,9 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       running = await session.start()
     } catch (error) {
       const message = session.fatal ?? errorMessage(error)
-      const tail = error instanceof StartError ? error.logTail : ''
+      const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
-      return cells.map((c) => errorCell(c, message, { logTail: tail || undefined, launch: target.launch }))
+      return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }))
     }
     const info = await session.ready(running)
     return await runCells(cells, { session, running, info, deps })

@@ -7,7 +7,8 @@ import * as github from '@actions/github'
 import { parseInputs } from './config/inputs.js'
 import type { RunContext } from './context.js'
 import { errorMessage } from './core/errors.js'
-import type { Logger } from './core/log.js'
+import { printable, type Logger } from './core/log.js'
+import { redact, secrets } from './core/redact.js'
 import { runPipeline } from './pipeline.js'
 import { couldNotRunNotice } from './report/index.js'
 import { killProcessGroups } from './server/index.js'
@@ -31,11 +32,24 @@ export async function main(): Promise<void> {
 }
 
 const actionsLogger: Logger = {
-  info: (m) => core.info(m),
-  warn: (m) => core.warning(m),
-  error: (m) => core.error(m),
-  debug: (m) => core.debug(m),
-  group: (name, fn) => core.group(name, fn),
+  info: (m) => core.info(printable(m)),
+  warn: (m) => core.warning(printable(m)),
+  error: (m) => core.error(printable(m)),
+  debug: (m) => core.debug(printable(m)),
+  group: (name, fn) => core.group(printable(name), fn),
+}
+
+/**
+ * Everything secret the step can see is redacted from what it writes or posts (core/redact.ts), and the token
+ * is registered with the runner's own masking too.
+ */
+function registerSecrets(): void {
+  secrets.addFromEnv(process.env)
+  const token = core.getInput('github-token')
+  if (token) {
+    secrets.add(token)
+    core.setSecret(token)
+  }
 }
 
 function runContext(): RunContext {
@@ -63,6 +77,7 @@ export async function run(): Promise<void> {
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   try {
+    registerSecrets()
     const options = parseInputs((name) => core.getInput(name))
     const context = runContext()
     const pgids: number[] = []
@@ -86,17 +101,17 @@ export async function run(): Promise<void> {
     core.setOutput(OUTPUT.reportFile, result.reportFile)
     if (result.commentUrl) core.setOutput(OUTPUT.commentUrl, result.commentUrl)
     if (abort.signal.aborted) core.setFailed(errorMessage(abort.signal.reason))
-    else if (result.failure) core.setFailed(result.failure)
+    else if (result.failure) core.setFailed(printable(result.failure))
     else core.info(`verdict: ${result.verdict}`)
   } catch (error) {
     // The pipeline writes results and the report itself; this is for what it could not catch.
     if (process.env.GITHUB_STEP_SUMMARY) {
       await core.summary
-        .addRaw(couldNotRunNotice(errorMessage(error)), true)
+        .addRaw(redact(couldNotRunNotice(errorMessage(error))), true)
         .write()
         .catch(() => undefined)
     }
-    core.setFailed(errorMessage(error))
+    core.setFailed(printable(errorMessage(error)))
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)

@@ -20,6 +20,8 @@ export class StartError extends Error {
     message: string,
     readonly exitCode: number | null = null,
     readonly logTail = '',
+    /** The launch command as run (port filled), once it was. */
+    readonly launch?: string,
   ) {
     super(`${target}: ${message}`)
     this.name = 'StartError'

@@ -43,7 +43,8 @@ export async function launchGroup(spec: LaunchSpec): Promise<LaunchedGroup> {
     child = spawn('bash', ['-c', spec.command], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...spec.env },
+      // The whole environment, as the caller built it (least privilege: server/env.ts); nothing is inherited.
+      env: spec.env,
       cwd: spec.cwd,
     })
   } catch (error) {

@@ -9,6 +9,7 @@ import { fillPort } from '../config/index.js'
 import { httpPorts } from '../engines/http.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
+import { engineEnv, withheldHint } from './env.js'
 import { launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
@@ -108,9 +109,10 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   }
   const filled = fillPort(command, port)
   const logPath = logPathFor(options.logDir, target.id)
+  const { env, withheld } = engineEnv(process.env, target.settings.passEnv, { ...target.env, PORT: String(port) })
   let group: LaunchedGroup
   try {
-    group = await launchGroup({ command: filled, env: { ...target.env, PORT: String(port) }, logPath })
+    group = await launchGroup({ command: filled, env, logPath })
   } catch (error) {
     throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
   }
@@ -132,8 +134,8 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   }
   await running.stop()
   const tail = group.log.tail()
-  const message = withLine(failure.message, group.log.tail(1))
-  throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail)
+  const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld))
+  throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled)
 }
 
 /**
