@@ -39025,17 +39025,18 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4241);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5157);
+/* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
-process.exitCode = await (0,_command_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2));
-process.exit();
+
+await (0,_core_exit_js__WEBPACK_IMPORTED_MODULE_1__/* .exitWhenDrained */ .w)(await (0,_command_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 4241:
+/***/ 5157:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39046,153 +39047,58 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/compare/keys.ts
-const GATED = {
-    decode: { field: 'decode_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'decode tok/s' },
-    ttft: { field: 'ttft_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TTFT' },
-    tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT' },
-    prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s' },
-    'output-throughput': { field: 'output_tps', scalar: true, higherIsBetter: true, unit: 'tok/s', label: 'output tok/s' },
-    e2e: { field: 'e2e_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'E2E latency' },
+;// CONCATENATED MODULE: ./src/core/units.ts
+/**
+ * Durations, sizes and percents as written in the matrix file. Parsers return undefined for
+ * malformed text so the schema can word the error with the field's path.
+ */
+const NUM = String.raw `(\d+(?:\.\d+)?)`;
+// Units in descending order, each at most once: `1h30m`, `90s`, `500ms`. `m(?!s)` keeps `5ms` from reading as 5 minutes.
+const DURATION_PATTERN = `^(?:${NUM}h)?(?:${NUM}m(?!s))?(?:${NUM}s)?(?:${NUM}ms)?$`;
+const DURATION_RE = new RegExp(DURATION_PATTERN);
+const DURATION_FACTORS = [3_600_000, 60_000, 1000, 1];
+/** Milliseconds, or undefined when the text is not a duration like `500ms`, `90s`, `20m`, `1h30m`. */
+function parseDuration(text) {
+    const trimmed = text.trim();
+    const match = DURATION_RE.exec(trimmed);
+    if (!trimmed || !match)
+        return undefined;
+    return DURATION_FACTORS.reduce((total, factor, i) => total + (match[i + 1] ? Number(match[i + 1]) * factor : 0), 0);
+}
+const SIZE_FACTORS = {
+    B: 1,
+    KB: 1e3,
+    MB: 1e6,
+    GB: 1e9,
+    TB: 1e12,
+    KiB: 2 ** 10,
+    MiB: 2 ** 20,
+    GiB: 2 ** 30,
+    TiB: 2 ** 40,
 };
-/** `decode_tps.mean`, `ttft_ms.p99`, `output_tps`: the key used in history files and verdicts. */
-function metricKey(metric, stat) {
-    const info = GATED[metric];
-    return info.scalar ? info.field : `${info.field}.${stat}`;
+const SIZE = `${NUM}\\s*(${Object.keys(SIZE_FACTORS).join('|')})`;
+const SIZE_RE = new RegExp(`^${SIZE}$`);
+/** Bytes, or undefined when the text is not a size like `4GiB`, `512MiB`, `4GB`. */
+function parseSize(text) {
+    const match = SIZE_RE.exec(text.trim());
+    return match ? Math.round(Number(match[1]) * SIZE_FACTORS[match[2]]) : undefined;
 }
-/** Reads the value a metric key names from a metrics block. */
-function readMetric(block, metric, stat) {
-    const info = GATED[metric];
-    const value = block[info.field];
-    return typeof value === 'number' ? value : value[stat];
-}
-/** Like `readMetric`, but `undefined` when the block lacks the metric or the value is not a finite number (older or partial files). */
-function tryReadMetric(block, metric, stat) {
-    const value = block?.[GATED[metric].field];
-    const picked = typeof value === 'number' ? value : value?.[stat];
-    return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/compare/stats.ts
-/** Small robust statistics used by the verdicts. */
-function mean(values) {
-    let sum = 0;
-    for (const v of values)
-        sum += v;
-    return sum / values.length;
-}
-/** Median; the mean of the two middle values for an even count. */
-function median(values) {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-/** Sum of squared deviations from the mean, each value taken relative to the mean (so runs of different size pool). */
-function relativeSquares(values) {
-    const m = mean(values);
-    let ss = 0;
-    for (const v of values)
-        ss += ((v - m) / m) ** 2;
-    return ss;
-}
-/** Sample variance (ddof 1) of `values` relative to `reference`. */
-function relativeVariance(values, reference) {
-    const m = mean(values);
-    let ss = 0;
-    for (const v of values)
-        ss += ((v - m) / reference) ** 2;
-    return ss / (values.length - 1);
-}
-function isUsable(value) {
-    return typeof value === 'number' && Number.isFinite(value);
+const PERCENT = `${NUM}\\s*%`;
+const PERCENT_RE = new RegExp(`^${PERCENT}$`);
+/** For the JSON Schema, so editors flag a malformed value as it is typed. */
+const PERCENT_PATTERN = `^${PERCENT}$`;
+const SIZE_OR_PERCENT_PATTERN = `^(?:${SIZE}|${PERCENT})$`;
+/** A fraction (`5%` → 0.05), or undefined when the text is not a percent. */
+function parsePercent(text) {
+    const match = PERCENT_RE.exec(text.trim());
+    return match ? Number(match[1]) / 100 : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/compare/baseline.ts
+;// CONCATENATED MODULE: ./src/core/format.ts
+/** How numbers, durations and sizes read wherever we print them: reports, verdict reasons, log lines, the plan. */
 
-
-/** Only the newest runs count, so an old level the default branch has since left does not hold the median back. */
-const HISTORY_WINDOW = 10;
-/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
-function baselineCell(view, id) {
-    const cell = view.results?.cells.find((c) => c.id === id);
-    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
-}
-/** True when the baseline knows the cell at all (any history run or the file measured it). */
-function hasBaseline(view, id) {
-    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
-}
-/** True when there is no baseline of any cell: the first run on this hardware. */
-function isFirstRun(view) {
-    return !view.results && view.history.length === 0;
-}
-function baselineSample(view, id, metric, stat) {
-    const key = metricKey(metric, stat);
-    const runs = recent(view)
-        .map((entry) => entry.cells[id]?.[key])
-        .filter((s) => s !== undefined && isUsable(s.steady));
-    const cell = baselineCell(view, id);
-    if (runs.length >= 2 || (runs.length === 1 && !cell)) {
-        const steady = runs.map((s) => s.steady);
-        return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s.rounds ?? []).filter(isUsable)) };
-    }
-    if (!cell)
-        return undefined;
-    const value = tryReadMetric(cell.metrics, metric, stat);
-    if (value === undefined)
-        return undefined;
-    const rounds = cell.rounds.filter((r) => r.steady).map((r) => tryReadMetric(r.metrics, metric, stat));
-    return { value, source: 'file', steady: [value], rounds: [rounds.filter(isUsable)] };
-}
-function recent(view) {
-    return view.history.slice(-HISTORY_WINDOW);
-}
-
-;// CONCATENATED MODULE: ./src/compare/confirm.ts
-function needsConfirmation(verdict) {
-    return verdict.status === 'regression';
-}
-/**
- * Folds a re-measurement into the verdict. Confirmed: still a regression, with the first measurement's figures
- * (the ones the report shows) and the re-measurement's reasons in the note. Not confirmed: inconclusive, because
- * two measurements of the same code disagree; the regressed metrics say so.
- */
-function confirmVerdict(first, second) {
-    if (first.status !== 'regression')
-        return first;
-    const confirmed = (first.confirmed ?? 0) + 1;
-    const again = Object.values(second.metrics)
-        .filter((m) => m.status === 'regression')
-        .map((m) => m.reason);
-    if (second.status === 'regression') {
-        return { ...first, confirmed, note: join(first.note, `confirmed by re-measurement ${confirmed}: ${again.join('; ')}`) };
-    }
-    const why = second.status === 'error' ? `the re-measurement failed (${second.note ?? 'error'})` : `re-measurement ${confirmed} was ${second.status}`;
-    const metrics = {};
-    for (const [key, m] of Object.entries(first.metrics)) {
-        metrics[key] = m.status === 'regression' ? { ...m, status: 'inconclusive', reason: `${m.reason}; not confirmed` } : m;
-    }
-    return { ...first, status: 'inconclusive', metrics, confirmed, note: join(first.note, `regressed once, not confirmed: ${why}`) };
-}
-function join(a, b) {
-    return a ? `${a}; ${b}` : b;
-}
-
-;// CONCATENATED MODULE: ./src/config/plan.ts
-/**
- * The validated, expanded plan: what the rest of the pipeline consumes.
- * Produced by `config/expand.ts` from the matrix file (`config/schema.ts`).
- * Nothing downstream re-reads the matrix file or the action inputs.
- */
-/** Gate keys of the matrix file (SPEC §3, §8). */
-const GATED_METRICS = ['decode', 'ttft', 'tpot', 'prefill', 'output-throughput', 'e2e'];
-const GATE_STATS = ['mean', 'p50', 'p90', 'p99'];
-
-;// CONCATENATED MODULE: ./src/report/format.ts
-/** Number formatting shared by the report and the verdict reasons. */
 /** A real minus sign reads better than a hyphen in tables. */
 const MINUS = '\u2212';
 const EMPTY = '—';
@@ -39240,6 +39146,261 @@ function formatSigned(value, unit) {
 function plural(count, noun, many = `${noun}s`) {
     return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`;
 }
+/** Keeps at most two decimals and drops trailing zeros. */
+function round2(value) {
+    return Math.round(value * 100) / 100;
+}
+/** `500ms`, `1.5s`, `45s`, `1m30s`, `20m`, `1h5m`: the inverse of the matrix file's duration syntax. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms))
+        return EMPTY;
+    if (ms < 1000)
+        return `${round2(ms)}ms`;
+    if (ms < 60_000)
+        return `${round2(ms / 1000)}s`;
+    const h = Math.floor(ms / 3_600_000);
+    const m = Math.floor((ms % 3_600_000) / 60_000);
+    const s = round2((ms % 60_000) / 1000);
+    return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+}
+const BINARY_UNITS = ['TiB', 'GiB', 'MiB', 'KiB'];
+/** `4GiB`, `1.5GiB`, `512MiB`, `100B`: binary units, as the matrix file writes memory sizes. */
+function formatBytes(bytes) {
+    for (const unit of BINARY_UNITS) {
+        const factor = SIZE_FACTORS[unit];
+        if (bytes >= factor)
+            return `${round2(bytes / factor)}${unit}`;
+    }
+    return `${bytes}B`;
+}
+
+;// CONCATENATED MODULE: ./src/core/metrics.ts
+/**
+ * The metric registry: every metric the gate can judge, in one table that config, compare, report and
+ * store all read. An entry says where the number lives in a results file (`field`), which statistics it
+ * has, which way is better, its unit, label and format, how its limit is written, and where it shows.
+ * Adding a gated metric is one entry here plus the code that produces its number.
+ */
+
+/** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
+const GATE_STATS = ['mean', 'p50', 'p90', 'p99'];
+const ms = (value) => formatDuration(value);
+const tps = (value) => `${formatNumber(value)} tok/s`;
+const METRICS = {
+    decode: {
+        field: 'decode_tps',
+        scalar: false,
+        higherIsBetter: true,
+        unit: 'tok/s',
+        label: 'decode tok/s',
+        short: 'decode',
+        format: tps,
+        rule: 'relative',
+        headline: { column: 'Decode tok/s', acceptance: true },
+        primary: { gate: { 'max-regression': '5%' } },
+    },
+    ttft: {
+        field: 'ttft_ms',
+        scalar: false,
+        higherIsBetter: false,
+        unit: 'ms',
+        label: 'TTFT',
+        short: 'TTFT',
+        format: ms,
+        rule: 'relative',
+        headline: { column: 'TTFT ms' },
+        primary: { gate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' } },
+    },
+    tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT', short: 'TPOT', format: ms, rule: 'relative', headline: { column: 'TPOT ms' } },
+    prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s', short: 'prefill', format: tps, rule: 'relative', headline: false },
+    'output-throughput': {
+        field: 'output_tps',
+        scalar: true,
+        higherIsBetter: true,
+        unit: 'tok/s',
+        label: 'output tok/s',
+        short: 'output',
+        format: tps,
+        rule: 'relative',
+        headline: { column: 'Output tok/s' },
+    },
+    e2e: { field: 'e2e_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'E2E latency', short: 'E2E', format: ms, rule: 'relative', headline: false },
+    'failed-requests': {
+        field: 'failed_share',
+        scalar: true,
+        higherIsBetter: false,
+        unit: 'share',
+        label: 'failed requests',
+        short: 'failed',
+        format: formatPercent,
+        rule: 'ceiling',
+        headline: false,
+    },
+};
+const GATED_METRICS = Object.keys(METRICS);
+const HEADLINE_METRICS = GATED_METRICS.filter((m) => metricInfo(m).headline !== false);
+const PRIMARY_METRICS = GATED_METRICS.filter((m) => 'primary' in METRICS[m]);
+function metricInfo(metric) {
+    return METRICS[metric];
+}
+function isRelative(metric) {
+    return METRICS[metric].rule === 'relative';
+}
+/** `decode_tps.mean`, `ttft_ms.p99`, `output_tps`: how history files key a metric and statistic. */
+function metricKey(metric, stat) {
+    const info = METRICS[metric];
+    return info.scalar ? info.field : `${info.field}.${stat}`;
+}
+/** `decode tok/s`, `TTFT p99`: the stat is named when it is not the mean. */
+function metricLabel(metric, stat) {
+    const info = METRICS[metric];
+    return info.scalar || stat === 'mean' ? info.label : `${info.label} ${stat}`;
+}
+/**
+ * The value of a metric and statistic in a metrics block; `undefined` when the block lacks it or the value is
+ * not a finite number (older or partial files).
+ */
+function readMetric(block, metric, stat) {
+    const value = block?.[METRICS[metric].field];
+    const picked = typeof value === 'number' ? value : value?.[stat];
+    return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/core/stats.ts
+const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
+/** Arithmetic mean; NaN for no values (as `np.mean([])`), so an empty sample is never mistaken for a zero. */
+function stats_mean(values) {
+    let sum = 0;
+    for (const v of values)
+        sum += v;
+    return sum / values.length;
+}
+/** `np.percentile(sorted, p)` with the default linear method; `sorted` must be ascending and non-empty. */
+function percentile(sorted, p) {
+    const rank = (p / 100) * (sorted.length - 1);
+    const lo = Math.floor(rank);
+    const hi = Math.min(lo + 1, sorted.length - 1);
+    const t = rank - lo;
+    const a = sorted[lo];
+    const b = sorted[hi];
+    // NumPy interpolates from the nearer end for t >= 0.5; same result, same rounding.
+    return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+}
+/** mean, p50/p90/p99, std (ddof 0), min, max. An empty sample gives zeros, as vLLM reports it. */
+function describe(values) {
+    const n = values.length;
+    if (n === 0)
+        return { ...ZERO_STATS };
+    const sorted = [...values].sort((x, y) => x - y);
+    const m = stats_mean(sorted);
+    let squares = 0;
+    for (const v of sorted)
+        squares += (v - m) * (v - m);
+    return {
+        mean: m,
+        p50: percentile(sorted, 50),
+        p90: percentile(sorted, 90),
+        p99: percentile(sorted, 99),
+        std: Math.sqrt(squares / n),
+        min: sorted[0],
+        max: sorted[n - 1],
+    };
+}
+/** Median; the mean of the two middle values for an even count. */
+function median(values) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+/** Sum of squared deviations from the mean, each value taken relative to the mean (so runs of different size pool). */
+function relativeSquares(values) {
+    const m = stats_mean(values);
+    let ss = 0;
+    for (const v of values)
+        ss += ((v - m) / m) ** 2;
+    return ss;
+}
+/** Sample variance (ddof 1) of `values` relative to `reference`. */
+function relativeVariance(values, reference) {
+    const m = stats_mean(values);
+    let ss = 0;
+    for (const v of values)
+        ss += ((v - m) / reference) ** 2;
+    return ss / (values.length - 1);
+}
+function isUsable(value) {
+    return typeof value === 'number' && Number.isFinite(value);
+}
+
+;// CONCATENATED MODULE: ./src/compare/baseline.ts
+
+
+/** Only the newest runs count, so an old level the default branch has since left does not hold the median back. */
+const HISTORY_WINDOW = 10;
+/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
+function baselineCell(view, id) {
+    const cell = view.results?.cells.find((c) => c.id === id);
+    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
+}
+/** True when the baseline knows the cell at all (any history run or the file measured it). */
+function hasBaseline(view, id) {
+    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
+}
+/** True when there is no baseline of any cell: the first run on this hardware. */
+function isFirstRun(view) {
+    return !view.results && view.history.length === 0;
+}
+function baselineSample(view, id, metric, stat) {
+    const key = metricKey(metric, stat);
+    const runs = recent(view)
+        .map((entry) => entry.cells[id]?.[key])
+        .filter((s) => s !== undefined && isUsable(s.steady));
+    const cell = baselineCell(view, id);
+    if (runs.length >= 2 || (runs.length === 1 && !cell)) {
+        const steady = runs.map((s) => s.steady);
+        return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s.rounds ?? []).filter(isUsable)) };
+    }
+    if (!cell)
+        return undefined;
+    const value = readMetric(cell.metrics, metric, stat);
+    if (value === undefined)
+        return undefined;
+    const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat));
+    return { value, source: 'file', steady: [value], rounds: [rounds.filter(isUsable)] };
+}
+function recent(view) {
+    return view.history.slice(-HISTORY_WINDOW);
+}
+
+;// CONCATENATED MODULE: ./src/compare/confirm.ts
+function needsConfirmation(verdict) {
+    return verdict.status === 'regression';
+}
+/**
+ * Folds a re-measurement into the verdict. Confirmed: still a regression, with the first measurement's figures
+ * (the ones the report shows) and the re-measurement's reasons in the note. Not confirmed: inconclusive, because
+ * two measurements of the same code disagree; the regressed metrics say so.
+ */
+function confirmVerdict(first, second) {
+    if (first.status !== 'regression')
+        return first;
+    const confirmed = (first.confirmed ?? 0) + 1;
+    const again = Object.values(second.metrics)
+        .filter((m) => m.status === 'regression')
+        .map((m) => m.reason);
+    if (second.status === 'regression') {
+        return { ...first, confirmed, note: join(first.note, `confirmed by re-measurement ${confirmed}: ${again.join('; ')}`) };
+    }
+    const why = second.status === 'error' ? `the re-measurement failed (${second.note ?? 'error'})` : `re-measurement ${confirmed} was ${second.status}`;
+    const metrics = {};
+    for (const [key, m] of Object.entries(first.metrics)) {
+        metrics[key] = m.status === 'regression' ? { ...m, status: 'inconclusive', reason: `${m.reason}; not confirmed` } : m;
+    }
+    return { ...first, status: 'inconclusive', metrics, confirmed, note: join(first.note, `regressed once, not confirmed: ${why}`) };
+}
+function join(a, b) {
+    return a ? `${a}; ${b}` : b;
+}
 
 ;// CONCATENATED MODULE: ./src/compare/noise.ts
 
@@ -39249,7 +39410,7 @@ function noiseBand(current, baseline) {
     let squares = 0;
     let freedom = 0;
     for (const run of [current, ...baseline.rounds]) {
-        if (run.length < 2 || !(mean(run) > 0))
+        if (run.length < 2 || !(stats_mean(run) > 0))
             continue;
         squares += relativeSquares(run);
         freedom += run.length - 1;
@@ -39260,24 +39421,20 @@ function noiseBand(current, baseline) {
     if (within === undefined && between === undefined)
         return undefined;
     const perRun = (rounds) => Math.max(within === undefined ? 0 : within / Math.max(rounds, 1), between ?? 0);
-    const baselineRounds = baseline.rounds.length ? mean(baseline.rounds.map((r) => r.length)) : 1;
+    const baselineRounds = baseline.rounds.length ? stats_mean(baseline.rounds.map((r) => r.length)) : 1;
     const currentVar = perRun(current.length);
     const baselineVar = runs >= 2 ? ((Math.PI / 2) * perRun(baselineRounds)) / runs : perRun(baselineRounds);
     return NOISE_Z * Math.sqrt(currentVar + baselineVar);
 }
 
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
+/** The verdict on one gated metric of one cell: magnitude (max-regression, min-delta) and noise must both agree. */
 
 
 
-/** `decode tok/s`, `TTFT p99`: the stat is named when it is not the mean. */
-function metricLabel(metric, stat) {
-    const info = GATED[metric];
-    return info.scalar || stat === 'mean' ? info.label : `${info.label} ${stat}`;
-}
 function judgeMetric(input) {
     const { metric, config, current, rounds, baseline } = input;
-    const info = GATED[metric];
+    const info = METRICS[metric];
     const base = baseline.value;
     const delta = (current - base) / base;
     // Positive when the change is for the worse, whichever way the metric points.
@@ -39289,7 +39446,8 @@ function judgeMetric(input) {
     const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
     const verdict = (status, reason) => ({
         status,
-        metric: metricKey(metric, config.stat),
+        metric,
+        stat: info.scalar ? 'mean' : config.stat,
         current,
         baseline: base,
         delta,
@@ -39312,6 +39470,15 @@ function judgeMetric(input) {
         return verdict('inconclusive', `${change}: ${noise} is too wide for the ${limits}`);
     return verdict('pass', `${change} (${limits}, ${noise})`);
 }
+/** A share that must stay under its ceiling: it regresses when this run crosses a ceiling the baseline kept to. */
+function judgeCeiling(input) {
+    const { metric, config, current, baseline } = input;
+    const info = METRICS[metric];
+    const delta = baseline > 0 ? (current - baseline) / baseline : current > 0 ? Infinity : 0;
+    const said = `${info.label} ${info.format(current)} (baseline ${info.format(baseline)}, limit ${info.format(config.max)})`;
+    const status = current > config.max && baseline <= config.max ? 'regression' : current < baseline && baseline > config.max ? 'improvement' : 'pass';
+    return { status, metric, stat: 'mean', current, baseline, delta, reason: said };
+}
 
 ;// CONCATENATED MODULE: ./src/compare/judge.ts
 /** The verdict on one measured cell against the baseline (pure). */
@@ -39319,12 +39486,9 @@ function judgeMetric(input) {
 
 
 
-
 const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
-/** The report's headline figures; their baseline values travel in `CellVerdict.reference`. */
-const REFERENCE_METRICS = ['decode', 'ttft', 'tpot', 'output-throughput'];
 const SEVERITY = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 };
 function judgeCell(cell, baseline, gate) {
     if (cell.status === 'error')
@@ -39341,24 +39505,16 @@ function judgeCell(cell, baseline, gate) {
     let source;
     let unknown = false;
     for (const metric of GATED_METRICS) {
-        const config = gate[metric];
-        if (!config)
+        const judged = judgeGated(cell, baseline, gate, metric);
+        if (!judged)
             continue;
-        const label = metricLabel(metric, config.stat);
-        const sample = baselineSample(baseline, cell.id, metric, config.stat);
-        const current = tryReadMetric(cell.metrics, metric, config.stat);
-        if (!sample) {
-            notes.push(`${label}: no baseline value`);
-        }
-        else if (current === undefined || !(sample.value > 0)) {
-            notes.push(`${label}: ${current === undefined ? 'not measured' : 'baseline is not positive'}, cannot compare`);
-            unknown = true;
-        }
-        else {
-            const rounds = cell.rounds.filter((r) => r.steady).map((r) => tryReadMetric(r.metrics, metric, config.stat));
-            metrics[metric] = judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample });
-            source ??= baselineNote(sample);
-        }
+        if (judged.verdict)
+            metrics[metric] = judged.verdict;
+        if (judged.note)
+            notes.push(judged.note);
+        if (judged.sample)
+            source ??= baselineNote(judged.sample);
+        unknown ||= judged.unknown === true;
     }
     const verdicts = Object.values(metrics);
     // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
@@ -39376,6 +39532,34 @@ function judgeCell(cell, baseline, gate) {
     const note = [flagged, source, ...notes].filter(Boolean).join('; ');
     return { status, metrics, note: note || undefined, reference: referenceValues(cell.id, baseline, gate) };
 }
+/** One gated metric of a cell against its baseline sample; undefined when the gate does not use the metric. */
+function judgeGated(cell, baseline, gate, metric) {
+    const stat = gatedStat(gate, metric);
+    if (stat === undefined)
+        return undefined;
+    const label = metricLabel(metric, stat);
+    const sample = baselineSample(baseline, cell.id, metric, stat);
+    const current = readMetric(cell.metrics, metric, stat);
+    if (!sample)
+        return { note: `${label}: no baseline value` };
+    if (current === undefined)
+        return { note: `${label}: not measured, cannot compare`, unknown: true };
+    if (!isRelative(metric)) {
+        const config = gate[metric];
+        return { verdict: judgeCeiling({ metric, config, current, baseline: sample.value }), sample };
+    }
+    if (!(sample.value > 0))
+        return { note: `${label}: baseline is not positive, cannot compare`, unknown: true };
+    const config = gate[metric];
+    const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat));
+    return { verdict: judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample }), sample };
+}
+/** The statistic the gate compares for a metric; undefined when the metric is not gated. */
+function gatedStat(gate, metric) {
+    if (!isRelative(metric))
+        return gate[metric] ? 'mean' : undefined;
+    return gate[metric]?.stat;
+}
 function baselineNote(sample) {
     if (sample.source === 'file')
         return 'baseline: baseline file';
@@ -39384,11 +39568,11 @@ function baselineNote(sample) {
 /** Baseline values of the report's headline figures, in the stat the gate compares (mean when not gated). */
 function referenceValues(id, baseline, gate) {
     const values = {};
-    for (const metric of REFERENCE_METRICS) {
-        const stat = gate[metric]?.stat ?? 'mean';
+    for (const metric of HEADLINE_METRICS) {
+        const stat = gatedStat(gate, metric) ?? 'mean';
         const sample = baselineSample(baseline, id, metric, stat);
         if (sample)
-            values[metricKey(metric, stat)] = sample.value;
+            values[metric] = { stat, value: sample.value };
     }
     return values;
 }
@@ -39444,7 +39628,12 @@ function notRun(id, known) {
 }
 
 ;// CONCATENATED MODULE: ./src/compare/index.ts
-/** Verdicts and the noise model (SPEC §8): pure functions over plain data. */
+/**
+ * Verdicts and the noise model, as pure functions over plain data. A gated metric regresses only
+ * when it is worse than the baseline by more than `max-regression`, by more than `min-delta` when
+ * set, and by more than the noise of both sides explains (noise.ts); a cell that looks regressed
+ * is re-measured, and fails only when the re-measurement agrees (confirm.ts).
+ */
 
 
 
@@ -39452,6 +39641,38 @@ function notRun(id, known) {
 
 
 
+;// CONCATENATED MODULE: ./src/core/results.ts
+const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
+const CELL_STATUSES = ['ok', 'error'];
+const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
+const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
+const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
+const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
+
+;// CONCATENATED MODULE: ./src/assemble.ts
+/**
+ * A run's cells → its results file: judge the cells that were read rather than measured, add
+ * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
+ * `compare` both judge results files through here.
+ */
+
+
+/** Judges a cell against the baseline with its target's gate. */
+function cellJudge(view, gateOf) {
+    return (cell) => judgeCell(cell, view, gateOf(cell.target));
+}
+function assembleResults(input) {
+    const { judge, missing } = input;
+    const cells = [...input.cells];
+    if (judge)
+        for (const cell of cells)
+            if (cell.status === 'ok')
+                cell.verdict = judge(cell);
+    if (missing)
+        cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected));
+    const tally = runVerdict(cells);
+    return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally };
+}
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
@@ -39550,7 +39771,7 @@ function defineLazy(object, key, getter) {
 function objectClone(obj) {
     return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
 }
-function util_assignProp(target, prop, value) {
+function assignProp(target, prop, value) {
     Object.defineProperty(target, prop, {
         value,
         writable: true,
@@ -39576,7 +39797,7 @@ function deferProp(target, key, getter) {
     Object.defineProperty(target, key, {
         get() {
             const value = getter();
-            util_assignProp(this, key, value);
+            assignProp(this, key, value);
             return value;
         },
         enumerable: true,
@@ -39586,7 +39807,7 @@ function deferProp(target, key, getter) {
 // Writes a settled key. A plain assignment is much cheaper than `defineProperty` and produces the same descriptor, but it runs whatever setter already answers to the key — an accessor this shape deferred, or an inherited one, which `__proto__` has on every object and prototype pollution can add for any name.
 function putProp(target, key, value) {
     if (key in target)
-        util_assignProp(target, key, value);
+        assignProp(target, key, value);
     else
         target[key] = value;
 }
@@ -41129,16 +41350,19 @@ async function modelsInfo(http, baseUrl) {
         out.max_model_len = first.max_model_len;
     return out;
 }
-/** `POST /tokenize {model, prompt}` → `{count, tokens}` (vLLM, and SGLang's compatible endpoint). */
-async function tokenizePrompt(http, baseUrl, model, text) {
-    const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { ...(model ? { model } : {}), prompt: text }));
-    if (typeof answer?.count === 'number')
-        return answer.count;
-    return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
+/** A `tokenize` hook for `POST <path> {model, prompt}` → `{count, tokens}`, the dialect vLLM's `/tokenize` set. */
+function tokenizeAt(path) {
+    return async (http, baseUrl, model, text) => {
+        const answer = asRecord(await postJson(http, joinUrl(baseUrl, path), { ...(model ? { model } : {}), prompt: text }));
+        if (typeof answer?.count === 'number')
+            return answer.count;
+        return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
+    };
 }
+/** `POST /tokenize` (vLLM, and SGLang's compatible endpoint). */
+const tokenizePrompt = tokenizeAt('/tokenize');
 const openai = {
     name: 'openai',
-    description: 'Any OpenAI-compatible server: ready when /v1/models answers 200',
     needsLaunchOrUrl: true,
     healthPath: '/v1/models',
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
@@ -41305,7 +41529,6 @@ function readiness(status) {
 }
 const vllm = {
     name: 'vllm',
-    description: 'vLLM OpenAI-compatible server (`vllm serve`)',
     needsLaunchOrUrl: true,
     healthPath: '/health',
     readiness: (answer) => readiness(answer.status),
@@ -41379,7 +41602,6 @@ function specDecode(after) {
 }
 const sglang = {
     name: 'sglang',
-    description: 'SGLang OpenAI-compatible server (`python -m sglang.launch_server`)',
     needsLaunchOrUrl: true,
     healthPath: '/health',
     // 503 while loading (and while shutting down); connection refused before the HTTP server is up.
@@ -41416,15 +41638,29 @@ function speculativeSettings(settings) {
             out[key] = value;
     return out;
 }
-/** Σ draft_n_accepted / Σ draft_n over the requests that drafted. */
+const DRAFTED = 'draft_n';
+const ACCEPTED = 'draft_n_accepted';
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+/** `timings.draft_n` / `draft_n_accepted` of one event, when the request drafted at all. */
+function llamacppStreamExtras(event) {
+    const timings = asRecord(event.timings);
+    const drafted = count(timings?.[DRAFTED]);
+    if (drafted === undefined)
+        return undefined;
+    return { [DRAFTED]: drafted, [ACCEPTED]: count(timings?.[ACCEPTED]) ?? 0 };
+}
+/** Σ draft_n_accepted / Σ draft_n over the successful requests that drafted. */
 function llamacppSpecDecode(requests) {
     let drafted = 0;
     let accepted = 0;
     for (const r of requests) {
-        if (!r.ok || !r.draftTokens)
+        const own = r.extras?.[DRAFTED];
+        if (!r.ok || !own)
             continue;
-        drafted += r.draftTokens;
-        accepted += r.draftAccepted ?? 0;
+        drafted += own;
+        accepted += r.extras?.[ACCEPTED] ?? 0;
     }
     if (drafted <= 0)
         return undefined;
@@ -41432,12 +41668,12 @@ function llamacppSpecDecode(requests) {
 }
 const llamacpp = {
     name: 'llamacpp',
-    description: 'llama.cpp `llama-server`',
     needsLaunchOrUrl: true,
     healthPath: '/health',
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
     path: openaiPath,
     transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
+    streamExtras: llamacppStreamExtras,
     async tokenize(http, baseUrl, _model, text) {
         // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
         const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined));
@@ -41455,92 +41691,6 @@ const llamacpp = {
     specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
 };
 
-;// CONCATENATED MODULE: ./src/errors.ts
-/** The small error taxonomy callers branch on (STYLE trait 3). */
-/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
-class errors_ConfigError extends Error {
-    problems;
-    constructor(problems) {
-        super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-        this.problems = problems;
-        this.name = 'ConfigError';
-    }
-}
-/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
-class StartError extends Error {
-    target;
-    kind;
-    exitCode;
-    logTail;
-    constructor(target, kind, message, exitCode = null, logTail = '') {
-        super(`${target}: ${message}`);
-        this.target = target;
-        this.kind = kind;
-        this.exitCode = exitCode;
-        this.logTail = logTail;
-        this.name = 'StartError';
-    }
-}
-/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
-class RequestError extends Error {
-    kind;
-    status;
-    constructor(message, kind, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'RequestError';
-    }
-}
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-// EXTERNAL MODULE: external "node:url"
-var external_node_url_ = __nccwpck_require__(3136);
-;// CONCATENATED MODULE: ./src/paths.ts
-/** Where the bundled CLI lives, so the sim engine can launch itself as a child process. */
-
-
-
-function candidates(dir) {
-    return [(0,external_node_path_.join)(dir, 'cli', 'index.js'), (0,external_node_path_.join)(dir, 'dist', 'cli', 'index.js'), ...((0,external_node_path_.basename)(dir) === 'cli' ? [(0,external_node_path_.join)(dir, 'index.js')] : [])];
-}
-/** Absolute path of `dist/cli/index.js`, searched upwards from the running bundle or source file. */
-function cliEntry() {
-    const starts = [process.argv[1] ? (0,external_node_path_.dirname)((0,external_node_path_.resolve)(process.argv[1])) : undefined, (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url))];
-    for (const start of starts) {
-        let dir = start;
-        for (let depth = 0; dir && depth < 6; depth++) {
-            const found = candidates(dir).find((c) => (0,external_node_fs_namespaceObject.existsSync)(c));
-            if (found)
-                return found;
-            dir = (0,external_node_path_.dirname)(dir);
-        }
-    }
-    throw new Error('cannot find dist/cli/index.js: run `npm run bundle` first');
-}
-
-;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km.json
-const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km-mtp5.json
-const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/sglang-qwen38-27b-nvfp4-nextn.json
-const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen35-08b.json
-const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-bf16.json
-const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-fp8.json
-const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-35b-a3b-nvfp4.json
-const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4.json
-const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4-mtp3.json
-const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
@@ -43605,7 +43755,7 @@ const $ZodObject = /*@__PURE__*/ $constructor("$ZodObject", (inst, def) => {
             const field = shape[key]._zod;
             if (field.values) {
                 if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-                    util_assignProp(propValues, key, new Set());
+                    assignProp(propValues, key, new Set());
                 }
                 for (const v of field.values)
                     propValues[key].add(v);
@@ -44958,9 +45108,9 @@ function handleCodecTxResult(left, value, nextSchema, ctx) {
     }
     return nextSchema._zod.run({ value, issues: left.issues }, ctx);
 }
-const $ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPreprocess", (inst, def) => {
+const $ZodPreprocess = /*@__PURE__*/ $constructor("$ZodPreprocess", (inst, def) => {
     $ZodPipe.init(inst, def);
-})));
+});
 const $ZodReadonly = /*@__PURE__*/ $constructor("$ZodReadonly", (inst, def) => {
     $ZodType.init(inst, def);
     defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
@@ -46276,7 +46426,7 @@ function _check(fn, params) {
     return ch;
 }
 // @__NO_SIDE_EFFECTS__
-function describe(description) {
+function api_describe(description) {
     const ch = new $ZodCheck({ check: "describe" });
     ch._zod.onattach = [
         (inst) => {
@@ -46380,7 +46530,7 @@ function assignProps(target, ...sources) {
     for (const source of sources) {
         for (const key of Reflect.ownKeys(source)) {
             if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-                util_assignProp(target, key, source[key]);
+                assignProp(target, key, source[key]);
             }
         }
     }
@@ -46394,7 +46544,7 @@ function assignProps(target, ...sources) {
 //     unrepresentable: inputs.unrepresentable ?? "throw",
 //   };
 // }
-function to_json_schema_initializeContext(params) {
+function initializeContext(params) {
     // Normalize target: convert old non-hyphenated versions to hyphenated versions
     let target = params?.target ?? "draft-2020-12";
     if (target === "draft-4")
@@ -46436,7 +46586,7 @@ function handleUnrepresentable(schema, ctx, json, params, message) {
     return true;
 }
 // never rename this back to `process`: bundler polyfills inject a top-level `const process` that a lexical declaration of the same name collides with (#6397)
-function to_json_schema_processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
+function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
     var _a;
     const def = schema._zod.def;
     // check for schema in seens
@@ -46482,7 +46632,7 @@ function to_json_schema_processSchema(schema, ctx, _params = { path: [], schemaP
             // Also set ref if processor didn't (for inheritance)
             if (!result.ref)
                 result.ref = parent;
-            to_json_schema_processSchema(parent, ctx, params);
+            processSchema(parent, ctx, params);
             ctx.seen.get(parent).isParent = true;
         }
     }
@@ -46509,7 +46659,7 @@ function to_json_schema_processSchema(schema, ctx, _params = { path: [], schemaP
 function encodeJSONPointerSegment(segment) {
     return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
-function to_json_schema_extractDefs(ctx, schema
+function extractDefs(ctx, schema
 // params: EmitParams
 ) {
     // iterate over seen map;
@@ -46697,7 +46847,7 @@ function foldObjects(members) {
             const merged = parts.length === 1
                 ? parts[0]
                 : (foldObjects(parts) ?? { allOf: parts });
-            util_assignProp(properties, key, merged);
+            assignProp(properties, key, merged);
         }
         for (const key of object.required ?? [])
             required.add(key);
@@ -46762,7 +46912,7 @@ function foldIntersection(json) {
     delete json.allOf;
     assignProps(json, folded);
 }
-function to_json_schema_finalize(ctx, schema) {
+function finalize(ctx, schema) {
     const root = ctx.seen.get(schema);
     if (!root)
         throw new Error("Unprocessed schema. This is a bug in Zod.");
@@ -46909,7 +47059,7 @@ function to_json_schema_finalize(ctx, schema) {
             if (seen.def && seen.defId) {
                 if (seen.def.id === seen.defId)
                     delete seen.def.id;
-                util_assignProp(defs, seen.defId, seen.def);
+                assignProp(defs, seen.defId, seen.def);
             }
         }
     }
@@ -47013,17 +47163,17 @@ function isTransforming(_schema, _ctx) {
  * This encapsulates the logic of initializing context, processing, extracting defs, and finalizing.
  */
 const createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
-    const ctx = to_json_schema_initializeContext({ ...params, processors });
-    to_json_schema_processSchema(schema, ctx);
-    to_json_schema_extractDefs(ctx, schema);
-    return to_json_schema_finalize(ctx, schema);
+    const ctx = initializeContext({ ...params, processors });
+    processSchema(schema, ctx);
+    extractDefs(ctx, schema);
+    return finalize(ctx, schema);
 };
 const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
     const { libraryOptions, target } = params ?? {};
-    const ctx = to_json_schema_initializeContext({ ...(libraryOptions ?? {}), target, io, processors });
-    to_json_schema_processSchema(schema, ctx);
-    to_json_schema_extractDefs(ctx, schema);
-    return to_json_schema_finalize(ctx, schema);
+    const ctx = initializeContext({ ...(libraryOptions ?? {}), target, io, processors });
+    processSchema(schema, ctx);
+    extractDefs(ctx, schema);
+    return finalize(ctx, schema);
 };
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
@@ -47384,7 +47534,7 @@ const arrayProcessor = (schema, ctx, _json, params) => {
     if (typeof maximum === "number")
         json.maxItems = maximum;
     json.type = "array";
-    json.items = to_json_schema_processSchema(def.element, ctx, {
+    json.items = processSchema(def.element, ctx, {
         ...params,
         path: [...params.path, "items"],
     });
@@ -47418,7 +47568,7 @@ const objectProcessor = (schema, ctx, _json, params) => {
     json.properties = {};
     for (const key in shape) {
         // assignProp so a __proto__ key becomes an own property instead of hitting the inherited setter on the plain {} we build into
-        util_assignProp(json.properties, key, to_json_schema_processSchema(shape[key], ctx, {
+        assignProp(json.properties, key, processSchema(shape[key], ctx, {
             ...params,
             path: [...params.path, "properties", key],
         }));
@@ -47445,7 +47595,7 @@ const objectProcessor = (schema, ctx, _json, params) => {
             json.additionalProperties = false;
     }
     else if (def.catchall) {
-        json.additionalProperties = to_json_schema_processSchema(def.catchall, ctx, {
+        json.additionalProperties = processSchema(def.catchall, ctx, {
             ...params,
             path: [...params.path, "additionalProperties"],
         });
@@ -47455,7 +47605,7 @@ const unionProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
     // Exclusive unions (inclusive === false) use oneOf (exactly one match) instead of anyOf (one or more matches). This includes both z.xor() and discriminated unions
     const isExclusive = def.inclusive === false;
-    const options = def.options.map((x, i) => to_json_schema_processSchema(x, ctx, {
+    const options = def.options.map((x, i) => processSchema(x, ctx, {
         ...params,
         path: [...params.path, isExclusive ? "oneOf" : "anyOf", i],
     }));
@@ -47468,11 +47618,11 @@ const unionProcessor = (schema, ctx, json, params) => {
 };
 const intersectionProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    const a = to_json_schema_processSchema(def.left, ctx, {
+    const a = processSchema(def.left, ctx, {
         ...params,
         path: [...params.path, "allOf", 0],
     });
-    const b = to_json_schema_processSchema(def.right, ctx, {
+    const b = processSchema(def.right, ctx, {
         ...params,
         path: [...params.path, "allOf", 1],
     });
@@ -47491,12 +47641,12 @@ const tupleProcessor = (schema, ctx, _json, params) => {
     json.type = "array";
     const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
     const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-    const prefixItems = def.items.map((x, i) => to_json_schema_processSchema(x, ctx, {
+    const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
         ...params,
         path: [...params.path, prefixPath, i],
     }));
     const rest = def.rest
-        ? to_json_schema_processSchema(def.rest, ctx, {
+        ? processSchema(def.rest, ctx, {
             ...params,
             path: [...params.path, restPath, ...(ctx.target === "openapi-3.0" ? [def.items.length] : [])],
         })
@@ -47646,19 +47796,19 @@ const recordProcessor = (schema, ctx, _json, params) => {
     const patterns = aggregateChecks(keyType).patterns;
     if (def.mode === "loose" && patterns && patterns.size > 0) {
         // Use patternProperties for looseRecord with regex patterns
-        const valueSchema = to_json_schema_processSchema(def.valueType, ctx, {
+        const valueSchema = processSchema(def.valueType, ctx, {
             ...params,
             path: [...params.path, "patternProperties", "*"],
         });
         json.patternProperties = {};
         for (const pattern of patterns) {
-            util_assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
+            assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
         }
     }
     else {
         // Default behavior: use propertyNames + additionalProperties
         if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
-            json.propertyNames = to_json_schema_processSchema(def.keyType, ctx, {
+            json.propertyNames = processSchema(def.keyType, ctx, {
                 ...params,
                 path: [...params.path, "propertyNames"],
             });
@@ -47670,7 +47820,7 @@ const recordProcessor = (schema, ctx, _json, params) => {
             }
             pending.push(schema);
         }
-        json.additionalProperties = to_json_schema_processSchema(def.valueType, ctx, {
+        json.additionalProperties = processSchema(def.valueType, ctx, {
             ...params,
             path: [...params.path, "additionalProperties"],
         });
@@ -47688,7 +47838,7 @@ const recordProcessor = (schema, ctx, _json, params) => {
 };
 const nullableProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    const inner = to_json_schema_processSchema(def.innerType, ctx, params);
+    const inner = processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     if (ctx.target === "openapi-3.0") {
         seen.ref = def.innerType;
@@ -47700,7 +47850,7 @@ const nullableProcessor = (schema, ctx, json, params) => {
 };
 const nonoptionalProcessor = (schema, ctx, _json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
 };
@@ -47723,7 +47873,7 @@ function serializeDefaultValue(value, schema, ctx, json, params) {
 }
 const defaultProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
     const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
@@ -47732,7 +47882,7 @@ const defaultProcessor = (schema, ctx, json, params) => {
 };
 const prefaultProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
     if (ctx.io !== "input")
@@ -47743,7 +47893,7 @@ const prefaultProcessor = (schema, ctx, json, params) => {
 };
 const catchProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
     let catchValue;
@@ -47760,32 +47910,32 @@ const pipeProcessor = (schema, ctx, _json, params) => {
     const def = schema._zod.def;
     const inIsTransform = def.in._zod.traits.has("$ZodTransform");
     const innerType = ctx.io === "input" ? (inIsTransform ? def.out : def.in) : def.out;
-    to_json_schema_processSchema(innerType, ctx, params);
+    processSchema(innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = innerType;
 };
 const readonlyProcessor = (schema, ctx, json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
     json.readOnly = true;
 };
 const promiseProcessor = (schema, ctx, _json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
 };
 const optionalProcessor = (schema, ctx, _json, params) => {
     const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
+    processSchema(def.innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = def.innerType;
 };
 const lazyProcessor = (schema, ctx, _json, params) => {
     const innerType = schema._zod.innerType;
-    to_json_schema_processSchema(innerType, ctx, params);
+    processSchema(innerType, ctx, params);
     const seen = ctx.seen.get(schema);
     seen.ref = innerType;
 };
@@ -48921,7 +49071,7 @@ function looseObject(shape, params) {
         type: "object",
         shape,
         catchall: unknown(),
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
     });
 }
 const ZodUnion = /*@__PURE__*/ $constructor("ZodUnion", (inst, def) => {
@@ -49044,7 +49194,7 @@ function partialRecord(keyType, valueType, params) {
         type: "record",
         keyType,
         valueType: valueType,
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
         partial: true,
     });
 }
@@ -49390,10 +49540,10 @@ function invertCodec(codec) {
         reverseTransform: def.transform,
     });
 }
-const ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodPreprocess", (inst, def) => {
+const ZodPreprocess = /*@__PURE__*/ $constructor("ZodPreprocess", (inst, def) => {
     ZodPipe.init(inst, def);
-    core.$ZodPreprocess.init(inst, def);
-})));
+    $ZodPreprocess.init(inst, def);
+});
 const ZodReadonly = /*@__PURE__*/ $constructor("ZodReadonly", (inst, def) => {
     $ZodReadonly.init(inst, def);
     ZodType.init(inst, def);
@@ -49480,7 +49630,7 @@ function superRefine(fn, params) {
     return _superRefine(fn, params);
 }
 // Re-export describe and meta from core
-const schemas_describe = describe;
+const schemas_describe = api_describe;
 const schemas_meta = meta;
 const ZodInstanceOf = /*@__PURE__*/ $constructor("ZodInstanceOf", (inst, def) => {
     ZodCustom.init(inst, def);
@@ -49535,6 +49685,220 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/core/errors.ts
+/**
+ * The small error taxonomy: one class per failure a caller handles differently (a bad config stops
+ * the run before launch, a start failure turns a target's cells into errors, a request error is
+ * counted in its round). Messages name the thing that failed: `vllm-fp8: not ready after 20m`.
+ */
+/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
+class errors_ConfigError extends Error {
+    problems;
+    constructor(problems) {
+        super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+        this.problems = problems;
+        this.name = 'ConfigError';
+    }
+}
+/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
+class StartError extends Error {
+    target;
+    kind;
+    exitCode;
+    logTail;
+    launch;
+    constructor(target, kind, message, exitCode = null, logTail = '', 
+    /** The launch command as run (port filled), once it was. */
+    launch) {
+        super(`${target}: ${message}`);
+        this.target = target;
+        this.kind = kind;
+        this.exitCode = exitCode;
+        this.logTail = logTail;
+        this.launch = launch;
+        this.name = 'StartError';
+    }
+}
+/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
+class RequestError extends Error {
+    kind;
+    status;
+    constructor(message, kind, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'RequestError';
+    }
+}
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./src/core/fields.ts
+/**
+ * Field schemas shared by the matrix file's blocks. Unit fields take the text users write
+ * (`20m`, `4GiB`, `5%`) and parse to numbers; messages name what was expected and what came.
+ */
+
+
+/** Target and scenario ids: they become file names, glob targets and baseline keys. */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Placeholder and matrix key names. */
+const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+function show(value) {
+    if (value === undefined)
+        return 'nothing';
+    return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+}
+/** Error text for a failed check: `required` when the key is missing, else the rule and the value. */
+function expected(rule) {
+    return (issue) => (issue.input === undefined ? 'required' : `${rule} (got ${show(issue.input)})`);
+}
+function whole(min, max = Number.MAX_SAFE_INTEGER) {
+    const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`;
+    return schemas_int({ error: expected(rule) }).min(min, { error: expected(rule) }).max(max, { error: expected(rule) });
+}
+function positive() {
+    return schemas_number({ error: expected('must be a number > 0') }).positive({ error: expected('must be a number > 0') });
+}
+function fail(ctx, input, message) {
+    ctx.addIssue({ code: 'custom', message, input });
+    return NEVER;
+}
+const DURATION_HINT = 'a duration like 500ms, 90s, 20m or 1h30m';
+/** The longest duration a field takes: a day, well inside what a timer can hold (2³¹ − 1 ms). */
+const MAX_DURATION_MS = 24 * 3_600_000;
+function toMs(text, ctx, allowZero = false) {
+    const ms = parseDuration(text);
+    if (ms === undefined)
+        return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`);
+    if (ms < 0 || (ms === 0 && !allowZero))
+        return fail(ctx, text, `must be positive (got ${show(text)})`);
+    if (ms > MAX_DURATION_MS)
+        return fail(ctx, text, `must be at most 24h (got ${show(text)})`);
+    return ms;
+}
+/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
+function fields_duration(options = {}) {
+    return schemas_string({
+        error: (issue) => typeof issue.input === 'number' ? `needs a unit, e.g. "${issue.input}s"` : expected(`must be ${DURATION_HINT}`)(issue),
+    })
+        .meta({ description: `A duration like 500ms, 90s, 20m or 1h30m`, pattern: DURATION_PATTERN, examples: ['90s', '20m'] })
+        .transform((text, ctx) => toMs(text, ctx, options.allowZero));
+}
+/** `5%` or a fraction in (0, 1]; relative thresholds may exceed 100% when written as a percent. */
+function relative(options = {}) {
+    const floor = options.allowZero ? '≥ 0' : '> 0';
+    return union([schemas_string(), schemas_number()], { error: expected('must be a percent like "5%" or a fraction like 0.05') })
+        .meta({ description: 'A percent ("5%") or a fraction (0.05)', pattern: PERCENT_PATTERN, examples: ['5%'] })
+        .transform((value, ctx) => {
+        const fraction = typeof value === 'number' ? value : parsePercent(value);
+        if (fraction === undefined)
+            return fail(ctx, value, `${show(value)} is not a percent like "5%"`);
+        if (fraction < 0 || (fraction === 0 && !options.allowZero))
+            return fail(ctx, value, `must be ${floor} (got ${show(value)})`);
+        if (typeof value === 'number' && value > 1) {
+            return fail(ctx, value, `a number is a fraction (0.05 = 5%); write "${value}%" for a percent (got ${value})`);
+        }
+        if (options.capPercent && fraction > 1)
+            return fail(ctx, value, `must be at most 100% (got ${show(value)})`);
+        return fraction;
+    });
+}
+/** `4GiB`, `512MiB`, `4GB` or a share of total memory like `3%`. */
+function memoryFloor() {
+    return schemas_string({ error: expected('must be a size like "4GiB" or a percent like "3%"') })
+        .meta({
+        description: 'Available-memory floor: a size (4GiB, 512MiB, 4GB) or a share of total memory (3%)',
+        pattern: SIZE_OR_PERCENT_PATTERN,
+        examples: ['4GiB', '3%'],
+    })
+        .transform((text, ctx) => {
+        const percent = parsePercent(text);
+        if (percent !== undefined) {
+            if (percent <= 0 || percent >= 1)
+                return fail(ctx, text, `must be between 0% and 100% (got ${show(text)})`);
+            return { kind: 'percent', value: percent };
+        }
+        const bytes = parseSize(text);
+        if (bytes === undefined)
+            return fail(ctx, text, `${show(text)} is not a size like 4GiB, 512MiB, 4GB or a percent like 3%`);
+        if (bytes <= 0)
+            return fail(ctx, text, `must be positive (got ${show(text)})`);
+        return { kind: 'bytes', value: bytes };
+    });
+}
+/** `min-delta`: a duration or a number of ms for latency metrics, a number for throughput ones. */
+function minDelta(unit) {
+    if (unit === 'tok/s') {
+        return schemas_number({ error: expected('must be a number of tok/s > 0') })
+            .positive({ error: expected('must be a number of tok/s > 0') })
+            .meta({ description: 'Smallest absolute worsening in tok/s that can count as a regression' });
+    }
+    return union([schemas_string(), schemas_number()], { error: expected('must be a duration like "50ms" or a number of ms') })
+        .meta({
+        description: 'Smallest absolute worsening that can count as a regression: "50ms" or a number of ms',
+        pattern: DURATION_PATTERN,
+        examples: ['50ms'],
+    })
+        .transform((value, ctx) => {
+        if (typeof value === 'string')
+            return toMs(value, ctx);
+        return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`);
+    });
+}
+/** Text fields that YAML may read as numbers (`quant: 8`). */
+function fields_text() {
+    return union([schemas_string().min(1, { error: 'must not be empty' }), schemas_number()], { error: expected('must be text') })
+        .transform(String);
+}
+const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], { error: expected('must be text, a number or true/false') });
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(3136);
+;// CONCATENATED MODULE: ./src/core/paths.ts
+/** Where the bundled CLI lives, so the sim engine can launch itself as a child process. */
+
+
+
+function candidates(dir) {
+    return [(0,external_node_path_.join)(dir, 'cli', 'index.js'), (0,external_node_path_.join)(dir, 'dist', 'cli', 'index.js'), ...((0,external_node_path_.basename)(dir) === 'cli' ? [(0,external_node_path_.join)(dir, 'index.js')] : [])];
+}
+/** Absolute path of `dist/cli/index.js`, searched upwards from the running bundle or source file. */
+function cliEntry() {
+    const starts = [process.argv[1] ? (0,external_node_path_.dirname)((0,external_node_path_.resolve)(process.argv[1])) : undefined, (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url))];
+    for (const start of starts) {
+        let dir = start;
+        for (let depth = 0; dir && depth < 6; depth++) {
+            const found = candidates(dir).find((c) => (0,external_node_fs_namespaceObject.existsSync)(c));
+            if (found)
+                return found;
+            dir = (0,external_node_path_.dirname)(dir);
+        }
+    }
+    throw new Error('cannot find dist/cli/index.js: run `npm run bundle` first');
+}
+
+;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km.json
+const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km-mtp5.json
+const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/sglang-qwen38-27b-nvfp4-nextn.json
+const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen35-08b.json
+const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-bf16.json
+const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-fp8.json
+const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-35b-a3b-nvfp4.json
+const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4.json
+const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
+;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4-mtp3.json
+const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
 ;// CONCATENATED MODULE: ./src/sim/profile.ts
 /**
  * A sim profile: the speed of one engine/model/hardware combination, as data.
@@ -49553,10 +49917,15 @@ function preprocess(fn, schema) {
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
+ * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
+ *   broken quantizations stream) or `wrong-answers` (probe answers off by a few; other text
+ *   unchanged). The sim CLI's `--fault` overrides it.
  */
 
-const positive = schemas_number().positive();
-const stepTable = array(tuple([schemas_number().int().positive(), positive])).min(1);
+/** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
+const SIM_FAULTS = ['degenerate', 'wrong-answers'];
+const profile_positive = schemas_number().positive();
+const stepTable = array(tuple([schemas_number().int().positive(), profile_positive])).min(1);
 const schema = strictObject({
     name: schemas_string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case'),
     description: schemas_string().default(''),
@@ -49564,9 +49933,9 @@ const schema = strictObject({
     emulates: schemas_string().default('sim'),
     source: schemas_string().min(1),
     'max-model-len': schemas_number().int().positive().default(262144),
-    prefill: strictObject({ 'tokens-per-s': positive, 'chunk-tokens': schemas_number().int().positive().optional() }),
+    prefill: strictObject({ 'tokens-per-s': profile_positive, 'chunk-tokens': schemas_number().int().positive().optional() }),
     decode: strictObject({
-        'step-ms': union([positive, strictObject({ base: positive, 'per-seq': schemas_number().nonnegative() }), stepTable]),
+        'step-ms': union([profile_positive, strictObject({ base: profile_positive, 'per-seq': schemas_number().nonnegative() }), stepTable]),
     }),
     speculative: strictObject({ method: schemas_string().min(1), k: schemas_number().int().min(1), accept: array(schemas_number().nonnegative()).min(2) })
         .refine((s) => s.accept.length === s.k + 1, { message: 'accept needs k + 1 weights (0..k accepted drafts)', path: ['accept'] })
@@ -49574,6 +49943,7 @@ const schema = strictObject({
         .optional(),
     'jitter-cv': schemas_number().min(0).max(1).default(0),
     'max-batch': schemas_number().int().positive().default(256),
+    fault: schemas_enum(SIM_FAULTS).optional(),
     reproduces: strictObject({
         'input-tokens': schemas_number().int().positive(),
         'output-tokens': schemas_number().int().positive(),
@@ -49581,11 +49951,11 @@ const schema = strictObject({
         rounds: schemas_number().int().positive().default(1),
         discard: schemas_number().int().min(0).default(0),
         expect: strictObject({
-            'ttft-ms': positive.optional(),
-            'tpot-ms': positive.optional(),
-            'output-tps': positive.optional(),
-            'prefill-tps': positive.optional(),
-            'decode-tps': positive.optional(),
+            'ttft-ms': profile_positive.optional(),
+            'tpot-ms': profile_positive.optional(),
+            'output-tps': profile_positive.optional(),
+            'prefill-tps': profile_positive.optional(),
+            'decode-tps': profile_positive.optional(),
         }),
     })
         .optional(),
@@ -49629,6 +49999,7 @@ function parseProfile(json, where) {
         speculative: p.speculative,
         jitterCv: p['jitter-cv'],
         maxBatch: p['max-batch'],
+        ...(p.fault && { fault: p.fault }),
         reproduces: r && {
             inputTokens: r['input-tokens'],
             outputTokens: r['output-tokens'],
@@ -49718,69 +50089,51 @@ function loadProfile(ref, cwd = process.cwd()) {
 
 
 
+
+
 /** Single-quotes a word for `bash -c` unless it is plainly safe. */
 function shellQuote(word) {
     return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
-/** `500`, `500ms`, `2s`, `1.5m` → milliseconds. */
-function durationMs(value) {
-    if (typeof value === 'number')
-        return value >= 0 ? value : undefined;
-    const m = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value) : null;
-    if (!m)
-        return undefined;
-    return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms')];
+/** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
+function knownProfile(ref, ctx) {
+    try {
+        loadProfile(ref);
+    }
+    catch (error) {
+        ctx.addIssue({ code: 'custom', message: error.message, input: ref });
+    }
 }
+const SIM_OPTIONS = {
+    profile: schemas_string({ error: expected('must be a shipped profile name or a path to a profile .json file') })
+        .superRefine(knownProfile)
+        .meta({ description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file` })
+        .optional(),
+    'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
+    seed: schemas_int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
+    'load-time': fields_duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+};
+/** The CLI flags for options the matrix file has already checked and converted (`load-time` is in ms). */
 function simArgs(target) {
-    const where = `targets.${target.sourceKey}`;
-    const named = target.id === target.sourceKey ? '' : ` (${target.id})`;
     const o = target.engineOptions;
-    const problems = [];
-    const args = [];
-    const profile = o.profile;
-    if (typeof profile !== 'string' || profile.trim() === '') {
-        problems.push(`${where}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`);
+    if (o.profile === undefined) {
+        const named = target.id === target.sourceKey ? '' : ` (${target.id})`;
+        throw new errors_ConfigError([`targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`]);
     }
-    else {
-        try {
-            loadProfile(profile);
-            // A path is made absolute here, so the child finds it whatever its working directory.
-            args.push('--profile', shellQuote(SHIPPED_PROFILES.has(profile) ? profile : (0,external_node_path_.resolve)(profile)));
-        }
-        catch (error) {
-            problems.push(`${where}.profile${named}: ${error.message}`);
-        }
-    }
-    const scale = o['time-scale'];
-    if (scale !== undefined) {
-        if (typeof scale === 'number' && scale > 0)
-            args.push('--time-scale', String(scale));
-        else
-            problems.push(`${where}.time-scale${named}: expected a number > 0, got ${JSON.stringify(scale)}`);
-    }
-    const seed = o.seed;
-    if (seed !== undefined) {
-        if (typeof seed === 'number' && Number.isInteger(seed))
-            args.push('--seed', String(seed));
-        else
-            problems.push(`${where}.seed${named}: expected an integer, got ${JSON.stringify(seed)}`);
-    }
-    if (o['load-time'] !== undefined) {
-        const ms = durationMs(o['load-time']);
-        if (ms !== undefined)
-            args.push('--load-ms', String(Math.round(ms)));
-        else
-            problems.push(`${where}.load-time${named}: expected a duration like 500ms or 2s, got ${JSON.stringify(o['load-time'])}`);
-    }
-    if (problems.length > 0)
-        throw new errors_ConfigError(problems);
+    // A path is made absolute here, so the child finds it whatever its working directory.
+    const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(o.profile))];
+    if (o['time-scale'] !== undefined)
+        args.push('--time-scale', String(o['time-scale']));
+    if (o.seed !== undefined)
+        args.push('--seed', String(o.seed));
+    if (o['load-time'] !== undefined)
+        args.push('--load-ms', String(Math.round(o['load-time'])));
     return args;
 }
 const sim = {
     name: 'sim',
-    description: 'built-in simulator: streams tokens on the schedule of a DGX Spark profile (no GPU needed)',
     needsLaunchOrUrl: false,
-    optionKeys: ['profile', 'time-scale', 'seed', 'load-time'],
+    options: SIM_OPTIONS,
     defaultLaunch(target) {
         const args = simArgs(target);
         return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ');
@@ -49805,13 +50158,67 @@ const sim = {
     specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 };
 
+;// CONCATENATED MODULE: ./src/engines/trtllm.ts
+/**
+ * NVIDIA TensorRT-LLM's OpenAI-compatible server (`trtllm-serve <model>`), as the TensorRT-LLM
+ * repository has it in tensorrt_llm/commands/serve.py (`launch_server`),
+ * tensorrt_llm/serve/openai_server.py and tensorrt_llm/serve/openai_protocol.py:
+ *
+ * - Loading: the socket is bound before the model is built and only listened on once uvicorn
+ *   starts, so the probe sees connection refused. `/health` then answers 200, and 503 ("LLM is
+ *   unavailable") only after a fatal executor error: there is no loading state to wait out.
+ * - Facts: `/version` → `{version}`, `/v1/models` (the served id), and on newer builds
+ *   `/server_info` (`max_batch_size`, `tokens_per_block`).
+ * - Tokenizer: newer builds answer `POST /_internal/tokenize {prompt}` → `{count, tokens}`;
+ *   older ones 404, and the prompt is calibrated with real requests instead.
+ * - No counters: `/metrics` is a JSON list of iteration stats that each read drains, not
+ *   Prometheus text, so spec-decode acceptance is not recorded.
+ * - Requests: the protocol models forbid unknown fields (HTTP 400). In a chat request
+ *   `max_tokens` is the alias of `max_completion_tokens`, so sending both makes the second an
+ *   unknown field; only `max_tokens` is kept. Every other common field is declared.
+ */
+
+
+function trtllm_readiness(status) {
+    if (status === 200)
+        return 'ready';
+    if (status === 503)
+        return 'dead';
+    return 'loading';
+}
+const trtllm = {
+    name: 'trtllm',
+    needsLaunchOrUrl: true,
+    healthPath: '/health',
+    readiness: (answer) => trtllm_readiness(answer.status),
+    path: openaiPath,
+    transformRequest(body, api) {
+        if (api !== 'chat')
+            return { ...body };
+        const { max_completion_tokens: _, ...rest } = body;
+        return rest;
+    },
+    tokenize: tokenizeAt('/_internal/tokenize'),
+    async info(http, baseUrl) {
+        const [version, models, serverInfo] = await Promise.all([
+            getJson(http, joinUrl(baseUrl, '/version')).catch(() => undefined),
+            modelsInfo(http, baseUrl).catch(() => ({})),
+            getJson(http, joinUrl(baseUrl, '/server_info')).catch(() => undefined),
+        ]);
+        const v = asRecord(version)?.version;
+        const server = { ...models, ...http_pick(asRecord(serverInfo), ['max_batch_size', 'tokens_per_block']) };
+        return { ...(typeof v === 'string' ? { version: v } : {}), ...(Object.keys(server).length ? { server } : {}) };
+    },
+};
+
 ;// CONCATENATED MODULE: ./src/engines/registry.ts
 
 
 
 
 
-const ENGINES = [vllm, sglang, llamacpp, openai, sim];
+
+const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim];
 const ENGINE_NAMES = ENGINES.map((e) => e.name);
 function engineByName(name) {
     const engine = ENGINES.find((e) => e.name === name);
@@ -49819,195 +50226,6 @@ function engineByName(name) {
         throw new Error(`unknown engine "${name}" (valid: ${ENGINE_NAMES.join(', ')})`);
     return engine;
 }
-
-;// CONCATENATED MODULE: ./src/config/units.ts
-/**
- * Durations, sizes and percents as written in the matrix file. Parsers return undefined for
- * malformed text so the schema can word the error with the field's path.
- */
-const NUM = String.raw `(\d+(?:\.\d+)?)`;
-// Units in descending order, each at most once: `1h30m`, `90s`, `500ms`. `m(?!s)` keeps `5ms` from reading as 5 minutes.
-const DURATION_PATTERN = `^(?:${NUM}h)?(?:${NUM}m(?!s))?(?:${NUM}s)?(?:${NUM}ms)?$`;
-const DURATION_RE = new RegExp(DURATION_PATTERN);
-const DURATION_FACTORS = [3_600_000, 60_000, 1000, 1];
-/** Milliseconds, or undefined when the text is not a duration like `500ms`, `90s`, `20m`, `1h30m`. */
-function parseDuration(text) {
-    const trimmed = text.trim();
-    const match = DURATION_RE.exec(trimmed);
-    if (!trimmed || !match)
-        return undefined;
-    return DURATION_FACTORS.reduce((total, factor, i) => total + (match[i + 1] ? Number(match[i + 1]) * factor : 0), 0);
-}
-const SIZE_FACTORS = {
-    B: 1,
-    KB: 1e3,
-    MB: 1e6,
-    GB: 1e9,
-    TB: 1e12,
-    KiB: 2 ** 10,
-    MiB: 2 ** 20,
-    GiB: 2 ** 30,
-    TiB: 2 ** 40,
-};
-const SIZE = `${NUM}\\s*(${Object.keys(SIZE_FACTORS).join('|')})`;
-const SIZE_RE = new RegExp(`^${SIZE}$`);
-/** Bytes, or undefined when the text is not a size like `4GiB`, `512MiB`, `4GB`. */
-function parseSize(text) {
-    const match = SIZE_RE.exec(text.trim());
-    return match ? Math.round(Number(match[1]) * SIZE_FACTORS[match[2]]) : undefined;
-}
-const PERCENT = `${NUM}\\s*%`;
-const PERCENT_RE = new RegExp(`^${PERCENT}$`);
-/** For the JSON Schema, so editors flag a malformed value as it is typed. */
-const PERCENT_PATTERN = `^${PERCENT}$`;
-const SIZE_OR_PERCENT_PATTERN = `^(?:${SIZE}|${PERCENT})$`;
-/** A fraction (`5%` → 0.05), or undefined when the text is not a percent. */
-function parsePercent(text) {
-    const match = PERCENT_RE.exec(text.trim());
-    return match ? Number(match[1]) / 100 : undefined;
-}
-/** `1h30m`, `20m`, `1.5s`, `500ms`: the inverse of parseDuration for whole units. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${round(ms)}ms`;
-    if (ms < 60_000 || ms % 1000 !== 0)
-        return `${round(ms / 1000)}s`;
-    const h = Math.floor(ms / 3_600_000);
-    const m = Math.floor((ms % 3_600_000) / 60_000);
-    const s = (ms % 60_000) / 1000;
-    return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
-}
-const BINARY_UNITS = ['TiB', 'GiB', 'MiB', 'KiB'];
-function formatBytes(bytes) {
-    for (const unit of BINARY_UNITS) {
-        const factor = SIZE_FACTORS[unit];
-        if (bytes >= factor)
-            return `${round(bytes / factor)}${unit}`;
-    }
-    return `${bytes}B`;
-}
-function units_formatPercent(fraction) {
-    return `${round(fraction * 100)}%`;
-}
-function round(value) {
-    return Math.round(value * 100) / 100;
-}
-
-;// CONCATENATED MODULE: ./src/config/fields.ts
-/**
- * Field schemas shared by the matrix file's blocks. Unit fields take the text users write
- * (`20m`, `4GiB`, `5%`) and parse to numbers; messages name what was expected and what came.
- */
-
-
-/** Target and scenario ids: they become file names, glob targets and baseline keys. */
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Placeholder and matrix key names. */
-const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-function show(value) {
-    if (value === undefined)
-        return 'nothing';
-    return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-}
-/** Error text for a failed check: `required` when the key is missing, else the rule and the value. */
-function expected(rule) {
-    return (issue) => (issue.input === undefined ? 'required' : `${rule} (got ${show(issue.input)})`);
-}
-function whole(min, max = Number.MAX_SAFE_INTEGER) {
-    const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`;
-    return schemas_int({ error: expected(rule) }).min(min, { error: expected(rule) }).max(max, { error: expected(rule) });
-}
-function fields_positive() {
-    return z.number({ error: expected('must be a number > 0') }).positive({ error: expected('must be a number > 0') });
-}
-function fail(ctx, input, message) {
-    ctx.addIssue({ code: 'custom', message, input });
-    return NEVER;
-}
-const DURATION_HINT = 'a duration like 500ms, 90s, 20m or 1h30m';
-function toMs(text, ctx) {
-    const ms = parseDuration(text);
-    if (ms === undefined)
-        return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`);
-    if (ms <= 0)
-        return fail(ctx, text, `must be positive (got ${show(text)})`);
-    return ms;
-}
-/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
-function fields_duration() {
-    return schemas_string({
-        error: (issue) => typeof issue.input === 'number' ? `needs a unit, e.g. "${issue.input}s"` : expected(`must be ${DURATION_HINT}`)(issue),
-    })
-        .meta({ description: `A duration like 500ms, 90s, 20m or 1h30m`, pattern: DURATION_PATTERN, examples: ['90s', '20m'] })
-        .transform(toMs);
-}
-/** `5%` or a fraction in (0, 1]; relative thresholds may exceed 100% when written as a percent. */
-function relative(options = {}) {
-    const floor = options.allowZero ? '≥ 0' : '> 0';
-    return union([schemas_string(), schemas_number()], { error: expected('must be a percent like "5%" or a fraction like 0.05') })
-        .meta({ description: 'A percent ("5%") or a fraction (0.05)', pattern: PERCENT_PATTERN, examples: ['5%'] })
-        .transform((value, ctx) => {
-        const fraction = typeof value === 'number' ? value : parsePercent(value);
-        if (fraction === undefined)
-            return fail(ctx, value, `${show(value)} is not a percent like "5%"`);
-        if (fraction < 0 || (fraction === 0 && !options.allowZero))
-            return fail(ctx, value, `must be ${floor} (got ${show(value)})`);
-        if (typeof value === 'number' && value > 1) {
-            return fail(ctx, value, `a number is a fraction (0.05 = 5%); write "${value}%" for a percent (got ${value})`);
-        }
-        if (options.capPercent && fraction > 1)
-            return fail(ctx, value, `must be at most 100% (got ${show(value)})`);
-        return fraction;
-    });
-}
-/** `4GiB`, `512MiB`, `4GB` or a share of total memory like `3%`. */
-function memoryFloor() {
-    return schemas_string({ error: expected('must be a size like "4GiB" or a percent like "3%"') })
-        .meta({
-        description: 'Available-memory floor: a size (4GiB, 512MiB, 4GB) or a share of total memory (3%)',
-        pattern: SIZE_OR_PERCENT_PATTERN,
-        examples: ['4GiB', '3%'],
-    })
-        .transform((text, ctx) => {
-        const percent = parsePercent(text);
-        if (percent !== undefined) {
-            if (percent <= 0 || percent >= 1)
-                return fail(ctx, text, `must be between 0% and 100% (got ${show(text)})`);
-            return { kind: 'percent', value: percent };
-        }
-        const bytes = parseSize(text);
-        if (bytes === undefined)
-            return fail(ctx, text, `${show(text)} is not a size like 4GiB, 512MiB, 4GB or a percent like 3%`);
-        if (bytes <= 0)
-            return fail(ctx, text, `must be positive (got ${show(text)})`);
-        return { kind: 'bytes', value: bytes };
-    });
-}
-/** `min-delta`: a duration or a number of ms for latency metrics, a number for throughput ones. */
-function minDelta(unit) {
-    if (unit === 'tok/s') {
-        return schemas_number({ error: expected('must be a number of tok/s > 0') })
-            .positive({ error: expected('must be a number of tok/s > 0') })
-            .meta({ description: 'Smallest absolute worsening in tok/s that can count as a regression' });
-    }
-    return union([schemas_string(), schemas_number()], { error: expected('must be a duration like "50ms" or a number of ms') })
-        .meta({
-        description: 'Smallest absolute worsening that can count as a regression: "50ms" or a number of ms',
-        pattern: DURATION_PATTERN,
-        examples: ['50ms'],
-    })
-        .transform((value, ctx) => {
-        if (typeof value === 'string')
-            return toMs(value, ctx);
-        return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`);
-    });
-}
-/** Text fields that YAML may read as numbers (`quant: 8`). */
-function fields_text() {
-    return union([schemas_string().min(1, { error: 'must not be empty' }), schemas_number()], { error: expected('must be text') })
-        .transform(String);
-}
-const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], { error: expected('must be text, a number or true/false') });
 
 ;// CONCATENATED MODULE: ./src/config/placeholders.ts
 const PLACEHOLDER = /(?<!\$)\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
@@ -50150,12 +50368,114 @@ function distance(a, b) {
     return row[b.length];
 }
 
+;// CONCATENATED MODULE: ./src/core/redact.ts
+/**
+ * Redaction of secrets from everything we write or post: the comment, the job summary, the results file, the
+ * HTML pages, log lines and the engine logs under the results directory. The runner masks secrets registered
+ * with it in its own log, but not in a comment body posted through the API, an uploaded artifact or a Pages
+ * site, so we replace them ourselves with `***`, before any escaping (escaping could split a secret apart).
+ *
+ * What counts as a secret: every value registered with `registerSecret` (the `github-token` input, the
+ * runner's `ACTIONS_*` tokens, values of variables whose names look secret) and well-known token shapes
+ * (GitHub's `ghp_`/`gho_`/`ghs_`/`ghu_`/`ghr_`/`github_pat_`, Hugging Face `hf_`, OpenAI-style `sk-`, and the
+ * credential after `Bearer `). A registered value may be broken across lines (a wrapped log line): it
+ * is found with a line break between any two of its characters.
+ */
+/** Names of environment variables whose values are treated as secrets (`HF_TOKEN`, `DB_PASSWORD`, `API_KEY`). */
+function looksSecret(name) {
+    const upper = name.toUpperCase();
+    return /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper) || /(^|_)KEY$/.test(upper);
+}
+/** The workflow's own credentials and plumbing: never passed to an engine, whatever `pass-env` says. */
+function isActionCredential(name) {
+    const upper = name.toUpperCase();
+    return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN';
+}
+/** Values shorter than this are not redacted by value: `true`, `1` or a port would blank out half a report. */
+const MIN_SECRET_LENGTH = 8;
+const MASK = '***';
+const SHAPES = [
+    /\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}/g,
+    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+    /\bhf_[A-Za-z0-9]{20,}/g,
+    /\bsk-[A-Za-z0-9_-]{20,}/g,
+];
+// The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
+const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+class Redactor {
+    secrets = new Set();
+    pattern;
+    /** Adds a value to redact; short or empty values are ignored. */
+    add(value) {
+        const trimmed = value?.trim();
+        if (!trimmed || trimmed.length < MIN_SECRET_LENGTH || this.secrets.has(trimmed))
+            return;
+        this.secrets.add(trimmed);
+        this.pattern = undefined;
+    }
+    /** Every secret-looking variable of an environment (name rule above, or `ACTIONS_*` tokens). */
+    addFromEnv(env) {
+        for (const [name, value] of Object.entries(env))
+            if (looksSecret(name))
+                this.add(value);
+    }
+    get size() {
+        return this.secrets.size;
+    }
+    redact(text) {
+        if (!text)
+            return text;
+        let out = text;
+        const pattern = this.compiled();
+        if (pattern)
+            out = out.replace(pattern, MASK);
+        for (const shape of SHAPES)
+            out = out.replace(shape, MASK);
+        return out.replace(BEARER, (_whole, scheme, space) => `${scheme}${space}${MASK}`);
+    }
+    /** A deep copy with every string redacted (results files, engine facts). */
+    redactDeep(value) {
+        return walk(value, (s) => this.redact(s));
+    }
+    compiled() {
+        if (this.pattern || this.secrets.size === 0)
+            return this.pattern;
+        // Longest first, so a secret that contains another is masked whole.
+        const sorted = [...this.secrets].sort((a, b) => b.length - a.length);
+        const split = (secret) => [...secret].map(escapeRegExp).join('(?:\\r?\\n)?');
+        this.pattern = new RegExp(sorted.map(split).join('|'), 'g');
+        return this.pattern;
+    }
+}
+function walk(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((v) => walk(v, redact));
+    if (value !== null && typeof value === 'object') {
+        const out = {};
+        for (const [k, v] of Object.entries(value))
+            out[k] = walk(v, redact);
+        return out;
+    }
+    return value;
+}
+/** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
+const secrets = new Redactor();
+function redact(text) {
+    return secrets.redact(text);
+}
+
 ;// CONCATENATED MODULE: ./src/config/schema.ts
 /**
- * The matrix file (SPEC §3) as a zod schema: the single source of the validation, the parsed
- * types and the published JSON Schema. Engine names and engine-specific keys come from the
- * engine registry, so adding an engine never touches this file.
+ * The matrix file as a zod schema: the single source of the validation, the parsed types and
+ * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
+ * come from the engine registry, so adding an engine never touches this file.
  */
+
 
 
 
@@ -50174,68 +50494,85 @@ const DEFAULT_SETTINGS = {
     'memory-floor': '4GiB',
     'drop-caches': false,
     'max-error-share': '10%',
+    'pass-env': [],
 };
-/** The gate used when the file has no top-level `gate`. */
-const DEFAULT_GATE = {
-    decode: { 'max-regression': '5%' },
-    ttft: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
+/**
+ * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
+ * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
+ */
+const LIMITS = {
+    inputTokens: 1_048_576,
+    outputTokens: 131_072,
+    concurrency: 4096,
+    requests: 100_000,
+    rate: 10_000,
+    rounds: 100,
+    confirm: 10,
 };
+/** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
+const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, metricInfo(m).primary?.gate]));
 function settingsShape() {
     return {
-        rounds: whole(1).meta({ description: 'Measured rounds per cell' }),
-        discard: whole(0).meta({ description: 'Leading rounds left out of the steady state' }),
+        rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
+        discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
         'ready-timeout': fields_duration(),
         'request-timeout': fields_duration(),
         api: schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
-        confirm: whole(0).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+        confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
         'memory-floor': memoryFloor(),
         'drop-caches': schemas_boolean({ error: expected('must be true or false') }),
         'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
             description: 'A round whose failed-request share exceeds this makes the cell inconclusive',
         }),
+        'pass-env': array(schemas_string({ error: expected('must be a variable name') })
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
+            .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }), { error: expected('must be a list of variable names') })
+            .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
     };
 }
 const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS);
+/** `defaults:` takes every setting, each with its built-in value. */
 function defaultsSchema() {
     const s = settingsShape();
-    const d = DEFAULT_SETTINGS;
-    return strictObject({
-        rounds: s.rounds.prefault(d.rounds),
-        discard: s.discard.prefault(d.discard),
-        'ready-timeout': s['ready-timeout'].prefault(d['ready-timeout']),
-        'request-timeout': s['request-timeout'].prefault(d['request-timeout']),
-        api: s.api.prefault(d.api),
-        confirm: s.confirm.prefault(d.confirm),
-        'memory-floor': s['memory-floor'].prefault(d['memory-floor']),
-        'drop-caches': s['drop-caches'].prefault(d['drop-caches']),
-        'max-error-share': s['max-error-share'].prefault(d['max-error-share']),
-    });
+    const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].prefault(DEFAULT_SETTINGS[key])]));
+    return strictObject(fields);
 }
-function gateMetricSchema(metric, requireMaxRegression) {
+/** A target may set any setting directly; the target's value wins over `defaults`. */
+function targetSettings() {
+    const s = settingsShape();
+    const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].optional()]));
+    return fields;
+}
+function gateMetricSchema(metric, top) {
+    if (!isRelative(metric)) {
+        const max = relative({ allowZero: true, capPercent: true }).meta({ description: 'Share above which the cell fails' });
+        return strictObject({ max: top ? max : max.optional() });
+    }
     const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
     return strictObject({
-        'max-regression': requireMaxRegression ? maxRegression : maxRegression.optional(),
-        'min-delta': minDelta(GATED[metric].unit).optional(),
+        'max-regression': top ? maxRegression : maxRegression.optional(),
+        'min-delta': minDelta(METRICS[metric].unit === 'ms' ? 'ms' : 'tok/s').optional(),
         stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
     });
 }
 /** Top-level gates name every field they use; a target's gate may override single fields. */
 function gateSchema(level) {
     const entry = (metric) => union([gateMetricSchema(metric, level === 'top'), literal(false)], {
-        error: expected('must be a mapping like { max-regression: 5% } or false'),
+        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`),
     })
-        .meta({ description: `${GATED[metric].label}; false switches the metric off` })
+        .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
         .optional();
     return strictObject(Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])));
 }
 function scenarioSchema() {
     return strictObject({
-        'input-tokens': whole(1).meta({ description: 'Prompt length in tokens as the server counts them' }),
-        'output-tokens': whole(1).meta({ description: 'max_tokens of every request' }),
-        concurrency: whole(1).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
-        requests: whole(1).meta({ description: 'Requests per round; default = concurrency' }).optional(),
-        rate: schemas_number({ error: expected('must be a number of requests/s > 0') })
-            .positive({ error: expected('must be a number of requests/s > 0') })
+        'input-tokens': whole(1, LIMITS.inputTokens).meta({ description: 'Prompt length in tokens as the server counts them' }),
+        'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
+        concurrency: whole(1, LIMITS.concurrency).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
+        requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
+        rate: schemas_number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+            .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+            .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
             .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
             .optional(),
     })
@@ -50261,20 +50598,63 @@ const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'model', 'quant', '
 function optionOwners(engines) {
     const owners = new Map();
     for (const engine of engines) {
-        for (const key of engine.optionKeys ?? []) {
+        for (const key of Object.keys(engine.options ?? {})) {
             if (CORE_TARGET_KEYS.includes(key) || SETTING_KEYS.includes(key)) {
                 throw new Error(`engine ${engine.name}: option key "${key}" collides with a matrix-file key`);
             }
-            owners.set(key, [...(owners.get(key) ?? []), engine.name]);
+            owners.set(key, [...(owners.get(key) ?? []), engine]);
         }
     }
     return owners;
 }
+function published(field) {
+    const { $schema: _, ...rest } = toJSONSchema(field, { io: 'input', unrepresentable: 'any' });
+    return rest;
+}
+/**
+ * An engine option as the target schema holds it: any value, parsed later by `parseOptions`
+ * against the target's own engine, but published (zod merges `.meta` into the JSON Schema) as
+ * the declaring engines' own fields, so editors check and describe it.
+ */
+function optionField(key, by) {
+    const fields = by.flatMap((e) => (e.options?.[key] ? [published(e.options[key])] : []));
+    const details = [...new Set(fields.flatMap((f) => (typeof f.description === 'string' ? [f.description] : [])))];
+    const description = `Engine option (${by.map((e) => e.name).join(', ')})${details.length ? `: ${details.join('; ')}` : ''}`;
+    const shape = fields.length === 1 ? fields[0] : { anyOf: fields.map(({ description: _, ...rest }) => rest) };
+    return unknown().meta({ ...shape, description }).optional();
+}
+/**
+ * The target's engine options parsed with its own engine's fields; a key of another engine is a
+ * problem. A string holding placeholders is left as written: expand.ts fills it for each matrix
+ * combination and parses it then.
+ */
+function parseOptions(target, engines, owners, ctx) {
+    const engine = engines.find((e) => e.name === target.engine);
+    const out = { ...target };
+    for (const [key, value] of Object.entries(target)) {
+        const by = owners.get(key);
+        if (!by || !engine || value === undefined)
+            continue;
+        const field = engine.options?.[key];
+        if (!field) {
+            ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})` });
+            continue;
+        }
+        if (typeof value === 'string' && placeholdersIn(value).length > 0)
+            continue;
+        const parsed = field.safeParse(value);
+        if (parsed.success)
+            out[key] = parsed.data;
+        else
+            for (const issue of parsed.error.issues)
+                ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message, input: value });
+    }
+    return out;
+}
 function targetSchema(engines) {
     const names = engines.map((e) => e.name);
     const owners = optionOwners(engines);
-    const options = Object.fromEntries([...owners].map(([key, by]) => [key, unknown().meta({ description: `Engine option (${by.join(', ')})` }).optional()]));
-    const s = settingsShape();
+    const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]));
     return strictObject({
         engine: schemas_enum(names, {
             error: (issue) => issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
@@ -50291,26 +50671,10 @@ function targetSchema(engines) {
             .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
             .optional(),
         gate: gateSchema('target').optional(),
-        rounds: s.rounds.optional(),
-        discard: s.discard.optional(),
-        'ready-timeout': s['ready-timeout'].optional(),
-        'request-timeout': s['request-timeout'].optional(),
-        api: s.api.optional(),
-        confirm: s.confirm.optional(),
-        'memory-floor': s['memory-floor'].optional(),
-        'drop-caches': s['drop-caches'].optional(),
-        'max-error-share': s['max-error-share'].optional(),
+        ...targetSettings(),
     })
         .extend(options)
-        .superRefine((target, ctx) => {
-        const declared = engines.find((e) => e.name === target.engine)?.optionKeys ?? [];
-        for (const key of Object.keys(target)) {
-            const by = owners.get(key);
-            if (by && !declared.includes(key) && target.engine !== undefined) {
-                ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${target.engine} (${key} is for ${by.join(', ')})` });
-            }
-        }
-    });
+        .transform((target, ctx) => parseOptions(target, engines, owners, ctx));
 }
 function buildMatrixSchema(engines = ENGINES) {
     const shape = {
@@ -50374,6 +50738,7 @@ function resolveSettings(defaults, target, path, problems) {
         memoryFloor: merged['memory-floor'],
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
+        passEnv: [...merged['pass-env']],
     };
 }
 /** Merge field by field per metric; `false` switches a metric off. */
@@ -50385,18 +50750,24 @@ function resolveGate(top, target, path, problems) {
         if (own === false || (own === undefined && !base))
             continue;
         const entry = { ...(base || {}), ...(own ?? {}) };
-        if (entry['max-regression'] === undefined) {
-            problems.add([...path, 'gate', metric, 'max-regression'], `required (${metric} is not in the top-level gate)`);
+        const key = isRelative(metric) ? 'max-regression' : 'max';
+        const limit = entry[key];
+        if (limit === undefined) {
+            problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`);
             continue;
         }
-        const config = { maxRegression: entry['max-regression'], stat: entry.stat ?? 'mean' };
+        if (!isRelative(metric)) {
+            gate[metric] = { max: limit };
+            continue;
+        }
+        const config = { maxRegression: limit, stat: entry.stat ?? 'mean' };
         if (entry['min-delta'] !== undefined)
             config.minDelta = entry['min-delta'];
         gate[metric] = config;
     }
     return gate;
 }
-/** The gate a file without a `gate:` block gets (decode 5 %, TTFT 10 % and 50 ms). */
+/** The gate a file without a `gate:` block gets (the registry's primary metrics at their built-in limits). */
 function defaultGateConfig() {
     return resolveGate(defaultGate(), undefined, [], new Problems());
 }
@@ -50466,12 +50837,7 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
             problems.add(at('env', name), 'environment variable names use letters, digits and _');
         env[name] = fill(String(value), full, at('env', name), problems);
     }
-    const engineOptions = {};
-    for (const option of adapter.optionKeys ?? []) {
-        const value = target[option];
-        if (value !== undefined)
-            engineOptions[option] = typeof value === 'string' ? fill(value, full, at(option), problems) : value;
-    }
+    const engineOptions = optionValues(adapter, target, full, path, problems);
     const external = target.url !== undefined && target.launch === undefined;
     if (external && port === undefined && target.url?.includes('{port}')) {
         problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
@@ -50507,6 +50873,30 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`);
     }
     return plan;
+}
+/** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
+function optionValues(adapter, target, scope, path, problems) {
+    const values = {};
+    for (const [option, field] of Object.entries(adapter.options ?? {})) {
+        const value = target[option];
+        if (value === undefined)
+            continue;
+        const raw = typeof value === 'string' && placeholdersIn(value).length > 0;
+        values[option] = raw ? filledOption(field, value, scope, [...path, option], problems) : value;
+    }
+    return values;
+}
+function filledOption(field, text, scope, path, problems) {
+    const before = problems.size;
+    const filled = fill(text, scope, path, problems);
+    if (problems.size > before)
+        return filled;
+    const parsed = field.safeParse(filled);
+    if (parsed.success)
+        return parsed.data;
+    for (const issue of parsed.error.issues)
+        problems.add([...path, ...issue.path], issue.message);
+    return filled;
 }
 const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)';
 const NO_QUANT = 'no quant is set (give quant, or quant in matrix)';
@@ -50612,28 +51002,57 @@ function onlyPatterns(only) {
         .map((p) => p.trim())
         .filter((p) => p.length > 0);
 }
-/** `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/` means every scenario. */
-function globToRegExp(pattern) {
+/**
+ * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
+ * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
+ * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
+ */
+function compileGlob(pattern) {
     const full = pattern.includes('/') ? pattern : `${pattern}/*`;
-    let source = '';
+    const tokens = [];
     for (let i = 0; i < full.length; i++) {
-        const c = full[i];
-        if (c === '*' && full[i + 1] === '*') {
-            source += '.*';
+        if (full[i] === '*' && full[i + 1] === '*') {
+            tokens.push({ kind: 'globstar' });
             i++;
         }
-        else if (c === '*')
-            source += '[^/]*';
-        else if (c === '?')
-            source += '[^/]';
+        else if (full[i] === '*')
+            tokens.push({ kind: 'star' });
+        else if (full[i] === '?')
+            tokens.push({ kind: 'one' });
         else
-            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+            tokens.push({ kind: 'char', char: full[i] });
     }
-    return new RegExp(`^${source}$`);
+    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
+    // Adds state i and every state reachable from it by letting a star match nothing.
+    const enter = (states, i) => {
+        for (; i <= tokens.length && !states[i]; i++) {
+            states[i] = 1;
+            if (i === tokens.length || !skippable(tokens[i]))
+                return;
+        }
+    };
+    return (id) => {
+        let current = new Uint8Array(tokens.length + 1);
+        enter(current, 0);
+        for (const c of id) {
+            const next = new Uint8Array(tokens.length + 1);
+            for (let i = 0; i < tokens.length; i++) {
+                if (!current[i])
+                    continue;
+                const t = tokens[i];
+                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
+                    enter(next, i);
+                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
+                    enter(next, i + 1);
+            }
+            current = next;
+        }
+        return current[tokens.length] === 1;
+    };
 }
 function matchesOnly(id, only) {
     const patterns = onlyPatterns(only);
-    return patterns.length === 0 || patterns.some((p) => globToRegExp(p).test(id));
+    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
 }
 const LISTED = 12;
 /** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
@@ -50641,16 +51060,16 @@ function applyOnly(targets, only, problems) {
     const patterns = onlyPatterns(only);
     if (patterns.length === 0)
         return targets;
-    const regexps = patterns.map(globToRegExp);
+    const matchers = patterns.map(compileGlob);
     const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
     patterns.forEach((pattern, i) => {
-        if (ids.some((id) => regexps[i].test(id)))
+        if (ids.some((id) => matchers[i](id)))
             return;
         const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
         problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
     });
     return targets
-        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => regexps.some((r) => r.test(`${t.id}/${s.id}`))) }))
+        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
         .filter((t) => t.scenarios.length > 0);
 }
 /** More shards than a workflow matrix can hold is a typo. */
@@ -50698,6 +51117,7 @@ function applyShard(targets, shard) {
 
 function buildPlan(data, options) {
     const problems = new Problems();
+    reservedKeys(data, [], problems);
     const schema = matrixSchema(options.engines);
     const parsed = schema.safeParse(data, { reportInput: true });
     if (!parsed.success)
@@ -50744,10 +51164,29 @@ function validEntries(value, entry) {
     }
     return valid;
 }
+/**
+ * Keys that name an object's prototype machinery. A parsed mapping holds them as plain keys, but copying them
+ * into an object sets its prototype instead: a target or scenario named so would vanish without a word.
+ */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+function reservedKeys(value, path, problems) {
+    if (Array.isArray(value))
+        return value.forEach((item, i) => reservedKeys(item, [...path, i], problems));
+    if (!isRecord(value))
+        return;
+    for (const key of Object.keys(value)) {
+        if (RESERVED.has(key))
+            problems.add([...path, key], `"${key}" is a reserved name and cannot be used as a key`);
+        else
+            reservedKeys(value[key], [...path, key], problems);
+    }
+}
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/config/load.ts
@@ -50775,7 +51214,46 @@ async function readSource(configPath, resolvedPath) {
     }
     return parseSource(text, configPath, formatOf(resolvedPath));
 }
+/** Past this nesting a matrix file is not a matrix file; parsers and validators would exhaust the stack on it. */
+const MAX_DEPTH = 64;
+/**
+ * Parse, and turn every failure into a ConfigError naming the file: a parser or validator that throws on a
+ * hostile file (an alias bomb, nesting 100,000 deep) must still end in a configuration error, so the run
+ * writes its results file and summary like any other bad config.
+ */
 function parseSource(text, configPath, format) {
+    const depth = nestingDepth(text);
+    if (depth > MAX_DEPTH)
+        throw new errors_ConfigError([`${configPath}: nested ${depth} levels deep (at most ${MAX_DEPTH})`]);
+    try {
+        return parseChecked(text, configPath, format);
+    }
+    catch (error) {
+        if (error instanceof errors_ConfigError)
+            throw error;
+        throw new errors_ConfigError([`${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`]);
+    }
+}
+/** Deepest bracket or indentation nesting, counted without parsing (flow brackets and block indentation). */
+function nestingDepth(text) {
+    let depth = 0;
+    let deepest = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 91 /* [ */ || c === 123 /* { */)
+            deepest = Math.max(deepest, ++depth);
+        else if (c === 93 /* ] */ || c === 125 /* } */)
+            depth = Math.max(0, depth - 1);
+    }
+    let indent = 0;
+    for (const line of text.split('\n')) {
+        const lead = line.length - line.trimStart().length;
+        if (line.trim() !== '' && !line.trimStart().startsWith('#'))
+            indent = Math.max(indent, lead);
+    }
+    return Math.max(deepest, Math.floor(indent / 2));
+}
+function parseChecked(text, configPath, format) {
     const lines = new dist/* LineCounter */.HN();
     const doc = (0,dist/* parseDocument */.Tp)(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
     const at = (offset) => {
@@ -50829,11 +51307,10 @@ function locator(doc, lines) {
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
 
 
-
 function formatPlan(plan) {
     const head = [
         `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
-        `${count(plan.targets.length, 'target')}, ${count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
+        `${format_count(plan.targets.length, 'target')}, ${format_count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
     ];
     return [...head, ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n';
 }
@@ -50863,39 +51340,47 @@ function row(label, value) {
     return `  ${label.padEnd(8)}${value}`.trimEnd();
 }
 function formatSettings(s) {
-    const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${units_formatPercent(s.memoryFloor.value)} of memory`;
+    const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`;
     return [
-        `${count(s.rounds, 'round')} (${s.discard} discarded)`,
+        `${format_count(s.rounds, 'round')} (${s.discard} discarded)`,
         `confirm ${s.confirm}`,
         `api ${s.api}`,
         `ready-timeout ${formatDuration(s.readyTimeoutMs)}`,
         `request-timeout ${formatDuration(s.requestTimeoutMs)}`,
         `memory-floor ${floor}`,
-        `max-error-share ${units_formatPercent(s.maxErrorShare)}`,
+        `max-error-share ${formatPercent(s.maxErrorShare)}`,
         ...(s.dropCaches ? ['drop-caches'] : []),
     ].join(', ');
 }
 function formatGate(gate) {
     const parts = GATED_METRICS.flatMap((metric) => {
+        if (!isRelative(metric)) {
+            const g = gate[metric];
+            return g ? [`${metric} above ${formatPercent(g.max)}`] : [];
+        }
         const g = gate[metric];
         if (!g)
             return [];
-        const info = GATED[metric];
-        const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} tok/s`}`;
-        return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${units_formatPercent(g.maxRegression)}${delta}`];
+        const info = METRICS[metric];
+        // Limits are printed as the file writes them: a duration for ms, a plain number of tok/s.
+        const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`;
+        return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`];
     });
     return parts.length ? parts.join('; ') : 'none (nothing can regress)';
 }
 function formatWorkload(s) {
     const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`;
-    return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`;
+    return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${format_count(s.requests, 'request')}/round`;
 }
-function count(n, noun) {
+function format_count(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 ;// CONCATENATED MODULE: ./src/config/index.ts
-/** The matrix file (SPEC §3): read, validate, expand, select. Nothing here launches anything. */
+/**
+ * The matrix file (the `config` input: targets, scenarios, defaults and gate; its keys are
+ * the zod schema in schema.ts): read, validate, expand, select. Nothing here launches anything.
+ */
 
 
 
@@ -50912,7 +51397,7 @@ async function loadPlan(configPath, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/config/inputs.ts
-/** The action inputs (SPEC §2), parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
+/** The action inputs declared in action.yml, parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
 
 const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'];
 const COMMENT_POLICIES = (/* unused pure expression or super */ null && (['always', 'on-regression', 'never']));
@@ -50997,19 +51482,48 @@ function parseInputs(get) {
     return options;
 }
 
-;// CONCATENATED MODULE: ./src/log.ts
+;// CONCATENATED MODULE: ./src/core/workflow-text.ts
+/**
+ * Text we did not write (engine versions, health bodies, log lines, error bodies, config values) must never
+ * become a workflow command when it reaches the runner's stdout. The runner reads two syntaxes on every
+ * output line (actions/runner, src/Runner.Common/ActionCommand.cs): `::name …::data` when the line, after
+ * leading whitespace, starts with `::` (TryParseV2), and the older `##[name …]data` anywhere in a line
+ * (TryParse). A zero-width space between the two characters of each opener breaks both: .NET's TrimStart does
+ * not treat U+200B as whitespace, and neither `::` nor `##[` survives. Line breaks are kept: every line of the
+ * text is made inert, so a multi-line log tail cannot start a command on its second line either.
+ */
+const ZWSP = '\u200b';
+/** The same text with every `::` and `##[` broken by a zero-width space. */
+function inert(text) {
+    return text.replace(/:(?=:)/g, `:${ZWSP}`).replace(/#(?=#\[)/g, `#${ZWSP}`);
+}
+
+;// CONCATENATED MODULE: ./src/core/log.ts
+/**
+ * The pipeline logs through this port: the runner backs it with @actions/core
+ * (annotations, collapsible groups), the CLI with the console.
+ */
+
+
+/**
+ * A line as it may be printed where the Actions runner reads it: secrets redacted, and no workflow command
+ * made of text we did not write. Every logger runs every message through this.
+ */
+function printable(message) {
+    return inert(redact(message));
+}
 /** A logger that writes plain lines to a stream, used by the CLI and tests. */
 function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verbose = false) {
     return {
-        info: (m) => write(m),
-        warn: (m) => write(`warning: ${m}`),
-        error: (m) => write(`error: ${m}`),
+        info: (m) => write(printable(m)),
+        warn: (m) => write(`warning: ${printable(m)}`),
+        error: (m) => write(`error: ${printable(m)}`),
         debug: (m) => {
             if (verbose)
-                write(`debug: ${m}`);
+                write(`debug: ${printable(m)}`);
         },
         async group(name, fn) {
-            write(`── ${name}`);
+            write(`── ${printable(name)}`);
             return fn();
         },
     };
@@ -51019,68 +51533,6 @@ function memoryLogger() {
     const lines = [];
     const logger = consoleLogger((l) => lines.push(l), true);
     return Object.assign(logger, { lines });
-}
-
-;// CONCATENATED MODULE: ./src/context.ts
-const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
-function isDefaultBranch(context) {
-    const branch = context.defaultBranch ?? 'main';
-    return context.ref === `refs/heads/${branch}`;
-}
-/** The effective behaviour of a mode for this event. `auto` follows SPEC §7. */
-function resolveBehaviour(mode, context) {
-    const pr = PR_EVENTS.has(context.event) && context.prNumber !== undefined;
-    const onDefault = (context.event === 'push' || context.event === 'schedule') && isDefaultBranch(context);
-    switch (mode) {
-        case 'compare':
-            return { name: 'compare', measure: true, compare: true, comment: pr, writeBaseline: false };
-        case 'update-baseline':
-            return { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true };
-        case 'run':
-            return { name: 'run', measure: true, compare: false, comment: false, writeBaseline: false };
-        case 'merge': {
-            const inner = resolveBehaviour('auto', context);
-            return { ...inner, name: 'merge', measure: false };
-        }
-        case 'auto':
-            if (onDefault)
-                return resolveBehaviour('update-baseline', context);
-            // pull_request → compare with a comment; workflow_dispatch and anything else → run + compare, no write.
-            return resolveBehaviour('compare', context);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github-port.ts
-function httpStatus(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/hardware.ts
-/** The baseline key (SPEC §6): input, else config, else the GPU name from nvidia-smi, else `cpu`. */
-
-function slug(text) {
-    return text
-        .toLowerCase()
-        .replace(/^nvidia\s+/, 'nvidia ')
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-+|-+$/g, '');
-}
-/** GPU name of the first device, slugged (`NVIDIA GB10` → `nvidia-gb10`); `cpu` when there is no GPU. */
-function detectHardware(timeoutMs = 5000) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
-            const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
-            resolve(first ? slug(first) : 'cpu');
-        });
-    });
-}
-async function hardwareKey(input, config, detect = detectHardware) {
-    if (input)
-        return input;
-    if (config)
-        return config;
-    return detect();
 }
 
 ;// CONCATENATED MODULE: ./src/cells.ts
@@ -51133,10 +51585,654 @@ function errorCell(plan, error, info) {
     return cell;
 }
 
-;// CONCATENATED MODULE: ./src/results.ts
-const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
-const CELL_VERDICTS = (/* unused pure expression or super */ null && (['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error']));
-const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
+;// CONCATENATED MODULE: ./src/context.ts
+const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
+function isDefaultBranch(context) {
+    const branch = context.defaultBranch ?? 'main';
+    return context.ref === `refs/heads/${branch}`;
+}
+/**
+ * The effective behaviour of a mode for this event. `auto` is `update-baseline` on a push or
+ * schedule to the default branch, else `compare` (with a PR comment on pull_request events;
+ * workflow_dispatch and anything else measure and compare without writing). `merge` is `auto`
+ * without launching: it reads the shards' results instead.
+ */
+function resolveBehaviour(mode, context) {
+    const pr = PR_EVENTS.has(context.event) && context.prNumber !== undefined;
+    const onDefault = (context.event === 'push' || context.event === 'schedule') && isDefaultBranch(context);
+    switch (mode) {
+        case 'compare':
+            return { name: 'compare', measure: true, compare: true, comment: pr, writeBaseline: false };
+        case 'update-baseline':
+            return { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true };
+        case 'run':
+            return { name: 'run', measure: true, compare: false, comment: false, writeBaseline: false };
+        case 'merge': {
+            const inner = resolveBehaviour('auto', context);
+            return { ...inner, name: 'merge', measure: false };
+        }
+        case 'auto':
+            if (onDefault)
+                return resolveBehaviour('update-baseline', context);
+            // pull_request → compare with a comment; workflow_dispatch and anything else → run + compare, no write.
+            return resolveBehaviour('compare', context);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/hardware.ts
+/**
+ * The hardware key baselines are stored and compared under (never across keys): the `hardware`
+ * input, else the matrix file's `hardware`, else the GPU name from nvidia-smi, else `cpu`.
+ */
+
+function slug(text) {
+    return text
+        .toLowerCase()
+        .replace(/^nvidia\s+/, 'nvidia ')
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '');
+}
+/** GPU name of the first device, slugged (`NVIDIA GB10` → `nvidia-gb10`); `cpu` when there is no GPU. */
+function detectHardware(timeoutMs = 5000) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
+            const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+            resolve(first ? slug(first) : 'cpu');
+        });
+    });
+}
+async function hardwareKey(input, config, detect = detectHardware) {
+    if (input)
+        return input;
+    if (config)
+        return config;
+    return detect();
+}
+
+;// CONCATENATED MODULE: ./src/core/github-port.ts
+function httpStatus(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/store/github-files.ts
+/** Reading and writing single files of the data branch through the contents and git data APIs. */
+
+
+/** A store operation failed; `status` is the HTTP status when GitHub answered one. */
+class StoreError extends Error {
+    status;
+    constructor(message, status, options) {
+        super(message, options);
+        this.status = status;
+        this.name = 'StoreError';
+    }
+}
+function wrap(error, what) {
+    const status = httpStatus(error);
+    return new StoreError(`${what}: ${status ? `HTTP ${status} ` : ''}${errorMessage(error)}`, status, { cause: error });
+}
+/** Reads a file of `branch`; undefined when the file or the branch does not exist. */
+async function readFile(request, repo, branch, path) {
+    let data;
+    try {
+        data = (await request('GET /repos/{owner}/{repo}/contents/{path}', { ...repo, path, ref: branch })).data;
+    }
+    catch (error) {
+        if (httpStatus(error) === 404)
+            return undefined;
+        throw wrap(error, `${branch}:${path}: cannot read`);
+    }
+    if (Array.isArray(data) || data.type !== 'file')
+        throw new StoreError(`${branch}:${path}: is not a file`);
+    if (data.encoding === 'base64' && data.content)
+        return { sha: data.sha, text: Buffer.from(data.content, 'base64').toString('utf8') };
+    // Over 1 MB the contents API leaves `content` empty (`encoding: none`); the git blob API serves up to 100 MB.
+    try {
+        const blob = await request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: data.sha });
+        const text = Buffer.from(String(blob.data.content), blob.data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
+        return { sha: data.sha, text };
+    }
+    catch (error) {
+        throw wrap(error, `${branch}:${path}: cannot read blob ${data.sha}`);
+    }
+}
+/** Creates (no `sha`) or updates a file; rejects with the raw GitHub error so callers can see 409/422. */
+async function writeFile(request, repo, branch, path, text, sha, message) {
+    const content = Buffer.from(text, 'utf8').toString('base64');
+    await request('PUT /repos/{owner}/{repo}/contents/{path}', { ...repo, path, message, content, branch, ...(sha ? { sha } : {}) });
+}
+const README = (branch) => `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\` and \`<hardware>/history.json\`.\n` +
+    'This branch has no common history with the code; do not merge it.\n';
+/**
+ * Makes sure `branch` exists, creating it as an orphan (a commit without parents holding a README)
+ * through the git data API. Returns true when this call created it.
+ */
+async function ensureBranch(request, repo, branch) {
+    try {
+        await request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...repo, ref: `heads/${branch}` });
+        return false;
+    }
+    catch (error) {
+        if (httpStatus(error) !== 404)
+            throw wrap(error, `branch ${branch}: cannot look it up`);
+    }
+    try {
+        const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: README(branch), encoding: 'utf-8' });
+        const tree = await request('POST /repos/{owner}/{repo}/git/trees', {
+            ...repo,
+            tree: [{ path: 'README.md', mode: '100644', type: 'blob', sha: blob.data.sha }],
+        });
+        const commit = await request('POST /repos/{owner}/{repo}/git/commits', {
+            ...repo,
+            message: `Create ${branch} for benchmark baselines`,
+            tree: tree.data.sha,
+            parents: [],
+        });
+        await request('POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+        return true;
+    }
+    catch (error) {
+        // 422 on the ref: a concurrent writer created the branch first, which is just as good.
+        if (httpStatus(error) === 422 && /already exists/i.test(errorMessage(error)))
+            return false;
+        throw wrap(error, `branch ${branch}: cannot create it`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/store/layout.ts
+/** File layout of the data branch: one directory per hardware key. What is read back goes through results-file.ts. */
+/** A hardware key becomes a directory name, so it must be one plain path segment. */
+function checkHardware(hardware) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(hardware)) {
+        throw new Error(`store: hardware key "${hardware}" must be a slug (letters, digits, '.', '_', '-')`);
+    }
+    return hardware;
+}
+const baselinePath = (hardware) => `${checkHardware(hardware)}/baseline.json`;
+const historyPath = (hardware) => `${checkHardware(hardware)}/history.json`;
+const serialize = (value) => JSON.stringify(value, null, 2) + '\n';
+
+;// CONCATENATED MODULE: ./src/store/merge.ts
+/** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
+
+
+const merge_time = (iso) => {
+    const t = Date.parse(iso ?? '');
+    return Number.isNaN(t) ? -Infinity : t;
+};
+/** Cells worth storing: measured, healthy, and not placeholders for baseline cells this run skipped. */
+function storableCells(results) {
+    return results.cells.filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing');
+}
+/**
+ * Merges two results files by cell id: the newer run's cells (by `run.startedAt`; `incoming` on a tie)
+ * win, cells only in the other file are kept. The run metadata is the newer run's; its `summary` is
+ * dropped when the older file contributed cells, since its counts would no longer describe the file.
+ */
+function mergeResults(stored, incoming) {
+    if (!stored)
+        return incoming;
+    const incomingNewer = merge_time(incoming.run.startedAt) >= merge_time(stored.run.startedAt);
+    const newer = incomingNewer ? incoming : stored;
+    const older = incomingNewer ? stored : incoming;
+    const ids = new Set(newer.cells.map((c) => c.id));
+    const kept = older.cells.filter((c) => !ids.has(c.id));
+    const merged = { ...newer, cells: [...newer.cells, ...kept] };
+    if (kept.length > 0)
+        delete merged.summary;
+    return merged;
+}
+/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus the registry's primary metrics' means always. */
+function gatedPairs(gate) {
+    if (!gate)
+        return GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean'] : GATE_STATS).map((s) => [m, s]));
+    const pairs = PRIMARY_METRICS.map((m) => [m, 'mean']);
+    for (const metric of GATED_METRICS) {
+        if (!gate[metric])
+            continue;
+        pairs.push([metric, isRelative(metric) ? gate[metric].stat : 'mean']);
+    }
+    return pairs;
+}
+function samplesOf(cell, metric, stat) {
+    const steady = readMetric(cell.metrics, metric, stat);
+    if (steady === undefined)
+        return undefined;
+    const rounds = cell.rounds
+        .filter((r) => r.steady && r.metrics)
+        .map((r) => readMetric(r.metrics, metric, stat))
+        .filter((v) => v !== undefined);
+    return { steady, rounds };
+}
+/**
+ * One history entry for a run: per storable cell, the steady value and steady-round samples of each
+ * metric key its target's gate uses (`gates` keyed by target id). Without `gates`, every metric key.
+ */
+function historyEntry(results, gates) {
+    const cells = {};
+    for (const cell of storableCells(results)) {
+        const metrics = {};
+        for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
+            const key = metricKey(metric, stat);
+            const samples = key in metrics ? undefined : samplesOf(cell, metric, stat);
+            if (samples)
+                metrics[key] = samples;
+        }
+        cells[cell.id] = metrics;
+    }
+    return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells };
+}
+/**
+ * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
+ * the same sha is replaced in place, its cells merged by id (the new run's cells win).
+ */
+function mergeHistory(stored, entry, hardware, limit) {
+    const entries = [...(stored?.entries ?? [])];
+    const same = entries.findIndex((e) => e.sha === entry.sha);
+    if (same >= 0) {
+        entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells } };
+    }
+    else {
+        // A concurrent writer may have stored a later run already; keep the list in date order.
+        let at = entries.length;
+        while (at > 0 && merge_time(entries[at - 1].date) > merge_time(entry.date))
+            at--;
+        entries.splice(at, 0, entry);
+    }
+    return { schema: HISTORY_SCHEMA, hardware, entries: entries.slice(-Math.max(1, limit)) };
+}
+
+;// CONCATENATED MODULE: ./src/core/measurements.ts
+const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
+/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
+const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
+
+;// CONCATENATED MODULE: ./src/store/release-one.ts
+/**
+ * Results files written by the first release, read as the current shapes. Three things differ there:
+ * - a metric verdict names its figure by metric key (`metric: "decode_tps.mean"`) and has no `stat`;
+ * - `verdict.reference` maps metric keys to bare values (`{ "ttft_ms.p99": 81.4 }`);
+ * - metrics blocks have no `failed_share`.
+ * The first two are rewritten to `{ metric, stat }`. A missing `failed_share` is computed the way the
+ * current release computes it, from counts every round carries: a round's errors / requests, and for
+ * a cell the errors over the requests of its steady rounds (0 when nothing was sent). So an old
+ * baseline gates the failed-requests share like a new one, and a rewritten baseline carries it.
+ */
+
+const BY_KEY = new Map(GATED_METRICS.flatMap((metric) => (metricInfo(metric).scalar ? ['mean'] : GATE_STATS).map((stat) => [metricKey(metric, stat), { metric, stat }])));
+/** `decode_tps.mean` → decode, mean; `output_tps` → output-throughput, mean; undefined when the key names no gated figure. */
+function parseMetricKey(key) {
+    return BY_KEY.get(key);
+}
+const release_one_isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A metric verdict keyed the first release's way gets `{ metric, stat }`; anything else is left for the schema to judge. */
+function upgradeMetricVerdict(value) {
+    if (!release_one_isRecord(value) || 'stat' in value || typeof value.metric !== 'string')
+        return value;
+    const ref = parseMetricKey(value.metric);
+    return ref ? { ...value, ...ref } : value;
+}
+/** `{ "decode_tps.mean": 28.6 }` → `{ decode: { stat: "mean", value: 28.6 } }`; entries already in the current shape stay. */
+function upgradeReference(value) {
+    if (!release_one_isRecord(value))
+        return value;
+    const out = {};
+    for (const [key, entry] of Object.entries(value)) {
+        const ref = typeof entry === 'number' ? parseMetricKey(key) : undefined;
+        if (ref)
+            out[ref.metric] = { stat: ref.stat, value: entry };
+        else
+            out[key] = entry;
+    }
+    return out;
+}
+const share = (rounds) => {
+    const sent = rounds.reduce((n, r) => n + r.requests, 0);
+    return sent ? rounds.reduce((n, r) => n + r.errors, 0) / sent : 0;
+};
+/** A round's metrics with `failed_share` filled in when the file has none. */
+function withRoundShare(round) {
+    const failed_share = round.metrics.failed_share ?? share([round]);
+    return { ...round, metrics: { ...round.metrics, failed_share } };
+}
+/** A cell's steady-state metrics with `failed_share` filled in from its steady rounds when the file has none. */
+function withCellShare(cell) {
+    if (!cell.metrics || cell.metrics.failed_share !== undefined)
+        return cell;
+    return { ...cell, metrics: { ...cell.metrics, failed_share: share(cell.rounds.filter((r) => r.steady)) } };
+}
+
+;// CONCATENATED MODULE: ./src/store/results-schema.ts
+/**
+ * zod schemas of `llm-bench-gate/results@1` and `llm-bench-gate/history@1`, mirroring the types in
+ * core/results.ts and core/measurements.ts. The keys those types name are checked; any other field is
+ * kept as it is, since a results file may grow. Numbers must be finite; null only where the type says
+ * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
+ */
+
+
+
+
+
+/** A value as a message shows it: short, and never a whole object. */
+function describeValue(value) {
+    if (value === undefined)
+        return 'nothing';
+    if (Array.isArray(value))
+        return `a list of ${value.length}`;
+    if (typeof value === 'object' && value !== null)
+        return 'an object';
+    if (typeof value !== 'string')
+        return String(value);
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+const want = (what) => (issue) => issue.input === undefined ? `missing (expected ${what})` : `expected ${what}, got ${describeValue(issue.input)}`;
+const num = schemas_number({ error: want('a number') });
+const numOrNull = schemas_number({ error: want('a number or null') }).nullable();
+const str = schemas_string({ error: want('a string') });
+const strOrNull = schemas_string({ error: want('a string or null') }).nullable();
+const bool = schemas_boolean({ error: want('true or false') });
+const oneOf = (values) => schemas_enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) });
+const list = (item) => array(item, { error: want('a list') });
+const obj = (shape) => looseObject(shape, { error: want('an object') });
+const dict = (value) => record(schemas_string(), value, { error: want('an object') });
+/** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
+const keyedBy = (keys, noun) => ({
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue)),
+});
+/** An object keyed by gated metric names (`decode`, `ttft`, …). */
+const byGatedMetric = (value) => partialRecord(schemas_enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'));
+const stats = obj({ mean: num, p50: num, p90: num, p99: num, std: num, min: num, max: num });
+/** Round-level figures the first release did not write. */
+const LATER_SCALARS = ['failed_share'];
+const blockShape = Object.fromEntries([
+    ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
+    ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? num.optional() : num]),
+]);
+const metricsBlock = looseObject(blockShape, { error: want('an object') });
+const metricsBlockOrNull = looseObject(blockShape, { error: want('an object or null') }).nullable();
+const range = obj({ min: num, max: num });
+const round = obj({
+    index: num,
+    steady: bool,
+    requests: num,
+    errors: num,
+    errorReasons: list(obj({ reason: str, count: num })),
+    durationMs: num,
+    metrics: metricsBlock,
+    achieved: obj({ promptTokens: range, outputTokens: range }),
+}).transform(withRoundShare);
+const metricVerdict = preprocess(upgradeMetricVerdict, obj({
+    status: oneOf(METRIC_VERDICTS),
+    metric: schemas_enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`) }),
+    stat: oneOf(GATE_STATS),
+    current: num,
+    baseline: num,
+    delta: numOrNull,
+    reason: str,
+}));
+const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
+    for (const [key, verdict] of Object.entries(metrics)) {
+        if (verdict && verdict.metric !== key)
+            ctx.addIssue({ code: 'custom', path: [key, 'metric'], message: `is "${verdict.metric}", but the verdict is filed under "${key}"` });
+    }
+});
+const cellVerdict = obj({
+    status: oneOf(CELL_VERDICTS),
+    metrics: verdictMetrics,
+    note: str.optional(),
+    confirmed: num.optional(),
+    reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
+});
+const cell = obj({
+    id: str,
+    target: str,
+    scenario: str,
+    engine: str,
+    quant: strOrNull,
+    model: strOrNull,
+    status: oneOf(CELL_STATUSES),
+    error: strOrNull,
+    flags: list(str),
+    workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
+    metrics: metricsBlockOrNull,
+    rounds: list(round),
+    info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional() }),
+    specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+    verdict: cellVerdict,
+}).transform(withCellShare);
+const run = obj({
+    sha: str,
+    ref: str,
+    event: str,
+    runUrl: str,
+    startedAt: str,
+    finishedAt: str.optional(),
+    hardware: str,
+    repository: str.optional(),
+    config: str.optional(),
+    shard: str.optional(),
+    tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
+});
+const summary = obj({
+    verdict: oneOf(RUN_VERDICTS),
+    regressions: num,
+    counts: partialRecord(schemas_enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
+    baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: num.optional() }).optional(),
+});
+const resultsSchema = obj({ schema: literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() });
+const results_schema_historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: num, rounds: list(num) }))) });
+const historySchema = obj({ schema: literal(HISTORY_SCHEMA), hardware: str, entries: list(results_schema_historyEntry) });
+
+;// CONCATENATED MODULE: ./src/store/results-file.ts
+/**
+ * The one reader of results and history files, whoever wrote them: the data branch, `baseline-file`,
+ * shard files for `merge`, the CLI's `compare`. A file that cannot be used is a `ConfigError` with one
+ * problem per bad field, each naming the file and the field path
+ * (`baseline-file ./base.json: cells[2].metrics.ttft_ms.p99: expected a number, got "fast"`).
+ */
+
+
+
+
+const FAMILY = 'llm-bench-gate/';
+/** Past this many, the rest of a file's problems are counted, not listed. */
+const MAX_PROBLEMS = 20;
+function results_file_parseJson(text, where) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        throw new errors_ConfigError([`${where}: not valid JSON (${errorMessage(error)})`]);
+    }
+}
+/** True for JSON that makes no claim to be one of ours: no `schema` starting with `llm-bench-gate/`. */
+function isForeign(value) {
+    const schema = value?.schema;
+    return !(typeof schema === 'string' && schema.startsWith(FAMILY));
+}
+function resultsFromJson(value, where) {
+    return results_file_check(value, where, RESULTS_SCHEMA, 'results', resultsSchema);
+}
+function historyFromJson(value, where) {
+    return results_file_check(value, where, HISTORY_SCHEMA, 'history', historySchema);
+}
+/** `where` names the file in every message: `baseline-file ./base.json`, `llm-bench-data:cpu/baseline.json`. */
+const readResults = (text, where) => resultsFromJson(results_file_parseJson(text, where), where);
+const readHistory = (text, where) => historyFromJson(results_file_parseJson(text, where), where);
+/** Reads a results file from disk; `label` says what it is for (`baseline`), the path follows it in messages. */
+async function readResultsFile(path, label) {
+    const where = `${label} ${path}`;
+    let text;
+    try {
+        text = await (0,promises_.readFile)(path, 'utf8');
+    }
+    catch (error) {
+        throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
+    }
+    return readResults(text, where);
+}
+function results_file_check(value, where, expected, kind, schema) {
+    const foreign = `${where}: not a llm-bench-gate ${kind} file:`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new errors_ConfigError([`${foreign} expected a JSON object, got ${describeValue(value)}`]);
+    const declared = value.schema;
+    if (declared === undefined)
+        throw new errors_ConfigError([`${foreign} schema is missing (expected "${expected}")`]);
+    if (declared !== expected) {
+        const said = `schema is ${describeValue(declared)}`;
+        throw new errors_ConfigError([isForeign(value) ? `${foreign} ${said} (expected "${expected}")` : `${where}: ${said}, expected "${expected}"`]);
+    }
+    const parsed = schema.safeParse(value, { reportInput: true });
+    if (parsed.success)
+        return parsed.data;
+    const problems = parsed.error.issues.flatMap((issue) => issueLines(issue, where));
+    const extra = problems.length - MAX_PROBLEMS;
+    throw new errors_ConfigError(extra > 1 ? [...problems.slice(0, MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems);
+}
+function issueLines(issue, where) {
+    const path = issue.path;
+    if (issue.code === 'unrecognized_keys')
+        return issue.keys.map((key) => `${where}: ${fieldPath([...path, key])}: ${issue.message}`);
+    return [`${where}: ${fieldPath(path)}: ${issue.message}`];
+}
+/** `cells[2].metrics.ttft_ms.p99`; keys that are not plain names are quoted: `cells["t/a"]["decode_tps.mean"]`. */
+function fieldPath(path) {
+    if (path.length === 0)
+        return '(top level)';
+    return path
+        .map((key, i) => {
+        if (typeof key === 'number')
+            return `[${key}]`;
+        const name = String(key);
+        if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
+            return `[${JSON.stringify(name)}]`;
+        return i === 0 ? name : `.${name}`;
+    })
+        .join('');
+}
+
+;// CONCATENATED MODULE: ./src/store/branch-store.ts
+
+
+
+
+
+const MAX_DELAY_MS = 30_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+function branchStore(options) {
+    const { request, repo, branch, log } = options;
+    const historyLimit = options.historyLimit ?? 30;
+    let branchReady = false;
+    return {
+        async load(hardware) {
+            const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
+            const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)]);
+            const results = baseFile && readResults(baseFile.text, `${branch}:${base}`);
+            const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : [];
+            if (!results && history.length === 0) {
+                log.info(`no baseline for ${hardware} on branch ${branch}`);
+                return { view: { history: [] } };
+            }
+            return { view: { results, history }, ref: refOf(hardware, `branch ${branch}`, results, history) };
+        },
+        async save(hardware, results, gates) {
+            const cells = storableCells(results);
+            if (cells.length === 0)
+                return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`);
+            if (!branchReady) {
+                if (await ensureBranch(request, repo, branch))
+                    log.info(`created orphan branch ${branch} for baselines`);
+                branchReady = true;
+            }
+            const sha7 = results.run.sha.slice(0, 7);
+            const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
+            const incoming = { ...results, cells };
+            await updateFile(options, base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`);
+            const entry = historyEntry(incoming, gates);
+            await updateFile(options, hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`);
+            log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`);
+        },
+    };
+}
+/** Read → build → write with the read sha; re-read and rebuild on a conflict, at most `maxRetries` times. */
+async function updateFile(options, path, build, message) {
+    const { request, repo, branch, log } = options;
+    const maxRetries = options.maxRetries ?? 5;
+    const backoffMs = options.backoffMs ?? 500;
+    for (let attempt = 0;; attempt++) {
+        const current = await readFile(request, repo, branch, path);
+        const next = build(current?.text);
+        if (next === current?.text)
+            return log.debug(`${branch}:${path}: unchanged`);
+        try {
+            await writeFile(request, repo, branch, path, next, current?.sha, message);
+            return log.debug(`${branch}:${path}: written`);
+        }
+        catch (error) {
+            const status = httpStatus(error);
+            if (status !== 409 && status !== 422)
+                throw wrap(error, `${branch}:${path}: cannot write`);
+            if (attempt >= maxRetries) {
+                const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`;
+                throw new StoreError(what, status, { cause: error });
+            }
+            // Jitter keeps parallel matrix jobs from retrying in lockstep.
+            const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2);
+            log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`);
+            await sleep(delay);
+        }
+    }
+}
+/** Describes a stored baseline: the baseline file's run, else the newest history entry. */
+function refOf(hardware, source, results, history) {
+    const last = history.at(-1);
+    const ref = { sha: results?.run.sha ?? last?.sha ?? '', hardware, source, samples: history.length };
+    const runUrl = results?.run.runUrl || last?.runUrl;
+    const date = results?.run.startedAt || last?.date;
+    if (runUrl)
+        ref.runUrl = runUrl;
+    if (date)
+        ref.date = date;
+    return ref;
+}
+
+;// CONCATENATED MODULE: ./src/store/file-store.ts
+/** `baseline-file`: a local results file stands in for the store, read-only. */
+
+
+
+
+
+function fileStore(path) {
+    return {
+        async load() {
+            let text;
+            try {
+                text = await (0,promises_.readFile)(path, 'utf8');
+            }
+            catch (error) {
+                throw new errors_ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`]);
+            }
+            const results = readResults(text, `baseline-file ${path}`);
+            // The file's own rounds are its only samples: one history entry with every metric key.
+            const history = storableCells(results).length > 0 ? [historyEntry(results)] : [];
+            return { view: { results, history }, ref: refOf(results.run.hardware, `file ${path}`, results, history) };
+        },
+        async save() {
+            throw new Error(`baseline-file ${path} is read-only: nothing is written to the store when baseline-file is set`);
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/store/index.ts
+
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/merge.ts
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
@@ -51145,17 +52241,26 @@ const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 
 
+
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/;
-async function* walk(dir, depth = 0) {
+async function* merge_walk(dir, depth = 0) {
     if (depth > 4)
         return;
     const entries = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
         const path = (0,external_node_path_.join)(dir, entry.name);
         if (entry.isDirectory() && entry.name !== 'logs')
-            yield* walk(path, depth + 1);
+            yield* merge_walk(path, depth + 1);
         else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json'))
             yield path;
+    }
+}
+async function readText(path, where) {
+    try {
+        return await (0,promises_.readFile)(path, 'utf8');
+    }
+    catch (error) {
+        throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
     }
 }
 /** Cells of every shard results file under `dir`, restricted to the plan's cells. */
@@ -51163,18 +52268,15 @@ async function readShardResults(dir, plan, log) {
     const wanted = new Set(plan.cells.map((c) => c.id));
     const byId = new Map();
     let files = 0;
-    for await (const path of walk(dir)) {
-        let parsed;
-        try {
-            parsed = JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
-        }
-        catch (error) {
-            throw new errors_ConfigError([`${(0,external_node_path_.relative)(dir, path)}: not a JSON results file (${error.message})`]);
-        }
-        if (parsed?.schema !== RESULTS_SCHEMA || !Array.isArray(parsed.cells)) {
-            log.warn(`${(0,external_node_path_.relative)(dir, path)}: skipped, not a ${RESULTS_SCHEMA} file`);
+    for await (const path of merge_walk(dir)) {
+        const where = (0,external_node_path_.relative)(dir, path);
+        const value = results_file_parseJson(await readText(path, where), where);
+        // Another tool's JSON under a matching name is not ours to judge; a file that says it is ours must read.
+        if (isForeign(value)) {
+            log.warn(`${where}: skipped, not a ${RESULTS_SCHEMA} file (no "schema" naming llm-bench-gate)`);
             continue;
         }
+        const parsed = resultsFromJson(value, where);
         files++;
         for (const cell of parsed.cells) {
             if (!wanted.has(cell.id) || cell.verdict?.status === 'missing')
@@ -51189,6 +52291,87 @@ async function readShardResults(dir, plan, log) {
     log.info(`merged ${byId.size} cells from ${files} results files`);
     // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
     return plan.cells.map((c) => byId.get(c.id) ?? errorCell(c, 'no shard results file contained this cell', {}));
+}
+
+;// CONCATENATED MODULE: ./src/core/safe-fs.ts
+/**
+ * Writing under the results directory without following symbolic links. The directory is inside the
+ * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
+ * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
+ * lstat, so such a link is refused by name instead of written through.
+ */
+
+
+class UnsafePathError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: ${reason}; refusing to write through it`);
+        this.path = path;
+        this.name = 'UnsafePathError';
+    }
+}
+/**
+ * Creates `dir` and its missing parents below `base`, refusing any existing component that is a symlink or
+ * not a directory.
+ */
+function ensureDir(dir, base = defaultBase(dir)) {
+    const target = (0,external_node_path_.resolve)(dir);
+    const from = (0,external_node_path_.resolve)(base);
+    const steps = (0,external_node_path_.relative)(from, target).split(external_node_path_.sep).filter(Boolean);
+    let current = from;
+    for (const step of ['', ...steps]) {
+        current = step ? (0,external_node_path_.resolve)(current, step) : current;
+        let stat;
+        try {
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(current);
+        }
+        catch (error) {
+            if (error.code !== 'ENOENT')
+                throw error;
+            (0,external_node_fs_namespaceObject.mkdirSync)(current);
+            continue;
+        }
+        if (stat.isSymbolicLink())
+            throw new UnsafePathError(current, 'is a symbolic link');
+        if (!stat.isDirectory())
+            throw new UnsafePathError(current, 'is not a directory');
+    }
+}
+/** The working directory when `dir` is inside it, else the deepest ancestor of `dir` that exists already. */
+function defaultBase(dir) {
+    const target = (0,external_node_path_.resolve)(dir);
+    const rel = (0,external_node_path_.relative)(process.cwd(), target);
+    if (rel && !rel.startsWith('..') && !(0,external_node_path_.isAbsolute)(rel))
+        return process.cwd();
+    let base = target;
+    while (!(0,external_node_fs_namespaceObject.existsSync)(base) && (0,external_node_path_.dirname)(base) !== base)
+        base = (0,external_node_path_.dirname)(base);
+    return base;
+}
+/** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
+function openNoFollow(path, mode) {
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_NOFOLLOW | (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
+    try {
+        return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
+    }
+    catch (error) {
+        if (error.code === 'ELOOP')
+            throw new UnsafePathError(path, 'is a symbolic link');
+        throw error;
+    }
+}
+/** Writes a whole file inside a checked directory, never through a symlink. */
+function writeFileNoFollow(path, data, base) {
+    ensureDir((0,external_node_path_.dirname)(path), base);
+    const fd = openNoFollow(path, 'truncate');
+    try {
+        const bytes = Buffer.from(data, 'utf8');
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
 }
 
 ;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
@@ -51416,7 +52599,7 @@ function markdownTable(table, options) {
     }
 
     while (++columnIndex < table[rowIndex].length) {
-      const cell = serialize(table[rowIndex][columnIndex])
+      const cell = markdown_table_serialize(table[rowIndex][columnIndex])
 
       if (settings.alignDelimiters !== false) {
         const size = stringLength(cell)
@@ -51594,7 +52777,7 @@ function markdownTable(table, options) {
  * @returns {string}
  *   Result.
  */
-function serialize(value) {
+function markdown_table_serialize(value) {
   return value === null || value === undefined ? '' : String(value)
 }
 
@@ -51618,10 +52801,6 @@ function toAlignment(value) {
         : 0
 }
 
-;// CONCATENATED MODULE: ./src/bench/types.ts
-const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
-const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'];
-
 ;// CONCATENATED MODULE: ./src/report/escape.ts
 /**
  * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
@@ -51630,8 +52809,11 @@ const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'
 // ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
+// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 function stripControl(text) {
-    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '');
+    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
 }
 const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** For raw HTML contexts (`<summary>`, attributes). */
@@ -51641,14 +52823,18 @@ function escapeHtml(text) {
 /**
  * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
  * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
- * zero-width space after `@` and before `#<digit>` so engine text neither pings people nor links issues.
+ * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
  */
 function escapeText(text) {
     return stripControl(text)
         .replace(/\s*\n\s*/g, ' ')
         .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
         .replace(/[&<>]/g, (c) => HTML[c])
-        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`);
+        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-');
 }
 /** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
 function clip(text, max) {
@@ -51663,7 +52849,7 @@ function tail(text, max) {
     return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
 }
 /** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
-function codeBlock(text, lang = '') {
+function escape_codeBlock(text, lang = '') {
     const body = stripControl(text).replace(/\n+$/, '');
     const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
     const fence = '`'.repeat(Math.max(3, longest + 1));
@@ -51859,29 +53045,16 @@ function errorList(cells) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/figures.ts
-/** The four headline figures of a cell with their change against the baseline. */
+/** The headline figures of a cell with their change against the baseline. */
 
-
-const HEADLINE_METRICS = (/* unused pure expression or super */ null && (['decode', 'ttft', 'tpot', 'output-throughput']));
 function figure(cell, metric) {
     const gated = cell.verdict.metrics[metric];
-    const stat = statOf(cell, metric);
-    const value = tryReadMetric(cell.metrics, metric, stat);
-    const baseline = gated?.baseline ?? cell.verdict.reference?.[metricKey(metric, stat)];
-    const delta = value !== undefined && baseline !== undefined && baseline > 0 ? (value - baseline) / baseline : undefined;
+    const reference = cell.verdict.reference?.[metric];
+    const stat = gated?.stat ?? reference?.stat ?? 'mean';
+    const value = readMetric(cell.metrics, metric, stat);
+    const baseline = gated?.baseline ?? reference?.value;
+    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined;
     return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
-}
-function statOf(cell, metric) {
-    const info = GATED[metric];
-    if (info.scalar)
-        return 'mean';
-    const keys = [cell.verdict.metrics[metric]?.metric, ...Object.keys(cell.verdict.reference ?? {})];
-    for (const key of keys) {
-        const stat = key?.startsWith(`${info.field}.`) ? key.slice(info.field.length + 1) : undefined;
-        if (stat && GATE_STATS.includes(stat))
-            return stat;
-    }
-    return 'mean';
 }
 
 ;// CONCATENATED MODULE: ./src/report/table.ts
@@ -51891,8 +53064,10 @@ function statOf(cell, metric) {
 
 
 
-const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant', 'Decode tok/s', 'TTFT ms', 'TPOT ms', 'Output tok/s'];
-const ALIGN = ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r'];
+
+const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
+const ALIGN = ['l', 'l', 'l', 'l', 'l'];
+const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
 function cellsTable(cells) {
     const rows = cells.map((cell) => [
         statusCell(cell.verdict.status),
@@ -51900,13 +53075,12 @@ function cellsTable(cells) {
         table_text(cell.scenario),
         table_text(cell.engine),
         cell.quant ? table_text(cell.quant) : EMPTY,
-        withAcceptance(figureText(cell, 'decode'), cell),
-        figureText(cell, 'ttft'),
-        figureText(cell, 'tpot'),
-        figureText(cell, 'output-throughput'),
+        ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
     ]);
+    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column)];
+    const align = [...ALIGN, ...COLUMNS.map(() => 'r')];
     // Unaligned delimiters keep a 400-row table about a third smaller.
-    return markdownTable([HEADER, ...rows], { align: ALIGN, alignDelimiters: false });
+    return markdownTable([header, ...rows], { align, alignDelimiters: false });
 }
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
 function figureText(cell, metric) {
@@ -51958,9 +53132,9 @@ function enginesSection(cells) {
                 lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
         }
         if (info.launch)
-            lines.push('', codeBlock(info.launch, 'sh'));
+            lines.push('', escape_codeBlock(info.launch, 'sh'));
         if (info.server && Object.keys(info.server).length)
-            lines.push('', codeBlock(clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
+            lines.push('', escape_codeBlock(clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
         blocks.push(lines.join('\n'));
     }
     return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
@@ -51970,10 +53144,10 @@ function failuresSection(cells, withLogs) {
     const blocks = [];
     for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
         const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
-        const lines = [`#### ${escapeText(target)}`, '', codeBlock(errors.join('\n'))];
+        const lines = [`#### ${escapeText(target)}`, '', escape_codeBlock(errors.join('\n'))];
         const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
         if (withLogs && logTail)
-            lines.push('', 'Last log lines:', '', codeBlock(tail(logTail, LOG_TAIL_CHARS)));
+            lines.push('', 'Last log lines:', '', escape_codeBlock(tail(logTail, LOG_TAIL_CHARS)));
         blocks.push(lines.join('\n'));
     }
     return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
@@ -52093,9 +53267,10 @@ function hardCut(text, maxChars) {
 
 ;// CONCATENATED MODULE: ./src/report/comment.ts
 /**
- * The sticky PR comment (SPEC §9): one per PR and config, found by a hidden marker across every page
- * of comments, updated in place, else created. Errors keep their HTTP status; the runner turns a 403
- * (fork PR, read-only token) into a warning.
+ * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
+ * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
+ * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
+ * read-only token) into a warning.
  */
 
 const PER_PAGE = 100;
@@ -52139,6 +53314,34 @@ async function upsertComment(options) {
     }
     const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, body });
     return { url: String(res.data.html_url), action: 'created' };
+}
+
+;// CONCATENATED MODULE: ./src/report/notices.ts
+/**
+ * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
+ * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
+ * and plans are cut, saying how much was left out and where the rest is.
+ */
+
+
+/** Problems listed before the rest is counted; a file with more has one mistake repeated by a matrix. */
+const notices_MAX_PROBLEMS = 200;
+/** Characters of a plan or error kept in a notice: well under the summary's 1 MiB with the markup around them. */
+const MAX_TEXT = 512 * 1024;
+function configErrorNotice(configPath, problems) {
+    const shown = problems.slice(0, notices_MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`);
+    if (problems.length > notices_MAX_PROBLEMS)
+        shown.push(`- … and ${plural(problems.length - notices_MAX_PROBLEMS, 'more problem')} (all are in the step log)`);
+    return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
+}
+function dryRunNotice(mode, plan) {
+    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${escape_codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
+}
+function couldNotRunNotice(message) {
+    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
+}
+function cut(text, where) {
+    return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
@@ -52234,32 +53437,32 @@ heads.forEach(function (th, column) {
 
 
 
+
 const TABLE_ID = 'leaderboard';
-const num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
-const leaderboard_delta = (label, metric) => ({
-    label,
+const leaderboard_num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
+const leaderboard_delta = (metric) => ({
+    label: `Δ ${metricInfo(metric).short}`,
     numeric: true,
     value: (c) => finite(c.verdict.metrics[metric]?.delta),
     html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
     tone: (c) => c.verdict.metrics[metric]?.status,
 });
-const COLUMNS = [
+const leaderboard_COLUMNS = [
     { label: 'Model', numeric: false, value: modelName },
     { label: 'Runtime', numeric: false, value: runtime },
     { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
     { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
-    num('Total tok/s', (m) => m.total_tps),
-    num('Output tok/s', (m) => m.output_tps),
-    num('Per-user tok/s', (m) => m.per_user_tps),
-    num('TTFT avg ms', (m) => m.ttft_ms?.mean),
-    num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
-    num('TPOT avg ms', (m) => m.tpot_ms?.mean),
-    num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-    num('Decode tok/s', (m) => m.decode_tps?.mean),
+    leaderboard_num('Total tok/s', (m) => m.total_tps),
+    leaderboard_num('Output tok/s', (m) => m.output_tps),
+    leaderboard_num('Per-user tok/s', (m) => m.per_user_tps),
+    leaderboard_num('TTFT avg ms', (m) => m.ttft_ms?.mean),
+    leaderboard_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+    leaderboard_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+    leaderboard_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+    leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean),
     // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
     { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
-    leaderboard_delta('Δ decode', 'decode'),
-    leaderboard_delta('Δ TTFT', 'ttft'),
+    ...PRIMARY_METRICS.map(leaderboard_delta),
 ];
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 function renderLeaderboard(results, ctx = {}) {
@@ -52299,8 +53502,8 @@ function defaultOrder(cells) {
         .map((x) => x.cell);
 }
 function table(cells) {
-    const heads = COLUMNS.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
-    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${COLUMNS.map((col) => td(col, cell)).join('')}</tr>`);
+    const heads = leaderboard_COLUMNS.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
+    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${leaderboard_COLUMNS.map((col) => td(col, cell)).join('')}</tr>`);
     return `<table id="${TABLE_ID}">
 <caption>${plural(cells.length, 'measured cell')}: steady-state figures, Δ against the baseline. Select a column header to sort.</caption>
 <thead><tr>${heads.join('')}</tr></thead>
@@ -52376,6 +53579,7 @@ function finite(value) {
 
 
 
+
 /** GitHub rejects issue comments longer than this. */
 const COMMENT_LIMIT = 65_536;
 /** The job summary upload aborts past 1024k per step. */
@@ -52390,8 +53594,194 @@ function commentMarker(configPath) {
 }
 
 
+;// CONCATENATED MODULE: ./src/publish.ts
+/**
+ * The end of a run: the report (job summary and PR comment), the baseline write, and the files
+ * in the results directory, then what the step reports back.
+ */
+
+
+
+
+
+
+async function publish(publication, deps) {
+    // Redacted before anything is rendered (escaping could split a secret) and before anything leaves the run.
+    const p = { ...publication, results: secrets.redactDeep(publication.results) };
+    const { results, tally, behaviour } = p;
+    const { options, context, log } = deps;
+    const renderCtx = renderContext(options.config, behaviour.name, context);
+    const summary = renderReport(results, renderCtx, SUMMARY_LIMIT);
+    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT));
+    await maybeWriteBaseline(p, log);
+    const failure = failureReason(tally.verdict, tally.regressions, results.cells, options);
+    return writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure });
+}
+function renderContext(configPath, mode, context) {
+    const { repository, serverUrl } = context;
+    return {
+        configPath,
+        mode,
+        repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
+        runUrl: context.runUrl || undefined,
+        sha: context.sha || undefined,
+    };
+}
+async function maybeComment(behaviour, deps, verdict, body) {
+    const { options, context, log } = deps;
+    if (!behaviour.comment || options.comment === 'never' || context.prNumber === undefined)
+        return undefined;
+    if (options.comment === 'on-regression' && verdict !== 'regression')
+        return undefined;
+    if (!deps.github) {
+        log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report');
+        return undefined;
+    }
+    try {
+        const { url, action } = await upsertComment({ ...deps.github, issueNumber: context.prNumber, configPath: options.config, body: body() });
+        log.info(`PR comment ${action}: ${url}`);
+        return url;
+    }
+    catch (error) {
+        const status = httpStatus(error);
+        const hint = status === 403 ? ' (fork PR or read-only token: grant `pull-requests: write`)' : '';
+        log.warn(`the PR comment could not be written${hint}: ${errorMessage(error)}; the job summary has the report`);
+        return undefined;
+    }
+}
+async function maybeWriteBaseline(p, log) {
+    const { behaviour, store, hardware, results, gates, signal } = p;
+    if (!behaviour.writeBaseline)
+        return;
+    const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length;
+    if (signal.aborted)
+        return log.warn('baseline not updated: the run was cancelled');
+    if (errors)
+        return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
+    if (!store)
+        return log.warn('baseline not updated: no GitHub token or repository');
+    // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
+    const flagged = results.cells.filter((c) => c.flags.length);
+    for (const cell of flagged)
+        log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`);
+    const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results;
+    try {
+        await store.save(hardware, healthy, gates);
+        log.info(`baseline for ${hardware} updated`);
+    }
+    catch (error) {
+        log.warn(`baseline not updated: ${errorMessage(error)}`);
+    }
+}
+function failureReason(verdict, regressions, cells, options) {
+    const errors = cells.filter((c) => c.verdict.status === 'error').length;
+    const reasons = [];
+    if (verdict === 'regression' && options.failOnRegression)
+        reasons.push(`${regressions} cell(s) regressed`);
+    if (errors && options.failOnError)
+        reasons.push(`${errors} cell(s) could not be measured`);
+    return reasons.length ? reasons.join('; ') : undefined;
+}
+/** Results file name: one per shard so `merge` can read them side by side. */
+function resultsFileName(shard) {
+    return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
+}
+/** Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that measured nothing. */
+async function writeOutputs(resultsDir, shard, results, summary, outcome) {
+    ensureDir(resultsDir);
+    const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
+    const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
+    const clean = secrets.redactDeep({ ...results, summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} } });
+    const report = redact(summary);
+    writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir);
+    writeFileNoFollow(reportFile, report, resultsDir);
+    // A shard's page would be partial: the merge run writes the whole leaderboard.
+    if (clean.cells.length && !shard)
+        writeFileNoFollow((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir);
+    return { ...outcome, failure: outcome.failure && redact(outcome.failure), resultsFile, reportFile, summary: report };
+}
+
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/measure-cell.ts
+
+async function measureCell(o) {
+    const { cell, adapter, http, baseUrl } = o;
+    const { settings } = cell.target;
+    const before = await adapter.counters?.(http, baseUrl);
+    const measurement = await o.client.measure({
+        scenario: cell.scenario,
+        rounds: settings.rounds,
+        discard: settings.discard,
+        maxErrorShare: settings.maxErrorShare,
+        seed: o.seed,
+        signal: o.signal,
+        onRound: (p) => o.log.info(progressLine(cell.id, p)),
+    });
+    const after = await adapter.counters?.(http, baseUrl);
+    return { measurement, specDecode: adapter.specDecode?.(before, after, measurement.requests) };
+}
+function progressLine(id, p) {
+    return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`;
+}
+/** Judges a measured cell; while it looks regressed, re-measures it up to the target's `confirm` times and folds the verdicts. */
+async function judgeAndConfirm(result, o) {
+    const { cell, judge, log } = o;
+    const times = cell.target.settings.confirm;
+    result.verdict = judge(result);
+    for (let i = 0; i < times && needsConfirmation(result.verdict); i++) {
+        log.info(`${cell.id}: looks regressed (${regressions(result.verdict)}); re-measuring to confirm (${i + 1}/${times})`);
+        const second = await o.remeasure(i + 1);
+        result.verdict = confirmVerdict(result.verdict, second.status === 'ok' ? judge(second) : second.verdict);
+    }
+    return result;
+}
+function regressions(verdict) {
+    return Object.values(verdict.metrics)
+        .filter((m) => m?.status === 'regression')
+        .map((m) => m.reason)
+        .join('; ');
+}
+
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(4371);
+;// CONCATENATED MODULE: ./src/bench/http.ts
+/** The bench client's own undici Agent for streamed requests. */
+
+/** Keep-alive, no pipelining, and timeouts from the plan instead of undici's 300 s defaults. */
+function createAgent(o) {
+    return new undici/* Agent */.g6({
+        connections: Math.max(1, o.connections),
+        pipelining: 1,
+        // Below uvicorn's 5 s keep-alive, so we never reuse a socket the server is closing.
+        keepAliveTimeout: 4_000,
+        headersTimeout: o.requestTimeoutMs,
+        bodyTimeout: o.requestTimeoutMs,
+        connect: { timeout: Math.min(o.requestTimeoutMs, 30_000) },
+    });
+}
+
+;// CONCATENATED MODULE: ./src/bench/agent-pool.ts
+
+function createAgentPool(o) {
+    let capacity = Math.max(1, o.connections);
+    let agent = createAgent({ connections: capacity, requestTimeoutMs: o.requestTimeoutMs });
+    return {
+        get agent() {
+            return agent;
+        },
+        async ensure(inFlight) {
+            if (inFlight <= capacity)
+                return;
+            const old = agent;
+            capacity = inFlight;
+            agent = createAgent({ connections: capacity, requestTimeoutMs: o.requestTimeoutMs });
+            await old.close();
+        },
+        destroy: () => agent.destroy(),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/bench/prompt.ts
 const NONCE_WORDS = ('the of and to in is it that was for on are as with his they at be this from have or by one had not but ' +
     'what all were when we there can an your which their said if do will each about how up out them then she ' +
@@ -52430,7 +53820,12 @@ function promptText(index, fillerWords) {
     const tail = fillerWords > 0 ? ` ${filler(fillerWords)}` : '';
     return `${LEAD} ${nonce(index)}${tail}`;
 }
-/** The common request of SPEC §5, then the engine's own fields. */
+/**
+ * The body every engine gets: streamed, with the token counts in a final usage chunk
+ * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
+ * an extension vLLM, SGLang and llama-server accept) and greedy (`temperature: 0`); then the
+ * engine's own fields from its adapter.
+ */
 function requestBody(o) {
     const common = {
         model: o.model,
@@ -52498,67 +53893,48 @@ async function calibrate(target, build, counters) {
     return { fillerWords: byUsage.words, promptTokens: byUsage.tokens, source: 'usage' };
 }
 
-;// CONCATENATED MODULE: ./src/bench/flags.ts
-function spread(values) {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const v of values) {
-        if (v < min)
-            min = v;
-        if (v > max)
-            max = v;
-    }
-    return min === max ? `${min}` : `${min}-${max}`;
-}
-function lengthFlag(what, values, wanted) {
-    return values.some((v) => v !== wanted) ? `lengths-missed: ${what} ${spread(values)}/${wanted}` : undefined;
-}
-/** Flags from the steady rounds and their requests. */
-function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
-    const flags = [];
-    const ok = steadyRequests.filter((r) => r.ok);
-    const counted = ok.filter((r) => r.usageReported);
-    const unreported = ok.length - counted.length;
-    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
-    const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens);
-    const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens);
-    if (prompt)
-        flags.push(prompt);
-    if (output)
-        flags.push(output);
-    if (unreported > 0)
-        flags.push(`usage-missing: ${unreported}/${ok.length} requests`);
-    for (const round of rounds) {
-        if (round.steady && round.requests > 0 && round.errors / round.requests > maxErrorShare) {
-            flags.push(`errors: ${round.errors}/${round.requests} in round ${round.index + 1}`);
+;// CONCATENATED MODULE: ./src/bench/calibrator.ts
+/**
+ * A client's prompt calibrations: one per input length (a client speaks one API, so the length
+ * is the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
+ * so the next cell tries again instead of inheriting the error.
+ */
+
+
+function createCalibrator(o) {
+    const calibrations = new Map();
+    return (inputTokens, signal) => {
+        let pending = calibrations.get(inputTokens);
+        if (!pending) {
+            pending = calibrateLength(o, inputTokens, signal);
+            pending.catch(() => calibrations.delete(inputTokens));
+            calibrations.set(inputTokens, pending);
         }
-    }
-    return flags;
+        return pending;
+    };
 }
-
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(4371);
-;// CONCATENATED MODULE: ./src/bench/http.ts
-/** The bench client's own undici Agent for streamed requests. */
-
-/** Keep-alive, no pipelining, and timeouts from the plan instead of undici's 300 s defaults. */
-function createAgent(o) {
-    return new undici/* Agent */.g6({
-        connections: Math.max(1, o.connections),
-        pipelining: 1,
-        // Below uvicorn's 5 s keep-alive, so we never reuse a socket the server is closing.
-        keepAliveTimeout: 4_000,
-        headersTimeout: o.requestTimeoutMs,
-        bodyTimeout: o.requestTimeoutMs,
-        connect: { timeout: Math.min(o.requestTimeoutMs, 30_000) },
+async function calibrateLength(o, inputTokens, signal) {
+    const name = await o.modelName();
+    const { tokenize } = o;
+    return calibrate(inputTokens, o.prompt, {
+        // A tokenizer that fails only costs the shortcut: the real requests still steer the search.
+        tokenize: tokenize ? (text) => tokenize(name, text).catch(() => undefined) : undefined,
+        probe: async (text) => {
+            const outcome = await o.probe(text, signal);
+            const e = outcome.error;
+            if (e)
+                throw new RequestError(`prompt calibration (${inputTokens} tokens): ${e.message}`, e.kind, e.status);
+            return outcome.tally.promptTokens;
+        },
     });
 }
 
 ;// CONCATENATED MODULE: ./src/bench/events.ts
 /**
- * What one SSE event of an OpenAI-compatible stream tells us (engines.md §1–§4 dialects):
- * whether it carries generated text, the server's token counts, llama.cpp draft counters,
- * or an in-band error. Pure: no clock, no I/O.
+ * What one SSE event of an OpenAI-compatible stream (vLLM, SGLang, llama.cpp and servers like
+ * them) tells us: whether it carries generated text, the server's token counts, or an in-band
+ * error. Fields only one engine sends are read by its adapter (EngineAdapter.streamExtras).
+ * Pure: no clock, no I/O.
  */
 const EXCERPT = 200;
 function excerpt(text, limit = EXCERPT) {
@@ -52568,7 +53944,10 @@ function excerpt(text, limit = EXCERPT) {
 function nonEmpty(value) {
     return typeof value === 'string' ? value.length > 0 : Array.isArray(value) && value.length > 0;
 }
-/** A role-only or empty chunk is not a token (SPEC §5); neither is a finish chunk with `delta: {}`. */
+/**
+ * A role-only or empty chunk is not a token, nor is a finish chunk with `delta: {}`: chat streams
+ * open with a role delta, and llama.cpp sends one with prompt-progress updates before any token.
+ */
 function choiceHasToken(choice) {
     if (typeof choice !== 'object' || choice === null)
         return false;
@@ -52590,15 +53969,6 @@ function readUsage(raw) {
     const u = raw;
     const usage = { promptTokens: events_count(u.prompt_tokens), completionTokens: events_count(u.completion_tokens) };
     return usage.promptTokens === undefined && usage.completionTokens === undefined ? undefined : usage;
-}
-function readDraft(raw) {
-    if (typeof raw !== 'object' || raw === null)
-        return undefined;
-    const t = raw;
-    const drafted = events_count(t.draft_n);
-    if (drafted === undefined)
-        return undefined;
-    return { drafted, accepted: events_count(t.draft_n_accepted) ?? 0 };
 }
 /** The message of an error payload, whatever shape the engine gave it. */
 function errorText(raw) {
@@ -52624,9 +53994,6 @@ function inspectEvent(json) {
     const usage = readUsage(o.usage);
     if (usage)
         facts.usage = usage;
-    const draft = readDraft(o.timings);
-    if (draft)
-        facts.draft = draft;
     return facts;
 }
 
@@ -52650,6 +54017,20 @@ async function resolveModel(http, baseUrl, timeoutMs) {
     if (typeof id !== 'string' || !id)
         throw new RequestError(`GET /v1/models: no model id in ${excerpt(answer.body, 120)}`, 'malformed');
     return id;
+}
+/**
+ * The model name to send: the target's, else `/v1/models` asked once per client. A failed lookup
+ * is not kept, so the next caller asks again.
+ */
+function servedModel(configured, http, baseUrl, timeoutMs) {
+    let model;
+    return () => {
+        if (!model) {
+            model = configured !== undefined ? Promise.resolve(configured) : resolveModel(http, baseUrl, timeoutMs);
+            model.catch(() => (model = undefined));
+        }
+        return model;
+    };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/errors.js
@@ -53181,16 +54562,29 @@ function isPotentialField(line, field) {
 //# sourceMappingURL=parse.js.map
 ;// CONCATENATED MODULE: ./src/bench/sse.ts
 /**
- * SSE framing over raw response bytes. Reads never align with events (engines.md pitfall 6):
- * bytes are decoded as streaming UTF-8 and only whole lines reach the parser, so an old
- * llama.cpp `error: {…}` line split across reads is still seen whole.
+ * SSE framing over raw response bytes. Network reads never align with events (one read may hold
+ * half an event, or several): bytes are decoded as streaming UTF-8 and only whole lines reach the
+ * parser, so an old llama.cpp `error: {…}` line split across reads is still seen whole.
  */
 
-/** Bound on one buffered event, so a runaway stream cannot eat memory. */
+/** Bound on one buffered line or event, so a runaway stream cannot eat memory. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+/**
+ * Whole lines only reach the parser, so an `error:` field line split across reads is reported whole. The
+ * partial line is kept as fragments and joined once, when its line ends, so a line costs time linear in its
+ * length however it arrives; past MAX_EVENT_CHARS the stream is refused.
+ */
 function createSseReader(sink) {
     const decoder = new TextDecoder();
-    let tail = '';
+    let fragments = [];
+    let pending = 0;
+    let failed = false;
+    const overflow = () => {
+        if (failed)
+            return;
+        failed = true;
+        sink.overflow();
+    };
     const parser = createParser({
         maxBufferSize: MAX_EVENT_CHARS,
         onEvent: (e) => sink.event(e.data, e.event),
@@ -53198,7 +54592,7 @@ function createSseReader(sink) {
             if (error.type === 'unknown-field' && error.field === 'error')
                 sink.errorLine(error.value ?? '');
             else if (error.type === 'max-buffer-size-exceeded')
-                sink.overflow();
+                overflow();
         },
     });
     const push = (text) => {
@@ -53206,25 +54600,34 @@ function createSseReader(sink) {
             parser.feed(text);
         }
         catch {
-            sink.overflow();
+            overflow();
         }
     };
     return {
         feed(bytes) {
-            const text = tail + decoder.decode(bytes, { stream: true });
+            if (failed)
+                return;
+            const text = decoder.decode(bytes, { stream: true });
             const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
             if (cut < 0) {
-                tail = text;
-                if (tail.length > MAX_EVENT_CHARS)
-                    sink.overflow();
+                fragments.push(text);
+                pending += text.length;
+                if (pending > MAX_EVENT_CHARS)
+                    overflow();
                 return;
             }
-            tail = text.slice(cut + 1);
-            push(text.slice(0, cut + 1));
+            const lines = fragments.length ? fragments.join('') + text.slice(0, cut + 1) : text.slice(0, cut + 1);
+            const rest = text.slice(cut + 1);
+            fragments = rest ? [rest] : [];
+            pending = rest.length;
+            push(lines);
         },
         end() {
-            const rest = tail + decoder.decode();
-            tail = '';
+            if (failed)
+                return;
+            const rest = fragments.join('') + decoder.decode();
+            fragments = [];
+            // End of body: an event the server left unterminated is still dispatched.
             push(`${rest}\n\n`);
         },
     };
@@ -53232,13 +54635,15 @@ function createSseReader(sink) {
 
 ;// CONCATENATED MODULE: ./src/bench/tally.ts
 /**
- * Per-request bookkeeping of a stream (SPEC §5): TTFT at the first token-bearing event, e2e at
- * the last one (never `[DONE]` or the usage chunk), inter-chunk gaps, and the server's counts
- * from whichever event carries `usage`.
+ * Per-request bookkeeping of a stream (definitions: README.md here): TTFT at the first
+ * token-bearing event, e2e at the last one (never `[DONE]` or the usage chunk), inter-chunk gaps,
+ * the server's counts from whichever event carries `usage`, and the engine's own figures.
  */
 
 
+
 class StreamTally {
+    readExtras;
     /** Dispatched SSE events, `[DONE]` included. */
     events = 0;
     /** Token-bearing events. */
@@ -53251,8 +54656,13 @@ class StreamTally {
     itl = [];
     promptTokens;
     completionTokens;
-    draft;
+    /** What the engine's reader took from the events, merged (a later event's value wins). */
+    extras;
     done = false;
+    /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
+    constructor(readExtras) {
+        this.readExtras = readExtras;
+    }
     /** Takes one event parsed at `at` (ms); returns the error that ends the request, if it carries one. */
     add(data, type, at) {
         const index = this.events++;
@@ -53282,8 +54692,10 @@ class StreamTally {
             this.promptTokens = facts.usage.promptTokens ?? this.promptTokens;
             this.completionTokens = facts.usage.completionTokens ?? this.completionTokens;
         }
-        if (facts.draft)
-            this.draft = facts.draft;
+        const event = this.readExtras ? asRecord(json) : undefined;
+        const extras = event && this.readExtras?.(event);
+        if (extras)
+            this.extras = { ...this.extras, ...extras };
         if (facts.token) {
             this.chunks++;
             if (this.firstTokenAt === undefined) {
@@ -53318,109 +54730,35 @@ function streamError(message) {
 
 
 
+
+/**
+ * What a stream may cost before it is cut, however the server behaves. A server that never ends the stream
+ * (every token refreshes the timeout) or floods it must end the request, not the run: token events past twice
+ * `max_tokens` (+16; an engine may split a token's bytes over two events), events of any kind past four times
+ * it (+64), bytes past 1 MiB + 16 KiB a token, and a whole-request deadline of the timeout plus two seconds a
+ * token (at most the timeout each) — slower than half a token per second is not a benchmark.
+ */
+function streamBounds(timeoutMs, maxTokens = DEFAULT_MAX_TOKENS) {
+    return {
+        tokenEvents: 2 * maxTokens + 16,
+        events: 4 * maxTokens + 64,
+        bytes: 1024 * 1024 + 16 * 1024 * maxTokens,
+        totalMs: timeoutMs + 2 * maxTokens * Math.min(timeoutMs, 1000),
+    };
+}
+/** Bounds for a request whose `max_tokens` the caller did not say. */
+const DEFAULT_MAX_TOKENS = 4096;
 const HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' };
 /** undici's own timeouts stay just behind ours so the clearer message wins. */
 const UNDICI_GRACE_MS = 1_000;
 const ERROR_BODY_BYTES = 2_048;
-function formatMs(ms) {
-    if (ms >= 60_000 && ms % 60_000 === 0)
-        return `${ms / 60_000}m`;
-    if (ms >= 1_000 && ms % 1_000 === 0)
-        return `${ms / 1_000}s`;
-    return `${ms}ms`;
-}
 function sendStreamed(dispatcher, req) {
     return new Promise((resolve) => {
-        const tally = new StreamTally();
-        let controller;
-        let failure;
-        let started = false;
-        let settled = false;
-        let errorBody;
-        let errorBytes = 0;
-        let status = 0;
-        let sentAt = performance.now();
-        const finish = () => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            req.signal?.removeEventListener('abort', onOuterAbort);
-            resolve({ sentAt, tally, error: failure });
-        };
-        /** Records the first failure; the stream is abandoned unless it already ended. */
-        const fail = (error, abandon = true) => {
-            if (failure)
-                return;
-            failure = error;
-            if (!abandon)
-                return;
-            if (controller && !controller.aborted)
-                controller.abort(error);
-            else
-                finish(); // not on a socket yet: undici is told at onRequestStart
-        };
-        const onOuterAbort = () => fail(new RequestError('aborted', 'aborted'));
-        const timer = setTimeout(() => fail(new RequestError(`timeout: no token within ${formatMs(req.timeoutMs)}`, 'timeout')), req.timeoutMs);
-        const httpError = () => {
-            const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8');
-            return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status);
-        };
-        const reader = createSseReader({
-            event(data, type) {
-                if (failure)
-                    return;
-                const chunks = tally.chunks;
-                const error = tally.add(data, type, performance.now());
-                if (error)
-                    fail(error);
-                else if (tally.chunks !== chunks)
-                    timer.refresh();
-            },
-            errorLine: (value) => fail(tally.errorLine(value)),
-            overflow: () => fail(new RequestError('malformed stream: an event exceeded 16 MiB', 'malformed')),
-        });
-        const handler = {
-            onRequestStart(c) {
-                sentAt = performance.now();
-                controller = c;
-                if (failure)
-                    c.abort(failure);
-            },
-            onResponseStart(_c, statusCode) {
-                started = true;
-                status = statusCode;
-                if (statusCode !== 200)
-                    errorBody = [];
-            },
-            onResponseData(_c, chunk) {
-                if (failure)
-                    return;
-                if (!errorBody)
-                    return reader.feed(chunk);
-                errorBody.push(chunk);
-                errorBytes += chunk.length;
-                if (errorBytes >= ERROR_BODY_BYTES)
-                    fail(httpError()); // enough to say what went wrong
-            },
-            onResponseEnd() {
-                if (errorBody)
-                    fail(httpError(), false);
-                else if (!failure) {
-                    reader.end();
-                    if (!failure && tally.firstTokenAt === undefined)
-                        fail(new RequestError('stream ended without a token', 'malformed'), false);
-                }
-                finish();
-            },
-            onResponseError(_c, error) {
-                fail(classify(error, started), false);
-                finish();
-            },
-        };
+        const run = new StreamRun(req, resolve);
+        const handler = responseHandler(run);
         if (req.signal?.aborted)
-            return onOuterAbort();
-        req.signal?.addEventListener('abort', onOuterAbort, { once: true });
+            return run.abort();
+        req.signal?.addEventListener('abort', run.abort, { once: true });
         const options = {
             origin: req.url.origin,
             path: req.url.pathname + req.url.search,
@@ -53430,14 +54768,155 @@ function sendStreamed(dispatcher, req) {
             headersTimeout: req.timeoutMs + UNDICI_GRACE_MS,
             bodyTimeout: req.timeoutMs + UNDICI_GRACE_MS,
         };
-        sentAt = performance.now();
+        run.sentAt = performance.now();
         try {
             dispatcher.dispatch(options, handler);
         }
         catch (error) {
-            fail(classify(error, false), false);
-            finish();
+            run.fail(classify(error, false), false);
+            run.finish();
         }
+    });
+}
+/** One request from dispatch to outcome: the first failure wins, and the outcome is delivered once. */
+class StreamRun {
+    tally;
+    bounds;
+    /** Response bytes so far. */
+    bytes = 0;
+    /** The dispatch time, re-stamped when undici puts the request on its socket. */
+    sentAt = performance.now();
+    failure;
+    controller;
+    settled = false;
+    req;
+    resolve;
+    timer;
+    deadline;
+    constructor(req, resolve) {
+        this.req = req;
+        this.resolve = resolve;
+        this.tally = new StreamTally(req.streamExtras);
+        this.bounds = streamBounds(req.timeoutMs, req.maxTokens);
+        this.timer = setTimeout(() => this.fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')), req.timeoutMs);
+        const total = this.bounds.totalMs;
+        this.deadline = setTimeout(() => this.fail(new RequestError(`timeout: the stream did not end within ${formatDuration(total)}`, 'timeout')), total);
+    }
+    /** Counts a body chunk against the byte bound; false once the stream is cut. */
+    took(bytes) {
+        this.bytes += bytes;
+        if (this.bytes <= this.bounds.bytes)
+            return true;
+        this.fail(new RequestError(`malformed stream: more than ${formatBytes(this.bounds.bytes)} for max_tokens ${this.req.maxTokens ?? 'unset'}`, 'malformed'));
+        return false;
+    }
+    /** Checks the event bounds after an event; false once the stream is cut. */
+    withinEvents() {
+        const { tally, bounds } = this;
+        if (tally.chunks > bounds.tokenEvents)
+            this.fail(new RequestError(`malformed stream: ${tally.chunks} token events for max_tokens ${this.req.maxTokens ?? 'unset'} and still no end`, 'malformed'));
+        else if (tally.events > bounds.events)
+            this.fail(new RequestError(`malformed stream: ${tally.events} events and still no end`, 'malformed'));
+        else
+            return true;
+        return false;
+    }
+    /** The caller's signal fired. */
+    abort = () => this.fail(new RequestError('aborted', 'aborted'));
+    /** undici put the request on a socket: stamp the send, and abandon it at once if it failed meanwhile. */
+    onSocket(controller) {
+        this.sentAt = performance.now();
+        this.controller = controller;
+        if (this.failure)
+            controller.abort(this.failure);
+    }
+    /** A token-bearing event arrived: the timeout counts from here. */
+    tokenArrived() {
+        this.timer.refresh();
+    }
+    /** Records the first failure; the stream is abandoned unless it already ended. */
+    fail(error, abandon = true) {
+        if (this.failure)
+            return;
+        this.failure = error;
+        if (!abandon)
+            return;
+        if (this.controller && !this.controller.aborted)
+            this.controller.abort(error);
+        else
+            this.finish(); // not on a socket yet: undici is told at onRequestStart
+    }
+    finish() {
+        if (this.settled)
+            return;
+        this.settled = true;
+        clearTimeout(this.timer);
+        clearTimeout(this.deadline);
+        this.req.signal?.removeEventListener('abort', this.abort);
+        this.resolve({ sentAt: this.sentAt, tally: this.tally, error: this.failure });
+    }
+}
+/** The response side: a 200 body is read as SSE into the tally; any other status keeps the start of its body for the error. */
+function responseHandler(run) {
+    const reader = tallyReader(run);
+    let started = false;
+    let status = 0;
+    let errorBody;
+    let errorBytes = 0;
+    const httpError = () => {
+        const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8');
+        return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status);
+    };
+    return {
+        onRequestStart: (controller) => run.onSocket(controller),
+        onResponseStart(_c, statusCode) {
+            started = true;
+            status = statusCode;
+            if (statusCode !== 200)
+                errorBody = [];
+        },
+        onResponseData(_c, chunk) {
+            if (run.failure || !run.took(chunk.length))
+                return;
+            if (!errorBody)
+                return reader.feed(chunk);
+            errorBody.push(chunk);
+            errorBytes += chunk.length;
+            if (errorBytes >= ERROR_BODY_BYTES)
+                run.fail(httpError()); // enough to say what went wrong
+        },
+        onResponseEnd() {
+            if (errorBody)
+                run.fail(httpError(), false);
+            else if (!run.failure) {
+                reader.end();
+                if (!run.failure && run.tally.firstTokenAt === undefined)
+                    run.fail(new RequestError('stream ended without a token', 'malformed'), false);
+            }
+            run.finish();
+        },
+        onResponseError(_c, error) {
+            run.fail(classify(error, started), false);
+            run.finish();
+        },
+    };
+}
+/** SSE events into the run's tally; an in-band error or an oversized event fails the request. */
+function tallyReader(run) {
+    const { tally } = run;
+    return createSseReader({
+        event(data, type) {
+            if (run.failure)
+                return;
+            const chunks = tally.chunks;
+            const error = tally.add(data, type, performance.now());
+            if (error)
+                run.fail(error);
+            else if (run.withinEvents() && tally.chunks !== chunks)
+                run.tokenArrived();
+        },
+        errorLine: (value) => run.fail(tally.errorLine(value)),
+        overflow: () => run.fail(new RequestError('malformed stream: an event exceeded 16 MiB', 'malformed')),
     });
 }
 function classify(error, started) {
@@ -53462,55 +54941,53 @@ function classify(error, started) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/bench/stats.ts
-const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
-/** `np.percentile(sorted, p)` with the default linear method; `sorted` must be ascending and non-empty. */
-function percentile(sorted, p) {
-    const rank = (p / 100) * (sorted.length - 1);
-    const lo = Math.floor(rank);
-    const hi = Math.min(lo + 1, sorted.length - 1);
-    const t = rank - lo;
-    const a = sorted[lo];
-    const b = sorted[hi];
-    // NumPy interpolates from the nearer end for t >= 0.5; same result, same rounding.
-    return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+;// CONCATENATED MODULE: ./src/bench/flags.ts
+function spread(values) {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of values) {
+        if (v < min)
+            min = v;
+        if (v > max)
+            max = v;
+    }
+    return min === max ? `${min}` : `${min}-${max}`;
 }
-/** mean, p50/p90/p99, std (ddof 0), min, max. An empty sample gives zeros, as vLLM reports it. */
-function stats_describe(values) {
-    const n = values.length;
-    if (n === 0)
-        return { ...ZERO_STATS };
-    const sorted = [...values].sort((x, y) => x - y);
-    let sum = 0;
-    for (const v of sorted)
-        sum += v;
-    const mean = sum / n;
-    let squares = 0;
-    for (const v of sorted)
-        squares += (v - mean) * (v - mean);
-    return {
-        mean,
-        p50: percentile(sorted, 50),
-        p90: percentile(sorted, 90),
-        p99: percentile(sorted, 99),
-        std: Math.sqrt(squares / n),
-        min: sorted[0],
-        max: sorted[n - 1],
-    };
+function lengthFlag(what, values, wanted) {
+    return values.some((v) => v !== wanted) ? `lengths-missed: ${what} ${spread(values)}/${wanted}` : undefined;
 }
-function stats_mean(values) {
-    if (values.length === 0)
-        return 0;
-    let sum = 0;
-    for (const v of values)
-        sum += v;
-    return sum / values.length;
+/** Flags from the steady rounds and their requests. */
+function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
+    const flags = [];
+    const ok = steadyRequests.filter((r) => r.ok);
+    const counted = ok.filter((r) => r.usageReported);
+    const unreported = ok.length - counted.length;
+    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
+    const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens);
+    const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens);
+    if (prompt)
+        flags.push(prompt);
+    if (output)
+        flags.push(output);
+    if (unreported > 0)
+        flags.push(`usage-missing: ${unreported}/${ok.length} requests`);
+    for (const round of rounds) {
+        if (round.steady && round.requests > 0 && round.errors / round.requests > maxErrorShare) {
+            flags.push(`errors: ${round.errors}/${round.requests} in round ${round.index + 1}`);
+        }
+    }
+    return flags;
 }
 
 ;// CONCATENATED MODULE: ./src/bench/round.ts
 /**
- * Per-round statistics (SPEC §5) and the steady state of a cell. Failed requests are counted
- * and grouped by reason, never part of a statistic.
+ * Per-round statistics and the steady state of a cell. The per-request figures follow
+ * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
+ * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
+ * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
+ * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
+ * time instead), and the round's throughputs divide by it. Failed requests are counted and
+ * grouped by reason, never part of a statistic.
  */
 
 
@@ -53550,17 +55027,18 @@ function summarizeRound(ctx, records) {
     const outputTps = perSecond(outputTokens);
     const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0);
     const metrics = {
-        ttft_ms: stats_describe(ok.map((r) => r.ttftMs)),
-        tpot_ms: stats_describe(tpot),
-        itl_ms: stats_describe(ok.flatMap((r) => r.itlMs)),
-        e2e_ms: stats_describe(ok.map((r) => r.e2eMs)),
+        ttft_ms: describe(ok.map((r) => r.ttftMs)),
+        tpot_ms: describe(tpot),
+        itl_ms: describe(ok.flatMap((r) => r.itlMs)),
+        e2e_ms: describe(ok.map((r) => r.e2eMs)),
         // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report then.
-        decode_tps: stats_describe(tpot.filter((t) => t > 0).map((t) => 1000 / t)),
-        prefill_tps: stats_describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
+        decode_tps: describe(tpot.filter((t) => t > 0).map((t) => 1000 / t)),
+        prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
         output_tps: outputTps,
         total_tps: perSecond(outputTokens + promptTokens),
         per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
         request_tps: perSecond(ok.length),
+        failed_share: records.length ? failed.length / records.length : 0,
     };
     return {
         index: ctx.index,
@@ -53593,6 +55071,10 @@ function steadyState(rounds) {
     }
     for (const key of SCALAR_METRICS)
         block[key] = stats_mean(kept.map((r) => r.metrics[key]));
+    // Failures count over every steady round, including one where nothing succeeded.
+    const steady = rounds.filter((r) => r.steady);
+    const sent = steady.reduce((n, r) => n + r.requests, 0);
+    block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0;
     return block;
 }
 
@@ -53622,16 +55104,14 @@ function toRecord(ctx, outcome) {
         record.firstEventMs = t.firstEventAt - outcome.sentAt;
     if (t.ttftEvent !== undefined)
         record.ttftEvent = t.ttftEvent;
-    if (t.draft) {
-        record.draftTokens = t.draft.drafted;
-        record.draftAccepted = t.draft.accepted;
-    }
+    if (t.extras)
+        record.extras = t.extras;
     return record;
 }
 
-;// CONCATENATED MODULE: ./src/random.ts
+;// CONCATENATED MODULE: ./src/core/random.ts
 /** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1); the same sequence for the same seed everywhere. */
-function mulberry32(seed) {
+function random_mulberry32(seed) {
     let a = seed >>> 0;
     return () => {
         a = (a + 0x6d2b79f5) >>> 0;
@@ -53647,12 +55127,13 @@ function mulberry32(seed) {
  * Load generation. Closed loop: at most `concurrency` requests in flight, the next one sent as
  * soon as a slot frees. Open loop: Poisson arrivals at `rate` requests/s from a seeded PRNG,
  * no cap on requests in flight. Either way each request learns when it was due (`dueAt`) so
- * the time it waited in our scheduler is recorded, never hidden (engines.md pitfall 8).
+ * the time it waited in our scheduler is recorded, never hidden: a load generator that measures
+ * only from the actual send hides its own backlog ("coordinated omission", see wrk2's README).
  */
 
 
 /** Same seed, same arrivals (shared with the simulator). */
-const seededRandom = mulberry32;
+const seededRandom = random_mulberry32;
 /**
  * Arrival offsets (ms) of `n` requests: the first at 0, then exponential gaps of mean 1/rate.
  * Like `vllm bench serve`, the offsets are rescaled so the span matches the nominal rate exactly
@@ -53734,6 +55215,54 @@ async function runRound(o) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/bench/rounds.ts
+
+
+
+
+const DEFAULT_PROGRESS_MS = 30_000;
+/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request. */
+async function runRounds(o, calibration, send) {
+    const { scenario } = o;
+    // The last round is always steady, whatever `discard` says.
+    const discard = Math.max(0, Math.min(o.discard, o.rounds - 1));
+    const rounds = [];
+    const kept = [];
+    for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
+        const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond });
+        const records = await runRound({
+            scenario,
+            round: r,
+            rounds: o.rounds,
+            seed: o.seed,
+            calibration,
+            send,
+            signal: o.signal,
+            progress: o.onRound ? progress : undefined,
+            progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
+        });
+        const steady = r >= discard;
+        const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests);
+        const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records);
+        rounds.push(result);
+        if (steady)
+            kept.push(...records);
+        progress(records.length, result.errors, result.metrics.output_tps);
+    }
+    if (o.signal?.aborted)
+        throw new RequestError('measurement aborted', 'aborted');
+    return {
+        rounds,
+        metrics: steadyState(rounds),
+        flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
+        requests: kept,
+        errors: mergeErrors(rounds),
+    };
+}
+function mergeErrors(rounds) {
+    return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count])));
+}
+
 ;// CONCATENATED MODULE: ./src/bench/measure.ts
 
 
@@ -53742,69 +55271,31 @@ async function runRound(o) {
 
 
 
-
-
-
-const DEFAULT_PROGRESS_MS = 30_000;
 function endpoint(baseUrl, path) {
     return new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
 }
 function createBenchClient(target) {
-    let capacity = Math.max(1, target.maxConcurrency);
-    let agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs });
-    let closed = false;
+    const { adapter, baseUrl, requestTimeoutMs } = target;
+    const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
-    const url = endpoint(target.baseUrl, target.adapter.path(target.api));
-    const calibrations = new Map();
-    let model;
+    const url = endpoint(baseUrl, adapter.path(target.api));
+    const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs);
     // Nonce index: unique over the client's life, so no two requests share a prefix.
     let sequence = 0;
     const prompt = (fillerWords) => promptText(sequence++, fillerWords);
-    const modelName = () => {
-        if (!model) {
-            model = target.model !== undefined ? Promise.resolve(target.model) : resolveModel(ports, target.baseUrl, target.requestTimeoutMs);
-            model.catch(() => (model = undefined));
-        }
-        return model;
-    };
     const sendPrompt = async (text, maxTokens, signal) => {
-        const body = requestBody({ adapter: target.adapter, api: target.api, model: await modelName(), prompt: text, maxTokens });
-        return sendStreamed(agent, { url, body, timeoutMs: target.requestTimeoutMs, signal });
+        const body = requestBody({ adapter, api: target.api, model: await modelName(), prompt: text, maxTokens });
+        return sendStreamed(pool.agent, { url, body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
     };
-    const calibration = (inputTokens, signal) => {
-        let pending = calibrations.get(inputTokens);
-        if (!pending) {
-            pending = calibrateFor(inputTokens, signal);
-            pending.catch(() => calibrations.delete(inputTokens));
-            calibrations.set(inputTokens, pending);
-        }
-        return pending;
-    };
-    const calibrateFor = async (inputTokens, signal) => {
-        const name = await modelName();
-        const { adapter } = target;
-        const tokenize = adapter.tokenize?.bind(adapter);
-        return calibrate(inputTokens, prompt, {
-            tokenize: tokenize ? (text) => tokenize(ports, target.baseUrl, name, text).catch(() => undefined) : undefined,
-            probe: async (text) => {
-                const outcome = await sendPrompt(text, 1, signal);
-                const e = outcome.error;
-                if (e)
-                    throw new RequestError(`prompt calibration (${inputTokens} tokens): ${e.message}`, e.kind, e.status);
-                return outcome.tally.promptTokens;
-            },
-        });
-    };
-    const ensureCapacity = async (inFlight) => {
-        if (inFlight <= capacity)
-            return;
-        // More sockets than any cell so far: a fresh Agent, so undici never queues a request out of our sight.
-        const old = agent;
-        capacity = inFlight;
-        agent = createAgent({ connections: capacity, requestTimeoutMs: target.requestTimeoutMs });
-        await old.close();
-    };
+    const tokenize = adapter.tokenize?.bind(adapter);
+    const calibration = createCalibrator({
+        prompt,
+        modelName,
+        tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
+        probe: (text, signal) => sendPrompt(text, 1, signal),
+    });
+    let closed = false;
     return {
         async smoke() {
             const outcome = await sendPrompt(prompt(0), 1);
@@ -53816,53 +55307,54 @@ function createBenchClient(target) {
                 throw new Error('bench client is closed');
             const { scenario } = o;
             const cal = await calibration(scenario.inputTokens, o.signal);
-            await ensureCapacity(scenario.rate ? scenario.requests : scenario.concurrency);
-            // The last round is always steady, whatever `discard` says.
-            const discard = Math.max(0, Math.min(o.discard, o.rounds - 1));
-            const rounds = [];
-            const kept = [];
-            for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
-                const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond });
-                const records = await runRound({
-                    scenario,
-                    round: r,
-                    rounds: o.rounds,
-                    seed: o.seed,
-                    calibration: cal,
-                    send: (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal),
-                    signal: o.signal,
-                    progress: o.onRound ? progress : undefined,
-                    progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
-                });
-                const steady = r >= discard;
-                const result = summarizeRound({ index: r, steady, concurrency: scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests), endedAt: performance.now() }, records);
-                rounds.push(result);
-                if (steady)
-                    kept.push(...records);
-                progress(records.length, result.errors, result.metrics.output_tps);
-            }
-            if (o.signal?.aborted)
-                throw new RequestError('measurement aborted', 'aborted');
-            return {
-                rounds,
-                metrics: steadyState(rounds),
-                flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
-                requests: kept,
-                errors: mergeErrors(rounds),
-            };
+            await pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
+            return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal));
         },
         async close() {
             if (closed)
                 return;
             closed = true;
-            await agent.destroy();
+            await pool.destroy();
         },
     };
 }
-function mergeErrors(rounds) {
-    return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count])));
+
+;// CONCATENATED MODULE: ./src/server/env.ts
+/**
+ * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
+ * third-party programs; some print their environment when they crash and launch scripts often run `set -x`,
+ * so nothing that lets a process act as this workflow reaches them. We start from the runner's environment and
+ * remove the action's own inputs (`INPUT_*`, the `github-token` among them), the runner's plumbing and tokens
+ * (`ACTIONS_*`: runtime, results, cache, OIDC request token and URL), `GITHUB_TOKEN`/`GH_TOKEN`, any variable
+ * whose value is a registered secret, and every variable whose name looks secret unless the target lists it in
+ * `pass-env` (e.g. `HF_TOKEN` for gated model downloads). The target's own `env` is added last.
+ */
+
+function engineEnv(base, passEnv, extra, known = secrets) {
+    const pass = new Set(passEnv);
+    const env = {};
+    const withheld = [];
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined || isActionCredential(name))
+            continue;
+        if ((looksSecret(name) || known.redact(value) !== value) && !pass.has(name)) {
+            withheld.push(name);
+            continue;
+        }
+        env[name] = value;
+    }
+    return { env: { ...env, ...extra }, withheld: withheld.sort() };
+}
+/** The hint a failed launch carries when it ran without secret-looking variables the runner had. */
+function withheldHint(withheld) {
+    if (withheld.length === 0)
+        return '';
+    const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
+    return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
 }
 
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
 ;// CONCATENATED MODULE: ./src/server/log-file.ts
 /**
  * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
@@ -53872,8 +55364,13 @@ function mergeErrors(rounds) {
  */
 
 
+
+
+
 const DEFAULT_HEAD_BYTES = 1024 * 1024;
 const DEFAULT_TAIL_BYTES = 256 * 1024;
+/** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
+const PARTIAL_LINE_CHARS = 64 * 1024;
 // eslint-disable-next-line no-control-regex
 const log_file_ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 class BoundedLog {
@@ -53887,12 +55384,14 @@ class BoundedLog {
     inFile = 0;
     recent = [];
     recentBytes = 0;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    partial = '';
     constructor(path, options = {}) {
         this.path = path;
         this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
         this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
-        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_.dirname)(path), { recursive: true });
-        this.fd = (0,external_node_fs_namespaceObject.openSync)(path, 'a');
+        ensureDir((0,external_node_path_.dirname)(path));
+        this.fd = openNoFollow(path, 'append');
         // Appending to an earlier run's log: the bound applies to what this run adds.
         this.base = (0,external_node_fs_namespaceObject.fstatSync)(this.fd).size;
     }
@@ -53900,13 +55399,29 @@ class BoundedLog {
     get droppedBytes() {
         return this.afterHead - Math.min(this.afterHead, this.inFile);
     }
-    /** Engine output: goes to the file and to the tail. */
+    /**
+     * Engine output: goes to the file and to the tail, redacted of secrets a line at a time (a partial line
+     * waits for its end, up to PARTIAL_LINE_CHARS); `close` redacts the whole file once more, for secrets a
+     * line break split.
+     */
     write(data) {
-        this.append(typeof data === 'string' ? Buffer.from(data) : data, true);
+        const text = this.partial + (typeof data === 'string' ? data : this.decoder.write(data));
+        const cut = text.lastIndexOf('\n') + 1;
+        const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
+        this.partial = text.slice(ready.length);
+        if (ready)
+            this.append(Buffer.from(redact(ready)), true);
     }
     /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
     note(text) {
-        this.append(Buffer.from(text), false);
+        this.flushPartial();
+        this.append(Buffer.from(redact(text)), false);
+    }
+    flushPartial() {
+        const rest = this.partial + this.decoder.end();
+        this.partial = '';
+        if (rest)
+            this.append(Buffer.from(redact(rest)), true);
     }
     append(chunk, remember) {
         if (chunk.length === 0)
@@ -53952,9 +55467,9 @@ class BoundedLog {
         (0,external_node_fs_namespaceObject.writeSync)(fd, kept);
         this.inFile = kept.length;
     }
-    /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last. */
+    /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
     tail(lines = 40) {
-        const text = this.latest().toString('utf8').replace(log_file_ANSI, '');
+        const text = redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
         const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
         return all.slice(-lines).join('\n');
     }
@@ -53964,8 +55479,25 @@ class BoundedLog {
     close() {
         if (this.fd === undefined)
             return;
-        (0,external_node_fs_namespaceObject.closeSync)(this.fd);
+        this.flushPartial();
+        const fd = this.fd;
         this.fd = undefined;
+        try {
+            this.redactWritten(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    /** What this run wrote, redacted as a whole (the file is bounded to head + 2 × tail bytes). */
+    redactWritten(fd) {
+        const all = (0,external_node_fs_namespaceObject.readFileSync)(this.path);
+        const mine = all.subarray(this.base).toString('utf8');
+        const clean = redact(mine);
+        if (clean === mine)
+            return;
+        (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base);
+        (0,external_node_fs_namespaceObject.writeSync)(fd, Buffer.from(clean));
     }
 }
 
@@ -53976,20 +55508,10 @@ class BoundedLog {
  * the engine declares itself dead, or the caller aborts.
  */
 
+
 const POLL_MS = 200;
 const PROGRESS_MS = 15_000;
 const PROBE_TIMEOUT_MS = 2000;
-/** `250ms`, `4s`, `1m30s`, `20m`, `1h5m`. */
-function readiness_formatMs(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)}ms`;
-    if (ms < 60_000)
-        return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))}s`;
-    const h = Math.floor(ms / 3_600_000);
-    const m = Math.floor((ms % 3_600_000) / 60_000);
-    const s = Math.round((ms % 60_000) / 1000);
-    return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].join('') || '0s';
-}
 /** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
 function describeAnswer(answer) {
     if (!answer)
@@ -54062,7 +55584,7 @@ async function waitReady(options) {
         if (elapsed() >= nextProgress) {
             nextProgress += progressMs;
             const line = options.lastLogLine?.();
-            log.info(`${options.id}: waiting for ${adapter.name} to be ready (${readiness_formatMs(elapsed())} of ${readiness_formatMs(options.timeoutMs)}, ` +
+            log.info(`${options.id}: waiting for ${adapter.name} to be ready (${formatDuration(Math.round(elapsed() / 100) * 100)} of ${formatDuration(options.timeoutMs)}, ` +
                 `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`);
         }
         const pause = await race(new Promise(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal);
@@ -54094,7 +55616,8 @@ async function launchGroup(spec) {
         child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', spec.command], {
             detached: true,
             stdio: ['ignore', 'pipe', 'pipe'],
-            env: { ...process.env, ...spec.env },
+            // The whole environment, as the caller built it (least privilege: server/env.ts); nothing is inherited.
+            env: spec.env,
             cwd: spec.cwd,
         });
     }
@@ -54139,7 +55662,7 @@ const DEFAULT_GRACE_MS = 4500;
 const KILL_WAIT_MS = 1000;
 const process_group_POLL_MS = 50;
 /** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
-function process_group_statOf(pid) {
+function statOf(pid) {
     try {
         const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -54151,12 +55674,12 @@ function process_group_statOf(pid) {
 }
 let procAvailable;
 function hasProc() {
-    procAvailable ??= process_group_statOf('self') !== undefined;
+    procAvailable ??= statOf('self') !== undefined;
     return procAvailable;
 }
 /** Our own process group: never a target of these signals. */
 function ownProcessGroup() {
-    return process_group_statOf('self')?.pgrp;
+    return statOf('self')?.pgrp;
 }
 /** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
 function liveMembers(pgid) {
@@ -54166,7 +55689,7 @@ function liveMembers(pgid) {
     for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
         if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
             continue;
-        const stat = process_group_statOf(entry);
+        const stat = statOf(entry);
         if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
             pids.push(Number(entry));
     }
@@ -54194,13 +55717,13 @@ function signalGroup(pgid, signal) {
             throw error;
     }
 }
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const process_group_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Polls until every group is gone or the time is up; returns the groups still alive. */
 async function waitGroupsGone(pgids, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
     let alive = pgids.filter(groupAlive);
     while (alive.length && Date.now() < deadline) {
-        await sleep(Math.min(process_group_POLL_MS, Math.max(1, deadline - Date.now())));
+        await process_group_sleep(Math.min(process_group_POLL_MS, Math.max(1, deadline - Date.now())));
         alive = alive.filter(groupAlive);
     }
     return alive;
@@ -54310,6 +55833,8 @@ function hostPort(url) {
 
 
 
+
+
 const SMOKE_ATTEMPTS = 3;
 const SMOKE_MIN_MS = 10_000;
 const PORT_FREE_WAIT_MS = 700;
@@ -54346,13 +55871,13 @@ async function bringUp(options, baseUrl, group) {
     });
     switch (outcome.kind) {
         case 'aborted':
-            return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${readiness_formatMs(outcome.elapsedMs)})` };
+            return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` };
         case 'exit': {
             const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : '';
             return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code };
         }
         case 'timeout':
-            return { kind: 'timeout', message: `not ready after ${readiness_formatMs(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
+            return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
         case 'dead': {
             // Give the process a moment to exit so the error can carry its exit code.
             const exit = group ? await race(group.exit, 2000) : undefined;
@@ -54360,7 +55885,7 @@ async function bringUp(options, baseUrl, group) {
             return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code };
         }
         case 'ready':
-            options.log.info(`${target.id}: health endpoint ready after ${readiness_formatMs(outcome.elapsedMs)}; sending the smoke request`);
+            options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
     }
     let lastError;
     for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
@@ -54373,7 +55898,7 @@ async function bringUp(options, baseUrl, group) {
         if ('exit' in smoke)
             return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code };
         if ('timeout' in smoke)
-            return { kind: 'smoke', message: `smoke request got no answer within ${readiness_formatMs(budget)}` };
+            return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` };
         lastError = smoke.error;
         if (attempt < SMOKE_ATTEMPTS)
             await race(new Promise(() => undefined), 500, group?.exitSignal, signal);
@@ -54402,41 +55927,17 @@ async function launch(options, command) {
     }
     const filled = fillPort(command, port);
     const logPath = logPathFor(options.logDir, target.id);
+    const { env, withheld } = engineEnv(process.env, target.settings.passEnv, { ...target.env, PORT: String(port) });
     let group;
     try {
-        group = await launchGroup({ command: filled, env: { ...target.env, PORT: String(port) }, logPath });
+        group = await launchGroup({ command: filled, env, logPath });
     }
     catch (error) {
         throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
     }
     options.onSpawn?.(group.pgid);
     log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
-    const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS;
-    let stopRequested = false;
-    let stopping;
-    const teardown = async () => {
-        stopRequested = true;
-        const outcome = await terminateGroup(group.pgid, graceMs);
-        if (outcome === 'killed')
-            log.warn(`${target.id}: did not exit within ${readiness_formatMs(graceMs)} of SIGTERM; killed with SIGKILL`);
-        if (outcome === 'stuck')
-            log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
-        await race(group.drained, DRAIN_WAIT_MS);
-        if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
-            log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
-        }
-        group.log.close();
-    };
-    const running = {
-        baseUrl,
-        port,
-        launch: filled,
-        pgid: group.pgid,
-        logPath,
-        exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
-        logTail: (lines = 40) => group.log.tail(lines),
-        stop: () => (stopping ??= teardown()),
-    };
+    const running = groupHandle(options, group, { baseUrl, host, port, launch: filled, logPath });
     let failure;
     try {
         failure = await bringUp(options, baseUrl, group);
@@ -54452,8 +55953,42 @@ async function launch(options, command) {
     }
     await running.stop();
     const tail = group.log.tail();
-    const message = withLine(failure.message, group.log.tail(1));
-    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail);
+    const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
+    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled);
+}
+/**
+ * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
+ * idempotent `stop()` that terminates the group, waits for its output and checks the port is free.
+ */
+function groupHandle(options, group, where) {
+    const { target, log } = options;
+    const { host, port } = where;
+    const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS;
+    let stopRequested = false;
+    let stopping;
+    const teardown = async () => {
+        stopRequested = true;
+        const outcome = await terminateGroup(group.pgid, graceMs);
+        if (outcome === 'killed')
+            log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`);
+        if (outcome === 'stuck')
+            log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
+        await race(group.drained, DRAIN_WAIT_MS);
+        if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
+            log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
+        }
+        group.log.close();
+    };
+    return {
+        baseUrl: where.baseUrl,
+        port,
+        launch: where.launch,
+        pgid: group.pgid,
+        logPath: where.logPath,
+        exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
+        logTail: (lines = 40) => group.log.tail(lines),
+        stop: () => (stopping ??= teardown()),
+    };
 }
 /** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
 async function startTarget(options) {
@@ -54564,6 +56099,115 @@ async function dropCaches(deps = {}) {
 
 
 
+;// CONCATENATED MODULE: ./src/target-session.ts
+/**
+ * What one target holds while its cells run — the abort that ends it early, the first fatal
+ * reason, the memory guard, the bench client and the running server — and the one `close()`
+ * that releases all of it: stop watching memory, close the sockets, then stop the server.
+ */
+
+
+
+
+
+
+class TargetSession {
+    adapter;
+    http = httpPorts();
+    target;
+    deps;
+    maxConcurrency;
+    abort = new AbortController();
+    onOuterAbort = () => this.abort.abort(this.deps.signal.reason);
+    guard;
+    fatalReason;
+    client;
+    running;
+    /** Starts watching the run's cancellation and, for a target we launch, available memory. */
+    constructor(target, cells, deps) {
+        this.target = target;
+        this.deps = deps;
+        this.adapter = engineByName(target.engine);
+        this.maxConcurrency = Math.max(...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)));
+        deps.signal.addEventListener('abort', this.onOuterAbort, { once: true });
+        this.guard = target.external ? undefined : this.watchMemory();
+    }
+    /** Aborted when the target must end: the run was cancelled, the memory guard tripped, or the engine exited. */
+    get signal() {
+        return this.abort.signal;
+    }
+    /** The first reason the target had to end; its remaining cells carry it. */
+    get fatal() {
+        return this.fatalReason;
+    }
+    fail(reason) {
+        this.fatalReason ??= reason;
+        this.abort.abort(new Error(reason));
+    }
+    /** The target's one bench client, created on first use: the smoke request needs it before the server is ready. */
+    benchClient(baseUrl) {
+        const { target } = this;
+        return (this.client ??= createBenchClient({
+            baseUrl,
+            adapter: this.adapter,
+            model: target.model,
+            api: target.settings.api,
+            requestTimeoutMs: target.settings.requestTimeoutMs,
+            maxConcurrency: this.maxConcurrency,
+        }));
+    }
+    /** Drops the page cache when asked, then launches (or attaches to) the target and waits until it is ready. Throws what `startTarget` throws. */
+    async start() {
+        const { target, deps } = this;
+        if (target.settings.dropCaches && !target.external) {
+            const warning = await dropCaches();
+            if (warning)
+                deps.log.warn(`${target.id}: ${warning}`);
+        }
+        this.running = await startTarget({
+            target,
+            adapter: this.adapter,
+            logDir: deps.logDir,
+            log: deps.log,
+            onSpawn: deps.onSpawn,
+            smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
+            signal: this.signal,
+        });
+        return this.running;
+    }
+    /** Reads the engine's version and launch command; from here on the engine exiting ends the target. */
+    async ready(running) {
+        const { target } = this;
+        const info = { ...(await this.adapter.info(this.http, running.baseUrl)), launch: running.launch };
+        if (info.version)
+            this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`);
+        void running.exited.then((exit) => {
+            this.fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`);
+        });
+        return info;
+    }
+    async close() {
+        const { target, deps } = this;
+        this.guard?.stop();
+        deps.signal.removeEventListener('abort', this.onOuterAbort);
+        await this.client?.close().catch(() => undefined);
+        await this.running?.stop().catch((error) => deps.log.warn(`${target.id}: teardown: ${errorMessage(error)}`));
+    }
+    watchMemory() {
+        const { target, deps } = this;
+        return startMemoryGuard({
+            floor: target.settings.memoryFloor,
+            read: deps.readMemory,
+            onTrip: (mem, floorBytes) => {
+                const reason = `memory guard: available memory ${formatBytes(mem.availableBytes)} fell below the floor of ${formatBytes(floorBytes)}; target killed`;
+                deps.log.error(`${target.id}: ${reason}`);
+                this.fail(reason);
+                void this.running?.stop();
+            },
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run-target.ts
 /**
  * One target's life: launch, wait until ready, measure each cell (re-measuring a cell that
@@ -54574,498 +56218,83 @@ async function dropCaches(deps = {}) {
 
 
 
-
-
-
-const GIB = 1024 ** 3;
 const EXIT_SETTLE_MS = 1000;
-function fmtBytes(bytes) {
-    return `${(bytes / GIB).toFixed(1)} GiB`;
-}
+/** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
+const CONFIRM_SEED_STRIDE = 1000;
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 async function runTarget(target, cells, deps) {
-    const { log } = deps;
-    const adapter = engineByName(target.engine);
-    const http = httpPorts();
-    const abort = new AbortController();
-    const onOuterAbort = () => abort.abort(deps.signal.reason);
-    deps.signal.addEventListener('abort', onOuterAbort, { once: true });
-    let fatal;
-    const fail = (reason) => {
-        fatal ??= reason;
-        abort.abort(new Error(reason));
-    };
-    let running;
-    let client;
-    let info = {};
-    const results = [];
-    const maxConcurrency = Math.max(...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)));
-    const clientFor = (baseUrl) => (client ??= createBenchClient({
-        baseUrl,
-        adapter,
-        model: target.model,
-        api: target.settings.api,
-        requestTimeoutMs: target.settings.requestTimeoutMs,
-        maxConcurrency,
-    }));
-    const guard = target.external
-        ? undefined
-        : startMemoryGuard({
-            floor: target.settings.memoryFloor,
-            read: deps.readMemory,
-            onTrip: (mem, floorBytes) => {
-                const reason = `memory guard: available memory ${fmtBytes(mem.availableBytes)} fell below the floor of ${fmtBytes(floorBytes)}; target killed`;
-                log.error(`${target.id}: ${reason}`);
-                fail(reason);
-                void running?.stop();
-            },
-        });
+    const session = new TargetSession(target, cells, deps);
     try {
-        if (target.settings.dropCaches && !target.external) {
-            const warning = await dropCaches();
-            if (warning)
-                log.warn(`${target.id}: ${warning}`);
-        }
+        let running;
         try {
-            running = await startTarget({
-                target,
-                adapter,
-                logDir: deps.logDir,
-                log,
-                onSpawn: deps.onSpawn,
-                smoke: (baseUrl) => clientFor(baseUrl).smoke(),
-                signal: abort.signal,
-            });
+            running = await session.start();
         }
         catch (error) {
-            const message = fatal ?? errorMessage(error);
-            const tail = error instanceof StartError ? error.logTail : '';
-            log.error(message);
-            return cells.map((c) => errorCell(c, message, { logTail: tail || undefined, launch: target.launch }));
+            const message = session.fatal ?? errorMessage(error);
+            const started = error instanceof StartError ? error : undefined;
+            deps.log.error(message);
+            return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }));
         }
-        const started = running;
-        info = { ...(await adapter.info(http, started.baseUrl)), launch: started.launch ?? info.launch };
-        if (info.version)
-            log.info(`${target.id}: ${target.engine} ${info.version} ready at ${started.baseUrl}`);
-        void started.exited.then((exit) => {
-            fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`);
-        });
-        for (const [index, cell] of cells.entries()) {
-            if (fatal || abort.signal.aborted) {
-                results.push(errorCell(cell, fatal ?? 'cancelled', { ...info, logTail: started.logTail() }));
-                continue;
-            }
-            try {
-                const measured = await measureCell(cell, adapter, clientFor(started.baseUrl), http, started.baseUrl, deps, abort.signal, index);
-                // A dying engine closes its sockets before its exit is reported: when requests failed,
-                // give the exit a moment to arrive so the cell names the cause, not its symptoms.
-                if (measured.m.errors.length)
-                    await Promise.race([started.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
-                if (fatal)
-                    throw new Error(fatal);
-                const result = measuredCell(cell, measured.m, info, measured.spec);
-                if (deps.judge && result.status === 'ok') {
-                    result.verdict = deps.judge(result);
-                    for (let i = 0; i < target.settings.confirm && needsConfirmation(result.verdict); i++) {
-                        log.info(`${cell.id}: looks regressed (${summarise(result.verdict)}); re-measuring to confirm (${i + 1}/${target.settings.confirm})`);
-                        const again = await measureCell(cell, adapter, clientFor(started.baseUrl), http, started.baseUrl, deps, abort.signal, index + 1000 * (i + 1));
-                        const second = measuredCell(cell, again.m, info, again.spec);
-                        second.verdict = second.status === 'ok' ? deps.judge(second) : second.verdict;
-                        result.verdict = confirmVerdict(result.verdict, second.verdict);
-                    }
-                }
-                results.push(result);
-            }
-            catch (error) {
-                const reason = fatal ?? (deps.signal.aborted ? 'cancelled' : errorMessage(error));
-                log.error(`${cell.id}: ${reason}`);
-                results.push(errorCell(cell, reason, { ...info, logTail: started.logTail() }));
-            }
-        }
-        return results;
+        const info = await session.ready(running);
+        return await runCells(cells, { session, running, info, deps });
     }
     finally {
-        guard?.stop();
-        deps.signal.removeEventListener('abort', onOuterAbort);
-        await client?.close().catch(() => undefined);
-        await running?.stop().catch((error) => log.warn(`${target.id}: teardown: ${errorMessage(error)}`));
+        await session.close();
     }
 }
-function summarise(verdict) {
-    return Object.values(verdict.metrics)
-        .filter((m) => m?.status === 'regression')
-        .map((m) => m.reason)
-        .join('; ');
+/** The cells in order; once the target has ended, the rest are errors carrying the reason. */
+async function runCells(cells, started) {
+    const { session, running, info, deps } = started;
+    const results = [];
+    for (const [index, cell] of cells.entries()) {
+        if (session.fatal || session.signal.aborted) {
+            results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...info, logTail: running.logTail() }));
+            continue;
+        }
+        try {
+            results.push(await runCell(cell, index, started));
+        }
+        catch (error) {
+            const reason = session.fatal ?? (deps.signal.aborted ? 'cancelled' : errorMessage(error));
+            deps.log.error(`${cell.id}: ${reason}`);
+            results.push(errorCell(cell, reason, { ...info, logTail: running.logTail() }));
+        }
+    }
+    return results;
 }
-async function measureCell(cell, adapter, client, http, baseUrl, deps, signal, seedOffset) {
-    const { settings } = cell.target;
-    const before = await adapter.counters?.(http, baseUrl);
-    const m = await client.measure({
-        scenario: cell.scenario,
-        rounds: settings.rounds,
-        discard: settings.discard,
-        maxErrorShare: settings.maxErrorShare,
-        seed: deps.seed + seedOffset,
-        signal,
-        onRound: (p) => deps.log.info(`${cell.id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`),
+/** Measures one cell and, when the run compares, judges it and confirms a verdict that looks regressed. */
+async function runCell(cell, index, started) {
+    const { session, running, info, deps } = started;
+    const measure = (attempt) => measureCell({
+        cell,
+        adapter: session.adapter,
+        client: session.benchClient(running.baseUrl),
+        http: session.http,
+        baseUrl: running.baseUrl,
+        log: deps.log,
+        seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
+        signal: session.signal,
     });
-    const after = await adapter.counters?.(http, baseUrl);
-    return { m, spec: adapter.specDecode?.(before, after, m.requests) };
+    const toResult = (m) => measuredCell(cell, m.measurement, info, m.specDecode);
+    const first = await measure(0);
+    // A dying engine closes its sockets before its exit is reported: when requests failed,
+    // give the exit a moment to arrive so the cell names the cause, not its symptoms.
+    if (first.measurement.errors.length)
+        await Promise.race([running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
+    if (session.fatal)
+        throw new Error(session.fatal);
+    const result = toResult(first);
+    if (!deps.judge || result.status !== 'ok')
+        return result;
+    return judgeAndConfirm(result, { cell, judge: deps.judge, log: deps.log, remeasure: async (attempt) => toResult(await measure(attempt)) });
 }
-
-;// CONCATENATED MODULE: ./src/store/github-files.ts
-/** Reading and writing single files of the data branch through the contents and git data APIs. */
-
-
-/** A store operation failed; `status` is the HTTP status when GitHub answered one. */
-class StoreError extends Error {
-    status;
-    constructor(message, status, options) {
-        super(message, options);
-        this.status = status;
-        this.name = 'StoreError';
-    }
-}
-function wrap(error, what) {
-    const status = httpStatus(error);
-    return new StoreError(`${what}: ${status ? `HTTP ${status} ` : ''}${errorMessage(error)}`, status, { cause: error });
-}
-/** Reads a file of `branch`; undefined when the file or the branch does not exist. */
-async function readFile(request, repo, branch, path) {
-    let data;
-    try {
-        data = (await request('GET /repos/{owner}/{repo}/contents/{path}', { ...repo, path, ref: branch })).data;
-    }
-    catch (error) {
-        if (httpStatus(error) === 404)
-            return undefined;
-        throw wrap(error, `${branch}:${path}: cannot read`);
-    }
-    if (Array.isArray(data) || data.type !== 'file')
-        throw new StoreError(`${branch}:${path}: is not a file`);
-    if (data.encoding === 'base64' && data.content)
-        return { sha: data.sha, text: Buffer.from(data.content, 'base64').toString('utf8') };
-    // Over 1 MB the contents API leaves `content` empty (`encoding: none`); the git blob API serves up to 100 MB.
-    try {
-        const blob = await request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: data.sha });
-        const text = Buffer.from(String(blob.data.content), blob.data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
-        return { sha: data.sha, text };
-    }
-    catch (error) {
-        throw wrap(error, `${branch}:${path}: cannot read blob ${data.sha}`);
-    }
-}
-/** Creates (no `sha`) or updates a file; rejects with the raw GitHub error so callers can see 409/422. */
-async function writeFile(request, repo, branch, path, text, sha, message) {
-    const content = Buffer.from(text, 'utf8').toString('base64');
-    await request('PUT /repos/{owner}/{repo}/contents/{path}', { ...repo, path, message, content, branch, ...(sha ? { sha } : {}) });
-}
-const README = (branch) => `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\` and \`<hardware>/history.json\`.\n` +
-    'This branch has no common history with the code; do not merge it.\n';
-/**
- * Makes sure `branch` exists, creating it as an orphan (a commit without parents holding a README)
- * through the git data API. Returns true when this call created it.
- */
-async function ensureBranch(request, repo, branch) {
-    try {
-        await request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...repo, ref: `heads/${branch}` });
-        return false;
-    }
-    catch (error) {
-        if (httpStatus(error) !== 404)
-            throw wrap(error, `branch ${branch}: cannot look it up`);
-    }
-    try {
-        const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: README(branch), encoding: 'utf-8' });
-        const tree = await request('POST /repos/{owner}/{repo}/git/trees', {
-            ...repo,
-            tree: [{ path: 'README.md', mode: '100644', type: 'blob', sha: blob.data.sha }],
-        });
-        const commit = await request('POST /repos/{owner}/{repo}/git/commits', {
-            ...repo,
-            message: `Create ${branch} for benchmark baselines`,
-            tree: tree.data.sha,
-            parents: [],
-        });
-        await request('POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
-        return true;
-    }
-    catch (error) {
-        // 422 on the ref: a concurrent writer created the branch first, which is just as good.
-        if (httpStatus(error) === 422 && /already exists/i.test(errorMessage(error)))
-            return false;
-        throw wrap(error, `branch ${branch}: cannot create it`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/store/layout.ts
-/** File layout of the data branch and the checks applied to what is read back from it. */
-
-/** A hardware key becomes a directory name, so it must be one plain path segment. */
-function checkHardware(hardware) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(hardware)) {
-        throw new Error(`store: hardware key "${hardware}" must be a slug (letters, digits, '.', '_', '-')`);
-    }
-    return hardware;
-}
-const baselinePath = (hardware) => `${checkHardware(hardware)}/baseline.json`;
-const historyPath = (hardware) => `${checkHardware(hardware)}/history.json`;
-function layout_parseJson(text, where) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new Error(`${where}: not valid JSON (${error.message})`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        throw new Error(`${where}: expected a JSON object`);
-    return value;
-}
-function parseResults(text, where) {
-    const value = layout_parseJson(text, where);
-    if (value.schema !== RESULTS_SCHEMA)
-        throw new Error(`${where}: schema is ${JSON.stringify(value.schema)}, expected "${RESULTS_SCHEMA}"`);
-    if (typeof value.run !== 'object' || value.run === null || !Array.isArray(value.cells)) {
-        throw new Error(`${where}: a results file needs "run" and "cells"`);
-    }
-    return value;
-}
-function parseHistory(text, where) {
-    const value = layout_parseJson(text, where);
-    if (value.schema !== HISTORY_SCHEMA)
-        throw new Error(`${where}: schema is ${JSON.stringify(value.schema)}, expected "${HISTORY_SCHEMA}"`);
-    if (!Array.isArray(value.entries))
-        throw new Error(`${where}: a history file needs "entries"`);
-    return value;
-}
-const layout_serialize = (value) => JSON.stringify(value, null, 2) + '\n';
-
-;// CONCATENATED MODULE: ./src/store/merge.ts
-/** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
-
-
-
-const merge_time = (iso) => {
-    const t = Date.parse(iso ?? '');
-    return Number.isNaN(t) ? -Infinity : t;
-};
-/** Cells worth storing: measured, healthy, and not placeholders for baseline cells this run skipped. */
-function storableCells(results) {
-    return results.cells.filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing');
-}
-/**
- * Merges two results files by cell id: the newer run's cells (by `run.startedAt`; `incoming` on a tie)
- * win, cells only in the other file are kept. The run metadata is the newer run's; its `summary` is
- * dropped when the older file contributed cells, since its counts would no longer describe the file.
- */
-function mergeResults(stored, incoming) {
-    if (!stored)
-        return incoming;
-    const incomingNewer = merge_time(incoming.run.startedAt) >= merge_time(stored.run.startedAt);
-    const newer = incomingNewer ? incoming : stored;
-    const older = incomingNewer ? stored : incoming;
-    const ids = new Set(newer.cells.map((c) => c.id));
-    const kept = older.cells.filter((c) => !ids.has(c.id));
-    const merged = { ...newer, cells: [...newer.cells, ...kept] };
-    if (kept.length > 0)
-        delete merged.summary;
-    return merged;
-}
-/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus decode and TTFT means always. */
-function gatedPairs(gate) {
-    const pairs = [
-        ['decode', 'mean'],
-        ['ttft', 'mean'],
-    ];
-    if (!gate)
-        return GATED_METRICS.flatMap((m) => GATE_STATS.map((s) => [m, s]));
-    for (const metric of GATED_METRICS) {
-        const config = gate[metric];
-        if (config)
-            pairs.push([metric, config.stat]);
-    }
-    return pairs;
-}
-function samplesOf(cell, metric, stat) {
-    const steady = readMetric(cell.metrics, metric, stat);
-    if (!Number.isFinite(steady))
-        return undefined;
-    const rounds = cell.rounds
-        .filter((r) => r.steady && r.metrics)
-        .map((r) => readMetric(r.metrics, metric, stat))
-        .filter((v) => Number.isFinite(v));
-    return { steady, rounds };
-}
-/**
- * One history entry for a run: per storable cell, the steady value and steady-round samples of each
- * metric key its target's gate uses (`gates` keyed by target id). Without `gates`, every metric key.
- */
-function historyEntry(results, gates) {
-    const cells = {};
-    for (const cell of storableCells(results)) {
-        const metrics = {};
-        for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
-            const key = metricKey(metric, stat);
-            const samples = key in metrics ? undefined : samplesOf(cell, metric, stat);
-            if (samples)
-                metrics[key] = samples;
-        }
-        cells[cell.id] = metrics;
-    }
-    return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells };
-}
-/**
- * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
- * the same sha is replaced in place, its cells merged by id (the new run's cells win).
- */
-function mergeHistory(stored, entry, hardware, limit) {
-    const entries = [...(stored?.entries ?? [])];
-    const same = entries.findIndex((e) => e.sha === entry.sha);
-    if (same >= 0) {
-        entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells } };
-    }
-    else {
-        // A concurrent writer may have stored a later run already; keep the list in date order.
-        let at = entries.length;
-        while (at > 0 && merge_time(entries[at - 1].date) > merge_time(entry.date))
-            at--;
-        entries.splice(at, 0, entry);
-    }
-    return { schema: HISTORY_SCHEMA, hardware, entries: entries.slice(-Math.max(1, limit)) };
-}
-
-;// CONCATENATED MODULE: ./src/store/branch-store.ts
-
-
-
-
-const MAX_DELAY_MS = 30_000;
-const branch_store_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-function branchStore(options) {
-    const { request, repo, branch, log } = options;
-    const historyLimit = options.historyLimit ?? 30;
-    const maxRetries = options.maxRetries ?? 5;
-    const backoffMs = options.backoffMs ?? 500;
-    let branchReady = false;
-    /** Read → build → write with the read sha; re-read and rebuild on a conflict, at most maxRetries times. */
-    async function update(path, build, message) {
-        for (let attempt = 0;; attempt++) {
-            const current = await readFile(request, repo, branch, path);
-            const next = build(current?.text);
-            if (next === current?.text)
-                return log.debug(`${branch}:${path}: unchanged`);
-            try {
-                await writeFile(request, repo, branch, path, next, current?.sha, message);
-                return log.debug(`${branch}:${path}: written`);
-            }
-            catch (error) {
-                const status = httpStatus(error);
-                if (status !== 409 && status !== 422)
-                    throw wrap(error, `${branch}:${path}: cannot write`);
-                if (attempt >= maxRetries) {
-                    const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`;
-                    throw new StoreError(what, status, { cause: error });
-                }
-                // Jitter keeps parallel matrix jobs from retrying in lockstep.
-                const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2);
-                log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`);
-                await branch_store_sleep(delay);
-            }
-        }
-    }
-    return {
-        async load(hardware) {
-            const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
-            const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)]);
-            const results = baseFile && parseResults(baseFile.text, `${branch}:${base}`);
-            const history = histFile ? parseHistory(histFile.text, `${branch}:${hist}`).entries : [];
-            if (!results && history.length === 0) {
-                log.info(`no baseline for ${hardware} on branch ${branch}`);
-                return { view: { history: [] } };
-            }
-            return { view: { results, history }, ref: refOf(hardware, `branch ${branch}`, results, history) };
-        },
-        async save(hardware, results, gates) {
-            const cells = storableCells(results);
-            if (cells.length === 0)
-                return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`);
-            if (!branchReady) {
-                if (await ensureBranch(request, repo, branch))
-                    log.info(`created orphan branch ${branch} for baselines`);
-                branchReady = true;
-            }
-            const sha7 = results.run.sha.slice(0, 7);
-            const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
-            const incoming = { ...results, cells };
-            await update(base, (text) => layout_serialize(mergeResults(text === undefined ? undefined : parseResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`);
-            const entry = historyEntry(incoming, gates);
-            await update(hist, (text) => layout_serialize(mergeHistory(text === undefined ? undefined : parseHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`);
-            log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`);
-        },
-    };
-}
-/** Describes a stored baseline: the baseline file's run, else the newest history entry. */
-function refOf(hardware, source, results, history) {
-    const last = history.at(-1);
-    const ref = { sha: results?.run.sha ?? last?.sha ?? '', hardware, source, samples: history.length };
-    const runUrl = results?.run.runUrl || last?.runUrl;
-    const date = results?.run.startedAt || last?.date;
-    if (runUrl)
-        ref.runUrl = runUrl;
-    if (date)
-        ref.date = date;
-    return ref;
-}
-
-;// CONCATENATED MODULE: ./src/store/file-store.ts
-/** `baseline-file`: a local results file stands in for the store, read-only. */
-
-
-
-
-
-function fileStore(path) {
-    return {
-        async load() {
-            let text;
-            try {
-                text = await (0,promises_.readFile)(path, 'utf8');
-            }
-            catch (error) {
-                throw new errors_ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`]);
-            }
-            let results;
-            try {
-                results = parseResults(text, `baseline-file ${path}`);
-            }
-            catch (error) {
-                throw new errors_ConfigError([errorMessage(error)]);
-            }
-            // The file's own rounds are its only samples: one history entry with every metric key.
-            const history = storableCells(results).length > 0 ? [historyEntry(results)] : [];
-            return { view: { results, history }, ref: refOf(results.run.hardware, `file ${path}`, results, history) };
-        },
-        async save() {
-            throw new Error(`baseline-file ${path} is read-only: nothing is written to the store when baseline-file is set`);
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/store/index.ts
-
-
-
-
-
 
 ;// CONCATENATED MODULE: ./src/pipeline.ts
 /**
- * plan → baseline → per target: launch, measure, compare, confirm, teardown → report → store.
+ * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
+ * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
-
-
 
 
 
@@ -55086,6 +56315,8 @@ async function runPipeline(deps) {
     const behaviour = resolveBehaviour(options.mode, context);
     const startedAt = new Date().toISOString();
     const signal = deps.signal ?? new AbortController().signal;
+    const meta = (hardware) => runMeta(context, deps.toolVersion, startedAt, options, hardware);
+    const nothingRun = (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome);
     let plan;
     try {
         plan = await loadPlan(options.config, { only: options.only, shard: options.shard || undefined, cwd });
@@ -55093,66 +56324,47 @@ async function runPipeline(deps) {
     catch (error) {
         if (!(error instanceof errors_ConfigError))
             throw error;
-        const results = emptyResults(context, deps.toolVersion, startedAt, options, 'unknown');
-        const summary = `## llm-bench-gate: configuration error\n\n\`${options.config}\` could not be used:\n\n${error.problems.map((p) => `- ${p}`).join('\n')}\n`;
-        return finish(resultsDir, options, results, summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true });
+        const summary = configErrorNotice(options.config, error.problems);
+        return nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true });
     }
     if (options.dryRun) {
         const text = formatPlan(plan);
         log.info(text);
-        const results = emptyResults(context, deps.toolVersion, startedAt, options, plan.hardware ?? 'unknown');
-        const summary = `## llm-bench-gate: dry run\n\nMode \`${behaviour.name}\`; nothing was launched.\n\n\`\`\`\n${text}\n\`\`\`\n`;
-        return finish(resultsDir, options, results, summary, { verdict: 'pass', regressions: 0 });
+        return nothingRun(plan.hardware ?? 'unknown', dryRunNotice(behaviour.name, text), { verdict: 'pass', regressions: 0 });
     }
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
     const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
     const store = makeStore(options, deps);
-    const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
-    const judge = behaviour.compare ? (cell) => judgeCell(cell, loaded.view, gates[cell.target] ?? {}) : undefined;
-    let cells;
-    if (behaviour.measure) {
-        cells = [];
-        for (const target of plan.targets) {
-            const targetCells = plan.cells.filter((c) => c.target.id === target.id);
-            if (signal.aborted) {
-                cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
-                continue;
-            }
-            const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }));
-            cells.push(...measured);
+    const baseline = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
+    const judge = behaviour.compare ? cellJudge(baseline.view, (target) => gates[target] ?? {}) : undefined;
+    const measured = await measure(plan, behaviour, { deps, resultsDir, signal, judge });
+    const { results, tally } = assembleResults({
+        run: { ...meta(hardware), finishedAt: new Date().toISOString() },
+        cells: measured.cells,
+        judge: measured.read ? judge : undefined,
+        missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
+        baseline: baseline.ref,
+    });
+    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps);
+}
+/** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
+async function measure(plan, behaviour, m) {
+    const { deps, resultsDir, signal, judge } = m;
+    const { log } = deps;
+    if (!behaviour.measure)
+        return { cells: await readShardResults(resultsDir, plan, log), read: true };
+    const cells = [];
+    for (const target of plan.targets) {
+        const targetCells = plan.cells.filter((c) => c.target.id === target.id);
+        if (signal.aborted) {
+            cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
+            continue;
         }
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }));
+        cells.push(...measured);
     }
-    else {
-        cells = await readShardResults(resultsDir, plan, log);
-        if (judge)
-            for (const cell of cells)
-                if (cell.status === 'ok')
-                    cell.verdict = judge(cell);
-    }
-    if (behaviour.compare && !options.shard) {
-        const ran = new Set(cells.map((c) => c.id));
-        cells.push(...missingCells(loaded.view, ran, (id) => matchesOnly(id, options.only)));
-    }
-    const results = {
-        schema: RESULTS_SCHEMA,
-        run: { ...runMeta(context, deps.toolVersion, startedAt, options, hardware), finishedAt: new Date().toISOString() },
-        cells,
-    };
-    const tally = runVerdict(cells);
-    results.summary = { ...tally, baseline: loaded.ref };
-    const renderCtx = {
-        configPath: options.config,
-        mode: behaviour.name,
-        repoUrl: context.repository && context.serverUrl ? `${context.serverUrl}/${context.repository.owner}/${context.repository.repo}` : undefined,
-        runUrl: context.runUrl || undefined,
-        sha: context.sha || undefined,
-    };
-    const summary = renderReport(results, renderCtx, SUMMARY_LIMIT);
-    const commentUrl = await maybeComment(behaviour, options, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT));
-    await maybeWriteBaseline(behaviour, store, hardware, results, gates, log, signal);
-    const failure = failureReason(tally.verdict, tally.regressions, cells, options);
-    return finish(resultsDir, options, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure });
+    return { cells, read: false };
 }
 function makeStore(options, deps) {
     if (options.baselineFile)
@@ -55173,60 +56385,6 @@ async function loadBaseline(store, hardware, log) {
         return { view: { history: [] } };
     }
 }
-async function maybeComment(behaviour, options, deps, verdict, body) {
-    const { context, log } = deps;
-    if (!behaviour.comment || options.comment === 'never' || context.prNumber === undefined)
-        return undefined;
-    if (options.comment === 'on-regression' && verdict !== 'regression')
-        return undefined;
-    if (!deps.github) {
-        log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report');
-        return undefined;
-    }
-    try {
-        const { url, action } = await upsertComment({ ...deps.github, issueNumber: context.prNumber, configPath: options.config, body: body() });
-        log.info(`PR comment ${action}: ${url}`);
-        return url;
-    }
-    catch (error) {
-        const status = httpStatus(error);
-        const hint = status === 403 ? ' (fork PR or read-only token: grant `pull-requests: write`)' : '';
-        log.warn(`the PR comment could not be written${hint}: ${errorMessage(error)}; the job summary has the report`);
-        return undefined;
-    }
-}
-async function maybeWriteBaseline(behaviour, store, hardware, results, gates, log, signal) {
-    if (!behaviour.writeBaseline)
-        return;
-    const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length;
-    if (signal.aborted)
-        return log.warn('baseline not updated: the run was cancelled');
-    if (errors)
-        return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
-    if (!store)
-        return log.warn('baseline not updated: no GitHub token or repository');
-    // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
-    const flagged = results.cells.filter((c) => c.flags.length);
-    for (const cell of flagged)
-        log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`);
-    const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results;
-    try {
-        await store.save(hardware, healthy, gates);
-        log.info(`baseline for ${hardware} updated`);
-    }
-    catch (error) {
-        log.warn(`baseline not updated: ${errorMessage(error)}`);
-    }
-}
-function failureReason(verdict, regressions, cells, options) {
-    const errors = cells.filter((c) => c.verdict.status === 'error').length;
-    const reasons = [];
-    if (verdict === 'regression' && options.failOnRegression)
-        reasons.push(`${regressions} cell(s) regressed`);
-    if (errors && options.failOnError)
-        reasons.push(`${errors} cell(s) could not be measured`);
-    return reasons.length ? reasons.join('; ') : undefined;
-}
 function runMeta(context, version, startedAt, options, hardware) {
     return {
         sha: context.sha,
@@ -55240,25 +56398,6 @@ function runMeta(context, version, startedAt, options, hardware) {
         shard: options.shard || undefined,
         tool: { name: 'llm-bench-gate', version },
     };
-}
-function emptyResults(context, version, startedAt, options, hardware) {
-    return { schema: RESULTS_SCHEMA, run: runMeta(context, version, startedAt, options, hardware), cells: [] };
-}
-/** Results file name: one per shard so `merge` can read them side by side. */
-function resultsFileName(shard) {
-    return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
-}
-async function finish(resultsDir, options, results, summary, outcome) {
-    await (0,promises_.mkdir)(resultsDir, { recursive: true });
-    const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(options.shard));
-    const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
-    results.summary ??= { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} };
-    await (0,promises_.writeFile)(resultsFile, JSON.stringify(results, null, 2) + '\n');
-    await (0,promises_.writeFile)(reportFile, summary);
-    // A shard's page would be partial: the merge run writes the whole leaderboard.
-    if (results.cells.length && !options.shard)
-        await (0,promises_.writeFile)((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(results));
-    return { ...outcome, resultsFile, reportFile, summary };
 }
 
 ;// CONCATENATED MODULE: ./src/sim/metrics.ts
@@ -55316,8 +56455,8 @@ function renderMetrics(profile, c, inFlight) {
 /** Seeded randomness for the simulator: same seed, same schedule. */
 
 /** Uniform in [0, 1); the seed is mixed first so that small seeds (1, 2, 3) start far apart. */
-function createRng(seed) {
-    return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
+function rng_createRng(seed) {
+    return random_mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
 }
 /** Standard normal by Box–Muller. */
 function normal(rng) {
@@ -55364,7 +56503,7 @@ function createBag(weights, rng) {
 
 ;// CONCATENATED MODULE: ./src/sim/engine.ts
 
-class EngineModel {
+class engine_EngineModel {
     profile;
     rng;
     waiting = [];
@@ -55470,7 +56609,7 @@ class RealtimeEngine {
     constructor(profile, seed, timeScale, onStep = () => { }) {
         this.timeScale = timeScale;
         this.onStep = onStep;
-        this.model = new EngineModel(profile, createRng(seed));
+        this.model = new engine_EngineModel(profile, rng_createRng(seed));
     }
     /** Virtual now, in modelled milliseconds. */
     now() {
@@ -55552,6 +56691,132 @@ class RealtimeEngine {
     }
 }
 
+;// CONCATENATED MODULE: ./src/quality/probe.ts
+/**
+ * Probe questions: seeded, offline, with exact whole-number answers, in the spirit of GSM8K
+ * (Cobbe et al. 2021, "Training Verifiers to Solve Math Word Problems"): multi-digit arithmetic
+ * and short word problems. A healthy model answers nearly all of them at temperature 0; a
+ * broken quantization or kernel does not.
+ *
+ * Each template is one sentence with `{a}`… for numbers and `{name}`, `{item}`, `{vehicle}` for
+ * words. The same text generates a question and, compiled to a regular expression, recognises
+ * one: `solveQuestion` finds the last question of any template in a text and computes its
+ * answer (the simulator answers the probe with it).
+ */
+
+const TEMPLATES = [
+    { kind: 'add', text: 'What is {a} + {b}?', draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }), answer: (n) => n.a + n.b },
+    {
+        kind: 'subtract',
+        text: 'What is {a} - {b}?',
+        draw: (int) => {
+            const a = int(1000, 9999);
+            return { a, b: int(100, a - 1) };
+        },
+        answer: (n) => n.a - n.b,
+    },
+    { kind: 'multiply', text: 'What is {a} × {b}?', draw: (int) => ({ a: int(12, 99), b: int(12, 99) }), answer: (n) => n.a * n.b },
+    {
+        kind: 'bought-left',
+        text: '{name} buys {a} packs of {b} {item} and gives {c} {item} to friends. How many {item} does {name} have left?',
+        draw: (int) => {
+            const [a, b] = [int(3, 19), int(6, 24)];
+            return { a, b, c: int(1, a * b - 1) };
+        },
+        answer: (n) => n.a * n.b - n.c,
+    },
+    {
+        kind: 'speed-time',
+        text: 'A {vehicle} travels at {a} kilometres per hour for {b} hours. How many kilometres does it travel?',
+        draw: (int) => ({ a: int(12, 95), b: int(2, 9) }),
+        answer: (n) => n.a * n.b,
+    },
+    {
+        kind: 'sold-left',
+        text: 'A shop has {a} {item}. It sells {b} in the morning and {c} in the afternoon. How many {item} are left?',
+        draw: (int) => {
+            const a = int(120, 900);
+            const b = int(10, Math.floor(a / 2));
+            return { a, b, c: int(1, a - b - 1) };
+        },
+        answer: (n) => n.a - n.b - n.c,
+    },
+    {
+        kind: 'share',
+        text: '{name} shares {a} {item} equally among {b} friends. How many {item} does each friend get?',
+        draw: (int) => {
+            const b = int(3, 12);
+            return { a: b * int(4, 40), b };
+        },
+        answer: (n) => n.a / n.b,
+    },
+    {
+        kind: 'savings',
+        text: '{name} saves {a} dollars a week for {b} weeks and then spends {c} dollars. How many dollars are left?',
+        draw: (int) => {
+            const [a, b] = [int(5, 60), int(3, 20)];
+            return { a, b, c: int(1, a * b - 1) };
+        },
+        answer: (n) => n.a * n.b - n.c,
+    },
+];
+const WORDS = {
+    name: ['Maya', 'Omar', 'Lena', 'Tariq', 'Sofia', 'Kenji', 'Amara', 'Lucas', 'Priya', 'Jonas'],
+    item: ['pencils', 'apples', 'stickers', 'marbles', 'cookies', 'stamps', 'batteries', 'oranges'],
+    vehicle: ['train', 'bus', 'truck', 'ferry', 'cyclist', 'car'],
+};
+const PROBE_INSTRUCTION = 'Answer with the number only.';
+/** One question is 100/count points: at 40, two answers flipping on a healthy engine stay within the default 5-point limit. */
+const PROBE_DEFAULT_QUESTIONS = 40;
+const PROBE_DEFAULT_SEED = 1;
+/** More questions buy resolution; past this many the probe stops being short. */
+const PROBE_MAX_QUESTIONS = 200;
+/** Room for the number and a short sentence around it; a model that reasons before answering needs more. */
+const PROBE_MAX_TOKENS = 32;
+function probe_fill(template, numbers, words) {
+    return template.text.replace(/\{(\w+)\}/g, (_, key) => (key in numbers ? String(numbers[key]) : words[key]));
+}
+/** `count` questions for `seed`; the same seed gives the same questions, and a longer list starts with a shorter one. */
+function probeQuestions(seed, count) {
+    if (!Number.isInteger(count) || count < 1 || count > PROBE_MAX_QUESTIONS)
+        throw new RangeError(`probe: question count must be 1–${PROBE_MAX_QUESTIONS}, got ${count}`);
+    const rng = mulberry32(seed);
+    const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
+    return Array.from({ length: count }, (_, i) => {
+        const template = TEMPLATES[int(0, TEMPLATES.length - 1)];
+        const words = Object.fromEntries(Object.entries(WORDS).map(([key, list]) => [key, list[int(0, list.length - 1)]]));
+        const numbers = template.draw(int);
+        return { id: `q${i + 1}`, kind: template.kind, text: `${probe_fill(template, numbers, words)} ${PROBE_INSTRUCTION}`, answer: template.answer(numbers) };
+    });
+}
+/** The template as a global regular expression: numbers and words captured by name, a repeated word matched again. */
+function compile(template) {
+    const seen = new Set();
+    const parts = template.text.split(/(\{\w+\})/).map((part) => {
+        const key = /^\{(\w+)\}$/.exec(part)?.[1];
+        if (!key)
+            return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+        if (seen.has(key))
+            return `\\k<${key}>`;
+        seen.add(key);
+        return key in WORDS ? `(?<${key}>\\p{L}+)` : `(?<${key}>\\d+)`;
+    });
+    return new RegExp(parts.join(''), 'gu');
+}
+const COMPILED = TEMPLATES.map((template) => ({ template, pattern: compile(template) }));
+/** The answer to the last probe question in `text`, or undefined when it holds none. */
+function solveQuestion(text) {
+    let last;
+    for (const { template, pattern } of COMPILED) {
+        for (const match of text.matchAll(pattern)) {
+            const numbers = Object.fromEntries(Object.entries(match.groups ?? {}).filter(([key]) => !(key in WORDS)).map(([key, value]) => [key, Number(value)]));
+            if (!last || match.index > last.at)
+                last = { at: match.index, answer: template.answer(numbers) };
+        }
+    }
+    return last?.answer;
+}
+
 ;// CONCATENATED MODULE: ./src/sim/tokenizer.ts
 /**
  * The simulator's tokenizer: one token per whitespace-separated word, so a client can build a
@@ -55617,6 +56882,7 @@ function promptTokens(prompt) {
     }
     return undefined;
 }
+/** The text of a chat message's `content`: a string or text parts; undefined for any other shape. */
 function contentText(content) {
     if (content === null || content === undefined)
         return '';
@@ -55660,10 +56926,75 @@ function chatTokens(messages) {
     }
     return count;
 }
-const VOCAB = 'the of and to in is that for it as with was on be by this are from at or an which not have has one can all were their more its also been when into than other some time these only most over such would about there after two first new made used between'.split(' ');
-/** The `index`-th generated token of request `request`: deterministic text, one word each. */
-function generatedWord(request, index) {
-    return ' ' + VOCAB[((Math.imul(request + 1, 2654435761) + index * 7) >>> 0) % VOCAB.length];
+/**
+ * Words the simulator generates: common English words, enough of them that the generated text
+ * reads as varied to the degenerate-output checks (distinct words, deflate ratio), as a real
+ * model's text does.
+ */
+const VOCAB = ('the of and to in is that for it as with was on be by this are from at or an which not have has one can all ' +
+    'were their more its also been when into than other some time these only most over such would about there after ' +
+    'two first new made used between people year way day man thing woman life child world school state family ' +
+    'student group country problem hand part place case week company system program question work government number ' +
+    'night point home water room mother area money story fact month lot right study book eye job word business issue ' +
+    'side kind head house service friend father power hour game line end member law car city community name team ' +
+    'minute idea body information back parent face level office door health person art war history party result ' +
+    'change morning reason research girl moment air teacher force education river garden window market village ' +
+    'bridge island summer winter letter music picture paper table road train field forest light voice ' +
+    'answer season station machine engine signal harbour valley mountain kitchen library museum doctor ' +
+    'farmer writer painter builder driver pilot captain keeper lamp tower ship coast storm cloud stone ' +
+    'small large early late quiet bright dark warm cold young old careful simple strong gentle ' +
+    'walks builds writes reads carries opens closes finds keeps brings shows turns follows begins ' +
+    'slowly quickly often rarely always together again almost perhaps').split(' ');
+/** Murmur3's 32-bit finaliser: spreads every input bit over the result. */
+function mix(h) {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+}
+/** The `index`-th generated token of the reply seeded by `stream`: deterministic text, one space-led word each. */
+function generatedWord(stream, index) {
+    return ' ' + VOCAB[mix((stream ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0) % VOCAB.length];
+}
+
+;// CONCATENATED MODULE: ./src/sim/reply.ts
+/**
+ * What a simulated reply says, token by token. The simulator decodes "greedily": the text is a
+ * function of the prompt alone, so the same prompt always gets the same reply. A probe
+ * question (quality/probe.ts) gets its answer first, `The answer is 5198.`; every other token
+ * is a word drawn from a seed hashed from the prompt. Faults change the text, never the
+ * number of tokens or their timing.
+ */
+
+
+/** A probe question is short and ends its prompt: only this many trailing characters are searched. */
+const QUESTION_WINDOW = 2048;
+/** The seed hashes this many leading characters and the length; benchmark prompts differ in their first words. */
+const SEEDED_CHARS = 4096;
+/** What a degenerate engine streams for every token. */
+const DEGENERATE_TOKEN = "'s";
+/** FNV-1a over the prompt's first SEEDED_CHARS characters, then its length. */
+function promptSeed(text) {
+    let hash = 0x811c9dc5;
+    const end = Math.min(text.length, SEEDED_CHARS);
+    for (let i = 0; i < end; i++)
+        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    return Math.imul(hash ^ text.length, 0x01000193) >>> 0;
+}
+/** How far off a `wrong-answers` fault is: 1–9, fixed per prompt. */
+function wrongBy(seed) {
+    return 1 + (seed % 9);
+}
+/** The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under that fault. */
+function replyTokens(prompt, fault) {
+    if (fault === 'degenerate')
+        return () => DEGENERATE_TOKEN;
+    const seed = promptSeed(prompt);
+    const answer = solveQuestion(prompt.slice(-QUESTION_WINDOW));
+    if (answer === undefined)
+        return (index) => generatedWord(seed, index);
+    const given = fault === 'wrong-answers' ? answer + wrongBy(seed) : answer;
+    const lead = [' The', ' answer', ' is', ` ${given}.`];
+    return (index) => lead[index] ?? generatedWord(seed, index);
 }
 
 ;// CONCATENATED MODULE: ./src/sim/request.ts
@@ -55678,13 +57009,19 @@ class BadRequest extends Error {
     }
 }
 /** vLLM's completions default; chat has no default there (rest of the context), capped here. */
-const DEFAULT_MAX_TOKENS = { completions: 16, chat: 1024 };
+const request_DEFAULT_MAX_TOKENS = { completions: 16, chat: 1024 };
 function positiveInt(value, field) {
     if (value === undefined || value === null)
         return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
         throw new BadRequest(`${field} must be a positive integer, got ${JSON.stringify(value)}`);
     return value;
+}
+function request_promptText(api, b) {
+    if (api === 'chat')
+        return b.messages.map((m) => contentText(m.content) ?? '').join('\n');
+    const prompt = Array.isArray(b.prompt) && b.prompt.length === 1 ? b.prompt[0] : b.prompt;
+    return typeof prompt === 'string' ? prompt : '';
 }
 function parseGenerate(api, body, servedModel, maxModelLen) {
     if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -55696,7 +57033,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
     if (b.n !== undefined && b.n !== 1)
         throw new BadRequest('the simulator supports n = 1 only');
     const requested = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
-    const maxTokens = requested ?? Math.max(1, Math.min(DEFAULT_MAX_TOKENS[api], maxModelLen - prompt));
+    const maxTokens = requested ?? Math.max(1, Math.min(request_DEFAULT_MAX_TOKENS[api], maxModelLen - prompt));
     if (prompt + maxTokens > maxModelLen) {
         throw new BadRequest(`This model's maximum context length is ${maxModelLen} tokens. However, you requested ${prompt + maxTokens} tokens ` +
             `(${prompt} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`);
@@ -55707,6 +57044,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
         api,
         model: typeof b.model === 'string' && b.model ? b.model : servedModel,
         promptTokens: prompt,
+        text: request_promptText(api, b),
         maxTokens,
         stream,
         includeUsage: stream && options.include_usage === true,
@@ -55776,6 +57114,7 @@ function fullReply(request, id, text) {
 
 
 
+
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
 function readBody(req) {
@@ -55827,7 +57166,7 @@ class SimHttp {
             if (route === 'GET /health')
                 return void res.writeHead(200, { 'content-length': 0 }).end();
             if (route === 'GET /version')
-                return server_json(res, 200, { version: SIM_VERSION, profile: this.profile.name, emulates: this.profile.emulates });
+                return server_json(res, 200, this.version());
             if (route === 'GET /v1/models')
                 return server_json(res, 200, this.models());
             if (route === 'GET /metrics') {
@@ -55851,6 +57190,10 @@ class SimHttp {
             apiError(res, new BadRequest(`internal error: ${error.message}`, 500, 'InternalServerError'));
         }
     }
+    version() {
+        const p = this.profile;
+        return { version: SIM_VERSION, profile: p.name, emulates: p.emulates, ...(p.fault && { fault: p.fault }) };
+    }
     models() {
         const p = this.profile;
         return { object: 'list', data: [{ id: p.model, object: 'model', created: 0, owned_by: 'vllm', root: p.model, parent: null, max_model_len: p.maxModelLen }] };
@@ -55866,8 +57209,9 @@ class SimHttp {
         const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen);
         const n = this.requests++;
         const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`;
+        const token = replyTokens(request.text, this.profile.fault);
         let produced = 0;
-        const text = (tokens) => Array.from({ length: tokens }, () => generatedWord(n, produced++)).join('');
+        const text = (tokens) => Array.from({ length: tokens }, () => token(produced++)).join('');
         if (request.stream)
             return this.stream(request, id, res, text, arrivedAt);
         let all = '';
@@ -55901,8 +57245,11 @@ class SimHttp {
         this.counters.requestsAborted += 1;
     }
 }
+function withFault(profile, fault) {
+    return fault === undefined ? profile : { ...profile, fault: fault === 'none' ? undefined : fault };
+}
 async function startSimServer(options) {
-    const profile = loadProfile(options.profile);
+    const profile = withFault(loadProfile(options.profile), options.fault);
     const timeScale = options.timeScale ?? 1;
     if (!(timeScale > 0))
         throw new Error(`sim: time scale must be > 0, got ${timeScale}`);
@@ -55936,16 +57283,24 @@ async function startSimServer(options) {
 /** `llm-bench-gate sim …`: the simulator as a process, the way the sim engine adapter launches it. */
 
 
-const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS]
-  profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}`;
+
+const FAULTS = [...SIM_FAULTS, 'none'];
+const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
+  profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
+  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)`;
 class UsageError extends Error {
 }
-const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms'];
+const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms', 'fault'];
 function cli_number(flag, raw, check, what) {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
         throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`);
     return n;
+}
+function fault(raw) {
+    if (raw === undefined || FAULTS.includes(raw))
+        return raw;
+    throw new UsageError(`--fault: expected one of ${FAULTS.join(', ')}, got "${raw}"`);
 }
 function parseSimArgs(argv) {
     const args = argv[0] === 'sim' ? argv.slice(1) : argv.slice();
@@ -55977,6 +57332,7 @@ function parseSimArgs(argv) {
         timeScale: opt('time-scale', (n) => n > 0, 'a number > 0'),
         seed: opt('seed', Number.isInteger, 'an integer'),
         loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
+        fault: fault(values.get('fault')),
     };
 }
 /** Runs the simulator until SIGTERM/SIGINT; resolves with the exit code. */
@@ -56004,7 +57360,7 @@ async function simMain(argv) {
             process.stderr.write(`sim: loading ${options.profile} for ${options.loadMs} ms\n`);
         const server = await startSimServer({ ...options, signal: stop.signal });
         const p = server.profile;
-        process.stdout.write(`sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1})\n`);
+        process.stdout.write(`sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1}${p.fault ? `, fault ${p.fault}` : ''})\n`);
         if (!stop.signal.aborted)
             await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
         await server.close();
@@ -56022,6 +57378,95 @@ async function simMain(argv) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/sim/schedule.ts
+/**
+ * Runs the engine model in pure virtual time (no timers): what a client would observe for a
+ * given arrival pattern, and the per-request figures of a closed-loop round-based benchmark
+ * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/round.ts).
+ * The tests hold every shipped profile to its published row through this.
+ */
+
+
+
+/** Feeds arrivals (any order) to a fresh engine and steps it until every request finished. */
+function simulate(profile, seed, arrivals, engine = new EngineModel(profile, createRng(seed))) {
+    const order = arrivals.map((a, id) => ({ ...a, id })).sort((a, b) => a.at - b.at || a.id - b.id);
+    const observed = arrivals.map((a) => ({ arrival: a.at, events: [] }));
+    let next = 0;
+    let now = order[0]?.at ?? 0;
+    const admit = (until) => {
+        for (; next < order.length && order[next].at <= until; next++)
+            engine.submit({ id: order[next].id, promptTokens: order[next].promptTokens, maxTokens: order[next].maxTokens });
+    };
+    for (let guard = 0; guard < 10_000_000; guard++) {
+        admit(now);
+        if (!engine.busy) {
+            if (next >= order.length)
+                return observed;
+            now = order[next].at;
+            continue;
+        }
+        const step = engine.step(now);
+        for (const e of step.emissions)
+            observed[e.id].events.push({ at: step.end, tokens: e.tokens });
+        now = step.end;
+    }
+    throw new Error(`simulate ${profile.name}: did not finish`);
+}
+/** TTFT, e2e and TPOT = (e2e − TTFT) / (tokens − 1) per request, as `vllm bench serve` defines them, averaged over a round's requests. */
+function roundFigures(requests) {
+    const per = requests.map((r) => {
+        const tokens = r.events.reduce((a, e) => a + e.tokens, 0);
+        const ttft = r.events[0].at - r.arrival;
+        const e2e = r.events[r.events.length - 1].at - r.arrival;
+        const tpot = tokens > 1 ? (e2e - ttft) / (tokens - 1) : 0;
+        return { tokens, ttft, e2e, tpot };
+    });
+    const start = Math.min(...requests.map((r) => r.arrival));
+    const end = Math.max(...requests.map((r) => r.events[r.events.length - 1].at));
+    return {
+        ttftMs: mean(per.map((p) => p.ttft)),
+        tpotMs: mean(per.map((p) => p.tpot)),
+        e2eMs: mean(per.map((p) => p.e2e)),
+        outputTps: per.reduce((a, p) => a + p.tokens, 0) / ((end - start) / 1000),
+        prefillTps: 0,
+        decodeTps: mean(per.map((p) => (p.tpot > 0 ? 1000 / p.tpot : 0))),
+        durationMs: end - start,
+        ttfts: per.map((p) => p.ttft),
+    };
+}
+/**
+ * Closed-loop rounds on one engine: each round sends `concurrency` requests at once and the
+ * next round starts when the last one finished. Returns every round and the steady-state mean
+ * over the rounds after `discard`.
+ */
+function schedule_runRounds(profile, seed, w) {
+    const engine = new EngineModel(profile, createRng(seed));
+    const rounds = [];
+    let at = 0;
+    for (let r = 0; r < w.rounds; r++) {
+        const arrivals = Array.from({ length: w.concurrency }, () => ({ at, promptTokens: w.inputTokens, maxTokens: w.outputTokens }));
+        const figures = roundFigures(simulate(profile, seed, arrivals, engine));
+        figures.prefillTps = mean(figures.ttfts.map((t) => w.inputTokens / (t / 1000)));
+        rounds.push(figures);
+        at += figures.durationMs;
+    }
+    const kept = rounds.slice(w.discard);
+    const avg = (key) => mean(kept.map((r) => r[key]));
+    return {
+        rounds,
+        steady: {
+            ttftMs: avg('ttftMs'),
+            tpotMs: avg('tpotMs'),
+            e2eMs: avg('e2eMs'),
+            outputTps: avg('outputTps'),
+            prefillTps: avg('prefillTps'),
+            decodeTps: avg('decodeTps'),
+            durationMs: avg('durationMs'),
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/sim/index.ts
 /** The built-in simulator (`engine: sim`): an OpenAI-compatible server speaking vLLM's dialect on a profile's schedule. */
 
@@ -56034,12 +57479,13 @@ async function simMain(argv) {
 
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"0.1.0"};
-;// CONCATENATED MODULE: ./src/version.ts
+;// CONCATENATED MODULE: ./src/core/version.ts
 
 const VERSION = package_namespaceObject.rE;
 
 ;// CONCATENATED MODULE: ./src/command.ts
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
+
 
 
 
@@ -56097,36 +57543,47 @@ function localContext() {
     const branch = git(['symbolic-ref', '-q', 'HEAD']);
     return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' };
 }
+const command_parseOptions = (args) => (0,external_node_util_.parseArgs)({
+    args,
+    allowPositionals: true,
+    options: {
+        config: { type: 'string', default: DEFAULTS.config },
+        only: { type: 'string', default: '' },
+        out: { type: 'string', default: DEFAULTS.resultsDir },
+        shard: { type: 'string', default: '' },
+        mode: { type: 'string' },
+        hardware: { type: 'string', default: '' },
+        'baseline-file': { type: 'string', default: '' },
+        'dry-run': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+    },
+});
 async function main(argv) {
     const [command = '', ...rest] = argv;
     if (command === 'sim')
         return simMain(rest);
+    secrets.addFromEnv(process.env);
     if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
         process.stdout.write(HELP[''] + '\n');
         return command === '' || command === '--help' || command === '-h' ? 0 : 2;
     }
-    const { values, positionals } = (0,external_node_util_.parseArgs)({
-        args: rest,
-        allowPositionals: true,
-        options: {
-            config: { type: 'string', default: DEFAULTS.config },
-            only: { type: 'string', default: '' },
-            out: { type: 'string', default: DEFAULTS.resultsDir },
-            shard: { type: 'string', default: '' },
-            mode: { type: 'string' },
-            hardware: { type: 'string', default: '' },
-            'baseline-file': { type: 'string', default: '' },
-            'dry-run': { type: 'boolean', default: false },
-            help: { type: 'boolean', short: 'h', default: false },
-        },
-    });
+    let parsed;
+    try {
+        parsed = command_parseOptions(rest);
+    }
+    catch (error) {
+        // A mistyped option is a usage error like a bad config, not a crash.
+        process.stderr.write(`error: ${printable(errorMessage(error))}\nRun 'llm-bench-gate ${command} --help' for its options.\n`);
+        return 2;
+    }
+    const { values, positionals } = parsed;
     if (values.help) {
         process.stdout.write(HELP[command] + '\n');
         return 0;
     }
     try {
         if (command === 'validate') {
-            process.stdout.write(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined })) + '\n');
+            process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) + '\n');
             return 0;
         }
         if (command === 'compare')
@@ -56146,14 +57603,14 @@ async function main(argv) {
             dryRun: values['dry-run'],
         };
         const result = await runPipeline({ options, context: localContext(), log: consoleLogger(), toolVersion: VERSION });
-        process.stdout.write(result.summary + '\n');
-        process.stderr.write(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`);
+        process.stdout.write(printable(result.summary) + '\n');
+        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
         if (result.failure)
-            process.stderr.write(`failed: ${result.failure}\n`);
+            process.stderr.write(`failed: ${printable(result.failure)}\n`);
         return result.configError ? 2 : result.failure ? 1 : 0;
     }
     catch (error) {
-        process.stderr.write(`error: ${errorMessage(error)}\n`);
+        process.stderr.write(`error: ${printable(errorMessage(error))}\n`);
         return error instanceof errors_ConfigError ? 2 : 1;
     }
 }
@@ -56161,25 +57618,50 @@ async function compareFiles(positionals, config) {
     if (positionals.length !== 2)
         throw new errors_ConfigError(['compare: expected two results files: BASELINE CURRENT']);
     const [baselinePath, currentPath] = positionals;
-    const read = async (path) => JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
-    const [baseline, current] = await Promise.all([read(baselinePath), read(currentPath)]);
-    let gates = {};
+    const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')]);
+    const gates = await configGates(config);
+    const { results, tally } = assembleResults({
+        run: current.run,
+        cells: current.cells,
+        judge: cellJudge({ results: baseline, history: [] }, (target) => gates[target] ?? defaultGateConfig()),
+        baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
+    });
+    process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n');
+    return tally.verdict === 'regression' ? 1 : 0;
+}
+/** Per-target gates of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
+async function configGates(config) {
     try {
         const plan = await loadPlan(config);
-        gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
+        return Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
     }
     catch (error) {
         if (config !== DEFAULTS.config)
             throw error;
+        return {};
     }
-    const view = { results: baseline, history: [] };
-    for (const cell of current.cells)
-        if (cell.status === 'ok')
-            cell.verdict = judgeCell(cell, view, gates[cell.target] ?? defaultGateConfig());
-    const tally = runVerdict(current.cells);
-    current.summary = { ...tally, baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath } };
-    process.stdout.write(renderReport(current, { configPath: config, mode: 'compare' }, SUMMARY_LIMIT) + '\n');
-    return tally.verdict === 'regression' ? 1 : 0;
+}
+
+
+/***/ }),
+
+/***/ 8159:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   w: () => (/* binding */ exitWhenDrained)
+/* harmony export */ });
+/**
+ * Ending the process once everything written has left it. Writes to a pipe are asynchronous in Node, so a
+ * `process.exit()` right after a large write cuts the output (a CI step's stdout is a pipe). We wait until
+ * stdout and stderr have flushed what they hold, then exit explicitly: a keep-alive socket or a timer left
+ * by a dependency must not hold the step open.
+ */
+async function exitWhenDrained(code) {
+    if (code !== undefined)
+        process.exitCode = code;
+    await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
+    process.exit();
 }
 
 

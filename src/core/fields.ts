@@ -42,23 +42,23 @@ const DURATION_HINT = 'a duration like 500ms, 90s, 20m or 1h30m'
 /** The longest duration a field takes: a day, well inside what a timer can hold (2³¹ − 1 ms). */
 export const MAX_DURATION_MS = 24 * 3_600_000
 
-function toMs(text: string, ctx: Ctx): number {
+function toMs(text: string, ctx: Ctx, allowZero = false): number {
   const ms = parseDuration(text)
   if (ms === undefined) return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`)
-  if (ms <= 0) return fail(ctx, text, `must be positive (got ${show(text)})`)
+  if (ms < 0 || (ms === 0 && !allowZero)) return fail(ctx, text, `must be positive (got ${show(text)})`)
   if (ms > MAX_DURATION_MS) return fail(ctx, text, `must be at most 24h (got ${show(text)})`)
   return ms
 }
 
 /** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
-export function duration() {
+export function duration(options: { allowZero?: boolean } = {}) {
   return z
     .string({
       error: (issue) =>
         typeof issue.input === 'number' ? `needs a unit, e.g. "${issue.input}s"` : expected(`must be ${DURATION_HINT}`)(issue),
     })
     .meta({ description: `A duration like 500ms, 90s, 20m or 1h30m`, pattern: DURATION_PATTERN, examples: ['90s', '20m'] })
-    .transform(toMs)
+    .transform((text, ctx) => toMs(text, ctx, options.allowZero))
 }
 
 /** `5%` or a fraction in (0, 1]; relative thresholds may exceed 100% when written as a percent. */

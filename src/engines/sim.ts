@@ -37,7 +37,7 @@ const SIM_OPTIONS = {
     .optional(),
   'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
   seed: z.int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
-  'load-time': duration().meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+  'load-time': duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
 }
 
 type SimOptions = z.output<z.ZodObject<typeof SIM_OPTIONS>>

@@ -119,7 +119,7 @@ describe('cancellation', () => {
     expect(pgids).toHaveLength(1)
     // The runner sends SIGTERM 7.5 s after SIGINT: everything must be gone well before.
     expect(Date.now() - sentAt - 1500).toBeLessThan(7500)
-    const post = await runAction({ entry: 'main', inputs: {}, state: { isPost: 'true', pgids: run.state.pgids } })
+    const post = await runAction({ inputs: {}, state: { isPost: 'true', pgids: run.state.pgids } })
     expect(post.code).toBe(0)
     expect(psGroup(pgids[0])).toEqual([])
     const spawned = await grandchildren(cwd)
@@ -139,7 +139,7 @@ describe('cancellation', () => {
     const pgids = pgidsOf(run)
     expect(pgids).toHaveLength(1)
     expect(psGroup(pgids[0]).length).toBeGreaterThan(0) // orphaned engine still running
-    const post = await runAction({ entry: 'main', inputs: {}, state: { isPost: 'true', pgids: run.state.pgids } })
+    const post = await runAction({ inputs: {}, state: { isPost: 'true', pgids: run.state.pgids } })
     expect(post.code).toBe(0)
     expect(post.stdout).toMatch(/killed process groups/)
     expect(psGroup(pgids[0])).toEqual([])

@@ -1,5 +1,5 @@
 /**
- * Runs the bundled action (`node dist/index.js`, `dist/post/index.js`) as the runner does:
+ * Runs the bundled action (`node dist/index.js`, main and post step alike) as the runner does:
  * `INPUT_*` variables with dashes kept, and the file commands GITHUB_OUTPUT, GITHUB_STATE,
  * GITHUB_STEP_SUMMARY, GITHUB_EVENT_PATH in a fresh temp directory.
  */
@@ -30,7 +30,6 @@ export interface ActionOptions {
   env?: Record<string, string>
   /** Called once the process is spawned (e.g. to send SIGINT later). */
   onSpawn?: (child: ChildProcess) => void
-  entry?: 'main' | 'post'
   /** Saved state to hand to the post step (`STATE_<name>`). */
   state?: Record<string, string>
   timeoutMs?: number
@@ -82,7 +81,7 @@ export async function runAction(options: ActionOptions): Promise<ActionRun> {
   for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value
 
-  const script = join(ROOT, options.entry === 'post' ? 'dist/post/index.js' : 'dist/index.js')
+  const script = join(ROOT, 'dist/index.js')
   const started = Date.now()
   const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
