@@ -22,7 +22,9 @@ describe('parseInputs', () => {
     [{ comment: 'sometimes' }, 'input comment: "sometimes" is not one of always, on-regression, never'],
     [{ 'fail-on-error': 'yes' }, 'input fail-on-error: "yes" is not a boolean (true or false)'],
     [{ 'dry-run': '1' }, 'input dry-run: "1" is not a boolean (true or false)'],
-    [{ shard: '2' }, 'input shard: "2" is not of the form i/n'],
+    [{ shard: '2' }, 'input shard: "2" is not i/n with 1 ≤ i ≤ n ≤ 256 (e.g. 1/2)'],
+    // The plan's own rule, applied to the input before the matrix file is read.
+    [{ shard: '3/2' }, 'input shard: "3/2" is not i/n with 1 ≤ i ≤ n ≤ 256 (e.g. 1/2)'],
     [{ hardware: '../main' }, 'input hardware: "../main" may only contain letters'],
   ])('rejects %o naming the input', (inputs, message) => {
     expect(() => parseInputs(from(inputs))).toThrow(message)

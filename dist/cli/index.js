@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5157);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6201);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5157:
+/***/ 6201:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41325,15 +41325,35 @@ function http_pick(source, keys) {
             out[key] = source[key];
     return out;
 }
-function joinUrl(baseUrl, path) {
-    return baseUrl.replace(/\/+$/, '') + path;
+
+;// CONCATENATED MODULE: ./src/core/url.ts
+/** Base URLs as the matrix file gives them (`http://127.0.0.1:8000/`), and the paths engines add to them. */
+/** The base without trailing slashes, so paths join with exactly one. */
+function trimSlash(url) {
+    return url.replace(/\/+$/, '');
+}
+/** `base` + `path`, one slash between them whatever either side has. */
+function joinUrl(base, path) {
+    return trimSlash(base) + (path.startsWith('/') ? path : `/${path}`);
 }
 
 ;// CONCATENATED MODULE: ./src/engines/openai.ts
 
+
 const PATHS = { completions: '/v1/completions', chat: '/v1/chat/completions' };
 function openaiPath(api) {
     return PATHS[api];
+}
+/**
+ * Readiness of servers that bind their port only once the model is loaded (vLLM's `vllm serve`, TensorRT-LLM's
+ * `trtllm-serve`): connection refused while loading, then `/health` 200; 503 only after the engine died.
+ */
+function readyOr503Dead(answer) {
+    if (answer.status === 200)
+        return 'ready';
+    if (answer.status === 503)
+        return 'dead';
+    return 'loading';
 }
 /** Served model ids and, when the server says, the context length. */
 async function modelsInfo(http, baseUrl) {
@@ -41520,18 +41540,12 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
 
 
 
-function readiness(status) {
-    if (status === 200)
-        return 'ready';
-    if (status === 503)
-        return 'dead';
-    return 'loading';
-}
+
 const vllm = {
     name: 'vllm',
     needsLaunchOrUrl: true,
     healthPath: '/health',
-    readiness: (answer) => readiness(answer.status),
+    readiness: readyOr503Dead,
     path: openaiPath,
     // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
     transformRequest: (body) => ({ ...body }),
@@ -41555,6 +41569,7 @@ const vllm = {
 };
 
 ;// CONCATENATED MODULE: ./src/engines/sglang.ts
+
 
 
 const ACCEPT_LENGTH = 'avg_spec_accept_length';
@@ -41626,6 +41641,7 @@ const sglang = {
 };
 
 ;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
+
 
 
 function speculativeSettings(settings) {
@@ -50091,6 +50107,7 @@ function loadProfile(ref, cwd = process.cwd()) {
 
 
 
+
 /** Single-quotes a word for `bash -c` unless it is plainly safe. */
 function shellQuote(word) {
     return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -50179,18 +50196,12 @@ const sim = {
  */
 
 
-function trtllm_readiness(status) {
-    if (status === 200)
-        return 'ready';
-    if (status === 503)
-        return 'dead';
-    return 'loading';
-}
+
 const trtllm = {
     name: 'trtllm',
     needsLaunchOrUrl: true,
     healthPath: '/health',
-    readiness: (answer) => trtllm_readiness(answer.status),
+    readiness: readyOr503Dead,
     path: openaiPath,
     transformRequest(body, api) {
         if (api !== 'chat')
@@ -50777,6 +50788,7 @@ function defaultGateConfig() {
 
 
 
+
 /** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
 const MAX_COMBINATIONS = 256;
 function scenarioPlan(id, s) {
@@ -50956,7 +50968,7 @@ function checkUrl(url, path, problems) {
     else if (/\/v1\/?$/.test(parsed.pathname)) {
         problems.add(path, 'give the server root without /v1 (each engine adds its own paths)');
     }
-    return url.replace(/\/+$/, '');
+    return trimSlash(url);
 }
 function scenarioRefs(target, valid, all, path, problems) {
     if (target.scenarios === undefined)
@@ -54000,8 +54012,9 @@ function inspectEvent(json) {
 ;// CONCATENATED MODULE: ./src/bench/model.ts
 
 
+
 async function resolveModel(http, baseUrl, timeoutMs) {
-    const url = `${baseUrl.replace(/\/+$/, '')}/v1/models`;
+    const url = joinUrl(baseUrl, '/v1/models');
     const answer = await http.get(url, timeoutMs);
     if (answer.status === 0)
         throw new RequestError(`GET /v1/models: no answer from ${baseUrl}`, 'network');
@@ -55271,15 +55284,13 @@ function mergeErrors(rounds) {
 
 
 
-function endpoint(baseUrl, path) {
-    return new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
-}
+
 function createBenchClient(target) {
     const { adapter, baseUrl, requestTimeoutMs } = target;
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
-    const url = endpoint(baseUrl, adapter.path(target.api));
+    const url = new URL(joinUrl(baseUrl, adapter.path(target.api)));
     const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs);
     // Nonce index: unique over the client's life, so no two requests share a prefix.
     let sequence = 0;
@@ -55835,6 +55846,7 @@ function hostPort(url) {
 
 
 
+
 const SMOKE_ATTEMPTS = 3;
 const SMOKE_MIN_MS = 10_000;
 const PORT_FREE_WAIT_MS = 700;
@@ -55907,7 +55919,7 @@ async function bringUp(options, baseUrl, group) {
 }
 async function attach(options) {
     const { target } = options;
-    const baseUrl = (target.port !== undefined ? fillPort(target.url, target.port) : target.url).replace(/\/+$/, '');
+    const baseUrl = trimSlash(target.port !== undefined ? fillPort(target.url, target.port) : target.url);
     const where = hostPort(baseUrl);
     if (!where?.port)
         throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`);
@@ -55920,7 +55932,7 @@ async function attach(options) {
 async function launch(options, command) {
     const { target, log } = options;
     const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
-    const baseUrl = fillPort(target.url, port).replace(/\/+$/, '');
+    const baseUrl = trimSlash(fillPort(target.url, port));
     const host = hostPort(baseUrl)?.host ?? '127.0.0.1';
     if (await portAnswers(host, port)) {
         throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`);

@@ -12,6 +12,7 @@ import { servedModel } from './model.js'
 import { promptText, requestBody } from './prompt.js'
 import { sendStreamed, type StreamOutcome } from './request.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds.js'
+import { joinUrl } from '../core/url.js'
 
 export type { CellMeasurement, MeasureOptions, RoundProgress } from './rounds.js'
 
@@ -33,16 +34,12 @@ export interface BenchClient {
   close(): Promise<void>
 }
 
-function endpoint(baseUrl: string, path: string): URL {
-  return new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`)
-}
-
 export function createBenchClient(target: BenchTarget): BenchClient {
   const { adapter, baseUrl, requestTimeoutMs } = target
   const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs })
   // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
   const ports = httpPorts()
-  const url = endpoint(baseUrl, adapter.path(target.api))
+  const url = new URL(joinUrl(baseUrl, adapter.path(target.api)))
   const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs)
   // Nonce index: unique over the client's life, so no two requests share a prefix.
   let sequence = 0

@@ -2,9 +2,10 @@
 import type { HttpPorts } from '../engines/types.js'
 import { RequestError } from '../core/errors.js'
 import { excerpt } from './events.js'
+import { joinUrl } from '../core/url.js'
 
 export async function resolveModel(http: HttpPorts, baseUrl: string, timeoutMs: number): Promise<string> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/v1/models`
+  const url = joinUrl(baseUrl, '/v1/models')
   const answer = await http.get(url, timeoutMs)
   if (answer.status === 0) throw new RequestError(`GET /v1/models: no answer from ${baseUrl}`, 'network')
   if (answer.status !== 200) throw new RequestError(`GET /v1/models: HTTP ${answer.status}: ${excerpt(answer.body)}`, 'http', answer.status)

@@ -10,6 +10,7 @@ import { fill, fillPort, placeholdersIn, type Scope } from './placeholders.js'
 import type { ScenarioPlan, TargetPlan } from '../core/plan.js'
 import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
 import { resolveGate, resolveSettings } from './settings.js'
+import { trimSlash } from '../core/url.js'
 
 /** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
 export const MAX_COMBINATIONS = 256
@@ -204,7 +205,7 @@ function checkUrl(url: string, path: Path, problems: Problems): string {
   } else if (/\/v1\/?$/.test(parsed.pathname)) {
     problems.add(path, 'give the server root without /v1 (each engine adds its own paths)')
   }
-  return url.replace(/\/+$/, '')
+  return trimSlash(url)
 }
 
 function scenarioRefs(target: TargetInput, valid: string[], all: string[], path: Path, problems: Problems): string[] {

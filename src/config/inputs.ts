@@ -1,5 +1,7 @@
 /** The action inputs declared in action.yml, parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
 import { ConfigError } from '../core/errors.js'
+import { Problems } from './issues.js'
+import { parseShard } from './select.js'
 
 export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'] as const
 export type Mode = (typeof MODES)[number]
@@ -94,7 +96,10 @@ export function parseInputs(get: (name: string) => string): ActionOptions {
     shard: get(INPUT.shard).trim(),
     dryRun: bool('dryRun'),
   }
-  if (options.shard && !/^\d+\/\d+$/.test(options.shard)) problems.push(`input shard: "${options.shard}" is not of the form i/n`)
+  // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
+  const shard = new Problems()
+  parseShard(options.shard, shard)
+  problems.push(...shard.lines().map((line) => `input ${line}`))
   if (options.hardware && !/^[a-z0-9][a-z0-9._-]*$/i.test(options.hardware)) {
     problems.push(`input hardware: "${options.hardware}" may only contain letters, digits, '.', '_' and '-'`)
   }

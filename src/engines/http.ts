@@ -102,6 +102,3 @@ export function pick(source: Record<string, unknown> | undefined, keys: readonly
   return out
 }
 
-export function joinUrl(baseUrl: string, path: string): string {
-  return baseUrl.replace(/\/+$/, '') + path
-}

@@ -7,7 +7,8 @@
  */
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats } from '../core/results.js'
-import { asRecord, getJson, joinUrl, pick, postJson } from './http.js'
+import { asRecord, getJson, pick, postJson } from './http.js'
+import { joinUrl } from '../core/url.js'
 import { openaiPath } from './openai.js'
 import type { EngineAdapter } from './types.js'
 

@@ -4,13 +4,24 @@
  * engines that speak the same dialect.
  */
 import type { Api } from '../core/plan.js'
-import { asRecord, getJson, joinUrl, postJson } from './http.js'
-import type { EngineAdapter, HttpPorts } from './types.js'
+import { asRecord, getJson, postJson } from './http.js'
+import { joinUrl } from '../core/url.js'
+import type { EngineAdapter, HttpPorts, ProbeAnswer, Readiness } from './types.js'
 
 const PATHS: Record<Api, string> = { completions: '/v1/completions', chat: '/v1/chat/completions' }
 
 export function openaiPath(api: Api): string {
   return PATHS[api]
+}
+
+/**
+ * Readiness of servers that bind their port only once the model is loaded (vLLM's `vllm serve`, TensorRT-LLM's
+ * `trtllm-serve`): connection refused while loading, then `/health` 200; 503 only after the engine died.
+ */
+export function readyOr503Dead(answer: ProbeAnswer): Readiness {
+  if (answer.status === 200) return 'ready'
+  if (answer.status === 503) return 'dead'
+  return 'loading'
 }
 
 /** Served model ids and, when the server says, the context length. */

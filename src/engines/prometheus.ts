@@ -104,7 +104,7 @@ export function sumByName(text: string, names?: readonly string[]): Counters {
   return counters
 }
 
-export const VLLM_SPEC_COUNTERS = {
+export const VLLM_DRAFT_COUNTERS = {
   drafts: 'vllm:spec_decode_num_drafts_total',
   draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
   accepted: 'vllm:spec_decode_num_accepted_tokens_total',
@@ -112,7 +112,7 @@ export const VLLM_SPEC_COUNTERS = {
 
 /** Counters worth diffing around a cell on a vLLM-dialect server. */
 export const VLLM_COUNTER_NAMES = [
-  ...Object.values(VLLM_SPEC_COUNTERS),
+  ...Object.values(VLLM_DRAFT_COUNTERS),
   'vllm:prompt_tokens_total',
   'vllm:generation_tokens_total',
   'vllm:request_success_total',
@@ -130,9 +130,9 @@ function delta(before: Counters | undefined, after: Counters, name: string): num
  */
 export function vllmSpecDecode(before: Counters | undefined, after: Counters | undefined, source = 'vllm /metrics counter deltas'): SpecDecodeStats | undefined {
   if (!after) return undefined
-  const drafts = delta(before, after, VLLM_SPEC_COUNTERS.drafts)
-  const draftTokens = delta(before, after, VLLM_SPEC_COUNTERS.draftTokens)
-  const accepted = delta(before, after, VLLM_SPEC_COUNTERS.accepted)
+  const drafts = delta(before, after, VLLM_DRAFT_COUNTERS.drafts)
+  const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens)
+  const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted)
   if (drafts === undefined || draftTokens === undefined || accepted === undefined) return undefined
   if (drafts <= 0 || draftTokens <= 0) return undefined
   return { acceptanceRate: accepted / draftTokens, acceptanceLength: 1 + accepted / drafts, draftTokens, acceptedTokens: accepted, source }

@@ -4,7 +4,8 @@
  * document (`/get_server_info`, renamed `/server_info` in newer releases).
  */
 import type { SpecDecodeStats } from '../core/results.js'
-import { asRecord, getJson, joinUrl, pick } from './http.js'
+import { asRecord, getJson, pick } from './http.js'
+import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import type { EngineAdapter, HttpPorts } from './types.js'
 

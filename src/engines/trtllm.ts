@@ -16,21 +16,16 @@
  *   `max_tokens` is the alias of `max_completion_tokens`, so sending both makes the second an
  *   unknown field; only `max_tokens` is kept. Every other common field is declared.
  */
-import { asRecord, getJson, joinUrl, pick } from './http.js'
-import { modelsInfo, openaiPath, tokenizeAt } from './openai.js'
-import type { EngineAdapter, Readiness } from './types.js'
-
-function readiness(status: number): Readiness {
-  if (status === 200) return 'ready'
-  if (status === 503) return 'dead'
-  return 'loading'
-}
+import { asRecord, getJson, pick } from './http.js'
+import { joinUrl } from '../core/url.js'
+import { modelsInfo, openaiPath, readyOr503Dead, tokenizeAt } from './openai.js'
+import type { EngineAdapter } from './types.js'
 
 export const trtllm: EngineAdapter = {
   name: 'trtllm',
   needsLaunchOrUrl: true,
   healthPath: '/health',
-  readiness: (answer) => readiness(answer.status),
+  readiness: readyOr503Dead,
   path: openaiPath,
   transformRequest(body, api) {
     if (api !== 'chat') return { ...body }

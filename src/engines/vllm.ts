@@ -3,22 +3,17 @@
  * probe sees connection refused; `/health` then answers 200, and 503 only when the engine
  * died (EngineDeadError) — there is no loading state to wait out.
  */
-import { INFO_TIMEOUT_MS, asRecord, getJson, joinUrl } from './http.js'
-import { modelsInfo, openaiPath, tokenizePrompt } from './openai.js'
+import { INFO_TIMEOUT_MS, asRecord, getJson } from './http.js'
+import { joinUrl } from '../core/url.js'
+import { modelsInfo, openaiPath, readyOr503Dead, tokenizePrompt } from './openai.js'
 import { VLLM_COUNTER_NAMES, sumByName, vllmSpecDecode } from './prometheus.js'
-import type { EngineAdapter, Readiness } from './types.js'
-
-function readiness(status: number): Readiness {
-  if (status === 200) return 'ready'
-  if (status === 503) return 'dead'
-  return 'loading'
-}
+import type { EngineAdapter } from './types.js'
 
 export const vllm: EngineAdapter = {
   name: 'vllm',
   needsLaunchOrUrl: true,
   healthPath: '/health',
-  readiness: (answer) => readiness(answer.status),
+  readiness: readyOr503Dead,
   path: openaiPath,
   // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
   transformRequest: (body) => ({ ...body }),

@@ -4,7 +4,7 @@
  * the engine declares itself dead, or the caller aborts.
  */
 import { formatDuration } from '../core/format.js'
-import { joinUrl } from '../engines/http.js'
+import { joinUrl } from '../core/url.js'
 import type { EngineAdapter, HttpPorts, ProbeAnswer } from '../engines/types.js'
 import type { Logger } from '../core/log.js'
 import type { ExitInfo } from './types.js'

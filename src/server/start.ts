@@ -15,6 +15,7 @@ import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.j
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
 import { describeAnswer, race, waitReady } from './readiness.js'
 import type { ExitInfo, RunningTarget, StartOptions } from './types.js'
+import { trimSlash } from '../core/url.js'
 
 type Failure = { kind: StartError['kind']; message: string; exitCode?: number | null }
 
@@ -90,7 +91,7 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
 
 async function attach(options: StartOptions): Promise<RunningTarget> {
   const { target } = options
-  const baseUrl = (target.port !== undefined ? fillPort(target.url, target.port) : target.url).replace(/\/+$/, '')
+  const baseUrl = trimSlash(target.port !== undefined ? fillPort(target.url, target.port) : target.url)
   const where = hostPort(baseUrl)
   if (!where?.port) throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`)
   const failure = await bringUp(options, baseUrl, undefined)
@@ -102,7 +103,7 @@ async function attach(options: StartOptions): Promise<RunningTarget> {
 async function launch(options: StartOptions, command: string): Promise<RunningTarget> {
   const { target, log } = options
   const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort())
-  const baseUrl = fillPort(target.url, port).replace(/\/+$/, '')
+  const baseUrl = trimSlash(fillPort(target.url, port))
   const host = hostPort(baseUrl)?.host ?? '127.0.0.1'
   if (await portAnswers(host, port)) {
     throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`)

@@ -33,8 +33,10 @@ function engineCommands(stdout: string) {
 
 describe('engine text on stdout', () => {
   it('through the bundle: no command is made of engine text, and command processing is never stopped', async () => {
-    const cwd = await workspace({ loading: 'loading', failing: 'error' })
+    // One never gets ready (health body), one fails its smoke request (error body), one gets ready (version).
+    const cwd = await workspace({ loading: 'loading', failing: 'error', ready: 'endless' })
     const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' } })
+    expect(run.stdout).toMatch(/ready: sglang b1\s/)
     expect(run.code).toBe(1)
     // The engine text did reach the log (so the check below is not vacuous)…
     expect(run.stdout).toMatch(/PWNED-log|PWNED-a|PWNED-body/)

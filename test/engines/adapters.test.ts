@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../src/core/measurements.js'
 import { httpPorts } from '../../src/engines/http.js'
 import { llamacpp } from '../../src/engines/llamacpp.js'
 import { openai } from '../../src/engines/openai.js'
-import { VLLM_SPEC_COUNTERS } from '../../src/engines/prometheus.js'
+import { VLLM_DRAFT_COUNTERS } from '../../src/engines/prometheus.js'
 import { sglang } from '../../src/engines/sglang.js'
 import type { EngineAdapter, HttpPorts, ProbeAnswer, Readiness } from '../../src/engines/types.js'
 import { vllm } from '../../src/engines/vllm.js'
@@ -68,9 +68,9 @@ describe('requests', () => {
 
 describe('spec decode', () => {
   const counters = (drafts: number, draftTokens: number, accepted: number) => ({
-    [VLLM_SPEC_COUNTERS.drafts]: drafts,
-    [VLLM_SPEC_COUNTERS.draftTokens]: draftTokens,
-    [VLLM_SPEC_COUNTERS.accepted]: accepted,
+    [VLLM_DRAFT_COUNTERS.drafts]: drafts,
+    [VLLM_DRAFT_COUNTERS.draftTokens]: draftTokens,
+    [VLLM_DRAFT_COUNTERS.accepted]: accepted,
   })
 
   it('vLLM: from counter deltas around the cell', () => {

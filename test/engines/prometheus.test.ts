@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { VLLM_SPEC_COUNTERS, parsePrometheus, sumByName, vllmSpecDecode } from '../../src/engines/prometheus.js'
+import { VLLM_DRAFT_COUNTERS, parsePrometheus, sumByName, vllmSpecDecode } from '../../src/engines/prometheus.js'
 
 // The shape of a vLLM /metrics scrape: HELP/TYPE comments, _created samples, two engine
 // label sets, histogram buckets with +Inf, a timestamp, an escaped label value, NaN.
@@ -39,11 +39,11 @@ describe('parsePrometheus', () => {
 
 describe('sumByName', () => {
   it('sums a counter over its label sets and leaves absent names out', () => {
-    const counters = sumByName(SCRAPE, [...Object.values(VLLM_SPEC_COUNTERS), 'vllm:not_exported_total'])
+    const counters = sumByName(SCRAPE, [...Object.values(VLLM_DRAFT_COUNTERS), 'vllm:not_exported_total'])
     expect(counters).toEqual({
-      [VLLM_SPEC_COUNTERS.drafts]: 150,
-      [VLLM_SPEC_COUNTERS.draftTokens]: 600,
-      [VLLM_SPEC_COUNTERS.accepted]: 450,
+      [VLLM_DRAFT_COUNTERS.drafts]: 150,
+      [VLLM_DRAFT_COUNTERS.draftTokens]: 600,
+      [VLLM_DRAFT_COUNTERS.accepted]: 450,
     })
   })
 
@@ -54,9 +54,9 @@ describe('sumByName', () => {
 
 describe('vllmSpecDecode', () => {
   const c = (drafts: number, draftTokens: number, accepted: number) => ({
-    [VLLM_SPEC_COUNTERS.drafts]: drafts,
-    [VLLM_SPEC_COUNTERS.draftTokens]: draftTokens,
-    [VLLM_SPEC_COUNTERS.accepted]: accepted,
+    [VLLM_DRAFT_COUNTERS.drafts]: drafts,
+    [VLLM_DRAFT_COUNTERS.draftTokens]: draftTokens,
+    [VLLM_DRAFT_COUNTERS.accepted]: accepted,
   })
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parsePrometheus, sumByName, VLLM_SPEC_COUNTERS, vllmSpecDecode } from '../../src/engines/prometheus.js'
+import { parsePrometheus, sumByName, VLLM_DRAFT_COUNTERS, vllmSpecDecode } from '../../src/engines/prometheus.js'
 
 const TEXT = `# HELP vllm:generation_tokens_total Number of generation tokens processed.
 # TYPE vllm:generation_tokens_total counter
@@ -35,9 +35,9 @@ describe('parsePrometheus', () => {
 
 describe('vllmSpecDecode (counter deltas)', () => {
   const c = (drafts: number, draftTokens: number, accepted: number) => ({
-    [VLLM_SPEC_COUNTERS.drafts]: drafts,
-    [VLLM_SPEC_COUNTERS.draftTokens]: draftTokens,
-    [VLLM_SPEC_COUNTERS.accepted]: accepted,
+    [VLLM_DRAFT_COUNTERS.drafts]: drafts,
+    [VLLM_DRAFT_COUNTERS.draftTokens]: draftTokens,
+    [VLLM_DRAFT_COUNTERS.accepted]: accepted,
   })
 
   it.each([
