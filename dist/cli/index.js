@@ -41496,14 +41496,14 @@ function sumByName(text, names) {
     }
     return counters;
 }
-const VLLM_SPEC_COUNTERS = {
+const VLLM_DRAFT_COUNTERS = {
     drafts: 'vllm:spec_decode_num_drafts_total',
     draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
     accepted: 'vllm:spec_decode_num_accepted_tokens_total',
 };
 /** Counters worth diffing around a cell on a vLLM-dialect server. */
 const VLLM_COUNTER_NAMES = [
-    ...Object.values(VLLM_SPEC_COUNTERS),
+    ...Object.values(VLLM_DRAFT_COUNTERS),
     'vllm:prompt_tokens_total',
     'vllm:generation_tokens_total',
     'vllm:request_success_total',
@@ -41521,9 +41521,9 @@ function delta(before, after, name) {
 function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') {
     if (!after)
         return undefined;
-    const drafts = delta(before, after, VLLM_SPEC_COUNTERS.drafts);
-    const draftTokens = delta(before, after, VLLM_SPEC_COUNTERS.draftTokens);
-    const accepted = delta(before, after, VLLM_SPEC_COUNTERS.accepted);
+    const drafts = delta(before, after, VLLM_DRAFT_COUNTERS.drafts);
+    const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens);
+    const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted);
     if (drafts === undefined || draftTokens === undefined || accepted === undefined)
         return undefined;
     if (drafts <= 0 || draftTokens <= 0)
@@ -50276,7 +50276,7 @@ function formatPath(path) {
     return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 }
 /** Collects problems in order and drops exact repeats (one per matrix expansion would be noise). */
-class Problems {
+class issues_Problems {
     items = [];
     add(path, message, inFile = true) {
         this.items.push({ path, message, inFile });
@@ -50780,7 +50780,7 @@ function resolveGate(top, target, path, problems) {
 }
 /** The gate a file without a `gate:` block gets (the registry's primary metrics at their built-in limits). */
 function defaultGateConfig() {
-    return resolveGate(defaultGate(), undefined, [], new Problems());
+    return resolveGate(defaultGate(), undefined, [], new issues_Problems());
 }
 
 ;// CONCATENATED MODULE: ./src/config/expand.ts
@@ -51086,7 +51086,7 @@ function applyOnly(targets, only, problems) {
 }
 /** More shards than a workflow matrix can hold is a typo. */
 const MAX_SHARDS = 256;
-function parseShard(text, problems) {
+function select_parseShard(text, problems) {
     const trimmed = text?.trim() ?? '';
     if (trimmed === '')
         return undefined;
@@ -51128,7 +51128,7 @@ function applyShard(targets, shard) {
 
 
 function buildPlan(data, options) {
-    const problems = new Problems();
+    const problems = new issues_Problems();
     reservedKeys(data, [], problems);
     const schema = matrixSchema(options.engines);
     const parsed = schema.safeParse(data, { reportInput: true });
@@ -51144,7 +51144,7 @@ function buildPlan(data, options) {
     const all = expandTargets({ ...parts, gate: parts.gate ?? defaultGate(), scenarioNames, engines: options.engines ?? ENGINES }, problems);
     // A pattern "matches nothing" only means something when every target could be expanded.
     const selected = problems.size === 0 ? applyOnly(all, options.only, problems) : all;
-    const targets = applyShard(selected, parseShard(options.shard, problems));
+    const targets = applyShard(selected, select_parseShard(options.shard, problems));
     if (problems.size > 0)
         throw new errors_ConfigError(problems.lines(options.locate));
     const cells = targets.flatMap((target) => target.scenarios.map((scenario) => ({ id: `${target.id}/${scenario.id}`, target, scenario })));
@@ -51411,6 +51411,8 @@ async function loadPlan(configPath, options = {}) {
 ;// CONCATENATED MODULE: ./src/config/inputs.ts
 /** The action inputs declared in action.yml, parsed once into one typed object. Pure: takes a getter, never the Actions toolkit. */
 
+
+
 const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'];
 const COMMENT_POLICIES = (/* unused pure expression or super */ null && (['always', 'on-regression', 'never']));
 /** Input names as declared in action.yml (fixed public interface). */
@@ -51484,8 +51486,10 @@ function parseInputs(get) {
         shard: get(INPUT.shard).trim(),
         dryRun: bool('dryRun'),
     };
-    if (options.shard && !/^\d+\/\d+$/.test(options.shard))
-        problems.push(`input shard: "${options.shard}" is not of the form i/n`);
+    // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
+    const shard = new Problems();
+    parseShard(options.shard, shard);
+    problems.push(...shard.lines().map((line) => `input ${line}`));
     if (options.hardware && !/^[a-z0-9][a-z0-9._-]*$/i.test(options.hardware)) {
         problems.push(`input hardware: "${options.hardware}" may only contain letters, digits, '.', '_' and '-'`);
     }
