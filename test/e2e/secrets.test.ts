@@ -131,6 +131,9 @@ describe('secrets through the bundled action', () => {
     expect(comment).toContain('fatal: cannot load model')
     expect(comment).toContain('token in my config: ***')
     expect(comment).toMatch(/HF_TOKEN, WANDB_API_KEY were not passed to the engine \(add them to pass-env/)
+    // The launch command as it ran, port filled in.
+    expect(comment).toMatch(/bash leaky\.sh --port \d+/)
+    expect(comment).not.toContain('{port}')
   })
 
   it('the token is registered with the runner’s masking', () => {
