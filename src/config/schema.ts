@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
-import { GATE_STATS, GATED_METRICS, METRICS, PRIMARY_METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
@@ -26,8 +26,8 @@ export const DEFAULT_SETTINGS = {
   'max-error-share': '10%',
 } as const
 
-/** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
-export const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, metricInfo(m).primary?.gate]))
+/** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
+export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])))
 
 function settingsShape() {
   return {
