@@ -1,4 +1,4 @@
-/** The results file (SPEC §6, `llm-bench-gate/results@1`). Shared by bench, store, compare and report. */
+/** The results file (`llm-bench-gate/results@1`). Shared by bench, store, compare and report. */
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
 
