@@ -1,7 +1,7 @@
-/** Finding the baseline of one cell and metric: the history median when there are several runs, else the baseline file. */
+/** What the baseline holds for one cell: the history's default-branch runs, else the baseline file's cell. */
 import type { CellResult, HistoryEntry, ResultsFile } from '../core/results.js'
 import { metricKey, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
-import { isUsable, median } from '../core/stats.js'
+import { isUsable } from '../core/stats.js'
 
 export interface BaselineView {
   /** The baseline results file (single reference), if any. */
@@ -10,17 +10,21 @@ export interface BaselineView {
   history: HistoryEntry[]
 }
 
-/** Only the newest runs count, so an old level the default branch has since left does not hold the median back. */
-export const HISTORY_WINDOW = 10
+/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
+const HISTORY_WINDOW = 20
 
-export interface BaselineSample {
-  /** The value compared against: the median of the runs' steady values, or the single run's. */
-  value: number
+/** One baseline run of a metric: its steady value and the per-round samples behind it. */
+export interface BaselineRun {
+  steady: number
+  rounds: number[]
+  /** Commit of the run. */
+  sha: string
+}
+
+export interface BaselineRuns {
   source: 'history' | 'file'
-  /** Steady value of each run (one for a baseline file). */
-  steady: number[]
-  /** Per-round samples of each run, for the noise estimate (may be empty arrays). */
-  rounds: number[][]
+  /** Newest last. */
+  runs: BaselineRun[]
 }
 
 /** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
@@ -39,21 +43,30 @@ export function isFirstRun(view: BaselineView): boolean {
   return !view.results && view.history.length === 0
 }
 
-export function baselineSample(view: BaselineView, id: string, metric: GatedMetric, stat: GateStat): BaselineSample | undefined {
+/**
+ * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
+ * one run with its steady rounds; undefined when neither has the value.
+ */
+export function baselineRuns(view: BaselineView, id: string, metric: GatedMetric, stat: GateStat): BaselineRuns | undefined {
   const key = metricKey(metric, stat)
-  const runs = recent(view)
-    .map((entry) => entry.cells[id]?.[key])
-    .filter((s) => s !== undefined && isUsable(s.steady))
-  const cell = baselineCell(view, id)
-  if (runs.length >= 2 || (runs.length === 1 && !cell)) {
-    const steady = runs.map((s) => s!.steady)
-    return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s!.rounds ?? []).filter(isUsable)) }
+  const runs: BaselineRun[] = []
+  for (const entry of recent(view)) {
+    const samples = entry.cells[id]?.[key]
+    if (samples && isUsable(samples.steady)) runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha })
   }
-  if (!cell) return undefined
-  const value = readMetric(cell.metrics, metric, stat)
-  if (value === undefined) return undefined
-  const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat))
-  return { value, source: 'file', steady: [value], rounds: [rounds.filter(isUsable)] }
+  const cell = baselineCell(view, id)
+  if (runs.length >= 2 || (runs.length === 1 && !cell)) return { source: 'history', runs }
+  const steady = cell && readMetric(cell.metrics, metric, stat)
+  if (!cell || steady === undefined) return undefined
+  return { source: 'file', runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }] }
+}
+
+/** A cell's steady rounds that had a successful request, as values of one metric. */
+export function steadyRounds(cell: CellResult, metric: GatedMetric, stat: GateStat): number[] {
+  return cell.rounds
+    .filter((r) => r.steady && r.errors < r.requests)
+    .map((r) => readMetric(r.metrics, metric, stat))
+    .filter(isUsable)
 }
 
 function recent(view: BaselineView): HistoryEntry[] {

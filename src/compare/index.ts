@@ -1,12 +1,20 @@
 /**
- * Verdicts and the noise model, as pure functions over plain data. A gated metric regresses only
- * when it is worse than the baseline by more than `max-regression`, by more than `min-delta` when
- * set, and by more than the noise of both sides explains (noise.ts); a cell that looks regressed
- * is re-measured, and fails only when the re-measurement agrees (confirm.ts).
+ * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
+ * (reference.ts: level shifts, the median of the runs since the last one); a gated metric regresses when it is
+ * worse than the reference by more than the limit and by more than the noise of both sides explains (noise.ts,
+ * metric.ts), or by more than twice the limit whatever the noise. A cell kept inconclusive by noise alone measures
+ * more warm rounds (rounds.ts); a cell that looks regressed is re-measured and judged on both measurements pooled,
+ * metric by metric (confirm.ts).
+ *
+ * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
+ * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
+ * `missingCells` and `runVerdict` over the run.
  */
-export { HISTORY_WINDOW, baselineSample, type BaselineSample, type BaselineView } from './baseline.js'
-export { confirmVerdict, needsConfirmation } from './confirm.js'
-export { FIRST_RUN_NOTE, NEW_CELL_NOTE, NOT_MEASURED_NOTE, judgeCell } from './judge.js'
-export { judgeMetric, type MetricInput } from './metric.js'
-export { NOISE_Z, noiseBand } from './noise.js'
+export { type BaselineView } from './baseline.js'
+export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
+export { FIRST_RUN_NOTE, NEW_CELL_NOTE, NOT_MEASURED_NOTE, judgeCell, type JudgeOptions } from './judge.js'
+export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'
+export { REFERENCE_RUNS, levelShifts, referenceFor } from './reference.js'
+export { moreRounds, type RoundsOptions } from './rounds.js'
+export { guardedWithin, qn, runSpread } from './spread.js'
 export { missingCells, runVerdict, type RunTally } from './run.js'

@@ -1,14 +1,32 @@
-/** The verdict on one measured cell against the baseline (pure). */
-import { GATED_METRICS, HEADLINE_METRICS, isRelative, metricLabel, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+/**
+ * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
+ * and besides the metrics:
+ *
+ * - a flag (bench/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
+ *   are not compared (regression and improvement become inconclusive); the failed-requests ceiling still is;
+ * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
+ *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the
+ *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
+ * - a gated metric that should have been measured and was not leaves the cell inconclusive.
+ */
+import { GATED_METRICS, HEADLINE_METRICS, isRelative, metricLabel, type GateStat, type GatedMetric } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
-import { isUsable } from '../core/stats.js'
-import { baselineSample, hasBaseline, isFirstRun, type BaselineSample, type BaselineView } from './baseline.js'
+import { formatDelta } from '../core/format.js'
+import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
 import { judgeCeiling, judgeMetric } from './metric.js'
+import { NOISE_FLOOR, noiseModel } from './noise.js'
+import { referenceFor, type Reference } from './reference.js'
+import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
 export const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run'
+
+export interface JudgeOptions {
+  /** Launch-to-launch spread assumed while the history is short, as a fraction (`noise-floor`; default 1.5 %). */
+  noiseFloor?: number
+}
 
 const SEVERITY: Record<MetricVerdict['status'], number> = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 }
 
@@ -18,61 +36,82 @@ interface Judged {
   note?: string
   /** The metric should have been comparable and was not. */
   unknown?: boolean
-  sample?: BaselineSample
+  reference?: Reference
 }
 
-export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateConfig): CellVerdict {
+/** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
+export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
   if (cell.status === 'error') return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' }
   if (!cell.metrics) return { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE }
-  const flagged = cell.flags.length ? `flagged (${cell.flags.join(', ')}): not compared` : undefined
+  return judgeSample(measured([cell]), baseline, gate, options)
+}
 
-  if (!hasBaseline(baseline, cell.id)) {
+/** Measurements of one cell, all measured, judged as one pooled sample (see sample.ts). */
+export function judgeSample(sample: Measured, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
+  const id = sample.cells[0].id
+  const flags = flagState(sample.flags, baselineCell(baseline, id)?.flags ?? [])
+  if (!hasBaseline(baseline, id)) {
     const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE
-    return flagged ? { status: 'inconclusive', metrics: {}, note: `${flagged}; ${note}` } : { status: 'new', metrics: {}, note }
+    return sample.flags.length ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided } : { status: 'new', metrics: {}, note }
   }
 
   const metrics: CellVerdict['metrics'] = {}
   const notes: string[] = []
+  const unknown: string[] = []
   let source: string | undefined
-  let unknown = false
   for (const metric of GATED_METRICS) {
-    const judged = judgeGated(cell, baseline, gate, metric)
+    const judged = judgeGated(sample, baseline, gate, metric, options.noiseFloor ?? NOISE_FLOOR)
     if (!judged) continue
     if (judged.verdict) metrics[metric] = judged.verdict
-    if (judged.note) notes.push(judged.note)
-    if (judged.sample) source ??= baselineNote(judged.sample)
-    unknown ||= judged.unknown === true
+    if (judged.note) (judged.unknown ? unknown : notes).push(judged.note)
+    if (judged.reference) source ??= referenceNote(judged.reference)
   }
-
-  const verdicts = Object.values(metrics)
   // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
-  if (flagged) for (const v of verdicts) if (v.status === 'regression' || v.status === 'improvement') v.status = 'inconclusive'
-  let status: CellVerdict['status'] = verdicts.reduce<MetricVerdict['status']>((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass')
-  if ((flagged || unknown) && status !== 'regression') status = 'inconclusive'
-  else if (!verdicts.length && !unknown && Object.keys(gate).length) status = 'new'
-  if (!Object.keys(gate).length) notes.push('no gated metrics')
-  const note = [flagged, source, ...notes].filter(Boolean).join('; ')
+  if (sample.flags.length) for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
 
-  return { status, metrics, note: note || undefined, reference: referenceValues(cell.id, baseline, gate) }
+  const undecided = [...flags.undecided, ...unknown]
+  let status = cellStatus(metrics, flags.failures, undecided)
+  if (!Object.keys(metrics).length && status === 'pass' && Object.keys(gate).length) status = 'new'
+  if (!Object.keys(gate).length) notes.push('no gated metrics')
+  const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []))
+  const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...flags.failures, ...notes, ...unknown].filter(Boolean).join('; ')
+  const verdict: CellVerdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) }
+  if (flags.failures.length) verdict.failures = flags.failures
+  if (undecided.length) verdict.undecided = undecided
+  return verdict
 }
 
-/** One gated metric of a cell against its baseline sample; undefined when the gate does not use the metric. */
-function judgeGated(cell: CellResult, baseline: BaselineView, gate: GateConfig, metric: GatedMetric): Judged | undefined {
+/** The cell's status from its metric verdicts and what fails or leaves it undecided outside them. */
+export function cellStatus(metrics: CellVerdict['metrics'], failures: readonly string[] = [], undecided: readonly string[] = []): CellVerdict['status'] {
+  const worst = Object.values(metrics).reduce<MetricVerdict['status']>((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass')
+  if (failures.length) return 'regression'
+  return undecided.length && worst !== 'regression' ? 'inconclusive' : worst
+}
+
+/** One gated metric of a cell against its reference; undefined when the gate does not use the metric. */
+function judgeGated(sample: Measured, baseline: BaselineView, gate: GateConfig, metric: GatedMetric, noiseFloor: number): Judged | undefined {
   const stat = gatedStat(gate, metric)
   if (stat === undefined) return undefined
   const label = metricLabel(metric, stat)
-  const sample = baselineSample(baseline, cell.id, metric, stat)
-  const current = readMetric(cell.metrics, metric, stat)
-  if (!sample) return { note: `${label}: no baseline value` }
+  const config = isRelative(metric) ? gate[metric] : undefined
+  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor })
+  const current = currentValue(sample, metric, stat)
+  if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
-  if (!isRelative(metric)) {
-    const config = gate[metric]!
-    return { verdict: judgeCeiling({ metric, config, current, baseline: sample.value }), sample }
-  }
-  if (!(sample.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
-  const config = gate[metric]!
-  const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat))
-  return { verdict: judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample }), sample }
+  if (!isRelative(metric)) return { verdict: judgeCeiling({ metric, config: gate[metric]!, current, baseline: reference.value }), reference }
+  if (!(reference.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
+  const noise = noiseModel({
+    current: currentRounds(sample, metric, stat),
+    launches: sample.launches,
+    steady: reference.steady,
+    rounds: reference.history,
+    breaks: reference.breaks,
+    value: reference.value,
+    runs: reference.runs,
+    runRounds: reference.rounds,
+    noiseFloor,
+  })
+  return { verdict: judgeMetric({ metric, config: config!, current, reference, noise }), reference }
 }
 
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */
@@ -81,18 +120,52 @@ function gatedStat(gate: GateConfig, metric: GatedMetric): GateStat | undefined 
   return gate[metric]?.stat
 }
 
-function baselineNote(sample: BaselineSample): string {
-  if (sample.source === 'file') return 'baseline: baseline file'
-  return sample.steady.length === 1 ? 'baseline: one history run' : `baseline: median of ${sample.steady.length} runs`
+/** Flags of a kind the baseline's cell did not raise: new length misses fail the cell, every other flag leaves it undecided. */
+function flagState(flags: readonly string[], known: readonly string[]): { failures: string[]; undecided: string[] } {
+  const kinds = new Set(known.map(flagKind))
+  const failures: string[] = []
+  const undecided: string[] = []
+  for (const flag of flags) {
+    if (flag.startsWith('lengths-missed:') && !kinds.has(flagKind(flag))) failures.push(`${flag}: achieved lengths missed the request, the baseline's did not`)
+    else undecided.push(kinds.has(flagKind(flag)) ? `${flag} (the baseline has it too)` : flag)
+  }
+  return { failures, undecided }
 }
 
-/** Baseline values of the report's headline figures, in the stat the gate compares (mean when not gated). */
-function referenceValues(id: string, baseline: BaselineView, gate: GateConfig): CellVerdict['reference'] {
+/** `lengths-missed: output`, `usage-missing:`, `errors:` — a flag without its figures. */
+function flagKind(flag: string): string {
+  return flag.replace(/\s*\d.*$/, '')
+}
+
+function flagNote(flags: readonly string[]): string {
+  return `flagged (${flags.join(', ')}): speed not compared`
+}
+
+function demote(v: MetricVerdict): void {
+  if (v.status !== 'regression' && v.status !== 'improvement') return
+  v.status = 'inconclusive'
+  v.needs = 'workload'
+  delete v.moreRounds
+}
+
+function referenceNote(reference: Reference): string {
+  if (reference.source === 'file') return 'baseline: baseline file'
+  return reference.runs === 1 ? 'baseline: one history run' : `baseline: median of ${reference.runs} runs`
+}
+
+function rebasedNote(v: MetricVerdict): string {
+  const { sha, change, runs } = v.rebased!
+  return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`
+}
+
+/** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
+function referenceValues(id: string, baseline: BaselineView, gate: GateConfig, options: JudgeOptions): CellVerdict['reference'] {
   const values: CellVerdict['reference'] = {}
   for (const metric of HEADLINE_METRICS) {
     const stat = gatedStat(gate, metric) ?? 'mean'
-    const sample = baselineSample(baseline, id, metric, stat)
-    if (sample) values[metric] = { stat, value: sample.value }
+    const config = isRelative(metric) ? gate[metric] : undefined
+    const reference = referenceFor(baseline, id, metric, stat, { config, noiseFloor: options.noiseFloor ?? NOISE_FLOOR })
+    if (reference) values[metric] = { stat, value: reference.value }
   }
   return values
 }

@@ -1,43 +1,109 @@
 /**
- * The noise model: how far apart two steady values can land by chance. Everything is relative to the baseline
- * value, so one rule serves tok/s and milliseconds.
+ * The noise model: how far apart the current steady value and the reference can land by chance. Every figure is
+ * relative to the reference value, so one rule serves tok/s and milliseconds. A run's steady value is
  *
- * - Within-run spread s_w²: round-to-round variance pooled over the current cell's steady rounds and every
- *   baseline run's per-round samples, each about its own run's mean (degrees of freedom add up, so one run's
- *   two rounds do not decide alone).
- * - Between-run spread s_h²: variance of the history runs' steady values (two runs or more). It carries what
- *   rounds inside one run cannot show: restarts, warm versus fresh server state, thermal drift.
- * - One run's steady value (mean of k rounds) then varies by v = max(s_w²/k, s_h²).
- * - Current side: one run, v. Baseline side: the median of n runs, (π/2)·v/n (the median's large-sample
- *   variance, on the safe side for small n); a single baseline file, v.
- * - Band h = Z·√(current + baseline). A change beyond h is more than the noise of both sides explains.
+ *     level × (1 + launch offset + mean of its k warm rounds' errors)
  *
- * Z = 2 alone would find about 2 % of no-change comparisons significant; a regression also needs the change
- * beyond the limit (max-regression, min-delta) and a fresh re-measurement to agree. The seeded Monte-Carlo
- * test (test/compare/monte-carlo.test.ts) pins the combined rates down.
+ * so it varies by σ_R² + σ_w²/k: a launch-to-launch part that more rounds cannot average away, and a
+ * round-to-round part that they can. The estimators are in spread.ts.
+ *
+ * - Round-to-round variance σ_w². The current side counts at face value — its own odd round is visible and
+ *   really moves its mean — pooled by degrees of freedom with the history's runs, where a run whose rounds
+ *   disagree far more than the others' do (a throttled round) is set aside: an odd round in some main run says
+ *   nothing about this one. Rounds of one launch are one group (a re-measurement on the same server shares its
+ *   offset). With no degree of freedom at all (one warm round everywhere) the noise floor f stands in for σ_w:
+ *   one warm round per side is never "noise unknown".
+ * - Launch-to-launch variance σ_R² = max(σ_d² − σ_c²/k̄, 0): σ_d² is the variance of main's steady values within
+ *   level segments (odd runs set aside), σ_c² the round-to-round variance with odd runs set aside on both sides,
+ *   k̄ the reference runs' rounds. While the history gives fewer than SPREAD_FREEDOM degrees of freedom (a
+ *   ten-run segment), σ_R is at least f (`noise-floor`, default 1.5 %): a baseline file or a short history
+ *   cannot show the restart-to-restart spread, so it is assumed, and a lucky quiet short history cannot narrow
+ *   the band.
+ * - Current side: L launches (1; one per re-measurement when a confirmation re-launched the engine) and k pooled
+ *   warm rounds: σ_R²/L + σ_w²/k.
+ * - Reference side: the median of n runs, c·(σ_R² + σ_c²/k̄)/n with c = π/2 for n ≥ 3 (the median's large-sample
+ *   variance; for normal samples the exact factor is 1.35, 1.19, 1.43 at n = 3, 4, 5, so π/2 is on the safe
+ *   side) and c = 1 for n ≤ 2 (the median of two is their mean). An odd run moves a median by one rank only,
+ *   hence σ_c.
+ * - Band h = Z·√(current + reference), Z = 2.5: alone it would call 0.6 % of no-change comparisons worse by
+ *   chance (one-sided normal tail), before a regression also has to pass the limit (max-regression, min-delta)
+ *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
+ *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
+ *
+ * Rounds: only σ_w²/k shrinks with more rounds, so the band falls under a target after m more warm rounds when
+ * σ_w²/(k+m) ≤ (target/Z)² − σ_R²/L − reference. When the right side is not positive no number of rounds helps:
+ * a measured launch-to-launch part needs a quieter machine; an assumed one, or the reference part, needs more
+ * default-branch runs.
  */
-import type { BaselineSample } from './baseline.js'
-import { mean, relativeSquares, relativeVariance } from '../core/stats.js'
+import { guardedWithin, runSpread, withinSquares } from './spread.js'
 
-export const NOISE_Z = 2
+export const NOISE_Z = 2.5
 
-/** Relative half-width of the noise band, or `undefined` when no side has two samples to show its spread. */
-export function noiseBand(current: readonly number[], baseline: BaselineSample): number | undefined {
-  let squares = 0
-  let freedom = 0
-  for (const run of [current, ...baseline.rounds]) {
-    if (run.length < 2 || !(mean(run) > 0)) continue
-    squares += relativeSquares(run)
-    freedom += run.length - 1
-  }
-  const within = freedom > 0 ? squares / freedom : undefined
-  const runs = baseline.steady.length
-  const between = runs >= 2 && baseline.value > 0 ? relativeVariance(baseline.steady, baseline.value) : undefined
-  if (within === undefined && between === undefined) return undefined
+/** Launch-to-launch spread assumed while the history is short (`noise-floor`). */
+export const NOISE_FLOOR = 0.015
 
-  const perRun = (rounds: number) => Math.max(within === undefined ? 0 : within / Math.max(rounds, 1), between ?? 0)
-  const baselineRounds = baseline.rounds.length ? mean(baseline.rounds.map((r) => r.length)) : 1
-  const currentVar = perRun(current.length)
-  const baselineVar = runs >= 2 ? ((Math.PI / 2) * perRun(baselineRounds)) / runs : perRun(baselineRounds)
-  return NOISE_Z * Math.sqrt(currentVar + baselineVar)
+/** Degrees of freedom of the history's run-to-run spread from which it replaces the floor (a ten-run segment). */
+export const SPREAD_FREEDOM = 9
+
+/** The variance components of one comparison, all relative to the reference value. */
+export interface NoiseModel {
+  /** Round-to-round variance σ_w². */
+  within: number
+  /** Launch-to-launch variance σ_R². */
+  restart: number
+  /** True when σ_R² is the assumed floor rather than measured. */
+  assumed: boolean
+  /** Variance of the reference value. */
+  reference: number
+  /** Warm rounds on the current side. */
+  rounds: number
+  /** Launches the current rounds come from. */
+  launches: number
+}
+
+export interface NoiseInput {
+  /** Current side: steady rounds grouped by launch. */
+  current: readonly (readonly number[])[]
+  launches: number
+  /** Steady values of the history's window runs (newest last), their rounds, and where level segments start. */
+  steady: readonly number[]
+  rounds: readonly (readonly number[])[]
+  breaks: readonly number[]
+  /** The reference value, the runs it is the median of, and their mean round count. */
+  value: number
+  runs: number
+  runRounds: number
+  noiseFloor: number
+}
+
+export function noiseModel(input: NoiseInput): NoiseModel {
+  const history = guardedWithin(input.rounds)
+  const current = withinSquares(input.current)
+  const freedom = current.freedom + history.freedom
+  const within = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2
+  const guarded = guardedWithin([...input.current, ...input.rounds])
+  // σ_c²/k̄ in the module header.
+  const core = (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1)
+  const spread = runSpread(input.steady, input.value, input.breaks)
+  let restart = Math.max(spread.variance - core, 0)
+  const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2
+  if (assumed) restart = input.noiseFloor ** 2
+  const n = input.runs
+  const reference = ((n >= 3 ? Math.PI / 2 : 1) * (restart + core)) / n
+  const rounds = input.current.reduce((k, run) => k + run.length, 0)
+  return { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches }
+}
+
+/** Relative half-width of the band. */
+export function noiseBand(model: NoiseModel): number {
+  const current = model.restart / model.launches + model.within / model.rounds
+  return NOISE_Z * Math.sqrt(current + model.reference)
+}
+
+/** Warm rounds more after which the band is at most `target`, or what keeps it wider whatever the rounds. */
+export function roundsFor(model: NoiseModel, target: number): number | 'quieter-box' | 'baseline' {
+  const launch = model.restart / model.launches
+  const room = (target / NOISE_Z) ** 2 - launch - model.reference
+  if (room <= 0) return launch >= model.reference && !model.assumed ? 'quieter-box' : 'baseline'
+  return Math.max(1, Math.ceil(model.within / room - model.rounds))
 }

@@ -8,7 +8,7 @@ import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
 import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
-import { GATE_STATS, GATED_METRICS, METRICS, PRIMARY_METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
@@ -42,8 +42,8 @@ export const LIMITS = {
   confirm: 10,
 } as const
 
-/** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
-export const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, metricInfo(m).primary?.gate]))
+/** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
+export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])))
 
 function settingsShape() {
   return {

@@ -57,7 +57,7 @@ export function resolveGate(top: GateInput, target: PartialGate | undefined, pat
   return gate
 }
 
-/** The gate a file without a `gate:` block gets (the registry's primary metrics at their built-in limits). */
+/** The gate a file without a `gate:` block gets (the registry's metrics at their built-in limits). */
 export function defaultGateConfig(): GateConfig {
   return resolveGate(defaultGate(), undefined, [], new Problems())
 }

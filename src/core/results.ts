@@ -19,6 +19,23 @@ export type RunVerdict = (typeof RUN_VERDICTS)[number]
 
 export const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'] as const
 
+/**
+ * What would decide an inconclusive metric: more warm rounds of this cell; a quieter machine (the spread between
+ * launches alone is too wide for the limit); more default-branch runs (the reference alone is too uncertain); or
+ * the requested workload (a flagged cell measured something else than the baseline).
+ */
+export type Undecided = 'rounds' | 'quieter-box' | 'baseline' | 'workload'
+
+/** The reference was re-based at a level shift the default branch accepted. */
+export interface Rebase {
+  /** Commit of the first run at the new level. */
+  sha: string
+  /** Relative change of the level, (new − old) / old. */
+  change: number
+  /** Runs at the new level the reference is the median of. */
+  runs: number
+}
+
 export interface MetricVerdict {
   status: (typeof METRIC_VERDICTS)[number]
   metric: GatedMetric
@@ -33,6 +50,14 @@ export interface MetricVerdict {
   delta: number | null
   /** Human-readable reason, e.g. `-12.3% > 5% and beyond noise (±1.8%)`. */
   reason: string
+  /** Relative half-width of the noise band the verdict used (relative metrics). */
+  band?: number
+  /** Inconclusive only: what would decide it. */
+  needs?: Undecided
+  /** With `needs: 'rounds'`: warm rounds more after which the band would be narrow enough to decide. */
+  moreRounds?: number
+  /** Set when the reference is the level main moved to at a detected shift. */
+  rebased?: Rebase
 }
 
 export interface CellVerdict {
@@ -40,6 +65,10 @@ export interface CellVerdict {
   metrics: Partial<Record<GatedMetric, MetricVerdict>>
   /** Why the cell got its status (first-run note, noise, flags…). */
   note?: string
+  /** Why the cell fails apart from its metrics (an achieved-length miss the baseline did not have). */
+  failures?: string[]
+  /** Why the cell cannot be decided apart from its metrics (a flag the baseline had too, a metric not measured). */
+  undecided?: string[]
   /** How many confirmation re-measurements ran. */
   confirmed?: number
   /** Baseline values of the report's headline figures, gated or not, in the statistic the report shows. */

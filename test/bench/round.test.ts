@@ -54,6 +54,18 @@ describe('summarizeRound', () => {
     expect(round.achieved).toEqual({ promptTokens: { min: 10, max: 10 }, outputTokens: { min: 4, max: 6 } })
   })
 
+  it('takes the decode mean as 1000 / mean TPOT, not the mean of per-request rates', () => {
+    // One request with every token after the first in one burst (0.5 ms TPOT, 2,000 tok/s) among seven at 40 ms
+    // (25 tok/s): the rates average 271.9 tok/s; TPOT averages 35.06 ms, i.e. 28.5 tok/s.
+    const burst = rec({ ttftMs: 100, e2eMs: 101.5, outputTokens: 4 })
+    const steady = Array.from({ length: 7 }, (_, i) => rec({ index: i + 1, ttftMs: 100, e2eMs: 220, outputTokens: 4 }))
+    const r = summarizeRound({ index: 0, steady: true, concurrency: 8, endedAt: 0 }, [burst, ...steady])
+    expect(r.metrics.tpot_ms.mean).toBeCloseTo((0.5 + 7 * 40) / 8, 9)
+    expect(r.metrics.decode_tps.mean).toBeCloseTo(1000 / ((0.5 + 7 * 40) / 8), 9)
+    // The per-request distribution stays: percentiles and extremes of the rates themselves.
+    expect(r.metrics.decode_tps).toMatchObject({ min: 25, max: 2000, p50: 25 })
+  })
+
   it('leaves one-token requests out of TPOT, as vLLM does', () => {
     const r = summarizeRound({ index: 0, steady: true, concurrency: 1, endedAt: 0 }, [rec({ outputTokens: 1, e2eMs: 100, itlMs: [], chunks: 1 })])
     expect(r.metrics.tpot_ms.mean).toBe(0)

@@ -112,16 +112,9 @@ function readKey(b: MetricsBlock, key: string): number {
   return typeof value === 'number' ? value : value[stat ?? 'mean']
 }
 
-/** Seeded PRNG (mulberry32) and standard normal draws (Box-Muller), so the simulation is reproducible. */
+/** Seeded standard normal draws (Box-Muller over mulberry32), so the simulation is reproducible. */
 export function normalSource(seed: number): () => number {
-  let state = seed >>> 0
-  const uniform = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const uniform = uniformSource(seed)
   let spare: number | undefined
   return () => {
     if (spare !== undefined) {
@@ -134,5 +127,58 @@ export function normalSource(seed: number): () => number {
     const r = Math.sqrt(-2 * Math.log(u))
     spare = r * Math.sin(2 * Math.PI * v)
     return r * Math.cos(2 * Math.PI * v)
+  }
+}
+
+/** Noise of a simulated benchmark, relative: per-round normal noise, a per-launch offset and occasional slow rounds. */
+export interface SimNoise {
+  /** Coefficient of variation of one round's figure (normal, independent between rounds). */
+  cv: number
+  /** Standard deviation of a launch's offset, shared by every round of that launch (restart-to-restart noise). */
+  restart?: number
+  /** Heavy tail: a share of rounds runs slower by `by` (decode × (1 − by), TTFT × (1 + by)), as thermal throttling does. */
+  slow?: { share: number; by: number }
+}
+
+/** The figures a simulated launch measures around, and its draws. */
+export interface SimLaunch {
+  decode: number
+  ttft: number
+  draw: () => number
+  uniform: () => number
+  noise: SimNoise
+}
+
+export function launch(level: { decode: number; ttft: number }, noise: SimNoise, draw: () => number, uniform: () => number): SimLaunch {
+  const offset = () => 1 + (noise.restart ?? 0) * draw()
+  return { decode: level.decode * offset(), ttft: level.ttft * offset(), draw, uniform, noise }
+}
+
+export function simRound(at: SimLaunch, index: number, steady: boolean): RoundResult {
+  const slow = at.noise.slow && at.uniform() < at.noise.slow.share ? at.noise.slow.by : 0
+  const jitter = () => 1 + at.noise.cv * at.draw()
+  return round(index, steady, { decode: at.decode * jitter() * (1 - slow), ttft: at.ttft * jitter() * (1 + slow) })
+}
+
+/** One measurement of a cell on a launch: `rounds` rounds, the first `discard` left out of the steady state. */
+export function simCell(id: string, at: SimLaunch, rounds: number, discard: number): CellResult {
+  return cell(id, Array.from({ length: rounds }, (_, i) => simRound(at, i, i >= discard)))
+}
+
+/** The cell with `more` steady rounds added on the same launch, its steady state recomputed. */
+export function extendCell(c: CellResult, at: SimLaunch, more: number): CellResult {
+  const n = c.rounds.length
+  return cell(c.id, [...c.rounds, ...Array.from({ length: more }, (_, i) => simRound(at, n + i, true))])
+}
+
+/** Seeded uniform draws (mulberry32). */
+export function uniformSource(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { NOT_MEASURED_NOTE, confirmVerdict, judgeCell, missingCells, needsConfirmation, runVerdict, type BaselineView } from '../../src/compare/index.js'
+import { NOT_MEASURED_NOTE, confirmCell, confirmVerdict, judgeCell, missingCells, needsConfirmation, runVerdict, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict, CellVerdictStatus } from '../../src/core/results.js'
-import { flatCell, historyEntry, resultsFile } from './fixtures.js'
+import { cell, flatCell, historyEntry, resultsFile, round, type Figures } from './fixtures.js'
 
 const withVerdict = (id: string, status: CellVerdictStatus): CellResult => ({ ...flatCell(id, {}), verdict: { status, metrics: {} } })
 
@@ -49,37 +49,68 @@ describe('missingCells', () => {
   })
 })
 
-describe('confirmation', () => {
-  const gate: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }
-  const view: BaselineView = { history: [], results: resultsFile([flatCell('t/s', { decode: 50 })]) }
-  const judge = (decode: number) => judgeCell(flatCell('t/s', { decode }), view, gate)
+describe('confirmation: per metric, on both measurements pooled', () => {
+  const gate: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, stat: 'mean' } }
+  const view: BaselineView = { history: [], results: resultsFile([flatCell('t/s', { decode: 50, ttft: 400 })]) }
+  const measured = (f: Figures): CellResult => {
+    const c = flatCell('t/s', { decode: 50, ttft: 400, ...f })
+    return { ...c, verdict: judgeCell(c, view, gate) }
+  }
 
-  it.each<[string, number, number, string, RegExp]>([
-    ['a regression the re-measurement repeats stays a regression', 44, 45, 'regression', /confirmed by re-measurement 1: decode tok\/s −10\.0%/],
-    ['a regression the re-measurement does not repeat is inconclusive', 44, 49.5, 'inconclusive', /regressed once, not confirmed: re-measurement 1 was pass/],
-  ])('%s', (_name, first, second, status, note) => {
-    const v1 = judge(first)
-    expect(needsConfirmation(v1)).toBe(true)
-    const folded = confirmVerdict(v1, judge(second))
-    expect(folded.status).toBe(status)
-    expect(folded.confirmed).toBe(1)
-    expect(folded.note).toMatch(note)
-    // The figures stay the first measurement's, which the report shows.
-    expect(folded.metrics.decode?.current).toBe(44)
-    expect(needsConfirmation(folded)).toBe(status === 'regression')
-    if (status === 'inconclusive') expect(folded.metrics.decode).toMatchObject({ status: 'inconclusive', reason: /not confirmed$/ })
+  it('a decode regression the re-measurement repeats stays one, judged on the pooled rounds', () => {
+    const first = measured({ decode: 44 })
+    expect(needsConfirmation(first.verdict)).toBe(true)
+    const verdict = confirmCell(first, [measured({ decode: 45 })], view, gate)
+    expect(verdict).toMatchObject({ status: 'regression', confirmed: 1 })
+    // Two steady rounds at 44 and two at 45: the figure that decided is the pooled one.
+    expect(verdict.metrics.decode).toMatchObject({ status: 'regression', current: 44.5 })
+    expect(verdict.note).toMatch(/confirmed by re-measurement 1: decode tok\/s −11\.0%.*\(confirmed\)$/)
   })
 
-  it('a failed re-measurement cannot confirm', () => {
-    const failed: CellVerdict = { status: 'error', metrics: {}, note: 'engine exited' }
-    expect(confirmVerdict(judge(44), failed)).toMatchObject({ status: 'inconclusive', note: /re-measurement failed \(engine exited\)/ })
+  it('a regression the re-measurement does not repeat is decided by the pooled sample, not by the first alone', () => {
+    const verdict = confirmCell(measured({ decode: 44 }), [measured({ decode: 50 })], view, gate)
+    expect(verdict.status).not.toBe('regression')
+    expect(verdict.metrics.decode?.current).toBe(47)
+    expect(verdict.note).toMatch(/regressed once, not confirmed by re-measurement 1: .*\(first decode tok\/s −12\.0%/)
+  })
+
+  it('a decode regression is confirmed by decode only: a TTFT regression in the re-measurement does not stand in', () => {
+    const verdict = confirmCell(measured({ decode: 44 }), [measured({ ttft: 520 })], view, gate)
+    expect(verdict.metrics.decode?.status).not.toBe('regression')
+    // TTFT did not regress the first time: it keeps its first verdict.
+    expect(verdict.metrics.ttft?.status).toBe('pass')
+    expect(verdict.status).not.toBe('regression')
+  })
+
+  it('the same fold on a re-measurement judged alone (what the pipeline passes today) is per metric too', () => {
+    const folded = confirmVerdict(measured({ decode: 44 }).verdict, measured({ ttft: 520 }).verdict)
+    expect(folded.metrics.decode?.status).toBe('pass')
+    expect(folded.status).toBe('pass')
+  })
+
+  it('a re-measurement that fails makes the cell an error, neither confirmed nor cleared', () => {
+    const failed: CellResult = { ...flatCell('t/s', {}), status: 'error', error: 'engine exited', metrics: null }
+    expect(confirmCell(measured({ decode: 44 }), [failed], view, gate)).toMatchObject({ status: 'error', note: /re-measurement 1 failed \(engine exited\)/ })
+    const errored: CellVerdict = { status: 'error', metrics: {}, note: 'engine exited' }
+    expect(confirmVerdict(measured({ decode: 44 }).verdict, errored)).toMatchObject({ status: 'error', note: /re-measurement failed \(engine exited\)/ })
   })
 
   it('counts repeated confirmations (confirm: 2) and leaves non-regressions alone', () => {
-    const twice = confirmVerdict(confirmVerdict(judge(44), judge(45)), judge(44.5))
-    expect(twice).toMatchObject({ status: 'regression', confirmed: 2 })
-    const pass = judge(50)
-    expect(needsConfirmation(pass)).toBe(false)
-    expect(confirmVerdict(pass, judge(40))).toBe(pass)
+    const first = measured({ decode: 44 })
+    expect(confirmCell(first, [measured({ decode: 45 }), measured({ decode: 44.5 })], view, gate)).toMatchObject({ status: 'regression', confirmed: 2 })
+    const pass = measured({ decode: 50 })
+    expect(needsConfirmation(pass.verdict)).toBe(false)
+    expect(confirmVerdict(pass.verdict, measured({ decode: 40 }).verdict)).toBe(pass.verdict)
+  })
+
+  it('re-launched re-measurements (confirm-fresh) count one launch each in the pooled noise', () => {
+    // Rounds ±1 % so the launch part is what differs between the two readings.
+    const noisy = (d: number): CellResult => {
+      const c = cell('t/s', [round(0, false, { decode: d }), round(1, true, { decode: d * 0.99 }), round(2, true, { decode: d * 1.01 })])
+      return { ...c, verdict: judgeCell(c, view, gate) }
+    }
+    const same = confirmCell(noisy(46), [noisy(46)], view, gate)
+    const fresh = confirmCell(noisy(46), [noisy(46)], view, gate, { fresh: true })
+    expect(fresh.metrics.decode!.band!).toBeLessThan(same.metrics.decode!.band!)
   })
 })

@@ -211,20 +211,21 @@ describe('gate', () => {
     plan(withTargets({ a: { engine: 'vllm', launch: 'x', ...(own ? { gate: own } : {}) } }, (c) => top !== undefined && (c.gate = top))).targets[0].gate
 
   it.each([
-    ['absent: decode 5% and ttft 10% + 50ms', undefined, undefined, { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } }],
+    ['absent: decode 5%, ttft 10% + 50ms, failed requests 1%', undefined, undefined, { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
     ['present: replaces the default', { tpot: { 'max-regression': '3%', stat: 'p90' } }, undefined, { tpot: { maxRegression: 0.03, stat: 'p90' } }],
     [
       'target fields merge over the top-level metric',
       undefined,
       { ttft: { 'min-delta': 80, stat: 'p99' } },
-      { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' } },
+      { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' }, 'failed-requests': { max: 0.01 } },
     ],
     ['target adds a metric', undefined, { 'output-throughput': { 'max-regression': 0.08, 'min-delta': 5 } }, {
       decode: { maxRegression: 0.05, stat: 'mean' },
       ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
       'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
+      'failed-requests': { max: 0.01 },
     }],
-    ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' } }],
+    ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
     ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' } }],
   ])('%s', (_name, top, own, expected) => {
     expect(gateOf(top, own)).toEqual(expected)
