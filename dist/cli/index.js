@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6201);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6222);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6201:
+/***/ 6222:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39197,7 +39197,8 @@ const METRICS = {
         format: tps,
         rule: 'relative',
         headline: { column: 'Decode tok/s', acceptance: true },
-        primary: { gate: { 'max-regression': '5%' } },
+        primary: true,
+        defaultGate: { 'max-regression': '5%' },
     },
     ttft: {
         field: 'ttft_ms',
@@ -39209,7 +39210,8 @@ const METRICS = {
         format: ms,
         rule: 'relative',
         headline: { column: 'TTFT ms' },
-        primary: { gate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' } },
+        primary: true,
+        defaultGate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
     },
     tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT', short: 'TPOT', format: ms, rule: 'relative', headline: { column: 'TPOT ms' } },
     prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s', short: 'prefill', format: tps, rule: 'relative', headline: false },
@@ -39235,6 +39237,8 @@ const METRICS = {
         format: formatPercent,
         rule: 'ceiling',
         headline: false,
+        // A share of failed requests the baseline did not have fails the cell.
+        defaultGate: { max: '1%' },
     },
 };
 const GATED_METRICS = Object.keys(METRICS);
@@ -39335,8 +39339,8 @@ function isUsable(value) {
 ;// CONCATENATED MODULE: ./src/compare/baseline.ts
 
 
-/** Only the newest runs count, so an old level the default branch has since left does not hold the median back. */
-const HISTORY_WINDOW = 10;
+/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
+const HISTORY_WINDOW = 20;
 /** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
 function baselineCell(view, id) {
     const cell = view.results?.cells.find((c) => c.id === id);
@@ -39350,125 +39354,347 @@ function hasBaseline(view, id) {
 function isFirstRun(view) {
     return !view.results && view.history.length === 0;
 }
-function baselineSample(view, id, metric, stat) {
+/**
+ * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
+ * one run with its steady rounds; undefined when neither has the value.
+ */
+function baselineRuns(view, id, metric, stat) {
     const key = metricKey(metric, stat);
-    const runs = recent(view)
-        .map((entry) => entry.cells[id]?.[key])
-        .filter((s) => s !== undefined && isUsable(s.steady));
-    const cell = baselineCell(view, id);
-    if (runs.length >= 2 || (runs.length === 1 && !cell)) {
-        const steady = runs.map((s) => s.steady);
-        return { value: median(steady), source: 'history', steady, rounds: runs.map((s) => (s.rounds ?? []).filter(isUsable)) };
+    const runs = [];
+    for (const entry of recent(view)) {
+        const samples = entry.cells[id]?.[key];
+        if (samples && isUsable(samples.steady))
+            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
     }
-    if (!cell)
+    const cell = baselineCell(view, id);
+    if (runs.length >= 2 || (runs.length === 1 && !cell))
+        return { source: 'history', runs };
+    const steady = cell && readMetric(cell.metrics, metric, stat);
+    if (!cell || steady === undefined)
         return undefined;
-    const value = readMetric(cell.metrics, metric, stat);
-    if (value === undefined)
-        return undefined;
-    const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat));
-    return { value, source: 'file', steady: [value], rounds: [rounds.filter(isUsable)] };
+    return { source: 'file', runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }] };
+}
+/** A cell's steady rounds that had a successful request, as values of one metric. */
+function steadyRounds(cell, metric, stat) {
+    return cell.rounds
+        .filter((r) => r.steady && r.errors < r.requests)
+        .map((r) => readMetric(r.metrics, metric, stat))
+        .filter(isUsable);
 }
 function recent(view) {
     return view.history.slice(-HISTORY_WINDOW);
 }
 
-;// CONCATENATED MODULE: ./src/compare/confirm.ts
-function needsConfirmation(verdict) {
-    return verdict.status === 'regression';
+;// CONCATENATED MODULE: ./src/compare/spread.ts
+/**
+ * Robust spread estimators for the noise model: an odd round or an odd default-branch run (a throttled round, a
+ * noisy neighbour) must not pass for the spread of every run, and a level shift must not pass for noise.
+ */
+
+/** Scales a median absolute difference of two normal values to one value's standard deviation: 1 / (0.6745 · √2). */
+const MAD_TO_SD = 1 / (0.6745 * Math.SQRT2);
+/** Qn's normal-consistency factor, 1 / (√2 · Φ⁻¹(5/8)). */
+const QN_SCALE = 2.21914;
+/** Qn's finite-sample factors for n = 2…12 (as the R package robustbase uses them). */
+const QN_SMALL = [0.399356, 0.99365, 0.51321, 0.84401, 0.6122, 0.85877, 0.66993, 0.87344, 0.72014, 0.88906, 0.75743];
+/** Runs farther than this many Qn from their segment's median are set aside before the run-to-run variance. */
+const SET_ASIDE = 3;
+/**
+ * Qn (Rousseeuw & Croux, "Alternatives to the median absolute deviation", JASA 1993): the k-th smallest pairwise
+ * distance, k = C(⌊n/2⌋+1, 2), scaled to a standard deviation for normal samples (finite-sample factors for
+ * n ≤ 12, their fitted formula beyond). Nearly half the values may be odd before it moves, and it needs no centre,
+ * so two clusters of runs read as the spread within them.
+ */
+function qn(values) {
+    const n = values.length;
+    if (n < 2)
+        return 0;
+    const distances = pairDistances(values).sort((a, b) => a - b);
+    const h = Math.floor(n / 2) + 1;
+    const small = n <= 12 ? QN_SMALL[n - 2] : 1 / (1 + (n % 2 ? 1.60188 + (-2.1284 - 5.172 / n) / n : 3.67561 + (1.9654 + (6.987 - 77 / n) / n) / n) / n);
+    return QN_SCALE * small * distances[(h * (h - 1)) / 2 - 1];
 }
 /**
- * Folds a re-measurement into the verdict. Confirmed: still a regression, with the first measurement's figures
- * (the ones the report shows) and the re-measurement's reasons in the note. Not confirmed: inconclusive, because
- * two measurements of the same code disagree; the regressed metrics say so.
+ * Runs whose rounds disagree far more than the others' do: a run's range beyond SET_ASIDE times what the median
+ * within-run pairwise difference says (a throttled round). A run of one round is never odd.
  */
-function confirmVerdict(first, second) {
-    if (first.status !== 'regression')
-        return first;
-    const confirmed = (first.confirmed ?? 0) + 1;
-    const again = Object.values(second.metrics)
-        .filter((m) => m.status === 'regression')
-        .map((m) => m.reason);
-    if (second.status === 'regression') {
-        return { ...first, confirmed, note: join(first.note, `confirmed by re-measurement ${confirmed}: ${again.join('; ')}`) };
-    }
-    const why = second.status === 'error' ? `the re-measurement failed (${second.note ?? 'error'})` : `re-measurement ${confirmed} was ${second.status}`;
-    const metrics = {};
-    for (const [key, m] of Object.entries(first.metrics)) {
-        metrics[key] = m.status === 'regression' ? { ...m, status: 'inconclusive', reason: `${m.reason}; not confirmed` } : m;
-    }
-    return { ...first, status: 'inconclusive', metrics, confirmed, note: join(first.note, `regressed once, not confirmed: ${why}`) };
+function oddRuns(runs) {
+    const usable = (run) => run.length >= 2 && stats_mean(run) > 0;
+    const pairs = runs.filter(usable).flatMap((run) => pairDistances(run).map((d) => d / stats_mean(run)));
+    const cut = SET_ASIDE * Math.SQRT2 * median(pairs) * MAD_TO_SD;
+    // With more than half the pairs tied there is no scale to call anything odd by.
+    return runs.map((run) => usable(run) && cut > 0 && (Math.max(...run) - Math.min(...run)) / stats_mean(run) > cut);
 }
-function join(a, b) {
-    return a ? `${a}; ${b}` : b;
+/**
+ * Relative round-to-round variance with odd runs set aside, the others' squares about their own means pooled at
+ * face value. The median only decides what is odd, so a short, clean history keeps the precision of the plain
+ * pooled variance.
+ */
+function guardedWithin(runs) {
+    const odd = oddRuns(runs);
+    const { squares, freedom } = withinSquares(runs.filter((_, i) => !odd[i]));
+    return { variance: freedom ? squares / freedom : 0, freedom };
 }
-
-;// CONCATENATED MODULE: ./src/compare/noise.ts
-
-const NOISE_Z = 2;
-/** Relative half-width of the noise band, or `undefined` when no side has two samples to show its spread. */
-function noiseBand(current, baseline) {
+/** Sum of squared relative deviations of each run about its own mean, and the degrees of freedom (face value). */
+function withinSquares(runs) {
     let squares = 0;
     let freedom = 0;
-    for (const run of [current, ...baseline.rounds]) {
+    for (const run of runs) {
         if (run.length < 2 || !(stats_mean(run) > 0))
             continue;
         squares += relativeSquares(run);
         freedom += run.length - 1;
     }
-    const within = freedom > 0 ? squares / freedom : undefined;
-    const runs = baseline.steady.length;
-    const between = runs >= 2 && baseline.value > 0 ? relativeVariance(baseline.steady, baseline.value) : undefined;
-    if (within === undefined && between === undefined)
+    return { squares, freedom };
+}
+function pairDistances(values) {
+    const distances = [];
+    for (let i = 0; i < values.length; i++)
+        for (let j = i + 1; j < values.length; j++)
+            distances.push(Math.abs(values[i] - values[j]));
+    return distances;
+}
+/**
+ * Variance of one run's steady value relative to `reference`, over the segments that start at `breaks`: in each
+ * segment the runs farther than SET_ASIDE × Qn from its median are set aside and the sample variance (ddof 1) of
+ * the rest is pooled by degrees of freedom. The sample variance keeps the precision a short history needs (Qn
+ * alone is about half as efficient at five runs); Qn only decides what is odd.
+ */
+function runSpread(values, reference, breaks = []) {
+    let squares = 0;
+    let freedom = 0;
+    const edges = [0, ...breaks, values.length];
+    for (let s = 1; s < edges.length; s++) {
+        const segment = values.slice(edges[s - 1], edges[s]);
+        const centre = median(segment);
+        const cut = SET_ASIDE * qn(segment);
+        const kept = cut > 0 ? segment.filter((v) => Math.abs(v - centre) <= cut) : segment;
+        if (kept.length < 2)
+            continue;
+        const m = stats_mean(kept);
+        for (const v of kept)
+            squares += ((v - m) / reference) ** 2;
+        freedom += kept.length - 1;
+    }
+    return { variance: freedom ? squares / freedom : 0, freedom };
+}
+
+;// CONCATENATED MODULE: ./src/compare/noise.ts
+/**
+ * The noise model: how far apart the current steady value and the reference can land by chance. Every figure is
+ * relative to the reference value, so one rule serves tok/s and milliseconds. A run's steady value is
+ *
+ *     level × (1 + launch offset + mean of its k warm rounds' errors)
+ *
+ * so it varies by σ_R² + σ_w²/k: a launch-to-launch part that more rounds cannot average away, and a
+ * round-to-round part that they can. The estimators are in spread.ts.
+ *
+ * - Round-to-round variance σ_w². The current side counts at face value — its own odd round is visible and
+ *   really moves its mean — pooled by degrees of freedom with the history's runs, where a run whose rounds
+ *   disagree far more than the others' do (a throttled round) is set aside: an odd round in some main run says
+ *   nothing about this one. Rounds of one launch are one group (a re-measurement on the same server shares its
+ *   offset). With no degree of freedom at all (one warm round everywhere) the noise floor f stands in for σ_w:
+ *   one warm round per side is never "noise unknown".
+ * - Launch-to-launch variance σ_R² = max(σ_d² − σ_c²/k̄, 0): σ_d² is the variance of main's steady values within
+ *   level segments (odd runs set aside), σ_c² the round-to-round variance with odd runs set aside on both sides,
+ *   k̄ the reference runs' rounds. While the history gives fewer than SPREAD_FREEDOM degrees of freedom (a
+ *   ten-run segment), σ_R is at least f (`noise-floor`, default 1.5 %): a baseline file or a short history
+ *   cannot show the restart-to-restart spread, so it is assumed, and a lucky quiet short history cannot narrow
+ *   the band.
+ * - Current side: L launches (1; one per re-measurement when a confirmation re-launched the engine) and k pooled
+ *   warm rounds: σ_R²/L + σ_w²/k.
+ * - Reference side: the median of n runs, c·(σ_R² + σ_c²/k̄)/n with c = π/2 for n ≥ 3 (the median's large-sample
+ *   variance; for normal samples the exact factor is 1.35, 1.19, 1.43 at n = 3, 4, 5, so π/2 is on the safe
+ *   side) and c = 1 for n ≤ 2 (the median of two is their mean). An odd run moves a median by one rank only,
+ *   hence σ_c.
+ * - Band h = Z·√(current + reference), Z = 2.5: alone it would call 0.6 % of no-change comparisons worse by
+ *   chance (one-sided normal tail), before a regression also has to pass the limit (max-regression, min-delta)
+ *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
+ *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
+ *
+ * Rounds: only σ_w²/k shrinks with more rounds, so the band falls under a target after m more warm rounds when
+ * σ_w²/(k+m) ≤ (target/Z)² − σ_R²/L − reference. When the right side is not positive no number of rounds helps:
+ * a measured launch-to-launch part needs a quieter machine; an assumed one, or the reference part, needs more
+ * default-branch runs.
+ */
+
+const NOISE_Z = 2.5;
+/** Launch-to-launch spread assumed while the history is short (`noise-floor`). */
+const NOISE_FLOOR = 0.015;
+/** Degrees of freedom of the history's run-to-run spread from which it replaces the floor (a ten-run segment). */
+const SPREAD_FREEDOM = 9;
+function noiseModel(input) {
+    const history = guardedWithin(input.rounds);
+    const current = withinSquares(input.current);
+    const freedom = current.freedom + history.freedom;
+    const within = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2;
+    const guarded = guardedWithin([...input.current, ...input.rounds]);
+    // σ_c²/k̄ in the module header.
+    const core = (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1);
+    const spread = runSpread(input.steady, input.value, input.breaks);
+    let restart = Math.max(spread.variance - core, 0);
+    const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2;
+    if (assumed)
+        restart = input.noiseFloor ** 2;
+    const n = input.runs;
+    const reference = ((n >= 3 ? Math.PI / 2 : 1) * (restart + core)) / n;
+    const rounds = input.current.reduce((k, run) => k + run.length, 0);
+    return { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches };
+}
+/** Relative half-width of the band. */
+function noiseBand(model) {
+    const current = model.restart / model.launches + model.within / model.rounds;
+    return NOISE_Z * Math.sqrt(current + model.reference);
+}
+/** Warm rounds more after which the band is at most `target`, or what keeps it wider whatever the rounds. */
+function roundsFor(model, target) {
+    const launch = model.restart / model.launches;
+    const room = (target / NOISE_Z) ** 2 - launch - model.reference;
+    if (room <= 0)
+        return launch >= model.reference && !model.assumed ? 'quieter-box' : 'baseline';
+    return Math.max(1, Math.ceil(model.within / room - model.rounds));
+}
+
+;// CONCATENATED MODULE: ./src/compare/reference.ts
+
+
+
+const REFERENCE_RUNS = 5;
+const SHIFT_K = 3;
+const SHIFT_RUNS = 2;
+/** The stricter of the relative and the absolute limit, as a fraction of `base`. */
+function relativeLimit(config, base) {
+    if (!config)
+        return 0;
+    return Math.max(config.maxRegression, config.minDelta === undefined ? 0 : config.minDelta / base);
+}
+function referenceFor(view, id, metric, stat, options) {
+    const found = baselineRuns(view, id, metric, stat);
+    if (!found)
         return undefined;
-    const perRun = (rounds) => Math.max(within === undefined ? 0 : within / Math.max(rounds, 1), between ?? 0);
-    const baselineRounds = baseline.rounds.length ? stats_mean(baseline.rounds.map((r) => r.length)) : 1;
-    const currentVar = perRun(current.length);
-    const baselineVar = runs >= 2 ? ((Math.PI / 2) * perRun(baselineRounds)) / runs : perRun(baselineRounds);
-    return NOISE_Z * Math.sqrt(currentVar + baselineVar);
+    const values = found.runs.map((r) => r.steady);
+    const history = found.runs.map((r) => r.rounds);
+    const starts = levelShifts(values, history, options);
+    const last = starts.at(-1) ?? 0;
+    const since = found.runs.slice(last).slice(-REFERENCE_RUNS);
+    const value = median(since.map((r) => r.steady));
+    const reference = {
+        value,
+        source: found.source,
+        runs: since.length,
+        rounds: stats_mean(since.map((r) => Math.max(r.rounds.length, 1))),
+        steady: values,
+        history,
+        breaks: starts,
+    };
+    // A shift changes the reference only while fewer runs than REFERENCE_RUNS stand at the new level.
+    if (last > 0 && found.runs.length - last < REFERENCE_RUNS) {
+        const before = median(values.slice(starts.at(-2) ?? 0, last));
+        reference.rebased = { sha: found.runs[last].sha, change: (value - before) / before, runs: since.length };
+    }
+    return reference;
+}
+/** Indexes where a new level starts (see the module header). */
+function levelShifts(values, rounds, options) {
+    const level = median(values);
+    if (values.length <= SHIFT_RUNS || !(level > 0))
+        return [];
+    const perRun = guardedWithin(rounds).variance / Math.max(stats_mean(rounds.map((r) => Math.max(r.length, 1))), 1);
+    const spread = Math.max(qn(values) / level, Math.sqrt(options.noiseFloor ** 2 + perRun));
+    const threshold = Math.max(SHIFT_K * spread, relativeLimit(options.config, level));
+    const odd = oddRuns(rounds);
+    const starts = [];
+    let start = 0;
+    for (let j = 1; j + SHIFT_RUNS <= values.length; j++) {
+        // The level a step is measured from: at least SHIFT_RUNS runs that are not odd, as a step needs.
+        const clean = values.slice(start, j).filter((_, i) => !odd[start + i]);
+        if (clean.length < SHIFT_RUNS)
+            continue;
+        const segment = median(clean);
+        if (steps(values.slice(j, j + SHIFT_RUNS), rounds.slice(j, j + SHIFT_RUNS), segment, threshold)) {
+            starts.push(j);
+            start = j;
+            j += SHIFT_RUNS - 1;
+        }
+    }
+    return starts;
+}
+/**
+ * True when every run is past the threshold on one side and every one of its rounds past half of it: a run with
+ * one throttled round is past the threshold on its mean while its other round stayed at the old level.
+ */
+function steps(values, rounds, level, threshold) {
+    const away = (v) => (v - level) / level;
+    const side = Math.sign(away(values[0]));
+    return values.every((v, i) => side * away(v) > threshold && rounds[i].every((r) => side * away(r) > threshold / 2));
 }
 
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
-/** The verdict on one gated metric of one cell: magnitude (max-regression, min-delta) and noise must both agree. */
+/**
+ * The verdict on one gated metric of one cell. With L the effective limit (the stricter of max-regression and
+ * min-delta) and h the noise band (noise.ts), for a change `worse` (positive when for the worse):
+ *
+ * - worse > 2L: regression, whatever the band — a loss this large must never pass for noise;
+ * - L < worse, worse > h: regression; L < worse ≤ h: inconclusive;
+ * - −worse > L and −worse > h: improvement;
+ * - otherwise pass, unless h > 2L: a band that wide could hide a loss of twice the limit, so inconclusive.
+ *
+ * An inconclusive verdict says what would decide it (`needs`): more warm rounds, with how many (`moreRounds`,
+ * from the band's 1/√k part) until the band is narrower than the change measured — a change that holds is then
+ * beyond the noise, one that was noise has shrunk toward the limit — or, for a change within the limit, until it
+ * is under 2L; a quieter box or more default-branch runs when rounds cannot narrow it enough.
+ */
+
 
 
 
 function judgeMetric(input) {
-    const { metric, config, current, rounds, baseline } = input;
+    const { metric, config, current, reference, noise } = input;
     const info = METRICS[metric];
-    const base = baseline.value;
+    const base = reference.value;
     const delta = (current - base) / base;
     // Positive when the change is for the worse, whichever way the metric points.
     const worse = info.higherIsBetter ? -delta : delta;
-    // The effective limit is the stricter of the relative and the absolute one.
-    const limit = Math.max(config.maxRegression, config.minDelta === undefined ? 0 : config.minDelta / base);
-    const band = noiseBand(rounds, baseline);
+    const limit = relativeLimit(config, base);
+    const band = noiseBand(noise);
     const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit)}`}`;
     const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
-    const verdict = (status, reason) => ({
-        status,
-        metric,
-        stat: info.scalar ? 'mean' : config.stat,
-        current,
-        baseline: base,
-        delta,
-        reason,
-    });
-    if (band === undefined) {
-        // Without a spread nothing can be called beyond noise; only a change for the worse leaves a doubt.
-        if (worse > limit)
-            return verdict('inconclusive', `${change} (${limits}) but noise unknown: needs 2 steady rounds`);
-        return verdict('pass', `${change} (${limits}, noise unknown)`);
-    }
-    const noise = `noise ±${formatPercent(band)}`;
+    const noiseText = `noise ±${formatPercent(band)}`;
+    const verdict = (status, reason) => {
+        const v = { status, metric, stat: info.scalar ? 'mean' : config.stat, current, baseline: base, delta, reason, band };
+        if (reference.rebased)
+            v.rebased = reference.rebased;
+        return v;
+    };
+    const undecided = (reason, target) => {
+        const rounds = roundsFor(noise, target);
+        const v = verdict('inconclusive', `${reason}; ${decidedBy(rounds, noise)}`);
+        v.needs = typeof rounds === 'number' ? 'rounds' : rounds;
+        if (typeof rounds === 'number')
+            v.moreRounds = rounds;
+        return v;
+    };
+    if (worse > 2 * limit)
+        return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`);
     if (worse > limit) {
-        return worse > band ? verdict('regression', `${change} (${limits}, ${noise})`) : verdict('inconclusive', `${change} (${limits}) but within ${noise}`);
+        return worse > band ? verdict('regression', `${change} (${limits}, ${noiseText})`) : undecided(`${change} (${limits}) but within ${noiseText}`, worse);
     }
     if (-worse > limit && -worse > band)
-        return verdict('improvement', `${change} (${limits}, ${noise})`);
-    // A band this wide could hide a regression of twice the limit: a pass would claim more than was measured.
+        return verdict('improvement', `${change} (${limits}, ${noiseText})`);
     if (band > 2 * limit)
-        return verdict('inconclusive', `${change}: ${noise} is too wide for the ${limits}`);
-    return verdict('pass', `${change} (${limits}, ${noise})`);
+        return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit);
+    return verdict('pass', `${change} (${limits}, ${noiseText})`);
+}
+/** What would narrow the band, in words. */
+function decidedBy(rounds, noise) {
+    if (typeof rounds === 'number')
+        return `about ${rounds} more warm round${rounds === 1 ? '' : 's'} would decide`;
+    const launch = formatPercent(Math.sqrt(noise.restart / noise.launches));
+    if (rounds === 'quieter-box')
+        return `launch-to-launch noise (±${launch} a run) leaves no room: needs a quieter machine`;
+    if (noise.assumed)
+        return `launch-to-launch noise is assumed ±${launch} until more default-branch runs measure it`;
+    return `the reference is uncertain by ±${formatPercent(Math.sqrt(noise.reference))}: needs more default-branch runs`;
 }
 /** A share that must stay under its ceiling: it regresses when this run crosses a ceiling the baseline kept to. */
 function judgeCeiling(input) {
@@ -39480,8 +39706,60 @@ function judgeCeiling(input) {
     return { status, metric, stat: 'mean', current, baseline, delta, reason: said };
 }
 
+;// CONCATENATED MODULE: ./src/compare/sample.ts
+/**
+ * The current side of a comparison: one measurement of a cell, or several pooled into one sample (a first
+ * measurement and its confirmation re-measurements). Pooled, the steady value is the mean over every steady
+ * round of every measurement — each measurement's steady value weighted by its rounds — and a share (failed
+ * requests) is weighted by the requests sent.
+ */
+
+
+function sample_measured(cells, launches = 1) {
+    return { cells, launches, flags: [...new Set(cells.flatMap((c) => c.flags))] };
+}
+/**
+ * Steady rounds as values of the metric, grouped by launch: measurements of one launch share its offset, so their
+ * rounds are one sample (a slow first measurement and a quick re-measurement show as spread); measurements of
+ * separate launches each spread about their own mean.
+ */
+function currentRounds(sample, metric, stat) {
+    const runs = sample.cells.map((c) => steadyRounds(c, metric, stat));
+    return sample.launches === 1 ? [runs.flat()] : runs;
+}
+/** The steady value judged; undefined when a measurement lacks it. */
+function currentValue(sample, metric, stat) {
+    let sum = 0;
+    let weights = 0;
+    for (const cell of sample.cells) {
+        const value = readMetric(cell.metrics, metric, stat);
+        if (value === undefined)
+            return undefined;
+        const weight = isRelative(metric) ? Math.max(steadyRounds(cell, metric, stat).length, 1) : sentRequests(cell);
+        sum += value * weight;
+        weights += weight;
+    }
+    return weights > 0 ? sum / weights : readMetric(sample.cells[0]?.metrics, metric, stat);
+}
+function sentRequests(cell) {
+    return cell.rounds.filter((r) => r.steady).reduce((n, r) => n + r.requests, 0);
+}
+
 ;// CONCATENATED MODULE: ./src/compare/judge.ts
-/** The verdict on one measured cell against the baseline (pure). */
+/**
+ * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
+ * and besides the metrics:
+ *
+ * - a flag (bench/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
+ *   are not compared (regression and improvement become inconclusive); the failed-requests ceiling still is;
+ * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
+ *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the
+ *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
+ * - a gated metric that should have been measured and was not leaves the cell inconclusive.
+ */
+
+
+
 
 
 
@@ -39490,69 +39768,93 @@ const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
 const SEVERITY = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 };
-function judgeCell(cell, baseline, gate) {
+/** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
+function judge_judgeCell(cell, baseline, gate, options = {}) {
     if (cell.status === 'error')
         return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' };
     if (!cell.metrics)
         return { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE };
-    const flagged = cell.flags.length ? `flagged (${cell.flags.join(', ')}): not compared` : undefined;
-    if (!hasBaseline(baseline, cell.id)) {
+    return judge_judgeSample(sample_measured([cell]), baseline, gate, options);
+}
+/** Measurements of one cell, all measured, judged as one pooled sample (see sample.ts). */
+function judge_judgeSample(sample, baseline, gate, options = {}) {
+    const id = sample.cells[0].id;
+    const flags = flagState(sample.flags, baselineCell(baseline, id)?.flags ?? []);
+    if (!hasBaseline(baseline, id)) {
         const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE;
-        return flagged ? { status: 'inconclusive', metrics: {}, note: `${flagged}; ${note}` } : { status: 'new', metrics: {}, note };
+        return sample.flags.length ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided } : { status: 'new', metrics: {}, note };
     }
     const metrics = {};
     const notes = [];
+    const unknown = [];
     let source;
-    let unknown = false;
     for (const metric of GATED_METRICS) {
-        const judged = judgeGated(cell, baseline, gate, metric);
+        const judged = judgeGated(sample, baseline, gate, metric, options.noiseFloor ?? NOISE_FLOOR);
         if (!judged)
             continue;
         if (judged.verdict)
             metrics[metric] = judged.verdict;
         if (judged.note)
-            notes.push(judged.note);
-        if (judged.sample)
-            source ??= baselineNote(judged.sample);
-        unknown ||= judged.unknown === true;
+            (judged.unknown ? unknown : notes).push(judged.note);
+        if (judged.reference)
+            source ??= referenceNote(judged.reference);
     }
-    const verdicts = Object.values(metrics);
     // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
-    if (flagged)
-        for (const v of verdicts)
-            if (v.status === 'regression' || v.status === 'improvement')
-                v.status = 'inconclusive';
-    let status = verdicts.reduce((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass');
-    if ((flagged || unknown) && status !== 'regression')
-        status = 'inconclusive';
-    else if (!verdicts.length && !unknown && Object.keys(gate).length)
+    if (sample.flags.length)
+        for (const v of Object.values(metrics))
+            if (isRelative(v.metric))
+                demote(v);
+    const undecided = [...flags.undecided, ...unknown];
+    let status = cellStatus(metrics, flags.failures, undecided);
+    if (!Object.keys(metrics).length && status === 'pass' && Object.keys(gate).length)
         status = 'new';
     if (!Object.keys(gate).length)
         notes.push('no gated metrics');
-    const note = [flagged, source, ...notes].filter(Boolean).join('; ');
-    return { status, metrics, note: note || undefined, reference: referenceValues(cell.id, baseline, gate) };
+    const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []));
+    const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...flags.failures, ...notes, ...unknown].filter(Boolean).join('; ');
+    const verdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) };
+    if (flags.failures.length)
+        verdict.failures = flags.failures;
+    if (undecided.length)
+        verdict.undecided = undecided;
+    return verdict;
 }
-/** One gated metric of a cell against its baseline sample; undefined when the gate does not use the metric. */
-function judgeGated(cell, baseline, gate, metric) {
+/** The cell's status from its metric verdicts and what fails or leaves it undecided outside them. */
+function cellStatus(metrics, failures = [], undecided = []) {
+    const worst = Object.values(metrics).reduce((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass');
+    if (failures.length)
+        return 'regression';
+    return undecided.length && worst !== 'regression' ? 'inconclusive' : worst;
+}
+/** One gated metric of a cell against its reference; undefined when the gate does not use the metric. */
+function judgeGated(sample, baseline, gate, metric, noiseFloor) {
     const stat = gatedStat(gate, metric);
     if (stat === undefined)
         return undefined;
     const label = metricLabel(metric, stat);
-    const sample = baselineSample(baseline, cell.id, metric, stat);
-    const current = readMetric(cell.metrics, metric, stat);
-    if (!sample)
+    const config = isRelative(metric) ? gate[metric] : undefined;
+    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor });
+    const current = currentValue(sample, metric, stat);
+    if (!reference)
         return { note: `${label}: no baseline value` };
     if (current === undefined)
         return { note: `${label}: not measured, cannot compare`, unknown: true };
-    if (!isRelative(metric)) {
-        const config = gate[metric];
-        return { verdict: judgeCeiling({ metric, config, current, baseline: sample.value }), sample };
-    }
-    if (!(sample.value > 0))
+    if (!isRelative(metric))
+        return { verdict: judgeCeiling({ metric, config: gate[metric], current, baseline: reference.value }), reference };
+    if (!(reference.value > 0))
         return { note: `${label}: baseline is not positive, cannot compare`, unknown: true };
-    const config = gate[metric];
-    const rounds = cell.rounds.filter((r) => r.steady).map((r) => readMetric(r.metrics, metric, stat));
-    return { verdict: judgeMetric({ metric, config, current, rounds: rounds.filter(isUsable), baseline: sample }), sample };
+    const noise = noiseModel({
+        current: currentRounds(sample, metric, stat),
+        launches: sample.launches,
+        steady: reference.steady,
+        rounds: reference.history,
+        breaks: reference.breaks,
+        value: reference.value,
+        runs: reference.runs,
+        runRounds: reference.rounds,
+        noiseFloor,
+    });
+    return { verdict: judgeMetric({ metric, config: config, current, reference, noise }), reference };
 }
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */
 function gatedStat(gate, metric) {
@@ -39560,21 +39862,135 @@ function gatedStat(gate, metric) {
         return gate[metric] ? 'mean' : undefined;
     return gate[metric]?.stat;
 }
-function baselineNote(sample) {
-    if (sample.source === 'file')
-        return 'baseline: baseline file';
-    return sample.steady.length === 1 ? 'baseline: one history run' : `baseline: median of ${sample.steady.length} runs`;
+/** Flags of a kind the baseline's cell did not raise: new length misses fail the cell, every other flag leaves it undecided. */
+function flagState(flags, known) {
+    const kinds = new Set(known.map(flagKind));
+    const failures = [];
+    const undecided = [];
+    for (const flag of flags) {
+        if (flag.startsWith('lengths-missed:') && !kinds.has(flagKind(flag)))
+            failures.push(`${flag}: achieved lengths missed the request, the baseline's did not`);
+        else
+            undecided.push(kinds.has(flagKind(flag)) ? `${flag} (the baseline has it too)` : flag);
+    }
+    return { failures, undecided };
 }
-/** Baseline values of the report's headline figures, in the stat the gate compares (mean when not gated). */
-function referenceValues(id, baseline, gate) {
+/** `lengths-missed: output`, `usage-missing:`, `errors:` — a flag without its figures. */
+function flagKind(flag) {
+    return flag.replace(/\s*\d.*$/, '');
+}
+function flagNote(flags) {
+    return `flagged (${flags.join(', ')}): speed not compared`;
+}
+function demote(v) {
+    if (v.status !== 'regression' && v.status !== 'improvement')
+        return;
+    v.status = 'inconclusive';
+    v.needs = 'workload';
+    delete v.moreRounds;
+}
+function referenceNote(reference) {
+    if (reference.source === 'file')
+        return 'baseline: baseline file';
+    return reference.runs === 1 ? 'baseline: one history run' : `baseline: median of ${reference.runs} runs`;
+}
+function rebasedNote(v) {
+    const { sha, change, runs } = v.rebased;
+    return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`;
+}
+/** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
+function referenceValues(id, baseline, gate, options) {
     const values = {};
     for (const metric of HEADLINE_METRICS) {
         const stat = gatedStat(gate, metric) ?? 'mean';
-        const sample = baselineSample(baseline, id, metric, stat);
-        if (sample)
-            values[metric] = { stat, value: sample.value };
+        const config = isRelative(metric) ? gate[metric] : undefined;
+        const reference = referenceFor(baseline, id, metric, stat, { config, noiseFloor: options.noiseFloor ?? NOISE_FLOOR });
+        if (reference)
+            values[metric] = { stat, value: reference.value };
     }
     return values;
+}
+
+;// CONCATENATED MODULE: ./src/compare/confirm.ts
+
+
+function needsConfirmation(verdict) {
+    return verdict.status === 'regression';
+}
+/**
+ * The verdict after re-measuring: `first` carries its own verdict (from `judgeCell`), `again` every
+ * re-measurement so far, oldest first (with `confirm: n`, call again after each while `needsConfirmation` holds).
+ */
+function confirmCell(first, again, baseline, gate, options = {}) {
+    if (!needsConfirmation(first.verdict))
+        return first.verdict;
+    const failed = again.findIndex((c) => c.status === 'error' || !c.metrics);
+    if (failed >= 0) {
+        const note = `re-measurement ${failed + 1} failed (${again[failed].error ?? 'nothing measured'})`;
+        return { ...first.verdict, status: 'error', confirmed: again.length, note: join(first.verdict.note, note) };
+    }
+    const pooled = judgeSample(measured([first, ...again], options.fresh ? 1 + again.length : 1), baseline, gate, options);
+    return { ...confirmVerdict(first.verdict, pooled), confirmed: again.length };
+}
+/**
+ * Folds a decisive verdict — the pooled one from `confirmCell`, or a re-measurement's own — into the first: each
+ * metric that regressed first takes the decisive verdict of the same metric; the others keep theirs (a metric
+ * that only regresses in the pooled sample has not been seen twice).
+ */
+function confirmVerdict(first, decisive) {
+    if (first.status !== 'regression')
+        return first;
+    const confirmed = (first.confirmed ?? 0) + 1;
+    if (decisive.status === 'error') {
+        return { ...first, status: 'error', confirmed, note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`) };
+    }
+    const metrics = { ...first.metrics };
+    const said = [];
+    for (const [key, m] of Object.entries(first.metrics)) {
+        if (m.status !== 'regression')
+            continue;
+        const again = decisive.metrics[key] ?? { ...m, status: 'inconclusive', needs: 'rounds', reason: `${m.reason}; not measured again` };
+        metrics[key] = again;
+        said.push(`${again.reason} (${again.status === 'regression' ? 'confirmed' : `first ${m.reason}`})`);
+    }
+    // A failure outside the metrics (a new length miss) stands when the decisive verdict still has it.
+    const failures = first.failures?.length && decisive.failures?.length ? decisive.failures : undefined;
+    const undecided = decisive.undecided;
+    const status = cellStatus(metrics, failures, undecided);
+    const outcome = status === 'regression' ? `confirmed by re-measurement ${confirmed}` : `regressed once, not confirmed by re-measurement ${confirmed}`;
+    const verdict = { ...first, status, metrics, confirmed, note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`) };
+    if (failures)
+        verdict.failures = failures;
+    else
+        delete verdict.failures;
+    if (undecided)
+        verdict.undecided = undecided;
+    else
+        delete verdict.undecided;
+    return verdict;
+}
+function join(a, b) {
+    return a ? `${a}; ${b}` : b;
+}
+
+;// CONCATENATED MODULE: ./src/compare/rounds.ts
+
+/**
+ * How many more rounds to measure before deciding the cell; 0 to decide now. `cell` is the cell so far: every
+ * round measured, its steady state recomputed over them. The pipeline measures the rounds (one at a time is
+ * fine: the band is re-estimated on every call), then asks again.
+ */
+function moreRounds(cell, baseline, gate, options) {
+    const left = options.maxRounds - cell.rounds.length;
+    if (left <= 0 || cell.status !== 'ok')
+        return 0;
+    const verdict = judgeCell(cell, baseline, gate, options);
+    // A regression goes to confirmation; a flagged or unmeasured metric is not undecided for noise.
+    if (verdict.status !== 'inconclusive' || verdict.undecided?.length)
+        return 0;
+    const wanted = Object.values(verdict.metrics).flatMap((m) => (m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []));
+    const fewest = Math.min(...wanted);
+    return fewest <= left ? fewest : 0;
 }
 
 ;// CONCATENATED MODULE: ./src/compare/run.ts
@@ -39628,12 +40044,7 @@ function notRun(id, known) {
 }
 
 ;// CONCATENATED MODULE: ./src/compare/index.ts
-/**
- * Verdicts and the noise model, as pure functions over plain data. A gated metric regresses only
- * when it is worse than the baseline by more than `max-regression`, by more than `min-delta` when
- * set, and by more than the noise of both sides explains (noise.ts); a cell that looks regressed
- * is re-measured, and fails only when the re-measurement agrees (confirm.ts).
- */
+
 
 
 
@@ -39659,7 +40070,7 @@ const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 /** Judges a cell against the baseline with its target's gate. */
 function cellJudge(view, gateOf) {
-    return (cell) => judgeCell(cell, view, gateOf(cell.target));
+    return (cell) => judge_judgeCell(cell, view, gateOf(cell.target));
 }
 function assembleResults(input) {
     const { judge, missing } = input;
@@ -50520,8 +50931,8 @@ const LIMITS = {
     rounds: 100,
     confirm: 10,
 };
-/** The gate used when the file has no top-level `gate`: the registry's primary metrics at their built-in limits. */
-const DEFAULT_GATE = Object.fromEntries(PRIMARY_METRICS.map((m) => [m, metricInfo(m).primary?.gate]));
+/** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
+const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
 function settingsShape() {
     return {
         rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -50778,7 +51189,7 @@ function resolveGate(top, target, path, problems) {
     }
     return gate;
 }
-/** The gate a file without a `gate:` block gets (the registry's primary metrics at their built-in limits). */
+/** The gate a file without a `gate:` block gets (the registry's metrics at their built-in limits). */
 function defaultGateConfig() {
     return resolveGate(defaultGate(), undefined, [], new issues_Problems());
 }
@@ -55048,8 +55459,7 @@ function summarizeRound(ctx, records) {
         tpot_ms: describe(tpot),
         itl_ms: describe(ok.flatMap((r) => r.itlMs)),
         e2e_ms: describe(ok.map((r) => r.e2eMs)),
-        // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report then.
-        decode_tps: describe(tpot.filter((t) => t > 0).map((t) => 1000 / t)),
+        decode_tps: decodeRates(tpot),
         prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
         output_tps: outputTps,
         total_tps: perSecond(outputTokens + promptTokens),
@@ -55067,6 +55477,18 @@ function summarizeRound(ctx, records) {
         metrics,
         achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },
     };
+}
+/**
+ * Per-request decode rates, 1000 / TPOT, with their percentiles as they are; the mean is 1000 / mean(TPOT), the
+ * harmonic mean of the rates, which agrees with TPOT and with an engine's own aggregate. The arithmetic mean of
+ * rates lets one fast request outweigh the rest: with a draft model that accepts a whole reply at once, one
+ * request at 2,000 tok/s among seven at 25 makes it 272 tok/s where TPOT says 28.
+ */
+function decodeRates(tpot) {
+    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report for that request.
+    const rates = describe(tpot.filter((t) => t > 0).map((t) => 1000 / t));
+    const meanTpot = stats_mean(tpot);
+    return meanTpot > 0 ? { ...rates, mean: 1000 / meanTpot } : rates;
 }
 /** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
 function steadyState(rounds) {
