@@ -106,10 +106,18 @@ export class RealtimeEngine {
       this.admit(start)
     }
     const step = this.model.step(start) as StepResult
-    const wait = step.end / this.timeScale - (performance.now() - this.origin)
-    // Node clamps timeouts below 1 ms up to 1 ms; a step already due runs on the next turn instead.
+    this.deliverAt(step, this.origin + step.end / this.timeScale)
+  }
+
+  /**
+   * Delivers a step no earlier than it is due. Node's timers run on a whole-millisecond clock and may fire up to
+   * a millisecond early, so an early wake-up waits again for the rest; timeouts below 1 ms are clamped up to
+   * 1 ms, so a step due that soon runs on the next turn instead.
+   */
+  private deliverAt(step: StepResult, dueAt: number): void {
+    const wait = dueAt - performance.now()
     if (wait < 0.5) this.immediate = setImmediate(() => this.deliver(step))
-    else this.timeout = setTimeout(() => this.deliver(step), wait)
+    else this.timeout = setTimeout(() => this.deliverAt(step, dueAt), wait)
   }
 
   private deliver(step: StepResult): void {
