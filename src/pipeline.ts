@@ -4,7 +4,8 @@
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
 import { join, resolve } from 'node:path'
-import { assembleResults, cellJudge, type CellJudge } from './assemble.js'
+import { assembleResults } from './assemble.js'
+import { cellJudge, type CellJudge, type TargetRules } from './cell-judge.js'
 import { errorCell } from './cells.js'
 import type { BaselineView } from './compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from './config/index.js'
@@ -70,13 +71,14 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
   log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`)
   const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
+  const rules: Record<string, TargetRules> = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
   const store = makeStore(options, deps)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
   if ('configError' in loaded) {
     return nothingRun(hardware, configErrorNotice(options.baselineFile, loaded.configError.problems), { verdict: 'error', regressions: 0, failure: loaded.configError.message, configError: true })
   }
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
-  const judge = behaviour.compare ? cellJudge(baseline.view, (target) => gates[target] ?? {}) : undefined
+  const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
 
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =
