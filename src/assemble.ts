@@ -3,16 +3,9 @@
  * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
  * `compare` both judge results files through here.
  */
-import { judgeCell, missingCells, runVerdict, type BaselineView, type RunTally } from './compare/index.js'
-import type { GateConfig } from './core/plan.js'
-import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type CellVerdict, type ResultsFile, type RunMeta } from './core/results.js'
-
-export type CellJudge = (cell: CellResult) => CellVerdict
-
-/** Judges a cell against the baseline with its target's gate. */
-export function cellJudge(view: BaselineView, gateOf: (target: string) => GateConfig): CellJudge {
-  return (cell) => judgeCell(cell, view, gateOf(cell.target))
-}
+import type { CellJudge } from './cell-judge.js'
+import { missingCells, runVerdict, type BaselineView, type RunTally } from './compare/index.js'
+import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunMeta } from './core/results.js'
 
 export interface AssembleInput {
   run: RunMeta
@@ -36,7 +29,7 @@ export interface Assembled {
 export function assembleResults(input: AssembleInput): Assembled {
   const { judge, missing } = input
   const cells = [...input.cells]
-  if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judge(cell)
+  if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judge.judge(cell)
   if (missing) cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected))
   const tally = runVerdict(cells)
   return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally }

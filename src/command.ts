@@ -1,11 +1,11 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
-import { assembleResults, cellJudge } from './assemble.js'
+import { assembleResults } from './assemble.js'
+import { cellJudge, type TargetRules } from './cell-judge.js'
 import { loadPlan } from './config/index.js'
 import { formatPlan } from './config/format.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from './config/inputs.js'
-import type { GateConfig } from './core/plan.js'
 import { defaultGateConfig } from './config/settings.js'
 import type { RunContext } from './context.js'
 import { ConfigError, errorMessage } from './core/errors.js'
@@ -133,22 +133,22 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
   if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
   const [baselinePath, currentPath] = positionals
   const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
-  const gates = await configGates(config)
+  const rules = await configRules(config)
   const { results, tally } = assembleResults({
     run: current.run,
     cells: current.cells,
-    judge: cellJudge({ results: baseline, history: [] }, (target) => gates[target] ?? defaultGateConfig()),
+    judge: cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() }),
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
   process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n')
   return tally.verdict === 'regression' ? 1 : 0
 }
 
-/** Per-target gates of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
-async function configGates(config: string): Promise<Record<string, GateConfig>> {
+/** Per-target gates and noise floors of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
+async function configRules(config: string): Promise<Record<string, TargetRules>> {
   try {
     const plan = await loadPlan(config)
-    return Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
+    return Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
   } catch (error) {
     if (config !== DEFAULTS.config) throw error
     return {}

@@ -1,11 +1,13 @@
 /**
- * One cell on a running target: a measurement, with the engine's counters read around it, and
- * the confirmation of a verdict that looks regressed — the cell is measured again while its
- * server is still up and each fresh verdict is folded into the first, so a regression fails
- * the gate only when the re-measurement regresses too.
+ * One cell on a running target: a measurement, with the engine's counters read around it; more warm rounds
+ * while noise alone keeps it undecided (up to `max-rounds`); and the confirmation of a verdict that looks
+ * regressed — the cell is measured again (on the running server, or a fresh launch with `confirm-fresh`) and
+ * judged on every measurement pooled, metric by metric, so a regression fails the gate only when it holds.
  */
 import type { BenchClient, CellMeasurement, RoundProgress } from './bench/measure.js'
-import { confirmVerdict, needsConfirmation } from './compare/index.js'
+import type { CellJudge } from './cell-judge.js'
+import { needsConfirmation } from './compare/index.js'
+import { formatPercent } from './core/format.js'
 import type { Logger } from './core/log.js'
 import type { CellPlan } from './core/plan.js'
 import type { CellResult, CellVerdict, SpecDecodeStats } from './core/results.js'
@@ -20,6 +22,8 @@ export interface MeasureCellOptions {
   log: Logger
   seed: number
   signal: AbortSignal
+  /** Add this many warm rounds to `after` instead of measuring the cell afresh. */
+  extend?: { after: CellMeasurement; rounds: number }
 }
 
 export interface MeasuredCell {
@@ -31,16 +35,19 @@ export interface MeasuredCell {
 export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> {
   const { cell, adapter, http, baseUrl } = o
   const { settings } = cell.target
-  const before = await adapter.counters?.(http, baseUrl)
+  // Counters span one measurement; added rounds keep the first measurement's acceptance figures.
+  const before = o.extend ? undefined : await adapter.counters?.(http, baseUrl)
   const measurement = await o.client.measure({
     scenario: cell.scenario,
-    rounds: settings.rounds,
+    rounds: o.extend?.rounds ?? settings.rounds,
     discard: settings.discard,
+    after: o.extend?.after,
     maxErrorShare: settings.maxErrorShare,
     seed: o.seed,
     signal: o.signal,
     onRound: (p) => o.log.info(progressLine(cell.id, p)),
   })
+  if (o.extend) return { measurement, specDecode: undefined }
   const after = await adapter.counters?.(http, baseUrl)
   return { measurement, specDecode: adapter.specDecode?.(before, after, measurement.requests) }
 }
@@ -49,25 +56,54 @@ function progressLine(id: string, p: RoundProgress): string {
   return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`
 }
 
-export interface ConfirmOptions {
+export interface DecideOptions {
   cell: CellPlan
-  judge: (cell: CellResult) => CellVerdict
+  judge: CellJudge
   log: Logger
+  /** Measures `rounds` more warm rounds on the running server; the cell over every round so far. */
+  addRounds: (rounds: number) => Promise<CellResult>
   /** Measures the cell once more; `attempt` counts the re-measurements from 1. */
   remeasure: (attempt: number) => Promise<CellResult>
+  /** The re-measurements come from fresh launches (`confirm-fresh`). */
+  fresh: boolean
 }
 
-/** Judges a measured cell; while it looks regressed, re-measures it up to the target's `confirm` times and folds the verdicts. */
-export async function judgeAndConfirm(result: CellResult, o: ConfirmOptions): Promise<CellResult> {
+/** Judges a measured cell: more warm rounds while noise alone keeps it undecided, then confirmation while it looks regressed. */
+export async function decideCell(measured: CellResult, o: DecideOptions): Promise<CellResult> {
+  const result = await addRounds(measured, o)
+  return result.status === 'ok' ? confirm(result, o) : result
+}
+
+async function addRounds(measured: CellResult, o: DecideOptions): Promise<CellResult> {
   const { cell, judge, log } = o
-  const times = cell.target.settings.confirm
-  result.verdict = judge(result)
-  for (let i = 0; i < times && needsConfirmation(result.verdict); i++) {
-    log.info(`${cell.id}: looks regressed (${regressions(result.verdict)}); re-measuring to confirm (${i + 1}/${times})`)
-    const second = await o.remeasure(i + 1)
-    result.verdict = confirmVerdict(result.verdict, second.status === 'ok' ? judge(second) : second.verdict)
+  const { maxRounds } = cell.target.settings
+  let result = measured
+  result.verdict = judge.judge(result)
+  for (let more = judge.moreRounds(result, maxRounds); more > 0; more = judge.moreRounds(result, maxRounds)) {
+    log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(result.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${result.rounds.length + more}/${maxRounds})`)
+    result = await o.addRounds(more)
+    if (result.status !== 'ok') return result
+    result.verdict = judge.judge(result)
   }
   return result
+}
+
+/** Re-measures a cell that looks regressed, up to the target's `confirm` times, judging all measurements pooled after each. */
+async function confirm(result: CellResult, o: DecideOptions): Promise<CellResult> {
+  const { cell, judge, log } = o
+  const times = cell.target.settings.confirm
+  const again: CellResult[] = []
+  let verdict = result.verdict
+  for (let i = 0; i < times && needsConfirmation(verdict); i++) {
+    log.info(`${cell.id}: looks regressed (${regressions(verdict)}); re-measuring to confirm (${i + 1}/${times}${o.fresh ? ', fresh launch' : ''})`)
+    again.push(await o.remeasure(i + 1))
+    verdict = judge.confirm(result, again, o.fresh)
+  }
+  return { ...result, verdict }
+}
+
+function widestBand(verdict: CellVerdict): number {
+  return Math.max(0, ...Object.values(verdict.metrics).map((m) => (m?.status === 'inconclusive' ? (m.band ?? 0) : 0)))
 }
 
 function regressions(verdict: CellVerdict): string {

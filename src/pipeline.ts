@@ -4,7 +4,8 @@
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
 import { join, resolve } from 'node:path'
-import { assembleResults, cellJudge, type CellJudge } from './assemble.js'
+import { assembleResults } from './assemble.js'
+import { cellJudge, type CellJudge, type TargetRules } from './cell-judge.js'
 import { errorCell } from './cells.js'
 import type { BaselineView } from './compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from './config/index.js'
@@ -70,11 +71,20 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
   log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`)
   const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
+  const rules: Record<string, TargetRules> = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
   const store = makeStore(options, deps)
-  const baseline: LoadedBaseline = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
-  const judge = behaviour.compare ? cellJudge(baseline.view, (target) => gates[target] ?? {}) : undefined
+  const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
+  if ('configError' in loaded) {
+    return nothingRun(hardware, configErrorNotice(options.baselineFile, loaded.configError.problems), { verdict: 'error', regressions: 0, failure: loaded.configError.message, configError: true })
+  }
+  const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
+  const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
 
-  const measured = await measure(plan, behaviour, { deps, resultsDir, signal, judge })
+  // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
+  const measured =
+    'unreadable' in loaded
+      ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
+      : await measure(plan, behaviour, { deps, resultsDir, signal, judge })
   const { results, tally } = assembleResults({
     run: { ...meta(hardware), finishedAt: new Date().toISOString() },
     cells: measured.cells,
@@ -118,14 +128,24 @@ function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | 
   return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log })
 }
 
-async function loadBaseline(store: BaselineStore, hardware: string, log: Logger): Promise<LoadedBaseline> {
+/**
+ * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
+ * any other failure to read the store is not: the run is an error naming the file and the reason, never a
+ * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
+ */
+async function loadBaseline(store: BaselineStore, hardware: string, log: Logger): Promise<LoadedBaseline | { unreadable: string } | { configError: ConfigError }> {
   try {
     const loaded = await store.load(hardware)
     if (!loaded.ref) log.info(`no baseline for hardware ${hardware} yet: every cell is new and passes`)
     return loaded
   } catch (error) {
-    log.warn(`baseline could not be read (${errorMessage(error)}); comparing against nothing`)
-    return { view: { history: [] } }
+    if (error instanceof ConfigError && store.kind === 'file') {
+      log.error(`baseline-file could not be used: ${error.problems.join('; ')}`)
+      return { configError: error }
+    }
+    const reason = `the baseline could not be read (${errorMessage(error)})`
+    log.error(`${reason}: the run fails closed, nothing is compared or launched`)
+    return { unreadable: reason }
   }
 }
 

@@ -1,20 +1,22 @@
 /**
- * One target's life: launch, wait until ready, measure each cell (re-measuring a cell that
- * looks regressed before teardown), and tear down — whatever happens in between.
+ * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
+ * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
+ * happens in between.
  */
 import { setTimeout as delay } from 'node:timers/promises'
 import { errorCell, measuredCell } from './cells.js'
 import { StartError, errorMessage } from './core/errors.js'
 import type { CellPlan, TargetPlan } from './core/plan.js'
-import type { CellResult, CellVerdict, TargetInfo } from './core/results.js'
-import { judgeAndConfirm, measureCell, type MeasuredCell } from './measure-cell.js'
+import type { CellJudge } from './cell-judge.js'
+import type { CellResult, TargetInfo } from './core/results.js'
+import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
 import type { RunningTarget } from './server/index.js'
 import { TargetSession, type SessionDeps } from './target-session.js'
 
 export interface TargetRunDeps extends SessionDeps {
   seed: number
   /** Judges a measured cell against the baseline; absent in `run` mode. */
-  judge?: (cell: CellResult) => CellVerdict
+  judge?: CellJudge
 }
 
 /** What the cells of a started target share. */
@@ -51,11 +53,11 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
 
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
 async function runCells(cells: CellPlan[], started: Started): Promise<CellResult[]> {
-  const { session, running, info, deps } = started
+  const { session, deps } = started
   const results: CellResult[] = []
   for (const [index, cell] of cells.entries()) {
     if (session.fatal || session.signal.aborted) {
-      results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...info, logTail: running.logTail() }))
+      results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...started.info, logTail: started.running.logTail() }))
       continue
     }
     try {
@@ -63,34 +65,61 @@ async function runCells(cells: CellPlan[], started: Started): Promise<CellResult
     } catch (error) {
       const reason = session.fatal ?? (deps.signal.aborted ? 'cancelled' : errorMessage(error))
       deps.log.error(`${cell.id}: ${reason}`)
-      results.push(errorCell(cell, reason, { ...info, logTail: running.logTail() }))
+      results.push(errorCell(cell, reason, { ...started.info, logTail: started.running.logTail() }))
     }
   }
   return results
 }
 
-/** Measures one cell and, when the run compares, judges it and confirms a verdict that looks regressed. */
+/** Measures one cell and, when the run compares, judges it: more rounds while undecided, confirmation while it looks regressed. */
 async function runCell(cell: CellPlan, index: number, started: Started): Promise<CellResult> {
-  const { session, running, info, deps } = started
-  const measure = (attempt: number): Promise<MeasuredCell> =>
+  const { session, deps } = started
+  const measure = (attempt: number, extend?: MeasureCellOptions['extend']): Promise<MeasuredCell> =>
     measureCell({
       cell,
       adapter: session.adapter,
-      client: session.benchClient(running.baseUrl),
+      client: session.benchClient(started.running.baseUrl),
       http: session.http,
-      baseUrl: running.baseUrl,
+      baseUrl: started.running.baseUrl,
       log: deps.log,
       seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
       signal: session.signal,
+      extend,
     })
-  const toResult = (m: MeasuredCell) => measuredCell(cell, m.measurement, info, m.specDecode)
+  const settled = async (m: MeasuredCell, specDecode = m.specDecode): Promise<CellResult> => {
+    // A dying engine closes its sockets before its exit is reported: when requests failed,
+    // give the exit a moment to arrive so the cell names the cause, not its symptoms.
+    if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
+    if (session.fatal) throw new Error(session.fatal)
+    return measuredCell(cell, m.measurement, started.info, specDecode)
+  }
 
-  const first = await measure(0)
-  // A dying engine closes its sockets before its exit is reported: when requests failed,
-  // give the exit a moment to arrive so the cell names the cause, not its symptoms.
-  if (first.measurement.errors.length) await Promise.race([running.exited, delay(EXIT_SETTLE_MS)])
-  if (session.fatal) throw new Error(session.fatal)
-  const result = toResult(first)
+  let last = await measure(0)
+  const result = await settled(last)
   if (!deps.judge || result.status !== 'ok') return result
-  return judgeAndConfirm(result, { cell, judge: deps.judge, log: deps.log, remeasure: async (attempt) => toResult(await measure(attempt)) })
+  const fresh = cell.target.settings.confirmFresh && !cell.target.external
+  return decideCell(result, {
+    cell,
+    judge: deps.judge,
+    log: deps.log,
+    fresh,
+    addRounds: async (rounds) => settled((last = await measure(0, { after: last.measurement, rounds })), result.specDecode),
+    remeasure: async (attempt) => {
+      if (fresh) await relaunch(cell, started)
+      return settled(await measure(attempt))
+    },
+  })
+}
+
+/** `confirm-fresh`: the engine is stopped and launched again before a re-measurement, so it carries a launch of its own. */
+async function relaunch(cell: CellPlan, started: Started): Promise<void> {
+  started.deps.log.info(`${cell.id}: relaunching ${cell.target.id} for a fresh re-measurement`)
+  try {
+    started.running = await started.session.relaunch()
+  } catch (error) {
+    // Nothing runs any more: this cell and the target's remaining ones carry the reason.
+    started.session.fail(`relaunch for a fresh re-measurement failed: ${errorMessage(error)}`)
+    throw error
+  }
+  started.info = await started.session.ready(started.running)
 }

@@ -100,9 +100,21 @@ export class TargetSession {
     const info: TargetInfo = { ...(await this.adapter.info(this.http, running.baseUrl)), launch: running.launch }
     if (info.version) this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`)
     void running.exited.then((exit) => {
+      // A relaunch stops the old process on purpose.
+      if (this.running !== running) return
       this.fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`)
     })
     return info
+  }
+
+  /** Stops the engine and launches it again (`confirm-fresh`); a new process may bind a new port, so the bench client is new too. */
+  async relaunch(): Promise<RunningTarget> {
+    const old = this.running
+    this.running = undefined
+    await this.client?.close().catch(() => undefined)
+    this.client = undefined
+    await old?.stop()
+    return this.start()
   }
 
   async close(): Promise<void> {

@@ -139,3 +139,73 @@ describe('baseline write on the default branch', () => {
     }
   })
 })
+
+describe('reading the baseline fails closed', () => {
+  // A missing branch is "no baseline yet"; any other failure to read it must never pass as "new".
+  const compareOnBranch = async (prepare: (gh: import('./helpers/fake-github.js').FakeGitHub) => void) => {
+    const { getOctokit } = await import('@actions/github')
+    const { startFakeGitHub } = await import('./helpers/fake-github.js')
+    const github = await startFakeGitHub()
+    try {
+      prepare(github)
+      const before = a.requests.length + b.requests.length
+      const result = await runPipeline({
+        options: { ...DEFAULTS, config: 'bench.yml', hardware: 'hw', mode: 'compare', resultsDir: `closed-${Math.random().toString(36).slice(2)}` },
+        context,
+        log: memoryLogger(),
+        toolVersion: 'test',
+        cwd,
+        github: { request: getOctokit('t', { baseUrl: github.url }).request as never, repo: { owner: github.state.owner, repo: github.state.repo } },
+      })
+      return { result, sent: a.requests.length + b.requests.length - before, cells: (await read(result.resultsFile)).cells }
+    } finally {
+      await github.close()
+    }
+  }
+
+  const dataFile = (gh: import('./helpers/fake-github.js').FakeGitHub, path: string, text: string) => {
+    gh.state.refs.set('refs/heads/llm-bench-data', gh.state.putCommit(gh.state.putTree(new Map()), [], 'orphan'))
+    gh.state.writeFile('llm-bench-data', path, text)
+  }
+
+  it('a missing data branch is no baseline yet: every cell is new and passes', async () => {
+    const { result, cells, sent } = await compareOnBranch(() => undefined)
+    expect(cells.map((c) => c.verdict.status)).toEqual(['new', 'new', 'new', 'new'])
+    expect(result.failure).toBeUndefined()
+    expect(sent).toBeGreaterThan(0)
+  })
+
+  it.each([
+    ['an HTTP 503 on history.json', (gh: import('./helpers/fake-github.js').FakeGitHub) => {
+      dataFile(gh, 'hw/baseline.json', '{}')
+      gh.inject.failContentsGets({ status: 503, suffix: 'hw/history.json' })
+    }, /llm-bench-data:hw\/history\.json: cannot read: HTTP 503/],
+    ['an unparsable baseline.json', (gh: import('./helpers/fake-github.js').FakeGitHub) => {
+      dataFile(gh, 'hw/baseline.json', '{"schema": "llm-bench-gate/results@1", ')
+    }, /llm-bench-data:hw\/baseline\.json: not valid JSON/],
+  ])('%s makes every cell an error naming the file, and nothing is launched', async (_name, prepare, names) => {
+    const { result, cells, sent } = await compareOnBranch(prepare)
+    expect(cells.map((c) => c.verdict.status)).toEqual(['error', 'error', 'error', 'error'])
+    for (const cell of cells) expect(cell.error).toMatch(names)
+    expect(result.verdict).toBe('error')
+    expect(result.failure).toMatch(/4 cell\(s\) could not be measured/)
+    expect(result.summary).toMatch(names)
+    expect(sent).toBe(0)
+  })
+
+  it.each([
+    ['a file that does not exist', undefined, /baseline-file: cannot read/],
+    ['a file that is not JSON', 'not json', /baseline-file .*: not valid JSON/],
+    ['a results file of another tool', '{"schema": "other/thing@1"}', /baseline-file .*schema/],
+  ])('an unusable baseline-file (%s) is a configuration error before anything is launched', async (_name, text, says) => {
+    const file = join(cwd, `bad-baseline-${Math.random().toString(36).slice(2)}.json`)
+    if (text !== undefined) await writeFile(file, text)
+    const before = a.requests.length + b.requests.length
+    const result = await pipeline({ mode: 'compare', baselineFile: file, resultsDir: 'bad-baseline' })
+    expect(result.configError).toBe(true)
+    expect(result.verdict).toBe('error')
+    expect(result.failure).toMatch(says)
+    expect(result.summary).toContain('configuration error')
+    expect(a.requests.length + b.requests.length).toBe(before)
+  })
+})

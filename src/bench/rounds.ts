@@ -31,6 +31,11 @@ export interface MeasureOptions {
   signal?: AbortSignal
   /** Mid-round progress interval (default 30 s). */
   progressIntervalMs?: number
+  /**
+   * A measurement of the same cell on the same server to add `rounds` more warm rounds to (adaptive rounds): the
+   * new rounds are all steady, and the steady state and flags are recomputed over every round.
+   */
+  after?: CellMeasurement
 }
 
 export interface CellMeasurement {
@@ -46,20 +51,22 @@ export interface CellMeasurement {
 
 const DEFAULT_PROGRESS_MS = 30_000
 
-/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request. */
+/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
 export async function runRounds(o: MeasureOptions, calibration: Calibration, send: RoundRun['send']): Promise<CellMeasurement> {
   const { scenario } = o
-  // The last round is always steady, whatever `discard` says.
-  const discard = Math.max(0, Math.min(o.discard, o.rounds - 1))
-  const rounds: RoundResult[] = []
-  const kept: RequestRecord[] = []
-  for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
+  const first = o.after?.rounds.length ?? 0
+  const total = first + o.rounds
+  // The last round is always steady, whatever `discard` says; rounds added to a measurement are all warm.
+  const discard = o.after ? 0 : Math.max(0, Math.min(o.discard, o.rounds - 1))
+  const rounds: RoundResult[] = [...(o.after?.rounds ?? [])]
+  const kept: RequestRecord[] = [...(o.after?.requests ?? [])]
+  for (let r = first; r < total && !o.signal?.aborted; r++) {
     const progress = (done: number, errors: number, tokensPerSecond: number) =>
-      o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond })
+      o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond })
     const records = await runRound({
       scenario,
       round: r,
-      rounds: o.rounds,
+      rounds: total,
       seed: o.seed,
       calibration,
       send,

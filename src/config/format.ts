@@ -36,8 +36,9 @@ function row(label: string, value: string): string {
 function formatSettings(s: TargetSettings): string {
   const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`
   return [
-    `${count(s.rounds, 'round')} (${s.discard} discarded)`,
-    `confirm ${s.confirm}`,
+    `${count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
+    `confirm ${s.confirm}${s.confirmFresh ? ' (fresh launch)' : ''}`,
+    `noise-floor ${formatPercent(s.noiseFloor)}`,
     `api ${s.api}`,
     `ready-timeout ${formatDuration(s.readyTimeoutMs)}`,
     `request-timeout ${formatDuration(s.requestTimeoutMs)}`,

@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { ENGINES } from '../engines/registry.js'
 import type { EngineAdapter } from '../engines/types.js'
+import { formatPercent } from '../core/format.js'
 import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
 import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
@@ -26,7 +27,12 @@ export const DEFAULT_SETTINGS = {
   'drop-caches': false,
   'max-error-share': '10%',
   'pass-env': [],
+  'noise-floor': '1.5%',
+  'confirm-fresh': false,
 } as const
+
+/** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
+const DERIVED_SETTINGS = ['max-rounds'] as const
 
 /**
  * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
@@ -45,6 +51,9 @@ export const LIMITS = {
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
 export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])))
 
+/** Past half the value, a "noise floor" would wave every regression through. */
+const MAX_NOISE_FLOOR = 0.5
+
 function settingsShape() {
   return {
     rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -53,6 +62,13 @@ function settingsShape() {
     'request-timeout': duration(),
     api: z.enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
     confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+    'confirm-fresh': z.boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
+    'max-rounds': whole(1, LIMITS.rounds).meta({
+      description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
+    }),
+    'noise-floor': relative({ allowZero: true })
+      .refine((f) => f <= MAX_NOISE_FLOOR, { error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input as number)})` })
+      .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
     'memory-floor': memoryFloor(),
     'drop-caches': z.boolean({ error: expected('must be true or false') }),
     'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
@@ -72,13 +88,17 @@ function settingsShape() {
 
 type SettingsShape = ReturnType<typeof settingsShape>
 
-export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[]
+type FixedKey = keyof typeof DEFAULT_SETTINGS
+type DerivedKey = (typeof DERIVED_SETTINGS)[number]
 
-/** `defaults:` takes every setting, each with its built-in value. */
+export const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS] as (FixedKey | DerivedKey)[]
+
+/** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
 function defaultsSchema() {
   const s = settingsShape()
-  const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, (s[key] as z.ZodType).prefault(DEFAULT_SETTINGS[key])]))
-  return z.strictObject(fields as { [K in keyof SettingsShape]: z.ZodPrefault<SettingsShape[K]> })
+  const fixed = Object.fromEntries((Object.keys(DEFAULT_SETTINGS) as FixedKey[]).map((key) => [key, (s[key] as z.ZodType).prefault(DEFAULT_SETTINGS[key])]))
+  const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]))
+  return z.strictObject({ ...fixed, ...derived } as { [K in FixedKey]: z.ZodPrefault<SettingsShape[K]> } & { [K in DerivedKey]: z.ZodOptional<SettingsShape[K]> })
 }
 
 /** A target may set any setting directly; the target's value wins over `defaults`. */

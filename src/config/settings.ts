@@ -18,6 +18,11 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     const at = own.discard !== undefined ? [...path, 'discard'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'discard']
     problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`)
   }
+  const maxRounds = merged['max-rounds'] ?? merged.rounds
+  if (maxRounds < merged.rounds) {
+    const at = own['max-rounds'] !== undefined ? [...path, 'max-rounds'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'max-rounds']
+    problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`)
+  }
   return {
     rounds: merged.rounds,
     discard: merged.discard,
@@ -25,6 +30,9 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     requestTimeoutMs: merged['request-timeout'],
     api: merged.api,
     confirm: merged.confirm,
+    confirmFresh: merged['confirm-fresh'],
+    maxRounds: Math.max(maxRounds, merged.rounds),
+    noiseFloor: merged['noise-floor'],
     memoryFloor: merged['memory-floor'],
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],

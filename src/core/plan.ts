@@ -34,6 +34,12 @@ export interface TargetSettings {
   requestTimeoutMs: number
   api: Api
   confirm: number
+  /** Relaunch the engine for each confirmation re-measurement (`confirm-fresh`). */
+  confirmFresh: boolean
+  /** Most rounds a cell may measure, adaptive ones included (`max-rounds`; default `rounds`). */
+  maxRounds: number
+  /** Launch-to-launch spread assumed while the history is short, as a fraction (`noise-floor`). */
+  noiseFloor: number
   memoryFloor: MemoryFloor
   dropCaches: boolean
   /** A round whose failed-request share exceeds this makes the cell inconclusive (fraction). */

@@ -1,5 +1,5 @@
 /** The top of the report: verdict, counts, what was compared with what, and the cells that need attention. */
-import type { BaselineRef, CellResult, ResultsFile } from '../core/results.js'
+import type { BaselineRef, CellResult, MetricVerdict, ResultsFile } from '../core/results.js'
 import { clip, code, escapeText, safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
 import { RUN_MARK, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
@@ -63,4 +63,33 @@ export function regressionList(cells: readonly CellResult[]): string {
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 export function errorList(cells: readonly CellResult[]): string {
   return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n')
+}
+
+/** What would decide an inconclusive metric, in words. */
+function decider(m: MetricVerdict): string {
+  switch (m.needs) {
+    case 'rounds':
+      return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds'
+    case 'quieter-box':
+      return 'a quieter box'
+    case 'baseline':
+      return 'more default-branch runs'
+    case 'workload':
+    case undefined:
+      return 'the requested workload'
+  }
+}
+
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+export function inconclusiveList(cells: readonly CellResult[]): string {
+  return cells
+    .map((cell) => {
+      const metrics = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'inconclusive')
+        .map((m) => `${escapeText(m.metric)} ${escapeText(m.reason)} — needs ${decider(m)}`)
+      const cellWide = cell.verdict.undecided?.length ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : []
+      const why = [...metrics, ...cellWide]
+      return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`
+    })
+    .join('\n')
 }

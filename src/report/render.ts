@@ -8,7 +8,7 @@ import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
 import { safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
-import { errorList, headline, provenance, regressionList } from './headline.js'
+import { errorList, headline, inconclusiveList, provenance, regressionList } from './headline.js'
 import type { RenderContext } from './index.js'
 import { byAttention } from './marks.js'
 import { cellsTable } from './table.js'
@@ -81,6 +81,8 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   parts.push(provenance(results, ctx))
   if (shownRegressed.length) parts.push(`#### Regressions\n\n${regressionList(shownRegressed)}`)
   if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
+  const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
+  if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
   if (rows.length) parts.push(cellsTable(rows))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,

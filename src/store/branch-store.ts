@@ -23,6 +23,7 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
   let branchReady = false
 
   return {
+    kind: 'branch',
     async load(hardware: string): Promise<LoadedBaseline> {
       const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
       const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)])

@@ -8,6 +8,7 @@ import { readResults } from './results-file.js'
 
 export function fileStore(path: string): BaselineStore {
   return {
+    kind: 'file',
     async load(): Promise<LoadedBaseline> {
       let text: string
       try {

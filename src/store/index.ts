@@ -23,6 +23,8 @@ export interface LoadedBaseline {
 }
 
 export interface BaselineStore {
+  /** `file`: a read-only `baseline-file`, whose problems are configuration errors. */
+  kind: 'branch' | 'file'
   load(hardware: string): Promise<LoadedBaseline>
   /** Write baseline.json and append to history.json (merge by cell id, retry on 409/422). */
   save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void>

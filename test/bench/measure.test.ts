@@ -149,3 +149,17 @@ describe('client', () => {
     expect(error).toMatchObject({ kind: 'aborted' })
   })
 })
+
+describe('adaptive rounds', () => {
+  it('add warm rounds to a measurement: indexed after it, all steady, the steady state and requests over every steady round', async () => {
+    const { client } = await setup({})
+    const first = await client.measure({ scenario, rounds: 2, discard: 1, maxErrorShare: 0, seed: 7 })
+    const more = await client.measure({ scenario, rounds: 2, discard: 1, maxErrorShare: 0, seed: 7, after: first })
+    expect(more.rounds.map((r) => [r.index, r.steady])).toEqual([[0, false], [1, true], [2, true], [3, true]])
+    expect(more.rounds.slice(0, 2)).toEqual(first.rounds)
+    expect(more.requests).toHaveLength(3 * scenario.requests)
+    const steady = more.rounds.filter((r) => r.steady)
+    const meanTtft = steady.reduce((s, r) => s + r.metrics.ttft_ms.mean, 0) / steady.length
+    expect(more.metrics!.ttft_ms.mean).toBeCloseTo(meanTtft, 9)
+  })
+})

@@ -101,6 +101,12 @@ const cases: Case[] = [
   { name: 'a timeout a timer cannot hold', file: () => variant((c) => (c.defaults = { 'request-timeout': '700h' })), path: 'defaults.request-timeout', says: 'must be at most 24h (got "700h")' },
   { name: 'a target timeout past a day', file: () => variant((c) => (target(c)['ready-timeout'] = '25h')), path: 'targets.vllm-fp8.ready-timeout', says: 'at most 24h' },
   { name: 'a thousand rounds', file: () => variant((c) => (target(c).rounds = 1000)), path: 'targets.vllm-fp8.rounds', says: 'from 1 to 100' },
+  { name: 'max-rounds below rounds', file: () => variant((c) => (target(c)['max-rounds'] = 2)), path: 'targets.vllm-fp8.max-rounds', says: '2 is less than rounds 3' },
+  { name: 'rounds above the file\'s max-rounds', file: () => variant((c) => ((c.defaults = { 'max-rounds': 4 }), (target(c).rounds = 5))), path: 'targets.vllm-fp8.rounds', says: '4 is less than rounds 5' },
+  { name: 'max-rounds past the rounds limit', file: () => variant((c) => (c.defaults = { 'max-rounds': 500 })), path: 'defaults.max-rounds', says: 'from 1 to 100' },
+  { name: 'noise-floor past 50%', file: () => variant((c) => (c.defaults = { 'noise-floor': '60%' })), path: 'defaults.noise-floor', says: 'must be from 0% to 50% (got 60%)' },
+  { name: 'noise-floor as a whole number', file: () => variant((c) => (target(c)['noise-floor'] = 2)), path: 'targets.vllm-fp8.noise-floor', says: 'write "2%" for a percent' },
+  { name: 'confirm-fresh not a boolean', file: () => variant((c) => (c.defaults = { 'confirm-fresh': 'yes' })), path: 'defaults.confirm-fresh', says: 'must be true or false' },
   { name: 'confirm past 10', file: () => variant((c) => (c.defaults = { confirm: 50 })), path: 'defaults.confirm', says: 'from 0 to 10' },
   // pass-env
   { name: "pass-env naming the action's token", file: () => variant((c) => (c.defaults = { 'pass-env': ['HF_TOKEN', 'GITHUB_TOKEN'] })), path: 'defaults.pass-env[1]', says: "the action's own credential" },

@@ -16,7 +16,7 @@ describe('formatPlan', () => {
       '  launch  ./scripts/run_qwen38_vllm.sh --model /models/Qwen3.8-27B-fp8 --port {port}',
       '  url     http://127.0.0.1:{port}',
       '  env     CUDA_HOME=/usr/local/cuda-13.0',
-      '  runs    3 rounds (1 discarded), confirm 1, api completions, ready-timeout 20m, request-timeout 10m, memory-floor 4GiB, max-error-share 10%',
+      '  runs    3 rounds (1 discarded), confirm 1, noise-floor 1.5%, api completions, ready-timeout 20m, request-timeout 10m, memory-floor 4GiB, max-error-share 10%',
       '  gate    decode mean worse by > 5%; ttft mean worse by > 10% and 50ms',
       '  cells',
       '    qwen38-27b-fp8-vllm/chat-1k    1024 in → 128 out, concurrency 8, 8 requests/round',

@@ -5,7 +5,7 @@
  *   POST  /repos/{o}/{r}/issues/{n}/comments {body}           201; 422 when body > 65,536 characters
  *   GET   /repos/{o}/{r}/issues/comments/{id}
  *   PATCH /repos/{o}/{r}/issues/comments/{id} {body}          200; 403 when the comment is not the actor's
- *   GET   /repos/{o}/{r}/contents/{path}?ref                  {sha, content (base64, 60-char lines), encoding};
+ *   GET   /repos/{o}/{r}/contents/{path}?ref                  {sha, content (base64, 60-char lines), encoding}; a 5xx when injected;
  *                                                             files over `largeFileBytes`: content '' + encoding 'none'
  *   PUT   /repos/{o}/{r}/contents/{path} {message, content, branch, sha}
  *                                                             201 created / 200 updated; 409 stale sha;
@@ -77,6 +77,8 @@ export interface FakeGitHub {
   inject: {
     /** The next `count` contents PUTs fail with `status` (409 default); `before` runs first (e.g. a concurrent write). */
     failContentsPuts(count: number, options?: { status?: 409 | 422; before?: (path: string) => void }): void
+    /** Contents GETs of paths ending in `suffix` fail with `status` (a 5xx: GitHub having a bad moment) until called with false. */
+    failContentsGets(fault: { status: number; suffix: string } | false): void
     /** 403 `Resource not accessible by integration` on comment writes, on every comment route, or not at all. */
     forbidComments(scope: 'write' | 'all' | false): void
   }
@@ -204,6 +206,7 @@ interface Faults {
   putStatus: 409 | 422
   putBefore?: (path: string) => void
   comments: 'write' | 'all' | false
+  gets: { status: number; suffix: string } | false
 }
 
 type Handler = (ctx: Ctx, m: RegExpMatchArray) => Reply
@@ -307,6 +310,7 @@ function contentJson(ctx: Ctx, path: string, blob: string, ref: string, withCont
 function getContents(ctx: Ctx, m: RegExpMatchArray): Reply {
   const doc = 'repos/contents#get-repository-content'
   const path = m[1].replace(/\/+$/, '')
+  if (ctx.faults.gets && path.endsWith(ctx.faults.gets.suffix)) return fail(ctx.faults.gets.status, 'Server Error', doc)
   const ref = ctx.query.get('ref') ?? ctx.state.defaultBranch
   const commit = ctx.state.resolve(ref)
   if (commit === undefined) return fail(404, `No commit found for the ref ${ref}`, doc)
@@ -501,7 +505,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const state = new FakeState(options.owner ?? 'octo-org', options.repo ?? 'octo-repo', options.defaultBranch ?? 'main', options.actor ?? 'github-actions[bot]')
-  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false }
+  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false }
   const largeFileBytes = options.largeFileBytes ?? 1024 * 1024
   let origin = ''
 
@@ -546,6 +550,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         faults.putFailures = count
         faults.putStatus = opts.status ?? 409
         faults.putBefore = opts.before
+      },
+      failContentsGets(fault) {
+        faults.gets = fault
       },
       forbidComments(scope) {
         faults.comments = scope

@@ -158,3 +158,26 @@ describe('the cells table', () => {
     expect(cells(renderReport(results, CTX, COMMENT_LIMIT)).slice(5)).toEqual(['50.0', '400', '20.0', '400'])
   })
 })
+
+describe('inconclusive cells', () => {
+  it('are listed right after regressions and errors, each with what would decide it', () => {
+    const undecided = (id: string, needs: 'rounds' | 'quieter-box' | 'baseline', moreRounds?: number) => ({
+      ...flatCell(id, { decode: 50 }),
+      verdict: {
+        status: 'inconclusive' as const,
+        metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 47, baseline: 50, delta: -0.06, reason: '-6.0% within noise (±7.0%)', needs, moreRounds } },
+      },
+    })
+    const flagged = { ...flatCell('f/s', { decode: 50 }), flags: ['lengths-missed: output 100/128'], verdict: { status: 'inconclusive' as const, metrics: {}, undecided: ['lengths-missed: output 100/128'] } }
+    const regressed = { ...flatCell('r/s', { decode: 40 }), verdict: { status: 'regression' as const, metrics: { decode: { status: 'regression' as const, metric: 'decode' as const, stat: 'mean' as const, current: 40, baseline: 50, delta: -0.2, reason: '-20.0% > 5%' } } } }
+    const results: ResultsFile = { ...resultsFile([regressed, undecided('a/s', 'rounds', 3), undecided('b/s', 'quieter-box'), undecided('c/s', 'baseline'), flagged]), summary: { verdict: 'regression', regressions: 1, counts: { regression: 1, inconclusive: 4 } } }
+    const md = renderReport(results, CTX, COMMENT_LIMIT)
+    const list = md.slice(md.indexOf('#### Inconclusive'))
+    expect(md.indexOf('#### Regressions')).toBeLessThan(md.indexOf('#### Inconclusive'))
+    expect(md.indexOf('#### Inconclusive')).toBeLessThan(md.indexOf('| '))
+    expect(list).toContain('**a/s**: decode -6.0% within noise (±7.0%) — needs 3 more warm rounds')
+    expect(list).toContain('**b/s**: decode -6.0% within noise (±7.0%) — needs a quieter box')
+    expect(list).toContain('**c/s**: decode -6.0% within noise (±7.0%) — needs more default-branch runs')
+    expect(list).toContain('**f/s**: lengths-missed: output 100/128 — needs the requested workload')
+  })
+})

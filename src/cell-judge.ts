@@ -1,0 +1,43 @@
+/**
+ * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
+ * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
+ * results file.
+ */
+import { confirmCell, judgeCell, moreRounds, type BaselineView } from './compare/index.js'
+import type { GateConfig } from './core/plan.js'
+import type { CellResult, CellVerdict } from './core/results.js'
+
+export interface TargetRules {
+  gate: GateConfig
+  /** Launch-to-launch spread assumed while the history is short (`noise-floor`); the built-in one when absent. */
+  noiseFloor?: number
+}
+
+export interface CellJudge {
+  judge(cell: CellResult): CellVerdict
+  /** Warm rounds to add before deciding (0: decide now), within `maxRounds` rounds in all. */
+  moreRounds(cell: CellResult, maxRounds: number): number
+  /** The verdict over `first` and its re-measurements pooled; `fresh` when each came from a new launch. */
+  confirm(first: CellResult, again: readonly CellResult[], fresh: boolean): CellVerdict
+}
+
+export function cellJudge(view: BaselineView, rulesOf: (target: string) => TargetRules): CellJudge {
+  const options = (target: string) => {
+    const { gate, noiseFloor } = rulesOf(target)
+    return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } }
+  }
+  return {
+    judge(cell) {
+      const r = options(cell.target)
+      return judgeCell(cell, view, r.gate, r.options)
+    },
+    moreRounds(cell, maxRounds) {
+      const r = options(cell.target)
+      return moreRounds(cell, view, r.gate, { ...r.options, maxRounds })
+    },
+    confirm(first, again, fresh) {
+      const r = options(first.target)
+      return confirmCell(first, again, view, r.gate, { ...r.options, fresh })
+    },
+  }
+}
