@@ -9,7 +9,7 @@ import { ConfigError } from '../core/errors.js'
 import { expandTargets, type ExpandInput } from './expand.js'
 import { Problems, zodProblems, type Locate, type Path } from './issues.js'
 import type { CellPlan, Plan } from '../core/plan.js'
-import { defaultGate, matrixSchema, type MatrixSchema } from './schema.js'
+import { topGate, matrixSchema, type MatrixSchema } from './schema.js'
 import { applyOnly, applyShard, parseShard } from './select.js'
 
 export interface BuildOptions {
@@ -34,7 +34,7 @@ export function buildPlan(data: unknown, options: BuildOptions): Plan {
   if (isRecord(raw.scenarios) && scenarioNames.length === 0) problems.add(['scenarios'], 'define at least one scenario')
   if (isRecord(raw.targets) && Object.keys(raw.targets).length === 0) problems.add(['targets'], 'define at least one target')
 
-  const all = expandTargets({ ...parts, gate: parts.gate ?? defaultGate(), scenarioNames, engines: options.engines ?? ENGINES }, problems)
+  const all = expandTargets({ ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES }, problems)
   // A pattern "matches nothing" only means something when every target could be expanded.
   const selected = problems.size === 0 ? applyOnly(all, options.only, problems) : all
   const targets = applyShard(selected, parseShard(options.shard, problems))

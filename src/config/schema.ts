@@ -302,3 +302,16 @@ export function matrixJsonSchema(engines?: readonly EngineAdapter[]): Record<str
 export function defaultGate(): GateInput {
   return gateSchema('top').parse(DEFAULT_GATE)
 }
+
+/**
+ * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
+ * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
+ * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
+ * writing `gate: { decode: … }` never drops it silently.
+ */
+export function topGate(file: GateInput | undefined): GateInput {
+  const builtIn = defaultGate()
+  if (!file) return builtIn
+  const kept = GATED_METRICS.filter((m) => !isRelative(m) && file[m] === undefined && builtIn[m] !== undefined)
+  return { ...file, ...Object.fromEntries(kept.map((m) => [m, builtIn[m]])) }
+}

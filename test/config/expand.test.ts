@@ -73,7 +73,7 @@ describe('the SPEC §3 example', () => {
       maxErrorShare: 0.1,
       passEnv: [],
     })
-    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } })
+    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } })
     expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
     expect(byId(p, 'shared-endpoint')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000', model: 'default' })
     expect(byId(p, 'shared-endpoint').launch).toBeUndefined()
@@ -221,7 +221,9 @@ describe('gate', () => {
 
   it.each([
     ['absent: decode 5%, ttft 10% + 50ms, failed requests 1%', undefined, undefined, { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
-    ['present: replaces the default', { tpot: { 'max-regression': '3%', stat: 'p90' } }, undefined, { tpot: { maxRegression: 0.03, stat: 'p90' } }],
+    ['present: replaces the default speed limits; the failed-requests ceiling stays', { tpot: { 'max-regression': '3%', stat: 'p90' } }, undefined, { tpot: { maxRegression: 0.03, stat: 'p90' }, 'failed-requests': { max: 0.01 } }],
+    ['failed-requests: false switches the ceiling off', { decode: { 'max-regression': '5%' }, 'failed-requests': false }, undefined, { decode: { maxRegression: 0.05, stat: 'mean' } }],
+    ["a file's own failed-requests limit wins", { 'failed-requests': { max: '5%' } }, undefined, { 'failed-requests': { max: 0.05 } }],
     [
       'target fields merge over the top-level metric',
       undefined,
@@ -235,7 +237,7 @@ describe('gate', () => {
       'failed-requests': { max: 0.01 },
     }],
     ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
-    ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' } }],
+    ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
   ])('%s', (_name, top, own, expected) => {
     expect(gateOf(top, own)).toEqual(expected)
   })

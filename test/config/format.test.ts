@@ -17,7 +17,7 @@ describe('formatPlan', () => {
       '  url     http://127.0.0.1:{port}',
       '  env     CUDA_HOME=/usr/local/cuda-13.0',
       '  runs    3 rounds (1 discarded), confirm 1, noise-floor 1.5%, api completions, ready-timeout 20m, request-timeout 10m, memory-floor 4GiB, max-error-share 10%',
-      '  gate    decode mean worse by > 5%; ttft mean worse by > 10% and 50ms',
+      '  gate    decode mean worse by > 5%; ttft mean worse by > 10% and 50ms; failed-requests above 1%',
       '  cells',
       '    qwen38-27b-fp8-vllm/chat-1k    1024 in → 128 out, concurrency 8, 8 requests/round',
       '    qwen38-27b-fp8-vllm/long-100k  99912 in → 256 out, concurrency 1, 1 request/round',
@@ -34,7 +34,7 @@ describe('formatPlan', () => {
         scenarios: { burst: { 'input-tokens': 512, 'output-tokens': 64, rate: 4, requests: 16 } },
         targets: {
           sim: { engine: 'sim', profile: 'spark', seed: 3, port: 8600 },
-          later: { engine: 'openai', url: 'http://10.0.0.2:8000', gate: { 'output-throughput': false } },
+          later: { engine: 'openai', url: 'http://10.0.0.2:8000', gate: { 'output-throughput': false, 'failed-requests': false } },
         },
       },
       { configPath: '.github/llm-bench.yml', resolvedPath: '/repo/.github/llm-bench.yml', engines: TEST_ENGINES },
@@ -42,7 +42,7 @@ describe('formatPlan', () => {
     const text = formatPlan(plan)
     expect(text).toContain('Plan for .github/llm-bench.yml (/repo/.github/llm-bench.yml)\n2 targets, 2 cells\n')
     expect(text).toContain('  launch  node sim.js --port 8600 --profile spark\n  url     http://127.0.0.1:8600\n  port    8600\n  options profile=spark seed=3\n')
-    expect(text).toContain('  gate    output-throughput worse by > 8% and 5 tok/s\n')
+    expect(text).toContain('  gate    output-throughput worse by > 8% and 5 tok/s; failed-requests above 1%\n')
     expect(text).toContain('    sim/burst  512 in → 64 out, 4 req/s (Poisson), 16 requests/round\n')
     expect(text).toContain('  gate    none (nothing can regress)\n')
   })
