@@ -19,6 +19,8 @@ export interface AssembleInput {
   missing?: { view: BaselineView; selected: (id: string) => boolean }
   /** The baseline the cells were judged against. */
   baseline?: BaselineRef
+  /** A maintainer accepted this PR's regressions (`benchmark-accept`). */
+  acceptance?: { by?: string }
 }
 
 export interface Assembled {
@@ -31,6 +33,6 @@ export function assembleResults(input: AssembleInput): Assembled {
   const cells = [...input.cells]
   if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judge.judge(cell)
   if (missing) cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected))
-  const tally = runVerdict(cells)
+  const tally = runVerdict(cells, input.acceptance)
   return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally }
 }

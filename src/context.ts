@@ -13,6 +13,11 @@ export interface RunContext {
   defaultBranch?: string
   /** PR number on pull_request events. */
   prNumber?: number
+  /**
+   * The PR carries the `benchmark-accept` label: a maintainer accepts its regressions on purpose. `by` is the
+   * login that added the label when this very event is that labelling (the event payload says who).
+   */
+  acceptance?: { by?: string }
 }
 
 /** What a run does once `auto` is resolved. */

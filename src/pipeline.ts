@@ -91,6 +91,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     judge: measured.read ? judge : undefined,
     missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
     baseline: baseline.ref,
+    acceptance: behaviour.compare ? context.acceptance : undefined,
   })
   return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps)
 }

@@ -24,6 +24,9 @@ export const OUTPUT = {
 
 export const STATE = { pgids: 'pgids', isPost: 'isPost' } as const
 
+/** The PR label with which a maintainer accepts an intended regression. */
+export const ACCEPT_LABEL = 'benchmark-accept'
+
 /** Main and post step share one bundle: the main step marks itself so the post step knows it is one. */
 export async function main(): Promise<void> {
   if (core.getState(STATE.isPost) === 'true') return post()
@@ -55,7 +58,15 @@ function registerSecrets(): void {
 function runContext(): RunContext {
   const ctx = github.context
   const repository = process.env.GITHUB_REPOSITORY?.includes('/') ? ctx.repo : undefined
-  const payload = ctx.payload as { pull_request?: { number?: number }; repository?: { default_branch?: string } }
+  const payload = ctx.payload as {
+    action?: string
+    label?: { name?: string }
+    sender?: { login?: string }
+    pull_request?: { number?: number; labels?: { name?: string }[] }
+    repository?: { default_branch?: string }
+  }
+  const accepted = payload.pull_request?.labels?.some((l) => l.name === ACCEPT_LABEL)
+  const labelledNow = payload.action === 'labeled' && payload.label?.name === ACCEPT_LABEL
   return {
     event: ctx.eventName ?? '',
     sha: ctx.sha ?? '',
@@ -65,6 +76,7 @@ function runContext(): RunContext {
     serverUrl: ctx.serverUrl,
     defaultBranch: payload.repository?.default_branch,
     prNumber: payload.pull_request?.number,
+    acceptance: accepted ? { by: labelledNow ? payload.sender?.login : undefined } : undefined,
   }
 }
 

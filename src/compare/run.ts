@@ -5,15 +5,25 @@ import { NOT_MEASURED_NOTE } from './judge.js'
 
 export interface RunTally {
   verdict: RunVerdict
-  /** Number of regressed cells. */
+  /** Number of regressed cells that fail the gate. */
   regressions: number
   counts: Partial<Record<CellVerdictStatus, number>>
+  /** Regressed cells accepted on purpose (they stay `regression`, and do not fail the run). */
+  accepted?: { cells: number; by?: string }
 }
 
-/** Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. */
-export function runVerdict(cells: CellResult[]): RunTally {
+/**
+ * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
+ * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
+ * accepted, and only the rest of the run decides its verdict.
+ */
+export function runVerdict(cells: CellResult[], acceptance?: { by?: string }): RunTally {
   const counts: Partial<Record<CellVerdictStatus, number>> = {}
   for (const cell of cells) counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1
+  if (acceptance && counts.regression) {
+    const verdict: RunVerdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass'
+    return { verdict, regressions: 0, counts, accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) } }
+  }
   const regressions = counts.regression ?? 0
   const verdict: RunVerdict = regressions ? 'regression' : counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass'
   return { verdict, regressions, counts }

@@ -133,7 +133,15 @@ export interface ResultsFile {
   run: RunMeta
   cells: CellResult[]
   /** Run verdict and counts, filled after comparison. */
-  summary?: { verdict: RunVerdict; regressions: number; counts: Partial<Record<CellVerdictStatus, number>>; baseline?: BaselineRef }
+  summary?: {
+    verdict: RunVerdict
+    /** Regressed cells that fail the gate (accepted ones not counted). */
+    regressions: number
+    counts: Partial<Record<CellVerdictStatus, number>>
+    baseline?: BaselineRef
+    /** Regressed cells a maintainer accepted with the PR label `benchmark-accept`. */
+    accepted?: { cells: number; by?: string }
+  }
 }
 
 export interface BaselineRef {

@@ -18,8 +18,19 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
     inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
   }[summary.verdict]
+  const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title
   const counts = STATUS_ORDER.filter((s) => n[s]).map((s) => `${STATUS_MARK[s]} ${n[s]} ${STATUS_WORD[s]}`)
-  return `### ${RUN_MARK[summary.verdict]} ${title}\n\n${counts.join(' · ')}`
+  const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : ''
+  return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`
+}
+
+/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
+function acceptedNote(accepted: { cells: number; by?: string }): string {
+  const who = accepted.by ? `by ${code(accepted.by)} ` : ''
+  return (
+    `> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
+    'the check passes. Once merged, the default branch measures the new level and its reference moves there.'
+  )
 }
 
 export function provenance(results: ResultsFile, ctx: RenderContext): string {
@@ -47,15 +58,15 @@ function commit(sha: string | undefined, ctx: RenderContext): string {
   return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short
 }
 
-/** One line per regressed cell with the reasons of its regressed metrics. */
-export function regressionList(cells: readonly CellResult[]): string {
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+export function regressionList(cells: readonly CellResult[], accepted = false): string {
   return cells
     .map((cell) => {
       const reasons = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'regression')
         .map((m) => escapeText(m.reason))
       const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
-      return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}`
+      return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`
     })
     .join('\n')
 }

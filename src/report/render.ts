@@ -79,7 +79,7 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
   if (shed) parts.push(shed)
   parts.push(provenance(results, ctx))
-  if (shownRegressed.length) parts.push(`#### Regressions\n\n${regressionList(shownRegressed)}`)
+  if (shownRegressed.length) parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
   if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
   if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)

@@ -22,6 +22,22 @@ describe('runVerdict', () => {
     for (const s of statuses) expected[s] = (expected[s] ?? 0) + 1
     expect(tally.counts).toEqual(expected)
   })
+
+  it.each<[string, CellVerdictStatus[], string]>([
+    ['accepted regressions pass the run', ['regression', 'pass', 'regression'], 'pass'],
+    ['an error still fails it', ['regression', 'error'], 'error'],
+    ['an inconclusive cell still says so', ['regression', 'inconclusive'], 'inconclusive'],
+  ])('with the benchmark-accept label: %s', (_name, statuses, verdict) => {
+    const tally = runVerdict(statuses.map((s, i) => withVerdict(`t${i}/s`, s)), { by: 'maintainer-1' })
+    expect(tally.verdict).toBe(verdict)
+    expect(tally.regressions).toBe(0)
+    expect(tally.accepted).toEqual({ cells: statuses.filter((s) => s === 'regression').length, by: 'maintainer-1' })
+    expect(tally.counts.regression).toBe(statuses.filter((s) => s === 'regression').length)
+  })
+
+  it('acceptance without a regression changes nothing', () => {
+    expect(runVerdict([withVerdict('a/s', 'pass')], {})).toEqual({ verdict: 'pass', regressions: 0, counts: { pass: 1 } })
+  })
 })
 
 describe('missingCells', () => {

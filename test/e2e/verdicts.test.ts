@@ -34,7 +34,7 @@ afterAll(async () => {
   await github?.close()
 })
 
-async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr', defaults = 'rounds: 3, discard: 1') {
+async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr', defaults = 'rounds: 3, discard: 1', pr: Record<string, unknown> = {}) {
   const engine = await startScheduledServer(schedule)
   try {
     await writeFile(
@@ -60,7 +60,7 @@ async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr', d
       event:
         event === 'push'
           ? { name: 'push', ref: 'refs/heads/main', sha: nextSha(), payload: { ref: 'refs/heads/main', repository } }
-          : { name: 'pull_request', ref: `refs/pull/${PR}/merge`, sha: nextSha(), payload: { pull_request: { number: PR }, repository } },
+          : { name: 'pull_request', ref: `refs/pull/${PR}/merge`, sha: nextSha(), payload: { pull_request: { number: PR }, repository, ...pr } },
     })
     const results = JSON.parse(await readFile(join(cwd, 'out', 'results.json'), 'utf8')) as ResultsFile
     const cell = results.cells[0]
@@ -109,6 +109,19 @@ describe('verdicts that never silently pass', () => {
     expect(run.code, run.stdout).toBe(1)
     expect(run.outputs.verdict).toBe('regression')
     expect(cell.verdict.metrics.decode?.status).toBe('regression')
+  })
+
+  it('the benchmark-accept label turns a confirmed regression into a passing step, and the comment says who accepted it', async () => {
+    const labels = { action: 'labeled', label: { name: 'benchmark-accept' }, sender: { login: 'maintainer-1' } }
+    const { run, cell } = await gateRun(slower(0.15), 'pr', 'rounds: 3, discard: 1', { ...labels, pull_request: { number: PR, labels: [{ name: 'benchmark-accept' }] } })
+    expect(run.code, run.stdout).toBe(0)
+    expect(run.outputs.verdict).toBe('pass')
+    expect(run.outputs.regressions).toBe('0')
+    expect(cell.verdict.status).toBe('regression')
+    const comment = github.state.commentsOn(PR).at(-1)!.body
+    expect(comment).toMatch(/Regression in 1 of 1 cell, accepted/)
+    expect(comment).toContain('1 regressed cell accepted by `maintainer-1` with the `benchmark-accept` label')
+    expect(comment).toMatch(/decode tok\/s −1\d\.\d%.* — accepted/)
   })
 
   it('an HTTP 503 on the data branch fails the step with verdict error, the summary naming the file and the status', async () => {
