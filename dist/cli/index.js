@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6222);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4940);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6222:
+/***/ 4940:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39715,7 +39715,7 @@ function judgeCeiling(input) {
  */
 
 
-function sample_measured(cells, launches = 1) {
+function measured(cells, launches = 1) {
     return { cells, launches, flags: [...new Set(cells.flatMap((c) => c.flags))] };
 }
 /**
@@ -39769,15 +39769,15 @@ const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
 const SEVERITY = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 };
 /** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
-function judge_judgeCell(cell, baseline, gate, options = {}) {
+function judgeCell(cell, baseline, gate, options = {}) {
     if (cell.status === 'error')
         return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' };
     if (!cell.metrics)
         return { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE };
-    return judge_judgeSample(sample_measured([cell]), baseline, gate, options);
+    return judgeSample(measured([cell]), baseline, gate, options);
 }
 /** Measurements of one cell, all measured, judged as one pooled sample (see sample.ts). */
-function judge_judgeSample(sample, baseline, gate, options = {}) {
+function judgeSample(sample, baseline, gate, options = {}) {
     const id = sample.cells[0].id;
     const flags = flagState(sample.flags, baselineCell(baseline, id)?.flags ?? []);
     if (!hasBaseline(baseline, id)) {
@@ -39996,11 +39996,19 @@ function moreRounds(cell, baseline, gate, options) {
 ;// CONCATENATED MODULE: ./src/compare/run.ts
 
 
-/** Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. */
-function runVerdict(cells) {
+/**
+ * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
+ * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
+ * accepted, and only the rest of the run decides its verdict.
+ */
+function runVerdict(cells, acceptance) {
     const counts = {};
     for (const cell of cells)
         counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1;
+    if (acceptance && counts.regression) {
+        const verdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
+        return { verdict, regressions: 0, counts, accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) } };
+    }
     const regressions = counts.regression ?? 0;
     const verdict = regressions ? 'regression' : counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
     return { verdict, regressions, counts };
@@ -40061,28 +40069,47 @@ const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
 const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 ;// CONCATENATED MODULE: ./src/assemble.ts
-/**
- * A run's cells → its results file: judge the cells that were read rather than measured, add
- * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
- * `compare` both judge results files through here.
- */
 
 
-/** Judges a cell against the baseline with its target's gate. */
-function cellJudge(view, gateOf) {
-    return (cell) => judge_judgeCell(cell, view, gateOf(cell.target));
-}
 function assembleResults(input) {
     const { judge, missing } = input;
     const cells = [...input.cells];
     if (judge)
         for (const cell of cells)
             if (cell.status === 'ok')
-                cell.verdict = judge(cell);
+                cell.verdict = judge.judge(cell);
     if (missing)
         cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected));
-    const tally = runVerdict(cells);
+    const tally = runVerdict(cells, input.acceptance);
     return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally };
+}
+
+;// CONCATENATED MODULE: ./src/cell-judge.ts
+/**
+ * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
+ * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
+ * results file.
+ */
+
+function cellJudge(view, rulesOf) {
+    const options = (target) => {
+        const { gate, noiseFloor } = rulesOf(target);
+        return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } };
+    };
+    return {
+        judge(cell) {
+            const r = options(cell.target);
+            return judgeCell(cell, view, r.gate, r.options);
+        },
+        moreRounds(cell, maxRounds) {
+            const r = options(cell.target);
+            return moreRounds(cell, view, r.gate, { ...r.options, maxRounds });
+        },
+        confirm(first, again, fresh) {
+            const r = options(first.target);
+            return confirmCell(first, again, view, r.gate, { ...r.options, fresh });
+        },
+    };
 }
 
 // EXTERNAL MODULE: external "node:path"
@@ -50903,6 +50930,7 @@ function redact(text) {
 
 
 
+
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1';
 /** Built-in `defaults` as a user would write them. */
@@ -50917,7 +50945,11 @@ const DEFAULT_SETTINGS = {
     'drop-caches': false,
     'max-error-share': '10%',
     'pass-env': [],
+    'noise-floor': '1.5%',
+    'confirm-fresh': false,
 };
+/** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
+const DERIVED_SETTINGS = ['max-rounds'];
 /**
  * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
  * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
@@ -50933,6 +50965,8 @@ const LIMITS = {
 };
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
 const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
+/** Past half the value, a "noise floor" would wave every regression through. */
+const MAX_NOISE_FLOOR = 0.5;
 function settingsShape() {
     return {
         rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -50941,6 +50975,13 @@ function settingsShape() {
         'request-timeout': fields_duration(),
         api: schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
         confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+        'confirm-fresh': schemas_boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
+        'max-rounds': whole(1, LIMITS.rounds).meta({
+            description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
+        }),
+        'noise-floor': relative({ allowZero: true })
+            .refine((f) => f <= MAX_NOISE_FLOOR, { error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})` })
+            .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
         'memory-floor': memoryFloor(),
         'drop-caches': schemas_boolean({ error: expected('must be true or false') }),
         'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
@@ -50952,12 +50993,13 @@ function settingsShape() {
             .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
     };
 }
-const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS);
-/** `defaults:` takes every setting, each with its built-in value. */
+const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
+/** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
 function defaultsSchema() {
     const s = settingsShape();
-    const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].prefault(DEFAULT_SETTINGS[key])]));
-    return strictObject(fields);
+    const fixed = Object.fromEntries(Object.keys(DEFAULT_SETTINGS).map((key) => [key, s[key].prefault(DEFAULT_SETTINGS[key])]));
+    const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]));
+    return strictObject({ ...fixed, ...derived });
 }
 /** A target may set any setting directly; the target's value wins over `defaults`. */
 function targetSettings() {
@@ -51132,6 +51174,19 @@ function matrixJsonSchema(engines) {
 function defaultGate() {
     return gateSchema('top').parse(DEFAULT_GATE);
 }
+/**
+ * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
+ * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
+ * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
+ * writing `gate: { decode: … }` never drops it silently.
+ */
+function topGate(file) {
+    const builtIn = defaultGate();
+    if (!file)
+        return builtIn;
+    const kept = GATED_METRICS.filter((m) => !isRelative(m) && file[m] === undefined && builtIn[m] !== undefined);
+    return { ...file, ...Object.fromEntries(kept.map((m) => [m, builtIn[m]])) };
+}
 
 ;// CONCATENATED MODULE: ./src/config/settings.ts
 /** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
@@ -51150,6 +51205,11 @@ function resolveSettings(defaults, target, path, problems) {
         const at = own.discard !== undefined ? [...path, 'discard'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'discard'];
         problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`);
     }
+    const maxRounds = merged['max-rounds'] ?? merged.rounds;
+    if (maxRounds < merged.rounds) {
+        const at = own['max-rounds'] !== undefined ? [...path, 'max-rounds'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'max-rounds'];
+        problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
+    }
     return {
         rounds: merged.rounds,
         discard: merged.discard,
@@ -51157,6 +51217,9 @@ function resolveSettings(defaults, target, path, problems) {
         requestTimeoutMs: merged['request-timeout'],
         api: merged.api,
         confirm: merged.confirm,
+        confirmFresh: merged['confirm-fresh'],
+        maxRounds: Math.max(maxRounds, merged.rounds),
+        noiseFloor: merged['noise-floor'],
         memoryFloor: merged['memory-floor'],
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
@@ -51552,7 +51615,7 @@ function buildPlan(data, options) {
         problems.add(['scenarios'], 'define at least one scenario');
     if (isRecord(raw.targets) && Object.keys(raw.targets).length === 0)
         problems.add(['targets'], 'define at least one target');
-    const all = expandTargets({ ...parts, gate: parts.gate ?? defaultGate(), scenarioNames, engines: options.engines ?? ENGINES }, problems);
+    const all = expandTargets({ ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES }, problems);
     // A pattern "matches nothing" only means something when every target could be expanded.
     const selected = problems.size === 0 ? applyOnly(all, options.only, problems) : all;
     const targets = applyShard(selected, select_parseShard(options.shard, problems));
@@ -51765,8 +51828,9 @@ function row(label, value) {
 function formatSettings(s) {
     const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`;
     return [
-        `${format_count(s.rounds, 'round')} (${s.discard} discarded)`,
-        `confirm ${s.confirm}`,
+        `${format_count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
+        `confirm ${s.confirm}${s.confirmFresh ? ' (fresh launch)' : ''}`,
+        `noise-floor ${formatPercent(s.noiseFloor)}`,
         `api ${s.api}`,
         `ready-timeout ${formatDuration(s.readyTimeoutMs)}`,
         `request-timeout ${formatDuration(s.requestTimeoutMs)}`,
@@ -52553,6 +52617,7 @@ function branchStore(options) {
     const historyLimit = options.historyLimit ?? 30;
     let branchReady = false;
     return {
+        kind: 'branch',
         async load(hardware) {
             const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
             const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)]);
@@ -52634,6 +52699,7 @@ function refOf(hardware, source, results, history) {
 
 function fileStore(path) {
     return {
+        kind: 'file',
         async load() {
             let text;
             try {
@@ -53426,8 +53492,16 @@ function headline(results, ctx) {
         error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
         inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
     }[summary.verdict];
+    const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title;
     const counts = STATUS_ORDER.filter((s) => n[s]).map((s) => `${STATUS_MARK[s]} ${n[s]} ${STATUS_WORD[s]}`);
-    return `### ${RUN_MARK[summary.verdict]} ${title}\n\n${counts.join(' · ')}`;
+    const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : '';
+    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`;
+}
+/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
+function acceptedNote(accepted) {
+    const who = accepted.by ? `by ${code(accepted.by)} ` : '';
+    return (`> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
+        'the check passes. Once merged, the default branch measures the new level and its reference moves there.');
 }
 function provenance(results, ctx) {
     const run = results.run;
@@ -53454,21 +53528,48 @@ function commit(sha, ctx) {
     const repo = safeUrl(ctx.repoUrl);
     return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
 }
-/** One line per regressed cell with the reasons of its regressed metrics. */
-function regressionList(cells) {
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+function regressionList(cells, accepted = false) {
     return cells
         .map((cell) => {
         const reasons = Object.values(cell.verdict.metrics)
             .filter((m) => m.status === 'regression')
             .map((m) => escapeText(m.reason));
         const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
-        return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}`;
+        return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
     })
         .join('\n');
 }
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 function errorList(cells) {
     return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
+}
+/** What would decide an inconclusive metric, in words. */
+function decider(m) {
+    switch (m.needs) {
+        case 'rounds':
+            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
+        case 'quieter-box':
+            return 'a quieter box';
+        case 'baseline':
+            return 'more default-branch runs';
+        case 'workload':
+        case undefined:
+            return 'the requested workload';
+    }
+}
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+function inconclusiveList(cells) {
+    return cells
+        .map((cell) => {
+        const metrics = Object.values(cell.verdict.metrics)
+            .filter((m) => m.status === 'inconclusive')
+            .map((m) => `${escapeText(m.metric)} ${escapeText(m.reason)} — needs ${decider(m)}`);
+        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
+        const why = [...metrics, ...cellWide];
+        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`;
+    })
+        .join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/report/figures.ts
@@ -53641,9 +53742,12 @@ function compose(results, ctx, marker, d, maxChars) {
         parts.push(shed);
     parts.push(provenance(results, ctx));
     if (shownRegressed.length)
-        parts.push(`#### Regressions\n\n${regressionList(shownRegressed)}`);
+        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
     if (shownFailed.length)
         parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
+    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
+    if (undecided.length && d.limit === undefined)
+        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
     if (rows.length)
         parts.push(cellsTable(rows));
     const sections = [
@@ -54132,36 +54236,64 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/measure-cell.ts
 
+
 async function measureCell(o) {
     const { cell, adapter, http, baseUrl } = o;
     const { settings } = cell.target;
-    const before = await adapter.counters?.(http, baseUrl);
+    // Counters span one measurement; added rounds keep the first measurement's acceptance figures.
+    const before = o.extend ? undefined : await adapter.counters?.(http, baseUrl);
     const measurement = await o.client.measure({
         scenario: cell.scenario,
-        rounds: settings.rounds,
+        rounds: o.extend?.rounds ?? settings.rounds,
         discard: settings.discard,
+        after: o.extend?.after,
         maxErrorShare: settings.maxErrorShare,
         seed: o.seed,
         signal: o.signal,
         onRound: (p) => o.log.info(progressLine(cell.id, p)),
     });
+    if (o.extend)
+        return { measurement, specDecode: undefined };
     const after = await adapter.counters?.(http, baseUrl);
     return { measurement, specDecode: adapter.specDecode?.(before, after, measurement.requests) };
 }
 function progressLine(id, p) {
     return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`;
 }
-/** Judges a measured cell; while it looks regressed, re-measures it up to the target's `confirm` times and folds the verdicts. */
-async function judgeAndConfirm(result, o) {
+/** Judges a measured cell: more warm rounds while noise alone keeps it undecided, then confirmation while it looks regressed. */
+async function decideCell(measured, o) {
+    const result = await addRounds(measured, o);
+    return result.status === 'ok' ? measure_cell_confirm(result, o) : result;
+}
+async function addRounds(measured, o) {
     const { cell, judge, log } = o;
-    const times = cell.target.settings.confirm;
-    result.verdict = judge(result);
-    for (let i = 0; i < times && needsConfirmation(result.verdict); i++) {
-        log.info(`${cell.id}: looks regressed (${regressions(result.verdict)}); re-measuring to confirm (${i + 1}/${times})`);
-        const second = await o.remeasure(i + 1);
-        result.verdict = confirmVerdict(result.verdict, second.status === 'ok' ? judge(second) : second.verdict);
+    const { maxRounds } = cell.target.settings;
+    let result = measured;
+    result.verdict = judge.judge(result);
+    for (let more = judge.moreRounds(result, maxRounds); more > 0; more = judge.moreRounds(result, maxRounds)) {
+        log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(result.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${result.rounds.length + more}/${maxRounds})`);
+        result = await o.addRounds(more);
+        if (result.status !== 'ok')
+            return result;
+        result.verdict = judge.judge(result);
     }
     return result;
+}
+/** Re-measures a cell that looks regressed, up to the target's `confirm` times, judging all measurements pooled after each. */
+async function measure_cell_confirm(result, o) {
+    const { cell, judge, log } = o;
+    const times = cell.target.settings.confirm;
+    const again = [];
+    let verdict = result.verdict;
+    for (let i = 0; i < times && needsConfirmation(verdict); i++) {
+        log.info(`${cell.id}: looks regressed (${regressions(verdict)}); re-measuring to confirm (${i + 1}/${times}${o.fresh ? ', fresh launch' : ''})`);
+        again.push(await o.remeasure(i + 1));
+        verdict = judge.confirm(result, again, o.fresh);
+    }
+    return { ...result, verdict };
+}
+function widestBand(verdict) {
+    return Math.max(0, ...Object.values(verdict.metrics).map((m) => (m?.status === 'inconclusive' ? (m.band ?? 0) : 0)));
 }
 function regressions(verdict) {
     return Object.values(verdict.metrics)
@@ -55660,19 +55792,21 @@ async function runRound(o) {
 
 
 const DEFAULT_PROGRESS_MS = 30_000;
-/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request. */
+/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
 async function runRounds(o, calibration, send) {
     const { scenario } = o;
-    // The last round is always steady, whatever `discard` says.
-    const discard = Math.max(0, Math.min(o.discard, o.rounds - 1));
-    const rounds = [];
-    const kept = [];
-    for (let r = 0; r < o.rounds && !o.signal?.aborted; r++) {
-        const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: o.rounds, done, total: scenario.requests, errors, tokensPerSecond });
+    const first = o.after?.rounds.length ?? 0;
+    const total = first + o.rounds;
+    // The last round is always steady, whatever `discard` says; rounds added to a measurement are all warm.
+    const discard = o.after ? 0 : Math.max(0, Math.min(o.discard, o.rounds - 1));
+    const rounds = [...(o.after?.rounds ?? [])];
+    const kept = [...(o.after?.requests ?? [])];
+    for (let r = first; r < total && !o.signal?.aborted; r++) {
+        const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond });
         const records = await runRound({
             scenario,
             round: r,
-            rounds: o.rounds,
+            rounds: total,
             seed: o.seed,
             calibration,
             send,
@@ -56620,9 +56754,21 @@ class TargetSession {
         if (info.version)
             this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`);
         void running.exited.then((exit) => {
+            // A relaunch stops the old process on purpose.
+            if (this.running !== running)
+                return;
             this.fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`);
         });
         return info;
+    }
+    /** Stops the engine and launches it again (`confirm-fresh`); a new process may bind a new port, so the bench client is new too. */
+    async relaunch() {
+        const old = this.running;
+        this.running = undefined;
+        await this.client?.close().catch(() => undefined);
+        this.client = undefined;
+        await old?.stop();
+        return this.start();
     }
     async close() {
         const { target, deps } = this;
@@ -56648,8 +56794,9 @@ class TargetSession {
 
 ;// CONCATENATED MODULE: ./src/run-target.ts
 /**
- * One target's life: launch, wait until ready, measure each cell (re-measuring a cell that
- * looks regressed before teardown), and tear down — whatever happens in between.
+ * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
+ * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
+ * happens in between.
  */
 
 
@@ -56682,11 +56829,11 @@ async function runTarget(target, cells, deps) {
 }
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
 async function runCells(cells, started) {
-    const { session, running, info, deps } = started;
+    const { session, deps } = started;
     const results = [];
     for (const [index, cell] of cells.entries()) {
         if (session.fatal || session.signal.aborted) {
-            results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...info, logTail: running.logTail() }));
+            results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...started.info, logTail: started.running.logTail() }));
             continue;
         }
         try {
@@ -56695,36 +56842,64 @@ async function runCells(cells, started) {
         catch (error) {
             const reason = session.fatal ?? (deps.signal.aborted ? 'cancelled' : errorMessage(error));
             deps.log.error(`${cell.id}: ${reason}`);
-            results.push(errorCell(cell, reason, { ...info, logTail: running.logTail() }));
+            results.push(errorCell(cell, reason, { ...started.info, logTail: started.running.logTail() }));
         }
     }
     return results;
 }
-/** Measures one cell and, when the run compares, judges it and confirms a verdict that looks regressed. */
+/** Measures one cell and, when the run compares, judges it: more rounds while undecided, confirmation while it looks regressed. */
 async function runCell(cell, index, started) {
-    const { session, running, info, deps } = started;
-    const measure = (attempt) => measureCell({
+    const { session, deps } = started;
+    const measure = (attempt, extend) => measureCell({
         cell,
         adapter: session.adapter,
-        client: session.benchClient(running.baseUrl),
+        client: session.benchClient(started.running.baseUrl),
         http: session.http,
-        baseUrl: running.baseUrl,
+        baseUrl: started.running.baseUrl,
         log: deps.log,
         seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
         signal: session.signal,
+        extend,
     });
-    const toResult = (m) => measuredCell(cell, m.measurement, info, m.specDecode);
-    const first = await measure(0);
-    // A dying engine closes its sockets before its exit is reported: when requests failed,
-    // give the exit a moment to arrive so the cell names the cause, not its symptoms.
-    if (first.measurement.errors.length)
-        await Promise.race([running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
-    if (session.fatal)
-        throw new Error(session.fatal);
-    const result = toResult(first);
+    const settled = async (m, specDecode = m.specDecode) => {
+        // A dying engine closes its sockets before its exit is reported: when requests failed,
+        // give the exit a moment to arrive so the cell names the cause, not its symptoms.
+        if (m.measurement.errors.length)
+            await Promise.race([started.running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
+        if (session.fatal)
+            throw new Error(session.fatal);
+        return measuredCell(cell, m.measurement, started.info, specDecode);
+    };
+    let last = await measure(0);
+    const result = await settled(last);
     if (!deps.judge || result.status !== 'ok')
         return result;
-    return judgeAndConfirm(result, { cell, judge: deps.judge, log: deps.log, remeasure: async (attempt) => toResult(await measure(attempt)) });
+    const fresh = cell.target.settings.confirmFresh && !cell.target.external;
+    return decideCell(result, {
+        cell,
+        judge: deps.judge,
+        log: deps.log,
+        fresh,
+        addRounds: async (rounds) => settled((last = await measure(0, { after: last.measurement, rounds })), result.specDecode),
+        remeasure: async (attempt) => {
+            if (fresh)
+                await relaunch(cell, started);
+            return settled(await measure(attempt));
+        },
+    });
+}
+/** `confirm-fresh`: the engine is stopped and launched again before a re-measurement, so it carries a launch of its own. */
+async function relaunch(cell, started) {
+    started.deps.log.info(`${cell.id}: relaunching ${cell.target.id} for a fresh re-measurement`);
+    try {
+        started.running = await started.session.relaunch();
+    }
+    catch (error) {
+        // Nothing runs any more: this cell and the target's remaining ones carry the reason.
+        started.session.fail(`relaunch for a fresh re-measurement failed: ${errorMessage(error)}`);
+        throw error;
+    }
+    started.info = await started.session.ready(started.running);
 }
 
 ;// CONCATENATED MODULE: ./src/pipeline.ts
@@ -56733,6 +56908,7 @@ async function runCell(cell, index, started) {
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+
 
 
 
@@ -56773,16 +56949,25 @@ async function runPipeline(deps) {
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
     const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
+    const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
     const store = makeStore(options, deps);
-    const baseline = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
-    const judge = behaviour.compare ? cellJudge(baseline.view, (target) => gates[target] ?? {}) : undefined;
-    const measured = await measure(plan, behaviour, { deps, resultsDir, signal, judge });
+    const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
+    if ('configError' in loaded) {
+        return nothingRun(hardware, configErrorNotice(options.baselineFile, loaded.configError.problems), { verdict: 'error', regressions: 0, failure: loaded.configError.message, configError: true });
+    }
+    const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
+    const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined;
+    // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
+    const measured = 'unreadable' in loaded
+        ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
+        : await measure(plan, behaviour, { deps, resultsDir, signal, judge });
     const { results, tally } = assembleResults({
         run: { ...meta(hardware), finishedAt: new Date().toISOString() },
         cells: measured.cells,
         judge: measured.read ? judge : undefined,
         missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
         baseline: baseline.ref,
+        acceptance: behaviour.compare ? context.acceptance : undefined,
     });
     return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps);
 }
@@ -56811,6 +56996,11 @@ function makeStore(options, deps) {
         return undefined;
     return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log });
 }
+/**
+ * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
+ * any other failure to read the store is not: the run is an error naming the file and the reason, never a
+ * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
+ */
 async function loadBaseline(store, hardware, log) {
     try {
         const loaded = await store.load(hardware);
@@ -56819,8 +57009,13 @@ async function loadBaseline(store, hardware, log) {
         return loaded;
     }
     catch (error) {
-        log.warn(`baseline could not be read (${errorMessage(error)}); comparing against nothing`);
-        return { view: { history: [] } };
+        if (error instanceof errors_ConfigError && store.kind === 'file') {
+            log.error(`baseline-file could not be used: ${error.problems.join('; ')}`);
+            return { configError: error };
+        }
+        const reason = `the baseline could not be read (${errorMessage(error)})`;
+        log.error(`${reason}: the run fails closed, nothing is compared or launched`);
+        return { unreadable: reason };
     }
 }
 function runMeta(context, version, startedAt, options, hardware) {
@@ -57107,12 +57302,19 @@ class RealtimeEngine {
             this.admit(start);
         }
         const step = this.model.step(start);
-        const wait = step.end / this.timeScale - (performance.now() - this.origin);
-        // Node clamps timeouts below 1 ms up to 1 ms; a step already due runs on the next turn instead.
+        this.deliverAt(step, this.origin + step.end / this.timeScale);
+    }
+    /**
+     * Delivers a step no earlier than it is due. Node's timers run on a whole-millisecond clock and may fire up to
+     * a millisecond early, so an early wake-up waits again for the rest; timeouts below 1 ms are clamped up to
+     * 1 ms, so a step due that soon runs on the next turn instead.
+     */
+    deliverAt(step, dueAt) {
+        const wait = dueAt - performance.now();
         if (wait < 0.5)
             this.immediate = setImmediate(() => this.deliver(step));
         else
-            this.timeout = setTimeout(() => this.deliver(step), wait);
+            this.timeout = setTimeout(() => this.deliverAt(step, dueAt), wait);
     }
     deliver(step) {
         if (this.closed)
@@ -57938,6 +58140,7 @@ const VERSION = package_namespaceObject.rE;
 
 
 
+
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -58057,21 +58260,21 @@ async function compareFiles(positionals, config) {
         throw new errors_ConfigError(['compare: expected two results files: BASELINE CURRENT']);
     const [baselinePath, currentPath] = positionals;
     const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')]);
-    const gates = await configGates(config);
+    const rules = await configRules(config);
     const { results, tally } = assembleResults({
         run: current.run,
         cells: current.cells,
-        judge: cellJudge({ results: baseline, history: [] }, (target) => gates[target] ?? defaultGateConfig()),
+        judge: cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() }),
         baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
     });
     process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n');
     return tally.verdict === 'regression' ? 1 : 0;
 }
-/** Per-target gates of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
-async function configGates(config) {
+/** Per-target gates and noise floors of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
+async function configRules(config) {
     try {
         const plan = await loadPlan(config);
-        return Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
+        return Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
     }
     catch (error) {
         if (config !== DEFAULTS.config)

@@ -1,6 +1,7 @@
 /** Builders for cells, rounds, baselines and history used by the compare and report tests. */
 import type { MetricsBlock, RoundResult, Stats } from '../../src/core/measurements.js'
 import type { CellResult, HistoryEntry, ResultsFile } from '../../src/core/results.js'
+import { mulberry32 } from '../../src/core/random.js'
 
 export interface Figures {
   decode?: number
@@ -171,14 +172,5 @@ export function extendCell(c: CellResult, at: SimLaunch, more: number): CellResu
   return cell(c.id, [...c.rounds, ...Array.from({ length: more }, (_, i) => simRound(at, n + i, true))])
 }
 
-/** Seeded uniform draws (mulberry32). */
-export function uniformSource(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Seeded uniform draws: the project's own PRNG, so the trials are the same sequence everywhere. */
+export const uniformSource = mulberry32
