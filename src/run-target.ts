@@ -8,6 +8,7 @@ import { StartError, errorMessage } from './core/errors.js'
 import type { CellPlan, TargetPlan } from './core/plan.js'
 import type { CellResult, CellVerdict, TargetInfo } from './core/results.js'
 import { judgeAndConfirm, measureCell, type MeasuredCell } from './measure-cell.js'
+import { runProbe, type ProbeRun } from './probe.js'
 import type { RunningTarget } from './server/index.js'
 import { TargetSession, type SessionDeps } from './target-session.js'
 
@@ -23,6 +24,8 @@ interface Started {
   running: RunningTarget
   info: TargetInfo
   deps: TargetRunDeps
+  /** The target's quality probe; absent with `quality: false`. */
+  probe?: ProbeRun
 }
 
 const EXIT_SETTLE_MS = 1000
@@ -43,10 +46,26 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }))
     }
     const info = await session.ready(running)
-    return await runCells(cells, { session, running, info, deps })
+    let probe: ProbeRun | undefined
+    try {
+      probe = await probeTarget(target, session, running)
+    } catch (error) {
+      const message = session.fatal ?? errorMessage(error)
+      deps.log.error(`${target.id}: ${message}`)
+      return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }))
+    }
+    if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
+    return await runCells(cells, { session, running, info, deps, probe })
   } finally {
     await session.close()
   }
+}
+
+/** The quality probe after readiness, before any cell is measured; none with `quality: false`. */
+async function probeTarget(target: TargetPlan, session: TargetSession, running: RunningTarget): Promise<ProbeRun | undefined> {
+  const settings = target.settings.quality
+  if (!settings) return undefined
+  return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal)
 }
 
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
@@ -83,7 +102,7 @@ async function runCell(cell: CellPlan, index: number, started: Started): Promise
       seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
       signal: session.signal,
     })
-  const toResult = (m: MeasuredCell) => measuredCell(cell, m.measurement, info, m.specDecode)
+  const toResult = (m: MeasuredCell) => measuredCell(cell, m.measurement, info, { specDecode: m.specDecode, probe: started.probe })
 
   const first = await measure(0)
   // A dying engine closes its sockets before its exit is reported: when requests failed,
