@@ -3,7 +3,7 @@
  * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
  * `compare` both judge results files through here.
  */
-import { judgeCell, missingCells, runVerdict, type BaselineView, type RunTally } from './compare/index.js'
+import { cellAgreement, judgeCell, missingCells, runVerdict, type BaselineView, type RunTally } from './compare/index.js'
 import type { GateConfig } from './core/plan.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type CellVerdict, type ResultsFile, type RunMeta } from './core/results.js'
 
@@ -11,7 +11,12 @@ export type CellJudge = (cell: CellResult) => CellVerdict
 
 /** Judges a cell against the baseline with its target's gate. */
 export function cellJudge(view: BaselineView, gateOf: (target: string) => GateConfig): CellJudge {
-  return (cell) => judgeCell(cell, view, gateOf(cell.target))
+  return (cell) => {
+    // The results file records the agreement the quality verdict judged.
+    const agreement = cellAgreement(cell, view)
+    if (agreement && cell.quality) cell.quality.agreement = agreement
+    return judgeCell(cell, view, gateOf(cell.target))
+  }
 }
 
 export interface AssembleInput {
