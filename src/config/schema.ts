@@ -59,7 +59,8 @@ function qualitySetting() {
     prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
     'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
     api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
-    concurrency: whole(1, LIMITS.probeConcurrency).default(4).meta({ description: 'Probe requests in flight' }),
+    // 16 in flight makes the default probe (40 questions + 12 prompts) a few batches on an engine with continuous batching.
+    concurrency: whole(1, LIMITS.probeConcurrency).default(16).meta({ description: 'Probe requests in flight' }),
   })
   return z
     .union([probe, z.literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })

@@ -154,7 +154,7 @@ describe('end of sequence', () => {
 
   it('a non-streamed reply stops too; a max_tokens below the answer ends it at "length"', async () => {
     await withServer({}, async (base) => {
-      const post = async (maxTokens: number) => (await fetch(`${base}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: question, max_tokens: maxTokens, ignore_eos: false }) })).json()
+      const post = async (maxTokens: number) => (await fetch(`${base}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: question, max_tokens: maxTokens, ignore_eos: false }) })).json() as Promise<{ usage: { completion_tokens: number }; choices: { finish_reason: string }[] }>
       const stopped = await post(32)
       expect(stopped.usage.completion_tokens).toBe(4)
       expect(stopped.choices[0].finish_reason).toBe('stop')
