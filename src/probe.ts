@@ -6,6 +6,7 @@
  * baseline made from this run holds them. A request that fails fails the probe: a target whose
  * output cannot be checked is not measured.
  */
+import { setMaxListeners } from 'node:events'
 import type { BenchClient } from './bench/measure.js'
 import { formatDuration, formatPercent } from './core/format.js'
 import type { Api, QualityProbeSettings } from './core/plan.js'
@@ -25,21 +26,29 @@ interface Job {
   maxTokens: number
 }
 
-/** Runs the jobs `concurrency` at a time, in order of the list; the first failure stops handing out more and is thrown. */
+/**
+ * Runs the jobs `concurrency` at a time, in order of the list; the first failure stops handing out more and is thrown.
+ * The requests share one signal of their own, linked to the run's, that may hold a listener per request in flight.
+ */
 async function runJobs(client: BenchClient, jobs: readonly Job[], o: { concurrency: number; api: Api; signal: AbortSignal }): Promise<string[]> {
+  const local = new AbortController()
+  setMaxListeners(2 * o.concurrency + 1, local.signal)
+  const cancel = () => local.abort(o.signal.reason)
+  o.signal.addEventListener('abort', cancel, { once: true })
+  if (o.signal.aborted) cancel()
   const texts = new Array<string>(jobs.length)
   let next = 0
   let failure: string | undefined
   const worker = async (): Promise<void> => {
-    while (next < jobs.length && !o.signal.aborted && failure === undefined) {
+    while (next < jobs.length && !local.signal.aborted && failure === undefined) {
       const i = next++
-      const { text, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: o.signal })
+      const { text, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: local.signal })
       if (error) failure ??= error.message
       texts[i] = text
     }
   }
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, jobs.length) }, worker))
-  if (o.signal.aborted) throw new Error('quality probe: cancelled')
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, jobs.length) }, worker)).finally(() => o.signal.removeEventListener('abort', cancel))
+  if (local.signal.aborted) throw new Error('quality probe: cancelled')
   if (failure !== undefined) throw new Error(`quality probe failed: a request failed (${failure})`)
   return texts
 }
