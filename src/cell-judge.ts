@@ -3,7 +3,7 @@
  * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
  * results file.
  */
-import { confirmCell, judgeCell, moreRounds, type BaselineView } from './compare/index.js'
+import { cellAgreement, confirmCell, judgeCell, moreRounds, type BaselineView } from './compare/index.js'
 import type { GateConfig } from './core/plan.js'
 import type { CellResult, CellVerdict } from './core/results.js'
 
@@ -29,6 +29,9 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
   return {
     judge(cell) {
       const r = options(cell.target)
+      // The results file records the agreement the quality verdict judged.
+      const agreement = cellAgreement(cell, view)
+      if (agreement && cell.quality) cell.quality.agreement = agreement
       return judgeCell(cell, view, r.gate, r.options)
     },
     moreRounds(cell, maxRounds) {

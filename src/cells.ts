@@ -2,6 +2,7 @@
 import type { CellMeasurement } from './bench/measure.js'
 import type { CellPlan } from './core/plan.js'
 import type { CellResult, SpecDecodeStats, TargetInfo } from './core/results.js'
+import type { ProbeResult } from './core/quality.js'
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
   const { target, scenario } = plan
@@ -30,8 +31,16 @@ function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
   }
 }
 
-export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInfo, specDecode?: SpecDecodeStats): CellResult {
+export interface CellExtras {
+  specDecode?: SpecDecodeStats
+  /** The target's quality probe, recorded on each of its cells. */
+  probe?: { probe: ProbeResult; ms: number }
+}
+
+export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInfo, extras: CellExtras = {}): CellResult {
+  const { specDecode, probe } = extras
   const cell = skeleton(plan, info)
+  cell.quality = { ...(probe && { probe: probe.probe, probeMs: Math.round(probe.ms) }), degenerate: m.degenerate }
   cell.metrics = m.metrics
   cell.rounds = m.rounds
   cell.flags = [...m.flags]

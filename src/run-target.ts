@@ -10,6 +10,7 @@ import type { CellPlan, TargetPlan } from './core/plan.js'
 import type { CellJudge } from './cell-judge.js'
 import type { CellResult, TargetInfo } from './core/results.js'
 import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
+import { runProbe, type ProbeRun } from './probe.js'
 import type { RunningTarget } from './server/index.js'
 import { TargetSession, type SessionDeps } from './target-session.js'
 
@@ -25,6 +26,8 @@ interface Started {
   running: RunningTarget
   info: TargetInfo
   deps: TargetRunDeps
+  /** The target's quality probe; absent with `quality: false`. */
+  probe?: ProbeRun
 }
 
 const EXIT_SETTLE_MS = 1000
@@ -45,10 +48,26 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }))
     }
     const info = await session.ready(running)
-    return await runCells(cells, { session, running, info, deps })
+    let probe: ProbeRun | undefined
+    try {
+      probe = await probeTarget(target, session, running)
+    } catch (error) {
+      const message = session.fatal ?? errorMessage(error)
+      deps.log.error(`${target.id}: ${message}`)
+      return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }))
+    }
+    if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
+    return await runCells(cells, { session, running, info, deps, probe })
   } finally {
     await session.close()
   }
+}
+
+/** The quality probe after readiness, before any cell is measured; none with `quality: false`. */
+async function probeTarget(target: TargetPlan, session: TargetSession, running: RunningTarget): Promise<ProbeRun | undefined> {
+  const settings = target.settings.quality
+  if (!settings) return undefined
+  return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal)
 }
 
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
@@ -91,7 +110,7 @@ async function runCell(cell: CellPlan, index: number, started: Started): Promise
     // give the exit a moment to arrive so the cell names the cause, not its symptoms.
     if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
     if (session.fatal) throw new Error(session.fatal)
-    return measuredCell(cell, m.measurement, started.info, specDecode)
+    return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe })
   }
 
   let last = await measure(0)

@@ -16,6 +16,8 @@ export interface EventFacts {
   usage?: Usage
   /** In-band error (`data: {"error": …}` or an `object: "error"` body). */
   error?: string
+  /** The generated text the event carries (completions `text`, chat `content`, reasoning), when any. */
+  text?: string
 }
 
 const EXCERPT = 200
@@ -40,6 +42,18 @@ function choiceHasToken(choice: unknown): boolean {
   const d = c.delta
   if (typeof d !== 'object' || d === null) return false
   return nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning) || nonEmpty(d.tool_calls)
+}
+
+/** The text of every choice's `text`, `content`, `reasoning_content` and `reasoning`, joined. */
+function choiceText(choices: readonly unknown[]): string {
+  let text = ''
+  for (const choice of choices) {
+    if (typeof choice !== 'object' || choice === null) continue
+    const c = choice as { text?: unknown; delta?: Record<string, unknown> | null }
+    const d = typeof c.delta === 'object' && c.delta !== null ? c.delta : {}
+    for (const part of [c.text, d.content, d.reasoning_content, d.reasoning]) if (typeof part === 'string') text += part
+  }
+  return text
 }
 
 function count(value: unknown): number | undefined {
@@ -72,6 +86,7 @@ export function inspectEvent(json: unknown): EventFacts {
     return { token: false, error: errorText(o.error ?? o) }
   }
   const facts: EventFacts = { token: Array.isArray(o.choices) && o.choices.some(choiceHasToken) }
+  if (facts.token) facts.text = choiceText(o.choices as unknown[])
   const usage = readUsage(o.usage)
   if (usage) facts.usage = usage
   return facts

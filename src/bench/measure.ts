@@ -4,6 +4,7 @@
  * open-loop). Definitions and choices: README.md here.
  */
 import type { Api } from '../core/plan.js'
+import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
 import { createAgentPool } from './agent-pool.js'
@@ -31,6 +32,11 @@ export interface BenchClient {
   /** One streamed 1-token request; throws a RequestError when it fails (readiness smoke test). */
   smoke(): Promise<void>
   measure(options: MeasureOptions): Promise<CellMeasurement>
+  /**
+   * One untimed greedy request that may stop at end-of-sequence: the streamed text (its first
+   * DEGENERATE_SAMPLE_CHARS characters), or the error that ended it. For the quality probe.
+   */
+  complete(prompt: string, maxTokens: number, options?: { api?: Api; signal?: AbortSignal }): Promise<{ text: string; error?: RequestError }>
   close(): Promise<void>
 }
 
@@ -39,15 +45,16 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs })
   // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
   const ports = httpPorts()
-  const url = new URL(joinUrl(baseUrl, adapter.path(target.api)))
+  const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) }
   const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs)
   // Nonce index: unique over the client's life, so no two requests share a prefix.
   let sequence = 0
   const prompt = (fillerWords: number) => promptText(sequence++, fillerWords)
 
-  const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal): Promise<StreamOutcome> => {
-    const body = requestBody({ adapter, api: target.api, model: await modelName(), prompt: text, maxTokens })
-    return sendStreamed(pool.agent, { url, body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
+  const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }): Promise<StreamOutcome> => {
+    const api = probe?.api ?? target.api
+    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe })
+    return sendStreamed(pool.agent, { url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
   }
   const tokenize = adapter.tokenize?.bind(adapter)
   const calibration = createCalibrator({
@@ -69,6 +76,11 @@ export function createBenchClient(target: BenchTarget): BenchClient {
       const cal = await calibration(scenario.inputTokens, o.signal)
       await pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency)
       return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal))
+    },
+    async complete(text, maxTokens, options = {}) {
+      if (closed) throw new Error('bench client is closed')
+      const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api })
+      return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) }
     },
     async close() {
       if (closed) return

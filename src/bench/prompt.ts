@@ -63,12 +63,14 @@ export interface BodyOptions {
   model: string
   prompt: string
   maxTokens: number
+  /** False lets the model stop at its end-of-sequence token (the quality probe); default true. */
+  ignoreEos?: boolean
 }
 
 /**
  * The body every engine gets: streamed, with the token counts in a final usage chunk
  * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
- * an extension vLLM, SGLang and llama-server accept) and greedy (`temperature: 0`); then the
+ * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); then the
  * engine's own fields from its adapter.
  */
 export function requestBody(o: BodyOptions): string {
@@ -77,7 +79,7 @@ export function requestBody(o: BodyOptions): string {
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: o.maxTokens,
-    ignore_eos: true,
+    ignore_eos: o.ignoreEos ?? true,
     temperature: 0,
   }
   const body =

@@ -1,6 +1,7 @@
 /** Turns a finished stream into its `RequestRecord`: times from the send, the server's counts (or chunk counts when it sent none). */
 import type { StreamOutcome } from './request.js'
 import type { RequestRecord } from '../core/measurements.js'
+import { checkDegenerate } from '../quality/index.js'
 
 export interface RecordContext {
   index: number
@@ -30,6 +31,7 @@ export function toRecord(ctx: RecordContext, outcome: StreamOutcome): RequestRec
     record.error = outcome.error.message
     record.errorKind = outcome.error.kind
   }
+  if (record.ok) record.output = checkDegenerate(t.sample)
   if (t.firstEventAt !== undefined) record.firstEventMs = t.firstEventAt - outcome.sentAt
   if (t.ttftEvent !== undefined) record.ttftEvent = t.ttftEvent
   if (t.extras) record.extras = t.extras

@@ -7,6 +7,8 @@ import { RequestError } from '../core/errors.js'
 import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from '../core/measurements.js'
 import type { Calibration } from './calibrate.js'
 import { cellFlags } from './flags.js'
+import type { DegenerateTally } from '../core/quality.js'
+import { tallyDegenerate } from '../quality/index.js'
 import { countReasons, steadyState, summarizeRound } from './round.js'
 import { runRound, type RoundRun } from './run-round.js'
 
@@ -47,6 +49,8 @@ export interface CellMeasurement {
   /** Every request of the kept rounds (for spec-decode stream counters). */
   requests: RequestRecord[]
   errors: ErrorCount[]
+  /** Degenerate output among the kept rounds' successful responses. */
+  degenerate: DegenerateTally
 }
 
 const DEFAULT_PROGRESS_MS = 30_000
@@ -88,6 +92,7 @@ export async function runRounds(o: MeasureOptions, calibration: Calibration, sen
     flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
     requests: kept,
     errors: mergeErrors(rounds),
+    degenerate: tallyDegenerate(kept.flatMap((r) => (r.output ? [r.output] : []))),
   }
 }
 

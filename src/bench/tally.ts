@@ -7,6 +7,7 @@ import { RequestError } from '../core/errors.js'
 import { asRecord } from '../engines/http.js'
 import type { StreamExtrasReader } from '../engines/types.js'
 import { errorText, excerpt, inspectEvent } from './events.js'
+import { appendSample } from '../quality/index.js'
 
 export class StreamTally {
   /** Dispatched SSE events, `[DONE]` included. */
@@ -24,6 +25,8 @@ export class StreamTally {
   /** What the engine's reader took from the events, merged (a later event's value wins). */
   extras: Record<string, number> | undefined
   done = false
+  /** The generated text's first characters (bounded by appendSample), for the output checks and the quality probe. */
+  sample = ''
 
   /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
   constructor(private readonly readExtras?: StreamExtrasReader) {}
@@ -56,6 +59,7 @@ export class StreamTally {
     const extras = event && this.readExtras?.(event)
     if (extras) this.extras = { ...this.extras, ...extras }
     if (facts.token) {
+      if (facts.text) this.sample = appendSample(this.sample, facts.text)
       this.chunks++
       if (this.firstTokenAt === undefined) {
         this.firstTokenAt = at

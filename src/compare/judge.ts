@@ -18,6 +18,7 @@ import { judgeCeiling, judgeMetric } from './metric.js'
 import { NOISE_FLOOR, noiseModel } from './noise.js'
 import { referenceFor, type Reference } from './reference.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
+import { judgeQuality } from './quality.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
@@ -70,13 +71,18 @@ export function judgeSample(sample: Measured, baseline: BaselineView, gate: Gate
   if (sample.flags.length) for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
 
   const undecided = [...flags.undecided, ...unknown]
-  let status = cellStatus(metrics, flags.failures, undecided)
-  if (!Object.keys(metrics).length && status === 'pass' && Object.keys(gate).length) status = 'new'
-  if (!Object.keys(gate).length) notes.push('no gated metrics')
+  // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
+  const quality = judgeQuality(sample.cells, baseline, gate.quality)
+  const failures = [...flags.failures, ...quality.reasons]
+  notes.push(...quality.warnings)
+  const gated = GATED_METRICS.some((m) => gate[m])
+  let status = cellStatus(metrics, failures, undecided)
+  if (!Object.keys(metrics).length && status === 'pass' && gated) status = 'new'
+  if (!gated) notes.push('no gated metrics')
   const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []))
-  const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...flags.failures, ...notes, ...unknown].filter(Boolean).join('; ')
+  const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...failures, ...notes, ...unknown].filter(Boolean).join('; ')
   const verdict: CellVerdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) }
-  if (flags.failures.length) verdict.failures = flags.failures
+  if (failures.length) verdict.failures = failures
   if (undecided.length) verdict.undecided = undecided
   return verdict
 }

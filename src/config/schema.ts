@@ -11,6 +11,8 @@ import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
 import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
+import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
+import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -29,6 +31,7 @@ export const DEFAULT_SETTINGS = {
   'pass-env': [],
   'noise-floor': '1.5%',
   'confirm-fresh': false,
+  quality: {},
 } as const
 
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
@@ -46,6 +49,8 @@ export const LIMITS = {
   rate: 10_000,
   rounds: 100,
   confirm: 10,
+  probeMaxTokens: 1024,
+  probeConcurrency: 64,
 } as const
 
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
@@ -53,6 +58,22 @@ export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (met
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
+const API = z.enum(['completions', 'chat'], { error: expected('must be completions or chat') })
+
+/** `quality:` — the output quality probe; `false` skips it for the target. */
+function qualitySetting() {
+  const probe = z.strictObject({
+    questions: whole(1, PROBE_MAX_QUESTIONS).default(PROBE_DEFAULT_QUESTIONS).meta({ description: 'Probe questions with exact answers' }),
+    prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
+    'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
+    api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
+    // 16 in flight makes the default probe (40 questions + 12 prompts) a few batches on an engine with continuous batching.
+    concurrency: whole(1, LIMITS.probeConcurrency).default(16).meta({ description: 'Probe requests in flight' }),
+  })
+  return z
+    .union([probe, z.literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
+    .meta({ description: 'Output quality probe run after readiness; false skips it' })
+}
 
 function settingsShape() {
   return {
@@ -60,7 +81,7 @@ function settingsShape() {
     discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
     'ready-timeout': duration(),
     'request-timeout': duration(),
-    api: z.enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
+    api: API,
     confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
     'confirm-fresh': z.boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
     'max-rounds': whole(1, LIMITS.rounds).meta({
@@ -83,6 +104,7 @@ function settingsShape() {
         { error: expected('must be a list of variable names') },
       )
       .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
+    quality: qualitySetting(),
   }
 }
 
@@ -121,6 +143,35 @@ function gateMetricSchema(metric: GatedMetric, top: boolean) {
   })
 }
 
+/** `gate.quality`: every field optional (the built-in value, or the top-level one for a target); false switches it off. */
+function qualityGateSchema() {
+  const d = DEFAULT_QUALITY_GATE
+  return z
+    .union(
+      [
+        z.strictObject({
+          'max-accuracy-drop': z
+            .number({ error: expected('must be a number of points from 0 to 100') })
+            .min(0, { error: expected('must be a number of points from 0 to 100') })
+            .max(100, { error: expected('must be a number of points from 0 to 100') })
+            .meta({ description: `Largest accuracy drop in points that passes (default ${d.maxAccuracyDrop * 100})` })
+            .optional(),
+          'min-agreement': z
+            .number({ error: expected('must be a number from 0 to 1') })
+            .min(0, { error: expected('must be a number from 0 to 1') })
+            .max(1, { error: expected('must be a number from 0 to 1') })
+            .meta({ description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})` })
+            .optional(),
+          degenerate: z.enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') }).meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` }).optional(),
+        }),
+        z.literal(false),
+      ],
+      { error: expected('must be a mapping like { max-accuracy-drop: 5 } or false') },
+    )
+    .meta({ description: 'Output quality gate against the same cell baseline; false switches it off' })
+    .optional()
+}
+
 /** Top-level gates name every field they use; a target's gate may override single fields. */
 function gateSchema(level: 'top' | 'target') {
   const entry = (metric: GatedMetric) =>
@@ -130,7 +181,8 @@ function gateSchema(level: 'top' | 'target') {
       })
       .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
       .optional()
-  return z.strictObject(Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<GatedMetric, ReturnType<typeof entry>>)
+  const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<GatedMetric, ReturnType<typeof entry>>
+  return z.strictObject({ ...metrics, quality: qualityGateSchema() })
 }
 
 function scenarioSchema() {

@@ -1,11 +1,13 @@
 /** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
 import { GATED_METRICS, isRelative } from '../core/metrics.js'
-import type { GateConfig, GateMetricConfig, TargetSettings } from '../core/plan.js'
+import type { GateConfig, GateMetricConfig, QualityProbeSettings, TargetSettings } from '../core/plan.js'
+import { DEFAULT_QUALITY_GATE, type QualityGate } from '../core/quality.js'
 import { Problems, type Path } from './issues.js'
 import { SETTING_KEYS, defaultGate, type GateInput, type Settings, type TargetInput } from './schema.js'
 
 type GateEntry = Partial<{ 'max-regression': number; 'min-delta': number; stat: GateMetricConfig['stat']; max: number }>
-type PartialGate = Partial<Record<keyof GateInput, GateEntry | false | undefined>>
+type QualityGateEntry = NonNullable<GateInput['quality']>
+type PartialGate = Partial<Record<Exclude<keyof GateInput, 'quality'>, GateEntry | false | undefined>> & { quality?: QualityGateEntry }
 
 export function resolveSettings(defaults: Settings, target: TargetInput, path: Path, problems: Problems): TargetSettings {
   const own = target as Partial<Settings>
@@ -37,12 +39,34 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],
     passEnv: [...merged['pass-env']],
+    quality: probeSettings(merged.quality),
   }
+}
+
+function probeSettings(quality: Settings['quality']): QualityProbeSettings | false {
+  if (quality === false) return false
+  const { questions, prompts, concurrency, api } = quality
+  return { questions, prompts, maxTokens: quality['max-tokens'], concurrency, ...(api && { api }) }
+}
+
+/** The quality gate: the built-in one, the top-level fields over it, the target's over those; false at either level switches it off. */
+function resolveQualityGate(top: QualityGateEntry | undefined, own: QualityGateEntry | undefined): QualityGate | undefined {
+  if (own === false || (own === undefined && top === false)) return undefined
+  const gate: QualityGate = { ...DEFAULT_QUALITY_GATE }
+  for (const entry of [top, own]) {
+    if (!entry) continue
+    if (entry['max-accuracy-drop'] !== undefined) gate.maxAccuracyDrop = entry['max-accuracy-drop'] / 100
+    if (entry['min-agreement'] !== undefined) gate.minAgreement = entry['min-agreement']
+    if (entry.degenerate !== undefined) gate.degenerate = entry.degenerate
+  }
+  return gate
 }
 
 /** Merge field by field per metric; `false` switches a metric off. */
 export function resolveGate(top: GateInput, target: PartialGate | undefined, path: Path, problems: Problems): GateConfig {
   const gate: GateConfig = {}
+  const quality = resolveQualityGate(top.quality, target?.quality)
+  if (quality) gate.quality = quality
   for (const metric of GATED_METRICS) {
     const base = top[metric] as GateEntry | false | undefined
     const own = (target as PartialGate | undefined)?.[metric]

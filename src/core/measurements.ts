@@ -1,5 +1,6 @@
 /** Measurement records (definitions: src/bench/README.md). All times are milliseconds from a monotonic clock. */
 import type { RequestError } from './errors.js'
+import type { DegenerateCheck } from './quality.js'
 
 export interface Stats {
   mean: number
@@ -38,6 +39,8 @@ export interface RequestRecord {
   usageReported: boolean
   /** Gaps between token-bearing events (chunks, not tokens). */
   itlMs: number[]
+  /** The degenerate-output check of the streamed text's first characters (successful requests). */
+  output?: DegenerateCheck
   /** Token-bearing events received. */
   chunks: number
   /** Figures the engine's adapter read from the stream, under the engine's own names (EngineAdapter.streamExtras). */

@@ -6,6 +6,7 @@
  */
 import { formatDuration, formatNumber, formatPercent } from './format.js'
 import type { DistributionMetric, MetricsBlock, ScalarMetric } from './measurements.js'
+import type { CellQuality } from './quality.js'
 
 /** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
 export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
@@ -146,3 +147,28 @@ export function readMetric(block: MetricsBlock | null | undefined, metric: Gated
   const picked = typeof value === 'number' ? value : (value as Partial<Record<GateStat, unknown>> | undefined)?.[stat]
   return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined
 }
+
+export interface QualityFigureInfo {
+  label: string
+  /** Short name in the report's Quality column (`acc 100%`). */
+  short: string
+  higherIsBetter: boolean
+  format(value: number): string
+  /** The figure in a cell's `quality`; undefined when it was not recorded. */
+  read(quality: CellQuality | undefined): number | undefined
+  /** Shown in the report's Quality column and as a leaderboard column. */
+  shown: boolean
+}
+
+/**
+ * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
+ * list the report's Quality column and the leaderboard read.
+ */
+export const QUALITY_FIGURES = {
+  accuracy: { label: 'probe accuracy', short: 'acc', higherIsBetter: true, format: formatPercent, read: (q) => q?.probe?.accuracy, shown: true },
+  agreement: { label: 'greedy agreement', short: 'agree', higherIsBetter: true, format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2), read: (q) => q?.agreement?.mean, shown: true },
+  'degenerate-share': { label: 'degenerate output', short: 'degenerate', higherIsBetter: false, format: formatPercent, read: (q) => q?.degenerate?.share ?? undefined, shown: false },
+} as const satisfies Record<string, QualityFigureInfo>
+
+export type QualityFigure = keyof typeof QUALITY_FIGURES
+export const SHOWN_QUALITY_FIGURES = (Object.keys(QUALITY_FIGURES) as QualityFigure[]).filter((f) => QUALITY_FIGURES[f].shown)

@@ -4,6 +4,7 @@
  * Nothing downstream re-reads the matrix file or the action inputs.
  */
 import type { CeilingMetric, GateStat, RelativeMetric } from './metrics.js'
+import type { QualityGate } from './quality.js'
 
 export type Api = 'completions' | 'chat'
 
@@ -21,8 +22,20 @@ export interface CeilingGateConfig {
   max: number
 }
 
-/** Per gated metric of the registry, its limit; a metric without an entry is not gated. */
-export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig }
+/** Per gated metric of the registry, its limit; a metric without an entry is not gated. `quality` is the output quality gate. */
+export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig } & { quality?: QualityGate }
+
+/** The output quality probe of a target (`quality:`), run once after readiness and before measuring. */
+export interface QualityProbeSettings {
+  questions: number
+  /** Greedy prompts sent, the first this many of the fixed set. */
+  prompts: number
+  /** max_tokens of each question. */
+  maxTokens: number
+  /** Absent: the target's own `api`. */
+  api?: Api
+  concurrency: number
+}
 
 /** `memory-floor`: an absolute amount or a share of total memory. */
 export type MemoryFloor = { kind: 'bytes'; value: number } | { kind: 'percent'; value: number }
@@ -46,6 +59,8 @@ export interface TargetSettings {
   maxErrorShare: number
   /** Secret-looking variables of the runner passed to the engine on purpose (`pass-env`). */
   passEnv: string[]
+  /** false: no probe for this target. */
+  quality: QualityProbeSettings | false
 }
 
 export interface ScenarioPlan {

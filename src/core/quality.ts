@@ -8,6 +8,18 @@
 export const DEGENERATE_KINDS = ['repeat', 'vocabulary', 'compression'] as const
 export type DegenerateKind = (typeof DEGENERATE_KINDS)[number]
 
+/** The degenerate-output check of one response (quality/degenerate.ts); a request record carries it. */
+export interface DegenerateCheck {
+  /** False when the sample was too short to judge. */
+  judged: boolean
+  degenerate: boolean
+  kind?: DegenerateKind
+  /** The repeated fragment (at most 32 characters), for `repeat`. */
+  fragment?: string
+  /** Plain text: why. */
+  reason: string
+}
+
 /** One greedy (temperature 0) output of a fixed prompt, clipped to a bounded length. */
 export interface GreedyOutput {
   prompt: string
@@ -48,6 +60,8 @@ export interface DegenerateTally {
 
 export interface CellQuality {
   probe?: ProbeResult
+  /** Wall time of the target's probe in ms. */
+  probeMs?: number
   /** Absent when the baseline holds no greedy outputs. */
   agreement?: Agreement
   degenerate?: DegenerateTally

@@ -5,6 +5,7 @@
  */
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
+import type { CellQuality } from './quality.js'
 
 export const RESULTS_SCHEMA = 'llm-bench-gate/results@1'
 
@@ -111,6 +112,8 @@ export interface CellResult {
   rounds: RoundResult[]
   info: TargetInfo
   specDecode?: SpecDecodeStats
+  /** Output quality figures: the target's probe, agreement with the baseline's greedy outputs, degenerate output (absent with `quality: false`). */
+  quality?: CellQuality
   verdict: CellVerdict
 }
 

@@ -10,6 +10,7 @@ import { ConfigError } from '../core/errors.js'
 import { duration, expected, positive } from '../core/fields.js'
 import { cliEntry } from '../core/paths.js'
 import { loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
+import { SIM_FAULTS } from '../sim/profile.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
@@ -39,6 +40,10 @@ const SIM_OPTIONS = {
   'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
   seed: z.int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
   'load-time': duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+  fault: z
+    .enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
+    .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
+    .optional(),
 }
 
 type SimOptions = z.output<z.ZodObject<typeof SIM_OPTIONS>>
@@ -55,6 +60,7 @@ function simArgs(target: TargetPlan): string[] {
   if (o['time-scale'] !== undefined) args.push('--time-scale', String(o['time-scale']))
   if (o.seed !== undefined) args.push('--seed', String(o.seed))
   if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))
+  if (o.fault !== undefined) args.push('--fault', o.fault)
   return args
 }
 

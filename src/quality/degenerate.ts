@@ -24,7 +24,7 @@
  * share is only ever compared with the same cell's baseline share.
  */
 import { deflateRawSync } from 'node:zlib'
-import { DEGENERATE_KINDS, type DegenerateKind, type DegenerateTally } from '../core/quality.js'
+import { DEGENERATE_KINDS, type DegenerateCheck, type DegenerateKind, type DegenerateTally } from '../core/quality.js'
 import { formatPercent } from '../core/format.js'
 import { quote, wordTokens } from './text.js'
 
@@ -40,16 +40,7 @@ export const MIN_COMPRESSION_RATIO = 0.07
 export const MIN_VOCABULARY_WORDS = 64
 export const MIN_DISTINCT_RATIO = 0.05
 
-export interface DegenerateCheck {
-  /** False when the sample was too short to judge. */
-  judged: boolean
-  degenerate: boolean
-  kind?: DegenerateKind
-  /** The repeated fragment (at most MAX_PERIOD characters), for `repeat`. */
-  fragment?: string
-  /** Plain text: why. */
-  reason: string
-}
+export type { DegenerateCheck }
 
 /** A streamed response's sample so far with one more piece of text; stops growing at DEGENERATE_SAMPLE_CHARS. */
 export function appendSample(sample: string, delta: string): string {

@@ -65,6 +65,8 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
       const reasons = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'regression')
         .map((m) => escapeText(m.reason))
+      // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+      reasons.push(...(cell.verdict.failures ?? []).map(escapeText))
       const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
       return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`
     })

@@ -3,7 +3,7 @@
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
 import type { MetricsBlock } from '../core/measurements.js'
-import { PRIMARY_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { PRIMARY_METRICS, QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, metricInfo, type GatedMetric, type QualityFigure } from '../core/metrics.js'
 import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
 import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
@@ -46,6 +46,20 @@ const delta = (metric: GatedMetric): Column => ({
   tone: (c) => c.verdict.metrics[metric]?.status,
 })
 
+function qualityColumn(figure: QualityFigure): Column {
+  const info = QUALITY_FIGURES[figure]
+  const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1)
+  return {
+    label: capitalised,
+    numeric: true,
+    value: (c) => finite(info.read(c.quality)),
+    html: (c) => {
+      const v = info.read(c.quality)
+      return v === undefined ? EMPTY : escapeHtml(info.format(v))
+    },
+  }
+}
+
 export const COLUMNS: readonly Column[] = [
   { label: 'Model', numeric: false, value: modelName },
   { label: 'Runtime', numeric: false, value: runtime },
@@ -62,6 +76,7 @@ export const COLUMNS: readonly Column[] = [
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
   { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
   ...PRIMARY_METRICS.map(delta),
+  ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ]
 
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */

@@ -1,6 +1,6 @@
 /** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
 import { markdownTable } from 'markdown-table'
-import { HEADLINE_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { HEADLINE_METRICS, QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, metricInfo, type GatedMetric } from '../core/metrics.js'
 import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
@@ -19,9 +19,10 @@ export function cellsTable(cells: readonly CellResult[]): string {
     text(cell.engine),
     cell.quant ? text(cell.quant) : EMPTY,
     ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+    qualityText(cell),
   ])
-  const header = [...HEADER, ...COLUMNS.map((c) => c.head.column)]
-  const align = [...ALIGN, ...COLUMNS.map(() => 'r')]
+  const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']
+  const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r']
   // Unaligned delimiters keep a 400-row table about a third smaller.
   return markdownTable([header, ...rows], { align, alignDelimiters: false })
 }
@@ -35,6 +36,20 @@ export function figureText(cell: CellResult, metric: GatedMetric): string {
   const body = `${formatNumber(f.value)}${stat}${change}`
   return f.regressed ? `**${body}**` : body
 }
+
+/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
+export function qualityText(cell: CellResult): string {
+  const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
+    const value = QUALITY_FIGURES[f].read(cell.quality)
+    return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`]
+  })
+  if (!parts.length) return EMPTY
+  const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f))
+  return failed ? `**${parts.join(' · ')}**` : parts.join(' · ')
+}
+
+/** How quality/verdict.ts words a failure. */
+const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/
 
 /** Speculative decoding's acceptance belongs next to the decode speed it explains. */
 function withAcceptance(decode: string, cell: CellResult): string {

@@ -10,6 +10,8 @@ export interface GenerateRequest {
   text: string
   maxTokens: number
   stream: boolean
+  /** `ignore_eos` unless the body says `false`: the reply runs to `maxTokens` without stopping. */
+  ignoreEos: boolean
   includeUsage: boolean
   /** Cumulative usage on every chunk (vLLM `stream_options.continuous_usage_stats`). */
   continuousUsage: boolean
@@ -63,6 +65,7 @@ export function parseGenerate(api: Api, body: unknown, servedModel: string, maxM
     text: promptText(api, b),
     maxTokens,
     stream,
+    ignoreEos: b.ignore_eos !== false,
     includeUsage: stream && options.include_usage === true,
     continuousUsage: stream && options.include_usage === true && options.continuous_usage_stats === true,
   }

@@ -7,7 +7,7 @@ import { renderMetrics, SimCounters } from './metrics.js'
 import type { Profile, SimFault } from './profile.js'
 import { loadProfile } from './profiles.js'
 import { RealtimeEngine } from './realtime.js'
-import { replyTokens } from './reply.js'
+import { replyLength, replyTokens, type ReplyLength } from './reply.js'
 import { BadRequest, parseGenerate, type GenerateRequest } from './request.js'
 import { fullReply, ReplyWriter } from './stream.js'
 import { chatIds, promptIds } from './tokenizer.js'
@@ -131,22 +131,23 @@ class SimHttp {
     const n = this.requests++
     const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`
     const token = replyTokens(request.text, this.profile.fault)
+    const length = replyLength(request, this.profile.fault)
     let produced = 0
     const text = (tokens: number) => Array.from({ length: tokens }, () => token(produced++)).join('')
-    if (request.stream) return this.stream(request, id, res, text, arrivedAt)
+    if (request.stream) return this.stream(request, { id, length }, res, text, arrivedAt)
     let all = ''
-    const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+    const engineId = this.engine.submit(request.promptTokens, length.tokens, (e) => {
       all += text(e.tokens)
-      if (e.done) json(res, 200, fullReply(request, id, all))
+      if (e.done) json(res, 200, fullReply(request, id, all, length))
     }, arrivedAt)
     res.on('close', () => this.abandon(res, engineId))
   }
 
-  private stream(request: GenerateRequest, id: string, res: ServerResponse, text: (tokens: number) => string, arrivedAt: number): void {
+  private stream(request: GenerateRequest, reply: { id: string; length: ReplyLength }, res: ServerResponse, text: (tokens: number) => string, arrivedAt: number): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
     res.flushHeaders()
-    const writer = new ReplyWriter(request, id)
-    const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+    const writer = new ReplyWriter(request, reply.id, reply.length.finish)
+    const engineId = this.engine.submit(request.promptTokens, reply.length.tokens, (e) => {
       if (res.destroyed) return
       const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
       if (e.done) res.end(frames + writer.end())

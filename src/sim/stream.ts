@@ -2,9 +2,10 @@
  * vLLM's OpenAI dialect, chunk by chunk (vLLM's `chat_completion_stream_generator` and
  * `completion_stream_generator` under `vllm/entrypoints/openai/`): completions chunks carry
  * `text`; chat starts with a role-only delta written together with the first token; the last
- * token chunk has `finish_reason: "length"`; with `include_usage` a final chunk has
+ * token chunk has `finish_reason` (`length`, or `stop` at end of sequence); with `include_usage` a final chunk has
  * `choices: []` and the usage; then `data: [DONE]`.
  */
+import type { ReplyLength } from './reply.js'
 import type { GenerateRequest } from './request.js'
 
 export interface Usage {
@@ -32,6 +33,7 @@ export class ReplyWriter {
   constructor(
     private readonly request: GenerateRequest,
     private readonly id: string,
+    private readonly finish: 'stop' | 'length',
   ) {
     this.object = request.api === 'chat' ? 'chat.completion.chunk' : 'text_completion'
   }
@@ -49,7 +51,7 @@ export class ReplyWriter {
     let out = ''
     if (first && this.request.api === 'chat') out += this.frame([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], this.continuous())
     this.generated += tokens
-    const finish = last ? 'length' : null
+    const finish = last ? this.finish : null
     const choice =
       this.request.api === 'chat'
         ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finish }
@@ -63,11 +65,12 @@ export class ReplyWriter {
   }
 }
 
-/** A whole non-streamed reply. */
-export function fullReply(request: GenerateRequest, id: string, text: string): Record<string, unknown> {
-  const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, request.maxTokens) }
+/** A whole non-streamed reply of `length.tokens` tokens. */
+export function fullReply(request: GenerateRequest, id: string, text: string, length: ReplyLength): Record<string, unknown> {
+  const { finish } = length
+  const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, length.tokens) }
   if (request.api === 'chat') {
-    return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'length' }] }
+    return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }] }
   }
-  return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }] }
+  return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }] }
 }

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { DISTRIBUTION_METRICS, SCALAR_METRICS, type DistributionMetric, type ScalarMetric, type Stats } from '../core/measurements.js'
 import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
 import { CELL_STATUSES, CELL_VERDICTS, HISTORY_SCHEMA, METRIC_VERDICTS, RESULTS_SCHEMA, RUN_VERDICTS, type HistoryFile, type ResultsFile } from '../core/results.js'
+import { DEGENERATE_KINDS } from '../core/quality.js'
 import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
 
 /** A value as a message shows it: short, and never a whole object. */
@@ -92,6 +93,22 @@ const cellVerdict = obj({
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
 })
 
+const share = z.number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') })
+
+/** `quality`, which files before the output quality guard lack. */
+const quality = obj({
+  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
+  probeMs: num.optional(),
+  agreement: obj({ mean: share, prompts: num, worst: str.optional() }).optional(),
+  degenerate: obj({
+    judged: num,
+    degenerate: num,
+    share: share.nullable(),
+    kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num])) as Record<(typeof DEGENERATE_KINDS)[number], typeof num>),
+    example: str.optional(),
+  }).optional(),
+})
+
 const cell = obj({
   id: str,
   target: str,
@@ -107,6 +124,7 @@ const cell = obj({
   rounds: list(round),
   info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional() }),
   specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+  quality: quality.optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)
 

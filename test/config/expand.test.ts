@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { buildPlan, fillPort, loadPlan } from '../../src/config/index.js'
 import { matrixJsonSchema } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/core/errors.js'
+import { DEFAULT_QUALITY_GATE } from '../../src/core/quality.js'
 import { duration } from '../../src/core/fields.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import type { Plan, TargetPlan } from '../../src/core/plan.js'
@@ -72,8 +73,9 @@ describe('the SPEC §3 example', () => {
       dropCaches: false,
       maxErrorShare: 0.1,
       passEnv: [],
+      quality: DEFAULT_PROBE,
     })
-    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } })
+    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 }, quality: DEFAULT_QUALITY_GATE })
     expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
     expect(byId(p, 'shared-endpoint')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000', model: 'default' })
     expect(byId(p, 'shared-endpoint').launch).toBeUndefined()
@@ -176,6 +178,7 @@ describe('defaults and per-target overrides', () => {
       dropCaches: false,
       maxErrorShare: 0.1,
       passEnv: [],
+      quality: DEFAULT_PROBE,
     })
     expect(byId(p, 'tuned').settings).toEqual({
       rounds: 5,
@@ -191,6 +194,7 @@ describe('defaults and per-target overrides', () => {
       dropCaches: true,
       maxErrorShare: 0,
       passEnv: [],
+      quality: DEFAULT_PROBE,
     })
   })
 
@@ -214,6 +218,8 @@ describe('defaults and per-target overrides', () => {
     expect(t.scenarios.map((s) => s.id)).toEqual(['long-8k', 'chat-1k'])
   })
 })
+
+const DEFAULT_PROBE = { questions: 40, prompts: 12, maxTokens: 32, concurrency: 16 }
 
 describe('gate', () => {
   const gateOf = (top: unknown, own?: unknown) =>
@@ -239,7 +245,23 @@ describe('gate', () => {
     ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
     ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
   ])('%s', (_name, top, own, expected) => {
-    expect(gateOf(top, own)).toEqual(expected)
+    // Every gate carries the built-in quality gate unless it is switched off.
+    expect(gateOf(top, own)).toEqual({ ...expected, quality: DEFAULT_QUALITY_GATE })
+  })
+
+  it.each([
+    ['absent: the built-in quality gate', undefined, undefined, DEFAULT_QUALITY_GATE],
+    ['top-level fields over the built-in ones', { quality: { 'max-accuracy-drop': 10 } }, undefined, { ...DEFAULT_QUALITY_GATE, maxAccuracyDrop: 0.1 }],
+    [
+      "the target's fields over the top-level ones",
+      { quality: { 'min-agreement': 0.5 } },
+      { quality: { degenerate: 'warn' } },
+      { maxAccuracyDrop: 0.05, minAgreement: 0.5, degenerate: 'warn' },
+    ],
+    ['false at the top switches it off', { quality: false }, undefined, undefined],
+    ['false on the target switches it off', undefined, { quality: false }, undefined],
+  ])('quality: %s', (_name, top, own, expected) => {
+    expect(gateOf(top, own).quality).toEqual(expected)
   })
 })
 

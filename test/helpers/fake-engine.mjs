@@ -144,7 +144,7 @@ function spec(n) {
 const created = Math.floor(started / 1000)
 const hex = () => Math.random().toString(16).slice(2, 14).padEnd(12, '0')
 
-function makeShapes(api, id, usage, timings) {
+function makeShapes(api, id, usage, timings, finishReason) {
   const chat = api === 'chat'
   const object = chat ? 'chat.completion.chunk' : 'text_completion'
   const base = { id, object, created, model }
@@ -162,7 +162,7 @@ function makeShapes(api, id, usage, timings) {
     role: () => (chat ? [chunk([choice({ delta: delta({ role: 'assistant', content: dialect === 'llamacpp' ? null : '' }) })])] : []),
     token: (text, last) => {
       // vLLM and the generic server put finish_reason on the last token chunk.
-      const finish = last && (dialect === 'vllm' || dialect === 'openai') ? { finish_reason: 'length' } : {}
+      const finish = last && (dialect === 'vllm' || dialect === 'openai') ? { finish_reason: finishReason } : {}
       if (!chat) return chunk([choice({ text, ...(dialect === 'vllm' ? { stop_reason: null } : {}), ...finish })])
       return chunk([choice({ delta: delta({ content: text }), ...finish })])
     },
@@ -170,17 +170,20 @@ function makeShapes(api, id, usage, timings) {
     tail: (includeUsage) => {
       const usageChunk = () => chunk([], { usage })
       if (dialect === 'llamacpp') {
-        if (!chat) return [chunk([choice({ text: '', logprobs: null, finish_reason: 'length' })], { usage, timings })]
-        const finish = chunk([choice({ finish_reason: 'length', delta: {} })])
+        if (!chat) return [chunk([choice({ text: '', logprobs: null, finish_reason: finishReason })], { usage, timings })]
+        const finish = chunk([choice({ finish_reason: finishReason, delta: {} })])
         return includeUsage ? [finish, chunk([], { usage, timings })] : [{ ...finish, timings }]
       }
       const out = []
-      if (dialect === 'sglang') out.push(chunk([choice(chat ? { delta: delta({}), finish_reason: 'length' } : { text: '', finish_reason: 'length' })]))
+      if (dialect === 'sglang') out.push(chunk([choice(chat ? { delta: delta({}), finish_reason: finishReason } : { text: '', finish_reason: finishReason })]))
       if (includeUsage) out.push(usageChunk())
       return out
     },
   }
 }
+
+/** Tokens a reply that honours end-of-sequence has before it stops. */
+const EOS_AFTER = 4
 
 // ---- HTTP ------------------------------------------------------------------------------------
 
@@ -223,7 +226,11 @@ async function generate(req, res, api) {
   if (failEvery && number % failEvery === 0) {
     return sendJson(res, 500, { error: { message: `simulated failure of request ${number}`, type: 'server_error', code: 500 } })
   }
-  const n = Math.max(0, Number(body.max_tokens ?? body.max_completion_tokens ?? 16))
+  const requested = Math.max(0, Number(body.max_tokens ?? body.max_completion_tokens ?? 16))
+  // A request that honours end-of-sequence (`ignore_eos: false`) gets a short reply that stops, as a real engine's does.
+  const stops = body.ignore_eos === false && requested > EOS_AFTER
+  const n = stops ? EOS_AFTER : requested
+  const finishReason = stops ? 'stop' : 'length'
   const prompt = promptTokens(body)
   const sp = spec(n)
   const usage = { prompt_tokens: prompt, total_tokens: prompt + n, completion_tokens: n }
@@ -240,7 +247,7 @@ async function generate(req, res, api) {
     ...(sp ? { draft_n: sp.draftTokens, draft_n_accepted: sp.accepted } : {}),
   }
   const id = dialect === 'sglang' ? hex() + hex() : `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${hex()}`
-  const shapes = makeShapes(api, id, usage, timings)
+  const shapes = makeShapes(api, id, usage, timings, finishReason)
   const t0 = performance.now()
   const texts = []
   for (let i = 0; i < n; i += perChunk) texts.push(tokenIds(Math.min(perChunk, n - i)).map((t, j) => ` w${i + j}`).join(''))
@@ -257,7 +264,7 @@ async function generate(req, res, api) {
     await sleep(ttftMs + itlMs * Math.max(0, texts.length - 1))
     account()
     const text = texts.join('')
-    const choice = api === 'chat' ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' } : { index: 0, text, finish_reason: 'length' }
+    const choice = api === 'chat' ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason } : { index: 0, text, finish_reason: finishReason }
     return sendJson(res, 200, { id, object: api === 'chat' ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage, ...(dialect === 'llamacpp' ? { timings } : {}) })
   }
 

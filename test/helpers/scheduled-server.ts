@@ -8,8 +8,11 @@
  *
  * Prompt tokens are whitespace-separated words, plus `chatOverhead` for the chat template.
  *
- * Fault injection counts only generation requests asking for more than one token, so the
- * 1-token smoke and calibration requests never trip it. Every `cutEvery`-th such request is
+ * A request with `ignore_eos: false` (the quality probe) gets EOS_AFTER tokens at most and
+ * `finish_reason: "stop"`, as a real engine stops at its end-of-sequence token.
+ *
+ * Fault injection counts only generation requests asking for more than one token and ignoring
+ * end-of-sequence, so the 1-token smoke and calibration requests and the probe never trip it. Every `cutEvery`-th such request is
  * cut mid-stream (the socket closes after a few chunks, the chunked body never ends), every
  * `httpErrorEvery`-th gets HTTP `httpErrorStatus` with a JSON body, every `streamErrorEvery`-th
  * gets an in-band `data: {"error": …}`, every `stallEvery`-th gets only keep-alive comments.
@@ -98,7 +101,8 @@ function chunk(chat: boolean, model: string, id: string, text: string, finish: s
   return `data: ${JSON.stringify({ id, object, created: 1, model, choices: [choice] })}\n\n`
 }
 
-function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'>>, chat: boolean, n: number, prompt: number, t0: number, id: string): Step[] {
+function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'>>, chat: boolean, reply: { n: number; finish: string }, prompt: number, t0: number, id: string): Step[] {
+  const { n, finish } = reply
   const steps: Step[] = []
   const k = Math.max(1, o.tokensPerChunk)
   const count = Math.ceil(n / k)
@@ -106,7 +110,7 @@ function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'
   if (chat && o.roleChunk === 'early') steps.push({ at: t0, text: role, chunks: 0 })
   for (let j = 0; j < count; j++) {
     const tokens = Math.min(k, n - j * k)
-    const body = () => chunk(chat, o.model, id, ' w'.repeat(tokens), j === count - 1 ? 'length' : null)
+    const body = () => chunk(chat, o.model, id, ' w'.repeat(tokens), j === count - 1 ? finish : null)
     const text = j === 0 && chat && o.roleChunk === 'with-first-token' ? () => role() + body() : body
     steps.push({ at: t0 + o.ttftMs + j * o.intervalMs, text, chunks: j + 1, first: j === 0 })
   }
@@ -122,6 +126,9 @@ function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'
   }
   return steps
 }
+
+/** Tokens a reply that honours end-of-sequence has before it stops. */
+const EOS_AFTER = 4
 
 const every = (n: number, k: number | undefined) => n > 0 && k !== undefined && k > 0 && n % k === 0
 
@@ -171,11 +178,12 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
   const generate = (req: IncomingMessage, res: ServerResponse, path: string, body: Record<string, unknown>, t0: number, arrivedAt: number) => {
     const chat = path.endsWith('/chat/completions')
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16
-    const n = options.outputTokens ?? maxTokens
+    const stops = body.ignore_eos === false
+    const n = stops ? Math.min(EOS_AFTER, maxTokens) : (options.outputTokens ?? maxTokens)
     const prompt = promptTokensOf(path, body, o.chatOverhead)
     const received: ReceivedRequest = { path, body, promptTokens: prompt, arrivedAt, startedAt: performance.timeOrigin + t0 }
     requests.push(received)
-    const nth = maxTokens > 1 ? ++generations : 0
+    const nth = maxTokens > 1 && !stops ? ++generations : 0
     if (every(nth, faults.httpErrorEvery)) {
       const status = faults.httpErrorStatus ?? 500
       res.writeHead(status, { 'content-type': 'application/json' })
@@ -189,7 +197,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       req.socket.on('close', stop)
       return
     }
-    const steps = plan(o, chat, n, prompt, t0, `req-${requests.length}`)
+    const steps = plan(o, chat, { n, finish: stops ? 'stop' : 'length' }, prompt, t0, `req-${requests.length}`)
     if (every(nth, faults.cutEvery)) return stream(res, received, steps, faults.cutAfterChunks ?? 2, () => res.socket?.end())
     if (every(nth, faults.streamErrorEvery)) {
       return stream(res, received, steps, faults.streamErrorAfterChunks ?? 2, () => {

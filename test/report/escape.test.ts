@@ -97,7 +97,7 @@ describe('everything from engines is escaped in the report', () => {
     for (const t of tables) for (const row of t) expect(row.split(/(?<!\\)\|/).length, row).toBe(t[0].split('|').length)
     const table = outside.split('\n').filter((l) => /^\| (🟡|💥) /.test(l))
     expect(table).toHaveLength(2)
-    for (const row of table) expect(row.split(/(?<!\\)\|/)).toHaveLength(11)
+    for (const row of table) expect(row.split(/(?<!\\)\|/)).toHaveLength(12) // ten columns (with Quality) between the outer pipes
     expect(blocks).toContain('serve --chat-template "```"\n--port 8000')
     expect(blocks).toContain('chat: exit 1 <img src=x onerror=alert(1)>\n| not | a | row |')
     expect(blocks).toContain(logTail)

@@ -39,7 +39,7 @@ describe('sim adapter: data', () => {
   it('declares itself like the matrix file needs it', () => {
     expect(sim.name).toBe('sim')
     expect(sim.needsLaunchOrUrl).toBe(false)
-    expect(Object.keys(sim.options ?? {})).toEqual(['profile', 'time-scale', 'seed', 'load-time'])
+    expect(Object.keys(sim.options ?? {})).toEqual(['profile', 'time-scale', 'seed', 'load-time', 'fault'])
     expect(sim.healthPath).toBe('/health')
     expect([sim.path('completions'), sim.path('chat')]).toEqual(['/v1/completions', '/v1/chat/completions'])
     const body = { prompt: 'x', max_tokens: 3 }
@@ -59,6 +59,11 @@ describe('sim adapter: data', () => {
     // engineOptions hold what the matrix file parsed: load-time is already in ms.
     const cmd = sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': 1500 }))
     expect(cmd).toBe(`${shellQuote(process.execPath)} ${shellQuote(RUNNER)} sim --profile vllm-qwen36-27b-fp8 --time-scale 20 --seed 5 --load-ms 1500 --port {port}`)
+  })
+
+  it('fault: passed to the simulator, so a target can break a shipped profile', () => {
+    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', fault: 'degenerate' }))).toContain('--profile vllm-qwen36-27b-fp8 --fault degenerate --port {port}')
+    expect(sim.options?.fault?.safeParse('garbage').success).toBe(false)
   })
 
   it('a profile path becomes absolute, so the child finds it from any working directory', () => {

@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { PROBE_DEFAULT_SEED, probeQuestions, solveQuestion } from '../../src/quality/probe.js'
 import { parsePrometheus, sumByName } from '../../src/engines/prometheus.js'
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/index.js'
 import { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from '../../src/sim/tokenizer.js'
@@ -115,6 +116,51 @@ describe('streaming dialect (vLLM)', () => {
       expect(tokens.at(-1)!.at - sentAt).toBeGreaterThanOrEqual(140 - 2)
       expect(tokens.at(-1)!.at - sentAt).toBeLessThan(140 + 60)
       expect(decode).toBeLessThan(40 + 60)
+    })
+  })
+})
+
+describe('end of sequence', () => {
+  const question = probeQuestions(PROBE_DEFAULT_SEED, 1)[0].text
+  const finishOf = (frames: { data: any }[]) => frames.flatMap((f) => f.data.choices ?? []).map((c: { finish_reason: unknown }) => c.finish_reason).filter((r) => r !== null)
+
+  it('ignore_eos: false stops after the probe answer with finish "stop", usage counting only the tokens sent', async () => {
+    await withServer({}, async (base) => {
+      const body = { prompt: question, max_tokens: 32, stream: true, stream_options: { include_usage: true }, ignore_eos: false, temperature: 0 }
+      const { frames } = await postStream(`${base}/v1/completions`, body)
+      const text = frames.map(frameText).join('')
+      expect(text).toBe(` The answer is ${solveQuestion(question)}.`)
+      expect(finishOf(frames)).toEqual(['stop'])
+      expect(frames.at(-2)?.data.usage.completion_tokens).toBe(4)
+    })
+  })
+
+  it('ignore_eos: false on any other prompt stops after a seeded 8–16 tokens, the same every time; ignore_eos: true runs to max_tokens', async () => {
+    await withServer({}, async (base) => {
+      const body = (ignoreEos: boolean) => ({ prompt: prompt(30), max_tokens: 48, stream: true, stream_options: { include_usage: true }, ignore_eos: ignoreEos })
+      const a = await postStream(`${base}/v1/completions`, body(false))
+      const b = await postStream(`${base}/v1/completions`, body(false))
+      const n = a.frames.at(-2)?.data.usage.completion_tokens
+      expect(n).toBeGreaterThanOrEqual(8)
+      expect(n).toBeLessThanOrEqual(16)
+      expect(wordCount(a.frames.map(frameText).join(''))).toBe(n)
+      expect(b.frames.map(frameText).join('')).toBe(a.frames.map(frameText).join(''))
+      expect(finishOf(a.frames)).toEqual(['stop'])
+      const full = await postStream(`${base}/v1/completions`, body(true))
+      expect(full.frames.at(-2)?.data.usage.completion_tokens).toBe(48)
+      expect(finishOf(full.frames)).toEqual(['length'])
+    })
+  })
+
+  it('a non-streamed reply stops too; a max_tokens below the answer ends it at "length"', async () => {
+    await withServer({}, async (base) => {
+      const post = async (maxTokens: number) => (await fetch(`${base}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: question, max_tokens: maxTokens, ignore_eos: false }) })).json() as Promise<{ usage: { completion_tokens: number }; choices: { finish_reason: string }[] }>
+      const stopped = await post(32)
+      expect(stopped.usage.completion_tokens).toBe(4)
+      expect(stopped.choices[0].finish_reason).toBe('stop')
+      const cut = await post(2)
+      expect(cut.usage.completion_tokens).toBe(2)
+      expect(cut.choices[0].finish_reason).toBe('length')
     })
   })
 })

@@ -13,6 +13,7 @@ import { ROOT } from '../helpers/action.js'
 import { cell, results } from './fixtures.js'
 
 const WHERE = 'baseline-file ./base.json'
+const PROBE = { seed: 1, questions: 40, correct: 40, accuracy: 1, greedy: [{ prompt: 'Say hi.', text: 'Hi there.' }] }
 
 /** Three cells; the first carries a judged verdict in the current shape. */
 function sample(): ResultsFile {
@@ -83,6 +84,10 @@ describe('readResults: malformed fields', () => {
     ['no run', (f) => delete f.run, 'run: missing (expected an object)'],
     ['cells as an object', (f) => (f.cells = {}), 'cells: expected a list, got an object'],
     ['an unknown run verdict', (f) => (f.summary.verdict = 'meh'), 'summary.verdict: expected one of "pass", "regression", "inconclusive", "error", got "meh"'],
+    ['an accuracy above 1', (f) => (f.cells[0].quality = { probe: { ...PROBE, accuracy: 40 } }), 'cells[0].quality.probe.accuracy: expected a number from 0 to 1, got 40'],
+    ['greedy outputs as text', (f) => (f.cells[0].quality = { probe: { ...PROBE, greedy: 'x' } }), 'cells[0].quality.probe.greedy: expected a list, got "x"'],
+    ['a degenerate tally without its kinds', (f) => (f.cells[0].quality = { degenerate: { judged: 2, degenerate: 0, share: 0 } }), 'cells[0].quality.degenerate.kinds: missing (expected an object)'],
+    ['an agreement as text', (f) => (f.cells[0].quality = { agreement: { mean: 'high', prompts: 3 } }), 'cells[0].quality.agreement.mean: expected a number from 0 to 1, got "high"'],
     ['an unknown count', (f) => (f.summary.counts.great = 1), 'summary.counts.great: not a cell verdict (one of pass, improvement, regression, inconclusive, new, missing, error)'],
   ])('%s', (_, edit, problem) => {
     const file = sample()
@@ -187,6 +192,19 @@ describe('readResults: what reads', () => {
     const file = sample()
     file.cells[0].metrics!.failed_share = 0.3
     expect(readResults(JSON.stringify(file), WHERE).cells[0].metrics!.failed_share).toBe(0.3)
+  })
+
+  it('reads quality figures as written, and files without them (older files) as they are', () => {
+    const file = sample()
+    file.cells[0].quality = {
+      probe: PROBE,
+      probeMs: 1200,
+      agreement: { mean: 0.9, prompts: 12, worst: '"x" shares 1 of 2 tokens' },
+      degenerate: { judged: 8, degenerate: 0, share: 0, kinds: { repeat: 0, vocabulary: 0, compression: 0 } },
+    }
+    file.cells[1].quality = { degenerate: { judged: 0, degenerate: 0, share: null, kinds: { repeat: 0, vocabulary: 0, compression: 0 } } }
+    expect(readResults(JSON.stringify(file), WHERE)).toEqual(file)
+    expect(readResults(JSON.stringify(sample()), WHERE).cells[2].quality).toBeUndefined()
   })
 
   it('reads an error cell: no metrics, no rounds', () => {

@@ -1,0 +1,112 @@
+/**
+ * The output quality guard end to end, through the bundled action: a first run of a healthy
+ * simulated engine is the baseline file; PR runs then compare with it. Fast garbage must never
+ * pass as a speed-up: degenerate output at twice the speed fails the step, wrong answers fail it,
+ * and a model whose answers are all wrong on both sides passes, since nothing changed.
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { runAction } from '../helpers/action.js'
+
+let cwd: string
+
+interface Side {
+  /** Simulated seconds per wall second: 4 decodes twice as fast as 2. */
+  timeScale: number
+  fault?: 'degenerate' | 'wrong-answers'
+}
+
+async function writeConfig(name: string, side: Side): Promise<void> {
+  const fault = side.fault ? `, fault: ${side.fault}` : ''
+  await writeFile(
+    join(cwd, name),
+    [
+      'version: 1',
+      'defaults: { rounds: 2, discard: 1, ready-timeout: 20s, request-timeout: 30s, confirm: 1, quality: { questions: 12, prompts: 4, concurrency: 4 } }',
+      'gate:',
+      '  decode: { max-regression: 5% }',
+      'scenarios:',
+      '  chat: { input-tokens: 32, output-tokens: 48, concurrency: 2 }',
+      'targets:',
+      `  small: { engine: sim, profile: vllm-qwen35-08b, time-scale: ${side.timeScale}, load-time: 0ms, seed: 3${fault} }`,
+      '',
+    ].join('\n'),
+  )
+}
+
+/** One action run on a pull request; `baseline` names a results file to compare with, else the run only measures. */
+async function run(side: Side, out: string, baseline?: string) {
+  await writeConfig(`${out}.yml`, side)
+  const result = await runAction({
+    cwd,
+    inputs: { config: `${out}.yml`, hardware: 'sim-hw', 'results-dir': out, ...(baseline ? { 'baseline-file': baseline } : { mode: 'run' }) },
+    event: { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } },
+    timeoutMs: 120_000,
+  })
+  const results = JSON.parse(await readFile(join(cwd, out, 'results.json'), 'utf8')) as ResultsFile
+  const report = await readFile(join(cwd, out, 'report.md'), 'utf8')
+  return { ...result, results, report, cell: results.cells[0] }
+}
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'lbg-quality-'))
+})
+
+describe('output quality guard', () => {
+  let healthy: Awaited<ReturnType<typeof run>>
+  let wrong: Awaited<ReturnType<typeof run>>
+
+  beforeAll(async () => {
+    ;[healthy, wrong] = await Promise.all([run({ timeScale: 2 }, 'base'), run({ timeScale: 2, fault: 'wrong-answers' }, 'base-wrong')])
+  }, 240_000)
+
+  it('a healthy baseline: the probe answers every question, greedy outputs are kept, no degenerate output', () => {
+    expect(healthy.code, healthy.stdout).toBe(0)
+    expect(healthy.stdout).toMatch(/small: quality probe 12 questions \+ 4 prompts in [\d.]+m?s: accuracy 100%/)
+    const q = healthy.cell.quality!
+    expect(q.probe).toMatchObject({ seed: 1, questions: 12, correct: 12, accuracy: 1 })
+    expect(q.probe!.greedy).toHaveLength(4)
+    expect(q.probeMs).toBeGreaterThan(0)
+    expect(q.degenerate).toMatchObject({ degenerate: 0, share: 0 })
+    expect(q.degenerate!.judged).toBeGreaterThan(0)
+  })
+
+  it('degenerate output while decode gets twice as fast: regression, the step fails, the report names the output', async () => {
+    const pr = await run({ timeScale: 4, fault: 'degenerate' }, 'pr-degenerate', 'base/results.json')
+    expect(pr.code, pr.stdout).toBe(1)
+    expect(pr.cell.verdict.status).toBe('regression')
+    expect(pr.cell.verdict.metrics.decode?.status).toBe('improvement')
+    expect(pr.cell.quality!.degenerate!.share).toBe(1)
+    expect(pr.cell.verdict.failures?.join('\n')).toMatch(/output degenerate: 100% of responses repeat one fragment \("'s"\); baseline 0%/)
+    expect(pr.cell.verdict.confirmed).toBe(1)
+    expect(pr.report).toContain('output degenerate: 100% of responses repeat one fragment')
+    expect(pr.results.summary?.verdict).toBe('regression')
+  }, 120_000)
+
+  it('healthy output at the same speed passes, with full agreement', async () => {
+    const pr = await run({ timeScale: 2 }, 'pr-healthy', 'base/results.json')
+    expect(pr.code, pr.stdout).toBe(0)
+    expect(pr.cell.verdict.status).toBe('pass')
+    expect(pr.cell.quality!.agreement).toMatchObject({ mean: 1, prompts: 4 })
+    expect(pr.report).toMatch(/acc 100% · agree 1\.00/)
+  }, 120_000)
+
+  it('wrong answers against a healthy baseline: the accuracy drop fails the step', async () => {
+    const pr = await run({ timeScale: 2, fault: 'wrong-answers' }, 'pr-wrong', 'base/results.json')
+    expect(pr.code, pr.stdout).toBe(1)
+    expect(pr.cell.verdict.status).toBe('regression')
+    expect(pr.cell.quality!.probe!.accuracy).toBe(0)
+    expect(pr.report).toContain('accuracy 0% (baseline 100%): dropped 100 points, limit 5')
+  }, 120_000)
+
+  it('answers all wrong on both sides: nothing changed, passes', async () => {
+    expect(wrong.code, wrong.stdout).toBe(0)
+    expect(wrong.cell.quality!.probe!.accuracy).toBe(0)
+    const pr = await run({ timeScale: 2, fault: 'wrong-answers' }, 'pr-wrong-both', 'base-wrong/results.json')
+    expect(pr.code, pr.stdout).toBe(0)
+    expect(pr.cell.verdict.status).toBe('pass')
+  }, 120_000)
+})
