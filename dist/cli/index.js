@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4940);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8339);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4940:
+/***/ 8339:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39269,6 +39269,16 @@ function readMetric(block, metric, stat) {
     const picked = typeof value === 'number' ? value : value?.[stat];
     return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined;
 }
+/**
+ * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
+ * list the report's Quality column and the leaderboard read.
+ */
+const QUALITY_FIGURES = {
+    accuracy: { label: 'probe accuracy', short: 'acc', higherIsBetter: true, format: formatPercent, read: (q) => q?.probe?.accuracy, shown: true },
+    agreement: { label: 'greedy agreement', short: 'agree', higherIsBetter: true, format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2), read: (q) => q?.agreement?.mean, shown: true },
+    'degenerate-share': { label: 'degenerate output', short: 'degenerate', higherIsBetter: false, format: formatPercent, read: (q) => q?.degenerate?.share ?? undefined, shown: false },
+};
+const SHOWN_QUALITY_FIGURES = Object.keys(QUALITY_FIGURES).filter((f) => QUALITY_FIGURES[f].shown);
 
 ;// CONCATENATED MODULE: ./src/core/stats.ts
 const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
@@ -39745,6 +39755,475 @@ function sentRequests(cell) {
     return cell.rounds.filter((r) => r.steady).reduce((n, r) => n + r.requests, 0);
 }
 
+;// CONCATENATED MODULE: ./src/core/random.ts
+/** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1); the same sequence for the same seed everywhere. */
+function mulberry32(seed) {
+    let a = seed >>> 0;
+    return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/quality/probe.ts
+/**
+ * Probe questions: seeded, offline, with exact whole-number answers, in the spirit of GSM8K
+ * (Cobbe et al. 2021, "Training Verifiers to Solve Math Word Problems"): multi-digit arithmetic
+ * and short word problems. A healthy model answers nearly all of them at temperature 0; a
+ * broken quantization or kernel does not.
+ *
+ * Each template is one sentence with `{a}`… for numbers and `{name}`, `{item}`, `{vehicle}` for
+ * words. The same text generates a question and, compiled to a regular expression, recognises
+ * one: `solveQuestion` finds the last question of any template in a text and computes its
+ * answer (the simulator answers the probe with it).
+ */
+
+const TEMPLATES = [
+    { kind: 'add', text: 'What is {a} + {b}?', draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }), answer: (n) => n.a + n.b },
+    {
+        kind: 'subtract',
+        text: 'What is {a} - {b}?',
+        draw: (int) => {
+            const a = int(1000, 9999);
+            return { a, b: int(100, a - 1) };
+        },
+        answer: (n) => n.a - n.b,
+    },
+    { kind: 'multiply', text: 'What is {a} × {b}?', draw: (int) => ({ a: int(12, 99), b: int(12, 99) }), answer: (n) => n.a * n.b },
+    {
+        kind: 'bought-left',
+        text: '{name} buys {a} packs of {b} {item} and gives {c} {item} to friends. How many {item} does {name} have left?',
+        draw: (int) => {
+            const [a, b] = [int(3, 19), int(6, 24)];
+            return { a, b, c: int(1, a * b - 1) };
+        },
+        answer: (n) => n.a * n.b - n.c,
+    },
+    {
+        kind: 'speed-time',
+        text: 'A {vehicle} travels at {a} kilometres per hour for {b} hours. How many kilometres does it travel?',
+        draw: (int) => ({ a: int(12, 95), b: int(2, 9) }),
+        answer: (n) => n.a * n.b,
+    },
+    {
+        kind: 'sold-left',
+        text: 'A shop has {a} {item}. It sells {b} in the morning and {c} in the afternoon. How many {item} are left?',
+        draw: (int) => {
+            const a = int(120, 900);
+            const b = int(10, Math.floor(a / 2));
+            return { a, b, c: int(1, a - b - 1) };
+        },
+        answer: (n) => n.a - n.b - n.c,
+    },
+    {
+        kind: 'share',
+        text: '{name} shares {a} {item} equally among {b} friends. How many {item} does each friend get?',
+        draw: (int) => {
+            const b = int(3, 12);
+            return { a: b * int(4, 40), b };
+        },
+        answer: (n) => n.a / n.b,
+    },
+    {
+        kind: 'savings',
+        text: '{name} saves {a} dollars a week for {b} weeks and then spends {c} dollars. How many dollars are left?',
+        draw: (int) => {
+            const [a, b] = [int(5, 60), int(3, 20)];
+            return { a, b, c: int(1, a * b - 1) };
+        },
+        answer: (n) => n.a * n.b - n.c,
+    },
+];
+const WORDS = {
+    name: ['Maya', 'Omar', 'Lena', 'Tariq', 'Sofia', 'Kenji', 'Amara', 'Lucas', 'Priya', 'Jonas'],
+    item: ['pencils', 'apples', 'stickers', 'marbles', 'cookies', 'stamps', 'batteries', 'oranges'],
+    vehicle: ['train', 'bus', 'truck', 'ferry', 'cyclist', 'car'],
+};
+const PROBE_INSTRUCTION = 'Answer with the number only.';
+/** One question is 100/count points: at 40, two answers flipping on a healthy engine stay within the default 5-point limit. */
+const PROBE_DEFAULT_QUESTIONS = 40;
+const PROBE_DEFAULT_SEED = 1;
+/** More questions buy resolution; past this many the probe stops being short. */
+const PROBE_MAX_QUESTIONS = 200;
+/** Room for the number and a short sentence around it; a model that reasons before answering needs more. */
+const PROBE_MAX_TOKENS = 32;
+function fill(template, numbers, words) {
+    return template.text.replace(/\{(\w+)\}/g, (_, key) => (key in numbers ? String(numbers[key]) : words[key]));
+}
+/** `count` questions for `seed`; the same seed gives the same questions, and a longer list starts with a shorter one. */
+function probeQuestions(seed, count) {
+    if (!Number.isInteger(count) || count < 1 || count > PROBE_MAX_QUESTIONS)
+        throw new RangeError(`probe: question count must be 1–${PROBE_MAX_QUESTIONS}, got ${count}`);
+    const rng = mulberry32(seed);
+    const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
+    return Array.from({ length: count }, (_, i) => {
+        const template = TEMPLATES[int(0, TEMPLATES.length - 1)];
+        const words = Object.fromEntries(Object.entries(WORDS).map(([key, list]) => [key, list[int(0, list.length - 1)]]));
+        const numbers = template.draw(int);
+        return { id: `q${i + 1}`, kind: template.kind, text: `${fill(template, numbers, words)} ${PROBE_INSTRUCTION}`, answer: template.answer(numbers) };
+    });
+}
+/** The template as a global regular expression: numbers and words captured by name, a repeated word matched again. */
+function compile(template) {
+    const seen = new Set();
+    const parts = template.text.split(/(\{\w+\})/).map((part) => {
+        const key = /^\{(\w+)\}$/.exec(part)?.[1];
+        if (!key)
+            return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+        if (seen.has(key))
+            return `\\k<${key}>`;
+        seen.add(key);
+        return key in WORDS ? `(?<${key}>\\p{L}+)` : `(?<${key}>\\d+)`;
+    });
+    return new RegExp(parts.join(''), 'gu');
+}
+const COMPILED = TEMPLATES.map((template) => ({ template, pattern: compile(template) }));
+/** The answer to the last probe question in `text`, or undefined when it holds none. */
+function solveQuestion(text) {
+    let last;
+    for (const { template, pattern } of COMPILED) {
+        for (const match of text.matchAll(pattern)) {
+            const numbers = Object.fromEntries(Object.entries(match.groups ?? {}).filter(([key]) => !(key in WORDS)).map(([key, value]) => [key, Number(value)]));
+            if (!last || match.index > last.at)
+                last = { at: match.index, answer: template.answer(numbers) };
+        }
+    }
+    return last?.answer;
+}
+
+;// CONCATENATED MODULE: ./src/quality/score.ts
+/** A number: optional minus, digits with optional inner thousands commas, optional decimals. */
+const NUMBER = /-?\d(?:[\d,]*\d)?(?:\.\d+)?/g;
+function numbers(text) {
+    return (text.match(NUMBER) ?? []).map((raw) => Number(raw.replace(/,/g, '')));
+}
+/** The final number of a reply: the first after the last `####` when there is one, else the last number. */
+function finalNumber(reply) {
+    const marker = reply.lastIndexOf('####');
+    const strict = marker >= 0 ? numbers(reply.slice(marker + 4))[0] : undefined;
+    return strict ?? numbers(reply).at(-1);
+}
+/** Scores replies (in question order; undefined for a failed request) by exact match of the final number. */
+function scoreProbe(questions, replies) {
+    const misses = [];
+    questions.forEach((q, i) => {
+        const reply = replies[i];
+        const got = reply === undefined ? undefined : finalNumber(reply);
+        if (got !== q.answer)
+            misses.push({ id: q.id, expected: q.answer, got: got ?? null });
+    });
+    const correct = questions.length - misses.length;
+    return { questions: questions.length, correct, accuracy: questions.length === 0 ? 0 : correct / questions.length, misses };
+}
+
+;// CONCATENATED MODULE: ./src/quality/text.ts
+/** Text helpers the quality checks share. */
+/** Words (letters, digits, underscores) and single punctuation or symbol characters; whitespace separates and is dropped. */
+function tokens(text) {
+    return text.match(/[\p{L}\p{N}_]+|[^\p{L}\p{N}_\s]/gu) ?? [];
+}
+/** Words only (letters, digits, underscores). */
+function wordTokens(text) {
+    return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+/** A short quoted form for messages: JSON string syntax (control characters visible), cut with `…` past `max` characters. */
+function quote(text, max) {
+    const chars = [...text];
+    return JSON.stringify(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text);
+}
+
+;// CONCATENATED MODULE: ./src/quality/greedy.ts
+
+/** At most this many prompts are kept in a baseline, … */
+const GREEDY_MAX_PROMPTS = 16;
+/** … and this many characters of each output. */
+const GREEDY_KEEP_CHARS = 256;
+/** Agreement compares a prefix, not an essay: 48 tokens of English fill most of GREEDY_KEEP_CHARS characters. */
+const GREEDY_MAX_TOKENS = 48;
+const GREEDY_PROMPTS = [
+    'Write one sentence about the ocean.',
+    'List the first five prime numbers.',
+    'Explain what a hash table is in two sentences.',
+    "Translate 'good morning' into French, Spanish and German.",
+    'Write a Python function that returns the square of a number.',
+    'What is the capital of Japan? Answer in one sentence.',
+    'Give three tips for a job interview.',
+    'Describe the colour of the sky at sunset.',
+    'Write a haiku about autumn leaves.',
+    'Summarise the water cycle in three steps.',
+    'Write a JSON object describing a book with a title, an author and a year.',
+    'Explain the difference between a list and a tuple in Python.',
+];
+function clip(text) {
+    return [...text].slice(0, GREEDY_KEEP_CHARS).join('');
+}
+/** What a results file keeps of the greedy outputs: the first GREEDY_MAX_PROMPTS, each clipped to GREEDY_KEEP_CHARS characters. */
+function keepGreedy(outputs) {
+    return outputs.slice(0, GREEDY_MAX_PROMPTS).map((o) => ({ prompt: o.prompt, text: clip(o.text) }));
+}
+/** Token agreement of one current output with the stored one, both clipped as a results file keeps them. */
+function promptAgreement(current, stored) {
+    const a = tokens(clip(current));
+    const b = tokens(clip(stored));
+    let shared = 0;
+    while (shared < a.length && shared < b.length && a[shared] === b[shared])
+        shared++;
+    const total = Math.max(a.length, b.length);
+    return { fraction: total === 0 ? 1 : shared / total, shared, total, baseline: b[shared], current: a[shared] };
+}
+/** Plain text for a report: `"List the first five…" shares 3 of 41 tokens, then baseline "7", now "'s"`. */
+function describeDifference(prompt, agreement) {
+    const side = (token) => (token === undefined ? 'ends' : quote(token, 24));
+    return `${quote(prompt, 40)} shares ${agreement.shared} of ${agreement.total} tokens, then baseline ${side(agreement.baseline)}, now ${side(agreement.current)}`;
+}
+/**
+ * Mean agreement over the prompts both runs have (matched by prompt text), with the least
+ * agreeing one described; undefined when they share no prompt.
+ */
+function greedyAgreement(current, stored) {
+    const now = new Map(current.map((o) => [o.prompt, o.text]));
+    const pairs = keepGreedy(stored).filter((o) => now.has(o.prompt)).map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt), o.text) }));
+    if (pairs.length === 0)
+        return undefined;
+    const mean = pairs.reduce((sum, p) => sum + p.agreement.fraction, 0) / pairs.length;
+    const worst = pairs.reduce((w, p) => (p.agreement.fraction < w.agreement.fraction ? p : w));
+    return { mean, prompts: pairs.length, ...(worst.agreement.fraction < 1 && { worst: describeDifference(worst.prompt, worst.agreement) }) };
+}
+
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/core/quality.ts
+/**
+ * Output quality figures: what the results file records per cell under `quality`, and the
+ * gate that compares them with the same cell's baseline. Shared by the quality checks, the
+ * config, compare, report and store, so the shapes live here.
+ */
+/** Why a response counts as degenerate: one short fragment repeated, a collapsed vocabulary, or a longer loop. */
+const DEGENERATE_KINDS = ['repeat', 'vocabulary', 'compression'];
+const DEFAULT_QUALITY_GATE = { maxAccuracyDrop: 0.05, minAgreement: 0.8, degenerate: 'fail' };
+
+;// CONCATENATED MODULE: ./src/quality/degenerate.ts
+/**
+ * Degenerate output: what broken quantizations and kernels stream at full speed with HTTP 200
+ * (`'s's's…`, `++++…`, one word or one sentence over and over). Each response is judged on its
+ * first DEGENERATE_SAMPLE_CHARS characters, by three checks in turn:
+ *
+ * - **repeat**: a fragment of at most MAX_PERIOD characters repeated back to back (the text
+ *   equals itself shifted by the fragment's length) over REPEAT_COVERAGE of the sample, at
+ *   least MIN_REPEATS times;
+ * - **compression**: on samples of MIN_COMPRESSED_BYTES or more, raw deflate size over UTF-8
+ *   size below MIN_COMPRESSION_RATIO: a longer passage looping, which LZ77 turns into
+ *   back-references. Repetition detectors use the same signal (Whisper's decoder retries a
+ *   segment whose gzip compression ratio, raw over compressed, exceeds 2.4); the limit here is
+ *   far stricter (a ratio over about 14) because JSON, code and templated lists compress well
+ *   without being broken. It catches a passage of up to about 200 characters looping through
+ *   the sample;
+ * - **vocabulary**: on samples of MIN_VOCABULARY_WORDS words or more, distinct words over
+ *   words below MIN_DISTINCT_RATIO: a handful of words in any order, which neither a period
+ *   nor deflate's back-references catch.
+ *
+ * The limits sit clear of healthy text: on 2,048-character samples, prose deflates to about
+ * 50 %, pretty-printed JSON to 24 %, a templated HTML list to 11 %; distinct words are 40–65 %
+ * of prose, code and tables and 10 % of the templated list (the tests hold the limits to a
+ * table of such samples and of the simulator's text). A cell's
+ * share is only ever compared with the same cell's baseline share.
+ */
+
+
+
+
+/** Characters of each response that are kept and judged. */
+const DEGENERATE_SAMPLE_CHARS = 2048;
+/** Shorter samples are not judged. */
+const MIN_JUDGED_CHARS = 64;
+const MAX_PERIOD = 32;
+const REPEAT_COVERAGE = 0.8;
+const MIN_REPEATS = 4;
+const MIN_COMPRESSED_BYTES = 256;
+const MIN_COMPRESSION_RATIO = 0.07;
+const MIN_VOCABULARY_WORDS = 64;
+const MIN_DISTINCT_RATIO = 0.05;
+/** A streamed response's sample so far with one more piece of text; stops growing at DEGENERATE_SAMPLE_CHARS. */
+function appendSample(sample, delta) {
+    return sample.length >= DEGENERATE_SAMPLE_CHARS ? sample : (sample + delta).slice(0, DEGENERATE_SAMPLE_CHARS);
+}
+/** The longest stretch of `text` equal to itself shifted by `period`, as its start and length. */
+function periodicStretch(text, period) {
+    let best = { start: 0, length: 0 };
+    let run = 0;
+    for (let i = period; i < text.length; i++) {
+        run = text.charCodeAt(i) === text.charCodeAt(i - period) ? run + 1 : 0;
+        if (run + period > best.length)
+            best = { start: i - run - period + 1, length: run + period };
+    }
+    return best;
+}
+function repeated(sample) {
+    for (let period = 1; period <= MAX_PERIOD; period++) {
+        const { start, length } = periodicStretch(sample, period);
+        if (length >= REPEAT_COVERAGE * sample.length && length >= MIN_REPEATS * period) {
+            const fragment = sample.slice(start, start + period);
+            const reason = `repeats ${quote(fragment, 24)} over ${formatPercent(length / sample.length)} of ${sample.length} characters`;
+            return { judged: true, degenerate: true, kind: 'repeat', fragment, reason };
+        }
+    }
+    return undefined;
+}
+function compressible(sample) {
+    const raw = Buffer.from(sample, 'utf8');
+    if (raw.length < MIN_COMPRESSED_BYTES)
+        return undefined;
+    const ratio = (0,external_node_zlib_.deflateRawSync)(raw).length / raw.length;
+    if (ratio >= MIN_COMPRESSION_RATIO)
+        return undefined;
+    return { judged: true, degenerate: true, kind: 'compression', reason: `deflates to ${formatPercent(ratio)} of its size (limit ${formatPercent(MIN_COMPRESSION_RATIO)})` };
+}
+function collapsed(sample) {
+    const words = wordTokens(sample);
+    if (words.length < MIN_VOCABULARY_WORDS)
+        return undefined;
+    const distinct = new Set(words).size;
+    if (distinct / words.length >= MIN_DISTINCT_RATIO)
+        return undefined;
+    const reason = `${distinct} distinct of ${words.length} words (${formatPercent(distinct / words.length)}, limit ${formatPercent(MIN_DISTINCT_RATIO)})`;
+    return { judged: true, degenerate: true, kind: 'vocabulary', reason };
+}
+/** Judges one response by its first DEGENERATE_SAMPLE_CHARS characters. */
+function checkDegenerate(text) {
+    const sample = text.slice(0, DEGENERATE_SAMPLE_CHARS);
+    if (sample.length < MIN_JUDGED_CHARS)
+        return { judged: false, degenerate: false, reason: `too short to judge (${sample.length} characters, needs ${MIN_JUDGED_CHARS})` };
+    return repeated(sample) ?? compressible(sample) ?? collapsed(sample) ?? { judged: true, degenerate: false, reason: 'not degenerate' };
+}
+/** The cell's tally over its sampled responses. */
+function tallyDegenerate(checks) {
+    const judged = checks.filter((c) => c.judged);
+    const bad = judged.filter((c) => c.degenerate);
+    const kinds = Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, bad.filter((c) => c.kind === k).length]));
+    const fragment = bad.find((c) => c.fragment !== undefined)?.fragment;
+    return {
+        judged: judged.length,
+        degenerate: bad.length,
+        share: judged.length === 0 ? null : bad.length / judged.length,
+        kinds,
+        ...(fragment !== undefined && { example: fragment }),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/quality/verdict.ts
+/**
+ * The quality gate of one cell, always against the same cell's baseline: a model whose answers
+ * are poor or whose text always rambles passes as long as it stays so; a change to garbage
+ * fails. Accuracy may drop by at most `maxAccuracyDrop`; agreement with the baseline's greedy
+ * outputs must reach `minAgreement`; the degenerate share may rise by at most
+ * DEGENERATE_MAX_RISE over the baseline's (a warning instead with `degenerate: warn`, not
+ * checked with `off`). A figure either side lacks is not compared.
+ */
+
+
+
+/**
+ * Largest rise of the degenerate share that passes. Benchmark prompts are synthetic and a
+ * healthy model may loop on some of them; at temperature 0 the same ones loop again, so the
+ * share moves little between healthy runs, and a rise past a quarter of the responses is a change.
+ */
+const DEGENERATE_MAX_RISE = 0.25;
+/** A fraction as points with at most one decimal: 0.83 → `83`, 0.125 → `12.5`. */
+function points(fraction) {
+    return String(Math.round(fraction * 1000) / 10);
+}
+function accuracyProblem(current, baseline, gate) {
+    if (current.seed !== baseline.seed || current.questions !== baseline.questions) {
+        return { warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared` };
+    }
+    const drop = baseline.accuracy - current.accuracy;
+    if (drop <= gate.maxAccuracyDrop + 1e-9)
+        return {};
+    return { reason: `accuracy ${formatPercent(current.accuracy)} (baseline ${formatPercent(baseline.accuracy)}): dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` };
+}
+const KIND_WORDS = {
+    repeat: 'repeat one fragment',
+    compression: 'loop a longer passage',
+    vocabulary: 'collapse to a handful of words',
+};
+function degenerateText(tally, baseline) {
+    const kinds = DEGENERATE_KINDS.filter((k) => tally.kinds[k] > 0);
+    const words = (k) => `${KIND_WORDS[k]}${k === 'repeat' && tally.example !== undefined ? ` (${quote(tally.example, 24)})` : ''}`;
+    const what = kinds.length === 1
+        ? `${formatPercent(tally.share ?? 0)} of responses ${words(kinds[0])}`
+        : `${formatPercent(tally.share ?? 0)} of responses (${kinds.map((k) => `${formatPercent(tally.kinds[k] / tally.judged)} ${words(k)}`).join(', ')})`;
+    return `output degenerate: ${what}; baseline ${formatPercent(baseline.share ?? 0)}`;
+}
+/** Agreement floored to two decimals, so a failing figure never prints as the limit. */
+function agreementText(mean) {
+    return (Math.floor(mean * 100 + 1e-9) / 100).toFixed(2);
+}
+/** Compares a cell's quality figures with its baseline's under the target's gate. */
+function qualityVerdict(current, baseline, gate) {
+    const reasons = [];
+    const warnings = [];
+    if (current.probe && baseline?.probe) {
+        const { reason, warning } = accuracyProblem(current.probe, baseline.probe, gate);
+        if (reason)
+            reasons.push(reason);
+        if (warning)
+            warnings.push(warning);
+    }
+    const agreement = current.agreement;
+    if (agreement && agreement.mean < gate.minAgreement) {
+        const worst = agreement.worst ? `; worst prompt: ${agreement.worst}` : '';
+        reasons.push(`agreement ${agreementText(agreement.mean)} with the baseline's greedy outputs (min ${gate.minAgreement})${worst}`);
+    }
+    const [now, before] = [current.degenerate, baseline?.degenerate];
+    if (gate.degenerate !== 'off' && now?.share != null && before?.share != null && now.share - before.share > DEGENERATE_MAX_RISE) {
+        ;
+        (gate.degenerate === 'fail' ? reasons : warnings).push(degenerateText(now, before));
+    }
+    return { status: reasons.length > 0 ? 'regression' : 'pass', reasons, warnings };
+}
+
+;// CONCATENATED MODULE: ./src/quality/index.ts
+/** Output quality checks, pure: probe questions and their scoring, greedy agreement, degenerate output, the quality verdict. */
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/compare/quality.ts
+
+
+/** Agreement of a cell's greedy outputs with its baseline cell's; undefined when either side has none. */
+function cellAgreement(cell, view) {
+    const stored = baselineCell(view, cell.id)?.quality?.probe?.greedy;
+    const current = cell.quality?.probe?.greedy;
+    return stored?.length && current?.length ? greedyAgreement(current, stored) : undefined;
+}
+/** Degenerate tallies of several measurements of one cell as one. */
+function pooledDegenerate(tallies) {
+    if (tallies.length <= 1)
+        return tallies[0];
+    const sum = (pick) => tallies.reduce((n, t) => n + pick(t), 0);
+    const judged = sum((t) => t.judged);
+    const degenerate = sum((t) => t.degenerate);
+    const kinds = { repeat: sum((t) => t.kinds.repeat), vocabulary: sum((t) => t.kinds.vocabulary), compression: sum((t) => t.kinds.compression) };
+    const example = tallies.find((t) => t.example !== undefined)?.example;
+    return { judged, degenerate, share: judged === 0 ? null : degenerate / judged, kinds, ...(example !== undefined && { example }) };
+}
+/** The quality verdict of a cell's measurements (first one first) against its baseline cell; a pass when the gate is off or nothing was recorded. */
+function judgeQuality(cells, view, gate) {
+    const first = cells[0];
+    if (!gate || !first?.quality)
+        return { status: 'pass', reasons: [], warnings: [] };
+    const degenerate = pooledDegenerate(cells.flatMap((c) => (c.quality?.degenerate ? [c.quality.degenerate] : [])));
+    const agreement = cellAgreement(first, view);
+    const current = { ...first.quality, ...(agreement && { agreement }), ...(degenerate && { degenerate }) };
+    return qualityVerdict(current, baselineCell(view, first.id)?.quality, gate);
+}
+
 ;// CONCATENATED MODULE: ./src/compare/judge.ts
 /**
  * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
@@ -39757,6 +40236,7 @@ function sentRequests(cell) {
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
  * - a gated metric that should have been measured and was not leaves the cell inconclusive.
  */
+
 
 
 
@@ -39805,16 +40285,21 @@ function judgeSample(sample, baseline, gate, options = {}) {
             if (isRelative(v.metric))
                 demote(v);
     const undecided = [...flags.undecided, ...unknown];
-    let status = cellStatus(metrics, flags.failures, undecided);
-    if (!Object.keys(metrics).length && status === 'pass' && Object.keys(gate).length)
+    // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
+    const quality = judgeQuality(sample.cells, baseline, gate.quality);
+    const failures = [...flags.failures, ...quality.reasons];
+    notes.push(...quality.warnings);
+    const gated = GATED_METRICS.some((m) => gate[m]);
+    let status = cellStatus(metrics, failures, undecided);
+    if (!Object.keys(metrics).length && status === 'pass' && gated)
         status = 'new';
-    if (!Object.keys(gate).length)
+    if (!gated)
         notes.push('no gated metrics');
     const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []));
-    const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...flags.failures, ...notes, ...unknown].filter(Boolean).join('; ');
+    const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...failures, ...notes, ...unknown].filter(Boolean).join('; ');
     const verdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) };
-    if (flags.failures.length)
-        verdict.failures = flags.failures;
+    if (failures.length)
+        verdict.failures = failures;
     if (undecided.length)
         verdict.undecided = undecided;
     return verdict;
@@ -40060,6 +40545,7 @@ function notRun(id, known) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/core/results.ts
 const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
 const CELL_STATUSES = ['ok', 'error'];
@@ -40099,6 +40585,10 @@ function cellJudge(view, rulesOf) {
     return {
         judge(cell) {
             const r = options(cell.target);
+            // The results file records the agreement the quality verdict judged.
+            const agreement = cellAgreement(cell, view);
+            if (agreement && cell.quality)
+                cell.quality.agreement = agreement;
             return judgeCell(cell, view, r.gate, r.options);
         },
         moreRounds(cell, maxRounds) {
@@ -50546,6 +51036,7 @@ function loadProfile(ref, cwd = process.cwd()) {
 
 
 
+
 /** Single-quotes a word for `bash -c` unless it is plainly safe. */
 function shellQuote(word) {
     return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -50567,6 +51058,9 @@ const SIM_OPTIONS = {
     'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
     seed: schemas_int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
     'load-time': fields_duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+    fault: schemas_enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
+        .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
+        .optional(),
 };
 /** The CLI flags for options the matrix file has already checked and converted (`load-time` is in ms). */
 function simArgs(target) {
@@ -50583,6 +51077,8 @@ function simArgs(target) {
         args.push('--seed', String(o.seed));
     if (o['load-time'] !== undefined)
         args.push('--load-ms', String(Math.round(o['load-time'])));
+    if (o.fault !== undefined)
+        args.push('--fault', o.fault);
     return args;
 }
 const sim = {
@@ -50683,7 +51179,7 @@ function placeholdersIn(text) {
     return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]);
 }
 /** Fill every placeholder; unknown or unavailable ones are reported against `path`. */
-function fill(text, scope, path, problems) {
+function placeholders_fill(text, scope, path, problems) {
     return text.replace(PLACEHOLDER, (whole, name) => {
         if (scope.keep.includes(name))
             return whole;
@@ -50931,6 +51427,8 @@ function redact(text) {
 
 
 
+
+
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1';
 /** Built-in `defaults` as a user would write them. */
@@ -50947,6 +51445,7 @@ const DEFAULT_SETTINGS = {
     'pass-env': [],
     'noise-floor': '1.5%',
     'confirm-fresh': false,
+    quality: {},
 };
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
 const DERIVED_SETTINGS = ['max-rounds'];
@@ -50962,18 +51461,34 @@ const LIMITS = {
     rate: 10_000,
     rounds: 100,
     confirm: 10,
+    probeMaxTokens: 1024,
+    probeConcurrency: 64,
 };
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
 const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
+const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
+/** `quality:` — the output quality probe; `false` skips it for the target. */
+function qualitySetting() {
+    const probe = strictObject({
+        questions: whole(1, PROBE_MAX_QUESTIONS).default(PROBE_DEFAULT_QUESTIONS).meta({ description: 'Probe questions with exact answers' }),
+        prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
+        'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
+        api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
+        // 16 in flight makes the default probe (40 questions + 12 prompts) a few batches on an engine with continuous batching.
+        concurrency: whole(1, LIMITS.probeConcurrency).default(16).meta({ description: 'Probe requests in flight' }),
+    });
+    return union([probe, literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
+        .meta({ description: 'Output quality probe run after readiness; false skips it' });
+}
 function settingsShape() {
     return {
         rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
         discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
         'ready-timeout': fields_duration(),
         'request-timeout': fields_duration(),
-        api: schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') }),
+        api: API,
         confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
         'confirm-fresh': schemas_boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
         'max-rounds': whole(1, LIMITS.rounds).meta({
@@ -50991,6 +51506,7 @@ function settingsShape() {
             .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
             .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }), { error: expected('must be a list of variable names') })
             .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
+        quality: qualitySetting(),
     };
 }
 const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
@@ -51019,6 +51535,28 @@ function gateMetricSchema(metric, top) {
         stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
     });
 }
+/** `gate.quality`: every field optional (the built-in value, or the top-level one for a target); false switches it off. */
+function qualityGateSchema() {
+    const d = DEFAULT_QUALITY_GATE;
+    return union([
+        strictObject({
+            'max-accuracy-drop': schemas_number({ error: expected('must be a number of points from 0 to 100') })
+                .min(0, { error: expected('must be a number of points from 0 to 100') })
+                .max(100, { error: expected('must be a number of points from 0 to 100') })
+                .meta({ description: `Largest accuracy drop in points that passes (default ${d.maxAccuracyDrop * 100})` })
+                .optional(),
+            'min-agreement': schemas_number({ error: expected('must be a number from 0 to 1') })
+                .min(0, { error: expected('must be a number from 0 to 1') })
+                .max(1, { error: expected('must be a number from 0 to 1') })
+                .meta({ description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})` })
+                .optional(),
+            degenerate: schemas_enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') }).meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` }).optional(),
+        }),
+        literal(false),
+    ], { error: expected('must be a mapping like { max-accuracy-drop: 5 } or false') })
+        .meta({ description: 'Output quality gate against the same cell baseline; false switches it off' })
+        .optional();
+}
 /** Top-level gates name every field they use; a target's gate may override single fields. */
 function gateSchema(level) {
     const entry = (metric) => union([gateMetricSchema(metric, level === 'top'), literal(false)], {
@@ -51026,7 +51564,8 @@ function gateSchema(level) {
     })
         .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
         .optional();
-    return strictObject(Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])));
+    const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)]));
+    return strictObject({ ...metrics, quality: qualityGateSchema() });
 }
 function scenarioSchema() {
     return strictObject({
@@ -51193,6 +51732,7 @@ function topGate(file) {
 
 
 
+
 function resolveSettings(defaults, target, path, problems) {
     const own = target;
     const merged = { ...defaults };
@@ -51224,11 +51764,38 @@ function resolveSettings(defaults, target, path, problems) {
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
         passEnv: [...merged['pass-env']],
+        quality: probeSettings(merged.quality),
     };
+}
+function probeSettings(quality) {
+    if (quality === false)
+        return false;
+    const { questions, prompts, concurrency, api } = quality;
+    return { questions, prompts, maxTokens: quality['max-tokens'], concurrency, ...(api && { api }) };
+}
+/** The quality gate: the built-in one, the top-level fields over it, the target's over those; false at either level switches it off. */
+function resolveQualityGate(top, own) {
+    if (own === false || (own === undefined && top === false))
+        return undefined;
+    const gate = { ...DEFAULT_QUALITY_GATE };
+    for (const entry of [top, own]) {
+        if (!entry)
+            continue;
+        if (entry['max-accuracy-drop'] !== undefined)
+            gate.maxAccuracyDrop = entry['max-accuracy-drop'] / 100;
+        if (entry['min-agreement'] !== undefined)
+            gate.minAgreement = entry['min-agreement'];
+        if (entry.degenerate !== undefined)
+            gate.degenerate = entry.degenerate;
+    }
+    return gate;
 }
 /** Merge field by field per metric; `false` switches a metric off. */
 function resolveGate(top, target, path, problems) {
     const gate = {};
+    const quality = resolveQualityGate(top.quality, target?.quality);
+    if (quality)
+        gate.quality = quality;
     for (const metric of GATED_METRICS) {
         const base = top[metric];
         const own = target?.[metric];
@@ -51321,14 +51888,14 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
     for (const [name, value] of Object.entries(target.env ?? {})) {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
             problems.add(at('env', name), 'environment variable names use letters, digits and _');
-        env[name] = fill(String(value), full, at('env', name), problems);
+        env[name] = placeholders_fill(String(value), full, at('env', name), problems);
     }
     const engineOptions = optionValues(adapter, target, full, path, problems);
     const external = target.url !== undefined && target.launch === undefined;
     if (external && port === undefined && target.url?.includes('{port}')) {
         problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
     }
-    const url = checkUrl(fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems);
+    const url = checkUrl(placeholders_fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems);
     const plan = {
         id,
         sourceKey: key,
@@ -51349,7 +51916,7 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
     if (target.port !== undefined)
         plan.port = target.port;
     if (target.launch !== undefined)
-        plan.launch = fill(target.launch, full, at('launch'), problems);
+        plan.launch = placeholders_fill(target.launch, full, at('launch'), problems);
     else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
         const launch = defaultLaunch(adapter, plan, port, path, problems);
         if (launch !== undefined)
@@ -51374,7 +51941,7 @@ function optionValues(adapter, target, scope, path, problems) {
 }
 function filledOption(field, text, scope, path, problems) {
     const before = problems.size;
-    const filled = fill(text, scope, path, problems);
+    const filled = placeholders_fill(text, scope, path, problems);
     if (problems.size > before)
         return filled;
     const parsed = field.safeParse(filled);
@@ -51400,15 +51967,15 @@ function names(key, target, combo, path, problems) {
     const cannot = (field, name) => `${field} cannot use {${name}}`;
     const quant = target.quant === undefined
         ? combo.quant
-        : fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems);
+        : placeholders_fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems);
     const idScope = scope({ quant }, { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') });
-    const id = fill(key, idScope, path, problems);
+    const id = placeholders_fill(key, idScope, path, problems);
     if (!ID_PATTERN.test(id)) {
         problems.add(path, `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`);
     }
     const model = target.model === undefined
         ? combo.model
-        : fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems);
+        : placeholders_fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems);
     return { quant, id, model };
 }
 function defined(values) {
@@ -52053,8 +52620,10 @@ function skeleton(plan, info) {
         verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
     };
 }
-function measuredCell(plan, m, info, specDecode) {
+function measuredCell(plan, m, info, extras = {}) {
+    const { specDecode, probe } = extras;
     const cell = skeleton(plan, info);
+    cell.quality = { ...(probe && { probe: probe.probe, probeMs: Math.round(probe.ms) }), degenerate: m.degenerate };
     cell.metrics = m.metrics;
     cell.rounds = m.rounds;
     cell.flags = [...m.flags];
@@ -52406,6 +52975,7 @@ function withCellShare(cell) {
 
 
 
+
 /** A value as a message shows it: short, and never a whole object. */
 function describeValue(value) {
     if (value === undefined)
@@ -52476,6 +53046,20 @@ const cellVerdict = obj({
     confirmed: num.optional(),
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
 });
+const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
+/** `quality`, which files before the output quality guard lack. */
+const quality = obj({
+    probe: obj({ seed: num, questions: num, correct: num, accuracy: results_schema_share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
+    probeMs: num.optional(),
+    agreement: obj({ mean: results_schema_share, prompts: num, worst: str.optional() }).optional(),
+    degenerate: obj({
+        judged: num,
+        degenerate: num,
+        share: results_schema_share.nullable(),
+        kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num]))),
+        example: str.optional(),
+    }).optional(),
+});
 const cell = obj({
     id: str,
     target: str,
@@ -52491,6 +53075,7 @@ const cell = obj({
     rounds: list(round),
     info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional() }),
     specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+    quality: quality.optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 const run = obj({
@@ -53330,7 +53915,7 @@ function escapeText(text) {
         .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-');
 }
 /** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
-function clip(text, max) {
+function escape_clip(text, max) {
     return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 /** Keeps the last `max` characters, starting at a line boundary when one is near. */
@@ -53408,7 +53993,7 @@ function verdictNotes(cells) {
         .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
         .map((c) => {
         const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`);
-        const note = c.verdict.note ? escapeText(clip(c.verdict.note, 600)) : '';
+        const note = c.verdict.note ? escapeText(escape_clip(c.verdict.note, 600)) : '';
         return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note].filter(Boolean).join('; ')}`;
     });
     return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined;
@@ -53450,7 +54035,7 @@ function roundsTable(rounds) {
         formatNumber(r.metrics?.tpot_ms?.mean),
         formatNumber(r.metrics?.output_tps),
         formatNumber(r.durationMs / 1000),
-        r.errorReasons?.length ? escapeText(clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
+        r.errorReasons?.length ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
     ]);
     const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen'];
     return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
@@ -53460,7 +54045,7 @@ function flagsSection(cells) {
     const flagged = cells.filter((c) => c.flags.length);
     if (!flagged.length)
         return undefined;
-    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(clip(f, 200))).join(', ')}`);
+    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(escape_clip(f, 200))).join(', ')}`);
     return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'));
 }
 function acceptance(cell) {
@@ -53535,6 +54120,8 @@ function regressionList(cells, accepted = false) {
         const reasons = Object.values(cell.verdict.metrics)
             .filter((m) => m.status === 'regression')
             .map((m) => escapeText(m.reason));
+        // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+        reasons.push(...(cell.verdict.failures ?? []).map(escapeText));
         const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
         return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
     })
@@ -53542,7 +54129,7 @@ function regressionList(cells, accepted = false) {
 }
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 function errorList(cells) {
-    return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
+    return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
 }
 /** What would decide an inconclusive metric, in words. */
 function decider(m) {
@@ -53565,9 +54152,9 @@ function inconclusiveList(cells) {
         const metrics = Object.values(cell.verdict.metrics)
             .filter((m) => m.status === 'inconclusive')
             .map((m) => `${escapeText(m.metric)} ${escapeText(m.reason)} — needs ${decider(m)}`);
-        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
+        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
         const why = [...metrics, ...cellWide];
-        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`;
+        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
     })
         .join('\n');
 }
@@ -53604,9 +54191,10 @@ function cellsTable(cells) {
         table_text(cell.engine),
         cell.quant ? table_text(cell.quant) : EMPTY,
         ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+        qualityText(cell),
     ]);
-    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column)];
-    const align = [...ALIGN, ...COLUMNS.map(() => 'r')];
+    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
+    const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
     // Unaligned delimiters keep a 400-row table about a third smaller.
     return markdownTable([header, ...rows], { align, alignDelimiters: false });
 }
@@ -53620,13 +54208,26 @@ function figureText(cell, metric) {
     const body = `${formatNumber(f.value)}${stat}${change}`;
     return f.regressed ? `**${body}**` : body;
 }
+/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
+function qualityText(cell) {
+    const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
+        const value = QUALITY_FIGURES[f].read(cell.quality);
+        return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`];
+    });
+    if (!parts.length)
+        return EMPTY;
+    const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
+    return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
+}
+/** How quality/verdict.ts words a failure. */
+const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
 /** Speculative decoding's acceptance belongs next to the decode speed it explains. */
 function withAcceptance(decode, cell) {
     const rate = cell.specDecode?.acceptanceRate;
     return rate === undefined || decode === EMPTY ? decode : `${decode} · acc ${formatPercent(rate)}`;
 }
 function table_text(value) {
-    return escapeText(clip(value, 80));
+    return escapeText(escape_clip(value, 80));
 }
 
 ;// CONCATENATED MODULE: ./src/report/targets.ts
@@ -53649,9 +54250,9 @@ function enginesSection(cells) {
         const info = first.info ?? {};
         const facts = [
             `engine ${escapeText(first.engine)}`,
-            info.version ? `version ${escapeText(clip(info.version, 200))}` : 'version unknown',
+            info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
             first.quant ? `quant ${escapeText(first.quant)}` : undefined,
-            first.model ? `model ${escapeText(clip(first.model, 200))}` : undefined,
+            first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
         ].filter(Boolean);
         const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
         for (const cell of group) {
@@ -53662,7 +54263,7 @@ function enginesSection(cells) {
         if (info.launch)
             lines.push('', escape_codeBlock(info.launch, 'sh'));
         if (info.server && Object.keys(info.server).length)
-            lines.push('', escape_codeBlock(clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
+            lines.push('', escape_codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
         blocks.push(lines.join('\n'));
     }
     return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
@@ -53978,6 +54579,19 @@ const leaderboard_delta = (metric) => ({
     html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
     tone: (c) => c.verdict.metrics[metric]?.status,
 });
+function qualityColumn(figure) {
+    const info = QUALITY_FIGURES[figure];
+    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
+    return {
+        label: capitalised,
+        numeric: true,
+        value: (c) => finite(info.read(c.quality)),
+        html: (c) => {
+            const v = info.read(c.quality);
+            return v === undefined ? EMPTY : escapeHtml(info.format(v));
+        },
+    };
+}
 const leaderboard_COLUMNS = [
     { label: 'Model', numeric: false, value: modelName },
     { label: 'Runtime', numeric: false, value: runtime },
@@ -53994,6 +54608,7 @@ const leaderboard_COLUMNS = [
     // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
     { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
     ...PRIMARY_METRICS.map(leaderboard_delta),
+    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ];
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 function renderLeaderboard(results, ctx = {}) {
@@ -54070,7 +54685,7 @@ function failedSection(cells) {
     if (!cells.length)
         return '';
     const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
-        `<pre>${escapeHtml(clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
+        `<pre>${escapeHtml(escape_clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
     return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
 }
 function unmeasuredSection(cells) {
@@ -54302,6 +54917,68 @@ function regressions(verdict) {
         .join('; ');
 }
 
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(8474);
+;// CONCATENATED MODULE: ./src/probe.ts
+/**
+ * The output quality probe of one target, run once after readiness and before measuring: the
+ * seeded probe questions and the first `prompts` greedy prompts, each one untimed greedy request
+ * (temperature 0, end-of-sequence honoured) through the target's bench client, `concurrency` at
+ * a time. Questions are scored by exact match; the greedy outputs are kept, clipped, so that a
+ * baseline made from this run holds them. A request that fails fails the probe: a target whose
+ * output cannot be checked is not measured.
+ */
+
+
+
+/**
+ * Runs the jobs `concurrency` at a time, in order of the list; the first failure stops handing out more and is thrown.
+ * The requests share one signal of their own, linked to the run's, that may hold a listener per request in flight.
+ */
+async function runJobs(client, jobs, o) {
+    const local = new AbortController();
+    (0,external_node_events_.setMaxListeners)(2 * o.concurrency + 1, local.signal);
+    const cancel = () => local.abort(o.signal.reason);
+    o.signal.addEventListener('abort', cancel, { once: true });
+    if (o.signal.aborted)
+        cancel();
+    const texts = new Array(jobs.length);
+    let next = 0;
+    let failure;
+    const worker = async () => {
+        while (next < jobs.length && !local.signal.aborted && failure === undefined) {
+            const i = next++;
+            const { text, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: local.signal });
+            if (error)
+                failure ??= error.message;
+            texts[i] = text;
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, jobs.length) }, worker)).finally(() => o.signal.removeEventListener('abort', cancel));
+    if (local.signal.aborted)
+        throw new Error('quality probe: cancelled');
+    if (failure !== undefined)
+        throw new Error(`quality probe failed: a request failed (${failure})`);
+    return texts;
+}
+/** Probes a ready target; throws naming the failed request when one fails. */
+async function runProbe(client, settings, api, signal) {
+    const started = performance.now();
+    const questions = probeQuestions(PROBE_DEFAULT_SEED, settings.questions);
+    const prompts = GREEDY_PROMPTS.slice(0, settings.prompts);
+    const jobs = [
+        ...questions.map((q) => ({ prompt: q.text, maxTokens: settings.maxTokens })),
+        ...prompts.map((prompt) => ({ prompt, maxTokens: GREEDY_MAX_TOKENS })),
+    ];
+    const texts = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal });
+    const score = scoreProbe(questions, texts.slice(0, questions.length));
+    const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
+    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, greedy };
+    const ms = performance.now() - started;
+    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}`;
+    return { probe, ms, summary };
+}
+
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(4371);
 ;// CONCATENATED MODULE: ./src/bench/http.ts
@@ -54382,7 +55059,7 @@ function promptText(index, fillerWords) {
 /**
  * The body every engine gets: streamed, with the token counts in a final usage chunk
  * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
- * an extension vLLM, SGLang and llama-server accept) and greedy (`temperature: 0`); then the
+ * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); then the
  * engine's own fields from its adapter.
  */
 function requestBody(o) {
@@ -54391,7 +55068,7 @@ function requestBody(o) {
         stream: true,
         stream_options: { include_usage: true },
         max_tokens: o.maxTokens,
-        ignore_eos: true,
+        ignore_eos: o.ignoreEos ?? true,
         temperature: 0,
     };
     const body = o.api === 'chat'
@@ -54518,6 +55195,20 @@ function choiceHasToken(choice) {
         return false;
     return nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning) || nonEmpty(d.tool_calls);
 }
+/** The text of every choice's `text`, `content`, `reasoning_content` and `reasoning`, joined. */
+function choiceText(choices) {
+    let text = '';
+    for (const choice of choices) {
+        if (typeof choice !== 'object' || choice === null)
+            continue;
+        const c = choice;
+        const d = typeof c.delta === 'object' && c.delta !== null ? c.delta : {};
+        for (const part of [c.text, d.content, d.reasoning_content, d.reasoning])
+            if (typeof part === 'string')
+                text += part;
+    }
+    return text;
+}
 function events_count(value) {
     return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
@@ -54550,6 +55241,8 @@ function inspectEvent(json) {
         return { token: false, error: errorText(o.error ?? o) };
     }
     const facts = { token: Array.isArray(o.choices) && o.choices.some(choiceHasToken) };
+    if (facts.token)
+        facts.text = choiceText(o.choices);
     const usage = readUsage(o.usage);
     if (usage)
         facts.usage = usage;
@@ -55202,6 +55895,7 @@ function createSseReader(sink) {
 
 
 
+
 class StreamTally {
     readExtras;
     /** Dispatched SSE events, `[DONE]` included. */
@@ -55219,6 +55913,8 @@ class StreamTally {
     /** What the engine's reader took from the events, merged (a later event's value wins). */
     extras;
     done = false;
+    /** The generated text's first characters (bounded by appendSample), for the output checks and the quality probe. */
+    sample = '';
     /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
     constructor(readExtras) {
         this.readExtras = readExtras;
@@ -55257,6 +55953,8 @@ class StreamTally {
         if (extras)
             this.extras = { ...this.extras, ...extras };
         if (facts.token) {
+            if (facts.text)
+                this.sample = appendSample(this.sample, facts.text);
             this.chunks++;
             if (this.firstTokenAt === undefined) {
                 this.firstTokenAt = at;
@@ -55650,6 +56348,7 @@ function steadyState(rounds) {
 }
 
 ;// CONCATENATED MODULE: ./src/bench/record.ts
+
 function toRecord(ctx, outcome) {
     const t = outcome.tally;
     // A completion count of 0 next to streamed tokens is no count at all (vLLM falls back the same way).
@@ -55671,6 +56370,8 @@ function toRecord(ctx, outcome) {
         record.error = outcome.error.message;
         record.errorKind = outcome.error.kind;
     }
+    if (record.ok)
+        record.output = checkDegenerate(t.sample);
     if (t.firstEventAt !== undefined)
         record.firstEventMs = t.firstEventAt - outcome.sentAt;
     if (t.ttftEvent !== undefined)
@@ -55678,19 +56379,6 @@ function toRecord(ctx, outcome) {
     if (t.extras)
         record.extras = t.extras;
     return record;
-}
-
-;// CONCATENATED MODULE: ./src/core/random.ts
-/** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1); the same sequence for the same seed everywhere. */
-function random_mulberry32(seed) {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/bench/schedule.ts
@@ -55704,7 +56392,7 @@ function random_mulberry32(seed) {
 
 
 /** Same seed, same arrivals (shared with the simulator). */
-const seededRandom = random_mulberry32;
+const seededRandom = mulberry32;
 /**
  * Arrival offsets (ms) of `n` requests: the first at 0, then exponential gaps of mean 1/rate.
  * Like `vllm bench serve`, the offsets are rescaled so the span matches the nominal rate exactly
@@ -55791,6 +56479,7 @@ async function runRound(o) {
 
 
 
+
 const DEFAULT_PROGRESS_MS = 30_000;
 /** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
 async function runRounds(o, calibration, send) {
@@ -55830,6 +56519,7 @@ async function runRounds(o, calibration, send) {
         flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
         requests: kept,
         errors: mergeErrors(rounds),
+        degenerate: tallyDegenerate(kept.flatMap((r) => (r.output ? [r.output] : []))),
     };
 }
 function mergeErrors(rounds) {
@@ -55850,14 +56540,15 @@ function createBenchClient(target) {
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
-    const url = new URL(joinUrl(baseUrl, adapter.path(target.api)));
+    const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) };
     const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs);
     // Nonce index: unique over the client's life, so no two requests share a prefix.
     let sequence = 0;
     const prompt = (fillerWords) => promptText(sequence++, fillerWords);
-    const sendPrompt = async (text, maxTokens, signal) => {
-        const body = requestBody({ adapter, api: target.api, model: await modelName(), prompt: text, maxTokens });
-        return sendStreamed(pool.agent, { url, body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
+    const sendPrompt = async (text, maxTokens, signal, probe) => {
+        const api = probe?.api ?? target.api;
+        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe });
+        return sendStreamed(pool.agent, { url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
     };
     const tokenize = adapter.tokenize?.bind(adapter);
     const calibration = createCalibrator({
@@ -55880,6 +56571,12 @@ function createBenchClient(target) {
             const cal = await calibration(scenario.inputTokens, o.signal);
             await pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
             return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal));
+        },
+        async complete(text, maxTokens, options = {}) {
+            if (closed)
+                throw new Error('bench client is closed');
+            const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api });
+            return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) };
         },
         async close() {
             if (closed)
@@ -56803,6 +57500,7 @@ class TargetSession {
 
 
 
+
 const EXIT_SETTLE_MS = 1000;
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
 const CONFIRM_SEED_STRIDE = 1000;
@@ -56821,11 +57519,29 @@ async function runTarget(target, cells, deps) {
             return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }));
         }
         const info = await session.ready(running);
-        return await runCells(cells, { session, running, info, deps });
+        let probe;
+        try {
+            probe = await probeTarget(target, session, running);
+        }
+        catch (error) {
+            const message = session.fatal ?? errorMessage(error);
+            deps.log.error(`${target.id}: ${message}`);
+            return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }));
+        }
+        if (probe)
+            deps.log.info(`${target.id}: ${probe.summary}`);
+        return await runCells(cells, { session, running, info, deps, probe });
     }
     finally {
         await session.close();
     }
+}
+/** The quality probe after readiness, before any cell is measured; none with `quality: false`. */
+async function probeTarget(target, session, running) {
+    const settings = target.settings.quality;
+    if (!settings)
+        return undefined;
+    return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal);
 }
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
 async function runCells(cells, started) {
@@ -56868,7 +57584,7 @@ async function runCell(cell, index, started) {
             await Promise.race([started.running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
         if (session.fatal)
             throw new Error(session.fatal);
-        return measuredCell(cell, m.measurement, started.info, specDecode);
+        return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe });
     };
     let last = await measure(0);
     const result = await settled(last);
@@ -57089,7 +57805,7 @@ function renderMetrics(profile, c, inFlight) {
 
 /** Uniform in [0, 1); the seed is mixed first so that small seeds (1, 2, 3) start far apart. */
 function rng_createRng(seed) {
-    return random_mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
+    return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
 }
 /** Standard normal by Box–Muller. */
 function normal(rng) {
@@ -57331,132 +58047,6 @@ class RealtimeEngine {
     }
 }
 
-;// CONCATENATED MODULE: ./src/quality/probe.ts
-/**
- * Probe questions: seeded, offline, with exact whole-number answers, in the spirit of GSM8K
- * (Cobbe et al. 2021, "Training Verifiers to Solve Math Word Problems"): multi-digit arithmetic
- * and short word problems. A healthy model answers nearly all of them at temperature 0; a
- * broken quantization or kernel does not.
- *
- * Each template is one sentence with `{a}`… for numbers and `{name}`, `{item}`, `{vehicle}` for
- * words. The same text generates a question and, compiled to a regular expression, recognises
- * one: `solveQuestion` finds the last question of any template in a text and computes its
- * answer (the simulator answers the probe with it).
- */
-
-const TEMPLATES = [
-    { kind: 'add', text: 'What is {a} + {b}?', draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }), answer: (n) => n.a + n.b },
-    {
-        kind: 'subtract',
-        text: 'What is {a} - {b}?',
-        draw: (int) => {
-            const a = int(1000, 9999);
-            return { a, b: int(100, a - 1) };
-        },
-        answer: (n) => n.a - n.b,
-    },
-    { kind: 'multiply', text: 'What is {a} × {b}?', draw: (int) => ({ a: int(12, 99), b: int(12, 99) }), answer: (n) => n.a * n.b },
-    {
-        kind: 'bought-left',
-        text: '{name} buys {a} packs of {b} {item} and gives {c} {item} to friends. How many {item} does {name} have left?',
-        draw: (int) => {
-            const [a, b] = [int(3, 19), int(6, 24)];
-            return { a, b, c: int(1, a * b - 1) };
-        },
-        answer: (n) => n.a * n.b - n.c,
-    },
-    {
-        kind: 'speed-time',
-        text: 'A {vehicle} travels at {a} kilometres per hour for {b} hours. How many kilometres does it travel?',
-        draw: (int) => ({ a: int(12, 95), b: int(2, 9) }),
-        answer: (n) => n.a * n.b,
-    },
-    {
-        kind: 'sold-left',
-        text: 'A shop has {a} {item}. It sells {b} in the morning and {c} in the afternoon. How many {item} are left?',
-        draw: (int) => {
-            const a = int(120, 900);
-            const b = int(10, Math.floor(a / 2));
-            return { a, b, c: int(1, a - b - 1) };
-        },
-        answer: (n) => n.a - n.b - n.c,
-    },
-    {
-        kind: 'share',
-        text: '{name} shares {a} {item} equally among {b} friends. How many {item} does each friend get?',
-        draw: (int) => {
-            const b = int(3, 12);
-            return { a: b * int(4, 40), b };
-        },
-        answer: (n) => n.a / n.b,
-    },
-    {
-        kind: 'savings',
-        text: '{name} saves {a} dollars a week for {b} weeks and then spends {c} dollars. How many dollars are left?',
-        draw: (int) => {
-            const [a, b] = [int(5, 60), int(3, 20)];
-            return { a, b, c: int(1, a * b - 1) };
-        },
-        answer: (n) => n.a * n.b - n.c,
-    },
-];
-const WORDS = {
-    name: ['Maya', 'Omar', 'Lena', 'Tariq', 'Sofia', 'Kenji', 'Amara', 'Lucas', 'Priya', 'Jonas'],
-    item: ['pencils', 'apples', 'stickers', 'marbles', 'cookies', 'stamps', 'batteries', 'oranges'],
-    vehicle: ['train', 'bus', 'truck', 'ferry', 'cyclist', 'car'],
-};
-const PROBE_INSTRUCTION = 'Answer with the number only.';
-/** One question is 100/count points: at 40, two answers flipping on a healthy engine stay within the default 5-point limit. */
-const PROBE_DEFAULT_QUESTIONS = 40;
-const PROBE_DEFAULT_SEED = 1;
-/** More questions buy resolution; past this many the probe stops being short. */
-const PROBE_MAX_QUESTIONS = 200;
-/** Room for the number and a short sentence around it; a model that reasons before answering needs more. */
-const PROBE_MAX_TOKENS = 32;
-function probe_fill(template, numbers, words) {
-    return template.text.replace(/\{(\w+)\}/g, (_, key) => (key in numbers ? String(numbers[key]) : words[key]));
-}
-/** `count` questions for `seed`; the same seed gives the same questions, and a longer list starts with a shorter one. */
-function probeQuestions(seed, count) {
-    if (!Number.isInteger(count) || count < 1 || count > PROBE_MAX_QUESTIONS)
-        throw new RangeError(`probe: question count must be 1–${PROBE_MAX_QUESTIONS}, got ${count}`);
-    const rng = mulberry32(seed);
-    const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
-    return Array.from({ length: count }, (_, i) => {
-        const template = TEMPLATES[int(0, TEMPLATES.length - 1)];
-        const words = Object.fromEntries(Object.entries(WORDS).map(([key, list]) => [key, list[int(0, list.length - 1)]]));
-        const numbers = template.draw(int);
-        return { id: `q${i + 1}`, kind: template.kind, text: `${probe_fill(template, numbers, words)} ${PROBE_INSTRUCTION}`, answer: template.answer(numbers) };
-    });
-}
-/** The template as a global regular expression: numbers and words captured by name, a repeated word matched again. */
-function compile(template) {
-    const seen = new Set();
-    const parts = template.text.split(/(\{\w+\})/).map((part) => {
-        const key = /^\{(\w+)\}$/.exec(part)?.[1];
-        if (!key)
-            return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
-        if (seen.has(key))
-            return `\\k<${key}>`;
-        seen.add(key);
-        return key in WORDS ? `(?<${key}>\\p{L}+)` : `(?<${key}>\\d+)`;
-    });
-    return new RegExp(parts.join(''), 'gu');
-}
-const COMPILED = TEMPLATES.map((template) => ({ template, pattern: compile(template) }));
-/** The answer to the last probe question in `text`, or undefined when it holds none. */
-function solveQuestion(text) {
-    let last;
-    for (const { template, pattern } of COMPILED) {
-        for (const match of text.matchAll(pattern)) {
-            const numbers = Object.fromEntries(Object.entries(match.groups ?? {}).filter(([key]) => !(key in WORDS)).map(([key, value]) => [key, Number(value)]));
-            if (!last || match.index > last.at)
-                last = { at: match.index, answer: template.answer(numbers) };
-        }
-    }
-    return last?.answer;
-}
-
 ;// CONCATENATED MODULE: ./src/sim/tokenizer.ts
 /**
  * The simulator's tokenizer: one token per whitespace-separated word, so a client can build a
@@ -57601,13 +58191,18 @@ function generatedWord(stream, index) {
  * What a simulated reply says, token by token. The simulator decodes "greedily": the text is a
  * function of the prompt alone, so the same prompt always gets the same reply. A probe
  * question (quality/probe.ts) gets its answer first, `The answer is 5198.`; every other token
- * is a word drawn from a seed hashed from the prompt. Faults change the text, never the
- * number of tokens or their timing.
+ * is a word drawn from a seed hashed from the prompt. A request that honours end-of-sequence
+ * (`ignore_eos: false`) stops after the answer, or after a seeded 8–16 words for any other
+ * prompt, with `finish_reason: "stop"`; one that ignores it runs to `max_tokens`. Faults change
+ * the text, never the number of tokens or their timing, except that a degenerate engine never
+ * reaches its end of sequence.
  */
 
 
 /** A probe question is short and ends its prompt: only this many trailing characters are searched. */
 const QUESTION_WINDOW = 2048;
+/** Tokens of `The answer is N.`, after which a reply that honours end-of-sequence stops. */
+const ANSWER_TOKENS = 4;
 /** The seed hashes this many leading characters and the length; benchmark prompts differ in their first words. */
 const SEEDED_CHARS = 4096;
 /** What a degenerate engine streams for every token. */
@@ -57624,6 +58219,18 @@ function promptSeed(text) {
 function wrongBy(seed) {
     return 1 + (seed % 9);
 }
+/** Shortest and longest reply to a prompt that is not a probe question, when end-of-sequence is honoured. */
+const EOS_MIN = 8;
+const EOS_MAX = 16;
+/** The reply's length: `max_tokens`, or fewer when the request honours end-of-sequence and the reply reaches it first. */
+function replyLength(request, fault) {
+    const full = { tokens: request.maxTokens, finish: 'length' };
+    if (request.ignoreEos || fault === 'degenerate')
+        return full;
+    const answered = solveQuestion(request.text.slice(-QUESTION_WINDOW)) !== undefined;
+    const eos = answered ? ANSWER_TOKENS : EOS_MIN + (promptSeed(request.text) % (EOS_MAX - EOS_MIN + 1));
+    return eos <= request.maxTokens ? { tokens: eos, finish: 'stop' } : full;
+}
 /** The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under that fault. */
 function replyTokens(prompt, fault) {
     if (fault === 'degenerate')
@@ -57634,6 +58241,7 @@ function replyTokens(prompt, fault) {
         return (index) => generatedWord(seed, index);
     const given = fault === 'wrong-answers' ? answer + wrongBy(seed) : answer;
     const lead = [' The', ' answer', ' is', ` ${given}.`];
+    // ANSWER_TOKENS is this lead's length.
     return (index) => lead[index] ?? generatedWord(seed, index);
 }
 
@@ -57687,6 +58295,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
         text: request_promptText(api, b),
         maxTokens,
         stream,
+        ignoreEos: b.ignore_eos !== false,
         includeUsage: stream && options.include_usage === true,
         continuousUsage: stream && options.include_usage === true && options.continuous_usage_stats === true,
     };
@@ -57704,12 +58313,14 @@ const DONE = 'data: [DONE]\n\n';
 class ReplyWriter {
     request;
     id;
+    finish;
     created = Math.floor(Date.now() / 1000);
     object;
     generated = 0;
-    constructor(request, id) {
+    constructor(request, id, finish) {
         this.request = request;
         this.id = id;
+        this.finish = finish;
         this.object = request.api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     }
     frame(choices, extra = {}) {
@@ -57724,7 +58335,7 @@ class ReplyWriter {
         if (first && this.request.api === 'chat')
             out += this.frame([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], this.continuous());
         this.generated += tokens;
-        const finish = last ? 'length' : null;
+        const finish = last ? this.finish : null;
         const choice = this.request.api === 'chat'
             ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finish }
             : { index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null };
@@ -57735,13 +58346,14 @@ class ReplyWriter {
         return (this.request.includeUsage ? this.frame([], { usage: usage(this.request.promptTokens, this.generated) }) : '') + DONE;
     }
 }
-/** A whole non-streamed reply. */
-function fullReply(request, id, text) {
-    const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, request.maxTokens) };
+/** A whole non-streamed reply of `length.tokens` tokens. */
+function fullReply(request, id, text, length) {
+    const { finish } = length;
+    const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, length.tokens) };
     if (request.api === 'chat') {
-        return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'length' }] };
+        return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }] };
     }
-    return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }] };
+    return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }] };
 }
 
 ;// CONCATENATED MODULE: ./src/sim/server.ts
@@ -57850,23 +58462,24 @@ class SimHttp {
         const n = this.requests++;
         const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`;
         const token = replyTokens(request.text, this.profile.fault);
+        const length = replyLength(request, this.profile.fault);
         let produced = 0;
         const text = (tokens) => Array.from({ length: tokens }, () => token(produced++)).join('');
         if (request.stream)
-            return this.stream(request, id, res, text, arrivedAt);
+            return this.stream(request, { id, length }, res, text, arrivedAt);
         let all = '';
-        const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+        const engineId = this.engine.submit(request.promptTokens, length.tokens, (e) => {
             all += text(e.tokens);
             if (e.done)
-                server_json(res, 200, fullReply(request, id, all));
+                server_json(res, 200, fullReply(request, id, all, length));
         }, arrivedAt);
         res.on('close', () => this.abandon(res, engineId));
     }
-    stream(request, id, res, text, arrivedAt) {
+    stream(request, reply, res, text, arrivedAt) {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
         res.flushHeaders();
-        const writer = new ReplyWriter(request, id);
-        const engineId = this.engine.submit(request.promptTokens, request.maxTokens, (e) => {
+        const writer = new ReplyWriter(request, reply.id, reply.length.finish);
+        const engineId = this.engine.submit(request.promptTokens, reply.length.tokens, (e) => {
             if (res.destroyed)
                 return;
             const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done);

@@ -18,7 +18,7 @@ const ENGINE = join(ROOT, 'test/helpers/hostile-engine.mjs')
 
 async function workspace(targets: Record<string, string>, extra = ''): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'lbg-hostile-'))
-  const lines = ['version: 1', `defaults: { rounds: 1, discard: 0, ready-timeout: 3s, request-timeout: 5s${extra} }`, 'scenarios:', '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }', 'targets:']
+  const lines = ['version: 1', `defaults: { rounds: 1, discard: 0, ready-timeout: 3s, request-timeout: 5s, quality: false${extra} }`, 'scenarios:', '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }', 'targets:']
   for (const [name, mode] of Object.entries(targets)) {
     lines.push(`  ${name}:`, '    engine: sglang', `    launch: ${process.execPath} ${ENGINE} --port {port} --mode ${mode}`)
   }
