@@ -187,7 +187,14 @@ const EOS_AFTER = 4
 
 // ---- HTTP ------------------------------------------------------------------------------------
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
+// Node's timers run on a millisecond clock and may fire up to 1 ms early: a wake-up before the deadline waits
+// again for the rest, so no token is ever sent before its schedule (tests bound TTFT from below).
+const sleepUntil = async (deadline) => {
+  for (let left = deadline - performance.now(); left > 0; left = deadline - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, left))
+  }
+}
+const sleep = (ms) => sleepUntil(performance.now() + ms)
 const sse = (events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')
 
 function sendJson(res, status, body) {
@@ -273,7 +280,7 @@ async function generate(req, res, api) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
   const cut = cutEvery && number % cutEvery === 0 ? Math.max(1, Math.floor(texts.length / 2)) : -1
   for (let i = 0; i < texts.length; i++) {
-    await sleep(t0 + ttftMs + i * itlMs - performance.now())
+    await sleepUntil(t0 + ttftMs + i * itlMs)
     if (closed) return
     if (i === cut) return res.socket?.destroy()
     const events = i === 0 ? [...shapes.role(), shapes.token(texts[i], i === texts.length - 1)] : [shapes.token(texts[i], i === texts.length - 1)]
