@@ -1,22 +1,13 @@
 /** The simulator against the quality checks, end to end over HTTP: probe answers, greedy replies, and the two faults. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { GreedyOutput } from '../../src/core/quality.js'
 import { checkDegenerate, greedyAgreement, GREEDY_MAX_TOKENS, GREEDY_PROMPTS, probeQuestions, PROBE_MAX_TOKENS, scoreProbe, tallyDegenerate } from '../../src/quality/index.js'
 import { parseProfile, startSimServer, type SimServerOptions } from '../../src/sim/index.js'
+import { profileFiles } from './profile-file.js'
 import { frameText, postStream } from './sse-reader.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-quality-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-function profileFile(name: string, extra: Record<string, unknown> = {}): string {
-  const path = join(dir, `${name}.json`)
-  const json = { name, model: `test/${name}`, source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': 20 }, ...extra }
-  writeFileSync(path, JSON.stringify(json))
-  return path
-}
+/** Profile files with round numbers, so the schedule is easy to derive. */
+const profileFile = profileFiles('sim-quality-')
 
 const SPEC = { speculative: { method: 'mtp', k: 3, accept: [0.25, 0.25, 0.25, 0.25] } }
 const HEALTHY = profileFile('healthy', SPEC)

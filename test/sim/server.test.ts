@@ -1,24 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PROBE_DEFAULT_SEED, probeQuestions, solveQuestion } from '../../src/quality/probe.js'
 import { parsePrometheus, sumByName } from '../../src/engines/prometheus.js'
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/index.js'
 import { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from '../../src/sim/tokenizer.js'
+import { profileFiles } from './profile-file.js'
 import { frameText, postStream, wordCount } from './sse-reader.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-server-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-/** A profile file with round numbers, so the schedule is easy to derive. */
-function profileFile(name: string, extra: Record<string, unknown> = {}): string {
-  const path = join(dir, `${name}.json`)
-  const json = { name, model: `test/${name}`, source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': 20 }, ...extra }
-  writeFileSync(path, JSON.stringify(json))
-  return path
-}
+/** Profile files with round numbers, so the schedule is easy to derive. */
+const profileFile = profileFiles('sim-server-')
 
 const FLAT = profileFile('flat')
 const SPEC = profileFile('spec', { speculative: { method: 'mtp', k: 3, accept: [0.25, 0.25, 0.25, 0.25] } })
