@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Provision what the real-engine suite (`npm run test:real`) needs on a Debian machine, as root:
+# podman + runc + catatonit (containers; catatonit is podman's `--init`), chromium (page tests), the container runtime's config for hosts with
+# hybrid cgroups and a capped `nofile` limit, and an offline engine image built from host binaries
+# (no registry is needed). Safe to run twice: each step is skipped when its result is already there.
+#
+# The llama.cpp server and its models are not installed here: the suite finds them through
+# LLM_BENCH_LLAMA_DIR (default ../shared/engines/llama.cpp beside the repository) and fails,
+# naming the path, when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SHARED=${LLM_BENCH_SHARED:-$(cd .. && pwd)/shared}
+IMAGE=${LLM_BENCH_IMAGE:-localhost/llm-bench-engine:test}
+
+if [ "$(id -u)" != 0 ]; then
+  echo "provision-real.sh: run as root (it installs Debian packages)" >&2
+  exit 1
+fi
+
+need=()
+command -v podman >/dev/null || need+=(podman)
+command -v runc >/dev/null || need+=(runc)
+[ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
+command -v chromium >/dev/null || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# crun cannot run with hybrid cgroups, and podman raises rlimits above the machine's hard cap
+# unless told otherwise: runc, cgroupfs, file events, explicit ulimits.
+if [ ! -f /etc/containers/containers.conf ] || ! cmp -s "$SHARED/containers/containers.conf" /etc/containers/containers.conf; then
+  install -D -m 644 "$SHARED/containers/containers.conf" /etc/containers/containers.conf
+fi
+
+if ! podman image exists "$IMAGE"; then
+  root=$(mktemp -d)
+  trap 'rm -rf "$root"' EXIT
+  bash "$SHARED/containers/mkrootfs.sh" "$root"
+  # The llama.cpp server is mounted into containers at run time; its shared libraries must be in the image.
+  for l in $(ldd "$SHARED/engines/llama.cpp/llama-server" | grep -oE '/[^ ]+\.so[^ ]*'); do
+    mkdir -p "$root$(dirname "$l")"
+    cp -Ln "$l" "$root$l" 2>/dev/null || true
+  done
+  tar -C "$root" -c . | podman import - "$IMAGE" >/dev/null
+  echo "built $IMAGE"
+fi
+echo "real-engine suite provisioned: podman $(podman --version | awk '{print $3}'), $(chromium --version 2>/dev/null | head -1), image $IMAGE"
