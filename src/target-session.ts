@@ -42,7 +42,9 @@ export class TargetSession {
     this.target = target
     this.deps = deps
     this.adapter = engineByName(target.engine)
-    this.maxConcurrency = Math.max(...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)))
+    // Connections for the most requests ever in flight: the busiest scenario, or the quality probe.
+    const probe = target.settings.quality ? target.settings.quality.concurrency : 1
+    this.maxConcurrency = Math.max(probe, ...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)))
     deps.signal.addEventListener('abort', this.onOuterAbort, { once: true })
     this.guard = target.external ? undefined : this.watchMemory()
   }

@@ -51476,8 +51476,9 @@ function qualitySetting() {
         prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
         'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
         api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
-        // 16 in flight makes the default probe (40 questions + 12 prompts) a few batches on an engine with continuous batching.
-        concurrency: whole(1, LIMITS.probeConcurrency).default(16).meta({ description: 'Probe requests in flight' }),
+        // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
+        // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
+        concurrency: whole(1, LIMITS.probeConcurrency).default(64).meta({ description: 'Probe requests in flight' }),
     });
     return union([probe, literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
         .meta({ description: 'Output quality probe run after readiness; false skips it' });
@@ -54151,7 +54152,8 @@ function inconclusiveList(cells) {
         .map((cell) => {
         const metrics = Object.values(cell.verdict.metrics)
             .filter((m) => m.status === 'inconclusive')
-            .map((m) => `${escapeText(m.metric)} ${escapeText(m.reason)} — needs ${decider(m)}`);
+            // The reason starts with the metric's label and may already say what it needs.
+            .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
         const cellWide = cell.verdict.undecided?.length ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
         const why = [...metrics, ...cellWide];
         return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
@@ -54224,7 +54226,7 @@ const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
 /** Speculative decoding's acceptance belongs next to the decode speed it explains. */
 function withAcceptance(decode, cell) {
     const rate = cell.specDecode?.acceptanceRate;
-    return rate === undefined || decode === EMPTY ? decode : `${decode} · acc ${formatPercent(rate)}`;
+    return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`;
 }
 function table_text(value) {
     return escapeText(escape_clip(value, 80));
@@ -57397,7 +57399,9 @@ class TargetSession {
         this.target = target;
         this.deps = deps;
         this.adapter = engineByName(target.engine);
-        this.maxConcurrency = Math.max(...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)));
+        // Connections for the most requests ever in flight: the busiest scenario, or the quality probe.
+        const probe = target.settings.quality ? target.settings.quality.concurrency : 1;
+        this.maxConcurrency = Math.max(probe, ...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)));
         deps.signal.addEventListener('abort', this.onOuterAbort, { once: true });
         this.guard = target.external ? undefined : this.watchMemory();
     }
@@ -57807,6 +57811,10 @@ function renderMetrics(profile, c, inFlight) {
 function rng_createRng(seed) {
     return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
 }
+/** The random stream of untimed requests (the quality probe), apart from the benchmark's for the same seed. */
+function sideStream(seed) {
+    return rng_createRng(Math.floor(seed) ^ 0x5eed51de);
+}
 /** Standard normal by Box–Muller. */
 function normal(rng) {
     const u = 1 - rng();
@@ -57854,15 +57862,18 @@ function createBag(weights, rng) {
 
 class engine_EngineModel {
     profile;
-    rng;
     waiting = [];
     running = [];
-    acceptDraw;
-    constructor(profile, rng) {
+    main;
+    side;
+    constructor(profile, rng, sideRng = sideStream(0)) {
         this.profile = profile;
-        this.rng = rng;
-        if (profile.speculative)
-            this.acceptDraw = createBag(profile.speculative.accept, rng);
+        const stream = (r) => ({ rng: r, acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined });
+        this.main = stream(rng);
+        this.side = stream(sideRng);
+    }
+    streamOf(seq) {
+        return seq.side ? this.side : this.main;
     }
     submit(request) {
         this.waiting.push({ ...request, prefilled: 0, generated: 0 });
@@ -57889,7 +57900,8 @@ class engine_EngineModel {
         const k = p.speculative?.k ?? 0;
         const result = { start, end: start, decodeSeqs: this.running.length, prefillTokens: 0, emissions: [], drafts: 0, draftTokens: 0, accepted: 0 };
         for (const seq of this.running) {
-            const want = 1 + (this.acceptDraw ? this.acceptDraw() : 0);
+            const draw = this.streamOf(seq).acceptDraw;
+            const want = 1 + (draw ? draw() : 0);
             const tokens = Math.min(want, seq.maxTokens - seq.generated);
             if (k > 0) {
                 result.drafts += 1;
@@ -57902,10 +57914,12 @@ class engine_EngineModel {
         let budget = p.chunkTokens;
         let slots = p.maxBatch - this.running.length;
         const started = [];
+        const prefilled = [];
         for (const seq of this.waiting) {
             if (budget <= 0 || slots <= 0)
                 break;
             const take = Math.min(seq.promptTokens - seq.prefilled, budget);
+            prefilled.push(seq);
             seq.prefilled += take;
             budget -= take;
             slots -= 1;
@@ -57918,7 +57932,9 @@ class engine_EngineModel {
         }
         const decodeMs = this.running.length > 0 ? p.stepMs(this.running.length) : 0;
         const prefillMs = (result.prefillTokens / p.prefillTps) * 1000;
-        result.end = start + (decodeMs + prefillMs) * jitterFactor(this.rng, p.jitterCv);
+        // A step that serves any benchmark request draws from the benchmark's stream.
+        const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side);
+        result.end = start + (decodeMs + prefillMs) * jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv);
         this.waiting.splice(0, started.length);
         this.running.push(...started);
         for (let i = this.running.length - 1; i >= 0; i--)
@@ -57958,7 +57974,7 @@ class RealtimeEngine {
     constructor(profile, seed, timeScale, onStep = () => { }) {
         this.timeScale = timeScale;
         this.onStep = onStep;
-        this.model = new engine_EngineModel(profile, rng_createRng(seed));
+        this.model = new engine_EngineModel(profile, rng_createRng(seed), sideStream(seed));
     }
     /** Virtual now, in modelled milliseconds. */
     now() {
@@ -57970,12 +57986,13 @@ class RealtimeEngine {
     }
     /**
      * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
-     * `arrivedAt` is the wall time (`performance.now()`) the request reached the server.
+     * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
+     * request (see `EngineRequest.side`).
      */
-    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now()) {
+    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now(), side = false) {
         const id = this.nextId++;
         const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale);
-        this.pending.push({ id, at, promptTokens, maxTokens });
+        this.pending.push({ id, at, promptTokens, maxTokens, side });
         this.pending.sort((a, b) => a.at - b.at || a.id - b.id);
         this.listeners.set(id, listener);
         if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -58004,7 +58021,7 @@ class RealtimeEngine {
     admit(until) {
         while (this.pending.length > 0 && this.pending[0].at <= until) {
             const p = this.pending.shift();
-            this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens });
+            this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens, side: p.side });
         }
     }
     /** Plans the step starting at `start`, admitting requests that arrived by `admitUntil` (default: by `start`). */
@@ -58472,7 +58489,7 @@ class SimHttp {
             all += text(e.tokens);
             if (e.done)
                 server_json(res, 200, fullReply(request, id, all, length));
-        }, arrivedAt);
+        }, arrivedAt, !request.ignoreEos);
         res.on('close', () => this.abandon(res, engineId));
     }
     stream(request, reply, res, text, arrivedAt) {
@@ -58487,7 +58504,7 @@ class SimHttp {
                 res.end(frames + writer.end());
             else
                 res.write(frames);
-        }, arrivedAt);
+        }, arrivedAt, !request.ignoreEos);
         res.on('close', () => this.abandon(res, engineId));
     }
     /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */

@@ -67,8 +67,9 @@ function qualitySetting() {
     prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
     'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
     api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
-    // 16 in flight makes the default probe (40 questions + 12 prompts) a few batches on an engine with continuous batching.
-    concurrency: whole(1, LIMITS.probeConcurrency).default(16).meta({ description: 'Probe requests in flight' }),
+    // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
+    // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
+    concurrency: whole(1, LIMITS.probeConcurrency).default(64).meta({ description: 'Probe requests in flight' }),
   })
   return z
     .union([probe, z.literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })

@@ -99,7 +99,8 @@ export function inconclusiveList(cells: readonly CellResult[]): string {
     .map((cell) => {
       const metrics = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'inconclusive')
-        .map((m) => `${escapeText(m.metric)} ${escapeText(m.reason)} — needs ${decider(m)}`)
+        // The reason starts with the metric's label and may already say what it needs.
+        .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`)
       const cellWide = cell.verdict.undecided?.length ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : []
       const why = [...metrics, ...cellWide]
       return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`

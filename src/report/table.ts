@@ -54,7 +54,7 @@ const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/
 /** Speculative decoding's acceptance belongs next to the decode speed it explains. */
 function withAcceptance(decode: string, cell: CellResult): string {
   const rate = cell.specDecode?.acceptanceRate
-  return rate === undefined || decode === EMPTY ? decode : `${decode} · acc ${formatPercent(rate)}`
+  return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`
 }
 
 function text(value: string): string {

@@ -15,12 +15,18 @@
  * strictly one by one (≈ 1.75).
  */
 import type { Profile } from './profile.js'
-import { createBag, jitterFactor, type Rng } from './rng.js'
+import { createBag, jitterFactor, sideStream, type Rng } from './rng.js'
 
 export interface EngineRequest {
   id: number
   promptTokens: number
   maxTokens: number
+  /**
+   * An untimed request (one that honours end-of-sequence: the quality probe). Its steps draw jitter
+   * and draft acceptance from a random stream of their own, so the benchmark's schedule is the same
+   * with or without a probe before it.
+   */
+  side?: boolean
 }
 
 export interface Emission {
@@ -49,16 +55,29 @@ interface Seq extends EngineRequest {
   generated: number
 }
 
+interface Stream {
+  rng: Rng
+  acceptDraw?: () => number
+}
+
 export class EngineModel {
   private readonly waiting: Seq[] = []
   private readonly running: Seq[] = []
-  private readonly acceptDraw?: () => number
+  private readonly main: Stream
+  private readonly side: Stream
 
   constructor(
     private readonly profile: Profile,
-    private readonly rng: Rng,
+    rng: Rng,
+    sideRng: Rng = sideStream(0),
   ) {
-    if (profile.speculative) this.acceptDraw = createBag(profile.speculative.accept, rng)
+    const stream = (r: Rng): Stream => ({ rng: r, acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined })
+    this.main = stream(rng)
+    this.side = stream(sideRng)
+  }
+
+  private streamOf(seq: EngineRequest): Stream {
+    return seq.side ? this.side : this.main
   }
 
   submit(request: EngineRequest): void {
@@ -89,7 +108,8 @@ export class EngineModel {
     const result: StepResult = { start, end: start, decodeSeqs: this.running.length, prefillTokens: 0, emissions: [], drafts: 0, draftTokens: 0, accepted: 0 }
 
     for (const seq of this.running) {
-      const want = 1 + (this.acceptDraw ? this.acceptDraw() : 0)
+      const draw = this.streamOf(seq).acceptDraw
+      const want = 1 + (draw ? draw() : 0)
       const tokens = Math.min(want, seq.maxTokens - seq.generated)
       if (k > 0) {
         result.drafts += 1
@@ -103,9 +123,11 @@ export class EngineModel {
     let budget = p.chunkTokens
     let slots = p.maxBatch - this.running.length
     const started: Seq[] = []
+    const prefilled: Seq[] = []
     for (const seq of this.waiting) {
       if (budget <= 0 || slots <= 0) break
       const take = Math.min(seq.promptTokens - seq.prefilled, budget)
+      prefilled.push(seq)
       seq.prefilled += take
       budget -= take
       slots -= 1
@@ -118,7 +140,9 @@ export class EngineModel {
 
     const decodeMs = this.running.length > 0 ? p.stepMs(this.running.length) : 0
     const prefillMs = (result.prefillTokens / p.prefillTps) * 1000
-    result.end = start + (decodeMs + prefillMs) * jitterFactor(this.rng, p.jitterCv)
+    // A step that serves any benchmark request draws from the benchmark's stream.
+    const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side)
+    result.end = start + (decodeMs + prefillMs) * jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv)
 
     this.waiting.splice(0, started.length)
     this.running.push(...started)

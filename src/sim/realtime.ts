@@ -12,13 +12,14 @@
  */
 import { EngineModel, type Emission, type StepResult } from './engine.js'
 import type { Profile } from './profile.js'
-import { createRng } from './rng.js'
+import { createRng, sideStream } from './rng.js'
 
 interface Pending {
   id: number
   at: number
   promptTokens: number
   maxTokens: number
+  side: boolean
 }
 
 export type EmissionListener = (emission: Emission) => void
@@ -41,7 +42,7 @@ export class RealtimeEngine {
     private readonly timeScale: number,
     private readonly onStep: (step: StepResult) => void = () => {},
   ) {
-    this.model = new EngineModel(profile, createRng(seed))
+    this.model = new EngineModel(profile, createRng(seed), sideStream(seed))
   }
 
   /** Virtual now, in modelled milliseconds. */
@@ -56,12 +57,13 @@ export class RealtimeEngine {
 
   /**
    * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
-   * `arrivedAt` is the wall time (`performance.now()`) the request reached the server.
+   * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
+   * request (see `EngineRequest.side`).
    */
-  submit(promptTokens: number, maxTokens: number, listener: EmissionListener, arrivedAt = performance.now()): number {
+  submit(promptTokens: number, maxTokens: number, listener: EmissionListener, arrivedAt = performance.now(), side = false): number {
     const id = this.nextId++
     const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale)
-    this.pending.push({ id, at, promptTokens, maxTokens })
+    this.pending.push({ id, at, promptTokens, maxTokens, side })
     this.pending.sort((a, b) => a.at - b.at || a.id - b.id)
     this.listeners.set(id, listener)
     if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -92,7 +94,7 @@ export class RealtimeEngine {
   private admit(until: number): void {
     while (this.pending.length > 0 && this.pending[0].at <= until) {
       const p = this.pending.shift() as Pending
-      this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens })
+      this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens, side: p.side })
     }
   }
 

@@ -9,6 +9,11 @@ export function createRng(seed: number): Rng {
   return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0)
 }
 
+/** The random stream of untimed requests (the quality probe), apart from the benchmark's for the same seed. */
+export function sideStream(seed: number): Rng {
+  return createRng(Math.floor(seed) ^ 0x5eed51de)
+}
+
 /** Standard normal by Box–Muller. */
 export function normal(rng: Rng): number {
   const u = 1 - rng()

@@ -139,7 +139,7 @@ class SimHttp {
     const engineId = this.engine.submit(request.promptTokens, length.tokens, (e) => {
       all += text(e.tokens)
       if (e.done) json(res, 200, fullReply(request, id, all, length))
-    }, arrivedAt)
+    }, arrivedAt, !request.ignoreEos)
     res.on('close', () => this.abandon(res, engineId))
   }
 
@@ -152,7 +152,7 @@ class SimHttp {
       const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
       if (e.done) res.end(frames + writer.end())
       else res.write(frames)
-    }, arrivedAt)
+    }, arrivedAt, !request.ignoreEos)
     res.on('close', () => this.abandon(res, engineId))
   }
 

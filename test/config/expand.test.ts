@@ -219,7 +219,7 @@ describe('defaults and per-target overrides', () => {
   })
 })
 
-const DEFAULT_PROBE = { questions: 40, prompts: 12, maxTokens: 32, concurrency: 16 }
+const DEFAULT_PROBE = { questions: 40, prompts: 12, maxTokens: 32, concurrency: 64 }
 
 describe('gate', () => {
   const gateOf = (top: unknown, own?: unknown) =>

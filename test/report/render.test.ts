@@ -145,7 +145,7 @@ describe('the cells table', () => {
     const spec = measured('spec/chat', { decode: 44, ttft: 400 }, { specDecode: { acceptanceRate: 0.714, source: 'vllm /metrics' } })
     // Baseline 50 tok/s, 400 ms, TPOT 20 ms, 400 output tok/s; TPOT and output tok/s are not gated but still get a change.
     expect(cells(renderReport(judged([spec], ['regression']), CTX, COMMENT_LIMIT))).toEqual([
-      '🔴 regression', 'spec', 'chat', 'sim', 'fp8', '**44.0 (−12.0%)** · acc 71.4%', '400 (0.0%)', '22.7 (+13.6%)', '352 (−12.0%)',
+      '🔴 regression', 'spec', 'chat', 'sim', 'fp8', '**44.0 (−12.0%)** · accept 71.4%', '400 (0.0%)', '22.7 (+13.6%)', '352 (−12.0%)',
     ])
   })
 
@@ -165,7 +165,7 @@ describe('inconclusive cells', () => {
       ...flatCell(id, { decode: 50 }),
       verdict: {
         status: 'inconclusive' as const,
-        metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 47, baseline: 50, delta: -0.06, reason: '-6.0% within noise (±7.0%)', needs, moreRounds } },
+        metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 47, baseline: 50, delta: -0.06, reason: 'decode tok/s -6.0% within noise (±7.0%)', needs, moreRounds } },
       },
     })
     const flagged = { ...flatCell('f/s', { decode: 50 }), flags: ['lengths-missed: output 100/128'], verdict: { status: 'inconclusive' as const, metrics: {}, undecided: ['lengths-missed: output 100/128'] } }
@@ -175,9 +175,18 @@ describe('inconclusive cells', () => {
     const list = md.slice(md.indexOf('#### Inconclusive'))
     expect(md.indexOf('#### Regressions')).toBeLessThan(md.indexOf('#### Inconclusive'))
     expect(md.indexOf('#### Inconclusive')).toBeLessThan(md.indexOf('| '))
-    expect(list).toContain('**a/s**: decode -6.0% within noise (±7.0%) — needs 3 more warm rounds')
-    expect(list).toContain('**b/s**: decode -6.0% within noise (±7.0%) — needs a quieter box')
-    expect(list).toContain('**c/s**: decode -6.0% within noise (±7.0%) — needs more default-branch runs')
+    expect(list).toContain('**a/s**: decode tok/s -6.0% within noise (±7.0%) — needs 3 more warm rounds')
+    expect(list).toContain('**b/s**: decode tok/s -6.0% within noise (±7.0%) — needs a quieter box')
+    expect(list).toContain('**c/s**: decode tok/s -6.0% within noise (±7.0%) — needs more default-branch runs')
     expect(list).toContain('**f/s**: lengths-missed: output 100/128 — needs the requested workload')
+    // The reason names its metric once, and says what it needs at most once.
+    expect(list).not.toMatch(/decode decode|needs [^;\n]*needs /)
+  })
+
+  it('do not repeat what the reason already says it needs', () => {
+    const reason = 'decode tok/s −1.0%: noise ±20.0% is too wide for the limit 5%; the reference is uncertain by ±9.0%: needs more default-branch runs'
+    const cell = { ...flatCell('u/s', { decode: 50 }), verdict: { status: 'inconclusive' as const, metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 49.5, baseline: 50, delta: -0.01, reason, needs: 'baseline' as const } } } }
+    const md = renderReport({ ...resultsFile([cell]), summary: { verdict: 'inconclusive', regressions: 0, counts: { inconclusive: 1 } } }, CTX, COMMENT_LIMIT)
+    expect(md).toContain(`**u/s**: ${reason}\n`)
   })
 })

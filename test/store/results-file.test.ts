@@ -145,8 +145,8 @@ describe('readResults: what reads', () => {
     expect(readResults(JSON.stringify(file), WHERE)).toEqual(file)
   })
 
-  it('reads the shipped demo baseline, written by the first release, and fills in the failed share', async () => {
-    const text = await readFile(join(ROOT, 'fixtures/demo-baseline.json'), 'utf8')
+  it('reads the demo baseline the first release shipped, and fills in the failed share', async () => {
+    const text = await readFile(join(ROOT, 'fixtures/release-one/demo-baseline.json'), 'utf8')
     const raw = JSON.parse(text) as ResultsFile
     expect(raw.cells[0].metrics).not.toHaveProperty('failed_share')
     const read = readResults(text, 'demo')
@@ -156,6 +156,12 @@ describe('readResults: what reads', () => {
     const strip = (f: ResultsFile) =>
       JSON.parse(JSON.stringify(f, (key, value) => (key === 'failed_share' ? undefined : value)))
     expect(strip(read)).toEqual(raw)
+  })
+
+  it('reads the shipped demo baseline, with its quality probe', async () => {
+    const read = readResults(await readFile(join(ROOT, 'fixtures/demo-baseline.json'), 'utf8'), 'demo')
+    expect(read.cells).toHaveLength(6)
+    for (const c of read.cells) expect(c.quality?.probe?.greedy?.length).toBeGreaterThan(0)
   })
 
   it('reads first-release verdicts and references as { metric, stat }', () => {
