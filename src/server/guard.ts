@@ -60,6 +60,8 @@ export function createRunGuard(options: GuardOptions): RunGuard {
   return {
     runId: options.runId,
     register(task) {
+      // A relaunch registers the same tasks again; each is kept once.
+      if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task))) return
       tasks.push(task)
       options.onChange?.(tasks)
       if (!started) {
