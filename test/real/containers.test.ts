@@ -71,6 +71,7 @@ describe('container targets on podman', () => {
     bystanders.push(bystander)
     const cwd = await config(fakeTarget(', --itl-ms, "20"'), '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }')
     let killedAt = 0
+    let running = ''
     const run = await runAction({
       cwd,
       inputs: { config: 'bench.yml', 'results-dir': 'out' },
@@ -80,11 +81,18 @@ describe('container targets on podman', () => {
         child.stdout!.on('data', (d) => {
           out += d
           // Mid-cell: the engine is ready and the first round is streaming.
-          if (!killedAt && /boxed: ready at/.test(out)) setTimeout(() => ((killedAt = Date.now()), child.kill('SIGKILL')), 1000)
+          if (killedAt || !/boxed: ready at/.test(out)) return
+          killedAt = -1
+          setTimeout(() => {
+            running = podmanOut('ps', '-q', '--filter', 'name=llm-bench-4242-', '--filter', 'status=running')
+            killedAt = Date.now()
+            child.kill('SIGKILL')
+          }, 1000)
         })
       },
     })
     expect(run.code, run.stdout).toBeNull()
+    expect(running, 'the container was serving when the action was killed').not.toBe('')
     const runId = runIdOf(run)
     let left = ofRun(runId)
     while (left.length && Date.now() - killedAt < 2000) {
