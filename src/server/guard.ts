@@ -6,7 +6,7 @@
  * step may ever run — the watchdog runs the cleanup itself and exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Logger } from '../core/log.js'
 import { errorMessage } from '../core/errors.js'
@@ -33,7 +33,8 @@ export interface GuardOptions {
 
 /** `dist/watchdog/index.js`, seen from the action (`dist/index.js`) or the CLI (`dist/cli/index.js`). */
 export function bundledWatchdog(entry = process.argv[1] ?? ''): string | undefined {
-  const dir = dirname(entry)
+  // The CLI may be started through a bin symlink: look next to the file it points to.
+  const dir = dirname(existsSync(entry) ? realpathSync(entry) : entry)
   return [join(dir, 'watchdog', 'index.js'), join(dir, '..', 'watchdog', 'index.js')].find((path) => existsSync(path))
 }
 

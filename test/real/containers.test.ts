@@ -65,6 +65,16 @@ describe('container targets on podman', () => {
     expect(ofRun(runIdOf(run))).toEqual([])
   })
 
+  it('a run -d style launch that exits 0 while its container serves is not an engine exit', async () => {
+    const cwd = await config([...fakeTarget(), '      run-args: [-d]'])
+    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
+    expect(run.code, run.stdout).toBe(0)
+    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+    expect(results.cells[0].status, run.stdout).toBe('ok')
+    expect(await readFile(join(cwd, 'out/logs/boxed.log'), 'utf8')).toMatch(/launch process exited \(code 0\)/)
+    expect(ofRun(runIdOf(run))).toEqual([])
+  })
+
   it('SIGKILL mid-cell: no container of the run within 2 s; the post step finds nothing; another label survives', async () => {
     const bystander = `lbg-bystander-${process.pid}`
     podmanOut('run', '-d', '--init', '--name', bystander, '--label', `${LABEL}=someone-else`, ENGINE_IMAGE, 'sleep', '600')
