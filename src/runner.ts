@@ -135,6 +135,8 @@ export async function run(): Promise<void> {
 /** Post step: the safety net that kills whatever process group the main step left alive. */
 export async function post(): Promise<void> {
   try {
+    // `stop:` commands run again here and their output goes to the targets' logs.
+    registerSecrets()
     const saved = core.getState(STATE.pgids)
     const pgids = saved ? (JSON.parse(saved) as number[]) : []
     const killed = await killProcessGroups(pgids)

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, writeSync } from 'node:fs'
 import { openNoFollow } from '../core/safe-fs.js'
 import { errorMessage } from '../core/errors.js'
+import { redact } from '../core/redact.js'
 import { engineEnv } from './env.js'
 import { removeByLabel, type Runtime } from './container.js'
 import { killProcessGroups, signalGroup } from './process-group.js'
@@ -30,13 +31,13 @@ export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; run
 /** Where a stop command's output goes. */
 export type Sink = (text: string) => void
 
-/** Appends to a target's log without following a symlink; a log that cannot be opened drops the text. */
+/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
 export function appendToLog(path: string): Sink {
   return (text) => {
     try {
       const fd = openNoFollow(path, 'append')
       try {
-        writeSync(fd, text)
+        writeSync(fd, redact(text))
       } finally {
         closeSync(fd)
       }
