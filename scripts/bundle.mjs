@@ -1,4 +1,4 @@
-// Builds the committed bundles: the action (main and post step share dist/index.js) and the CLI.
+// Builds the committed bundles: the action (main and post step share dist/index.js), the CLI and the watchdog.
 // Type checking is `npm run lint`'s job; ncc only transpiles here, which keeps `npm test` fast.
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
@@ -6,6 +6,8 @@ import { rmSync } from 'node:fs'
 const entries = [
   ['src/index.ts', 'dist'],
   ['src/cli.ts', 'dist/cli'],
+  // The watchdog the action and the CLI start next to themselves (src/server/guard.ts finds it).
+  ['src/watchdog.ts', 'dist/watchdog'],
 ]
 
 rmSync('dist', { recursive: true, force: true })

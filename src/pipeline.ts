@@ -21,6 +21,7 @@ import { readShardResults } from './merge.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
 import { configErrorNotice, dryRunNotice } from './report/index.js'
 import { runTarget } from './run-target.js'
+import { createRunGuard, makeRunId, type RunGuard } from './server/index.js'
 import { branchStore, fileStore, type BaselineStore } from './store/index.js'
 
 export type { PipelineResult } from './publish.js'
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   github?: { request: GitHubRequest; repo: RepoRef }
   signal?: AbortSignal
   onSpawn?: (pgid: number) => void
+  /** The run's guard; without one the pipeline makes its own (a fresh run id, a watchdog) and closes it when measuring ends. */
+  guard?: RunGuard
   detectHardware?: () => Promise<string>
   cwd?: string
 }
@@ -105,9 +108,20 @@ interface MeasureContext {
 
 /** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
 async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; read: boolean }> {
-  const { deps, resultsDir, signal, judge } = m
+  const { deps, resultsDir } = m
   const { log } = deps
   if (!behaviour.measure) return { cells: await readShardResults(resultsDir, plan, log), read: true }
+  const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
+  try {
+    return { cells: await measureTargets(plan, m, guard), read: false }
+  } finally {
+    if (!deps.guard) await guard.close()
+  }
+}
+
+async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): Promise<CellResult[]> {
+  const { deps, resultsDir, signal, judge } = m
+  const { log } = deps
   const cells: CellResult[] = []
   for (const target of plan.targets) {
     const targetCells = plan.cells.filter((c) => c.target.id === target.id)
@@ -116,11 +130,11 @@ async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Pro
       continue
     }
     const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }),
+      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, guard, judge }),
     )
     cells.push(...measured)
   }
-  return { cells, read: false }
+  return cells
 }
 
 function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {

@@ -11,7 +11,7 @@ import { printable, type Logger } from './core/log.js'
 import { redact, secrets } from './core/redact.js'
 import { runPipeline } from './pipeline.js'
 import { couldNotRunNotice } from './report/index.js'
-import { killProcessGroups } from './server/index.js'
+import { DEFAULT_GRACE_MS, createRunGuard, killProcessGroups, makeRunId, runCleanup, type CleanupTask } from './server/index.js'
 import { VERSION } from './core/version.js'
 
 export const OUTPUT = {
@@ -22,7 +22,7 @@ export const OUTPUT = {
   commentUrl: 'comment-url',
 } as const
 
-export const STATE = { pgids: 'pgids', isPost: 'isPost' } as const
+export const STATE = { pgids: 'pgids', isPost: 'isPost', cleanup: 'cleanup' } as const
 
 /** The PR label with which a maintainer accepts an intended regression. */
 export const ACCEPT_LABEL = 'benchmark-accept'
@@ -93,6 +93,7 @@ export async function run(): Promise<void> {
     const options = parseInputs((name) => core.getInput(name))
     const context = runContext()
     const pgids: number[] = []
+    const guard = createRunGuard({ runId: makeRunId(), log: actionsLogger, onChange: (tasks) => core.saveState(STATE.cleanup, JSON.stringify(tasks)) })
     const octokit = options.githubToken && context.repository ? github.getOctokit(options.githubToken) : undefined
     const result = await runPipeline({
       options,
@@ -101,11 +102,12 @@ export async function run(): Promise<void> {
       toolVersion: VERSION,
       github: octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
       signal: abort.signal,
+      guard,
       onSpawn: (pgid) => {
         pgids.push(pgid)
         core.saveState(STATE.pgids, JSON.stringify(pgids))
       },
-    })
+    }).finally(() => guard.close())
     if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(result.summary, true).write()
     core.setOutput(OUTPUT.verdict, result.verdict)
     core.setOutput(OUTPUT.regressions, String(result.regressions))
@@ -133,12 +135,27 @@ export async function run(): Promise<void> {
 /** Post step: the safety net that kills whatever process group the main step left alive. */
 export async function post(): Promise<void> {
   try {
+    // `stop:` commands run again here and their output goes to the targets' logs.
+    registerSecrets()
     const saved = core.getState(STATE.pgids)
     const pgids = saved ? (JSON.parse(saved) as number[]) : []
     const killed = await killProcessGroups(pgids)
     if (killed.length) core.warning(`post: killed process groups left alive by the main step: ${killed.join(', ')}`)
     else core.info(`post: ${pgids.length} launched process group(s), none left alive`)
+    await postCleanup()
   } catch (error) {
     core.warning(`post: cleanup failed: ${errorMessage(error)}`)
   }
+}
+
+/** Post step: removes the containers still carrying the run's label and runs the targets' `stop` commands again. */
+async function postCleanup(): Promise<void> {
+  const saved = core.getState(STATE.cleanup)
+  const tasks = saved ? (JSON.parse(saved) as CleanupTask[]) : []
+  if (tasks.length === 0) return
+  const report = await runCleanup(tasks, DEFAULT_GRACE_MS)
+  if (report.containers.length) core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
+  else core.info('post: no container of this run left')
+  if (report.stops) core.info(`post: ran ${report.stops} stop command(s)`)
+  for (const problem of report.problems) core.warning(`post: ${problem}`)
 }

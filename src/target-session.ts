@@ -12,7 +12,7 @@ import type { TargetInfo } from './core/results.js'
 import { httpPorts } from './engines/http.js'
 import { engineByName } from './engines/registry.js'
 import type { EngineAdapter, HttpPorts } from './engines/types.js'
-import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunningTarget } from './server/index.js'
+import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunGuard, type RunningTarget } from './server/index.js'
 
 export interface SessionDeps {
   log: Logger
@@ -20,6 +20,8 @@ export interface SessionDeps {
   /** The run's cancellation. */
   signal: AbortSignal
   onSpawn?: (pgid: number) => void
+  /** The run's guard (run id, cleanup tasks, watchdog). */
+  guard?: RunGuard
   /** Memory reader for the guard (default: /proc/meminfo); tests inject one. */
   readMemory?: () => Promise<MemInfo>
 }
@@ -90,6 +92,7 @@ export class TargetSession {
       logDir: deps.logDir,
       log: deps.log,
       onSpawn: deps.onSpawn,
+      guard: deps.guard,
       smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
       signal: this.signal,
     })
@@ -100,6 +103,7 @@ export class TargetSession {
   async ready(running: RunningTarget): Promise<TargetInfo> {
     const { target } = this
     const info: TargetInfo = { ...(await this.adapter.info(this.http, running.baseUrl)), launch: running.launch }
+    if (running.identity) info.container = await running.identity()
     if (info.version) this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`)
     void running.exited.then((exit) => {
       // A relaunch stops the old process on purpose.

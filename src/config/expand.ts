@@ -10,6 +10,7 @@ import { fill, fillPort, placeholdersIn, type Scope } from './placeholders.js'
 import type { ScenarioPlan, TargetPlan } from '../core/plan.js'
 import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
 import { resolveGate, resolveSettings } from './settings.js'
+import { containerPlan } from './container-plan.js'
 import { trimSlash } from '../core/url.js'
 
 /** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
@@ -92,7 +93,7 @@ function expandOne(
     env[name] = fill(String(value), full, at('env', name), problems)
   }
   const engineOptions = optionValues(adapter, target, full, path, problems)
-  const external = target.url !== undefined && target.launch === undefined
+  const external = target.url !== undefined && target.launch === undefined && target.container === undefined
   if (external && port === undefined && target.url?.includes('{port}')) {
     problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url')
   }
@@ -114,7 +115,9 @@ function expandOne(
   if (quant !== undefined) plan.quant = quant
   if (model !== undefined) plan.model = model
   if (target.port !== undefined) plan.port = target.port
+  if (target.stop !== undefined) plan.stop = fill(target.stop, full, at('stop'), problems)
   if (target.launch !== undefined) plan.launch = fill(target.launch, full, at('launch'), problems)
+  else if (target.container !== undefined) plan.container = containerPlan(target.container, full, at('container'), problems)
   else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
     const launch = defaultLaunch(adapter, plan, port, path, problems)
     if (launch !== undefined) plan.launch = launch

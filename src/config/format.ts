@@ -17,6 +17,8 @@ function formatTarget(t: TargetPlan): string[] {
   const facts = [t.engine, t.quant && `quant ${t.quant}`, t.model && `model ${t.model}`].filter(Boolean).join(', ')
   const lines = [`${t.id}${source}`, row('engine', facts)]
   if (t.launch !== undefined) lines.push(row('launch', t.launch))
+  if (t.container) lines.push(row('image', `${t.container.image}${t.container.runtime ? ` (${t.container.runtime})` : ''}`))
+  if (t.stop !== undefined) lines.push(row('stop', t.stop))
   lines.push(row('url', t.external ? `${t.url} (already running: nothing is launched or stopped)` : t.url))
   if (t.port !== undefined) lines.push(row('port', String(t.port)))
   const env = Object.entries(t.env).map(([k, v]) => `${k}=${v}`)

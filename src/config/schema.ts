@@ -13,6 +13,7 @@ import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedM
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
+import { containerSchema, stopSchema } from './container-schema.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -218,7 +219,7 @@ function scenarioSchema() {
 }
 
 /** Keys a target has whatever its engine. */
-export const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate']
+export const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'container', 'stop', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate']
 
 /** Every engine-specific key and the engines that declare it. */
 export function optionOwners(engines: readonly EngineAdapter[]): Map<string, EngineAdapter[]> {
@@ -289,6 +290,8 @@ function targetSchema(engines: readonly EngineAdapter[]) {
       url: z.string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
       port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
       launch: z.string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+      container: containerSchema().optional(),
+      stop: stopSchema().optional(),
       model: text().optional(),
       quant: text().optional(),
       env: z.record(z.string(), scalar).optional(),
@@ -306,6 +309,11 @@ function targetSchema(engines: readonly EngineAdapter[]) {
       ...targetSettings(),
     })
     .extend(options as {})
+    .superRefine((target, ctx) => {
+      if (target.launch !== undefined && target.container !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['container'], message: 'give either launch (a command) or container (an image the action runs), not both' })
+      }
+    })
     .transform((target, ctx) => parseOptions(target, engines, owners, ctx))
 }
 

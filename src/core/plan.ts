@@ -74,6 +74,21 @@ export interface ScenarioPlan {
   rate?: number
 }
 
+/** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */
+export interface ContainerPlan {
+  image: string
+  /** A string is split by the shell like a launch command; a list is passed word for word. */
+  command?: string | string[]
+  runArgs?: string | string[]
+  /** `host:container[:ro]` */
+  volumes: string[]
+  env: Record<string, string>
+  gpus: 'all' | 'none'
+  shmSize?: string
+  /** Absent: docker when a docker daemon answers, else podman. */
+  runtime?: 'docker' | 'podman'
+}
+
 export interface TargetPlan {
   /** Target id after matrix expansion, e.g. `qwen38-27b-fp8-vllm`. */
   id: string
@@ -84,6 +99,10 @@ export interface TargetPlan {
   model?: string
   /** Launch command with every placeholder but `{port}` filled; absent for `url:` targets. */
   launch?: string
+  /** The container the action runs instead of a launch command (`launch` and `container` exclude each other). */
+  container?: ContainerPlan
+  /** Shell command run after teardown and again by the post step, for what lives outside the process group; `{port}` may remain. */
+  stop?: string
   /** Base URL; may still contain `{port}`. Defaults to `http://127.0.0.1:{port}`. */
   url: string
   /** Fixed port if the config sets one; otherwise the launcher picks a free one. */

@@ -85,6 +85,8 @@ export interface TargetInfo {
   server?: Record<string, unknown>
   /** Last lines of the engine log when the target failed. */
   logTail?: string
+  /** The container a `container:` target ran in: runtime, image tag and, where the runtime knows it, the digest. */
+  container?: { runtime: string; image: string; digest?: string }
 }
 
 export interface SpecDecodeStats {

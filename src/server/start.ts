@@ -13,7 +13,10 @@ import { engineEnv, withheldHint } from './env.js'
 import { launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
-import { describeAnswer, race, waitReady } from './readiness.js'
+import { describeAnswer, exitSignal, race, waitReady } from './readiness.js'
+import { makeRunId } from './container.js'
+import { createRunGuard, type RunGuard } from './guard.js'
+import { prepareOutside, type Outside } from './outside.js'
 import type { ExitInfo, RunningTarget, StartOptions } from './types.js'
 import { trimSlash } from '../core/url.js'
 
@@ -100,7 +103,23 @@ async function attach(options: StartOptions): Promise<RunningTarget> {
   return { baseUrl, port: where.port, exited: new Promise<ExitInfo>(() => undefined), logTail: () => '', stop: async () => undefined }
 }
 
-async function launch(options: StartOptions, command: string): Promise<RunningTarget> {
+let fallbackGuard: RunGuard | undefined
+
+/** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
+function guardOf(options: StartOptions): RunGuard {
+  return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }))
+}
+
+/** The launch (and what it has outside its group), registered with the guard before anything starts. */
+async function prepare(options: StartOptions, command: string | undefined, at: { port: number; logPath: string; env: Record<string, string> }): Promise<Outside> {
+  try {
+    return await prepareOutside(options.target, command, { ...at, guard: guardOf(options) })
+  } catch (error) {
+    throw new StartError(options.target.id, 'spawn', `cannot prepare the launch: ${errorMessage(error)}`)
+  }
+}
+
+async function launch(options: StartOptions, command: string | undefined): Promise<RunningTarget> {
   const { target, log } = options
   const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort())
   const baseUrl = trimSlash(fillPort(target.url, port))
@@ -108,18 +127,23 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
   if (await portAnswers(host, port)) {
     throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`)
   }
-  const filled = fillPort(command, port)
   const logPath = logPathFor(options.logDir, target.id)
-  const { env, withheld } = engineEnv(process.env, target.settings.passEnv, { ...target.env, PORT: String(port) })
+  const extra = { ...target.env, PORT: String(port) }
+  const outside = await prepare(options, command, { port, logPath, env: extra })
+  const filled = fillPort(outside.command, port)
+  const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
   try {
     group = await launchGroup({ command: filled, env, logPath })
   } catch (error) {
     throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
   }
+  guardOf(options).register({ kind: 'group', pgid: group.pgid })
   options.onSpawn?.(group.pgid)
   log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`)
-  const running = groupHandle(options, group, { baseUrl, host, port, launch: filled, logPath })
+  const exit = outside.exit(group.exit)
+  group = { ...group, exit, exitSignal: exitSignal(exit) }
+  const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath })
 
   let failure: Failure | undefined
   try {
@@ -146,6 +170,7 @@ async function launch(options: StartOptions, command: string): Promise<RunningTa
 function groupHandle(
   options: StartOptions,
   group: LaunchedGroup,
+  outside: Outside,
   where: { baseUrl: string; host: string; port: number; launch: string; logPath: string },
 ): RunningTarget {
   const { target, log } = options
@@ -158,6 +183,7 @@ function groupHandle(
     const outcome = await terminateGroup(group.pgid, graceMs)
     if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
     if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
+    for (const problem of await outside.undo((text) => group.log.write(text), graceMs)) log.warn(`${target.id}: ${problem}`)
     await race(group.drained, DRAIN_WAIT_MS)
     if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
       log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`)
@@ -173,6 +199,7 @@ function groupHandle(
     exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
     logTail: (lines = 40) => group.log.tail(lines),
     stop: () => (stopping ??= teardown()),
+    ...(outside.identity ? { identity: outside.identity } : {}),
   }
 }
 
@@ -180,5 +207,5 @@ function groupHandle(
 export async function startTarget(options: StartOptions): Promise<RunningTarget> {
   const { target } = options
   if (options.signal?.aborted) throw new StartError(target.id, 'aborted', 'cancelled before launch')
-  return target.launch && !target.external ? launch(options, target.launch) : attach(options)
+  return (target.launch || target.container) && !target.external ? launch(options, target.launch) : attach(options)
 }

@@ -2,6 +2,8 @@
 import type { MemoryFloor, TargetPlan } from '../core/plan.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import type { Logger } from '../core/log.js'
+import type { ContainerIdentity } from './container.js'
+import type { RunGuard } from './guard.js'
 
 export interface StartOptions {
   target: TargetPlan
@@ -22,6 +24,8 @@ export interface StartOptions {
   stopGraceMs?: number
   /** HTTP port for the health probe (default: a loopback client); injected by tests. */
   http?: HttpPorts
+  /** The run's guard: its id labels containers, and every cleanup task is registered with it before the launch. */
+  guard?: RunGuard
 }
 
 export interface ExitInfo {
@@ -42,6 +46,8 @@ export interface RunningTarget {
   logTail(lines?: number): string
   /** SIGTERM the group, SIGKILL after a grace period, wait for the port to be free. Idempotent. */
   stop(): Promise<void>
+  /** A `container:` target's runtime and image, as the runtime reports them. */
+  identity?(): Promise<ContainerIdentity>
 }
 
 export interface MemInfo {

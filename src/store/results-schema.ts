@@ -122,7 +122,7 @@ const cell = obj({
   workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
   metrics: metricsBlockOrNull,
   rounds: list(round),
-  info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional() }),
+  info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
   specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
   quality: quality.optional(),
   verdict: cellVerdict,

@@ -1,0 +1,104 @@
+/**
+ * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
+ * or the watchdog when the main process died. Tasks are plain data (they travel through the
+ * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, writeSync } from 'node:fs'
+import { openNoFollow } from '../core/safe-fs.js'
+import { errorMessage } from '../core/errors.js'
+import { redact } from '../core/redact.js'
+import { engineEnv } from './env.js'
+import { removeByLabel, type Runtime } from './container.js'
+import { killProcessGroups, signalGroup } from './process-group.js'
+
+/** A `stop:` command is bounded: past this it is killed. */
+export const STOP_TIMEOUT_MS = 60_000
+
+export interface StopTask {
+  kind: 'stop'
+  target: string
+  /** `{port}` filled. */
+  command: string
+  /** The target's `env` and `PORT`, added to the least-privilege environment. */
+  env: Record<string, string>
+  passEnv: string[]
+  logPath: string
+}
+
+export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | { kind: 'group'; pgid: number }
+
+/** Where a stop command's output goes. */
+export type Sink = (text: string) => void
+
+/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
+export function appendToLog(path: string): Sink {
+  return (text) => {
+    try {
+      const fd = openNoFollow(path, 'append')
+      try {
+        writeSync(fd, redact(text))
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      // The log is for reading later; cleanup goes on without it.
+    }
+  }
+}
+
+/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+export function runStop(task: StopTask, write: Sink, timeoutMs = STOP_TIMEOUT_MS): Promise<string | undefined> {
+  const { env } = engineEnv(process.env, task.passEnv, task.env)
+  write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`)
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.on('data', (chunk: Buffer) => write(chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => write(chunk.toString('utf8')))
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      signalGroup(child.pid!, 'SIGKILL')
+    }, timeoutMs)
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      resolve(`stop command could not start: ${errorMessage(error)}`)
+    })
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`
+      write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`)
+      resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined)
+    })
+  })
+}
+
+export interface CleanupReport {
+  /** Containers of the run's label that were still there. */
+  containers: string[]
+  /** Process groups that were still alive. */
+  groups: number[]
+  stops: number
+  problems: string[]
+}
+
+/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+export async function runCleanup(tasks: readonly CleanupTask[], graceMs: number): Promise<CleanupReport> {
+  const report: CleanupReport = { containers: [], groups: [], stops: 0, problems: [] }
+  const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []))
+  const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t] as const] : [])))
+  // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
+  const [groups, ...removed] = await Promise.all([
+    pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+    ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
+  ])
+  report.groups = groups
+  report.containers = removed.flat()
+  const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t] as const] : [])))
+  for (const task of stops.values()) {
+    const problem = await runStop(task, appendToLog(task.logPath))
+    report.stops++
+    if (problem) report.problems.push(`${task.target}: ${problem}`)
+  }
+  return report
+}

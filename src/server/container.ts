@@ -1,0 +1,138 @@
+/**
+ * `container:` targets: the `run` command the action composes, the runtime it picks, and the
+ * stop, removal and label cleanup that reach the container itself. The `run` client runs in the
+ * foreground as the launch's process group, but the container's processes are children of the
+ * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
+ * reaches them, so every path that ends a container goes through the runtime, by name or by label.
+ */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import type { ContainerPlan } from '../core/plan.js'
+
+export type Runtime = 'docker' | 'podman'
+
+/** The label every container of a run carries; its value is the run id. */
+export const RUN_LABEL = 'llm-bench-gate.run'
+const DETECT_TIMEOUT_MS = 3000
+const COMMAND_TIMEOUT_MS = 30_000
+
+/** Container names and label values take `[A-Za-z0-9_.-]`; anything else becomes `-`. */
+export function sanitize(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+}
+
+/** A run id unique per run: the workflow run and attempt when there is one, plus random hex so two runs of one job differ. */
+export function makeRunId(env: NodeJS.ProcessEnv = process.env): string {
+  const run = env.GITHUB_RUN_ID ? `${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local'
+  return sanitize(`${run}-${randomBytes(4).toString('hex')}`)
+}
+
+export function containerName(runId: string, targetId: string): string {
+  return sanitize(`llm-bench-${runId}-${targetId}`)
+}
+
+/** Single-quotes a word for `bash -c`. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+/** A list is passed word for word; a string is split by the shell like a launch command. */
+function shellWords(value: string | string[] | undefined): string[] {
+  if (value === undefined) return []
+  return typeof value === 'string' ? [value] : value.map(shellQuote)
+}
+
+/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+export function runCommand(runtime: Runtime, c: ContainerPlan, at: { runId: string; name: string; port: number }): string {
+  const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`]
+  if (c.gpus === 'all') fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']))
+  if (c.shmSize) fixed.push('--shm-size', c.shmSize)
+  for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env })) fixed.push('-e', `${name}=${value}`)
+  for (const volume of c.volumes) fixed.push('-v', volume)
+  const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)]
+  return `exec ${words.join(' ')}`
+}
+
+export interface Ran {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
+export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
+      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') })
+    })
+  })
+}
+
+let detected: Promise<Runtime> | undefined
+
+/** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
+export function detectRuntime(): Promise<Runtime> {
+  detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) =>
+    r.code === 0 && r.stdout.trim() ? 'docker' : 'podman',
+  )
+  return detected
+}
+
+/** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
+export async function containerRunning(runtime: Runtime, name: string): Promise<boolean | undefined> {
+  const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000)
+  return r.code === 0 ? r.stdout.trim() === 'true' : undefined
+}
+
+export async function containerExitCode(runtime: Runtime, name: string): Promise<number | null> {
+  const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000)
+  const code = Number(r.stdout.trim())
+  return r.code === 0 && Number.isInteger(code) ? code : null
+}
+
+/** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
+export async function removeContainer(runtime: Runtime, name: string, graceMs: number): Promise<string | undefined> {
+  const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS)
+  const rm = await runtimeExec(runtime, ['rm', '-f', name])
+  if (rm.code === 0) return undefined
+  return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`
+}
+
+/**
+ * Removes every container carrying this run's label, running or not (a SIGINT during creation can
+ * leave one `Created`). Containers without the label, or with another run's, are never touched.
+ * Returns the ids removed (podman) or found (docker).
+ */
+export async function removeByLabel(runtime: Runtime, runId: string): Promise<string[]> {
+  const filter = `label=${RUN_LABEL}=${runId}`
+  const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter])
+  const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : []
+  if (runtime === 'podman') {
+    // `-t 0`: without it podman waits 10 s per container before killing it.
+    await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter])
+  } else if (ids.length) {
+    // docker's `rm` takes no filter: list by label, remove by id.
+    await runtimeExec('docker', ['rm', '-f', ...ids])
+  }
+  return ids
+}
+
+export interface ContainerIdentity {
+  runtime: string
+  image: string
+  digest?: string
+}
+
+/** The image the container runs: podman's tag and manifest digest; docker's image id and the image's first repo digest. */
+export async function containerIdentity(runtime: Runtime, name: string, image: string): Promise<ContainerIdentity> {
+  if (runtime === 'podman') {
+    const r = await runtimeExec('podman', ['inspect', '--format', '{{.ImageName}}|{{.ImageDigest}}', name], 10_000)
+    const [tag, digest] = r.code === 0 ? r.stdout.trim().split('|') : []
+    return { runtime, image: tag || image, ...(digest ? { digest } : {}) }
+  }
+  const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim()
+  const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : ''
+  const digest = repo.split(' ')[0]?.split('@')[1] || id
+  return { runtime, image, ...(digest ? { digest } : {}) }
+}

@@ -1,0 +1,4 @@
+import { runWatchdog } from './server/watchdog.js'
+
+await runWatchdog()
+process.exit(0)

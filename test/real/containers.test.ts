@@ -1,0 +1,149 @@
+/**
+ * `container:` targets on a real runtime (podman, the offline engine image), through the bundled
+ * action: measured like any target with the image's identity in the results; SIGKILL of the action
+ * mid-cell leaves no container of the run's label (the watchdog), the post step then finds nothing,
+ * and a container of another label is never touched. Also the real llama-server inside a container.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { ROOT, runAction, type ActionRun } from '../helpers/action.js'
+import { ENGINE_IMAGE, llamaCpp, podman } from './prereq.js'
+
+const LABEL = 'llm-bench-gate.run'
+const podmanOut = (...args: string[]) => execFileSync('podman', args, { encoding: 'utf8', timeout: 60_000 }).trim()
+const ofRun = (runId: string) => podmanOut('ps', '-aq', '--filter', `label=${LABEL}=${runId}`).split('\n').filter(Boolean)
+const bystanders: string[] = []
+
+afterAll(() => {
+  for (const name of bystanders) podmanOut('rm', '-f', '-t', '0', name)
+})
+
+/** The run id the main step saved for its post step. */
+function runIdOf(run: ActionRun | { state: Record<string, string> }): string {
+  const tasks = JSON.parse(run.state.cleanup ?? '[]') as { kind: string; runId?: string }[]
+  const id = tasks.find((t) => t.kind === 'containers')?.runId
+  if (!id) throw new Error(`no container task in the saved state: ${run.state.cleanup}`)
+  return id
+}
+
+async function config(target: string[], scenario = '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }', defaults = 'rounds: 2, discard: 1') {
+  const cwd = await mkdtemp(join(tmpdir(), 'lbg-container-'))
+  const lines = ['version: 1', `defaults: { ${defaults}, ready-timeout: 90s, request-timeout: 60s, quality: false }`, 'scenarios:', scenario, 'targets:', ...target, '']
+  await writeFile(join(cwd, 'bench.yml'), lines.join('\n'))
+  return cwd
+}
+
+const fakeTarget = (extra = '') => [
+  '  boxed:',
+  '    engine: vllm',
+  '    model: boxed',
+  '    container:',
+  `      image: ${ENGINE_IMAGE}`,
+  '      runtime: podman',
+  '      gpus: none',
+  `      volumes: ["${ROOT}:/repo:ro"]`,
+  `      command: [node, /repo/test/helpers/fake-engine.mjs, --dialect, vllm, --port, "{port}", --model, boxed${extra}]`,
+]
+
+describe('container targets on podman', () => {
+  it('a container target is measured, records its image and leaves no container', async () => {
+    const { image } = podman()
+    const cwd = await config(fakeTarget())
+    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
+    expect(run.code, run.stdout).toBe(0)
+    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+    const [cell] = results.cells
+    expect(cell.status, run.stdout).toBe('ok')
+    expect(cell.info.launch).toMatch(/^exec podman run --init --network host --name llm-bench-/)
+    expect(cell.info.container).toMatchObject({ runtime: 'podman', image })
+    expect(cell.info.container?.digest).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(ofRun(runIdOf(run))).toEqual([])
+  })
+
+  it('a run -d style launch that exits 0 while its container serves is not an engine exit', async () => {
+    const cwd = await config([...fakeTarget(), '      run-args: [-d]'])
+    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
+    expect(run.code, run.stdout).toBe(0)
+    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+    expect(results.cells[0].status, run.stdout).toBe('ok')
+    expect(await readFile(join(cwd, 'out/logs/boxed.log'), 'utf8')).toMatch(/launch process exited \(code 0\)/)
+    expect(ofRun(runIdOf(run))).toEqual([])
+  })
+
+  it('SIGKILL mid-cell: no container of the run within 2 s; the post step finds nothing; another label survives', async () => {
+    const bystander = `lbg-bystander-${process.pid}`
+    podmanOut('run', '-d', '--init', '--name', bystander, '--label', `${LABEL}=someone-else`, ENGINE_IMAGE, 'sleep', '600')
+    bystanders.push(bystander)
+    const cwd = await config(fakeTarget(', --itl-ms, "20"'), '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }')
+    let killedAt = 0
+    let running = ''
+    const run = await runAction({
+      cwd,
+      inputs: { config: 'bench.yml', 'results-dir': 'out' },
+      timeoutMs: 170_000,
+      onSpawn: (child) => {
+        let out = ''
+        child.stdout!.on('data', (d) => {
+          out += d
+          // Mid-cell: the engine is ready and the first round is streaming.
+          if (killedAt || !/boxed: ready at/.test(out)) return
+          killedAt = -1
+          setTimeout(() => {
+            running = podmanOut('ps', '-q', '--filter', 'name=llm-bench-4242-', '--filter', 'status=running')
+            killedAt = Date.now()
+            child.kill('SIGKILL')
+          }, 1000)
+        })
+      },
+    })
+    expect(run.code, run.stdout).toBeNull()
+    expect(running, 'the container was serving when the action was killed').not.toBe('')
+    const runId = runIdOf(run)
+    let left = ofRun(runId)
+    while (left.length && Date.now() - killedAt < 2000) {
+      await delay(50)
+      left = ofRun(runId)
+    }
+    const goneAfterMs = Date.now() - killedAt
+    expect(left, `containers of run ${runId} ${goneAfterMs} ms after SIGKILL`).toEqual([])
+    expect(goneAfterMs).toBeLessThan(2000)
+    console.log(`container of run ${runId} gone ${goneAfterMs} ms after SIGKILL of the action`)
+
+    const post = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, state: { ...run.state, isPost: 'true' } })
+    expect(post.code, post.stdout).toBe(0)
+    expect(post.stdout).toMatch(/post: no container of this run left/)
+    expect(podmanOut('inspect', '--format', '{{.State.Running}}', bystander)).toBe('true')
+  })
+
+  it('the real llama-server inside a container is measured end to end', async () => {
+    const llama = llamaCpp()
+    const cwd = await config(
+      [
+        '  llama-boxed:',
+        '    engine: llamacpp',
+        '    model: tiny',
+        '    container:',
+        `      image: ${ENGINE_IMAGE}`,
+        '      runtime: podman',
+        '      gpus: none',
+        `      volumes: ["${llama.dir}:${llama.dir}:ro"]`,
+        `      command: ${llama.server} -m ${llama.model} --host 127.0.0.1 --port {port} -c 2048 -np 1 --metrics`,
+      ],
+      '  short: { input-tokens: 32, output-tokens: 16, concurrency: 1 }',
+    )
+    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
+    expect(run.code, run.stdout).toBe(0)
+    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+    const [cell] = results.cells
+    expect(cell.status, run.stdout).toBe('ok')
+    expect(cell.info.version).toMatch(/b10470/)
+    expect(cell.info.container?.runtime).toBe('podman')
+    expect(cell.metrics?.failed_share).toBe(0)
+    expect(ofRun(runIdOf(run))).toEqual([])
+  })
+})

@@ -1,0 +1,65 @@
+// The `run` command the action composes for a `container:` target, and the names it gives containers.
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import type { ContainerPlan } from '../../src/core/plan.js'
+import { containerName, makeRunId, runCommand, sanitize, shellQuote } from '../../src/server/container.js'
+
+const AT = { runId: '4242-1-beefcafe', name: 'llm-bench-4242-1-beefcafe-vllm-fp8', port: 8123 }
+const base: ContainerPlan = { image: 'nvcr.io/nvidia/vllm:26.03-py3', volumes: [], env: {}, gpus: 'all' }
+
+/** The words bash sees in the composed line (printed by `printf` instead of running a runtime). */
+function words(line: string): string[] {
+  const out = spawnSync('bash', ['-c', `set -- ${line.replace(/^exec /, '')}; printf '%s\\0' "$@"`], { encoding: 'utf8' })
+  return out.stdout.split('\0').slice(0, -1)
+}
+
+describe('runCommand', () => {
+  it('docker: --init, host network, name, run label, --gpus all, shm, env, volumes, run-args, image, command', () => {
+    const c: ContainerPlan = {
+      ...base,
+      command: ['vllm', 'serve', '/models/m', '--port', '8123'],
+      runArgs: ['--ipc=host', '--ulimit', 'memlock=-1'],
+      volumes: ['/models:/models:ro'],
+      env: { HF_HOME: '/cache dir', QUOTE: "it's" },
+      shmSize: '16g',
+    }
+    expect(words(runCommand('docker', c, AT))).toEqual([
+      'docker', 'run', '--init', '--network', 'host', '--name', AT.name, '--label', 'llm-bench-gate.run=4242-1-beefcafe',
+      '--gpus', 'all', '--shm-size', '16g', '-e', 'PORT=8123', '-e', 'HF_HOME=/cache dir', '-e', "QUOTE=it's",
+      '-v', '/models:/models:ro', '--ipc=host', '--ulimit', 'memlock=-1',
+      'nvcr.io/nvidia/vllm:26.03-py3', 'vllm', 'serve', '/models/m', '--port', '8123',
+    ])
+  })
+
+  it('podman asks for GPUs through CDI; gpus: none asks for none', () => {
+    expect(words(runCommand('podman', base, AT))).toContain('nvidia.com/gpu=all')
+    const none = words(runCommand('podman', { ...base, gpus: 'none' }, AT))
+    expect(none).not.toContain('--device')
+    expect(none).not.toContain('--gpus')
+    expect(words(runCommand('docker', { ...base, gpus: 'none' }, AT))).not.toContain('--gpus')
+  })
+
+  it('a string command is split by the shell like a launch command; a list is passed word for word', () => {
+    expect(words(runCommand('podman', { ...base, command: 'vllm serve "/models/a b"' }, AT)).slice(-3)).toEqual(['vllm', 'serve', '/models/a b'])
+    expect(words(runCommand('podman', { ...base, command: ['sh', '-c', 'echo $HOME; exit 1'] }, AT)).slice(-3)).toEqual(['sh', '-c', 'echo $HOME; exit 1'])
+  })
+
+  it('execs the runtime, so the launch group leader is the run client itself', () => {
+    expect(runCommand('docker', base, AT)).toMatch(/^exec docker run /)
+  })
+})
+
+describe('names', () => {
+  it('run ids are unique per run and carry the workflow run and attempt', () => {
+    const a = makeRunId({ GITHUB_RUN_ID: '4242', GITHUB_RUN_ATTEMPT: '2' })
+    expect(a).toMatch(/^4242-2-[0-9a-f]{8}$/)
+    expect(makeRunId({ GITHUB_RUN_ID: '4242', GITHUB_RUN_ATTEMPT: '2' })).not.toBe(a)
+    expect(makeRunId({})).toMatch(/^local-[0-9a-f]{8}$/)
+  })
+
+  it('container names keep only what runtimes accept', () => {
+    expect(containerName('4242-1-ab', 'qwen3.8/27b fp8')).toBe('llm-bench-4242-1-ab-qwen3.8-27b-fp8')
+    expect(sanitize('../x')).toBe('x')
+    expect(shellQuote("a'b")).toBe(`'a'\\''b'`)
+  })
+})
