@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8339);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8602);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8339:
+/***/ 8602:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -51410,8 +51410,44 @@ function walk(value, redact) {
 }
 /** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
 const secrets = new Redactor();
-function redact(text) {
+function redact_redact(text) {
     return secrets.redact(text);
+}
+
+;// CONCATENATED MODULE: ./src/config/container-schema.ts
+/**
+ * The target keys for what lives outside the launch's process group: `container:` (the action composes
+ * `docker run` / `podman run` itself) and `stop:` (a shell command run on teardown and in the post step).
+ */
+
+
+const words = (what) => union([schemas_string().min(1, { error: 'must not be empty' }), array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' })], {
+    error: expected(`must be ${what} (a string, or a list of words)`),
+});
+/** `host:container[:ro|rw]` with an absolute container path; the host side may be a path or a named volume. */
+const VOLUME = /^[^:\s]+:\/[^:]*(:(ro|rw))?$/;
+function containerSchema() {
+    return strictObject({
+        image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') }).min(1, { error: 'must not be empty' }),
+        command: words('the command run in the container').meta({ description: 'What runs in the container; placeholders allowed' }).optional(),
+        'run-args': words('extra flags for run').meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' }).optional(),
+        volumes: array(schemas_string().regex(VOLUME, { error: expected('must be host:container[:ro] with an absolute container path') }), {
+            error: expected('must be a list of host:container[:ro] strings'),
+        })
+            .optional(),
+        env: record(schemas_string(), scalar, { error: expected('must map variable names to values') }).optional(),
+        gpus: schemas_enum(['all', 'none'], { error: expected('must be all or none') }).default('all'),
+        'shm-size': schemas_string({ error: expected('must be a size like 16g') })
+            .regex(/^\d+(\.\d+)?[bkmg]?$/i, { error: expected('must be a size like 16g') })
+            .optional(),
+        runtime: schemas_enum(['docker', 'podman'], { error: expected('must be docker or podman') }).optional(),
+    }, { error: expected('must be a mapping with image (and optional command, run-args, volumes, env, gpus, shm-size, runtime)') })
+        .meta({ description: 'Run the engine in a container (--init, --network host, labelled with the run id); excludes launch' });
+}
+function stopSchema() {
+    return schemas_string({ error: expected('must be a shell command') })
+        .min(1, { error: 'must not be empty' })
+        .meta({ description: 'Shell command run after teardown and again in the post step (a Ray worker, a systemd unit)' });
 }
 
 ;// CONCATENATED MODULE: ./src/config/schema.ts
@@ -51420,6 +51456,7 @@ function redact(text) {
  * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
  * come from the engine registry, so adding an engine never touches this file.
  */
+
 
 
 
@@ -51597,7 +51634,7 @@ function scenarioSchema() {
     });
 }
 /** Keys a target has whatever its engine. */
-const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate'];
+const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'container', 'stop', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate'];
 /** Every engine-specific key and the engines that declare it. */
 function optionOwners(engines) {
     const owners = new Map();
@@ -51666,6 +51703,8 @@ function targetSchema(engines) {
         url: schemas_string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
         port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
         launch: schemas_string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+        container: containerSchema().optional(),
+        stop: stopSchema().optional(),
         model: fields_text().optional(),
         quant: fields_text().optional(),
         env: record(schemas_string(), scalar).optional(),
@@ -51678,6 +51717,11 @@ function targetSchema(engines) {
         ...targetSettings(),
     })
         .extend(options)
+        .superRefine((target, ctx) => {
+        if (target.launch !== undefined && target.container !== undefined) {
+            ctx.addIssue({ code: 'custom', path: ['container'], message: 'give either launch (a command) or container (an image the action runs), not both' });
+        }
+    })
         .transform((target, ctx) => parseOptions(target, engines, owners, ctx));
 }
 function buildMatrixSchema(engines = ENGINES) {
@@ -51825,7 +51869,38 @@ function defaultGateConfig() {
     return resolveGate(defaultGate(), undefined, [], new issues_Problems());
 }
 
+;// CONCATENATED MODULE: ./src/config/container-plan.ts
+
+function containerPlan(input, scope, path, problems) {
+    const at = (...rest) => [...path, ...rest];
+    const words = (value, key) => value === undefined ? undefined : typeof value === 'string' ? placeholders_fill(value, scope, at(key), problems) : value.map((w, i) => placeholders_fill(w, scope, at(key, i), problems));
+    const env = {};
+    for (const [name, value] of Object.entries(input.env ?? {})) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            problems.add(at('env', name), 'environment variable names use letters, digits and _');
+        env[name] = placeholders_fill(String(value), scope, at('env', name), problems);
+    }
+    const plan = {
+        image: placeholders_fill(input.image, scope, at('image'), problems),
+        volumes: (input.volumes ?? []).map((v, i) => placeholders_fill(v, scope, at('volumes', i), problems)),
+        env,
+        gpus: input.gpus,
+    };
+    const command = words(input.command, 'command');
+    const runArgs = words(input['run-args'], 'run-args');
+    if (command !== undefined)
+        plan.command = command;
+    if (runArgs !== undefined)
+        plan.runArgs = runArgs;
+    if (input['shm-size'] !== undefined)
+        plan.shmSize = input['shm-size'];
+    if (input.runtime !== undefined)
+        plan.runtime = input.runtime;
+    return plan;
+}
+
 ;// CONCATENATED MODULE: ./src/config/expand.ts
+
 
 
 
@@ -51892,7 +51967,7 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         env[name] = placeholders_fill(String(value), full, at('env', name), problems);
     }
     const engineOptions = optionValues(adapter, target, full, path, problems);
-    const external = target.url !== undefined && target.launch === undefined;
+    const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
     if (external && port === undefined && target.url?.includes('{port}')) {
         problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
     }
@@ -51916,8 +51991,12 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         plan.model = model;
     if (target.port !== undefined)
         plan.port = target.port;
+    if (target.stop !== undefined)
+        plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
     if (target.launch !== undefined)
         plan.launch = placeholders_fill(target.launch, full, at('launch'), problems);
+    else if (target.container !== undefined)
+        plan.container = containerPlan(target.container, full, at('container'), problems);
     else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
         const launch = defaultLaunch(adapter, plan, port, path, problems);
         if (launch !== undefined)
@@ -52375,6 +52454,10 @@ function formatTarget(t) {
     const lines = [`${t.id}${source}`, row('engine', facts)];
     if (t.launch !== undefined)
         lines.push(row('launch', t.launch));
+    if (t.container)
+        lines.push(row('image', `${t.container.image}${t.container.runtime ? ` (${t.container.runtime})` : ''}`));
+    if (t.stop !== undefined)
+        lines.push(row('stop', t.stop));
     lines.push(row('url', t.external ? `${t.url} (already running: nothing is launched or stopped)` : t.url));
     if (t.port !== undefined)
         lines.push(row('port', String(t.port)));
@@ -52569,7 +52652,7 @@ function inert(text) {
  * made of text we did not write. Every logger runs every message through this.
  */
 function printable(message) {
-    return inert(redact(message));
+    return inert(redact_redact(message));
 }
 /** A logger that writes plain lines to a stream, used by the CLI and tests. */
 function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verbose = false) {
@@ -53074,7 +53157,7 @@ const cell = obj({
     workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
     metrics: metricsBlockOrNull,
     rounds: list(round),
-    info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional() }),
+    info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
     specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
     quality: quality.optional(),
     verdict: cellVerdict,
@@ -53428,7 +53511,7 @@ function defaultBase(dir) {
     return base;
 }
 /** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
-function openNoFollow(path, mode) {
+function safe_fs_openNoFollow(path, mode) {
     const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_NOFOLLOW | (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
     try {
         return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
@@ -53442,7 +53525,7 @@ function openNoFollow(path, mode) {
 /** Writes a whole file inside a checked directory, never through a symlink. */
 function writeFileNoFollow(path, data, base) {
     ensureDir((0,external_node_path_.dirname)(path), base);
-    const fd = openNoFollow(path, 'truncate');
+    const fd = safe_fs_openNoFollow(path, 'truncate');
     try {
         const bytes = Buffer.from(data, 'utf8');
         for (let at = 0; at < bytes.length;)
@@ -54840,13 +54923,13 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
     const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
     const clean = secrets.redactDeep({ ...results, summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} } });
-    const report = redact(summary);
+    const report = redact_redact(summary);
     writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir);
     writeFileNoFollow(reportFile, report, resultsDir);
     // A shard's page would be partial: the merge run writes the whole leaderboard.
     if (clean.cells.length && !shard)
         writeFileNoFollow((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir);
-    return { ...outcome, failure: outcome.failure && redact(outcome.failure), resultsFile, reportFile, summary: report };
+    return { ...outcome, failure: outcome.failure && redact_redact(outcome.failure), resultsFile, reportFile, summary: report };
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -56661,7 +56744,7 @@ class BoundedLog {
         this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
         this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
         ensureDir((0,external_node_path_.dirname)(path));
-        this.fd = openNoFollow(path, 'append');
+        this.fd = safe_fs_openNoFollow(path, 'append');
         // Appending to an earlier run's log: the bound applies to what this run adds.
         this.base = (0,external_node_fs_namespaceObject.fstatSync)(this.fd).size;
     }
@@ -56680,18 +56763,18 @@ class BoundedLog {
         const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
         this.partial = text.slice(ready.length);
         if (ready)
-            this.append(Buffer.from(redact(ready)), true);
+            this.append(Buffer.from(redact_redact(ready)), true);
     }
     /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
     note(text) {
         this.flushPartial();
-        this.append(Buffer.from(redact(text)), false);
+        this.append(Buffer.from(redact_redact(text)), false);
     }
     flushPartial() {
         const rest = this.partial + this.decoder.end();
         this.partial = '';
         if (rest)
-            this.append(Buffer.from(redact(rest)), true);
+            this.append(Buffer.from(redact_redact(rest)), true);
     }
     append(chunk, remember) {
         if (chunk.length === 0)
@@ -56739,7 +56822,7 @@ class BoundedLog {
     }
     /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
     tail(lines = 40) {
-        const text = redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
+        const text = redact_redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
         const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
         return all.slice(-lines).join('\n');
     }
@@ -56763,7 +56846,7 @@ class BoundedLog {
     redactWritten(fd) {
         const all = (0,external_node_fs_namespaceObject.readFileSync)(this.path);
         const mine = all.subarray(this.base).toString('utf8');
-        const clean = redact(mine);
+        const clean = redact_redact(mine);
         if (clean === mine)
             return;
         (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base);
@@ -57015,7 +57098,7 @@ async function terminateGroup(pgid, graceMs = DEFAULT_GRACE_MS) {
  * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
  * Ids that cannot be a launched group (<= 1, our own group) are ignored.
  */
-async function killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
+async function process_group_killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
     const own = ownProcessGroup();
     const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid);
     const alive = valid.filter(groupAlive);
@@ -57088,6 +57171,325 @@ function hostPort(url) {
     }
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/server/container.ts
+/**
+ * `container:` targets: the `run` command the action composes, the runtime it picks, and the
+ * stop, removal and label cleanup that reach the container itself. The `run` client runs in the
+ * foreground as the launch's process group, but the container's processes are children of the
+ * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
+ * reaches them, so every path that ends a container goes through the runtime, by name or by label.
+ */
+
+
+/** The label every container of a run carries; its value is the run id. */
+const RUN_LABEL = 'llm-bench-gate.run';
+const DETECT_TIMEOUT_MS = 3000;
+const COMMAND_TIMEOUT_MS = 30_000;
+/** Container names and label values take `[A-Za-z0-9_.-]`; anything else becomes `-`. */
+function sanitize(text) {
+    return text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+}
+/** A run id unique per run: the workflow run and attempt when there is one, plus random hex so two runs of one job differ. */
+function makeRunId(env = process.env) {
+    const run = env.GITHUB_RUN_ID ? `${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local';
+    return sanitize(`${run}-${(0,external_node_crypto_.randomBytes)(4).toString('hex')}`);
+}
+function containerName(runId, targetId) {
+    return sanitize(`llm-bench-${runId}-${targetId}`);
+}
+/** Single-quotes a word for `bash -c`. */
+function container_shellQuote(word) {
+    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+/** A list is passed word for word; a string is split by the shell like a launch command. */
+function shellWords(value) {
+    if (value === undefined)
+        return [];
+    return typeof value === 'string' ? [value] : value.map(container_shellQuote);
+}
+/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+function runCommand(runtime, c, at) {
+    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
+    if (c.gpus === 'all')
+        fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
+    if (c.shmSize)
+        fixed.push('--shm-size', c.shmSize);
+    for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
+        fixed.push('-e', `${name}=${value}`);
+    for (const volume of c.volumes)
+        fixed.push('-v', volume);
+    const words = [runtime, ...fixed.map(container_shellQuote), ...shellWords(c.runArgs), container_shellQuote(c.image), ...shellWords(c.command)];
+    return `exec ${words.join(' ')}`;
+}
+/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
+function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+        });
+    });
+}
+let detected;
+/** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
+function detectRuntime() {
+    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
+    return detected;
+}
+/** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
+async function containerRunning(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
+    return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
+}
+async function containerExitCode(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
+    const code = Number(r.stdout.trim());
+    return r.code === 0 && Number.isInteger(code) ? code : null;
+}
+/** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
+async function removeContainer(runtime, name, graceMs) {
+    const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS);
+    const rm = await runtimeExec(runtime, ['rm', '-f', name]);
+    if (rm.code === 0)
+        return undefined;
+    return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`;
+}
+/**
+ * Removes every container carrying this run's label, running or not (a SIGINT during creation can
+ * leave one `Created`). Containers without the label, or with another run's, are never touched.
+ * Returns the ids removed (podman) or found (docker).
+ */
+async function container_removeByLabel(runtime, runId) {
+    const filter = `label=${RUN_LABEL}=${runId}`;
+    const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
+    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    if (runtime === 'podman') {
+        // `-t 0`: without it podman waits 10 s per container before killing it.
+        await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
+    }
+    else if (ids.length) {
+        // docker's `rm` takes no filter: list by label, remove by id.
+        await runtimeExec('docker', ['rm', '-f', ...ids]);
+    }
+    return ids;
+}
+/** The image the container runs: podman's tag and manifest digest; docker's image id and the image's first repo digest. */
+async function containerIdentity(runtime, name, image) {
+    if (runtime === 'podman') {
+        const r = await runtimeExec('podman', ['inspect', '--format', '{{.ImageName}}|{{.ImageDigest}}', name], 10_000);
+        const [tag, digest] = r.code === 0 ? r.stdout.trim().split('|') : [];
+        return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
+    }
+    const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
+    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
+    const digest = repo.split(' ')[0]?.split('@')[1] || id;
+    return { runtime, image, ...(digest ? { digest } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/server/guard.ts
+/**
+ * The run's guard: every cleanup task of what the run starts is registered here before it starts,
+ * handed to the caller (the action saves them for its post step) and to a watchdog: a small
+ * detached process, in a session of its own, that holds a pipe from this process. When the pipe
+ * closes without a final "done" — this process died, even by SIGKILL, and no `finally` or post
+ * step may ever run — the watchdog runs the cleanup itself and exits.
+ */
+
+
+
+
+
+/** `dist/watchdog/index.js`, seen from the action (`dist/index.js`) or the CLI (`dist/cli/index.js`). */
+function bundledWatchdog(entry = process.argv[1] ?? '') {
+    // The CLI may be started through a bin symlink: look next to the file it points to.
+    const dir = (0,external_node_path_.dirname)((0,external_node_fs_namespaceObject.existsSync)(entry) ? (0,external_node_fs_namespaceObject.realpathSync)(entry) : entry);
+    return [(0,external_node_path_.join)(dir, 'watchdog', 'index.js'), (0,external_node_path_.join)(dir, '..', 'watchdog', 'index.js')].find((path) => (0,external_node_fs_namespaceObject.existsSync)(path));
+}
+function spawnWatchdog(script, log) {
+    try {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+        child.on('error', (error) => log.warn(`watchdog: ${errorMessage(error)}`));
+        child.stdin.on('error', () => undefined);
+        // Neither the child nor its pipe keeps this process alive; the pipe closes when this process ends.
+        child.unref();
+        child.stdin.unref?.();
+        return child;
+    }
+    catch (error) {
+        log.warn(`watchdog could not start (${errorMessage(error)}); cleanup after a crash is left to the post step`);
+        return undefined;
+    }
+}
+function createRunGuard(options) {
+    const tasks = [];
+    let watchdog;
+    let started = false;
+    const send = (message) => watchdog?.stdin?.writable && watchdog.stdin.write(`${JSON.stringify(message)}\n`);
+    return {
+        runId: options.runId,
+        register(task) {
+            // A relaunch registers the same tasks again; each is kept once.
+            if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task)))
+                return;
+            tasks.push(task);
+            options.onChange?.(tasks);
+            if (!started) {
+                started = true;
+                const script = options.watchdogScript === undefined ? bundledWatchdog() : options.watchdogScript;
+                if (script)
+                    watchdog = spawnWatchdog(script, options.log);
+                else if (options.watchdogScript === undefined)
+                    options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step');
+            }
+            send({ task });
+        },
+        async close() {
+            for (const task of tasks) {
+                if (task.kind !== 'containers')
+                    continue;
+                const left = await container_removeByLabel(task.runtime, task.runId);
+                if (left.length)
+                    options.log.warn(`removed ${left.length} container(s) of run ${task.runId} left after teardown`);
+            }
+            send({ done: true });
+            watchdog?.stdin?.end();
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/server/cleanup.ts
+/**
+ * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
+ * or the watchdog when the main process died. Tasks are plain data (they travel through the
+ * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
+ */
+
+
+
+
+
+
+
+
+/** A `stop:` command is bounded: past this it is killed. */
+const STOP_TIMEOUT_MS = 60_000;
+/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
+function appendToLog(path) {
+    return (text) => {
+        try {
+            const fd = openNoFollow(path, 'append');
+            try {
+                writeSync(fd, redact(text));
+            }
+            finally {
+                closeSync(fd);
+            }
+        }
+        catch {
+            // The log is for reading later; cleanup goes on without it.
+        }
+    };
+}
+/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
+    const { env } = engineEnv(process.env, task.passEnv, task.env);
+    write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
+    return new Promise((resolve) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.on('data', (chunk) => write(chunk.toString('utf8')));
+        child.stderr.on('data', (chunk) => write(chunk.toString('utf8')));
+        let timedOut = false;
+        const timer = setTimeout(() => {
+            timedOut = true;
+            signalGroup(child.pid, 'SIGKILL');
+        }, timeoutMs);
+        child.once('error', (error) => {
+            clearTimeout(timer);
+            resolve(`stop command could not start: ${errorMessage(error)}`);
+        });
+        child.once('exit', (code, signal) => {
+            clearTimeout(timer);
+            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
+            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
+            resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
+        });
+    });
+}
+/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+async function runCleanup(tasks, graceMs) {
+    const report = { containers: [], groups: [], stops: 0, problems: [] };
+    const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []));
+    const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
+    // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
+    const [groups, ...removed] = await Promise.all([
+        pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+        ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
+    ]);
+    report.groups = groups;
+    report.containers = removed.flat();
+    const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t]] : [])));
+    for (const task of stops.values()) {
+        const problem = await runStop(task, appendToLog(task.logPath));
+        report.stops++;
+        if (problem)
+            report.problems.push(`${task.target}: ${problem}`);
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/server/outside.ts
+/**
+ * What a launched target has outside its process group — its container, its `stop:` command —
+ * set up before the launch (registered with the run's guard first, so nothing can start that the
+ * cleanup does not know about) and undone after the group is signalled on teardown.
+ */
+
+
+
+const EXIT_POLL_MS = 1000;
+const outside_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function containerExit(runtime, name, group, stopped) {
+    const info = await group;
+    if (info.code !== 0 || stopped())
+        return info;
+    while (!stopped() && (await containerRunning(runtime, name)))
+        await outside_sleep(EXIT_POLL_MS);
+    return { code: await containerExitCode(runtime, name), signal: null };
+}
+/** Throws when the runtime cannot be chosen; registers the cleanup before returning. */
+async function prepareOutside(target, command, at) {
+    const { port, guard } = at;
+    let stopped = false;
+    const stop = target.stop
+        ? { kind: 'stop', target: target.id, command: fillPort(target.stop, port), env: at.env, passEnv: target.settings.passEnv, logPath: at.logPath }
+        : undefined;
+    const runStopTask = async (write) => (stop ? [await runStop(stop, write)].filter((p) => p !== undefined) : []);
+    const c = target.container;
+    if (!c) {
+        if (stop)
+            guard.register(stop);
+        return { command: command ?? '', exit: (group) => group, undo: runStopTask };
+    }
+    const runtime = c.runtime ?? (await detectRuntime());
+    const name = containerName(guard.runId, target.id);
+    guard.register({ kind: 'containers', runtime, runId: guard.runId });
+    if (stop)
+        guard.register(stop);
+    return {
+        // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
+        command: fillPort(runCommand(runtime, c, { runId: guard.runId, name, port }), port),
+        exit: (group) => containerExit(runtime, name, group, () => stopped),
+        async undo(write, graceMs) {
+            stopped = true;
+            const problem = await removeContainer(runtime, name, graceMs);
+            return [...(problem ? [problem] : []), ...(await runStopTask(write))];
+        },
+        identity: () => containerIdentity(runtime, name, c.image),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/server/start.ts
 /**
  * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
@@ -57095,6 +57497,9 @@ function hostPort(url) {
  * whose `stop()` tears the whole group down. Any failure on the way kills the group first
  * and then throws a StartError carrying the log tail.
  */
+
+
+
 
 
 
@@ -57188,6 +57593,20 @@ async function attach(options) {
     options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`);
     return { baseUrl, port: where.port, exited: new Promise(() => undefined), logTail: () => '', stop: async () => undefined };
 }
+let fallbackGuard;
+/** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
+function guardOf(options) {
+    return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }));
+}
+/** The launch (and what it has outside its group), registered with the guard before anything starts. */
+async function prepare(options, command, at) {
+    try {
+        return await prepareOutside(options.target, command, { ...at, guard: guardOf(options) });
+    }
+    catch (error) {
+        throw new StartError(options.target.id, 'spawn', `cannot prepare the launch: ${errorMessage(error)}`);
+    }
+}
 async function launch(options, command) {
     const { target, log } = options;
     const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
@@ -57196,9 +57615,11 @@ async function launch(options, command) {
     if (await portAnswers(host, port)) {
         throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`);
     }
-    const filled = fillPort(command, port);
     const logPath = logPathFor(options.logDir, target.id);
-    const { env, withheld } = engineEnv(process.env, target.settings.passEnv, { ...target.env, PORT: String(port) });
+    const extra = { ...target.env, PORT: String(port) };
+    const outside = await prepare(options, command, { port, logPath, env: extra });
+    const filled = fillPort(outside.command, port);
+    const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
     try {
         group = await launchGroup({ command: filled, env, logPath });
@@ -57206,9 +57627,12 @@ async function launch(options, command) {
     catch (error) {
         throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
     }
+    guardOf(options).register({ kind: 'group', pgid: group.pgid });
     options.onSpawn?.(group.pgid);
     log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
-    const running = groupHandle(options, group, { baseUrl, host, port, launch: filled, logPath });
+    const exit = outside.exit(group.exit);
+    group = { ...group, exit, exitSignal: exitSignal(exit) };
+    const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath });
     let failure;
     try {
         failure = await bringUp(options, baseUrl, group);
@@ -57231,7 +57655,7 @@ async function launch(options, command) {
  * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
  * idempotent `stop()` that terminates the group, waits for its output and checks the port is free.
  */
-function groupHandle(options, group, where) {
+function groupHandle(options, group, outside, where) {
     const { target, log } = options;
     const { host, port } = where;
     const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS;
@@ -57244,6 +57668,8 @@ function groupHandle(options, group, where) {
             log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`);
         if (outcome === 'stuck')
             log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
+        for (const problem of await outside.undo((text) => group.log.write(text), graceMs))
+            log.warn(`${target.id}: ${problem}`);
         await race(group.drained, DRAIN_WAIT_MS);
         if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
             log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
@@ -57259,6 +57685,7 @@ function groupHandle(options, group, where) {
         exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
         logTail: (lines = 40) => group.log.tail(lines),
         stop: () => (stopping ??= teardown()),
+        ...(outside.identity ? { identity: outside.identity } : {}),
     };
 }
 /** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
@@ -57266,7 +57693,7 @@ async function startTarget(options) {
     const { target } = options;
     if (options.signal?.aborted)
         throw new StartError(target.id, 'aborted', 'cancelled before launch');
-    return target.launch && !target.external ? launch(options, target.launch) : attach(options);
+    return (target.launch || target.container) && !target.external ? launch(options, target.launch) : attach(options);
 }
 
 ;// CONCATENATED MODULE: ./src/server/memory.ts
@@ -57370,6 +57797,9 @@ async function dropCaches(deps = {}) {
 
 
 
+
+
+
 ;// CONCATENATED MODULE: ./src/target-session.ts
 /**
  * What one target holds while its cells run — the abort that ends it early, the first fatal
@@ -57443,6 +57873,7 @@ class TargetSession {
             logDir: deps.logDir,
             log: deps.log,
             onSpawn: deps.onSpawn,
+            guard: deps.guard,
             smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
             signal: this.signal,
         });
@@ -57452,6 +57883,8 @@ class TargetSession {
     async ready(running) {
         const { target } = this;
         const info = { ...(await this.adapter.info(this.http, running.baseUrl)), launch: running.launch };
+        if (running.identity)
+            info.container = await running.identity();
         if (info.version)
             this.deps.log.info(`${target.id}: ${target.engine} ${info.version} ready at ${running.baseUrl}`);
         void running.exited.then((exit) => {
@@ -57642,6 +58075,7 @@ async function relaunch(cell, started) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -57693,10 +58127,22 @@ async function runPipeline(deps) {
 }
 /** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
 async function measure(plan, behaviour, m) {
-    const { deps, resultsDir, signal, judge } = m;
+    const { deps, resultsDir } = m;
     const { log } = deps;
     if (!behaviour.measure)
         return { cells: await readShardResults(resultsDir, plan, log), read: true };
+    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
+    try {
+        return { cells: await measureTargets(plan, m, guard), read: false };
+    }
+    finally {
+        if (!deps.guard)
+            await guard.close();
+    }
+}
+async function measureTargets(plan, m, guard) {
+    const { deps, resultsDir, signal, judge } = m;
+    const { log } = deps;
     const cells = [];
     for (const target of plan.targets) {
         const targetCells = plan.cells.filter((c) => c.target.id === target.id);
@@ -57704,10 +58150,10 @@ async function measure(plan, behaviour, m) {
             cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
             continue;
         }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }));
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, guard, judge }));
         cells.push(...measured);
     }
-    return { cells, read: false };
+    return cells;
 }
 function makeStore(options, deps) {
     if (options.baselineFile)
@@ -58080,7 +58526,7 @@ const CHAT_TOKENS_REPLY = 3;
 /** Id range for word tokens (a Qwen-sized vocabulary); template tokens sit above it. */
 const VOCAB_IDS = 151643;
 const TEMPLATE_ID = 151644;
-function words(text) {
+function tokenizer_words(text) {
     return text.split(/\s+/).filter((w) => w.length > 0);
 }
 /** Same as JavaScript's `\s`. */
@@ -58108,7 +58554,7 @@ function wordId(word) {
 /** Completions `prompt`: a string, a one-element list of strings, or token ids. */
 function promptIds(prompt) {
     if (typeof prompt === 'string')
-        return words(prompt).map(wordId);
+        return tokenizer_words(prompt).map(wordId);
     if (Array.isArray(prompt)) {
         if (prompt.every((p) => Number.isInteger(p)))
             return prompt;
@@ -58155,7 +58601,7 @@ function chatIds(messages) {
         const text = contentText(m.content);
         if (text === undefined)
             return undefined;
-        ids.push(...Array(CHAT_TOKENS_PER_MESSAGE).fill(TEMPLATE_ID), ...words(text).map(wordId));
+        ids.push(...Array(CHAT_TOKENS_PER_MESSAGE).fill(TEMPLATE_ID), ...tokenizer_words(text).map(wordId));
     }
     ids.push(...Array(CHAT_TOKENS_REPLY).fill(TEMPLATE_ID));
     return ids;

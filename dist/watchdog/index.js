@@ -1,0 +1,781 @@
+import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
+/******/ var __webpack_modules__ = ({
+
+/***/ 299:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  x: () => (/* binding */ runWatchdog)
+});
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/core/safe-fs.ts
+/**
+ * Writing under the results directory without following symbolic links. The directory is inside the
+ * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
+ * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
+ * lstat, so such a link is refused by name instead of written through.
+ */
+
+
+class UnsafePathError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: ${reason}; refusing to write through it`);
+        this.path = path;
+        this.name = 'UnsafePathError';
+    }
+}
+/**
+ * Creates `dir` and its missing parents below `base`, refusing any existing component that is a symlink or
+ * not a directory.
+ */
+function ensureDir(dir, base = defaultBase(dir)) {
+    const target = resolve(dir);
+    const from = resolve(base);
+    const steps = relative(from, target).split(sep).filter(Boolean);
+    let current = from;
+    for (const step of ['', ...steps]) {
+        current = step ? resolve(current, step) : current;
+        let stat;
+        try {
+            stat = lstatSync(current);
+        }
+        catch (error) {
+            if (error.code !== 'ENOENT')
+                throw error;
+            mkdirSync(current);
+            continue;
+        }
+        if (stat.isSymbolicLink())
+            throw new UnsafePathError(current, 'is a symbolic link');
+        if (!stat.isDirectory())
+            throw new UnsafePathError(current, 'is not a directory');
+    }
+}
+/** The working directory when `dir` is inside it, else the deepest ancestor of `dir` that exists already. */
+function defaultBase(dir) {
+    const target = resolve(dir);
+    const rel = relative(process.cwd(), target);
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel))
+        return process.cwd();
+    let base = target;
+    while (!existsSync(base) && dirname(base) !== base)
+        base = dirname(base);
+    return base;
+}
+/** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
+function openNoFollow(path, mode) {
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_NOFOLLOW | (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
+    try {
+        return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
+    }
+    catch (error) {
+        if (error.code === 'ELOOP')
+            throw new UnsafePathError(path, 'is a symbolic link');
+        throw error;
+    }
+}
+/** Writes a whole file inside a checked directory, never through a symlink. */
+function writeFileNoFollow(path, data, base) {
+    ensureDir(dirname(path), base);
+    const fd = openNoFollow(path, 'truncate');
+    try {
+        const bytes = Buffer.from(data, 'utf8');
+        for (let at = 0; at < bytes.length;)
+            at += writeSync(fd, bytes, at);
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/core/errors.ts
+/**
+ * The small error taxonomy: one class per failure a caller handles differently (a bad config stops
+ * the run before launch, a start failure turns a target's cells into errors, a request error is
+ * counted in its round). Messages name the thing that failed: `vllm-fp8: not ready after 20m`.
+ */
+/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
+class ConfigError extends Error {
+    problems;
+    constructor(problems) {
+        super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+        this.problems = problems;
+        this.name = 'ConfigError';
+    }
+}
+/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
+class StartError extends Error {
+    target;
+    kind;
+    exitCode;
+    logTail;
+    launch;
+    constructor(target, kind, message, exitCode = null, logTail = '', 
+    /** The launch command as run (port filled), once it was. */
+    launch) {
+        super(`${target}: ${message}`);
+        this.target = target;
+        this.kind = kind;
+        this.exitCode = exitCode;
+        this.logTail = logTail;
+        this.launch = launch;
+        this.name = 'StartError';
+    }
+}
+/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
+class RequestError extends Error {
+    kind;
+    status;
+    constructor(message, kind, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'RequestError';
+    }
+}
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./src/core/redact.ts
+/**
+ * Redaction of secrets from everything we write or post: the comment, the job summary, the results file, the
+ * HTML pages, log lines and the engine logs under the results directory. The runner masks secrets registered
+ * with it in its own log, but not in a comment body posted through the API, an uploaded artifact or a Pages
+ * site, so we replace them ourselves with `***`, before any escaping (escaping could split a secret apart).
+ *
+ * What counts as a secret: every value registered with `registerSecret` (the `github-token` input, the
+ * runner's `ACTIONS_*` tokens, values of variables whose names look secret) and well-known token shapes
+ * (GitHub's `ghp_`/`gho_`/`ghs_`/`ghu_`/`ghr_`/`github_pat_`, Hugging Face `hf_`, OpenAI-style `sk-`, and the
+ * credential after `Bearer `). A registered value may be broken across lines (a wrapped log line): it
+ * is found with a line break between any two of its characters.
+ */
+/** Names of environment variables whose values are treated as secrets (`HF_TOKEN`, `DB_PASSWORD`, `API_KEY`). */
+function looksSecret(name) {
+    const upper = name.toUpperCase();
+    return /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper) || /(^|_)KEY$/.test(upper);
+}
+/** The workflow's own credentials and plumbing: never passed to an engine, whatever `pass-env` says. */
+function isActionCredential(name) {
+    const upper = name.toUpperCase();
+    return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN';
+}
+/** Values shorter than this are not redacted by value: `true`, `1` or a port would blank out half a report. */
+const MIN_SECRET_LENGTH = 8;
+const MASK = '***';
+const SHAPES = [
+    /\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}/g,
+    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+    /\bhf_[A-Za-z0-9]{20,}/g,
+    /\bsk-[A-Za-z0-9_-]{20,}/g,
+];
+// The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
+const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+class Redactor {
+    secrets = new Set();
+    pattern;
+    /** Adds a value to redact; short or empty values are ignored. */
+    add(value) {
+        const trimmed = value?.trim();
+        if (!trimmed || trimmed.length < MIN_SECRET_LENGTH || this.secrets.has(trimmed))
+            return;
+        this.secrets.add(trimmed);
+        this.pattern = undefined;
+    }
+    /** Every secret-looking variable of an environment (name rule above, or `ACTIONS_*` tokens). */
+    addFromEnv(env) {
+        for (const [name, value] of Object.entries(env))
+            if (looksSecret(name))
+                this.add(value);
+    }
+    get size() {
+        return this.secrets.size;
+    }
+    redact(text) {
+        if (!text)
+            return text;
+        let out = text;
+        const pattern = this.compiled();
+        if (pattern)
+            out = out.replace(pattern, MASK);
+        for (const shape of SHAPES)
+            out = out.replace(shape, MASK);
+        return out.replace(BEARER, (_whole, scheme, space) => `${scheme}${space}${MASK}`);
+    }
+    /** A deep copy with every string redacted (results files, engine facts). */
+    redactDeep(value) {
+        return walk(value, (s) => this.redact(s));
+    }
+    compiled() {
+        if (this.pattern || this.secrets.size === 0)
+            return this.pattern;
+        // Longest first, so a secret that contains another is masked whole.
+        const sorted = [...this.secrets].sort((a, b) => b.length - a.length);
+        const split = (secret) => [...secret].map(escapeRegExp).join('(?:\\r?\\n)?');
+        this.pattern = new RegExp(sorted.map(split).join('|'), 'g');
+        return this.pattern;
+    }
+}
+function walk(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((v) => walk(v, redact));
+    if (value !== null && typeof value === 'object') {
+        const out = {};
+        for (const [k, v] of Object.entries(value))
+            out[k] = walk(v, redact);
+        return out;
+    }
+    return value;
+}
+/** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
+const secrets = new Redactor();
+function redact(text) {
+    return secrets.redact(text);
+}
+
+;// CONCATENATED MODULE: ./src/server/env.ts
+/**
+ * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
+ * third-party programs; some print their environment when they crash and launch scripts often run `set -x`,
+ * so nothing that lets a process act as this workflow reaches them. We start from the runner's environment and
+ * remove the action's own inputs (`INPUT_*`, the `github-token` among them), the runner's plumbing and tokens
+ * (`ACTIONS_*`: runtime, results, cache, OIDC request token and URL), `GITHUB_TOKEN`/`GH_TOKEN`, any variable
+ * whose value is a registered secret, and every variable whose name looks secret unless the target lists it in
+ * `pass-env` (e.g. `HF_TOKEN` for gated model downloads). The target's own `env` is added last.
+ */
+
+function engineEnv(base, passEnv, extra, known = secrets) {
+    const pass = new Set(passEnv);
+    const env = {};
+    const withheld = [];
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined || isActionCredential(name))
+            continue;
+        if ((looksSecret(name) || known.redact(value) !== value) && !pass.has(name)) {
+            withheld.push(name);
+            continue;
+        }
+        env[name] = value;
+    }
+    return { env: { ...env, ...extra }, withheld: withheld.sort() };
+}
+/** The hint a failed launch carries when it ran without secret-looking variables the runner had. */
+function withheldHint(withheld) {
+    if (withheld.length === 0)
+        return '';
+    const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
+    return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: ./src/server/container.ts
+/**
+ * `container:` targets: the `run` command the action composes, the runtime it picks, and the
+ * stop, removal and label cleanup that reach the container itself. The `run` client runs in the
+ * foreground as the launch's process group, but the container's processes are children of the
+ * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
+ * reaches them, so every path that ends a container goes through the runtime, by name or by label.
+ */
+
+
+/** The label every container of a run carries; its value is the run id. */
+const RUN_LABEL = 'llm-bench-gate.run';
+const DETECT_TIMEOUT_MS = 3000;
+const COMMAND_TIMEOUT_MS = 30_000;
+/** Container names and label values take `[A-Za-z0-9_.-]`; anything else becomes `-`. */
+function sanitize(text) {
+    return text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+}
+/** A run id unique per run: the workflow run and attempt when there is one, plus random hex so two runs of one job differ. */
+function makeRunId(env = process.env) {
+    const run = env.GITHUB_RUN_ID ? `${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local';
+    return sanitize(`${run}-${randomBytes(4).toString('hex')}`);
+}
+function containerName(runId, targetId) {
+    return sanitize(`llm-bench-${runId}-${targetId}`);
+}
+/** Single-quotes a word for `bash -c`. */
+function shellQuote(word) {
+    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+/** A list is passed word for word; a string is split by the shell like a launch command. */
+function shellWords(value) {
+    if (value === undefined)
+        return [];
+    return typeof value === 'string' ? [value] : value.map(shellQuote);
+}
+/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+function runCommand(runtime, c, at) {
+    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
+    if (c.gpus === 'all')
+        fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
+    if (c.shmSize)
+        fixed.push('--shm-size', c.shmSize);
+    for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
+        fixed.push('-e', `${name}=${value}`);
+    for (const volume of c.volumes)
+        fixed.push('-v', volume);
+    const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)];
+    return `exec ${words.join(' ')}`;
+}
+/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
+function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+        });
+    });
+}
+let detected;
+/** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
+function detectRuntime() {
+    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
+    return detected;
+}
+/** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
+async function containerRunning(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
+    return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
+}
+async function containerExitCode(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
+    const code = Number(r.stdout.trim());
+    return r.code === 0 && Number.isInteger(code) ? code : null;
+}
+/** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
+async function removeContainer(runtime, name, graceMs) {
+    const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS);
+    const rm = await runtimeExec(runtime, ['rm', '-f', name]);
+    if (rm.code === 0)
+        return undefined;
+    return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`;
+}
+/**
+ * Removes every container carrying this run's label, running or not (a SIGINT during creation can
+ * leave one `Created`). Containers without the label, or with another run's, are never touched.
+ * Returns the ids removed (podman) or found (docker).
+ */
+async function removeByLabel(runtime, runId) {
+    const filter = `label=${RUN_LABEL}=${runId}`;
+    const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
+    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    if (runtime === 'podman') {
+        // `-t 0`: without it podman waits 10 s per container before killing it.
+        await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
+    }
+    else if (ids.length) {
+        // docker's `rm` takes no filter: list by label, remove by id.
+        await runtimeExec('docker', ['rm', '-f', ...ids]);
+    }
+    return ids;
+}
+/** The image the container runs: podman's tag and manifest digest; docker's image id and the image's first repo digest. */
+async function containerIdentity(runtime, name, image) {
+    if (runtime === 'podman') {
+        const r = await runtimeExec('podman', ['inspect', '--format', '{{.ImageName}}|{{.ImageDigest}}', name], 10_000);
+        const [tag, digest] = r.code === 0 ? r.stdout.trim().split('|') : [];
+        return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
+    }
+    const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
+    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
+    const digest = repo.split(' ')[0]?.split('@')[1] || id;
+    return { runtime, image, ...(digest ? { digest } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/server/process-group.ts
+/**
+ * Process groups: a launch runs as the leader of its own group (pgid = pid), so one signal
+ * to `-pgid` reaches every process the launch script started, grandchildren included.
+ */
+
+/** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */
+const DEFAULT_GRACE_MS = 4500;
+/** How long to wait for the group to vanish after SIGKILL (a GPU process may take a moment to exit). */
+const KILL_WAIT_MS = 1000;
+const POLL_MS = 50;
+/** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
+function statOf(pid) {
+    try {
+        const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return { state: fields[0], pgrp: Number(fields[2]) };
+    }
+    catch {
+        return undefined;
+    }
+}
+let procAvailable;
+function hasProc() {
+    procAvailable ??= statOf('self') !== undefined;
+    return procAvailable;
+}
+/** Our own process group: never a target of these signals. */
+function ownProcessGroup() {
+    return statOf('self')?.pgrp;
+}
+/** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
+function liveMembers(pgid) {
+    const pids = [];
+    if (!hasProc())
+        return pids;
+    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
+        if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
+            continue;
+        const stat = statOf(entry);
+        if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
+            pids.push(Number(entry));
+    }
+    return pids;
+}
+/**
+ * True while a process of the group runs. Zombies do not count: where the container's
+ * init does not reap orphans, a killed grandchild stays a zombie for good.
+ */
+function groupAlive(pgid) {
+    try {
+        process.kill(-pgid, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    return hasProc() ? liveMembers(pgid).length > 0 : true;
+}
+function signalGroup(pgid, signal) {
+    try {
+        process.kill(-pgid, signal);
+    }
+    catch (error) {
+        if (error.code !== 'ESRCH')
+            throw error;
+    }
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls until every group is gone or the time is up; returns the groups still alive. */
+async function waitGroupsGone(pgids, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    let alive = pgids.filter(groupAlive);
+    while (alive.length && Date.now() < deadline) {
+        await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        alive = alive.filter(groupAlive);
+    }
+    return alive;
+}
+/** SIGTERM the group, SIGKILL it after `graceMs`; says how it ended. */
+async function terminateGroup(pgid, graceMs = DEFAULT_GRACE_MS) {
+    if (!groupAlive(pgid))
+        return 'gone';
+    signalGroup(pgid, 'SIGTERM');
+    // A stopped (SIGSTOP'd) process only sees SIGTERM once continued.
+    signalGroup(pgid, 'SIGCONT');
+    if ((await waitGroupsGone([pgid], graceMs)).length === 0)
+        return 'terminated';
+    signalGroup(pgid, 'SIGKILL');
+    return (await waitGroupsGone([pgid], KILL_WAIT_MS)).length === 0 ? 'killed' : 'stuck';
+}
+/**
+ * Post-step safety net: SIGTERM every saved group still alive, SIGKILL those left after
+ * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
+ * Ids that cannot be a launched group (<= 1, our own group) are ignored.
+ */
+async function killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
+    const own = ownProcessGroup();
+    const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid);
+    const alive = valid.filter(groupAlive);
+    for (const pgid of alive) {
+        signalGroup(pgid, 'SIGTERM');
+        signalGroup(pgid, 'SIGCONT');
+    }
+    const left = await waitGroupsGone(alive, graceMs);
+    for (const pgid of left)
+        signalGroup(pgid, 'SIGKILL');
+    await waitGroupsGone(left, KILL_WAIT_MS);
+    return alive;
+}
+
+;// CONCATENATED MODULE: ./src/server/cleanup.ts
+/**
+ * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
+ * or the watchdog when the main process died. Tasks are plain data (they travel through the
+ * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
+ */
+
+
+
+
+
+
+
+
+/** A `stop:` command is bounded: past this it is killed. */
+const STOP_TIMEOUT_MS = 60_000;
+/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
+function appendToLog(path) {
+    return (text) => {
+        try {
+            const fd = openNoFollow(path, 'append');
+            try {
+                (0,external_node_fs_namespaceObject.writeSync)(fd, redact(text));
+            }
+            finally {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+        }
+        catch {
+            // The log is for reading later; cleanup goes on without it.
+        }
+    };
+}
+/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
+    const { env } = engineEnv(process.env, task.passEnv, task.env);
+    write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
+    return new Promise((resolve) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.on('data', (chunk) => write(chunk.toString('utf8')));
+        child.stderr.on('data', (chunk) => write(chunk.toString('utf8')));
+        let timedOut = false;
+        const timer = setTimeout(() => {
+            timedOut = true;
+            signalGroup(child.pid, 'SIGKILL');
+        }, timeoutMs);
+        child.once('error', (error) => {
+            clearTimeout(timer);
+            resolve(`stop command could not start: ${errorMessage(error)}`);
+        });
+        child.once('exit', (code, signal) => {
+            clearTimeout(timer);
+            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
+            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
+            resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
+        });
+    });
+}
+/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+async function runCleanup(tasks, graceMs) {
+    const report = { containers: [], groups: [], stops: 0, problems: [] };
+    const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []));
+    const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
+    // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
+    const [groups, ...removed] = await Promise.all([
+        pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+        ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
+    ]);
+    report.groups = groups;
+    report.containers = removed.flat();
+    const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t]] : [])));
+    for (const task of stops.values()) {
+        const problem = await runStop(task, appendToLog(task.logPath));
+        report.stops++;
+        if (problem)
+            report.problems.push(`${task.target}: ${problem}`);
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/server/watchdog.ts
+/**
+ * The watchdog process (see guard.ts): reads cleanup tasks, one JSON line each, from its stdin —
+ * a pipe from the main process — until it closes. A `{"done":true}` line first means the main
+ * process ended normally and cleaned up itself: exit. Otherwise it died: run the cleanup, exit.
+ */
+
+/** SIGTERM → SIGKILL grace for the groups left behind: short, since their owner is already gone. */
+const GRACE_MS = 1000;
+function runWatchdog(input = process.stdin) {
+    // Detached in a session of its own; still, a signal meant for the job must not stop the cleanup.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+        process.on(signal, () => undefined);
+    const tasks = [];
+    let done = false;
+    let buffered = '';
+    input.setEncoding('utf8');
+    input.on('data', (chunk) => {
+        buffered += chunk;
+        let newline;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            try {
+                const message = JSON.parse(line);
+                if (message.task)
+                    tasks.push(message.task);
+                if (message.done)
+                    done = true;
+            }
+            catch {
+                // Only the main process writes here; a torn last line is what its death left.
+            }
+        }
+    });
+    return new Promise((resolve) => {
+        input.once('close', () => {
+            if (done || tasks.length === 0)
+                return resolve();
+            void runCleanup(tasks, GRACE_MS).finally(resolve);
+        });
+    });
+}
+
+
+/***/ }),
+
+/***/ 724:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _server_watchdog_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(299);
+
+await (0,_server_watchdog_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
+process.exit(0);
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ })
+
+/******/ });
+/************************************************************************/
+/******/ // The module cache
+/******/ var __webpack_module_cache__ = {};
+/******/ 
+/******/ // The require function
+/******/ function __nccwpck_require__(moduleId) {
+/******/ 	// Check if module is in cache
+/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 	if (cachedModule !== undefined) {
+/******/ 		return cachedModule.exports;
+/******/ 	}
+/******/ 	// Create a new module (and put it into the cache)
+/******/ 	var module = __webpack_module_cache__[moduleId] = {
+/******/ 		// no module.id needed
+/******/ 		// no module.loaded needed
+/******/ 		exports: {}
+/******/ 	};
+/******/ 
+/******/ 	// Execute the module function
+/******/ 	var threw = true;
+/******/ 	try {
+/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		threw = false;
+/******/ 	} finally {
+/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 	}
+/******/ 
+/******/ 	// Return the exports of the module
+/******/ 	return module.exports;
+/******/ }
+/******/ 
+/************************************************************************/
+/******/ /* webpack/runtime/asset-relocator-loader */
+/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
+/******/ 
+/******/ /* webpack/runtime/async module */
+/******/ (() => {
+/******/ 	var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
+/******/ 	var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
+/******/ 	var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
+/******/ 	var resolveQueue = (queue) => {
+/******/ 		if(queue && queue.d < 1) {
+/******/ 			queue.d = 1;
+/******/ 			queue.forEach((fn) => (fn.r--));
+/******/ 			queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
+/******/ 		}
+/******/ 	}
+/******/ 	var wrapDeps = (deps) => (deps.map((dep) => {
+/******/ 		if(dep !== null && typeof dep === "object") {
+/******/ 			if(dep[webpackQueues]) return dep;
+/******/ 			if(dep.then) {
+/******/ 				var queue = [];
+/******/ 				queue.d = 0;
+/******/ 				dep.then((r) => {
+/******/ 					obj[webpackExports] = r;
+/******/ 					resolveQueue(queue);
+/******/ 				}, (e) => {
+/******/ 					obj[webpackError] = e;
+/******/ 					resolveQueue(queue);
+/******/ 				});
+/******/ 				var obj = {};
+/******/ 				obj[webpackQueues] = (fn) => (fn(queue));
+/******/ 				return obj;
+/******/ 			}
+/******/ 		}
+/******/ 		var ret = {};
+/******/ 		ret[webpackQueues] = x => {};
+/******/ 		ret[webpackExports] = dep;
+/******/ 		return ret;
+/******/ 	}));
+/******/ 	__nccwpck_require__.a = (module, body, hasAwait) => {
+/******/ 		var queue;
+/******/ 		hasAwait && ((queue = []).d = -1);
+/******/ 		var depQueues = new Set();
+/******/ 		var exports = module.exports;
+/******/ 		var currentDeps;
+/******/ 		var outerResolve;
+/******/ 		var reject;
+/******/ 		var promise = new Promise((resolve, rej) => {
+/******/ 			reject = rej;
+/******/ 			outerResolve = resolve;
+/******/ 		});
+/******/ 		promise[webpackExports] = exports;
+/******/ 		promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
+/******/ 		module.exports = promise;
+/******/ 		body((deps) => {
+/******/ 			currentDeps = wrapDeps(deps);
+/******/ 			var fn;
+/******/ 			var getResult = () => (currentDeps.map((d) => {
+/******/ 				if(d[webpackError]) throw d[webpackError];
+/******/ 				return d[webpackExports];
+/******/ 			}))
+/******/ 			var promise = new Promise((resolve) => {
+/******/ 				fn = () => (resolve(getResult));
+/******/ 				fn.r = 0;
+/******/ 				var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
+/******/ 				currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 			});
+/******/ 			return fn.r ? promise : getResult();
+/******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
+/******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/define property getters */
+/******/ (() => {
+/******/ 	// define getter functions for harmony exports
+/******/ 	__nccwpck_require__.d = (exports, definition) => {
+/******/ 		for(var key in definition) {
+/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			}
+/******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/hasOwnProperty shorthand */
+/******/ (() => {
+/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/************************************************************************/
+/******/ 
+/******/ // startup
+/******/ // Load entry module and return exports
+/******/ // This entry module used 'module' so it can't be inlined
+/******/ var __webpack_exports__ = __nccwpck_require__(724);
+/******/ __webpack_exports__ = await __webpack_exports__;
+/******/ 
