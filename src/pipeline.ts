@@ -109,6 +109,12 @@ async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Pro
   const { log } = deps
   if (!behaviour.measure) return { cells: await readShardResults(resultsDir, plan, log), read: true }
   const cells: CellResult[] = []
+  // GPU processes in groups this run launched are ours, not strays.
+  const groups = new Set<number>()
+  const onSpawn = (pgid: number) => {
+    groups.add(pgid)
+    deps.onSpawn?.(pgid)
+  }
   for (const target of plan.targets) {
     const targetCells = plan.cells.filter((c) => c.target.id === target.id)
     if (signal.aborted) {
@@ -116,7 +122,7 @@ async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Pro
       continue
     }
     const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, judge }),
+      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn, judge, host: { groups } }),
     )
     cells.push(...measured)
   }
