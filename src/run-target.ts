@@ -58,7 +58,8 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       const message = session.fatal ?? errorMessage(error)
       const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
-      return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }))
+      const host = await targetHost(target, preflight.state, {})
+      return cells.map((c) => ({ ...errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }), host }))
     }
     const info = await session.ready(running)
     const host = await targetHost(target, preflight.state, info)
@@ -68,7 +69,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
     } catch (error) {
       const message = session.fatal ?? errorMessage(error)
       deps.log.error(`${target.id}: ${message}`)
-      return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }))
+      return cells.map((c) => ({ ...errorCell(c, message, { ...info, logTail: running.logTail() }), host }))
     }
     if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
     return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) })
