@@ -4,7 +4,9 @@
  * results file.
  */
 import { cellAgreement, confirmCell, judgeCell, moreRounds, type BaselineView } from './compare/index.js'
+import { baselineCell } from './compare/baseline.js'
 import type { GateConfig } from './core/plan.js'
+import { fingerprintChanges } from './host/index.js'
 import type { CellResult, CellVerdict } from './core/results.js'
 
 export interface TargetRules {
@@ -32,6 +34,9 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
       // The results file records the agreement the quality verdict judged.
       const agreement = cellAgreement(cell, view)
       if (agreement && cell.quality) cell.quality.agreement = agreement
+      // So does what changed in the environment since the baseline cell was measured.
+      const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint)
+      if (changes?.length) cell.host!.changes = changes
       return judgeCell(cell, view, r.gate, r.options)
     },
     moreRounds(cell, maxRounds) {

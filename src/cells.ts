@@ -1,5 +1,6 @@
 /** Building cell results from a plan cell and what happened to it. */
 import type { CellMeasurement } from './bench/measure.js'
+import type { CellHost } from './core/host.js'
 import type { CellPlan } from './core/plan.js'
 import type { CellResult, SpecDecodeStats, TargetInfo } from './core/results.js'
 import type { ProbeResult } from './core/quality.js'
@@ -35,6 +36,8 @@ export interface CellExtras {
   specDecode?: SpecDecodeStats
   /** The target's quality probe, recorded on each of its cells. */
   probe?: { probe: ProbeResult; ms: number }
+  /** The target's host record; the measurement adds the rounds it re-measured. */
+  host?: CellHost
 }
 
 export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInfo, extras: CellExtras = {}): CellResult {
@@ -51,6 +54,7 @@ export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInf
     cell.verdict = { status: 'error', metrics: {} }
   }
   if (specDecode) cell.specDecode = specDecode
+  if (extras.host) cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) }
   return cell
 }
 

@@ -4,7 +4,7 @@
  * regressed — the cell is measured again (on the running server, or a fresh launch with `confirm-fresh`) and
  * judged on every measurement pooled, metric by metric, so a regression fails the gate only when it holds.
  */
-import type { BenchClient, CellMeasurement, RoundProgress } from './bench/measure.js'
+import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from './bench/measure.js'
 import type { CellJudge } from './cell-judge.js'
 import { needsConfirmation } from './compare/index.js'
 import { formatPercent } from './core/format.js'
@@ -24,6 +24,8 @@ export interface MeasureCellOptions {
   signal: AbortSignal
   /** Add this many warm rounds to `after` instead of measuring the cell afresh. */
   extend?: { after: CellMeasurement; rounds: number }
+  /** Watches each round for what would disturb it (a GPU slowdown): such a round is measured again. */
+  watch?: MeasureOptions['watch']
 }
 
 export interface MeasuredCell {
@@ -46,6 +48,8 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
     seed: o.seed,
     signal: o.signal,
     onRound: (p) => o.log.info(progressLine(cell.id, p)),
+    watch: o.watch,
+    onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
   })
   if (o.extend) return { measurement, specDecode: undefined }
   const after = await adapter.counters?.(http, baseUrl)

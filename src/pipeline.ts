@@ -123,6 +123,12 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
   const { deps, resultsDir, signal, judge } = m
   const { log } = deps
   const cells: CellResult[] = []
+  // GPU processes in groups this run launched are ours, not strays.
+  const groups = new Set<number>()
+  const onSpawn = (pgid: number) => {
+    groups.add(pgid)
+    deps.onSpawn?.(pgid)
+  }
   for (const target of plan.targets) {
     const targetCells = plan.cells.filter((c) => c.target.id === target.id)
     if (signal.aborted) {
@@ -130,7 +136,7 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
       continue
     }
     const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, guard, judge }),
+      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups } }),
     )
     cells.push(...measured)
   }

@@ -8,7 +8,9 @@ import { errorCell, measuredCell } from './cells.js'
 import { StartError, errorMessage } from './core/errors.js'
 import type { CellPlan, TargetPlan } from './core/plan.js'
 import type { CellJudge } from './cell-judge.js'
+import type { CellHost } from './core/host.js'
 import type { CellResult, TargetInfo } from './core/results.js'
+import { preflightTarget, roundWatch, targetHost, type HostDeps } from './preflight.js'
 import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
 import { runProbe, type ProbeRun } from './probe.js'
 import type { RunningTarget } from './server/index.js'
@@ -18,6 +20,8 @@ export interface TargetRunDeps extends SessionDeps {
   seed: number
   /** Judges a measured cell against the baseline; absent in `run` mode. */
   judge?: CellJudge
+  /** How the host is read before launch and watched during rounds. */
+  host?: HostDeps
 }
 
 /** What the cells of a started target share. */
@@ -28,6 +32,8 @@ interface Started {
   deps: TargetRunDeps
   /** The target's quality probe; absent with `quality: false`. */
   probe?: ProbeRun
+  host: CellHost
+  watch: MeasureCellOptions['watch']
 }
 
 const EXIT_SETTLE_MS = 1000
@@ -36,6 +42,13 @@ const CONFIRM_SEED_STRIDE = 1000
 
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
+  const hostDeps = { readMemory: deps.readMemory, ...deps.host }
+  const preflight = await preflightTarget(target, hostDeps, deps.log)
+  if (preflight.problem) {
+    deps.log.error(`${target.id}: ${preflight.problem}`)
+    const host = await targetHost(target, preflight.state, {})
+    return cells.map((c) => ({ ...errorCell(c, preflight.problem!, { launch: target.launch }), host }))
+  }
   const session = new TargetSession(target, cells, deps)
   try {
     let running: RunningTarget
@@ -45,19 +58,21 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       const message = session.fatal ?? errorMessage(error)
       const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
-      return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }))
+      const host = await targetHost(target, preflight.state, {})
+      return cells.map((c) => ({ ...errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }), host }))
     }
     const info = await session.ready(running)
+    const host = await targetHost(target, preflight.state, info)
     let probe: ProbeRun | undefined
     try {
       probe = await probeTarget(target, session, running)
     } catch (error) {
       const message = session.fatal ?? errorMessage(error)
       deps.log.error(`${target.id}: ${message}`)
-      return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }))
+      return cells.map((c) => ({ ...errorCell(c, message, { ...info, logTail: running.logTail() }), host }))
     }
     if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
-    return await runCells(cells, { session, running, info, deps, probe })
+    return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) })
   } finally {
     await session.close()
   }
@@ -104,13 +119,14 @@ async function runCell(cell: CellPlan, index: number, started: Started): Promise
       seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
       signal: session.signal,
       extend,
+      watch: started.watch,
     })
   const settled = async (m: MeasuredCell, specDecode = m.specDecode): Promise<CellResult> => {
     // A dying engine closes its sockets before its exit is reported: when requests failed,
     // give the exit a moment to arrive so the cell names the cause, not its symptoms.
     if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
     if (session.fatal) throw new Error(session.fatal)
-    return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe })
+    return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host })
   }
 
   let last = await measure(0)

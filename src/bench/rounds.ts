@@ -38,6 +38,24 @@ export interface MeasureOptions {
    * new rounds are all steady, and the steady state and flags are recomputed over every round.
    */
   after?: CellMeasurement
+  /**
+   * Called before each round; the function it returns is called after the round and names what disturbed it
+   * (a GPU slowdown), if anything. A disturbed round is measured again, at most `MAX_REMEASURES` times a cell.
+   */
+  watch?: () => Promise<() => Promise<string | undefined>>
+  /** Called when a disturbed round is about to be measured again (`again` of `max`). */
+  onDisturbed?: (d: { round: number; reason: string; again: number; max: number }) => void
+}
+
+/** Re-measurements of disturbed rounds per measurement; past it the round is kept and the cell flagged. */
+export const MAX_REMEASURES = 2
+/** The flag of a round kept although disturbed: the cell is then not compared. */
+export const THROTTLED_FLAG = 'throttled'
+
+export interface Remeasure {
+  /** Round index (from 0). */
+  round: number
+  reason: string
 }
 
 export interface CellMeasurement {
@@ -51,6 +69,8 @@ export interface CellMeasurement {
   errors: ErrorCount[]
   /** Degenerate output among the kept rounds' successful responses. */
   degenerate: DegenerateTally
+  /** Rounds measured again because something disturbed them (see `MeasureOptions.watch`). */
+  remeasured?: Remeasure[]
 }
 
 const DEFAULT_PROGRESS_MS = 30_000
@@ -64,36 +84,61 @@ export async function runRounds(o: MeasureOptions, calibration: Calibration, sen
   const discard = o.after ? 0 : Math.max(0, Math.min(o.discard, o.rounds - 1))
   const rounds: RoundResult[] = [...(o.after?.rounds ?? [])]
   const kept: RequestRecord[] = [...(o.after?.requests ?? [])]
+  const remeasured: Remeasure[] = [...(o.after?.remeasured ?? [])]
+  const extraFlags = (o.after?.flags ?? []).filter((f) => f.startsWith(`${THROTTLED_FLAG}:`))
+  let again = 0
   for (let r = first; r < total && !o.signal?.aborted; r++) {
-    const progress = (done: number, errors: number, tokensPerSecond: number) =>
-      o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond })
-    const records = await runRound({
-      scenario,
-      round: r,
-      rounds: total,
-      seed: o.seed,
-      calibration,
-      send,
-      signal: o.signal,
-      progress: o.onRound ? progress : undefined,
-      progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
-    })
     const steady = r >= discard
-    const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests)
-    const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records)
+    // A discarded round does not count, so what disturbed it does not matter.
+    const end = steady ? await o.watch?.() : undefined
+    const { result, records } = await oneRound(o, calibration, send, { r, total, steady })
+    const disturbed = await end?.()
+    if (disturbed && !o.signal?.aborted) {
+      if (again < MAX_REMEASURES) {
+        again++
+        remeasured.push({ round: r, reason: disturbed })
+        o.onDisturbed?.({ round: r, reason: disturbed, again, max: MAX_REMEASURES })
+        r--
+        continue
+      }
+      extraFlags.push(`${THROTTLED_FLAG}: round ${r + 1} (${disturbed}) kept after ${MAX_REMEASURES} re-measurements`)
+    }
     rounds.push(result)
-    if (steady) kept.push(...records)
-    progress(records.length, result.errors, result.metrics.output_tps)
+    if (result.steady) kept.push(...records)
   }
   if (o.signal?.aborted) throw new RequestError('measurement aborted', 'aborted')
   return {
     rounds,
     metrics: steadyState(rounds),
-    flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
+    flags: [...cellFlags(scenario, rounds, kept, o.maxErrorShare), ...extraFlags],
     requests: kept,
     errors: mergeErrors(rounds),
     degenerate: tallyDegenerate(kept.flatMap((r) => (r.output ? [r.output] : []))),
+    ...(remeasured.length && { remeasured }),
   }
+}
+
+/** Runs and summarizes round `r` of `total`. */
+async function oneRound(o: MeasureOptions, calibration: Calibration, send: RoundRun['send'], at: { r: number; total: number; steady: boolean }) {
+  const { scenario } = o
+  const { r, total, steady } = at
+  const progress = (done: number, errors: number, tokensPerSecond: number) =>
+    o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond })
+  const records = await runRound({
+    scenario,
+    round: r,
+    rounds: total,
+    seed: o.seed,
+    calibration,
+    send,
+    signal: o.signal,
+    progress: o.onRound ? progress : undefined,
+    progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
+  })
+  const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests)
+  const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records)
+  progress(records.length, result.errors, result.metrics.output_tps)
+  return { result, records }
 }
 
 function mergeErrors(rounds: readonly RoundResult[]): ErrorCount[] {

@@ -3,6 +3,7 @@
  * Its keys and their meanings are fixed; later releases may add fields, never rename or drop one.
  * Shared by bench, store, compare and report.
  */
+import type { CellHost } from './host.js'
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
 import type { CellQuality } from './quality.js'
@@ -116,6 +117,8 @@ export interface CellResult {
   specDecode?: SpecDecodeStats
   /** Output quality figures: the target's probe, agreement with the baseline's greedy outputs, degenerate output (absent with `quality: false`). */
   quality?: CellQuality
+  /** The host before launch, the environment fingerprint, rounds re-measured after a GPU slowdown. */
+  host?: CellHost
   verdict: CellVerdict
 }
 

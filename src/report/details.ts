@@ -5,6 +5,7 @@ import type { CellResult } from '../core/results.js'
 import { clip, details, escapeText } from './escape.js'
 import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
+import { environmentNote } from './host.js'
 
 const TABLE = { alignDelimiters: false } as const
 
@@ -15,7 +16,9 @@ export function verdictNotes(cells: readonly CellResult[]): string | undefined {
     .map((c) => {
       const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`)
       const note = c.verdict.note ? escapeText(clip(c.verdict.note, 600)) : ''
-      return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note].filter(Boolean).join('; ')}`
+      const environment = environmentNote(c)
+      const changed = environment ? escapeText(clip(environment, 400)) : ''
+      return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`
     })
   return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined
 }

@@ -2,6 +2,7 @@
 import type { BaselineRef, CellResult, MetricVerdict, ResultsFile } from '../core/results.js'
 import { clip, code, escapeText, safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
+import { environmentNote } from './host.js'
 import { RUN_MARK, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
 import type { RenderContext } from './index.js'
 
@@ -67,6 +68,9 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
         .map((m) => escapeText(m.reason))
       // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
       reasons.push(...(cell.verdict.failures ?? []).map(escapeText))
+      // A changed driver, engine or model file may explain the regression: say so next to it.
+      const environment = environmentNote(cell)
+      if (environment) reasons.push(escapeText(environment))
       const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
       return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`
     })

@@ -7,6 +7,7 @@
 import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results.js'
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
 import { safeUrl } from './escape.js'
+import { hostSection } from './host.js'
 import { plural } from '../core/format.js'
 import { errorList, headline, inconclusiveList, provenance, regressionList } from './headline.js'
 import type { RenderContext } from './index.js'
@@ -18,7 +19,7 @@ interface Detail {
   logTails: boolean
   rounds: boolean
   metrics: boolean
-  /** Verdict notes, flags, engine versions and launch commands. */
+  /** Verdict notes, flags, host preflight, engine versions and launch commands. */
   extras: boolean
   /** Which table rows stay: all, those needing attention, or only regressions and errors. */
   rows: 'all' | 'attention' | 'failing'
@@ -89,6 +90,7 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
     d.metrics ? metricsSection(ordered) : undefined,
     d.rounds ? roundsSection(ordered) : undefined,
     d.extras ? flagsSection(ordered) : undefined,
+    d.extras ? hostSection(ordered) : undefined,
     d.extras ? enginesSection(ordered) : undefined,
     failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
   ]
@@ -101,7 +103,7 @@ function shedNote(cells: readonly CellResult[], d: Detail, hiddenRows: number, u
   if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail)) left.push('engine log tails')
   if (!d.rounds) left.push('per-round figures')
   if (!d.metrics) left.push('the full metrics')
-  if (!d.extras) left.push('verdict notes, flags, engine versions and launch commands')
+  if (!d.extras) left.push('verdict notes, flags, host preflight, engine versions and launch commands')
   if (hiddenRows) left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`)
   if (unlisted) left.push(`${plural(unlisted, 'more regressed or failed cell')}`)
   if (!left.length) return undefined

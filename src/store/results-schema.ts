@@ -9,6 +9,7 @@ import { DISTRIBUTION_METRICS, SCALAR_METRICS, type DistributionMetric, type Sca
 import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
 import { CELL_STATUSES, CELL_VERDICTS, HISTORY_SCHEMA, METRIC_VERDICTS, RESULTS_SCHEMA, RUN_VERDICTS, type HistoryFile, type ResultsFile } from '../core/results.js'
 import { DEGENERATE_KINDS } from '../core/quality.js'
+import { SLOWDOWN_REASONS } from '../core/host.js'
 import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
 
 /** A value as a message shows it: short, and never a whole object. */
@@ -109,6 +110,35 @@ const quality = obj({
   }).optional(),
 })
 
+const slowdownCounters = z.partialRecord(z.enum(SLOWDOWN_REASONS), num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'))
+const gpuState = obj({
+  name: str.optional(),
+  driver: str.optional(),
+  smClockMhz: num.optional(),
+  maxSmClockMhz: num.optional(),
+  powerW: num.optional(),
+  temperatureC: num.optional(),
+  activeMask: str.optional(),
+  active: list(oneOf(SLOWDOWN_REASONS)),
+  counters: slowdownCounters.optional(),
+})
+const host = obj({
+  preflight: obj({
+    gpus: list(gpuState).optional(),
+    noGpu: str.optional(),
+    cuda: str.optional(),
+    processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool })).optional(),
+    memory: obj({ availableBytes: num, totalBytes: num }).optional(),
+    governors: list(str).optional(),
+  }),
+  fingerprint: obj({
+    ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
+    model: obj({ bytes: num, mtime: str }).optional(),
+  }),
+  remeasured: list(obj({ round: num, reason: str })).optional(),
+  changes: list(str).optional(),
+})
+
 const cell = obj({
   id: str,
   target: str,
@@ -125,6 +155,7 @@ const cell = obj({
   info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
   specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
   quality: quality.optional(),
+  host: host.optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)
 

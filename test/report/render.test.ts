@@ -81,7 +81,7 @@ describe('shedding in stages', () => {
       'engine log tails',
       'per-round figures',
       'the full metrics',
-      'verdict notes, flags, engine versions and launch commands',
+      'verdict notes, flags, host preflight, engine versions and launch commands',
       'the table rows of # cell that passed, improved, are new or missing',
       'the table rows of # cell that did not regress or fail',
       '# more regressed or failed cell',

@@ -1,0 +1,61 @@
+/**
+ * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
+ * file size and mtime — and how it differs from the baseline's, so a change in speed can be read next
+ * to a change of environment that may explain it.
+ */
+import { stat } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import type { Fingerprint, HostState } from '../core/host.js'
+import { formatBytes } from '../core/format.js'
+
+export interface FingerprintInputs {
+  host: HostState
+  engineVersion?: string
+  container?: { image: string; digest?: string }
+  /** The target's `model`; a local file or directory path gives size and mtime. */
+  model?: string
+  cwd?: string
+}
+
+export async function fingerprint(i: FingerprintInputs): Promise<Fingerprint> {
+  const f: Fingerprint = {}
+  const driver = i.host.gpus?.find((g) => g.driver)?.driver
+  if (driver) f.driver = driver
+  if (i.host.cuda) f.cuda = i.host.cuda
+  if (i.engineVersion) f.engine = i.engineVersion
+  if (i.container?.image) f.image = i.container.image
+  if (i.container?.digest) f.digest = i.container.digest
+  const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()))
+  if (model) f.model = model
+  return f
+}
+
+/** A model name that looks like a path (`/models/x.gguf`, `./x`, `~` is not expanded) and exists. */
+async function modelFile(model: string, cwd: string): Promise<Fingerprint['model']> {
+  if (!isAbsolute(model) && !model.startsWith('./') && !model.startsWith('../')) return undefined
+  const s = await stat(resolve(cwd, model)).catch(() => undefined)
+  return s ? { bytes: s.size, mtime: s.mtime.toISOString() } : undefined
+}
+
+const FIELDS: ReadonlyArray<[keyof Omit<Fingerprint, 'model'>, string]> = [
+  ['driver', 'driver'],
+  ['cuda', 'CUDA'],
+  ['engine', 'engine'],
+  ['image', 'image'],
+  ['digest', 'image digest'],
+]
+
+/** Each field both fingerprints have and that differs (`driver 580.95 → 590.10`); a field only one side recorded is not a change. */
+export function fingerprintChanges(baseline: Fingerprint | undefined, current: Fingerprint): string[] {
+  if (!baseline) return []
+  const changes = FIELDS.flatMap(([key, label]) => {
+    const was = baseline[key]
+    const now = current[key]
+    return was !== undefined && now !== undefined && was !== now ? [`${label} ${was} → ${now}`] : []
+  })
+  const a = baseline.model
+  const b = current.model
+  if (a && b && a.bytes !== b.bytes) changes.push(`model file ${formatBytes(a.bytes)} → ${formatBytes(b.bytes)}`)
+  else if (a && b && a.mtime !== b.mtime) changes.push(`model file modified ${a.mtime} → ${b.mtime}`)
+  return changes
+}

@@ -1,0 +1,53 @@
+/**
+ * The host side of one target: the preflight read before launch (a stray GPU process or an active
+ * slowdown makes every cell of the target an `error` naming it), the watch that re-measures a round the
+ * GPU slowed down during, and the environment fingerprint each cell records.
+ */
+import type { MeasureOptions } from './bench/measure.js'
+import type { CellHost, HostState } from './core/host.js'
+import type { Logger } from './core/log.js'
+import type { TargetPlan } from './core/plan.js'
+import type { TargetInfo } from './core/results.js'
+import { fingerprint, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from './host/index.js'
+import { readMemInfo, type MemInfo } from './server/index.js'
+
+export interface HostDeps {
+  /** `nvidia-smi` (default: the one on PATH). */
+  smi?: Run
+  /** Process groups this run launched: GPU processes in them are ours. */
+  groups?: ReadonlySet<number>
+  readMemory?: () => Promise<MemInfo>
+}
+
+export interface Preflight {
+  state: HostState
+  /** Why the target must not be measured now. */
+  problem?: string
+}
+
+export async function preflightTarget(target: TargetPlan, deps: HostDeps, log: Logger): Promise<Preflight> {
+  const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) })
+  log.info(`${target.id}: preflight: ${summary(state)}`)
+  const problem = preflightProblem(state, { attached: Boolean(target.external) })
+  return problem ? { state, problem } : { state }
+}
+
+function summary(state: HostState): string {
+  const gpus = state.gpus?.map((g, i) => `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`)
+  const processes = state.processes && `${state.processes.length} GPU process${state.processes.length === 1 ? '' : 'es'}`
+  const governors = state.governors && `governor ${state.governors.join('/')}`
+  return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ')
+}
+
+/** The round watch of a host whose GPUs answered; none without GPU information. */
+export function roundWatch(state: HostState, deps: HostDeps): MeasureOptions['watch'] {
+  if (!state.gpus?.length) return undefined
+  const smi = deps.smi ?? nvidiaSmi
+  return () => watchRound(smi)
+}
+
+/** What each cell of a ready target records about its host. */
+export async function targetHost(target: TargetPlan, state: HostState, info: TargetInfo): Promise<CellHost> {
+  const print = await fingerprint({ host: state, engineVersion: info.version, container: info.container, model: target.model })
+  return { preflight: state, fingerprint: print }
+}

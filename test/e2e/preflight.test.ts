@@ -1,0 +1,116 @@
+/**
+ * Host preflight end to end, through the bundled action with a scripted nvidia-smi on PATH and the
+ * simulated engine: a stray GPU process makes the cell an `error` that fails the step through
+ * fail-on-error, never a regression; a round the GPU slowed down during is measured again and the
+ * report says so, next to the driver that changed since the baseline; no nvidia-smi is recorded.
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { runAction } from '../helpers/action.js'
+import { SMI_DIR } from '../host/smi.js'
+
+let cwd: string
+
+const CONFIG = [
+  'version: 1',
+  'defaults: { rounds: 2, discard: 1, ready-timeout: 20s, request-timeout: 30s, confirm: 1, quality: false }',
+  'gate:',
+  '  decode: { max-regression: 50% }',
+  'scenarios:',
+  '  chat: { input-tokens: 32, output-tokens: 16, concurrency: 2 }',
+  'targets:',
+  '  small: { engine: sim, profile: vllm-qwen35-08b, time-scale: 4, load-time: 0ms, seed: 3 }',
+  '',
+].join('\n')
+
+/** One action run on a pull request with the scripted nvidia-smi in `scenario` (none on PATH when undefined). */
+async function run(out: string, scenario: string | undefined, o: { baseline?: string; env?: Record<string, string>; inputs?: Record<string, string> } = {}) {
+  const state = await mkdtemp(join(tmpdir(), 'lbg-smi-'))
+  const env: Record<string, string> = scenario
+    ? { PATH: `${SMI_DIR}:${process.env.PATH}`, FAKE_SMI_SCENARIO: scenario, FAKE_SMI_STATE: state, ...o.env }
+    : { PATH: '/usr/local/bin:/usr/bin:/bin', ...o.env }
+  const result = await runAction({
+    cwd,
+    inputs: { config: 'bench.yml', hardware: 'sim-hw', 'results-dir': out, ...(o.baseline ? { 'baseline-file': o.baseline } : { mode: 'run' }), ...o.inputs },
+    env,
+    event: { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } },
+    timeoutMs: 120_000,
+  })
+  const results = JSON.parse(await readFile(join(cwd, out, 'results.json'), 'utf8')) as ResultsFile
+  const report = await readFile(join(cwd, out, 'report.md'), 'utf8')
+  return { ...result, results, report, cell: results.cells[0] }
+}
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'lbg-preflight-'))
+  await writeFile(join(cwd, 'bench.yml'), CONFIG)
+})
+
+describe('host preflight', () => {
+  let base: Awaited<ReturnType<typeof run>>
+  beforeAll(async () => {
+    base = await run('base', 'ok')
+  }, 120_000)
+
+  it('a quiet box: the preflight and the fingerprint are recorded and shown', () => {
+    expect(base.code, base.stdout).toBe(0)
+    expect(base.cell.status).toBe('ok')
+    expect(base.cell.host!.preflight).toMatchObject({ cuda: '13.0', processes: [], gpus: [{ name: 'NVIDIA GB10', driver: '580.95.05', active: [] }] })
+    expect(base.cell.host!.fingerprint).toMatchObject({ driver: '580.95.05', cuda: '13.0' })
+    expect(base.cell.host!.fingerprint.engine).toBeTruthy()
+    expect(base.report).toContain('GPU 0 NVIDIA GB10: SM 2405/3003 MHz, 41 °C, 11.52 W, no slowdown')
+    expect(base.stdout).toMatch(/small: preflight: GPU 0 NVIDIA GB10 2405\/3003 MHz/)
+  })
+
+  it('a stray GPU process: the cell is an error naming it, the step fails through fail-on-error, not as a regression', async () => {
+    const pr = await run('pr-stray', 'stray', { baseline: 'base/results.json' })
+    expect(pr.code, pr.stdout).toBe(1)
+    expect(pr.cell.status).toBe('error')
+    expect(pr.cell.error).toBe('GPU busy: pid 4242 python (not started by this run)')
+    expect(pr.cell.verdict.status).toBe('error')
+    expect(pr.results.summary).toMatchObject({ verdict: 'error', regressions: 0 })
+    expect(pr.cell.host!.preflight.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false }])
+    expect(pr.report).toContain('GPU busy: pid 4242 python (not started by this run)')
+    expect(pr.stdout).toContain('1 cell(s) could not be measured')
+    expect(pr.stdout).not.toContain('regressed')
+    // Nothing was launched.
+    expect(pr.stdout).not.toMatch(/ready at http/)
+
+    const tolerated = await run('pr-stray-tolerated', 'stray', { baseline: 'base/results.json', inputs: { 'fail-on-error': 'false' } })
+    expect(tolerated.code, tolerated.stdout).toBe(0)
+    expect(tolerated.cell.verdict.status).toBe('error')
+  }, 240_000)
+
+  it('a box already throttled before launch is an error naming the reason', async () => {
+    const pr = await run('pr-throttled', 'throttled', { baseline: 'base/results.json' })
+    expect(pr.code, pr.stdout).toBe(1)
+    expect(pr.cell.error).toBe('GPU throttled before launch: GPU 0 sw_thermal_slowdown')
+    expect(pr.results.summary!.regressions).toBe(0)
+  }, 120_000)
+
+  it('throttling during a round: the round is measured again and the report says so, next to the driver that changed', async () => {
+    const pr = await run('pr-throttle-once', 'throttle-once', { baseline: 'base/results.json', env: { FAKE_SMI_DRIVER: '590.10' } })
+    expect(pr.code, pr.stdout).toBe(0)
+    expect(pr.cell.status).toBe('ok')
+    expect(pr.cell.verdict.status).not.toBe('regression')
+    expect(pr.cell.flags).toEqual([])
+    expect(pr.cell.host!.remeasured).toEqual([{ round: 1, reason: 'GPU 0 sw_thermal_slowdown +1.2s' }])
+    expect(pr.cell.rounds.map((r) => r.index)).toEqual([0, 1])
+    expect(pr.stdout).toContain('small/chat: round 2 disturbed (GPU 0 sw_thermal_slowdown +1.2s); measuring it again (1/2)')
+    // The report escapes markdown: underscores come out as \_.
+    expect(pr.report).toContain('round 2 measured again: GPU 0 sw\\_thermal\\_slowdown +1.2s')
+    expect(pr.cell.host!.changes).toEqual(['driver 580.95.05 → 590.10'])
+    expect(pr.report).toContain('environment changed: driver 580.95.05 → 590.10')
+  }, 120_000)
+
+  it('without nvidia-smi on PATH: no GPU information is recorded and the run measures as usual', async () => {
+    const pr = await run('no-smi', undefined)
+    expect(pr.code, pr.stdout).toBe(0)
+    expect(pr.cell.status).toBe('ok')
+    expect(pr.cell.host!.preflight.noGpu).toBe('no GPU information: nvidia-smi not found')
+    expect(pr.report).toContain('no GPU information: nvidia-smi not found')
+  }, 120_000)
+})

@@ -1,0 +1,62 @@
+/** The preflight decision: a stray GPU process or an active slowdown stops the target; the rest is recorded. */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { oursBy, preflightProblem, readGovernors, readHost, runCommand } from '../../src/host/index.js'
+import { scriptedSmi } from './smi.js'
+
+const memory = async () => ({ availableBytes: 100 * 1024 ** 3, totalBytes: 128 * 1024 ** 3 })
+const launched = { attached: false }
+
+describe('preflight', () => {
+  it('a GPU compute process this run did not start: GPU busy, naming it', async () => {
+    const host = await readHost({ smi: scriptedSmi('stray'), memory, ours: oursBy(new Set()) })
+    expect(host.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false }])
+    expect(preflightProblem(host, launched)).toBe('GPU busy: pid 4242 python (not started by this run)')
+  })
+
+  it('a process in a group this run launched is ours', async () => {
+    const host = await readHost({ smi: scriptedSmi('stray'), ours: oursBy(new Set([4242])) })
+    expect(host.processes![0].ours).toBe(true)
+    expect(preflightProblem(host, launched)).toBeUndefined()
+  })
+
+  it('a target attached by URL runs its engine outside the run: its GPU process is expected', async () => {
+    const host = await readHost({ smi: scriptedSmi('stray') })
+    expect(preflightProblem(host, { attached: true })).toBeUndefined()
+  })
+
+  it('an active slowdown before launch: throttled, naming the reason', async () => {
+    const host = await readHost({ smi: scriptedSmi('throttled') })
+    expect(preflightProblem(host, launched)).toBe('GPU throttled before launch: GPU 0 sw_thermal_slowdown')
+  })
+
+  it('records the CUDA version, available memory and a quiet box passes', async () => {
+    const host = await readHost({ smi: scriptedSmi('ok'), memory })
+    expect(host).toMatchObject({ cuda: '13.0', processes: [], memory: await memory() })
+    expect(preflightProblem(host, launched)).toBeUndefined()
+  })
+
+  it('without nvidia-smi: no GPU information, recorded, and nothing fails', async () => {
+    const host = await readHost({ smi: (args) => runCommand('nvidia-smi-not-installed-here', args), memory: async () => ({ availableBytes: Number.NaN, totalBytes: 1 }) })
+    expect(host.noGpu).toBe('no GPU information: nvidia-smi not found')
+    expect(host).not.toHaveProperty('gpus')
+    expect(host).not.toHaveProperty('memory')
+    expect(preflightProblem(host, launched)).toBeUndefined()
+  })
+})
+
+describe('CPU governor', () => {
+  it('the distinct governors of every CPU; none without cpufreq', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'lbg-cpu-'))
+    for (const [cpu, governor] of [['cpu0', 'performance'], ['cpu1', 'powersave'], ['cpu2', 'performance']]) {
+      await mkdir(join(root, cpu, 'cpufreq'), { recursive: true })
+      await writeFile(join(root, cpu, 'cpufreq', 'scaling_governor'), `${governor}\n`)
+    }
+    await mkdir(join(root, 'cpu3'))
+    await mkdir(join(root, 'cpufreq'))
+    expect(await readGovernors(root)).toEqual(['performance', 'powersave'])
+    expect(await readGovernors(join(root, 'nowhere'))).toEqual([])
+  })
+})
