@@ -114,6 +114,7 @@ function expandOne(
   if (quant !== undefined) plan.quant = quant
   if (model !== undefined) plan.model = model
   if (target.port !== undefined) plan.port = target.port
+  if (target.paths !== undefined) plan.paths = target.paths
   if (target.launch !== undefined) plan.launch = fill(target.launch, full, at('launch'), problems)
   else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
     const launch = defaultLaunch(adapter, plan, port, path, problems)
