@@ -34,7 +34,7 @@ describe('readShardResults', () => {
   it('skips JSON that is not ours with a warning and merges the rest', async () => {
     const dir = await shardDir({ 'results-shard-1-of-2.json': good, 'results-shard-2-of-2.json': '{"benchmark": "other tool"}' })
     const log = memoryLogger()
-    const cells = await readShardResults(dir, plan, log)
+    const { cells } = await readShardResults(dir, plan, log)
     expect(cells.map((c) => [c.id, c.status])).toEqual([['t/a', 'ok']])
     expect(log.lines.some((l) => l.includes('shard-1/results-shard-2-of-2.json: skipped, not a llm-bench-gate/results@1 file'))).toBe(true)
   })
