@@ -8,7 +8,7 @@ import { relative } from 'node:path'
 import { buildPlan, formatOf, parseSource, repoPath, selectChanged } from './config/index.js'
 import { errorMessage } from './core/errors.js'
 import { plural } from './core/format.js'
-import type { GitHubRequest, RepoRef } from './core/github-port.js'
+import { httpStatus, type GitHubRequest, type RepoRef } from './core/github-port.js'
 import type { Logger } from './core/log.js'
 import type { Plan, TargetPlan } from './core/plan.js'
 import { readRepoFile } from './store/index.js'
@@ -77,8 +77,10 @@ export async function selectChangedTargets(plan: Plan, deps: SelectDeps): Promis
   try {
     listed = await listChangedFiles(github.request, github.repo, prNumber)
   } catch (error) {
-    log.warn(`the PR's changed files could not be read: ${errorMessage(error)}`)
-    return everything(plan, `the PR's changed files could not be read (${errorMessage(error)})`)
+    const status = httpStatus(error)
+    const why = `${status ? `HTTP ${status}: ` : ''}${errorMessage(error)}`
+    log.warn(`the PR's changed files could not be read: ${why}`)
+    return everything(plan, `the PR's changed files could not be read (${why})`)
   }
   if ('incomplete' in listed) return everything(plan, listed.incomplete)
   const configFile = repoPath(relative(deps.cwd, plan.resolvedPath))
