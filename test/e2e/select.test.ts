@@ -50,11 +50,11 @@ function matrix(llamaEnv = '1'): string {
   return lines.join('\n') + '\n'
 }
 
-async function run(event: { name: string; ref: string; payload: unknown }, config = matrix()) {
+async function run(event: { name: string; ref: string; payload: unknown; sha?: string }, config = matrix(), inputs: Record<string, string> = {}) {
   await writeFile(join(cwd, 'bench.yml'), config)
   const result = await runAction({
     cwd,
-    inputs: { config: 'bench.yml', 'github-token': 'test-token', hardware: 'select-hw', 'results-dir': 'out', select: 'changed' },
+    inputs: { config: 'bench.yml', 'github-token': 'test-token', hardware: 'select-hw', 'results-dir': 'out', select: 'changed', ...inputs },
     env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'octo-org/octo-repo' },
     event,
   })
@@ -155,5 +155,19 @@ describe('select: changed', () => {
     expect(result.code, result.stdout).toBe(0)
     expect(result.results.cells.filter(measured)).toHaveLength(3)
     expect(result.results.run.selection).toContain('bench.yml does not exist at the base commit fffffff, so every target of the matrix file runs')
+  })
+
+  it('skipped cells are never written to the store, even by an explicit update-baseline', async () => {
+    const stored = () => JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/baseline.json')!) as ResultsFile
+    const before = stored()
+    // A commit of its own, so history gets an entry of its own rather than merging into the push's.
+    const result = await run({ ...pr(27, [{ filename: 'scripts/vllm.sh' }]), sha: 'b'.repeat(40) }, matrix(), { mode: 'update-baseline' })
+    expect(result.code, result.stdout).toBe(0)
+    const after = stored()
+    const byTarget = (file: ResultsFile, t: string) => file.cells.find((c) => c.target === t)!
+    expect(byTarget(after, 'vllm').metrics).not.toEqual(byTarget(before, 'vllm').metrics)
+    for (const t of ['sglang', 'llama']) expect(byTarget(after, t)).toEqual(byTarget(before, t))
+    const history = JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/history.json')!) as { entries: { cells: Record<string, unknown> }[] }
+    expect(Object.keys(history.entries.at(-1)!.cells)).toEqual(['vllm/short'])
   })
 })
