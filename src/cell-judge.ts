@@ -3,7 +3,7 @@
  * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
  * results file.
  */
-import { cellAgreement, confirmCell, judgeCell, moreRounds, type BaselineView } from './compare/index.js'
+import { cellAgreement, confirmCell, judgeCell, moreRounds, skippedVerdict, type BaselineView } from './compare/index.js'
 import { baselineCell } from './compare/baseline.js'
 import type { GateConfig } from './core/plan.js'
 import { fingerprintChanges } from './host/index.js'
@@ -17,6 +17,8 @@ export interface TargetRules {
 
 export interface CellJudge {
   judge(cell: CellResult): CellVerdict
+  /** The verdict of a cell `select: changed` did not run: its baseline figures, never a pass or a failure. */
+  skipped(id: string, target: string): CellVerdict
   /** Warm rounds to add before deciding (0: decide now), within `maxRounds` rounds in all. */
   moreRounds(cell: CellResult, maxRounds: number): number
   /** The verdict over `first` and its re-measurements pooled; `fresh` when each came from a new launch. */
@@ -31,6 +33,8 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
   return {
     judge(cell) {
       const r = options(cell.target)
+      // Read back from a shard's file: still skipped, with this run's baseline figures.
+      if (cell.verdict?.skipped) return skippedVerdict(cell.id, view, r.gate, r.options)
       // The results file records the agreement the quality verdict judged.
       const agreement = cellAgreement(cell, view)
       if (agreement && cell.quality) cell.quality.agreement = agreement
@@ -38,6 +42,10 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
       const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint)
       if (changes?.length) cell.host!.changes = changes
       return judgeCell(cell, view, r.gate, r.options)
+    },
+    skipped(id, target) {
+      const r = options(target)
+      return skippedVerdict(id, view, r.gate, r.options)
     },
     moreRounds(cell, maxRounds) {
       const r = options(cell.target)

@@ -2,7 +2,7 @@
 import type { CellMeasurement } from './bench/measure.js'
 import type { CellHost } from './core/host.js'
 import type { CellPlan } from './core/plan.js'
-import type { CellResult, SpecDecodeStats, TargetInfo } from './core/results.js'
+import type { CellResult, CellVerdict, SpecDecodeStats, TargetInfo } from './core/results.js'
 import type { ProbeResult } from './core/quality.js'
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
@@ -63,5 +63,12 @@ export function errorCell(plan: CellPlan, error: string, info: TargetInfo): Cell
   cell.status = 'error'
   cell.error = error
   cell.verdict = { status: 'error', metrics: {}, note: error }
+  return cell
+}
+
+/** A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see `CellVerdict`). */
+export function skippedCell(plan: CellPlan, verdict: CellVerdict): CellResult {
+  const cell = skeleton(plan, {})
+  cell.verdict = verdict
   return cell
 }

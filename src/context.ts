@@ -13,6 +13,8 @@ export interface RunContext {
   defaultBranch?: string
   /** PR number on pull_request events. */
   prNumber?: number
+  /** The PR's base commit on pull_request events (the event payload's `pull_request.base.sha`). */
+  baseSha?: string
   /**
    * The PR carries the `benchmark-accept` label: a maintainer accepts its regressions on purpose. `by` is the
    * login that added the label when this very event is that labelling (the event payload says who).

@@ -5,7 +5,8 @@ import type { Plan } from './core/plan.js'
 import { errorCell } from './cells.js'
 import { ConfigError, errorMessage } from './core/errors.js'
 import type { Logger } from './core/log.js'
-import { RESULTS_SCHEMA, type CellResult } from './core/results.js'
+import { RESULTS_SCHEMA, type CellResult, type ShardTally } from './core/results.js'
+import { shardOf } from './config/index.js'
 import { isForeign, parseJson, resultsFromJson } from './store/index.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
@@ -28,10 +29,17 @@ async function readText(path: string, where: string): Promise<string> {
   }
 }
 
+export interface ShardResults {
+  cells: CellResult[]
+  /** The shard count the files name (`run.shard: i/n`) and the indices no file came from. */
+  shards?: ShardTally
+}
+
 /** Cells of every shard results file under `dir`, restricted to the plan's cells. */
-export async function readShardResults(dir: string, plan: Plan, log: Logger): Promise<CellResult[]> {
+export async function readShardResults(dir: string, plan: Plan, log: Logger): Promise<ShardResults> {
   const wanted = new Set(plan.cells.map((c) => c.id))
-  const byId = new Map<string, CellResult>()
+  const byId = new Map<string, { cell: CellResult; startedAt: string; where: string }>()
+  const seen: string[] = []
   let files = 0
   for await (const path of walk(dir)) {
     const where = relative(dir, path)
@@ -43,14 +51,48 @@ export async function readShardResults(dir: string, plan: Plan, log: Logger): Pr
     }
     const parsed = resultsFromJson(value, where)
     files++
+    if (parsed.run.shard) seen.push(parsed.run.shard)
     for (const cell of parsed.cells) {
-      if (!wanted.has(cell.id) || cell.verdict?.status === 'missing') continue
-      if (byId.has(cell.id)) log.warn(`${cell.id}: found in more than one shard file; keeping ${relative(dir, path)}`)
-      byId.set(cell.id, cell)
+      // A skipped cell (`select: changed`) is the shard's report on it; a baseline cell it did not run is not.
+      if (!wanted.has(cell.id) || (cell.verdict?.status === 'missing' && !cell.verdict.skipped)) continue
+      // A re-run's attempt uploads its own artifact: the latest run of a cell wins (file order breaks a tie).
+      const earlier = byId.get(cell.id)
+      const later = !earlier || parsed.run.startedAt >= earlier.startedAt
+      if (earlier) log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`)
+      if (later) byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where })
     }
   }
   if (files === 0) throw new ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`])
   log.info(`merged ${byId.size} cells from ${files} results files`)
+  const shards = tallyShards(seen, log)
+  if (shards?.missing.length) log.error(`shard(s) ${shards.missing.join(', ')} of ${shards.count} sent no results file`)
+  const assigned = shards ? shardOf(plan.targets, shards.count) : []
+  const shardOfTarget = new Map(plan.targets.map((t, i) => [t.id, assigned[i]]))
   // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
-  return plan.cells.map((c) => byId.get(c.id) ?? errorCell(c, 'no shard results file contained this cell', {}))
+  return {
+    cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
+    shards,
+  }
+}
+
+/** Shard indices from the files' `i/n`; the count is the one most files name (a file of another split is warned about). */
+function tallyShards(seen: readonly string[], log: Logger): ShardTally | undefined {
+  const parsed = seen.flatMap((s) => {
+    const m = /^(\d+)\/(\d+)$/.exec(s)
+    return m ? [{ index: Number(m[1]), count: Number(m[2]) }] : []
+  })
+  if (!parsed.length) return undefined
+  const votes = new Map<number, number>()
+  for (const p of parsed) votes.set(p.count, (votes.get(p.count) ?? 0) + 1)
+  const count = [...votes].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0]
+  for (const p of parsed) if (p.count !== count) log.warn(`a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`)
+  const present = new Set(parsed.filter((p) => p.count === count).map((p) => p.index))
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i))
+  return { count, missing }
+}
+
+function missingReason(shards: ShardTally | undefined, shard: number | undefined): string {
+  if (!shards || shard === undefined) return 'no shard results file contained this cell'
+  if (shards.missing.includes(shard)) return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`
+  return `shard ${shard}/${shards.count} sent results without this cell`
 }

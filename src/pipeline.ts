@@ -6,8 +6,9 @@
 import { join, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellJudge, type CellJudge, type TargetRules } from './cell-judge.js'
-import { errorCell } from './cells.js'
-import type { BaselineView } from './compare/index.js'
+import { errorCell, skippedCell } from './cells.js'
+import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
+import { SKIPPED_NOTE, type BaselineView } from './compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from './config/index.js'
 import type { ActionOptions } from './config/inputs.js'
 import { resolveBehaviour, type Behaviour, type RunContext } from './context.js'
@@ -15,7 +16,7 @@ import { ConfigError, errorMessage } from './core/errors.js'
 import type { GitHubRequest, RepoRef } from './core/github-port.js'
 import type { Logger } from './core/log.js'
 import type { GateConfig, Plan } from './core/plan.js'
-import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile } from './core/results.js'
+import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type ShardTally } from './core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './merge.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
@@ -83,14 +84,16 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
   const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
 
+  const chosen = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded) ? await selectChangedTargets(plan, { ...deps, ...context, cwd }) : undefined
+  if (chosen) log.info(chosen.note)
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =
     'unreadable' in loaded
       ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
-      : await measure(plan, behaviour, { deps, resultsDir, signal, judge })
+      : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge })
   const { results, tally } = assembleResults({
-    run: { ...meta(hardware), finishedAt: new Date().toISOString() },
-    cells: measured.cells,
+    run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
+    cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
     judge: measured.read ? judge : undefined,
     missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
     baseline: baseline.ref,
@@ -107,10 +110,10 @@ interface MeasureContext {
 }
 
 /** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
-async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; read: boolean }> {
+async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; read: boolean; shards?: ShardTally }> {
   const { deps, resultsDir } = m
   const { log } = deps
-  if (!behaviour.measure) return { cells: await readShardResults(resultsDir, plan, log), read: true }
+  if (!behaviour.measure) return { ...(await readShardResults(resultsDir, plan, log)), read: true }
   const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
   try {
     return { cells: await measureTargets(plan, m, guard), read: false }
@@ -141,6 +144,14 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
     cells.push(...measured)
   }
   return cells
+}
+
+/** The cells of the targets `select: changed` left out, with their baseline figures when the run compares. */
+function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: CellJudge | undefined): CellResult[] {
+  const skipped = new Set(chosen?.skipped.map((t) => t.id))
+  return plan.cells
+    .filter((c) => skipped.has(c.target.id))
+    .map((c) => skippedCell(c, judge?.skipped(c.id, c.target.id) ?? { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }))
 }
 
 function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {

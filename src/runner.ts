@@ -62,7 +62,7 @@ function runContext(): RunContext {
     action?: string
     label?: { name?: string }
     sender?: { login?: string }
-    pull_request?: { number?: number; labels?: { name?: string }[] }
+    pull_request?: { number?: number; labels?: { name?: string }[]; base?: { sha?: string } }
     repository?: { default_branch?: string }
   }
   const accepted = payload.pull_request?.labels?.some((l) => l.name === ACCEPT_LABEL)
@@ -76,6 +76,7 @@ function runContext(): RunContext {
     serverUrl: ctx.serverUrl,
     defaultBranch: payload.repository?.default_branch,
     prNumber: payload.pull_request?.number,
+    baseSha: payload.pull_request?.base?.sha,
     acceptance: accepted ? { by: labelledNow ? payload.sender?.login : undefined } : undefined,
   }
 }

@@ -12,9 +12,9 @@ describe('parseInputs', () => {
 
   it('reads every input once, trimmed', () => {
     const options = parseInputs(
-      from({ config: ' bench.yml ', mode: 'merge', only: '*-nvfp4-*/*', 'fail-on-regression': 'false', 'dry-run': 'True', shard: '2/3', hardware: 'nvidia-gb10' }),
+      from({ config: ' bench.yml ', mode: 'merge', only: '*-nvfp4-*/*', 'fail-on-regression': 'false', 'dry-run': 'True', shard: '2/3', hardware: 'nvidia-gb10', select: 'changed' }),
     )
-    expect(options).toMatchObject({ config: 'bench.yml', mode: 'merge', only: '*-nvfp4-*/*', failOnRegression: false, dryRun: true, shard: '2/3', hardware: 'nvidia-gb10' })
+    expect(options).toMatchObject({ select: 'changed', config: 'bench.yml', mode: 'merge', only: '*-nvfp4-*/*', failOnRegression: false, dryRun: true, shard: '2/3', hardware: 'nvidia-gb10' })
   })
 
   it.each([
@@ -26,6 +26,7 @@ describe('parseInputs', () => {
     // The plan's own rule, applied to the input before the matrix file is read.
     [{ shard: '3/2' }, 'input shard: "3/2" is not i/n with 1 ≤ i ≤ n ≤ 256 (e.g. 1/2)'],
     [{ hardware: '../main' }, 'input hardware: "../main" may only contain letters'],
+    [{ select: 'touched' }, 'input select: "touched" is not one of all, changed'],
   ])('rejects %o naming the input', (inputs, message) => {
     expect(() => parseInputs(from(inputs))).toThrow(message)
   })

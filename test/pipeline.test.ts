@@ -64,6 +64,15 @@ describe('pipeline', () => {
     expect(merged.failure).toMatch(/could not be measured/)
   })
 
+  it('merge names the shard that sent nothing in the results file and the report', async () => {
+    const merged = await pipeline({ mode: 'merge', resultsDir: 'shards/s1' })
+    const results = await read(merged.resultsFile)
+    expect(results.run.shards).toEqual({ count: 2, missing: [2] })
+    expect(results.cells.find((c) => c.id === 'b-nvfp4/one')?.error).toMatch(/^shard 2\/2 sent no results file/)
+    expect(merged.verdict).toBe('error')
+    expect(merged.summary).toContain('Shards: 1 of 2 sent results; shard 2 sent nothing, so its cells are errors')
+  })
+
   it('only runs the matching cells', async () => {
     const before = a.requests.length + b.requests.length
     const result = await pipeline({ only: '*-nvfp4/two', resultsDir: 'only' })

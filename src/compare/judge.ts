@@ -23,6 +23,7 @@ import { judgeQuality } from './quality.js'
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
 export const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run'
+export const SKIPPED_NOTE = 'skipped (unchanged): none of its paths changed in this PR; the figures are the baseline\'s'
 
 export interface JudgeOptions {
   /** Launch-to-launch spread assumed while the history is short, as a fraction (`noise-floor`; default 1.5 %). */
@@ -162,6 +163,11 @@ function referenceNote(reference: Reference): string {
 function rebasedNote(v: MetricVerdict): string {
   const { sha, change, runs } = v.rebased!
   return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`
+}
+
+/** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
+export function skippedVerdict(id: string, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
+  return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', reference: referenceValues(id, baseline, gate, options) }
 }
 
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */

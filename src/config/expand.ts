@@ -116,6 +116,7 @@ function expandOne(
   if (model !== undefined) plan.model = model
   if (target.port !== undefined) plan.port = target.port
   if (target.stop !== undefined) plan.stop = fill(target.stop, full, at('stop'), problems)
+  if (target.paths !== undefined) plan.paths = target.paths
   if (target.launch !== undefined) plan.launch = fill(target.launch, full, at('launch'), problems)
   else if (target.container !== undefined) plan.container = containerPlan(target.container, full, at('container'), problems)
   else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {

@@ -10,7 +10,9 @@ import type { Plan } from '../core/plan.js'
 
 export { buildPlan, type BuildOptions } from './build.js'
 export { formatPlan } from './format.js'
-export { matchesOnly } from './select.js'
+export { matchesOnly, shardOf } from './select.js'
+export { repoPath, selectChanged, type Selected } from './paths.js'
+export { formatOf, parseSource } from './load.js'
 export { fillPort } from './placeholders.js'
 export { matrixJsonSchema } from './schema.js'
 

@@ -9,6 +9,9 @@ export type Mode = (typeof MODES)[number]
 export const COMMENT_POLICIES = ['always', 'on-regression', 'never'] as const
 export type CommentPolicy = (typeof COMMENT_POLICIES)[number]
 
+export const SELECTIONS = ['all', 'changed'] as const
+export type Selection = (typeof SELECTIONS)[number]
+
 export interface ActionOptions {
   config: string
   mode: Mode
@@ -23,6 +26,7 @@ export interface ActionOptions {
   resultsDir: string
   shard: string
   dryRun: boolean
+  select: Selection
 }
 
 /** Input names as declared in action.yml (fixed public interface). */
@@ -40,6 +44,7 @@ export const INPUT = {
   resultsDir: 'results-dir',
   shard: 'shard',
   dryRun: 'dry-run',
+  select: 'select',
 } as const satisfies Record<keyof ActionOptions, string>
 
 export const DEFAULTS: ActionOptions = {
@@ -56,6 +61,7 @@ export const DEFAULTS: ActionOptions = {
   resultsDir: 'llm-bench-results',
   shard: '',
   dryRun: false,
+  select: 'all',
 }
 
 const TRUE = new Set(['true', 'True', 'TRUE'])
@@ -95,6 +101,7 @@ export function parseInputs(get: (name: string) => string): ActionOptions {
     resultsDir: text('resultsDir'),
     shard: get(INPUT.shard).trim(),
     dryRun: bool('dryRun'),
+    select: oneOf('select', SELECTIONS),
   }
   // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
   const shard = new Problems()

@@ -9,6 +9,7 @@ import type { EngineAdapter } from '../engines/types.js'
 import { formatPercent } from '../core/format.js'
 import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
+import { pathGlobs } from './paths.js'
 import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
@@ -306,6 +307,7 @@ function targetSchema(engines: readonly EngineAdapter[]) {
         .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
         .optional(),
       gate: gateSchema('target').optional(),
+      paths: pathGlobs(),
       ...targetSettings(),
     })
     .extend(options as {})

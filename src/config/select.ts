@@ -12,7 +12,7 @@ export function onlyPatterns(only: string | undefined): string[] {
     .filter((p) => p.length > 0)
 }
 
-type Token = { kind: 'char'; char: string } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar' }
+type Token = { kind: 'char'; char: string } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar'; dirs: boolean }
 
 /**
  * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
@@ -20,22 +20,33 @@ type Token = { kind: 'char'; char: string } | { kind: 'one' } | { kind: 'star' }
  * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
  */
 export function compileGlob(pattern: string): (id: string) => boolean {
-  const full = pattern.includes('/') ? pattern : `${pattern}/*`
+  return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`)
+}
+
+/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
+export function globMatcher(full: string): (path: string) => boolean {
   const tokens: Token[] = []
   for (let i = 0; i < full.length; i++) {
     if (full[i] === '*' && full[i + 1] === '*') {
-      tokens.push({ kind: 'globstar' })
+      // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
+      tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') })
       i++
     } else if (full[i] === '*') tokens.push({ kind: 'star' })
     else if (full[i] === '?') tokens.push({ kind: 'one' })
     else tokens.push({ kind: 'char', char: full[i] })
   }
   const skippable = (t: Token) => t.kind === 'star' || t.kind === 'globstar'
-  // Adds state i and every state reachable from it by letting a star match nothing.
-  const enter = (states: Uint8Array, i: number) => {
-    for (; i <= tokens.length && !states[i]; i++) {
-      states[i] = 1
+  // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
+  // state i has matched anything yet (only then may `**/` skip its slash too).
+  const enter = (states: Uint8Array, i: number, fresh = true) => {
+    for (; i <= tokens.length; i++) {
+      const mark = fresh ? 2 : 1
+      if (states[i] >= mark) return
+      states[i] = mark
       if (i === tokens.length || !skippable(tokens[i])) return
+      const t = tokens[i]
+      if (fresh && t.kind === 'globstar' && t.dirs) enter(states, i + 2)
+      fresh = true
     }
   }
   return (id) => {
@@ -46,12 +57,12 @@ export function compileGlob(pattern: string): (id: string) => boolean {
       for (let i = 0; i < tokens.length; i++) {
         if (!current[i]) continue
         const t = tokens[i]
-        if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/')) enter(next, i)
+        if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/')) enter(next, i, false)
         else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c)) enter(next, i + 1)
       }
       current = next
     }
-    return current[tokens.length] === 1
+    return current[tokens.length] !== 0
   }
 }
 

@@ -117,6 +117,8 @@ export interface TargetPlan {
   settings: TargetSettings
   gate: GateConfig
   scenarios: ScenarioPlan[]
+  /** Globs of repository files the target depends on (`paths`); absent: the target always runs under `select: changed`. */
+  paths?: string[]
 }
 
 export interface CellPlan {

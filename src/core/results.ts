@@ -75,6 +75,12 @@ export interface CellVerdict {
   confirmed?: number
   /** Baseline values of the report's headline figures, gated or not, in the statistic the report shows. */
   reference?: Partial<Record<GatedMetric, { stat: GateStat; value: number }>>
+  /**
+   * Not run on purpose (`select: changed`: none of the target's paths changed). Such a cell has the verdict
+   * `missing` (not measured, neither passes nor fails the gate, never stored), so readers that do not know
+   * this field still read it right; `reference` holds its baseline figures.
+   */
+  skipped?: 'unchanged'
 }
 
 export interface TargetInfo {
@@ -133,7 +139,17 @@ export interface RunMeta {
   repository?: string
   config?: string
   shard?: string
+  /** `mode: merge`: how many shards the split had and which of them sent no results file. */
+  shards?: ShardTally
+  /** What `select: changed` selected and why, or why every target ran. */
+  selection?: string
   tool: { name: 'llm-bench-gate'; version: string }
+}
+
+export interface ShardTally {
+  count: number
+  /** 1-based indices, ascending. */
+  missing: number[]
 }
 
 export interface ResultsFile {

@@ -3,7 +3,7 @@ import type { BaselineRef, CellResult, MetricVerdict, ResultsFile } from '../cor
 import { clip, code, escapeText, safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
 import { environmentNote } from './host.js'
-import { RUN_MARK, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
+import { RUN_MARK, SKIPPED_MARK, SKIPPED_WORD, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
 import type { RenderContext } from './index.js'
 
 export function headline(results: ResultsFile, ctx: RenderContext): string {
@@ -20,7 +20,11 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
   }[summary.verdict]
   const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title
-  const counts = STATUS_ORDER.filter((s) => n[s]).map((s) => `${STATUS_MARK[s]} ${n[s]} ${STATUS_WORD[s]}`)
+  // Skipped cells are counted as `missing` (not measured); the report tells them apart.
+  const skipped = results.cells.filter((c) => c.verdict.skipped).length
+  const shownCount = (s: (typeof STATUS_ORDER)[number]) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0)
+  const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`)
+  if (skipped) counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`)
   const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : ''
   return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`
 }
@@ -39,8 +43,15 @@ export function provenance(results: ResultsFile, ctx: RenderContext): string {
   const baseline = results.summary?.baseline
   const runUrl = safeUrl(ctx.runUrl)
   const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`
-  if (!results.summary || ctx.mode === 'run') return here
-  return `${baselineLine(baseline, ctx)}<br>\n${here}`
+  const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : ''
+  const selection = (run.selection ? `<br>\n${escapeText(clip(run.selection, 1000))}` : '') + shards
+  if (!results.summary || ctx.mode === 'run') return here + selection
+  return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`
+}
+
+function shardsLine(shards: { count: number; missing: number[] }): string {
+  const which = shards.missing.join(', ')
+  return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`
 }
 
 function baselineLine(baseline: BaselineRef | undefined, ctx: RenderContext): string {

@@ -37,3 +37,11 @@ export function byAttention(cells: readonly CellResult[]): CellResult[] {
 export function statusCell(status: CellVerdictStatus): string {
   return `${STATUS_MARK[status]} ${status}`
 }
+
+/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
+export const SKIPPED_MARK = '⏭️'
+export const SKIPPED_WORD = 'skipped (unchanged)'
+
+export function cellStatusText(cell: CellResult): string {
+  return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status)
+}

@@ -5,7 +5,7 @@ import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
-import { statusCell } from './marks.js'
+import { cellStatusText } from './marks.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
@@ -13,7 +13,7 @@ const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(met
 
 export function cellsTable(cells: readonly CellResult[]): string {
   const rows = cells.map((cell) => [
-    statusCell(cell.verdict.status),
+    cellStatusText(cell),
     text(cell.target),
     text(cell.scenario),
     text(cell.engine),

@@ -11,7 +11,7 @@ import type { BaselineRef, ResultsFile } from '../core/results.js'
 
 export { branchStore } from './branch-store.js'
 export { fileStore } from './file-store.js'
-export { StoreError } from './github-files.js'
+export { StoreError, readFile as readRepoFile } from './github-files.js'
 export { historyEntry, mergeHistory, mergeResults } from './merge.js'
 export { baselinePath, historyPath } from './layout.js'
 export { isForeign, parseJson, readHistory, readResults, readResultsFile, resultsFromJson } from './results-file.js'

@@ -92,6 +92,7 @@ const cellVerdict = obj({
   note: str.optional(),
   confirmed: num.optional(),
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
+  skipped: oneOf(['unchanged'] as const).optional(),
 })
 
 const share = z.number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') })
@@ -170,6 +171,8 @@ const run = obj({
   repository: str.optional(),
   config: str.optional(),
   shard: str.optional(),
+  selection: str.optional(),
+  shards: obj({ count: num, missing: list(num) }).optional(),
   tool: obj({ name: z.literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 })
 

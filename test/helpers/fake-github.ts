@@ -10,6 +10,8 @@
  *   PUT   /repos/{o}/{r}/contents/{path} {message, content, branch, sha}
  *                                                             201 created / 200 updated; 409 stale sha;
  *                                                             422 sha missing for an existing file; 404 unknown branch
+ *   GET   /repos/{o}/{r}/pulls/{n}/files?per_page&page         {filename, status, previous_filename?}; at most 3,000 files listed,
+ *                                                             `Link` rel="next"/"last"; a fault status when injected
  *   GET   /repos/{o}/{r}/git/ref/{ref}                        e.g. heads/main; 404 when missing
  *   POST  /repos/{o}/{r}/git/refs {ref, sha}                  201; 422 `Reference already exists`
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
@@ -51,6 +53,12 @@ export interface FakeComment {
   updated_at: string
 }
 
+export interface PullFile {
+  filename: string
+  status?: 'added' | 'modified' | 'removed' | 'renamed'
+  previous_filename?: string
+}
+
 export interface FakeCommit {
   sha: string
   tree: string
@@ -81,6 +89,8 @@ export interface FakeGitHub {
     failContentsGets(fault: { status: number; suffix: string } | false): void
     /** 403 `Resource not accessible by integration` on comment writes, on every comment route, or not at all. */
     forbidComments(scope: 'write' | 'all' | false): void
+    /** `pulls/{n}/files` answers `status` (a 5xx, a 403) until called with false. */
+    failPullFiles(status: number | false): void
   }
   /** Adds `count` comments by another user (body `unrelated comment <i>` unless given) to an issue. */
   seedComments(issue: number, count: number, options?: { body?: string; login?: string; type?: FakeUser['type'] }): FakeComment[]
@@ -102,6 +112,8 @@ export class FakeState {
   /** Full ref name (`refs/heads/main`) → commit sha. */
   readonly refs = new Map<string, string>()
   readonly comments: FakeComment[] = []
+  /** PR number → the files it changes (`pulls/{n}/files`). */
+  readonly pullFiles = new Map<number, PullFile[]>()
   readonly log: LoggedRequest[] = []
   private nextId = 1000
   private commitCount = 0
@@ -207,6 +219,7 @@ interface Faults {
   putBefore?: (path: string) => void
   comments: 'write' | 'all' | false
   gets: { status: number; suffix: string } | false
+  pullFiles?: number | false
 }
 
 type Handler = (ctx: Ctx, m: RegExpMatchArray) => Reply
@@ -459,7 +472,26 @@ function getCommit(ctx: Ctx, m: RegExpMatchArray): Reply {
   return commit ? { status: 200, body: commitJson(ctx, commit) } : notFound('git/commits#get-a-commit-object')
 }
 
+/** The files API lists at most 3,000 files of a PR; pages past them come back empty. */
+const PULL_FILES_MAX = 3000
+
+function listPullFiles(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const doc = 'pulls/pulls#list-pull-requests-files'
+  if (ctx.faults.pullFiles) return fail(ctx.faults.pullFiles, 'Server Error', doc)
+  const files = ctx.state.pullFiles.get(Number(m[1]))
+  if (!files) return notFound(doc)
+  const perPage = Math.min(100, Math.max(1, Number(ctx.query.get('per_page') ?? 30) || 30))
+  const page = Math.max(1, Number(ctx.query.get('page') ?? 1) || 1)
+  const listed = files.slice(0, PULL_FILES_MAX)
+  const last = Math.max(1, Math.ceil(listed.length / perPage))
+  const link = (p: number, rel: string) => `<${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pulls/${m[1]}/files?per_page=${perPage}&page=${p}>; rel="${rel}"`
+  const rels = page < last ? [link(page + 1, 'next'), link(last, 'last')] : []
+  const body = listed.slice((page - 1) * perPage, page * perPage).map((f) => ({ sha: sha1(f.filename), status: 'modified', additions: 1, deletions: 0, changes: 1, ...f }))
+  return { status: 200, body, headers: rels.length ? { link: rels.join(', ') } : undefined }
+}
+
 const ROUTES: Array<[string, RegExp, Handler]> = [
+  ['GET', /^\/pulls\/(\d+)\/files$/, listPullFiles],
   ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
   ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
   ['GET', /^\/issues\/comments\/(\d+)$/, getComment],
@@ -556,6 +588,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       },
       forbidComments(scope) {
         faults.comments = scope
+      },
+      failPullFiles(status) {
+        faults.pullFiles = status
       },
     },
     seedComments(issue, count, opts = {}) {
