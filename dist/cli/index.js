@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8602);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9893);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8602:
+/***/ 9893:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40247,6 +40247,7 @@ function judgeQuality(cells, view, gate) {
 const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
+const SKIPPED_NOTE = 'skipped (unchanged): none of its paths changed in this PR; the figures are the baseline\'s';
 const SEVERITY = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 };
 /** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
 function judgeCell(cell, baseline, gate, options = {}) {
@@ -40382,6 +40383,10 @@ function referenceNote(reference) {
 function rebasedNote(v) {
     const { sha, change, runs } = v.rebased;
     return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`;
+}
+/** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
+function skippedVerdict(id, baseline, gate, options = {}) {
+    return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', reference: referenceValues(id, baseline, gate, options) };
 }
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
 function referenceValues(id, baseline, gate, options) {
@@ -40570,12 +40575,327 @@ function assembleResults(input) {
     return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally };
 }
 
+;// CONCATENATED MODULE: ./src/host/command.ts
+/** Host commands with a time limit and an output limit: a hung or chatty tool cannot stall or flood the run. */
+
+const COMMAND_LIMITS = { timeoutMs: 5000, maxBytes: 256 * 1024 };
+/** Runs `file args` (no shell); `missing` when the program is not on PATH. Never throws. */
+function runCommand(file, args, limits = COMMAND_LIMITS) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)(file, [...args], { timeout: limits.timeoutMs, maxBuffer: limits.maxBytes, killSignal: 'SIGKILL', encoding: 'utf8' }, (error, stdout, stderr) => {
+            if (!error)
+                return resolve({ ok: true, stdout });
+            const code = error.code;
+            if (code === 'ENOENT')
+                return resolve({ ok: false, missing: true, reason: `${file} not found` });
+            if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+                return resolve({ ok: false, missing: false, reason: `${file} failed: output over ${limits.maxBytes} bytes` });
+            const why = error.killed ? `timed out after ${limits.timeoutMs} ms` : String(stdout || stderr || error.message).trim().split('\n')[0].slice(0, 200);
+            resolve({ ok: false, missing: false, reason: `${file} failed: ${why}` });
+        });
+    });
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+;// CONCATENATED MODULE: ./src/host/fingerprint.ts
+/**
+ * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
+ * file size and mtime — and how it differs from the baseline's, so a change in speed can be read next
+ * to a change of environment that may explain it.
+ */
+
+
+
+async function fingerprint(i) {
+    const f = {};
+    const driver = i.host.gpus?.find((g) => g.driver)?.driver;
+    if (driver)
+        f.driver = driver;
+    if (i.host.cuda)
+        f.cuda = i.host.cuda;
+    if (i.engineVersion)
+        f.engine = i.engineVersion;
+    if (i.container?.image)
+        f.image = i.container.image;
+    if (i.container?.digest)
+        f.digest = i.container.digest;
+    const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()));
+    if (model)
+        f.model = model;
+    return f;
+}
+/** A model name that looks like a path (`/models/x.gguf`, `./x`, `~` is not expanded) and exists. */
+async function modelFile(model, cwd) {
+    if (!(0,external_node_path_.isAbsolute)(model) && !model.startsWith('./') && !model.startsWith('../'))
+        return undefined;
+    const s = await (0,promises_.stat)((0,external_node_path_.resolve)(cwd, model)).catch(() => undefined);
+    return s ? { bytes: s.size, mtime: s.mtime.toISOString() } : undefined;
+}
+const FIELDS = [
+    ['driver', 'driver'],
+    ['cuda', 'CUDA'],
+    ['engine', 'engine'],
+    ['image', 'image'],
+    ['digest', 'image digest'],
+];
+/** Each field both fingerprints have and that differs (`driver 580.95 → 590.10`); a field only one side recorded is not a change. */
+function fingerprintChanges(baseline, current) {
+    if (!baseline)
+        return [];
+    const changes = FIELDS.flatMap(([key, label]) => {
+        const was = baseline[key];
+        const now = current[key];
+        return was !== undefined && now !== undefined && was !== now ? [`${label} ${was} → ${now}`] : [];
+    });
+    const a = baseline.model;
+    const b = current.model;
+    if (a && b && a.bytes !== b.bytes)
+        changes.push(`model file ${formatBytes(a.bytes)} → ${formatBytes(b.bytes)}`);
+    else if (a && b && a.mtime !== b.mtime)
+        changes.push(`model file modified ${a.mtime} → ${b.mtime}`);
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/core/host.ts
+/**
+ * What the results file records about the host a target ran on: its state just before launch (GPU
+ * clocks, power, temperature, slowdown reasons and their counters, GPU compute processes, available
+ * memory, CPU governor), the environment fingerprint compared with the baseline's, and the rounds
+ * re-measured because the GPU slowed down during them. Every figure is optional: a host without
+ * `nvidia-smi`, a VM without cpufreq, a GB10 reporting `[N/A]` simply leave it out.
+ */
+/**
+ * Clock slowdown reasons that make a measurement unrepresentative, by their `nvidia-smi` field names
+ * (`clocks_event_reasons.<name>`; `clocks_throttle_reasons.<name>` on drivers before 535). Idle,
+ * application-clock and sync-boost reasons are left out: they do not mean the box is throttled.
+ */
+const SLOWDOWN_REASONS = ['hw_slowdown', 'sw_thermal_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_power_cap'];
+
+;// CONCATENATED MODULE: ./src/host/nvidia-smi.ts
+/**
+ * Reading the GPUs through `nvidia-smi` queries (CSV, no header, no units). Any value may be `[N/A]`
+ * (GB10 reports its unified memory that way) or `[Not Supported]`: such a value is absent, never zero.
+ * Field names follow `nvidia-smi --help-query-gpu`; drivers before 535 spell the slowdown reasons
+ * `clocks_throttle_reasons.*`, so a query the driver rejects is asked again with the old names.
+ */
+
+
+const STATE_FIELDS = ['name', 'driver_version', 'clocks.sm', 'clocks.max.sm', 'power.draw', 'temperature.gpu'];
+function stateQuery(prefix) {
+    return [...STATE_FIELDS, `${prefix}.active`, ...SLOWDOWN_REASONS.map((r) => `${prefix}.${r}`)].join(',');
+}
+const csv = (fields) => [`--query-gpu=${fields}`, '--format=csv,noheader,nounits'];
+/** A CSV value, or undefined for `[N/A]`, `N/A`, `[Not Supported]`, `[Unknown Error]` and empty. */
+function value(raw) {
+    const v = raw?.trim();
+    if (!v || /^\[.*\]$/.test(v) || v === 'N/A')
+        return undefined;
+    return v;
+}
+function numberValue(raw) {
+    const v = value(raw);
+    if (v === undefined)
+        return undefined;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : undefined;
+}
+const lines = (stdout) => stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+/** One GPU per line of the state query. */
+function parseGpuStates(stdout) {
+    return lines(stdout).map((line) => {
+        const f = line.split(',');
+        const gpu = { active: SLOWDOWN_REASONS.filter((_, i) => value(f[7 + i]) === 'Active') };
+        const set = (key, v) => {
+            if (v !== undefined)
+                gpu[key] = v;
+        };
+        set('name', value(f[0]));
+        set('driver', value(f[1]));
+        set('smClockMhz', numberValue(f[2]));
+        set('maxSmClockMhz', numberValue(f[3]));
+        set('powerW', numberValue(f[4]));
+        set('temperatureC', numberValue(f[5]));
+        set('activeMask', value(f[6]));
+        return gpu;
+    });
+}
+/** Per GPU, the cumulative slowdown counters (microseconds) the driver reports. */
+function parseCounters(stdout) {
+    return lines(stdout).map((line) => {
+        const f = line.split(',');
+        const counters = {};
+        SLOWDOWN_REASONS.forEach((reason, i) => {
+            const n = numberValue(f[i]);
+            if (n !== undefined)
+                counters[reason] = n;
+        });
+        return counters;
+    });
+}
+/** The GPUs' state; the old field names when the driver does not know the new ones. */
+async function queryGpus(run) {
+    let result = await run(csv(stateQuery('clocks_event_reasons')));
+    if (!result.ok && !result.missing)
+        result = await run(csv(stateQuery('clocks_throttle_reasons')));
+    if (!result.ok)
+        return { reason: result.reason, missing: result.missing };
+    const gpus = parseGpuStates(result.stdout);
+    const counters = await queryCounters(run);
+    for (const [i, gpu] of gpus.entries())
+        if (counters?.[i] && Object.keys(counters[i]).length)
+            gpu.counters = counters[i];
+    return { gpus };
+}
+/** The slowdown counters, per GPU; undefined where the driver has none. */
+async function queryCounters(run) {
+    const result = await run(csv(SLOWDOWN_REASONS.map((r) => `clocks_event_reasons_counters.${r}`).join(',')));
+    return result.ok ? parseCounters(result.stdout) : undefined;
+}
+/** `pid, process_name, used_memory` per line; a name may itself hold commas. */
+function parseComputeApps(stdout) {
+    return lines(stdout).flatMap((line) => {
+        const f = line.split(',');
+        const pid = numberValue(f[0]);
+        if (pid === undefined || f.length < 3)
+            return [];
+        const used = numberValue(f[f.length - 1]?.replace(/\s*MiB$/, ''));
+        const app = { pid, name: f.slice(1, -1).join(',').trim() };
+        if (used !== undefined)
+            app.usedMemoryMiB = used;
+        return [app];
+    });
+}
+async function queryComputeApps(run) {
+    const result = await run(['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits']);
+    return result.ok ? parseComputeApps(result.stdout) : undefined;
+}
+/** The CUDA version from the plain `nvidia-smi` header (`CUDA Version: 13.0`). */
+async function queryCuda(run) {
+    const result = await run([]);
+    return result.ok ? /CUDA Version:\s*([0-9][0-9.]*)/.exec(result.stdout)?.[1] : undefined;
+}
+const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
+
+;// CONCATENATED MODULE: ./src/host/preflight.ts
+/**
+ * The host's state before a target launches, and what in it makes a measurement worthless: a GPU
+ * compute process this run did not start (it shares the GPU with the engine), or a clock slowdown
+ * already active (the box is throttled). Either is an infrastructure error, never a regression.
+ */
+
+
+const MAX_CPUS = 4096;
+async function readHost(readers = {}) {
+    const smi = readers.smi ?? nvidiaSmi;
+    const host = {};
+    const gpu = await queryGpus(smi);
+    if (gpu.gpus) {
+        host.gpus = gpu.gpus;
+        const [cuda, apps] = await Promise.all([queryCuda(smi), queryComputeApps(smi)]);
+        if (cuda)
+            host.cuda = cuda;
+        if (apps)
+            host.processes = await Promise.all(apps.map(async (a) => ({ ...a, ours: (await readers.ours?.(a.pid)) ?? false })));
+    }
+    else {
+        host.noGpu = gpu.missing ? 'no GPU information: nvidia-smi not found' : `no GPU information: ${gpu.reason}`;
+    }
+    const memory = await readers.memory?.().catch(() => undefined);
+    if (memory && Number.isFinite(memory.availableBytes) && Number.isFinite(memory.totalBytes))
+        host.memory = memory;
+    const governors = await readGovernors(readers.cpuRoot ?? '/sys/devices/system/cpu');
+    if (governors.length)
+        host.governors = governors;
+    return host;
+}
+/** The distinct `scaling_governor` values; none in a VM without cpufreq. */
+async function readGovernors(root) {
+    const cpus = (await (0,promises_.readdir)(root).catch(() => [])).filter((n) => /^cpu\d+$/.test(n)).slice(0, MAX_CPUS);
+    const values = await Promise.all(cpus.map((cpu) => (0,promises_.readFile)(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')));
+    return [...new Set(values.filter(Boolean))].sort();
+}
+/** Why the target must not be measured on this host now, or undefined. */
+function preflightProblem(host, o) {
+    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours);
+    if (stray.length) {
+        const named = stray.slice(0, 3).map((p) => `pid ${p.pid} ${p.name}`).join(', ');
+        return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
+    }
+    const throttled = (host.gpus ?? []).flatMap((g, i) => (g.active.length ? [`GPU ${i} ${g.active.join(', ')}`] : []));
+    if (throttled.length)
+        return `GPU throttled before launch: ${throttled.join('; ')}`;
+    return undefined;
+}
+/** Reads a process's group from `/proc/<pid>/stat` (the field after state and parent pid). */
+async function processGroup(pid) {
+    const stat = await (0,promises_.readFile)(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (!stat)
+        return undefined;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pgid = Number(fields[2]);
+    return Number.isInteger(pgid) ? pgid : undefined;
+}
+/** A process is ours when it leads, or belongs to, a process group this run launched. */
+function oursBy(groups) {
+    return async (pid) => groups.has(pid) || groups.has((await processGroup(pid)) ?? -1);
+}
+
+;// CONCATENATED MODULE: ./src/host/throttle.ts
+/**
+ * Watching one round for GPU slowdowns: the slowdown counters (cumulative microseconds) read before and
+ * after the round, and the active reasons read after it. A counter that moved, or a reason active at the
+ * end, means the GPU ran slower for part of the round, so the round measured the box, not the engine.
+ */
+
+
+
+/** What moved between two readings of the same GPUs, e.g. `GPU 0 sw_thermal_slowdown +1.2 s`; empty when nothing did. */
+function slowdowns(before, after) {
+    return after.flatMap((gpu, i) => {
+        const moved = movedCounters(before[i]?.counters, gpu.counters);
+        const active = gpu.active.filter((r) => !moved.some((m) => m.startsWith(r))).map((r) => `${r} active`);
+        const all = [...moved, ...active];
+        return all.length ? [`GPU ${i} ${all.join(', ')}`] : [];
+    });
+}
+function movedCounters(before, after) {
+    if (!before || !after)
+        return [];
+    return SLOWDOWN_REASONS.flatMap((r) => {
+        const delta = (after[r] ?? 0) - (before[r] ?? 0);
+        return before[r] !== undefined && delta > 0 ? [`${r} +${formatDuration(delta / 1000)}`] : [];
+    });
+}
+/** Reads the GPUs before a round; the returned function reads them after it and says what slowed it, if anything. */
+async function watchRound(smi) {
+    const before = (await queryGpus(smi)).gpus;
+    return async () => {
+        const after = (await queryGpus(smi)).gpus;
+        if (!before || !after)
+            return undefined;
+        const moved = slowdowns(before, after);
+        return moved.length ? moved.join('; ') : undefined;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/host/index.ts
+
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/cell-judge.ts
 /**
  * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
  * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
  * results file.
  */
+
+
 
 function cellJudge(view, rulesOf) {
     const options = (target) => {
@@ -40585,11 +40905,22 @@ function cellJudge(view, rulesOf) {
     return {
         judge(cell) {
             const r = options(cell.target);
+            // Read back from a shard's file: still skipped, with this run's baseline figures.
+            if (cell.verdict?.skipped)
+                return skippedVerdict(cell.id, view, r.gate, r.options);
             // The results file records the agreement the quality verdict judged.
             const agreement = cellAgreement(cell, view);
             if (agreement && cell.quality)
                 cell.quality.agreement = agreement;
+            // So does what changed in the environment since the baseline cell was measured.
+            const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint);
+            if (changes?.length)
+                cell.host.changes = changes;
             return judgeCell(cell, view, r.gate, r.options);
+        },
+        skipped(id, target) {
+            const r = options(target);
+            return skippedVerdict(id, view, r.gate, r.options);
         },
         moreRounds(cell, maxRounds) {
             const r = options(cell.target);
@@ -40602,8 +40933,6 @@ function cellJudge(view, rulesOf) {
     };
 }
 
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -51414,6 +51743,221 @@ function redact_redact(text) {
     return secrets.redact(text);
 }
 
+;// CONCATENATED MODULE: ./src/config/select.ts
+function onlyPatterns(only) {
+    return (only ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0);
+}
+/**
+ * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
+ * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
+ * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
+ */
+function compileGlob(pattern) {
+    return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`);
+}
+/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
+function globMatcher(full) {
+    const tokens = [];
+    for (let i = 0; i < full.length; i++) {
+        if (full[i] === '*' && full[i + 1] === '*') {
+            // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
+            tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') });
+            i++;
+        }
+        else if (full[i] === '*')
+            tokens.push({ kind: 'star' });
+        else if (full[i] === '?')
+            tokens.push({ kind: 'one' });
+        else
+            tokens.push({ kind: 'char', char: full[i] });
+    }
+    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
+    // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
+    // state i has matched anything yet (only then may `**/` skip its slash too).
+    const enter = (states, i, fresh = true) => {
+        for (; i <= tokens.length; i++) {
+            const mark = fresh ? 2 : 1;
+            if (states[i] >= mark)
+                return;
+            states[i] = mark;
+            if (i === tokens.length || !skippable(tokens[i]))
+                return;
+            const t = tokens[i];
+            if (fresh && t.kind === 'globstar' && t.dirs)
+                enter(states, i + 2);
+            fresh = true;
+        }
+    };
+    return (id) => {
+        let current = new Uint8Array(tokens.length + 1);
+        enter(current, 0);
+        for (const c of id) {
+            const next = new Uint8Array(tokens.length + 1);
+            for (let i = 0; i < tokens.length; i++) {
+                if (!current[i])
+                    continue;
+                const t = tokens[i];
+                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
+                    enter(next, i, false);
+                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
+                    enter(next, i + 1);
+            }
+            current = next;
+        }
+        return current[tokens.length] !== 0;
+    };
+}
+function matchesOnly(id, only) {
+    const patterns = onlyPatterns(only);
+    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
+}
+const LISTED = 12;
+/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
+function applyOnly(targets, only, problems) {
+    const patterns = onlyPatterns(only);
+    if (patterns.length === 0)
+        return targets;
+    const matchers = patterns.map(compileGlob);
+    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
+    patterns.forEach((pattern, i) => {
+        if (ids.some((id) => matchers[i](id)))
+            return;
+        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
+        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
+    });
+    return targets
+        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
+        .filter((t) => t.scenarios.length > 0);
+}
+/** More shards than a workflow matrix can hold is a typo. */
+const MAX_SHARDS = 256;
+function select_parseShard(text, problems) {
+    const trimmed = text?.trim() ?? '';
+    if (trimmed === '')
+        return undefined;
+    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
+    const index = match ? Number(match[1]) : NaN;
+    const count = match ? Number(match[2]) : NaN;
+    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
+        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
+        return undefined;
+    }
+    return { index, count };
+}
+/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
+function shardOf(targets, count) {
+    const load = new Array(count).fill(0);
+    return targets.map((t) => {
+        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
+        load[shard] += t.scenarios.length;
+        return shard + 1;
+    });
+}
+function applyShard(targets, shard) {
+    if (!shard)
+        return targets;
+    const assigned = shardOf(targets, shard.count);
+    return targets.filter((_, i) => assigned[i] === shard.index);
+}
+
+;// CONCATENATED MODULE: ./src/config/paths.ts
+/**
+ * Path-aware selection (`select: changed`): a target's `paths` are globs of repository files it depends on;
+ * on a pull request only the targets a changed file matches, or whose definition in the matrix file changed,
+ * are run. Pure: the changed files and the base revision's plan come from the caller.
+ */
+
+
+
+const PATHS_HINT = 'a glob of repository files relative to the repository root, like scripts/sglang.sh or models/**';
+/** Why a path is no glob of repository files, or undefined when it is one. */
+function pathProblem(path) {
+    if (path.trim() === '')
+        return 'must not be empty';
+    if (path !== path.trim())
+        return `must not start or end with spaces (got ${show(path)})`;
+    if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
+        return `must be relative to the repository root (got ${show(path)})`;
+    if (path.includes('\\'))
+        return `uses / between directories, never \\ (got ${show(path)})`;
+    if (path.split('/').some((s) => s === '..' || s === '.' || s === ''))
+        return `must not contain ., .. or empty segments (got ${show(path)})`;
+    if (/[{}[\]!]/.test(path))
+        return `supports *, ** and ? only; list alternatives as separate entries (got ${show(path)})`;
+    return undefined;
+}
+/** `paths:` of a target: a non-empty list of globs of repository files. */
+function pathGlobs() {
+    const glob = schemas_string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`) }).superRefine((path, ctx) => {
+        const problem = pathProblem(path);
+        if (problem)
+            ctx.addIssue({ code: 'custom', message: problem, input: path });
+    });
+    return array(glob, { error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`) })
+        .min(1, { error: 'must list at least one glob (leave the key out to always run the target)' })
+        .meta({ description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed' })
+        .optional();
+}
+/** A repository path as the changed-files list spells it, from a path relative to the repository root. */
+function repoPath(path) {
+    return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+}
+function matchesPaths(globs, file) {
+    return globs.some((glob) => globMatcher(glob)(file));
+}
+/** What a target's cells are compared on to tell whether its definition changed: everything but the key it came from. */
+function definition(target, scenarios = target.scenarios) {
+    const { sourceKey: _key, scenarios: _all, ...rest } = target;
+    return JSON.stringify({ ...rest, scenarios });
+}
+/**
+ * Targets to run and to skip. A target runs when it has no `paths`, when a changed file matches one of its
+ * globs, or when the PR changes the matrix file and the target's expanded definition (settings, gate,
+ * launch, its selected scenarios, …) differs from the base's, or the base has no such target.
+ */
+function selectChanged(input) {
+    const { targets, changed, configFile, base } = input;
+    const configChanged = changed.includes(configFile);
+    const before = new Map((base ?? []).map((t) => [t.id, t]));
+    const run = [];
+    const skipped = [];
+    const reasons = {};
+    for (const target of targets) {
+        const reason = runReason(target, changed, configChanged ? { base, before } : undefined);
+        if (reason === undefined)
+            skipped.push(target);
+        else {
+            run.push(target);
+            reasons[target.id] = reason;
+        }
+    }
+    return { run, skipped, reasons };
+}
+const SHOWN_FILES = 3;
+function runReason(target, changed, config) {
+    if (!target.paths)
+        return 'no paths: always runs';
+    if (config && !config.base)
+        return 'the matrix file changed and its base revision could not be read';
+    if (config) {
+        const old = config.before.get(target.id);
+        if (!old)
+            return 'new in the matrix file';
+        // Only the scenarios this run selected are compared: the base's other ones are not this run's business.
+        const oldScenarios = target.scenarios.map((s) => old.scenarios.find((o) => o.id === s.id));
+        if (definition(target) !== definition(old, oldScenarios))
+            return 'its definition in the matrix file changed';
+    }
+    const hits = changed.filter((file) => matchesPaths(target.paths, file));
+    if (!hits.length)
+        return undefined;
+    const more = hits.length > SHOWN_FILES ? ` and ${hits.length - SHOWN_FILES} more` : '';
+    return `paths changed: ${hits.slice(0, SHOWN_FILES).join(', ')}${more}`;
+}
+
 ;// CONCATENATED MODULE: ./src/config/container-schema.ts
 /**
  * The target keys for what lives outside the launch's process group: `container:` (the action composes
@@ -51456,6 +52000,7 @@ function stopSchema() {
  * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
  * come from the engine registry, so adding an engine never touches this file.
  */
+
 
 
 
@@ -51714,6 +52259,7 @@ function targetSchema(engines) {
             .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
             .optional(),
         gate: gateSchema('target').optional(),
+        paths: pathGlobs(),
         ...targetSettings(),
     })
         .extend(options)
@@ -51993,6 +52539,8 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         plan.port = target.port;
     if (target.stop !== undefined)
         plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
+    if (target.paths !== undefined)
+        plan.paths = target.paths;
     if (target.launch !== undefined)
         plan.launch = placeholders_fill(target.launch, full, at('launch'), problems);
     else if (target.container !== undefined)
@@ -52128,114 +52676,6 @@ function expand_describe(combo) {
         .join(', ');
 }
 
-;// CONCATENATED MODULE: ./src/config/select.ts
-function onlyPatterns(only) {
-    return (only ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0);
-}
-/**
- * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
- * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
- * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
- */
-function compileGlob(pattern) {
-    const full = pattern.includes('/') ? pattern : `${pattern}/*`;
-    const tokens = [];
-    for (let i = 0; i < full.length; i++) {
-        if (full[i] === '*' && full[i + 1] === '*') {
-            tokens.push({ kind: 'globstar' });
-            i++;
-        }
-        else if (full[i] === '*')
-            tokens.push({ kind: 'star' });
-        else if (full[i] === '?')
-            tokens.push({ kind: 'one' });
-        else
-            tokens.push({ kind: 'char', char: full[i] });
-    }
-    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
-    // Adds state i and every state reachable from it by letting a star match nothing.
-    const enter = (states, i) => {
-        for (; i <= tokens.length && !states[i]; i++) {
-            states[i] = 1;
-            if (i === tokens.length || !skippable(tokens[i]))
-                return;
-        }
-    };
-    return (id) => {
-        let current = new Uint8Array(tokens.length + 1);
-        enter(current, 0);
-        for (const c of id) {
-            const next = new Uint8Array(tokens.length + 1);
-            for (let i = 0; i < tokens.length; i++) {
-                if (!current[i])
-                    continue;
-                const t = tokens[i];
-                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
-                    enter(next, i);
-                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
-                    enter(next, i + 1);
-            }
-            current = next;
-        }
-        return current[tokens.length] === 1;
-    };
-}
-function matchesOnly(id, only) {
-    const patterns = onlyPatterns(only);
-    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
-}
-const LISTED = 12;
-/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
-function applyOnly(targets, only, problems) {
-    const patterns = onlyPatterns(only);
-    if (patterns.length === 0)
-        return targets;
-    const matchers = patterns.map(compileGlob);
-    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
-    patterns.forEach((pattern, i) => {
-        if (ids.some((id) => matchers[i](id)))
-            return;
-        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
-        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
-    });
-    return targets
-        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
-        .filter((t) => t.scenarios.length > 0);
-}
-/** More shards than a workflow matrix can hold is a typo. */
-const MAX_SHARDS = 256;
-function select_parseShard(text, problems) {
-    const trimmed = text?.trim() ?? '';
-    if (trimmed === '')
-        return undefined;
-    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
-    const index = match ? Number(match[1]) : NaN;
-    const count = match ? Number(match[2]) : NaN;
-    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
-        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
-        return undefined;
-    }
-    return { index, count };
-}
-/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
-function shardOf(targets, count) {
-    const load = new Array(count).fill(0);
-    return targets.map((t) => {
-        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
-        load[shard] += t.scenarios.length;
-        return shard + 1;
-    });
-}
-function applyShard(targets, shard) {
-    if (!shard)
-        return targets;
-    const assigned = shardOf(targets, shard.count);
-    return targets.filter((_, i) => assigned[i] === shard.index);
-}
-
 ;// CONCATENATED MODULE: ./src/config/build.ts
 /**
  * Parsed data → Plan. Validation and expansion both run even when the other finds problems, so
@@ -52318,8 +52758,6 @@ function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/config/load.ts
@@ -52527,6 +52965,8 @@ function format_count(n, noun) {
 
 
 
+
+
 /** Read, parse (YAML or JSON), validate and expand the matrix file. Throws ConfigError listing every problem. */
 async function loadPlan(configPath, options = {}) {
     const resolvedPath = (0,external_node_path_.resolve)(options.cwd ?? process.cwd(), configPath);
@@ -52541,6 +52981,7 @@ async function loadPlan(configPath, options = {}) {
 
 const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'];
 const COMMENT_POLICIES = (/* unused pure expression or super */ null && (['always', 'on-regression', 'never']));
+const SELECTIONS = (/* unused pure expression or super */ null && (['all', 'changed']));
 /** Input names as declared in action.yml (fixed public interface). */
 const INPUT = {
     config: 'config',
@@ -52556,6 +52997,7 @@ const INPUT = {
     resultsDir: 'results-dir',
     shard: 'shard',
     dryRun: 'dry-run',
+    select: 'select',
 };
 const DEFAULTS = {
     config: '.github/llm-bench.yml',
@@ -52571,6 +53013,7 @@ const DEFAULTS = {
     resultsDir: 'llm-bench-results',
     shard: '',
     dryRun: false,
+    select: 'all',
 };
 const TRUE = new Set(['true', 'True', 'TRUE']);
 const FALSE = new Set(['false', 'False', 'FALSE']);
@@ -52611,6 +53054,7 @@ function parseInputs(get) {
         resultsDir: text('resultsDir'),
         shard: get(INPUT.shard).trim(),
         dryRun: bool('dryRun'),
+        select: oneOf('select', SELECTIONS),
     };
     // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
     const shard = new Problems();
@@ -52719,6 +53163,8 @@ function measuredCell(plan, m, info, extras = {}) {
     }
     if (specDecode)
         cell.specDecode = specDecode;
+    if (extras.host)
+        cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
     return cell;
 }
 function errorCell(plan, error, info) {
@@ -52728,69 +53174,11 @@ function errorCell(plan, error, info) {
     cell.verdict = { status: 'error', metrics: {}, note: error };
     return cell;
 }
-
-;// CONCATENATED MODULE: ./src/context.ts
-const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
-function isDefaultBranch(context) {
-    const branch = context.defaultBranch ?? 'main';
-    return context.ref === `refs/heads/${branch}`;
-}
-/**
- * The effective behaviour of a mode for this event. `auto` is `update-baseline` on a push or
- * schedule to the default branch, else `compare` (with a PR comment on pull_request events;
- * workflow_dispatch and anything else measure and compare without writing). `merge` is `auto`
- * without launching: it reads the shards' results instead.
- */
-function resolveBehaviour(mode, context) {
-    const pr = PR_EVENTS.has(context.event) && context.prNumber !== undefined;
-    const onDefault = (context.event === 'push' || context.event === 'schedule') && isDefaultBranch(context);
-    switch (mode) {
-        case 'compare':
-            return { name: 'compare', measure: true, compare: true, comment: pr, writeBaseline: false };
-        case 'update-baseline':
-            return { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true };
-        case 'run':
-            return { name: 'run', measure: true, compare: false, comment: false, writeBaseline: false };
-        case 'merge': {
-            const inner = resolveBehaviour('auto', context);
-            return { ...inner, name: 'merge', measure: false };
-        }
-        case 'auto':
-            if (onDefault)
-                return resolveBehaviour('update-baseline', context);
-            // pull_request → compare with a comment; workflow_dispatch and anything else → run + compare, no write.
-            return resolveBehaviour('compare', context);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/hardware.ts
-/**
- * The hardware key baselines are stored and compared under (never across keys): the `hardware`
- * input, else the matrix file's `hardware`, else the GPU name from nvidia-smi, else `cpu`.
- */
-
-function slug(text) {
-    return text
-        .toLowerCase()
-        .replace(/^nvidia\s+/, 'nvidia ')
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-+|-+$/g, '');
-}
-/** GPU name of the first device, slugged (`NVIDIA GB10` → `nvidia-gb10`); `cpu` when there is no GPU. */
-function detectHardware(timeoutMs = 5000) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
-            const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
-            resolve(first ? slug(first) : 'cpu');
-        });
-    });
-}
-async function hardwareKey(input, config, detect = detectHardware) {
-    if (input)
-        return input;
-    if (config)
-        return config;
-    return detect();
+/** A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see `CellVerdict`). */
+function skippedCell(plan, verdict) {
+    const cell = skeleton(plan, {});
+    cell.verdict = verdict;
+    return cell;
 }
 
 ;// CONCATENATED MODULE: ./src/core/github-port.ts
@@ -53060,6 +53448,7 @@ function withCellShare(cell) {
 
 
 
+
 /** A value as a message shows it: short, and never a whole object. */
 function describeValue(value) {
     if (value === undefined)
@@ -53129,6 +53518,7 @@ const cellVerdict = obj({
     note: str.optional(),
     confirmed: num.optional(),
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
+    skipped: oneOf(['unchanged']).optional(),
 });
 const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
@@ -53143,6 +53533,34 @@ const quality = obj({
         kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num]))),
         example: str.optional(),
     }).optional(),
+});
+const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
+const gpuState = obj({
+    name: str.optional(),
+    driver: str.optional(),
+    smClockMhz: num.optional(),
+    maxSmClockMhz: num.optional(),
+    powerW: num.optional(),
+    temperatureC: num.optional(),
+    activeMask: str.optional(),
+    active: list(oneOf(SLOWDOWN_REASONS)),
+    counters: slowdownCounters.optional(),
+});
+const host = obj({
+    preflight: obj({
+        gpus: list(gpuState).optional(),
+        noGpu: str.optional(),
+        cuda: str.optional(),
+        processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool })).optional(),
+        memory: obj({ availableBytes: num, totalBytes: num }).optional(),
+        governors: list(str).optional(),
+    }),
+    fingerprint: obj({
+        ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
+        model: obj({ bytes: num, mtime: str }).optional(),
+    }),
+    remeasured: list(obj({ round: num, reason: str })).optional(),
+    changes: list(str).optional(),
 });
 const cell = obj({
     id: str,
@@ -53160,6 +53578,7 @@ const cell = obj({
     info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
     specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
     quality: quality.optional(),
+    host: host.optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 const run = obj({
@@ -53173,6 +53592,8 @@ const run = obj({
     repository: str.optional(),
     config: str.optional(),
     shard: str.optional(),
+    selection: str.optional(),
+    shards: obj({ count: num, missing: list(num) }).optional(),
     tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 });
 const summary = obj({
@@ -53396,8 +53817,171 @@ function fileStore(path) {
 
 
 
+;// CONCATENATED MODULE: ./src/changed-files.ts
+/**
+ * `select: changed` on a pull request: the PR's changed files from the GitHub API (`pulls/{n}/files`, read
+ * in-house: third-party changed-files actions have been compromised before, CVE-2025-30066), the matrix file
+ * at the PR's base when the PR changes it, then the targets to run. Whenever the list is incomplete or cannot
+ * be read, every target runs and the run says why.
+ */
+
+
+
+
+
+
+/** The files API lists at most this many files of a pull request (docs.github.com/rest/pulls/pulls#list-pull-requests-files). */
+const PR_FILES_LIMIT = 3000;
+const PER_PAGE = 100;
+/** Every file the PR touches (a rename counts for its old path too), or why the list is incomplete. */
+async function listChangedFiles(request, repo, pr) {
+    const files = new Set();
+    let listed = 0;
+    for (let page = 1; page <= PR_FILES_LIMIT / PER_PAGE; page++) {
+        const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...repo, pull_number: pr, per_page: PER_PAGE, page });
+        if (!Array.isArray(data))
+            throw new Error(`page ${page} of the PR's files is not a list`);
+        for (const file of data) {
+            if (typeof file.filename !== 'string')
+                throw new Error(`page ${page} of the PR's files has an entry without a filename`);
+            files.add(file.filename);
+            if (typeof file.previous_filename === 'string')
+                files.add(file.previous_filename);
+        }
+        listed += data.length;
+        if (data.length < PER_PAGE)
+            break;
+    }
+    if (listed >= PR_FILES_LIMIT)
+        return { incomplete: `the PR changes ${PR_FILES_LIMIT.toLocaleString('en-US')} files or more, past what the GitHub API lists` };
+    return { files: [...files] };
+}
+/** The matrix file's targets at the PR's base, or why they cannot be known. */
+async function baseTargets(deps, plan, file) {
+    if (!deps.baseSha)
+        return 'the event does not name the PR base commit';
+    try {
+        const stored = await readFile(deps.github.request, deps.github.repo, deps.baseSha, file);
+        if (!stored)
+            return `${file} does not exist at the base commit ${deps.baseSha.slice(0, 7)}`;
+        const source = parseSource(stored.text, file, formatOf(file));
+        return buildPlan(source.data, { configPath: plan.configPath, resolvedPath: plan.resolvedPath }).targets;
+    }
+    catch (error) {
+        return `${file} at the base commit ${deps.baseSha.slice(0, 7)} could not be read (${errorMessage(error)})`;
+    }
+}
+const everything = (plan, why) => ({ plan, skipped: [], note: `select: changed — every target runs: ${why}` });
+/** The targets a pull request touches. Never throws: whatever cannot be read makes every target run. */
+async function selectChangedTargets(plan, deps) {
+    const { github, prNumber, log } = deps;
+    if (!plan.targets.some((t) => t.paths))
+        return everything(plan, 'no target lists paths');
+    if (!github || prNumber === undefined)
+        return everything(plan, 'not a pull request with a GitHub token');
+    let listed;
+    try {
+        listed = await listChangedFiles(github.request, github.repo, prNumber);
+    }
+    catch (error) {
+        const status = httpStatus(error);
+        const why = `${status ? `HTTP ${status}: ` : ''}${errorMessage(error)}`;
+        log.warn(`the PR's changed files could not be read: ${why}`);
+        return everything(plan, `the PR's changed files could not be read (${why})`);
+    }
+    if ('incomplete' in listed)
+        return everything(plan, listed.incomplete);
+    const configFile = repoPath((0,external_node_path_.relative)(deps.cwd, plan.resolvedPath));
+    let baseNote = '';
+    let base;
+    if (listed.files.includes(configFile)) {
+        const read = await baseTargets(deps, plan, configFile);
+        if (typeof read === 'string') {
+            log.warn(`${read}: every target the matrix file defines runs`);
+            baseNote = `; ${read}, so every target of the matrix file runs`;
+        }
+        else
+            base = read;
+    }
+    const selected = selectChanged({ targets: plan.targets, changed: listed.files, configFile, base });
+    for (const t of selected.run)
+        log.info(`${t.id}: runs (${selected.reasons[t.id]})`);
+    for (const t of selected.skipped)
+        log.info(`${t.id}: skipped, none of its paths changed`);
+    const ran = new Set(selected.run.map((t) => t.id));
+    const note = `select: changed — ${plural(listed.files.length, 'changed file')}; ran ${selected.run.length} of ${plural(plan.targets.length, 'target')}` +
+        (selected.skipped.length ? `, ${selected.skipped.length} skipped (unchanged): ${selected.skipped.map((t) => t.id).join(', ')}` : '') +
+        baseNote;
+    return { plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) }, skipped: selected.skipped, note };
+}
+
+;// CONCATENATED MODULE: ./src/context.ts
+const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
+function isDefaultBranch(context) {
+    const branch = context.defaultBranch ?? 'main';
+    return context.ref === `refs/heads/${branch}`;
+}
+/**
+ * The effective behaviour of a mode for this event. `auto` is `update-baseline` on a push or
+ * schedule to the default branch, else `compare` (with a PR comment on pull_request events;
+ * workflow_dispatch and anything else measure and compare without writing). `merge` is `auto`
+ * without launching: it reads the shards' results instead.
+ */
+function resolveBehaviour(mode, context) {
+    const pr = PR_EVENTS.has(context.event) && context.prNumber !== undefined;
+    const onDefault = (context.event === 'push' || context.event === 'schedule') && isDefaultBranch(context);
+    switch (mode) {
+        case 'compare':
+            return { name: 'compare', measure: true, compare: true, comment: pr, writeBaseline: false };
+        case 'update-baseline':
+            return { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true };
+        case 'run':
+            return { name: 'run', measure: true, compare: false, comment: false, writeBaseline: false };
+        case 'merge': {
+            const inner = resolveBehaviour('auto', context);
+            return { ...inner, name: 'merge', measure: false };
+        }
+        case 'auto':
+            if (onDefault)
+                return resolveBehaviour('update-baseline', context);
+            // pull_request → compare with a comment; workflow_dispatch and anything else → run + compare, no write.
+            return resolveBehaviour('compare', context);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/hardware.ts
+/**
+ * The hardware key baselines are stored and compared under (never across keys): the `hardware`
+ * input, else the matrix file's `hardware`, else the GPU name from nvidia-smi, else `cpu`.
+ */
+
+function slug(text) {
+    return text
+        .toLowerCase()
+        .replace(/^nvidia\s+/, 'nvidia ')
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '');
+}
+/** GPU name of the first device, slugged (`NVIDIA GB10` → `nvidia-gb10`); `cpu` when there is no GPU. */
+function detectHardware(timeoutMs = 5000) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
+            const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+            resolve(first ? slug(first) : 'cpu');
+        });
+    });
+}
+async function hardwareKey(input, config, detect = detectHardware) {
+    if (input)
+        return input;
+    if (config)
+        return config;
+    return detect();
+}
+
 ;// CONCATENATED MODULE: ./src/merge.ts
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
+
 
 
 
@@ -53429,6 +54013,7 @@ async function readText(path, where) {
 async function readShardResults(dir, plan, log) {
     const wanted = new Set(plan.cells.map((c) => c.id));
     const byId = new Map();
+    const seen = [];
     let files = 0;
     for await (const path of merge_walk(dir)) {
         const where = (0,external_node_path_.relative)(dir, path);
@@ -53440,19 +54025,60 @@ async function readShardResults(dir, plan, log) {
         }
         const parsed = resultsFromJson(value, where);
         files++;
+        if (parsed.run.shard)
+            seen.push(parsed.run.shard);
         for (const cell of parsed.cells) {
-            if (!wanted.has(cell.id) || cell.verdict?.status === 'missing')
+            // A skipped cell (`select: changed`) is the shard's report on it; a baseline cell it did not run is not.
+            if (!wanted.has(cell.id) || (cell.verdict?.status === 'missing' && !cell.verdict.skipped))
                 continue;
-            if (byId.has(cell.id))
-                log.warn(`${cell.id}: found in more than one shard file; keeping ${(0,external_node_path_.relative)(dir, path)}`);
-            byId.set(cell.id, cell);
+            // A re-run's attempt uploads its own artifact: the latest run of a cell wins (file order breaks a tie).
+            const earlier = byId.get(cell.id);
+            const later = !earlier || parsed.run.startedAt >= earlier.startedAt;
+            if (earlier)
+                log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`);
+            if (later)
+                byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where });
         }
     }
     if (files === 0)
         throw new errors_ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`]);
     log.info(`merged ${byId.size} cells from ${files} results files`);
+    const shards = tallyShards(seen, log);
+    if (shards?.missing.length)
+        log.error(`shard(s) ${shards.missing.join(', ')} of ${shards.count} sent no results file`);
+    const assigned = shards ? shardOf(plan.targets, shards.count) : [];
+    const shardOfTarget = new Map(plan.targets.map((t, i) => [t.id, assigned[i]]));
     // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
-    return plan.cells.map((c) => byId.get(c.id) ?? errorCell(c, 'no shard results file contained this cell', {}));
+    return {
+        cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
+        shards,
+    };
+}
+/** Shard indices from the files' `i/n`; the count is the one most files name (a file of another split is warned about). */
+function tallyShards(seen, log) {
+    const parsed = seen.flatMap((s) => {
+        const m = /^(\d+)\/(\d+)$/.exec(s);
+        return m ? [{ index: Number(m[1]), count: Number(m[2]) }] : [];
+    });
+    if (!parsed.length)
+        return undefined;
+    const votes = new Map();
+    for (const p of parsed)
+        votes.set(p.count, (votes.get(p.count) ?? 0) + 1);
+    const count = [...votes].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
+    for (const p of parsed)
+        if (p.count !== count)
+            log.warn(`a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`);
+    const present = new Set(parsed.filter((p) => p.count === count).map((p) => p.index));
+    const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
+    return { count, missing };
+}
+function missingReason(shards, shard) {
+    if (!shards || shard === undefined)
+        return 'no shard results file contained this cell';
+    if (shards.missing.includes(shard))
+        return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`;
+    return `shard ${shard}/${shards.count} sent results without this cell`;
 }
 
 ;// CONCATENATED MODULE: ./src/core/safe-fs.ts
@@ -54062,9 +54688,75 @@ function byAttention(cells) {
 function statusCell(status) {
     return `${STATUS_MARK[status]} ${status}`;
 }
+/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
+const SKIPPED_MARK = '⏭️';
+const SKIPPED_WORD = 'skipped (unchanged)';
+function cellStatusText(cell) {
+    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
+}
+
+;// CONCATENATED MODULE: ./src/report/host.ts
+
+
+function gpuLine(g, i) {
+    const clocks = g.smClockMhz === undefined ? undefined : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
+    const parts = [
+        clocks,
+        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
+        g.powerW === undefined ? undefined : `${g.powerW} W`,
+        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
+    ];
+    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
+}
+function preflightText(p) {
+    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
+    const processes = p.processes?.length
+        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : ''}`).join(', ')}`
+        : p.processes && 'no other GPU process';
+    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
+    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
+}
+function fingerprintText(f) {
+    const parts = [
+        f.driver && `driver ${f.driver}`,
+        f.cuda && `CUDA ${f.cuda}`,
+        f.engine && `engine ${f.engine}`,
+        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
+        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
+    ];
+    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
+}
+function hostLines(id, h) {
+    const lines = [`- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`, `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`];
+    if (h.changes?.length)
+        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
+    for (const r of h.remeasured ?? [])
+        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    return lines.join('\n');
+}
+/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
+function hostSection(cells) {
+    const seen = new Set();
+    const lines = cells.flatMap((c) => {
+        if (!c.host)
+            return [];
+        const first = !seen.has(c.target);
+        seen.add(c.target);
+        if (first)
+            return [hostLines(c.target, c.host)];
+        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    });
+    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
+}
+/** What changed in the environment since the baseline, to read next to a change in speed. */
+function environmentNote(cell) {
+    const changes = cell.host?.changes;
+    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/report/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
 
 
 
@@ -54078,7 +54770,9 @@ function verdictNotes(cells) {
         .map((c) => {
         const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`);
         const note = c.verdict.note ? escapeText(escape_clip(c.verdict.note, 600)) : '';
-        return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note].filter(Boolean).join('; ')}`;
+        const environment = environmentNote(c);
+        const changed = environment ? escapeText(escape_clip(environment, 400)) : '';
+        return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`;
     });
     return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined;
 }
@@ -54148,6 +54842,7 @@ function acceptance(cell) {
 
 
 
+
 function headline(results, ctx) {
     const total = results.cells.length;
     const summary = results.summary;
@@ -54162,7 +54857,12 @@ function headline(results, ctx) {
         inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
     }[summary.verdict];
     const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title;
-    const counts = STATUS_ORDER.filter((s) => n[s]).map((s) => `${STATUS_MARK[s]} ${n[s]} ${STATUS_WORD[s]}`);
+    // Skipped cells are counted as `missing` (not measured); the report tells them apart.
+    const skipped = results.cells.filter((c) => c.verdict.skipped).length;
+    const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
+    const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
+    if (skipped)
+        counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
     const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : '';
     return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`;
 }
@@ -54177,9 +54877,15 @@ function provenance(results, ctx) {
     const baseline = results.summary?.baseline;
     const runUrl = safeUrl(ctx.runUrl);
     const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`;
+    const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : '';
+    const selection = (run.selection ? `<br>\n${escapeText(escape_clip(run.selection, 1000))}` : '') + shards;
     if (!results.summary || ctx.mode === 'run')
-        return here;
-    return `${baselineLine(baseline, ctx)}<br>\n${here}`;
+        return here + selection;
+    return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`;
+}
+function shardsLine(shards) {
+    const which = shards.missing.join(', ');
+    return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`;
 }
 function baselineLine(baseline, ctx) {
     if (!baseline)
@@ -54206,6 +54912,10 @@ function regressionList(cells, accepted = false) {
             .map((m) => escapeText(m.reason));
         // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
         reasons.push(...(cell.verdict.failures ?? []).map(escapeText));
+        // A changed driver, engine or model file may explain the regression: say so next to it.
+        const environment = environmentNote(cell);
+        if (environment)
+            reasons.push(escapeText(environment));
         const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
         return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
     })
@@ -54251,6 +54961,9 @@ function figure(cell, metric) {
     const gated = cell.verdict.metrics[metric];
     const reference = cell.verdict.reference?.[metric];
     const stat = gated?.stat ?? reference?.stat ?? 'mean';
+    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
+    if (cell.verdict.skipped)
+        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
     const value = readMetric(cell.metrics, metric, stat);
     const baseline = gated?.baseline ?? reference?.value;
     const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined;
@@ -54270,7 +54983,7 @@ const ALIGN = ['l', 'l', 'l', 'l', 'l'];
 const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
 function cellsTable(cells) {
     const rows = cells.map((cell) => [
-        statusCell(cell.verdict.status),
+        cellStatusText(cell),
         table_text(cell.target),
         table_text(cell.scenario),
         table_text(cell.engine),
@@ -54375,6 +55088,7 @@ function failuresSection(cells, withLogs) {
 
 
 
+
 const ATTENTION = ['regression', 'error', 'inconclusive'];
 const FAILING = ['regression', 'error'];
 const STAGES = [
@@ -54441,6 +55155,7 @@ function compose(results, ctx, marker, d, maxChars) {
         d.metrics ? metricsSection(ordered) : undefined,
         d.rounds ? roundsSection(ordered) : undefined,
         d.extras ? flagsSection(ordered) : undefined,
+        d.extras ? hostSection(ordered) : undefined,
         d.extras ? enginesSection(ordered) : undefined,
         failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
     ];
@@ -54456,7 +55171,7 @@ function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
     if (!d.metrics)
         left.push('the full metrics');
     if (!d.extras)
-        left.push('verdict notes, flags, engine versions and launch commands');
+        left.push('verdict notes, flags, host preflight, engine versions and launch commands');
     if (hiddenRows)
         left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`);
     if (unlisted)
@@ -54490,7 +55205,7 @@ function hardCut(text, maxChars) {
  * read-only token) into a warning.
  */
 
-const PER_PAGE = 100;
+const comment_PER_PAGE = 100;
 /** 50 pages of 100: a PR with more comments than that is not worth more requests. */
 const MAX_PAGES = 50;
 /** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
@@ -54500,11 +55215,11 @@ const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions
 async function findMarked(request, repo, issueNumber, marker) {
     const found = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: PER_PAGE, page });
+        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: comment_PER_PAGE, page });
         const items = res.data;
         found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
         const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === PER_PAGE;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
         if (!more || items.length === 0)
             break;
     }
@@ -54934,6 +55649,1162 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/server/env.ts
+/**
+ * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
+ * third-party programs; some print their environment when they crash and launch scripts often run `set -x`,
+ * so nothing that lets a process act as this workflow reaches them. We start from the runner's environment and
+ * remove the action's own inputs (`INPUT_*`, the `github-token` among them), the runner's plumbing and tokens
+ * (`ACTIONS_*`: runtime, results, cache, OIDC request token and URL), `GITHUB_TOKEN`/`GH_TOKEN`, any variable
+ * whose value is a registered secret, and every variable whose name looks secret unless the target lists it in
+ * `pass-env` (e.g. `HF_TOKEN` for gated model downloads). The target's own `env` is added last.
+ */
+
+function engineEnv(base, passEnv, extra, known = secrets) {
+    const pass = new Set(passEnv);
+    const env = {};
+    const withheld = [];
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined || isActionCredential(name))
+            continue;
+        if ((looksSecret(name) || known.redact(value) !== value) && !pass.has(name)) {
+            withheld.push(name);
+            continue;
+        }
+        env[name] = value;
+    }
+    return { env: { ...env, ...extra }, withheld: withheld.sort() };
+}
+/** The hint a failed launch carries when it ran without secret-looking variables the runner had. */
+function withheldHint(withheld) {
+    if (withheld.length === 0)
+        return '';
+    const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
+    return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
+}
+
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/server/log-file.ts
+/**
+ * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
+ * usually the reason it failed) are kept, then only a window of the latest output. When the
+ * part after the head grows past twice the window it is rewritten as a marker plus the last
+ * `tailBytes`, so a runaway engine costs at most head + 2 × tail on disk.
+ */
+
+
+
+
+
+const DEFAULT_HEAD_BYTES = 1024 * 1024;
+const DEFAULT_TAIL_BYTES = 256 * 1024;
+/** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
+const PARTIAL_LINE_CHARS = 64 * 1024;
+// eslint-disable-next-line no-control-regex
+const log_file_ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+class BoundedLog {
+    path;
+    fd;
+    base;
+    headBytes;
+    tailBytes;
+    head = 0;
+    afterHead = 0;
+    inFile = 0;
+    recent = [];
+    recentBytes = 0;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    partial = '';
+    constructor(path, options = {}) {
+        this.path = path;
+        this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
+        this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
+        ensureDir((0,external_node_path_.dirname)(path));
+        this.fd = safe_fs_openNoFollow(path, 'append');
+        // Appending to an earlier run's log: the bound applies to what this run adds.
+        this.base = (0,external_node_fs_namespaceObject.fstatSync)(this.fd).size;
+    }
+    /** Bytes written by the engine that are no longer in the file. */
+    get droppedBytes() {
+        return this.afterHead - Math.min(this.afterHead, this.inFile);
+    }
+    /**
+     * Engine output: goes to the file and to the tail, redacted of secrets a line at a time (a partial line
+     * waits for its end, up to PARTIAL_LINE_CHARS); `close` redacts the whole file once more, for secrets a
+     * line break split.
+     */
+    write(data) {
+        const text = this.partial + (typeof data === 'string' ? data : this.decoder.write(data));
+        const cut = text.lastIndexOf('\n') + 1;
+        const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
+        this.partial = text.slice(ready.length);
+        if (ready)
+            this.append(Buffer.from(redact_redact(ready)), true);
+    }
+    /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
+    note(text) {
+        this.flushPartial();
+        this.append(Buffer.from(redact_redact(text)), false);
+    }
+    flushPartial() {
+        const rest = this.partial + this.decoder.end();
+        this.partial = '';
+        if (rest)
+            this.append(Buffer.from(redact_redact(rest)), true);
+    }
+    append(chunk, remember) {
+        if (chunk.length === 0)
+            return;
+        if (remember)
+            this.remember(chunk);
+        if (this.fd === undefined)
+            return;
+        let rest = chunk;
+        if (this.head < this.headBytes) {
+            const part = rest.subarray(0, this.headBytes - this.head);
+            (0,external_node_fs_namespaceObject.writeSync)(this.fd, part);
+            this.head += part.length;
+            rest = rest.subarray(part.length);
+        }
+        if (rest.length === 0)
+            return;
+        (0,external_node_fs_namespaceObject.writeSync)(this.fd, rest);
+        this.afterHead += rest.length;
+        this.inFile += rest.length;
+        if (this.inFile > 2 * this.tailBytes)
+            this.rotate();
+    }
+    remember(chunk) {
+        this.recent.push(chunk);
+        this.recentBytes += chunk.length;
+        while (this.recent.length > 1 && this.recentBytes - this.recent[0].length >= this.tailBytes) {
+            this.recentBytes -= this.recent.shift().length;
+        }
+    }
+    latest() {
+        const all = Buffer.concat(this.recent);
+        return all.length > this.tailBytes ? all.subarray(all.length - this.tailBytes) : all;
+    }
+    rotate() {
+        const fd = this.fd;
+        // Notes written after the head are not in the ring; losing them with the rest is fine.
+        const kept = this.latest();
+        const dropped = this.afterHead - kept.length;
+        (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base + this.head);
+        const marker = Buffer.from(`\n[llm-bench-gate: ${dropped} bytes of engine output dropped to bound the log size]\n`);
+        (0,external_node_fs_namespaceObject.writeSync)(fd, marker);
+        (0,external_node_fs_namespaceObject.writeSync)(fd, kept);
+        this.inFile = kept.length;
+    }
+    /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
+    tail(lines = 40) {
+        const text = redact_redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
+        const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
+        return all.slice(-lines).join('\n');
+    }
+    lastLine() {
+        return this.tail(1) || undefined;
+    }
+    close() {
+        if (this.fd === undefined)
+            return;
+        this.flushPartial();
+        const fd = this.fd;
+        this.fd = undefined;
+        try {
+            this.redactWritten(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    /** What this run wrote, redacted as a whole (the file is bounded to head + 2 × tail bytes). */
+    redactWritten(fd) {
+        const all = (0,external_node_fs_namespaceObject.readFileSync)(this.path);
+        const mine = all.subarray(this.base).toString('utf8');
+        const clean = redact_redact(mine);
+        if (clean === mine)
+            return;
+        (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base);
+        (0,external_node_fs_namespaceObject.writeSync)(fd, Buffer.from(clean));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/readiness.ts
+/**
+ * Waiting for an engine: poll its health endpoint fast, classify each answer with the
+ * adapter, print a progress line now and then, and stop early when the process exits,
+ * the engine declares itself dead, or the caller aborts.
+ */
+
+
+const POLL_MS = 200;
+const PROGRESS_MS = 15_000;
+const PROBE_TIMEOUT_MS = 2000;
+/** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
+function describeAnswer(answer) {
+    if (!answer)
+        return 'no answer yet';
+    if (answer.status === 0)
+        return answer.body || 'no connection';
+    const body = answer.body.replace(/\s+/g, ' ').trim().slice(0, 120);
+    return body ? `HTTP ${answer.status}: ${body}` : `HTTP ${answer.status}`;
+}
+/** An AbortSignal that fires when the process exits, with the ExitInfo as its reason. */
+function exitSignal(exit) {
+    const controller = new AbortController();
+    void exit.then((info) => controller.abort(info));
+    return controller.signal;
+}
+/**
+ * Settles with whichever comes first of `promise`, the process exit, the abort or `ms`.
+ * The timer and both listeners are released either way (this runs every poll for minutes).
+ */
+function race(promise, ms, exit, signal) {
+    return new Promise((resolve) => {
+        let done = false;
+        const finish = (outcome) => {
+            if (done)
+                return;
+            done = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            exit?.removeEventListener('abort', onExit);
+            resolve(outcome);
+        };
+        const onAbort = () => finish({ aborted: true });
+        const onExit = () => finish({ exit: exit.reason });
+        const timer = setTimeout(() => finish({ timeout: true }), Math.max(0, ms));
+        if (exit?.aborted)
+            return onExit();
+        if (signal?.aborted)
+            return onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        exit?.addEventListener('abort', onExit, { once: true });
+        promise.then((value) => finish({ value }), (error) => finish({ error }));
+    });
+}
+async function waitReady(options) {
+    const { adapter, http, log, exit, signal } = options;
+    const url = joinUrl(options.baseUrl, adapter.healthPath);
+    const pollMs = options.pollMs ?? POLL_MS;
+    const progressMs = options.progressIntervalMs ?? PROGRESS_MS;
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
+    let last;
+    let nextProgress = progressMs;
+    for (;;) {
+        const remaining = options.timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timeout', last, elapsedMs: elapsed() };
+        const probe = await race(http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))), remaining, exit, signal);
+        if ('aborted' in probe)
+            return { kind: 'aborted', elapsedMs: elapsed() };
+        if ('exit' in probe)
+            return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() };
+        if ('timeout' in probe)
+            return { kind: 'timeout', last, elapsedMs: elapsed() };
+        last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
+        const state = adapter.readiness(last);
+        if (state === 'ready')
+            return { kind: 'ready', elapsedMs: elapsed() };
+        if (state === 'dead')
+            return { kind: 'dead', answer: last, elapsedMs: elapsed() };
+        if (elapsed() >= nextProgress) {
+            nextProgress += progressMs;
+            const line = options.lastLogLine?.();
+            log.info(`${options.id}: waiting for ${adapter.name} to be ready (${formatDuration(Math.round(elapsed() / 100) * 100)} of ${formatDuration(options.timeoutMs)}, ` +
+                `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`);
+        }
+        const pause = await race(new Promise(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal);
+        if ('aborted' in pause)
+            return { kind: 'aborted', elapsedMs: elapsed() };
+        if ('exit' in pause)
+            return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/launch.ts
+/**
+ * Runs a launch command under `bash -c` as the leader of a new process group, with its
+ * output going to a bounded log file. Output goes through us (not straight to a file
+ * descriptor) so the file stays bounded and the last lines are at hand for errors.
+ */
+
+
+
+function stamp() {
+    return new Date().toISOString();
+}
+/** Spawns the command; throws the spawn error (no bash, bad cwd) synchronously or on the first tick. */
+async function launchGroup(spec) {
+    const log = new BoundedLog(spec.logPath, spec.logOptions);
+    log.note(`[llm-bench-gate ${stamp()}] $ ${spec.command}\n`);
+    let child;
+    try {
+        child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', spec.command], {
+            detached: true,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            // The whole environment, as the caller built it (least privilege: server/env.ts); nothing is inherited.
+            env: spec.env,
+            cwd: spec.cwd,
+        });
+    }
+    catch (error) {
+        log.close();
+        throw error;
+    }
+    const spawned = new Promise((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+    });
+    try {
+        await spawned;
+    }
+    catch (error) {
+        log.close();
+        throw error;
+    }
+    child.stdout.on('data', (chunk) => log.write(chunk));
+    child.stderr.on('data', (chunk) => log.write(chunk));
+    let info;
+    const exit = new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+            info = { code, signal };
+            log.note(`[llm-bench-gate ${stamp()}] launch process exited (${signal ? `signal ${signal}` : `code ${code}`})\n`);
+            resolve(info);
+        });
+    });
+    const drained = new Promise((resolve) => child.once('close', () => resolve()));
+    return { pgid: child.pid, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained };
+}
+
+;// CONCATENATED MODULE: ./src/server/process-group.ts
+/**
+ * Process groups: a launch runs as the leader of its own group (pgid = pid), so one signal
+ * to `-pgid` reaches every process the launch script started, grandchildren included.
+ */
+
+/** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */
+const DEFAULT_GRACE_MS = 4500;
+/** How long to wait for the group to vanish after SIGKILL (a GPU process may take a moment to exit). */
+const KILL_WAIT_MS = 1000;
+const process_group_POLL_MS = 50;
+/** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
+function statOf(pid) {
+    try {
+        const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return { state: fields[0], pgrp: Number(fields[2]) };
+    }
+    catch {
+        return undefined;
+    }
+}
+let procAvailable;
+function hasProc() {
+    procAvailable ??= statOf('self') !== undefined;
+    return procAvailable;
+}
+/** Our own process group: never a target of these signals. */
+function ownProcessGroup() {
+    return statOf('self')?.pgrp;
+}
+/** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
+function liveMembers(pgid) {
+    const pids = [];
+    if (!hasProc())
+        return pids;
+    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
+        if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
+            continue;
+        const stat = statOf(entry);
+        if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
+            pids.push(Number(entry));
+    }
+    return pids;
+}
+/**
+ * True while a process of the group runs. Zombies do not count: where the container's
+ * init does not reap orphans, a killed grandchild stays a zombie for good.
+ */
+function groupAlive(pgid) {
+    try {
+        process.kill(-pgid, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    return hasProc() ? liveMembers(pgid).length > 0 : true;
+}
+function signalGroup(pgid, signal) {
+    try {
+        process.kill(-pgid, signal);
+    }
+    catch (error) {
+        if (error.code !== 'ESRCH')
+            throw error;
+    }
+}
+const process_group_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls until every group is gone or the time is up; returns the groups still alive. */
+async function waitGroupsGone(pgids, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    let alive = pgids.filter(groupAlive);
+    while (alive.length && Date.now() < deadline) {
+        await process_group_sleep(Math.min(process_group_POLL_MS, Math.max(1, deadline - Date.now())));
+        alive = alive.filter(groupAlive);
+    }
+    return alive;
+}
+/** SIGTERM the group, SIGKILL it after `graceMs`; says how it ended. */
+async function terminateGroup(pgid, graceMs = DEFAULT_GRACE_MS) {
+    if (!groupAlive(pgid))
+        return 'gone';
+    signalGroup(pgid, 'SIGTERM');
+    // A stopped (SIGSTOP'd) process only sees SIGTERM once continued.
+    signalGroup(pgid, 'SIGCONT');
+    if ((await waitGroupsGone([pgid], graceMs)).length === 0)
+        return 'terminated';
+    signalGroup(pgid, 'SIGKILL');
+    return (await waitGroupsGone([pgid], KILL_WAIT_MS)).length === 0 ? 'killed' : 'stuck';
+}
+/**
+ * Post-step safety net: SIGTERM every saved group still alive, SIGKILL those left after
+ * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
+ * Ids that cannot be a launched group (<= 1, our own group) are ignored.
+ */
+async function process_group_killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
+    const own = ownProcessGroup();
+    const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid);
+    const alive = valid.filter(groupAlive);
+    for (const pgid of alive) {
+        signalGroup(pgid, 'SIGTERM');
+        signalGroup(pgid, 'SIGCONT');
+    }
+    const left = await waitGroupsGone(alive, graceMs);
+    for (const pgid of left)
+        signalGroup(pgid, 'SIGKILL');
+    await waitGroupsGone(left, KILL_WAIT_MS);
+    return alive;
+}
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
+;// CONCATENATED MODULE: ./src/server/ports.ts
+/** Loopback port helpers: pick a free one, tell whether something answers on one. */
+
+/** A port the kernel considers free on 127.0.0.1 right now. */
+function pickFreePort(host = '127.0.0.1') {
+    return new Promise((resolve, reject) => {
+        const server = external_node_net_default().createServer();
+        server.unref();
+        server.once('error', reject);
+        server.listen(0, host, () => {
+            const { port } = server.address();
+            server.close(() => resolve(port));
+        });
+    });
+}
+/** True when a TCP connection to host:port is accepted. */
+function portAnswers(host, port, timeoutMs = 500) {
+    return new Promise((resolve) => {
+        const socket = external_node_net_default().connect({ host, port });
+        const done = (answers) => {
+            clearTimeout(timer);
+            socket.destroy();
+            resolve(answers);
+        };
+        const timer = setTimeout(() => done(false), timeoutMs);
+        socket.once('connect', () => done(true));
+        socket.once('error', () => done(false));
+    });
+}
+/** Polls until nothing answers on the port; false if something still does after `timeoutMs`. */
+async function waitPortFree(host, port, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        if (!(await portAnswers(host, port, 250)))
+            return true;
+        if (Date.now() >= deadline)
+            return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+}
+/** Host and port of a base URL (default ports by scheme); undefined while it holds `{port}`. */
+function hostPort(url) {
+    try {
+        const parsed = new URL(url.replaceAll('{port}', '1'));
+        const host = parsed.hostname.replace(/^\[|\]$/g, '');
+        if (url.includes('{port}'))
+            return { host, port: undefined };
+        const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+        return { host, port };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/server/container.ts
+/**
+ * `container:` targets: the `run` command the action composes, the runtime it picks, and the
+ * stop, removal and label cleanup that reach the container itself. The `run` client runs in the
+ * foreground as the launch's process group, but the container's processes are children of the
+ * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
+ * reaches them, so every path that ends a container goes through the runtime, by name or by label.
+ */
+
+
+/** The label every container of a run carries; its value is the run id. */
+const RUN_LABEL = 'llm-bench-gate.run';
+const DETECT_TIMEOUT_MS = 3000;
+const COMMAND_TIMEOUT_MS = 30_000;
+/** Container names and label values take `[A-Za-z0-9_.-]`; anything else becomes `-`. */
+function sanitize(text) {
+    return text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+}
+/** A run id unique per run: the workflow run and attempt when there is one, plus random hex so two runs of one job differ. */
+function makeRunId(env = process.env) {
+    const run = env.GITHUB_RUN_ID ? `${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local';
+    return sanitize(`${run}-${(0,external_node_crypto_.randomBytes)(4).toString('hex')}`);
+}
+function containerName(runId, targetId) {
+    return sanitize(`llm-bench-${runId}-${targetId}`);
+}
+/** Single-quotes a word for `bash -c`. */
+function container_shellQuote(word) {
+    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+/** A list is passed word for word; a string is split by the shell like a launch command. */
+function shellWords(value) {
+    if (value === undefined)
+        return [];
+    return typeof value === 'string' ? [value] : value.map(container_shellQuote);
+}
+/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+function container_runCommand(runtime, c, at) {
+    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
+    if (c.gpus === 'all')
+        fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
+    if (c.shmSize)
+        fixed.push('--shm-size', c.shmSize);
+    for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
+        fixed.push('-e', `${name}=${value}`);
+    for (const volume of c.volumes)
+        fixed.push('-v', volume);
+    const words = [runtime, ...fixed.map(container_shellQuote), ...shellWords(c.runArgs), container_shellQuote(c.image), ...shellWords(c.command)];
+    return `exec ${words.join(' ')}`;
+}
+/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
+function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+        });
+    });
+}
+let detected;
+/** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
+function detectRuntime() {
+    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
+    return detected;
+}
+/** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
+async function containerRunning(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
+    return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
+}
+async function containerExitCode(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
+    const code = Number(r.stdout.trim());
+    return r.code === 0 && Number.isInteger(code) ? code : null;
+}
+/** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
+async function removeContainer(runtime, name, graceMs) {
+    const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS);
+    const rm = await runtimeExec(runtime, ['rm', '-f', name]);
+    if (rm.code === 0)
+        return undefined;
+    return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`;
+}
+/**
+ * Removes every container carrying this run's label, running or not (a SIGINT during creation can
+ * leave one `Created`). Containers without the label, or with another run's, are never touched.
+ * Returns the ids removed (podman) or found (docker).
+ */
+async function container_removeByLabel(runtime, runId) {
+    const filter = `label=${RUN_LABEL}=${runId}`;
+    const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
+    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    if (runtime === 'podman') {
+        // `-t 0`: without it podman waits 10 s per container before killing it.
+        await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
+    }
+    else if (ids.length) {
+        // docker's `rm` takes no filter: list by label, remove by id.
+        await runtimeExec('docker', ['rm', '-f', ...ids]);
+    }
+    return ids;
+}
+/** The image the container runs: podman's tag and manifest digest; docker's image id and the image's first repo digest. */
+async function containerIdentity(runtime, name, image) {
+    if (runtime === 'podman') {
+        const r = await runtimeExec('podman', ['inspect', '--format', '{{.ImageName}}|{{.ImageDigest}}', name], 10_000);
+        const [tag, digest] = r.code === 0 ? r.stdout.trim().split('|') : [];
+        return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
+    }
+    const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
+    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
+    const digest = repo.split(' ')[0]?.split('@')[1] || id;
+    return { runtime, image, ...(digest ? { digest } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/server/guard.ts
+/**
+ * The run's guard: every cleanup task of what the run starts is registered here before it starts,
+ * handed to the caller (the action saves them for its post step) and to a watchdog: a small
+ * detached process, in a session of its own, that holds a pipe from this process. When the pipe
+ * closes without a final "done" — this process died, even by SIGKILL, and no `finally` or post
+ * step may ever run — the watchdog runs the cleanup itself and exits.
+ */
+
+
+
+
+
+/** `dist/watchdog/index.js`, seen from the action (`dist/index.js`) or the CLI (`dist/cli/index.js`). */
+function bundledWatchdog(entry = process.argv[1] ?? '') {
+    // The CLI may be started through a bin symlink: look next to the file it points to.
+    const dir = (0,external_node_path_.dirname)((0,external_node_fs_namespaceObject.existsSync)(entry) ? (0,external_node_fs_namespaceObject.realpathSync)(entry) : entry);
+    return [(0,external_node_path_.join)(dir, 'watchdog', 'index.js'), (0,external_node_path_.join)(dir, '..', 'watchdog', 'index.js')].find((path) => (0,external_node_fs_namespaceObject.existsSync)(path));
+}
+function spawnWatchdog(script, log) {
+    try {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+        child.on('error', (error) => log.warn(`watchdog: ${errorMessage(error)}`));
+        child.stdin.on('error', () => undefined);
+        // Neither the child nor its pipe keeps this process alive; the pipe closes when this process ends.
+        child.unref();
+        child.stdin.unref?.();
+        return child;
+    }
+    catch (error) {
+        log.warn(`watchdog could not start (${errorMessage(error)}); cleanup after a crash is left to the post step`);
+        return undefined;
+    }
+}
+function createRunGuard(options) {
+    const tasks = [];
+    let watchdog;
+    let started = false;
+    const send = (message) => watchdog?.stdin?.writable && watchdog.stdin.write(`${JSON.stringify(message)}\n`);
+    return {
+        runId: options.runId,
+        register(task) {
+            // A relaunch registers the same tasks again; each is kept once.
+            if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task)))
+                return;
+            tasks.push(task);
+            options.onChange?.(tasks);
+            if (!started) {
+                started = true;
+                const script = options.watchdogScript === undefined ? bundledWatchdog() : options.watchdogScript;
+                if (script)
+                    watchdog = spawnWatchdog(script, options.log);
+                else if (options.watchdogScript === undefined)
+                    options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step');
+            }
+            send({ task });
+        },
+        async close() {
+            for (const task of tasks) {
+                if (task.kind !== 'containers')
+                    continue;
+                const left = await container_removeByLabel(task.runtime, task.runId);
+                if (left.length)
+                    options.log.warn(`removed ${left.length} container(s) of run ${task.runId} left after teardown`);
+            }
+            send({ done: true });
+            watchdog?.stdin?.end();
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/server/cleanup.ts
+/**
+ * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
+ * or the watchdog when the main process died. Tasks are plain data (they travel through the
+ * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
+ */
+
+
+
+
+
+
+
+
+/** A `stop:` command is bounded: past this it is killed. */
+const STOP_TIMEOUT_MS = 60_000;
+/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
+function appendToLog(path) {
+    return (text) => {
+        try {
+            const fd = openNoFollow(path, 'append');
+            try {
+                writeSync(fd, redact(text));
+            }
+            finally {
+                closeSync(fd);
+            }
+        }
+        catch {
+            // The log is for reading later; cleanup goes on without it.
+        }
+    };
+}
+/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
+    const { env } = engineEnv(process.env, task.passEnv, task.env);
+    write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
+    return new Promise((resolve) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.on('data', (chunk) => write(chunk.toString('utf8')));
+        child.stderr.on('data', (chunk) => write(chunk.toString('utf8')));
+        let timedOut = false;
+        const timer = setTimeout(() => {
+            timedOut = true;
+            signalGroup(child.pid, 'SIGKILL');
+        }, timeoutMs);
+        child.once('error', (error) => {
+            clearTimeout(timer);
+            resolve(`stop command could not start: ${errorMessage(error)}`);
+        });
+        child.once('exit', (code, signal) => {
+            clearTimeout(timer);
+            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
+            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
+            resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
+        });
+    });
+}
+/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+async function runCleanup(tasks, graceMs) {
+    const report = { containers: [], groups: [], stops: 0, problems: [] };
+    const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []));
+    const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
+    // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
+    const [groups, ...removed] = await Promise.all([
+        pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+        ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
+    ]);
+    report.groups = groups;
+    report.containers = removed.flat();
+    const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t]] : [])));
+    for (const task of stops.values()) {
+        const problem = await runStop(task, appendToLog(task.logPath));
+        report.stops++;
+        if (problem)
+            report.problems.push(`${task.target}: ${problem}`);
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/server/outside.ts
+/**
+ * What a launched target has outside its process group — its container, its `stop:` command —
+ * set up before the launch (registered with the run's guard first, so nothing can start that the
+ * cleanup does not know about) and undone after the group is signalled on teardown.
+ */
+
+
+
+const EXIT_POLL_MS = 1000;
+const outside_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function containerExit(runtime, name, group, stopped) {
+    const info = await group;
+    if (info.code !== 0 || stopped())
+        return info;
+    while (!stopped() && (await containerRunning(runtime, name)))
+        await outside_sleep(EXIT_POLL_MS);
+    return { code: await containerExitCode(runtime, name), signal: null };
+}
+/** Throws when the runtime cannot be chosen; registers the cleanup before returning. */
+async function prepareOutside(target, command, at) {
+    const { port, guard } = at;
+    let stopped = false;
+    const stop = target.stop
+        ? { kind: 'stop', target: target.id, command: fillPort(target.stop, port), env: at.env, passEnv: target.settings.passEnv, logPath: at.logPath }
+        : undefined;
+    const runStopTask = async (write) => (stop ? [await runStop(stop, write)].filter((p) => p !== undefined) : []);
+    const c = target.container;
+    if (!c) {
+        if (stop)
+            guard.register(stop);
+        return { command: command ?? '', exit: (group) => group, undo: runStopTask };
+    }
+    const runtime = c.runtime ?? (await detectRuntime());
+    const name = containerName(guard.runId, target.id);
+    guard.register({ kind: 'containers', runtime, runId: guard.runId });
+    if (stop)
+        guard.register(stop);
+    return {
+        // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
+        command: fillPort(container_runCommand(runtime, c, { runId: guard.runId, name, port }), port),
+        exit: (group) => containerExit(runtime, name, group, () => stopped),
+        async undo(write, graceMs) {
+            stopped = true;
+            const problem = await removeContainer(runtime, name, graceMs);
+            return [...(problem ? [problem] : []), ...(await runStopTask(write))];
+        },
+        identity: () => containerIdentity(runtime, name, c.image),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/server/start.ts
+/**
+ * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
+ * wait until its health endpoint says ready, run the smoke request, and hand back a handle
+ * whose `stop()` tears the whole group down. Any failure on the way kills the group first
+ * and then throws a StartError carrying the log tail.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const SMOKE_ATTEMPTS = 3;
+const SMOKE_MIN_MS = 10_000;
+const PORT_FREE_WAIT_MS = 700;
+const DRAIN_WAIT_MS = 300;
+/** `<logDir>/<target id, path separators and odd characters replaced>.log` */
+function logPathFor(logDir, targetId) {
+    return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
+}
+function exitText(exit) {
+    if (exit.signal)
+        return `was killed by ${exit.signal}${exit.signal === 'SIGKILL' ? ' (out of memory?)' : ''}`;
+    return `exited with code ${exit.code}`;
+}
+function withLine(message, line) {
+    return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
+}
+/** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
+async function bringUp(options, baseUrl, group) {
+    const { target, adapter, signal } = options;
+    const timeoutMs = target.settings.readyTimeoutMs;
+    const started = Date.now();
+    const outcome = await waitReady({
+        id: target.id,
+        baseUrl,
+        adapter,
+        http: options.http ?? httpPorts(),
+        timeoutMs,
+        log: options.log,
+        exit: group?.exitSignal,
+        signal,
+        lastLogLine: () => group?.log.lastLine(),
+        pollMs: options.pollIntervalMs,
+        progressIntervalMs: options.progressIntervalMs,
+    });
+    switch (outcome.kind) {
+        case 'aborted':
+            return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` };
+        case 'exit': {
+            const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : '';
+            return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code };
+        }
+        case 'timeout':
+            return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
+        case 'dead': {
+            // Give the process a moment to exit so the error can carry its exit code.
+            const exit = group ? await race(group.exit, 2000) : undefined;
+            const code = exit && 'value' in exit ? exit.value.code : null;
+            return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code };
+        }
+        case 'ready':
+            options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
+    }
+    let lastError;
+    for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
+        const budget = Math.max(started + timeoutMs - Date.now(), SMOKE_MIN_MS);
+        const smoke = await race(options.smoke(baseUrl), budget, group?.exitSignal, signal);
+        if ('value' in smoke)
+            return undefined;
+        if ('aborted' in smoke)
+            return { kind: 'aborted', message: 'cancelled during the smoke request' };
+        if ('exit' in smoke)
+            return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code };
+        if ('timeout' in smoke)
+            return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` };
+        lastError = smoke.error;
+        if (attempt < SMOKE_ATTEMPTS)
+            await race(new Promise(() => undefined), 500, group?.exitSignal, signal);
+    }
+    return { kind: 'smoke', message: `smoke request failed after ${SMOKE_ATTEMPTS} attempts: ${errorMessage(lastError)}` };
+}
+async function attach(options) {
+    const { target } = options;
+    const baseUrl = trimSlash(target.port !== undefined ? fillPort(target.url, target.port) : target.url);
+    const where = hostPort(baseUrl);
+    if (!where?.port)
+        throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`);
+    const failure = await bringUp(options, baseUrl, undefined);
+    if (failure)
+        throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null);
+    options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`);
+    return { baseUrl, port: where.port, exited: new Promise(() => undefined), logTail: () => '', stop: async () => undefined };
+}
+let fallbackGuard;
+/** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
+function guardOf(options) {
+    return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }));
+}
+/** The launch (and what it has outside its group), registered with the guard before anything starts. */
+async function prepare(options, command, at) {
+    try {
+        return await prepareOutside(options.target, command, { ...at, guard: guardOf(options) });
+    }
+    catch (error) {
+        throw new StartError(options.target.id, 'spawn', `cannot prepare the launch: ${errorMessage(error)}`);
+    }
+}
+async function launch(options, command) {
+    const { target, log } = options;
+    const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
+    const baseUrl = trimSlash(fillPort(target.url, port));
+    const host = hostPort(baseUrl)?.host ?? '127.0.0.1';
+    if (await portAnswers(host, port)) {
+        throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`);
+    }
+    const logPath = logPathFor(options.logDir, target.id);
+    const extra = { ...target.env, PORT: String(port) };
+    const outside = await prepare(options, command, { port, logPath, env: extra });
+    const filled = fillPort(outside.command, port);
+    const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
+    let group;
+    try {
+        group = await launchGroup({ command: filled, env, logPath });
+    }
+    catch (error) {
+        throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
+    }
+    guardOf(options).register({ kind: 'group', pgid: group.pgid });
+    options.onSpawn?.(group.pgid);
+    log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
+    const exit = outside.exit(group.exit);
+    group = { ...group, exit, exitSignal: exitSignal(exit) };
+    const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath });
+    let failure;
+    try {
+        failure = await bringUp(options, baseUrl, group);
+    }
+    catch (error) {
+        // A throwing adapter or smoke hook must not leave the group running.
+        await running.stop();
+        throw error;
+    }
+    if (!failure) {
+        log.info(`${target.id}: ready at ${baseUrl}`);
+        return running;
+    }
+    await running.stop();
+    const tail = group.log.tail();
+    const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
+    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled);
+}
+/**
+ * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
+ * idempotent `stop()` that terminates the group, waits for its output and checks the port is free.
+ */
+function groupHandle(options, group, outside, where) {
+    const { target, log } = options;
+    const { host, port } = where;
+    const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS;
+    let stopRequested = false;
+    let stopping;
+    const teardown = async () => {
+        stopRequested = true;
+        const outcome = await terminateGroup(group.pgid, graceMs);
+        if (outcome === 'killed')
+            log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`);
+        if (outcome === 'stuck')
+            log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
+        for (const problem of await outside.undo((text) => group.log.write(text), graceMs))
+            log.warn(`${target.id}: ${problem}`);
+        await race(group.drained, DRAIN_WAIT_MS);
+        if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
+            log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
+        }
+        group.log.close();
+    };
+    return {
+        baseUrl: where.baseUrl,
+        port,
+        launch: where.launch,
+        pgid: group.pgid,
+        logPath: where.logPath,
+        exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
+        logTail: (lines = 40) => group.log.tail(lines),
+        stop: () => (stopping ??= teardown()),
+        ...(outside.identity ? { identity: outside.identity } : {}),
+    };
+}
+/** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
+async function startTarget(options) {
+    const { target } = options;
+    if (options.signal?.aborted)
+        throw new StartError(target.id, 'aborted', 'cancelled before launch');
+    return (target.launch || target.container) && !target.external ? launch(options, target.launch) : attach(options);
+}
+
+;// CONCATENATED MODULE: ./src/server/memory.ts
+/**
+ * The memory guard: unified-memory boxes (GB10) freeze instead of OOM-killing when memory
+ * runs out, so while a target runs we sample MemAvailable and pull the plug below a floor.
+ * Sampling is one pread of /proc/meminfo into a reused buffer, parsed in place.
+ */
+
+
+
+const buffer = Buffer.alloc(8192);
+const MEM_TOTAL = Buffer.from('MemTotal:');
+const MEM_AVAILABLE = Buffer.from('MemAvailable:');
+const MEM_FREE = Buffer.from('MemFree:');
+/** The kB figure after `key` in the first `length` bytes of the buffer, in bytes; NaN when absent. */
+function field(length, key) {
+    const at = buffer.indexOf(key);
+    if (at < 0 || at >= length)
+        return Number.NaN;
+    let i = at + key.length;
+    while (i < length && buffer[i] === 32)
+        i++;
+    let kb = 0;
+    let digits = 0;
+    for (; i < length && buffer[i] >= 48 && buffer[i] <= 57; i++, digits++)
+        kb = kb * 10 + (buffer[i] - 48);
+    return digits ? kb * 1024 : Number.NaN;
+}
+/** MemAvailable and MemTotal from /proc/meminfo (MemFree on kernels too old for MemAvailable). */
+function readMemInfoSync(path = '/proc/meminfo') {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+    let length;
+    try {
+        length = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, 0);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    // Stale bytes past `length` from an earlier read must not match.
+    buffer.fill(0, length);
+    const available = field(length, MEM_AVAILABLE);
+    return { availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available, totalBytes: field(length, MEM_TOTAL) };
+}
+const readMemInfo = async () => readMemInfoSync();
+/** The floor in bytes; a `percent` floor holds a fraction of total memory (`5%` → 0.05), as the config parses it. */
+function floorBytes(floor, totalBytes) {
+    return floor.kind === 'bytes' ? floor.value : totalBytes * floor.value;
+}
+/** Sample MemAvailable every interval; call onTrip once when it falls below the floor. */
+function startMemoryGuard(options) {
+    const read = options.read ?? readMemInfo;
+    let busy = false;
+    let stopped = false;
+    const tick = async () => {
+        if (busy || stopped)
+            return;
+        busy = true;
+        try {
+            const info = await read();
+            const floor = floorBytes(options.floor, info.totalBytes);
+            if (!stopped && info.availableBytes < floor) {
+                stop();
+                options.onTrip(info, floor);
+            }
+        }
+        catch {
+            // An unreadable sample is skipped; the next one may succeed.
+        }
+        finally {
+            busy = false;
+        }
+    };
+    const timer = setInterval(() => void tick(), options.intervalMs ?? 1000);
+    timer.unref();
+    const stop = () => {
+        stopped = true;
+        clearInterval(timer);
+    };
+    void tick();
+    return { stop };
+}
+const runSync = () => new Promise((resolve, reject) => (0,external_node_child_process_namespaceObject.execFile)('sync', [], { timeout: 120_000 }, (error) => (error ? reject(error) : resolve())));
+/** Sync and drop the page cache (root only); returns a warning text when it could not. Never throws. */
+async function dropCaches(deps = {}) {
+    const uid = deps.uid ?? process.getuid?.();
+    if (uid !== 0)
+        return `drop-caches: skipped, needs root (running as uid ${uid ?? 'unknown'}); the page cache may hold memory the engine needs`;
+    try {
+        await (deps.sync ?? runSync)();
+        (0,external_node_fs_namespaceObject.writeFileSync)(deps.dropFile ?? '/proc/sys/vm/drop_caches', '3');
+        return undefined;
+    }
+    catch (error) {
+        return `drop-caches: failed: ${errorMessage(error)}`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/index.ts
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/preflight.ts
+
+
+async function preflightTarget(target, deps, log) {
+    const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) });
+    log.info(`${target.id}: preflight: ${preflight_summary(state)}`);
+    const problem = preflightProblem(state, { attached: Boolean(target.external) });
+    return problem ? { state, problem } : { state };
+}
+function preflight_summary(state) {
+    const gpus = state.gpus?.map((g, i) => `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`);
+    const processes = state.processes && `${state.processes.length} GPU process${state.processes.length === 1 ? '' : 'es'}`;
+    const governors = state.governors && `governor ${state.governors.join('/')}`;
+    return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ');
+}
+/** The round watch of a host whose GPUs answered; none without GPU information. */
+function roundWatch(state, deps) {
+    if (!state.gpus?.length)
+        return undefined;
+    const smi = deps.smi ?? nvidiaSmi;
+    return () => watchRound(smi);
+}
+/** What each cell of a ready target records about its host. */
+async function targetHost(target, state, info) {
+    const print = await fingerprint({ host: state, engineVersion: info.version, container: info.container, model: target.model });
+    return { preflight: state, fingerprint: print };
+}
+
 ;// CONCATENATED MODULE: ./src/measure-cell.ts
 
 
@@ -54951,6 +56822,8 @@ async function measureCell(o) {
         seed: o.seed,
         signal: o.signal,
         onRound: (p) => o.log.info(progressLine(cell.id, p)),
+        watch: o.watch,
+        onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
     });
     if (o.extend)
         return { measurement, specDecode: undefined };
@@ -56565,6 +58438,10 @@ async function runRound(o) {
 
 
 
+/** Re-measurements of disturbed rounds per measurement; past it the round is kept and the cell flagged. */
+const MAX_REMEASURES = 2;
+/** The flag of a round kept although disturbed: the cell is then not compared. */
+const THROTTLED_FLAG = 'throttled';
 const DEFAULT_PROGRESS_MS = 30_000;
 /** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
 async function runRounds(o, calibration, send) {
@@ -56575,37 +58452,61 @@ async function runRounds(o, calibration, send) {
     const discard = o.after ? 0 : Math.max(0, Math.min(o.discard, o.rounds - 1));
     const rounds = [...(o.after?.rounds ?? [])];
     const kept = [...(o.after?.requests ?? [])];
+    const remeasured = [...(o.after?.remeasured ?? [])];
+    const extraFlags = (o.after?.flags ?? []).filter((f) => f.startsWith(`${THROTTLED_FLAG}:`));
+    let again = 0;
     for (let r = first; r < total && !o.signal?.aborted; r++) {
-        const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond });
-        const records = await runRound({
-            scenario,
-            round: r,
-            rounds: total,
-            seed: o.seed,
-            calibration,
-            send,
-            signal: o.signal,
-            progress: o.onRound ? progress : undefined,
-            progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
-        });
         const steady = r >= discard;
-        const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests);
-        const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records);
+        // A discarded round does not count, so what disturbed it does not matter.
+        const end = steady ? await o.watch?.() : undefined;
+        const { result, records } = await oneRound(o, calibration, send, { r, total, steady });
+        const disturbed = await end?.();
+        if (disturbed && !o.signal?.aborted) {
+            if (again < MAX_REMEASURES) {
+                again++;
+                remeasured.push({ round: r, reason: disturbed });
+                o.onDisturbed?.({ round: r, reason: disturbed, again, max: MAX_REMEASURES });
+                r--;
+                continue;
+            }
+            extraFlags.push(`${THROTTLED_FLAG}: round ${r + 1} (${disturbed}) kept after ${MAX_REMEASURES} re-measurements`);
+        }
         rounds.push(result);
-        if (steady)
+        if (result.steady)
             kept.push(...records);
-        progress(records.length, result.errors, result.metrics.output_tps);
     }
     if (o.signal?.aborted)
         throw new RequestError('measurement aborted', 'aborted');
     return {
         rounds,
         metrics: steadyState(rounds),
-        flags: cellFlags(scenario, rounds, kept, o.maxErrorShare),
+        flags: [...cellFlags(scenario, rounds, kept, o.maxErrorShare), ...extraFlags],
         requests: kept,
         errors: mergeErrors(rounds),
         degenerate: tallyDegenerate(kept.flatMap((r) => (r.output ? [r.output] : []))),
+        ...(remeasured.length && { remeasured }),
     };
+}
+/** Runs and summarizes round `r` of `total`. */
+async function oneRound(o, calibration, send, at) {
+    const { scenario } = o;
+    const { r, total, steady } = at;
+    const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond });
+    const records = await runRound({
+        scenario,
+        round: r,
+        rounds: total,
+        seed: o.seed,
+        calibration,
+        send,
+        signal: o.signal,
+        progress: o.onRound ? progress : undefined,
+        progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
+    });
+    const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests);
+    const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records);
+    progress(records.length, result.errors, result.metrics.output_tps);
+    return { result, records };
 }
 function mergeErrors(rounds) {
     return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count])));
@@ -56671,1134 +58572,6 @@ function createBenchClient(target) {
         },
     };
 }
-
-;// CONCATENATED MODULE: ./src/server/env.ts
-/**
- * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
- * third-party programs; some print their environment when they crash and launch scripts often run `set -x`,
- * so nothing that lets a process act as this workflow reaches them. We start from the runner's environment and
- * remove the action's own inputs (`INPUT_*`, the `github-token` among them), the runner's plumbing and tokens
- * (`ACTIONS_*`: runtime, results, cache, OIDC request token and URL), `GITHUB_TOKEN`/`GH_TOKEN`, any variable
- * whose value is a registered secret, and every variable whose name looks secret unless the target lists it in
- * `pass-env` (e.g. `HF_TOKEN` for gated model downloads). The target's own `env` is added last.
- */
-
-function engineEnv(base, passEnv, extra, known = secrets) {
-    const pass = new Set(passEnv);
-    const env = {};
-    const withheld = [];
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined || isActionCredential(name))
-            continue;
-        if ((looksSecret(name) || known.redact(value) !== value) && !pass.has(name)) {
-            withheld.push(name);
-            continue;
-        }
-        env[name] = value;
-    }
-    return { env: { ...env, ...extra }, withheld: withheld.sort() };
-}
-/** The hint a failed launch carries when it ran without secret-looking variables the runner had. */
-function withheldHint(withheld) {
-    if (withheld.length === 0)
-        return '';
-    const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
-    return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
-}
-
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-;// CONCATENATED MODULE: ./src/server/log-file.ts
-/**
- * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
- * usually the reason it failed) are kept, then only a window of the latest output. When the
- * part after the head grows past twice the window it is rewritten as a marker plus the last
- * `tailBytes`, so a runaway engine costs at most head + 2 × tail on disk.
- */
-
-
-
-
-
-const DEFAULT_HEAD_BYTES = 1024 * 1024;
-const DEFAULT_TAIL_BYTES = 256 * 1024;
-/** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
-const PARTIAL_LINE_CHARS = 64 * 1024;
-// eslint-disable-next-line no-control-regex
-const log_file_ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
-class BoundedLog {
-    path;
-    fd;
-    base;
-    headBytes;
-    tailBytes;
-    head = 0;
-    afterHead = 0;
-    inFile = 0;
-    recent = [];
-    recentBytes = 0;
-    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-    partial = '';
-    constructor(path, options = {}) {
-        this.path = path;
-        this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
-        this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
-        ensureDir((0,external_node_path_.dirname)(path));
-        this.fd = safe_fs_openNoFollow(path, 'append');
-        // Appending to an earlier run's log: the bound applies to what this run adds.
-        this.base = (0,external_node_fs_namespaceObject.fstatSync)(this.fd).size;
-    }
-    /** Bytes written by the engine that are no longer in the file. */
-    get droppedBytes() {
-        return this.afterHead - Math.min(this.afterHead, this.inFile);
-    }
-    /**
-     * Engine output: goes to the file and to the tail, redacted of secrets a line at a time (a partial line
-     * waits for its end, up to PARTIAL_LINE_CHARS); `close` redacts the whole file once more, for secrets a
-     * line break split.
-     */
-    write(data) {
-        const text = this.partial + (typeof data === 'string' ? data : this.decoder.write(data));
-        const cut = text.lastIndexOf('\n') + 1;
-        const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
-        this.partial = text.slice(ready.length);
-        if (ready)
-            this.append(Buffer.from(redact_redact(ready)), true);
-    }
-    /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
-    note(text) {
-        this.flushPartial();
-        this.append(Buffer.from(redact_redact(text)), false);
-    }
-    flushPartial() {
-        const rest = this.partial + this.decoder.end();
-        this.partial = '';
-        if (rest)
-            this.append(Buffer.from(redact_redact(rest)), true);
-    }
-    append(chunk, remember) {
-        if (chunk.length === 0)
-            return;
-        if (remember)
-            this.remember(chunk);
-        if (this.fd === undefined)
-            return;
-        let rest = chunk;
-        if (this.head < this.headBytes) {
-            const part = rest.subarray(0, this.headBytes - this.head);
-            (0,external_node_fs_namespaceObject.writeSync)(this.fd, part);
-            this.head += part.length;
-            rest = rest.subarray(part.length);
-        }
-        if (rest.length === 0)
-            return;
-        (0,external_node_fs_namespaceObject.writeSync)(this.fd, rest);
-        this.afterHead += rest.length;
-        this.inFile += rest.length;
-        if (this.inFile > 2 * this.tailBytes)
-            this.rotate();
-    }
-    remember(chunk) {
-        this.recent.push(chunk);
-        this.recentBytes += chunk.length;
-        while (this.recent.length > 1 && this.recentBytes - this.recent[0].length >= this.tailBytes) {
-            this.recentBytes -= this.recent.shift().length;
-        }
-    }
-    latest() {
-        const all = Buffer.concat(this.recent);
-        return all.length > this.tailBytes ? all.subarray(all.length - this.tailBytes) : all;
-    }
-    rotate() {
-        const fd = this.fd;
-        // Notes written after the head are not in the ring; losing them with the rest is fine.
-        const kept = this.latest();
-        const dropped = this.afterHead - kept.length;
-        (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base + this.head);
-        const marker = Buffer.from(`\n[llm-bench-gate: ${dropped} bytes of engine output dropped to bound the log size]\n`);
-        (0,external_node_fs_namespaceObject.writeSync)(fd, marker);
-        (0,external_node_fs_namespaceObject.writeSync)(fd, kept);
-        this.inFile = kept.length;
-    }
-    /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
-    tail(lines = 40) {
-        const text = redact_redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
-        const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
-        return all.slice(-lines).join('\n');
-    }
-    lastLine() {
-        return this.tail(1) || undefined;
-    }
-    close() {
-        if (this.fd === undefined)
-            return;
-        this.flushPartial();
-        const fd = this.fd;
-        this.fd = undefined;
-        try {
-            this.redactWritten(fd);
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    /** What this run wrote, redacted as a whole (the file is bounded to head + 2 × tail bytes). */
-    redactWritten(fd) {
-        const all = (0,external_node_fs_namespaceObject.readFileSync)(this.path);
-        const mine = all.subarray(this.base).toString('utf8');
-        const clean = redact_redact(mine);
-        if (clean === mine)
-            return;
-        (0,external_node_fs_namespaceObject.ftruncateSync)(fd, this.base);
-        (0,external_node_fs_namespaceObject.writeSync)(fd, Buffer.from(clean));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/server/readiness.ts
-/**
- * Waiting for an engine: poll its health endpoint fast, classify each answer with the
- * adapter, print a progress line now and then, and stop early when the process exits,
- * the engine declares itself dead, or the caller aborts.
- */
-
-
-const POLL_MS = 200;
-const PROGRESS_MS = 15_000;
-const PROBE_TIMEOUT_MS = 2000;
-/** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
-function describeAnswer(answer) {
-    if (!answer)
-        return 'no answer yet';
-    if (answer.status === 0)
-        return answer.body || 'no connection';
-    const body = answer.body.replace(/\s+/g, ' ').trim().slice(0, 120);
-    return body ? `HTTP ${answer.status}: ${body}` : `HTTP ${answer.status}`;
-}
-/** An AbortSignal that fires when the process exits, with the ExitInfo as its reason. */
-function exitSignal(exit) {
-    const controller = new AbortController();
-    void exit.then((info) => controller.abort(info));
-    return controller.signal;
-}
-/**
- * Settles with whichever comes first of `promise`, the process exit, the abort or `ms`.
- * The timer and both listeners are released either way (this runs every poll for minutes).
- */
-function race(promise, ms, exit, signal) {
-    return new Promise((resolve) => {
-        let done = false;
-        const finish = (outcome) => {
-            if (done)
-                return;
-            done = true;
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
-            exit?.removeEventListener('abort', onExit);
-            resolve(outcome);
-        };
-        const onAbort = () => finish({ aborted: true });
-        const onExit = () => finish({ exit: exit.reason });
-        const timer = setTimeout(() => finish({ timeout: true }), Math.max(0, ms));
-        if (exit?.aborted)
-            return onExit();
-        if (signal?.aborted)
-            return onAbort();
-        signal?.addEventListener('abort', onAbort, { once: true });
-        exit?.addEventListener('abort', onExit, { once: true });
-        promise.then((value) => finish({ value }), (error) => finish({ error }));
-    });
-}
-async function waitReady(options) {
-    const { adapter, http, log, exit, signal } = options;
-    const url = joinUrl(options.baseUrl, adapter.healthPath);
-    const pollMs = options.pollMs ?? POLL_MS;
-    const progressMs = options.progressIntervalMs ?? PROGRESS_MS;
-    const started = Date.now();
-    const elapsed = () => Date.now() - started;
-    let last;
-    let nextProgress = progressMs;
-    for (;;) {
-        const remaining = options.timeoutMs - elapsed();
-        if (remaining <= 0)
-            return { kind: 'timeout', last, elapsedMs: elapsed() };
-        const probe = await race(http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))), remaining, exit, signal);
-        if ('aborted' in probe)
-            return { kind: 'aborted', elapsedMs: elapsed() };
-        if ('exit' in probe)
-            return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() };
-        if ('timeout' in probe)
-            return { kind: 'timeout', last, elapsedMs: elapsed() };
-        last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
-        const state = adapter.readiness(last);
-        if (state === 'ready')
-            return { kind: 'ready', elapsedMs: elapsed() };
-        if (state === 'dead')
-            return { kind: 'dead', answer: last, elapsedMs: elapsed() };
-        if (elapsed() >= nextProgress) {
-            nextProgress += progressMs;
-            const line = options.lastLogLine?.();
-            log.info(`${options.id}: waiting for ${adapter.name} to be ready (${formatDuration(Math.round(elapsed() / 100) * 100)} of ${formatDuration(options.timeoutMs)}, ` +
-                `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`);
-        }
-        const pause = await race(new Promise(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal);
-        if ('aborted' in pause)
-            return { kind: 'aborted', elapsedMs: elapsed() };
-        if ('exit' in pause)
-            return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/server/launch.ts
-/**
- * Runs a launch command under `bash -c` as the leader of a new process group, with its
- * output going to a bounded log file. Output goes through us (not straight to a file
- * descriptor) so the file stays bounded and the last lines are at hand for errors.
- */
-
-
-
-function stamp() {
-    return new Date().toISOString();
-}
-/** Spawns the command; throws the spawn error (no bash, bad cwd) synchronously or on the first tick. */
-async function launchGroup(spec) {
-    const log = new BoundedLog(spec.logPath, spec.logOptions);
-    log.note(`[llm-bench-gate ${stamp()}] $ ${spec.command}\n`);
-    let child;
-    try {
-        child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', spec.command], {
-            detached: true,
-            stdio: ['ignore', 'pipe', 'pipe'],
-            // The whole environment, as the caller built it (least privilege: server/env.ts); nothing is inherited.
-            env: spec.env,
-            cwd: spec.cwd,
-        });
-    }
-    catch (error) {
-        log.close();
-        throw error;
-    }
-    const spawned = new Promise((resolve, reject) => {
-        child.once('spawn', resolve);
-        child.once('error', reject);
-    });
-    try {
-        await spawned;
-    }
-    catch (error) {
-        log.close();
-        throw error;
-    }
-    child.stdout.on('data', (chunk) => log.write(chunk));
-    child.stderr.on('data', (chunk) => log.write(chunk));
-    let info;
-    const exit = new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
-            info = { code, signal };
-            log.note(`[llm-bench-gate ${stamp()}] launch process exited (${signal ? `signal ${signal}` : `code ${code}`})\n`);
-            resolve(info);
-        });
-    });
-    const drained = new Promise((resolve) => child.once('close', () => resolve()));
-    return { pgid: child.pid, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained };
-}
-
-;// CONCATENATED MODULE: ./src/server/process-group.ts
-/**
- * Process groups: a launch runs as the leader of its own group (pgid = pid), so one signal
- * to `-pgid` reaches every process the launch script started, grandchildren included.
- */
-
-/** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */
-const DEFAULT_GRACE_MS = 4500;
-/** How long to wait for the group to vanish after SIGKILL (a GPU process may take a moment to exit). */
-const KILL_WAIT_MS = 1000;
-const process_group_POLL_MS = 50;
-/** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
-function statOf(pid) {
-    try {
-        const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return { state: fields[0], pgrp: Number(fields[2]) };
-    }
-    catch {
-        return undefined;
-    }
-}
-let procAvailable;
-function hasProc() {
-    procAvailable ??= statOf('self') !== undefined;
-    return procAvailable;
-}
-/** Our own process group: never a target of these signals. */
-function ownProcessGroup() {
-    return statOf('self')?.pgrp;
-}
-/** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
-function liveMembers(pgid) {
-    const pids = [];
-    if (!hasProc())
-        return pids;
-    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
-        if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
-            continue;
-        const stat = statOf(entry);
-        if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
-            pids.push(Number(entry));
-    }
-    return pids;
-}
-/**
- * True while a process of the group runs. Zombies do not count: where the container's
- * init does not reap orphans, a killed grandchild stays a zombie for good.
- */
-function groupAlive(pgid) {
-    try {
-        process.kill(-pgid, 0);
-    }
-    catch (error) {
-        return error.code === 'EPERM';
-    }
-    return hasProc() ? liveMembers(pgid).length > 0 : true;
-}
-function signalGroup(pgid, signal) {
-    try {
-        process.kill(-pgid, signal);
-    }
-    catch (error) {
-        if (error.code !== 'ESRCH')
-            throw error;
-    }
-}
-const process_group_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Polls until every group is gone or the time is up; returns the groups still alive. */
-async function waitGroupsGone(pgids, timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    let alive = pgids.filter(groupAlive);
-    while (alive.length && Date.now() < deadline) {
-        await process_group_sleep(Math.min(process_group_POLL_MS, Math.max(1, deadline - Date.now())));
-        alive = alive.filter(groupAlive);
-    }
-    return alive;
-}
-/** SIGTERM the group, SIGKILL it after `graceMs`; says how it ended. */
-async function terminateGroup(pgid, graceMs = DEFAULT_GRACE_MS) {
-    if (!groupAlive(pgid))
-        return 'gone';
-    signalGroup(pgid, 'SIGTERM');
-    // A stopped (SIGSTOP'd) process only sees SIGTERM once continued.
-    signalGroup(pgid, 'SIGCONT');
-    if ((await waitGroupsGone([pgid], graceMs)).length === 0)
-        return 'terminated';
-    signalGroup(pgid, 'SIGKILL');
-    return (await waitGroupsGone([pgid], KILL_WAIT_MS)).length === 0 ? 'killed' : 'stuck';
-}
-/**
- * Post-step safety net: SIGTERM every saved group still alive, SIGKILL those left after
- * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
- * Ids that cannot be a launched group (<= 1, our own group) are ignored.
- */
-async function process_group_killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
-    const own = ownProcessGroup();
-    const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid);
-    const alive = valid.filter(groupAlive);
-    for (const pgid of alive) {
-        signalGroup(pgid, 'SIGTERM');
-        signalGroup(pgid, 'SIGCONT');
-    }
-    const left = await waitGroupsGone(alive, graceMs);
-    for (const pgid of left)
-        signalGroup(pgid, 'SIGKILL');
-    await waitGroupsGone(left, KILL_WAIT_MS);
-    return alive;
-}
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(7030);
-var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
-;// CONCATENATED MODULE: ./src/server/ports.ts
-/** Loopback port helpers: pick a free one, tell whether something answers on one. */
-
-/** A port the kernel considers free on 127.0.0.1 right now. */
-function pickFreePort(host = '127.0.0.1') {
-    return new Promise((resolve, reject) => {
-        const server = external_node_net_default().createServer();
-        server.unref();
-        server.once('error', reject);
-        server.listen(0, host, () => {
-            const { port } = server.address();
-            server.close(() => resolve(port));
-        });
-    });
-}
-/** True when a TCP connection to host:port is accepted. */
-function portAnswers(host, port, timeoutMs = 500) {
-    return new Promise((resolve) => {
-        const socket = external_node_net_default().connect({ host, port });
-        const done = (answers) => {
-            clearTimeout(timer);
-            socket.destroy();
-            resolve(answers);
-        };
-        const timer = setTimeout(() => done(false), timeoutMs);
-        socket.once('connect', () => done(true));
-        socket.once('error', () => done(false));
-    });
-}
-/** Polls until nothing answers on the port; false if something still does after `timeoutMs`. */
-async function waitPortFree(host, port, timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        if (!(await portAnswers(host, port, 250)))
-            return true;
-        if (Date.now() >= deadline)
-            return false;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-}
-/** Host and port of a base URL (default ports by scheme); undefined while it holds `{port}`. */
-function hostPort(url) {
-    try {
-        const parsed = new URL(url.replaceAll('{port}', '1'));
-        const host = parsed.hostname.replace(/^\[|\]$/g, '');
-        if (url.includes('{port}'))
-            return { host, port: undefined };
-        const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-        return { host, port };
-    }
-    catch {
-        return undefined;
-    }
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/server/container.ts
-/**
- * `container:` targets: the `run` command the action composes, the runtime it picks, and the
- * stop, removal and label cleanup that reach the container itself. The `run` client runs in the
- * foreground as the launch's process group, but the container's processes are children of the
- * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
- * reaches them, so every path that ends a container goes through the runtime, by name or by label.
- */
-
-
-/** The label every container of a run carries; its value is the run id. */
-const RUN_LABEL = 'llm-bench-gate.run';
-const DETECT_TIMEOUT_MS = 3000;
-const COMMAND_TIMEOUT_MS = 30_000;
-/** Container names and label values take `[A-Za-z0-9_.-]`; anything else becomes `-`. */
-function sanitize(text) {
-    return text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
-}
-/** A run id unique per run: the workflow run and attempt when there is one, plus random hex so two runs of one job differ. */
-function makeRunId(env = process.env) {
-    const run = env.GITHUB_RUN_ID ? `${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local';
-    return sanitize(`${run}-${(0,external_node_crypto_.randomBytes)(4).toString('hex')}`);
-}
-function containerName(runId, targetId) {
-    return sanitize(`llm-bench-${runId}-${targetId}`);
-}
-/** Single-quotes a word for `bash -c`. */
-function container_shellQuote(word) {
-    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-/** A list is passed word for word; a string is split by the shell like a launch command. */
-function shellWords(value) {
-    if (value === undefined)
-        return [];
-    return typeof value === 'string' ? [value] : value.map(container_shellQuote);
-}
-/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
-function runCommand(runtime, c, at) {
-    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
-    if (c.gpus === 'all')
-        fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
-    if (c.shmSize)
-        fixed.push('--shm-size', c.shmSize);
-    for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
-        fixed.push('-e', `${name}=${value}`);
-    for (const volume of c.volumes)
-        fixed.push('-v', volume);
-    const words = [runtime, ...fixed.map(container_shellQuote), ...shellWords(c.runArgs), container_shellQuote(c.image), ...shellWords(c.command)];
-    return `exec ${words.join(' ')}`;
-}
-/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
-function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-            const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
-        });
-    });
-}
-let detected;
-/** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
-function detectRuntime() {
-    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
-    return detected;
-}
-/** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
-async function containerRunning(runtime, name) {
-    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
-    return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
-}
-async function containerExitCode(runtime, name) {
-    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
-    const code = Number(r.stdout.trim());
-    return r.code === 0 && Number.isInteger(code) ? code : null;
-}
-/** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
-async function removeContainer(runtime, name, graceMs) {
-    const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS);
-    const rm = await runtimeExec(runtime, ['rm', '-f', name]);
-    if (rm.code === 0)
-        return undefined;
-    return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`;
-}
-/**
- * Removes every container carrying this run's label, running or not (a SIGINT during creation can
- * leave one `Created`). Containers without the label, or with another run's, are never touched.
- * Returns the ids removed (podman) or found (docker).
- */
-async function container_removeByLabel(runtime, runId) {
-    const filter = `label=${RUN_LABEL}=${runId}`;
-    const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
-    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
-    if (runtime === 'podman') {
-        // `-t 0`: without it podman waits 10 s per container before killing it.
-        await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
-    }
-    else if (ids.length) {
-        // docker's `rm` takes no filter: list by label, remove by id.
-        await runtimeExec('docker', ['rm', '-f', ...ids]);
-    }
-    return ids;
-}
-/** The image the container runs: podman's tag and manifest digest; docker's image id and the image's first repo digest. */
-async function containerIdentity(runtime, name, image) {
-    if (runtime === 'podman') {
-        const r = await runtimeExec('podman', ['inspect', '--format', '{{.ImageName}}|{{.ImageDigest}}', name], 10_000);
-        const [tag, digest] = r.code === 0 ? r.stdout.trim().split('|') : [];
-        return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
-    }
-    const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
-    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
-    const digest = repo.split(' ')[0]?.split('@')[1] || id;
-    return { runtime, image, ...(digest ? { digest } : {}) };
-}
-
-;// CONCATENATED MODULE: ./src/server/guard.ts
-/**
- * The run's guard: every cleanup task of what the run starts is registered here before it starts,
- * handed to the caller (the action saves them for its post step) and to a watchdog: a small
- * detached process, in a session of its own, that holds a pipe from this process. When the pipe
- * closes without a final "done" — this process died, even by SIGKILL, and no `finally` or post
- * step may ever run — the watchdog runs the cleanup itself and exits.
- */
-
-
-
-
-
-/** `dist/watchdog/index.js`, seen from the action (`dist/index.js`) or the CLI (`dist/cli/index.js`). */
-function bundledWatchdog(entry = process.argv[1] ?? '') {
-    // The CLI may be started through a bin symlink: look next to the file it points to.
-    const dir = (0,external_node_path_.dirname)((0,external_node_fs_namespaceObject.existsSync)(entry) ? (0,external_node_fs_namespaceObject.realpathSync)(entry) : entry);
-    return [(0,external_node_path_.join)(dir, 'watchdog', 'index.js'), (0,external_node_path_.join)(dir, '..', 'watchdog', 'index.js')].find((path) => (0,external_node_fs_namespaceObject.existsSync)(path));
-}
-function spawnWatchdog(script, log) {
-    try {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-        child.on('error', (error) => log.warn(`watchdog: ${errorMessage(error)}`));
-        child.stdin.on('error', () => undefined);
-        // Neither the child nor its pipe keeps this process alive; the pipe closes when this process ends.
-        child.unref();
-        child.stdin.unref?.();
-        return child;
-    }
-    catch (error) {
-        log.warn(`watchdog could not start (${errorMessage(error)}); cleanup after a crash is left to the post step`);
-        return undefined;
-    }
-}
-function createRunGuard(options) {
-    const tasks = [];
-    let watchdog;
-    let started = false;
-    const send = (message) => watchdog?.stdin?.writable && watchdog.stdin.write(`${JSON.stringify(message)}\n`);
-    return {
-        runId: options.runId,
-        register(task) {
-            // A relaunch registers the same tasks again; each is kept once.
-            if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task)))
-                return;
-            tasks.push(task);
-            options.onChange?.(tasks);
-            if (!started) {
-                started = true;
-                const script = options.watchdogScript === undefined ? bundledWatchdog() : options.watchdogScript;
-                if (script)
-                    watchdog = spawnWatchdog(script, options.log);
-                else if (options.watchdogScript === undefined)
-                    options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step');
-            }
-            send({ task });
-        },
-        async close() {
-            for (const task of tasks) {
-                if (task.kind !== 'containers')
-                    continue;
-                const left = await container_removeByLabel(task.runtime, task.runId);
-                if (left.length)
-                    options.log.warn(`removed ${left.length} container(s) of run ${task.runId} left after teardown`);
-            }
-            send({ done: true });
-            watchdog?.stdin?.end();
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/server/cleanup.ts
-/**
- * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
- * or the watchdog when the main process died. Tasks are plain data (they travel through the
- * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
- */
-
-
-
-
-
-
-
-
-/** A `stop:` command is bounded: past this it is killed. */
-const STOP_TIMEOUT_MS = 60_000;
-/** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
-function appendToLog(path) {
-    return (text) => {
-        try {
-            const fd = openNoFollow(path, 'append');
-            try {
-                writeSync(fd, redact(text));
-            }
-            finally {
-                closeSync(fd);
-            }
-        }
-        catch {
-            // The log is for reading later; cleanup goes on without it.
-        }
-    };
-}
-/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
-function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
-    const { env } = engineEnv(process.env, task.passEnv, task.env);
-    write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
-    return new Promise((resolve) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        child.stdout.on('data', (chunk) => write(chunk.toString('utf8')));
-        child.stderr.on('data', (chunk) => write(chunk.toString('utf8')));
-        let timedOut = false;
-        const timer = setTimeout(() => {
-            timedOut = true;
-            signalGroup(child.pid, 'SIGKILL');
-        }, timeoutMs);
-        child.once('error', (error) => {
-            clearTimeout(timer);
-            resolve(`stop command could not start: ${errorMessage(error)}`);
-        });
-        child.once('exit', (code, signal) => {
-            clearTimeout(timer);
-            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
-            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
-            resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
-        });
-    });
-}
-/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
-async function runCleanup(tasks, graceMs) {
-    const report = { containers: [], groups: [], stops: 0, problems: [] };
-    const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []));
-    const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
-    // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
-    const [groups, ...removed] = await Promise.all([
-        pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
-        ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
-    ]);
-    report.groups = groups;
-    report.containers = removed.flat();
-    const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t]] : [])));
-    for (const task of stops.values()) {
-        const problem = await runStop(task, appendToLog(task.logPath));
-        report.stops++;
-        if (problem)
-            report.problems.push(`${task.target}: ${problem}`);
-    }
-    return report;
-}
-
-;// CONCATENATED MODULE: ./src/server/outside.ts
-/**
- * What a launched target has outside its process group — its container, its `stop:` command —
- * set up before the launch (registered with the run's guard first, so nothing can start that the
- * cleanup does not know about) and undone after the group is signalled on teardown.
- */
-
-
-
-const EXIT_POLL_MS = 1000;
-const outside_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function containerExit(runtime, name, group, stopped) {
-    const info = await group;
-    if (info.code !== 0 || stopped())
-        return info;
-    while (!stopped() && (await containerRunning(runtime, name)))
-        await outside_sleep(EXIT_POLL_MS);
-    return { code: await containerExitCode(runtime, name), signal: null };
-}
-/** Throws when the runtime cannot be chosen; registers the cleanup before returning. */
-async function prepareOutside(target, command, at) {
-    const { port, guard } = at;
-    let stopped = false;
-    const stop = target.stop
-        ? { kind: 'stop', target: target.id, command: fillPort(target.stop, port), env: at.env, passEnv: target.settings.passEnv, logPath: at.logPath }
-        : undefined;
-    const runStopTask = async (write) => (stop ? [await runStop(stop, write)].filter((p) => p !== undefined) : []);
-    const c = target.container;
-    if (!c) {
-        if (stop)
-            guard.register(stop);
-        return { command: command ?? '', exit: (group) => group, undo: runStopTask };
-    }
-    const runtime = c.runtime ?? (await detectRuntime());
-    const name = containerName(guard.runId, target.id);
-    guard.register({ kind: 'containers', runtime, runId: guard.runId });
-    if (stop)
-        guard.register(stop);
-    return {
-        // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
-        command: fillPort(runCommand(runtime, c, { runId: guard.runId, name, port }), port),
-        exit: (group) => containerExit(runtime, name, group, () => stopped),
-        async undo(write, graceMs) {
-            stopped = true;
-            const problem = await removeContainer(runtime, name, graceMs);
-            return [...(problem ? [problem] : []), ...(await runStopTask(write))];
-        },
-        identity: () => containerIdentity(runtime, name, c.image),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/server/start.ts
-/**
- * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
- * wait until its health endpoint says ready, run the smoke request, and hand back a handle
- * whose `stop()` tears the whole group down. Any failure on the way kills the group first
- * and then throws a StartError carrying the log tail.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-const SMOKE_ATTEMPTS = 3;
-const SMOKE_MIN_MS = 10_000;
-const PORT_FREE_WAIT_MS = 700;
-const DRAIN_WAIT_MS = 300;
-/** `<logDir>/<target id, path separators and odd characters replaced>.log` */
-function logPathFor(logDir, targetId) {
-    return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
-}
-function exitText(exit) {
-    if (exit.signal)
-        return `was killed by ${exit.signal}${exit.signal === 'SIGKILL' ? ' (out of memory?)' : ''}`;
-    return `exited with code ${exit.code}`;
-}
-function withLine(message, line) {
-    return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
-}
-/** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
-async function bringUp(options, baseUrl, group) {
-    const { target, adapter, signal } = options;
-    const timeoutMs = target.settings.readyTimeoutMs;
-    const started = Date.now();
-    const outcome = await waitReady({
-        id: target.id,
-        baseUrl,
-        adapter,
-        http: options.http ?? httpPorts(),
-        timeoutMs,
-        log: options.log,
-        exit: group?.exitSignal,
-        signal,
-        lastLogLine: () => group?.log.lastLine(),
-        pollMs: options.pollIntervalMs,
-        progressIntervalMs: options.progressIntervalMs,
-    });
-    switch (outcome.kind) {
-        case 'aborted':
-            return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` };
-        case 'exit': {
-            const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : '';
-            return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code };
-        }
-        case 'timeout':
-            return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
-        case 'dead': {
-            // Give the process a moment to exit so the error can carry its exit code.
-            const exit = group ? await race(group.exit, 2000) : undefined;
-            const code = exit && 'value' in exit ? exit.value.code : null;
-            return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code };
-        }
-        case 'ready':
-            options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
-    }
-    let lastError;
-    for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
-        const budget = Math.max(started + timeoutMs - Date.now(), SMOKE_MIN_MS);
-        const smoke = await race(options.smoke(baseUrl), budget, group?.exitSignal, signal);
-        if ('value' in smoke)
-            return undefined;
-        if ('aborted' in smoke)
-            return { kind: 'aborted', message: 'cancelled during the smoke request' };
-        if ('exit' in smoke)
-            return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code };
-        if ('timeout' in smoke)
-            return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` };
-        lastError = smoke.error;
-        if (attempt < SMOKE_ATTEMPTS)
-            await race(new Promise(() => undefined), 500, group?.exitSignal, signal);
-    }
-    return { kind: 'smoke', message: `smoke request failed after ${SMOKE_ATTEMPTS} attempts: ${errorMessage(lastError)}` };
-}
-async function attach(options) {
-    const { target } = options;
-    const baseUrl = trimSlash(target.port !== undefined ? fillPort(target.url, target.port) : target.url);
-    const where = hostPort(baseUrl);
-    if (!where?.port)
-        throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`);
-    const failure = await bringUp(options, baseUrl, undefined);
-    if (failure)
-        throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null);
-    options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`);
-    return { baseUrl, port: where.port, exited: new Promise(() => undefined), logTail: () => '', stop: async () => undefined };
-}
-let fallbackGuard;
-/** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
-function guardOf(options) {
-    return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }));
-}
-/** The launch (and what it has outside its group), registered with the guard before anything starts. */
-async function prepare(options, command, at) {
-    try {
-        return await prepareOutside(options.target, command, { ...at, guard: guardOf(options) });
-    }
-    catch (error) {
-        throw new StartError(options.target.id, 'spawn', `cannot prepare the launch: ${errorMessage(error)}`);
-    }
-}
-async function launch(options, command) {
-    const { target, log } = options;
-    const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
-    const baseUrl = trimSlash(fillPort(target.url, port));
-    const host = hostPort(baseUrl)?.host ?? '127.0.0.1';
-    if (await portAnswers(host, port)) {
-        throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`);
-    }
-    const logPath = logPathFor(options.logDir, target.id);
-    const extra = { ...target.env, PORT: String(port) };
-    const outside = await prepare(options, command, { port, logPath, env: extra });
-    const filled = fillPort(outside.command, port);
-    const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
-    let group;
-    try {
-        group = await launchGroup({ command: filled, env, logPath });
-    }
-    catch (error) {
-        throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
-    }
-    guardOf(options).register({ kind: 'group', pgid: group.pgid });
-    options.onSpawn?.(group.pgid);
-    log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
-    const exit = outside.exit(group.exit);
-    group = { ...group, exit, exitSignal: exitSignal(exit) };
-    const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath });
-    let failure;
-    try {
-        failure = await bringUp(options, baseUrl, group);
-    }
-    catch (error) {
-        // A throwing adapter or smoke hook must not leave the group running.
-        await running.stop();
-        throw error;
-    }
-    if (!failure) {
-        log.info(`${target.id}: ready at ${baseUrl}`);
-        return running;
-    }
-    await running.stop();
-    const tail = group.log.tail();
-    const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
-    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled);
-}
-/**
- * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
- * idempotent `stop()` that terminates the group, waits for its output and checks the port is free.
- */
-function groupHandle(options, group, outside, where) {
-    const { target, log } = options;
-    const { host, port } = where;
-    const graceMs = options.stopGraceMs ?? DEFAULT_GRACE_MS;
-    let stopRequested = false;
-    let stopping;
-    const teardown = async () => {
-        stopRequested = true;
-        const outcome = await terminateGroup(group.pgid, graceMs);
-        if (outcome === 'killed')
-            log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`);
-        if (outcome === 'stuck')
-            log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
-        for (const problem of await outside.undo((text) => group.log.write(text), graceMs))
-            log.warn(`${target.id}: ${problem}`);
-        await race(group.drained, DRAIN_WAIT_MS);
-        if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
-            log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
-        }
-        group.log.close();
-    };
-    return {
-        baseUrl: where.baseUrl,
-        port,
-        launch: where.launch,
-        pgid: group.pgid,
-        logPath: where.logPath,
-        exited: new Promise((resolve) => void group.exit.then((info) => !stopRequested && resolve(info))),
-        logTail: (lines = 40) => group.log.tail(lines),
-        stop: () => (stopping ??= teardown()),
-        ...(outside.identity ? { identity: outside.identity } : {}),
-    };
-}
-/** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
-async function startTarget(options) {
-    const { target } = options;
-    if (options.signal?.aborted)
-        throw new StartError(target.id, 'aborted', 'cancelled before launch');
-    return (target.launch || target.container) && !target.external ? launch(options, target.launch) : attach(options);
-}
-
-;// CONCATENATED MODULE: ./src/server/memory.ts
-/**
- * The memory guard: unified-memory boxes (GB10) freeze instead of OOM-killing when memory
- * runs out, so while a target runs we sample MemAvailable and pull the plug below a floor.
- * Sampling is one pread of /proc/meminfo into a reused buffer, parsed in place.
- */
-
-
-
-const buffer = Buffer.alloc(8192);
-const MEM_TOTAL = Buffer.from('MemTotal:');
-const MEM_AVAILABLE = Buffer.from('MemAvailable:');
-const MEM_FREE = Buffer.from('MemFree:');
-/** The kB figure after `key` in the first `length` bytes of the buffer, in bytes; NaN when absent. */
-function field(length, key) {
-    const at = buffer.indexOf(key);
-    if (at < 0 || at >= length)
-        return Number.NaN;
-    let i = at + key.length;
-    while (i < length && buffer[i] === 32)
-        i++;
-    let kb = 0;
-    let digits = 0;
-    for (; i < length && buffer[i] >= 48 && buffer[i] <= 57; i++, digits++)
-        kb = kb * 10 + (buffer[i] - 48);
-    return digits ? kb * 1024 : Number.NaN;
-}
-/** MemAvailable and MemTotal from /proc/meminfo (MemFree on kernels too old for MemAvailable). */
-function readMemInfoSync(path = '/proc/meminfo') {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
-    let length;
-    try {
-        length = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, 0);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-    // Stale bytes past `length` from an earlier read must not match.
-    buffer.fill(0, length);
-    const available = field(length, MEM_AVAILABLE);
-    return { availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available, totalBytes: field(length, MEM_TOTAL) };
-}
-const readMemInfo = async () => readMemInfoSync();
-/** The floor in bytes; a `percent` floor holds a fraction of total memory (`5%` → 0.05), as the config parses it. */
-function floorBytes(floor, totalBytes) {
-    return floor.kind === 'bytes' ? floor.value : totalBytes * floor.value;
-}
-/** Sample MemAvailable every interval; call onTrip once when it falls below the floor. */
-function startMemoryGuard(options) {
-    const read = options.read ?? readMemInfo;
-    let busy = false;
-    let stopped = false;
-    const tick = async () => {
-        if (busy || stopped)
-            return;
-        busy = true;
-        try {
-            const info = await read();
-            const floor = floorBytes(options.floor, info.totalBytes);
-            if (!stopped && info.availableBytes < floor) {
-                stop();
-                options.onTrip(info, floor);
-            }
-        }
-        catch {
-            // An unreadable sample is skipped; the next one may succeed.
-        }
-        finally {
-            busy = false;
-        }
-    };
-    const timer = setInterval(() => void tick(), options.intervalMs ?? 1000);
-    timer.unref();
-    const stop = () => {
-        stopped = true;
-        clearInterval(timer);
-    };
-    void tick();
-    return { stop };
-}
-const runSync = () => new Promise((resolve, reject) => (0,external_node_child_process_namespaceObject.execFile)('sync', [], { timeout: 120_000 }, (error) => (error ? reject(error) : resolve())));
-/** Sync and drop the page cache (root only); returns a warning text when it could not. Never throws. */
-async function dropCaches(deps = {}) {
-    const uid = deps.uid ?? process.getuid?.();
-    if (uid !== 0)
-        return `drop-caches: skipped, needs root (running as uid ${uid ?? 'unknown'}); the page cache may hold memory the engine needs`;
-    try {
-        await (deps.sync ?? runSync)();
-        (0,external_node_fs_namespaceObject.writeFileSync)(deps.dropFile ?? '/proc/sys/vm/drop_caches', '3');
-        return undefined;
-    }
-    catch (error) {
-        return `drop-caches: failed: ${errorMessage(error)}`;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/server/index.ts
-
-
-
-
-
-
 
 ;// CONCATENATED MODULE: ./src/target-session.ts
 /**
@@ -57938,11 +58711,19 @@ class TargetSession {
 
 
 
+
 const EXIT_SETTLE_MS = 1000;
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
 const CONFIRM_SEED_STRIDE = 1000;
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 async function runTarget(target, cells, deps) {
+    const hostDeps = { readMemory: deps.readMemory, ...deps.host };
+    const preflight = await preflightTarget(target, hostDeps, deps.log);
+    if (preflight.problem) {
+        deps.log.error(`${target.id}: ${preflight.problem}`);
+        const host = await targetHost(target, preflight.state, {});
+        return cells.map((c) => ({ ...errorCell(c, preflight.problem, { launch: target.launch }), host }));
+    }
     const session = new TargetSession(target, cells, deps);
     try {
         let running;
@@ -57953,9 +58734,11 @@ async function runTarget(target, cells, deps) {
             const message = session.fatal ?? errorMessage(error);
             const started = error instanceof StartError ? error : undefined;
             deps.log.error(message);
-            return cells.map((c) => errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }));
+            const host = await targetHost(target, preflight.state, {});
+            return cells.map((c) => ({ ...errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }), host }));
         }
         const info = await session.ready(running);
+        const host = await targetHost(target, preflight.state, info);
         let probe;
         try {
             probe = await probeTarget(target, session, running);
@@ -57963,11 +58746,11 @@ async function runTarget(target, cells, deps) {
         catch (error) {
             const message = session.fatal ?? errorMessage(error);
             deps.log.error(`${target.id}: ${message}`);
-            return cells.map((c) => errorCell(c, message, { ...info, logTail: running.logTail() }));
+            return cells.map((c) => ({ ...errorCell(c, message, { ...info, logTail: running.logTail() }), host }));
         }
         if (probe)
             deps.log.info(`${target.id}: ${probe.summary}`);
-        return await runCells(cells, { session, running, info, deps, probe });
+        return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) });
     }
     finally {
         await session.close();
@@ -58013,6 +58796,7 @@ async function runCell(cell, index, started) {
         seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
         signal: session.signal,
         extend,
+        watch: started.watch,
     });
     const settled = async (m, specDecode = m.specDecode) => {
         // A dying engine closes its sockets before its exit is reported: when requests failed,
@@ -58021,7 +58805,7 @@ async function runCell(cell, index, started) {
             await Promise.race([started.running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
         if (session.fatal)
             throw new Error(session.fatal);
-        return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe });
+        return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host });
     };
     let last = await measure(0);
     const result = await settled(last);
@@ -58076,6 +58860,8 @@ async function relaunch(cell, started) {
 
 
 
+
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -58111,13 +58897,16 @@ async function runPipeline(deps) {
     }
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
     const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined;
+    const chosen = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded) ? await selectChangedTargets(plan, { ...deps, ...context, cwd }) : undefined;
+    if (chosen)
+        log.info(chosen.note);
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
     const measured = 'unreadable' in loaded
         ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
-        : await measure(plan, behaviour, { deps, resultsDir, signal, judge });
+        : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge });
     const { results, tally } = assembleResults({
-        run: { ...meta(hardware), finishedAt: new Date().toISOString() },
-        cells: measured.cells,
+        run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
+        cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
         judge: measured.read ? judge : undefined,
         missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
         baseline: baseline.ref,
@@ -58130,7 +58919,7 @@ async function measure(plan, behaviour, m) {
     const { deps, resultsDir } = m;
     const { log } = deps;
     if (!behaviour.measure)
-        return { cells: await readShardResults(resultsDir, plan, log), read: true };
+        return { ...(await readShardResults(resultsDir, plan, log)), read: true };
     const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
     try {
         return { cells: await measureTargets(plan, m, guard), read: false };
@@ -58144,16 +58933,29 @@ async function measureTargets(plan, m, guard) {
     const { deps, resultsDir, signal, judge } = m;
     const { log } = deps;
     const cells = [];
+    // GPU processes in groups this run launched are ours, not strays.
+    const groups = new Set();
+    const onSpawn = (pgid) => {
+        groups.add(pgid);
+        deps.onSpawn?.(pgid);
+    };
     for (const target of plan.targets) {
         const targetCells = plan.cells.filter((c) => c.target.id === target.id);
         if (signal.aborted) {
             cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
             continue;
         }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn: deps.onSpawn, guard, judge }));
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups } }));
         cells.push(...measured);
     }
     return cells;
+}
+/** The cells of the targets `select: changed` left out, with their baseline figures when the run compares. */
+function skippedCells(plan, chosen, judge) {
+    const skipped = new Set(chosen?.skipped.map((t) => t.id));
+    return plan.cells
+        .filter((c) => skipped.has(c.target.id))
+        .map((c) => skippedCell(c, judge?.skipped(c.id, c.target.id) ?? { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }));
 }
 function makeStore(options, deps) {
     if (options.baselineFile)
