@@ -114,7 +114,18 @@ export interface CellResult {
   specDecode?: SpecDecodeStats
   /** Output quality figures: the target's probe, agreement with the baseline's greedy outputs, degenerate output (absent with `quality: false`). */
   quality?: CellQuality
+  /** Set when another benchmark tool measured the cell (`llm-bench-gate ingest`, `engine: external`). */
+  ingested?: IngestedSource
   verdict: CellVerdict
+}
+
+/** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */
+export interface IngestedSource {
+  /** The `format` the records were read as (`vllm`). */
+  tool: string
+  files: string[]
+  /** Each figure the tool does not report or defines differently, and a cell with one round (the noise floor stands in). */
+  unmapped: string[]
 }
 
 export interface RunMeta {
