@@ -13,7 +13,7 @@ import { ToolRecord } from './record.js'
 import { scenarioId } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 
-const NOUN = 'AIPerf profile export'
+const NOUN = 'an AIPerf profile export'
 
 /** Milliseconds per unit of a time metric. */
 const MS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, us: 1e-3, ns: 1e-6 }

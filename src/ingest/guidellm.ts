@@ -14,7 +14,7 @@ import { ToolRecord } from './record.js'
 import { scenarioId } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 
-const NOUN = 'GuideLLM benchmark'
+const NOUN = 'a GuideLLM benchmark'
 
 function summary(metrics: ToolRecord, key: string, scale = 1): Partial<Stats> | undefined {
   const ok = metrics.sub(key)?.sub('successful')
@@ -80,7 +80,7 @@ export const guidellm: IngestFormat = {
   noun: NOUN,
   parse: (docs: readonly Document[]) =>
     docs.flatMap((doc) => {
-      const top = new ToolRecord(doc, 'GuideLLM benchmarks file')
+      const top = new ToolRecord(doc, 'a GuideLLM benchmarks file')
       const list = top.raw('benchmarks')
       if (!Array.isArray(list)) return top.fail('missing `benchmarks` (a list)')
       return list.map((b, i) => benchmarkRun(new ToolRecord(doc, NOUN, b, `benchmarks[${i}]`)))

@@ -14,7 +14,7 @@ import { ToolRecord } from './record.js'
 import { baseName } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 
-const NOUN = 'llama-bench test'
+const NOUN = 'a llama-bench test'
 
 /** Keys of the test and its result; every other key is configuration. */
 const TEST_KEYS = new Set(['n_prompt', 'n_gen', 'n_depth', 'test_time', 'avg_ns', 'stddev_ns', 'avg_ts', 'stddev_ts', 'samples_ns', 'samples_ts'])
@@ -96,7 +96,7 @@ export const llamaBench: IngestFormat = {
   noun: NOUN,
   parse(docs) {
     const records = tests(docs)
-    if (!records.length) throw new ConfigError([`${docs[0]?.file ?? 'input'}:1: not a ${NOUN}: an empty list`])
+    if (!records.length) throw new ConfigError([`${docs[0]?.file ?? 'input'}:1: not ${NOUN}: an empty list`])
     const distinguishing = varying(records)
     return records.flatMap((r) => runs(r, distinguishing))
   },

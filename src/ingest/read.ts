@@ -46,7 +46,7 @@ function stringEnd(text: string, start: number): number {
  */
 export function readDocuments(text: string, file: string, noun: string): Document[] {
   const json = pythonJson(text)
-  if (!json.trim()) throw new ConfigError([`${file}:1: empty file (expected a ${noun})`])
+  if (!json.trim()) throw new ConfigError([`${file}:1: empty file (expected ${noun})`])
   try {
     return [{ value: JSON.parse(json), file, line: json.slice(0, json.search(/\S/)).split('\n').length }]
   } catch {
@@ -58,7 +58,7 @@ export function readDocuments(text: string, file: string, noun: string): Documen
     try {
       docs.push({ value: JSON.parse(line), file, line: index + 1 })
     } catch (error) {
-      throw new ConfigError([`${file}:${index + 1}: not valid JSON (${errorMessage(error)}; expected a ${noun})`])
+      throw new ConfigError([`${file}:${index + 1}: not valid JSON (${errorMessage(error)}; expected ${noun})`])
     }
   })
   return docs

@@ -15,7 +15,7 @@ export class ToolRecord {
   readonly where: string
   private readonly fields: Record<string, unknown>
 
-  /** `noun` says what the record should be (`vLLM bench result`); `at` names a part of the document (`test 2`). */
+  /** `noun` says what the record should be (`a vLLM bench result`); `at` names a part of the document (`test 2`). */
   constructor(
     readonly doc: Document,
     readonly noun: string,
@@ -28,7 +28,7 @@ export class ToolRecord {
   }
 
   fail(problem: string): never {
-    throw new ConfigError([`${this.where}: not a ${this.noun}: ${problem}`])
+    throw new ConfigError([`${this.where}: not ${this.noun}: ${problem}`])
   }
 
   has(key: string): boolean {

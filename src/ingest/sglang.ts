@@ -10,7 +10,7 @@ import { ToolRecord } from './record.js'
 import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 
-const NOUN = 'SGLang bench_serving result'
+const NOUN = 'an SGLang bench_serving result'
 
 export function sglangRun(record: ToolRecord): IngestedRun {
   record.num('mean_ttft_ms')

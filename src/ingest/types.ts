@@ -36,7 +36,7 @@ export interface Document {
 export interface IngestFormat {
   /** The `--format` value. */
   name: string
-  /** What a record of this format is, for messages: `vLLM bench result`. */
+  /** What a record of this format is, for messages: `a vLLM bench result`. */
   noun: string
   /** The documents of one file → runs. A record that is not one of the format's throws a `ConfigError`. */
   parse(docs: readonly Document[]): IngestedRun[]

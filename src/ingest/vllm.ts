@@ -14,7 +14,7 @@ import { ToolRecord } from './record.js'
 import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 
-const NOUN = 'vLLM bench result'
+const NOUN = 'a vLLM bench result'
 
 /** Per-request values of the successful requests, in ms, from `--save-detailed` arrays; undefined without them. */
 function detailed(record: ToolRecord): Partial<Record<'ttft' | 'tpot' | 'itl' | 'e2e' | 'input' | 'output', number[]>> | undefined {
