@@ -10,6 +10,8 @@ import type { CellPlan, TargetPlan } from './core/plan.js'
 import type { CellJudge } from './cell-judge.js'
 import type { CellResult, TargetInfo } from './core/results.js'
 import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
+import { engineByName } from './engines/registry.js'
+import { runExternalTarget } from './external-target.js'
 import { runProbe, type ProbeRun } from './probe.js'
 import type { RunningTarget } from './server/index.js'
 import { TargetSession, type SessionDeps } from './target-session.js'
@@ -36,6 +38,7 @@ const CONFIRM_SEED_STRIDE = 1000
 
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
+  if (engineByName(target.engine).measuresItself) return runExternalTarget(target, cells, deps)
   const session = new TargetSession(target, cells, deps)
   try {
     let running: RunningTarget

@@ -1,6 +1,6 @@
 /**
  * Runs of other tools → cells of a results file. Runs with the same target and scenario are rounds of one cell, in
- * the order the files gave them; the cell's figures are the mean of each round figure over its rounds (a figure a
+ * the order the files gave them; the cell's figures are the mean of each round figure over its steady rounds (a figure a
  * round lacks is null in the cell too). One round leaves the noise model no round-to-round spread: the noise floor
  * stands in for it, and the cell says so.
  */
@@ -53,10 +53,10 @@ export function unmappedOf(run: IngestedRun): string[] {
   return [...run.unmapped, ...missing]
 }
 
-function round(run: IngestedRun, index: number): RoundResult {
+function round(run: IngestedRun, index: number, discard: number): RoundResult {
   return {
     index,
-    steady: true,
+    steady: index >= discard,
     requests: run.requests,
     errors: run.errors ?? 0,
     errorReasons: [],
@@ -77,11 +77,12 @@ function steady(rounds: readonly RoundResult[]): MetricsBlock {
   return block
 }
 
-function cell(tool: string, runs: readonly IngestedRun[]): CellResult {
+function cell(tool: string, runs: readonly IngestedRun[], discard: number): CellResult {
   const [first] = runs
-  const rounds = runs.map(round)
+  const rounds = runs.map((run, i) => round(run, i, discard))
+  const kept = rounds.filter((r) => r.steady)
   const unmapped = [...new Set(runs.flatMap(unmappedOf))]
-  if (runs.length === 1) unmapped.push(ONE_ROUND)
+  if (kept.length === 1) unmapped.push(ONE_ROUND)
   const version = first.version
   return {
     id: `${first.target}/${first.scenario}`,
@@ -94,7 +95,7 @@ function cell(tool: string, runs: readonly IngestedRun[]): CellResult {
     error: null,
     flags: [],
     workload: first.workload,
-    metrics: steady(rounds),
+    metrics: kept.length ? steady(kept) : null,
     rounds,
     info: version ? { version } : {},
     ingested: { tool, files: [...new Set(runs.map((r) => r.file))], unmapped },
@@ -102,12 +103,12 @@ function cell(tool: string, runs: readonly IngestedRun[]): CellResult {
   }
 }
 
-/** Cells in the order their first run came. */
-export function ingestedCells(tool: string, runs: readonly IngestedRun[]): CellResult[] {
+/** Cells in the order their first run came; each cell's first `discard` rounds are warm-up, outside its figures. */
+export function ingestedCells(tool: string, runs: readonly IngestedRun[], discard = 0): CellResult[] {
   const groups = new Map<string, IngestedRun[]>()
   for (const run of runs) {
     const id = `${run.target}/${run.scenario}`
     groups.set(id, [...(groups.get(id) ?? []), run])
   }
-  return [...groups.values()].map((group) => cell(tool, group))
+  return [...groups.values()].map((group) => cell(tool, group, discard))
 }

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { ConfigError, errorMessage } from '../core/errors.js'
+import { INGEST_FORMAT_NAMES, type IngestFormatName } from '../core/ingest-formats.js'
 import type { CellResult } from '../core/results.js'
 import { aiperf } from './aiperf.js'
 import { ingestedCells } from './cells.js'
@@ -16,14 +17,15 @@ import { sglang } from './sglang.js'
 import type { IngestFormat, IngestedRun } from './types.js'
 import { vllm } from './vllm.js'
 
-export { INGESTED_ENGINE, ONE_ROUND } from './cells.js'
+export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
 export type { IngestedRun } from './types.js'
 
-export const INGEST_FORMATS: readonly IngestFormat[] = [vllm, sglang, llamaBench, guidellm, aiperf]
-export const INGEST_FORMAT_NAMES = INGEST_FORMATS.map((f) => f.name)
+/** One reader per format name (the names are in core/, for the matrix file's `format` key). */
+export const INGEST_FORMATS: Readonly<Record<IngestFormatName, IngestFormat>> = { vllm, sglang, 'llama-bench': llamaBench, guidellm, aiperf }
+export { INGEST_FORMAT_NAMES }
 
 export function ingestFormat(name: string): IngestFormat {
-  const format = INGEST_FORMATS.find((f) => f.name === name)
+  const format = (INGEST_FORMATS as Record<string, IngestFormat | undefined>)[name]
   if (!format) throw new ConfigError([`--format: "${name}" is not one of ${INGEST_FORMAT_NAMES.join(', ')}`])
   return format
 }
