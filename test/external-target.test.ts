@@ -7,7 +7,9 @@ import { mkdtemp, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadPlan } from '../src/config/index.js'
 import { DEFAULTS, type ActionOptions } from '../src/config/inputs.js'
+import { ConfigError } from '../src/core/errors.js'
 import { memoryLogger } from '../src/core/log.js'
 import { runPipeline } from '../src/pipeline.js'
 import { readResultsFile } from '../src/store/index.js'
@@ -79,5 +81,18 @@ describe('engine: external', () => {
     expect(cell.status).toBe('error')
     expect(cell.error).toContain('run exited with code 3')
     expect(cell.error).toContain('nope')
+  })
+
+  it('fails validation naming a missing run or format, or a placeholder run does not get', async () => {
+    const problems = async (target: string) => {
+      await writeFile(join(cwd, 'invalid.yml'), ['version: 1', 'scenarios: { s: { input-tokens: 8, output-tokens: 8, concurrency: 1 } }', 'targets:', `  t: ${target}`, ''].join('\n'))
+      const error = await loadPlan('invalid.yml', { cwd }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ConfigError)
+      return (error as ConfigError).problems.join('\n')
+    }
+    expect(await problems('{ engine: external, format: vllm }')).toContain('targets.t.run: required for engine external')
+    expect(await problems('{ engine: external, run: "true {out}" }')).toContain('targets.t.format: required for engine external')
+    expect(await problems('{ engine: external, format: locust, run: "true" }')).toContain('targets.t.format: must be one of vllm, sglang, llama-bench, guidellm, aiperf')
+    expect(await problems('{ engine: external, format: vllm, run: "bench --out {out} --gpu {gpu}" }')).toContain('targets.t.run: unknown placeholder {gpu}')
   })
 })

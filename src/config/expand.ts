@@ -134,6 +134,7 @@ function optionValues(adapter: EngineAdapter, target: TargetInput, scope: Scope,
     const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])]
     values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value
   }
+  for (const option of adapter.requiredOptions ?? []) if (values[option] === undefined) problems.add([...path, option], `required for engine ${adapter.name}`)
   return values
 }
 

@@ -25,6 +25,7 @@ export const external: EngineAdapter = {
       .meta({ description: 'engine external: the format of the result file run writes' })
       .optional(),
   },
+  requiredOptions: ['run', 'format'],
   runtimePlaceholders: { run: EXTERNAL_RUN_PLACEHOLDERS },
   healthPath: '/',
   readiness: () => 'ready',

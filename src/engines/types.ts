@@ -55,6 +55,8 @@ export interface EngineAdapter {
    * every other placeholder in an option is filled when the matrix expands.
    */
   readonly runtimePlaceholders?: Readonly<Record<string, readonly string[]>>
+  /** Options a target of this engine must give (`engine: external` needs `run` and `format`). */
+  readonly requiredOptions?: readonly string[]
   /** The engine runs its own benchmark (`engine: external`): no launch, readiness or bench client; rounds come from its output. */
   readonly measuresItself?: boolean
 
