@@ -61,6 +61,7 @@ describe('engine: external', () => {
     expect(cell.rounds.map((r) => r.steady)).toEqual([false, true, true])
     expect(cell.ingested?.tool).toBe('vllm')
     expect(await readdir(join(cwd, 'base/external'))).toHaveLength(3)
+    expect(run.summary).toContain('measured by vllm; not mapped: ')
     // 20 ms between tokens: TPOT near 20 ms, decode near 50 tok/s.
     expect(cell.metrics!.tpot_ms.mean).toBeGreaterThan(19)
     expect(cell.metrics!.tpot_ms.mean).toBeLessThan(30)

@@ -45,6 +45,7 @@ describe('llm-bench-gate ingest', () => {
     expect(worse.stdout).toContain('vllm-Qwen3-8B')
     // TPOT 20 % longer is decode 1/1.2 − 1 = −16.7 %.
     expect(worse.stdout).toContain('−16.7%')
+    expect(worse.stdout).toContain('measured by vllm; not mapped: ')
   })
 
   it('exits 2 on a foreign file, naming the file and line and what was expected', async () => {
