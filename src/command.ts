@@ -16,6 +16,7 @@ import { SUMMARY_LIMIT, renderReport } from './report/index.js'
 import { simMain } from './sim/index.js'
 import { readResultsFile } from './store/index.js'
 import { VERSION } from './core/version.js'
+import { INGEST_HELP, ingestMain } from './ingest-command.js'
 
 const HELP: Record<string, string> = {
   '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
@@ -26,6 +27,7 @@ Commands:
   validate   check a matrix file and print the expanded plan
   run        launch, measure, compare and report, as the action does
   compare    compare two results files and print the report
+  ingest     turn other benchmark tools' result files into a results file
   sim        run the built-in engine simulator
 
 Run 'llm-bench-gate <command> --help' for a command's options.`,
@@ -44,6 +46,7 @@ fails (a confirmed regression or a cell that could not be measured), 2 on a bad 
 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
 of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
+  ingest: INGEST_HELP,
   sim: `Usage: llm-bench-gate sim --profile NAME|FILE --port N [--host H] [--time-scale X] [--seed S] [--load-ms MS]
 
 Runs the simulator: an OpenAI-compatible streaming server that behaves like an engine under load.`,
@@ -81,6 +84,7 @@ const parseOptions = (args: string[]) =>
 export async function main(argv: string[]): Promise<number> {
   const [command = '', ...rest] = argv
   if (command === 'sim') return simMain(rest)
+  if (command === 'ingest') return ingestMain(rest, localContext)
   secrets.addFromEnv(process.env)
   if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
     process.stdout.write(HELP[''] + '\n')

@@ -12,6 +12,8 @@ import type { CellHost } from './core/host.js'
 import type { CellResult, TargetInfo } from './core/results.js'
 import { preflightTarget, roundWatch, targetHost, type HostDeps } from './preflight.js'
 import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
+import { engineByName } from './engines/registry.js'
+import { runExternalTarget } from './external-target.js'
 import { runProbe, type ProbeRun } from './probe.js'
 import type { RunningTarget } from './server/index.js'
 import { TargetSession, type SessionDeps } from './target-session.js'
@@ -42,6 +44,7 @@ const CONFIRM_SEED_STRIDE = 1000
 
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
+  if (engineByName(target.engine).measuresItself) return runExternalTarget(target, cells, deps)
   const hostDeps = { readMemory: deps.readMemory, ...deps.host }
   const preflight = await preflightTarget(target, hostDeps, deps.log)
   if (preflight.problem) {

@@ -135,8 +135,10 @@ function optionValues(adapter: EngineAdapter, target: TargetInput, scope: Scope,
     const value = (target as Record<string, unknown>)[option]
     if (value === undefined) continue
     const raw = typeof value === 'string' && placeholdersIn(value).length > 0
-    values[option] = raw ? filledOption(field, value, scope, [...path, option], problems) : value
+    const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])]
+    values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value
   }
+  for (const option of adapter.requiredOptions ?? []) if (values[option] === undefined) problems.add([...path, option], `required for engine ${adapter.name}`)
   return values
 }
 

@@ -125,7 +125,18 @@ export interface CellResult {
   quality?: CellQuality
   /** The host before launch, the environment fingerprint, rounds re-measured after a GPU slowdown. */
   host?: CellHost
+  /** Set when another benchmark tool measured the cell (`llm-bench-gate ingest`, `engine: external`). */
+  ingested?: IngestedSource
   verdict: CellVerdict
+}
+
+/** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */
+export interface IngestedSource {
+  /** The `format` the records were read as (`vllm`). */
+  tool: string
+  files: string[]
+  /** Each figure the tool does not report or defines differently, and a cell with one round (the noise floor stands in). */
+  unmapped: string[]
 }
 
 export interface RunMeta {

@@ -6,8 +6,9 @@ import { llamacpp } from './llamacpp.js'
 import { openai } from './openai.js'
 import { sim } from './sim.js'
 import { trtllm } from './trtllm.js'
+import { external } from './external.js'
 
-export const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim] as const satisfies readonly EngineAdapter[]
+export const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim, external] as const satisfies readonly EngineAdapter[]
 
 export const ENGINE_NAMES = ENGINES.map((e) => e.name) as [string, ...string[]]
 

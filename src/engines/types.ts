@@ -50,6 +50,16 @@ export interface EngineAdapter {
    */
   readonly options?: OptionShape
 
+  /**
+   * Per option, placeholders left in it for run time (`engine: external`'s `run` keeps `{out}`, `{url}`, …);
+   * every other placeholder in an option is filled when the matrix expands.
+   */
+  readonly runtimePlaceholders?: Readonly<Record<string, readonly string[]>>
+  /** Options a target of this engine must give (`engine: external` needs `run` and `format`). */
+  readonly requiredOptions?: readonly string[]
+  /** The engine runs its own benchmark (`engine: external`): no launch, readiness or bench client; rounds come from its output. */
+  readonly measuresItself?: boolean
+
   /** Launch command when the target gives none (sim only). `{port}` may stay in it. */
   defaultLaunch?(target: TargetPlan): string | undefined
 

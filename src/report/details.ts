@@ -27,8 +27,16 @@ export function verdictNotes(cells: readonly CellResult[]): string | undefined {
 export function metricsSection(cells: readonly CellResult[]): string | undefined {
   const measured = cells.filter((c) => c.metrics)
   if (!measured.length) return undefined
-  const blocks = measured.map((c) => `**${escapeText(c.id)}**\n\n${metricsTable(c.metrics!)}\n\n${scalars(c.metrics!)}`)
+  const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), ingestedLine(c)].filter(Boolean).join('\n\n'))
   return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'))
+}
+
+/** For a cell another tool measured: which tool, and what of our figures it could not give. */
+function ingestedLine(c: CellResult): string | undefined {
+  const source = c.ingested
+  if (!source) return undefined
+  const unmapped = source.unmapped.length ? `; not mapped: ${source.unmapped.join('; ')}` : ''
+  return `measured by ${escapeText(source.tool)}${escapeText(clip(unmapped, 800))}`
 }
 
 function metricsTable(m: MetricsBlock): string {

@@ -51,15 +51,16 @@ const share = (rounds: readonly Counted[]): number => {
 }
 
 /** A round's metrics with `failed_share` filled in when the file has none. */
-export function withRoundShare<R extends Counted & { metrics: { failed_share?: number } }>(round: R): R & { metrics: { failed_share: number } } {
-  const failed_share = round.metrics.failed_share ?? share([round])
+export function withRoundShare<R extends Counted & { metrics: { failed_share?: number | null } }>(round: R): R & { metrics: { failed_share: number | null } } {
+  // null (a tool that counts no failures) stays null; only an absent share is computed.
+  const failed_share = round.metrics.failed_share === undefined ? share([round]) : round.metrics.failed_share
   return { ...round, metrics: { ...round.metrics, failed_share } }
 }
 
 /** A cell's steady-state metrics with `failed_share` filled in from its steady rounds when the file has none. */
-export function withCellShare<C extends { metrics: { failed_share?: number } | null; rounds: ReadonlyArray<Counted & { steady: boolean }> }>(
+export function withCellShare<C extends { metrics: { failed_share?: number | null } | null; rounds: ReadonlyArray<Counted & { steady: boolean }> }>(
   cell: C,
-): C & { metrics: { failed_share: number } | null } {
-  if (!cell.metrics || cell.metrics.failed_share !== undefined) return cell as C & { metrics: { failed_share: number } | null }
+): C & { metrics: { failed_share: number | null } | null } {
+  if (!cell.metrics || cell.metrics.failed_share !== undefined) return cell as C & { metrics: { failed_share: number | null } | null }
   return { ...cell, metrics: { ...cell.metrics, failed_share: share(cell.rounds.filter((r) => r.steady)) } }
 }

@@ -42,15 +42,17 @@ const keyedBy = (keys: readonly string[], noun: string) => ({
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
 const byGatedMetric = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'))
 
-const stats = obj({ mean: num, p50: num, p90: num, p99: num, std: num, min: num, max: num } satisfies Record<keyof Stats, unknown>)
+// null: a figure the tool that measured the cell did not report (an ingested file without p90, say).
+const figure = num.nullable()
+const stats = obj({ mean: figure, p50: figure, p90: figure, p99: figure, std: figure, min: figure, max: figure } satisfies Record<keyof Stats, unknown>)
 
 /** Round-level figures the first release did not write. */
 const LATER_SCALARS: readonly ScalarMetric[] = ['failed_share']
 
-type BlockShape = Record<DistributionMetric, typeof stats> & Record<Exclude<ScalarMetric, 'failed_share'>, typeof num> & { failed_share: z.ZodOptional<typeof num> }
+type BlockShape = Record<DistributionMetric, typeof stats> & Record<Exclude<ScalarMetric, 'failed_share'>, typeof figure> & { failed_share: z.ZodOptional<typeof figure> }
 const blockShape = Object.fromEntries([
   ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
-  ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? num.optional() : num]),
+  ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? figure.optional() : figure]),
 ]) as BlockShape
 const metricsBlock = z.looseObject(blockShape, { error: want('an object') })
 const metricsBlockOrNull = z.looseObject(blockShape, { error: want('an object or null') }).nullable()
@@ -183,7 +185,11 @@ const summary = obj({
   baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: num.optional() }).optional(),
 })
 
-export const resultsSchema: z.ZodType<ResultsFile> = obj({ schema: z.literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() })
+/**
+ * A null figure is read into the number field it stands for: every reader of a figure goes through `readMetric`
+ * or `formatNumber`, which take anything but a finite number as not measured.
+ */
+export const resultsSchema = obj({ schema: z.literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() }) as unknown as z.ZodType<ResultsFile>
 
 const historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: num, rounds: list(num) }))) })
 

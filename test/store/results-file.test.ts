@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.js'
+import { readMetric } from '../../src/core/metrics.js'
 import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
 import { readHistory, readResults, readResultsFile } from '../../src/store/index.js'
 import { ROOT } from '../helpers/action.js'
@@ -50,7 +51,7 @@ describe('readResults: malformed fields', () => {
     ['a word for a number', (f) => (f.cells[2].metrics.ttft_ms.p99 = 'fast'), 'cells[2].metrics.ttft_ms.p99: expected a number, got "fast"'],
     ['a missing id', (f) => delete f.cells[0].id, 'cells[0].id: missing (expected a string)'],
     ['an unknown cell status', (f) => (f.cells[1].status = 'fine'), 'cells[1].status: expected one of "ok", "error", got "fine"'],
-    ['null in a round statistic', (f) => (f.cells[0].rounds[1].metrics.decode_tps.mean = null), 'cells[0].rounds[1].metrics.decode_tps.mean: expected a number, got null'],
+    ['null for a round count', (f) => (f.cells[0].rounds[1].requests = null), 'cells[0].rounds[1].requests: expected a number, got null'],
     ['a missing distribution', (f) => delete f.cells[0].rounds[0].metrics.itl_ms, 'cells[0].rounds[0].metrics.itl_ms: missing (expected an object)'],
     ['a missing scalar', (f) => delete f.cells[1].metrics.output_tps, 'cells[1].metrics.output_tps: missing (expected a number)'],
     ['text for the metrics block', (f) => (f.cells[0].metrics = 'n/a'), 'cells[0].metrics: expected an object or null, got "n/a"'],
@@ -93,6 +94,17 @@ describe('readResults: malformed fields', () => {
     const file = sample()
     edit(file)
     expect(problems(JSON.stringify(file))).toEqual([`${WHERE}: ${problem}`])
+  })
+
+  // A figure the measuring tool did not report (an ingested file without p90 or a failed count) is null, and reads as not measured.
+  it('reads a null statistic or round figure as not measured', () => {
+    const file = sample() as any
+    file.cells[0].rounds[1].metrics.decode_tps.mean = null
+    file.cells[0].metrics.failed_share = null
+    const read = readResults(JSON.stringify(file), WHERE)
+    expect(read.cells[0].rounds[1].metrics.decode_tps.mean).toBeNull()
+    expect(readMetric(read.cells[0].rounds[1].metrics, 'decode', 'mean')).toBeUndefined()
+    expect(readMetric(read.cells[0].metrics, 'failed-requests', 'mean')).toBeUndefined()
   })
 
   it('refuses numbers JSON reads as infinite', () => {

@@ -1,0 +1,144 @@
+/**
+ * An `engine: external` target: another benchmark tool measures it. Per round the target's `run` command runs
+ * under `bash -c` in its own process group (the least-privilege engine environment plus the target's `env`),
+ * bounded by the target's `request-timeout`, and writes its result to `{out}`, a fresh file in the results
+ * directory; that file is read in the target's `format` (ingest/) as the round's figures. There is no launch,
+ * readiness or smoke request; the cell is judged like any other: more rounds while undecided, a re-measurement
+ * while it looks regressed.
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import { errorCell } from './cells.js'
+import { errorMessage } from './core/errors.js'
+import { formatDuration } from './core/format.js'
+import type { CellPlan, TargetPlan } from './core/plan.js'
+import type { CellResult } from './core/results.js'
+import { shellQuote } from './engines/sim.js'
+import { ingestFormat, ingestText, ingestedCells, type IngestedRun } from './ingest/index.js'
+import type { CellJudge } from './cell-judge.js'
+import { decideCell } from './measure-cell.js'
+import { engineEnv } from './server/env.js'
+import { launchGroup } from './server/launch.js'
+import { terminateGroup } from './server/process-group.js'
+import type { SessionDeps } from './target-session.js'
+
+/** What an external target needs of the run: its log, log directory, cancellation, spawn report and judge. */
+export type ExternalDeps = Pick<SessionDeps, 'log' | 'logDir' | 'signal' | 'onSpawn'> & { judge?: CellJudge }
+
+interface External {
+  target: TargetPlan
+  run: string
+  format: string
+  deps: ExternalDeps
+}
+
+/** Runs every cell of an external target; never throws, a failure becomes an `error` cell naming it. */
+export async function runExternalTarget(target: TargetPlan, cells: CellPlan[], deps: ExternalDeps): Promise<CellResult[]> {
+  // The matrix file requires both (the adapter's requiredOptions).
+  const ext: External = { target, run: String(target.engineOptions.run), format: String(target.engineOptions.format), deps }
+  const results: CellResult[] = []
+  for (const cell of cells) {
+    try {
+      results.push(await externalCell(cell, ext))
+    } catch (error) {
+      const reason = deps.signal.aborted ? 'cancelled' : errorMessage(error)
+      deps.log.error(`${cell.id}: ${reason}`)
+      results.push(errorCell(cell, reason, { launch: ext.run }))
+    }
+  }
+  return results
+}
+
+async function externalCell(cell: CellPlan, ext: External): Promise<CellResult> {
+  const { settings } = cell.target
+  let runs: IngestedRun[] = []
+  const rounds = async (count: number, first: number): Promise<IngestedRun[]> => {
+    const out: IngestedRun[] = []
+    for (let i = 0; i < count; i++) out.push(...(await runRound(cell, first + i, ext)))
+    return out
+  }
+  runs = await rounds(settings.rounds, 0)
+  const result = asCell(cell, runs, ext)
+  if (!ext.deps.judge) return result
+  let remeasured = 0
+  return decideCell(result, {
+    cell,
+    judge: ext.deps.judge,
+    log: ext.deps.log,
+    fresh: false,
+    addRounds: async (more) => asCell(cell, (runs = [...runs, ...(await rounds(more, runs.length))]), ext),
+    remeasure: async () => asCell(cell, await rounds(settings.rounds, 1000 * ++remeasured), ext),
+  })
+}
+
+/** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
+function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult {
+  const placed = runs.map((r) => ({ ...r, target: cell.target.id, scenario: cell.scenario.id }))
+  const [ingested] = ingestedCells(ext.format, placed, cell.target.settings.discard)
+  const { scenario, target } = cell
+  return {
+    ...ingested,
+    id: cell.id,
+    quant: target.quant ?? null,
+    model: target.model ?? ingested.model,
+    workload: { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens, concurrency: scenario.concurrency, requests: scenario.requests, rate: scenario.rate ?? null },
+    info: { ...ingested.info, launch: ext.run },
+  }
+}
+
+/** `run` with this round's placeholders filled, each value quoted for the shell. */
+function command(cell: CellPlan, out: string, round: number, ext: External): string {
+  const { scenario } = cell
+  const values: Record<string, string> = {
+    out,
+    url: cell.target.url,
+    round: String(round + 1),
+    'input-tokens': String(scenario.inputTokens),
+    'output-tokens': String(scenario.outputTokens),
+    concurrency: String(scenario.concurrency),
+    requests: String(scenario.requests),
+    rate: scenario.rate === undefined ? 'inf' : String(scenario.rate),
+  }
+  return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name: string) => (values[name] === undefined ? whole : shellQuote(values[name])))
+}
+
+/** One round: the command writes `{out}`, which is read back in the target's format. */
+async function runRound(cell: CellPlan, round: number, ext: External): Promise<IngestedRun[]> {
+  const { deps } = ext
+  const name = `${cell.id.replace(/[^A-Za-z0-9._-]+/g, '_')}-round-${round + 1}`
+  const out = join(dirname(deps.logDir), 'external', `${name}.out`)
+  await mkdir(dirname(out), { recursive: true })
+  await rm(out, { force: true })
+  const text = command(cell, out, round, ext)
+  const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env)
+  await mkdir(deps.logDir, { recursive: true })
+  const group = await launchGroup({ command: text, env, logPath: join(deps.logDir, `${cell.target.id}.log`) })
+  deps.onSpawn?.(group.pgid)
+  const timeoutMs = cell.target.settings.requestTimeoutMs
+  deps.log.info(`${cell.id}: round ${round + 1}: ${text}`)
+  // The timer ends with the round, or with the run's cancellation.
+  const timer = new AbortController()
+  const cancel = (): void => timer.abort()
+  deps.signal.addEventListener('abort', cancel)
+  try {
+    const ended = await Promise.race([group.exit, delay(timeoutMs, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const)])
+    if (typeof ended === 'string') {
+      await terminateGroup(group.pgid)
+      throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled')
+    }
+    await group.drained
+    if (ended.code !== 0) throw new Error(`run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`)
+  } finally {
+    timer.abort()
+    deps.signal.removeEventListener('abort', cancel)
+    group.log.close()
+  }
+  let result: string
+  try {
+    result = await readFile(out, 'utf8')
+  } catch {
+    throw new Error(`run wrote no result to {out} (${out})`)
+  }
+  return ingestText(ingestFormat(ext.format), result, out)
+}

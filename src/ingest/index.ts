@@ -1,0 +1,53 @@
+/**
+ * `llm-bench-gate ingest`: other benchmark tools' result files → a results file whose cells carry our metric
+ * definitions, so the gate, the store, the comment and the dashboard work on their numbers. One file per tool
+ * maps its keys (the tool's source is cited there); `cells.ts` turns runs into cells and rounds, and each cell
+ * says under `ingested.unmapped` what of our definitions the tool could not give.
+ */
+import { readFile } from 'node:fs/promises'
+import { ConfigError, errorMessage } from '../core/errors.js'
+import { INGEST_FORMAT_NAMES, type IngestFormatName } from '../core/ingest-formats.js'
+import type { CellResult } from '../core/results.js'
+import { aiperf } from './aiperf.js'
+import { ingestedCells } from './cells.js'
+import { guidellm } from './guidellm.js'
+import { llamaBench } from './llama-bench.js'
+import { readDocuments } from './read.js'
+import { sglang } from './sglang.js'
+import type { IngestFormat, IngestedRun } from './types.js'
+import { vllm } from './vllm.js'
+
+export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
+export type { IngestedRun } from './types.js'
+
+/** One reader per format name (the names are in core/, for the matrix file's `format` key). */
+export const INGEST_FORMATS: Readonly<Record<IngestFormatName, IngestFormat>> = { vllm, sglang, 'llama-bench': llamaBench, guidellm, aiperf }
+export { INGEST_FORMAT_NAMES }
+
+export function ingestFormat(name: string): IngestFormat {
+  const format = (INGEST_FORMATS as Record<string, IngestFormat | undefined>)[name]
+  if (!format) throw new ConfigError([`--format: "${name}" is not one of ${INGEST_FORMAT_NAMES.join(', ')}`])
+  return format
+}
+
+/** The runs one file's text holds; `file` names it in messages. */
+export function ingestText(format: IngestFormat, text: string, file: string): IngestedRun[] {
+  return format.parse(readDocuments(text, file, format.noun))
+}
+
+/** Reads every file (all of one tool) into cells: runs of the same workload, from any file, are rounds of one cell. */
+export async function ingestFiles(formatName: string, files: readonly string[]): Promise<CellResult[]> {
+  const format = ingestFormat(formatName)
+  if (!files.length) throw new ConfigError(['ingest: expected at least one result file'])
+  const runs: IngestedRun[] = []
+  for (const file of files) {
+    let text: string
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (error) {
+      throw new ConfigError([`${file}: cannot read (${errorMessage(error)})`])
+    }
+    runs.push(...ingestText(format, text, file))
+  }
+  return ingestedCells(format.name, runs)
+}
