@@ -85,6 +85,8 @@ export interface TargetInfo {
   server?: Record<string, unknown>
   /** Last lines of the engine log when the target failed. */
   logTail?: string
+  /** The container the engine ran in, when it was launched in one. */
+  container?: { runtime: string; image: string; digest?: string }
 }
 
 export interface SpecDecodeStats {

@@ -34,3 +34,5 @@ export function commentMarker(configPath: string): string {
   return `<!-- llm-bench-gate:${configPath} -->`
 }
 export { renderLeaderboard, type LeaderboardContext } from './leaderboard.js'
+export { renderDashboard, seriesOf, TREND_METRICS, type DashboardInput } from './dashboard.js'
+export { renderHardwareIndex, type HardwareSummary } from './dashboard-index.js'

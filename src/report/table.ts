@@ -6,6 +6,7 @@ import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
 import { statusCell } from './marks.js'
+import { engineLabel } from '../core/runtime.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
@@ -16,7 +17,7 @@ export function cellsTable(cells: readonly CellResult[]): string {
     statusCell(cell.verdict.status),
     text(cell.target),
     text(cell.scenario),
-    text(cell.engine),
+    text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
     ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
     qualityText(cell),

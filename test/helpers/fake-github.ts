@@ -12,6 +12,7 @@
  *                                                             422 sha missing for an existing file; 404 unknown branch
  *   GET   /repos/{o}/{r}/git/ref/{ref}                        e.g. heads/main; 404 when missing
  *   POST  /repos/{o}/{r}/git/refs {ref, sha}                  201; 422 `Reference already exists`
+ *   PATCH /repos/{o}/{r}/git/refs/{ref} {sha, force}          200; 422 `Update is not a fast forward` unless force
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
  *
  * Simplifications (never visible to a client of those routes): trees are flat maps of full paths to blob
@@ -81,6 +82,8 @@ export interface FakeGitHub {
     failContentsGets(fault: { status: number; suffix: string } | false): void
     /** 403 `Resource not accessible by integration` on comment writes, on every comment route, or not at all. */
     forbidComments(scope: 'write' | 'all' | false): void
+    /** `before` runs ahead of each of the next `count` ref updates (e.g. another writer's commit landing first). */
+    beforeRefUpdates(count: number, before: (ref: string) => void): void
   }
   /** Adds `count` comments by another user (body `unrelated comment <i>` unless given) to an issue. */
   seedComments(issue: number, count: number, options?: { body?: string; login?: string; type?: FakeUser['type'] }): FakeComment[]
@@ -207,6 +210,8 @@ interface Faults {
   putBefore?: (path: string) => void
   comments: 'write' | 'all' | false
   gets: { status: number; suffix: string } | false
+  refUpdates: number
+  refBefore?: (ref: string) => void
 }
 
 type Handler = (ctx: Ctx, m: RegExpMatchArray) => Reply
@@ -394,6 +399,36 @@ function createRef(ctx: Ctx): Reply {
   return { status: 201, body: refJson(ctx, ref, sha) }
 }
 
+/** True when `ancestor` is `sha` or reachable from it through parents. */
+function reaches(state: FakeState, sha: string, ancestor: string): boolean {
+  const seen = new Set<string>()
+  const queue = [sha]
+  while (queue.length) {
+    const next = queue.pop()!
+    if (next === ancestor) return true
+    if (seen.has(next)) continue
+    seen.add(next)
+    queue.push(...(state.commits.get(next)?.parents ?? []))
+  }
+  return false
+}
+
+function updateRef(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const doc = 'git/refs#update-a-reference'
+  const ref = `refs/${m[1]}`
+  if (ctx.faults.refUpdates > 0) {
+    ctx.faults.refUpdates--
+    ctx.faults.refBefore?.(ref)
+  }
+  const current = ctx.state.refs.get(ref)
+  const { sha, force = false } = ctx.body
+  if (current === undefined) return fail(422, 'Reference does not exist', doc)
+  if (typeof sha !== 'string' || !ctx.state.commits.has(sha)) return fail(422, 'Object does not exist', doc)
+  if (!force && !reaches(ctx.state, sha, current)) return fail(422, 'Update is not a fast forward', doc)
+  ctx.state.refs.set(ref, sha)
+  return { status: 200, body: refJson(ctx, ref, sha) }
+}
+
 function blobJson(ctx: Ctx, sha: string): Record<string, unknown> {
   const buf = ctx.state.blobs.get(sha)!
   const url = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/git/blobs/${sha}`
@@ -468,6 +503,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['PUT', /^\/contents\/(.+)$/, putContents],
   ['GET', /^\/git\/ref\/(.+)$/, getRef],
   ['POST', /^\/git\/refs$/, createRef],
+  ['PATCH', /^\/git\/refs\/(.+)$/, updateRef],
   ['POST', /^\/git\/blobs$/, createBlob],
   ['GET', /^\/git\/blobs\/([0-9a-f]{40})$/, getBlob],
   ['POST', /^\/git\/trees$/, createTree],
@@ -505,7 +541,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const state = new FakeState(options.owner ?? 'octo-org', options.repo ?? 'octo-repo', options.defaultBranch ?? 'main', options.actor ?? 'github-actions[bot]')
-  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false }
+  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false, refUpdates: 0 }
   const largeFileBytes = options.largeFileBytes ?? 1024 * 1024
   let origin = ''
 
@@ -556,6 +592,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       },
       forbidComments(scope) {
         faults.comments = scope
+      },
+      beforeRefUpdates(count, before) {
+        faults.refUpdates = count
+        faults.refBefore = before
       },
     },
     seedComments(issue, count, opts = {}) {
