@@ -30,7 +30,8 @@ export interface DashboardInput {
   repoUrl?: string
 }
 
-const DASHBOARD_COLUMNS = COLUMNS.filter((c) => !c.perRun)
+/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
+const columnsFor = (cells: readonly Measured[]) => COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)))
 
 type FilterKey = (typeof FILTERS)[number]
 const facet: Record<FilterKey, (cell: Measured) => string> = {
@@ -61,7 +62,7 @@ export function renderDashboard(input: DashboardInput): string {
 </header>
 <main>
 ${filters(cells)}
-${cells.length ? leaderboardTable(cells, DASHBOARD_COLUMNS, facetAttrs) : '<p>No cell in the baseline.</p>'}
+${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
 <h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
 <p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
 <div class="cards">

@@ -35,6 +35,8 @@ interface Column {
   words?: boolean
   /** Describes one run against its baseline (verdict, Δ): left out where the page shows the baseline itself. */
   perRun?: boolean
+  /** Shown only when some cell has a value (the output quality figures). */
+  whenPresent?: boolean
 }
 
 export const TABLE_ID = 'leaderboard'
@@ -56,6 +58,7 @@ function qualityColumn(figure: QualityFigure): Column {
   return {
     label: capitalised,
     numeric: true,
+    whenPresent: true,
     value: (c) => finite(info.read(c.quality)),
     html: (c) => {
       const v = info.read(c.quality)
