@@ -93,7 +93,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
-  return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps)
+  return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps)
 }
 
 interface MeasureContext {

@@ -15,6 +15,7 @@ export { StoreError } from './github-files.js'
 export { historyEntry, mergeHistory, mergeResults } from './merge.js'
 export { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH } from './layout.js'
 export { HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
+export { dashboardPage } from './dashboard-files.js'
 export { isForeign, parseJson, readHistory, readResults, readResultsFile, resultsFromJson } from './results-file.js'
 
 export interface LoadedBaseline {

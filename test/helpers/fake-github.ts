@@ -14,6 +14,7 @@
  *   POST  /repos/{o}/{r}/git/refs {ref, sha}                  201; 422 `Reference already exists`
  *   PATCH /repos/{o}/{r}/git/refs/{ref} {sha, force}          200; 422 `Update is not a fast forward` unless force
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
+ *   GET   /repos/{o}/{r}/pages                              the Pages site set in `state.pages`; 404 when none
  *
  * Simplifications (never visible to a client of those routes): trees are flat maps of full paths to blob
  * shas, and tree/commit shas are content hashes but not git's. Blob shas are git's.
@@ -106,6 +107,8 @@ export class FakeState {
   readonly refs = new Map<string, string>()
   readonly comments: FakeComment[] = []
   readonly log: LoggedRequest[] = []
+  /** The repository's GitHub Pages site, if it has one. */
+  pages?: { html_url: string; source?: { branch: string; path: string } }
   private nextId = 1000
   private commitCount = 0
   private readonly users = new Map<string, FakeUser>()
@@ -494,7 +497,13 @@ function getCommit(ctx: Ctx, m: RegExpMatchArray): Reply {
   return commit ? { status: 200, body: commitJson(ctx, commit) } : notFound('git/commits#get-a-commit-object')
 }
 
+function getPages(ctx: Ctx): Reply {
+  const pages = ctx.state.pages
+  return pages ? { status: 200, body: { url: `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pages`, status: 'built', build_type: 'legacy', ...pages } } : notFound('pages/pages#get-a-apiname-pages-site')
+}
+
 const ROUTES: Array<[string, RegExp, Handler]> = [
+  ['GET', /^\/pages$/, getPages],
   ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
   ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
   ['GET', /^\/issues\/comments\/(\d+)$/, getComment],
