@@ -20,7 +20,7 @@ export function dashboardInput(targets: number, scenarios: number, runs: number)
         // Deterministic wobble (±1.5%), a 20% step in decode at two thirds of the history.
         const wobble = 1 + 0.015 * Math.sin(run * 1.7 + t * 3.1 + s)
         const step = run >= Math.floor((runs * 2) / 3) ? 1.2 : 1
-        const decode = (40 + 13 * t + 5 * s) * wobble * step
+        const decode = (40 + 13 * ((t * 2) % 3) + 5 * s) * wobble * step
         const ttft = (300 + 120 * t + 200 * s) / wobble
         const engine = ENGINES[t % ENGINES.length]
         return flatCell(`t${t}-${engine}/s${s}`, { decode, ttft, output: decode * 6 }, 3, 1, {
