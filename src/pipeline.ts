@@ -126,7 +126,9 @@ async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Pro
 function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {
   if (options.baselineFile) return fileStore(resolve(deps.cwd ?? process.cwd(), options.baselineFile))
   if (!deps.github) return undefined
-  return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log })
+  const { serverUrl } = deps.context
+  const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined
+  return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log, repoUrl })
 }
 
 /**

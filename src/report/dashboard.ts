@@ -28,6 +28,8 @@ export interface DashboardInput {
   shifts?: Record<string, Partial<Record<GatedMetric, readonly number[]>>>
   /** `https://github.com/o/r`, to link commits. */
   repoUrl?: string
+  /** Link the root page listing every hardware key (on the data branch, not next to a run's results). */
+  indexLink?: boolean
 }
 
 /** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
@@ -58,7 +60,7 @@ export function renderDashboard(input: DashboardInput): string {
 <body>
 <header>
 <h1>${title}</h1>
-<p class="meta">${metaLine(input, last)} · <a href="../index.html">all hardware</a></p>
+<p class="meta">${metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
 </header>
 <main>
 ${filters(cells)}

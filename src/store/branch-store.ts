@@ -69,7 +69,7 @@ async function updateFiles(
   return new Map([
     [base, serialize(baseline)],
     [hist, history.text],
-    [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, options.repoUrl)],
+    [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true })],
     [ROOT_INDEX_PATH, await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length })],
   ])
 }

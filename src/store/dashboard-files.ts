@@ -29,8 +29,9 @@ export function historyShifts(baseline: ResultsFile, history: readonly HistoryEn
   return shifts
 }
 
-export function dashboardPage(hardware: string, baseline: ResultsFile, history: readonly HistoryEntry[], gates: Record<string, GateConfig>, repoUrl?: string): string {
-  return renderDashboard({ hardware, baseline, history, shifts: historyShifts(baseline, history, gates), repoUrl })
+/** `onBranch`: the page sits next to the root index, so it links it. */
+export function dashboardPage(hardware: string, baseline: ResultsFile, history: readonly HistoryEntry[], gates: Record<string, GateConfig>, options: { repoUrl?: string; onBranch?: boolean } = {}): string {
+  return renderDashboard({ hardware, baseline, history, shifts: historyShifts(baseline, history, gates), repoUrl: options.repoUrl, indexLink: options.onBranch })
 }
 
 /** The root page: this update's key from what it writes, every other key from its stored baseline. */
