@@ -96,7 +96,10 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     const values = seriesOf(input.history, cell.id, metric)
     const latest = values.filter((v) => v !== null).at(-1)
     const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`)
-    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`
+    const present = values.filter((v): v is number => v !== null)
+    // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
+    const range = present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : ''
+    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`
     return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`
   })
   const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
