@@ -99,7 +99,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
-  return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps)
+  return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps)
 }
 
 interface MeasureContext {
@@ -157,7 +157,9 @@ function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: C
 function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {
   if (options.baselineFile) return fileStore(resolve(deps.cwd ?? process.cwd(), options.baselineFile))
   if (!deps.github) return undefined
-  return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log })
+  const { serverUrl } = deps.context
+  const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined
+  return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log, repoUrl })
 }
 
 /**

@@ -12,9 +12,10 @@ import { ensureDir, writeFileNoFollow } from './core/safe-fs.js'
 import { httpStatus, type GitHubRequest, type RepoRef } from './core/github-port.js'
 import type { Logger } from './core/log.js'
 import type { GateConfig } from './core/plan.js'
-import type { CellResult, ResultsFile, RunVerdict } from './core/results.js'
+import type { CellResult, HistoryEntry, ResultsFile, RunVerdict } from './core/results.js'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, renderLeaderboard, renderReport, upsertComment, type RenderContext } from './report/index.js'
 import type { BaselineStore } from './store/index.js'
+import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
 
 export interface PipelineResult {
   verdict: RunVerdict
@@ -51,6 +52,8 @@ export interface Publication {
   gates: Record<string, GateConfig>
   resultsDir: string
   signal: AbortSignal
+  /** Main's history as the baseline store gave it, oldest first. */
+  history?: readonly HistoryEntry[]
 }
 
 export async function publish(publication: Publication, deps: PublishDeps): Promise<PipelineResult> {
@@ -58,12 +61,25 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   const p = { ...publication, results: secrets.redactDeep(publication.results) }
   const { results, tally, behaviour } = p
   const { options, context, log } = deps
-  const renderCtx = renderContext(options.config, behaviour.name, context)
+  const renderCtx = { ...renderContext(options.config, behaviour.name, context), trends: recentTrends(results.cells, p.history ?? []), dashboardUrl: await dashboardLink(p, deps) }
   const summary = renderReport(results, renderCtx, SUMMARY_LIMIT)
   const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT))
   await maybeWriteBaseline(p, log)
   const failure = failureReason(tally.verdict, tally.regressions, results.cells, options)
-  return writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure })
+  const written = await writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure })
+  // A shard's page would be partial: the merge run writes the whole dashboard.
+  const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates)
+  if (page) {
+    ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
+    writeFileNoFollow(join(p.resultsDir, 'dashboard', 'index.html'), redact(page), p.resultsDir)
+  }
+  return written
+}
+
+/** Only a run that comments asks GitHub where Pages serves the data branch from. */
+async function dashboardLink(p: Publication, deps: PublishDeps): Promise<string | undefined> {
+  if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch') return undefined
+  return pagesDashboardUrl(deps.github, deps.options.baselineBranch, p.hardware, deps.log)
 }
 
 function renderContext(configPath: string, mode: string, context: RunContext): RenderContext {

@@ -39,7 +39,7 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   const limit = relativeLimit(config, base)
   const band = noiseBand(noise)
 
-  const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit)}`}`
+  const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`
   const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
   const noiseText = `noise ±${formatPercent(band)}`
   const verdict = (status: MetricVerdict['status'], reason: string): MetricVerdict => {

@@ -22,6 +22,10 @@ export interface RenderContext {
   repoUrl?: string
   runUrl?: string
   sha?: string
+  /** Per cell id, its decode tok/s over recent default-branch runs, oldest first: a sparkline next to its Δ. */
+  trends?: Record<string, readonly number[]>
+  /** The hardware key's dashboard, when the repository serves the data branch with GitHub Pages. */
+  dashboardUrl?: string
 }
 
 /** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
@@ -34,3 +38,6 @@ export function commentMarker(configPath: string): string {
   return `<!-- llm-bench-gate:${configPath} -->`
 }
 export { renderLeaderboard, type LeaderboardContext } from './leaderboard.js'
+export { renderDashboard, seriesOf, TREND_METRICS, type DashboardInput } from './dashboard.js'
+export { renderHardwareIndex, type HardwareSummary } from './dashboard-index.js'
+export { sparkline, SPARK_RUNS } from './sparkline.js'

@@ -10,6 +10,7 @@ import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
 import { LEADERBOARD_CSS } from './leaderboard-style.js'
 import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from './marks.js'
+import { runtimeLabel } from '../core/runtime.js'
 
 export { sortRows, sortScript, type SortDirection, type SortRow, type SortValue } from './leaderboard-sort.js'
 
@@ -19,7 +20,7 @@ export interface LeaderboardContext {
   sha?: string
 }
 
-type Measured = CellResult & { metrics: MetricsBlock }
+export type Measured = CellResult & { metrics: MetricsBlock }
 
 interface Column {
   label: string
@@ -32,6 +33,10 @@ interface Column {
   tone?: (cell: Measured) => string | undefined
   /** Sorted as a number but shown as words, so not right-aligned. */
   words?: boolean
+  /** Describes one run against its baseline (verdict, Δ): left out where the page shows the baseline itself. */
+  perRun?: boolean
+  /** Shown only when some cell has a value (the output quality figures). */
+  whenPresent?: boolean
 }
 
 export const TABLE_ID = 'leaderboard'
@@ -44,6 +49,7 @@ const delta = (metric: GatedMetric): Column => ({
   value: (c) => finite(c.verdict.metrics[metric]?.delta),
   html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
   tone: (c) => c.verdict.metrics[metric]?.status,
+  perRun: true,
 })
 
 function qualityColumn(figure: QualityFigure): Column {
@@ -52,6 +58,7 @@ function qualityColumn(figure: QualityFigure): Column {
   return {
     label: capitalised,
     numeric: true,
+    whenPresent: true,
     value: (c) => finite(info.read(c.quality)),
     html: (c) => {
       const v = info.read(c.quality)
@@ -74,7 +81,7 @@ export const COLUMNS: readonly Column[] = [
   num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
   num('Decode tok/s', (m) => m.decode_tps?.mean),
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
+  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status, perRun: true },
   ...PRIMARY_METRICS.map(delta),
   ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ]
@@ -99,7 +106,7 @@ export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext 
 <p class="meta">${metaLine(results, ctx)}</p>
 </header>
 <main>
-${measured.length ? table(measured) : '<p>No cell was measured.</p>'}
+${measured.length ? leaderboardTable(measured) : '<p>No cell was measured.</p>'}
 ${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
 <script>
 ${sortScript(TABLE_ID)}
@@ -110,7 +117,7 @@ ${sortScript(TABLE_ID)}
 }
 
 /** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
-function defaultOrder(cells: Measured[]): Measured[] {
+export function defaultOrder(cells: Measured[]): Measured[] {
   const collate = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' })
   return cells
     .map((cell, index) => ({ cell, index }))
@@ -118,13 +125,14 @@ function defaultOrder(cells: Measured[]): Measured[] {
     .map((x) => x.cell)
 }
 
-function table(cells: readonly Measured[]): string {
-  const heads = COLUMNS.map(
+/** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
+export function leaderboardTable(cells: readonly Measured[], columns: readonly Column[] = COLUMNS, rowAttrs: (cell: Measured) => string = () => ''): string {
+  const heads = columns.map(
     (col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
   )
-  const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${COLUMNS.map((col) => td(col, cell)).join('')}</tr>`)
+  const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`)
   return `<table id="${TABLE_ID}">
-<caption>${plural(cells.length, 'measured cell')}: steady-state figures, Δ against the baseline. Select a column header to sort.</caption>
+<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
 <thead><tr>${heads.join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
@@ -173,12 +181,12 @@ function unmeasuredSection(cells: readonly CellResult[]): string {
   return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`
 }
 
-function modelName(cell: CellResult): string {
+export function modelName(cell: CellResult): string {
   return cell.model || cell.target
 }
 
 function runtime(cell: CellResult): string {
-  return cell.info.version ? `${cell.engine} ${cell.info.version}` : cell.engine
+  return runtimeLabel(cell)
 }
 
 function scenarioHtml(cell: Measured): string {
@@ -194,7 +202,7 @@ function verdictHtml(cell: Measured): string {
   return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`
 }
 
-function formatDate(iso: string | undefined): string {
+export function formatDate(iso: string | undefined): string {
   const time = iso ? Date.parse(iso) : NaN
   return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 }

@@ -84,7 +84,9 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
   if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
-  if (rows.length) parts.push(cellsTable(rows))
+  const dashboard = safeUrl(ctx.dashboardUrl)
+  if (dashboard) parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`)
+  if (rows.length) parts.push(cellsTable(rows, ctx.trends))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,
     d.metrics ? metricsSection(ordered) : undefined,

@@ -6,19 +6,26 @@ import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
 import { cellStatusText } from './marks.js'
+import { engineLabel } from '../core/runtime.js'
+import { sparkline } from './sparkline.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
 const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }))
 
-export function cellsTable(cells: readonly CellResult[]): string {
+/** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
+export function cellsTable(cells: readonly CellResult[], trends: Record<string, readonly number[]> = {}): string {
+  const spark = (cell: CellResult, metric: GatedMetric, text: string) => {
+    const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : ''
+    return line ? `${text} ${line}` : text
+  }
   const rows = cells.map((cell) => [
     cellStatusText(cell),
     text(cell.target),
     text(cell.scenario),
-    text(cell.engine),
+    text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
-    ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+    ...COLUMNS.map(({ metric, head }) => spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
     qualityText(cell),
   ])
   const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']

@@ -1,25 +1,23 @@
 /**
- * The default store: `<hardware>/baseline.json` (a results file) and `<hardware>/history.json` (a
- * bounded history of default-branch runs) on a data branch, created as an orphan when missing, so it
- * shares no history with the code. Writes are optimistic: each file is read with its blob
- * sha, merged with this run and written back with that sha; on 409/422 (someone wrote in between)
- * it is re-read, re-merged and retried with bounded exponential backoff.
+ * The default store: `<hardware>/baseline.json` (a results file), `<hardware>/history.json` (a bounded
+ * history of default-branch runs), `<hardware>/index.html` (the dashboard) and the root `index.html` on a
+ * data branch, created as an orphan when missing, so it shares no history with the code. Each update is
+ * one commit carrying all four (commit-files.ts): the files are built from the branch head, and when
+ * another writer moved the branch meanwhile they are re-read, re-merged and committed again.
  */
 import type { GateConfig } from '../core/plan.js'
-import { httpStatus } from '../core/github-port.js'
 import type { BaselineRef, HistoryEntry, ResultsFile } from '../core/results.js'
-import { ensureBranch, readFile, StoreError, wrap, writeFile } from './github-files.js'
+import { commitFiles, type Snapshot } from './commit-files.js'
+import { dashboardPage, rootIndex } from './dashboard-files.js'
+import { ensureBranch, readFile } from './github-files.js'
+import { boundedHistory, HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
 import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
-import { baselinePath, historyPath, serialize } from './layout.js'
+import { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH, serialize } from './layout.js'
 import { historyEntry, mergeHistory, mergeResults, storableCells } from './merge.js'
 import { readHistory, readResults } from './results-file.js'
 
-const MAX_DELAY_MS = 30_000
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
 export function branchStore(options: BranchStoreOptions): BaselineStore {
   const { request, repo, branch, log } = options
-  const historyLimit = options.historyLimit ?? 30
   let branchReady = false
 
   return {
@@ -43,42 +41,37 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
         if (await ensureBranch(request, repo, branch)) log.info(`created orphan branch ${branch} for baselines`)
         branchReady = true
       }
-      const sha7 = results.run.sha.slice(0, 7)
-      const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
       const incoming: ResultsFile = { ...results, cells }
-      await updateFile(options, base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`)
       const entry = historyEntry(incoming, gates)
-      await updateFile(options, hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`)
-      log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`)
+      const message = `llm-bench-gate: baseline ${hardware} @ ${results.run.sha.slice(0, 7)}`
+      const commit = await commitFiles(options, (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates), message)
+      log.info(`stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`)
     },
   }
 }
 
-/** Read → build → write with the read sha; re-read and rebuild on a conflict, at most `maxRetries` times. */
-async function updateFile(options: BranchStoreOptions, path: string, build: (current: string | undefined) => string, message: string): Promise<void> {
-  const { request, repo, branch, log } = options
-  const maxRetries = options.maxRetries ?? 5
-  const backoffMs = options.backoffMs ?? 500
-  for (let attempt = 0; ; attempt++) {
-    const current = await readFile(request, repo, branch, path)
-    const next = build(current?.text)
-    if (next === current?.text) return log.debug(`${branch}:${path}: unchanged`)
-    try {
-      await writeFile(request, repo, branch, path, next, current?.sha, message)
-      return log.debug(`${branch}:${path}: written`)
-    } catch (error) {
-      const status = httpStatus(error)
-      if (status !== 409 && status !== 422) throw wrap(error, `${branch}:${path}: cannot write`)
-      if (attempt >= maxRetries) {
-        const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`
-        throw new StoreError(what, status, { cause: error })
-      }
-      // Jitter keeps parallel matrix jobs from retrying in lockstep.
-      const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2)
-      log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`)
-      await sleep(delay)
-    }
-  }
+/** The four files of one update, merged with what the snapshot's head holds. */
+async function updateFiles(
+  options: BranchStoreOptions,
+  snapshot: Snapshot,
+  hardware: string,
+  incoming: ResultsFile,
+  entry: HistoryEntry,
+  gates: Record<string, GateConfig>,
+): Promise<Map<string, string>> {
+  const { branch } = options
+  const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
+  const [baseText, histText] = await Promise.all([snapshot.read(base), snapshot.read(hist)])
+  const baseline = mergeResults(baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`), incoming)
+  const merged = mergeHistory(histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES)
+  const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES)
+  const updated = baseline.run.finishedAt || baseline.run.startedAt
+  return new Map([
+    [base, serialize(baseline)],
+    [hist, history.text],
+    [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true })],
+    [ROOT_INDEX_PATH, await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length })],
+  ])
 }
 
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */

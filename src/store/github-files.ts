@@ -1,4 +1,4 @@
-/** Reading and writing single files of the data branch through the contents and git data APIs. */
+/** Reading single files of the data branch (contents API, git blobs past 1 MB) and creating the branch (git data API). */
 import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 import { errorMessage } from '../core/errors.js'
 
@@ -46,14 +46,9 @@ export async function readFile(request: GitHubRequest, repo: RepoRef, branch: st
   }
 }
 
-/** Creates (no `sha`) or updates a file; rejects with the raw GitHub error so callers can see 409/422. */
-export async function writeFile(request: GitHubRequest, repo: RepoRef, branch: string, path: string, text: string, sha: string | undefined, message: string): Promise<void> {
-  const content = Buffer.from(text, 'utf8').toString('base64')
-  await request('PUT /repos/{owner}/{repo}/contents/{path}', { ...repo, path, message, content, branch, ...(sha ? { sha } : {}) })
-}
-
 const README = (branch: string): string =>
-  `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\` and \`<hardware>/history.json\`.\n` +
+  `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\`, \`<hardware>/history.json\`, ` +
+  'the dashboard `<hardware>/index.html` and the list of hardware keys `index.html` (serve this branch with GitHub Pages to read them).\n' +
   'This branch has no common history with the code; do not merge it.\n'
 
 /**

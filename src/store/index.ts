@@ -13,7 +13,9 @@ export { branchStore } from './branch-store.js'
 export { fileStore } from './file-store.js'
 export { StoreError, readFile as readRepoFile } from './github-files.js'
 export { historyEntry, mergeHistory, mergeResults } from './merge.js'
-export { baselinePath, historyPath } from './layout.js'
+export { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH } from './layout.js'
+export { HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
+export { dashboardPage } from './dashboard-files.js'
 export { isForeign, parseJson, readHistory, readResults, readResultsFile, resultsFromJson } from './results-file.js'
 
 export interface LoadedBaseline {
@@ -26,7 +28,7 @@ export interface BaselineStore {
   /** `file`: a read-only `baseline-file`, whose problems are configuration errors. */
   kind: 'branch' | 'file'
   load(hardware: string): Promise<LoadedBaseline>
-  /** Write baseline.json and append to history.json (merge by cell id, retry on 409/422). */
+  /** Write baseline.json, append to history.json and refresh the pages, in one commit (merge by cell id, retry when the branch moved). */
   save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void>
 }
 
@@ -35,9 +37,13 @@ export interface BranchStoreOptions {
   repo: RepoRef
   branch: string
   log: Logger
-  /** Entries kept in history.json (default 30). */
+  /** Entries kept in history.json (default HISTORY_ENTRIES, 100). */
   historyLimit?: number
-  /** Retries on 409/422 (default 5). */
+  /** Bytes history.json may take (default HISTORY_BYTES, 2 MiB); the oldest runs go first. */
+  historyBytes?: number
+  /** `https://github.com/o/r`, for commit links on the dashboard. */
+  repoUrl?: string
+  /** Retries when the branch moved meanwhile (default 5). */
   maxRetries?: number
   /** Backoff base in ms (default 500; tests pass small values). */
   backoffMs?: number

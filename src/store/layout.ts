@@ -12,3 +12,6 @@ export const baselinePath = (hardware: string): string => `${checkHardware(hardw
 export const historyPath = (hardware: string): string => `${checkHardware(hardware)}/history.json`
 
 export const serialize = (value: unknown): string => JSON.stringify(value, null, 2) + '\n'
+export const dashboardPath = (hardware: string): string => `${checkHardware(hardware)}/index.html`
+/** The data branch's root page, listing every hardware key. */
+export const ROOT_INDEX_PATH = 'index.html'

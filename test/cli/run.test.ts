@@ -58,8 +58,9 @@ describe('llm-bench-gate run', () => {
     expect(results.cells.map((c) => [c.id, c.status, c.rounds.length])).toEqual([['small/tiny', 'ok', 2]])
     expect(results.cells[0].metrics!.decode_tps.mean).toBeGreaterThan(0)
     const report = await readFile(join(cwd, 'out/report.md'), 'utf8')
-    expect(report).toContain('| small | tiny | sim |')
-    expect(run.stdout).toContain('| small | tiny | sim |')
+    // The Engine column names the engine the sim profile emulates.
+    expect(report).toContain('| small | tiny | vLLM (sim) |')
+    expect(run.stdout).toContain('| small | tiny | vLLM (sim) |')
     expect(run.stderr).toContain('verdict: pass')
   })
 

@@ -42,7 +42,7 @@ const cases: Case[] = [
     current: spread({ ttft: 120 }, 0.005),
     gate: { ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } },
     status: 'pass',
-    reason: /^TTFT \+20\.0% \/ \+20\.0 ms \(limit 10% and 50 ms, noise/,
+    reason: /^TTFT \+20\.0% \/ \+20 ms \(limit 10% and 50 ms, noise/,
   },
   { name: 'TTFT +20% and +80 ms over min-delta 50 ms regresses', baseline: file({ ttft: 400 }), current: spread({ ttft: 480 }, 0.005), gate: { ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' } }, status: 'regression' },
   // stat selection

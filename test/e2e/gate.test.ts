@@ -67,9 +67,12 @@ async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr') {
 const ours = () => github.state.commentsOn(PR).filter((c) => c.body.includes(MARKER))
 
 describe('baseline on merge, gate on PRs', () => {
-  it('push to main writes the baseline on a new orphan branch, through two 409s', async () => {
+  // Was "through two 409s" of contents-API PUTs; an update is now one commit, and a conflict is another
+  // writer moving the branch before the ref update.
+  it('push to main writes the baseline on a new orphan branch, through two conflicting writers', async () => {
     expect(github.state.head('llm-bench-data')).toBeUndefined()
-    github.inject.failContentsPuts(2)
+    let n = 0
+    github.inject.beforeRefUpdates(2, () => github.state.writeFile('llm-bench-data', 'notes.txt', `note ${n++}`))
     const run = await gateRun(BASE, 'push')
     expect(run.code, run.stdout).toBe(0)
     const head = github.state.head('llm-bench-data')!
@@ -82,8 +85,9 @@ describe('baseline on merge, gate on PRs', () => {
     expect(baseline.cells.map((c) => c.id)).toEqual(['loopback/short'])
     const history = JSON.parse(github.state.readFile('llm-bench-data', 'loopback-hw/history.json')!) as HistoryFile
     expect(history.entries).toHaveLength(1)
-    const puts409 = github.state.log.filter((r) => r.method === 'PUT' && r.status === 409)
-    expect(puts409).toHaveLength(2)
+    const conflicts = github.state.log.filter((r) => r.method === 'PATCH' && r.status === 422)
+    expect(conflicts).toHaveLength(2)
+    expect(github.state.readFile('llm-bench-data', 'notes.txt')).toBe('note 1')
     expect(ours()).toHaveLength(0)
   })
 

@@ -14,7 +14,9 @@
  *                                                             `Link` rel="next"/"last"; a fault status when injected
  *   GET   /repos/{o}/{r}/git/ref/{ref}                        e.g. heads/main; 404 when missing
  *   POST  /repos/{o}/{r}/git/refs {ref, sha}                  201; 422 `Reference already exists`
+ *   PATCH /repos/{o}/{r}/git/refs/{ref} {sha, force}          200; 422 `Update is not a fast forward` unless force
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
+ *   GET   /repos/{o}/{r}/pages                              the Pages site set in `state.pages`; 404 when none
  *
  * Simplifications (never visible to a client of those routes): trees are flat maps of full paths to blob
  * shas, and tree/commit shas are content hashes but not git's. Blob shas are git's.
@@ -91,6 +93,8 @@ export interface FakeGitHub {
     forbidComments(scope: 'write' | 'all' | false): void
     /** `pulls/{n}/files` answers `status` (a 5xx, a 403) until called with false. */
     failPullFiles(status: number | false): void
+    /** `before` runs ahead of each of the next `count` ref updates (e.g. another writer's commit landing first). */
+    beforeRefUpdates(count: number, before: (ref: string) => void): void
   }
   /** Adds `count` comments by another user (body `unrelated comment <i>` unless given) to an issue. */
   seedComments(issue: number, count: number, options?: { body?: string; login?: string; type?: FakeUser['type'] }): FakeComment[]
@@ -115,6 +119,8 @@ export class FakeState {
   /** PR number → the files it changes (`pulls/{n}/files`). */
   readonly pullFiles = new Map<number, PullFile[]>()
   readonly log: LoggedRequest[] = []
+  /** The repository's GitHub Pages site, if it has one. */
+  pages?: { html_url: string; source?: { branch: string; path: string } }
   private nextId = 1000
   private commitCount = 0
   private readonly users = new Map<string, FakeUser>()
@@ -220,6 +226,8 @@ interface Faults {
   comments: 'write' | 'all' | false
   gets: { status: number; suffix: string } | false
   pullFiles?: number | false
+  refUpdates: number
+  refBefore?: (ref: string) => void
 }
 
 type Handler = (ctx: Ctx, m: RegExpMatchArray) => Reply
@@ -407,6 +415,36 @@ function createRef(ctx: Ctx): Reply {
   return { status: 201, body: refJson(ctx, ref, sha) }
 }
 
+/** True when `ancestor` is `sha` or reachable from it through parents. */
+function reaches(state: FakeState, sha: string, ancestor: string): boolean {
+  const seen = new Set<string>()
+  const queue = [sha]
+  while (queue.length) {
+    const next = queue.pop()!
+    if (next === ancestor) return true
+    if (seen.has(next)) continue
+    seen.add(next)
+    queue.push(...(state.commits.get(next)?.parents ?? []))
+  }
+  return false
+}
+
+function updateRef(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const doc = 'git/refs#update-a-reference'
+  const ref = `refs/${m[1]}`
+  if (ctx.faults.refUpdates > 0) {
+    ctx.faults.refUpdates--
+    ctx.faults.refBefore?.(ref)
+  }
+  const current = ctx.state.refs.get(ref)
+  const { sha, force = false } = ctx.body
+  if (current === undefined) return fail(422, 'Reference does not exist', doc)
+  if (typeof sha !== 'string' || !ctx.state.commits.has(sha)) return fail(422, 'Object does not exist', doc)
+  if (!force && !reaches(ctx.state, sha, current)) return fail(422, 'Update is not a fast forward', doc)
+  ctx.state.refs.set(ref, sha)
+  return { status: 200, body: refJson(ctx, ref, sha) }
+}
+
 function blobJson(ctx: Ctx, sha: string): Record<string, unknown> {
   const buf = ctx.state.blobs.get(sha)!
   const url = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/git/blobs/${sha}`
@@ -490,8 +528,14 @@ function listPullFiles(ctx: Ctx, m: RegExpMatchArray): Reply {
   return { status: 200, body, headers: rels.length ? { link: rels.join(', ') } : undefined }
 }
 
+function getPages(ctx: Ctx): Reply {
+  const pages = ctx.state.pages
+  return pages ? { status: 200, body: { url: `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pages`, status: 'built', build_type: 'legacy', ...pages } } : notFound('pages/pages#get-a-apiname-pages-site')
+}
+
 const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/pulls\/(\d+)\/files$/, listPullFiles],
+  ['GET', /^\/pages$/, getPages],
   ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
   ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
   ['GET', /^\/issues\/comments\/(\d+)$/, getComment],
@@ -500,6 +544,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['PUT', /^\/contents\/(.+)$/, putContents],
   ['GET', /^\/git\/ref\/(.+)$/, getRef],
   ['POST', /^\/git\/refs$/, createRef],
+  ['PATCH', /^\/git\/refs\/(.+)$/, updateRef],
   ['POST', /^\/git\/blobs$/, createBlob],
   ['GET', /^\/git\/blobs\/([0-9a-f]{40})$/, getBlob],
   ['POST', /^\/git\/trees$/, createTree],
@@ -537,7 +582,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const state = new FakeState(options.owner ?? 'octo-org', options.repo ?? 'octo-repo', options.defaultBranch ?? 'main', options.actor ?? 'github-actions[bot]')
-  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false }
+  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false, refUpdates: 0 }
   const largeFileBytes = options.largeFileBytes ?? 1024 * 1024
   let origin = ''
 
@@ -591,6 +636,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       },
       failPullFiles(status) {
         faults.pullFiles = status
+      },
+      beforeRefUpdates(count, before) {
+        faults.refUpdates = count
+        faults.refBefore = before
       },
     },
     seedComments(issue, count, opts = {}) {

@@ -49,6 +49,20 @@ describe('counts and signed values', () => {
     expect(formatSigned(value, unit)).toBe(text)
   })
 
+  // At the precision of the values compared (three significant digits of the scale): noise-sized
+  // differences read as zero instead of `−0.000671 ms`.
+  it.each<[number, number, string]>([
+    [-0.000671, 220.5, '0 ms'],
+    [31.46, 220, '+31 ms'],
+    [-31.46, 2901, '−30 ms'],
+    [0.123, 5.2, '+0.12 ms'],
+    [-0.004, 5.2, '0 ms'],
+    [1234.5, 4203, '+1,230 ms'],
+    [0.0512, 0.85, '+0.051 ms'],
+  ])('formatSigned(%s, ms, scale %s) → %s', (value, scale, text) => {
+    expect(formatSigned(value, 'ms', scale)).toBe(text)
+  })
+
   it('pluralises', () => {
     expect([plural(1, 'cell'), plural(400, 'cell'), plural(1200, 'target')]).toEqual(['1 cell', '400 cells', '1,200 targets'])
   })

@@ -28,7 +28,14 @@ function store(options: Partial<BranchStoreOptions> = {}) {
 }
 
 const stored = <T>(path: string): T => JSON.parse(gh.state.readFile(BRANCH, path) ?? 'null') as T
-const puts = (path: string) => gh.state.log.filter((r) => r.method === 'PUT' && r.path.endsWith(`/contents/${path}`))
+const refUpdates = () => gh.state.log.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/git/refs/heads/${BRANCH}`))
+const FOUR = ['cpu/baseline.json', 'cpu/history.json', 'cpu/index.html', 'index.html']
+/** Paths a commit adds or changes against its first parent. */
+function changedPaths(sha: string): string[] {
+  const commit = gh.state.commits.get(sha)!
+  const before = commit.parents.length ? gh.state.files(commit.parents[0]) : new Map<string, string>()
+  return [...gh.state.files(sha)].filter(([path, blob]) => before.get(path) !== blob).map(([path]) => path).sort()
+}
 const day = (d: number) => `2025-02-${String(d).padStart(2, '0')}T10:00:00Z`
 
 describe('branchStore', () => {
@@ -50,9 +57,11 @@ describe('branchStore', () => {
     const orphan = gh.state.commits.get((created.body as { sha: string }).sha)!
     expect(orphan.parents).toEqual([])
     expect(gh.state.files(orphan.sha).has('README.md')).toBe(true)
-    // The two files came on top of the orphan commit, and the default branch was not touched.
+    // One commit on top of the orphan carries all four files, and the default branch was not touched.
     const head = gh.state.commits.get(gh.state.head(BRANCH)!)!
-    expect(gh.state.commits.get(head.parents[0])!.parents).toEqual([orphan.sha])
+    expect(head.parents).toEqual([orphan.sha])
+    expect(changedPaths(head.sha)).toEqual(FOUR)
+    expect(gh.state.log.filter((r) => r.method === 'PUT')).toEqual([])
     expect(gh.state.readFile('main', 'cpu/baseline.json')).toBeUndefined()
 
     expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/chat'])
@@ -100,57 +109,79 @@ describe('branchStore', () => {
     expect(gh.state.head(BRANCH)).toBe(before)
   })
 
-  it('re-reads and merges on 409: two conflicts, then the write keeps both writers’ cells', async () => {
+  // These replace the contents-API tests (a 409 or 422 per file PUT): an update is now one commit, and a
+  // conflict is the ref update failing to fast-forward because another writer moved the branch.
+  it('one commit per update: each carries all four files on top of the previous head', async () => {
+    const { store: s } = store()
+    for (let d = 1; d <= 3; d++) {
+      const before = gh.state.head(BRANCH)
+      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+      const head = gh.state.commits.get(gh.state.head(BRANCH)!)!
+      if (before) expect(head.parents).toEqual([before])
+      expect(changedPaths(head.sha)).toEqual(FOUR)
+    }
+    expect(refUpdates().map((r) => [r.status, (r.body as { force: boolean }).force])).toEqual([[200, false], [200, false], [200, false]])
+    expect(gh.state.readFile(BRANCH, 'cpu/index.html')).toContain('LLM serving dashboard · cpu')
+    expect(gh.state.readFile(BRANCH, 'index.html')).toContain('href="cpu/index.html"')
+  })
+
+  it('re-reads and merges when the branch moved: two conflicts, then the commit keeps both writers’ cells', async () => {
     const { store: s, log } = store()
     await s.save('cpu', results('base', day(1), [cell('t/shared', [slow]), cell('t/first', [slow])]), gates)
+    await store().store.save('gpu', results('gpu1', day(1), [cell('t/g', [slow])]), gates)
     let competing = 0
-    // The first failed PUT lands while another job writes its own cells; the second is a plain conflict.
-    gh.inject.failContentsPuts(2, {
-      before: (path) => {
-        if (path === 'cpu/baseline.json' && competing++ === 0) {
-          // A writer that merged too: the stored cells plus its own.
-          const other = results('other', day(2), [cell('t/shared', [slow]), cell('t/first', [slow]), cell('u/other', [slow])])
-          gh.state.writeFile(BRANCH, path, JSON.stringify(other))
-        }
-      },
+    // Before the first ref update another job commits its own cells; before the second, an unrelated file.
+    gh.inject.beforeRefUpdates(2, () => {
+      if (competing++ === 0) {
+        const other = results('other', day(2), [cell('t/shared', [slow]), cell('t/first', [slow]), cell('u/other', [slow])])
+        gh.state.writeFile(BRANCH, 'cpu/baseline.json', JSON.stringify(other))
+      } else gh.state.writeFile(BRANCH, 'notes.txt', 'a note')
     })
     await s.save('cpu', results('mine', day(3), [cell('t/shared', [fast]), cell('t/mine', [fast])]), gates)
 
-    expect(puts('cpu/baseline.json').slice(-3).map((r) => r.status)).toEqual([409, 409, 200])
+    expect(refUpdates().slice(-3).map((r) => r.status)).toEqual([422, 422, 200])
     const baseline = stored<ResultsFile>('cpu/baseline.json')
     expect(baseline.run.sha).toBe('mine')
     expect(baseline.cells.map((c) => c.id).sort()).toEqual(['t/first', 't/mine', 't/shared', 'u/other'])
     expect(baseline.cells.find((c) => c.id === 't/shared')!.metrics!.decode_tps.mean).toBe(fast.decode)
-    expect(log.lines.filter((l) => l.includes('HTTP 409'))).toHaveLength(2)
+    // Nothing the other writers committed was lost, and the root page lists both hardware keys.
+    expect(gh.state.readFile(BRANCH, 'notes.txt')).toBe('a note')
+    expect(gh.state.readFile(BRANCH, 'index.html')).toContain('href="gpu/index.html"')
+    expect(log.lines.filter((l) => l.includes('HTTP 422'))).toHaveLength(2)
   })
 
-  it('retries a 422 (file created meanwhile, sha missing) like a 409', async () => {
-    const { store: s } = store()
-    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
-    gh.inject.failContentsPuts(1, { status: 422 })
-    await s.save('cpu', results('next', day(2), [cell('t/b', [fast])]), gates)
-    expect(puts('cpu/baseline.json').slice(-2).map((r) => r.status)).toEqual([422, 200])
-    expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id).sort()).toEqual(['t/a', 't/b'])
-  })
-
-  it('gives up after maxRetries conflicts with an error naming the file', async () => {
+  it('gives up after maxRetries conflicts with an error naming the branch, leaving it as the other writer left it', async () => {
     const { store: s } = store({ maxRetries: 3 })
     await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
-    gh.inject.failContentsPuts(1000)
+    let n = 0
+    gh.inject.beforeRefUpdates(1000, () => gh.state.writeFile(BRANCH, 'notes.txt', `note ${n++}`))
     const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StoreError)
-    expect(error).toMatchObject({ status: 409, message: expect.stringContaining(`${BRANCH}:cpu/baseline.json: still conflicting after 4 attempts`) })
-    expect(puts('cpu/baseline.json').filter((r) => r.status === 409)).toHaveLength(4)
+    expect(error).toMatchObject({ status: 422, message: expect.stringContaining(`${BRANCH}: still conflicting after 4 attempts`) })
+    expect(refUpdates().filter((r) => r.status === 422)).toHaveLength(4)
     expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
   })
 
   it('does not retry other errors and keeps their status', async () => {
     const { store: s } = store()
     await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
-    gh.state.refs.delete(`refs/heads/${BRANCH}`) // deleted behind the store's back: the PUT answers 404
+    gh.state.refs.delete(`refs/heads/${BRANCH}`) // deleted behind the store's back: reading the head answers 404
     const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
     expect(error).toMatchObject({ name: 'StoreError', status: 404 })
-    expect(gh.state.log.filter((r) => r.method === 'PUT' && r.status === 404)).toHaveLength(1)
+    expect(refUpdates()).toHaveLength(1)
+  })
+
+  it('bounds history by bytes too, dropping the oldest runs', async () => {
+    const { store: s } = store({ historyBytes: 1500 })
+    for (let d = 1; d <= 6; d++) await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+    const text = gh.state.readFile(BRANCH, 'cpu/history.json')!
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1500)
+    const shas = stored<HistoryFile>('cpu/history.json').entries.map((e) => e.sha)
+    expect(shas.at(-1)).toBe('sha6')
+    expect(shas.length).toBeLessThan(6)
+    // One run per line: compact, and still a history file the store reads back.
+    expect(text.split('\n').filter((l) => l.startsWith('{"sha"'))).toHaveLength(shas.length)
+    expect((await s.load('cpu')).view.history.map((e) => e.sha)).toEqual(shas)
   })
 
   it('reads files over the contents API size limit through the git blob API', async () => {

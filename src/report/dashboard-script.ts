@@ -1,0 +1,61 @@
+/**
+ * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
+ * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
+ * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
+ */
+import { CHART } from './dashboard-chart.js'
+
+export const DATA_ID = 'dashboard-data'
+export const TIP_ID = 'tip'
+export const FILTERS = ['engine', 'quant', 'scenario'] as const
+
+export function dashboardScript(): string {
+  const source = `(function () {
+var W = ${CHART.width}, PAD = ${CHART.pad};
+var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
+var tip = document.getElementById(${JSON.stringify(TIP_ID)});
+function xOf(i, n) { return Math.round(n <= 1 ? W / 2 : PAD + i * (W - 2 * PAD) / (n - 1)); }
+function nearest(ys, i) {
+  for (var d = 0; d < ys.length; d++) {
+    if (i - d >= 0 && ys[i - d] !== '') return i - d;
+    if (i + d < ys.length && ys[i + d] !== '') return i + d;
+  }
+  return -1;
+}
+function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
+function show(svg, event) {
+  var n = Number(svg.getAttribute('data-n'));
+  var ys = svg.getAttribute('data-y').split(',');
+  var shifts = svg.getAttribute('data-shifts').split(',');
+  var rect = svg.getBoundingClientRect();
+  var vx = (event.clientX - rect.left) * W / rect.width;
+  var raw = n <= 1 ? 0 : Math.round((vx - PAD) * (n - 1) / (W - 2 * PAD));
+  var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
+  if (i < 0) return hide(svg);
+  var series = data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))];
+  var commit = data.commits[i];
+  var dot = svg.querySelector('.dot');
+  dot.setAttribute('cx', xOf(i, n));
+  dot.setAttribute('cy', ys[i]);
+  var unit = data.units[Number(svg.getAttribute('data-metric'))];
+  tip.textContent = series[i] + ' ' + unit + ' \\u00b7 ' + commit[0] + ' \\u00b7 ' + commit[1] + (shifts.indexOf(String(i)) >= 0 ? ' \\u00b7 level shift' : '');
+  tip.hidden = false;
+  tip.style.left = (event.clientX + 12) + 'px';
+  tip.style.top = (event.clientY + 12) + 'px';
+}
+Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
+  svg.addEventListener('mousemove', function (event) { show(svg, event); });
+  svg.addEventListener('mouseleave', function () { hide(svg); });
+});
+var keys = ${JSON.stringify(FILTERS)};
+function applyFilters() {
+  var chosen = keys.map(function (k) { return document.getElementById('filter-' + k).value; });
+  Array.prototype.forEach.call(document.querySelectorAll('[data-engine]'), function (el) {
+    var keep = keys.every(function (k, j) { return chosen[j] === '' || el.getAttribute('data-' + k) === chosen[j]; });
+    el.hidden = !keep;
+  });
+}
+keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListener('change', applyFilters); });
+})();`
+  return source.replace(/<\//g, '<\\/')
+}

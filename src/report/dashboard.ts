@@ -1,0 +1,136 @@
+/**
+ * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
+ * current baseline, then per cell trend charts of decode tok/s and TTFT over the history with detected
+ * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
+ * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
+ * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
+ */
+import { formatNumber, plural } from '../core/format.js'
+import { metricInfo, metricKey, type GatedMetric } from '../core/metrics.js'
+import type { HistoryEntry, ResultsFile } from '../core/results.js'
+import { engineLabel, runtimeLabel } from '../core/runtime.js'
+import { trendChart } from './dashboard-chart.js'
+import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
+import { DASHBOARD_CSS } from './dashboard-style.js'
+import { escapeHtml, safeUrl } from './escape.js'
+import { COLUMNS, TABLE_ID, defaultOrder, formatDate, leaderboardTable, modelName, sortScript, type Measured } from './leaderboard.js'
+import { LEADERBOARD_CSS } from './leaderboard-style.js'
+
+/** The charted metrics, each as its mean. */
+export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft']
+
+export interface DashboardInput {
+  hardware: string
+  baseline: ResultsFile
+  /** Oldest first. */
+  history: readonly HistoryEntry[]
+  /** Per cell id and metric, the history indexes where a detected level shift starts. */
+  shifts?: Record<string, Partial<Record<GatedMetric, readonly number[]>>>
+  /** `https://github.com/o/r`, to link commits. */
+  repoUrl?: string
+  /** Link the root page listing every hardware key (on the data branch, not next to a run's results). */
+  indexLink?: boolean
+}
+
+/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
+const columnsFor = (cells: readonly Measured[]) => COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)))
+
+type FilterKey = (typeof FILTERS)[number]
+const facet: Record<FilterKey, (cell: Measured) => string> = {
+  engine: (c) => engineLabel(c),
+  quant: (c) => c.quant ?? '',
+  scenario: (c) => c.scenario,
+}
+const facetAttrs = (cell: Measured): string => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('')
+
+/** The page for one hardware key. */
+export function renderDashboard(input: DashboardInput): string {
+  const cells = defaultOrder(input.baseline.cells.filter((c): c is Measured => c.status === 'ok' && c.metrics !== null))
+  const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`)
+  const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) }
+  const last = input.history.at(-1)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}${DASHBOARD_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="meta">${metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
+</header>
+<main>
+${filters(cells)}
+${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
+<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
+<p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
+<div class="cards">
+${cells.map((c, i) => card(input, c, i)).join('\n')}
+</div>
+</main>
+<div id="${TIP_ID}" role="tooltip" hidden></div>
+<script type="application/json" id="${DATA_ID}">${jsonForScript(data)}</script>
+<script>
+${sortScript(TABLE_ID)}
+${dashboardScript()}
+</script>
+</body>
+</html>
+`
+}
+
+export function seriesOf(history: readonly HistoryEntry[], id: string, metric: GatedMetric): (number | null)[] {
+  const key = metricKey(metric, 'mean')
+  return history.map((e) => {
+    const v = e.cells[id]?.[key]?.steady
+    return typeof v === 'number' && Number.isFinite(v) ? v : null
+  })
+}
+
+function card(input: DashboardInput, cell: Measured, index: number): string {
+  const charts = TREND_METRICS.map((metric, m) => {
+    const info = metricInfo(metric)
+    const values = seriesOf(input.history, cell.id, metric)
+    const latest = values.filter((v) => v !== null).at(-1)
+    const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`)
+    const present = values.filter((v): v is number => v !== null)
+    // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
+    const range = present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : ''
+    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`
+    return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`
+  })
+  const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
+  return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`
+}
+
+function filters(cells: readonly Measured[]): string {
+  const selects = FILTERS.map((key) => {
+    const values = [...new Set(cells.map(facet[key]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    const options = values.map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v || '—')}</option>`).join('')
+    return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`
+  })
+  return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`
+}
+
+function metaLine(input: DashboardInput, last: HistoryEntry | undefined): string {
+  const run = input.baseline.run
+  const url = safeUrl(run.runUrl)
+  const repo = safeUrl(input.repoUrl)
+  const sha = run.sha ? `<code title="${escapeHtml(run.sha)}">${escapeHtml(run.sha.slice(0, 12))}</code>` : 'unknown'
+  return [
+    `baseline ${repo && run.sha ? `<a href="${escapeHtml(`${repo}/commit/${run.sha}`)}">${sha}</a>` : sha}`,
+    `updated ${formatDate(last?.date ?? run.finishedAt ?? run.startedAt)}`,
+    `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+    url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
+}
+
+/** JSON inside a script element: nothing in it may end the element or read as markup. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { renderDashboard, renderHardwareIndex } from '../../src/report/index.js'
+import { DATA_ID } from '../../src/report/dashboard-script.js'
+import { dashboardInput, HOSTILE_MODEL } from './dashboard-fixture.js'
+
+const input = dashboardInput(3, 2, 30)
+const html = renderDashboard(input)
+const data = () => JSON.parse(new RegExp(`<script type="application/json" id="${DATA_ID}">([^<]*)</script>`).exec(html)![1]) as {
+  commits: string[][]
+  series: (string | null)[][][]
+}
+
+describe('renderDashboard', () => {
+  it('stays under 300 KB for 50 cells × 100 history entries', () => {
+    const bytes = Buffer.byteLength(renderDashboard(dashboardInput(10, 5, 100)))
+    expect(bytes).toBeLessThan(300_000)
+  })
+
+  it('has one leaderboard row and one chart card per baseline cell, with the baseline columns and no per-run Δ', () => {
+    const rows = [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1])
+    expect(rows).toHaveLength(6)
+    expect([...html.matchAll(/<section class="cell"/g)]).toHaveLength(6)
+    expect([...html.matchAll(/<svg class="trend"/g)]).toHaveLength(12)
+    const heads = [...html.matchAll(/<button type="button">([^<]*)<\/button>/g)].map((m) => m[1])
+    expect(heads).toEqual(['Model', 'Runtime', 'Quant', 'Scenario', 'Total tok/s', 'Output tok/s', 'Per-user tok/s', 'TTFT avg ms', 'TTFT p99 ms', 'TPOT avg ms', 'TPOT p99 ms', 'Decode tok/s'])
+  })
+
+  it('keeps a hostile model name as text: escaped in the table, the cards and the data block', () => {
+    expect(html).not.toContain('<img')
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;')
+    expect(data().series).toHaveLength(6)
+    expect(JSON.stringify(input.baseline.cells.map((c) => c.model))).toContain(HOSTILE_MODEL)
+  })
+
+  it('loads nothing from elsewhere: no external script, style, image, font or frame', () => {
+    expect(html).not.toMatch(/<script[^>]+src=|<link\b|<img\b|<iframe\b|@import|url\(/i)
+    // No element has a src attribute (attribute values, which may quote engine text, set aside).
+    expect(html.replace(/"[^"]*"/g, '""')).not.toMatch(/<[a-z][^>]*\ssrc=/i)
+  })
+
+  it('marks the decode level shift in every cell and carries each run’s commit, date and formatted value', () => {
+    const shifts = [...html.matchAll(/data-metric="0"[^>]*>(<line class="shift"[^>]*>)/g)]
+    expect(shifts).toHaveLength(6)
+    const d = data()
+    expect(d.commits).toHaveLength(30)
+    expect(d.commits[0]).toEqual([input.history[0].sha.slice(0, 7), '2026-01-01 00:00 UTC'])
+    expect(d.series[0][0]).toHaveLength(30)
+    expect(d.series[0][0].every((v) => typeof v === 'string' && /^[\d.,]+$/.test(v))).toBe(true)
+  })
+
+  it('offers filters by engine, quant and scenario from the cells', () => {
+    const options = (key: string) => [...new RegExp(`<select id="filter-${key}">(.*?)</select>`).exec(html)![1].matchAll(/value="([^"]*)"/g)].map((m) => m[1])
+    expect(options('engine')).toEqual(['', 'llamacpp', 'sglang', 'vllm'])
+    expect(options('quant')).toEqual(['', 'fp8', 'nvfp4', 'Q4_K_M'])
+    expect(options('scenario')).toEqual(['', 's0', 's1'])
+  })
+})
+
+describe('renderHardwareIndex', () => {
+  it('lists every hardware key with its latest update, linking its dashboard, names escaped', () => {
+    const page = renderHardwareIndex([
+      { hardware: 'nvidia-gb10', updated: '2026-02-03T04:05:00Z', sha: 'a'.repeat(40), cells: 6 },
+      { hardware: 'cpu' },
+    ])
+    expect([...page.matchAll(/<a href="([^"]+)">/g)].map((m) => m[1])).toEqual(['cpu/index.html', 'nvidia-gb10/index.html'])
+    expect(page).toContain('2026-02-03 04:05 UTC')
+  })
+})
