@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9893);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6895);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9893:
+/***/ 6895:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39136,11 +39136,22 @@ function formatDelta(fraction) {
         return '0.0%';
     return `${fraction < 0 ? MINUS : '+'}${text}%`;
 }
-/** A signed absolute change with its unit: `+31 ms`, `−4.20 tok/s`. */
-function formatSigned(value, unit) {
-    const text = formatNumber(Math.abs(value));
-    const sign = text === '0' ? '' : value < 0 ? MINUS : '+';
-    return `${sign}${text} ${unit}`;
+/**
+ * A signed absolute change with its unit: `+31 ms`, `−4.20 tok/s`. With `scale` (the size of the values
+ * compared) the change is rounded to the precision those values are shown at, three significant digits of
+ * `scale`: a 0.000671 ms change between two TTFTs of 220 ms reads `0 ms`, not `−0.000671 ms`.
+ */
+function formatSigned(value, unit, scale) {
+    const text = scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale) ? formatNumber(Math.abs(value)) : atPrecisionOf(Math.abs(value), Math.abs(scale));
+    const sign = /^[0.,]+$/.test(text) ? '' : value < 0 ? MINUS : '+';
+    return `${sign}${/^[0.,]+$/.test(text) ? '0' : text} ${unit}`;
+}
+function atPrecisionOf(size, scale) {
+    const exponent = Math.floor(Math.log10(scale)) - 2;
+    const decimals = Math.max(0, -exponent);
+    const quantum = 10 ** exponent;
+    const rounded = Math.round(size / quantum) * quantum;
+    return rounded >= 1000 ? Math.round(rounded).toLocaleString('en-US') : rounded.toFixed(decimals);
 }
 /** Counts with a noun: `1 cell`, `400 cells`. */
 function plural(count, noun, many = `${noun}s`) {
@@ -39667,7 +39678,7 @@ function judgeMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, base);
     const band = noiseBand(noise);
-    const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit)}`}`;
+    const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`;
     const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
     const noiseText = `noise ±${formatPercent(band)}`;
     const verdict = (status, reason) => {
@@ -51485,6 +51496,45 @@ const trtllm = {
     },
 };
 
+;// CONCATENATED MODULE: ./src/core/ingest-formats.ts
+/** The result-file formats of other benchmark tools that `ingest` and `engine: external` read (ingest/ maps each). */
+const INGEST_FORMAT_NAMES = ['vllm', 'sglang', 'llama-bench', 'guidellm', 'aiperf'];
+/** Placeholders an external target's `run` command gets per round. */
+const EXTERNAL_RUN_PLACEHOLDERS = ['out', 'url', 'round', 'input-tokens', 'output-tokens', 'concurrency', 'requests', 'rate'];
+
+;// CONCATENATED MODULE: ./src/engines/external.ts
+/**
+ * `engine: external`: another benchmark tool measures the target. Per round the target's `run` command (a shell
+ * command, with `{out}` a fresh file in the results directory and `{url}` the target's URL) writes a result file
+ * in `format`; its figures become the round (ingest/). Nothing is launched or polled; the cell is judged like any
+ * other.
+ */
+
+
+
+
+const external = {
+    name: 'external',
+    needsLaunchOrUrl: false,
+    measuresItself: true,
+    options: {
+        run: schemas_string({ error: expected('must be a shell command') })
+            .min(1, { error: 'must not be empty' })
+            .meta({ description: `engine external: the benchmark command run per round; it writes its result to {out} (also: ${EXTERNAL_RUN_PLACEHOLDERS.filter((p) => p !== 'out').map((p) => `{${p}}`).join(', ')})` })
+            .optional(),
+        format: schemas_enum(INGEST_FORMAT_NAMES, { error: expected(`must be one of ${INGEST_FORMAT_NAMES.join(', ')}`) })
+            .meta({ description: 'engine external: the format of the result file run writes' })
+            .optional(),
+    },
+    requiredOptions: ['run', 'format'],
+    runtimePlaceholders: { run: EXTERNAL_RUN_PLACEHOLDERS },
+    healthPath: '/',
+    readiness: () => 'ready',
+    path: openaiPath,
+    transformRequest: (body) => body,
+    info: async () => ({}),
+};
+
 ;// CONCATENATED MODULE: ./src/engines/registry.ts
 
 
@@ -51492,7 +51542,8 @@ const trtllm = {
 
 
 
-const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim];
+
+const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim, external];
 const ENGINE_NAMES = ENGINES.map((e) => e.name);
 function engineByName(name) {
     const engine = ENGINES.find((e) => e.name === name);
@@ -52563,8 +52614,12 @@ function optionValues(adapter, target, scope, path, problems) {
         if (value === undefined)
             continue;
         const raw = typeof value === 'string' && placeholdersIn(value).length > 0;
-        values[option] = raw ? filledOption(field, value, scope, [...path, option], problems) : value;
+        const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])];
+        values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value;
     }
+    for (const option of adapter.requiredOptions ?? [])
+        if (values[option] === undefined)
+            problems.add([...path, option], `required for engine ${adapter.name}`);
     return values;
 }
 function filledOption(field, text, scope, path, problems) {
@@ -53188,7 +53243,7 @@ function httpStatus(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/store/github-files.ts
-/** Reading and writing single files of the data branch through the contents and git data APIs. */
+/** Reading single files of the data branch (contents API, git blobs past 1 MB) and creating the branch (git data API). */
 
 
 /** A store operation failed; `status` is the HTTP status when GitHub answered one. */
@@ -53229,12 +53284,8 @@ async function readFile(request, repo, branch, path) {
         throw wrap(error, `${branch}:${path}: cannot read blob ${data.sha}`);
     }
 }
-/** Creates (no `sha`) or updates a file; rejects with the raw GitHub error so callers can see 409/422. */
-async function writeFile(request, repo, branch, path, text, sha, message) {
-    const content = Buffer.from(text, 'utf8').toString('base64');
-    await request('PUT /repos/{owner}/{repo}/contents/{path}', { ...repo, path, message, content, branch, ...(sha ? { sha } : {}) });
-}
-const README = (branch) => `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\` and \`<hardware>/history.json\`.\n` +
+const README = (branch) => `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\`, \`<hardware>/history.json\`, ` +
+    'the dashboard `<hardware>/index.html` and the list of hardware keys `index.html` (serve this branch with GitHub Pages to read them).\n' +
     'This branch has no common history with the code; do not merge it.\n';
 /**
  * Makes sure `branch` exists, creating it as an orphan (a commit without parents holding a README)
@@ -53272,6 +53323,1933 @@ async function ensureBranch(request, repo, branch) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/store/commit-files.ts
+/**
+ * One commit per update through the git data API: read the branch head, build every file from what
+ * that head holds, then blobs → a tree on the head's tree → a commit whose parent is the head → a ref
+ * update that must fast-forward (`force: false`). When another writer moved the branch in between,
+ * GitHub answers 422 (409 on some routes): the files are re-read at the new head, rebuilt and
+ * committed again, with jittered exponential backoff, a bounded number of times. Either every file
+ * of an update lands or none does.
+ * https://docs.github.com/en/rest/git/refs#update-a-reference
+ */
+
+
+const MAX_DELAY_MS = 30_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Builds the files from the current head and commits those that changed; returns the new commit's sha, or undefined when nothing changed. */
+async function commitFiles(options, build, message) {
+    const { branch, log } = options;
+    const maxRetries = options.maxRetries ?? 5;
+    const backoffMs = options.backoffMs ?? 500;
+    for (let attempt = 0;; attempt++) {
+        const { head, tree } = await headOf(options);
+        const snapshot = snapshotAt(options, head, tree);
+        const files = await build(snapshot);
+        const changed = await changedFiles(snapshot, files);
+        if (changed.size === 0) {
+            log.debug(`${branch}: unchanged`);
+            return undefined;
+        }
+        const commit = await createCommit(options, tree, head, changed, message);
+        try {
+            await options.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...options.repo, ref: `heads/${branch}`, sha: commit, force: false });
+            log.debug(`${branch}: ${commit.slice(0, 7)} on ${head.slice(0, 7)} (${[...changed.keys()].join(', ')})`);
+            return commit;
+        }
+        catch (error) {
+            const status = httpStatus(error);
+            if (status !== 409 && status !== 422)
+                throw wrap(error, `${branch}: cannot move the branch to ${commit.slice(0, 7)}`);
+            if (attempt >= maxRetries) {
+                throw new StoreError(`${branch}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps moving the branch`, status, { cause: error });
+            }
+            // Jitter keeps parallel matrix jobs from retrying in lockstep.
+            const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2);
+            log.info(`${branch}: HTTP ${status} (the branch moved meanwhile), re-reading and retrying in ${Math.round(delay)} ms`);
+            await sleep(delay);
+        }
+    }
+}
+async function headOf(options) {
+    const { request, repo, branch } = options;
+    try {
+        const ref = await request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...repo, ref: `heads/${branch}` });
+        const head = String(ref.data.object.sha);
+        const commit = await request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: head });
+        return { head, tree: String(commit.data.tree.sha) };
+    }
+    catch (error) {
+        throw wrap(error, `branch ${branch}: cannot read its head`);
+    }
+}
+function snapshotAt(options, head, tree) {
+    const { request, repo, branch } = options;
+    const cache = new Map();
+    return {
+        head,
+        read(path) {
+            if (!cache.has(path))
+                cache.set(path, readFile(request, repo, head, path).then((f) => f?.text));
+            return cache.get(path);
+        },
+        async paths() {
+            try {
+                const answer = await request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { ...repo, tree_sha: tree, recursive: '1' });
+                const entries = answer.data.tree;
+                return entries.filter((e) => e.type === 'blob' && typeof e.path === 'string').map((e) => e.path);
+            }
+            catch (error) {
+                throw wrap(error, `${branch}: cannot list the files of ${head.slice(0, 7)}`);
+            }
+        },
+    };
+}
+async function changedFiles(snapshot, files) {
+    const changed = new Map();
+    for (const [path, text] of files)
+        if ((await snapshot.read(path)) !== text)
+            changed.set(path, text);
+    return changed;
+}
+async function createCommit(options, baseTree, parent, files, message) {
+    const { request, repo, branch } = options;
+    try {
+        const entries = [];
+        for (const [path, text] of files) {
+            const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: Buffer.from(text, 'utf8').toString('base64'), encoding: 'base64' });
+            entries.push({ path, mode: '100644', type: 'blob', sha: String(blob.data.sha) });
+        }
+        const tree = await request('POST /repos/{owner}/{repo}/git/trees', { ...repo, base_tree: baseTree, tree: entries });
+        const commit = await request('POST /repos/{owner}/{repo}/git/commits', { ...repo, message, tree: String(tree.data.sha), parents: [parent] });
+        return String(commit.data.sha);
+    }
+    catch (error) {
+        throw wrap(error, `${branch}: cannot create the commit`);
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
+// To do: next major: remove.
+/**
+ * @typedef {Options} MarkdownTableOptions
+ *   Configuration.
+ */
+
+/**
+ * @typedef Options
+ *   Configuration.
+ * @property {boolean | null | undefined} [alignDelimiters=true]
+ *   Whether to align the delimiters (default: `true`);
+ *   they are aligned by default:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   Pass `false` to make them staggered:
+ *
+ *   ```markdown
+ *   | Alpha | B |
+ *   | - | - |
+ *   | C | Delta |
+ *   ```
+ * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
+ *   How to align columns (default: `''`);
+ *   one style for all columns or styles for their respective columns;
+ *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
+ *   other values are treated as `''`, which doesn’t place the colon in the
+ *   alignment row but does align left;
+ *   *only the lowercased first character is used, so `Right` is fine.*
+ * @property {boolean | null | undefined} [delimiterEnd=true]
+ *   Whether to end each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B
+ *   | ----- | -----
+ *   | C     | Delta
+ *   ```
+ * @property {boolean | null | undefined} [fillRows=true]
+ *   Whether to fill rows with empty cells up to the most cells in a row
+ *   (default: `true`).
+ *
+ *   When `true`, all rows have as many cells as the longest row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |   |
+ *   | ----- | ---- | - |
+ *   | C     |      |   |
+ *   | D     | Echo | F |
+ *   ```
+ *
+ *   When `false`, rows keep their cells,
+ *   and the delimiter row has as many cells as the header row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |
+ *   | ----- | ---- |
+ *   | C     |
+ *   | D     | Echo | F |
+ *   ```
+ * @property {boolean | null | undefined} [delimiterStart=true]
+ *   Whether to begin each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are starting delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no starting delimiters:
+ *
+ *   ```markdown
+ *   Alpha | B     |
+ *   ----- | ----- |
+ *   C     | Delta |
+ *   ```
+ * @property {boolean | null | undefined} [padding=true]
+ *   Whether to add a space of padding between delimiters and cells
+ *   (default: `true`).
+ *
+ *   When `true`, there is padding:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there is no padding:
+ *
+ *   ```markdown
+ *   |Alpha|B    |
+ *   |-----|-----|
+ *   |C    |Delta|
+ *   ```
+ * @property {((value: string) => number) | null | undefined} [stringLength]
+ *   Function to detect the length of table cell content (optional);
+ *   this is used when aligning the delimiters (`|`) between table cells;
+ *   full-width characters and emoji mess up delimiter alignment when viewing
+ *   the markdown source;
+ *   to fix this, you can pass this function,
+ *   which receives the cell content and returns its “visible” size;
+ *   note that what is and isn’t visible depends on where the text is displayed.
+ *
+ *   Without such a function, the following:
+ *
+ *   ```js
+ *   markdownTable([
+ *     ['Alpha', 'Bravo'],
+ *     ['中文', 'Charlie'],
+ *     ['👩‍❤️‍👩', 'Delta']
+ *   ])
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo |
+ *   | - | - |
+ *   | 中文 | Charlie |
+ *   | 👩‍❤️‍👩 | Delta |
+ *   ```
+ *
+ *   With [`string-width`](https://github.com/sindresorhus/string-width):
+ *
+ *   ```js
+ *   import stringWidth from 'string-width'
+ *
+ *   markdownTable(
+ *     [
+ *       ['Alpha', 'Bravo'],
+ *       ['中文', 'Charlie'],
+ *       ['👩‍❤️‍👩', 'Delta']
+ *     ],
+ *     {stringLength: stringWidth}
+ *   )
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo   |
+ *   | ----- | ------- |
+ *   | 中文  | Charlie |
+ *   | 👩‍❤️‍👩    | Delta   |
+ *   ```
+ */
+
+/**
+ * Get the length of a cell.
+ *
+ * @param {string} value
+ *   Cell value.
+ * @returns {number}
+ *   Cell size.
+ */
+function defaultStringLength(value) {
+  return value.length
+}
+
+/**
+ * Generate a markdown
+ * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
+ * table.
+ *
+ * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
+ *   Table data (matrix of strings).
+ * @param {Readonly<Options> | null | undefined} [options]
+ *   Configuration (optional).
+ * @returns {string}
+ *   Result.
+ */
+function markdownTable(table, options) {
+  const settings = options || {}
+  // To do: next major: change to spread.
+  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
+  const align = (settings.align || []).concat()
+  const stringLength = settings.stringLength || defaultStringLength
+  /** @type {Array<number>} Character codes as symbols for alignment per column. */
+  const alignments = []
+  /** @type {Array<Array<string>>} Cells per row. */
+  const cellMatrix = []
+  /** @type {Array<Array<number>>} Sizes of each cell per row. */
+  const sizeMatrix = []
+  /** @type {Array<number>} */
+  const longestCellByColumn = []
+  let mostCellsPerRow = 0
+  let rowIndex = -1
+
+  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
+  // do superfluous work when aligning, so optimize for aligning.
+  while (++rowIndex < table.length) {
+    /** @type {Array<string>} */
+    const row = []
+    /** @type {Array<number>} */
+    const sizes = []
+    let columnIndex = -1
+
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length
+    }
+
+    while (++columnIndex < table[rowIndex].length) {
+      const cell = serialize(table[rowIndex][columnIndex])
+
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell)
+        sizes[columnIndex] = size
+
+        if (
+          longestCellByColumn[columnIndex] === undefined ||
+          size > longestCellByColumn[columnIndex]
+        ) {
+          longestCellByColumn[columnIndex] = size
+        }
+      }
+
+      row.push(cell)
+    }
+
+    cellMatrix[rowIndex] = row
+    sizeMatrix[rowIndex] = sizes
+  }
+
+  // Figure out which alignments to use.
+  let columnIndex = -1
+
+  if (typeof align === 'object' && 'length' in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex])
+    }
+  } else {
+    const code = toAlignment(align)
+
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code
+    }
+  }
+
+  // Inject the alignment row.
+  columnIndex = -1
+  /** @type {Array<string>} */
+  const row = []
+  /** @type {Array<number>} */
+  const sizes = []
+
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex]
+    let before = ''
+    let after = ''
+
+    if (code === 99 /* `c` */) {
+      before = ':'
+      after = ':'
+    } else if (code === 108 /* `l` */) {
+      before = ':'
+    } else if (code === 114 /* `r` */) {
+      after = ':'
+    }
+
+    // There *must* be at least one hyphen-minus in each alignment cell.
+    let size =
+      settings.alignDelimiters === false
+        ? 1
+        : Math.max(
+            1,
+            longestCellByColumn[columnIndex] - before.length - after.length
+          )
+
+    const cell = before + '-'.repeat(size) + after
+
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length
+
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size
+      }
+
+      sizes[columnIndex] = size
+    }
+
+    row[columnIndex] = cell
+  }
+
+  // Inject the alignment row.
+  cellMatrix.splice(1, 0, row)
+  sizeMatrix.splice(1, 0, sizes)
+
+  rowIndex = -1
+  /** @type {Array<string>} */
+  const lines = []
+
+  while (++rowIndex < cellMatrix.length) {
+    const row = cellMatrix[rowIndex]
+    const sizes = sizeMatrix[rowIndex]
+    const cellsInRow =
+      settings.fillRows === false
+        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
+        : mostCellsPerRow
+    columnIndex = -1
+    /** @type {Array<string>} */
+    const line = []
+
+    while (++columnIndex < cellsInRow) {
+      const cell = row[columnIndex] || ''
+      let before = ''
+      let after = ''
+
+      if (settings.alignDelimiters !== false) {
+        const size =
+          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
+        const code = alignments[columnIndex]
+
+        if (code === 114 /* `r` */) {
+          before = ' '.repeat(size)
+        } else if (code === 99 /* `c` */) {
+          const half = size / 2
+
+          if (size % 2) {
+            before = ' '.repeat(half + 0.5)
+            after = ' '.repeat(half - 0.5)
+          } else {
+            before = ' '.repeat(half)
+            after = before
+          }
+        } else {
+          after = ' '.repeat(size)
+        }
+      }
+
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push('|')
+      }
+
+      if (
+        settings.padding !== false &&
+        // Don’t add the opening space if we’re not aligning and the cell is
+        // empty: there will be a closing space.
+        !(settings.alignDelimiters === false && cell === '') &&
+        (settings.delimiterStart !== false || columnIndex)
+      ) {
+        line.push(' ')
+      }
+
+      if (settings.alignDelimiters !== false) {
+        line.push(before)
+      }
+
+      line.push(cell)
+
+      if (settings.alignDelimiters !== false) {
+        line.push(after)
+      }
+
+      if (settings.padding !== false) {
+        line.push(' ')
+      }
+
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push('|')
+      }
+    }
+
+    lines.push(
+      settings.delimiterEnd === false
+        ? line.join('').replace(/ +$/, '')
+        : line.join('')
+    )
+  }
+
+  return lines.join('\n')
+}
+
+/**
+ * Serialize a cell value.
+ *
+ * @param {string | null | undefined} [value]
+ *   Value to serialize.
+ * @returns {string}
+ *   Result.
+ */
+function serialize(value) {
+  return value === null || value === undefined ? '' : String(value)
+}
+
+/**
+ * Get the alignment character code from a value.
+ *
+ * @param {string | null | undefined} value
+ *   Value.
+ * @returns {number}
+ *   Alignment.
+ */
+function toAlignment(value) {
+  const code = typeof value === 'string' ? value.codePointAt(0) : 0
+
+  return code === 67 /* `C` */ || code === 99 /* `c` */
+    ? 99 /* `c` */
+    : code === 76 /* `L` */ || code === 108 /* `l` */
+      ? 108 /* `l` */
+      : code === 82 /* `R` */ || code === 114 /* `r` */
+        ? 114 /* `r` */
+        : 0
+}
+
+;// CONCATENATED MODULE: ./src/core/measurements.ts
+const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
+/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
+const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
+
+;// CONCATENATED MODULE: ./src/report/escape.ts
+/**
+ * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
+ * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
+ */
+// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline.
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
+// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function stripControl(text) {
+    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
+}
+const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** For raw HTML contexts (`<summary>`, attributes). */
+function escapeHtml(text) {
+    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
+}
+/**
+ * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
+ * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
+ * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
+ */
+function escapeText(text) {
+    return stripControl(text)
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+        .replace(/[&<>]/g, (c) => HTML[c])
+        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-');
+}
+/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
+function escape_clip(text, max) {
+    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+/** Keeps the last `max` characters, starting at a line boundary when one is near. */
+function tail(text, max) {
+    if (text.length <= max)
+        return text;
+    const cut = text.slice(-max);
+    const newline = cut.indexOf('\n');
+    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
+}
+/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
+function escape_codeBlock(text, lang = '') {
+    const body = stripControl(text).replace(/\n+$/, '');
+    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${lang}\n${body}\n${fence}`;
+}
+/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
+function code(text) {
+    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
+}
+/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
+function safeUrl(url) {
+    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
+}
+/** A collapsed section; the blank lines let GitHub render the markdown inside. */
+function details(summary, body) {
+    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+;// CONCATENATED MODULE: ./src/report/marks.ts
+const STATUS_MARK = {
+    regression: '🔴',
+    error: '💥',
+    inconclusive: '🟡',
+    improvement: '🟢',
+    missing: '⚪',
+    new: '🆕',
+    pass: '✅',
+};
+const STATUS_WORD = {
+    regression: 'regressed',
+    error: 'error',
+    inconclusive: 'inconclusive',
+    improvement: 'improved',
+    missing: 'missing',
+    new: 'new',
+    pass: 'passed',
+};
+const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
+const STATUS_ORDER = ['regression', 'error', 'inconclusive', 'improvement', 'missing', 'new', 'pass'];
+/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
+function byAttention(cells) {
+    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
+        .map((x) => x.cell);
+}
+function statusCell(status) {
+    return `${STATUS_MARK[status]} ${status}`;
+}
+/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
+const SKIPPED_MARK = '⏭️';
+const SKIPPED_WORD = 'skipped (unchanged)';
+function cellStatusText(cell) {
+    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
+}
+
+;// CONCATENATED MODULE: ./src/report/host.ts
+
+
+function gpuLine(g, i) {
+    const clocks = g.smClockMhz === undefined ? undefined : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
+    const parts = [
+        clocks,
+        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
+        g.powerW === undefined ? undefined : `${g.powerW} W`,
+        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
+    ];
+    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
+}
+function preflightText(p) {
+    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
+    const processes = p.processes?.length
+        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : ''}`).join(', ')}`
+        : p.processes && 'no other GPU process';
+    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
+    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
+}
+function fingerprintText(f) {
+    const parts = [
+        f.driver && `driver ${f.driver}`,
+        f.cuda && `CUDA ${f.cuda}`,
+        f.engine && `engine ${f.engine}`,
+        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
+        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
+    ];
+    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
+}
+function hostLines(id, h) {
+    const lines = [`- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`, `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`];
+    if (h.changes?.length)
+        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
+    for (const r of h.remeasured ?? [])
+        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    return lines.join('\n');
+}
+/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
+function hostSection(cells) {
+    const seen = new Set();
+    const lines = cells.flatMap((c) => {
+        if (!c.host)
+            return [];
+        const first = !seen.has(c.target);
+        seen.add(c.target);
+        if (first)
+            return [hostLines(c.target, c.host)];
+        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    });
+    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
+}
+/** What changed in the environment since the baseline, to read next to a change in speed. */
+function environmentNote(cell) {
+    const changes = cell.host?.changes;
+    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/details.ts
+/** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
+
+
+
+
+
+const TABLE = { alignDelimiters: false };
+/** Why each cell that did not simply pass got its status, with every gated metric's reason. */
+function verdictNotes(cells) {
+    const lines = cells
+        .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
+        .map((c) => {
+        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`);
+        const note = c.verdict.note ? escapeText(escape_clip(c.verdict.note, 600)) : '';
+        const environment = environmentNote(c);
+        const changed = environment ? escapeText(escape_clip(environment, 400)) : '';
+        return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`;
+    });
+    return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined;
+}
+/** Every statistic of every per-request distribution, plus the round-level throughputs. */
+function metricsSection(cells) {
+    const measured = cells.filter((c) => c.metrics);
+    if (!measured.length)
+        return undefined;
+    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), ingestedLine(c)].filter(Boolean).join('\n\n'));
+    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
+}
+/** For a cell another tool measured: which tool, and what of our figures it could not give. */
+function ingestedLine(c) {
+    const source = c.ingested;
+    if (!source)
+        return undefined;
+    const unmapped = source.unmapped.length ? `; not mapped: ${source.unmapped.join('; ')}` : '';
+    return `measured by ${escapeText(source.tool)}${escapeText(escape_clip(unmapped, 800))}`;
+}
+function metricsTable(m) {
+    const rows = DISTRIBUTION_METRICS.map((key) => {
+        const s = m[key];
+        return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)];
+    });
+    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], { ...TABLE, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] });
+}
+function scalars(m) {
+    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`;
+}
+/** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
+function roundsSection(cells) {
+    const withRounds = cells.filter((c) => c.rounds.length);
+    if (!withRounds.length)
+        return undefined;
+    const blocks = withRounds.map((c) => `**${escapeText(c.id)}**\n\n${roundsTable(c.rounds)}`);
+    return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
+}
+function roundsTable(rounds) {
+    const rows = rounds.map((r) => [
+        String(r.index),
+        r.steady ? 'yes' : 'discarded',
+        String(r.requests),
+        String(r.errors),
+        formatNumber(r.metrics?.decode_tps?.mean),
+        formatNumber(r.metrics?.ttft_ms?.mean),
+        formatNumber(r.metrics?.tpot_ms?.mean),
+        formatNumber(r.metrics?.output_tps),
+        formatNumber(r.durationMs / 1000),
+        r.errorReasons?.length ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
+    ]);
+    const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen'];
+    return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
+}
+/** Cells whose workload did not come out as asked (they are never compared). */
+function flagsSection(cells) {
+    const flagged = cells.filter((c) => c.flags.length);
+    if (!flagged.length)
+        return undefined;
+    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(escape_clip(f, 200))).join(', ')}`);
+    return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'));
+}
+function acceptance(cell) {
+    const s = cell.specDecode;
+    if (!s)
+        return undefined;
+    const parts = [
+        s.acceptanceRate === undefined ? undefined : `acceptance ${formatPercent(s.acceptanceRate)}`,
+        s.acceptanceLength === undefined ? undefined : `${formatNumber(s.acceptanceLength)} tokens per step`,
+        s.draftTokens === undefined ? undefined : `${s.acceptedTokens ?? '?'} of ${s.draftTokens} drafted tokens accepted`,
+    ].filter(Boolean);
+    return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
+}
+
+;// CONCATENATED MODULE: ./src/report/headline.ts
+
+
+
+
+function headline(results, ctx) {
+    const total = results.cells.length;
+    const summary = results.summary;
+    if (!summary || ctx.mode === 'run') {
+        return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`;
+    }
+    const n = summary.counts;
+    const title = {
+        pass: `No regression in ${plural(total, 'cell')}`,
+        regression: `Regression in ${summary.regressions} of ${plural(total, 'cell')}`,
+        error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
+        inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
+    }[summary.verdict];
+    const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title;
+    // Skipped cells are counted as `missing` (not measured); the report tells them apart.
+    const skipped = results.cells.filter((c) => c.verdict.skipped).length;
+    const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
+    const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
+    if (skipped)
+        counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
+    const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : '';
+    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`;
+}
+/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
+function acceptedNote(accepted) {
+    const who = accepted.by ? `by ${code(accepted.by)} ` : '';
+    return (`> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
+        'the check passes. Once merged, the default branch measures the new level and its reference moves there.');
+}
+function provenance(results, ctx) {
+    const run = results.run;
+    const baseline = results.summary?.baseline;
+    const runUrl = safeUrl(ctx.runUrl);
+    const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`;
+    const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : '';
+    const selection = (run.selection ? `<br>\n${escapeText(escape_clip(run.selection, 1000))}` : '') + shards;
+    if (!results.summary || ctx.mode === 'run')
+        return here + selection;
+    return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`;
+}
+function shardsLine(shards) {
+    const which = shards.missing.join(', ');
+    return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`;
+}
+function baselineLine(baseline, ctx) {
+    if (!baseline)
+        return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.';
+    const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run';
+    const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : '';
+    const url = safeUrl(baseline.runUrl);
+    const link = url ? ` · [baseline run](${url})` : '';
+    return `Baseline: ${commit(baseline.sha, ctx)} on ${code(baseline.hardware)} (${from} from ${code(baseline.source)}${when})${link}`;
+}
+function commit(sha, ctx) {
+    if (!sha)
+        return 'unknown commit';
+    const short = code(sha.slice(0, 7));
+    const repo = safeUrl(ctx.repoUrl);
+    return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
+}
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+function regressionList(cells, accepted = false) {
+    return cells
+        .map((cell) => {
+        const reasons = Object.values(cell.verdict.metrics)
+            .filter((m) => m.status === 'regression')
+            .map((m) => escapeText(m.reason));
+        // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+        reasons.push(...(cell.verdict.failures ?? []).map(escapeText));
+        // A changed driver, engine or model file may explain the regression: say so next to it.
+        const environment = environmentNote(cell);
+        if (environment)
+            reasons.push(escapeText(environment));
+        const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
+        return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
+    })
+        .join('\n');
+}
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+function errorList(cells) {
+    return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
+}
+/** What would decide an inconclusive metric, in words. */
+function decider(m) {
+    switch (m.needs) {
+        case 'rounds':
+            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
+        case 'quieter-box':
+            return 'a quieter box';
+        case 'baseline':
+            return 'more default-branch runs';
+        case 'workload':
+        case undefined:
+            return 'the requested workload';
+    }
+}
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+function inconclusiveList(cells) {
+    return cells
+        .map((cell) => {
+        const metrics = Object.values(cell.verdict.metrics)
+            .filter((m) => m.status === 'inconclusive')
+            // The reason starts with the metric's label and may already say what it needs.
+            .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
+        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
+        const why = [...metrics, ...cellWide];
+        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
+    })
+        .join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/figures.ts
+/** The headline figures of a cell with their change against the baseline. */
+
+function figure(cell, metric) {
+    const gated = cell.verdict.metrics[metric];
+    const reference = cell.verdict.reference?.[metric];
+    const stat = gated?.stat ?? reference?.stat ?? 'mean';
+    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
+    if (cell.verdict.skipped)
+        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
+    const value = readMetric(cell.metrics, metric, stat);
+    const baseline = gated?.baseline ?? reference?.value;
+    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined;
+    return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
+}
+
+;// CONCATENATED MODULE: ./src/core/runtime.ts
+/** The engine a simulator profile stands in for (`vLLM nv_vllm 26.03`), when the server reported one. */
+function emulated(cell) {
+    const value = cell.info.server?.emulates;
+    return typeof value === 'string' && value.trim() && value !== 'sim' ? value.trim() : undefined;
+}
+/** `vllm-openai:v0.9.1` for an image `docker.io/vllm/vllm-openai:v0.9.1@sha256:…`. */
+function imageTag(image) {
+    const name = image.split('@')[0];
+    return name.slice(name.lastIndexOf('/') + 1) || image;
+}
+/** `vllm-openai:v0.9.1`, `vLLM nv_vllm 26.03 (sim)`, `llamacpp b6100`, or the engine alone. */
+function runtimeLabel(cell) {
+    const image = cell.info.container?.image;
+    if (image)
+        return imageTag(image);
+    const emulates = emulated(cell);
+    if (emulates)
+        return `${emulates} (sim)`;
+    const version = cell.info.version?.trim();
+    if (!version)
+        return cell.engine;
+    return version.toLowerCase().startsWith(cell.engine.toLowerCase()) ? version : `${cell.engine} ${version}`;
+}
+/** The engine's name as the report's Engine column shows it: `vLLM (sim)` for a simulator standing in for vLLM. */
+function engineLabel(cell) {
+    const emulates = emulated(cell);
+    return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
+}
+
+;// CONCATENATED MODULE: ./src/report/sparkline.ts
+/** A Unicode sparkline (▁▂▃▄▅▆▇█) of a series, lowest value as the lowest bar; a flat series is a row of middle bars. */
+const BARS = '▁▂▃▄▅▆▇█';
+/** Runs a sparkline shows: the most recent ones. */
+const SPARK_RUNS = 12;
+function sparkline(values, runs = SPARK_RUNS) {
+    const recent = values.filter((v) => Number.isFinite(v)).slice(-runs);
+    if (recent.length < 2)
+        return '';
+    const lo = Math.min(...recent);
+    const hi = Math.max(...recent);
+    if (!(hi > lo))
+        return BARS[3].repeat(recent.length);
+    return recent.map((v) => BARS[Math.min(BARS.length - 1, Math.floor(((v - lo) / (hi - lo)) * BARS.length))]).join('');
+}
+
+;// CONCATENATED MODULE: ./src/report/table.ts
+/** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
+
+
+
+
+
+
+
+
+const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
+const ALIGN = ['l', 'l', 'l', 'l', 'l'];
+const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
+/** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
+function cellsTable(cells, trends = {}) {
+    const spark = (cell, metric, text) => {
+        const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
+        return line ? `${text} ${line}` : text;
+    };
+    const rows = cells.map((cell) => [
+        cellStatusText(cell),
+        table_text(cell.target),
+        table_text(cell.scenario),
+        table_text(engineLabel(cell)),
+        cell.quant ? table_text(cell.quant) : EMPTY,
+        ...COLUMNS.map(({ metric, head }) => spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+        qualityText(cell),
+    ]);
+    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
+    const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
+    // Unaligned delimiters keep a 400-row table about a third smaller.
+    return markdownTable([header, ...rows], { align, alignDelimiters: false });
+}
+/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
+function figureText(cell, metric) {
+    const f = figure(cell, metric);
+    if (f.value === undefined)
+        return EMPTY;
+    const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
+    const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`;
+    const body = `${formatNumber(f.value)}${stat}${change}`;
+    return f.regressed ? `**${body}**` : body;
+}
+/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
+function qualityText(cell) {
+    const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
+        const value = QUALITY_FIGURES[f].read(cell.quality);
+        return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`];
+    });
+    if (!parts.length)
+        return EMPTY;
+    const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
+    return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
+}
+/** How quality/verdict.ts words a failure. */
+const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
+/** Speculative decoding's acceptance belongs next to the decode speed it explains. */
+function withAcceptance(decode, cell) {
+    const rate = cell.specDecode?.acceptanceRate;
+    return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`;
+}
+function table_text(value) {
+    return escapeText(escape_clip(value, 80));
+}
+
+;// CONCATENATED MODULE: ./src/report/targets.ts
+
+
+
+/** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
+const LOG_TAIL_CHARS = 6000;
+const SERVER_CHARS = 2000;
+function byTarget(cells) {
+    const groups = new Map();
+    for (const cell of cells)
+        groups.set(cell.target, [...(groups.get(cell.target) ?? []), cell]);
+    return groups;
+}
+function enginesSection(cells) {
+    const blocks = [];
+    for (const [target, group] of byTarget(cells.filter((c) => c.verdict.status !== 'missing'))) {
+        const first = group[0];
+        const info = first.info ?? {};
+        const facts = [
+            `engine ${escapeText(first.engine)}`,
+            info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
+            first.quant ? `quant ${escapeText(first.quant)}` : undefined,
+            first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
+        ].filter(Boolean);
+        const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
+        for (const cell of group) {
+            const spec = acceptance(cell);
+            if (spec)
+                lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
+        }
+        if (info.launch)
+            lines.push('', escape_codeBlock(info.launch, 'sh'));
+        if (info.server && Object.keys(info.server).length)
+            lines.push('', escape_codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
+        blocks.push(lines.join('\n'));
+    }
+    return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
+}
+/** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
+function failuresSection(cells, withLogs) {
+    const blocks = [];
+    for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
+        const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
+        const lines = [`#### ${escapeText(target)}`, '', escape_codeBlock(errors.join('\n'))];
+        const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
+        if (withLogs && logTail)
+            lines.push('', 'Last log lines:', '', escape_codeBlock(tail(logTail, LOG_TAIL_CHARS)));
+        blocks.push(lines.join('\n'));
+    }
+    return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/render.ts
+
+
+
+
+
+
+
+
+const ATTENTION = ['regression', 'error', 'inconclusive'];
+const FAILING = ['regression', 'error'];
+const STAGES = [
+    { logTails: true, rounds: true, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: true, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'attention' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'failing' },
+];
+/** Size as UTF-8 bytes: never less than the character count GitHub limits, and what the summary file holds. */
+function reportSize(text) {
+    return Buffer.byteLength(text, 'utf8');
+}
+function render(results, ctx, marker, maxChars) {
+    for (const detail of STAGES) {
+        const text = compose(results, ctx, marker, detail, maxChars);
+        if (reportSize(text) <= maxChars)
+            return text;
+    }
+    // Even regressions and errors alone are too many: list as many as fit, regressions first.
+    const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length;
+    let lo = 0;
+    let hi = failing;
+    while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (reportSize(compose(results, ctx, marker, { ...STAGES.at(-1), limit: mid }, maxChars)) <= maxChars)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const text = compose(results, ctx, marker, { ...STAGES.at(-1), limit: lo }, maxChars);
+    return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
+}
+function compose(results, ctx, marker, d, maxChars) {
+    const ordered = byAttention(results.cells);
+    const regressed = ordered.filter((c) => c.verdict.status === 'regression');
+    const failed = ordered.filter((c) => c.verdict.status === 'error');
+    const limit = d.limit ?? Infinity;
+    const shownRegressed = regressed.slice(0, limit);
+    const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
+    const keep = (c) => d.rows === 'all' ? true : d.rows === 'attention' ? ATTENTION.includes(c.verdict.status) : FAILING.includes(c.verdict.status);
+    let rows = ordered.filter(keep);
+    if (d.limit !== undefined)
+        rows = [...shownRegressed, ...shownFailed];
+    const parts = [marker, headline(results, ctx)];
+    const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
+    const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
+    if (shed)
+        parts.push(shed);
+    parts.push(provenance(results, ctx));
+    if (shownRegressed.length)
+        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
+    if (shownFailed.length)
+        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
+    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
+    if (undecided.length && d.limit === undefined)
+        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
+    const dashboard = safeUrl(ctx.dashboardUrl);
+    if (dashboard)
+        parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`);
+    if (rows.length)
+        parts.push(cellsTable(rows, ctx.trends));
+    const sections = [
+        d.extras ? verdictNotes(ordered) : undefined,
+        d.metrics ? metricsSection(ordered) : undefined,
+        d.rounds ? roundsSection(ordered) : undefined,
+        d.extras ? flagsSection(ordered) : undefined,
+        d.extras ? hostSection(ordered) : undefined,
+        d.extras ? enginesSection(ordered) : undefined,
+        failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
+    ];
+    parts.push(...sections.filter((s) => s !== undefined));
+    return parts.join('\n\n') + '\n';
+}
+function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
+    const left = [];
+    if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail))
+        left.push('engine log tails');
+    if (!d.rounds)
+        left.push('per-round figures');
+    if (!d.metrics)
+        left.push('the full metrics');
+    if (!d.extras)
+        left.push('verdict notes, flags, host preflight, engine versions and launch commands');
+    if (hiddenRows)
+        left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`);
+    if (unlisted)
+        left.push(`${plural(unlisted, 'more regressed or failed cell')}`);
+    if (!left.length)
+        return undefined;
+    const runUrl = safeUrl(ctx.runUrl);
+    const where = runUrl ? `the job summary of [the workflow run](${runUrl})` : 'the job summary';
+    return [
+        '> [!NOTE]',
+        `> Shortened to stay under ${maxChars.toLocaleString('en-US')} characters; left out: ${left.join('; ')}.`,
+        `> More is in ${where} and \`report.md\`; every figure is in \`results.json\` (results directory and artifact).`,
+    ].join('\n');
+}
+function hardCut(text, maxChars) {
+    const ending = '\n\n… (cut to fit the size limit)\n';
+    let cut = text.slice(0, Math.max(0, maxChars - ending.length));
+    while (reportSize(cut + ending) > maxChars)
+        cut = cut.slice(0, Math.floor(cut.length * 0.95));
+    // Never leave half of a surrogate pair at the cut.
+    if (/[\ud800-\udbff]$/.test(cut))
+        cut = cut.slice(0, -1);
+    return cut + ending;
+}
+
+;// CONCATENATED MODULE: ./src/report/comment.ts
+/**
+ * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
+ * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
+ * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
+ * read-only token) into a warning.
+ */
+
+const PER_PAGE = 100;
+/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
+const MAX_PAGES = 50;
+/** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
+const markerOf = (configPath) => `<!-- llm-bench-gate:${configPath} -->`;
+const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
+/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
+async function findMarked(request, repo, issueNumber, marker) {
+    const found = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: PER_PAGE, page });
+        const items = res.data;
+        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
+        const link = res.headers.link;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === PER_PAGE;
+        if (!more || items.length === 0)
+            break;
+    }
+    return found;
+}
+async function upsertComment(options) {
+    const { request, repo, issueNumber } = options;
+    const marker = markerOf(options.configPath);
+    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
+    const marked = await findMarked(request, repo, issueNumber, marker);
+    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
+    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
+    if (target) {
+        try {
+            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo, comment_id: target.id, body });
+            return { url: String(res.data.html_url), action: 'updated' };
+        }
+        catch (error) {
+            // Someone else's comment (a token can only edit its own): fall through and post ours.
+            const status = httpStatus(error);
+            if (isBot(target) || (status !== 403 && status !== 404))
+                throw error;
+        }
+    }
+    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, body });
+    return { url: String(res.data.html_url), action: 'created' };
+}
+
+;// CONCATENATED MODULE: ./src/report/notices.ts
+/**
+ * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
+ * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
+ * and plans are cut, saying how much was left out and where the rest is.
+ */
+
+
+/** Problems listed before the rest is counted; a file with more has one mistake repeated by a matrix. */
+const MAX_PROBLEMS = 200;
+/** Characters of a plan or error kept in a notice: well under the summary's 1 MiB with the markup around them. */
+const MAX_TEXT = 512 * 1024;
+function configErrorNotice(configPath, problems) {
+    const shown = problems.slice(0, MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`);
+    if (problems.length > MAX_PROBLEMS)
+        shown.push(`- … and ${plural(problems.length - MAX_PROBLEMS, 'more problem')} (all are in the step log)`);
+    return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
+}
+function dryRunNotice(mode, plan) {
+    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${escape_codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
+}
+function couldNotRunNotice(message) {
+    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
+}
+function cut(text, where) {
+    return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
+}
+
+;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
+/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
+const LEADERBOARD_CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
+  --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --dim: #9198a1; --line: #3d444d; --head: #151b23; --zebra: #12171e;
+    --bad: #ff7b72; --good: #3fb950; --warn: #d29922; }
+}
+body { margin: 2rem auto; max-width: 110rem; padding: 0 1rem; color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
+.meta, .dim, caption { color: var(--dim); }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+main { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+caption { caption-side: top; text-align: left; padding: .5rem 0; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
+thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
+th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
+th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
+th.num button { text-align: right; }
+th[aria-sort="ascending"] button::after { content: " ▲"; }
+th[aria-sort="descending"] button::after { content: " ▼"; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.regression, td.error { color: var(--bad); font-weight: 600; }
+td.improvement { color: var(--good); }
+td.inconclusive { color: var(--warn); }
+#errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
+`;
+
+;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
+/**
+ * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
+ * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
+ */
+/** A sorted copy: numbers numerically, texts with numeric collation (`9B` before `27B`), missing values last. */
+function sortRows(rows, column, direction) {
+    const sign = direction === 'descending' ? -1 : 1;
+    return rows.slice().sort(function (x, y) {
+        const a = x.values[column];
+        const b = y.values[column];
+        const noA = a === null || a === undefined;
+        const noB = b === null || b === undefined;
+        if (noA || noB)
+            return noA === noB ? x.index - y.index : noA ? 1 : -1;
+        const order = typeof a === 'number' && typeof b === 'number'
+            ? a - b
+            : String(a).localeCompare(String(b), 'en', { numeric: true, sensitivity: 'base' });
+        return sign * order || x.index - y.index;
+    });
+}
+/**
+ * The page's script: reads each row's values from `data-value` (numbers for `data-type="number"` columns),
+ * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
+ */
+function sortScript(tableId) {
+    // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
+    const source = `(function () {
+${sortRows.toString()}
+var table = document.getElementById(${JSON.stringify(tableId)});
+if (!table) return;
+var body = table.tBodies[0];
+var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+var rows = Array.prototype.map.call(body.rows, function (tr, index) {
+  var values = Array.prototype.map.call(tr.cells, function (td, column) {
+    var raw = td.getAttribute('data-value');
+    if (raw === null || raw === '') return null;
+    return heads[column].getAttribute('data-type') === 'number' ? Number(raw) : raw;
+  });
+  return { el: tr, index: index, values: values };
+});
+heads.forEach(function (th, column) {
+  th.querySelector('button').addEventListener('click', function () {
+    var direction = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+    heads.forEach(function (other) { other.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', direction);
+    sortRows(rows, column, direction).forEach(function (row) { body.appendChild(row.el); });
+  });
+});
+})();`;
+    return source.replace(/<\//g, '<\\/');
+}
+
+;// CONCATENATED MODULE: ./src/report/leaderboard.ts
+
+
+
+
+
+
+
+
+const TABLE_ID = 'leaderboard';
+const num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
+const leaderboard_delta = (metric) => ({
+    label: `Δ ${metricInfo(metric).short}`,
+    numeric: true,
+    value: (c) => finite(c.verdict.metrics[metric]?.delta),
+    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
+    tone: (c) => c.verdict.metrics[metric]?.status,
+    perRun: true,
+});
+function qualityColumn(figure) {
+    const info = QUALITY_FIGURES[figure];
+    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
+    return {
+        label: capitalised,
+        numeric: true,
+        whenPresent: true,
+        value: (c) => finite(info.read(c.quality)),
+        html: (c) => {
+            const v = info.read(c.quality);
+            return v === undefined ? EMPTY : escapeHtml(info.format(v));
+        },
+    };
+}
+const leaderboard_COLUMNS = [
+    { label: 'Model', numeric: false, value: modelName },
+    { label: 'Runtime', numeric: false, value: runtime },
+    { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
+    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
+    num('Total tok/s', (m) => m.total_tps),
+    num('Output tok/s', (m) => m.output_tps),
+    num('Per-user tok/s', (m) => m.per_user_tps),
+    num('TTFT avg ms', (m) => m.ttft_ms?.mean),
+    num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+    num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+    num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+    num('Decode tok/s', (m) => m.decode_tps?.mean),
+    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
+    { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status, perRun: true },
+    ...PRIMARY_METRICS.map(leaderboard_delta),
+    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
+];
+/** The leaderboard page for a results file; everything from engines and configs is escaped. */
+function renderLeaderboard(results, ctx = {}) {
+    const measured = defaultOrder(results.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+    const failed = results.cells.filter((c) => c.status === 'error');
+    const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
+    const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="meta">${metaLine(results, ctx)}</p>
+</header>
+<main>
+${measured.length ? leaderboardTable(measured) : '<p>No cell was measured.</p>'}
+${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+<script>
+${sortScript(TABLE_ID)}
+</script>
+</body>
+</html>
+`;
+}
+/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
+function defaultOrder(cells) {
+    const collate = (a, b) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
+        .map((x) => x.cell);
+}
+/** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
+function leaderboardTable(cells, columns = leaderboard_COLUMNS, rowAttrs = () => '') {
+    const heads = columns.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
+    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`);
+    return `<table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
+<thead><tr>${heads.join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+function td(col, cell) {
+    const value = col.value(cell);
+    const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value) : escapeHtml(String(value ?? EMPTY));
+    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
+    const attr = value === null ? '' : escapeHtml(String(value));
+    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
+}
+function metaLine(results, ctx) {
+    const run = results.run;
+    const sha = ctx.sha || run.sha;
+    const baseline = results.summary?.baseline;
+    const url = safeUrl(ctx.runUrl || run.runUrl);
+    return [
+        sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
+        `hardware <code>${escapeHtml(run.hardware)}</code>`,
+        formatDate(run.finishedAt || run.startedAt),
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
+}
+function failedSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
+        `<pre>${escapeHtml(escape_clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
+    return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function unmeasuredSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
+    return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function modelName(cell) {
+    return cell.model || cell.target;
+}
+function runtime(cell) {
+    return runtimeLabel(cell);
+}
+function scenarioHtml(cell) {
+    const w = cell.workload;
+    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
+    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
+    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
+}
+function verdictHtml(cell) {
+    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
+    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
+    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
+}
+function formatDate(iso) {
+    const time = iso ? Date.parse(iso) : NaN;
+    return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+function finite(value) {
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
+/**
+ * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a gap where a
+ * run did not measure the cell, a dashed line where a level shift starts. Coordinates are whole numbers in
+ * a fixed view box, so a 100-run series stays about a kilobyte; the page's script reads `data-y` to put
+ * the hover dot on the line.
+ */
+
+const CHART = { width: 600, height: 120, pad: 6 };
+/** x of history index `i` of `n`, the same rule the page's script inverts. */
+function xOf(i, n) {
+    const inner = CHART.width - 2 * CHART.pad;
+    return Math.round(n <= 1 ? CHART.width / 2 : CHART.pad + (i * inner) / (n - 1));
+}
+function yScale(values) {
+    const present = values.filter((v) => v !== null);
+    let lo = Math.min(...present);
+    let hi = Math.max(...present);
+    if (!(hi > lo))
+        [lo, hi] = [lo - Math.abs(lo || 1) * 0.05, hi + Math.abs(hi || 1) * 0.05];
+    const inner = CHART.height - 2 * CHART.pad;
+    return (v) => Math.round(CHART.pad + ((hi - v) * inner) / (hi - lo));
+}
+/** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
+function trendChart(trend, attrs) {
+    const n = trend.values.length;
+    const present = trend.values.some((v) => v !== null);
+    const y = present ? yScale(trend.values) : () => 0;
+    const ys = trend.values.map((v) => (v === null ? '' : String(y(v))));
+    let d = '';
+    let pen = false;
+    trend.values.forEach((v, i) => {
+        if (v === null)
+            return void (pen = false);
+        d += `${pen ? 'L' : 'M'}${xOf(i, n)} ${y(v)}`;
+        pen = true;
+    });
+    const single = trend.values.length === 1 && present ? `<circle cx="${xOf(0, 1)}" cy="${ys[0]}" r="3" class="point"/>` : '';
+    const shifts = trend.shifts
+        .filter((i) => i > 0 && i < n)
+        .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="0" y2="${CHART.height}"/>`)
+        .join('');
+    const { width, height } = CHART;
+    return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
+        ` data-n="${n}" data-y="${ys.join(',')}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
+        `${shifts}<path d="${d}"/>${single}<circle class="dot" r="4" cx="-10" cy="-10"/></svg>`);
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-script.ts
+/**
+ * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
+ * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
+ * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
+ */
+
+const DATA_ID = 'dashboard-data';
+const TIP_ID = 'tip';
+const FILTERS = ['engine', 'quant', 'scenario'];
+function dashboardScript() {
+    const source = `(function () {
+var W = ${CHART.width}, PAD = ${CHART.pad};
+var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
+var tip = document.getElementById(${JSON.stringify(TIP_ID)});
+function xOf(i, n) { return Math.round(n <= 1 ? W / 2 : PAD + i * (W - 2 * PAD) / (n - 1)); }
+function nearest(ys, i) {
+  for (var d = 0; d < ys.length; d++) {
+    if (i - d >= 0 && ys[i - d] !== '') return i - d;
+    if (i + d < ys.length && ys[i + d] !== '') return i + d;
+  }
+  return -1;
+}
+function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
+function show(svg, event) {
+  var n = Number(svg.getAttribute('data-n'));
+  var ys = svg.getAttribute('data-y').split(',');
+  var shifts = svg.getAttribute('data-shifts').split(',');
+  var rect = svg.getBoundingClientRect();
+  var vx = (event.clientX - rect.left) * W / rect.width;
+  var raw = n <= 1 ? 0 : Math.round((vx - PAD) * (n - 1) / (W - 2 * PAD));
+  var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
+  if (i < 0) return hide(svg);
+  var series = data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))];
+  var commit = data.commits[i];
+  var dot = svg.querySelector('.dot');
+  dot.setAttribute('cx', xOf(i, n));
+  dot.setAttribute('cy', ys[i]);
+  var unit = data.units[Number(svg.getAttribute('data-metric'))];
+  tip.textContent = series[i] + ' ' + unit + ' \\u00b7 ' + commit[0] + ' \\u00b7 ' + commit[1] + (shifts.indexOf(String(i)) >= 0 ? ' \\u00b7 level shift' : '');
+  tip.hidden = false;
+  tip.style.left = (event.clientX + 12) + 'px';
+  tip.style.top = (event.clientY + 12) + 'px';
+}
+Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
+  svg.addEventListener('mousemove', function (event) { show(svg, event); });
+  svg.addEventListener('mouseleave', function () { hide(svg); });
+});
+var keys = ${JSON.stringify(FILTERS)};
+function applyFilters() {
+  var chosen = keys.map(function (k) { return document.getElementById('filter-' + k).value; });
+  Array.prototype.forEach.call(document.querySelectorAll('[data-engine]'), function (el) {
+    var keep = keys.every(function (k, j) { return chosen[j] === '' || el.getAttribute('data-' + k) === chosen[j]; });
+    el.hidden = !keep;
+  });
+}
+keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListener('change', applyFilters); });
+})();`;
+    return source.replace(/<\//g, '<\\/');
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-style.ts
+/** The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. */
+const DASHBOARD_CSS = `
+[hidden] { display: none !important; }
+.filters { margin: .5rem 0 1rem; display: flex; gap: 1rem; flex-wrap: wrap; }
+.filters label { color: var(--dim); }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: 1rem; }
+.cell { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+.cell h3 { font-size: .95rem; margin: 0 0 .25rem; }
+figure { margin: .25rem 0; }
+figcaption { font-size: .85rem; }
+svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 5 / 1; background: var(--zebra); cursor: crosshair; }
+svg.trend path { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg.trend .point, svg.trend .dot { fill: var(--fg); }
+svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+#tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
+  border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
+`;
+
+;// CONCATENATED MODULE: ./src/report/dashboard.ts
+/**
+ * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
+ * current baseline, then per cell trend charts of decode tok/s and TTFT over the history with detected
+ * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
+ * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
+ * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
+ */
+
+
+
+
+
+
+
+
+
+/** The charted metrics, each as its mean. */
+const TREND_METRICS = ['decode', 'ttft'];
+/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
+const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
+const facet = {
+    engine: (c) => engineLabel(c),
+    quant: (c) => c.quant ?? '',
+    scenario: (c) => c.scenario,
+};
+const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('');
+/** The page for one hardware key. */
+function renderDashboard(input) {
+    const cells = defaultOrder(input.baseline.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+    const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
+    const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) };
+    const last = input.history.at(-1);
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}${DASHBOARD_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
+</header>
+<main>
+${filters(cells)}
+${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
+<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
+<p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
+<div class="cards">
+${cells.map((c, i) => card(input, c, i)).join('\n')}
+</div>
+</main>
+<div id="${TIP_ID}" role="tooltip" hidden></div>
+<script type="application/json" id="${DATA_ID}">${jsonForScript(data)}</script>
+<script>
+${sortScript(TABLE_ID)}
+${dashboardScript()}
+</script>
+</body>
+</html>
+`;
+}
+function seriesOf(history, id, metric) {
+    const key = metricKey(metric, 'mean');
+    return history.map((e) => {
+        const v = e.cells[id]?.[key]?.steady;
+        return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    });
+}
+function card(input, cell, index) {
+    const charts = TREND_METRICS.map((metric, m) => {
+        const info = metricInfo(metric);
+        const values = seriesOf(input.history, cell.id, metric);
+        const latest = values.filter((v) => v !== null).at(-1);
+        const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`);
+        const present = values.filter((v) => v !== null);
+        // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
+        const range = present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : '';
+        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`;
+        return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`;
+    });
+    const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
+    return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
+}
+function filters(cells) {
+    const selects = FILTERS.map((key) => {
+        const values = [...new Set(cells.map(facet[key]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+        const options = values.map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v || '—')}</option>`).join('');
+        return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`;
+    });
+    return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`;
+}
+function dashboard_metaLine(input, last) {
+    const run = input.baseline.run;
+    const url = safeUrl(run.runUrl);
+    const repo = safeUrl(input.repoUrl);
+    const sha = run.sha ? `<code title="${escapeHtml(run.sha)}">${escapeHtml(run.sha.slice(0, 12))}</code>` : 'unknown';
+    return [
+        `baseline ${repo && run.sha ? `<a href="${escapeHtml(`${repo}/commit/${run.sha}`)}">${sha}</a>` : sha}`,
+        `updated ${formatDate(last?.date ?? run.finishedAt ?? run.startedAt)}`,
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
+}
+/** JSON inside a script element: nothing in it may end the element or read as markup. */
+function jsonForScript(value) {
+    return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-index.ts
+/** The data branch's root `index.html`: every hardware key with its latest update, linking its dashboard. */
+
+
+
+
+function renderHardwareIndex(keys) {
+    const sorted = [...keys].sort((a, b) => a.hardware.localeCompare(b.hardware, 'en', { numeric: true }));
+    const rows = sorted.map((k) => {
+        const href = `${encodeURIComponent(k.hardware)}/index.html`;
+        const sha = k.sha ? `<code>${escapeHtml(k.sha.slice(0, 12))}</code>` : '—';
+        return `<tr><td><a href="${escapeHtml(href)}">${escapeHtml(k.hardware)}</a></td><td>${formatDate(k.updated)}</td><td>${sha}</td><td class="num">${k.cells ?? '—'}</td></tr>`;
+    });
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>LLM serving benchmarks</title>
+<style>${LEADERBOARD_CSS}</style>
+</head>
+<body>
+<header><h1>LLM serving benchmarks</h1><p class="meta">${plural(sorted.length, 'hardware key')}</p></header>
+<main>
+<table>
+<thead><tr><th scope="col">Hardware</th><th scope="col">Latest update</th><th scope="col">Baseline commit</th><th scope="col" class="num">Cells</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</main>
+</body>
+</html>
+`;
+}
+
+;// CONCATENATED MODULE: ./src/report/index.ts
+
+
+
+
+
+
+/** GitHub rejects issue comments longer than this. */
+const COMMENT_LIMIT = 65_536;
+/** The job summary upload aborts past 1024k per step. */
+const SUMMARY_LIMIT = 1024 * 1024;
+/** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
+function renderReport(results, ctx, maxChars) {
+    return render(results, ctx, commentMarker(ctx.configPath), maxChars);
+}
+/** Hidden marker that finds our comment again: one comment per PR and config file. */
+function commentMarker(configPath) {
+    return `<!-- llm-bench-gate:${configPath} -->`;
+}
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/store/dashboard-files.ts
+/**
+ * The pages of the data branch, built from what an update stores: `<hardware>/index.html` (the dashboard
+ * of the merged baseline and history, with the level shifts the verdicts would see) and the root
+ * `index.html` listing every hardware key that has a baseline with its latest update.
+ */
+
+
+
+const BASELINE = /^([^/]+)\/baseline\.json$/;
+/** Per cell and charted metric, the history indexes where a level shift starts. */
+function historyShifts(baseline, history, gates) {
+    const shifts = {};
+    for (const cell of baseline.cells) {
+        for (const metric of TREND_METRICS) {
+            const values = seriesOf(history, cell.id, metric);
+            const at = values.flatMap((v, i) => (v === null ? [] : [i]));
+            const key = metricKey(metric, 'mean');
+            const rounds = at.map((i) => history[i].cells[cell.id]?.[key]?.rounds ?? []);
+            const config = isRelative(metric) ? gates[cell.target]?.[metric] : undefined;
+            const starts = levelShifts(at.map((i) => values[i]), rounds, { config, noiseFloor: NOISE_FLOOR });
+            if (starts.length)
+                (shifts[cell.id] ??= {})[metric] = starts.map((s) => at[s]);
+        }
+    }
+    return shifts;
+}
+/** `onBranch`: the page sits next to the root index, so it links it. */
+function dashboardPage(hardware, baseline, history, gates, options = {}) {
+    return renderDashboard({ hardware, baseline, history, shifts: historyShifts(baseline, history, gates), repoUrl: options.repoUrl, indexLink: options.onBranch });
+}
+/** The root page: this update's key from what it writes, every other key from its stored baseline. */
+async function rootIndex(snapshot, current) {
+    const keys = new Map([[current.hardware, current]]);
+    for (const path of await snapshot.paths()) {
+        const hardware = BASELINE.exec(path)?.[1];
+        if (!hardware || keys.has(hardware))
+            continue;
+        keys.set(hardware, summaryOf(hardware, await snapshot.read(path)));
+    }
+    return renderHardwareIndex([...keys.values()]);
+}
+/** A baseline another writer left unreadable still gets its row, without a date. */
+function summaryOf(hardware, text) {
+    try {
+        const file = JSON.parse(text ?? '');
+        const run = file.run;
+        return { hardware, updated: run?.finishedAt ?? run?.startedAt, sha: run?.sha, cells: Array.isArray(file.cells) ? file.cells.length : undefined };
+    }
+    catch {
+        return { hardware };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/store/history-bounds.ts
+const HISTORY_ENTRIES = 100;
+const HISTORY_BYTES = 2 * 1024 * 1024;
+const compact = (v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : v);
+function compactEntry(entry) {
+    const cells = {};
+    for (const [id, metrics] of Object.entries(entry.cells)) {
+        const out = {};
+        for (const [key, s] of Object.entries(metrics))
+            out[key] = { steady: compact(s.steady), rounds: s.rounds.map(compact) };
+        cells[id] = out;
+    }
+    return { ...entry, cells };
+}
+/** The file's text: the header on one line, then one line per run. */
+function serializeHistory(file) {
+    const head = JSON.stringify({ schema: file.schema, hardware: file.hardware });
+    const lines = file.entries.map((e) => JSON.stringify(compactEntry(e)));
+    return `${head.slice(0, -1)},"entries":[${lines.length ? `\n${lines.join(',\n')}\n` : ''}]}\n`;
+}
+/** Drops the oldest runs until the file fits `maxBytes`; the newest run always stays. */
+function boundedHistory(file, maxBytes = HISTORY_BYTES) {
+    let entries = file.entries;
+    for (;;) {
+        const bounded = { ...file, entries };
+        const text = serializeHistory(bounded);
+        if (entries.length <= 1 || Buffer.byteLength(text) <= maxBytes)
+            return { file: bounded, text };
+        // Estimate how many to drop from the average line, then check again.
+        const over = Buffer.byteLength(text) - maxBytes;
+        const perEntry = Buffer.byteLength(text) / entries.length;
+        entries = entries.slice(Math.min(entries.length - 1, Math.max(1, Math.ceil(over / perEntry))));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/store/layout.ts
 /** File layout of the data branch: one directory per hardware key. What is read back goes through results-file.ts. */
 /** A hardware key becomes a directory name, so it must be one plain path segment. */
@@ -53283,7 +55261,10 @@ function checkHardware(hardware) {
 }
 const baselinePath = (hardware) => `${checkHardware(hardware)}/baseline.json`;
 const historyPath = (hardware) => `${checkHardware(hardware)}/history.json`;
-const serialize = (value) => JSON.stringify(value, null, 2) + '\n';
+const layout_serialize = (value) => JSON.stringify(value, null, 2) + '\n';
+const dashboardPath = (hardware) => `${checkHardware(hardware)}/index.html`;
+/** The data branch's root page, listing every hardware key. */
+const ROOT_INDEX_PATH = 'index.html';
 
 ;// CONCATENATED MODULE: ./src/store/merge.ts
 /** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
@@ -53375,11 +55356,6 @@ function mergeHistory(stored, entry, hardware, limit) {
     return { schema: HISTORY_SCHEMA, hardware, entries: entries.slice(-Math.max(1, limit)) };
 }
 
-;// CONCATENATED MODULE: ./src/core/measurements.ts
-const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
-/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
-const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
-
 ;// CONCATENATED MODULE: ./src/store/release-one.ts
 /**
  * Results files written by the first release, read as the current shapes. Three things differ there:
@@ -53425,7 +55401,8 @@ const share = (rounds) => {
 };
 /** A round's metrics with `failed_share` filled in when the file has none. */
 function withRoundShare(round) {
-    const failed_share = round.metrics.failed_share ?? share([round]);
+    // null (a tool that counts no failures) stays null; only an absent share is computed.
+    const failed_share = round.metrics.failed_share === undefined ? share([round]) : round.metrics.failed_share;
     return { ...round, metrics: { ...round.metrics, failed_share } };
 }
 /** A cell's steady-state metrics with `failed_share` filled in from its steady rounds when the file has none. */
@@ -53462,7 +55439,7 @@ function describeValue(value) {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 }
 const want = (what) => (issue) => issue.input === undefined ? `missing (expected ${what})` : `expected ${what}, got ${describeValue(issue.input)}`;
-const num = schemas_number({ error: want('a number') });
+const results_schema_num = schemas_number({ error: want('a number') });
 const numOrNull = schemas_number({ error: want('a number or null') }).nullable();
 const str = schemas_string({ error: want('a string') });
 const strOrNull = schemas_string({ error: want('a string or null') }).nullable();
@@ -53477,23 +55454,25 @@ const keyedBy = (keys, noun) => ({
 });
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
 const byGatedMetric = (value) => partialRecord(schemas_enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'));
-const stats = obj({ mean: num, p50: num, p90: num, p99: num, std: num, min: num, max: num });
+// null: a figure the tool that measured the cell did not report (an ingested file without p90, say).
+const results_schema_figure = results_schema_num.nullable();
+const stats = obj({ mean: results_schema_figure, p50: results_schema_figure, p90: results_schema_figure, p99: results_schema_figure, std: results_schema_figure, min: results_schema_figure, max: results_schema_figure });
 /** Round-level figures the first release did not write. */
 const LATER_SCALARS = ['failed_share'];
 const blockShape = Object.fromEntries([
     ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
-    ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? num.optional() : num]),
+    ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? results_schema_figure.optional() : results_schema_figure]),
 ]);
 const metricsBlock = looseObject(blockShape, { error: want('an object') });
 const metricsBlockOrNull = looseObject(blockShape, { error: want('an object or null') }).nullable();
-const range = obj({ min: num, max: num });
+const range = obj({ min: results_schema_num, max: results_schema_num });
 const round = obj({
-    index: num,
+    index: results_schema_num,
     steady: bool,
-    requests: num,
-    errors: num,
-    errorReasons: list(obj({ reason: str, count: num })),
-    durationMs: num,
+    requests: results_schema_num,
+    errors: results_schema_num,
+    errorReasons: list(obj({ reason: str, count: results_schema_num })),
+    durationMs: results_schema_num,
     metrics: metricsBlock,
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
@@ -53501,8 +55480,8 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     status: oneOf(METRIC_VERDICTS),
     metric: schemas_enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`) }),
     stat: oneOf(GATE_STATS),
-    current: num,
-    baseline: num,
+    current: results_schema_num,
+    baseline: results_schema_num,
     delta: numOrNull,
     reason: str,
 }));
@@ -53516,32 +55495,32 @@ const cellVerdict = obj({
     status: oneOf(CELL_VERDICTS),
     metrics: verdictMetrics,
     note: str.optional(),
-    confirmed: num.optional(),
-    reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
+    confirmed: results_schema_num.optional(),
+    reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: results_schema_num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
 });
 const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-    probe: obj({ seed: num, questions: num, correct: num, accuracy: results_schema_share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
-    probeMs: num.optional(),
-    agreement: obj({ mean: results_schema_share, prompts: num, worst: str.optional() }).optional(),
+    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
+    probeMs: results_schema_num.optional(),
+    agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
     degenerate: obj({
-        judged: num,
-        degenerate: num,
+        judged: results_schema_num,
+        degenerate: results_schema_num,
         share: results_schema_share.nullable(),
-        kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num]))),
+        kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, results_schema_num]))),
         example: str.optional(),
     }).optional(),
 });
-const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
+const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), results_schema_num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
 const gpuState = obj({
     name: str.optional(),
     driver: str.optional(),
-    smClockMhz: num.optional(),
-    maxSmClockMhz: num.optional(),
-    powerW: num.optional(),
-    temperatureC: num.optional(),
+    smClockMhz: results_schema_num.optional(),
+    maxSmClockMhz: results_schema_num.optional(),
+    powerW: results_schema_num.optional(),
+    temperatureC: results_schema_num.optional(),
     activeMask: str.optional(),
     active: list(oneOf(SLOWDOWN_REASONS)),
     counters: slowdownCounters.optional(),
@@ -53551,15 +55530,15 @@ const host = obj({
         gpus: list(gpuState).optional(),
         noGpu: str.optional(),
         cuda: str.optional(),
-        processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool })).optional(),
-        memory: obj({ availableBytes: num, totalBytes: num }).optional(),
+        processes: list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool })).optional(),
+        memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
         governors: list(str).optional(),
     }),
     fingerprint: obj({
         ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
-        model: obj({ bytes: num, mtime: str }).optional(),
+        model: obj({ bytes: results_schema_num, mtime: str }).optional(),
     }),
-    remeasured: list(obj({ round: num, reason: str })).optional(),
+    remeasured: list(obj({ round: results_schema_num, reason: str })).optional(),
     changes: list(str).optional(),
 });
 const cell = obj({
@@ -53572,11 +55551,11 @@ const cell = obj({
     status: oneOf(CELL_STATUSES),
     error: strOrNull,
     flags: list(str),
-    workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
+    workload: obj({ inputTokens: results_schema_num, outputTokens: results_schema_num, concurrency: results_schema_num, requests: results_schema_num, rate: numOrNull }),
     metrics: metricsBlockOrNull,
     rounds: list(round),
     info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
-    specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+    specDecode: obj({ acceptanceRate: results_schema_num.optional(), acceptanceLength: results_schema_num.optional(), draftTokens: results_schema_num.optional(), acceptedTokens: results_schema_num.optional(), source: str }).optional(),
     quality: quality.optional(),
     host: host.optional(),
     verdict: cellVerdict,
@@ -53593,17 +55572,21 @@ const run = obj({
     config: str.optional(),
     shard: str.optional(),
     selection: str.optional(),
-    shards: obj({ count: num, missing: list(num) }).optional(),
+    shards: obj({ count: results_schema_num, missing: list(results_schema_num) }).optional(),
     tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 });
 const summary = obj({
     verdict: oneOf(RUN_VERDICTS),
-    regressions: num,
-    counts: partialRecord(schemas_enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
-    baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: num.optional() }).optional(),
+    regressions: results_schema_num,
+    counts: partialRecord(schemas_enum(CELL_VERDICTS), results_schema_num, keyedBy(CELL_VERDICTS, 'cell verdict')),
+    baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: results_schema_num.optional() }).optional(),
 });
+/**
+ * A null figure is read into the number field it stands for: every reader of a figure goes through `readMetric`
+ * or `formatNumber`, which take anything but a finite number as not measured.
+ */
 const resultsSchema = obj({ schema: literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() });
-const results_schema_historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: num, rounds: list(num) }))) });
+const results_schema_historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: results_schema_num, rounds: list(results_schema_num) }))) });
 const historySchema = obj({ schema: literal(HISTORY_SCHEMA), hardware: str, entries: list(results_schema_historyEntry) });
 
 ;// CONCATENATED MODULE: ./src/store/results-file.ts
@@ -53619,7 +55602,7 @@ const historySchema = obj({ schema: literal(HISTORY_SCHEMA), hardware: str, entr
 
 const FAMILY = 'llm-bench-gate/';
 /** Past this many, the rest of a file's problems are counted, not listed. */
-const MAX_PROBLEMS = 20;
+const results_file_MAX_PROBLEMS = 20;
 function results_file_parseJson(text, where) {
     try {
         return JSON.parse(text);
@@ -53669,8 +55652,8 @@ function results_file_check(value, where, expected, kind, schema) {
     if (parsed.success)
         return parsed.data;
     const problems = parsed.error.issues.flatMap((issue) => issueLines(issue, where));
-    const extra = problems.length - MAX_PROBLEMS;
-    throw new errors_ConfigError(extra > 1 ? [...problems.slice(0, MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems);
+    const extra = problems.length - results_file_MAX_PROBLEMS;
+    throw new errors_ConfigError(extra > 1 ? [...problems.slice(0, results_file_MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems);
 }
 function issueLines(issue, where) {
     const path = issue.path;
@@ -53700,11 +55683,10 @@ function fieldPath(path) {
 
 
 
-const MAX_DELAY_MS = 30_000;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+
 function branchStore(options) {
     const { request, repo, branch, log } = options;
-    const historyLimit = options.historyLimit ?? 30;
     let branchReady = false;
     return {
         kind: 'branch',
@@ -53728,44 +55710,29 @@ function branchStore(options) {
                     log.info(`created orphan branch ${branch} for baselines`);
                 branchReady = true;
             }
-            const sha7 = results.run.sha.slice(0, 7);
-            const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
             const incoming = { ...results, cells };
-            await updateFile(options, base, (text) => serialize(mergeResults(text === undefined ? undefined : readResults(text, `${branch}:${base}`), incoming)), `llm-bench-gate: baseline ${hardware} @ ${sha7}`);
             const entry = historyEntry(incoming, gates);
-            await updateFile(options, hist, (text) => serialize(mergeHistory(text === undefined ? undefined : readHistory(text, `${branch}:${hist}`), entry, hardware, historyLimit)), `llm-bench-gate: history ${hardware} @ ${sha7}`);
-            log.info(`stored baseline and history for ${hardware} (${cells.length} cells) on ${branch}`);
+            const message = `llm-bench-gate: baseline ${hardware} @ ${results.run.sha.slice(0, 7)}`;
+            const commit = await commitFiles(options, (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates), message);
+            log.info(`stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`);
         },
     };
 }
-/** Read → build → write with the read sha; re-read and rebuild on a conflict, at most `maxRetries` times. */
-async function updateFile(options, path, build, message) {
-    const { request, repo, branch, log } = options;
-    const maxRetries = options.maxRetries ?? 5;
-    const backoffMs = options.backoffMs ?? 500;
-    for (let attempt = 0;; attempt++) {
-        const current = await readFile(request, repo, branch, path);
-        const next = build(current?.text);
-        if (next === current?.text)
-            return log.debug(`${branch}:${path}: unchanged`);
-        try {
-            await writeFile(request, repo, branch, path, next, current?.sha, message);
-            return log.debug(`${branch}:${path}: written`);
-        }
-        catch (error) {
-            const status = httpStatus(error);
-            if (status !== 409 && status !== 422)
-                throw wrap(error, `${branch}:${path}: cannot write`);
-            if (attempt >= maxRetries) {
-                const what = `${branch}:${path}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps changing it`;
-                throw new StoreError(what, status, { cause: error });
-            }
-            // Jitter keeps parallel matrix jobs from retrying in lockstep.
-            const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2);
-            log.info(`${branch}:${path}: HTTP ${status} (written meanwhile), re-reading and retrying in ${Math.round(delay)} ms`);
-            await sleep(delay);
-        }
-    }
+/** The four files of one update, merged with what the snapshot's head holds. */
+async function updateFiles(options, snapshot, hardware, incoming, entry, gates) {
+    const { branch } = options;
+    const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
+    const [baseText, histText] = await Promise.all([snapshot.read(base), snapshot.read(hist)]);
+    const baseline = mergeResults(baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`), incoming);
+    const merged = mergeHistory(histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES);
+    const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES);
+    const updated = baseline.run.finishedAt || baseline.run.startedAt;
+    return new Map([
+        [base, layout_serialize(baseline)],
+        [hist, history.text],
+        [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true })],
+        [ROOT_INDEX_PATH, await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length })],
+    ]);
 }
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */
 function refOf(hardware, source, results, history) {
@@ -53817,6 +55784,8 @@ function fileStore(path) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/changed-files.ts
 /**
  * `select: changed` on a pull request: the PR's changed files from the GitHub API (`pulls/{n}/files`, read
@@ -53832,13 +55801,13 @@ function fileStore(path) {
 
 /** The files API lists at most this many files of a pull request (docs.github.com/rest/pulls/pulls#list-pull-requests-files). */
 const PR_FILES_LIMIT = 3000;
-const PER_PAGE = 100;
+const changed_files_PER_PAGE = 100;
 /** Every file the PR touches (a rename counts for its old path too), or why the list is incomplete. */
 async function listChangedFiles(request, repo, pr) {
     const files = new Set();
     let listed = 0;
-    for (let page = 1; page <= PR_FILES_LIMIT / PER_PAGE; page++) {
-        const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...repo, pull_number: pr, per_page: PER_PAGE, page });
+    for (let page = 1; page <= PR_FILES_LIMIT / changed_files_PER_PAGE; page++) {
+        const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...repo, pull_number: pr, per_page: changed_files_PER_PAGE, page });
         if (!Array.isArray(data))
             throw new Error(`page ${page} of the PR's files is not a list`);
         for (const file of data) {
@@ -53849,7 +55818,7 @@ async function listChangedFiles(request, repo, pr) {
                 files.add(file.previous_filename);
         }
         listed += data.length;
-        if (data.length < PER_PAGE)
+        if (data.length < changed_files_PER_PAGE)
             break;
     }
     if (listed >= PR_FILES_LIMIT)
@@ -54162,1383 +56131,46 @@ function writeFileNoFollow(path, data, base) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
-// To do: next major: remove.
-/**
- * @typedef {Options} MarkdownTableOptions
- *   Configuration.
- */
+;// CONCATENATED MODULE: ./src/dashboard-links.ts
 
-/**
- * @typedef Options
- *   Configuration.
- * @property {boolean | null | undefined} [alignDelimiters=true]
- *   Whether to align the delimiters (default: `true`);
- *   they are aligned by default:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   Pass `false` to make them staggered:
- *
- *   ```markdown
- *   | Alpha | B |
- *   | - | - |
- *   | C | Delta |
- *   ```
- * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
- *   How to align columns (default: `''`);
- *   one style for all columns or styles for their respective columns;
- *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
- *   other values are treated as `''`, which doesn’t place the colon in the
- *   alignment row but does align left;
- *   *only the lowercased first character is used, so `Right` is fine.*
- * @property {boolean | null | undefined} [delimiterEnd=true]
- *   Whether to end each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B
- *   | ----- | -----
- *   | C     | Delta
- *   ```
- * @property {boolean | null | undefined} [fillRows=true]
- *   Whether to fill rows with empty cells up to the most cells in a row
- *   (default: `true`).
- *
- *   When `true`, all rows have as many cells as the longest row:
- *
- *   ```markdown
- *   | Alpha | B    |   |
- *   | ----- | ---- | - |
- *   | C     |      |   |
- *   | D     | Echo | F |
- *   ```
- *
- *   When `false`, rows keep their cells,
- *   and the delimiter row has as many cells as the header row:
- *
- *   ```markdown
- *   | Alpha | B    |
- *   | ----- | ---- |
- *   | C     |
- *   | D     | Echo | F |
- *   ```
- * @property {boolean | null | undefined} [delimiterStart=true]
- *   Whether to begin each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are starting delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no starting delimiters:
- *
- *   ```markdown
- *   Alpha | B     |
- *   ----- | ----- |
- *   C     | Delta |
- *   ```
- * @property {boolean | null | undefined} [padding=true]
- *   Whether to add a space of padding between delimiters and cells
- *   (default: `true`).
- *
- *   When `true`, there is padding:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there is no padding:
- *
- *   ```markdown
- *   |Alpha|B    |
- *   |-----|-----|
- *   |C    |Delta|
- *   ```
- * @property {((value: string) => number) | null | undefined} [stringLength]
- *   Function to detect the length of table cell content (optional);
- *   this is used when aligning the delimiters (`|`) between table cells;
- *   full-width characters and emoji mess up delimiter alignment when viewing
- *   the markdown source;
- *   to fix this, you can pass this function,
- *   which receives the cell content and returns its “visible” size;
- *   note that what is and isn’t visible depends on where the text is displayed.
- *
- *   Without such a function, the following:
- *
- *   ```js
- *   markdownTable([
- *     ['Alpha', 'Bravo'],
- *     ['中文', 'Charlie'],
- *     ['👩‍❤️‍👩', 'Delta']
- *   ])
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo |
- *   | - | - |
- *   | 中文 | Charlie |
- *   | 👩‍❤️‍👩 | Delta |
- *   ```
- *
- *   With [`string-width`](https://github.com/sindresorhus/string-width):
- *
- *   ```js
- *   import stringWidth from 'string-width'
- *
- *   markdownTable(
- *     [
- *       ['Alpha', 'Bravo'],
- *       ['中文', 'Charlie'],
- *       ['👩‍❤️‍👩', 'Delta']
- *     ],
- *     {stringLength: stringWidth}
- *   )
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo   |
- *   | ----- | ------- |
- *   | 中文  | Charlie |
- *   | 👩‍❤️‍👩    | Delta   |
- *   ```
- */
 
-/**
- * Get the length of a cell.
- *
- * @param {string} value
- *   Cell value.
- * @returns {number}
- *   Cell size.
- */
-function defaultStringLength(value) {
-  return value.length
-}
 
-/**
- * Generate a markdown
- * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
- * table.
- *
- * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
- *   Table data (matrix of strings).
- * @param {Readonly<Options> | null | undefined} [options]
- *   Configuration (optional).
- * @returns {string}
- *   Result.
- */
-function markdownTable(table, options) {
-  const settings = options || {}
-  // To do: next major: change to spread.
-  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
-  const align = (settings.align || []).concat()
-  const stringLength = settings.stringLength || defaultStringLength
-  /** @type {Array<number>} Character codes as symbols for alignment per column. */
-  const alignments = []
-  /** @type {Array<Array<string>>} Cells per row. */
-  const cellMatrix = []
-  /** @type {Array<Array<number>>} Sizes of each cell per row. */
-  const sizeMatrix = []
-  /** @type {Array<number>} */
-  const longestCellByColumn = []
-  let mostCellsPerRow = 0
-  let rowIndex = -1
 
-  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
-  // do superfluous work when aligning, so optimize for aligning.
-  while (++rowIndex < table.length) {
-    /** @type {Array<string>} */
-    const row = []
-    /** @type {Array<number>} */
-    const sizes = []
-    let columnIndex = -1
-
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length
+/** Per cell id, decode tok/s over the most recent default-branch runs that measured it, oldest first. */
+function recentTrends(cells, history) {
+    const trends = {};
+    for (const cell of cells) {
+        const values = seriesOf(history, cell.id, 'decode').filter((v) => v !== null);
+        if (values.length >= 2)
+            trends[cell.id] = values.slice(-SPARK_RUNS);
     }
-
-    while (++columnIndex < table[rowIndex].length) {
-      const cell = markdown_table_serialize(table[rowIndex][columnIndex])
-
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell)
-        sizes[columnIndex] = size
-
-        if (
-          longestCellByColumn[columnIndex] === undefined ||
-          size > longestCellByColumn[columnIndex]
-        ) {
-          longestCellByColumn[columnIndex] = size
-        }
-      }
-
-      row.push(cell)
+    return trends;
+}
+/** `<pages site>/<hardware>/index.html` when Pages publishes `branch`; undefined otherwise. */
+async function pagesDashboardUrl(github, branch, hardware, log) {
+    try {
+        const { data } = await github.request('GET /repos/{owner}/{repo}/pages', { ...github.repo });
+        const url = typeof data?.html_url === 'string' ? data.html_url : undefined;
+        if (!url || data?.source?.branch !== branch)
+            return undefined;
+        return `${url.replace(/\/+$/, '')}/${encodeURIComponent(hardware)}/index.html`;
     }
-
-    cellMatrix[rowIndex] = row
-    sizeMatrix[rowIndex] = sizes
-  }
-
-  // Figure out which alignments to use.
-  let columnIndex = -1
-
-  if (typeof align === 'object' && 'length' in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex])
-    }
-  } else {
-    const code = toAlignment(align)
-
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code
-    }
-  }
-
-  // Inject the alignment row.
-  columnIndex = -1
-  /** @type {Array<string>} */
-  const row = []
-  /** @type {Array<number>} */
-  const sizes = []
-
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex]
-    let before = ''
-    let after = ''
-
-    if (code === 99 /* `c` */) {
-      before = ':'
-      after = ':'
-    } else if (code === 108 /* `l` */) {
-      before = ':'
-    } else if (code === 114 /* `r` */) {
-      after = ':'
-    }
-
-    // There *must* be at least one hyphen-minus in each alignment cell.
-    let size =
-      settings.alignDelimiters === false
-        ? 1
-        : Math.max(
-            1,
-            longestCellByColumn[columnIndex] - before.length - after.length
-          )
-
-    const cell = before + '-'.repeat(size) + after
-
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length
-
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size
-      }
-
-      sizes[columnIndex] = size
-    }
-
-    row[columnIndex] = cell
-  }
-
-  // Inject the alignment row.
-  cellMatrix.splice(1, 0, row)
-  sizeMatrix.splice(1, 0, sizes)
-
-  rowIndex = -1
-  /** @type {Array<string>} */
-  const lines = []
-
-  while (++rowIndex < cellMatrix.length) {
-    const row = cellMatrix[rowIndex]
-    const sizes = sizeMatrix[rowIndex]
-    const cellsInRow =
-      settings.fillRows === false
-        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
-        : mostCellsPerRow
-    columnIndex = -1
-    /** @type {Array<string>} */
-    const line = []
-
-    while (++columnIndex < cellsInRow) {
-      const cell = row[columnIndex] || ''
-      let before = ''
-      let after = ''
-
-      if (settings.alignDelimiters !== false) {
-        const size =
-          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
-        const code = alignments[columnIndex]
-
-        if (code === 114 /* `r` */) {
-          before = ' '.repeat(size)
-        } else if (code === 99 /* `c` */) {
-          const half = size / 2
-
-          if (size % 2) {
-            before = ' '.repeat(half + 0.5)
-            after = ' '.repeat(half - 0.5)
-          } else {
-            before = ' '.repeat(half)
-            after = before
-          }
-        } else {
-          after = ' '.repeat(size)
-        }
-      }
-
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push('|')
-      }
-
-      if (
-        settings.padding !== false &&
-        // Don’t add the opening space if we’re not aligning and the cell is
-        // empty: there will be a closing space.
-        !(settings.alignDelimiters === false && cell === '') &&
-        (settings.delimiterStart !== false || columnIndex)
-      ) {
-        line.push(' ')
-      }
-
-      if (settings.alignDelimiters !== false) {
-        line.push(before)
-      }
-
-      line.push(cell)
-
-      if (settings.alignDelimiters !== false) {
-        line.push(after)
-      }
-
-      if (settings.padding !== false) {
-        line.push(' ')
-      }
-
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push('|')
-      }
-    }
-
-    lines.push(
-      settings.delimiterEnd === false
-        ? line.join('').replace(/ +$/, '')
-        : line.join('')
-    )
-  }
-
-  return lines.join('\n')
-}
-
-/**
- * Serialize a cell value.
- *
- * @param {string | null | undefined} [value]
- *   Value to serialize.
- * @returns {string}
- *   Result.
- */
-function markdown_table_serialize(value) {
-  return value === null || value === undefined ? '' : String(value)
-}
-
-/**
- * Get the alignment character code from a value.
- *
- * @param {string | null | undefined} value
- *   Value.
- * @returns {number}
- *   Alignment.
- */
-function toAlignment(value) {
-  const code = typeof value === 'string' ? value.codePointAt(0) : 0
-
-  return code === 67 /* `C` */ || code === 99 /* `c` */
-    ? 99 /* `c` */
-    : code === 76 /* `L` */ || code === 108 /* `l` */
-      ? 108 /* `l` */
-      : code === 82 /* `R` */ || code === 114 /* `r` */
-        ? 114 /* `r` */
-        : 0
-}
-
-;// CONCATENATED MODULE: ./src/report/escape.ts
-/**
- * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
- * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
- */
-// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline.
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
-// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function stripControl(text) {
-    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
-}
-const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** For raw HTML contexts (`<summary>`, attributes). */
-function escapeHtml(text) {
-    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
-}
-/**
- * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
- * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
- * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
- */
-function escapeText(text) {
-    return stripControl(text)
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-        .replace(/[&<>]/g, (c) => HTML[c])
-        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
-        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
-        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
-        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
-        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-');
-}
-/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
-function escape_clip(text, max) {
-    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
-}
-/** Keeps the last `max` characters, starting at a line boundary when one is near. */
-function tail(text, max) {
-    if (text.length <= max)
-        return text;
-    const cut = text.slice(-max);
-    const newline = cut.indexOf('\n');
-    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
-}
-/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
-function escape_codeBlock(text, lang = '') {
-    const body = stripControl(text).replace(/\n+$/, '');
-    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${lang}\n${body}\n${fence}`;
-}
-/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
-function code(text) {
-    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
-}
-/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
-function safeUrl(url) {
-    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
-}
-/** A collapsed section; the blank lines let GitHub render the markdown inside. */
-function details(summary, body) {
-    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
-}
-
-;// CONCATENATED MODULE: ./src/report/marks.ts
-const STATUS_MARK = {
-    regression: '🔴',
-    error: '💥',
-    inconclusive: '🟡',
-    improvement: '🟢',
-    missing: '⚪',
-    new: '🆕',
-    pass: '✅',
-};
-const STATUS_WORD = {
-    regression: 'regressed',
-    error: 'error',
-    inconclusive: 'inconclusive',
-    improvement: 'improved',
-    missing: 'missing',
-    new: 'new',
-    pass: 'passed',
-};
-const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
-const STATUS_ORDER = ['regression', 'error', 'inconclusive', 'improvement', 'missing', 'new', 'pass'];
-/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
-function byAttention(cells) {
-    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
-        .map((x) => x.cell);
-}
-function statusCell(status) {
-    return `${STATUS_MARK[status]} ${status}`;
-}
-/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
-const SKIPPED_MARK = '⏭️';
-const SKIPPED_WORD = 'skipped (unchanged)';
-function cellStatusText(cell) {
-    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
-}
-
-;// CONCATENATED MODULE: ./src/report/host.ts
-
-
-function gpuLine(g, i) {
-    const clocks = g.smClockMhz === undefined ? undefined : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
-    const parts = [
-        clocks,
-        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
-        g.powerW === undefined ? undefined : `${g.powerW} W`,
-        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
-    ];
-    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
-}
-function preflightText(p) {
-    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
-    const processes = p.processes?.length
-        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : ''}`).join(', ')}`
-        : p.processes && 'no other GPU process';
-    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
-    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
-}
-function fingerprintText(f) {
-    const parts = [
-        f.driver && `driver ${f.driver}`,
-        f.cuda && `CUDA ${f.cuda}`,
-        f.engine && `engine ${f.engine}`,
-        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
-        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
-    ];
-    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
-}
-function hostLines(id, h) {
-    const lines = [`- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`, `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`];
-    if (h.changes?.length)
-        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
-    for (const r of h.remeasured ?? [])
-        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    return lines.join('\n');
-}
-/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
-function hostSection(cells) {
-    const seen = new Set();
-    const lines = cells.flatMap((c) => {
-        if (!c.host)
-            return [];
-        const first = !seen.has(c.target);
-        seen.add(c.target);
-        if (first)
-            return [hostLines(c.target, c.host)];
-        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    });
-    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
-}
-/** What changed in the environment since the baseline, to read next to a change in speed. */
-function environmentNote(cell) {
-    const changes = cell.host?.changes;
-    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/details.ts
-/** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
-
-
-
-
-
-
-const TABLE = { alignDelimiters: false };
-/** Why each cell that did not simply pass got its status, with every gated metric's reason. */
-function verdictNotes(cells) {
-    const lines = cells
-        .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
-        .map((c) => {
-        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`);
-        const note = c.verdict.note ? escapeText(escape_clip(c.verdict.note, 600)) : '';
-        const environment = environmentNote(c);
-        const changed = environment ? escapeText(escape_clip(environment, 400)) : '';
-        return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`;
-    });
-    return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined;
-}
-/** Every statistic of every per-request distribution, plus the round-level throughputs. */
-function metricsSection(cells) {
-    const measured = cells.filter((c) => c.metrics);
-    if (!measured.length)
+    catch (error) {
+        log.debug(`no dashboard link: GitHub Pages lookup failed (${errorMessage(error)})`);
         return undefined;
-    const blocks = measured.map((c) => `**${escapeText(c.id)}**\n\n${metricsTable(c.metrics)}\n\n${scalars(c.metrics)}`);
-    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
-}
-function metricsTable(m) {
-    const rows = DISTRIBUTION_METRICS.map((key) => {
-        const s = m[key];
-        return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)];
-    });
-    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], { ...TABLE, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] });
-}
-function scalars(m) {
-    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`;
-}
-/** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
-function roundsSection(cells) {
-    const withRounds = cells.filter((c) => c.rounds.length);
-    if (!withRounds.length)
-        return undefined;
-    const blocks = withRounds.map((c) => `**${escapeText(c.id)}**\n\n${roundsTable(c.rounds)}`);
-    return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
-}
-function roundsTable(rounds) {
-    const rows = rounds.map((r) => [
-        String(r.index),
-        r.steady ? 'yes' : 'discarded',
-        String(r.requests),
-        String(r.errors),
-        formatNumber(r.metrics?.decode_tps?.mean),
-        formatNumber(r.metrics?.ttft_ms?.mean),
-        formatNumber(r.metrics?.tpot_ms?.mean),
-        formatNumber(r.metrics?.output_tps),
-        formatNumber(r.durationMs / 1000),
-        r.errorReasons?.length ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
-    ]);
-    const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen'];
-    return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
-}
-/** Cells whose workload did not come out as asked (they are never compared). */
-function flagsSection(cells) {
-    const flagged = cells.filter((c) => c.flags.length);
-    if (!flagged.length)
-        return undefined;
-    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(escape_clip(f, 200))).join(', ')}`);
-    return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'));
-}
-function acceptance(cell) {
-    const s = cell.specDecode;
-    if (!s)
-        return undefined;
-    const parts = [
-        s.acceptanceRate === undefined ? undefined : `acceptance ${formatPercent(s.acceptanceRate)}`,
-        s.acceptanceLength === undefined ? undefined : `${formatNumber(s.acceptanceLength)} tokens per step`,
-        s.draftTokens === undefined ? undefined : `${s.acceptedTokens ?? '?'} of ${s.draftTokens} drafted tokens accepted`,
-    ].filter(Boolean);
-    return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
-}
-
-;// CONCATENATED MODULE: ./src/report/headline.ts
-
-
-
-
-function headline(results, ctx) {
-    const total = results.cells.length;
-    const summary = results.summary;
-    if (!summary || ctx.mode === 'run') {
-        return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`;
     }
-    const n = summary.counts;
-    const title = {
-        pass: `No regression in ${plural(total, 'cell')}`,
-        regression: `Regression in ${summary.regressions} of ${plural(total, 'cell')}`,
-        error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
-        inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
-    }[summary.verdict];
-    const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title;
-    // Skipped cells are counted as `missing` (not measured); the report tells them apart.
-    const skipped = results.cells.filter((c) => c.verdict.skipped).length;
-    const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
-    const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
-    if (skipped)
-        counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
-    const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : '';
-    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`;
-}
-/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
-function acceptedNote(accepted) {
-    const who = accepted.by ? `by ${code(accepted.by)} ` : '';
-    return (`> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
-        'the check passes. Once merged, the default branch measures the new level and its reference moves there.');
-}
-function provenance(results, ctx) {
-    const run = results.run;
-    const baseline = results.summary?.baseline;
-    const runUrl = safeUrl(ctx.runUrl);
-    const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`;
-    const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : '';
-    const selection = (run.selection ? `<br>\n${escapeText(escape_clip(run.selection, 1000))}` : '') + shards;
-    if (!results.summary || ctx.mode === 'run')
-        return here + selection;
-    return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`;
-}
-function shardsLine(shards) {
-    const which = shards.missing.join(', ');
-    return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`;
-}
-function baselineLine(baseline, ctx) {
-    if (!baseline)
-        return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.';
-    const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run';
-    const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : '';
-    const url = safeUrl(baseline.runUrl);
-    const link = url ? ` · [baseline run](${url})` : '';
-    return `Baseline: ${commit(baseline.sha, ctx)} on ${code(baseline.hardware)} (${from} from ${code(baseline.source)}${when})${link}`;
-}
-function commit(sha, ctx) {
-    if (!sha)
-        return 'unknown commit';
-    const short = code(sha.slice(0, 7));
-    const repo = safeUrl(ctx.repoUrl);
-    return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
-}
-/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
-function regressionList(cells, accepted = false) {
-    return cells
-        .map((cell) => {
-        const reasons = Object.values(cell.verdict.metrics)
-            .filter((m) => m.status === 'regression')
-            .map((m) => escapeText(m.reason));
-        // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
-        reasons.push(...(cell.verdict.failures ?? []).map(escapeText));
-        // A changed driver, engine or model file may explain the regression: say so next to it.
-        const environment = environmentNote(cell);
-        if (environment)
-            reasons.push(escapeText(environment));
-        const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
-        return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
-    })
-        .join('\n');
-}
-/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
-function errorList(cells) {
-    return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
-}
-/** What would decide an inconclusive metric, in words. */
-function decider(m) {
-    switch (m.needs) {
-        case 'rounds':
-            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
-        case 'quieter-box':
-            return 'a quieter box';
-        case 'baseline':
-            return 'more default-branch runs';
-        case 'workload':
-        case undefined:
-            return 'the requested workload';
-    }
-}
-/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
-function inconclusiveList(cells) {
-    return cells
-        .map((cell) => {
-        const metrics = Object.values(cell.verdict.metrics)
-            .filter((m) => m.status === 'inconclusive')
-            // The reason starts with the metric's label and may already say what it needs.
-            .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
-        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
-        const why = [...metrics, ...cellWide];
-        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
-    })
-        .join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/figures.ts
-/** The headline figures of a cell with their change against the baseline. */
-
-function figure(cell, metric) {
-    const gated = cell.verdict.metrics[metric];
-    const reference = cell.verdict.reference?.[metric];
-    const stat = gated?.stat ?? reference?.stat ?? 'mean';
-    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
-    if (cell.verdict.skipped)
-        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    const value = readMetric(cell.metrics, metric, stat);
-    const baseline = gated?.baseline ?? reference?.value;
-    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined;
-    return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
-}
-
-;// CONCATENATED MODULE: ./src/report/table.ts
-/** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
-
-
-
-
-
-
-const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
-const ALIGN = ['l', 'l', 'l', 'l', 'l'];
-const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
-function cellsTable(cells) {
-    const rows = cells.map((cell) => [
-        cellStatusText(cell),
-        table_text(cell.target),
-        table_text(cell.scenario),
-        table_text(cell.engine),
-        cell.quant ? table_text(cell.quant) : EMPTY,
-        ...COLUMNS.map(({ metric, head }) => (head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
-        qualityText(cell),
-    ]);
-    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
-    const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
-    // Unaligned delimiters keep a 400-row table about a third smaller.
-    return markdownTable([header, ...rows], { align, alignDelimiters: false });
-}
-/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
-function figureText(cell, metric) {
-    const f = figure(cell, metric);
-    if (f.value === undefined)
-        return EMPTY;
-    const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
-    const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`;
-    const body = `${formatNumber(f.value)}${stat}${change}`;
-    return f.regressed ? `**${body}**` : body;
-}
-/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
-function qualityText(cell) {
-    const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
-        const value = QUALITY_FIGURES[f].read(cell.quality);
-        return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`];
-    });
-    if (!parts.length)
-        return EMPTY;
-    const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
-    return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
-}
-/** How quality/verdict.ts words a failure. */
-const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
-/** Speculative decoding's acceptance belongs next to the decode speed it explains. */
-function withAcceptance(decode, cell) {
-    const rate = cell.specDecode?.acceptanceRate;
-    return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`;
-}
-function table_text(value) {
-    return escapeText(escape_clip(value, 80));
-}
-
-;// CONCATENATED MODULE: ./src/report/targets.ts
-
-
-
-/** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
-const LOG_TAIL_CHARS = 6000;
-const SERVER_CHARS = 2000;
-function byTarget(cells) {
-    const groups = new Map();
-    for (const cell of cells)
-        groups.set(cell.target, [...(groups.get(cell.target) ?? []), cell]);
-    return groups;
-}
-function enginesSection(cells) {
-    const blocks = [];
-    for (const [target, group] of byTarget(cells.filter((c) => c.verdict.status !== 'missing'))) {
-        const first = group[0];
-        const info = first.info ?? {};
-        const facts = [
-            `engine ${escapeText(first.engine)}`,
-            info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
-            first.quant ? `quant ${escapeText(first.quant)}` : undefined,
-            first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
-        ].filter(Boolean);
-        const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
-        for (const cell of group) {
-            const spec = acceptance(cell);
-            if (spec)
-                lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
-        }
-        if (info.launch)
-            lines.push('', escape_codeBlock(info.launch, 'sh'));
-        if (info.server && Object.keys(info.server).length)
-            lines.push('', escape_codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
-        blocks.push(lines.join('\n'));
-    }
-    return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
-}
-/** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
-function failuresSection(cells, withLogs) {
-    const blocks = [];
-    for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
-        const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
-        const lines = [`#### ${escapeText(target)}`, '', escape_codeBlock(errors.join('\n'))];
-        const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
-        if (withLogs && logTail)
-            lines.push('', 'Last log lines:', '', escape_codeBlock(tail(logTail, LOG_TAIL_CHARS)));
-        blocks.push(lines.join('\n'));
-    }
-    return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/render.ts
-
-
-
-
-
-
-
-
-const ATTENTION = ['regression', 'error', 'inconclusive'];
-const FAILING = ['regression', 'error'];
-const STAGES = [
-    { logTails: true, rounds: true, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: true, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'attention' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'failing' },
-];
-/** Size as UTF-8 bytes: never less than the character count GitHub limits, and what the summary file holds. */
-function reportSize(text) {
-    return Buffer.byteLength(text, 'utf8');
-}
-function render(results, ctx, marker, maxChars) {
-    for (const detail of STAGES) {
-        const text = compose(results, ctx, marker, detail, maxChars);
-        if (reportSize(text) <= maxChars)
-            return text;
-    }
-    // Even regressions and errors alone are too many: list as many as fit, regressions first.
-    const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length;
-    let lo = 0;
-    let hi = failing;
-    while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        if (reportSize(compose(results, ctx, marker, { ...STAGES.at(-1), limit: mid }, maxChars)) <= maxChars)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const text = compose(results, ctx, marker, { ...STAGES.at(-1), limit: lo }, maxChars);
-    return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
-}
-function compose(results, ctx, marker, d, maxChars) {
-    const ordered = byAttention(results.cells);
-    const regressed = ordered.filter((c) => c.verdict.status === 'regression');
-    const failed = ordered.filter((c) => c.verdict.status === 'error');
-    const limit = d.limit ?? Infinity;
-    const shownRegressed = regressed.slice(0, limit);
-    const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
-    const keep = (c) => d.rows === 'all' ? true : d.rows === 'attention' ? ATTENTION.includes(c.verdict.status) : FAILING.includes(c.verdict.status);
-    let rows = ordered.filter(keep);
-    if (d.limit !== undefined)
-        rows = [...shownRegressed, ...shownFailed];
-    const parts = [marker, headline(results, ctx)];
-    const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
-    const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
-    if (shed)
-        parts.push(shed);
-    parts.push(provenance(results, ctx));
-    if (shownRegressed.length)
-        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
-    if (shownFailed.length)
-        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
-    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
-    if (undecided.length && d.limit === undefined)
-        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
-    if (rows.length)
-        parts.push(cellsTable(rows));
-    const sections = [
-        d.extras ? verdictNotes(ordered) : undefined,
-        d.metrics ? metricsSection(ordered) : undefined,
-        d.rounds ? roundsSection(ordered) : undefined,
-        d.extras ? flagsSection(ordered) : undefined,
-        d.extras ? hostSection(ordered) : undefined,
-        d.extras ? enginesSection(ordered) : undefined,
-        failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
-    ];
-    parts.push(...sections.filter((s) => s !== undefined));
-    return parts.join('\n\n') + '\n';
-}
-function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
-    const left = [];
-    if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail))
-        left.push('engine log tails');
-    if (!d.rounds)
-        left.push('per-round figures');
-    if (!d.metrics)
-        left.push('the full metrics');
-    if (!d.extras)
-        left.push('verdict notes, flags, host preflight, engine versions and launch commands');
-    if (hiddenRows)
-        left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`);
-    if (unlisted)
-        left.push(`${plural(unlisted, 'more regressed or failed cell')}`);
-    if (!left.length)
-        return undefined;
-    const runUrl = safeUrl(ctx.runUrl);
-    const where = runUrl ? `the job summary of [the workflow run](${runUrl})` : 'the job summary';
-    return [
-        '> [!NOTE]',
-        `> Shortened to stay under ${maxChars.toLocaleString('en-US')} characters; left out: ${left.join('; ')}.`,
-        `> More is in ${where} and \`report.md\`; every figure is in \`results.json\` (results directory and artifact).`,
-    ].join('\n');
-}
-function hardCut(text, maxChars) {
-    const ending = '\n\n… (cut to fit the size limit)\n';
-    let cut = text.slice(0, Math.max(0, maxChars - ending.length));
-    while (reportSize(cut + ending) > maxChars)
-        cut = cut.slice(0, Math.floor(cut.length * 0.95));
-    // Never leave half of a surrogate pair at the cut.
-    if (/[\ud800-\udbff]$/.test(cut))
-        cut = cut.slice(0, -1);
-    return cut + ending;
-}
-
-;// CONCATENATED MODULE: ./src/report/comment.ts
-/**
- * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
- * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
- * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
- * read-only token) into a warning.
- */
-
-const comment_PER_PAGE = 100;
-/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
-const MAX_PAGES = 50;
-/** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
-const markerOf = (configPath) => `<!-- llm-bench-gate:${configPath} -->`;
-const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
-/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
-async function findMarked(request, repo, issueNumber, marker) {
-    const found = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: comment_PER_PAGE, page });
-        const items = res.data;
-        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
-        const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
-        if (!more || items.length === 0)
-            break;
-    }
-    return found;
-}
-async function upsertComment(options) {
-    const { request, repo, issueNumber } = options;
-    const marker = markerOf(options.configPath);
-    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
-    const marked = await findMarked(request, repo, issueNumber, marker);
-    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
-    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
-    if (target) {
-        try {
-            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo, comment_id: target.id, body });
-            return { url: String(res.data.html_url), action: 'updated' };
-        }
-        catch (error) {
-            // Someone else's comment (a token can only edit its own): fall through and post ours.
-            const status = httpStatus(error);
-            if (isBot(target) || (status !== 403 && status !== 404))
-                throw error;
-        }
-    }
-    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, body });
-    return { url: String(res.data.html_url), action: 'created' };
-}
-
-;// CONCATENATED MODULE: ./src/report/notices.ts
-/**
- * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
- * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
- * and plans are cut, saying how much was left out and where the rest is.
- */
-
-
-/** Problems listed before the rest is counted; a file with more has one mistake repeated by a matrix. */
-const notices_MAX_PROBLEMS = 200;
-/** Characters of a plan or error kept in a notice: well under the summary's 1 MiB with the markup around them. */
-const MAX_TEXT = 512 * 1024;
-function configErrorNotice(configPath, problems) {
-    const shown = problems.slice(0, notices_MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`);
-    if (problems.length > notices_MAX_PROBLEMS)
-        shown.push(`- … and ${plural(problems.length - notices_MAX_PROBLEMS, 'more problem')} (all are in the step log)`);
-    return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
-}
-function dryRunNotice(mode, plan) {
-    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${escape_codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
-}
-function couldNotRunNotice(message) {
-    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
-}
-function cut(text, where) {
-    return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
-}
-
-;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
-/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
-const LEADERBOARD_CSS = `
-:root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
-  --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
-@media (prefers-color-scheme: dark) {
-  :root { --fg: #e6edf3; --dim: #9198a1; --line: #3d444d; --head: #151b23; --zebra: #12171e;
-    --bad: #ff7b72; --good: #3fb950; --warn: #d29922; }
-}
-body { margin: 2rem auto; max-width: 110rem; padding: 0 1rem; color: var(--fg);
-  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
-h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
-.meta, .dim, caption { color: var(--dim); }
-code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
-main { overflow-x: auto; }
-table { border-collapse: collapse; width: 100%; }
-caption { caption-side: top; text-align: left; padding: .5rem 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
-thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
-th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
-th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
-th.num button { text-align: right; }
-th[aria-sort="ascending"] button::after { content: " ▲"; }
-th[aria-sort="descending"] button::after { content: " ▼"; }
-tbody tr:nth-child(even) { background: var(--zebra); }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.regression, td.error { color: var(--bad); font-weight: 600; }
-td.improvement { color: var(--good); }
-td.inconclusive { color: var(--warn); }
-#errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
-`;
-
-;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
-/**
- * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
- * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
- */
-/** A sorted copy: numbers numerically, texts with numeric collation (`9B` before `27B`), missing values last. */
-function sortRows(rows, column, direction) {
-    const sign = direction === 'descending' ? -1 : 1;
-    return rows.slice().sort(function (x, y) {
-        const a = x.values[column];
-        const b = y.values[column];
-        const noA = a === null || a === undefined;
-        const noB = b === null || b === undefined;
-        if (noA || noB)
-            return noA === noB ? x.index - y.index : noA ? 1 : -1;
-        const order = typeof a === 'number' && typeof b === 'number'
-            ? a - b
-            : String(a).localeCompare(String(b), 'en', { numeric: true, sensitivity: 'base' });
-        return sign * order || x.index - y.index;
-    });
 }
 /**
- * The page's script: reads each row's values from `data-value` (numbers for `data-type="number"` columns),
- * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
+ * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
+ * as the baseline, over the stored history with this run appended, as the data branch would show it.
  */
-function sortScript(tableId) {
-    // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
-    const source = `(function () {
-${sortRows.toString()}
-var table = document.getElementById(${JSON.stringify(tableId)});
-if (!table) return;
-var body = table.tBodies[0];
-var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
-var rows = Array.prototype.map.call(body.rows, function (tr, index) {
-  var values = Array.prototype.map.call(tr.cells, function (td, column) {
-    var raw = td.getAttribute('data-value');
-    if (raw === null || raw === '') return null;
-    return heads[column].getAttribute('data-type') === 'number' ? Number(raw) : raw;
-  });
-  return { el: tr, index: index, values: values };
-});
-heads.forEach(function (th, column) {
-  th.querySelector('button').addEventListener('click', function () {
-    var direction = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
-    heads.forEach(function (other) { other.removeAttribute('aria-sort'); });
-    th.setAttribute('aria-sort', direction);
-    sortRows(rows, column, direction).forEach(function (row) { body.appendChild(row.el); });
-  });
-});
-})();`;
-    return source.replace(/<\//g, '<\\/');
+function localDashboard(results, history, gates) {
+    const entry = historyEntry(results, gates);
+    if (Object.keys(entry.cells).length === 0)
+        return undefined;
+    const merged = mergeHistory({ schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] }, entry, results.run.hardware, HISTORY_ENTRIES);
+    return dashboardPage(results.run.hardware, results, merged.entries, gates);
 }
-
-;// CONCATENATED MODULE: ./src/report/leaderboard.ts
-
-
-
-
-
-
-
-const TABLE_ID = 'leaderboard';
-const leaderboard_num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
-const leaderboard_delta = (metric) => ({
-    label: `Δ ${metricInfo(metric).short}`,
-    numeric: true,
-    value: (c) => finite(c.verdict.metrics[metric]?.delta),
-    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
-    tone: (c) => c.verdict.metrics[metric]?.status,
-});
-function qualityColumn(figure) {
-    const info = QUALITY_FIGURES[figure];
-    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
-    return {
-        label: capitalised,
-        numeric: true,
-        value: (c) => finite(info.read(c.quality)),
-        html: (c) => {
-            const v = info.read(c.quality);
-            return v === undefined ? EMPTY : escapeHtml(info.format(v));
-        },
-    };
-}
-const leaderboard_COLUMNS = [
-    { label: 'Model', numeric: false, value: modelName },
-    { label: 'Runtime', numeric: false, value: runtime },
-    { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
-    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
-    leaderboard_num('Total tok/s', (m) => m.total_tps),
-    leaderboard_num('Output tok/s', (m) => m.output_tps),
-    leaderboard_num('Per-user tok/s', (m) => m.per_user_tps),
-    leaderboard_num('TTFT avg ms', (m) => m.ttft_ms?.mean),
-    leaderboard_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
-    leaderboard_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
-    leaderboard_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-    leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean),
-    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-    { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status },
-    ...PRIMARY_METRICS.map(leaderboard_delta),
-    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
-];
-/** The leaderboard page for a results file; everything from engines and configs is escaped. */
-function renderLeaderboard(results, ctx = {}) {
-    const measured = defaultOrder(results.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
-    const failed = results.cells.filter((c) => c.status === 'error');
-    const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
-    const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}</style>
-</head>
-<body>
-<header>
-<h1>${title}</h1>
-<p class="meta">${metaLine(results, ctx)}</p>
-</header>
-<main>
-${measured.length ? table(measured) : '<p>No cell was measured.</p>'}
-${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
-<script>
-${sortScript(TABLE_ID)}
-</script>
-</body>
-</html>
-`;
-}
-/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
-function defaultOrder(cells) {
-    const collate = (a, b) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
-        .map((x) => x.cell);
-}
-function table(cells) {
-    const heads = leaderboard_COLUMNS.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
-    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}">${leaderboard_COLUMNS.map((col) => td(col, cell)).join('')}</tr>`);
-    return `<table id="${TABLE_ID}">
-<caption>${plural(cells.length, 'measured cell')}: steady-state figures, Δ against the baseline. Select a column header to sort.</caption>
-<thead><tr>${heads.join('')}</tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>`;
-}
-function td(col, cell) {
-    const value = col.value(cell);
-    const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value) : escapeHtml(String(value ?? EMPTY));
-    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
-    const attr = value === null ? '' : escapeHtml(String(value));
-    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
-}
-function metaLine(results, ctx) {
-    const run = results.run;
-    const sha = ctx.sha || run.sha;
-    const baseline = results.summary?.baseline;
-    const url = safeUrl(ctx.runUrl || run.runUrl);
-    return [
-        sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
-        `hardware <code>${escapeHtml(run.hardware)}</code>`,
-        formatDate(run.finishedAt || run.startedAt),
-        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
-        baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
-        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
-    ]
-        .filter(Boolean)
-        .join(' · ');
-}
-function failedSection(cells) {
-    if (!cells.length)
-        return '';
-    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
-        `<pre>${escapeHtml(escape_clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
-    return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
-}
-function unmeasuredSection(cells) {
-    if (!cells.length)
-        return '';
-    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
-    return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
-}
-function modelName(cell) {
-    return cell.model || cell.target;
-}
-function runtime(cell) {
-    return cell.info.version ? `${cell.engine} ${cell.info.version}` : cell.engine;
-}
-function scenarioHtml(cell) {
-    const w = cell.workload;
-    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
-    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
-    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
-}
-function verdictHtml(cell) {
-    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
-    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
-    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
-}
-function formatDate(iso) {
-    const time = iso ? Date.parse(iso) : NaN;
-    return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-function finite(value) {
-    return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-;// CONCATENATED MODULE: ./src/report/index.ts
-
-
-
-
-
-
-/** GitHub rejects issue comments longer than this. */
-const COMMENT_LIMIT = 65_536;
-/** The job summary upload aborts past 1024k per step. */
-const SUMMARY_LIMIT = 1024 * 1024;
-/** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
-function renderReport(results, ctx, maxChars) {
-    return render(results, ctx, commentMarker(ctx.configPath), maxChars);
-}
-/** Hidden marker that finds our comment again: one comment per PR and config file. */
-function commentMarker(configPath) {
-    return `<!-- llm-bench-gate:${configPath} -->`;
-}
-
 
 ;// CONCATENATED MODULE: ./src/publish.ts
 /**
@@ -55551,17 +56183,31 @@ function commentMarker(configPath) {
 
 
 
+
 async function publish(publication, deps) {
     // Redacted before anything is rendered (escaping could split a secret) and before anything leaves the run.
     const p = { ...publication, results: secrets.redactDeep(publication.results) };
     const { results, tally, behaviour } = p;
     const { options, context, log } = deps;
-    const renderCtx = renderContext(options.config, behaviour.name, context);
+    const renderCtx = { ...renderContext(options.config, behaviour.name, context), trends: recentTrends(results.cells, p.history ?? []), dashboardUrl: await dashboardLink(p, deps) };
     const summary = renderReport(results, renderCtx, SUMMARY_LIMIT);
     const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT));
     await maybeWriteBaseline(p, log);
     const failure = failureReason(tally.verdict, tally.regressions, results.cells, options);
-    return writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure });
+    const written = await writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure });
+    // A shard's page would be partial: the merge run writes the whole dashboard.
+    const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates);
+    if (page) {
+        ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
+        writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
+    }
+    return written;
+}
+/** Only a run that comments asks GitHub where Pages serves the data branch from. */
+async function dashboardLink(p, deps) {
+    if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
+        return undefined;
+    return pagesDashboardUrl(deps.github, deps.options.baselineBranch, p.hardware, deps.log);
 }
 function renderContext(configPath, mode, context) {
     const { repository, serverUrl } = context;
@@ -56873,6 +57519,880 @@ function regressions(verdict) {
         .filter((m) => m?.status === 'regression')
         .map((m) => m.reason)
         .join('; ');
+}
+
+;// CONCATENATED MODULE: ./src/ingest/record.ts
+/** Reading the fields of one tool record, with messages that name the file, the line and what was expected. */
+
+/** A value as a message shows it: short, never a whole object. */
+function record_describeValue(value) {
+    if (value === undefined)
+        return 'nothing';
+    if (Array.isArray(value))
+        return `a list of ${value.length}`;
+    if (typeof value === 'object' && value !== null)
+        return 'an object';
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+class ToolRecord {
+    doc;
+    noun;
+    at;
+    where;
+    fields;
+    /** `noun` says what the record should be (`a vLLM bench result`); `at` names a part of the document (`test 2`). */
+    constructor(doc, noun, value = doc.value, at) {
+        this.doc = doc;
+        this.noun = noun;
+        this.at = at;
+        this.where = `${doc.file}:${doc.line}${at ? ` (${at})` : ''}`;
+        if (typeof value !== 'object' || value === null || Array.isArray(value))
+            this.fail(`expected a JSON object, got ${record_describeValue(value)}`);
+        this.fields = value;
+    }
+    fail(problem) {
+        throw new errors_ConfigError([`${this.where}: not ${this.noun}: ${problem}`]);
+    }
+    has(key) {
+        return this.fields[key] !== undefined && this.fields[key] !== null;
+    }
+    keys() {
+        return Object.keys(this.fields);
+    }
+    raw(key) {
+        return this.fields[key];
+    }
+    /** A number the record must have. */
+    num(key) {
+        if (!this.has(key))
+            this.fail(`missing \`${key}\``);
+        return this.checked(key);
+    }
+    /** A number the record may lack (absent or null). */
+    opt(key) {
+        return this.has(key) ? this.checked(key) : undefined;
+    }
+    str(key) {
+        const value = this.fields[key];
+        return typeof value === 'string' ? value : undefined;
+    }
+    /** A nested object, as a record of its own; undefined when absent. */
+    sub(key) {
+        return this.has(key) ? new ToolRecord(this.doc, this.noun, this.fields[key], this.at ? `${this.at}.${key}` : key) : undefined;
+    }
+    /** A list of numbers the record may lack. */
+    numbers(key) {
+        const value = this.fields[key];
+        return Array.isArray(value) && value.every((v) => typeof v === 'number') ? value : undefined;
+    }
+    checked(key) {
+        const value = this.fields[key];
+        if (typeof value !== 'number' || !Number.isFinite(value))
+            this.fail(`\`${key}\`: expected a number, got ${record_describeValue(value)}`);
+        return value;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ingest/serving.ts
+/** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
+function servingStats(record, name) {
+    return {
+        mean: record.opt(`mean_${name}_ms`),
+        p50: record.opt(`median_${name}_ms`),
+        p90: record.opt(`p90_${name}_ms`),
+        p99: record.opt(`p99_${name}_ms`),
+        std: record.opt(`std_${name}_ms`),
+    };
+}
+/** Decode rate from TPOT: the mean is 1000 / mean TPOT, the median 1000 / median TPOT (a rate falls as TPOT rises). */
+function decodeFromTpot(tpot) {
+    const rate = (ms) => (ms !== undefined && ms > 0 ? 1000 / ms : undefined);
+    return { mean: rate(tpot.mean), p50: rate(tpot.p50), min: rate(tpot.max), max: rate(tpot.min) };
+}
+/** `in512-out128-c8` (`-r4` for an open-loop rate): the scenario id of a workload. */
+function scenarioId(workload) {
+    return `in${workload.inputTokens}-out${workload.outputTokens}-c${workload.concurrency}${workload.rate === null ? '' : `-r${workload.rate}`}`;
+}
+/** A request rate as the tools write it: a number, or `"inf"` / `Infinity` for everything at once (null). */
+function requestRate(record, key = 'request_rate') {
+    const value = record.raw(key);
+    if (typeof value === 'number' && Number.isFinite(value))
+        return value;
+    if (value === undefined || value === null || value === 'inf' || value === 'Infinity')
+        return null;
+    return record.fail(`\`${key}\`: expected a number or "inf", got ${JSON.stringify(value)}`);
+}
+/** Last path part of a model id or file: `Qwen/Qwen3-8B` → `Qwen3-8B`. */
+function baseName(path) {
+    return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+}
+/** Mean tokens per successful request, as a whole number; 0 without a completed request. */
+function perRequest(total, completed) {
+    return total !== undefined && completed > 0 ? Math.round(total / completed) : 0;
+}
+
+;// CONCATENATED MODULE: ./src/ingest/aiperf.ts
+
+
+const NOUN = 'an AIPerf profile export';
+/** Milliseconds per unit of a time metric. */
+const MS = { ms: 1, s: 1000, sec: 1000, us: 1e-3, ns: 1e-6 };
+function aiperf_stats(record, key) {
+    const metric = record.sub(key);
+    if (!metric)
+        return undefined;
+    const unit = metric.str('unit') ?? 'ms';
+    const scale = MS[unit] ?? metric.fail(`\`unit\`: expected one of ${Object.keys(MS).join(', ')}, got ${JSON.stringify(unit)}`);
+    const at = (k) => {
+        const v = metric.opt(k);
+        return v === undefined ? undefined : v * scale;
+    };
+    return { mean: at('avg'), p50: at('p50'), p90: at('p90'), p99: at('p99'), std: at('std'), min: at('min'), max: at('max') };
+}
+const avg = (record, key) => record.sub(key)?.opt('avg');
+function aiperfRun(record) {
+    if (!record.has('time_to_first_token'))
+        record.fail('missing `time_to_first_token`');
+    const ttft = aiperf_stats(record, 'time_to_first_token');
+    const tpot = aiperf_stats(record, 'inter_token_latency') ?? {};
+    const itl = aiperf_stats(record, 'inter_chunk_latency');
+    const ok = avg(record, 'request_count') ?? record.fail('missing `request_count`');
+    const failed = avg(record, 'error_request_count') ?? 0;
+    const loadgen = record.sub('input_config')?.sub('loadgen');
+    const concurrency = loadgen?.opt('concurrency');
+    const output = avg(record, 'output_token_throughput');
+    const figures = {
+        ttft_ms: ttft,
+        tpot_ms: tpot,
+        itl_ms: itl,
+        e2e_ms: aiperf_stats(record, 'request_latency'),
+        decode_tps: { mean: tpot.mean ? 1000 / tpot.mean : undefined, p50: tpot.p50 ? 1000 / tpot.p50 : undefined, min: tpot.max ? 1000 / tpot.max : undefined, max: tpot.min ? 1000 / tpot.min : undefined },
+        output_tps: output,
+        total_tps: avg(record, 'total_token_throughput'),
+        request_tps: avg(record, 'request_throughput'),
+        per_user_tps: concurrency && output !== undefined ? output / concurrency : undefined,
+        failed_share: failed / Math.max(ok + failed, 1),
+    };
+    const isl = record.sub('input_sequence_length');
+    const osl = record.sub('output_sequence_length');
+    const workload = {
+        inputTokens: Math.round(isl?.opt('avg') ?? 0),
+        outputTokens: Math.round(osl?.opt('avg') ?? 0),
+        concurrency: concurrency ?? 1,
+        requests: ok + failed,
+        rate: loadgen?.opt('request_rate') ?? null,
+    };
+    const range = (r, fallback) => ({ min: r?.opt('min') ?? fallback, max: r?.opt('max') ?? fallback });
+    return {
+        where: record.where,
+        file: record.doc.file,
+        target: 'aiperf',
+        scenario: scenarioId(workload),
+        model: null,
+        workload,
+        requests: ok + failed,
+        errors: failed,
+        durationMs: (avg(record, 'benchmark_duration') ?? 0) * 1000,
+        figures,
+        achieved: { promptTokens: range(isl, workload.inputTokens), outputTokens: range(osl, workload.outputTokens) },
+        unmapped: [
+            ...(itl ? [] : ['itl_ms: no inter_chunk_latency (inter_token_latency is our TPOT)']),
+            ...(figures.total_tps === undefined ? ['total_tps: no total_token_throughput'] : []),
+            ...(concurrency ? [] : ['concurrency: not in input_config (1 assumed)', 'per_user_tps: no concurrency']),
+        ],
+        version: record.str('aiperf_version') ? `aiperf ${record.str('aiperf_version')}` : undefined,
+    };
+}
+const aiperf = {
+    name: 'aiperf',
+    noun: NOUN,
+    parse: (docs) => docs.map((doc) => aiperfRun(new ToolRecord(doc, NOUN))),
+};
+
+;// CONCATENATED MODULE: ./src/ingest/cells.ts
+/**
+ * Runs of other tools → cells of a results file. Runs with the same target and scenario are rounds of one cell, in
+ * the order the files gave them; the cell's figures are the mean of each round figure over its steady rounds (a figure a
+ * round lacks is null in the cell too). One round leaves the noise model no round-to-round spread: the noise floor
+ * stands in for it, and the cell says so.
+ */
+
+
+const STAT_KEYS = ['mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'];
+/** The engine value of an ingested cell: what measured it is another tool, not one of our engines. */
+const INGESTED_ENGINE = 'external';
+const ONE_ROUND = 'one round: no round-to-round spread, the noise floor stands in for it';
+// A figure the tool did not report is written as null: results files read it as not measured.
+const NOT_REPORTED = null;
+/** A full metrics block from the figures a tool gave, null where it gave none. */
+function cells_metricsBlock(figures) {
+    const block = {};
+    for (const key of DISTRIBUTION_METRICS) {
+        const stats = figures[key] ?? {};
+        block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, cells_finite(stats[s]) ?? NOT_REPORTED]));
+    }
+    for (const key of SCALAR_METRICS)
+        block[key] = cells_finite(figures[key]) ?? NOT_REPORTED;
+    return block;
+}
+const cells_finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+/**
+ * What of our figures a run lacks, in our names (`ttft_ms: no p90, min, max`, `prefill_tps: not reported`), after
+ * the tool's own reasons (`failed_share: SGLang counts no failed requests`), which name a figure first.
+ */
+function unmappedOf(run) {
+    const named = new Set(run.unmapped.flatMap((note) => note.split(':')[0].split(', ')));
+    const missing = [];
+    for (const key of [...DISTRIBUTION_METRICS, ...SCALAR_METRICS]) {
+        if (named.has(key))
+            continue;
+        const value = run.figures[key];
+        if (value === undefined || typeof value === 'number') {
+            if (cells_finite(value) === undefined)
+                missing.push(`${key}: not reported`);
+            continue;
+        }
+        const absent = STAT_KEYS.filter((s) => cells_finite(value[s]) === undefined);
+        if (absent.length === STAT_KEYS.length)
+            missing.push(`${key}: not reported`);
+        else if (absent.length)
+            missing.push(`${key}: no ${absent.join(', ')}`);
+    }
+    return [...run.unmapped, ...missing];
+}
+function cells_round(run, index, discard) {
+    return {
+        index,
+        steady: index >= discard,
+        requests: run.requests,
+        errors: run.errors ?? 0,
+        errorReasons: [],
+        durationMs: run.durationMs,
+        metrics: cells_metricsBlock(run.figures),
+        achieved: run.achieved,
+    };
+}
+/** Mean over the rounds of each figure; null when any round lacks it. */
+function steady(rounds) {
+    const pick = (values) => (values.every((v) => cells_finite(v) !== undefined) ? stats_mean(values) : NOT_REPORTED);
+    const block = {};
+    for (const key of DISTRIBUTION_METRICS) {
+        block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, pick(rounds.map((r) => r.metrics[key][s]))]));
+    }
+    for (const key of SCALAR_METRICS)
+        block[key] = pick(rounds.map((r) => r.metrics[key]));
+    return block;
+}
+function cells_cell(tool, runs, discard) {
+    const [first] = runs;
+    const rounds = runs.map((run, i) => cells_round(run, i, discard));
+    const kept = rounds.filter((r) => r.steady);
+    const unmapped = [...new Set(runs.flatMap(unmappedOf))];
+    if (kept.length === 1)
+        unmapped.push(ONE_ROUND);
+    const version = first.version;
+    return {
+        id: `${first.target}/${first.scenario}`,
+        target: first.target,
+        scenario: first.scenario,
+        engine: INGESTED_ENGINE,
+        quant: null,
+        model: first.model,
+        status: 'ok',
+        error: null,
+        flags: [],
+        workload: first.workload,
+        metrics: kept.length ? steady(kept) : null,
+        rounds,
+        info: version ? { version } : {},
+        ingested: { tool, files: [...new Set(runs.map((r) => r.file))], unmapped },
+        verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
+    };
+}
+/** Cells in the order their first run came; each cell's first `discard` rounds are warm-up, outside its figures. */
+function ingestedCells(tool, runs, discard = 0) {
+    const groups = new Map();
+    for (const run of runs) {
+        const id = `${run.target}/${run.scenario}`;
+        groups.set(id, [...(groups.get(id) ?? []), run]);
+    }
+    return [...groups.values()].map((group) => cells_cell(tool, group, discard));
+}
+
+;// CONCATENATED MODULE: ./src/ingest/guidellm.ts
+
+
+const guidellm_NOUN = 'a GuideLLM benchmark';
+function guidellm_summary(metrics, key, scale = 1) {
+    const ok = metrics.sub(key)?.sub('successful');
+    if (!ok)
+        return undefined;
+    const pct = ok.sub('percentiles');
+    const at = (value) => (value === undefined ? undefined : value * scale);
+    return { mean: at(ok.opt('mean')), p50: at(ok.opt('median') ?? pct?.opt('p50')), p90: at(pct?.opt('p90')), p99: at(pct?.opt('p99')), std: at(ok.opt('std_dev')), min: at(ok.opt('min')), max: at(ok.opt('max')) };
+}
+function benchmarkRun(benchmark) {
+    const metrics = benchmark.sub('metrics') ?? benchmark.fail('missing `metrics`');
+    const totals = metrics.sub('request_totals') ?? benchmark.sub('request_totals') ?? benchmark.fail('missing `metrics.request_totals`');
+    const ttft = guidellm_summary(metrics, 'time_to_first_token_ms') ?? metrics.fail('missing `time_to_first_token_ms.successful`');
+    const tpot = guidellm_summary(metrics, 'inter_token_latency_ms') ?? {};
+    const strategy = benchmark.sub('config')?.sub('strategy') ?? benchmark.sub('args')?.sub('strategy');
+    const successful = totals.num('successful');
+    const errored = totals.opt('errored') ?? 0;
+    const figures = {
+        ttft_ms: ttft,
+        tpot_ms: tpot,
+        e2e_ms: guidellm_summary(metrics, 'request_latency', 1000),
+        decode_tps: { mean: tpot.mean ? 1000 / tpot.mean : undefined, p50: tpot.p50 ? 1000 / tpot.p50 : undefined },
+        output_tps: guidellm_summary(metrics, 'output_tokens_per_second')?.mean,
+        total_tps: guidellm_summary(metrics, 'tokens_per_second')?.mean,
+        request_tps: guidellm_summary(metrics, 'requests_per_second')?.mean,
+        failed_share: errored / Math.max(successful + errored, 1),
+    };
+    const streams = strategy?.opt('streams') ?? strategy?.opt('max_concurrency');
+    const rate = strategy?.opt('rate') ?? null;
+    const workload = {
+        inputTokens: Math.round(guidellm_summary(metrics, 'prompt_token_count')?.mean ?? 0),
+        outputTokens: Math.round(guidellm_summary(metrics, 'output_token_count')?.mean ?? 0),
+        concurrency: streams ?? Math.round(guidellm_summary(metrics, 'request_concurrency')?.mean ?? 1),
+        requests: successful + errored,
+        rate,
+    };
+    if (streams && figures.output_tps !== undefined)
+        figures.per_user_tps = figures.output_tps / streams;
+    const duration = benchmark.opt('duration') ?? 0;
+    return {
+        where: benchmark.where,
+        file: benchmark.doc.file,
+        target: 'guidellm',
+        scenario: `${scenarioId(workload)}${strategy?.str('type_') ? `-${strategy.str('type_')}` : ''}`,
+        model: null,
+        workload,
+        requests: successful + errored,
+        errors: errored,
+        durationMs: duration * 1000,
+        figures,
+        achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+        unmapped: [
+            'tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request\'s tokens',
+            'itl_ms: no per-chunk gaps',
+            'output_tps, total_tps, request_tps: the mean of GuideLLM\'s rate distributions',
+            ...(streams ? [] : ['per_user_tps: no fixed concurrency']),
+            'achieved lengths: the mean per request only',
+        ],
+    };
+}
+const guidellm = {
+    name: 'guidellm',
+    noun: guidellm_NOUN,
+    parse: (docs) => docs.flatMap((doc) => {
+        const top = new ToolRecord(doc, 'a GuideLLM benchmarks file');
+        const list = top.raw('benchmarks');
+        if (!Array.isArray(list))
+            return top.fail('missing `benchmarks` (a list)');
+        return list.map((b, i) => benchmarkRun(new ToolRecord(doc, guidellm_NOUN, b, `benchmarks[${i}]`)));
+    }),
+};
+
+;// CONCATENATED MODULE: ./src/ingest/llama-bench.ts
+/**
+ * `llama-bench -o json` (a JSON array of tests; `-o jsonl` writes one test per line). Keys as ggml-org/llama.cpp
+ * `tools/llama-bench/llama-bench.cpp` (`test::get_fields`, `json_printer`) writes them: the configuration
+ * (`model_filename`, `model_type`, `n_gpu_layers`, `flash_attn`, `type_k`, …, which changed between builds:
+ * older ones have `cuda`/`metal`/`gpu_blas` flags where newer ones have `backends`, and no `n_depth`), the test
+ * (`n_prompt`, `n_gen`, `n_depth`), and its speed: `avg_ts`/`stddev_ts` over the repetitions, the raw
+ * `samples_ts` (and `samples_ns`) per repetition in builds that write them. A test is one request of `n_prompt`
+ * prompt tokens (`pp`), `n_gen` generated tokens after a one-token prompt (`tg`), or both (`pg`); t/s is the
+ * test's tokens over its time. Each repetition becomes a round.
+ */
+
+
+
+
+const llama_bench_NOUN = 'a llama-bench test';
+/** Keys of the test and its result; every other key is configuration. */
+const TEST_KEYS = new Set(['n_prompt', 'n_gen', 'n_depth', 'test_time', 'avg_ns', 'stddev_ns', 'avg_ts', 'stddev_ts', 'samples_ns', 'samples_ts']);
+/** Configuration that says where it ran, not what ran: never part of a target name. */
+const HOST_KEYS = new Set(['build_commit', 'build_number', 'cpu_info', 'gpu_info', 'model_filename', 'model_type', 'model_size', 'model_n_params']);
+/** The tests of a file: the elements of its array, or one object per line. */
+function tests(docs) {
+    return docs.flatMap((doc) => Array.isArray(doc.value) ? doc.value.map((value, i) => new ToolRecord(doc, llama_bench_NOUN, value, `test ${i + 1}`)) : [new ToolRecord(doc, llama_bench_NOUN)]);
+}
+/** Configuration keys whose value differs between the file's tests: they tell its targets apart. */
+function varying(records) {
+    const keys = new Set(records.flatMap((r) => r.keys()));
+    return [...keys].filter((k) => !TEST_KEYS.has(k) && !HOST_KEYS.has(k) && new Set(records.map((r) => JSON.stringify(r.raw(k)))).size > 1).sort();
+}
+/** Tokens per second of each repetition: `samples_ts`, else from `samples_ns`, else the one average. */
+function samples(record, tokens) {
+    const ts = record.numbers('samples_ts');
+    if (ts?.length)
+        return { values: ts, raw: true };
+    const ns = record.numbers('samples_ns');
+    if (ns?.length)
+        return { values: ns.map((n) => (tokens * 1e9) / n), raw: true };
+    return { values: [record.num('avg_ts')], raw: false };
+}
+const one = (value) => describe([value]);
+/** Our figures of one repetition at `ts` tokens per second. */
+function figures(prompt, gen, ts) {
+    const seconds = (prompt + gen) / ts;
+    const common = { e2e_ms: one(seconds * 1000), total_tps: ts, request_tps: 1 / seconds, failed_share: 0 };
+    if (gen === 0)
+        return { ...common, prefill_tps: one(ts) };
+    if (prompt > 0)
+        return { ...common, output_tps: gen / seconds };
+    return { ...common, decode_tps: one(ts), tpot_ms: one(1000 / ts), output_tps: ts, per_user_tps: ts };
+}
+function testName(prompt, gen, depth) {
+    const name = prompt && gen ? `pp${prompt}+tg${gen}` : prompt ? `pp${prompt}` : `tg${gen}`;
+    return depth ? `${name}@d${depth}` : name;
+}
+function runs(record, distinguishing) {
+    const prompt = record.num('n_prompt');
+    const gen = record.num('n_gen');
+    if (prompt + gen <= 0)
+        record.fail('`n_prompt` and `n_gen` are both 0');
+    const depth = record.opt('n_depth') ?? 0;
+    const model = record.str('model_filename') ?? null;
+    const name = model ? baseName(model).replace(/\.gguf$/i, '') : 'model';
+    const config = distinguishing.map((k) => `${k}=${JSON.stringify(record.raw(k))}`);
+    const { values, raw } = samples(record, prompt + gen);
+    const commit = record.str('build_commit');
+    const unmapped = [
+        'ttft_ms, itl_ms: not measured (no streaming)',
+        ...(gen > 0 && prompt === 0 ? ['tpot_ms: generation time / n_gen (the first token counted like the rest)'] : []),
+        ...(raw ? [] : ['no samples_ts in this build: one round from avg_ts']),
+    ];
+    return values.map((ts) => ({
+        where: record.where,
+        file: record.doc.file,
+        target: [`llama-bench-${name}`, ...config].join(','),
+        scenario: testName(prompt, gen, depth),
+        model,
+        workload: { inputTokens: prompt, outputTokens: gen, concurrency: 1, requests: 1, rate: null },
+        requests: 1,
+        errors: 0,
+        durationMs: ((prompt + gen) / ts) * 1000,
+        figures: figures(prompt, gen, ts),
+        achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
+        unmapped,
+        version: commit ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}` : undefined,
+    }));
+}
+const llamaBench = {
+    name: 'llama-bench',
+    noun: llama_bench_NOUN,
+    parse(docs) {
+        const records = tests(docs);
+        if (!records.length)
+            throw new errors_ConfigError([`${docs[0]?.file ?? 'input'}:1: not ${llama_bench_NOUN}: an empty list`]);
+        const distinguishing = varying(records);
+        return records.flatMap((r) => runs(r, distinguishing));
+    },
+};
+
+;// CONCATENATED MODULE: ./src/ingest/read.ts
+/**
+ * Reading other tools' result files: one JSON document, or JSON lines (one document per line, as
+ * `vllm bench serve --append-result` and SGLang's `bench_serving` write them). Python's `json.dumps` writes a bare
+ * `Infinity`, `-Infinity` or `NaN` for non-finite floats (SGLang's `request_rate` with the default rate), which
+ * `JSON.parse` rejects; outside strings they are read as the strings "Infinity", "-Infinity" and null.
+ */
+
+const PYTHON_WORDS = { Infinity: '"Infinity"', '-Infinity': '"-Infinity"', NaN: 'null' };
+/** The text with Python's non-finite literals outside strings made JSON. */
+function pythonJson(text) {
+    let out = '';
+    let i = 0;
+    while (i < text.length) {
+        const ch = text[i];
+        if (ch === '"') {
+            const end = stringEnd(text, i);
+            out += text.slice(i, end);
+            i = end;
+            continue;
+        }
+        const word = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9))?.[1];
+        if (word && !/[\w.]/.test(text[i - 1] ?? '')) {
+            out += PYTHON_WORDS[word];
+            i += word.length;
+            continue;
+        }
+        out += ch;
+        i++;
+    }
+    return out;
+}
+/** Index just past the JSON string starting at `start` (or the text's end when it is cut). */
+function stringEnd(text, start) {
+    let i = start + 1;
+    while (i < text.length && text[i] !== '"')
+        i += text[i] === '\\' ? 2 : 1;
+    return Math.min(i + 1, text.length);
+}
+/**
+ * The JSON documents of a file: the whole text when it parses as one, else one per non-empty line. A line that
+ * does not parse fails naming the file, the line and what was expected.
+ */
+function readDocuments(text, file, noun) {
+    const json = pythonJson(text);
+    if (!json.trim())
+        throw new errors_ConfigError([`${file}:1: empty file (expected ${noun})`]);
+    try {
+        return [{ value: JSON.parse(json), file, line: json.slice(0, json.search(/\S/)).split('\n').length }];
+    }
+    catch {
+        // Not one document: JSON lines, or a broken file whose first bad line is named below.
+    }
+    const docs = [];
+    json.split('\n').forEach((line, index) => {
+        if (!line.trim())
+            return;
+        try {
+            docs.push({ value: JSON.parse(line), file, line: index + 1 });
+        }
+        catch (error) {
+            throw new errors_ConfigError([`${file}:${index + 1}: not valid JSON (${errorMessage(error)}; expected ${noun})`]);
+        }
+    });
+    return docs;
+}
+
+;// CONCATENATED MODULE: ./src/ingest/sglang.ts
+/**
+ * SGLang's `python -m sglang.bench_serving --output-file F`: it always appends one JSON object per line, and
+ * Python's `json.dumps` writes the default `request_rate` as a bare `Infinity` (read.ts). Keys as
+ * sgl-project/sglang `python/sglang/bench_serving.py` writes them: `completed`, `duration` (s),
+ * `total_input_tokens`, `total_output_tokens`, `request_throughput`, `input_throughput`, `output_throughput`,
+ * `total_throughput` (newer builds), `max_concurrency`, the per-metric statistics (serving.ts) for `ttft`, `tpot`,
+ * `itl` and `e2e_latency` (vLLM's `e2el`), with `p90_*` in newer builds. It counts no failed requests.
+ */
+
+
+const sglang_NOUN = 'an SGLang bench_serving result';
+function sglangRun(record) {
+    record.num('mean_ttft_ms');
+    const completed = record.num('completed');
+    const output = record.num('output_throughput');
+    const concurrency = record.opt('max_concurrency');
+    const input = record.opt('input_throughput');
+    const tpot = servingStats(record, 'tpot');
+    const figures = {
+        ttft_ms: servingStats(record, 'ttft'),
+        tpot_ms: tpot,
+        itl_ms: servingStats(record, 'itl'),
+        e2e_ms: servingStats(record, 'e2e_latency'),
+        decode_tps: decodeFromTpot(tpot),
+        output_tps: output,
+        // Both throughputs divide by the same duration, so their sum is the total one.
+        total_tps: record.opt('total_throughput') ?? (input === undefined ? undefined : input + output),
+        request_tps: record.opt('request_throughput'),
+        per_user_tps: concurrency ? output / concurrency : undefined,
+    };
+    const workload = {
+        inputTokens: perRequest(record.opt('total_input_tokens'), completed),
+        outputTokens: perRequest(record.opt('total_output_tokens'), completed),
+        concurrency: concurrency ?? Math.round(record.opt('concurrency') ?? completed),
+        requests: completed,
+        rate: requestRate(record),
+    };
+    const model = record.str('model_id') ?? record.str('tokenizer_id') ?? null;
+    return {
+        where: record.where,
+        file: record.doc.file,
+        target: `sglang${model ? `-${baseName(model)}` : ''}`,
+        scenario: scenarioId(workload),
+        model,
+        workload,
+        requests: completed,
+        errors: null,
+        durationMs: record.num('duration') * 1000,
+        figures,
+        achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+        unmapped: [
+            'failed_share: SGLang counts no failed requests',
+            ...(concurrency ? [] : ['per_user_tps: no max_concurrency', 'concurrency: the measured mean in flight']),
+            'achieved lengths: the mean per request only',
+        ],
+    };
+}
+const sglang_sglang = {
+    name: 'sglang',
+    noun: sglang_NOUN,
+    parse: (docs) => docs.map((doc) => sglangRun(new ToolRecord(doc, sglang_NOUN))),
+};
+
+;// CONCATENATED MODULE: ./src/ingest/vllm.ts
+
+
+
+const vllm_NOUN = 'a vLLM bench result';
+/** Per-request values of the successful requests, in ms, from `--save-detailed` arrays; undefined without them. */
+function detailed(record) {
+    const ttfts = record.numbers('ttfts');
+    const latencies = record.numbers('latencies');
+    const outputs = record.numbers('output_lens');
+    if (!ttfts || !latencies)
+        return undefined;
+    const errors = record.raw('errors');
+    const ok = (i) => !Array.isArray(errors) || errors[i] === '' || errors[i] === null;
+    const indices = ttfts.map((_, i) => i).filter(ok);
+    const itls = record.raw('itls');
+    return {
+        ttft: indices.map((i) => ttfts[i] * 1000),
+        e2e: indices.map((i) => latencies[i] * 1000),
+        itl: Array.isArray(itls) ? indices.flatMap((i) => (Array.isArray(itls[i]) ? itls[i].map((s) => s * 1000) : [])) : undefined,
+        tpot: outputs ? indices.filter((i) => outputs[i] > 1).map((i) => ((latencies[i] - ttfts[i]) * 1000) / (outputs[i] - 1)) : undefined,
+        input: record.numbers('input_lens')?.filter((_, i) => ok(i)),
+        output: outputs?.filter((_, i) => ok(i)),
+    };
+}
+/** The tool's own statistics, with what they lack taken from the per-request values when there are some. */
+function filled(stats, values) {
+    if (!values?.length)
+        return stats;
+    const all = describe(values);
+    return Object.fromEntries(Object.keys(all).map((k) => [k, stats[k] ?? all[k]]));
+}
+const vllm_range = (values, fallback) => values?.length ? { min: Math.min(...values), max: Math.max(...values) } : { min: fallback, max: fallback };
+function vllmRun(record) {
+    record.num('mean_ttft_ms');
+    const completed = record.num('completed');
+    const failed = record.opt('failed');
+    const concurrency = record.opt('max_concurrency');
+    const perUser = concurrency ? record.num('output_throughput') / concurrency : undefined;
+    const samples = detailed(record);
+    const tpot = filled(servingStats(record, 'tpot'), samples?.tpot);
+    const figures = {
+        ttft_ms: filled(servingStats(record, 'ttft'), samples?.ttft),
+        tpot_ms: tpot,
+        itl_ms: filled(servingStats(record, 'itl'), samples?.itl),
+        e2e_ms: filled(servingStats(record, 'e2el'), samples?.e2e),
+        decode_tps: decodeFromTpot(tpot),
+        output_tps: record.num('output_throughput'),
+        total_tps: record.opt('total_token_throughput'),
+        request_tps: record.opt('request_throughput'),
+        per_user_tps: perUser,
+        failed_share: failed === undefined ? undefined : failed / Math.max(completed + failed, 1),
+    };
+    const workload = {
+        inputTokens: perRequest(record.opt('total_input_tokens'), completed),
+        outputTokens: perRequest(record.opt('total_output_tokens'), completed),
+        concurrency: concurrency ?? record.opt('num_prompts') ?? completed + (failed ?? 0),
+        requests: record.opt('num_prompts') ?? completed + (failed ?? 0),
+        rate: requestRate(record),
+    };
+    const label = record.str('label');
+    const model = record.str('model_id') ?? null;
+    const unmapped = [
+        ...(failed === undefined ? ['failed_share: no failed count'] : []),
+        ...(perUser === undefined ? ['per_user_tps: no max_concurrency'] : []),
+        ...(samples?.input ? [] : ['achieved lengths: the mean per request only']),
+    ];
+    return {
+        where: record.where,
+        file: record.doc.file,
+        target: label && label !== record.str('backend') ? label : `vllm${model ? `-${baseName(model)}` : ''}`,
+        scenario: scenarioId(workload),
+        model,
+        workload,
+        requests: completed + (failed ?? 0),
+        errors: failed ?? null,
+        durationMs: record.num('duration') * 1000,
+        figures,
+        achieved: { promptTokens: vllm_range(samples?.input, workload.inputTokens), outputTokens: vllm_range(samples?.output, workload.outputTokens) },
+        unmapped,
+    };
+}
+const vllm_vllm = {
+    name: 'vllm',
+    noun: vllm_NOUN,
+    parse: (docs) => docs.map((doc) => vllmRun(new ToolRecord(doc, vllm_NOUN))),
+};
+
+;// CONCATENATED MODULE: ./src/ingest/index.ts
+/**
+ * `llm-bench-gate ingest`: other benchmark tools' result files → a results file whose cells carry our metric
+ * definitions, so the gate, the store, the comment and the dashboard work on their numbers. One file per tool
+ * maps its keys (the tool's source is cited there); `cells.ts` turns runs into cells and rounds, and each cell
+ * says under `ingested.unmapped` what of our definitions the tool could not give.
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** One reader per format name (the names are in core/, for the matrix file's `format` key). */
+const INGEST_FORMATS = { vllm: vllm_vllm, sglang: sglang_sglang, 'llama-bench': llamaBench, guidellm: guidellm, aiperf: aiperf };
+
+function ingestFormat(name) {
+    const format = INGEST_FORMATS[name];
+    if (!format)
+        throw new errors_ConfigError([`--format: "${name}" is not one of ${INGEST_FORMAT_NAMES.join(', ')}`]);
+    return format;
+}
+/** The runs one file's text holds; `file` names it in messages. */
+function ingestText(format, text, file) {
+    return format.parse(readDocuments(text, file, format.noun));
+}
+/** Reads every file (all of one tool) into cells: runs of the same workload, from any file, are rounds of one cell. */
+async function ingestFiles(formatName, files) {
+    const format = ingestFormat(formatName);
+    if (!files.length)
+        throw new errors_ConfigError(['ingest: expected at least one result file']);
+    const runs = [];
+    for (const file of files) {
+        let text;
+        try {
+            text = await (0,promises_.readFile)(file, 'utf8');
+        }
+        catch (error) {
+            throw new errors_ConfigError([`${file}: cannot read (${errorMessage(error)})`]);
+        }
+        runs.push(...ingestText(format, text, file));
+    }
+    return ingestedCells(format.name, runs);
+}
+
+;// CONCATENATED MODULE: ./src/external-target.ts
+/**
+ * An `engine: external` target: another benchmark tool measures it. Per round the target's `run` command runs
+ * under `bash -c` in its own process group (the least-privilege engine environment plus the target's `env`),
+ * bounded by the target's `request-timeout`, and writes its result to `{out}`, a fresh file in the results
+ * directory; that file is read in the target's `format` (ingest/) as the round's figures. There is no launch,
+ * readiness or smoke request; the cell is judged like any other: more rounds while undecided, a re-measurement
+ * while it looks regressed.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/** Runs every cell of an external target; never throws, a failure becomes an `error` cell naming it. */
+async function runExternalTarget(target, cells, deps) {
+    // The matrix file requires both (the adapter's requiredOptions).
+    const ext = { target, run: String(target.engineOptions.run), format: String(target.engineOptions.format), deps };
+    const results = [];
+    for (const cell of cells) {
+        try {
+            results.push(await externalCell(cell, ext));
+        }
+        catch (error) {
+            const reason = deps.signal.aborted ? 'cancelled' : errorMessage(error);
+            deps.log.error(`${cell.id}: ${reason}`);
+            results.push(errorCell(cell, reason, { launch: ext.run }));
+        }
+    }
+    return results;
+}
+async function externalCell(cell, ext) {
+    const { settings } = cell.target;
+    let runs = [];
+    const rounds = async (count, first) => {
+        const out = [];
+        for (let i = 0; i < count; i++)
+            out.push(...(await runRound(cell, first + i, ext)));
+        return out;
+    };
+    runs = await rounds(settings.rounds, 0);
+    const result = asCell(cell, runs, ext);
+    if (!ext.deps.judge)
+        return result;
+    let remeasured = 0;
+    return decideCell(result, {
+        cell,
+        judge: ext.deps.judge,
+        log: ext.deps.log,
+        fresh: false,
+        addRounds: async (more) => asCell(cell, (runs = [...runs, ...(await rounds(more, runs.length))]), ext),
+        remeasure: async () => asCell(cell, await rounds(settings.rounds, 1000 * ++remeasured), ext),
+    });
+}
+/** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
+function asCell(cell, runs, ext) {
+    const placed = runs.map((r) => ({ ...r, target: cell.target.id, scenario: cell.scenario.id }));
+    const [ingested] = ingestedCells(ext.format, placed, cell.target.settings.discard);
+    const { scenario, target } = cell;
+    return {
+        ...ingested,
+        id: cell.id,
+        quant: target.quant ?? null,
+        model: target.model ?? ingested.model,
+        workload: { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens, concurrency: scenario.concurrency, requests: scenario.requests, rate: scenario.rate ?? null },
+        info: { ...ingested.info, launch: ext.run },
+    };
+}
+/** `run` with this round's placeholders filled, each value quoted for the shell. */
+function command(cell, out, round, ext) {
+    const { scenario } = cell;
+    const values = {
+        out,
+        url: cell.target.url,
+        round: String(round + 1),
+        'input-tokens': String(scenario.inputTokens),
+        'output-tokens': String(scenario.outputTokens),
+        concurrency: String(scenario.concurrency),
+        requests: String(scenario.requests),
+        rate: scenario.rate === undefined ? 'inf' : String(scenario.rate),
+    };
+    return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name) => (values[name] === undefined ? whole : shellQuote(values[name])));
+}
+/** One round: the command writes `{out}`, which is read back in the target's format. */
+async function runRound(cell, round, ext) {
+    const { deps } = ext;
+    const name = `${cell.id.replace(/[^A-Za-z0-9._-]+/g, '_')}-round-${round + 1}`;
+    const out = (0,external_node_path_.join)((0,external_node_path_.dirname)(deps.logDir), 'external', `${name}.out`);
+    await (0,promises_.mkdir)((0,external_node_path_.dirname)(out), { recursive: true });
+    await (0,promises_.rm)(out, { force: true });
+    const text = command(cell, out, round, ext);
+    const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env);
+    await (0,promises_.mkdir)(deps.logDir, { recursive: true });
+    const group = await launchGroup({ command: text, env, logPath: (0,external_node_path_.join)(deps.logDir, `${cell.target.id}.log`) });
+    deps.onSpawn?.(group.pgid);
+    const timeoutMs = cell.target.settings.requestTimeoutMs;
+    deps.log.info(`${cell.id}: round ${round + 1}: ${text}`);
+    // The timer ends with the round, or with the run's cancellation.
+    const timer = new AbortController();
+    const cancel = () => timer.abort();
+    deps.signal.addEventListener('abort', cancel);
+    try {
+        const ended = await Promise.race([group.exit, (0,external_node_timers_promises_namespaceObject.setTimeout)(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled')]);
+        if (typeof ended === 'string') {
+            await terminateGroup(group.pgid);
+            throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled');
+        }
+        await group.drained;
+        if (ended.code !== 0)
+            throw new Error(`run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`);
+    }
+    finally {
+        timer.abort();
+        deps.signal.removeEventListener('abort', cancel);
+        group.log.close();
+    }
+    let result;
+    try {
+        result = await (0,promises_.readFile)(out, 'utf8');
+    }
+    catch {
+        throw new Error(`run wrote no result to {out} (${out})`);
+    }
+    return ingestText(ingestFormat(ext.format), result, out);
 }
 
 // EXTERNAL MODULE: external "node:events"
@@ -58400,7 +59920,7 @@ async function openLoop(offsetsMs, send, signal) {
 ;// CONCATENATED MODULE: ./src/bench/run-round.ts
 
 
-async function runRound(o) {
+async function run_round_runRound(o) {
     const { scenario, round, calibration } = o;
     let done = 0;
     let errors = 0;
@@ -58492,7 +60012,7 @@ async function oneRound(o, calibration, send, at) {
     const { scenario } = o;
     const { r, total, steady } = at;
     const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond });
-    const records = await runRound({
+    const records = await run_round_runRound({
         scenario,
         round: r,
         rounds: total,
@@ -58712,11 +60232,15 @@ class TargetSession {
 
 
 
+
+
 const EXIT_SETTLE_MS = 1000;
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
 const CONFIRM_SEED_STRIDE = 1000;
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 async function runTarget(target, cells, deps) {
+    if (engineByName(target.engine).measuresItself)
+        return runExternalTarget(target, cells, deps);
     const hostDeps = { readMemory: deps.readMemory, ...deps.host };
     const preflight = await preflightTarget(target, hostDeps, deps.log);
     if (preflight.problem) {
@@ -58912,7 +60436,7 @@ async function runPipeline(deps) {
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
-    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal }, deps);
+    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps);
 }
 /** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
 async function measure(plan, behaviour, m) {
@@ -58962,7 +60486,9 @@ function makeStore(options, deps) {
         return fileStore((0,external_node_path_.resolve)(deps.cwd ?? process.cwd(), options.baselineFile));
     if (!deps.github)
         return undefined;
-    return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log });
+    const { serverUrl } = deps.context;
+    const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined;
+    return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log, repoUrl });
 }
 /**
  * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
@@ -60001,8 +61527,62 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 const VERSION = package_namespaceObject.rE;
 
+;// CONCATENATED MODULE: ./src/ingest-command.ts
+/** `llm-bench-gate ingest`: other tools' result files → one results file (stdout, or `--out FILE`). */
+
+
+
+
+
+
+
+const INGEST_HELP = `Usage: llm-bench-gate ingest --format ${INGEST_FORMAT_NAMES.join('|')} FILE… [--out FILE]
+
+Reads other benchmark tools' result files and writes one llm-bench-gate results file (to stdout without
+--out): vllm (vllm bench serve --save-result or --append-result), sglang (bench_serving --output-file),
+llama-bench (-o json or -o jsonl), guidellm (benchmarks.json), aiperf (profile_export_aiperf.json, or
+GenAI-Perf's profile_export_genai_perf.json). Runs of the same workload, from one file or several, become the
+rounds of one cell. Each cell lists under ingested.unmapped what the tool does not report. Compare two such
+files with 'llm-bench-gate compare'. Exits 2 on a file that is not of the format, naming the file and line.`;
+/** The results file of ingested cells; the run's identity comes from the working copy. */
+async function ingestResults(format, files, context) {
+    const cells = await ingestFiles(format, files);
+    const now = new Date().toISOString();
+    return {
+        schema: RESULTS_SCHEMA,
+        run: { sha: context.sha, ref: context.ref, event: 'ingest', runUrl: context.runUrl, startedAt: now, finishedAt: now, hardware: 'unknown', tool: { name: 'llm-bench-gate', version: VERSION } },
+        cells,
+    };
+}
+async function ingestMain(args, context) {
+    try {
+        const { values, positionals } = (0,external_node_util_.parseArgs)({
+            args,
+            allowPositionals: true,
+            options: { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+        });
+        if (values.help) {
+            process.stdout.write(INGEST_HELP + '\n');
+            return 0;
+        }
+        if (!values.format)
+            throw new errors_ConfigError([`--format: missing (one of ${INGEST_FORMAT_NAMES.join(', ')})`]);
+        const text = JSON.stringify(await ingestResults(values.format, positionals, context()), null, 2) + '\n';
+        if (values.out)
+            await (0,promises_.writeFile)(values.out, text);
+        else
+            process.stdout.write(text);
+        return 0;
+    }
+    catch (error) {
+        process.stderr.write(`error: ${printable(errorMessage(error))}\n`);
+        return error instanceof errors_ConfigError || error.code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/command.ts
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
+
 
 
 
@@ -60028,6 +61608,7 @@ Commands:
   validate   check a matrix file and print the expanded plan
   run        launch, measure, compare and report, as the action does
   compare    compare two results files and print the report
+  ingest     turn other benchmark tools' result files into a results file
   sim        run the built-in engine simulator
 
 Run 'llm-bench-gate <command> --help' for a command's options.`,
@@ -60046,6 +61627,7 @@ fails (a confirmed regression or a cell that could not be measured), 2 on a bad 
 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
 of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
+    ingest: INGEST_HELP,
     sim: `Usage: llm-bench-gate sim --profile NAME|FILE --port N [--host H] [--time-scale X] [--seed S] [--load-ms MS]
 
 Runs the simulator: an OpenAI-compatible streaming server that behaves like an engine under load.`,
@@ -60081,6 +61663,8 @@ async function main(argv) {
     const [command = '', ...rest] = argv;
     if (command === 'sim')
         return simMain(rest);
+    if (command === 'ingest')
+        return ingestMain(rest, localContext);
     secrets.addFromEnv(process.env);
     if (!(command in HELP) || command === '' || command === '--help' || command === '-h') {
         process.stdout.write(HELP[''] + '\n');
