@@ -13,7 +13,8 @@ export interface ProbeAnswer {
   body: string
 }
 
-export type Readiness = 'ready' | 'loading' | 'dead'
+/** `loading` is every answer but ready: before the first ready answer nothing but the process's exit ends the wait. */
+export type Readiness = 'ready' | 'loading'
 
 /** A minimal HTTP getter on loopback, injected so adapters stay testable. */
 export type HttpGet = (url: string, timeoutMs: number) => Promise<ProbeAnswer>
