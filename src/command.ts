@@ -12,6 +12,7 @@ import { ConfigError, errorMessage } from './core/errors.js'
 import { consoleLogger, printable } from './core/log.js'
 import { secrets } from './core/redact.js'
 import { runPipeline } from './pipeline.js'
+import { cancelOnSignals } from './signals.js'
 import { SUMMARY_LIMIT, renderReport } from './report/index.js'
 import { simMain } from './sim/index.js'
 import { readResultsFile } from './store/index.js'
@@ -122,11 +123,17 @@ export async function main(argv: string[]): Promise<number> {
       baselineFile: values['baseline-file'],
       dryRun: values['dry-run'],
     }
-    const result = await runPipeline({ options, context: localContext(), log: consoleLogger(), toolVersion: VERSION })
-    process.stdout.write(printable(result.summary) + '\n')
-    process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
-    if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
-    return result.configError ? 2 : result.failure ? 1 : 0
+    const log = consoleLogger()
+    const cancel = cancelOnSignals(log)
+    try {
+      const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn })
+      process.stdout.write(printable(result.summary) + '\n')
+      process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
+      if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
+      return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0)
+    } finally {
+      cancel.dispose()
+    }
   } catch (error) {
     process.stderr.write(`error: ${printable(errorMessage(error))}\n`)
     return error instanceof ConfigError ? 2 : 1

@@ -15,7 +15,7 @@ import { resolveBehaviour, type Behaviour, type RunContext } from './context.js'
 import { ConfigError, errorMessage } from './core/errors.js'
 import type { GitHubRequest, RepoRef } from './core/github-port.js'
 import type { Logger } from './core/log.js'
-import type { GateConfig, Plan } from './core/plan.js'
+import type { GateConfig, MemoryFloor, Plan } from './core/plan.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type ShardTally } from './core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './merge.js'
@@ -24,6 +24,8 @@ import { configErrorNotice, dryRunNotice } from './report/index.js'
 import { runTarget } from './run-target.js'
 import { createRunGuard, makeRunId, type RunGuard } from './server/index.js'
 import { branchStore, fileStore, type BaselineStore } from './store/index.js'
+import { readMemInfo, type MemInfo } from './server/index.js'
+import { waitMemoryReleased } from './server/memory-release.js'
 
 export type { PipelineResult } from './publish.js'
 
@@ -40,6 +42,8 @@ export interface PipelineDeps {
   guard?: RunGuard
   detectHardware?: () => Promise<string>
   cwd?: string
+  /** Available memory (default: /proc/meminfo); tests inject one. */
+  readMemory?: () => Promise<MemInfo>
 }
 
 interface LoadedBaseline {
@@ -132,14 +136,22 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
     groups.add(pgid)
     deps.onSpawn?.(pgid)
   }
+  const read = deps.readMemory ?? readMemInfo
+  // The last launched target and the memory available just before it launched.
+  let previous: { previous: string; before: MemInfo; floor: MemoryFloor } | undefined
   for (const target of plan.targets) {
     const targetCells = plan.cells.filter((c) => c.target.id === target.id)
     if (signal.aborted) {
       cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})))
       continue
     }
+    if (!target.external) {
+      if (previous) await waitMemoryReleased({ ...previous, log, signal, read })
+      const before = await read().catch(() => undefined)
+      previous = before && { previous: target.id, before, floor: target.settings.memoryFloor }
+    }
     const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups } }),
+      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups }, readMemory: deps.readMemory }),
     )
     cells.push(...measured)
   }

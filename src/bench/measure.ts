@@ -11,7 +11,8 @@ import { createAgentPool } from './agent-pool.js'
 import { createCalibrator } from './calibrator.js'
 import { servedModel } from './model.js'
 import { promptText, requestBody } from './prompt.js'
-import { sendStreamed, type StreamOutcome } from './request.js'
+import type { StreamOutcome } from './request.js'
+import { createSender } from './send.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds.js'
 import { joinUrl } from '../core/url.js'
 
@@ -43,6 +44,7 @@ export interface BenchClient {
 export function createBenchClient(target: BenchTarget): BenchClient {
   const { adapter, baseUrl, requestTimeoutMs } = target
   const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs })
+  const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs })
   // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
   const ports = httpPorts()
   const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) }
@@ -54,7 +56,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }): Promise<StreamOutcome> => {
     const api = probe?.api ?? target.api
     const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe })
-    return sendStreamed(pool.agent, { url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
+    return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
   }
   const tokenize = adapter.tokenize?.bind(adapter)
   const calibration = createCalibrator({

@@ -35,5 +35,6 @@ export function toRecord(ctx: RecordContext, outcome: StreamOutcome): RequestRec
   if (t.firstEventAt !== undefined) record.firstEventMs = t.firstEventAt - outcome.sentAt
   if (t.ttftEvent !== undefined) record.ttftEvent = t.ttftEvent
   if (t.extras) record.extras = t.extras
+  if (outcome.retried) record.retried = true
   return record
 }

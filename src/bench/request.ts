@@ -28,6 +28,8 @@ export interface StreamRequest {
   streamExtras?: StreamExtrasReader
   /** `max_tokens` of the request: the stream's bounds derive from it (see `streamBounds`). */
   maxTokens?: number
+  /** Send `Connection: close` and close the socket after this request (undici `reset`). */
+  reset?: boolean
 }
 
 /**
@@ -54,6 +56,10 @@ export interface StreamOutcome {
   sentAt: number
   tally: StreamTally
   error?: RequestError
+  /** The connection closed before any response byte (a reused socket the server was closing): safe to send again. */
+  closedBeforeResponse?: true
+  /** This outcome is of the second attempt, on a fresh connection, after the first closed before a response. */
+  retried?: true
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' }
@@ -75,6 +81,7 @@ export function sendStreamed(dispatcher: Dispatcher, req: StreamRequest): Promis
       body: req.body,
       headersTimeout: req.timeoutMs + UNDICI_GRACE_MS,
       bodyTimeout: req.timeoutMs + UNDICI_GRACE_MS,
+      ...(req.reset && { reset: true }),
     }
     run.sentAt = performance.now()
     try {
@@ -95,6 +102,7 @@ class StreamRun {
   /** The dispatch time, re-stamped when undici puts the request on its socket. */
   sentAt = performance.now()
   failure: RequestError | undefined
+  closedBeforeResponse = false
   private controller: Dispatcher.DispatchController | undefined
   private settled = false
   private readonly req: StreamRequest
@@ -159,7 +167,8 @@ class StreamRun {
     clearTimeout(this.timer)
     clearTimeout(this.deadline)
     this.req.signal?.removeEventListener('abort', this.abort)
-    this.resolve({ sentAt: this.sentAt, tally: this.tally, error: this.failure })
+    const early = this.failure && this.closedBeforeResponse ? { closedBeforeResponse: true as const } : {}
+    this.resolve({ sentAt: this.sentAt, tally: this.tally, error: this.failure, ...early })
   }
 }
 
@@ -197,6 +206,7 @@ function responseHandler(run: StreamRun): Dispatcher.DispatchHandler {
       run.finish()
     },
     onResponseError(_c, error) {
+      if (!started && !run.failure && isSocketClose(error)) run.closedBeforeResponse = true
       run.fail(classify(error, started), false)
       run.finish()
     },
@@ -217,6 +227,12 @@ function tallyReader(run: StreamRun): SseReader {
     errorLine: (value) => run.fail(tally.errorLine(value)),
     overflow: () => run.fail(new RequestError('malformed stream: an event exceeded 16 MiB', 'malformed')),
   })
+}
+
+const SOCKET_CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+function isSocketClose(error: unknown): boolean {
+  return SOCKET_CLOSED.has((error as { code?: string } | undefined)?.code ?? '')
 }
 
 function classify(error: unknown, started: boolean): RequestError {

@@ -43,6 +43,7 @@ function extent(values: readonly number[]): { min: number; max: number } {
 export function summarizeRound(ctx: RoundContext, records: readonly RequestRecord[]): RoundResult {
   const ok = records.filter((r) => r.ok)
   const failed = records.filter((r) => !r.ok)
+  const retried = records.filter((r) => r.retried).length
   const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt
   const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt
   const durationMs = Math.max(0, lastToken - firstSend)
@@ -76,6 +77,7 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     requests: records.length,
     errors: failed.length,
     errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1] as const)),
+    ...(retried > 0 && { retried }),
     durationMs,
     metrics,
     achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },

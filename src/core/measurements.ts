@@ -51,6 +51,8 @@ export interface RequestRecord {
   ttftEvent?: number
   /** How the request failed, when it did. */
   errorKind?: RequestError['kind']
+  /** Sent twice: the first attempt's connection closed before any response byte; this record is of the second. */
+  retried?: true
 }
 
 export interface ErrorCount {
@@ -65,6 +67,8 @@ export interface RoundResult {
   requests: number
   errors: number
   errorReasons: ErrorCount[]
+  /** Requests sent a second time, on a fresh connection, after their first connection closed before a response. */
+  retried?: number
   durationMs: number
   metrics: MetricsBlock
   /** Achieved lengths over successful requests. */

@@ -4,6 +4,8 @@
  * and it reuses the KV cache of a slot's previous prompt, so both are switched off per request.
  * Spec-decode acceptance arrives per request in the `timings` object of the stream's events
  * (`draft_n`, `draft_n_accepted`; llama.cpp tools/server/README.md), read here as stream extras.
+ * After every streamed response the server closes the connection although it answered
+ * `Keep-Alive: timeout=5, max=100`, so every streamed request gets a connection of its own.
  */
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats } from '../core/results.js'
@@ -57,6 +59,7 @@ export const llamacpp: EngineAdapter = {
   path: openaiPath,
   transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
   streamExtras: llamacppStreamExtras,
+  freshConnectionPerRequest: true,
 
   async tokenize(http, baseUrl, _model, text) {
     // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.

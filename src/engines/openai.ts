@@ -15,13 +15,11 @@ export function openaiPath(api: Api): string {
 }
 
 /**
- * Readiness of servers that bind their port only once the model is loaded (vLLM's `vllm serve`, TensorRT-LLM's
- * `trtllm-serve`): connection refused while loading, then `/health` 200; 503 only after the engine died.
+ * Ready on a 200 from the health endpoint; anything else (connection refused, 503 "Loading model", a proxy's 502)
+ * is "not yet": before an engine has answered ready once, only the exit of its process ends the wait.
  */
-export function readyOr503Dead(answer: ProbeAnswer): Readiness {
-  if (answer.status === 200) return 'ready'
-  if (answer.status === 503) return 'dead'
-  return 'loading'
+export function readyOn200(answer: ProbeAnswer): Readiness {
+  return answer.status === 200 ? 'ready' : 'loading'
 }
 
 /** Served model ids and, when the server says, the context length. */
@@ -53,7 +51,7 @@ export const openai: EngineAdapter = {
   name: 'openai',
   needsLaunchOrUrl: true,
   healthPath: '/v1/models',
-  readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+  readiness: readyOn200,
   path: openaiPath,
   transformRequest: (body) => ({ ...body }),
   async info(http, baseUrl) {

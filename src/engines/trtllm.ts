@@ -5,7 +5,8 @@
  *
  * - Loading: the socket is bound before the model is built and only listened on once uvicorn
  *   starts, so the probe sees connection refused. `/health` then answers 200, and 503 ("LLM is
- *   unavailable") only after a fatal executor error: there is no loading state to wait out.
+ *   unavailable") after a fatal executor error; before the first 200 any answer is "still loading"
+ *   while the process lives (a proxy in front answers 503 while loading too).
  * - Facts: `/version` → `{version}`, `/v1/models` (the served id), and on newer builds
  *   `/server_info` (`max_batch_size`, `tokens_per_block`).
  * - Tokenizer: newer builds answer `POST /_internal/tokenize {prompt}` → `{count, tokens}`;
@@ -18,14 +19,14 @@
  */
 import { asRecord, getJson, pick } from './http.js'
 import { joinUrl } from '../core/url.js'
-import { modelsInfo, openaiPath, readyOr503Dead, tokenizeAt } from './openai.js'
+import { modelsInfo, openaiPath, readyOn200, tokenizeAt } from './openai.js'
 import type { EngineAdapter } from './types.js'
 
 export const trtllm: EngineAdapter = {
   name: 'trtllm',
   needsLaunchOrUrl: true,
   healthPath: '/health',
-  readiness: readyOr503Dead,
+  readiness: readyOn200,
   path: openaiPath,
   transformRequest(body, api) {
     if (api !== 'chat') return { ...body }

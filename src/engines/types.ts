@@ -13,7 +13,8 @@ export interface ProbeAnswer {
   body: string
 }
 
-export type Readiness = 'ready' | 'loading' | 'dead'
+/** `loading` is every answer but ready: before the first ready answer nothing but the process's exit ends the wait. */
+export type Readiness = 'ready' | 'loading'
 
 /** A minimal HTTP getter on loopback, injected so adapters stay testable. */
 export type HttpGet = (url: string, timeoutMs: number) => Promise<ProbeAnswer>
@@ -72,6 +73,13 @@ export interface EngineAdapter {
   path(api: Api): string
   /** Engine-specific request fields on top of the common body (llama.cpp: `cache_prompt: false`). */
   transformRequest(body: Record<string, unknown>, api: Api): Record<string, unknown>
+
+  /**
+   * The engine closes the TCP connection after every streamed response although it advertises
+   * keep-alive (llama.cpp's llama-server): each streamed request then goes out with
+   * `Connection: close` on a connection of its own, so none is sent onto a socket being closed.
+   */
+  readonly freshConnectionPerRequest?: boolean
 
   /** Figures the engine puts in its stream events (llama.cpp `timings`), kept per request as `RequestRecord.extras`. */
   readonly streamExtras?: StreamExtrasReader

@@ -1,11 +1,12 @@
 /**
  * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
- * probe sees connection refused; `/health` then answers 200, and 503 only when the engine
- * died (EngineDeadError) — there is no loading state to wait out.
+ * probe sees connection refused; `/health` then answers 200, and 503 when the engine died
+ * (EngineDeadError). Behind a proxy it answers 503 while loading too, so before its first 200
+ * a 503 is "still loading" and only the process's exit ends the wait.
  */
 import { INFO_TIMEOUT_MS, asRecord, getJson } from './http.js'
 import { joinUrl } from '../core/url.js'
-import { modelsInfo, openaiPath, readyOr503Dead, tokenizePrompt } from './openai.js'
+import { modelsInfo, openaiPath, readyOn200, tokenizePrompt } from './openai.js'
 import { VLLM_COUNTER_NAMES, sumByName, vllmSpecDecode } from './prometheus.js'
 import type { EngineAdapter } from './types.js'
 
@@ -13,7 +14,7 @@ export const vllm: EngineAdapter = {
   name: 'vllm',
   needsLaunchOrUrl: true,
   healthPath: '/health',
-  readiness: readyOr503Dead,
+  readiness: readyOn200,
   path: openaiPath,
   // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
   transformRequest: (body) => ({ ...body }),

@@ -1,7 +1,10 @@
 /**
  * Waiting for an engine: poll its health endpoint fast, classify each answer with the
- * adapter, print a progress line now and then, and stop early when the process exits,
- * the engine declares itself dead, or the caller aborts.
+ * adapter, print a progress line now and then, and stop early when the process exits or the
+ * caller aborts. Loading is not death: before the first ready answer, a 503, any other
+ * non-200 or a refused connection means "still loading" for every engine while its process
+ * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
+ * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
  */
 import { formatDuration } from '../core/format.js'
 import { joinUrl } from '../core/url.js'
@@ -31,7 +34,6 @@ export interface WaitReadyOptions {
 export type WaitOutcome =
   | { kind: 'ready'; elapsedMs: number }
   | { kind: 'exit'; exit: ExitInfo; elapsedMs: number }
-  | { kind: 'dead'; answer: ProbeAnswer; elapsedMs: number }
   | { kind: 'timeout'; last: ProbeAnswer | undefined; elapsedMs: number }
   | { kind: 'aborted'; elapsedMs: number }
 
@@ -99,9 +101,7 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
     if ('exit' in probe) return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() }
     if ('timeout' in probe) return { kind: 'timeout', last, elapsedMs: elapsed() }
     last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) }
-    const state = adapter.readiness(last)
-    if (state === 'ready') return { kind: 'ready', elapsedMs: elapsed() }
-    if (state === 'dead') return { kind: 'dead', answer: last, elapsedMs: elapsed() }
+    if (adapter.readiness(last) === 'ready') return { kind: 'ready', elapsedMs: elapsed() }
 
     if (elapsed() >= nextProgress) {
       nextProgress += progressMs

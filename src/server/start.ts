@@ -68,12 +68,6 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
     }
     case 'timeout':
       return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
-    case 'dead': {
-      // Give the process a moment to exit so the error can carry its exit code.
-      const exit = group ? await race(group.exit, 2000) : undefined
-      const code = exit && 'value' in exit ? exit.value.code : null
-      return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code }
-    }
     case 'ready':
       options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`)
   }

@@ -19,7 +19,7 @@ describe('readiness', () => {
   it.each<[string, EngineAdapter, ProbeAnswer, Readiness]>([
     ['vllm: refused while loading', vllm, REFUSED, 'loading'],
     ['vllm: 200 when up', vllm, answer(200), 'ready'],
-    ['vllm: 503 means EngineDeadError', vllm, answer(503), 'dead'],
+    ['vllm: 503 is not ready (loading behind a proxy, or dead: only the exit tells)', vllm, answer(503), 'loading'],
     ['vllm: an unexpected 404 keeps waiting', vllm, answer(404), 'loading'],
     ['sglang: refused before HTTP is up', sglang, REFUSED, 'loading'],
     ['sglang: 503 while loading', sglang, answer(503), 'loading'],

@@ -108,13 +108,13 @@ describe('trtllm readiness', () => {
   it.each<[string, ProbeAnswer, Readiness]>([
     ['refused while the model loads', { status: 0, body: 'connection refused' }, 'loading'],
     ['200 once serving', { status: 200, body: '' }, 'ready'],
-    ['503 after a fatal executor error', { status: 503, body: 'LLM is unavailable. Please check the server logs for more details.' }, 'dead'],
+    ['503 after a fatal executor error is not ready', { status: 503, body: 'LLM is unavailable. Please check the server logs for more details.' }, 'loading'],
     ['an unexpected 404 keeps waiting', { status: 404, body: '' }, 'loading'],
   ])('%s → %s', (_name, answer, expected) => {
     expect(trtllm.readiness(answer)).toBe(expected)
   })
 
-  it('polls /health: refused, then ready once listening, then dead after a fatal error', async () => {
+  it('polls /health: refused, then ready once listening, then not ready after a fatal error', async () => {
     const fake = await fakeTrtllm()
     const probe = async () => trtllm.readiness(await ports.get(fake.base + trtllm.healthPath, 1000))
     expect(trtllm.healthPath).toBe('/health')
@@ -122,7 +122,7 @@ describe('trtllm readiness', () => {
     await fake.listen()
     expect(await probe()).toBe('ready')
     fake.fail()
-    expect(await probe()).toBe('dead')
+    expect(await probe()).toBe('loading')
   })
 })
 

@@ -18,7 +18,7 @@
  *                          sglang/llamacpp listen at once and answer 503 while loading; openai
  *                          answers 503 on /v1/models while loading
  *   --never-ready          stay loading forever
- *   --dead                 vllm only: once up, /health answers 503 (engine dead)
+ *   --loading-503          vllm only: listen at once and answer 503 while loading (vLLM behind a proxy)
  *   --ttft-ms X            delay from request to the first token chunk (default 5)
  *   --itl-ms Y             delay between token chunks (default 2)
  *   --tokens-per-chunk K   tokens carried by each chunk (default 1)
@@ -53,7 +53,7 @@ const { values: flags } = parseArgs({
     'engine-version': { type: 'string' },
     'load-ms': { type: 'string', default: '0' },
     'never-ready': { type: 'boolean', default: false },
-    dead: { type: 'boolean', default: false },
+    'loading-503': { type: 'boolean', default: false },
     'ttft-ms': { type: 'string', default: '5' },
     'itl-ms': { type: 'string', default: '2' },
     'tokens-per-chunk': { type: 'string', default: '1' },
@@ -370,7 +370,7 @@ const ROUTES = {
   'GET /fake/last-request': (req, res) => sendJson(res, 200, state.lastRequest ?? {}),
   ...(dialect === 'vllm'
     ? {
-        'GET /health': (req, res) => sendText(res, flags.dead ? 503 : 200, ''),
+        'GET /health': (req, res) => sendText(res, 200, ''),
         'GET /version': (req, res) => sendJson(res, 200, { version }),
         'GET /metrics': (req, res) => sendText(res, 200, metricsText(), 'text/plain; version=0.0.4; charset=utf-8'),
       }
@@ -393,7 +393,7 @@ const ROUTES = {
 
 const server = http.createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0]
-  if (!state.loaded && dialect !== 'vllm') return loadingAnswer(res)
+  if (!state.loaded && (dialect !== 'vllm' || flags['loading-503'])) return loadingAnswer(res)
   const route = ROUTES[`${req.method} ${path}`]
   if (!route) return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found', code: 404 } })
   Promise.resolve(route(req, res)).catch((error) => {
@@ -409,7 +409,7 @@ function markLoaded() {
 }
 
 log(`dialect ${dialect}, pid ${process.pid}, loading model (${flags['never-ready'] ? 'forever' : `${loadMs} ms`})`)
-if (dialect === 'vllm') {
+if (dialect === 'vllm' && !flags['loading-503']) {
   // vLLM binds without listening while it loads: clients see connection refused.
   if (!flags['never-ready']) setTimeout(() => server.listen(port, host, markLoaded), loadMs)
   else setInterval(() => undefined, 60_000)

@@ -65,8 +65,16 @@ describe('waitReady', () => {
     expect(await waitReady({ ...base, adapter: vllm, http: scripted([0, 0, 0, 200]), timeoutMs: 5000 })).toMatchObject({ kind: 'ready' })
   })
 
-  it('stops at a dead engine', async () => {
-    expect(await waitReady({ ...base, adapter: vllm, http: scripted([0, 503]), timeoutMs: 5000 })).toMatchObject({ kind: 'dead', answer: { status: 503 } })
+  it.each([
+    ['503', [0, 503, 503, 503, 200]],
+    ['502 from a proxy', [502, 502, 200]],
+    ['404 then 500', [404, 500, 500, 200]],
+  ])('before the first ready answer, %s means still loading, for vLLM too', async (_name, statuses) => {
+    expect(await waitReady({ ...base, adapter: vllm, http: scripted(statuses), timeoutMs: 5000 })).toMatchObject({ kind: 'ready' })
+  })
+
+  it('a 503 that never turns into 200 waits for the timeout, never ends as dead', async () => {
+    expect(await waitReady({ ...base, adapter: vllm, http: scripted([503]), timeoutMs: 100 })).toMatchObject({ kind: 'timeout', last: { status: 503 } })
   })
 
   it('times out with the last answer', async () => {

@@ -161,13 +161,16 @@ describe('start failures', () => {
     expect(progress[0]).toMatch(/\(1(\.\d)?s of 4s, GET \/health: HTTP 503\); last log line: fake-engine: listening on/)
   })
 
-  it('vLLM answering 503 on /health is a dead engine, not a slow one', async () => {
-    const { opts, spawned } = options(fakeLaunch('vllm', '--dead'), { readyTimeoutMs: 20_000 })
-    const t0 = Date.now()
-    const error = await startError(opts)
-    expect(Date.now() - t0).toBeLessThan(10_000)
-    expect(error.kind).toBe('exit')
-    expect(error.message).toContain('engine reports itself dead (GET /health: HTTP 503)')
+  it('vLLM answering 503 while loading (behind a proxy) becomes ready, not dead', async () => {
+    const statuses: number[] = []
+    const recording: HttpPorts = { ...http, get: async (url, ms) => http.get(url, ms).then((a) => (statuses.push(a.status), a)) }
+    const { opts, spawned } = options(fakeLaunch('vllm', '--loading-503 --load-ms 1500'), { readyTimeoutMs: 20_000, http: recording })
+    const r = await start(opts)
+    // Several 503s (1.5 s of loading at a 200 ms poll), then the 200 that made it ready.
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(3)
+    expect(statuses.at(-1)).toBe(200)
+    expect(groupAlive(spawned[0])).toBe(true)
+    await r.stop()
     expect(groupAlive(spawned[0])).toBe(false)
   })
 
