@@ -12,7 +12,7 @@ const Client = __nccwpck_require__(3701)
 const Dispatcher = __nccwpck_require__(883)
 const Pool = __nccwpck_require__(628)
 const BalancedPool = __nccwpck_require__(837)
-const RoundRobinPool = __nccwpck_require__(5520)
+const RoundRobinPool = __nccwpck_require__(3139)
 const Agent = __nccwpck_require__(7405)
 const ProxyAgent = __nccwpck_require__(6672)
 const Socks5ProxyAgent = __nccwpck_require__(7223)
@@ -11285,7 +11285,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 5520:
+/***/ 3139:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6895);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5520);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6895:
+/***/ 5520:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42613,15 +42613,11 @@ function openaiPath(api) {
     return PATHS[api];
 }
 /**
- * Readiness of servers that bind their port only once the model is loaded (vLLM's `vllm serve`, TensorRT-LLM's
- * `trtllm-serve`): connection refused while loading, then `/health` 200; 503 only after the engine died.
+ * Ready on a 200 from the health endpoint; anything else (connection refused, 503 "Loading model", a proxy's 502)
+ * is "not yet": before an engine has answered ready once, only the exit of its process ends the wait.
  */
-function readyOr503Dead(answer) {
-    if (answer.status === 200)
-        return 'ready';
-    if (answer.status === 503)
-        return 'dead';
-    return 'loading';
+function readyOn200(answer) {
+    return answer.status === 200 ? 'ready' : 'loading';
 }
 /** Served model ids and, when the server says, the context length. */
 async function modelsInfo(http, baseUrl) {
@@ -42653,7 +42649,7 @@ const openai = {
     name: 'openai',
     needsLaunchOrUrl: true,
     healthPath: '/v1/models',
-    readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+    readiness: readyOn200,
     path: openaiPath,
     transformRequest: (body) => ({ ...body }),
     async info(http, baseUrl) {
@@ -42802,8 +42798,9 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
 ;// CONCATENATED MODULE: ./src/engines/vllm.ts
 /**
  * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
- * probe sees connection refused; `/health` then answers 200, and 503 only when the engine
- * died (EngineDeadError) — there is no loading state to wait out.
+ * probe sees connection refused; `/health` then answers 200, and 503 when the engine died
+ * (EngineDeadError). Behind a proxy it answers 503 while loading too, so before its first 200
+ * a 503 is "still loading" and only the process's exit ends the wait.
  */
 
 
@@ -42813,7 +42810,7 @@ const vllm = {
     name: 'vllm',
     needsLaunchOrUrl: true,
     healthPath: '/health',
-    readiness: readyOr503Dead,
+    readiness: readyOn200,
     path: openaiPath,
     // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
     transformRequest: (body) => ({ ...body }),
@@ -42958,6 +42955,7 @@ const llamacpp = {
     path: openaiPath,
     transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
     streamExtras: llamacppStreamExtras,
+    freshConnectionPerRequest: true,
     async tokenize(http, baseUrl, _model, text) {
         // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
         const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined));
@@ -51457,7 +51455,8 @@ const sim = {
  *
  * - Loading: the socket is bound before the model is built and only listened on once uvicorn
  *   starts, so the probe sees connection refused. `/health` then answers 200, and 503 ("LLM is
- *   unavailable") only after a fatal executor error: there is no loading state to wait out.
+ *   unavailable") after a fatal executor error; before the first 200 any answer is "still loading"
+ *   while the process lives (a proxy in front answers 503 while loading too).
  * - Facts: `/version` → `{version}`, `/v1/models` (the served id), and on newer builds
  *   `/server_info` (`max_batch_size`, `tokens_per_block`).
  * - Tokenizer: newer builds answer `POST /_internal/tokenize {prompt}` → `{count, tokens}`;
@@ -51475,7 +51474,7 @@ const trtllm = {
     name: 'trtllm',
     needsLaunchOrUrl: true,
     healthPath: '/health',
-    readiness: readyOr503Dead,
+    readiness: readyOn200,
     path: openaiPath,
     transformRequest(body, api) {
         if (api !== 'chat')
@@ -56480,8 +56479,11 @@ class BoundedLog {
 ;// CONCATENATED MODULE: ./src/server/readiness.ts
 /**
  * Waiting for an engine: poll its health endpoint fast, classify each answer with the
- * adapter, print a progress line now and then, and stop early when the process exits,
- * the engine declares itself dead, or the caller aborts.
+ * adapter, print a progress line now and then, and stop early when the process exits or the
+ * caller aborts. Loading is not death: before the first ready answer, a 503, any other
+ * non-200 or a refused connection means "still loading" for every engine while its process
+ * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
+ * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
  */
 
 
@@ -56552,11 +56554,8 @@ async function waitReady(options) {
         if ('timeout' in probe)
             return { kind: 'timeout', last, elapsedMs: elapsed() };
         last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
-        const state = adapter.readiness(last);
-        if (state === 'ready')
+        if (adapter.readiness(last) === 'ready')
             return { kind: 'ready', elapsedMs: elapsed() };
-        if (state === 'dead')
-            return { kind: 'dead', answer: last, elapsedMs: elapsed() };
         if (elapsed() >= nextProgress) {
             nextProgress += progressMs;
             const line = options.lastLogLine?.();
@@ -57177,12 +57176,6 @@ async function bringUp(options, baseUrl, group) {
         }
         case 'timeout':
             return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
-        case 'dead': {
-            // Give the process a moment to exit so the error can carry its exit code.
-            const exit = group ? await race(group.exit, 2000) : undefined;
-            const code = exit && 'value' in exit ? exit.value.code : null;
-            return { kind: 'exit', message: `engine reports itself dead (GET ${adapter.healthPath}: ${describeAnswer(outcome.answer)})`, exitCode: code };
-        }
         case 'ready':
             options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
     }
@@ -59503,6 +59496,7 @@ function sendStreamed(dispatcher, req) {
             body: req.body,
             headersTimeout: req.timeoutMs + UNDICI_GRACE_MS,
             bodyTimeout: req.timeoutMs + UNDICI_GRACE_MS,
+            ...(req.reset && { reset: true }),
         };
         run.sentAt = performance.now();
         try {
@@ -59523,6 +59517,7 @@ class StreamRun {
     /** The dispatch time, re-stamped when undici puts the request on its socket. */
     sentAt = performance.now();
     failure;
+    closedBeforeResponse = false;
     controller;
     settled = false;
     req;
@@ -59589,7 +59584,8 @@ class StreamRun {
         clearTimeout(this.timer);
         clearTimeout(this.deadline);
         this.req.signal?.removeEventListener('abort', this.abort);
-        this.resolve({ sentAt: this.sentAt, tally: this.tally, error: this.failure });
+        const early = this.failure && this.closedBeforeResponse ? { closedBeforeResponse: true } : {};
+        this.resolve({ sentAt: this.sentAt, tally: this.tally, error: this.failure, ...early });
     }
 }
 /** The response side: a 200 body is read as SSE into the tally; any other status keeps the start of its body for the error. */
@@ -59632,6 +59628,8 @@ function responseHandler(run) {
             run.finish();
         },
         onResponseError(_c, error) {
+            if (!started && !run.failure && isSocketClose(error))
+                run.closedBeforeResponse = true;
             run.fail(classify(error, started), false);
             run.finish();
         },
@@ -59655,6 +59653,10 @@ function tallyReader(run) {
         overflow: () => run.fail(new RequestError('malformed stream: an event exceeded 16 MiB', 'malformed')),
     });
 }
+const SOCKET_CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+function isSocketClose(error) {
+    return SOCKET_CLOSED.has(error?.code ?? '');
+}
 function classify(error, started) {
     if (error instanceof RequestError)
         return error;
@@ -59675,6 +59677,26 @@ function classify(error, started) {
         default:
             return new RequestError(`connection failed: ${code ?? errorMessage(error)}`, 'network');
     }
+}
+
+;// CONCATENATED MODULE: ./src/bench/send.ts
+
+
+function createSender(o) {
+    return async (req) => {
+        const first = await sendStreamed(o.pool.agent, { ...req, reset: o.freshConnection });
+        if (!first.closedBeforeResponse || req.signal?.aborted)
+            return first;
+        // A one-socket Agent of its own: the pool may hold other idle sockets the server is closing.
+        const agent = createAgent({ connections: 1, requestTimeoutMs: o.requestTimeoutMs });
+        try {
+            const second = await sendStreamed(agent, { ...req, reset: true });
+            return { ...second, retried: true };
+        }
+        finally {
+            await agent.destroy();
+        }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/bench/flags.ts
@@ -59750,6 +59772,7 @@ function extent(values) {
 function summarizeRound(ctx, records) {
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
+    const retried = records.filter((r) => r.retried).length;
     const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
     const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
     const durationMs = Math.max(0, lastToken - firstSend);
@@ -59781,6 +59804,7 @@ function summarizeRound(ctx, records) {
         requests: records.length,
         errors: failed.length,
         errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1])),
+        ...(retried > 0 && { retried }),
         durationMs,
         metrics,
         achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },
@@ -59856,6 +59880,8 @@ function toRecord(ctx, outcome) {
         record.ttftEvent = t.ttftEvent;
     if (t.extras)
         record.extras = t.extras;
+    if (outcome.retried)
+        record.retried = true;
     return record;
 }
 
@@ -60044,6 +60070,7 @@ function mergeErrors(rounds) {
 function createBenchClient(target) {
     const { adapter, baseUrl, requestTimeoutMs } = target;
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
+    const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
     const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) };
@@ -60054,7 +60081,7 @@ function createBenchClient(target) {
     const sendPrompt = async (text, maxTokens, signal, probe) => {
         const api = probe?.api ?? target.api;
         const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe });
-        return sendStreamed(pool.agent, { url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
+        return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
     };
     const tokenize = adapter.tokenize?.bind(adapter);
     const calibration = createCalibrator({
@@ -60363,12 +60390,54 @@ async function relaunch(cell, started) {
     started.info = await started.session.ready(started.running);
 }
 
+;// CONCATENATED MODULE: ./src/server/memory-release.ts
+/**
+ * Memory release between targets. An engine's memory can come back to the system seconds after
+ * its processes are gone (a driver or a unified-memory box freeing a model's pages late), and the
+ * next target launched into that gap can trip the memory guard through no fault of its own. So
+ * the next target launches only once available memory is back within the previous target's
+ * memory floor of what it was just before that target launched, or after a bounded wait, with a
+ * progress line while it waits.
+ */
+
+
+const RELEASE_WAIT_MS = 60_000;
+const memory_release_POLL_MS = 500;
+const memory_release_PROGRESS_MS = 10_000;
+async function waitMemoryReleased(o) {
+    const read = o.read ?? readMemInfo;
+    const maxWaitMs = o.maxWaitMs ?? RELEASE_WAIT_MS;
+    const progressMs = o.progressMs ?? memory_release_PROGRESS_MS;
+    const want = o.before.availableBytes - floorBytes(o.floor, o.before.totalBytes);
+    const started = Date.now();
+    let nextProgress = progressMs;
+    for (;;) {
+        const waitedMs = Date.now() - started;
+        const { availableBytes } = await read().catch(() => ({ availableBytes: Number.POSITIVE_INFINITY }));
+        if (availableBytes >= want)
+            return { kind: 'back', waitedMs, availableBytes };
+        if (o.signal?.aborted)
+            return { kind: 'aborted', waitedMs, availableBytes };
+        if (waitedMs >= maxWaitMs) {
+            o.log.warn(`${o.previous}: memory not back after ${formatDuration(maxWaitMs)} (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted); launching the next target anyway`);
+            return { kind: 'timeout', waitedMs, availableBytes };
+        }
+        if (waitedMs >= nextProgress) {
+            nextProgress += progressMs;
+            o.log.info(`${o.previous}: waiting for its memory to come back (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted, ${formatDuration(Math.round(waitedMs / 100) * 100)} of ${formatDuration(maxWaitMs)})`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(o.pollMs ?? memory_release_POLL_MS, Math.max(1, maxWaitMs - waitedMs))));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/pipeline.ts
 /**
  * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+
+
 
 
 
@@ -60463,13 +60532,22 @@ async function measureTargets(plan, m, guard) {
         groups.add(pgid);
         deps.onSpawn?.(pgid);
     };
+    const read = deps.readMemory ?? readMemInfo;
+    // The last launched target and the memory available just before it launched.
+    let previous;
     for (const target of plan.targets) {
         const targetCells = plan.cells.filter((c) => c.target.id === target.id);
         if (signal.aborted) {
             cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
             continue;
         }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups } }));
+        if (!target.external) {
+            if (previous)
+                await waitMemoryReleased({ ...previous, log, signal, read });
+            const before = await read().catch(() => undefined);
+            previous = before && { previous: target.id, before, floor: target.settings.memoryFloor };
+        }
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups }, readMemory: deps.readMemory }));
         cells.push(...measured);
     }
     return cells;
@@ -60525,6 +60603,43 @@ function runMeta(context, version, startedAt, options, hardware) {
         shard: options.shard || undefined,
         tool: { name: 'llm-bench-gate', version },
     };
+}
+
+;// CONCATENATED MODULE: ./src/signals.ts
+const CODES = { SIGINT: 130, SIGTERM: 143 };
+function cancelOnSignals(log, kill = killGroup) {
+    const abort = new AbortController();
+    const pgids = [];
+    let received;
+    const onSignal = (signal) => {
+        if (received) {
+            log.warn(`received ${signal} again: killing ${pgids.length} launched process group(s) with SIGKILL`);
+            pgids.forEach(kill);
+            return;
+        }
+        received = signal;
+        log.warn(`received ${signal}: stopping measurements and tearing every launched engine down (again to kill at once)`);
+        abort.abort(new Error(`cancelled by ${signal}`));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    return {
+        signal: abort.signal,
+        onSpawn: (pgid) => void pgids.push(pgid),
+        exitCode: () => (received ? CODES[received] : undefined),
+        dispose() {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+        },
+    };
+}
+function killGroup(pgid) {
+    try {
+        process.kill(-pgid, 'SIGKILL');
+    }
+    catch {
+        // Already gone.
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/sim/metrics.ts
@@ -61599,6 +61714,7 @@ async function ingestMain(args, context) {
 
 
 
+
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -61705,12 +61821,19 @@ async function main(argv) {
             baselineFile: values['baseline-file'],
             dryRun: values['dry-run'],
         };
-        const result = await runPipeline({ options, context: localContext(), log: consoleLogger(), toolVersion: VERSION });
-        process.stdout.write(printable(result.summary) + '\n');
-        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
-        if (result.failure)
-            process.stderr.write(`failed: ${printable(result.failure)}\n`);
-        return result.configError ? 2 : result.failure ? 1 : 0;
+        const log = consoleLogger();
+        const cancel = cancelOnSignals(log);
+        try {
+            const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn });
+            process.stdout.write(printable(result.summary) + '\n');
+            process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
+            if (result.failure)
+                process.stderr.write(`failed: ${printable(result.failure)}\n`);
+            return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0);
+        }
+        finally {
+            cancel.dispose();
+        }
     }
     catch (error) {
         process.stderr.write(`error: ${printable(errorMessage(error))}\n`);
