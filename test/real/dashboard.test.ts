@@ -51,7 +51,7 @@ beforeAll(async () => {
     }
   })
   for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false }, session)
+  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1760, height: 1000, deviceScaleFactor: 1, mobile: false }, session)
   await browser.send('Page.navigate', { url }, session)
   await load
 }, 60_000)
