@@ -1,4 +1,4 @@
-// CONTRACT — the server helper may add fields, not remove or rename.
+/** What the server layer gives the layers above it: the launch options, a running target and how it ended. */
 import type { MemoryFloor, TargetPlan } from '../core/plan.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import type { Logger } from '../core/log.js'
