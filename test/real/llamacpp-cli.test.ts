@@ -5,14 +5,14 @@
  * its 503 "Loading model", prompts calibrated to the exact length, usage from the server, and with
  * a draft model a spec-decode acceptance. Then Ctrl-C mid-stream leaves no llama-server behind.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
-import { groupAlive } from '../../src/server/process-group.js'
-import { CLI, runCli } from '../helpers/cli.js'
+import { runCli } from '../helpers/cli.js'
+import { interruptCliRun } from '../helpers/interrupt-cli.js'
 import { llamaCpp } from './prereq.js'
 
 const llama = llamaCpp()
@@ -79,39 +79,11 @@ describe('llm-bench-gate run on the real llama-server', () => {
       'targets:',
       `  llama: { engine: llamacpp, launch: ${JSON.stringify(serve(`--alias ${marker}`))} }`,
     ])
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? cwd }
-    const child = spawn(process.execPath, [CLI, 'run', '--config', file, '--out', 'sigint'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    let pgid: number | undefined
-    let signalled = false
-    const onData = (d: Buffer) => {
-      output += d.toString()
-      pgid ??= Number(/launched process group (\d+)/.exec(output)?.[1]) || undefined
-      if (!signalled && /ready at/.test(output)) {
-        signalled = true
-        // Past calibration and into the streams: 3,000 tokens take far longer than this.
-        setTimeout(() => child.kill('SIGINT'), 3_000)
-      }
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    const killer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS)
-    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
-    clearTimeout(killer)
-    const left = processesWith(marker)
-    const groupLeft = pgid !== undefined && groupAlive(pgid)
-    if (pgid) spawnSafeKill(pgid)
-    expect(code, output).toBe(130)
-    expect(output).toContain('received SIGINT')
-    expect(left).toEqual([])
-    expect(groupLeft).toBe(false)
+    // Past calibration and into the streams: 3,000 tokens take far longer than the 3 s before the signal.
+    const run = await interruptCliRun({ cwd, args: ['run', '--config', file, '--out', 'sigint'], signal: 'SIGINT', afterReadyMs: 3_000, limitMs: LIMIT_MS, inspect: () => processesWith(marker) })
+    expect(run.code, run.output).toBe(130)
+    expect(run.output).toContain('received SIGINT')
+    expect(run.seen).toEqual([])
+    expect(run.groupLeft).toBe(false)
   }, LIMIT_MS + 10_000)
 })
-
-function spawnSafeKill(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL')
-  } catch {
-    // gone, as it should be
-  }
-}
