@@ -79,6 +79,7 @@ function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult 
   const { scenario, target } = cell
   return {
     ...ingested,
+    flags: [...ingested.flags, ...lengthFlags(cell, placed.slice(cell.target.settings.discard))],
     id: cell.id,
     quant: target.quant ?? null,
     model: target.model ?? ingested.model,
@@ -86,6 +87,31 @@ function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult 
     info: { ...ingested.info, launch: ext.run },
   }
 }
+
+/**
+ * What the tool achieved against what the scenario asked for, over the steady rounds: a command that ignores
+ * `{input-tokens}`/`{output-tokens}`, or outputs cut short (end of sequence honoured, a degenerate engine), measure
+ * another workload than the cell says, and the flag keeps the cell from passing as that workload (a miss the
+ * baseline did not have fails it). Lengths within 1 % of the request count as met: tools report a per-request
+ * mean or spread, and random prompts re-tokenised by the server can gain or lose a token.
+ */
+function lengthFlags(cell: CellPlan, steady: readonly IngestedRun[]): string[] {
+  const miss = (what: 'prompt' | 'output', wanted: number, ranges: Array<{ min: number; max: number }>): string[] => {
+    if (ranges.length === 0) return []
+    const min = Math.min(...ranges.map((r) => r.min))
+    const max = Math.max(...ranges.map((r) => r.max))
+    if (min >= wanted * (1 - LENGTH_TOLERANCE) && max <= wanted * (1 + LENGTH_TOLERANCE)) return []
+    const tokens = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1))
+    const got = min === max ? tokens(min) : `${tokens(min)}-${tokens(max)}`
+    return [`lengths-missed: ${what} ${got}/${wanted}`]
+  }
+  return [
+    ...miss('prompt', cell.scenario.inputTokens, steady.map((r) => r.achieved.promptTokens)),
+    ...miss('output', cell.scenario.outputTokens, steady.map((r) => r.achieved.outputTokens)),
+  ]
+}
+
+const LENGTH_TOLERANCE = 0.01
 
 /** `run` with this round's placeholders filled, each value quoted for the shell. */
 function command(cell: CellPlan, out: string, round: number, ext: External): string {

@@ -41,6 +41,8 @@ beforeAll(async () => {
     ].join('\n')
   await writeFile(join(cwd, 'fast.yml'), config(fast.url))
   await writeFile(join(cwd, 'slow.yml'), config(slow.url))
+  // A command that ignores {output-tokens}: 10 tokens where the scenario asks for 16.
+  await writeFile(join(cwd, 'short.yml'), config(fast.url).replace('--output-tokens {output-tokens}', '--output-tokens 10'))
 })
 afterAll(async () => {
   await Promise.all([fast?.close(), slow?.close()])
@@ -59,6 +61,8 @@ describe('engine: external', () => {
     expect(cell.id).toBe('bench/short')
     expect(cell.engine).toBe('external')
     expect(cell.rounds.map((r) => r.steady)).toEqual([false, true, true])
+    // The tool achieved the scenario's lengths.
+    expect(cell.flags).toEqual([])
     expect(cell.ingested?.tool).toBe('vllm')
     expect(await readdir(join(cwd, 'base/external'))).toHaveLength(3)
     expect(run.summary).toContain('measured by vllm; not mapped: ')
@@ -73,6 +77,14 @@ describe('engine: external', () => {
     const slower = await pipeline({ config: 'slow.yml', resultsDir: 'slow', mode: 'compare', baselineFile: 'base/results.json' })
     expect(slower.verdict, slower.summary).toBe('regression')
     expect(slower.failure).toMatch(/regress/i)
+  })
+
+  it('flags a run that measured another workload than the scenario, and fails it against a baseline without the miss', async () => {
+    const short = await pipeline({ config: 'short.yml', resultsDir: 'short', mode: 'compare', baselineFile: 'base/results.json' })
+    const [cell] = (await readResultsFile(short.resultsFile, 'short')).cells
+    expect(cell.flags).toEqual(['lengths-missed: output 10/16'])
+    expect(cell.verdict.status, short.summary).toBe('regression')
+    expect(cell.verdict.failures?.join('\n')).toContain('lengths-missed: output 10/16')
   })
 
   it('makes every cell an error naming a command that fails', async () => {

@@ -58323,6 +58323,7 @@ function asCell(cell, runs, ext) {
     const { scenario, target } = cell;
     return {
         ...ingested,
+        flags: [...ingested.flags, ...lengthFlags(cell, placed.slice(cell.target.settings.discard))],
         id: cell.id,
         quant: target.quant ?? null,
         model: target.model ?? ingested.model,
@@ -58330,6 +58331,31 @@ function asCell(cell, runs, ext) {
         info: { ...ingested.info, launch: ext.run },
     };
 }
+/**
+ * What the tool achieved against what the scenario asked for, over the steady rounds: a command that ignores
+ * `{input-tokens}`/`{output-tokens}`, or outputs cut short (end of sequence honoured, a degenerate engine), measure
+ * another workload than the cell says, and the flag keeps the cell from passing as that workload (a miss the
+ * baseline did not have fails it). Lengths within 1 % of the request count as met: tools report a per-request
+ * mean or spread, and random prompts re-tokenised by the server can gain or lose a token.
+ */
+function lengthFlags(cell, steady) {
+    const miss = (what, wanted, ranges) => {
+        if (ranges.length === 0)
+            return [];
+        const min = Math.min(...ranges.map((r) => r.min));
+        const max = Math.max(...ranges.map((r) => r.max));
+        if (min >= wanted * (1 - LENGTH_TOLERANCE) && max <= wanted * (1 + LENGTH_TOLERANCE))
+            return [];
+        const tokens = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+        const got = min === max ? tokens(min) : `${tokens(min)}-${tokens(max)}`;
+        return [`lengths-missed: ${what} ${got}/${wanted}`];
+    };
+    return [
+        ...miss('prompt', cell.scenario.inputTokens, steady.map((r) => r.achieved.promptTokens)),
+        ...miss('output', cell.scenario.outputTokens, steady.map((r) => r.achieved.outputTokens)),
+    ];
+}
+const LENGTH_TOLERANCE = 0.01;
 /** `run` with this round's placeholders filled, each value quoted for the shell. */
 function command(cell, out, round, ext) {
     const { scenario } = cell;
