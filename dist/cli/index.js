@@ -39165,8 +39165,9 @@ function round2(value) {
 function formatDuration(ms) {
     if (!Number.isFinite(ms))
         return EMPTY;
+    // Below a second, whole milliseconds: `497ms`, not `497.43ms`.
     if (ms < 1000)
-        return `${round2(ms)}ms`;
+        return `${Math.round(ms)}ms`;
     if (ms < 60_000)
         return `${round2(ms / 1000)}s`;
     const h = Math.floor(ms / 3_600_000);

@@ -71,7 +71,8 @@ function round2(value: number): number {
 /** `500ms`, `1.5s`, `45s`, `1m30s`, `20m`, `1h5m`: the inverse of the matrix file's duration syntax. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return EMPTY
-  if (ms < 1000) return `${round2(ms)}ms`
+  // Below a second, whole milliseconds: `497ms`, not `497.43ms`.
+  if (ms < 1000) return `${Math.round(ms)}ms`
   if (ms < 60_000) return `${round2(ms / 1000)}s`
   const h = Math.floor(ms / 3_600_000)
   const m = Math.floor((ms % 3_600_000) / 60_000)

@@ -8,6 +8,7 @@ import { describeAnswer, exitSignal, race, waitReady } from '../../src/server/re
 describe('formatDuration', () => {
   it.each([
     [250, '250ms'],
+    [497.43, '497ms'],
     [4000, '4s'],
     [1500, '1.5s'],
     [45_000, '45s'],
