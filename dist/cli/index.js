@@ -54644,6 +54644,18 @@ td.improvement { color: var(--good); }
 td.inconclusive { color: var(--warn); }
 #errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
 `;
+/** A page's opening up to `<body>`: the leaderboard's style plus `css`; `title` is HTML, already escaped. */
+function pageHead(title, css = '') {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}${css}</style>
+</head>
+<body>`;
+}
 
 ;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
 /**
@@ -54751,19 +54763,11 @@ const leaderboard_COLUMNS = [
 ];
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 function renderLeaderboard(results, ctx = {}) {
-    const measured = defaultOrder(results.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+    const measured = measuredCells(results.cells);
     const failed = results.cells.filter((c) => c.status === 'error');
     const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
     const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}</style>
-</head>
-<body>
+    return `${pageHead(title)}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(results, ctx)}</p>
@@ -54777,6 +54781,10 @@ ${sortScript(TABLE_ID)}
 </body>
 </html>
 `;
+}
+/** The cells with figures, in the leaderboard's default order. */
+function measuredCells(cells) {
+    return defaultOrder(cells.filter((c) => c.status === 'ok' && c.metrics !== null));
 }
 /** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
 function defaultOrder(cells) {
@@ -55016,19 +55024,11 @@ const facet = {
 const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('');
 /** The page for one hardware key. */
 function renderDashboard(input) {
-    const cells = defaultOrder(input.baseline.cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+    const cells = measuredCells(input.baseline.cells);
     const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
     const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) };
     const last = input.history.at(-1);
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}${DASHBOARD_CSS}</style>
-</head>
-<body>
+    return `${pageHead(title, DASHBOARD_CSS)}
 <header>
 <h1>${title}</h1>
 <p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
@@ -55114,15 +55114,7 @@ function renderHardwareIndex(keys) {
         const sha = k.sha ? `<code>${escapeHtml(k.sha.slice(0, 12))}</code>` : '—';
         return `<tr><td><a href="${escapeHtml(href)}">${escapeHtml(k.hardware)}</a></td><td>${formatDate(k.updated)}</td><td>${sha}</td><td class="num">${k.cells ?? '—'}</td></tr>`;
     });
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>LLM serving benchmarks</title>
-<style>${LEADERBOARD_CSS}</style>
-</head>
-<body>
+    return `${pageHead('LLM serving benchmarks')}
 <header><h1>LLM serving benchmarks</h1><p class="meta">${plural(sorted.length, 'hardware key')}</p></header>
 <main>
 <table>

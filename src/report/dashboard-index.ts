@@ -2,7 +2,7 @@
 import { plural } from '../core/format.js'
 import { escapeHtml } from './escape.js'
 import { formatDate } from './leaderboard.js'
-import { LEADERBOARD_CSS } from './leaderboard-style.js'
+import { pageHead } from './leaderboard-style.js'
 
 export interface HardwareSummary {
   hardware: string
@@ -19,15 +19,7 @@ export function renderHardwareIndex(keys: readonly HardwareSummary[]): string {
     const sha = k.sha ? `<code>${escapeHtml(k.sha.slice(0, 12))}</code>` : '—'
     return `<tr><td><a href="${escapeHtml(href)}">${escapeHtml(k.hardware)}</a></td><td>${formatDate(k.updated)}</td><td>${sha}</td><td class="num">${k.cells ?? '—'}</td></tr>`
   })
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>LLM serving benchmarks</title>
-<style>${LEADERBOARD_CSS}</style>
-</head>
-<body>
+  return `${pageHead('LLM serving benchmarks')}
 <header><h1>LLM serving benchmarks</h1><p class="meta">${plural(sorted.length, 'hardware key')}</p></header>
 <main>
 <table>

@@ -13,8 +13,8 @@ import { trendChart } from './dashboard-chart.js'
 import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
 import { DASHBOARD_CSS } from './dashboard-style.js'
 import { escapeHtml, safeUrl } from './escape.js'
-import { COLUMNS, TABLE_ID, defaultOrder, formatDate, leaderboardTable, modelName, sortScript, type Measured } from './leaderboard.js'
-import { LEADERBOARD_CSS } from './leaderboard-style.js'
+import { COLUMNS, TABLE_ID, formatDate, measuredCells, leaderboardTable, modelName, sortScript, type Measured } from './leaderboard.js'
+import { pageHead } from './leaderboard-style.js'
 
 /** The charted metrics, each as its mean. */
 export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft']
@@ -45,19 +45,11 @@ const facetAttrs = (cell: Measured): string => FILTERS.map((k) => ` data-${k}="$
 
 /** The page for one hardware key. */
 export function renderDashboard(input: DashboardInput): string {
-  const cells = defaultOrder(input.baseline.cells.filter((c): c is Measured => c.status === 'ok' && c.metrics !== null))
+  const cells = measuredCells(input.baseline.cells)
   const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`)
   const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) }
   const last = input.history.at(-1)
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}${DASHBOARD_CSS}</style>
-</head>
-<body>
+  return `${pageHead(title, DASHBOARD_CSS)}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>

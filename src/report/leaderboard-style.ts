@@ -29,3 +29,16 @@ td.improvement { color: var(--good); }
 td.inconclusive { color: var(--warn); }
 #errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
 `
+
+/** A page's opening up to `<body>`: the leaderboard's style plus `css`; `title` is HTML, already escaped. */
+export function pageHead(title: string, css = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}${css}</style>
+</head>
+<body>`
+}

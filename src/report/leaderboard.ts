@@ -7,7 +7,7 @@ import { PRIMARY_METRICS, QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, metricInfo, ty
 import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
 import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
-import { LEADERBOARD_CSS } from './leaderboard-style.js'
+import { pageHead } from './leaderboard-style.js'
 import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from './marks.js'
 import { runtimeLabel } from '../core/runtime.js'
@@ -88,19 +88,11 @@ export const COLUMNS: readonly Column[] = [
 
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext = {}): string {
-  const measured = defaultOrder(results.cells.filter((c): c is Measured => c.status === 'ok' && c.metrics !== null))
+  const measured = measuredCells(results.cells)
   const failed = results.cells.filter((c) => c.status === 'error')
   const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null)
   const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`)
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}</style>
-</head>
-<body>
+  return `${pageHead(title)}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(results, ctx)}</p>
@@ -116,8 +108,13 @@ ${sortScript(TABLE_ID)}
 `
 }
 
+/** The cells with figures, in the leaderboard's default order. */
+export function measuredCells(cells: readonly CellResult[]): Measured[] {
+  return defaultOrder(cells.filter((c): c is Measured => c.status === 'ok' && c.metrics !== null))
+}
+
 /** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
-export function defaultOrder(cells: Measured[]): Measured[] {
+function defaultOrder(cells: Measured[]): Measured[] {
   const collate = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' })
   return cells
     .map((cell, index) => ({ cell, index }))
