@@ -4,12 +4,11 @@
  * fail-on-error, never a regression; a round the GPU slowed down during is measured again and the
  * report says so, next to the driver that changed since the baseline; no nvidia-smi is recorded.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ResultsFile } from '../../src/core/results.js'
-import { runAction } from '../helpers/action.js'
+import { runPrAction } from '../helpers/action.js'
 import { SMI_DIR } from '../host/smi.js'
 
 let cwd: string
@@ -32,16 +31,7 @@ async function run(out: string, scenario: string | undefined, o: { baseline?: st
   const env: Record<string, string> = scenario
     ? { PATH: `${SMI_DIR}:${process.env.PATH}`, FAKE_SMI_SCENARIO: scenario, FAKE_SMI_STATE: state, ...o.env }
     : { PATH: '/usr/local/bin:/usr/bin:/bin', ...o.env }
-  const result = await runAction({
-    cwd,
-    inputs: { config: 'bench.yml', hardware: 'sim-hw', 'results-dir': out, ...(o.baseline ? { 'baseline-file': o.baseline } : { mode: 'run' }), ...o.inputs },
-    env,
-    event: { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } },
-    timeoutMs: 120_000,
-  })
-  const results = JSON.parse(await readFile(join(cwd, out, 'results.json'), 'utf8')) as ResultsFile
-  const report = await readFile(join(cwd, out, 'report.md'), 'utf8')
-  return { ...result, results, report, cell: results.cells[0] }
+  return runPrAction({ cwd, config: 'bench.yml', out, baseline: o.baseline, env, inputs: o.inputs })
 }
 
 beforeAll(async () => {

@@ -4,12 +4,11 @@
  * pass as a speed-up: degenerate output at twice the speed fails the step, wrong answers fail it,
  * and a model whose answers are all wrong on both sides passes, since nothing changed.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ResultsFile } from '../../src/core/results.js'
-import { runAction } from '../helpers/action.js'
+import { runPrAction } from '../helpers/action.js'
 
 let cwd: string
 
@@ -40,15 +39,7 @@ async function writeConfig(name: string, side: Side): Promise<void> {
 /** One action run on a pull request; `baseline` names a results file to compare with, else the run only measures. */
 async function run(side: Side, out: string, baseline?: string) {
   await writeConfig(`${out}.yml`, side)
-  const result = await runAction({
-    cwd,
-    inputs: { config: `${out}.yml`, hardware: 'sim-hw', 'results-dir': out, ...(baseline ? { 'baseline-file': baseline } : { mode: 'run' }) },
-    event: { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } },
-    timeoutMs: 120_000,
-  })
-  const results = JSON.parse(await readFile(join(cwd, out, 'results.json'), 'utf8')) as ResultsFile
-  const report = await readFile(join(cwd, out, 'report.md'), 'utf8')
-  return { ...result, results, report, cell: results.cells[0] }
+  return runPrAction({ cwd, config: `${out}.yml`, out, baseline })
 }
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { ResultsFile } from '../../src/core/results.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 
@@ -95,4 +96,24 @@ export async function runAction(options: ActionOptions): Promise<ActionRun> {
   const elapsedMs = Date.now() - started
   const [outputText, stateText, summary] = await Promise.all([files.output, files.state, files.summary].map((f) => readFile(f, 'utf8')))
   return { code, stdout, stderr, outputs: parseFileCommand(outputText), state: parseFileCommand(stateText), summary, workdir, elapsedMs }
+}
+
+/** The `pull_request` event of PR #3 on `o/r`, default branch `main`. */
+export const PR_EVENT = { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } }
+
+/**
+ * One action run on PR #3 in `cwd` writing to `out`: comparing with `baseline` (a results file) when given, else
+ * only measuring (`mode: run`); returns the run with its results file, its report and the first cell.
+ */
+export async function runPrAction(o: { cwd: string; config: string; out: string; baseline?: string; env?: Record<string, string>; inputs?: Record<string, string> }) {
+  const result = await runAction({
+    cwd: o.cwd,
+    inputs: { config: o.config, hardware: 'sim-hw', 'results-dir': o.out, ...(o.baseline ? { 'baseline-file': o.baseline } : { mode: 'run' }), ...o.inputs },
+    env: o.env,
+    event: PR_EVENT,
+    timeoutMs: 120_000,
+  })
+  const results = JSON.parse(await readFile(join(o.cwd, o.out, 'results.json'), 'utf8')) as ResultsFile
+  const report = await readFile(join(o.cwd, o.out, 'report.md'), 'utf8')
+  return { ...result, results, report, cell: results.cells[0] }
 }

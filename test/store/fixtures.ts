@@ -1,6 +1,9 @@
 /** Results files for the store tests: each round's figures are given, the steady value is their mean. */
 import type { MetricsBlock, RoundResult, Stats } from '../../src/core/measurements.js'
+import { expect } from 'vitest'
+import { ConfigError } from '../../src/core/errors.js'
 import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../../src/core/results.js'
+import { readResults } from '../../src/store/index.js'
 
 /** Distinct, recognisable stats: p50 = mean + 1, p90 = mean + 2, p99 = mean + 3. */
 const stats = (mean: number): Stats => ({ mean, p50: mean + 1, p90: mean + 2, p99: mean + 3, std: 1, min: mean - 1, max: mean + 4 })
@@ -73,5 +76,16 @@ export function results(sha: string, startedAt: string, cells: CellResult[]): Re
       tool: { name: 'llm-bench-gate', version: '0.1.0' },
     },
     cells,
+  }
+}
+
+/** Problems the results reader reports for `text` (read from `where`), or [] when it reads. */
+export function readProblems(text: string, where: string): string[] {
+  try {
+    readResults(text, where)
+    return []
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as ConfigError).problems
   }
 }

@@ -11,7 +11,7 @@ import { readMetric } from '../../src/core/metrics.js'
 import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
 import { readHistory, readResults, readResultsFile } from '../../src/store/index.js'
 import { ROOT } from '../helpers/action.js'
-import { cell, results } from './fixtures.js'
+import { cell, readProblems, results } from './fixtures.js'
 
 const WHERE = 'baseline-file ./base.json'
 const PROBE = { seed: 1, questions: 40, correct: 40, accuracy: 1, greedy: [{ prompt: 'Say hi.', text: 'Hi there.' }] }
@@ -32,16 +32,7 @@ function sample(): ResultsFile {
   return file
 }
 
-/** Problems the reader reports for `text`, or [] when it reads. */
-function problems(text: string): string[] {
-  try {
-    readResults(text, WHERE)
-    return []
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as ConfigError).problems
-  }
-}
+const problems = (text: string) => readProblems(text, WHERE)
 
 /** Edits a parsed file in place; malformed on purpose, so untyped. */
 type Edit = (f: any) => void

@@ -1,9 +1,8 @@
 /** The results reader and a cell's `host` record: read as written, absent in older files, a bad field named. */
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.js'
 import type { CellHost } from '../../src/core/host.js'
 import { readResults } from '../../src/store/index.js'
-import { cell, results } from './fixtures.js'
+import { cell, readProblems, results } from './fixtures.js'
 
 const WHERE = 'baseline-file ./base.json'
 
@@ -24,15 +23,7 @@ function sample() {
   return results('f00d', '2025-03-01T00:00:00Z', [cell('t/a', [{ decode: 50, ttft: 300 }]), cell('t/b', [{ decode: 40, ttft: 200 }])])
 }
 
-function problems(text: string): string[] {
-  try {
-    readResults(text, WHERE)
-    return []
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as ConfigError).problems
-  }
-}
+const problems = (text: string) => readProblems(text, WHERE)
 
 describe('readResults: host', () => {
   it('reads the host record as written, and files without one as they are', () => {
