@@ -50,7 +50,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
   if (preflight.problem) {
     deps.log.error(`${target.id}: ${preflight.problem}`)
     const host = await targetHost(target, preflight.state, {})
-    return cells.map((c) => ({ ...errorCell(c, preflight.problem!, { launch: target.launch }), host }))
+    return failAll(cells, preflight.problem, { launch: target.launch }, host)
   }
   const session = new TargetSession(target, cells, deps)
   try {
@@ -62,7 +62,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
       const host = await targetHost(target, preflight.state, {})
-      return cells.map((c) => ({ ...errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }), host }))
+      return failAll(cells, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }, host)
     }
     const info = await session.ready(running)
     const host = await targetHost(target, preflight.state, info)
@@ -72,13 +72,18 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
     } catch (error) {
       const message = session.fatal ?? errorMessage(error)
       deps.log.error(`${target.id}: ${message}`)
-      return cells.map((c) => ({ ...errorCell(c, message, { ...info, logTail: running.logTail() }), host }))
+      return failAll(cells, message, { ...info, logTail: running.logTail() }, host)
     }
     if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
     return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) })
   } finally {
     await session.close()
   }
+}
+
+/** Every cell of the target an `error` with the same reason, target facts and host record. */
+function failAll(cells: CellPlan[], reason: string, info: TargetInfo, host: CellHost): CellResult[] {
+  return cells.map((c) => ({ ...errorCell(c, reason, info), host }))
 }
 
 /** The quality probe after readiness, before any cell is measured; none with `quality: false`. */

@@ -60292,7 +60292,7 @@ async function runTarget(target, cells, deps) {
     if (preflight.problem) {
         deps.log.error(`${target.id}: ${preflight.problem}`);
         const host = await targetHost(target, preflight.state, {});
-        return cells.map((c) => ({ ...errorCell(c, preflight.problem, { launch: target.launch }), host }));
+        return failAll(cells, preflight.problem, { launch: target.launch }, host);
     }
     const session = new TargetSession(target, cells, deps);
     try {
@@ -60305,7 +60305,7 @@ async function runTarget(target, cells, deps) {
             const started = error instanceof StartError ? error : undefined;
             deps.log.error(message);
             const host = await targetHost(target, preflight.state, {});
-            return cells.map((c) => ({ ...errorCell(c, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }), host }));
+            return failAll(cells, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }, host);
         }
         const info = await session.ready(running);
         const host = await targetHost(target, preflight.state, info);
@@ -60316,7 +60316,7 @@ async function runTarget(target, cells, deps) {
         catch (error) {
             const message = session.fatal ?? errorMessage(error);
             deps.log.error(`${target.id}: ${message}`);
-            return cells.map((c) => ({ ...errorCell(c, message, { ...info, logTail: running.logTail() }), host }));
+            return failAll(cells, message, { ...info, logTail: running.logTail() }, host);
         }
         if (probe)
             deps.log.info(`${target.id}: ${probe.summary}`);
@@ -60325,6 +60325,10 @@ async function runTarget(target, cells, deps) {
     finally {
         await session.close();
     }
+}
+/** Every cell of the target an `error` with the same reason, target facts and host record. */
+function failAll(cells, reason, info, host) {
+    return cells.map((c) => ({ ...errorCell(c, reason, info), host }));
 }
 /** The quality probe after readiness, before any cell is measured; none with `quality: false`. */
 async function probeTarget(target, session, running) {
