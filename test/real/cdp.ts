@@ -66,7 +66,9 @@ export async function launchBrowser(path: string): Promise<Browser> {
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
       await exited
       clearTimeout(timer)
-      await rm(profile, { recursive: true, force: true })
+      // Chromium's helper processes can still be writing the profile for a moment after the browser exits
+      // (seen: ENOTEMPTY on its Default/ folder): rm retries those.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     },
   }
 }

@@ -50,10 +50,11 @@ afterAll(async () => {
 })
 
 async function launch(extra: string): Promise<RunningTarget> {
-  // --poll 0: the server's threads sleep instead of spinning between batches, so on a 2-core runner they leave
-  // the client a core to read its stream on time (a starved client reads the first token late, which shortens
-  // its first-to-last window; seen once as 8.9 % on one request at concurrency 4).
-  const launchCommand = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 4 --metrics --poll 0 ${extra}`.trim()
+  // -t 1: one compute thread, so on a 2-core runner the client keeps a core to read its stream on time (a
+  // starved client reads the first token late, which shortens its first-to-last window: seen once as 8.9 % on
+  // one request at concurrency 4 with the default threads). `--poll 0` instead (threads sleep between
+  // batches) fixed that but added wake-up latency before the first token (chat TTFT 10.2 ms over prompt_ms).
+  const launchCommand = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 4 --metrics -t 1 ${extra}`.trim()
   const target = targetPlan({ id: 'llama', engine: 'llamacpp', launch: launchCommand, readyTimeoutMs: 60_000 })
   const running = await startTarget({
     target,
