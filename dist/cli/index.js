@@ -52960,7 +52960,7 @@ function formatTarget(t) {
     const options = Object.entries(t.engineOptions).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
     if (options.length)
         lines.push(row('options', options.join(' ')));
-    lines.push(row('runs', formatSettings(t.settings)), row('gate', formatGate(t.gate)), row('cells', ''));
+    lines.push(row('runs', formatSettings(t.settings)), row('probe', formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''));
     const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length));
     for (const s of t.scenarios)
         lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`);
@@ -52983,6 +52983,18 @@ function formatSettings(s) {
         ...(s.dropCaches ? ['drop-caches'] : []),
     ].join(', ');
 }
+/** The output quality probe as the file sets it: `40 questions (32 tokens each) + 12 greedy prompts, 64 in flight`. */
+function formatProbe(probe) {
+    if (probe === false)
+        return 'off (quality: false)';
+    const api = probe.api ? `, api ${probe.api}` : '';
+    return `${format_count(probe.questions, 'question')} (${probe.maxTokens} tokens each) + ${format_count(probe.prompts, 'greedy prompt')}, ${probe.concurrency} in flight${api}`;
+}
+/** The quality gate: `quality accuracy drop > 5 points, agreement < 0.8, degenerate fail`. */
+function formatQualityGate(q) {
+    const points = Math.round(q.maxAccuracyDrop * 1000) / 10;
+    return `quality accuracy drop > ${points} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`;
+}
 function formatGate(gate) {
     const parts = GATED_METRICS.flatMap((metric) => {
         if (!isRelative(metric)) {
@@ -52997,6 +53009,8 @@ function formatGate(gate) {
         const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`;
         return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`];
     });
+    if (gate.quality)
+        parts.push(formatQualityGate(gate.quality));
     return parts.length ? parts.join('; ') : 'none (nothing can regress)';
 }
 function formatWorkload(s) {

@@ -1,6 +1,7 @@
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
 import { GATED_METRICS, METRICS, isRelative } from '../core/metrics.js'
-import type { GateConfig, Plan, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
+import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
+import type { QualityGate } from '../core/quality.js'
 import { formatBytes, formatDuration, formatPercent } from '../core/format.js'
 
 export function formatPlan(plan: Plan): string {
@@ -25,7 +26,7 @@ function formatTarget(t: TargetPlan): string[] {
   if (env.length) lines.push(row('env', env.join(' ')))
   const options = Object.entries(t.engineOptions).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
   if (options.length) lines.push(row('options', options.join(' ')))
-  lines.push(row('runs', formatSettings(t.settings)), row('gate', formatGate(t.gate)), row('cells', ''))
+  lines.push(row('runs', formatSettings(t.settings)), row('probe', formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''))
   const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length))
   for (const s of t.scenarios) lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`)
   return lines
@@ -50,6 +51,19 @@ function formatSettings(s: TargetSettings): string {
   ].join(', ')
 }
 
+/** The output quality probe as the file sets it: `40 questions (32 tokens each) + 12 greedy prompts, 64 in flight`. */
+function formatProbe(probe: QualityProbeSettings | false): string {
+  if (probe === false) return 'off (quality: false)'
+  const api = probe.api ? `, api ${probe.api}` : ''
+  return `${count(probe.questions, 'question')} (${probe.maxTokens} tokens each) + ${count(probe.prompts, 'greedy prompt')}, ${probe.concurrency} in flight${api}`
+}
+
+/** The quality gate: `quality accuracy drop > 5 points, agreement < 0.8, degenerate fail`. */
+function formatQualityGate(q: QualityGate): string {
+  const points = Math.round(q.maxAccuracyDrop * 1000) / 10
+  return `quality accuracy drop > ${points} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`
+}
+
 export function formatGate(gate: GateConfig): string {
   const parts = GATED_METRICS.flatMap((metric) => {
     if (!isRelative(metric)) {
@@ -63,6 +77,7 @@ export function formatGate(gate: GateConfig): string {
     const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`
     return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`]
   })
+  if (gate.quality) parts.push(formatQualityGate(gate.quality))
   return parts.length ? parts.join('; ') : 'none (nothing can regress)'
 }
 

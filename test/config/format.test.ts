@@ -9,7 +9,7 @@ describe('formatPlan', () => {
     const path = fileURLToPath(new URL('fixtures/spec-example.yml', import.meta.url))
     const lines = formatPlan(await loadPlan(path)).split('\n')
     expect(lines.slice(0, 3)).toEqual([`Plan for ${path}`, '4 targets, 7 cells; hardware dgx-spark', ''])
-    const block = lines.slice(3, 13)
+    const block = lines.slice(3, 14)
     expect(block).toEqual([
       'qwen38-27b-fp8-vllm (from qwen38-27b-{quant}-vllm, quant=fp8)',
       '  engine  vllm, quant fp8, model /models/Qwen3.8-27B-fp8',
@@ -17,7 +17,8 @@ describe('formatPlan', () => {
       '  url     http://127.0.0.1:{port}',
       '  env     CUDA_HOME=/usr/local/cuda-13.0',
       '  runs    3 rounds (1 discarded), confirm 1, noise-floor 1.5%, api completions, ready-timeout 20m, request-timeout 10m, memory-floor 4GiB, max-error-share 10%',
-      '  gate    decode mean worse by > 5%; ttft mean worse by > 10% and 50ms; failed-requests above 1%',
+      '  probe   40 questions (32 tokens each) + 12 greedy prompts, 64 in flight',
+      '  gate    decode mean worse by > 5%; ttft mean worse by > 10% and 50ms; failed-requests above 1%; quality accuracy drop > 5 points, agreement < 0.8, degenerate fail',
       '  cells',
       '    qwen38-27b-fp8-vllm/chat-1k    1024 in → 128 out, concurrency 8, 8 requests/round',
       '    qwen38-27b-fp8-vllm/long-100k  99912 in → 256 out, concurrency 1, 1 request/round',
@@ -26,15 +27,15 @@ describe('formatPlan', () => {
     expect(lines.filter((l) => l.startsWith('  launch'))).toHaveLength(3)
   })
 
-  it('shows engine options, a default launch, open-loop workloads and switched-off gates', () => {
+  it('shows engine options, a default launch, open-loop workloads, the probe and switched-off gates', () => {
     const plan = buildPlan(
       {
         version: 1,
-        gate: { 'output-throughput': { 'max-regression': '8%', 'min-delta': 5 } },
+        gate: { 'output-throughput': { 'max-regression': '8%', 'min-delta': 5 }, quality: { 'max-accuracy-drop': 10, degenerate: 'warn' } },
         scenarios: { burst: { 'input-tokens': 512, 'output-tokens': 64, rate: 4, requests: 16 } },
         targets: {
-          sim: { engine: 'sim', profile: 'spark', seed: 3, port: 8600 },
-          later: { engine: 'openai', url: 'http://10.0.0.2:8000', gate: { 'output-throughput': false, 'failed-requests': false } },
+          sim: { engine: 'sim', profile: 'spark', seed: 3, port: 8600, quality: { questions: 8, prompts: 2, 'max-tokens': 16, api: 'chat', concurrency: 4 } },
+          later: { engine: 'openai', url: 'http://10.0.0.2:8000', quality: false, gate: { 'output-throughput': false, 'failed-requests': false, quality: false } },
         },
       },
       { configPath: '.github/llm-bench.yml', resolvedPath: '/repo/.github/llm-bench.yml', engines: TEST_ENGINES },
@@ -42,7 +43,9 @@ describe('formatPlan', () => {
     const text = formatPlan(plan)
     expect(text).toContain('Plan for .github/llm-bench.yml (/repo/.github/llm-bench.yml)\n2 targets, 2 cells\n')
     expect(text).toContain('  launch  node sim.js --port 8600 --profile spark\n  url     http://127.0.0.1:8600\n  port    8600\n  options profile=spark seed=3\n')
-    expect(text).toContain('  gate    output-throughput worse by > 8% and 5 tok/s; failed-requests above 1%\n')
+    expect(text).toContain('  probe   8 questions (16 tokens each) + 2 greedy prompts, 4 in flight, api chat\n')
+    expect(text).toContain('  gate    output-throughput worse by > 8% and 5 tok/s; failed-requests above 1%; quality accuracy drop > 10 points, agreement < 0.8, degenerate warn\n')
+    expect(text).toContain('  probe   off (quality: false)\n')
     expect(text).toContain('    sim/burst  512 in → 64 out, 4 req/s (Poisson), 16 requests/round\n')
     expect(text).toContain('  gate    none (nothing can regress)\n')
   })
