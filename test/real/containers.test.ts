@@ -1,8 +1,9 @@
 /**
- * `container:` targets on a real runtime (podman, the offline engine image), through the bundled
- * action: measured like any target with the image's identity in the results; SIGKILL of the action
- * mid-cell leaves no container of the run's label (the watchdog), the post step then finds nothing,
- * and a container of another label is never touched. Also the real llama-server inside a container.
+ * `container:` targets on real runtimes (podman, and docker with its daemon; the same offline engine
+ * image in both), through the bundled action: measured like any target with the image's identity in
+ * the results; SIGKILL of the action mid-cell leaves no container of the run's label (the watchdog),
+ * the post step then finds nothing, and a container of another label is never touched. Also the real
+ * llama-server inside a container, and the runtime chosen when the file names none.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
@@ -12,15 +13,18 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { ROOT, runAction, type ActionRun } from '../helpers/action.js'
-import { ENGINE_IMAGE, llamaCpp, podman } from './prereq.js'
+import { ENGINE_IMAGE, docker, llamaCpp, podman } from './prereq.js'
 
+type Runtime = 'podman' | 'docker'
 const LABEL = 'llm-bench-gate.run'
-const podmanOut = (...args: string[]) => execFileSync('podman', args, { encoding: 'utf8', timeout: 60_000 }).trim()
-const ofRun = (runId: string) => podmanOut('ps', '-aq', '--filter', `label=${LABEL}=${runId}`).split('\n').filter(Boolean)
-const bystanders: string[] = []
+const cli = (runtime: Runtime, ...args: string[]) => execFileSync(runtime, args, { encoding: 'utf8', timeout: 60_000 }).trim()
+const ofRun = (runtime: Runtime, runId: string) => cli(runtime, 'ps', '-aq', '--filter', `label=${LABEL}=${runId}`).split('\n').filter(Boolean)
+const bystanders: [Runtime, string][] = []
+const PREREQ: Record<Runtime, () => { version: string; image: string }> = { podman, docker }
 
 afterAll(() => {
-  for (const name of bystanders) podmanOut('rm', '-f', '-t', '0', name)
+  // podman without `-t 0` waits 10 s before killing; docker's rm has no -t.
+  for (const [runtime, name] of bystanders) cli(runtime, 'rm', '-f', ...(runtime === 'podman' ? ['-t', '0'] : []), name)
 })
 
 /** The run id the main step saved for its post step. */
@@ -38,48 +42,49 @@ async function config(target: string[], scenario = '  short: { input-tokens: 16,
   return cwd
 }
 
-const fakeTarget = (extra = '') => [
+const fakeTarget = (runtime: Runtime | undefined, extra = '') => [
   '  boxed:',
   '    engine: vllm',
   '    model: boxed',
   '    container:',
   `      image: ${ENGINE_IMAGE}`,
-  '      runtime: podman',
+  ...(runtime ? [`      runtime: ${runtime}`] : []),
   '      gpus: none',
   `      volumes: ["${ROOT}:/repo:ro"]`,
   `      command: [node, /repo/test/helpers/fake-engine.mjs, --dialect, vllm, --port, "{port}", --model, boxed${extra}]`,
 ]
 
-describe('container targets on podman', () => {
+describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime) => {
   it('a container target is measured, records its image and leaves no container', async () => {
-    const { image } = podman()
-    const cwd = await config(fakeTarget())
+    const { image } = PREREQ[runtime]()
+    const cwd = await config(fakeTarget(runtime))
     const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
     expect(run.code, run.stdout).toBe(0)
     const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
     const [cell] = results.cells
     expect(cell.status, run.stdout).toBe('ok')
-    expect(cell.info.launch).toMatch(/^exec podman run --init --network host --name llm-bench-/)
-    expect(cell.info.container).toMatchObject({ runtime: 'podman', image })
+    expect(cell.info.launch).toMatch(new RegExp(`^exec ${runtime} run --init --network host --name llm-bench-`))
+    expect(cell.info.container).toMatchObject({ runtime, image })
+    // podman: the manifest digest; docker: the image id (an imported image has no repo digest).
     expect(cell.info.container?.digest).toMatch(/^sha256:[0-9a-f]{64}$/)
-    expect(ofRun(runIdOf(run))).toEqual([])
+    expect(ofRun(runtime, runIdOf(run))).toEqual([])
   })
 
   it('a run -d style launch that exits 0 while its container serves is not an engine exit', async () => {
-    const cwd = await config([...fakeTarget(), '      run-args: [-d]'])
+    const cwd = await config([...fakeTarget(runtime), '      run-args: [-d]'])
     const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
     expect(run.code, run.stdout).toBe(0)
     const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
     expect(results.cells[0].status, run.stdout).toBe('ok')
     expect(await readFile(join(cwd, 'out/logs/boxed.log'), 'utf8')).toMatch(/launch process exited \(code 0\)/)
-    expect(ofRun(runIdOf(run))).toEqual([])
+    expect(ofRun(runtime, runIdOf(run))).toEqual([])
   })
 
   it('SIGKILL mid-cell: no container of the run within 2 s; the post step finds nothing; another label survives', async () => {
-    const bystander = `lbg-bystander-${process.pid}`
-    podmanOut('run', '-d', '--init', '--name', bystander, '--label', `${LABEL}=someone-else`, ENGINE_IMAGE, 'sleep', '600')
-    bystanders.push(bystander)
-    const cwd = await config(fakeTarget(', --itl-ms, "20"'), '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }')
+    const bystander = `lbg-bystander-${runtime}-${process.pid}`
+    cli(runtime, 'run', '-d', '--init', '--name', bystander, '--label', `${LABEL}=someone-else`, ENGINE_IMAGE, 'sleep', '600')
+    bystanders.push([runtime, bystander])
+    const cwd = await config(fakeTarget(runtime, ', --itl-ms, "20"'), '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }')
     let killedAt = 0
     let running = ''
     const run = await runAction({
@@ -94,7 +99,7 @@ describe('container targets on podman', () => {
           if (killedAt || !/boxed: ready at/.test(out)) return
           killedAt = -1
           setTimeout(() => {
-            running = podmanOut('ps', '-q', '--filter', 'name=llm-bench-4242-', '--filter', 'status=running')
+            running = cli(runtime, 'ps', '-q', '--filter', 'name=llm-bench-4242-', '--filter', 'status=running')
             killedAt = Date.now()
             child.kill('SIGKILL')
           }, 1000)
@@ -104,20 +109,20 @@ describe('container targets on podman', () => {
     expect(run.code, run.stdout).toBeNull()
     expect(running, 'the container was serving when the action was killed').not.toBe('')
     const runId = runIdOf(run)
-    let left = ofRun(runId)
+    let left = ofRun(runtime, runId)
     while (left.length && Date.now() - killedAt < 2000) {
       await delay(50)
-      left = ofRun(runId)
+      left = ofRun(runtime, runId)
     }
     const goneAfterMs = Date.now() - killedAt
     expect(left, `containers of run ${runId} ${goneAfterMs} ms after SIGKILL`).toEqual([])
     expect(goneAfterMs).toBeLessThan(2000)
-    console.log(`container of run ${runId} gone ${goneAfterMs} ms after SIGKILL of the action`)
+    console.log(`${runtime}: container of run ${runId} gone ${goneAfterMs} ms after SIGKILL of the action`)
 
     const post = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, state: { ...run.state, isPost: 'true' } })
     expect(post.code, post.stdout).toBe(0)
     expect(post.stdout).toMatch(/post: no container of this run left/)
-    expect(podmanOut('inspect', '--format', '{{.State.Running}}', bystander)).toBe('true')
+    expect(cli(runtime, 'inspect', '--format', '{{.State.Running}}', bystander)).toBe('true')
   })
 
   it('the real llama-server inside a container is measured end to end', async () => {
@@ -129,7 +134,7 @@ describe('container targets on podman', () => {
         '    model: tiny',
         '    container:',
         `      image: ${ENGINE_IMAGE}`,
-        '      runtime: podman',
+        `      runtime: ${runtime}`,
         '      gpus: none',
         `      volumes: ["${llama.dir}:${llama.dir}:ro"]`,
         `      command: ${llama.server} -m ${llama.model} --host 127.0.0.1 --port {port} -c 2048 -np 1 --metrics`,
@@ -142,8 +147,20 @@ describe('container targets on podman', () => {
     const [cell] = results.cells
     expect(cell.status, run.stdout).toBe('ok')
     expect(cell.info.version).toMatch(/b10470/)
-    expect(cell.info.container?.runtime).toBe('podman')
+    expect(cell.info.container?.runtime).toBe(runtime)
     expect(cell.metrics?.failed_share).toBe(0)
-    expect(ofRun(runIdOf(run))).toEqual([])
+    expect(ofRun(runtime, runIdOf(run))).toEqual([])
+  })
+})
+
+describe('the runtime of a container target that names none', () => {
+  it('is docker while a docker daemon answers', async () => {
+    docker()
+    const cwd = await config(fakeTarget(undefined))
+    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
+    expect(run.code, run.stdout).toBe(0)
+    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+    expect(results.cells[0].info.container?.runtime, run.stdout).toBe('docker')
+    expect(ofRun('docker', runIdOf(run))).toEqual([])
   })
 })

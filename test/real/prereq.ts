@@ -44,6 +44,13 @@ export function podman(): { version: string; image: string } {
   return { version, image: ENGINE_IMAGE }
 }
 
+/** docker with its daemon answering and the engine image present. */
+export function docker(): { version: string; image: string } {
+  const version = tool('docker', ['version', '--format', '{{.Server.Version}}'])
+  tool('docker', ['image', 'inspect', '--format', '{{.Id}}', ENGINE_IMAGE])
+  return { version, image: ENGINE_IMAGE }
+}
+
 /** The Debian chromium binary. */
 export function chromium(): { path: string; version: string } {
   const path = process.env.LLM_BENCH_CHROMIUM ?? '/usr/bin/chromium'
