@@ -56857,14 +56857,27 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
     return new Promise((resolve) => {
         (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
             const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+            const failure = error?.code === 'ENOENT' ? 'not found' : error?.killed ? 'timed out' : undefined;
+            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? ''), ...(failure && { failure }) });
         });
     });
 }
 let detected;
+function lastLine(text) {
+    return text.trim().split('\n').pop()?.slice(0, 200) ?? '';
+}
 /** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
 function detectRuntime() {
-    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
+    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => {
+        const version = r.stdout.trim();
+        if (r.code === 0 && version)
+            return { runtime: 'docker', why: `the docker daemon answers (${lastLine(version)})` };
+        if (r.failure === 'not found')
+            return { runtime: 'podman', why: 'no docker command' };
+        if (r.failure === 'timed out')
+            return { runtime: 'podman', why: `\`docker version\` did not answer within ${DETECT_TIMEOUT_MS / 1000}s` };
+        return { runtime: 'podman', why: `the docker daemon did not answer (${lastLine(r.stderr) || `exit ${r.code}`})` };
+    });
     return detected;
 }
 /** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */
@@ -57101,7 +57114,8 @@ async function prepareOutside(target, command, at) {
             guard.register(stop);
         return { command: command ?? '', exit: (group) => group, undo: runStopTask };
     }
-    const runtime = c.runtime ?? (await detectRuntime());
+    const detected = c.runtime ? undefined : await detectRuntime();
+    const runtime = c.runtime ?? detected.runtime;
     const name = containerName(guard.runId, target.id);
     guard.register({ kind: 'containers', runtime, runId: guard.runId });
     if (stop)
@@ -57116,6 +57130,7 @@ async function prepareOutside(target, command, at) {
             return [...(problem ? [problem] : []), ...(await runStopTask(write))];
         },
         identity: () => containerIdentity(runtime, name, c.image),
+        ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
     };
 }
 
@@ -57241,6 +57256,8 @@ async function launch(options, command) {
     const logPath = logPathFor(options.logDir, target.id);
     const extra = { ...target.env, PORT: String(port) };
     const outside = await prepare(options, command, { port, logPath, env: extra });
+    if (outside.runtimeNote)
+        log.info(`${target.id}: ${outside.runtimeNote}`);
     const filled = fillPort(outside.command, port);
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;

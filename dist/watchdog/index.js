@@ -338,14 +338,27 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
     return new Promise((resolve) => {
         (0,external_node_child_process_namespaceObject.execFile)(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
             const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+            const failure = error?.code === 'ENOENT' ? 'not found' : error?.killed ? 'timed out' : undefined;
+            resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? ''), ...(failure && { failure }) });
         });
     });
 }
 let detected;
+function lastLine(text) {
+    return text.trim().split('\n').pop()?.slice(0, 200) ?? '';
+}
 /** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
 function detectRuntime() {
-    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => r.code === 0 && r.stdout.trim() ? 'docker' : 'podman');
+    detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) => {
+        const version = r.stdout.trim();
+        if (r.code === 0 && version)
+            return { runtime: 'docker', why: `the docker daemon answers (${lastLine(version)})` };
+        if (r.failure === 'not found')
+            return { runtime: 'podman', why: 'no docker command' };
+        if (r.failure === 'timed out')
+            return { runtime: 'podman', why: `\`docker version\` did not answer within ${DETECT_TIMEOUT_MS / 1000}s` };
+        return { runtime: 'podman', why: `the docker daemon did not answer (${lastLine(r.stderr) || `exit ${r.code}`})` };
+    });
     return detected;
 }
 /** True while the container runs; undefined when the runtime cannot say (no such container, runtime gone). */

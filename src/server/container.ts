@@ -57,6 +57,8 @@ export interface Ran {
   code: number | null
   stdout: string
   stderr: string
+  /** Why there is no exit code: the binary is missing, or it was killed at the timeout. */
+  failure?: 'not found' | 'timed out'
 }
 
 /** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
@@ -64,18 +66,33 @@ export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAN
   return new Promise((resolve) => {
     execFile(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
-      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') })
+      const failure = error?.code === 'ENOENT' ? 'not found' : error?.killed ? 'timed out' : undefined
+      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? ''), ...(failure && { failure }) })
     })
   })
 }
 
-let detected: Promise<Runtime> | undefined
+export interface DetectedRuntime {
+  runtime: Runtime
+  /** Why, for the log: a runner user outside the `docker` group gets podman, and should read why. */
+  why: string
+}
+
+let detected: Promise<DetectedRuntime> | undefined
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop()?.slice(0, 200) ?? ''
+}
 
 /** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
-export function detectRuntime(): Promise<Runtime> {
-  detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r) =>
-    r.code === 0 && r.stdout.trim() ? 'docker' : 'podman',
-  )
+export function detectRuntime(): Promise<DetectedRuntime> {
+  detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r): DetectedRuntime => {
+    const version = r.stdout.trim()
+    if (r.code === 0 && version) return { runtime: 'docker', why: `the docker daemon answers (${lastLine(version)})` }
+    if (r.failure === 'not found') return { runtime: 'podman', why: 'no docker command' }
+    if (r.failure === 'timed out') return { runtime: 'podman', why: `\`docker version\` did not answer within ${DETECT_TIMEOUT_MS / 1000}s` }
+    return { runtime: 'podman', why: `the docker daemon did not answer (${lastLine(r.stderr) || `exit ${r.code}`})` }
+  })
   return detected
 }
 

@@ -20,6 +20,8 @@ export interface Outside {
   /** After the group is signalled: stop and remove the container, run `stop:`. Returns problems worth a warning. */
   undo(write: Sink, graceMs: number): Promise<string[]>
   identity?(): Promise<ContainerIdentity>
+  /** How the container runtime was chosen when the target names none. */
+  runtimeNote?: string
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -44,7 +46,8 @@ export async function prepareOutside(target: TargetPlan, command: string | undef
     if (stop) guard.register(stop)
     return { command: command ?? '', exit: (group) => group, undo: runStopTask }
   }
-  const runtime = c.runtime ?? (await detectRuntime())
+  const detected = c.runtime ? undefined : await detectRuntime()
+  const runtime = c.runtime ?? detected!.runtime
   const name = containerName(guard.runId, target.id)
   guard.register({ kind: 'containers', runtime, runId: guard.runId })
   if (stop) guard.register(stop)
@@ -58,5 +61,6 @@ export async function prepareOutside(target: TargetPlan, command: string | undef
       return [...(problem ? [problem] : []), ...(await runStopTask(write))]
     },
     identity: () => containerIdentity(runtime, name, c.image),
+    ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
   }
 }

@@ -124,6 +124,7 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   const logPath = logPathFor(options.logDir, target.id)
   const extra = { ...target.env, PORT: String(port) }
   const outside = await prepare(options, command, { port, logPath, env: extra })
+  if (outside.runtimeNote) log.info(`${target.id}: ${outside.runtimeNote}`)
   const filled = fillPort(outside.command, port)
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup

@@ -161,6 +161,7 @@ describe('the runtime of a container target that names none', () => {
     expect(run.code, run.stdout).toBe(0)
     const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
     expect(results.cells[0].info.container?.runtime, run.stdout).toBe('docker')
+    expect(run.stdout).toMatch(/boxed: container runtime docker: the docker daemon answers \(\d+\.\d+[^)]*\) \(set container.runtime to choose\)/)
     expect(ofRun('docker', runIdOf(run))).toEqual([])
   })
 })
