@@ -65,7 +65,9 @@ export async function runProbe(client: BenchClient, settings: QualityProbeSettin
   const texts = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal })
   const score = scoreProbe(questions, texts.slice(0, questions.length))
   const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })))
-  const probe: ProbeResult = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, greedy }
+  const wrong = new Set(score.misses.map((m) => m.id))
+  const missed = questions.flatMap((q, i) => (wrong.has(q.id) ? [i + 1] : []))
+  const probe: ProbeResult = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, greedy }
   const ms = performance.now() - started
   const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}`
   return { probe, ms, summary }

@@ -40147,14 +40147,34 @@ const DEGENERATE_MAX_RISE = 0.25;
 function points(fraction) {
     return String(Math.round(fraction * 1000) / 10);
 }
+/** Accuracy over the first `n` questions, from the numbers of the missed ones. */
+function accuracyOver(probe, n) {
+    return (n - (probe.missed ?? []).filter((q) => q <= n).length) / n;
+}
+/**
+ * Accuracies on the same questions: the whole probe when both asked the same, else the first
+ * questions both asked (same seed, and both files list the missed ones); undefined when there are none.
+ */
+function sameQuestions(current, baseline) {
+    if (current.seed !== baseline.seed)
+        return undefined;
+    if (current.questions === baseline.questions)
+        return { current: current.accuracy, baseline: baseline.accuracy };
+    if (!current.missed || !baseline.missed)
+        return undefined;
+    const n = Math.min(current.questions, baseline.questions);
+    return { current: accuracyOver(current, n), baseline: accuracyOver(baseline, n), on: n };
+}
 function accuracyProblem(current, baseline, gate) {
-    if (current.seed !== baseline.seed || current.questions !== baseline.questions) {
+    const same = sameQuestions(current, baseline);
+    if (!same) {
         return { warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared` };
     }
-    const drop = baseline.accuracy - current.accuracy;
+    const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`;
+    const drop = same.baseline - same.current;
     if (drop <= gate.maxAccuracyDrop + 1e-9)
-        return {};
-    return { reason: `accuracy ${formatPercent(current.accuracy)} (baseline ${formatPercent(baseline.accuracy)}): dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` };
+        return same.on === undefined ? {} : { warning: `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}` };
+    return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` };
 }
 const KIND_WORDS = {
     repeat: 'repeat one fragment',
@@ -55432,6 +55452,7 @@ function withCellShare(cell) {
 
 
 
+
 /** A value as a message shows it: short, and never a whole object. */
 function describeValue(value) {
     if (value === undefined)
@@ -55508,7 +55529,7 @@ const cellVerdict = obj({
 const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
+    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
     probeMs: results_schema_num.optional(),
     agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
     degenerate: obj({
@@ -58494,7 +58515,9 @@ async function runProbe(client, settings, api, signal) {
     const texts = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal });
     const score = scoreProbe(questions, texts.slice(0, questions.length));
     const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
-    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, greedy };
+    const wrong = new Set(score.misses.map((m) => m.id));
+    const missed = questions.flatMap((q, i) => (wrong.has(q.id) ? [i + 1] : []));
+    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, greedy };
     const ms = performance.now() - started;
     const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}`;
     return { probe, ms, summary };

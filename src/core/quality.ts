@@ -34,6 +34,12 @@ export interface ProbeResult {
   correct: number
   /** correct / questions, 0–1. */
   accuracy: number
+  /**
+   * 1-based numbers of the questions answered wrong (at most PROBE_MAX_QUESTIONS): a list of the same
+   * seed always starts with a shorter one, so two runs that asked different counts are compared on
+   * the questions both asked. Files before this field lack it.
+   */
+  missed?: number[]
   /** What a later run's agreement is measured against once this run is the baseline. */
   greedy: GreedyOutput[]
 }

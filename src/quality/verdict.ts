@@ -30,13 +30,32 @@ function points(fraction: number): string {
   return String(Math.round(fraction * 1000) / 10)
 }
 
+/** Accuracy over the first `n` questions, from the numbers of the missed ones. */
+function accuracyOver(probe: ProbeResult, n: number): number {
+  return (n - (probe.missed ?? []).filter((q) => q <= n).length) / n
+}
+
+/**
+ * Accuracies on the same questions: the whole probe when both asked the same, else the first
+ * questions both asked (same seed, and both files list the missed ones); undefined when there are none.
+ */
+function sameQuestions(current: ProbeResult, baseline: ProbeResult): { current: number; baseline: number; on?: number } | undefined {
+  if (current.seed !== baseline.seed) return undefined
+  if (current.questions === baseline.questions) return { current: current.accuracy, baseline: baseline.accuracy }
+  if (!current.missed || !baseline.missed) return undefined
+  const n = Math.min(current.questions, baseline.questions)
+  return { current: accuracyOver(current, n), baseline: accuracyOver(baseline, n), on: n }
+}
+
 function accuracyProblem(current: ProbeResult, baseline: ProbeResult, gate: QualityGate): { reason?: string; warning?: string } {
-  if (current.seed !== baseline.seed || current.questions !== baseline.questions) {
+  const same = sameQuestions(current, baseline)
+  if (!same) {
     return { warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared` }
   }
-  const drop = baseline.accuracy - current.accuracy
-  if (drop <= gate.maxAccuracyDrop + 1e-9) return {}
-  return { reason: `accuracy ${formatPercent(current.accuracy)} (baseline ${formatPercent(baseline.accuracy)}): dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` }
+  const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`
+  const drop = same.baseline - same.current
+  if (drop <= gate.maxAccuracyDrop + 1e-9) return same.on === undefined ? {} : { warning: `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}` }
+  return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` }
 }
 
 const KIND_WORDS: Record<DegenerateKind, string> = {

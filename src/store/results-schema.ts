@@ -9,6 +9,7 @@ import { DISTRIBUTION_METRICS, SCALAR_METRICS, type DistributionMetric, type Sca
 import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
 import { CELL_STATUSES, CELL_VERDICTS, HISTORY_SCHEMA, METRIC_VERDICTS, RESULTS_SCHEMA, RUN_VERDICTS, type HistoryFile, type ResultsFile } from '../core/results.js'
 import { DEGENERATE_KINDS } from '../core/quality.js'
+import { PROBE_MAX_QUESTIONS } from '../quality/index.js'
 import { SLOWDOWN_REASONS } from '../core/host.js'
 import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
 
@@ -101,7 +102,7 @@ const share = z.number({ error: want('a number from 0 to 1') }).min(0, { error: 
 
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, greedy: list(obj({ prompt: str, text: str })) }).optional(),
+  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, missed: list(num).max(PROBE_MAX_QUESTIONS).optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
   probeMs: num.optional(),
   agreement: obj({ mean: share, prompts: num, worst: str.optional() }).optional(),
   degenerate: obj({

@@ -58,7 +58,7 @@ describe('output quality guard', () => {
     expect(healthy.code, healthy.stdout).toBe(0)
     expect(healthy.stdout).toMatch(/small: quality probe 12 questions \+ 4 prompts in [\d.]+m?s: accuracy 100%/)
     const q = healthy.cell.quality!
-    expect(q.probe).toMatchObject({ seed: 1, questions: 12, correct: 12, accuracy: 1 })
+    expect(q.probe).toMatchObject({ seed: 1, questions: 12, correct: 12, accuracy: 1, missed: [] })
     expect(q.probe!.greedy).toHaveLength(4)
     expect(q.probeMs).toBeGreaterThan(0)
     expect(q.degenerate).toMatchObject({ degenerate: 0, share: 0 })
@@ -90,6 +90,7 @@ describe('output quality guard', () => {
     expect(pr.code, pr.stdout).toBe(1)
     expect(pr.cell.verdict.status).toBe('regression')
     expect(pr.cell.quality!.probe!.accuracy).toBe(0)
+    expect(pr.cell.quality!.probe!.missed).toEqual(Array.from({ length: 12 }, (_, i) => i + 1))
     expect(pr.report).toContain('accuracy 0% (baseline 100%): dropped 100 points, limit 5')
   }, 120_000)
 

@@ -26,6 +26,27 @@ describe('qualityVerdict', () => {
       reasons: [],
       warnings: ["probe questions differ from the baseline's (seed 2, 40 questions; baseline seed 1, 40): accuracy not compared"],
     },
+    {
+      name: 'more questions, the first ones as right as before',
+      // 60 asked now, 40 before: on questions 1–40 both missed question 7 only; the new questions 41–60 are not compared.
+      current: { probe: probe(0.7, { questions: 60, correct: 42, missed: [7, ...Array.from({ length: 17 }, (_, i) => 41 + i)] }) },
+      baseline: { probe: probe(0.975, { missed: [7] }) },
+      reasons: [],
+      warnings: ['probe question counts differ (60; baseline 40): accuracy compared on the first 40 questions both asked'],
+    },
+    {
+      name: 'fewer questions, most of them now wrong',
+      current: { probe: probe(0.25, { questions: 20, correct: 5, missed: Array.from({ length: 15 }, (_, i) => i + 1) }) },
+      baseline: { probe: probe(1, { missed: [] }) },
+      reasons: ['accuracy 25% (baseline 100%) on the first 20 questions both asked: dropped 75 points, limit 5'],
+    },
+    {
+      name: 'different question counts, a baseline from before the missed list',
+      current: { probe: probe(1, { questions: 60, correct: 60, missed: [] }) },
+      baseline: HEALTHY,
+      reasons: [],
+      warnings: ["probe questions differ from the baseline's (seed 1, 60 questions; baseline seed 1, 40): accuracy not compared"],
+    },
     { name: 'agreement at the minimum', current: { agreement: { mean: 0.8, prompts: 12, worst: WORST } }, reasons: [] },
     {
       name: 'agreement under the minimum',
