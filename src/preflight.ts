@@ -8,7 +8,7 @@ import type { CellHost, HostState } from './core/host.js'
 import type { Logger } from './core/log.js'
 import type { TargetPlan } from './core/plan.js'
 import type { TargetInfo } from './core/results.js'
-import { fingerprint, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from './host/index.js'
+import { fingerprint, markAllowed, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from './host/index.js'
 import { readMemInfo, type MemInfo } from './server/index.js'
 
 export interface HostDeps {
@@ -28,6 +28,9 @@ export interface Preflight {
 export async function preflightTarget(target: TargetPlan, deps: HostDeps, log: Logger): Promise<Preflight> {
   const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) })
   log.info(`${target.id}: preflight: ${summary(state)}`)
+  for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
+    log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`)
+  }
   const problem = preflightProblem(state, { attached: Boolean(target.external) })
   return problem ? { state, problem } : { state }
 }

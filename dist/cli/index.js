@@ -40811,12 +40811,133 @@ async function queryCuda(run) {
 }
 const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
 
+;// CONCATENATED MODULE: ./src/config/select.ts
+function onlyPatterns(only) {
+    return (only ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0);
+}
+/**
+ * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
+ * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
+ * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
+ */
+function compileGlob(pattern) {
+    return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`);
+}
+/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
+function globMatcher(full) {
+    const tokens = [];
+    for (let i = 0; i < full.length; i++) {
+        if (full[i] === '*' && full[i + 1] === '*') {
+            // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
+            tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') });
+            i++;
+        }
+        else if (full[i] === '*')
+            tokens.push({ kind: 'star' });
+        else if (full[i] === '?')
+            tokens.push({ kind: 'one' });
+        else
+            tokens.push({ kind: 'char', char: full[i] });
+    }
+    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
+    // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
+    // state i has matched anything yet (only then may `**/` skip its slash too).
+    const enter = (states, i, fresh = true) => {
+        for (; i <= tokens.length; i++) {
+            const mark = fresh ? 2 : 1;
+            if (states[i] >= mark)
+                return;
+            states[i] = mark;
+            if (i === tokens.length || !skippable(tokens[i]))
+                return;
+            const t = tokens[i];
+            if (fresh && t.kind === 'globstar' && t.dirs)
+                enter(states, i + 2);
+            fresh = true;
+        }
+    };
+    return (id) => {
+        let current = new Uint8Array(tokens.length + 1);
+        enter(current, 0);
+        for (const c of id) {
+            const next = new Uint8Array(tokens.length + 1);
+            for (let i = 0; i < tokens.length; i++) {
+                if (!current[i])
+                    continue;
+                const t = tokens[i];
+                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
+                    enter(next, i, false);
+                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
+                    enter(next, i + 1);
+            }
+            current = next;
+        }
+        return current[tokens.length] !== 0;
+    };
+}
+function matchesOnly(id, only) {
+    const patterns = onlyPatterns(only);
+    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
+}
+const LISTED = 12;
+/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
+function applyOnly(targets, only, problems) {
+    const patterns = onlyPatterns(only);
+    if (patterns.length === 0)
+        return targets;
+    const matchers = patterns.map(compileGlob);
+    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
+    patterns.forEach((pattern, i) => {
+        if (ids.some((id) => matchers[i](id)))
+            return;
+        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
+        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
+    });
+    return targets
+        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
+        .filter((t) => t.scenarios.length > 0);
+}
+/** More shards than a workflow matrix can hold is a typo. */
+const MAX_SHARDS = 256;
+function select_parseShard(text, problems) {
+    const trimmed = text?.trim() ?? '';
+    if (trimmed === '')
+        return undefined;
+    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
+    const index = match ? Number(match[1]) : NaN;
+    const count = match ? Number(match[2]) : NaN;
+    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
+        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
+        return undefined;
+    }
+    return { index, count };
+}
+/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
+function shardOf(targets, count) {
+    const load = new Array(count).fill(0);
+    return targets.map((t) => {
+        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
+        load[shard] += t.scenarios.length;
+        return shard + 1;
+    });
+}
+function applyShard(targets, shard) {
+    if (!shard)
+        return targets;
+    const assigned = shardOf(targets, shard.count);
+    return targets.filter((_, i) => assigned[i] === shard.index);
+}
+
 ;// CONCATENATED MODULE: ./src/host/preflight.ts
 /**
  * The host's state before a target launches, and what in it makes a measurement worthless: a GPU
  * compute process this run did not start (it shares the GPU with the engine), or a clock slowdown
  * already active (the box is throttled). Either is an infrastructure error, never a regression.
  */
+
 
 
 const MAX_CPUS = 4096;
@@ -40849,9 +40970,28 @@ async function readGovernors(root) {
     const values = await Promise.all(cpus.map((cpu) => (0,promises_.readFile)(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')));
     return [...new Set(values.filter(Boolean))].sort();
 }
+/**
+ * Marks the processes `allow-gpu-processes` expects on this host. A glob matches the name as
+ * nvidia-smi prints it (often a full path) or its last path segment: `ollama`, `python*`, `/opt/dcgm/**`.
+ */
+function markAllowed(host, globs) {
+    if (!globs.length || !host.processes)
+        return [];
+    const matchers = globs.map(globMatcher);
+    const allowed = [];
+    host.processes = host.processes.map((p) => {
+        const base = p.name.slice(p.name.lastIndexOf('/') + 1);
+        if (p.ours || !matchers.some((m) => m(p.name) || m(base)))
+            return p;
+        const marked = { ...p, allowed: true };
+        allowed.push(marked);
+        return marked;
+    });
+    return allowed;
+}
 /** Why the target must not be measured on this host now, or undefined. */
 function preflightProblem(host, o) {
-    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours);
+    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed);
     if (stray.length) {
         const named = stray.slice(0, 3).map((p) => `pid ${p.pid} ${p.name}`).join(', ');
         return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
@@ -51814,126 +51954,6 @@ function redact_redact(text) {
     return secrets.redact(text);
 }
 
-;// CONCATENATED MODULE: ./src/config/select.ts
-function onlyPatterns(only) {
-    return (only ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0);
-}
-/**
- * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
- * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
- * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
- */
-function compileGlob(pattern) {
-    return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`);
-}
-/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
-function globMatcher(full) {
-    const tokens = [];
-    for (let i = 0; i < full.length; i++) {
-        if (full[i] === '*' && full[i + 1] === '*') {
-            // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
-            tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') });
-            i++;
-        }
-        else if (full[i] === '*')
-            tokens.push({ kind: 'star' });
-        else if (full[i] === '?')
-            tokens.push({ kind: 'one' });
-        else
-            tokens.push({ kind: 'char', char: full[i] });
-    }
-    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
-    // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
-    // state i has matched anything yet (only then may `**/` skip its slash too).
-    const enter = (states, i, fresh = true) => {
-        for (; i <= tokens.length; i++) {
-            const mark = fresh ? 2 : 1;
-            if (states[i] >= mark)
-                return;
-            states[i] = mark;
-            if (i === tokens.length || !skippable(tokens[i]))
-                return;
-            const t = tokens[i];
-            if (fresh && t.kind === 'globstar' && t.dirs)
-                enter(states, i + 2);
-            fresh = true;
-        }
-    };
-    return (id) => {
-        let current = new Uint8Array(tokens.length + 1);
-        enter(current, 0);
-        for (const c of id) {
-            const next = new Uint8Array(tokens.length + 1);
-            for (let i = 0; i < tokens.length; i++) {
-                if (!current[i])
-                    continue;
-                const t = tokens[i];
-                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
-                    enter(next, i, false);
-                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
-                    enter(next, i + 1);
-            }
-            current = next;
-        }
-        return current[tokens.length] !== 0;
-    };
-}
-function matchesOnly(id, only) {
-    const patterns = onlyPatterns(only);
-    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
-}
-const LISTED = 12;
-/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
-function applyOnly(targets, only, problems) {
-    const patterns = onlyPatterns(only);
-    if (patterns.length === 0)
-        return targets;
-    const matchers = patterns.map(compileGlob);
-    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
-    patterns.forEach((pattern, i) => {
-        if (ids.some((id) => matchers[i](id)))
-            return;
-        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
-        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
-    });
-    return targets
-        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
-        .filter((t) => t.scenarios.length > 0);
-}
-/** More shards than a workflow matrix can hold is a typo. */
-const MAX_SHARDS = 256;
-function select_parseShard(text, problems) {
-    const trimmed = text?.trim() ?? '';
-    if (trimmed === '')
-        return undefined;
-    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
-    const index = match ? Number(match[1]) : NaN;
-    const count = match ? Number(match[2]) : NaN;
-    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
-        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
-        return undefined;
-    }
-    return { index, count };
-}
-/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
-function shardOf(targets, count) {
-    const load = new Array(count).fill(0);
-    return targets.map((t) => {
-        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
-        load[shard] += t.scenarios.length;
-        return shard + 1;
-    });
-}
-function applyShard(targets, shard) {
-    if (!shard)
-        return targets;
-    const assigned = shardOf(targets, shard.count);
-    return targets.filter((_, i) => assigned[i] === shard.index);
-}
-
 ;// CONCATENATED MODULE: ./src/config/paths.ts
 /**
  * Path-aware selection (`select: changed`): a target's `paths` are globs of repository files it depends on;
@@ -52098,6 +52118,7 @@ const DEFAULT_SETTINGS = {
     'pass-env': [],
     'noise-floor': '1.5%',
     'confirm-fresh': false,
+    'allow-gpu-processes': [],
     quality: {},
 };
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
@@ -52160,6 +52181,11 @@ function settingsShape() {
             .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
             .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }), { error: expected('must be a list of variable names') })
             .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
+        'allow-gpu-processes': array(schemas_string({ error: expected('must be a process name or glob') }).min(1, { error: expected('must not be empty') }).max(256, { error: expected('must be at most 256 characters') }), {
+            error: expected('must be a list of process names or globs'),
+        })
+            .max(64, { error: expected('must list at most 64 processes') })
+            .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
         quality: qualitySetting(),
     };
 }
@@ -52426,6 +52452,7 @@ function resolveSettings(defaults, target, path, problems) {
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
         passEnv: [...merged['pass-env']],
+        allowGpuProcesses: [...merged['allow-gpu-processes']],
         quality: probeSettings(merged.quality),
     };
 }
@@ -53001,6 +53028,7 @@ function formatSettings(s) {
         `memory-floor ${floor}`,
         `max-error-share ${formatPercent(s.maxErrorShare)}`,
         ...(s.dropCaches ? ['drop-caches'] : []),
+        ...(s.allowGpuProcesses.length ? [`allow-gpu-processes ${s.allowGpuProcesses.join(' ')}`] : []),
     ].join(', ');
 }
 /** The output quality probe as the file sets it: `40 questions (32 tokens each) + 12 greedy prompts, 64 in flight`. */
@@ -54017,7 +54045,7 @@ function gpuLine(g, i) {
 function preflightText(p) {
     const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
     const processes = p.processes?.length
-        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : ''}`).join(', ')}`
+        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
         : p.processes && 'no other GPU process';
     const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
     return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
@@ -55557,7 +55585,7 @@ const host = obj({
         gpus: list(gpuState).optional(),
         noGpu: str.optional(),
         cuda: str.optional(),
-        processes: list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool })).optional(),
+        processes: list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool, allowed: bool.optional() })).optional(),
         memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
         governors: list(str).optional(),
     }),
@@ -57467,6 +57495,9 @@ async function dropCaches(deps = {}) {
 async function preflightTarget(target, deps, log) {
     const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) });
     log.info(`${target.id}: preflight: ${preflight_summary(state)}`);
+    for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
+        log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`);
+    }
     const problem = preflightProblem(state, { attached: Boolean(target.external) });
     return problem ? { state, problem } : { state };
 }

@@ -48,6 +48,7 @@ function formatSettings(s: TargetSettings): string {
     `memory-floor ${floor}`,
     `max-error-share ${formatPercent(s.maxErrorShare)}`,
     ...(s.dropCaches ? ['drop-caches'] : []),
+    ...(s.allowGpuProcesses.length ? [`allow-gpu-processes ${s.allowGpuProcesses.join(' ')}`] : []),
   ].join(', ')
 }
 

@@ -33,6 +33,7 @@ export const DEFAULT_SETTINGS = {
   'pass-env': [],
   'noise-floor': '1.5%',
   'confirm-fresh': false,
+  'allow-gpu-processes': [],
   quality: {},
 } as const
 
@@ -107,6 +108,12 @@ function settingsShape() {
         { error: expected('must be a list of variable names') },
       )
       .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
+    'allow-gpu-processes': z
+      .array(z.string({ error: expected('must be a process name or glob') }).min(1, { error: expected('must not be empty') }).max(256, { error: expected('must be at most 256 characters') }), {
+        error: expected('must be a list of process names or globs'),
+      })
+      .max(64, { error: expected('must list at most 64 processes') })
+      .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
     quality: qualitySetting(),
   }
 }

@@ -39,6 +39,7 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],
     passEnv: [...merged['pass-env']],
+    allowGpuProcesses: [...merged['allow-gpu-processes']],
     quality: probeSettings(merged.quality),
   }
 }

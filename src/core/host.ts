@@ -35,6 +35,8 @@ export interface GpuProcess {
   usedMemoryMiB?: number
   /** Started by this run (its process group is one this run launched). */
   ours: boolean
+  /** Not ours, but matched by the target's `allow-gpu-processes`. */
+  allowed?: boolean
 }
 
 export interface HostState {

@@ -59,6 +59,8 @@ export interface TargetSettings {
   maxErrorShare: number
   /** Secret-looking variables of the runner passed to the engine on purpose (`pass-env`). */
   passEnv: string[]
+  /** GPU processes (names or globs) expected on the host: recorded by preflight, not refused (`allow-gpu-processes`). */
+  allowGpuProcesses: string[]
   /** false: no probe for this target. */
   quality: QualityProbeSettings | false
 }

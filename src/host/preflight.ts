@@ -5,6 +5,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises'
 import type { GpuProcess, HostState } from '../core/host.js'
+import { globMatcher } from '../config/select.js'
 import { nvidiaSmi, queryComputeApps, queryCuda, queryGpus, type Run } from './nvidia-smi.js'
 
 export interface HostReaders {
@@ -51,9 +52,27 @@ export interface PreflightOptions {
   attached: boolean
 }
 
+/**
+ * Marks the processes `allow-gpu-processes` expects on this host. A glob matches the name as
+ * nvidia-smi prints it (often a full path) or its last path segment: `ollama`, `python*`, `/opt/dcgm/**`.
+ */
+export function markAllowed(host: HostState, globs: readonly string[]): GpuProcess[] {
+  if (!globs.length || !host.processes) return []
+  const matchers = globs.map(globMatcher)
+  const allowed: GpuProcess[] = []
+  host.processes = host.processes.map((p) => {
+    const base = p.name.slice(p.name.lastIndexOf('/') + 1)
+    if (p.ours || !matchers.some((m) => m(p.name) || m(base))) return p
+    const marked = { ...p, allowed: true }
+    allowed.push(marked)
+    return marked
+  })
+  return allowed
+}
+
 /** Why the target must not be measured on this host now, or undefined. */
 export function preflightProblem(host: HostState, o: PreflightOptions): string | undefined {
-  const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours)
+  const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed)
   if (stray.length) {
     const named = stray.slice(0, 3).map((p) => `pid ${p.pid} ${p.name}`).join(', ')
     return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`

@@ -18,7 +18,7 @@ function gpuLine(g: GpuState, i: number): string {
 export function preflightText(p: HostState): string {
   const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`
   const processes = p.processes?.length
-    ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : ''}`).join(', ')}`
+    ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
     : p.processes && 'no other GPU process'
   const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)'
   return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ')

@@ -131,7 +131,7 @@ const host = obj({
     gpus: list(gpuState).optional(),
     noGpu: str.optional(),
     cuda: str.optional(),
-    processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool })).optional(),
+    processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool, allowed: bool.optional() })).optional(),
     memory: obj({ availableBytes: num, totalBytes: num }).optional(),
     governors: list(str).optional(),
   }),

@@ -112,6 +112,15 @@ const cases: Case[] = [
   { name: "pass-env naming the action's token", file: () => variant((c) => (c.defaults = { 'pass-env': ['HF_TOKEN', 'GITHUB_TOKEN'] })), path: 'defaults.pass-env[1]', says: "the action's own credential" },
   { name: 'pass-env naming an input', file: () => variant((c) => (target(c)['pass-env'] = ['INPUT_GITHUB_TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: "the action's own credential" },
   { name: 'pass-env with a bad name', file: () => variant((c) => (target(c)['pass-env'] = ['HF TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: 'must be a variable name' },
+  // allow-gpu-processes
+  { name: 'allow-gpu-processes as one string', file: () => variant((c) => (c.defaults = { 'allow-gpu-processes': 'ollama' })), path: 'defaults.allow-gpu-processes', says: 'must be a list of process names or globs' },
+  { name: 'allow-gpu-processes with an empty name', file: () => variant((c) => (target(c)['allow-gpu-processes'] = ['ollama', ''])), path: 'targets.vllm-fp8.allow-gpu-processes[1]', says: 'must not be empty' },
+  {
+    name: 'allow-gpu-processes past 64 entries',
+    file: () => variant((c) => (target(c)['allow-gpu-processes'] = Array.from({ length: 65 }, (_, i) => `p${i}`))),
+    path: 'targets.vllm-fp8.allow-gpu-processes',
+    says: 'must list at most 64 processes',
+  },
   // numbers
   { name: 'zero rounds', file: () => variant((c) => (c.defaults = { rounds: 0 })), path: 'defaults.rounds', says: 'must be a whole number from 1 to 100 (got 0)' },
   { name: 'fractional rounds on a target', file: () => variant((c) => (target(c).rounds = 2.5)), path: 'targets.vllm-fp8.rounds', says: 'whole number' },

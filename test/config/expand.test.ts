@@ -73,6 +73,7 @@ describe('the SPEC §3 example', () => {
       dropCaches: false,
       maxErrorShare: 0.1,
       passEnv: [],
+      allowGpuProcesses: [],
       quality: DEFAULT_PROBE,
     })
     expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 }, quality: DEFAULT_QUALITY_GATE })
@@ -159,7 +160,7 @@ describe('defaults and per-target overrides', () => {
       withTargets(
         {
           plain: { engine: 'vllm', launch: 'x' },
-          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0, 'max-rounds': 8, 'noise-floor': '3%', 'confirm-fresh': true },
+          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0, 'max-rounds': 8, 'noise-floor': '3%', 'confirm-fresh': true, 'allow-gpu-processes': ['ollama', '/opt/dcgm/**'] },
         },
         (c) => (c.defaults = { rounds: 4, 'request-timeout': '1h30m', 'memory-floor': '512MiB' }),
       ),
@@ -178,6 +179,7 @@ describe('defaults and per-target overrides', () => {
       dropCaches: false,
       maxErrorShare: 0.1,
       passEnv: [],
+      allowGpuProcesses: [],
       quality: DEFAULT_PROBE,
     })
     expect(byId(p, 'tuned').settings).toEqual({
@@ -194,6 +196,7 @@ describe('defaults and per-target overrides', () => {
       dropCaches: true,
       maxErrorShare: 0,
       passEnv: [],
+      allowGpuProcesses: ['ollama', '/opt/dcgm/**'],
       quality: DEFAULT_PROBE,
     })
   })

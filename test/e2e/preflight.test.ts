@@ -26,17 +26,19 @@ const CONFIG = [
 ].join('\n')
 
 /** One action run on a pull request with the scripted nvidia-smi in `scenario` (none on PATH when undefined). */
-async function run(out: string, scenario: string | undefined, o: { baseline?: string; env?: Record<string, string>; inputs?: Record<string, string> } = {}) {
+async function run(out: string, scenario: string | undefined, o: { baseline?: string; env?: Record<string, string>; inputs?: Record<string, string>; config?: string } = {}) {
   const state = await mkdtemp(join(tmpdir(), 'lbg-smi-'))
   const env: Record<string, string> = scenario
     ? { PATH: `${SMI_DIR}:${process.env.PATH}`, FAKE_SMI_SCENARIO: scenario, FAKE_SMI_STATE: state, ...o.env }
     : { PATH: '/usr/local/bin:/usr/bin:/bin', ...o.env }
-  return runPrAction({ cwd, config: 'bench.yml', out, baseline: o.baseline, env, inputs: o.inputs })
+  return runPrAction({ cwd, config: o.config ?? 'bench.yml', out, baseline: o.baseline, env, inputs: o.inputs })
 }
 
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'lbg-preflight-'))
   await writeFile(join(cwd, 'bench.yml'), CONFIG)
+  // The same matrix on a box where a python process is expected to hold the GPU.
+  await writeFile(join(cwd, 'allowed.yml'), CONFIG.replace('quality: false }', 'quality: false, allow-gpu-processes: [python*] }'))
 })
 
 describe('host preflight', () => {
@@ -73,6 +75,15 @@ describe('host preflight', () => {
     expect(tolerated.code, tolerated.stdout).toBe(0)
     expect(tolerated.cell.verdict.status).toBe('error')
   }, 240_000)
+
+  it('a GPU process the matrix allows: recorded and named, the target is measured', async () => {
+    const pr = await run('pr-allowed', 'stray', { baseline: 'base/results.json', config: 'allowed.yml' })
+    expect(pr.code, pr.stdout).toBe(0)
+    expect(pr.cell.status).toBe('ok')
+    expect(pr.cell.host!.preflight.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, allowed: true }])
+    expect(pr.stdout).toContain('small: preflight: GPU process pid 4242 python is allowed by allow-gpu-processes; it shares the GPU with the engine')
+    expect(pr.report).toContain('pid 4242 python (allowed)')
+  }, 120_000)
 
   it('a box already throttled before launch is an error naming the reason', async () => {
     const pr = await run('pr-throttled', 'throttled', { baseline: 'base/results.json' })

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { oursBy, preflightProblem, readGovernors, readHost, runCommand } from '../../src/host/index.js'
+import type { HostState } from '../../src/core/host.js'
+import { markAllowed, oursBy, preflightProblem, readGovernors, readHost, runCommand } from '../../src/host/index.js'
 import { scriptedSmi } from './smi.js'
 
 const memory = async () => ({ availableBytes: 100 * 1024 ** 3, totalBytes: 128 * 1024 ** 3 })
@@ -20,6 +21,28 @@ describe('preflight', () => {
     const host = await readHost({ smi: scriptedSmi('stray'), ours: oursBy(new Set([4242])) })
     expect(host.processes![0].ours).toBe(true)
     expect(preflightProblem(host, launched)).toBeUndefined()
+  })
+
+  it.each([
+    { globs: ['python'], allowed: [4242] },
+    { globs: ['python*'], allowed: [4242, 77] },
+    { globs: ['/opt/dcgm/**'], allowed: [13] },
+    { globs: ['dcgm-exporter'], allowed: [13] },
+    { globs: ['ollama', 'Python'], allowed: [] },
+  ])('allow-gpu-processes $globs: pids $allowed are allowed, the rest still stops the target', ({ globs, allowed }) => {
+    const host: HostState = {
+      processes: [
+        { pid: 4242, name: 'python', ours: false },
+        { pid: 77, name: '/usr/bin/python3.12', ours: false },
+        { pid: 13, name: '/opt/dcgm/bin/dcgm-exporter', ours: false },
+        { pid: 9, name: 'python', ours: true },
+      ],
+    }
+    expect(markAllowed(host, globs).map((p) => p.pid)).toEqual(allowed)
+    expect(host.processes!.filter((p) => p.allowed).map((p) => p.pid)).toEqual(allowed)
+    expect(host.processes!.find((p) => p.pid === 9)).toEqual({ pid: 9, name: 'python', ours: true })
+    const stray = host.processes!.filter((p) => !p.ours && !allowed.includes(p.pid))
+    expect(preflightProblem(host, launched)).toBe(stray.length ? `GPU busy: ${stray.map((p) => `pid ${p.pid} ${p.name}`).join(', ')} (not started by this run)` : undefined)
   })
 
   it('a target attached by URL runs its engine outside the run: its GPU process is expected', async () => {

@@ -26,6 +26,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       dropCaches: false,
       maxErrorShare: 0.5,
       passEnv: [],
+      allowGpuProcesses: [],
       quality: false,
     },
     gate: {},
