@@ -40147,6 +40147,19 @@ const DEGENERATE_MAX_RISE = 0.25;
 function points(fraction) {
     return String(Math.round(fraction * 1000) / 10);
 }
+/** What to do about replies cut at `max-tokens`. */
+const CUT_HINT = 'a model that reasons before answering needs a larger quality.max-tokens';
+/**
+ * Below this accuracy on both sides the probe has too few right answers to lose: a broken kernel
+ * that turns them wrong moves accuracy by a few points at most, so the gate says it cannot tell.
+ */
+const BLIND_ACCURACY = 0.5;
+function blindWarning(current, accuracies) {
+    if (accuracies.current >= BLIND_ACCURACY || accuracies.baseline >= BLIND_ACCURACY)
+        return undefined;
+    const cut = current.cut ? `; ${current.cut} of ${current.questions} replies reached max-tokens: ${CUT_HINT}` : '';
+    return `accuracy ${formatPercent(accuracies.current)} (baseline ${formatPercent(accuracies.baseline)}): too few right answers for the probe to see wrong ones${cut}`;
+}
 /** Accuracy over the first `n` questions, from the numbers of the missed ones. */
 function accuracyOver(probe, n) {
     return (n - (probe.missed ?? []).filter((q) => q <= n).length) / n;
@@ -40172,8 +40185,10 @@ function accuracyProblem(current, baseline, gate) {
     }
     const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`;
     const drop = same.baseline - same.current;
-    if (drop <= gate.maxAccuracyDrop + 1e-9)
-        return same.on === undefined ? {} : { warning: `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}` };
+    if (drop <= gate.maxAccuracyDrop + 1e-9) {
+        const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`);
+        return warning ? { warning } : {};
+    }
     return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` };
 }
 const KIND_WORDS = {
@@ -55557,7 +55572,7 @@ const cellVerdict = obj({
 const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
+    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(), cut: results_schema_num.optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
     probeMs: results_schema_num.optional(),
     agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
     degenerate: obj({
@@ -58516,15 +58531,17 @@ async function runJobs(client, jobs, o) {
     if (o.signal.aborted)
         cancel();
     const texts = new Array(jobs.length);
+    const cut = new Array(jobs.length).fill(false);
     let next = 0;
     let failure;
     const worker = async () => {
         while (next < jobs.length && !local.signal.aborted && failure === undefined) {
             const i = next++;
-            const { text, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: local.signal });
+            const { text, outputTokens, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: local.signal });
             if (error)
                 failure ??= error.message;
             texts[i] = text;
+            cut[i] = outputTokens !== undefined && outputTokens >= jobs[i].maxTokens;
         }
     };
     await Promise.all(Array.from({ length: Math.min(o.concurrency, jobs.length) }, worker)).finally(() => o.signal.removeEventListener('abort', cancel));
@@ -58532,7 +58549,7 @@ async function runJobs(client, jobs, o) {
         throw new Error('quality probe: cancelled');
     if (failure !== undefined)
         throw new Error(`quality probe failed: a request failed (${failure})`);
-    return texts;
+    return { texts, cut };
 }
 /** Probes a ready target; throws naming the failed request when one fails. */
 async function runProbe(client, settings, api, signal) {
@@ -58543,14 +58560,16 @@ async function runProbe(client, settings, api, signal) {
         ...questions.map((q) => ({ prompt: q.text, maxTokens: settings.maxTokens })),
         ...prompts.map((prompt) => ({ prompt, maxTokens: GREEDY_MAX_TOKENS })),
     ];
-    const texts = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal });
+    const { texts, cut } = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal });
     const score = scoreProbe(questions, texts.slice(0, questions.length));
+    const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length;
     const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
     const wrong = new Set(score.misses.map((m) => m.id));
     const missed = questions.flatMap((q, i) => (wrong.has(q.id) ? [i + 1] : []));
-    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, greedy };
+    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, cut: cutQuestions, greedy };
     const ms = performance.now() - started;
-    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}`;
+    const cutText = cutQuestions ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})` : '';
+    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}`;
     return { probe, ms, summary };
 }
 
@@ -60213,7 +60232,8 @@ function createBenchClient(target) {
             if (closed)
                 throw new Error('bench client is closed');
             const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api });
-            return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) };
+            const outputTokens = outcome.tally.completionTokens;
+            return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) };
         },
         async close() {
             if (closed)

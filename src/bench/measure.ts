@@ -37,7 +37,8 @@ export interface BenchClient {
    * One untimed greedy request that may stop at end-of-sequence: the streamed text (its first
    * DEGENERATE_SAMPLE_CHARS characters), or the error that ended it. For the quality probe.
    */
-  complete(prompt: string, maxTokens: number, options?: { api?: Api; signal?: AbortSignal }): Promise<{ text: string; error?: RequestError }>
+  /** One untimed request; `outputTokens` is the server's count when it reported usage. */
+  complete(prompt: string, maxTokens: number, options?: { api?: Api; signal?: AbortSignal }): Promise<{ text: string; outputTokens?: number; error?: RequestError }>
   close(): Promise<void>
 }
 
@@ -82,7 +83,8 @@ export function createBenchClient(target: BenchTarget): BenchClient {
     async complete(text, maxTokens, options = {}) {
       if (closed) throw new Error('bench client is closed')
       const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api })
-      return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) }
+      const outputTokens = outcome.tally.completionTokens
+      return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) }
     },
     async close() {
       if (closed) return

@@ -40,6 +40,8 @@ export interface ProbeResult {
    * the questions both asked. Files before this field lack it.
    */
   missed?: number[]
+  /** Questions whose reply reached `max-tokens` by the server's count (a model that reasons before answering is cut off); absent in older files. */
+  cut?: number
   /** What a later run's agreement is measured against once this run is the baseline. */
   greedy: GreedyOutput[]
 }

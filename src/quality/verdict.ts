@@ -30,6 +30,21 @@ function points(fraction: number): string {
   return String(Math.round(fraction * 1000) / 10)
 }
 
+/** What to do about replies cut at `max-tokens`. */
+export const CUT_HINT = 'a model that reasons before answering needs a larger quality.max-tokens'
+
+/**
+ * Below this accuracy on both sides the probe has too few right answers to lose: a broken kernel
+ * that turns them wrong moves accuracy by a few points at most, so the gate says it cannot tell.
+ */
+export const BLIND_ACCURACY = 0.5
+
+function blindWarning(current: ProbeResult, accuracies: { current: number; baseline: number }): string | undefined {
+  if (accuracies.current >= BLIND_ACCURACY || accuracies.baseline >= BLIND_ACCURACY) return undefined
+  const cut = current.cut ? `; ${current.cut} of ${current.questions} replies reached max-tokens: ${CUT_HINT}` : ''
+  return `accuracy ${formatPercent(accuracies.current)} (baseline ${formatPercent(accuracies.baseline)}): too few right answers for the probe to see wrong ones${cut}`
+}
+
 /** Accuracy over the first `n` questions, from the numbers of the missed ones. */
 function accuracyOver(probe: ProbeResult, n: number): number {
   return (n - (probe.missed ?? []).filter((q) => q <= n).length) / n
@@ -54,7 +69,10 @@ function accuracyProblem(current: ProbeResult, baseline: ProbeResult, gate: Qual
   }
   const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`
   const drop = same.baseline - same.current
-  if (drop <= gate.maxAccuracyDrop + 1e-9) return same.on === undefined ? {} : { warning: `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}` }
+  if (drop <= gate.maxAccuracyDrop + 1e-9) {
+    const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`)
+    return warning ? { warning } : {}
+  }
   return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` }
 }
 

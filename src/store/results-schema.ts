@@ -102,7 +102,7 @@ const share = z.number({ error: want('a number from 0 to 1') }).min(0, { error: 
 
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, missed: list(num).max(PROBE_MAX_QUESTIONS).optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
+  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, missed: list(num).max(PROBE_MAX_QUESTIONS).optional(), cut: num.optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
   probeMs: num.optional(),
   agreement: obj({ mean: share, prompts: num, worst: str.optional() }).optional(),
   degenerate: obj({

@@ -2,7 +2,8 @@
  * The output quality guard end to end, through the bundled action: a first run of a healthy
  * simulated engine is the baseline file; PR runs then compare with it. Fast garbage must never
  * pass as a speed-up: degenerate output at twice the speed fails the step, wrong answers fail it,
- * and a model whose answers are all wrong on both sides passes, since nothing changed.
+ * and a model whose answers are all wrong on both sides passes, since nothing changed, saying that the
+ * probe cannot see wrong answers there.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -71,6 +72,9 @@ describe('output quality guard', () => {
     expect(pr.cell.verdict.status).toBe('regression')
     expect(pr.cell.verdict.metrics.decode?.status).toBe('improvement')
     expect(pr.cell.quality!.degenerate!.share).toBe(1)
+    // Every reply runs to max-tokens (the server's usage says so), and the probe line says what that means.
+    expect(pr.cell.quality!.probe!.cut).toBe(12)
+    expect(pr.stdout).toContain('accuracy 0% (12 of 12 replies reached max-tokens 32: a model that reasons before answering needs a larger quality.max-tokens)')
     expect(pr.cell.verdict.failures?.join('\n')).toMatch(/output degenerate: 100% of responses repeat one fragment \("'s"\); baseline 0%/)
     expect(pr.cell.verdict.confirmed).toBe(1)
     expect(pr.report).toContain('output degenerate: 100% of responses repeat one fragment')
@@ -100,5 +104,9 @@ describe('output quality guard', () => {
     const pr = await run({ timeScale: 2, fault: 'wrong-answers' }, 'pr-wrong-both', 'base-wrong/results.json')
     expect(pr.code, pr.stdout).toBe(0)
     expect(pr.cell.verdict.status).toBe('pass')
+    // Passing is not silence: the verdict says the probe cannot see wrong answers on this target.
+    expect(pr.cell.quality!.probe!.cut).toBe(0)
+    expect(pr.cell.verdict.note).toContain('accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones')
+    expect(pr.report).toContain('too few right answers for the probe to see wrong ones')
   }, 120_000)
 })

@@ -18,7 +18,21 @@ describe('qualityVerdict', () => {
     { name: 'accuracy drop within the limit', current: { probe: probe(0.9) }, baseline: HEALTHY, reasons: [] },
     { name: 'accuracy drop past the limit', current: { probe: probe(0.12) }, baseline: HEALTHY, reasons: ['accuracy 12% (baseline 95%): dropped 83 points, limit 5'] },
     { name: 'accuracy rise', current: { probe: probe(1) }, baseline: { probe: probe(0.5) }, reasons: [] },
-    { name: 'a model that never answers right, unchanged', current: { probe: probe(0) }, baseline: { probe: probe(0) }, reasons: [] },
+    {
+      name: 'a model that never answers right, unchanged: passes, saying the probe cannot see',
+      current: { probe: probe(0) },
+      baseline: { probe: probe(0) },
+      reasons: [],
+      warnings: ['accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones'],
+    },
+    {
+      name: 'replies cut at max-tokens on both sides: the warning says what to raise',
+      current: { probe: probe(0.1, { cut: 38 }) },
+      baseline: { probe: probe(0.125, { cut: 37 }) },
+      reasons: [],
+      warnings: ['accuracy 10% (baseline 12.5%): too few right answers for the probe to see wrong ones; 38 of 40 replies reached max-tokens: a model that reasons before answering needs a larger quality.max-tokens'],
+    },
+    { name: 'half right on one side is enough to see a drop', current: { probe: probe(0.475) }, baseline: { probe: probe(0.5) }, reasons: [] },
     {
       name: 'different probe questions',
       current: { probe: probe(0.1, { seed: 2 }) },

@@ -6,7 +6,8 @@
  * different text) fails on agreement although every speed figure improved.
  *
  * The tiny models answer no question right, so accuracy is 0 % on every side and never the reason:
- * that is the "weak on both sides passes" rule on a real engine. Speed limits are wide here: two
+ * that is the "weak on both sides passes" rule on a real engine, said out loud (the probe cannot see
+ * wrong answers there, and every reply ran to max-tokens by the server's own usage count). Speed limits are wide here: two
  * launches on a shared 2-core machine differ by tens of percent, and this file is about the text.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
@@ -59,6 +60,8 @@ describe('the quality guard on the real llama-server', () => {
     const probe = base.cell.quality?.probe
     expect([probe?.questions, probe?.greedy.length, probe?.accuracy]).toEqual([8, 4, 0])
     expect(base.output).toMatch(/llama: quality probe 8 questions \+ 4 prompts in [\d.]+m?s: accuracy 0%/)
+    // The tiny model never stops on its own: by the server's usage count every reply reached max-tokens.
+    expect(probe?.cut).toBe(8)
     console.log(base.output.match(/quality probe .*/)?.[0])
 
     const again = await run(healthy, 'again', 'base/results.json')
@@ -66,6 +69,7 @@ describe('the quality guard on the real llama-server', () => {
     expect(again.cell.quality?.agreement).toEqual({ mean: 1, prompts: 4 })
     expect(again.cell.quality?.probe?.accuracy).toBe(0)
     expect(again.cell.verdict?.status).not.toBe('regression')
+    expect(again.cell.verdict?.note).toContain('accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones; 8 of 8 replies reached max-tokens')
 
     const other = await run(await config('other.yml', llama.draft), 'other', 'base/results.json')
     expect(other.code, other.output).toBe(1)
