@@ -54383,6 +54383,7 @@ function sparkline(values, runs = SPARK_RUNS) {
 
 
 
+
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
 const ALIGN = ['l', 'l', 'l', 'l', 'l'];
 const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
@@ -54416,7 +54417,10 @@ function figureText(cell, metric) {
     const body = `${formatNumber(f.value)}${stat}${change}`;
     return f.regressed ? `**${body}**` : body;
 }
-/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
+/**
+ * `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate; `acc 0% ⚠️` when
+ * the probe had too few right answers to see wrong ones (the verdict note says so in words).
+ */
 function qualityText(cell) {
     const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
         const value = QUALITY_FIGURES[f].read(cell.quality);
@@ -54425,6 +54429,9 @@ function qualityText(cell) {
     if (!parts.length)
         return EMPTY;
     const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
+    const accuracy = cell.quality?.probe?.accuracy;
+    if (!failed && accuracy !== undefined && accuracy < BLIND_ACCURACY)
+        parts[0] += ' ⚠️';
     return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
 }
 /** How quality/verdict.ts words a failure. */

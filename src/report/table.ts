@@ -8,6 +8,7 @@ import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.
 import { cellStatusText } from './marks.js'
 import { engineLabel } from '../core/runtime.js'
 import { sparkline } from './sparkline.js'
+import { BLIND_ACCURACY } from '../quality/index.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
@@ -44,7 +45,10 @@ export function figureText(cell: CellResult, metric: GatedMetric): string {
   return f.regressed ? `**${body}**` : body
 }
 
-/** `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate. */
+/**
+ * `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate; `acc 0% ⚠️` when
+ * the probe had too few right answers to see wrong ones (the verdict note says so in words).
+ */
 export function qualityText(cell: CellResult): string {
   const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
     const value = QUALITY_FIGURES[f].read(cell.quality)
@@ -52,6 +56,8 @@ export function qualityText(cell: CellResult): string {
   })
   if (!parts.length) return EMPTY
   const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f))
+  const accuracy = cell.quality?.probe?.accuracy
+  if (!failed && accuracy !== undefined && accuracy < BLIND_ACCURACY) parts[0] += ' ⚠️'
   return failed ? `**${parts.join(' · ')}**` : parts.join(' · ')
 }
 

@@ -96,6 +96,8 @@ describe('output quality guard', () => {
     expect(pr.cell.quality!.probe!.accuracy).toBe(0)
     expect(pr.cell.quality!.probe!.missed).toEqual(Array.from({ length: 12 }, (_, i) => i + 1))
     expect(pr.report).toContain('accuracy 0% (baseline 100%): dropped 100 points, limit 5')
+    // A failed quality is bold, not marked: the failure says more than the mark would.
+    expect(pr.report).toContain('| **acc 0% · agree 1.00** |')
   }, 120_000)
 
   it('answers all wrong on both sides: nothing changed, passes', async () => {
@@ -108,5 +110,6 @@ describe('output quality guard', () => {
     expect(pr.cell.quality!.probe!.cut).toBe(0)
     expect(pr.cell.verdict.note).toContain('accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones')
     expect(pr.report).toContain('too few right answers for the probe to see wrong ones')
+    expect(pr.report).toContain('| acc 0% ⚠️ · agree 1.00 |')
   }, 120_000)
 })
