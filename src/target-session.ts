@@ -76,6 +76,7 @@ export class TargetSession {
       api: target.settings.api,
       requestTimeoutMs: target.settings.requestTimeoutMs,
       maxConcurrency: this.maxConcurrency,
+      requestBody: target.settings.requestBody,
     }))
   }
 

@@ -12,7 +12,7 @@ const Client = __nccwpck_require__(3701)
 const Dispatcher = __nccwpck_require__(883)
 const Pool = __nccwpck_require__(628)
 const BalancedPool = __nccwpck_require__(837)
-const RoundRobinPool = __nccwpck_require__(3139)
+const RoundRobinPool = __nccwpck_require__(5520)
 const Agent = __nccwpck_require__(7405)
 const ProxyAgent = __nccwpck_require__(6672)
 const Socks5ProxyAgent = __nccwpck_require__(7223)
@@ -11285,7 +11285,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 3139:
+/***/ 5520:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5520);
+/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6886);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5520:
+/***/ 6886:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -52064,6 +52064,29 @@ function runReason(target, changed, config) {
     return `paths changed: ${hits.slice(0, SHOWN_FILES).join(', ')}${more}`;
 }
 
+;// CONCATENATED MODULE: ./src/core/body-fields.ts
+/**
+ * Fields of the request body the measurement depends on: what is sent (model, prompt, messages),
+ * how it streams and counts (stream, stream_options, echo), how long it runs (max_tokens,
+ * max_completion_tokens, ignore_eos, min_tokens) and that it is greedy and single (temperature, n,
+ * best_of). A target's `request-body` may add any other field, never one of these.
+ */
+const OWNED_BODY_FIELDS = [
+    'model',
+    'prompt',
+    'messages',
+    'stream',
+    'stream_options',
+    'echo',
+    'max_tokens',
+    'max_completion_tokens',
+    'ignore_eos',
+    'min_tokens',
+    'temperature',
+    'n',
+    'best_of',
+];
+
 ;// CONCATENATED MODULE: ./src/config/container-schema.ts
 /**
  * The target keys for what lives outside the launch's process group: `container:` (the action composes
@@ -52117,6 +52140,7 @@ function stopSchema() {
 
 
 
+
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1';
 /** Built-in `defaults` as a user would write them. */
@@ -52134,6 +52158,7 @@ const DEFAULT_SETTINGS = {
     'noise-floor': '1.5%',
     'confirm-fresh': false,
     'allow-gpu-processes': [],
+    'request-body': {},
     quality: {},
 };
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
@@ -52158,6 +52183,23 @@ const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
 const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
+/** Past this a `request-body` is not a few engine switches. */
+const MAX_REQUEST_BODY_BYTES = 16 * 1024;
+/** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
+function requestBodySetting() {
+    return record(schemas_string(), unknown(), { error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }') })
+        .superRefine((body, ctx) => {
+        for (const key of Object.keys(body)) {
+            if (OWNED_BODY_FIELDS.includes(key)) {
+                ctx.addIssue({ code: 'custom', path: [key], message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden` });
+            }
+        }
+        const bytes = Buffer.byteLength(JSON.stringify(body));
+        if (bytes > MAX_REQUEST_BODY_BYTES)
+            ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` });
+    })
+        .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' });
+}
 /** `quality:` — the output quality probe; `false` skips it for the target. */
 function qualitySetting() {
     const probe = strictObject({
@@ -52201,6 +52243,7 @@ function settingsShape() {
         })
             .max(64, { error: expected('must list at most 64 processes') })
             .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
+        'request-body': requestBodySetting(),
         quality: qualitySetting(),
     };
 }
@@ -52468,6 +52511,7 @@ function resolveSettings(defaults, target, path, problems) {
         maxErrorShare: merged['max-error-share'],
         passEnv: [...merged['pass-env']],
         allowGpuProcesses: [...merged['allow-gpu-processes']],
+        requestBody: { ...merged['request-body'] },
         quality: probeSettings(merged.quality),
     };
 }
@@ -53044,6 +53088,7 @@ function formatSettings(s) {
         `max-error-share ${formatPercent(s.maxErrorShare)}`,
         ...(s.dropCaches ? ['drop-caches'] : []),
         ...(s.allowGpuProcesses.length ? [`allow-gpu-processes ${s.allowGpuProcesses.join(' ')}`] : []),
+        ...(Object.keys(s.requestBody).length ? [`request-body ${JSON.stringify(s.requestBody)}`] : []),
     ].join(', ');
 }
 /** The output quality probe as the file sets it: `40 questions (32 tokens each) + 12 greedy prompts, 64 in flight`. */
@@ -58660,11 +58705,12 @@ function promptText(index, fillerWords) {
 /**
  * The body every engine gets: streamed, with the token counts in a final usage chunk
  * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
- * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); then the
- * engine's own fields from its adapter.
+ * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); the
+ * target's extra fields under those; then the engine's own fields from its adapter.
  */
 function requestBody(o) {
     const common = {
+        ...o.extra,
         model: o.model,
         stream: true,
         stream_options: { include_usage: true },
@@ -60210,7 +60256,7 @@ function createBenchClient(target) {
     const prompt = (fillerWords) => promptText(sequence++, fillerWords);
     const sendPrompt = async (text, maxTokens, signal, probe) => {
         const api = probe?.api ?? target.api;
-        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe });
+        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody });
         return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
     };
     const tokenize = adapter.tokenize?.bind(adapter);
@@ -60308,6 +60354,7 @@ class TargetSession {
             api: target.settings.api,
             requestTimeoutMs: target.settings.requestTimeoutMs,
             maxConcurrency: this.maxConcurrency,
+            requestBody: target.settings.requestBody,
         }));
     }
     /** Drops the page cache when asked, then launches (or attaches to) the target and waits until it is ready. Throws what `startTarget` throws. */

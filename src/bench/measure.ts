@@ -27,6 +27,8 @@ export interface BenchTarget {
   requestTimeoutMs: number
   /** Highest concurrency this client will be asked for (sizes the undici Agent). */
   maxConcurrency: number
+  /** Extra fields of every request body (`request-body`). */
+  requestBody?: Readonly<Record<string, unknown>>
 }
 
 export interface BenchClient {
@@ -56,7 +58,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
 
   const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }): Promise<StreamOutcome> => {
     const api = probe?.api ?? target.api
-    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe })
+    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody })
     return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
   }
   const tokenize = adapter.tokenize?.bind(adapter)

@@ -65,16 +65,19 @@ export interface BodyOptions {
   maxTokens: number
   /** False lets the model stop at its end-of-sequence token (the quality probe); default true. */
   ignoreEos?: boolean
+  /** The target's `request-body`: extra fields, none of OWNED_BODY_FIELDS (core/body-fields.ts). */
+  extra?: Readonly<Record<string, unknown>>
 }
 
 /**
  * The body every engine gets: streamed, with the token counts in a final usage chunk
  * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
- * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); then the
- * engine's own fields from its adapter.
+ * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); the
+ * target's extra fields under those; then the engine's own fields from its adapter.
  */
 export function requestBody(o: BodyOptions): string {
   const common: Record<string, unknown> = {
+    ...o.extra,
     model: o.model,
     stream: true,
     stream_options: { include_usage: true },

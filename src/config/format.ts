@@ -49,6 +49,7 @@ function formatSettings(s: TargetSettings): string {
     `max-error-share ${formatPercent(s.maxErrorShare)}`,
     ...(s.dropCaches ? ['drop-caches'] : []),
     ...(s.allowGpuProcesses.length ? [`allow-gpu-processes ${s.allowGpuProcesses.join(' ')}`] : []),
+    ...(Object.keys(s.requestBody).length ? [`request-body ${JSON.stringify(s.requestBody)}`] : []),
   ].join(', ')
 }
 

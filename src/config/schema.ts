@@ -14,6 +14,7 @@ import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedM
 import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
 import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
+import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
 import { containerSchema, stopSchema } from './container-schema.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
@@ -34,6 +35,7 @@ export const DEFAULT_SETTINGS = {
   'noise-floor': '1.5%',
   'confirm-fresh': false,
   'allow-gpu-processes': [],
+  'request-body': {},
   quality: {},
 } as const
 
@@ -62,6 +64,26 @@ export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (met
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
 const API = z.enum(['completions', 'chat'], { error: expected('must be completions or chat') })
+
+/** Past this a `request-body` is not a few engine switches. */
+const MAX_REQUEST_BODY_BYTES = 16 * 1024
+
+/** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
+function requestBodySetting() {
+  return z
+    // Values are whatever the YAML or JSON file holds (strings, numbers, booleans, null, lists, mappings): JSON already.
+    .record(z.string(), z.unknown(), { error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }') })
+    .superRefine((body, ctx) => {
+      for (const key of Object.keys(body)) {
+        if ((OWNED_BODY_FIELDS as readonly string[]).includes(key)) {
+          ctx.addIssue({ code: 'custom', path: [key], message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden` })
+        }
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(body))
+      if (bytes > MAX_REQUEST_BODY_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` })
+    })
+    .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' })
+}
 
 /** `quality:` — the output quality probe; `false` skips it for the target. */
 function qualitySetting() {
@@ -114,6 +136,7 @@ function settingsShape() {
       })
       .max(64, { error: expected('must list at most 64 processes') })
       .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
+    'request-body': requestBodySetting(),
     quality: qualitySetting(),
   }
 }

@@ -40,6 +40,7 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
     maxErrorShare: merged['max-error-share'],
     passEnv: [...merged['pass-env']],
     allowGpuProcesses: [...merged['allow-gpu-processes']],
+    requestBody: { ...merged['request-body'] },
     quality: probeSettings(merged.quality),
   }
 }

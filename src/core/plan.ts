@@ -59,6 +59,8 @@ export interface TargetSettings {
   maxErrorShare: number
   /** Secret-looking variables of the runner passed to the engine on purpose (`pass-env`). */
   passEnv: string[]
+  /** Extra fields of every request body (`request-body`); none of core/body-fields.ts's. */
+  requestBody: Record<string, unknown>
   /** GPU processes (names or globs) expected on the host: recorded by preflight, not refused (`allow-gpu-processes`). */
   allowGpuProcesses: string[]
   /** false: no probe for this target. */

@@ -112,6 +112,15 @@ const cases: Case[] = [
   { name: "pass-env naming the action's token", file: () => variant((c) => (c.defaults = { 'pass-env': ['HF_TOKEN', 'GITHUB_TOKEN'] })), path: 'defaults.pass-env[1]', says: "the action's own credential" },
   { name: 'pass-env naming an input', file: () => variant((c) => (target(c)['pass-env'] = ['INPUT_GITHUB_TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: "the action's own credential" },
   { name: 'pass-env with a bad name', file: () => variant((c) => (target(c)['pass-env'] = ['HF TOKEN'])), path: 'targets.vllm-fp8.pass-env[0]', says: 'must be a variable name' },
+  // request-body
+  {
+    name: 'request-body overriding the greedy temperature',
+    file: () => variant((c) => (target(c)['request-body'] = { chat_template_kwargs: { enable_thinking: false }, temperature: 0.7 })),
+    path: 'targets.vllm-fp8.request-body.temperature',
+    says: 'is set by the gate for every request',
+  },
+  { name: 'request-body as a list', file: () => variant((c) => (c.defaults = { 'request-body': ['top_k: 1'] })), path: 'defaults.request-body', says: 'must be a mapping of request fields' },
+  { name: 'request-body past 16 KiB', file: () => variant((c) => (target(c)['request-body'] = { stop: ['x'.repeat(17_000)] })), path: 'targets.vllm-fp8.request-body', says: 'at most 16384' },
   // allow-gpu-processes
   { name: 'allow-gpu-processes as one string', file: () => variant((c) => (c.defaults = { 'allow-gpu-processes': 'ollama' })), path: 'defaults.allow-gpu-processes', says: 'must be a list of process names or globs' },
   { name: 'allow-gpu-processes with an empty name', file: () => variant((c) => (target(c)['allow-gpu-processes'] = ['ollama', ''])), path: 'targets.vllm-fp8.allow-gpu-processes[1]', says: 'must not be empty' },

@@ -74,6 +74,7 @@ describe('the SPEC §3 example', () => {
       maxErrorShare: 0.1,
       passEnv: [],
       allowGpuProcesses: [],
+      requestBody: {},
       quality: DEFAULT_PROBE,
     })
     expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 }, quality: DEFAULT_QUALITY_GATE })
@@ -160,7 +161,7 @@ describe('defaults and per-target overrides', () => {
       withTargets(
         {
           plain: { engine: 'vllm', launch: 'x' },
-          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0, 'max-rounds': 8, 'noise-floor': '3%', 'confirm-fresh': true, 'allow-gpu-processes': ['ollama', '/opt/dcgm/**'] },
+          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0, 'max-rounds': 8, 'noise-floor': '3%', 'confirm-fresh': true, 'allow-gpu-processes': ['ollama', '/opt/dcgm/**'], 'request-body': { chat_template_kwargs: { enable_thinking: false } } },
         },
         (c) => (c.defaults = { rounds: 4, 'request-timeout': '1h30m', 'memory-floor': '512MiB' }),
       ),
@@ -180,6 +181,7 @@ describe('defaults and per-target overrides', () => {
       maxErrorShare: 0.1,
       passEnv: [],
       allowGpuProcesses: [],
+      requestBody: {},
       quality: DEFAULT_PROBE,
     })
     expect(byId(p, 'tuned').settings).toEqual({
@@ -197,6 +199,7 @@ describe('defaults and per-target overrides', () => {
       maxErrorShare: 0,
       passEnv: [],
       allowGpuProcesses: ['ollama', '/opt/dcgm/**'],
+      requestBody: { chat_template_kwargs: { enable_thinking: false } },
       quality: DEFAULT_PROBE,
     })
   })

@@ -27,6 +27,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       maxErrorShare: 0.5,
       passEnv: [],
       allowGpuProcesses: [],
+      requestBody: {},
       quality: false,
     },
     gate: {},
