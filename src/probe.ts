@@ -68,8 +68,7 @@ export async function runProbe(client: BenchClient, settings: QualityProbeSettin
   const score = scoreProbe(questions, texts.slice(0, questions.length))
   const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length
   const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })))
-  const wrong = new Set(score.misses.map((m) => m.id))
-  const missed = questions.flatMap((q, i) => (wrong.has(q.id) ? [i + 1] : []))
+  const missed = score.misses.map((m) => m.number)
   const probe: ProbeResult = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, cut: cutQuestions, greedy }
   const ms = performance.now() - started
   const cutText = cutQuestions ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})` : ''

@@ -39127,6 +39127,10 @@ function formatPercent(fraction) {
     const text = (fraction * 100).toFixed(1).replace(/\.0$/, '');
     return `${text.replace('-', MINUS)}%`;
 }
+/** A fraction as percentage points with at most one decimal, no sign or unit: 0.83 → `83`, 0.125 → `12.5`. */
+function formatPoints(fraction) {
+    return String(Math.round(fraction * 1000) / 10);
+}
 /** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
 function formatDelta(fraction) {
     if (typeof fraction !== 'number' || !Number.isFinite(fraction))
@@ -39925,7 +39929,7 @@ function scoreProbe(questions, replies) {
         const reply = replies[i];
         const got = reply === undefined ? undefined : finalNumber(reply);
         if (got !== q.answer)
-            misses.push({ id: q.id, expected: q.answer, got: got ?? null });
+            misses.push({ id: q.id, number: i + 1, expected: q.answer, got: got ?? null });
     });
     const correct = questions.length - misses.length;
     return { questions: questions.length, correct, accuracy: questions.length === 0 ? 0 : correct / questions.length, misses };
@@ -40143,10 +40147,6 @@ function tallyDegenerate(checks) {
  * share moves little between healthy runs, and a rise past a quarter of the responses is a change.
  */
 const DEGENERATE_MAX_RISE = 0.25;
-/** A fraction as points with at most one decimal: 0.83 → `83`, 0.125 → `12.5`. */
-function points(fraction) {
-    return String(Math.round(fraction * 1000) / 10);
-}
 /** What to do about replies cut at `max-tokens`. */
 const CUT_HINT = 'a model that reasons before answering needs a larger quality.max-tokens';
 /**
@@ -40189,7 +40189,7 @@ function accuracyProblem(current, baseline, gate) {
         const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`);
         return warning ? { warning } : {};
     }
-    return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` };
+    return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}` };
 }
 const KIND_WORDS = {
     repeat: 'repeat one fragment',
@@ -53100,8 +53100,7 @@ function formatProbe(probe) {
 }
 /** The quality gate: `quality accuracy drop > 5 points, agreement < 0.8, degenerate fail`. */
 function formatQualityGate(q) {
-    const points = Math.round(q.maxAccuracyDrop * 1000) / 10;
-    return `quality accuracy drop > ${points} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`;
+    return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`;
 }
 function formatGate(gate) {
     const parts = GATED_METRICS.flatMap((metric) => {
@@ -58616,8 +58615,7 @@ async function runProbe(client, settings, api, signal) {
     const score = scoreProbe(questions, texts.slice(0, questions.length));
     const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length;
     const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
-    const wrong = new Set(score.misses.map((m) => m.id));
-    const missed = questions.flatMap((q, i) => (wrong.has(q.id) ? [i + 1] : []));
+    const missed = score.misses.map((m) => m.number);
     const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, cut: cutQuestions, greedy };
     const ms = performance.now() - started;
     const cutText = cutQuestions ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})` : '';

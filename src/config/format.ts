@@ -2,7 +2,7 @@
 import { GATED_METRICS, METRICS, isRelative } from '../core/metrics.js'
 import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
 import type { QualityGate } from '../core/quality.js'
-import { formatBytes, formatDuration, formatPercent } from '../core/format.js'
+import { formatBytes, formatDuration, formatPercent, formatPoints } from '../core/format.js'
 
 export function formatPlan(plan: Plan): string {
   const head = [
@@ -62,8 +62,7 @@ function formatProbe(probe: QualityProbeSettings | false): string {
 
 /** The quality gate: `quality accuracy drop > 5 points, agreement < 0.8, degenerate fail`. */
 function formatQualityGate(q: QualityGate): string {
-  const points = Math.round(q.maxAccuracyDrop * 1000) / 10
-  return `quality accuracy drop > ${points} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`
+  return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`
 }
 
 export function formatGate(gate: GateConfig): string {

@@ -31,6 +31,11 @@ export function formatPercent(fraction: number): string {
   return `${text.replace('-', MINUS)}%`
 }
 
+/** A fraction as percentage points with at most one decimal, no sign or unit: 0.83 → `83`, 0.125 → `12.5`. */
+export function formatPoints(fraction: number): string {
+  return String(Math.round(fraction * 1000) / 10)
+}
+
 /** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
 export function formatDelta(fraction: number | null | undefined): string {
   if (typeof fraction !== 'number' || !Number.isFinite(fraction)) return EMPTY

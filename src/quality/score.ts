@@ -23,6 +23,8 @@ export function finalNumber(reply: string): number | undefined {
 
 export interface ProbeMiss {
   id: string
+  /** The question's place in the probe, from 1 (what a results file's `probe.missed` lists). */
+  number: number
   expected: number
   /** The reply's final number; null when it had none or the request failed. */
   got: number | null
@@ -43,7 +45,7 @@ export function scoreProbe(questions: readonly ProbeQuestion[], replies: readonl
   questions.forEach((q, i) => {
     const reply = replies[i]
     const got = reply === undefined ? undefined : finalNumber(reply)
-    if (got !== q.answer) misses.push({ id: q.id, expected: q.answer, got: got ?? null })
+    if (got !== q.answer) misses.push({ id: q.id, number: i + 1, expected: q.answer, got: got ?? null })
   })
   const correct = questions.length - misses.length
   return { questions: questions.length, correct, accuracy: questions.length === 0 ? 0 : correct / questions.length, misses }

@@ -6,7 +6,7 @@
  * DEGENERATE_MAX_RISE over the baseline's (a warning instead with `degenerate: warn`, not
  * checked with `off`). A figure either side lacks is not compared.
  */
-import { formatPercent } from '../core/format.js'
+import { formatPercent, formatPoints } from '../core/format.js'
 import { DEGENERATE_KINDS, type CellQuality, type DegenerateKind, type DegenerateTally, type ProbeResult, type QualityGate } from '../core/quality.js'
 import { quote } from './text.js'
 
@@ -23,11 +23,6 @@ export interface QualityVerdict {
   reasons: string[]
   /** Checks that failed but do not gate (`degenerate: warn`), and figures that could not be compared. */
   warnings: string[]
-}
-
-/** A fraction as points with at most one decimal: 0.83 → `83`, 0.125 → `12.5`. */
-function points(fraction: number): string {
-  return String(Math.round(fraction * 1000) / 10)
 }
 
 /** What to do about replies cut at `max-tokens`. */
@@ -73,7 +68,7 @@ function accuracyProblem(current: ProbeResult, baseline: ProbeResult, gate: Qual
     const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`)
     return warning ? { warning } : {}
   }
-  return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${points(drop)} points, limit ${points(gate.maxAccuracyDrop)}` }
+  return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}` }
 }
 
 const KIND_WORDS: Record<DegenerateKind, string> = {

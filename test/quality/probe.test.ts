@@ -90,8 +90,8 @@ describe('scoreProbe', () => {
 
   it('names each miss with what was expected and what came back', () => {
     expect(scoreProbe(questions.slice(0, 2), ['nothing', `${questions[1].answer + 3}`]).misses).toEqual([
-      { id: 'q1', expected: questions[0].answer, got: null },
-      { id: 'q2', expected: questions[1].answer, got: questions[1].answer + 3 },
+      { id: 'q1', number: 1, expected: questions[0].answer, got: null },
+      { id: 'q2', number: 2, expected: questions[1].answer, got: questions[1].answer + 3 },
     ])
   })
 })
