@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
-import { ROOT, runAction, type ActionRun } from '../helpers/action.js'
+import { ROOT, onceStdout, runAction, type ActionRun } from '../helpers/action.js'
 import { startScheduledServer, type ScheduledServer } from '../helpers/scheduled-server.js'
 import { isGone, killGroupQuietly, psGroup } from '../server/procs.js'
 
@@ -100,16 +100,12 @@ describe('cancellation', () => {
 
   it('SIGINT mid-measurement tears the launch down, grandchildren included, before the runner escalates', async () => {
     let sentAt = 0
-    const { run, results, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) => {
-      let out = ''
-      child.stdout!.on('data', (d) => {
-        out += d
-        if (!sentAt && /ready at/.test(out)) {
-          sentAt = Date.now()
-          setTimeout(() => child.kill('SIGINT'), 1500)
-        }
-      })
-    })
+    const { run, results, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) =>
+      onceStdout(child, /ready at/, () => {
+        sentAt = Date.now()
+        setTimeout(() => child.kill('SIGINT'), 1500)
+      }),
+    )
     expect(sentAt).toBeGreaterThan(0)
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/SIGINT/)
@@ -131,13 +127,9 @@ describe('cancellation', () => {
   // orphaned group within a couple of seconds, and the post step, when it does run, finds nothing left.
   it('when the main step is SIGKILLed, the watchdog kills what it left behind and the post step finds nothing', async () => {
     let killedAt = 0
-    const { run, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) => {
-      let out = ''
-      child.stdout!.on('data', (d) => {
-        out += d
-        if (!killedAt && /ready at/.test(out)) setTimeout(() => ((killedAt = Date.now()), child.kill('SIGKILL')), 800)
-      })
-    })
+    const { run, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) =>
+      onceStdout(child, /ready at/, () => setTimeout(() => ((killedAt = Date.now()), child.kill('SIGKILL')), 800)),
+    )
     expect(run.code).toBeNull()
     const pgids = pgidsOf(run)
     expect(pgids).toHaveLength(1)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { ROOT, runAction, type ActionRun } from '../helpers/action.js'
+import { ROOT, onceStdout, runAction, type ActionRun } from '../helpers/action.js'
 
 const FAKE = join(ROOT, 'test/helpers/fake-engine.mjs')
 
@@ -72,15 +72,11 @@ async function mainStep(cwd: string, pidFile: string, signal: NodeJS.Signals): P
     cwd,
     inputs: { config: 'bench.yml', 'results-dir': 'out' },
     timeoutMs: 90_000,
-    onSpawn: (child) => {
-      let out = ''
-      child.stdout!.on('data', async (d) => {
-        out += d
-        if (worker || !/two-box: ready at/.test(out)) return
+    onSpawn: (child) =>
+      onceStdout(child, /two-box: ready at/, async () => {
         worker = Number((await readFile(pidFile, 'utf8')).trim())
         child.kill(signal)
-      })
-    },
+      }),
   })
   return { run, worker }
 }

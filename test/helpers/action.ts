@@ -36,6 +36,21 @@ export interface ActionOptions {
   timeoutMs?: number
 }
 
+/**
+ * Calls `act` once, the first time the child's stdout so far matches `pattern`: how the tests signal
+ * a running action at a known point (`ready at` → mid-measurement).
+ */
+export function onceStdout(child: ChildProcess, pattern: RegExp, act: () => unknown): void {
+  let out = ''
+  let done = false
+  child.stdout!.on('data', (d) => {
+    out += d
+    if (done || !pattern.test(out)) return
+    done = true
+    void act()
+  })
+}
+
 /** Parses the `name<<delimiter` … `delimiter` blocks that @actions/core writes to file commands. */
 export function parseFileCommand(text: string): Record<string, string> {
   const out: Record<string, string> = {}

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
-import { ROOT, runAction, type ActionRun } from '../helpers/action.js'
+import { ROOT, onceStdout, runAction, type ActionRun } from '../helpers/action.js'
 import { ENGINE_IMAGE, docker, llamaCpp, podman } from './prereq.js'
 
 type Runtime = 'podman' | 'docker'
@@ -91,20 +91,15 @@ describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime
       cwd,
       inputs: { config: 'bench.yml', 'results-dir': 'out' },
       timeoutMs: 170_000,
-      onSpawn: (child) => {
-        let out = ''
-        child.stdout!.on('data', (d) => {
-          out += d
-          // Mid-cell: the engine is ready and the first round is streaming.
-          if (killedAt || !/boxed: ready at/.test(out)) return
-          killedAt = -1
+      // Mid-cell: a second after ready, the first round is streaming.
+      onSpawn: (child) =>
+        onceStdout(child, /boxed: ready at/, () =>
           setTimeout(() => {
             running = cli(runtime, 'ps', '-q', '--filter', 'name=llm-bench-4242-', '--filter', 'status=running')
             killedAt = Date.now()
             child.kill('SIGKILL')
-          }, 1000)
-        })
-      },
+          }, 1000),
+        ),
     })
     expect(run.code, run.stdout).toBeNull()
     expect(running, 'the container was serving when the action was killed').not.toBe('')
