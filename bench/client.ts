@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util'
 import { createBenchClient } from '../src/bench/measure.js'
 import { percentile } from '../src/core/stats.js'
 import type { EngineAdapter } from '../src/engines/types.js'
-import { startScheduledServer } from '../test/helpers/scheduled-server.js'
+import { startScheduledServer } from '../harness/scheduled-server.js'
 
 const CONCURRENCY = [1, 16, 64, 256]
 

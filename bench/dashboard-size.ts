@@ -5,7 +5,7 @@
  *   npx tsx bench/dashboard-size.ts
  */
 import { renderDashboard } from '../src/report/index.js'
-import { dashboardInput } from '../test/report/dashboard-fixture.js'
+import { dashboardInput } from '../harness/dashboard-fixture.js'
 
 const cases: Array<[number, number, number]> = [
   [3, 2, 30],

@@ -1,5 +1,5 @@
 import { exitWhenDrained } from './core/exit.js'
-import { main } from './runner.js'
+import { main } from './action/runner.js'
 
 await main()
 await exitWhenDrained()

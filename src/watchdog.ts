@@ -1,4 +1,4 @@
-import { runWatchdog } from './server/watchdog.js'
+import { runWatchdog } from './server/watchdog-process.js'
 
 await runWatchdog()
 process.exit(0)

@@ -1,18 +1,21 @@
 /**
  * The import rule of docs/architecture.md, checked over the real import graph of src/.
  *
- * Units are the top-level folders of src/ and, one unit each, the files directly in src/. The
- * layer table is read from the doc (between its `layer-table` markers), so the doc and this test
- * cannot drift apart. A unit may import only units of strictly lower layers; units of one layer
- * never import each other, except in a layer whose table row allows it (the orchestration files),
- * and there no cycle may form. Every relative specifier counts: `import`, `import type`,
- * `export … from`, `import()` and `import('…')` types. Package imports and files outside src/
- * (package.json, fixtures) are not units and are ignored.
+ * Units are the top-level folders of src/ and, one unit each, the entry files directly in src/.
+ * The layer table is read from the doc (between its `layer-table` markers), so the doc and this
+ * test cannot drift apart. A unit may import only units of strictly lower layers; units of one
+ * layer never import each other unless the table row allows it, and no cycle may form. Every
+ * relative specifier counts: `import`, `import type`, `export … from`, `import()` and
+ * `import('…')` types. Package imports and files outside src/ (package.json, fixtures) are not
+ * units and are ignored. The files directly in src/ are the entries the table names, nothing
+ * else, and no two files of src/ share a base name unless the name means the same thing in
+ * both folders (`index.ts`, `types.ts`, an engine's name).
  */
 import { readFileSync } from 'node:fs'
 import { posix } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { ENGINES } from '../src/engines/registry.js'
 import { ROOT } from './helpers/action.js'
 import { sourceFiles, type SourceFile } from './helpers/sources.js'
 
@@ -21,7 +24,7 @@ const DOC = 'docs/architecture.md'
 interface Layer {
   rank: number
   name: string
-  /** `core/` for a folder, `runner.ts` for a root file, `*.ts` for every root file not named elsewhere. */
+  /** `core/` for a folder, `index.ts` for a file directly in src/. */
   units: string[]
   sameLayer: boolean
 }
@@ -32,7 +35,7 @@ interface ImportRef {
 }
 
 interface FileImports {
-  /** Relative to src/: `bench/round.ts`, `pipeline.ts`. */
+  /** Relative to src/: `bench/round.ts`, `index.ts`. */
   file: string
   imports: ImportRef[]
 }
@@ -81,7 +84,7 @@ function unitOf(file: string): string {
 }
 
 function layerOf(unit: string, layers: readonly Layer[]): Layer | undefined {
-  return layers.find((l) => l.units.includes(unit)) ?? (unit.endsWith('/') ? undefined : layers.find((l) => l.units.includes('*.ts')))
+  return layers.find((l) => l.units.includes(unit))
 }
 
 // ── the import graph ────────────────────────────────────────────────────────────────────────
@@ -225,10 +228,31 @@ function checkImports(files: readonly FileImports[], layers: readonly Layer[]): 
   return { violations, cycles: cycles(edges) }
 }
 
-/** Files other than runner.ts that import the Actions toolkit. */
+/** The files directly in src/ that the table does not name as entries (its last layer). */
+function rootFiles(files: readonly string[], layers: readonly Layer[]): string[] {
+  const entries = layers.at(-1)?.units ?? []
+  return files.filter((f) => !f.includes('/') && !entries.includes(f)).map((f) => `src/${f}: a file directly in src/ that is not an entry of ${DOC}`)
+}
+
+/**
+ * Base names that more than one file of src/ carries. A name may repeat only where it means the same in
+ * every folder: `index.ts` (a folder's public face), `types.ts` (a folder's shapes), and an engine's name
+ * (its adapter in engines/, its result files in ingest/).
+ */
+function sharedBaseNames(files: readonly string[], engines: readonly string[]): string[] {
+  const same = new Set(['index.ts', 'types.ts', ...engines.map((e) => `${e}.ts`)])
+  const byName = new Map<string, string[]>()
+  for (const file of files) {
+    const name = posix.basename(file)
+    if (!same.has(name)) byName.set(name, [...(byName.get(name) ?? []), file])
+  }
+  return [...byName].filter(([, paths]) => paths.length > 1).map(([name, paths]) => `${name}: ${paths.map((p) => `src/${p}`).join(', ')}`)
+}
+
+/** Files outside action/ that import the Actions toolkit. */
 function actionsImports(files: readonly FileImports[]): string[] {
   return files.flatMap(({ file, imports }) =>
-    file === 'runner.ts' ? [] : imports.filter((i) => i.specifier.startsWith('@actions/')).map((i) => `src/${file}:${i.line} imports '${i.specifier}'`),
+    unitOf(file) === 'action/' ? [] : imports.filter((i) => i.specifier.startsWith('@actions/')).map((i) => `src/${file}:${i.line} imports '${i.specifier}'`),
   )
 }
 
@@ -242,7 +266,7 @@ describe('import graph of src/', () => {
     expect(layers.map((l) => l.rank)).toEqual([...layers.map((l) => l.rank)].sort((a, b) => a - b))
     expect(graph.length).toBeGreaterThan(50)
     // The scan sees the real graph, not an empty one that would pass every check.
-    expect(graph.find((f) => f.file === 'pipeline.ts')?.imports.map((i) => i.specifier)).toContain('./run-target.js')
+    expect(graph.find((f) => f.file === 'run/pipeline.ts')?.imports.map((i) => i.specifier)).toContain('../target/run-target.js')
     const unplaced = [...new Set(graph.map((f) => unitOf(f.file)))].filter((u) => !layerOf(u, layers))
     expect(unplaced).toEqual([])
   })
@@ -255,8 +279,13 @@ describe('import graph of src/', () => {
     expect(checkImports(graph, layers).cycles).toEqual([])
   })
 
-  it('keeps @actions/* in runner.ts alone', () => {
-    expect(graph.find((f) => f.file === 'runner.ts')?.imports.some((i) => i.specifier.startsWith('@actions/'))).toBe(true)
+  it('holds only the entries directly in src/, and no base name twice with different meanings', () => {
+    expect(rootFiles(graph.map((f) => f.file), layers)).toEqual([])
+    expect(sharedBaseNames(graph.map((f) => f.file), ENGINES.map((e) => e.name))).toEqual([])
+  })
+
+  it('keeps @actions/* in action/ alone', () => {
+    expect(graph.find((f) => f.file === 'action/runner.ts')?.imports.some((i) => i.specifier.startsWith('@actions/'))).toBe(true)
     expect(actionsImports(graph)).toEqual([])
   })
 })
@@ -266,7 +295,7 @@ describe('the checker', () => {
     { rank: 1, name: 'core', units: ['core/'], sameLayer: false },
     { rank: 2, name: 'measure', units: ['bench/', 'compare/'], sameLayer: false },
     { rank: 3, name: 'report', units: ['report/'], sameLayer: false },
-    { rank: 4, name: 'orchestration', units: ['*.ts'], sameLayer: true },
+    { rank: 4, name: 'run', units: ['run/', 'merge/'], sameLayer: true },
     { rank: 5, name: 'entries', units: ['index.ts'], sameLayer: false },
   ]
   const file = (path: string, text: string): FileImports => ({ file: path, imports: importsOf(path, text) })
@@ -278,9 +307,9 @@ describe('the checker', () => {
         file('report/table.ts', `import { Stats } from '../core/types.js'\nexport type Row = Stats\n`),
         file('bench/round.ts', `\nexport { judge } from '../compare/judge.js'\n`),
         file('compare/judge.ts', `import { z } from 'zod'\nconst pkg = await import('../../package.json')\n`),
-        file('pipeline.ts', `import { merge } from './merge.js'\n`),
-        file('merge.ts', `import * as core from '@actions/core'\nexport type P = import('./pipeline.js').Pipeline\n`),
-        file('index.ts', `await import('./pipeline.js')\n`),
+        file('run/pipeline.ts', `import { merge } from '../merge/shards.js'\n`),
+        file('merge/shards.ts', `import * as core from '@actions/core'\nexport type P = import('../run/pipeline.js').Pipeline\n`),
+        file('index.ts', `await import('./run/pipeline.js')\n`),
       ],
       table,
     )
@@ -290,9 +319,9 @@ describe('the checker', () => {
     ])
     expect(findings.cycles).toEqual([
       `core/ → report/ → core/; src/core/types.ts:1 imports '../report/table.js'; src/report/table.ts:1 imports '../core/types.js'`,
-      `merge.ts → pipeline.ts → merge.ts; src/merge.ts:2 imports './pipeline.js'; src/pipeline.ts:1 imports './merge.js'`,
+      `merge/ → run/ → merge/; src/merge/shards.ts:2 imports '../run/pipeline.js'; src/run/pipeline.ts:1 imports '../merge/shards.js'`,
     ])
-    expect(actionsImports([file('merge.ts', `import * as core from '@actions/core'\n`)])).toEqual([`src/merge.ts:1 imports '@actions/core'`])
+    expect(actionsImports([file('merge/shards.ts', `import * as core from '@actions/core'\n`)])).toEqual([`src/merge/shards.ts:1 imports '@actions/core'`])
   })
 
   it('finds every kind of specifier, and ignores packages and files outside src/', () => {
@@ -309,11 +338,17 @@ describe('the checker', () => {
     expect(importsOf('x/y.ts', text).map((i) => i.specifier)).toEqual(['./a.js', '../b/index.js', './c.js', './d.js', './e.js', './f.js'])
     expect(resolveSpecifier('bench/round.ts', '../core/stats.js')).toBe('core/stats.ts')
     expect(resolveSpecifier('core/version.ts', '../../package.json')).toBeUndefined()
-    expect(resolveSpecifier('pipeline.ts', 'zod')).toBeUndefined()
+    expect(resolveSpecifier('run/pipeline.ts', 'zod')).toBeUndefined()
   })
 
-  it('reports a unit the table does not place', () => {
-    const findings = checkImports([{ file: 'extra/x.ts', imports: [] }], table)
-    expect(findings.violations).toEqual([`src/extra/: no layer in the table of ${DOC}`])
+  it('reports a unit the table does not place: a folder, or a file directly in src/ that is not an entry', () => {
+    const findings = checkImports([{ file: 'extra/x.ts', imports: [] }, { file: 'pipeline.ts', imports: [] }], table)
+    expect(findings.violations).toEqual([`src/extra/: no layer in the table of ${DOC}`, `src/pipeline.ts: no layer in the table of ${DOC}`])
+    expect(rootFiles(['index.ts', 'pipeline.ts', 'run/pipeline.ts'], table)).toEqual([`src/pipeline.ts: a file directly in src/ that is not an entry of ${DOC}`])
+  })
+
+  it('reports base names shared by files of different meaning, and allows the ones that mean the same', () => {
+    const files = ['run/merge.ts', 'store/merge.ts', 'bench/index.ts', 'sim/index.ts', 'engines/vllm.ts', 'ingest/vllm.ts', 'server/types.ts', 'ingest/types.ts']
+    expect(sharedBaseNames(files, ['vllm'])).toEqual(['merge.ts: src/run/merge.ts, src/store/merge.ts'])
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULTS, parseInputs } from '../src/config/inputs.js'
-import { resolveBehaviour, type RunContext } from '../src/context.js'
+import { resolveBehaviour, type RunContext } from '../src/run/context.js'
 import { ConfigError } from '../src/core/errors.js'
 
 const from = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''

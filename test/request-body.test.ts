@@ -8,8 +8,8 @@ import { requestBody } from '../src/bench/prompt.js'
 import { DEFAULTS } from '../src/config/inputs.js'
 import { memoryLogger } from '../src/core/log.js'
 import { ENGINES } from '../src/engines/registry.js'
-import { runPipeline } from '../src/pipeline.js'
-import { startScheduledServer, type ScheduledServer } from './helpers/scheduled-server.js'
+import { runPipeline } from '../src/run/pipeline.js'
+import { startScheduledServer, type ScheduledServer } from '../harness/scheduled-server.js'
 
 const THINKING_OFF = { chat_template_kwargs: { enable_thinking: false }, top_k: 1 }
 let server: ScheduledServer

@@ -39025,18 +39025,18 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6886);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6319);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
-await (0,_core_exit_js__WEBPACK_IMPORTED_MODULE_1__/* .exitWhenDrained */ .w)(await (0,_command_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2)));
+await (0,_core_exit_js__WEBPACK_IMPORTED_MODULE_1__/* .exitWhenDrained */ .w)(await (0,_cli_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 6886:
+/***/ 6319:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40240,7 +40240,7 @@ function qualityVerdict(current, baseline, gate) {
 
 
 
-;// CONCATENATED MODULE: ./src/compare/quality.ts
+;// CONCATENATED MODULE: ./src/compare/cell-quality.ts
 
 
 /** Agreement of a cell's greedy outputs with its baseline cell's; undefined when either side has none. */
@@ -40510,7 +40510,7 @@ function join(a, b) {
     return a ? `${a}; ${b}` : b;
 }
 
-;// CONCATENATED MODULE: ./src/compare/rounds.ts
+;// CONCATENATED MODULE: ./src/compare/more-rounds.ts
 
 /**
  * How many more rounds to measure before deciding the cell; 0 to decide now. `cell` is the cell so far: every
@@ -40606,7 +40606,7 @@ const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
 const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
 const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
-;// CONCATENATED MODULE: ./src/assemble.ts
+;// CONCATENATED MODULE: ./src/run/assemble.ts
 
 
 function assembleResults(input) {
@@ -41075,7 +41075,7 @@ async function watchRound(smi) {
 
 
 
-;// CONCATENATED MODULE: ./src/cell-judge.ts
+;// CONCATENATED MODULE: ./src/target/cell-judge.ts
 /**
  * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
  * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
@@ -51316,7 +51316,7 @@ const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], { 
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
-;// CONCATENATED MODULE: ./src/core/paths.ts
+;// CONCATENATED MODULE: ./src/core/cli-entry.ts
 /** Where the bundled CLI lives, so the sim engine can launch itself as a child process. */
 
 
@@ -53035,14 +53035,14 @@ function locator(doc, lines) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/config/format.ts
+;// CONCATENATED MODULE: ./src/config/plan-text.ts
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
 
 
 function formatPlan(plan) {
     const head = [
         `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
-        `${format_count(plan.targets.length, 'target')}, ${format_count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
+        `${plan_text_count(plan.targets.length, 'target')}, ${plan_text_count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
     ];
     return [...head, ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n';
 }
@@ -53078,7 +53078,7 @@ function row(label, value) {
 function formatSettings(s) {
     const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`;
     return [
-        `${format_count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
+        `${plan_text_count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
         `confirm ${s.confirm}${s.confirmFresh ? ' (fresh launch)' : ''}`,
         `noise-floor ${formatPercent(s.noiseFloor)}`,
         `api ${s.api}`,
@@ -53096,7 +53096,7 @@ function formatProbe(probe) {
     if (probe === false)
         return 'off (quality: false)';
     const api = probe.api ? `, api ${probe.api}` : '';
-    return `${format_count(probe.questions, 'question')} (${probe.maxTokens} tokens each) + ${format_count(probe.prompts, 'greedy prompt')}, ${probe.concurrency} in flight${api}`;
+    return `${plan_text_count(probe.questions, 'question')} (${probe.maxTokens} tokens each) + ${plan_text_count(probe.prompts, 'greedy prompt')}, ${probe.concurrency} in flight${api}`;
 }
 /** The quality gate: `quality accuracy drop > 5 points, agreement < 0.8, degenerate fail`. */
 function formatQualityGate(q) {
@@ -53122,9 +53122,9 @@ function formatGate(gate) {
 }
 function formatWorkload(s) {
     const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`;
-    return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${format_count(s.requests, 'request')}/round`;
+    return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, 'request')}/round`;
 }
-function format_count(n, noun) {
+function plan_text_count(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
@@ -53297,7 +53297,7 @@ function memoryLogger() {
     return Object.assign(logger, { lines });
 }
 
-;// CONCATENATED MODULE: ./src/cells.ts
+;// CONCATENATED MODULE: ./src/target/cell-result.ts
 function skeleton(plan, info) {
     const { target, scenario } = plan;
     return {
@@ -54088,7 +54088,7 @@ function cellStatusText(cell) {
     return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
 }
 
-;// CONCATENATED MODULE: ./src/report/host.ts
+;// CONCATENATED MODULE: ./src/report/host-section.ts
 
 
 function gpuLine(g, i) {
@@ -55907,7 +55907,7 @@ function fileStore(path) {
 
 
 
-;// CONCATENATED MODULE: ./src/changed-files.ts
+;// CONCATENATED MODULE: ./src/run/changed-files.ts
 /**
  * `select: changed` on a pull request: the PR's changed files from the GitHub API (`pulls/{n}/files`, read
  * in-house: third-party changed-files actions have been compromised before, CVE-2025-30066), the matrix file
@@ -56005,7 +56005,7 @@ async function selectChangedTargets(plan, deps) {
     return { plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) }, skipped: selected.skipped, note };
 }
 
-;// CONCATENATED MODULE: ./src/context.ts
+;// CONCATENATED MODULE: ./src/run/context.ts
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
 function isDefaultBranch(context) {
     const branch = context.defaultBranch ?? 'main';
@@ -56039,7 +56039,7 @@ function resolveBehaviour(mode, context) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/hardware.ts
+;// CONCATENATED MODULE: ./src/run/hardware.ts
 /**
  * The hardware key baselines are stored and compared under (never across keys): the `hardware`
  * input, else the matrix file's `hardware`, else the GPU name from nvidia-smi, else `cpu`.
@@ -56069,7 +56069,7 @@ async function hardwareKey(input, config, detect = detectHardware) {
     return detect();
 }
 
-;// CONCATENATED MODULE: ./src/merge.ts
+;// CONCATENATED MODULE: ./src/run/shard-files.ts
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
 
 
@@ -56079,14 +56079,14 @@ async function hardwareKey(input, config, detect = detectHardware) {
 
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/;
-async function* merge_walk(dir, depth = 0) {
+async function* shard_files_walk(dir, depth = 0) {
     if (depth > 4)
         return;
     const entries = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
         const path = (0,external_node_path_.join)(dir, entry.name);
         if (entry.isDirectory() && entry.name !== 'logs')
-            yield* merge_walk(path, depth + 1);
+            yield* shard_files_walk(path, depth + 1);
         else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json'))
             yield path;
     }
@@ -56105,7 +56105,7 @@ async function readShardResults(dir, plan, log) {
     const byId = new Map();
     const seen = [];
     let files = 0;
-    for await (const path of merge_walk(dir)) {
+    for await (const path of shard_files_walk(dir)) {
         const where = (0,external_node_path_.relative)(dir, path);
         const value = results_file_parseJson(await readText(path, where), where);
         // Another tool's JSON under a matching name is not ours to judge; a file that says it is ours must read.
@@ -56252,7 +56252,7 @@ function writeFileNoFollow(path, data, base) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/dashboard-links.ts
+;// CONCATENATED MODULE: ./src/run/dashboard-links.ts
 
 
 
@@ -56293,7 +56293,7 @@ function localDashboard(results, history, gates) {
     return dashboardPage(results.run.hardware, results, merged.entries, gates);
 }
 
-;// CONCATENATED MODULE: ./src/publish.ts
+;// CONCATENATED MODULE: ./src/run/publish.ts
 /**
  * The end of a run: the report (job summary and PR comment), the baseline write, and the files
  * in the results directory, then what the step reports back.
@@ -57555,19 +57555,19 @@ async function dropCaches(deps = {}) {
 
 
 
-;// CONCATENATED MODULE: ./src/preflight.ts
+;// CONCATENATED MODULE: ./src/target/host-check.ts
 
 
 async function preflightTarget(target, deps, log) {
     const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) });
-    log.info(`${target.id}: preflight: ${preflight_summary(state)}`);
+    log.info(`${target.id}: preflight: ${host_check_summary(state)}`);
     for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
         log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`);
     }
     const problem = preflightProblem(state, { attached: Boolean(target.external) });
     return problem ? { state, problem } : { state };
 }
-function preflight_summary(state) {
+function host_check_summary(state) {
     const gpus = state.gpus?.map((g, i) => `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`);
     const processes = state.processes && `${state.processes.length} GPU process${state.processes.length === 1 ? '' : 'es'}`;
     const governors = state.governors && `governor ${state.governors.join('/')}`;
@@ -57586,7 +57586,7 @@ async function targetHost(target, state, info) {
     return { preflight: state, fingerprint: print };
 }
 
-;// CONCATENATED MODULE: ./src/measure-cell.ts
+;// CONCATENATED MODULE: ./src/target/measure-cell.ts
 
 
 async function measureCell(o) {
@@ -57656,11 +57656,11 @@ function regressions(verdict) {
         .join('; ');
 }
 
-;// CONCATENATED MODULE: ./src/ingest/record.ts
+;// CONCATENATED MODULE: ./src/ingest/field-reader.ts
 /** Reading the fields of one tool record, with messages that name the file, the line and what was expected. */
 
 /** A value as a message shows it: short, never a whole object. */
-function record_describeValue(value) {
+function field_reader_describeValue(value) {
     if (value === undefined)
         return 'nothing';
     if (Array.isArray(value))
@@ -57683,7 +57683,7 @@ class ToolRecord {
         this.at = at;
         this.where = `${doc.file}:${doc.line}${at ? ` (${at})` : ''}`;
         if (typeof value !== 'object' || value === null || Array.isArray(value))
-            this.fail(`expected a JSON object, got ${record_describeValue(value)}`);
+            this.fail(`expected a JSON object, got ${field_reader_describeValue(value)}`);
         this.fields = value;
     }
     fail(problem) {
@@ -57724,7 +57724,7 @@ class ToolRecord {
     checked(key) {
         const value = this.fields[key];
         if (typeof value !== 'number' || !Number.isFinite(value))
-            this.fail(`\`${key}\`: expected a number, got ${record_describeValue(value)}`);
+            this.fail(`\`${key}\`: expected a number, got ${field_reader_describeValue(value)}`);
         return value;
     }
 }
@@ -58397,7 +58397,7 @@ async function ingestFiles(formatName, files) {
     return ingestedCells(format.name, runs);
 }
 
-;// CONCATENATED MODULE: ./src/external-target.ts
+;// CONCATENATED MODULE: ./src/target/external-target.ts
 /**
  * An `engine: external` target: another benchmark tool measures it. Per round the target's `run` command runs
  * under `bash -c` in its own process group (the least-privilege engine environment plus the target's `env`),
@@ -58558,7 +58558,7 @@ async function runRound(cell, round, ext) {
 
 // EXTERNAL MODULE: external "node:events"
 var external_node_events_ = __nccwpck_require__(8474);
-;// CONCATENATED MODULE: ./src/probe.ts
+;// CONCATENATED MODULE: ./src/target/probe-run.ts
 /**
  * The output quality probe of one target, run once after readiness and before measuring: the
  * seeded probe questions and the first `prompts` greedy prompts, each one untimed greedy request
@@ -58625,7 +58625,7 @@ async function runProbe(client, settings, api, signal) {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(4371);
-;// CONCATENATED MODULE: ./src/bench/http.ts
+;// CONCATENATED MODULE: ./src/bench/agent.ts
 /** The bench client's own undici Agent for streamed requests. */
 
 /** Keep-alive, no pipelining, and timeouts from the plan instead of undici's 300 s defaults. */
@@ -60295,7 +60295,7 @@ function createBenchClient(target) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/target-session.ts
+;// CONCATENATED MODULE: ./src/target/session.ts
 /**
  * What one target holds while its cells run — the abort that ends it early, the first fatal
  * reason, the memory guard, the bench client and the running server — and the one `close()`
@@ -60422,7 +60422,7 @@ class TargetSession {
     }
 }
 
-;// CONCATENATED MODULE: ./src/run-target.ts
+;// CONCATENATED MODULE: ./src/target/run-target.ts
 /**
  * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
@@ -60610,7 +60610,7 @@ async function waitMemoryReleased(o) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/pipeline.ts
+;// CONCATENATED MODULE: ./src/run/pipeline.ts
 /**
  * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
@@ -60785,7 +60785,7 @@ function runMeta(context, version, startedAt, options, hardware) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/signals.ts
+;// CONCATENATED MODULE: ./src/run/signals.ts
 const CODES = { SIGINT: 130, SIGTERM: 143 };
 function cancelOnSignals(log, kill = killGroup) {
     const abort = new AbortController();
@@ -60822,7 +60822,7 @@ function killGroup(pgid) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/sim/metrics.ts
+;// CONCATENATED MODULE: ./src/sim/metrics-endpoint.ts
 class SimCounters {
     promptTokens = 0;
     generationTokens = 0;
@@ -61331,7 +61331,7 @@ function replyTokens(prompt, fault) {
     return (index) => lead[index] ?? generatedWord(seed, index);
 }
 
-;// CONCATENATED MODULE: ./src/sim/request.ts
+;// CONCATENATED MODULE: ./src/sim/parse-request.ts
 
 class BadRequest extends Error {
     status;
@@ -61343,7 +61343,7 @@ class BadRequest extends Error {
     }
 }
 /** vLLM's completions default; chat has no default there (rest of the context), capped here. */
-const request_DEFAULT_MAX_TOKENS = { completions: 16, chat: 1024 };
+const parse_request_DEFAULT_MAX_TOKENS = { completions: 16, chat: 1024 };
 function positiveInt(value, field) {
     if (value === undefined || value === null)
         return undefined;
@@ -61351,7 +61351,7 @@ function positiveInt(value, field) {
         throw new BadRequest(`${field} must be a positive integer, got ${JSON.stringify(value)}`);
     return value;
 }
-function request_promptText(api, b) {
+function parse_request_promptText(api, b) {
     if (api === 'chat')
         return b.messages.map((m) => contentText(m.content) ?? '').join('\n');
     const prompt = Array.isArray(b.prompt) && b.prompt.length === 1 ? b.prompt[0] : b.prompt;
@@ -61367,7 +61367,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
     if (b.n !== undefined && b.n !== 1)
         throw new BadRequest('the simulator supports n = 1 only');
     const requested = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
-    const maxTokens = requested ?? Math.max(1, Math.min(request_DEFAULT_MAX_TOKENS[api], maxModelLen - prompt));
+    const maxTokens = requested ?? Math.max(1, Math.min(parse_request_DEFAULT_MAX_TOKENS[api], maxModelLen - prompt));
     if (prompt + maxTokens > maxModelLen) {
         throw new BadRequest(`This model's maximum context length is ${maxModelLen} tokens. However, you requested ${prompt + maxTokens} tokens ` +
             `(${prompt} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`);
@@ -61378,7 +61378,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
         api,
         model: typeof b.model === 'string' && b.model ? b.model : servedModel,
         promptTokens: prompt,
-        text: request_promptText(api, b),
+        text: parse_request_promptText(api, b),
         maxTokens,
         stream,
         ignoreEos: b.ignore_eos !== false,
@@ -61618,7 +61618,7 @@ async function startSimServer(options) {
     return { port: server.address().port, profile, close };
 }
 
-;// CONCATENATED MODULE: ./src/sim/cli.ts
+;// CONCATENATED MODULE: ./src/sim/command-line.ts
 /** `llm-bench-gate sim …`: the simulator as a process, the way the sim engine adapter launches it. */
 
 
@@ -61630,7 +61630,7 @@ const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--hos
 class UsageError extends Error {
 }
 const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms', 'fault'];
-function cli_number(flag, raw, check, what) {
+function command_line_number(flag, raw, check, what) {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
         throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`);
@@ -61662,11 +61662,11 @@ function parseSimArgs(argv) {
         throw new UsageError('--port is required');
     const opt = (flag, check, what) => {
         const raw = values.get(flag);
-        return raw === undefined ? undefined : cli_number(flag, raw, check, what);
+        return raw === undefined ? undefined : command_line_number(flag, raw, check, what);
     };
     return {
         profile,
-        port: cli_number('port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
+        port: command_line_number('port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
         host: values.get('host') ?? '127.0.0.1',
         timeScale: opt('time-scale', (n) => n > 0, 'a number > 0'),
         seed: opt('seed', Number.isInteger, 'an integer'),
@@ -61717,7 +61717,7 @@ async function simMain(argv) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/sim/schedule.ts
+;// CONCATENATED MODULE: ./src/sim/virtual-run.ts
 /**
  * Runs the engine model in pure virtual time (no timers): what a client would observe for a
  * given arrival pattern, and the per-request figures of a closed-loop round-based benchmark
@@ -61779,7 +61779,7 @@ function roundFigures(requests) {
  * next round starts when the last one finished. Returns every round and the steady-state mean
  * over the rounds after `discard`.
  */
-function schedule_runRounds(profile, seed, w) {
+function virtual_run_runRounds(profile, seed, w) {
     const engine = new EngineModel(profile, createRng(seed));
     const rounds = [];
     let at = 0;
@@ -61822,7 +61822,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 
 const VERSION = package_namespaceObject.rE;
 
-;// CONCATENATED MODULE: ./src/ingest-command.ts
+;// CONCATENATED MODULE: ./src/cli/ingest-command.ts
 /** `llm-bench-gate ingest`: other tools' result files → one results file (stdout, or `--out FILE`). */
 
 
@@ -61875,7 +61875,7 @@ async function ingestMain(args, context) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/command.ts
+;// CONCATENATED MODULE: ./src/cli/main.ts
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
 
 
@@ -61940,7 +61940,7 @@ function localContext() {
     const branch = git(['symbolic-ref', '-q', 'HEAD']);
     return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' };
 }
-const command_parseOptions = (args) => (0,external_node_util_.parseArgs)({
+const main_parseOptions = (args) => (0,external_node_util_.parseArgs)({
     args,
     allowPositionals: true,
     options: {
@@ -61968,7 +61968,7 @@ async function main(argv) {
     }
     let parsed;
     try {
-        parsed = command_parseOptions(rest);
+        parsed = main_parseOptions(rest);
     }
     catch (error) {
         // A mistyped option is a usage error like a bad config, not a crash.

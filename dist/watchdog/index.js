@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 299:
+/***/ 296:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -601,7 +601,7 @@ async function runCleanup(tasks, graceMs) {
     return report;
 }
 
-;// CONCATENATED MODULE: ./src/server/watchdog.ts
+;// CONCATENATED MODULE: ./src/server/watchdog-process.ts
 /**
  * The watchdog process (see guard.ts): reads cleanup tasks, one JSON line each, from its stdin —
  * a pipe from the main process — until it closes. A `{"done":true}` line first means the main
@@ -652,9 +652,9 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(299);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(296);
 
-await (0,_server_watchdog_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
+await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);
 
 __webpack_async_result__();

@@ -4,7 +4,7 @@
  * once its requests are done), so undici never queues a request out of our sight.
  */
 import type { Agent } from 'undici'
-import { createAgent } from './http.js'
+import { createAgent } from './agent.js'
 
 export interface AgentPool {
   /** The Agent to dispatch on now; changes only through `ensure`. */

@@ -8,7 +8,7 @@
  * get a fresh connection per request from the start (`EngineAdapter.freshConnectionPerRequest`).
  */
 import type { AgentPool } from './agent-pool.js'
-import { createAgent } from './http.js'
+import { createAgent } from './agent.js'
 import { sendStreamed, type StreamOutcome, type StreamRequest } from './request.js'
 
 export type StreamSender = (req: StreamRequest) => Promise<StreamOutcome>

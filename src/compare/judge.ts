@@ -18,7 +18,7 @@ import { judgeCeiling, judgeMetric } from './metric.js'
 import { NOISE_FLOOR, noiseModel } from './noise.js'
 import { referenceFor, type Reference } from './reference.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
-import { judgeQuality } from './quality.js'
+import { judgeQuality } from './cell-quality.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'

@@ -9,7 +9,7 @@ import { readSource } from './load.js'
 import type { Plan } from '../core/plan.js'
 
 export { buildPlan, type BuildOptions } from './build.js'
-export { formatPlan } from './format.js'
+export { formatPlan } from './plan-text.js'
 export { matchesOnly, shardOf } from './select.js'
 export { repoPath, selectChanged, type Selected } from './paths.js'
 export { formatOf, parseSource } from './load.js'

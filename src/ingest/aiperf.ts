@@ -9,7 +9,7 @@
  * `benchmark_duration`, and the run's `input_config` (`loadgen.concurrency`, `loadgen.request_rate`).
  */
 import type { Stats } from '../core/measurements.js'
-import { ToolRecord } from './record.js'
+import { ToolRecord } from './field-reader.js'
 import { scenarioId } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 

@@ -10,7 +10,7 @@
  * (`request_totals` at the benchmark's top level in older releases), the strategy `config.strategy` (`args.strategy`).
  */
 import type { Stats } from '../core/measurements.js'
-import { ToolRecord } from './record.js'
+import { ToolRecord } from './field-reader.js'
 import { scenarioId } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 

@@ -10,7 +10,7 @@
  */
 import { ConfigError } from '../core/errors.js'
 import { describe } from '../core/stats.js'
-import { ToolRecord } from './record.js'
+import { ToolRecord } from './field-reader.js'
 import { baseName } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 

@@ -7,7 +7,7 @@
  * `process_one_metric`), sgl-project/sglang `python/sglang/bench_serving.py` (`calculate_metrics`, the result dict).
  */
 import type { Stats } from '../core/measurements.js'
-import type { ToolRecord } from './record.js'
+import type { ToolRecord } from './field-reader.js'
 import type { IngestedRun } from './types.js'
 
 /** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */

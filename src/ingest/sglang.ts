@@ -6,7 +6,7 @@
  * `total_throughput` (newer builds), `max_concurrency`, the per-metric statistics (serving.ts) for `ttft`, `tpot`,
  * `itl` and `e2e_latency` (vLLM's `e2el`), with `p90_*` in newer builds. It counts no failed requests.
  */
-import { ToolRecord } from './record.js'
+import { ToolRecord } from './field-reader.js'
 import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 

@@ -10,7 +10,7 @@
  */
 import type { Stats } from '../core/measurements.js'
 import { describe } from '../core/stats.js'
-import { ToolRecord } from './record.js'
+import { ToolRecord } from './field-reader.js'
 import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 

@@ -5,7 +5,7 @@ import type { CellResult } from '../core/results.js'
 import { clip, details, escapeText } from './escape.js'
 import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
-import { environmentNote } from './host.js'
+import { environmentNote } from './host-section.js'
 
 const TABLE = { alignDelimiters: false } as const
 

@@ -2,7 +2,7 @@
 import type { BaselineRef, CellResult, MetricVerdict, ResultsFile } from '../core/results.js'
 import { clip, code, escapeText, safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
-import { environmentNote } from './host.js'
+import { environmentNote } from './host-section.js'
 import { RUN_MARK, SKIPPED_MARK, SKIPPED_WORD, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
 import type { RenderContext } from './index.js'
 

@@ -7,7 +7,7 @@
 import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results.js'
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
 import { safeUrl } from './escape.js'
-import { hostSection } from './host.js'
+import { hostSection } from './host-section.js'
 import { plural } from '../core/format.js'
 import { errorList, headline, inconclusiveList, provenance, regressionList } from './headline.js'
 import type { RenderContext } from './index.js'

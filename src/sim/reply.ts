@@ -10,7 +10,7 @@
  */
 import { solveQuestion } from '../quality/probe.js'
 import type { SimFault } from './profile.js'
-import type { GenerateRequest } from './request.js'
+import type { GenerateRequest } from './parse-request.js'
 import { generatedWord } from './tokenizer.js'
 
 /** A probe question is short and ends its prompt: only this many trailing characters are searched. */

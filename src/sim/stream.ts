@@ -6,7 +6,7 @@
  * `choices: []` and the usage; then `data: [DONE]`.
  */
 import type { ReplyLength } from './reply.js'
-import type { GenerateRequest } from './request.js'
+import type { GenerateRequest } from './parse-request.js'
 
 export interface Usage {
   prompt_tokens: number

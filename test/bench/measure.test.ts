@@ -5,7 +5,7 @@ import type { Api, ScenarioPlan } from '../../src/core/plan.js'
 import { RequestError } from '../../src/core/errors.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import { startReplayServer } from '../helpers/replay-server.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
 import { plainAdapter, tokenizingAdapter } from './adapter.js'
 
 const scenario: ScenarioPlan = { id: 's', inputTokens: 40, outputTokens: 8, concurrency: 4, requests: 12 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
 import { MAX_REMEASURES } from '../../src/bench/rounds.js'
 import type { ScenarioPlan } from '../../src/core/plan.js'
-import { startScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
 
 const scenario: ScenarioPlan = { id: 's', inputTokens: 16, outputTokens: 4, concurrency: 2, requests: 4 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient, type BenchClient } from '../../src/bench/measure.js'
 import { closedLoop, openLoop, poissonArrivals, seededRandom } from '../../src/bench/schedule.js'
-import { startScheduledServer, type ScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

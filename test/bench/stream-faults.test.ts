@@ -3,11 +3,11 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Agent } from 'undici'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src/bench/http.js'
+import { createAgent } from '../../src/bench/agent.js'
 import { toRecord } from '../../src/bench/record.js'
 import { sendStreamed } from '../../src/bench/request.js'
 import { startReplayServer, type ReplayOptions } from '../helpers/replay-server.js'
-import { startScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer } from '../../harness/scheduled-server.js'
 
 const token = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, text }] })}\n\n`
 const usage = (prompt: number, completion: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion } })}\n\n`

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient, type BenchClient } from '../../src/bench/measure.js'
 import type { Api, ScenarioPlan } from '../../src/core/plan.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
 
 const TTFT = 300

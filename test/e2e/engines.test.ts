@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { ROOT, onceStdout, runAction, type ActionRun } from '../helpers/action.js'
-import { startScheduledServer, type ScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 import { isGone, killGroupQuietly, psGroup } from '../server/procs.js'
 
 const FAKE = join(ROOT, 'test/helpers/fake-engine.mjs')

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryFile, ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
-import { startScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
 
 const PR = 7
 const MARKER = '<!-- llm-bench-gate:bench.yml -->'

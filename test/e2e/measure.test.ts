@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
 
 let server: ScheduledServer | undefined
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { formatNumber } from '../../src/core/format.js'
 import type { CellResult, ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { startFakeGitHub, type FakeGitHub, type PullFile } from '../helpers/fake-github.js'
-import { startScheduledServer, type ScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 
 const TARGETS = { vllm: 'scripts/vllm.sh', sglang: 'scripts/sglang.sh', llama: 'scripts/llama/**' }
 const MARKER = '<!-- llm-bench-gate:bench.yml -->'

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryFile, ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
-import { startScheduledServer } from '../helpers/scheduled-server.js'
+import { startScheduledServer } from '../../harness/scheduled-server.js'
 
 const BRANCH = 'llm-bench-data'
 const FOUR = ['hw/baseline.json', 'hw/history.json', 'hw/index.html', 'index.html']

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
-import { startScheduledServer, type ScheduledServerOptions } from '../helpers/scheduled-server.js'
+import { startScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
 
 const PR = 11
 /** Main's speed before the intended change: decode = 1000 / 20 ms = 50 tok/s. */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatNumber } from '../../src/core/format.js'
 import { renderDashboard, seriesOf } from '../../src/report/index.js'
 import { CHART, xOf } from '../../src/report/dashboard-chart.js'
-import { dashboardInput, HOSTILE_MODEL } from '../report/dashboard-fixture.js'
+import { dashboardInput, HOSTILE_MODEL } from '../../harness/dashboard-fixture.js'
 import { launchBrowser, type Browser } from './cdp.js'
 import { chromium } from './prereq.js'
 

@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import { postStream } from './sse-reader.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
-vi.mock('../../src/core/paths.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
+vi.mock('../../src/core/cli-entry.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
 const RUNNER = new URL('./run-sim-cli.ts', import.meta.url).pathname
 
 function target(engineOptions: Record<string, unknown>, id = 'sim-a'): TargetPlan {

@@ -3,7 +3,7 @@ import { EngineModel, type StepResult } from '../../src/sim/engine.js'
 import { parseProfile, type ProfileJson } from '../../src/sim/profile.js'
 import { loadProfile, SHIPPED_PROFILE_NAMES } from '../../src/sim/profiles.js'
 import { BAG_SIZE, createBag, createRng } from '../../src/sim/rng.js'
-import { runRounds, simulate } from '../../src/sim/schedule.js'
+import { runRounds, simulate } from '../../src/sim/virtual-run.js'
 
 function profile(overrides: Partial<ProfileJson> = {}) {
   return parseProfile(

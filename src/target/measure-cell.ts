@@ -4,14 +4,14 @@
  * regressed — the cell is measured again (on the running server, or a fresh launch with `confirm-fresh`) and
  * judged on every measurement pooled, metric by metric, so a regression fails the gate only when it holds.
  */
-import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from './bench/measure.js'
+import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from '../bench/measure.js'
 import type { CellJudge } from './cell-judge.js'
-import { needsConfirmation } from './compare/index.js'
-import { formatPercent } from './core/format.js'
-import type { Logger } from './core/log.js'
-import type { CellPlan } from './core/plan.js'
-import type { CellResult, CellVerdict, SpecDecodeStats } from './core/results.js'
-import type { EngineAdapter, HttpPorts } from './engines/types.js'
+import { needsConfirmation } from '../compare/index.js'
+import { formatPercent } from '../core/format.js'
+import type { Logger } from '../core/log.js'
+import type { CellPlan } from '../core/plan.js'
+import type { CellResult, CellVerdict, SpecDecodeStats } from '../core/results.js'
+import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 
 export interface MeasureCellOptions {
   cell: CellPlan

@@ -6,11 +6,11 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildPlan } from '../src/config/index.js'
-import { memoryLogger } from '../src/core/log.js'
-import { runTarget } from '../src/run-target.js'
-import { ROOT } from './helpers/action.js'
-import { killGroupQuietly, psGroup } from './server/procs.js'
+import { buildPlan } from '../../src/config/index.js'
+import { memoryLogger } from '../../src/core/log.js'
+import { runTarget } from '../../src/target/run-target.js'
+import { ROOT } from '../helpers/action.js'
+import { killGroupQuietly, psGroup } from '../server/procs.js'
 
 const FAKE = join(ROOT, 'test/helpers/fake-engine.mjs')
 const GIB = 1024 ** 3

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULTS, type ActionOptions } from '../src/config/inputs.js'
-import { memoryLogger } from '../src/core/log.js'
-import { runPipeline } from '../src/pipeline.js'
-import type { ResultsFile } from '../src/core/results.js'
-import { readResults } from '../src/store/index.js'
-import { startScheduledServer, type ScheduledServer } from './helpers/scheduled-server.js'
+import { DEFAULTS, type ActionOptions } from '../../src/config/inputs.js'
+import { memoryLogger } from '../../src/core/log.js'
+import { runPipeline } from '../../src/run/pipeline.js'
+import type { ResultsFile } from '../../src/core/results.js'
+import { readResults } from '../../src/store/index.js'
+import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 
 let a: ScheduledServer
 let b: ScheduledServer
@@ -111,7 +111,7 @@ describe('pipeline', () => {
 describe('baseline write on the default branch', () => {
   it('keeps flagged cells out of the baseline and writes the healthy ones', async () => {
     const { getOctokit } = await import('@actions/github')
-    const { startFakeGitHub } = await import('./helpers/fake-github.js')
+    const { startFakeGitHub } = await import('../helpers/fake-github.js')
     const github = await startFakeGitHub()
     // Every 2nd generation request answers 500: the round's failed share (50 %) is over the 10 % limit.
     const flaky = await startScheduledServer({ ttftMs: 50, intervalMs: 20, faults: { httpErrorEvery: 2 } })
@@ -151,9 +151,9 @@ describe('baseline write on the default branch', () => {
 
 describe('reading the baseline fails closed', () => {
   // A missing branch is "no baseline yet"; any other failure to read it must never pass as "new".
-  const compareOnBranch = async (prepare: (gh: import('./helpers/fake-github.js').FakeGitHub) => void) => {
+  const compareOnBranch = async (prepare: (gh: import('../helpers/fake-github.js').FakeGitHub) => void) => {
     const { getOctokit } = await import('@actions/github')
-    const { startFakeGitHub } = await import('./helpers/fake-github.js')
+    const { startFakeGitHub } = await import('../helpers/fake-github.js')
     const github = await startFakeGitHub()
     try {
       prepare(github)
@@ -172,7 +172,7 @@ describe('reading the baseline fails closed', () => {
     }
   }
 
-  const dataFile = (gh: import('./helpers/fake-github.js').FakeGitHub, path: string, text: string) => {
+  const dataFile = (gh: import('../helpers/fake-github.js').FakeGitHub, path: string, text: string) => {
     gh.state.refs.set('refs/heads/llm-bench-data', gh.state.putCommit(gh.state.putTree(new Map()), [], 'orphan'))
     gh.state.writeFile('llm-bench-data', path, text)
   }
@@ -185,11 +185,11 @@ describe('reading the baseline fails closed', () => {
   })
 
   it.each([
-    ['an HTTP 503 on history.json', (gh: import('./helpers/fake-github.js').FakeGitHub) => {
+    ['an HTTP 503 on history.json', (gh: import('../helpers/fake-github.js').FakeGitHub) => {
       dataFile(gh, 'hw/baseline.json', '{}')
       gh.inject.failContentsGets({ status: 503, suffix: 'hw/history.json' })
     }, /llm-bench-data:hw\/history\.json: cannot read: HTTP 503/],
-    ['an unparsable baseline.json', (gh: import('./helpers/fake-github.js').FakeGitHub) => {
+    ['an unparsable baseline.json', (gh: import('../helpers/fake-github.js').FakeGitHub) => {
       dataFile(gh, 'hw/baseline.json', '{"schema": "llm-bench-gate/results@1", ')
     }, /llm-bench-data:hw\/baseline\.json: not valid JSON/],
   ])('%s makes every cell an error naming the file, and nothing is launched', async (_name, prepare, names) => {

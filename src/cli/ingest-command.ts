@@ -1,12 +1,12 @@
 /** `llm-bench-gate ingest`: other tools' result files → one results file (stdout, or `--out FILE`). */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import type { RunContext } from './context.js'
-import { ConfigError, errorMessage } from './core/errors.js'
-import { printable } from './core/log.js'
-import { RESULTS_SCHEMA, type ResultsFile } from './core/results.js'
-import { VERSION } from './core/version.js'
-import { INGEST_FORMAT_NAMES, ingestFiles } from './ingest/index.js'
+import type { RunContext } from '../run/context.js'
+import { ConfigError, errorMessage } from '../core/errors.js'
+import { printable } from '../core/log.js'
+import { RESULTS_SCHEMA, type ResultsFile } from '../core/results.js'
+import { VERSION } from '../core/version.js'
+import { INGEST_FORMAT_NAMES, ingestFiles } from '../ingest/index.js'
 
 export const INGEST_HELP = `Usage: llm-bench-gate ingest --format ${INGEST_FORMAT_NAMES.join('|')} FILE… [--out FILE]
 

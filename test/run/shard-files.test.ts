@@ -3,12 +3,12 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadPlan } from '../src/config/index.js'
-import { ConfigError } from '../src/core/errors.js'
-import { memoryLogger } from '../src/core/log.js'
-import type { Plan } from '../src/core/plan.js'
-import { readShardResults } from '../src/merge.js'
-import { cell, results } from './store/fixtures.js'
+import { loadPlan } from '../../src/config/index.js'
+import { ConfigError } from '../../src/core/errors.js'
+import { memoryLogger } from '../../src/core/log.js'
+import type { Plan } from '../../src/core/plan.js'
+import { readShardResults } from '../../src/run/shard-files.js'
+import { cell, results } from '../store/fixtures.js'
 
 let root: string
 let plan: Plan

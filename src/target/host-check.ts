@@ -3,13 +3,13 @@
  * slowdown makes every cell of the target an `error` naming it), the watch that re-measures a round the
  * GPU slowed down during, and the environment fingerprint each cell records.
  */
-import type { MeasureOptions } from './bench/measure.js'
-import type { CellHost, HostState } from './core/host.js'
-import type { Logger } from './core/log.js'
-import type { TargetPlan } from './core/plan.js'
-import type { TargetInfo } from './core/results.js'
-import { fingerprint, markAllowed, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from './host/index.js'
-import { readMemInfo, type MemInfo } from './server/index.js'
+import type { MeasureOptions } from '../bench/measure.js'
+import type { CellHost, HostState } from '../core/host.js'
+import type { Logger } from '../core/log.js'
+import type { TargetPlan } from '../core/plan.js'
+import type { TargetInfo } from '../core/results.js'
+import { fingerprint, markAllowed, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from '../host/index.js'
+import { readMemInfo, type MemInfo } from '../server/index.js'
 
 export interface HostDeps {
   /** `nvidia-smi` (default: the one on PATH). */

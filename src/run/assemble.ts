@@ -3,9 +3,9 @@
  * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
  * `compare` both judge results files through here.
  */
-import type { CellJudge } from './cell-judge.js'
-import { missingCells, runVerdict, type BaselineView, type RunTally } from './compare/index.js'
-import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunMeta } from './core/results.js'
+import type { CellJudge } from '../target/cell-judge.js'
+import { missingCells, runVerdict, type BaselineView, type RunTally } from '../compare/index.js'
+import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunMeta } from '../core/results.js'
 
 export interface AssembleInput {
   run: RunMeta

@@ -7,11 +7,11 @@
  * output cannot be checked is not measured.
  */
 import { setMaxListeners } from 'node:events'
-import type { BenchClient } from './bench/measure.js'
-import { formatDuration, formatPercent } from './core/format.js'
-import type { Api, QualityProbeSettings } from './core/plan.js'
-import type { ProbeResult } from './core/quality.js'
-import { CUT_HINT, GREEDY_MAX_TOKENS, GREEDY_PROMPTS, PROBE_DEFAULT_SEED, keepGreedy, probeQuestions, scoreProbe } from './quality/index.js'
+import type { BenchClient } from '../bench/measure.js'
+import { formatDuration, formatPercent } from '../core/format.js'
+import type { Api, QualityProbeSettings } from '../core/plan.js'
+import type { ProbeResult } from '../core/quality.js'
+import { CUT_HINT, GREEDY_MAX_TOKENS, GREEDY_PROMPTS, PROBE_DEFAULT_SEED, keepGreedy, probeQuestions, scoreProbe } from '../quality/index.js'
 
 export interface ProbeRun {
   probe: ProbeResult

@@ -1,6 +1,6 @@
 /** Where and why this run happens, as plain data (no github.context below the runner). */
-import type { Mode } from './config/inputs.js'
-import type { RepoRef } from './core/github-port.js'
+import type { Mode } from '../config/inputs.js'
+import type { RepoRef } from '../core/github-port.js'
 
 export interface RunContext {
   event: string

@@ -3,11 +3,11 @@
  * `runs` history entries, decode stepping up 20% two thirds of the way through (a level shift), the first
  * target's model a hostile name.
  */
-import { historyEntry, mergeHistory } from '../../src/store/index.js'
-import { historyShifts } from '../../src/store/dashboard-files.js'
-import type { DashboardInput } from '../../src/report/index.js'
-import type { CellResult, HistoryEntry } from '../../src/core/results.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { historyEntry, mergeHistory } from '../src/store/index.js'
+import { historyShifts } from '../src/store/dashboard-files.js'
+import type { DashboardInput } from '../src/report/index.js'
+import type { CellResult, HistoryEntry } from '../src/core/results.js'
+import { flatCell, resultsFile } from '../test/compare/fixtures.js'
 
 export const HOSTILE_MODEL = '<img src=x onerror=alert(1)>'
 const ENGINES = ['vllm', 'sglang', 'llamacpp']

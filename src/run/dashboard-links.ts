@@ -5,13 +5,13 @@
  * any error means no link.
  * https://docs.github.com/en/rest/pages/pages#get-a-apiname-pages-site
  */
-import type { GitHubRequest, RepoRef } from './core/github-port.js'
-import type { Logger } from './core/log.js'
-import type { GateConfig } from './core/plan.js'
-import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type ResultsFile } from './core/results.js'
-import { errorMessage } from './core/errors.js'
-import { seriesOf, SPARK_RUNS } from './report/index.js'
-import { dashboardPage, HISTORY_ENTRIES, historyEntry, mergeHistory } from './store/index.js'
+import type { GitHubRequest, RepoRef } from '../core/github-port.js'
+import type { Logger } from '../core/log.js'
+import type { GateConfig } from '../core/plan.js'
+import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type ResultsFile } from '../core/results.js'
+import { errorMessage } from '../core/errors.js'
+import { seriesOf, SPARK_RUNS } from '../report/index.js'
+import { dashboardPage, HISTORY_ENTRIES, historyEntry, mergeHistory } from '../store/index.js'
 
 /** Per cell id, decode tok/s over the most recent default-branch runs that measured it, oldest first. */
 export function recentTrends(cells: readonly CellResult[], history: readonly HistoryEntry[]): Record<string, number[]> {

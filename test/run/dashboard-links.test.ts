@@ -1,10 +1,10 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { memoryLogger } from '../src/core/log.js'
-import type { HistoryEntry } from '../src/core/results.js'
-import { pagesDashboardUrl, recentTrends } from '../src/dashboard-links.js'
-import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github.js'
-import { flatCell } from './compare/fixtures.js'
+import { memoryLogger } from '../../src/core/log.js'
+import type { HistoryEntry } from '../../src/core/results.js'
+import { pagesDashboardUrl, recentTrends } from '../../src/run/dashboard-links.js'
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
+import { flatCell } from '../compare/fixtures.js'
 
 let gh: FakeGitHub
 beforeEach(async () => {

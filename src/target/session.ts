@@ -3,16 +3,16 @@
  * reason, the memory guard, the bench client and the running server — and the one `close()`
  * that releases all of it: stop watching memory, close the sockets, then stop the server.
  */
-import { createBenchClient, type BenchClient } from './bench/measure.js'
-import { errorMessage } from './core/errors.js'
-import { formatBytes } from './core/format.js'
-import type { Logger } from './core/log.js'
-import type { CellPlan, TargetPlan } from './core/plan.js'
-import type { TargetInfo } from './core/results.js'
-import { httpPorts } from './engines/http.js'
-import { engineByName } from './engines/registry.js'
-import type { EngineAdapter, HttpPorts } from './engines/types.js'
-import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunGuard, type RunningTarget } from './server/index.js'
+import { createBenchClient, type BenchClient } from '../bench/measure.js'
+import { errorMessage } from '../core/errors.js'
+import { formatBytes } from '../core/format.js'
+import type { Logger } from '../core/log.js'
+import type { CellPlan, TargetPlan } from '../core/plan.js'
+import type { TargetInfo } from '../core/results.js'
+import { httpPorts } from '../engines/http.js'
+import { engineByName } from '../engines/registry.js'
+import type { EngineAdapter, HttpPorts } from '../engines/types.js'
+import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunGuard, type RunningTarget } from '../server/index.js'
 
 export interface SessionDeps {
   log: Logger

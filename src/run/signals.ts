@@ -6,7 +6,7 @@
  * so far gets SIGKILL at once. The exit code is the shell's for a signal, 128 + its number
  * (130 for SIGINT, 143 for SIGTERM).
  */
-import type { Logger } from './core/log.js'
+import type { Logger } from '../core/log.js'
 
 const CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 }
 

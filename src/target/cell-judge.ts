@@ -3,11 +3,11 @@
  * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
  * results file.
  */
-import { cellAgreement, confirmCell, judgeCell, moreRounds, skippedVerdict, type BaselineView } from './compare/index.js'
-import { baselineCell } from './compare/baseline.js'
-import type { GateConfig } from './core/plan.js'
-import { fingerprintChanges } from './host/index.js'
-import type { CellResult, CellVerdict } from './core/results.js'
+import { cellAgreement, confirmCell, judgeCell, moreRounds, skippedVerdict, type BaselineView } from '../compare/index.js'
+import { baselineCell } from '../compare/baseline.js'
+import type { GateConfig } from '../core/plan.js'
+import { fingerprintChanges } from '../host/index.js'
+import type { CellResult, CellVerdict } from '../core/results.js'
 
 export interface TargetRules {
   gate: GateConfig

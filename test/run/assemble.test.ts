@@ -1,9 +1,9 @@
 /** Assembling a run's results file: which cells are judged here, which baseline cells are added as missing, and the tally. */
 import { describe, expect, it } from 'vitest'
-import { assembleResults } from '../src/assemble.js'
-import { cellJudge } from '../src/cell-judge.js'
-import type { BaselineView } from '../src/compare/index.js'
-import { flatCell, resultsFile } from './compare/fixtures.js'
+import { assembleResults } from '../../src/run/assemble.js'
+import { cellJudge } from '../../src/target/cell-judge.js'
+import type { BaselineView } from '../../src/compare/index.js'
+import { flatCell, resultsFile } from '../compare/fixtures.js'
 
 const gate = { decode: { maxRegression: 0.05, stat: 'mean' as const } }
 const view: BaselineView = { results: resultsFile(['a/s', 'b/s', 'c/s'].map((id) => flatCell(id, { decode: 50 }))), history: [] }

@@ -4,19 +4,19 @@
  * happens in between.
  */
 import { setTimeout as delay } from 'node:timers/promises'
-import { errorCell, measuredCell } from './cells.js'
-import { StartError, errorMessage } from './core/errors.js'
-import type { CellPlan, TargetPlan } from './core/plan.js'
+import { errorCell, measuredCell } from './cell-result.js'
+import { StartError, errorMessage } from '../core/errors.js'
+import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { CellJudge } from './cell-judge.js'
-import type { CellHost } from './core/host.js'
-import type { CellResult, TargetInfo } from './core/results.js'
-import { preflightTarget, roundWatch, targetHost, type HostDeps } from './preflight.js'
+import type { CellHost } from '../core/host.js'
+import type { CellResult, TargetInfo } from '../core/results.js'
+import { preflightTarget, roundWatch, targetHost, type HostDeps } from './host-check.js'
 import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
-import { engineByName } from './engines/registry.js'
+import { engineByName } from '../engines/registry.js'
 import { runExternalTarget } from './external-target.js'
-import { runProbe, type ProbeRun } from './probe.js'
-import type { RunningTarget } from './server/index.js'
-import { TargetSession, type SessionDeps } from './target-session.js'
+import { runProbe, type ProbeRun } from './probe-run.js'
+import type { RunningTarget } from '../server/index.js'
+import { TargetSession, type SessionDeps } from './session.js'
 
 export interface TargetRunDeps extends SessionDeps {
   seed: number

@@ -4,15 +4,15 @@
  */
 import * as core from '@actions/core'
 import * as github from '@actions/github'
-import { parseInputs } from './config/inputs.js'
-import type { RunContext } from './context.js'
-import { errorMessage } from './core/errors.js'
-import { printable, type Logger } from './core/log.js'
-import { redact, secrets } from './core/redact.js'
-import { runPipeline } from './pipeline.js'
-import { couldNotRunNotice } from './report/index.js'
-import { DEFAULT_GRACE_MS, createRunGuard, killProcessGroups, makeRunId, runCleanup, type CleanupTask } from './server/index.js'
-import { VERSION } from './core/version.js'
+import { parseInputs } from '../config/inputs.js'
+import type { RunContext } from '../run/context.js'
+import { errorMessage } from '../core/errors.js'
+import { printable, type Logger } from '../core/log.js'
+import { redact, secrets } from '../core/redact.js'
+import { runPipeline } from '../run/pipeline.js'
+import { couldNotRunNotice } from '../report/index.js'
+import { DEFAULT_GRACE_MS, createRunGuard, killProcessGroups, makeRunId, runCleanup, type CleanupTask } from '../server/index.js'
+import { VERSION } from '../core/version.js'
 
 export const OUTPUT = {
   verdict: 'verdict',

@@ -1,9 +1,9 @@
 /** Building cell results from a plan cell and what happened to it. */
-import type { CellMeasurement } from './bench/measure.js'
-import type { CellHost } from './core/host.js'
-import type { CellPlan } from './core/plan.js'
-import type { CellResult, CellVerdict, SpecDecodeStats, TargetInfo } from './core/results.js'
-import type { ProbeResult } from './core/quality.js'
+import type { CellMeasurement } from '../bench/measure.js'
+import type { CellHost } from '../core/host.js'
+import type { CellPlan } from '../core/plan.js'
+import type { CellResult, CellVerdict, SpecDecodeStats, TargetInfo } from '../core/results.js'
+import type { ProbeResult } from '../core/quality.js'
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
   const { target, scenario } = plan

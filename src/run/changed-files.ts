@@ -5,13 +5,13 @@
  * be read, every target runs and the run says why.
  */
 import { relative } from 'node:path'
-import { buildPlan, formatOf, parseSource, repoPath, selectChanged } from './config/index.js'
-import { errorMessage } from './core/errors.js'
-import { plural } from './core/format.js'
-import { httpStatus, type GitHubRequest, type RepoRef } from './core/github-port.js'
-import type { Logger } from './core/log.js'
-import type { Plan, TargetPlan } from './core/plan.js'
-import { readRepoFile } from './store/index.js'
+import { buildPlan, formatOf, parseSource, repoPath, selectChanged } from '../config/index.js'
+import { errorMessage } from '../core/errors.js'
+import { plural } from '../core/format.js'
+import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
+import type { Logger } from '../core/log.js'
+import type { Plan, TargetPlan } from '../core/plan.js'
+import { readRepoFile } from '../store/index.js'
 
 /** The files API lists at most this many files of a pull request (docs.github.com/rest/pulls/pulls#list-pull-requests-files). */
 export const PR_FILES_LIMIT = 3000

@@ -1,13 +1,13 @@
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import type { Plan } from './core/plan.js'
-import { errorCell } from './cells.js'
-import { ConfigError, errorMessage } from './core/errors.js'
-import type { Logger } from './core/log.js'
-import { RESULTS_SCHEMA, type CellResult, type ShardTally } from './core/results.js'
-import { shardOf } from './config/index.js'
-import { isForeign, parseJson, resultsFromJson } from './store/index.js'
+import type { Plan } from '../core/plan.js'
+import { errorCell } from '../target/cell-result.js'
+import { ConfigError, errorMessage } from '../core/errors.js'
+import type { Logger } from '../core/log.js'
+import { RESULTS_SCHEMA, type CellResult, type ShardTally } from '../core/results.js'
+import { shardOf } from '../config/index.js'
+import { isForeign, parseJson, resultsFromJson } from '../store/index.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
 
