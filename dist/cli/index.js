@@ -40607,15 +40607,16 @@ const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
 const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 ;// CONCATENATED MODULE: ./src/run/assemble.ts
+/**
+ * A run's judged cells → its results file: add the baseline's cells the run left out and tally the
+ * run verdict. The pipeline and the CLI's `compare` both assemble results files through here; the
+ * cells arrive judged (target/cell-judge.ts decides every one).
+ */
 
 
 function assembleResults(input) {
-    const { judge, missing } = input;
+    const { missing } = input;
     const cells = [...input.cells];
-    if (judge)
-        for (const cell of cells)
-            if (cell.status === 'ok')
-                cell.verdict = judge.judge(cell);
     if (missing)
         cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected));
     const tally = runVerdict(cells, input.acceptance);
@@ -41077,47 +41078,49 @@ async function watchRound(smi) {
 
 ;// CONCATENATED MODULE: ./src/target/cell-judge.ts
 /**
- * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
- * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
- * results file.
+ * The one place a cell's verdict is computed: the verdict rules of a run bound to its baseline, each cell
+ * judged with its own target's gate and `noise-floor`. A cell measured here (after each measurement, while
+ * its server is still up), read back from a results file (a shard's, or `compare`'s CURRENT) and one that
+ * `select: changed` skipped all go through `decide`, which returns the judged cell as a new object and leaves
+ * the one it was given as it was.
  */
 
 
 
 function cellJudge(view, rulesOf) {
-    const options = (target) => {
+    const rules = (target) => {
         const { gate, noiseFloor } = rulesOf(target);
         return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } };
     };
     return {
-        judge(cell) {
-            const r = options(cell.target);
-            // Read back from a shard's file: still skipped, with this run's baseline figures.
-            if (cell.verdict?.skipped)
-                return skippedVerdict(cell.id, view, r.gate, r.options);
-            // The results file records the agreement the quality verdict judged.
-            const agreement = cellAgreement(cell, view);
-            if (agreement && cell.quality)
-                cell.quality.agreement = agreement;
-            // So does what changed in the environment since the baseline cell was measured.
-            const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint);
-            if (changes?.length)
-                cell.host.changes = changes;
-            return judgeCell(cell, view, r.gate, r.options);
-        },
-        skipped(id, target) {
-            const r = options(target);
-            return skippedVerdict(id, view, r.gate, r.options);
+        decide([first, ...again], fresh = false) {
+            if (first.status !== 'ok')
+                return first;
+            const { gate, options } = rules(first.target);
+            if (first.verdict?.skipped)
+                return { ...first, verdict: skippedVerdict(first.id, view, gate, options) };
+            const verdict = judgeCell(first, view, gate, options);
+            const judged = { ...first, verdict, ...evidence(first, view) };
+            return again.length ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) } : judged;
         },
         moreRounds(cell, maxRounds) {
-            const r = options(cell.target);
-            return moreRounds(cell, view, r.gate, { ...r.options, maxRounds });
-        },
-        confirm(first, again, fresh) {
-            const r = options(first.target);
-            return confirmCell(first, again, view, r.gate, { ...r.options, fresh });
+            const { gate, options } = rules(cell.target);
+            return moreRounds(cell, view, gate, { ...options, maxRounds });
         },
     };
+}
+/** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
+function evidence(cell, view) {
+    const agreement = cellAgreement(cell, view);
+    const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint);
+    return {
+        ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
+        ...(changes !== undefined && changes.length > 0 && cell.host !== undefined && { host: { ...cell.host, changes } }),
+    };
+}
+/** Cells read from results files, each judged; what could not be measured keeps its verdict. */
+function judgeAll(cells, judge) {
+    return cells.map((cell) => judge.decide([cell]));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -53298,6 +53301,7 @@ function memoryLogger() {
 }
 
 ;// CONCATENATED MODULE: ./src/target/cell-result.ts
+
 function skeleton(plan, info) {
     const { target, scenario } = plan;
     return {
@@ -53350,10 +53354,13 @@ function errorCell(plan, error, info) {
     cell.verdict = { status: 'error', metrics: {}, note: error };
     return cell;
 }
-/** A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see `CellVerdict`). */
-function skippedCell(plan, verdict) {
+/**
+ * A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see
+ * `CellVerdict`); the judge adds the baseline's figures when the run compares.
+ */
+function skippedCell(plan) {
     const cell = skeleton(plan, {});
-    cell.verdict = verdict;
+    cell.verdict = { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' };
     return cell;
 }
 
@@ -57614,37 +57621,31 @@ async function measureCell(o) {
 function progressLine(id, p) {
     return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`;
 }
-/** Judges a measured cell: more warm rounds while noise alone keeps it undecided, then confirmation while it looks regressed. */
-async function decideCell(measured, o) {
-    const result = await addRounds(measured, o);
-    return result.status === 'ok' ? measure_cell_confirm(result, o) : result;
-}
-async function addRounds(measured, o) {
-    const { cell, judge, log } = o;
-    const { maxRounds } = cell.target.settings;
-    let result = measured;
-    result.verdict = judge.judge(result);
-    for (let more = judge.moreRounds(result, maxRounds); more > 0; more = judge.moreRounds(result, maxRounds)) {
-        log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(result.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${result.rounds.length + more}/${maxRounds})`);
-        result = await o.addRounds(more);
-        if (result.status !== 'ok')
-            return result;
-        result.verdict = judge.judge(result);
+/**
+ * Measures a cell and, when the run compares, decides it: more warm rounds while noise alone keeps it
+ * undecided (up to `max-rounds`), then re-measurements while it looks regressed (up to `confirm`), judging
+ * after each measurement. A measurement that fails ends the loop with the failed cell.
+ */
+async function measureAndDecide(cell, source, judge, log) {
+    const { maxRounds, confirm: times } = cell.target.settings;
+    let first = await source.measure(0);
+    if (!judge || first.status !== 'ok')
+        return first;
+    let judged = judge.decide([first]);
+    for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
+        log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`);
+        first = await source.addRounds(more);
+        if (first.status !== 'ok')
+            return first;
+        judged = judge.decide([first]);
     }
-    return result;
-}
-/** Re-measures a cell that looks regressed, up to the target's `confirm` times, judging all measurements pooled after each. */
-async function measure_cell_confirm(result, o) {
-    const { cell, judge, log } = o;
-    const times = cell.target.settings.confirm;
     const again = [];
-    let verdict = result.verdict;
-    for (let i = 0; i < times && needsConfirmation(verdict); i++) {
-        log.info(`${cell.id}: looks regressed (${regressions(verdict)}); re-measuring to confirm (${i + 1}/${times}${o.fresh ? ', fresh launch' : ''})`);
-        again.push(await o.remeasure(i + 1));
-        verdict = judge.confirm(result, again, o.fresh);
+    while (again.length < times && needsConfirmation(judged.verdict)) {
+        log.info(`${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`);
+        again.push(await source.measure(again.length + 1));
+        judged = judge.decide([first, ...again], source.fresh);
     }
-    return { ...result, verdict };
+    return judged;
 }
 function widestBand(verdict) {
     return Math.max(0, ...Object.values(verdict.metrics).map((m) => (m?.status === 'inconclusive' ? (m.band ?? 0) : 0)));
@@ -58435,29 +58436,35 @@ async function runExternalTarget(target, cells, deps) {
     }
     return results;
 }
-async function externalCell(cell, ext) {
-    const { settings } = cell.target;
-    let runs = [];
+function externalCell(cell, ext) {
+    return measureAndDecide(cell, externalSource(cell, ext), ext.deps.judge, ext.deps.log);
+}
+/** A cell's measurements by the target's command: each round runs it once; a re-measurement is a new set of rounds. */
+function externalSource(cell, ext) {
     const rounds = async (count, first) => {
         const out = [];
         for (let i = 0; i < count; i++)
             out.push(...(await runRound(cell, first + i, ext)));
         return out;
     };
-    runs = await rounds(settings.rounds, 0);
-    const result = asCell(cell, runs, ext);
-    if (!ext.deps.judge)
-        return result;
-    let remeasured = 0;
-    return decideCell(result, {
-        cell,
-        judge: ext.deps.judge,
-        log: ext.deps.log,
+    // The first measurement's rounds, which added rounds extend.
+    let runs = [];
+    return {
         fresh: false,
-        addRounds: async (more) => asCell(cell, (runs = [...runs, ...(await rounds(more, runs.length))]), ext),
-        remeasure: async () => asCell(cell, await rounds(settings.rounds, 1000 * ++remeasured), ext),
-    });
+        async measure(attempt) {
+            const measured = await rounds(cell.target.settings.rounds, REMEASURE_ROUND_STRIDE * attempt);
+            if (attempt === 0)
+                runs = measured;
+            return asCell(cell, measured, ext);
+        },
+        async addRounds(more) {
+            runs = [...runs, ...(await rounds(more, runs.length))];
+            return asCell(cell, runs, ext);
+        },
+    };
 }
+/** Round numbers of a re-measurement start here, so its `{round}` and `{out}` never repeat the first measurement's. */
+const REMEASURE_ROUND_STRIDE = 1000;
 /** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
 function asCell(cell, runs, ext) {
     const placed = runs.map((r) => ({ ...r, target: cell.target.id, scenario: cell.scenario.id }));
@@ -60514,9 +60521,14 @@ async function runCells(cells, started) {
     }
     return results;
 }
-/** Measures one cell and, when the run compares, judges it: more rounds while undecided, confirmation while it looks regressed. */
-async function runCell(cell, index, started) {
+/** Measures one cell and, when the run compares, decides it (more rounds while undecided, confirmation while it looks regressed). */
+function runCell(cell, index, started) {
+    return measureAndDecide(cell, launchedSource(cell, index, started), started.deps.judge, started.deps.log);
+}
+/** A cell's measurements on the running target: the first, its added warm rounds, and re-measurements (after a relaunch with `confirm-fresh`). */
+function launchedSource(cell, index, started) {
     const { session, deps } = started;
+    const fresh = cell.target.settings.confirmFresh && !cell.target.external;
     const measure = (attempt, extend) => measureCell({
         cell,
         adapter: session.adapter,
@@ -60538,23 +60550,24 @@ async function runCell(cell, index, started) {
             throw new Error(session.fatal);
         return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host });
     };
-    let last = await measure(0);
-    const result = await settled(last);
-    if (!deps.judge || result.status !== 'ok')
-        return result;
-    const fresh = cell.target.settings.confirmFresh && !cell.target.external;
-    return decideCell(result, {
-        cell,
-        judge: deps.judge,
-        log: deps.log,
+    // The first measurement, which added rounds extend and whose spec-decode figures they keep.
+    let first;
+    return {
         fresh,
-        addRounds: async (rounds) => settled((last = await measure(0, { after: last.measurement, rounds })), result.specDecode),
-        remeasure: async (attempt) => {
+        async measure(attempt) {
+            if (attempt === 0)
+                return settled((first = await measure(0)));
             if (fresh)
                 await relaunch(cell, started);
             return settled(await measure(attempt));
         },
-    });
+        async addRounds(rounds) {
+            if (!first)
+                throw new Error(`${cell.id}: rounds added before the first measurement`);
+            const specDecode = first.specDecode;
+            return settled((first = await measure(0, { after: first.measurement, rounds })), specDecode);
+        },
+    };
 }
 /** `confirm-fresh`: the engine is stopped and launched again before a re-measurement, so it carries a launch of its own. */
 async function relaunch(cell, started) {
@@ -60634,7 +60647,6 @@ async function waitMemoryReleased(o) {
 
 
 
-
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -60675,27 +60687,28 @@ async function runPipeline(deps) {
         log.info(chosen.note);
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
     const measured = 'unreadable' in loaded
-        ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
+        ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
         : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge });
     const { results, tally } = assembleResults({
         run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
         cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-        judge: measured.read ? judge : undefined,
         missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
     return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps);
 }
-/** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
+/** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
 async function measure(plan, behaviour, m) {
-    const { deps, resultsDir } = m;
+    const { deps, resultsDir, judge } = m;
     const { log } = deps;
-    if (!behaviour.measure)
-        return { ...(await readShardResults(resultsDir, plan, log)), read: true };
+    if (!behaviour.measure) {
+        const read = await readShardResults(resultsDir, plan, log);
+        return judge ? { ...read, cells: judgeAll(read.cells, judge) } : read;
+    }
     const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
     try {
-        return { cells: await measureTargets(plan, m, guard), read: false };
+        return { cells: await measureTargets(plan, m, guard) };
     }
     finally {
         if (!deps.guard)
@@ -60737,7 +60750,7 @@ function skippedCells(plan, chosen, judge) {
     const skipped = new Set(chosen?.skipped.map((t) => t.id));
     return plan.cells
         .filter((c) => skipped.has(c.target.id))
-        .map((c) => skippedCell(c, judge?.skipped(c.id, c.target.id) ?? { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }));
+        .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)));
 }
 function makeStore(options, deps) {
     if (options.baselineFile)
@@ -62026,10 +62039,10 @@ async function compareFiles(positionals, config) {
     const [baselinePath, currentPath] = positionals;
     const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')]);
     const rules = await configRules(config);
+    const judge = cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() });
     const { results, tally } = assembleResults({
         run: current.run,
-        cells: current.cells,
-        judge: cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() }),
+        cells: judgeAll(current.cells, judge),
         baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
     });
     process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n');

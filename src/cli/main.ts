@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { assembleResults } from '../run/assemble.js'
-import { cellJudge, type TargetRules } from '../target/cell-judge.js'
+import { cellJudge, judgeAll, type TargetRules } from '../target/cell-judge.js'
 import { loadPlan } from '../config/index.js'
 import { formatPlan } from '../config/plan-text.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from '../config/inputs.js'
@@ -145,10 +145,10 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
   const [baselinePath, currentPath] = positionals
   const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
   const rules = await configRules(config)
+  const judge = cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() })
   const { results, tally } = assembleResults({
     run: current.run,
-    cells: current.cells,
-    judge: cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() }),
+    cells: judgeAll(current.cells, judge),
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
   process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n')

@@ -1,20 +1,15 @@
 /**
- * A run's cells → its results file: judge the cells that were read rather than measured, add
- * the baseline's cells the run left out, and tally the run verdict. The pipeline and the CLI's
- * `compare` both judge results files through here.
+ * A run's judged cells → its results file: add the baseline's cells the run left out and tally the
+ * run verdict. The pipeline and the CLI's `compare` both assemble results files through here; the
+ * cells arrive judged (target/cell-judge.ts decides every one).
  */
-import type { CellJudge } from '../target/cell-judge.js'
 import { missingCells, runVerdict, type BaselineView, type RunTally } from '../compare/index.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunMeta } from '../core/results.js'
 
 export interface AssembleInput {
   run: RunMeta
-  cells: CellResult[]
-  /**
-   * Judges every `ok` cell. Only for cells read from results files: a measured cell was judged,
-   * and a regression confirmed, while its server was still up.
-   */
-  judge?: CellJudge
+  /** The run's cells, each with its verdict. */
+  cells: readonly CellResult[]
   /** Reports the baseline's cells this run did not measure, among those `selected`, as missing. */
   missing?: { view: BaselineView; selected: (id: string) => boolean }
   /** The baseline the cells were judged against. */
@@ -29,9 +24,8 @@ export interface Assembled {
 }
 
 export function assembleResults(input: AssembleInput): Assembled {
-  const { judge, missing } = input
+  const { missing } = input
   const cells = [...input.cells]
-  if (judge) for (const cell of cells) if (cell.status === 'ok') cell.verdict = judge.judge(cell)
   if (missing) cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected))
   const tally = runVerdict(cells, input.acceptance)
   return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally }

@@ -5,10 +5,10 @@
  */
 import { join, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
-import { cellJudge, type CellJudge, type TargetRules } from '../target/cell-judge.js'
+import { cellJudge, judgeAll, type CellJudge, type TargetRules } from '../target/cell-judge.js'
 import { errorCell, skippedCell } from '../target/cell-result.js'
 import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
-import { SKIPPED_NOTE, type BaselineView } from '../compare/index.js'
+import type { BaselineView } from '../compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from '../config/index.js'
 import type { ActionOptions } from '../config/inputs.js'
 import { resolveBehaviour, type Behaviour, type RunContext } from './context.js'
@@ -93,12 +93,11 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =
     'unreadable' in loaded
-      ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})), read: false }
+      ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
       : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge })
   const { results, tally } = assembleResults({
     run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
     cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-    judge: measured.read ? judge : undefined,
     missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
@@ -113,14 +112,17 @@ interface MeasureContext {
   judge: CellJudge | undefined
 }
 
-/** The run's cells: measured target by target (judged as they go), or in merge mode read, unjudged, from the shards' results files. */
-async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; read: boolean; shards?: ShardTally }> {
-  const { deps, resultsDir } = m
+/** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
+async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; shards?: ShardTally }> {
+  const { deps, resultsDir, judge } = m
   const { log } = deps
-  if (!behaviour.measure) return { ...(await readShardResults(resultsDir, plan, log)), read: true }
+  if (!behaviour.measure) {
+    const read = await readShardResults(resultsDir, plan, log)
+    return judge ? { ...read, cells: judgeAll(read.cells, judge) } : read
+  }
   const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
   try {
-    return { cells: await measureTargets(plan, m, guard), read: false }
+    return { cells: await measureTargets(plan, m, guard) }
   } finally {
     if (!deps.guard) await guard.close()
   }
@@ -163,7 +165,7 @@ function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: C
   const skipped = new Set(chosen?.skipped.map((t) => t.id))
   return plan.cells
     .filter((c) => skipped.has(c.target.id))
-    .map((c) => skippedCell(c, judge?.skipped(c.id, c.target.id) ?? { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }))
+    .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)))
 }
 
 function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {

@@ -1,13 +1,15 @@
 /**
- * The verdict rules of a run bound to its baseline: each cell is judged with its own target's gate and
- * `noise-floor`, whether it was measured here (with adaptive rounds and confirmation) or read back from a
- * results file.
+ * The one place a cell's verdict is computed: the verdict rules of a run bound to its baseline, each cell
+ * judged with its own target's gate and `noise-floor`. A cell measured here (after each measurement, while
+ * its server is still up), read back from a results file (a shard's, or `compare`'s CURRENT) and one that
+ * `select: changed` skipped all go through `decide`, which returns the judged cell as a new object and leaves
+ * the one it was given as it was.
  */
 import { cellAgreement, confirmCell, judgeCell, moreRounds, skippedVerdict, type BaselineView } from '../compare/index.js'
 import { baselineCell } from '../compare/baseline.js'
 import type { GateConfig } from '../core/plan.js'
+import type { CellResult } from '../core/results.js'
 import { fingerprintChanges } from '../host/index.js'
-import type { CellResult, CellVerdict } from '../core/results.js'
 
 export interface TargetRules {
   gate: GateConfig
@@ -16,44 +18,50 @@ export interface TargetRules {
 }
 
 export interface CellJudge {
-  judge(cell: CellResult): CellVerdict
-  /** The verdict of a cell `select: changed` did not run: its baseline figures, never a pass or a failure. */
-  skipped(id: string, target: string): CellVerdict
+  /**
+   * The cell judged on its measurements: the first alone, or with its re-measurements pooled, metric by metric
+   * (`fresh` when each re-measurement came from a new launch). A cell that could not be measured keeps its
+   * error; a skipped cell gets the baseline's figures, never a pass or a failure. The judged cell also records
+   * what its verdict relied on: the agreement of its greedy outputs with the baseline cell's, and what changed
+   * in the environment since the baseline cell was measured.
+   */
+  decide(measurements: readonly [CellResult, ...CellResult[]], fresh?: boolean): CellResult
   /** Warm rounds to add before deciding (0: decide now), within `maxRounds` rounds in all. */
   moreRounds(cell: CellResult, maxRounds: number): number
-  /** The verdict over `first` and its re-measurements pooled; `fresh` when each came from a new launch. */
-  confirm(first: CellResult, again: readonly CellResult[], fresh: boolean): CellVerdict
 }
 
 export function cellJudge(view: BaselineView, rulesOf: (target: string) => TargetRules): CellJudge {
-  const options = (target: string) => {
+  const rules = (target: string) => {
     const { gate, noiseFloor } = rulesOf(target)
     return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } }
   }
   return {
-    judge(cell) {
-      const r = options(cell.target)
-      // Read back from a shard's file: still skipped, with this run's baseline figures.
-      if (cell.verdict?.skipped) return skippedVerdict(cell.id, view, r.gate, r.options)
-      // The results file records the agreement the quality verdict judged.
-      const agreement = cellAgreement(cell, view)
-      if (agreement && cell.quality) cell.quality.agreement = agreement
-      // So does what changed in the environment since the baseline cell was measured.
-      const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint)
-      if (changes?.length) cell.host!.changes = changes
-      return judgeCell(cell, view, r.gate, r.options)
-    },
-    skipped(id, target) {
-      const r = options(target)
-      return skippedVerdict(id, view, r.gate, r.options)
+    decide([first, ...again], fresh = false) {
+      if (first.status !== 'ok') return first
+      const { gate, options } = rules(first.target)
+      if (first.verdict?.skipped) return { ...first, verdict: skippedVerdict(first.id, view, gate, options) }
+      const verdict = judgeCell(first, view, gate, options)
+      const judged = { ...first, verdict, ...evidence(first, view) }
+      return again.length ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) } : judged
     },
     moreRounds(cell, maxRounds) {
-      const r = options(cell.target)
-      return moreRounds(cell, view, r.gate, { ...r.options, maxRounds })
-    },
-    confirm(first, again, fresh) {
-      const r = options(first.target)
-      return confirmCell(first, again, view, r.gate, { ...r.options, fresh })
+      const { gate, options } = rules(cell.target)
+      return moreRounds(cell, view, gate, { ...options, maxRounds })
     },
   }
+}
+
+/** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
+function evidence(cell: CellResult, view: BaselineView): Pick<CellResult, 'quality' | 'host'> {
+  const agreement = cellAgreement(cell, view)
+  const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint)
+  return {
+    ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
+    ...(changes !== undefined && changes.length > 0 && cell.host !== undefined && { host: { ...cell.host, changes } }),
+  }
+}
+
+/** Cells read from results files, each judged; what could not be measured keeps its verdict. */
+export function judgeAll(cells: readonly CellResult[], judge: CellJudge): CellResult[] {
+  return cells.map((cell) => judge.decide([cell]))
 }

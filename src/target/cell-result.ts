@@ -1,8 +1,9 @@
 /** Building cell results from a plan cell and what happened to it. */
 import type { CellMeasurement } from '../bench/measure.js'
+import { SKIPPED_NOTE } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
 import type { CellPlan } from '../core/plan.js'
-import type { CellResult, CellVerdict, SpecDecodeStats, TargetInfo } from '../core/results.js'
+import type { CellResult, SpecDecodeStats, TargetInfo } from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
@@ -66,9 +67,12 @@ export function errorCell(plan: CellPlan, error: string, info: TargetInfo): Cell
   return cell
 }
 
-/** A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see `CellVerdict`). */
-export function skippedCell(plan: CellPlan, verdict: CellVerdict): CellResult {
+/**
+ * A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see
+ * `CellVerdict`); the judge adds the baseline's figures when the run compares.
+ */
+export function skippedCell(plan: CellPlan): CellResult {
   const cell = skeleton(plan, {})
-  cell.verdict = verdict
+  cell.verdict = { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }
   return cell
 }

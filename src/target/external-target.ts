@@ -17,7 +17,7 @@ import type { CellResult } from '../core/results.js'
 import { shellQuote } from '../engines/sim.js'
 import { ingestFormat, ingestText, ingestedCells, type IngestedRun } from '../ingest/index.js'
 import type { CellJudge } from './cell-judge.js'
-import { decideCell } from './measure-cell.js'
+import { measureAndDecide, type CellSource } from './measure-cell.js'
 import { engineEnv } from '../server/env.js'
 import { launchGroup } from '../server/launch.js'
 import { terminateGroup } from '../server/process-group.js'
@@ -50,27 +50,35 @@ export async function runExternalTarget(target: TargetPlan, cells: CellPlan[], d
   return results
 }
 
-async function externalCell(cell: CellPlan, ext: External): Promise<CellResult> {
-  const { settings } = cell.target
-  let runs: IngestedRun[] = []
+function externalCell(cell: CellPlan, ext: External): Promise<CellResult> {
+  return measureAndDecide(cell, externalSource(cell, ext), ext.deps.judge, ext.deps.log)
+}
+
+/** A cell's measurements by the target's command: each round runs it once; a re-measurement is a new set of rounds. */
+function externalSource(cell: CellPlan, ext: External): CellSource {
   const rounds = async (count: number, first: number): Promise<IngestedRun[]> => {
     const out: IngestedRun[] = []
     for (let i = 0; i < count; i++) out.push(...(await runRound(cell, first + i, ext)))
     return out
   }
-  runs = await rounds(settings.rounds, 0)
-  const result = asCell(cell, runs, ext)
-  if (!ext.deps.judge) return result
-  let remeasured = 0
-  return decideCell(result, {
-    cell,
-    judge: ext.deps.judge,
-    log: ext.deps.log,
+  // The first measurement's rounds, which added rounds extend.
+  let runs: IngestedRun[] = []
+  return {
     fresh: false,
-    addRounds: async (more) => asCell(cell, (runs = [...runs, ...(await rounds(more, runs.length))]), ext),
-    remeasure: async () => asCell(cell, await rounds(settings.rounds, 1000 * ++remeasured), ext),
-  })
+    async measure(attempt) {
+      const measured = await rounds(cell.target.settings.rounds, REMEASURE_ROUND_STRIDE * attempt)
+      if (attempt === 0) runs = measured
+      return asCell(cell, measured, ext)
+    },
+    async addRounds(more) {
+      runs = [...runs, ...(await rounds(more, runs.length))]
+      return asCell(cell, runs, ext)
+    },
+  }
 }
+
+/** Round numbers of a re-measurement start here, so its `{round}` and `{out}` never repeat the first measurement's. */
+const REMEASURE_ROUND_STRIDE = 1000
 
 /** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
 function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult {

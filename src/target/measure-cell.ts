@@ -1,8 +1,10 @@
 /**
- * One cell on a running target: a measurement, with the engine's counters read around it; more warm rounds
- * while noise alone keeps it undecided (up to `max-rounds`); and the confirmation of a verdict that looks
- * regressed — the cell is measured again (on the running server, or a fresh launch with `confirm-fresh`) and
- * judged on every measurement pooled, metric by metric, so a regression fails the gate only when it holds.
+ * Measuring and deciding one cell. `measureCell` is one measurement on a running target, with the engine's
+ * counters read around it. `measureAndDecide` is the loop every cell goes through, launched or external: more
+ * warm rounds while noise alone keeps it undecided (up to `max-rounds`), then the confirmation of a verdict
+ * that looks regressed — the cell is measured again (on the running server, a fresh launch with
+ * `confirm-fresh`, or the external command's next rounds) and judged on every measurement pooled, metric by
+ * metric, so a regression fails the gate only when it holds.
  */
 import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from '../bench/measure.js'
 import type { CellJudge } from './cell-judge.js'
@@ -60,50 +62,42 @@ function progressLine(id: string, p: RoundProgress): string {
   return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`
 }
 
-export interface DecideOptions {
-  cell: CellPlan
-  judge: CellJudge
-  log: Logger
-  /** Measures `rounds` more warm rounds on the running server; the cell over every round so far. */
-  addRounds: (rounds: number) => Promise<CellResult>
-  /** Measures the cell once more; `attempt` counts the re-measurements from 1. */
-  remeasure: (attempt: number) => Promise<CellResult>
+/**
+ * Where a cell's measurements come from: a launched target's running server, or an external target's
+ * command. The loop that decides the cell asks it for each one.
+ */
+export interface CellSource {
+  /** The cell measured afresh: attempt 0 is its first measurement, 1, 2, … its re-measurements. */
+  measure(attempt: number): Promise<CellResult>
+  /** The first measurement with `rounds` more warm rounds; the cell over every round so far. */
+  addRounds(rounds: number): Promise<CellResult>
   /** The re-measurements come from fresh launches (`confirm-fresh`). */
   fresh: boolean
 }
 
-/** Judges a measured cell: more warm rounds while noise alone keeps it undecided, then confirmation while it looks regressed. */
-export async function decideCell(measured: CellResult, o: DecideOptions): Promise<CellResult> {
-  const result = await addRounds(measured, o)
-  return result.status === 'ok' ? confirm(result, o) : result
-}
-
-async function addRounds(measured: CellResult, o: DecideOptions): Promise<CellResult> {
-  const { cell, judge, log } = o
-  const { maxRounds } = cell.target.settings
-  let result = measured
-  result.verdict = judge.judge(result)
-  for (let more = judge.moreRounds(result, maxRounds); more > 0; more = judge.moreRounds(result, maxRounds)) {
-    log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(result.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${result.rounds.length + more}/${maxRounds})`)
-    result = await o.addRounds(more)
-    if (result.status !== 'ok') return result
-    result.verdict = judge.judge(result)
+/**
+ * Measures a cell and, when the run compares, decides it: more warm rounds while noise alone keeps it
+ * undecided (up to `max-rounds`), then re-measurements while it looks regressed (up to `confirm`), judging
+ * after each measurement. A measurement that fails ends the loop with the failed cell.
+ */
+export async function measureAndDecide(cell: CellPlan, source: CellSource, judge: CellJudge | undefined, log: Logger): Promise<CellResult> {
+  const { maxRounds, confirm: times } = cell.target.settings
+  let first = await source.measure(0)
+  if (!judge || first.status !== 'ok') return first
+  let judged = judge.decide([first])
+  for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
+    log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`)
+    first = await source.addRounds(more)
+    if (first.status !== 'ok') return first
+    judged = judge.decide([first])
   }
-  return result
-}
-
-/** Re-measures a cell that looks regressed, up to the target's `confirm` times, judging all measurements pooled after each. */
-async function confirm(result: CellResult, o: DecideOptions): Promise<CellResult> {
-  const { cell, judge, log } = o
-  const times = cell.target.settings.confirm
   const again: CellResult[] = []
-  let verdict = result.verdict
-  for (let i = 0; i < times && needsConfirmation(verdict); i++) {
-    log.info(`${cell.id}: looks regressed (${regressions(verdict)}); re-measuring to confirm (${i + 1}/${times}${o.fresh ? ', fresh launch' : ''})`)
-    again.push(await o.remeasure(i + 1))
-    verdict = judge.confirm(result, again, o.fresh)
+  while (again.length < times && needsConfirmation(judged.verdict)) {
+    log.info(`${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`)
+    again.push(await source.measure(again.length + 1))
+    judged = judge.decide([first, ...again], source.fresh)
   }
-  return { ...result, verdict }
+  return judged
 }
 
 function widestBand(verdict: CellVerdict): number {

@@ -11,7 +11,7 @@ import type { CellJudge } from './cell-judge.js'
 import type { CellHost } from '../core/host.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
 import { preflightTarget, roundWatch, targetHost, type HostDeps } from './host-check.js'
-import { decideCell, measureCell, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
+import { measureAndDecide, measureCell, type CellSource, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
 import { engineByName } from '../engines/registry.js'
 import { runExternalTarget } from './external-target.js'
 import { runProbe, type ProbeRun } from './probe-run.js'
@@ -113,9 +113,15 @@ async function runCells(cells: CellPlan[], started: Started): Promise<CellResult
   return results
 }
 
-/** Measures one cell and, when the run compares, judges it: more rounds while undecided, confirmation while it looks regressed. */
-async function runCell(cell: CellPlan, index: number, started: Started): Promise<CellResult> {
+/** Measures one cell and, when the run compares, decides it (more rounds while undecided, confirmation while it looks regressed). */
+function runCell(cell: CellPlan, index: number, started: Started): Promise<CellResult> {
+  return measureAndDecide(cell, launchedSource(cell, index, started), started.deps.judge, started.deps.log)
+}
+
+/** A cell's measurements on the running target: the first, its added warm rounds, and re-measurements (after a relaunch with `confirm-fresh`). */
+function launchedSource(cell: CellPlan, index: number, started: Started): CellSource {
   const { session, deps } = started
+  const fresh = cell.target.settings.confirmFresh && !cell.target.external
   const measure = (attempt: number, extend?: MeasureCellOptions['extend']): Promise<MeasuredCell> =>
     measureCell({
       cell,
@@ -136,22 +142,21 @@ async function runCell(cell: CellPlan, index: number, started: Started): Promise
     if (session.fatal) throw new Error(session.fatal)
     return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host })
   }
-
-  let last = await measure(0)
-  const result = await settled(last)
-  if (!deps.judge || result.status !== 'ok') return result
-  const fresh = cell.target.settings.confirmFresh && !cell.target.external
-  return decideCell(result, {
-    cell,
-    judge: deps.judge,
-    log: deps.log,
+  // The first measurement, which added rounds extend and whose spec-decode figures they keep.
+  let first: MeasuredCell | undefined
+  return {
     fresh,
-    addRounds: async (rounds) => settled((last = await measure(0, { after: last.measurement, rounds })), result.specDecode),
-    remeasure: async (attempt) => {
+    async measure(attempt) {
+      if (attempt === 0) return settled((first = await measure(0)))
       if (fresh) await relaunch(cell, started)
       return settled(await measure(attempt))
     },
-  })
+    async addRounds(rounds) {
+      if (!first) throw new Error(`${cell.id}: rounds added before the first measurement`)
+      const specDecode = first.specDecode
+      return settled((first = await measure(0, { after: first.measurement, rounds })), specDecode)
+    },
+  }
 }
 
 /** `confirm-fresh`: the engine is stopped and launched again before a re-measurement, so it carries a launch of its own. */

@@ -1,0 +1,77 @@
+/**
+ * The one function that decides a cell: every kind of cell (measured, re-measured, read back, skipped, failed)
+ * goes through `decide`, which returns the judged cell and never changes the one it was given.
+ */
+import { describe, expect, it } from 'vitest'
+import type { BaselineView } from '../../src/compare/index.js'
+import type { CellResult } from '../../src/core/results.js'
+import { cellJudge, judgeAll } from '../../src/target/cell-judge.js'
+import { flatCell, resultsFile } from '../compare/fixtures.js'
+
+const gate = { decode: { maxRegression: 0.05, stat: 'mean' as const } }
+const greedy = [{ prompt: 'Count to five.', text: 'one two three four five' }]
+const host = (driver: string) => ({ preflight: {}, fingerprint: { driver } })
+const stored = flatCell('a/s', { decode: 50 }, 3, 1, { host: host('580.95'), quality: { probe: { seed: 1, questions: 0, correct: 0, accuracy: 1, greedy }, degenerate: undefined } })
+const view: BaselineView = { results: resultsFile([stored, flatCell('b/s', { decode: 50 })]), history: [] }
+const judge = cellJudge(view, (target) => ({ gate: target === 'a' ? gate : {} }))
+
+/** A cell whose verdict relies on both kinds of evidence: its greedy outputs and its environment fingerprint. */
+function current(decode: number): CellResult {
+  const probe = { seed: 1, questions: 0, correct: 0, accuracy: 1, greedy: [{ prompt: greedy[0].prompt, text: 'one two three four six' }] }
+  return flatCell('a/s', { decode }, 3, 1, { host: host('590.10'), quality: { probe, degenerate: undefined } })
+}
+
+/** Freezes every object in a cell, so that any write to it throws (modules run in strict mode). */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
+}
+
+describe('cellJudge().decide', () => {
+  it("judges a cell with its target's gate and records what the verdict relied on", () => {
+    const judged = judge.decide([current(40)])
+    expect(judged.verdict.status).toBe('regression')
+    expect(judged.quality?.agreement?.prompts).toBe(1)
+    expect(judged.quality?.agreement?.mean).toBeLessThan(1)
+    expect(judged.host?.changes).toEqual(['driver 580.95 → 590.10'])
+    // Target b has no decode gate: the same loss is not a regression there.
+    expect(judge.decide([{ ...flatCell('b/s', { decode: 40 }) }]).verdict.status).not.toBe('regression')
+  })
+
+  it('does not change the cells it is given, on any path', () => {
+    const first = deepFreeze(current(40))
+    const again = deepFreeze(current(40))
+    const skipped = deepFreeze({ ...flatCell('a/s', {}), metrics: null, verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const } })
+    const failed = deepFreeze({ ...flatCell('a/s', {}), status: 'error' as const, error: 'boom', verdict: { status: 'error' as const, metrics: {}, note: 'boom' } })
+    const before = structuredClone([first, again, skipped, failed])
+    const results = [judge.decide([first]), judge.decide([first, again]), judge.decide([skipped]), judge.decide([failed]), judge.moreRounds(first, 10)]
+    expect([first, again, skipped, failed]).toEqual(before)
+    // The frozen input did not stop the judge from deciding: each path produced its verdict.
+    expect(results.slice(0, 4).map((c) => (c as CellResult).verdict.status)).toEqual(['regression', 'regression', 'missing', 'error'])
+  })
+
+  it('pools re-measurements: a loss that the re-measurement does not show is not confirmed', () => {
+    const confirmed = judge.decide([current(40), current(40)])
+    expect(confirmed.verdict).toMatchObject({ status: 'regression', confirmed: 1 })
+    const cleared = judge.decide([current(46.5), current(50)])
+    expect(cleared.verdict.confirmed).toBe(1)
+    expect(cleared.verdict.status).not.toBe('regression')
+  })
+
+  it("gives a skipped cell the baseline's figures and leaves an error cell as it is", () => {
+    const skipped = { ...flatCell('a/s', {}), metrics: null, verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const } }
+    expect(judge.decide([skipped]).verdict).toMatchObject({ status: 'missing', skipped: 'unchanged', reference: { decode: { stat: 'mean', value: 50 } } })
+    const failed = { ...flatCell('a/s', {}), status: 'error' as const, error: 'boom', verdict: { status: 'error' as const, metrics: {}, note: 'boom' } }
+    expect(judge.decide([failed])).toBe(failed)
+  })
+
+  it("judges read-back cells with their target's noise-floor", () => {
+    // 8 % slower: past the 5 % limit, short of twice it; only the assumed launch-to-launch noise decides.
+    const judged = (noiseFloor: number) => judgeAll([flatCell('a/s', { decode: 46 })], cellJudge(view, () => ({ gate, noiseFloor })))[0].verdict
+    expect(judged(0.005).status).toBe('regression')
+    expect(judged(0.2).status).toBe('inconclusive')
+  })
+})
