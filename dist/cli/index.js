@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6319);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(203);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6319:
+/***/ 203:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39349,14 +39349,6 @@ function relativeSquares(values) {
     for (const v of values)
         ss += ((v - m) / m) ** 2;
     return ss;
-}
-/** Sample variance (ddof 1) of `values` relative to `reference`. */
-function relativeVariance(values, reference) {
-    const m = stats_mean(values);
-    let ss = 0;
-    for (const v of values)
-        ss += ((v - m) / reference) ** 2;
-    return ss / (values.length - 1);
 }
 function isUsable(value) {
     return typeof value === 'number' && Number.isFinite(value);
@@ -42901,20 +42893,6 @@ function parseLine(line, end) {
     const token = line.slice(rest).trim().split(/\s+/)[0] ?? '';
     const value = parseValue(token);
     return Number.isNaN(value) ? undefined : { name, labels, value };
-}
-/** Every sample line; comments, blank, malformed and NaN lines are skipped. */
-function parsePrometheus(text) {
-    const samples = [];
-    for (const raw of text.split('\n')) {
-        const line = raw.trim();
-        const end = nameEnd(line);
-        if (end <= 0)
-            continue;
-        const sample = parseLine(line, end);
-        if (sample)
-            samples.push(sample);
-    }
-    return samples;
 }
 /**
  * One number per metric name, summed over label sets (engine ranks, model names).
@@ -51537,6 +51515,16 @@ function loadProfile(ref, cwd = process.cwd()) {
     return parseProfile(json, ref);
 }
 
+;// CONCATENATED MODULE: ./src/core/shell.ts
+/**
+ * Quoting for `bash -c`: a word made only of characters the shell never treats specially stays as it is
+ * (commands read as typed); anything else is single-quoted, each `'` written as `'\''`. Inside single quotes
+ * bash expands nothing (Bash Reference Manual, 3.1.2.2 Single Quotes).
+ */
+function shellQuote(word) {
+    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 ;// CONCATENATED MODULE: ./src/engines/sim.ts
 /**
  * `engine: sim`: the built-in simulator, launched as `llm-bench-gate sim …` through the same
@@ -51554,10 +51542,7 @@ function loadProfile(ref, cwd = process.cwd()) {
 
 
 
-/** Single-quotes a word for `bash -c` unless it is plainly safe. */
-function shellQuote(word) {
-    return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+
 /** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
 function knownProfile(ref, ctx) {
     try {
@@ -52336,8 +52321,8 @@ function scenarioSchema() {
         }
     });
 }
-/** Keys a target has whatever its engine. */
-const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'container', 'stop', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate'];
+/** Keys a target has whatever its engine, read from the schema's own fields. */
+const CORE_TARGET_KEYS = Object.keys(coreTargetFields(['engine']));
 /** Every engine-specific key and the engines that declare it. */
 function optionOwners(engines) {
     const owners = new Map();
@@ -52395,11 +52380,9 @@ function parseOptions(target, engines, owners, ctx) {
     }
     return out;
 }
-function targetSchema(engines) {
-    const names = engines.map((e) => e.name);
-    const owners = optionOwners(engines);
-    const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]));
-    return strictObject({
+/** The keys a target has whatever its engine, with the engine names `engine` accepts. */
+function coreTargetFields(names) {
+    return {
         engine: schemas_enum(names, {
             error: (issue) => issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
         }),
@@ -52418,6 +52401,14 @@ function targetSchema(engines) {
             .optional(),
         gate: gateSchema('target').optional(),
         paths: pathGlobs(),
+    };
+}
+function targetSchema(engines) {
+    const names = engines.map((e) => e.name);
+    const owners = optionOwners(engines);
+    const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]));
+    return strictObject({
+        ...coreTargetFields(names),
         ...targetSettings(),
     })
         .extend(options)
@@ -53292,12 +53283,6 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
             return fn();
         },
     };
-}
-/** A logger that keeps every line, for tests. */
-function memoryLogger() {
-    const lines = [];
-    const logger = consoleLogger((l) => lines.push(l), true);
-    return Object.assign(logger, { lines });
 }
 
 ;// CONCATENATED MODULE: ./src/target/cell-result.ts
@@ -56934,6 +56919,7 @@ var external_node_crypto_ = __nccwpck_require__(7598);
  */
 
 
+
 /** The label every container of a run carries; its value is the run id. */
 const RUN_LABEL = 'llm-bench-gate.run';
 const DETECT_TIMEOUT_MS = 3000;
@@ -56950,15 +56936,11 @@ function makeRunId(env = process.env) {
 function containerName(runId, targetId) {
     return sanitize(`llm-bench-${runId}-${targetId}`);
 }
-/** Single-quotes a word for `bash -c`. */
-function container_shellQuote(word) {
-    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
 /** A list is passed word for word; a string is split by the shell like a launch command. */
 function shellWords(value) {
     if (value === undefined)
         return [];
-    return typeof value === 'string' ? [value] : value.map(container_shellQuote);
+    return typeof value === 'string' ? [value] : value.map(shellQuote);
 }
 /** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
 function container_runCommand(runtime, c, at) {
@@ -56971,7 +56953,7 @@ function container_runCommand(runtime, c, at) {
         fixed.push('-e', `${name}=${value}`);
     for (const volume of c.volumes)
         fixed.push('-v', volume);
-    const words = [runtime, ...fixed.map(container_shellQuote), ...shellWords(c.runArgs), container_shellQuote(c.image), ...shellWords(c.command)];
+    const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)];
     return `exec ${words.join(' ')}`;
 }
 /** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
@@ -61937,9 +61919,6 @@ fails (a confirmed regression or a cell that could not be measured), 2 on a bad 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
 of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
     ingest: INGEST_HELP,
-    sim: `Usage: llm-bench-gate sim --profile NAME|FILE --port N [--host H] [--time-scale X] [--seed S] [--load-ms MS]
-
-Runs the simulator: an OpenAI-compatible streaming server that behaves like an engine under load.`,
 };
 function localContext() {
     const git = (args) => {

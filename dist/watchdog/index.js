@@ -293,6 +293,7 @@ const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(im
  */
 
 
+
 /** The label every container of a run carries; its value is the run id. */
 const RUN_LABEL = 'llm-bench-gate.run';
 const DETECT_TIMEOUT_MS = 3000;
@@ -308,10 +309,6 @@ function makeRunId(env = process.env) {
 }
 function containerName(runId, targetId) {
     return sanitize(`llm-bench-${runId}-${targetId}`);
-}
-/** Single-quotes a word for `bash -c`. */
-function shellQuote(word) {
-    return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 /** A list is passed word for word; a string is split by the shell like a launch command. */
 function shellWords(value) {

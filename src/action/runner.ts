@@ -10,6 +10,7 @@ import { errorMessage } from '../core/errors.js'
 import { printable, type Logger } from '../core/log.js'
 import { redact, secrets } from '../core/redact.js'
 import { runPipeline } from '../run/pipeline.js'
+import { cancelOnSignals } from '../run/signals.js'
 import { couldNotRunNotice } from '../report/index.js'
 import { DEFAULT_GRACE_MS, createRunGuard, killProcessGroups, makeRunId, runCleanup, type CleanupTask } from '../server/index.js'
 import { VERSION } from '../core/version.js'
@@ -82,13 +83,8 @@ function runContext(): RunContext {
 }
 
 export async function run(): Promise<void> {
-  const abort = new AbortController()
-  const onSignal = (signal: NodeJS.Signals) => {
-    core.warning(`received ${signal}: stopping measurements and tearing every launched engine down`)
-    abort.abort(new Error(`cancelled by ${signal}`))
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  // The runner cancels a job with SIGINT, then SIGTERM: the first tears down, a second kills at once.
+  const cancel = cancelOnSignals(actionsLogger)
   try {
     registerSecrets()
     const options = parseInputs((name) => core.getInput(name))
@@ -102,9 +98,10 @@ export async function run(): Promise<void> {
       log: actionsLogger,
       toolVersion: VERSION,
       github: octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
-      signal: abort.signal,
+      signal: cancel.signal,
       guard,
       onSpawn: (pgid) => {
+        cancel.onSpawn(pgid)
         pgids.push(pgid)
         core.saveState(STATE.pgids, JSON.stringify(pgids))
       },
@@ -115,7 +112,7 @@ export async function run(): Promise<void> {
     core.setOutput(OUTPUT.resultsFile, result.resultsFile)
     core.setOutput(OUTPUT.reportFile, result.reportFile)
     if (result.commentUrl) core.setOutput(OUTPUT.commentUrl, result.commentUrl)
-    if (abort.signal.aborted) core.setFailed(errorMessage(abort.signal.reason))
+    if (cancel.signal.aborted) core.setFailed(errorMessage(cancel.signal.reason))
     else if (result.failure) core.setFailed(printable(result.failure))
     else core.info(`verdict: ${result.verdict}`)
   } catch (error) {
@@ -128,8 +125,7 @@ export async function run(): Promise<void> {
     }
     core.setFailed(printable(errorMessage(error)))
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    cancel.dispose()
   }
 }
 

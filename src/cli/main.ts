@@ -48,9 +48,6 @@ fails (a confirmed regression or a cell that could not be measured), 2 on a bad 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
 of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
   ingest: INGEST_HELP,
-  sim: `Usage: llm-bench-gate sim --profile NAME|FILE --port N [--host H] [--time-scale X] [--seed S] [--load-ms MS]
-
-Runs the simulator: an OpenAI-compatible streaming server that behaves like an engine under load.`,
 }
 
 function localContext(): RunContext {

@@ -249,8 +249,8 @@ function scenarioSchema() {
     })
 }
 
-/** Keys a target has whatever its engine. */
-export const CORE_TARGET_KEYS = ['engine', 'url', 'port', 'launch', 'container', 'stop', 'model', 'quant', 'env', 'matrix', 'scenarios', 'gate']
+/** Keys a target has whatever its engine, read from the schema's own fields. */
+export const CORE_TARGET_KEYS: readonly string[] = Object.keys(coreTargetFields(['engine']))
 
 /** Every engine-specific key and the engines that declare it. */
 export function optionOwners(engines: readonly EngineAdapter[]): Map<string, EngineAdapter[]> {
@@ -308,36 +308,43 @@ function parseOptions<T extends { engine: string }>(target: T, engines: readonly
   return out as T
 }
 
+/** The keys a target has whatever its engine, with the engine names `engine` accepts. */
+function coreTargetFields(names: readonly [string, ...string[]]) {
+  return {
+    engine: z.enum(names, {
+      error: (issue) =>
+        issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+    }),
+    url: z.string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
+    port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
+    launch: z.string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+    container: containerSchema().optional(),
+    stop: stopSchema().optional(),
+    model: text().optional(),
+    quant: text().optional(),
+    env: z.record(z.string(), scalar).optional(),
+    matrix: z
+      .record(
+        z.string().regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }),
+        z.array(scalar, { error: expected('must be a list of values') }).min(1, { error: 'must list at least one value' }),
+      )
+      .optional(),
+    scenarios: z
+      .array(z.string({ error: expected('must be a scenario name') }), { error: expected('must be a list of scenario names') })
+      .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
+      .optional(),
+    gate: gateSchema('target').optional(),
+    paths: pathGlobs(),
+  }
+}
+
 function targetSchema(engines: readonly EngineAdapter[]) {
   const names = engines.map((e) => e.name) as [string, ...string[]]
   const owners = optionOwners(engines)
   const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]))
   return z
     .strictObject({
-      engine: z.enum(names, {
-        error: (issue) =>
-          issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
-      }),
-      url: z.string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
-      port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
-      launch: z.string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
-      container: containerSchema().optional(),
-      stop: stopSchema().optional(),
-      model: text().optional(),
-      quant: text().optional(),
-      env: z.record(z.string(), scalar).optional(),
-      matrix: z
-        .record(
-          z.string().regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }),
-          z.array(scalar, { error: expected('must be a list of values') }).min(1, { error: 'must list at least one value' }),
-        )
-        .optional(),
-      scenarios: z
-        .array(z.string({ error: expected('must be a scenario name') }), { error: expected('must be a list of scenario names') })
-        .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
-        .optional(),
-      gate: gateSchema('target').optional(),
-      paths: pathGlobs(),
+      ...coreTargetFields(names),
       ...targetSettings(),
     })
     .extend(options as {})

@@ -38,9 +38,3 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
   }
 }
 
-/** A logger that keeps every line, for tests. */
-export function memoryLogger(): Logger & { lines: string[] } {
-  const lines: string[] = []
-  const logger = consoleLogger((l) => lines.push(l), true)
-  return Object.assign(logger, { lines })
-}

@@ -60,13 +60,6 @@ export function relativeSquares(values: readonly number[]): number {
   return ss
 }
 
-/** Sample variance (ddof 1) of `values` relative to `reference`. */
-export function relativeVariance(values: readonly number[], reference: number): number {
-  const m = mean(values)
-  let ss = 0
-  for (const v of values) ss += ((v - m) / reference) ** 2
-  return ss / (values.length - 1)
-}
 
 export function isUsable(value: number | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value)

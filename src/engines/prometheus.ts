@@ -7,7 +7,7 @@
 import type { SpecDecodeStats } from '../core/results.js'
 import type { Counters } from './types.js'
 
-export interface PromSample {
+interface PromSample {
   name: string
   labels: Record<string, string>
   value: number
@@ -68,19 +68,6 @@ function parseLine(line: string, end: number): PromSample | undefined {
   const token = line.slice(rest).trim().split(/\s+/)[0] ?? ''
   const value = parseValue(token)
   return Number.isNaN(value) ? undefined : { name, labels, value }
-}
-
-/** Every sample line; comments, blank, malformed and NaN lines are skipped. */
-export function parsePrometheus(text: string): PromSample[] {
-  const samples: PromSample[] = []
-  for (const raw of text.split('\n')) {
-    const line = raw.trim()
-    const end = nameEnd(line)
-    if (end <= 0) continue
-    const sample = parseLine(line, end)
-    if (sample) samples.push(sample)
-  }
-  return samples
 }
 
 /**

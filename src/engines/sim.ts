@@ -16,11 +16,7 @@ import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
 import type { EngineAdapter } from './types.js'
-
-/** Single-quotes a word for `bash -c` unless it is plainly safe. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
-}
+import { shellQuote } from '../core/shell.js'
 
 /** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
 function knownProfile(ref: string, ctx: z.core.$RefinementCtx<string>): void {

@@ -1,10 +1,10 @@
 /**
- * SIGINT (Ctrl-C) and SIGTERM during a CLI run, handled as the action handles them: the first
- * signal aborts the run, whose teardown stops every launched engine's process group (SIGTERM,
- * then SIGKILL after the grace: llama-server ignores one SIGTERM while a stream is in flight)
- * and writes the results it has. A second signal does not wait for that: every group launched
- * so far gets SIGKILL at once. The exit code is the shell's for a signal, 128 + its number
- * (130 for SIGINT, 143 for SIGTERM).
+ * SIGINT (Ctrl-C) and SIGTERM during a run, the action's or the CLI's. The first signal aborts the
+ * run, whose teardown stops every launched engine's process group (SIGTERM, then SIGKILL after the
+ * grace: llama-server ignores one SIGTERM while a stream is in flight) and writes the results it
+ * has. A second signal does not wait for that: every group launched so far gets SIGKILL at once
+ * (the Actions runner cancels a job with SIGINT, then SIGTERM 7.5 s later). The exit code is the
+ * shell's for a signal, 128 + its number (130 for SIGINT, 143 for SIGTERM).
  */
 import type { Logger } from '../core/log.js'
 

@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { ContainerPlan } from '../core/plan.js'
+import { shellQuote } from '../core/shell.js'
 
 export type Runtime = 'docker' | 'podman'
 
@@ -29,11 +30,6 @@ export function makeRunId(env: NodeJS.ProcessEnv = process.env): string {
 
 export function containerName(runId: string, targetId: string): string {
   return sanitize(`llm-bench-${runId}-${targetId}`)
-}
-
-/** Single-quotes a word for `bash -c`. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
 }
 
 /** A list is passed word for word; a string is split by the shell like a launch command. */

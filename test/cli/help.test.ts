@@ -21,7 +21,7 @@ describe('llm-bench-gate help', () => {
     ['validate', ['--config', '--only', '--shard']],
     ['run', ['--config', '--only', '--out', '--shard', '--baseline-file', '--mode', '--hardware', '--dry-run']],
     ['compare', ['BASELINE', 'CURRENT', '--config']],
-    ['sim', ['--profile', '--port', '--host', '--time-scale', '--seed', '--load-ms']],
+    ['sim', ['--profile', '--port', '--host', '--time-scale', '--seed', '--load-ms', '--fault']],
   ])('%s --help names its options and exits 0', async (command, options) => {
     const run = await runCli([command, '--help'], { cwd })
     expect(run.code).toBe(0)

@@ -5,7 +5,8 @@ import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { renderSchema, SCHEMA_FILE } from '../../scripts/schema.js'
 import { loadPlan } from '../../src/config/index.js'
-import { matrixJsonSchema, SCHEMA_ID } from '../../src/config/schema.js'
+import { z } from 'zod'
+import { CORE_TARGET_KEYS, matrixJsonSchema, optionOwners, SCHEMA_ID } from '../../src/config/schema.js'
 import { ENGINE_NAMES, ENGINES } from '../../src/engines/registry.js'
 import { check } from './json-schema-check.js'
 import { TEST_ENGINES } from './engines.js'
@@ -60,5 +61,16 @@ describe('schema/llm-bench.schema.json', () => {
     expect(target.properties.slots.description).toBe('Engine option (llamacpp)')
     const document = { version: 1, scenarios: { s: { 'input-tokens': 1, 'output-tokens': 2 } }, targets: { t: { engine: 'sim', profile: 'spark' } } }
     expect(check(matrixJsonSchema(TEST_ENGINES), document)).toEqual([])
+  })
+})
+
+describe('engine option keys', () => {
+  it.each(['paths', 'launch', 'rounds'])('refuses an engine option that collides with the matrix-file key %s', (key) => {
+    const engine = { ...ENGINES[0], name: 'clash', options: { [key]: z.string() } }
+    expect(() => optionOwners([engine])).toThrow(`engine clash: option key "${key}" collides with a matrix-file key`)
+  })
+
+  it('takes the core target keys from the schema itself', () => {
+    expect(CORE_TARGET_KEYS).toEqual(expect.arrayContaining(['engine', 'launch', 'container', 'gate', 'paths']))
   })
 })

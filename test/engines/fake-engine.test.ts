@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { httpPorts } from '../../src/engines/http.js'
 import { runFake, type Dialect, type FakeEngine } from './fake.js'
-import { streamPost } from './sse.js'
+import { postStream } from '../helpers/sse-client.js'
 
 const fakes: FakeEngine[] = []
 afterEach(async () => {
@@ -29,7 +29,7 @@ const completion = (n: number, usage = true) => ({ model: 'fake-model', prompt: 
 describe('llama.cpp dialect', () => {
   it('chat: role chunk with content null, usage + timings on a choices-less last chunk', async () => {
     const f = await fake('llamacpp', ['--spec-k', '4', '--spec-accepted', '1'])
-    const r = await streamPost(`${f.baseUrl}/v1/chat/completions`, chat(4))
+    const r = await postStream(`${f.baseUrl}/v1/chat/completions`, chat(4))
     const json = r.events.map((e) => e.json!)
     expect(json[0].choices[0].delta).toEqual({ role: 'assistant', content: null })
     expect(json.slice(1, 5).map((c) => c.choices[0].delta.content)).toEqual([' w0', ' w1', ' w2', ' w3'])
@@ -43,7 +43,7 @@ describe('llama.cpp dialect', () => {
 
   it('chat without include_usage: timings ride on the finish chunk, no usage', async () => {
     const f = await fake('llamacpp')
-    const r = await streamPost(`${f.baseUrl}/v1/chat/completions`, chat(2, false))
+    const r = await postStream(`${f.baseUrl}/v1/chat/completions`, chat(2, false))
     const last = r.events.at(-1)!.json!
     expect(last.choices[0].finish_reason).toBe('length')
     expect(last.timings.predicted_n).toBe(2)
@@ -52,7 +52,7 @@ describe('llama.cpp dialect', () => {
 
   it('completions: usage rides on the final chunk that still has choices, even without include_usage', async () => {
     const f = await fake('llamacpp')
-    const r = await streamPost(`${f.baseUrl}/v1/completions`, completion(3, false))
+    const r = await postStream(`${f.baseUrl}/v1/completions`, completion(3, false))
     const last = r.events.at(-1)!.json!
     expect(last.choices).toEqual([{ finish_reason: 'length', index: 0, text: '', logprobs: null }])
     expect(last.usage).toEqual({ prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 })
@@ -73,7 +73,7 @@ describe('llama.cpp dialect', () => {
 describe('SGLang dialect', () => {
   it('every chunk carries usage: null and matched_stop; finish on an empty chunk; usage chunk last', async () => {
     const f = await fake('sglang')
-    const r = await streamPost(`${f.baseUrl}/v1/chat/completions`, chat(2))
+    const r = await postStream(`${f.baseUrl}/v1/chat/completions`, chat(2))
     const json = r.events.map((e) => e.json!)
     expect(json[0].choices[0].delta).toEqual({ role: 'assistant', content: '', reasoning_content: null, tool_calls: null })
     expect(json[1].choices[0]).toMatchObject({ delta: { role: null, content: ' w0' }, matched_stop: null })
@@ -87,7 +87,7 @@ describe('SGLang dialect', () => {
 describe('vLLM dialect', () => {
   it('chat: role chunk with empty content in the same write as the first token; usage chunk has no choices', async () => {
     const f = await fake('vllm', ['--ttft-ms', '30'])
-    const r = await streamPost(`${f.baseUrl}/v1/chat/completions`, chat(3))
+    const r = await postStream(`${f.baseUrl}/v1/chat/completions`, chat(3))
     expect(r.events[0].json!.choices[0].delta).toEqual({ role: 'assistant', content: '' })
     expect(r.events[1].json!.choices[0].delta).toEqual({ content: ' w0' })
     expect(r.events[1].at).toBe(r.events[0].at)
@@ -121,27 +121,28 @@ describe('vLLM dialect', () => {
 describe('schedule and failure switches', () => {
   it('first token after --ttft-ms, then a chunk every --itl-ms, --tokens-per-chunk tokens each', async () => {
     const f = await fake('openai', ['--ttft-ms', '120', '--itl-ms', '40', '--tokens-per-chunk', '3'])
-    const r = await streamPost(`${f.baseUrl}/v1/completions`, completion(8))
+    const r = await postStream(`${f.baseUrl}/v1/completions`, completion(8))
     const tokens = r.events.filter((e) => e.json!.choices.length && e.json!.choices[0].text)
     expect(tokens.map((e) => e.json!.choices[0].text)).toEqual([' w0 w1 w2', ' w3 w4 w5', ' w6 w7'])
     // Scheduled at 120, 160, 200 ms after the server got the request (which is after our send):
     // a chunk can be late on a loaded box, never early. Upper bound loose for the same reason.
-    expect(tokens[0].at).toBeGreaterThanOrEqual(118)
-    expect(tokens[1].at).toBeGreaterThanOrEqual(158)
-    expect(tokens[2].at).toBeGreaterThanOrEqual(198)
-    expect(tokens[2].at).toBeLessThan(2000)
+    const after = tokens.map((e) => e.at - r.sentAt)
+    expect(after[0]).toBeGreaterThanOrEqual(118)
+    expect(after[1]).toBeGreaterThanOrEqual(158)
+    expect(after[2]).toBeGreaterThanOrEqual(198)
+    expect(after[2]).toBeLessThan(2000)
   })
 
   it('--fail-every 2 fails every second request with HTTP 500', async () => {
     const f = await fake('vllm', ['--fail-every', '2'])
     const statuses = []
-    for (let i = 0; i < 4; i++) statuses.push((await streamPost(`${f.baseUrl}/v1/completions`, completion(2))).status)
+    for (let i = 0; i < 4; i++) statuses.push((await postStream(`${f.baseUrl}/v1/completions`, completion(2))).status)
     expect(statuses).toEqual([200, 500, 200, 500])
   })
 
   it('--cut-every 1 cuts the stream half-way, without [DONE]', async () => {
     const f = await fake('sglang', ['--cut-every', '1'])
-    const r = await streamPost(`${f.baseUrl}/v1/completions`, completion(6))
+    const r = await postStream(`${f.baseUrl}/v1/completions`, completion(6))
     expect(r.cut).toBe(true)
     expect(r.done).toBe(false)
     expect(r.events.length).toBe(3)
@@ -149,7 +150,7 @@ describe('schedule and failure switches', () => {
 
   it('records the last generation request for end-to-end assertions', async () => {
     const f = await fake('llamacpp')
-    await streamPost(`${f.baseUrl}/v1/completions`, { ...completion(1), cache_prompt: false, temperature: 0 })
+    await postStream(`${f.baseUrl}/v1/completions`, { ...completion(1), cache_prompt: false, temperature: 0 })
     const last = JSON.parse((await httpPorts().get(`${f.baseUrl}/fake/last-request`, 1000)).body)
     expect(last).toMatchObject({ cache_prompt: false, temperature: 0, max_tokens: 1 })
   })

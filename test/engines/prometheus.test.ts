@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { VLLM_DRAFT_COUNTERS, parsePrometheus, sumByName, vllmSpecDecode } from '../../src/engines/prometheus.js'
+import { VLLM_DRAFT_COUNTERS, sumByName, vllmSpecDecode } from '../../src/engines/prometheus.js'
 
 // The shape of a vLLM /metrics scrape: HELP/TYPE comments, _created samples, two engine
 // label sets, histogram buckets with +Inf, a timestamp, an escaped label value, NaN.
@@ -17,26 +17,6 @@ plain_metric 2.5
 
 `
 
-describe('parsePrometheus', () => {
-  it('reads names, labels (with escapes), values and skips comments, NaN and malformed lines', () => {
-    const samples = parsePrometheus(SCRAPE)
-    expect(samples.map((s) => s.name)).toEqual([
-      'vllm:spec_decode_num_drafts_total',
-      'vllm:spec_decode_num_drafts_total',
-      'vllm:spec_decode_num_drafts_created',
-      'vllm:spec_decode_num_draft_tokens_total',
-      'vllm:spec_decode_num_accepted_tokens_total',
-      'vllm:e2e_request_latency_seconds_bucket',
-      'plain_metric',
-    ])
-    expect(samples[0]).toEqual({ name: 'vllm:spec_decode_num_drafts_total', labels: { engine: '0', model_name: 'qwen' }, value: 120 })
-    expect(samples[3].value).toBe(600)
-    expect(samples[4].labels.model_name).toBe('a "quoted", name\\x')
-    expect(samples[5]).toMatchObject({ labels: { le: '+Inf' }, value: 7 })
-    expect(samples[6]).toEqual({ name: 'plain_metric', labels: {}, value: 2.5 })
-  })
-})
-
 describe('sumByName', () => {
   it('sums a counter over its label sets and leaves absent names out', () => {
     const counters = sumByName(SCRAPE, [...Object.values(VLLM_DRAFT_COUNTERS), 'vllm:not_exported_total'])
@@ -47,8 +27,15 @@ describe('sumByName', () => {
     })
   })
 
-  it('without names keeps every metric', () => {
-    expect(sumByName(SCRAPE)).toMatchObject({ plain_metric: 2.5, 'vllm:spec_decode_num_drafts_created': 1.7e9 })
+  it('without names keeps every metric: values after labels with escapes and before timestamps; comments, NaN and malformed lines skipped', () => {
+    expect(sumByName(SCRAPE)).toEqual({
+      'vllm:spec_decode_num_drafts_total': 150,
+      'vllm:spec_decode_num_drafts_created': 1.7e9,
+      'vllm:spec_decode_num_draft_tokens_total': 600,
+      'vllm:spec_decode_num_accepted_tokens_total': 450,
+      'vllm:e2e_request_latency_seconds_bucket': 7,
+      plain_metric: 2.5,
+    })
   })
 })
 

@@ -1,6 +1,6 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { memoryLogger } from '../../src/core/log.js'
+import { memoryLogger } from '../helpers/memory-logger.js'
 import type { HistoryEntry } from '../../src/core/results.js'
 import { pagesDashboardUrl, recentTrends } from '../../src/run/dashboard-links.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'

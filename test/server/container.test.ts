@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import type { ContainerPlan } from '../../src/core/plan.js'
-import { containerName, makeRunId, runCommand, sanitize, shellQuote } from '../../src/server/container.js'
+import { containerName, makeRunId, runCommand, sanitize } from '../../src/server/container.js'
+import { shellQuote } from '../../src/core/shell.js'
 
 const AT = { runId: '4242-1-beefcafe', name: 'llm-bench-4242-1-beefcafe-vllm-fp8', port: 8123 }
 const base: ContainerPlan = { image: 'nvcr.io/nvidia/vllm:26.03-py3', volumes: [], env: {}, gpus: 'all' }

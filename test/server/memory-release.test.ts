@@ -1,6 +1,6 @@
 /** Memory release between targets: wait until available memory is back within the floor of what it was before the previous launch, bounded, with progress. */
 import { describe, expect, it } from 'vitest'
-import { memoryLogger } from '../../src/core/log.js'
+import { memoryLogger } from '../helpers/memory-logger.js'
 import type { MemoryFloor } from '../../src/core/plan.js'
 import { waitMemoryReleased } from '../../src/server/memory-release.js'
 import type { MemInfo } from '../../src/server/types.js'

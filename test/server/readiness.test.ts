@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { EngineAdapter, HttpPorts, ProbeAnswer } from '../../src/engines/types.js'
 import { vllm } from '../../src/engines/vllm.js'
-import { memoryLogger } from '../../src/core/log.js'
+import { memoryLogger } from '../helpers/memory-logger.js'
 import { formatDuration } from '../../src/core/format.js'
 import { describeAnswer, exitSignal, race, waitReady } from '../../src/server/readiness.js'
 

@@ -5,10 +5,11 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { buildPlan } from '../../src/config/build.js'
 import type { TargetPlan } from '../../src/core/plan.js'
-import { sim, shellQuote } from '../../src/engines/sim.js'
+import { sim } from '../../src/engines/sim.js'
+import { shellQuote } from '../../src/core/shell.js'
 import { httpPorts } from '../../src/engines/http.js'
 import { ConfigError } from '../../src/core/errors.js'
-import { postStream } from './sse-reader.js'
+import { postStream } from '../helpers/sse-client.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
 vi.mock('../../src/core/cli-entry.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parsePrometheus, sumByName, VLLM_DRAFT_COUNTERS, vllmSpecDecode } from '../../src/engines/prometheus.js'
+import { sumByName, VLLM_DRAFT_COUNTERS, vllmSpecDecode } from '../../src/engines/prometheus.js'
 
 const TEXT = `# HELP vllm:generation_tokens_total Number of generation tokens processed.
 # TYPE vllm:generation_tokens_total counter
@@ -13,22 +13,14 @@ vllm:broken{label=unquoted} 3
 vllm:nan NaN
 `
 
-describe('parsePrometheus', () => {
-  it('reads samples with labels (escaped quotes, commas and braces inside values) and skips the rest', () => {
-    const samples = parsePrometheus(TEXT)
-    expect(samples.map((s) => s.name)).toEqual([
-      'vllm:generation_tokens_total',
-      'vllm:generation_tokens_total',
-      'vllm:request_success_total',
-      'vllm:gpu_cache_usage_perc',
-      'vllm:e2e_request_latency_seconds_bucket',
-    ])
-    expect(samples[2]).toEqual({ name: 'vllm:request_success_total', labels: { finished_reason: 'length', model_name: 'a "quoted", {braced} name' }, value: 4 })
-    expect(samples[4].labels).toEqual({ le: '+Inf' })
-  })
-
-  it('sums each metric over its label sets, optionally keeping only some names', () => {
-    expect(sumByName(TEXT)['vllm:generation_tokens_total']).toBe(150)
+describe('sumByName', () => {
+  it('reads values after labels (escaped quotes, commas and braces inside values), sums label sets and skips the rest', () => {
+    expect(sumByName(TEXT)).toEqual({
+      'vllm:generation_tokens_total': 150,
+      'vllm:request_success_total': 4,
+      'vllm:gpu_cache_usage_perc': 0.25,
+      'vllm:e2e_request_latency_seconds_bucket': 7,
+    })
     expect(sumByName(TEXT, ['vllm:gpu_cache_usage_perc'])).toEqual({ 'vllm:gpu_cache_usage_perc': 0.25 })
   })
 })

@@ -4,7 +4,7 @@ import type { GreedyOutput } from '../../src/core/quality.js'
 import { checkDegenerate, greedyAgreement, GREEDY_MAX_TOKENS, GREEDY_PROMPTS, probeQuestions, PROBE_MAX_TOKENS, scoreProbe, tallyDegenerate } from '../../src/quality/index.js'
 import { parseProfile, startSimServer, type SimServerOptions } from '../../src/sim/index.js'
 import { profileFiles } from './profile-file.js'
-import { frameText, postStream } from './sse-reader.js'
+import { frameText, postStream } from '../helpers/sse-client.js'
 
 /** Profile files with round numbers, so the schedule is easy to derive. */
 const profileFile = profileFiles('sim-quality-')

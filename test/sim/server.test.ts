@@ -1,11 +1,11 @@
 import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { PROBE_DEFAULT_SEED, probeQuestions, solveQuestion } from '../../src/quality/probe.js'
-import { parsePrometheus, sumByName } from '../../src/engines/prometheus.js'
+import { sumByName } from '../../src/engines/prometheus.js'
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/index.js'
 import { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from '../../src/sim/tokenizer.js'
 import { profileFiles } from './profile-file.js'
-import { frameText, postStream, wordCount } from './sse-reader.js'
+import { frameText, postStream, wordCount } from '../helpers/sse-client.js'
 
 /** Profile files with round numbers, so the schedule is easy to derive. */
 const profileFile = profileFiles('sim-server-')
@@ -203,7 +203,7 @@ describe('other endpoints', () => {
           expect(2 + spec + c['vllm:spec_decode_num_accepted_tokens_total']).toBe(39)
           expect(c['vllm:spec_decode_num_draft_tokens_total']).toBe(3 * spec)
         }
-        expect(parsePrometheus(text).find((s) => s.name === 'vllm:prompt_tokens_total')?.labels.model_name).toBe(profile === FLAT ? 'test/flat' : 'test/spec')
+        expect(/^vllm:prompt_tokens_total\{[^}]*model_name="([^"]*)"/m.exec(text)?.[1]).toBe(profile === FLAT ? 'test/flat' : 'test/spec')
       })
     }
   })
@@ -269,7 +269,7 @@ describe('lifecycle and determinism', () => {
   it('a client that disconnects mid-stream is dropped from the batch', async () => {
     await withServer({ timeScale: 1 }, async (base) => {
       const abort = new AbortController()
-      const read = postStream(`${base}/v1/completions`, { prompt: 'x', max_tokens: 10_000, stream: true }, abort.signal, () => abort.abort())
+      const read = postStream(`${base}/v1/completions`, { prompt: 'x', max_tokens: 10_000, stream: true }, { signal: abort.signal, onFrame: () => abort.abort() })
       await expect(read).rejects.toThrow()
       let c: Record<string, number> = {}
       let text = ''
@@ -279,7 +279,7 @@ describe('lifecycle and determinism', () => {
         if (c['vllm:num_requests_running'] === 0) break
         await new Promise((r) => setTimeout(r, 20))
       }
-      expect(parsePrometheus(text).find((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'abort')?.value).toBe(1)
+      expect(/^vllm:request_success_total\{[^}]*finished_reason="abort"[^}]*\} (\S+)/m.exec(text)?.[1]).toMatch(/^1(\.0)?$/)
       expect(c['vllm:num_requests_running']).toBe(0)
       expect(c['vllm:num_requests_waiting']).toBe(0)
       expect(c['vllm:generation_tokens_total']).toBeLessThan(100)

@@ -1,7 +1,7 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { GateConfig } from '../../src/core/plan.js'
-import { memoryLogger } from '../../src/core/log.js'
+import { memoryLogger } from '../helpers/memory-logger.js'
 import { branchStore, StoreError, type BranchStoreOptions } from '../../src/store/index.js'
 import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'

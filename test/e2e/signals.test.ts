@@ -1,0 +1,49 @@
+/**
+ * A cancelled job, as the Actions runner cancels one: SIGINT, then SIGTERM. The action handles them as
+ * the CLI does (src/run/signals.ts): the first signal tears the targets down with SIGTERM and the
+ * grace; the second does not wait for the grace and kills every launched group with SIGKILL at once.
+ * The engine here ignores SIGTERM (llama-server does while a stream is in flight), so only the
+ * second signal can end it before the grace runs out.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { fakeLaunch } from '../engines/fake.js'
+import { onceStdout, runAction } from '../helpers/action.js'
+
+describe('the action on a second signal', () => {
+  it('SIGINT then SIGTERM: the SIGTERM-ignoring engine is killed at once, not after the grace', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'lbg-action-signals-'))
+    // 300 tokens at 10 ms: each request streams for about 3 s, so both signals land mid-stream.
+    const launch = fakeLaunch('llamacpp', '--ignore-sigterm --ttft-ms 5 --itl-ms 10')
+    await writeFile(
+      join(cwd, 'bench.yml'),
+      [
+        'version: 1',
+        'defaults: { rounds: 1, discard: 0, confirm: 0, ready-timeout: 20s, request-timeout: 20s, quality: false }',
+        'scenarios:',
+        '  long: { input-tokens: 16, output-tokens: 300, concurrency: 2, requests: 4 }',
+        'targets:',
+        `  stubborn: { engine: llamacpp, launch: ${JSON.stringify(launch)} }`,
+        '',
+      ].join('\n'),
+    )
+    const run = await runAction({
+      cwd,
+      inputs: { config: 'bench.yml', 'results-dir': 'out' },
+      timeoutMs: 60_000,
+      onSpawn: (child) =>
+        onceStdout(child, /stubborn\/long: round 1\/1|ready at/, () => {
+          setTimeout(() => child.kill('SIGINT'), 500)
+          setTimeout(() => child.kill('SIGTERM'), 800)
+        }),
+    })
+    expect(run.stdout).toContain('received SIGINT')
+    expect(run.stdout).toMatch(/received SIGTERM again: killing 1 launched process group\(s\) with SIGKILL/)
+    // The grace path would say so: the group was gone before the grace ran out.
+    expect(run.stdout).not.toMatch(/did not exit within .* of SIGTERM/)
+    expect(run.code, run.stdout).toBe(1)
+    expect(run.stdout).toMatch(/cancelled by SIGINT/)
+  }, 90_000)
+})
