@@ -215,7 +215,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
     req.on('end', () => {
       const t0 = performance.now()
       const path = (req.url ?? '/').split('?')[0]
-      let body: Record<string, unknown> = {}
+      let body: Record<string, unknown>
       try {
         body = parts.length ? (JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>) : {}
       } catch {

@@ -51503,14 +51503,14 @@ function loadProfile(ref, cwd = process.cwd()) {
         text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
     }
     catch (error) {
-        throw new Error(`sim profile ${ref}: cannot read ${path}: ${error.code ?? String(error)}`);
+        throw new Error(`sim profile ${ref}: cannot read ${path}: ${error.code ?? String(error)}`, { cause: error });
     }
     let json;
     try {
         json = JSON.parse(text);
     }
     catch (error) {
-        throw new Error(`sim profile ${ref}: not valid JSON: ${error.message}`);
+        throw new Error(`sim profile ${ref}: not valid JSON: ${error.message}`, { cause: error });
     }
     return parseProfile(json, ref);
 }
@@ -52411,6 +52411,8 @@ function targetSchema(engines) {
         ...coreTargetFields(names),
         ...targetSettings(),
     })
+        // The engine options are checked by parseOptions; `{}` keeps them out of the inferred target type.
+        // eslint-disable-next-line @typescript-eslint/no-empty-object-type
         .extend(options)
         .superRefine((target, ctx) => {
         if (target.launch !== undefined && target.container !== undefined) {
@@ -52657,12 +52659,7 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
     const values = { ...combo, target: id, ...defined({ quant, model, port }) };
     const missing = { ...(quant === undefined ? { quant: NO_QUANT } : {}), ...(model === undefined ? { model: NO_MODEL } : {}) };
     const full = { values, missing, keep: port ? [] : ['port'] };
-    const env = {};
-    for (const [name, value] of Object.entries(target.env ?? {})) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-            problems.add(at('env', name), 'environment variable names use letters, digits and _');
-        env[name] = placeholders_fill(String(value), full, at('env', name), problems);
-    }
+    const env = filledEnv(target, full, at('env'), problems);
     const engineOptions = optionValues(adapter, target, full, path, problems);
     const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
     if (external && port === undefined && target.url?.includes('{port}')) {
@@ -52692,19 +52689,34 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
     if (target.paths !== undefined)
         plan.paths = target.paths;
+    setStart(plan, target, { adapter, scope: full, port, path }, problems);
+    return plan;
+}
+/** The target's `env`, placeholders filled; a name the shell could not export is a problem. */
+function filledEnv(target, scope, path, problems) {
+    const env = {};
+    for (const [name, value] of Object.entries(target.env ?? {})) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            problems.add([...path, name], 'environment variable names use letters, digits and _');
+        env[name] = placeholders_fill(String(value), scope, [...path, name], problems);
+    }
+    return env;
+}
+/** How the target's server starts: its `launch`, its `container`, the engine's default launch, or (with `url`) not at all. */
+function setStart(plan, target, o, problems) {
+    const { adapter, scope, path } = o;
     if (target.launch !== undefined)
-        plan.launch = placeholders_fill(target.launch, full, at('launch'), problems);
+        plan.launch = placeholders_fill(target.launch, scope, [...path, 'launch'], problems);
     else if (target.container !== undefined)
-        plan.container = containerPlan(target.container, full, at('container'), problems);
+        plan.container = containerPlan(target.container, scope, [...path, 'container'], problems);
     else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
-        const launch = defaultLaunch(adapter, plan, port, path, problems);
+        const launch = defaultLaunch(adapter, plan, o.port, path, problems);
         if (launch !== undefined)
             plan.launch = launch;
     }
     else if (target.url === undefined) {
         problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`);
     }
-    return plan;
 }
 /** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
 function optionValues(adapter, target, scope, path, problems) {
@@ -53979,9 +53991,12 @@ const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'
  * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
  * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
  */
-// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline.
+// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
+// matching control characters is the point of these two patterns.
+/* eslint-disable no-control-regex */
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+/* eslint-enable no-control-regex */
 // Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
 // order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -57277,9 +57292,13 @@ function withLine(message, line) {
 }
 /** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
 async function bringUp(options, baseUrl, group) {
+    const started = Date.now();
+    return (await untilReady(options, baseUrl, group)) ?? smokeTest(options, baseUrl, group, started);
+}
+/** Polls the health endpoint until the engine is ready (undefined), exits, is cancelled or runs out of `ready-timeout`. */
+async function untilReady(options, baseUrl, group) {
     const { target, adapter, signal } = options;
     const timeoutMs = target.settings.readyTimeoutMs;
-    const started = Date.now();
     const outcome = await waitReady({
         id: target.id,
         baseUrl,
@@ -57304,7 +57323,13 @@ async function bringUp(options, baseUrl, group) {
             return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
         case 'ready':
             options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
+            return undefined;
     }
+}
+/** The smoke request, retried a few times within what is left of `ready-timeout` (at least SMOKE_MIN_MS). */
+async function smokeTest(options, baseUrl, group, started) {
+    const { signal } = options;
+    const timeoutMs = options.target.settings.readyTimeoutMs;
     let lastError;
     for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
         const budget = Math.max(started + timeoutMs - Date.now(), SMOKE_MIN_MS);
@@ -60233,19 +60258,13 @@ function mergeErrors(rounds) {
 function createBenchClient(target) {
     const { adapter, baseUrl, requestTimeoutMs } = target;
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
-    const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
-    const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) };
     const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs);
+    const sendPrompt = promptSender(target, pool, modelName);
     // Nonce index: unique over the client's life, so no two requests share a prefix.
     let sequence = 0;
     const prompt = (fillerWords) => promptText(sequence++, fillerWords);
-    const sendPrompt = async (text, maxTokens, signal, probe) => {
-        const api = probe?.api ?? target.api;
-        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody });
-        return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
-    };
     const tokenize = adapter.tokenize?.bind(adapter);
     const calibration = createCalibrator({
         prompt,
@@ -60254,6 +60273,10 @@ function createBenchClient(target) {
         probe: (text, signal) => sendPrompt(text, 1, signal),
     });
     let closed = false;
+    const open = () => {
+        if (closed)
+            throw new Error('bench client is closed');
+    };
     return {
         async smoke() {
             const outcome = await sendPrompt(prompt(0), 1);
@@ -60261,16 +60284,13 @@ function createBenchClient(target) {
                 throw outcome.error;
         },
         async measure(o) {
-            if (closed)
-                throw new Error('bench client is closed');
-            const { scenario } = o;
-            const cal = await calibration(scenario.inputTokens, o.signal);
-            await pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
+            open();
+            const cal = await calibration(o.scenario.inputTokens, o.signal);
+            await pool.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
             return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal));
         },
         async complete(text, maxTokens, options = {}) {
-            if (closed)
-                throw new Error('bench client is closed');
+            open();
             const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api });
             const outputTokens = outcome.tally.completionTokens;
             return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) };
@@ -60281,6 +60301,20 @@ function createBenchClient(target) {
             closed = true;
             await pool.destroy();
         },
+    };
+}
+/**
+ * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or
+ * with `probe` an untimed one that honours end of sequence, in the probe's API.
+ */
+function promptSender(target, pool, modelName) {
+    const { adapter, baseUrl, requestTimeoutMs } = target;
+    const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs });
+    const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) };
+    return async (text, maxTokens, signal, probe) => {
+        const api = probe?.api ?? target.api;
+        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody });
+        return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
     };
 }
 
@@ -60633,11 +60667,16 @@ async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
     const resultsDir = (0,external_node_path_.resolve)(cwd, options.resultsDir);
-    const behaviour = resolveBehaviour(options.mode, context);
     const startedAt = new Date().toISOString();
-    const signal = deps.signal ?? new AbortController().signal;
     const meta = (hardware) => runMeta(context, deps.toolVersion, startedAt, options, hardware);
-    const nothingRun = (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome);
+    const run = {
+        cwd,
+        resultsDir,
+        behaviour: resolveBehaviour(options.mode, context),
+        signal: deps.signal ?? new AbortController().signal,
+        meta,
+        nothingRun: (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome),
+    };
     let plan;
     try {
         plan = await loadPlan(options.config, { only: options.only, shard: options.shard || undefined, cwd });
@@ -60646,38 +60685,47 @@ async function runPipeline(deps) {
         if (!(error instanceof errors_ConfigError))
             throw error;
         const summary = configErrorNotice(options.config, error.problems);
-        return nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true });
+        return run.nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true });
     }
     if (options.dryRun) {
         const text = formatPlan(plan);
         log.info(text);
-        return nothingRun(plan.hardware ?? 'unknown', dryRunNotice(behaviour.name, text), { verdict: 'pass', regressions: 0 });
+        return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), { verdict: 'pass', regressions: 0 });
     }
+    return measurePlan(plan, run, deps);
+}
+/** The hardware key and the baseline, then the cells measured (or read) and judged, assembled and published. */
+async function measurePlan(plan, run, deps) {
+    const { options, context, log } = deps;
+    const { behaviour, resultsDir, signal } = run;
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
-    const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
-    const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
     const store = makeStore(options, deps);
     const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
     if ('configError' in loaded) {
-        return nothingRun(hardware, configErrorNotice(options.baselineFile, loaded.configError.problems), { verdict: 'error', regressions: 0, failure: loaded.configError.message, configError: true });
+        const { problems, message } = loaded.configError;
+        return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), { verdict: 'error', regressions: 0, failure: message, configError: true });
     }
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
+    const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
     const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined;
-    const chosen = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded) ? await selectChangedTargets(plan, { ...deps, ...context, cwd }) : undefined;
+    const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
+    const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined;
     if (chosen)
         log.info(chosen.note);
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
     const measured = 'unreadable' in loaded
         ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
         : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge });
+    const shards = 'shards' in measured ? measured.shards : undefined;
     const { results, tally } = assembleResults({
-        run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
+        run: { ...run.meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...(shards && { shards }) },
         cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
         missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
+    const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
     return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps);
 }
 /** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
@@ -61979,37 +62027,41 @@ async function main(argv) {
         }
         if (command === 'compare')
             return await compareFiles(positionals, values.config);
-        const mode = (values.mode ?? (values['baseline-file'] ? 'compare' : 'run'));
-        if (!MODES.includes(mode))
-            throw new errors_ConfigError([`--mode: "${mode}" is not one of ${MODES.join(', ')}`]);
-        const options = {
-            ...DEFAULTS,
-            config: values.config,
-            only: values.only,
-            resultsDir: values.out,
-            shard: values.shard,
-            mode,
-            hardware: values.hardware,
-            baselineFile: values['baseline-file'],
-            dryRun: values['dry-run'],
-        };
-        const log = consoleLogger();
-        const cancel = cancelOnSignals(log);
-        try {
-            const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn });
-            process.stdout.write(printable(result.summary) + '\n');
-            process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
-            if (result.failure)
-                process.stderr.write(`failed: ${printable(result.failure)}\n`);
-            return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0);
-        }
-        finally {
-            cancel.dispose();
-        }
+        return await main_runCommand(values);
     }
     catch (error) {
         process.stderr.write(`error: ${printable(errorMessage(error))}\n`);
         return error instanceof errors_ConfigError ? 2 : 1;
+    }
+}
+/** `run`: the action's pipeline with a console logger, Ctrl-C handled as the runner's cancel is. */
+async function main_runCommand(values) {
+    const mode = (values.mode ?? (values['baseline-file'] ? 'compare' : 'run'));
+    if (!MODES.includes(mode))
+        throw new errors_ConfigError([`--mode: "${mode}" is not one of ${MODES.join(', ')}`]);
+    const options = {
+        ...DEFAULTS,
+        config: values.config,
+        only: values.only,
+        resultsDir: values.out,
+        shard: values.shard,
+        mode,
+        hardware: values.hardware,
+        baselineFile: values['baseline-file'],
+        dryRun: values['dry-run'],
+    };
+    const log = consoleLogger();
+    const cancel = cancelOnSignals(log);
+    try {
+        const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn });
+        process.stdout.write(printable(result.summary) + '\n');
+        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
+        if (result.failure)
+            process.stderr.write(`failed: ${printable(result.failure)}\n`);
+        return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0);
+    }
+    finally {
+        cancel.dispose();
     }
 }
 async function compareFiles(positionals, config) {

@@ -7,7 +7,7 @@ import type { Api } from '../core/plan.js'
 import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
-import { createAgentPool } from './agent-pool.js'
+import { createAgentPool, type AgentPool } from './agent-pool.js'
 import { createCalibrator } from './calibrator.js'
 import { servedModel } from './model.js'
 import { promptText, requestBody } from './prompt.js'
@@ -47,20 +47,13 @@ export interface BenchClient {
 export function createBenchClient(target: BenchTarget): BenchClient {
   const { adapter, baseUrl, requestTimeoutMs } = target
   const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs })
-  const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs })
   // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
   const ports = httpPorts()
-  const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) }
   const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs)
+  const sendPrompt = promptSender(target, pool, modelName)
   // Nonce index: unique over the client's life, so no two requests share a prefix.
   let sequence = 0
   const prompt = (fillerWords: number) => promptText(sequence++, fillerWords)
-
-  const sendPrompt = async (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }): Promise<StreamOutcome> => {
-    const api = probe?.api ?? target.api
-    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody })
-    return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
-  }
   const tokenize = adapter.tokenize?.bind(adapter)
   const calibration = createCalibrator({
     prompt,
@@ -70,20 +63,22 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   })
 
   let closed = false
+  const open = () => {
+    if (closed) throw new Error('bench client is closed')
+  }
   return {
     async smoke() {
       const outcome = await sendPrompt(prompt(0), 1)
       if (outcome.error) throw outcome.error
     },
     async measure(o) {
-      if (closed) throw new Error('bench client is closed')
-      const { scenario } = o
-      const cal = await calibration(scenario.inputTokens, o.signal)
-      await pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency)
+      open()
+      const cal = await calibration(o.scenario.inputTokens, o.signal)
+      await pool.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency)
       return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal))
     },
     async complete(text, maxTokens, options = {}) {
-      if (closed) throw new Error('bench client is closed')
+      open()
       const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api })
       const outputTokens = outcome.tally.completionTokens
       return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) }
@@ -93,5 +88,22 @@ export function createBenchClient(target: BenchTarget): BenchClient {
       closed = true
       await pool.destroy()
     },
+  }
+}
+
+type SendPrompt = (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }) => Promise<StreamOutcome>
+
+/**
+ * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or
+ * with `probe` an untimed one that honours end of sequence, in the probe's API.
+ */
+function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Promise<string>): SendPrompt {
+  const { adapter, baseUrl, requestTimeoutMs } = target
+  const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs })
+  const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) }
+  return async (text, maxTokens, signal, probe) => {
+    const api = probe?.api ?? target.api
+    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody })
+    return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
   }
 }

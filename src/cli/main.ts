@@ -107,33 +107,38 @@ export async function main(argv: string[]): Promise<number> {
       return 0
     }
     if (command === 'compare') return await compareFiles(positionals, values.config)
-    const mode = (values.mode ?? (values['baseline-file'] ? 'compare' : 'run')) as Mode
-    if (!MODES.includes(mode)) throw new ConfigError([`--mode: "${mode}" is not one of ${MODES.join(', ')}`])
-    const options: ActionOptions = {
-      ...DEFAULTS,
-      config: values.config,
-      only: values.only,
-      resultsDir: values.out,
-      shard: values.shard,
-      mode,
-      hardware: values.hardware,
-      baselineFile: values['baseline-file'],
-      dryRun: values['dry-run'],
-    }
-    const log = consoleLogger()
-    const cancel = cancelOnSignals(log)
-    try {
-      const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn })
-      process.stdout.write(printable(result.summary) + '\n')
-      process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
-      if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
-      return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0)
-    } finally {
-      cancel.dispose()
-    }
+    return await runCommand(values)
   } catch (error) {
     process.stderr.write(`error: ${printable(errorMessage(error))}\n`)
     return error instanceof ConfigError ? 2 : 1
+  }
+}
+
+/** `run`: the action's pipeline with a console logger, Ctrl-C handled as the runner's cancel is. */
+async function runCommand(values: ReturnType<typeof parseOptions>['values']): Promise<number> {
+  const mode = (values.mode ?? (values['baseline-file'] ? 'compare' : 'run')) as Mode
+  if (!MODES.includes(mode)) throw new ConfigError([`--mode: "${mode}" is not one of ${MODES.join(', ')}`])
+  const options: ActionOptions = {
+    ...DEFAULTS,
+    config: values.config,
+    only: values.only,
+    resultsDir: values.out,
+    shard: values.shard,
+    mode,
+    hardware: values.hardware,
+    baselineFile: values['baseline-file'],
+    dryRun: values['dry-run'],
+  }
+  const log = consoleLogger()
+  const cancel = cancelOnSignals(log)
+  try {
+    const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn })
+    process.stdout.write(printable(result.summary) + '\n')
+    process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
+    if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
+    return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0)
+  } finally {
+    cancel.dispose()
   }
 }
 

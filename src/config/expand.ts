@@ -87,11 +87,7 @@ function expandOne(
   const values = { ...combo, target: id, ...defined({ quant, model, port }) }
   const missing = { ...(quant === undefined ? { quant: NO_QUANT } : {}), ...(model === undefined ? { model: NO_MODEL } : {}) }
   const full: Scope = { values, missing, keep: port ? [] : ['port'] }
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(target.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add(at('env', name), 'environment variable names use letters, digits and _')
-    env[name] = fill(String(value), full, at('env', name), problems)
-  }
+  const env = filledEnv(target, full, at('env'), problems)
   const engineOptions = optionValues(adapter, target, full, path, problems)
   const external = target.url !== undefined && target.launch === undefined && target.container === undefined
   if (external && port === undefined && target.url?.includes('{port}')) {
@@ -117,15 +113,36 @@ function expandOne(
   if (target.port !== undefined) plan.port = target.port
   if (target.stop !== undefined) plan.stop = fill(target.stop, full, at('stop'), problems)
   if (target.paths !== undefined) plan.paths = target.paths
-  if (target.launch !== undefined) plan.launch = fill(target.launch, full, at('launch'), problems)
-  else if (target.container !== undefined) plan.container = containerPlan(target.container, full, at('container'), problems)
+  setStart(plan, target, { adapter, scope: full, port, path }, problems)
+  return plan
+}
+
+/** The target's `env`, placeholders filled; a name the shell could not export is a problem. */
+function filledEnv(target: TargetInput, scope: Scope, path: Path, problems: Problems): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(target.env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add([...path, name], 'environment variable names use letters, digits and _')
+    env[name] = fill(String(value), scope, [...path, name], problems)
+  }
+  return env
+}
+
+/** How the target's server starts: its `launch`, its `container`, the engine's default launch, or (with `url`) not at all. */
+function setStart(
+  plan: TargetPlan,
+  target: TargetInput,
+  o: { adapter: EngineAdapter; scope: Scope; port: string | undefined; path: Path },
+  problems: Problems,
+): void {
+  const { adapter, scope, path } = o
+  if (target.launch !== undefined) plan.launch = fill(target.launch, scope, [...path, 'launch'], problems)
+  else if (target.container !== undefined) plan.container = containerPlan(target.container, scope, [...path, 'container'], problems)
   else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
-    const launch = defaultLaunch(adapter, plan, port, path, problems)
+    const launch = defaultLaunch(adapter, plan, o.port, path, problems)
     if (launch !== undefined) plan.launch = launch
   } else if (target.url === undefined) {
     problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`)
   }
-  return plan
 }
 
 /** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */

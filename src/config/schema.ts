@@ -347,6 +347,8 @@ function targetSchema(engines: readonly EngineAdapter[]) {
       ...coreTargetFields(names),
       ...targetSettings(),
     })
+    // The engine options are checked by parseOptions; `{}` keeps them out of the inferred target type.
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     .extend(options as {})
     .superRefine((target, ctx) => {
       if (target.launch !== undefined && target.container !== undefined) {

@@ -3,9 +3,12 @@
  * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
  */
 
-// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline.
+// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
+// matching control characters is the point of these two patterns.
+/* eslint-disable no-control-regex */
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
+/* eslint-enable no-control-regex */
 
 // Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
 // order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.

@@ -51,57 +51,81 @@ interface LoadedBaseline {
   ref?: BaselineRef
 }
 
+/** What the stages of one run share. */
+interface Run {
+  cwd: string
+  resultsDir: string
+  behaviour: Behaviour
+  signal: AbortSignal
+  meta(hardware: string): ResultsFile['run']
+  /** Ends a run that measured nothing: its empty results file and the notice that says why. */
+  nothingRun(hardware: string, summary: string, outcome: RunOutcome): Promise<PipelineResult>
+}
+
 export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const { options, context, log } = deps
   const cwd = deps.cwd ?? process.cwd()
   const resultsDir = resolve(cwd, options.resultsDir)
-  const behaviour = resolveBehaviour(options.mode, context)
   const startedAt = new Date().toISOString()
-  const signal = deps.signal ?? new AbortController().signal
   const meta = (hardware: string) => runMeta(context, deps.toolVersion, startedAt, options, hardware)
-  const nothingRun = (hardware: string, summary: string, outcome: RunOutcome) =>
-    writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome)
-
+  const run: Run = {
+    cwd,
+    resultsDir,
+    behaviour: resolveBehaviour(options.mode, context),
+    signal: deps.signal ?? new AbortController().signal,
+    meta,
+    nothingRun: (hardware, summary, outcome) =>
+      writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome),
+  }
   let plan: Plan
   try {
     plan = await loadPlan(options.config, { only: options.only, shard: options.shard || undefined, cwd })
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     const summary = configErrorNotice(options.config, error.problems)
-    return nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true })
+    return run.nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true })
   }
   if (options.dryRun) {
     const text = formatPlan(plan)
     log.info(text)
-    return nothingRun(plan.hardware ?? 'unknown', dryRunNotice(behaviour.name, text), { verdict: 'pass', regressions: 0 })
+    return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), { verdict: 'pass', regressions: 0 })
   }
+  return measurePlan(plan, run, deps)
+}
 
+/** The hardware key and the baseline, then the cells measured (or read) and judged, assembled and published. */
+async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<PipelineResult> {
+  const { options, context, log } = deps
+  const { behaviour, resultsDir, signal } = run
   const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
   log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`)
-  const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
-  const rules: Record<string, TargetRules> = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
   const store = makeStore(options, deps)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
   if ('configError' in loaded) {
-    return nothingRun(hardware, configErrorNotice(options.baselineFile, loaded.configError.problems), { verdict: 'error', regressions: 0, failure: loaded.configError.message, configError: true })
+    const { problems, message } = loaded.configError
+    return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), { verdict: 'error', regressions: 0, failure: message, configError: true })
   }
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
+  const rules: Record<string, TargetRules> = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
   const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
 
-  const chosen = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded) ? await selectChangedTargets(plan, { ...deps, ...context, cwd }) : undefined
+  const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
+  const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined
   if (chosen) log.info(chosen.note)
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =
     'unreadable' in loaded
       ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
       : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge })
+  const shards = 'shards' in measured ? measured.shards : undefined
   const { results, tally } = assembleResults({
-    run: { ...meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...('shards' in measured && measured.shards && { shards: measured.shards }) },
+    run: { ...run.meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...(shards && { shards }) },
     cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
     missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
+  const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
   return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps)
 }
 

@@ -43,9 +43,14 @@ function withLine(message: string, line: string | undefined): string {
 
 /** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
 async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined): Promise<Failure | undefined> {
+  const started = Date.now()
+  return (await untilReady(options, baseUrl, group)) ?? smokeTest(options, baseUrl, group, started)
+}
+
+/** Polls the health endpoint until the engine is ready (undefined), exits, is cancelled or runs out of `ready-timeout`. */
+async function untilReady(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined): Promise<Failure | undefined> {
   const { target, adapter, signal } = options
   const timeoutMs = target.settings.readyTimeoutMs
-  const started = Date.now()
   const outcome = await waitReady({
     id: target.id,
     baseUrl,
@@ -70,8 +75,14 @@ async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGr
       return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
     case 'ready':
       options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`)
+      return undefined
   }
+}
 
+/** The smoke request, retried a few times within what is left of `ready-timeout` (at least SMOKE_MIN_MS). */
+async function smokeTest(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined, started: number): Promise<Failure | undefined> {
+  const { signal } = options
+  const timeoutMs = options.target.settings.readyTimeoutMs
   let lastError: unknown
   for (let attempt = 1; attempt <= SMOKE_ATTEMPTS; attempt++) {
     const budget = Math.max(started + timeoutMs - Date.now(), SMOKE_MIN_MS)

@@ -46,13 +46,13 @@ export function loadProfile(ref: string, cwd = process.cwd()): Profile {
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new Error(`sim profile ${ref}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+    throw new Error(`sim profile ${ref}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error })
   }
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw new Error(`sim profile ${ref}: not valid JSON: ${(error as Error).message}`)
+    throw new Error(`sim profile ${ref}: not valid JSON: ${(error as Error).message}`, { cause: error })
   }
   return parseProfile(json, ref)
 }

@@ -33,7 +33,7 @@ function tool(name: string, args: string[]): string {
   try {
     return execFileSync(name, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 }).trim()
   } catch (error) {
-    throw new Error(`real-engine suite: \`${name} ${args.join(' ')}\` failed (${(error as Error).message.split('\n')[0]}): ${PROVISION}`)
+    throw new Error(`real-engine suite: \`${name} ${args.join(' ')}\` failed (${(error as Error).message.split('\n')[0]}): ${PROVISION}`, { cause: error })
   }
 }
 
