@@ -82,7 +82,8 @@ function readmeSection(heading: string): { text: string; line: number } {
 /** The rows of the first markdown table after a line that starts with `| head |`, as cells. */
 function table(markdown: string, head: string): string[][] {
   const lines = markdown.split('\n')
-  const start = lines.findIndex((l) => l.startsWith(`| ${head} |`))
+  // The first cell of the header row, however the formatter pads it.
+  const start = lines.findIndex((l) => new RegExp(`^\\|\\s*${head}\\s*\\|`).test(l))
   const rows: string[][] = []
   for (let i = start + 2; start >= 0 && i < lines.length && lines[i].startsWith('|'); i++) {
     rows.push(lines[i].replace(/^\||\|$/g, '').split(' | ').map((c) => c.trim()))
