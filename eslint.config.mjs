@@ -14,7 +14,10 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
     rules: {
       // A leading underscore names what a destructuring leaves out on purpose (`{ $schema: _, ...rest }`), as tsc's noUnused* does.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {

@@ -28,7 +28,9 @@ interface Seen {
 async function serve(ttftMs: number, intervalMs: number): Promise<void> {
   const server = await startScheduledServer({ ttftMs, intervalMs })
   process.on('message', () => {
-    const seen: Seen[] = server.requests.splice(0).map((r) => ({ user: String(r.body.user), arrivedAt: r.arrivedAt, firstTokenAt: r.firstTokenAt }))
+    const seen: Seen[] = server.requests
+      .splice(0)
+      .map((r) => ({ user: String(r.body.user), arrivedAt: r.arrivedAt, firstTokenAt: r.firstTokenAt }))
     process.send?.({ seen })
   })
   process.once('disconnect', () => void server.close().then(() => process.exit(0)))
@@ -47,11 +49,25 @@ function ask<T>(child: ChildProcess, key: string, send: boolean): Promise<T> {
   })
 }
 
-const q = (xs: number[], p: number) => (xs.length ? percentile([...xs].sort((a, b) => a - b), p) : NaN)
-const pair = (xs: number[], digits = 2) => `${q(xs, 50).toFixed(digits).padStart(7)} ${q(xs, 99).toFixed(digits).padStart(7)}`
+const q = (xs: number[], p: number) =>
+  xs.length
+    ? percentile(
+        [...xs].sort((a, b) => a - b),
+        p,
+      )
+    : NaN
+const pair = (xs: number[], digits = 2) =>
+  `${q(xs, 50).toFixed(digits).padStart(7)} ${q(xs, 99).toFixed(digits).padStart(7)}`
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { serve: { type: 'boolean' }, ttft: { type: 'string' }, interval: { type: 'string' }, tokens: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: {
+      serve: { type: 'boolean' },
+      ttft: { type: 'string' },
+      interval: { type: 'string' },
+      tokens: { type: 'string' },
+    },
+  })
   const ttftMs = Number(values.ttft ?? 100)
   const intervalMs = Number(values.interval ?? 10)
   const tokens = Number(values.tokens ?? 32)
@@ -68,18 +84,43 @@ async function main(): Promise<void> {
     transformRequest: (body) => ({ ...body, user: `b${tag++}` }),
     info: async () => ({}),
   }
-  const child = fork(process.argv[1], ['--serve', '--ttft', String(ttftMs), '--interval', String(intervalMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(process.argv[1], ['--serve', '--ttft', String(ttftMs), '--interval', String(intervalMs)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   try {
     const url = await ask<string>(child, 'url', false)
-    console.log(`schedule: TTFT ${ttftMs} ms, then a token every ${intervalMs} ms, ${tokens} tokens; 2 rounds per concurrency; server in a child process`)
+    console.log(
+      `schedule: TTFT ${ttftMs} ms, then a token every ${intervalMs} ms, ${tokens} tokens; 2 rounds per concurrency; server in a child process`,
+    )
     console.log('all figures ms (p50 p99) except CPU; TTFT err = measured − scheduled = send + server + read')
-    console.log('   conc  reqs |   TTFT err p50/p99 |       send p50/p99 |     server p50/p99 |       read p50/p99 |   TPOT err p50/p99 | CPU µs/tok |  tok/s')
+    console.log(
+      '   conc  reqs |   TTFT err p50/p99 |       send p50/p99 |     server p50/p99 |       read p50/p99 |   TPOT err p50/p99 | CPU µs/tok |  tok/s',
+    )
     for (const concurrency of CONCURRENCY) {
-      const client = createBenchClient({ baseUrl: url, adapter, model: 'm', api: 'completions', requestTimeoutMs: 60_000, maxConcurrency: concurrency })
+      const client = createBenchClient({
+        baseUrl: url,
+        adapter,
+        model: 'm',
+        api: 'completions',
+        requestTimeoutMs: 60_000,
+        maxConcurrency: concurrency,
+      })
       try {
-        const scenario = { id: `c${concurrency}`, inputTokens: 64, outputTokens: tokens, concurrency, requests: Math.max(concurrency, 8) }
+        const scenario = {
+          id: `c${concurrency}`,
+          inputTokens: 64,
+          outputTokens: tokens,
+          concurrency,
+          requests: Math.max(concurrency, 8),
+        }
         // Warm-up (prompt calibration, sockets) outside the measured CPU time.
-        await client.measure({ scenario: { ...scenario, requests: concurrency }, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1 })
+        await client.measure({
+          scenario: { ...scenario, requests: concurrency },
+          rounds: 1,
+          discard: 0,
+          maxErrorShare: 0,
+          seed: 1,
+        })
         await ask<Seen[]>(child, 'seen', true)
         const first = tag
         const cpu = process.cpuUsage()
@@ -106,7 +147,10 @@ async function main(): Promise<void> {
           pair(send),
           pair(server),
           pair(read),
-          pair(ok.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) - intervalMs), 3),
+          pair(
+            ok.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) - intervalMs),
+            3,
+          ),
           ((used.user + used.system) / streamed).toFixed(1).padStart(10),
           (m.metrics?.output_tps ?? 0).toFixed(0).padStart(6),
         ]

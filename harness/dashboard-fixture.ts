@@ -37,7 +37,18 @@ export function dashboardInput(targets: number, scenarios: number, runs: number)
     const sha = (run.toString(16).padStart(4, '0') + 'abcdef').repeat(4).slice(0, 40)
     baseline = resultsFile(cellsAt(run), sha)
     baseline.run.startedAt = new Date(Date.UTC(2026, 0, 1) + run * 86_400_000).toISOString()
-    history = mergeHistory({ schema: 'llm-bench-gate/history@1', hardware: 'nvidia-gb10', entries: history }, historyEntry(baseline), 'nvidia-gb10', runs).entries
+    history = mergeHistory(
+      { schema: 'llm-bench-gate/history@1', hardware: 'nvidia-gb10', entries: history },
+      historyEntry(baseline),
+      'nvidia-gb10',
+      runs,
+    ).entries
   }
-  return { hardware: 'nvidia-gb10', baseline, history, shifts: historyShifts(baseline, history, {}), repoUrl: 'https://github.com/acme/serving' }
+  return {
+    hardware: 'nvidia-gb10',
+    baseline,
+    history,
+    shifts: historyShifts(baseline, history, {}),
+    repoUrl: 'https://github.com/acme/serving',
+  }
 }

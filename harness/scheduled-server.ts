@@ -95,13 +95,25 @@ function promptTokensOf(path: string, body: Record<string, unknown>, chatOverhea
 
 function chunk(chat: boolean, model: string, id: string, text: string, finish: string | null, role = false): string {
   const choice = chat
-    ? { index: 0, delta: role ? { role: 'assistant', content: '' } : { content: text }, logprobs: null, finish_reason: finish }
+    ? {
+        index: 0,
+        delta: role ? { role: 'assistant', content: '' } : { content: text },
+        logprobs: null,
+        finish_reason: finish,
+      }
     : { index: 0, text, logprobs: null, finish_reason: finish }
   const object = chat ? 'chat.completion.chunk' : 'text_completion'
   return `data: ${JSON.stringify({ id, object, created: 1, model, choices: [choice] })}\n\n`
 }
 
-function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'>>, chat: boolean, reply: { n: number; finish: string }, prompt: number, t0: number, id: string): Step[] {
+function plan(
+  o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'>>,
+  chat: boolean,
+  reply: { n: number; finish: string },
+  prompt: number,
+  t0: number,
+  id: string,
+): Step[] {
   const { n, finish } = reply
   const steps: Step[] = []
   const k = Math.max(1, o.tokensPerChunk)
@@ -117,7 +129,10 @@ function plan(o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'
   const tail = () => {
     const usage = { prompt_tokens: prompt, completion_tokens: n, total_tokens: prompt + n }
     const object = chat ? 'chat.completion.chunk' : 'text_completion'
-    return (o.usage ? `data: ${JSON.stringify({ id, object, created: 1, model: o.model, choices: [], usage })}\n\n` : '') + (o.done ? 'data: [DONE]\n\n' : '')
+    return (
+      (o.usage ? `data: ${JSON.stringify({ id, object, created: 1, model: o.model, choices: [], usage })}\n\n` : '') +
+      (o.done ? 'data: [DONE]\n\n' : '')
+    )
   }
   const last = steps[steps.length - 1]
   if (last) {
@@ -149,7 +164,13 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
   const cancels = new Set<() => void>()
   let generations = 0
 
-  const stream = (res: ServerResponse, received: ReceivedRequest, steps: Step[], stopAfterChunks: number | undefined, onStop: () => void) => {
+  const stream = (
+    res: ServerResponse,
+    received: ReceivedRequest,
+    steps: Step[],
+    stopAfterChunks: number | undefined,
+    onStop: () => void,
+  ) => {
     let i = 0
     let timer: NodeJS.Timeout | undefined
     const cancel = () => clearTimeout(timer)
@@ -175,19 +196,34 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
     tick()
   }
 
-  const generate = (req: IncomingMessage, res: ServerResponse, path: string, body: Record<string, unknown>, t0: number, arrivedAt: number) => {
+  const generate = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    body: Record<string, unknown>,
+    t0: number,
+    arrivedAt: number,
+  ) => {
     const chat = path.endsWith('/chat/completions')
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16
     const stops = body.ignore_eos === false
     const n = stops ? Math.min(EOS_AFTER, maxTokens) : (options.outputTokens ?? maxTokens)
     const prompt = promptTokensOf(path, body, o.chatOverhead)
-    const received: ReceivedRequest = { path, body, promptTokens: prompt, arrivedAt, startedAt: performance.timeOrigin + t0 }
+    const received: ReceivedRequest = {
+      path,
+      body,
+      promptTokens: prompt,
+      arrivedAt,
+      startedAt: performance.timeOrigin + t0,
+    }
     requests.push(received)
     const nth = maxTokens > 1 && !stops ? ++generations : 0
     if (every(nth, faults.httpErrorEvery)) {
       const status = faults.httpErrorStatus ?? 500
       res.writeHead(status, { 'content-type': 'application/json' })
-      return res.end(JSON.stringify({ error: { message: 'injected failure', type: 'InternalServerError', code: status } }))
+      return res.end(
+        JSON.stringify({ error: { message: 'injected failure', type: 'InternalServerError', code: status } }),
+      )
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     if (every(nth, faults.stallEvery)) {
@@ -198,10 +234,13 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       return
     }
     const steps = plan(o, chat, { n, finish: stops ? 'stop' : 'length' }, prompt, t0, `req-${requests.length}`)
-    if (every(nth, faults.cutEvery)) return stream(res, received, steps, faults.cutAfterChunks ?? 2, () => res.socket?.end())
+    if (every(nth, faults.cutEvery))
+      return stream(res, received, steps, faults.cutAfterChunks ?? 2, () => res.socket?.end())
     if (every(nth, faults.streamErrorEvery)) {
       return stream(res, received, steps, faults.streamErrorAfterChunks ?? 2, () => {
-        res.write(`data: ${JSON.stringify({ error: { message: 'injected stream failure', type: 'InternalServerError', code: 500 } })}\n\n`)
+        res.write(
+          `data: ${JSON.stringify({ error: { message: 'injected stream failure', type: 'InternalServerError', code: 500 } })}\n\n`,
+        )
         res.end('data: [DONE]\n\n')
       })
     }
@@ -230,7 +269,8 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
         res.writeHead(200, { 'content-type': 'application/json' })
         return res.end(JSON.stringify({ count: typeof body.prompt === 'string' ? words(body.prompt) : 0 }))
       }
-      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions')) return generate(req, res, path, body, t0, arrivedAt)
+      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions'))
+        return generate(req, res, path, body, t0, arrivedAt)
       res.writeHead(404).end('not found')
     })
   })

@@ -65,14 +65,25 @@ function parseLayerTable(markdown: string): Layer[] {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
-    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    )
   const [head, ...body] = rows
   if (head?.join('|') !== 'layer|name|units|same-layer imports') {
     throw new Error(`${DOC}: the layer table must have the columns layer | name | units | same-layer imports`)
   }
   return body.map(([rank, name, units, same], i) => {
-    const layer = { rank: Number(rank), name, units: [...units.matchAll(/`([^`]+)`/g)].map((m) => m[1]), sameLayer: /^allowed/.test(same) }
-    if (!Number.isInteger(layer.rank) || layer.units.length === 0) throw new Error(`${DOC}: layer table row ${i + 1} needs a whole-number layer and backticked units`)
+    const layer = {
+      rank: Number(rank),
+      name,
+      units: [...units.matchAll(/`([^`]+)`/g)].map((m) => m[1]),
+      sameLayer: /^allowed/.test(same),
+    }
+    if (!Number.isInteger(layer.rank) || layer.units.length === 0)
+      throw new Error(`${DOC}: layer table row ${i + 1} needs a whole-number layer and backticked units`)
     return layer
   })
 }
@@ -93,17 +104,30 @@ function layerOf(unit: string, layers: readonly Layer[]): Layer | undefined {
 function importsOf(fileName: string, text: string): ImportRef[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true)
   const found: ImportRef[] = []
-  const add = (node: ts.Node, specifier: string) => found.push({ specifier, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 })
+  const add = (node: ts.Node, specifier: string) =>
+    found.push({ specifier, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 })
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       add(node, node.moduleSpecifier.text)
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       add(node, node.moduleReference.expression.text)
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments
       // A computed specifier cannot be placed in the graph; it is reported as such.
       add(node, arg && ts.isStringLiteralLike(arg) ? arg.text : '<computed>')
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node, node.argument.literal.text)
     }
     ts.forEachChild(node, visit)
@@ -124,7 +148,8 @@ function edgesOf(files: readonly FileImports[], violations: string[]): Edge[] {
   const edges: Edge[] = []
   for (const { file, imports } of files) {
     for (const { specifier, line } of imports) {
-      if (specifier === '<computed>') violations.push(`src/${file}:${line}: dynamic import() with a computed specifier cannot be checked`)
+      if (specifier === '<computed>')
+        violations.push(`src/${file}:${line}: dynamic import() with a computed specifier cannot be checked`)
       const target = resolveSpecifier(file, specifier)
       if (target === undefined) continue
       const [from, to] = [unitOf(file), unitOf(target)]
@@ -149,8 +174,14 @@ function layerViolations(files: readonly FileImports[], edges: readonly Edge[], 
     const [from, to] = [layerOf(edge.from, layers), layerOf(edge.to, layers)]
     if (!from || !to) continue
     const where = `src/${edge.file}:${edge.line} imports '${edge.specifier}'`
-    if (to.rank > from.rank) out.push(`${where}: ${edge.from} (${describeLayer(from)}) may not import ${edge.to} (${describeLayer(to)}), a higher layer`)
-    else if (to.rank === from.rank && !from.sameLayer) out.push(`${where}: ${edge.from} and ${edge.to} share ${describeLayer(from)}, whose units never import each other`)
+    if (to.rank > from.rank)
+      out.push(
+        `${where}: ${edge.from} (${describeLayer(from)}) may not import ${edge.to} (${describeLayer(to)}), a higher layer`,
+      )
+    else if (to.rank === from.rank && !from.sameLayer)
+      out.push(
+        `${where}: ${edge.from} and ${edge.to} share ${describeLayer(from)}, whose units never import each other`,
+      )
   }
   return out
 }
@@ -186,7 +217,11 @@ function components(nodes: readonly string[], next: ReadonlyMap<string, readonly
 }
 
 /** One cycle through `start` inside its component, as the list of units (breadth-first: a shortest one). */
-function cycleThrough(start: string, members: ReadonlySet<string>, next: ReadonlyMap<string, readonly string[]>): string[] {
+function cycleThrough(
+  start: string,
+  members: ReadonlySet<string>,
+  next: ReadonlyMap<string, readonly string[]>,
+): string[] {
   const parent = new Map<string, string>()
   const queue = [start]
   for (let i = 0; i < queue.length; i++) {
@@ -231,7 +266,9 @@ function checkImports(files: readonly FileImports[], layers: readonly Layer[]): 
 /** The files directly in src/ that the table does not name as entries (its last layer). */
 function rootFiles(files: readonly string[], layers: readonly Layer[]): string[] {
   const entries = layers.at(-1)?.units ?? []
-  return files.filter((f) => !f.includes('/') && !entries.includes(f)).map((f) => `src/${f}: a file directly in src/ that is not an entry of ${DOC}`)
+  return files
+    .filter((f) => !f.includes('/') && !entries.includes(f))
+    .map((f) => `src/${f}: a file directly in src/ that is not an entry of ${DOC}`)
 }
 
 /**
@@ -246,13 +283,19 @@ function sharedBaseNames(files: readonly string[], engines: readonly string[]): 
     const name = posix.basename(file)
     if (!same.has(name)) byName.set(name, [...(byName.get(name) ?? []), file])
   }
-  return [...byName].filter(([, paths]) => paths.length > 1).map(([name, paths]) => `${name}: ${paths.map((p) => `src/${p}`).join(', ')}`)
+  return [...byName]
+    .filter(([, paths]) => paths.length > 1)
+    .map(([name, paths]) => `${name}: ${paths.map((p) => `src/${p}`).join(', ')}`)
 }
 
 /** Files outside action/ that import the Actions toolkit. */
 function actionsImports(files: readonly FileImports[]): string[] {
   return files.flatMap(({ file, imports }) =>
-    unitOf(file) === 'action/' ? [] : imports.filter((i) => i.specifier.startsWith('@actions/')).map((i) => `src/${file}:${i.line} imports '${i.specifier}'`),
+    unitOf(file) === 'action/'
+      ? []
+      : imports
+          .filter((i) => i.specifier.startsWith('@actions/'))
+          .map((i) => `src/${file}:${i.line} imports '${i.specifier}'`),
   )
 }
 
@@ -266,7 +309,9 @@ describe('import graph of src/', () => {
     expect(layers.map((l) => l.rank)).toEqual([...layers.map((l) => l.rank)].sort((a, b) => a - b))
     expect(graph.length).toBeGreaterThan(50)
     // The scan sees the real graph, not an empty one that would pass every check.
-    expect(graph.find((f) => f.file === 'run/pipeline.ts')?.imports.map((i) => i.specifier)).toContain('../target/run-target.js')
+    expect(graph.find((f) => f.file === 'run/pipeline.ts')?.imports.map((i) => i.specifier)).toContain(
+      '../target/run-target.js',
+    )
     const unplaced = [...new Set(graph.map((f) => unitOf(f.file)))].filter((u) => !layerOf(u, layers))
     expect(unplaced).toEqual([])
   })
@@ -280,12 +325,24 @@ describe('import graph of src/', () => {
   })
 
   it('holds only the entries directly in src/, and no base name twice with different meanings', () => {
-    expect(rootFiles(graph.map((f) => f.file), layers)).toEqual([])
-    expect(sharedBaseNames(graph.map((f) => f.file), ENGINES.map((e) => e.name))).toEqual([])
+    expect(
+      rootFiles(
+        graph.map((f) => f.file),
+        layers,
+      ),
+    ).toEqual([])
+    expect(
+      sharedBaseNames(
+        graph.map((f) => f.file),
+        ENGINES.map((e) => e.name),
+      ),
+    ).toEqual([])
   })
 
   it('keeps @actions/* in action/ alone', () => {
-    expect(graph.find((f) => f.file === 'action/runner.ts')?.imports.some((i) => i.specifier.startsWith('@actions/'))).toBe(true)
+    expect(
+      graph.find((f) => f.file === 'action/runner.ts')?.imports.some((i) => i.specifier.startsWith('@actions/')),
+    ).toBe(true)
     expect(actionsImports(graph)).toEqual([])
   })
 })
@@ -308,7 +365,10 @@ describe('the checker', () => {
         file('bench/round.ts', `\nexport { judge } from '../compare/judge.js'\n`),
         file('compare/judge.ts', `import { z } from 'zod'\nconst pkg = await import('../../package.json')\n`),
         file('run/pipeline.ts', `import { merge } from '../merge/shards.js'\n`),
-        file('merge/shards.ts', `import * as core from '@actions/core'\nexport type P = import('../run/pipeline.js').Pipeline\n`),
+        file(
+          'merge/shards.ts',
+          `import * as core from '@actions/core'\nexport type P = import('../run/pipeline.js').Pipeline\n`,
+        ),
         file('index.ts', `await import('./run/pipeline.js')\n`),
       ],
       table,
@@ -321,7 +381,9 @@ describe('the checker', () => {
       `core/ → report/ → core/; src/core/types.ts:1 imports '../report/table.js'; src/report/table.ts:1 imports '../core/types.js'`,
       `merge/ → run/ → merge/; src/merge/shards.ts:2 imports '../run/pipeline.js'; src/run/pipeline.ts:1 imports '../merge/shards.js'`,
     ])
-    expect(actionsImports([file('merge/shards.ts', `import * as core from '@actions/core'\n`)])).toEqual([`src/merge/shards.ts:1 imports '@actions/core'`])
+    expect(actionsImports([file('merge/shards.ts', `import * as core from '@actions/core'\n`)])).toEqual([
+      `src/merge/shards.ts:1 imports '@actions/core'`,
+    ])
   })
 
   it('finds every kind of specifier, and ignores packages and files outside src/', () => {
@@ -335,20 +397,47 @@ describe('the checker', () => {
       `// import { g } from './g.js'`,
       `const h = "import('./h.js')"`,
     ].join('\n')
-    expect(importsOf('x/y.ts', text).map((i) => i.specifier)).toEqual(['./a.js', '../b/index.js', './c.js', './d.js', './e.js', './f.js'])
+    expect(importsOf('x/y.ts', text).map((i) => i.specifier)).toEqual([
+      './a.js',
+      '../b/index.js',
+      './c.js',
+      './d.js',
+      './e.js',
+      './f.js',
+    ])
     expect(resolveSpecifier('bench/round.ts', '../core/stats.js')).toBe('core/stats.ts')
     expect(resolveSpecifier('core/version.ts', '../../package.json')).toBeUndefined()
     expect(resolveSpecifier('run/pipeline.ts', 'zod')).toBeUndefined()
   })
 
   it('reports a unit the table does not place: a folder, or a file directly in src/ that is not an entry', () => {
-    const findings = checkImports([{ file: 'extra/x.ts', imports: [] }, { file: 'pipeline.ts', imports: [] }], table)
-    expect(findings.violations).toEqual([`src/extra/: no layer in the table of ${DOC}`, `src/pipeline.ts: no layer in the table of ${DOC}`])
-    expect(rootFiles(['index.ts', 'pipeline.ts', 'run/pipeline.ts'], table)).toEqual([`src/pipeline.ts: a file directly in src/ that is not an entry of ${DOC}`])
+    const findings = checkImports(
+      [
+        { file: 'extra/x.ts', imports: [] },
+        { file: 'pipeline.ts', imports: [] },
+      ],
+      table,
+    )
+    expect(findings.violations).toEqual([
+      `src/extra/: no layer in the table of ${DOC}`,
+      `src/pipeline.ts: no layer in the table of ${DOC}`,
+    ])
+    expect(rootFiles(['index.ts', 'pipeline.ts', 'run/pipeline.ts'], table)).toEqual([
+      `src/pipeline.ts: a file directly in src/ that is not an entry of ${DOC}`,
+    ])
   })
 
   it('reports base names shared by files of different meaning, and allows the ones that mean the same', () => {
-    const files = ['run/merge.ts', 'store/merge.ts', 'bench/index.ts', 'sim/index.ts', 'engines/vllm.ts', 'ingest/vllm.ts', 'server/types.ts', 'ingest/types.ts']
+    const files = [
+      'run/merge.ts',
+      'store/merge.ts',
+      'bench/index.ts',
+      'sim/index.ts',
+      'engines/vllm.ts',
+      'ingest/vllm.ts',
+      'server/types.ts',
+      'ingest/types.ts',
+    ]
     expect(sharedBaseNames(files, ['vllm'])).toEqual(['merge.ts: src/run/merge.ts, src/store/merge.ts'])
   })
 })

@@ -67,9 +67,24 @@ const metrics = Object.keys(gate).filter((k) => k !== 'quality')
 /** Each block of the file: its keys as the schema has them, and the heading of docs/matrix-file.md that documents them. */
 const GROUPS: { name: string; heading: string; keys: string[]; known: string[] }[] = [
   { name: 'top-level keys', heading: 'Top-level keys', keys: Object.keys(top), known: ['version', 'targets'] },
-  { name: 'settings (defaults and targets)', heading: 'Settings', keys: Object.keys(settings), known: ['rounds', 'request-body', 'max-rounds'] },
-  { name: 'quality probe keys', heading: 'The quality probe', keys: Object.keys(objectShape(settings.quality, 'defaults.quality')), known: ['questions', 'max-tokens'] },
-  { name: 'scenario keys', heading: 'Scenarios', keys: Object.keys(objectShape(entryOf(top.scenarios, 'scenarios'), 'scenarios.*')), known: ['input-tokens', 'rate'] },
+  {
+    name: 'settings (defaults and targets)',
+    heading: 'Settings',
+    keys: Object.keys(settings),
+    known: ['rounds', 'request-body', 'max-rounds'],
+  },
+  {
+    name: 'quality probe keys',
+    heading: 'The quality probe',
+    keys: Object.keys(objectShape(settings.quality, 'defaults.quality')),
+    known: ['questions', 'max-tokens'],
+  },
+  {
+    name: 'scenario keys',
+    heading: 'Scenarios',
+    keys: Object.keys(objectShape(entryOf(top.scenarios, 'scenarios'), 'scenarios.*')),
+    known: ['input-tokens', 'rate'],
+  },
   {
     name: 'target keys',
     heading: 'Targets',
@@ -78,27 +93,55 @@ const GROUPS: { name: string; heading: string; keys: string[]; known: string[] }
     known: ['launch', 'container', 'paths'],
   },
   { name: 'engine options', heading: 'Engine options', keys: options, known: ['profile', 'run', 'format'] },
-  { name: 'gate keys', heading: 'Gate', keys: Object.keys(gate), known: ['decode', 'ttft', 'failed-requests', 'quality'] },
+  {
+    name: 'gate keys',
+    heading: 'Gate',
+    keys: Object.keys(gate),
+    known: ['decode', 'ttft', 'failed-requests', 'quality'],
+  },
   {
     name: 'metric limit keys',
     heading: 'Metric limits',
     keys: [...new Set(metrics.flatMap((m) => Object.keys(objectShape(gate[m], `gate.${m}`))))],
     known: ['max-regression', 'min-delta', 'stat', 'max'],
   },
-  { name: 'quality gate keys', heading: 'Quality gate', keys: Object.keys(objectShape(gate.quality, 'gate.quality')), known: ['max-accuracy-drop', 'min-agreement'] },
-  { name: 'container keys', heading: 'Container', keys: Object.keys(objectShape(target.container, 'targets.*.container')), known: ['image', 'run-args'] },
+  {
+    name: 'quality gate keys',
+    heading: 'Quality gate',
+    keys: Object.keys(objectShape(gate.quality, 'gate.quality')),
+    known: ['max-accuracy-drop', 'min-agreement'],
+  },
+  {
+    name: 'container keys',
+    heading: 'Container',
+    keys: Object.keys(objectShape(target.container, 'targets.*.container')),
+    known: ['image', 'run-args'],
+  },
 ]
 
 /** The table rows under a heading, up to the next heading, as cells. */
 function sectionRows(heading: string): string[][] {
   const lines = DOC.split('\n')
-  const start = lines.findIndex((l) => /^#{1,6}\s/.test(l) && l.replace(/^#+\s+/, '').replace(/`/g, '').trim() === heading)
+  const start = lines.findIndex(
+    (l) =>
+      /^#{1,6}\s/.test(l) &&
+      l
+        .replace(/^#+\s+/, '')
+        .replace(/`/g, '')
+        .trim() === heading,
+  )
   if (start < 0) return []
   const end = lines.findIndex((l, i) => i > start && /^#{1,6}\s/.test(l))
   return lines
     .slice(start + 1, end < 0 ? undefined : end)
     .filter((l) => l.trim().startsWith('|') && !/^\|\s*:?-/.test(l.trim()))
-    .map((l) => l.trim().replace(/^\||\|$/g, '').split(' | ').map((c) => c.trim()))
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^\||\|$/g, '')
+        .split(' | ')
+        .map((c) => c.trim()),
+    )
 }
 
 /** The key a row documents: its first cell when that is exactly one `key`. */
@@ -122,19 +165,26 @@ describe(`${DOC_PATH} documents every key of the matrix file`, () => {
     expect(row!.at(-1), `${DOC_PATH}: the row of \`${key}\` says nothing about its effect`).not.toBe('')
   })
 
-  it.each(GROUPS.map((g) => [g.heading, g] as const))('the table under "%s" lists no key the schema lacks', (_heading, group) => {
-    const rows = sectionRows(group.heading)
-    expect(rows.length, `${DOC_PATH}: no table under "${group.heading}"`).toBeGreaterThan(1)
-    const keyed = rows.slice(1).map((r) => rowKey(r) ?? r[0])
-    expect(keyed.filter((k) => !group.keys.includes(k))).toEqual([])
-  })
+  it.each(GROUPS.map((g) => [g.heading, g] as const))(
+    'the table under "%s" lists no key the schema lacks',
+    (_heading, group) => {
+      const rows = sectionRows(group.heading)
+      expect(rows.length, `${DOC_PATH}: no table under "${group.heading}"`).toBeGreaterThan(1)
+      const keyed = rows.slice(1).map((r) => rowKey(r) ?? r[0])
+      expect(keyed.filter((k) => !group.keys.includes(k))).toEqual([])
+    },
+  )
 
   it('names the built-in value of every setting that has a plain one', () => {
     const rows = sectionRows('Settings')
-    const plain = Object.entries(DEFAULT_SETTINGS).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.length === 0))
+    const plain = Object.entries(DEFAULT_SETTINGS).filter(
+      ([, v]) => ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.length === 0),
+    )
     expect(plain.length).toBeGreaterThan(5)
     for (const [key, value] of plain) {
-      expect(rows.find((r) => rowKey(r) === key)?.[1], `${DOC_PATH}: default of \`${key}\``).toBe(`\`${Array.isArray(value) ? '[]' : String(value)}\``)
+      expect(rows.find((r) => rowKey(r) === key)?.[1], `${DOC_PATH}: default of \`${key}\``).toBe(
+        `\`${Array.isArray(value) ? '[]' : String(value)}\``,
+      )
     }
   })
 

@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
 
 interface Line {
   line: number
@@ -20,7 +26,8 @@ function prose(markdown: string): Line[] {
   markdown.split('\n').forEach((text, i) => {
     const open = /^\s*(`{3,}|~{3,})/.exec(text)
     if (fence) {
-      if (open && open[1][0] === fence[0] && open[1].length >= fence.length && text.trim() === open[1]) fence = undefined
+      if (open && open[1][0] === fence[0] && open[1].length >= fence.length && text.trim() === open[1])
+        fence = undefined
     } else if (open) fence = open[1]
     else out.push({ line: i + 1, text })
   })
@@ -39,7 +46,10 @@ function headingSlugs(markdown: string): Set<string> {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text)
     if (!heading) continue
     const rendered = heading[1].replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '')
-    const base = rendered.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-')
+    const base = rendered
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-')
     const n = seen.get(base) ?? 0
     seen.set(base, n + 1)
     slugs.add(n ? `${base}-${n}` : base)
@@ -58,7 +68,8 @@ function links(file: string): Link[] {
   const found: Link[] = []
   for (const { line, text } of prose(readFileSync(join(ROOT, file), 'utf8'))) {
     const bare = text.replace(/`+[^`]*`+/g, '')
-    for (const m of bare.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) found.push({ file, line, target: m[1] })
+    for (const m of bare.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      found.push({ file, line, target: m[1] })
   }
   return found
 }
@@ -75,16 +86,31 @@ describe('links in README.md and docs/', () => {
   })
 
   it('slugs headings as GitHub does', () => {
-    const slugs = headingSlugs('# A `b` c\n## 3. The PR workflow\n### `engine: external`\n## Two DGX Sparks, vLLM with Ray, TP=2\n## Gate\n## Gate\n```\n# not a heading\n```\n')
-    expect([...slugs]).toEqual(['a-b-c', '3-the-pr-workflow', 'engine-external', 'two-dgx-sparks-vllm-with-ray-tp2', 'gate', 'gate-1'])
+    const slugs = headingSlugs(
+      '# A `b` c\n## 3. The PR workflow\n### `engine: external`\n## Two DGX Sparks, vLLM with Ray, TP=2\n## Gate\n## Gate\n```\n# not a heading\n```\n',
+    )
+    expect([...slugs]).toEqual([
+      'a-b-c',
+      '3-the-pr-workflow',
+      'engine-external',
+      'two-dgx-sparks-vllm-with-ray-tp2',
+      'gate',
+      'gate-1',
+    ])
   })
 
-  it.each(RELATIVE.map((l) => [`${l.file}:${l.line}`, l.target, l] as const))('%s → %s resolves', (_at, _target, link) => {
-    const [path, anchor] = link.target.split('#', 2) as [string, string | undefined]
-    const file = path ? normalize(join(dirname(link.file), decodeURI(path))) : link.file
-    expect(existsSync(join(ROOT, file)), `${file} exists`).toBe(true)
-    if (anchor === undefined) return
-    expect(file.endsWith('.md'), `an anchor needs a markdown file, not ${file}`).toBe(true)
-    expect([...headingSlugs(readFileSync(join(ROOT, file), 'utf8'))], `${file} has a heading for #${anchor}`).toContain(anchor)
-  })
+  it.each(RELATIVE.map((l) => [`${l.file}:${l.line}`, l.target, l] as const))(
+    '%s → %s resolves',
+    (_at, _target, link) => {
+      const [path, anchor] = link.target.split('#', 2) as [string, string | undefined]
+      const file = path ? normalize(join(dirname(link.file), decodeURI(path))) : link.file
+      expect(existsSync(join(ROOT, file)), `${file} exists`).toBe(true)
+      if (anchor === undefined) return
+      expect(file.endsWith('.md'), `an anchor needs a markdown file, not ${file}`).toBe(true)
+      expect(
+        [...headingSlugs(readFileSync(join(ROOT, file), 'utf8'))],
+        `${file} has a heading for #${anchor}`,
+      ).toContain(anchor)
+    },
+  )
 })

@@ -50,7 +50,11 @@ function ownName(node: WithBody, source: ts.SourceFile): string {
     child = parent
     parent = parent.parent
   }
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name) return parent.name.getText(source)
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name
+  )
+    return parent.name.getText(source)
   if (ts.isBinaryExpression(parent) && parent.right === child) return short(parent.left.getText(source))
   if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression !== child) {
     return `callback of ${ts.isNewExpression(parent) ? 'new ' : ''}${short(parent.expression.getText(source))}()`
@@ -68,7 +72,8 @@ function functionSpans(file: string, text: string): FunctionSpan[] {
     let path = outer
     if (ts.isClassLike(node)) path = [...outer, node.name?.getText(source) ?? '(class)']
     // Methods of `const vllm = { info() {} }` read as `vllm > info`.
-    if (ts.isObjectLiteralExpression(node) && ts.isVariableDeclaration(node.parent)) path = [...outer, node.parent.name.getText(source)]
+    if (ts.isObjectLiteralExpression(node) && ts.isVariableDeclaration(node.parent))
+      path = [...outer, node.parent.name.getText(source)]
     if (hasBody(node)) {
       path = [...outer, ownName(node, source)]
       const line = lineOf(node.getStart(source))
@@ -88,7 +93,9 @@ describe('function length', () => {
   it(`keeps every function in src/ within ${MAX_LINES} lines`, () => {
     const spans = sourceFiles().flatMap((f) => functionSpans(f.path, f.text))
     expect(spans.length).toBeGreaterThan(300)
-    const offenders = spans.filter((s) => s.lines > MAX_LINES).sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file))
+    const offenders = spans
+      .filter((s) => s.lines > MAX_LINES)
+      .sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file))
     expect(offenders.map(describeSpan)).toEqual([])
   })
 

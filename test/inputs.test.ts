@@ -12,9 +12,27 @@ describe('parseInputs', () => {
 
   it('reads every input once, trimmed', () => {
     const options = parseInputs(
-      from({ config: ' bench.yml ', mode: 'merge', only: '*-nvfp4-*/*', 'fail-on-regression': 'false', 'dry-run': 'True', shard: '2/3', hardware: 'nvidia-gb10', select: 'changed' }),
+      from({
+        config: ' bench.yml ',
+        mode: 'merge',
+        only: '*-nvfp4-*/*',
+        'fail-on-regression': 'false',
+        'dry-run': 'True',
+        shard: '2/3',
+        hardware: 'nvidia-gb10',
+        select: 'changed',
+      }),
     )
-    expect(options).toMatchObject({ select: 'changed', config: 'bench.yml', mode: 'merge', only: '*-nvfp4-*/*', failOnRegression: false, dryRun: true, shard: '2/3', hardware: 'nvidia-gb10' })
+    expect(options).toMatchObject({
+      select: 'changed',
+      config: 'bench.yml',
+      mode: 'merge',
+      only: '*-nvfp4-*/*',
+      failOnRegression: false,
+      dryRun: true,
+      shard: '2/3',
+      hardware: 'nvidia-gb10',
+    })
   })
 
   it.each([
@@ -42,16 +60,43 @@ describe('parseInputs', () => {
 })
 
 describe('resolveBehaviour (SPEC §7)', () => {
-  const ctx = (event: string, ref: string, prNumber?: number): RunContext => ({ event, ref, sha: 'abc', runUrl: '', defaultBranch: 'main', prNumber })
+  const ctx = (event: string, ref: string, prNumber?: number): RunContext => ({
+    event,
+    ref,
+    sha: 'abc',
+    runUrl: '',
+    defaultBranch: 'main',
+    prNumber,
+  })
   it.each([
-    ['auto', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'compare', measure: true, compare: true, comment: true, writeBaseline: false }],
-    ['auto', ctx('push', 'refs/heads/main'), { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true }],
+    [
+      'auto',
+      ctx('pull_request', 'refs/pull/7/merge', 7),
+      { name: 'compare', measure: true, compare: true, comment: true, writeBaseline: false },
+    ],
+    [
+      'auto',
+      ctx('push', 'refs/heads/main'),
+      { name: 'update-baseline', measure: true, compare: true, comment: false, writeBaseline: true },
+    ],
     ['auto', ctx('schedule', 'refs/heads/main'), { name: 'update-baseline', writeBaseline: true }],
     ['auto', ctx('push', 'refs/heads/feature'), { name: 'compare', writeBaseline: false, comment: false }],
-    ['auto', ctx('workflow_dispatch', 'refs/heads/main'), { name: 'compare', compare: true, writeBaseline: false, comment: false }],
+    [
+      'auto',
+      ctx('workflow_dispatch', 'refs/heads/main'),
+      { name: 'compare', compare: true, writeBaseline: false, comment: false },
+    ],
     ['update-baseline', ctx('workflow_dispatch', 'refs/heads/main'), { name: 'update-baseline', writeBaseline: true }],
-    ['run', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'run', compare: false, comment: false, writeBaseline: false }],
-    ['merge', ctx('pull_request', 'refs/pull/7/merge', 7), { name: 'merge', measure: false, compare: true, comment: true }],
+    [
+      'run',
+      ctx('pull_request', 'refs/pull/7/merge', 7),
+      { name: 'run', compare: false, comment: false, writeBaseline: false },
+    ],
+    [
+      'merge',
+      ctx('pull_request', 'refs/pull/7/merge', 7),
+      { name: 'merge', measure: false, compare: true, comment: true },
+    ],
     ['merge', ctx('push', 'refs/heads/main'), { name: 'merge', measure: false, writeBaseline: true }],
   ] as const)('%s on %o', (mode, context, expected) => {
     expect(resolveBehaviour(mode, context)).toMatchObject(expected)

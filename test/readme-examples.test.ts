@@ -12,9 +12,18 @@ import { buildPlan } from '../src/config/index.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
 const README = read('README.md')
-const ACTION = parse(read('action.yml')) as { inputs: Record<string, { default?: string }>; outputs: Record<string, unknown> }
+const ACTION = parse(read('action.yml')) as {
+  inputs: Record<string, { default?: string }>
+  outputs: Record<string, unknown>
+}
 const SCRIPTS = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
 
 interface Block {
@@ -38,7 +47,14 @@ function yamlBlocks(file: string, markdown: string, firstLine = 1): Block[] {
     const text = lines.slice(i + 1, end).join('\n')
     const line = firstLine + i
     const doc = parseDocument(text)
-    blocks.push({ at: `${file}:${line}`, file, line, text, data: doc.errors.length ? undefined : doc.toJS(), errors: doc.errors.map((e) => e.message) })
+    blocks.push({
+      at: `${file}:${line}`,
+      file,
+      line,
+      text,
+      data: doc.errors.length ? undefined : doc.toJS(),
+      errors: doc.errors.map((e) => e.message),
+    })
     i = end
   }
   return blocks
@@ -52,7 +68,8 @@ function mappings(node: unknown): Record<string, unknown>[] {
   return [map, ...Object.values(map).flatMap(mappings)]
 }
 
-const isMap = (data: unknown): data is Record<string, unknown> => data !== null && typeof data === 'object' && !Array.isArray(data)
+const isMap = (data: unknown): data is Record<string, unknown> =>
+  data !== null && typeof data === 'object' && !Array.isArray(data)
 const isMatrix = (data: unknown) => isMap(data) && ['targets', 'defaults', 'scenarios'].some((k) => k in data)
 const actionSteps = (data: unknown) => mappings(data).filter((m) => String(m.uses ?? '').includes('/llm-bench-gate@'))
 
@@ -86,7 +103,12 @@ function table(markdown: string, head: string): string[][] {
   const start = lines.findIndex((l) => new RegExp(`^\\|\\s*${head}\\s*\\|`).test(l))
   const rows: string[][] = []
   for (let i = start + 2; start >= 0 && i < lines.length && lines[i].startsWith('|'); i++) {
-    rows.push(lines[i].replace(/^\||\|$/g, '').split(' | ').map((c) => c.trim()))
+    rows.push(
+      lines[i]
+        .replace(/^\||\|$/g, '')
+        .split(' | ')
+        .map((c) => c.trim()),
+    )
   }
   return rows
 }
@@ -109,13 +131,21 @@ describe('YAML in README.md and docs/', () => {
 
   it.each(MATRICES.map((b) => [b.at, b] as const))('the matrix file at %s validates', (at, block) => {
     const data = block.data as Record<string, unknown>
-    expect(() => buildPlan(data.version === 1 ? data : wholeFile(data), { configPath: at, resolvedPath: '/repo/.github/llm-bench.yml' })).not.toThrow()
+    expect(() =>
+      buildPlan(data.version === 1 ? data : wholeFile(data), {
+        configPath: at,
+        resolvedPath: '/repo/.github/llm-bench.yml',
+      }),
+    ).not.toThrow()
   })
 
-  it.each(ACTION_STEPS.map((s) => [s.at, s] as const))('the action step at %s passes only declared inputs', (_at, { step }) => {
-    const inputs = Object.keys((step.with ?? {}) as object)
-    expect(inputs.filter((name) => !(name in ACTION.inputs))).toEqual([])
-  })
+  it.each(ACTION_STEPS.map((s) => [s.at, s] as const))(
+    'the action step at %s passes only declared inputs',
+    (_at, { step }) => {
+      const inputs = Object.keys((step.with ?? {}) as object)
+      expect(inputs.filter((name) => !(name in ACTION.inputs))).toEqual([])
+    },
+  )
 
   it.each(FILES)('%s reads only declared outputs of the action', (file) => {
     const used = [...read(file).matchAll(/steps\.[\w-]+\.outputs\.([\w-]+)/g)].map((m) => m[1])
@@ -132,7 +162,10 @@ describe("README's first run", () => {
 
   it('starts with two commands: one runs the demo, one runs the tests', () => {
     const sh = /```sh\n([\s\S]*?)\n```/.exec(quick.text)?.[1] ?? ''
-    const commands = sh.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean)
+    const commands = sh
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean)
     expect(commands).toEqual(['npm ci && npm run demo', 'npm test'])
     expect(SCRIPTS.demo).toContain('run --config fixtures/demo.yml')
     expect(SCRIPTS.test).toContain('vitest run')
@@ -141,15 +174,27 @@ describe("README's first run", () => {
   it('shows one matrix file early, and it validates as a whole file as written', () => {
     expect(matrix).toHaveLength(1)
     expect(matrix[0].line).toBeLessThanOrEqual(80)
-    expect(MATRICES.find((b) => b.file === 'README.md')?.line, 'the first matrix file of the README is this one').toBe(matrix[0].line)
-    const plan = buildPlan(matrix[0].data, { configPath: '.github/llm-bench.yml', resolvedPath: '/repo/.github/llm-bench.yml' })
+    expect(MATRICES.find((b) => b.file === 'README.md')?.line, 'the first matrix file of the README is this one').toBe(
+      matrix[0].line,
+    )
+    const plan = buildPlan(matrix[0].data, {
+      configPath: '.github/llm-bench.yml',
+      resolvedPath: '/repo/.github/llm-bench.yml',
+    })
     expect(plan.targets.map((t) => t.engine)).toEqual(['vllm'])
     expect(matrix[0].text.split('\n')[0]).toBe('# .github/llm-bench.yml')
   })
 
   it('has a PR workflow and a main workflow on the Spark runner, using that file and only declared inputs', () => {
     expect(workflows).toHaveLength(2)
-    const [pr, main] = workflows.map((b) => b.data as { on: Record<string, { types?: string[]; branches?: string[] }>; permissions: Record<string, string>; jobs: Record<string, { 'runs-on': string[] }> })
+    const [pr, main] = workflows.map(
+      (b) =>
+        b.data as {
+          on: Record<string, { types?: string[]; branches?: string[] }>
+          permissions: Record<string, string>
+          jobs: Record<string, { 'runs-on': string[] }>
+        },
+    )
     // `labeled` makes adding `benchmark` (or `benchmark-accept`) start a run.
     expect(pr.on.pull_request.types).toContain('labeled')
     expect(pr.permissions['pull-requests']).toBe('write')

@@ -36,7 +36,14 @@ afterAll(async () => {
 describe('request-body', () => {
   it('reaches every request of the target, the probe included', async () => {
     const context = { event: 'workflow_dispatch', sha: 'f00d', ref: 'refs/heads/main', runUrl: '' }
-    const result = await runPipeline({ options: { ...DEFAULTS, config: 'bench.yml', mode: 'run' }, context, log: memoryLogger(), toolVersion: 'test', cwd, detectHardware: async () => 'cpu' })
+    const result = await runPipeline({
+      options: { ...DEFAULTS, config: 'bench.yml', mode: 'run' },
+      context,
+      log: memoryLogger(),
+      toolVersion: 'test',
+      cwd,
+      detectHardware: async () => 'cpu',
+    })
     expect(result.failure).toBeUndefined()
     const bodies = server.requests.map((r) => r.body)
     // Benchmark requests run to length; the probe's stop at end of sequence: both kinds were sent.
@@ -48,7 +55,17 @@ describe('request-body', () => {
   it('sits under the fields the measurement owns', () => {
     const adapter = ENGINES.find((e) => e.name === 'vllm')!
     const extra = { temperature: 0.9, max_tokens: 1, stream: false, ignore_eos: false, messages: [], top_p: 0.5 }
-    const body = JSON.parse(requestBody({ adapter, api: 'chat', model: 'm', prompt: 'hi', maxTokens: 16, extra })) as Record<string, unknown>
-    expect(body).toMatchObject({ temperature: 0, max_tokens: 16, max_completion_tokens: 16, stream: true, ignore_eos: true, messages: [{ role: 'user', content: 'hi' }], top_p: 0.5 })
+    const body = JSON.parse(
+      requestBody({ adapter, api: 'chat', model: 'm', prompt: 'hi', maxTokens: 16, extra }),
+    ) as Record<string, unknown>
+    expect(body).toMatchObject({
+      temperature: 0,
+      max_tokens: 16,
+      max_completion_tokens: 16,
+      stream: true,
+      ignore_eos: true,
+      messages: [{ role: 'user', content: 'hi' }],
+      top_p: 0.5,
+    })
   })
 })

@@ -39146,7 +39146,9 @@ function formatDelta(fraction) {
  * `scale`: a 0.000671 ms change between two TTFTs of 220 ms reads `0 ms`, not `−0.000671 ms`.
  */
 function formatSigned(value, unit, scale) {
-    const text = scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale) ? formatNumber(Math.abs(value)) : atPrecisionOf(Math.abs(value), Math.abs(scale));
+    const text = scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale)
+        ? formatNumber(Math.abs(value))
+        : atPrecisionOf(Math.abs(value), Math.abs(scale));
     const sign = /^[0.,]+$/.test(text) ? '' : value < 0 ? MINUS : '+';
     return `${sign}${/^[0.,]+$/.test(text) ? '0' : text} ${unit}`;
 }
@@ -39229,8 +39231,28 @@ const METRICS = {
         primary: true,
         defaultGate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
     },
-    tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT', short: 'TPOT', format: ms, rule: 'relative', headline: { column: 'TPOT ms' } },
-    prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s', short: 'prefill', format: tps, rule: 'relative', headline: false },
+    tpot: {
+        field: 'tpot_ms',
+        scalar: false,
+        higherIsBetter: false,
+        unit: 'ms',
+        label: 'TPOT',
+        short: 'TPOT',
+        format: ms,
+        rule: 'relative',
+        headline: { column: 'TPOT ms' },
+    },
+    prefill: {
+        field: 'prefill_tps',
+        scalar: false,
+        higherIsBetter: true,
+        unit: 'tok/s',
+        label: 'prefill tok/s',
+        short: 'prefill',
+        format: tps,
+        rule: 'relative',
+        headline: false,
+    },
     'output-throughput': {
         field: 'output_tps',
         scalar: true,
@@ -39242,7 +39264,17 @@ const METRICS = {
         rule: 'relative',
         headline: { column: 'Output tok/s' },
     },
-    e2e: { field: 'e2e_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'E2E latency', short: 'E2E', format: ms, rule: 'relative', headline: false },
+    e2e: {
+        field: 'e2e_ms',
+        scalar: false,
+        higherIsBetter: false,
+        unit: 'ms',
+        label: 'E2E latency',
+        short: 'E2E',
+        format: ms,
+        rule: 'relative',
+        headline: false,
+    },
     'failed-requests': {
         field: 'failed_share',
         scalar: true,
@@ -39290,9 +39322,30 @@ function readMetric(block, metric, stat) {
  * list the report's Quality column and the leaderboard read.
  */
 const QUALITY_FIGURES = {
-    accuracy: { label: 'probe accuracy', short: 'acc', higherIsBetter: true, format: formatPercent, read: (q) => q?.probe?.accuracy, shown: true },
-    agreement: { label: 'greedy agreement', short: 'agree', higherIsBetter: true, format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2), read: (q) => q?.agreement?.mean, shown: true },
-    'degenerate-share': { label: 'degenerate output', short: 'degenerate', higherIsBetter: false, format: formatPercent, read: (q) => q?.degenerate?.share ?? undefined, shown: false },
+    accuracy: {
+        label: 'probe accuracy',
+        short: 'acc',
+        higherIsBetter: true,
+        format: formatPercent,
+        read: (q) => q?.probe?.accuracy,
+        shown: true,
+    },
+    agreement: {
+        label: 'greedy agreement',
+        short: 'agree',
+        higherIsBetter: true,
+        format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
+        read: (q) => q?.agreement?.mean,
+        shown: true,
+    },
+    'degenerate-share': {
+        label: 'degenerate output',
+        short: 'degenerate',
+        higherIsBetter: false,
+        format: formatPercent,
+        read: (q) => q?.degenerate?.share ?? undefined,
+        shown: false,
+    },
 };
 const SHOWN_QUALITY_FIGURES = Object.keys(QUALITY_FIGURES).filter((f) => QUALITY_FIGURES[f].shown);
 
@@ -39390,7 +39443,10 @@ function baselineRuns(view, id, metric, stat) {
     const steady = cell && readMetric(cell.metrics, metric, stat);
     if (!cell || steady === undefined)
         return undefined;
-    return { source: 'file', runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }] };
+    return {
+        source: 'file',
+        runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
+    };
 }
 /** A cell's steady rounds that had a successful request, as values of one metric. */
 function steadyRounds(cell, metric, stat) {
@@ -39429,7 +39485,9 @@ function qn(values) {
         return 0;
     const distances = pairDistances(values).sort((a, b) => a - b);
     const h = Math.floor(n / 2) + 1;
-    const small = n <= 12 ? QN_SMALL[n - 2] : 1 / (1 + (n % 2 ? 1.60188 + (-2.1284 - 5.172 / n) / n : 3.67561 + (1.9654 + (6.987 - 77 / n) / n) / n) / n);
+    const small = n <= 12
+        ? QN_SMALL[n - 2]
+        : 1 / (1 + (n % 2 ? 1.60188 + (-2.1284 - 5.172 / n) / n : 3.67561 + (1.9654 + (6.987 - 77 / n) / n) / n) / n);
     return QN_SCALE * small * distances[(h * (h - 1)) / 2 - 1];
 }
 /**
@@ -39679,7 +39737,16 @@ function judgeMetric(input) {
     const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
     const noiseText = `noise ±${formatPercent(band)}`;
     const verdict = (status, reason) => {
-        const v = { status, metric, stat: info.scalar ? 'mean' : config.stat, current, baseline: base, delta, reason, band };
+        const v = {
+            status,
+            metric,
+            stat: info.scalar ? 'mean' : config.stat,
+            current,
+            baseline: base,
+            delta,
+            reason,
+            band,
+        };
         if (reference.rebased)
             v.rebased = reference.rebased;
         return v;
@@ -39695,7 +39762,9 @@ function judgeMetric(input) {
     if (worse > 2 * limit)
         return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`);
     if (worse > limit) {
-        return worse > band ? verdict('regression', `${change} (${limits}, ${noiseText})`) : undecided(`${change} (${limits}) but within ${noiseText}`, worse);
+        return worse > band
+            ? verdict('regression', `${change} (${limits}, ${noiseText})`)
+            : undecided(`${change} (${limits}) but within ${noiseText}`, worse);
     }
     if (-worse > limit && -worse > band)
         return verdict('improvement', `${change} (${limits}, ${noiseText})`);
@@ -39720,7 +39789,11 @@ function judgeCeiling(input) {
     const info = METRICS[metric];
     const delta = baseline > 0 ? (current - baseline) / baseline : current > 0 ? Infinity : 0;
     const said = `${info.label} ${info.format(current)} (baseline ${info.format(baseline)}, limit ${info.format(config.max)})`;
-    const status = current > config.max && baseline <= config.max ? 'regression' : current < baseline && baseline > config.max ? 'improvement' : 'pass';
+    const status = current > config.max && baseline <= config.max
+        ? 'regression'
+        : current < baseline && baseline > config.max
+            ? 'improvement'
+            : 'pass';
     return { status, metric, stat: 'mean', current, baseline, delta, reason: said };
 }
 
@@ -39790,7 +39863,12 @@ function mulberry32(seed) {
  */
 
 const TEMPLATES = [
-    { kind: 'add', text: 'What is {a} + {b}?', draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }), answer: (n) => n.a + n.b },
+    {
+        kind: 'add',
+        text: 'What is {a} + {b}?',
+        draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }),
+        answer: (n) => n.a + n.b,
+    },
     {
         kind: 'subtract',
         text: 'What is {a} - {b}?',
@@ -39800,7 +39878,12 @@ const TEMPLATES = [
         },
         answer: (n) => n.a - n.b,
     },
-    { kind: 'multiply', text: 'What is {a} × {b}?', draw: (int) => ({ a: int(12, 99), b: int(12, 99) }), answer: (n) => n.a * n.b },
+    {
+        kind: 'multiply',
+        text: 'What is {a} × {b}?',
+        draw: (int) => ({ a: int(12, 99), b: int(12, 99) }),
+        answer: (n) => n.a * n.b,
+    },
     {
         kind: 'bought-left',
         text: '{name} buys {a} packs of {b} {item} and gives {c} {item} to friends. How many {item} does {name} have left?',
@@ -39871,7 +39954,12 @@ function probeQuestions(seed, count) {
         const template = TEMPLATES[int(0, TEMPLATES.length - 1)];
         const words = Object.fromEntries(Object.entries(WORDS).map(([key, list]) => [key, list[int(0, list.length - 1)]]));
         const numbers = template.draw(int);
-        return { id: `q${i + 1}`, kind: template.kind, text: `${fill(template, numbers, words)} ${PROBE_INSTRUCTION}`, answer: template.answer(numbers) };
+        return {
+            id: `q${i + 1}`,
+            kind: template.kind,
+            text: `${fill(template, numbers, words)} ${PROBE_INSTRUCTION}`,
+            answer: template.answer(numbers),
+        };
     });
 }
 /** The template as a global regular expression: numbers and words captured by name, a repeated word matched again. */
@@ -39894,7 +39982,9 @@ function solveQuestion(text) {
     let last;
     for (const { template, pattern } of COMPILED) {
         for (const match of text.matchAll(pattern)) {
-            const numbers = Object.fromEntries(Object.entries(match.groups ?? {}).filter(([key]) => !(key in WORDS)).map(([key, value]) => [key, Number(value)]));
+            const numbers = Object.fromEntries(Object.entries(match.groups ?? {})
+                .filter(([key]) => !(key in WORDS))
+                .map(([key, value]) => [key, Number(value)]));
             if (!last || match.index > last.at)
                 last = { at: match.index, answer: template.answer(numbers) };
         }
@@ -39924,7 +40014,12 @@ function scoreProbe(questions, replies) {
             misses.push({ id: q.id, number: i + 1, expected: q.answer, got: got ?? null });
     });
     const correct = questions.length - misses.length;
-    return { questions: questions.length, correct, accuracy: questions.length === 0 ? 0 : correct / questions.length, misses };
+    return {
+        questions: questions.length,
+        correct,
+        accuracy: questions.length === 0 ? 0 : correct / questions.length,
+        misses,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/quality/text.ts
@@ -39993,12 +40088,18 @@ function describeDifference(prompt, agreement) {
  */
 function greedyAgreement(current, stored) {
     const now = new Map(current.map((o) => [o.prompt, o.text]));
-    const pairs = keepGreedy(stored).filter((o) => now.has(o.prompt)).map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt), o.text) }));
+    const pairs = keepGreedy(stored)
+        .filter((o) => now.has(o.prompt))
+        .map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt), o.text) }));
     if (pairs.length === 0)
         return undefined;
     const mean = pairs.reduce((sum, p) => sum + p.agreement.fraction, 0) / pairs.length;
     const worst = pairs.reduce((w, p) => (p.agreement.fraction < w.agreement.fraction ? p : w));
-    return { mean, prompts: pairs.length, ...(worst.agreement.fraction < 1 && { worst: describeDifference(worst.prompt, worst.agreement) }) };
+    return {
+        mean,
+        prompts: pairs.length,
+        ...(worst.agreement.fraction < 1 && { worst: describeDifference(worst.prompt, worst.agreement) }),
+    };
 }
 
 // EXTERNAL MODULE: external "node:zlib"
@@ -40087,7 +40188,12 @@ function compressible(sample) {
     const ratio = (0,external_node_zlib_.deflateRawSync)(raw).length / raw.length;
     if (ratio >= MIN_COMPRESSION_RATIO)
         return undefined;
-    return { judged: true, degenerate: true, kind: 'compression', reason: `deflates to ${formatPercent(ratio)} of its size (limit ${formatPercent(MIN_COMPRESSION_RATIO)})` };
+    return {
+        judged: true,
+        degenerate: true,
+        kind: 'compression',
+        reason: `deflates to ${formatPercent(ratio)} of its size (limit ${formatPercent(MIN_COMPRESSION_RATIO)})`,
+    };
 }
 function collapsed(sample) {
     const words = wordTokens(sample);
@@ -40103,8 +40209,14 @@ function collapsed(sample) {
 function checkDegenerate(text) {
     const sample = text.slice(0, DEGENERATE_SAMPLE_CHARS);
     if (sample.length < MIN_JUDGED_CHARS)
-        return { judged: false, degenerate: false, reason: `too short to judge (${sample.length} characters, needs ${MIN_JUDGED_CHARS})` };
-    return repeated(sample) ?? compressible(sample) ?? collapsed(sample) ?? { judged: true, degenerate: false, reason: 'not degenerate' };
+        return {
+            judged: false,
+            degenerate: false,
+            reason: `too short to judge (${sample.length} characters, needs ${MIN_JUDGED_CHARS})`,
+        };
+    return (repeated(sample) ??
+        compressible(sample) ??
+        collapsed(sample) ?? { judged: true, degenerate: false, reason: 'not degenerate' });
 }
 /** The cell's tally over its sampled responses. */
 function tallyDegenerate(checks) {
@@ -40173,15 +40285,22 @@ function sameQuestions(current, baseline) {
 function accuracyProblem(current, baseline, gate) {
     const same = sameQuestions(current, baseline);
     if (!same) {
-        return { warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared` };
+        return {
+            warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared`,
+        };
     }
     const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`;
     const drop = same.baseline - same.current;
     if (drop <= gate.maxAccuracyDrop + 1e-9) {
-        const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`);
+        const warning = blindWarning(current, same) ??
+            (same.on === undefined
+                ? undefined
+                : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`);
         return warning ? { warning } : {};
     }
-    return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}` };
+    return {
+        reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}`,
+    };
 }
 const KIND_WORDS = {
     repeat: 'repeat one fragment',
@@ -40217,7 +40336,10 @@ function qualityVerdict(current, baseline, gate) {
         reasons.push(`agreement ${agreementText(agreement.mean)} with the baseline's greedy outputs (min ${gate.minAgreement})${worst}`);
     }
     const [now, before] = [current.degenerate, baseline?.degenerate];
-    if (gate.degenerate !== 'off' && now?.share != null && before?.share != null && now.share - before.share > DEGENERATE_MAX_RISE) {
+    if (gate.degenerate !== 'off' &&
+        now?.share != null &&
+        before?.share != null &&
+        now.share - before.share > DEGENERATE_MAX_RISE) {
         ;
         (gate.degenerate === 'fail' ? reasons : warnings).push(degenerateText(now, before));
     }
@@ -40248,9 +40370,19 @@ function pooledDegenerate(tallies) {
     const sum = (pick) => tallies.reduce((n, t) => n + pick(t), 0);
     const judged = sum((t) => t.judged);
     const degenerate = sum((t) => t.degenerate);
-    const kinds = { repeat: sum((t) => t.kinds.repeat), vocabulary: sum((t) => t.kinds.vocabulary), compression: sum((t) => t.kinds.compression) };
+    const kinds = {
+        repeat: sum((t) => t.kinds.repeat),
+        vocabulary: sum((t) => t.kinds.vocabulary),
+        compression: sum((t) => t.kinds.compression),
+    };
     const example = tallies.find((t) => t.example !== undefined)?.example;
-    return { judged, degenerate, share: judged === 0 ? null : degenerate / judged, kinds, ...(example !== undefined && { example }) };
+    return {
+        judged,
+        degenerate,
+        share: judged === 0 ? null : degenerate / judged,
+        kinds,
+        ...(example !== undefined && { example }),
+    };
 }
 /** The quality verdict of a cell's measurements (first one first) against its baseline cell; a pass when the gate is off or nothing was recorded. */
 function judgeQuality(cells, view, gate) {
@@ -40286,7 +40418,7 @@ function judgeQuality(cells, view, gate) {
 const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
-const SKIPPED_NOTE = 'skipped (unchanged): none of its paths changed in this PR; the figures are the baseline\'s';
+const SKIPPED_NOTE = "skipped (unchanged): none of its paths changed in this PR; the figures are the baseline's";
 const SEVERITY = { pass: 0, improvement: 1, inconclusive: 2, regression: 3 };
 /** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
 function judgeCell(cell, baseline, gate, options = {}) {
@@ -40302,7 +40434,9 @@ function judgeSample(sample, baseline, gate, options = {}) {
     const flags = flagState(sample.flags, baselineCell(baseline, id)?.flags ?? []);
     if (!hasBaseline(baseline, id)) {
         const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE;
-        return sample.flags.length ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided } : { status: 'new', metrics: {}, note };
+        return sample.flags.length
+            ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided }
+            : { status: 'new', metrics: {}, note };
     }
     const metrics = {};
     const notes = [];
@@ -40336,8 +40470,22 @@ function judgeSample(sample, baseline, gate, options = {}) {
     if (!gated)
         notes.push('no gated metrics');
     const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []));
-    const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...failures, ...notes, ...unknown].filter(Boolean).join('; ');
-    const verdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) };
+    const note = [
+        sample.flags.length ? flagNote(sample.flags) : undefined,
+        source,
+        ...rebased,
+        ...failures,
+        ...notes,
+        ...unknown,
+    ]
+        .filter(Boolean)
+        .join('; ');
+    const verdict = {
+        status,
+        metrics,
+        note: note || undefined,
+        reference: referenceValues(id, baseline, gate, options),
+    };
     if (failures.length)
         verdict.failures = failures;
     if (undecided.length)
@@ -40425,7 +40573,13 @@ function rebasedNote(v) {
 }
 /** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
 function skippedVerdict(id, baseline, gate, options = {}) {
-    return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', reference: referenceValues(id, baseline, gate, options) };
+    return {
+        status: 'missing',
+        metrics: {},
+        note: SKIPPED_NOTE,
+        skipped: 'unchanged',
+        reference: referenceValues(id, baseline, gate, options),
+    };
 }
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
 function referenceValues(id, baseline, gate, options) {
@@ -40433,7 +40587,10 @@ function referenceValues(id, baseline, gate, options) {
     for (const metric of HEADLINE_METRICS) {
         const stat = gatedStat(gate, metric) ?? 'mean';
         const config = isRelative(metric) ? gate[metric] : undefined;
-        const reference = referenceFor(baseline, id, metric, stat, { config, noiseFloor: options.noiseFloor ?? NOISE_FLOOR });
+        const reference = referenceFor(baseline, id, metric, stat, {
+            config,
+            noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
+        });
         if (reference)
             values[metric] = { stat, value: reference.value };
     }
@@ -40471,14 +40628,24 @@ function confirmVerdict(first, decisive) {
         return first;
     const confirmed = (first.confirmed ?? 0) + 1;
     if (decisive.status === 'error') {
-        return { ...first, status: 'error', confirmed, note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`) };
+        return {
+            ...first,
+            status: 'error',
+            confirmed,
+            note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`),
+        };
     }
     const metrics = { ...first.metrics };
     const said = [];
     for (const [key, m] of Object.entries(first.metrics)) {
         if (m.status !== 'regression')
             continue;
-        const again = decisive.metrics[key] ?? { ...m, status: 'inconclusive', needs: 'rounds', reason: `${m.reason}; not measured again` };
+        const again = decisive.metrics[key] ?? {
+            ...m,
+            status: 'inconclusive',
+            needs: 'rounds',
+            reason: `${m.reason}; not measured again`,
+        };
         metrics[key] = again;
         said.push(`${again.reason} (${again.status === 'regression' ? 'confirmed' : `first ${m.reason}`})`);
     }
@@ -40486,8 +40653,16 @@ function confirmVerdict(first, decisive) {
     const failures = first.failures?.length && decisive.failures?.length ? decisive.failures : undefined;
     const undecided = decisive.undecided;
     const status = cellStatus(metrics, failures, undecided);
-    const outcome = status === 'regression' ? `confirmed by re-measurement ${confirmed}` : `regressed once, not confirmed by re-measurement ${confirmed}`;
-    const verdict = { ...first, status, metrics, confirmed, note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`) };
+    const outcome = status === 'regression'
+        ? `confirmed by re-measurement ${confirmed}`
+        : `regressed once, not confirmed by re-measurement ${confirmed}`;
+    const verdict = {
+        ...first,
+        status,
+        metrics,
+        confirmed,
+        note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`),
+    };
     if (failures)
         verdict.failures = failures;
     else
@@ -40517,7 +40692,7 @@ function moreRounds(cell, baseline, gate, options) {
     // A regression goes to confirmation; a flagged or unmeasured metric is not undecided for noise.
     if (verdict.status !== 'inconclusive' || verdict.undecided?.length)
         return 0;
-    const wanted = Object.values(verdict.metrics).flatMap((m) => (m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []));
+    const wanted = Object.values(verdict.metrics).flatMap((m) => m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []);
     const fewest = Math.min(...wanted);
     return fewest <= left ? fewest : 0;
 }
@@ -40536,10 +40711,21 @@ function runVerdict(cells, acceptance) {
         counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1;
     if (acceptance && counts.regression) {
         const verdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
-        return { verdict, regressions: 0, counts, accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) } };
+        return {
+            verdict,
+            regressions: 0,
+            counts,
+            accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
+        };
     }
     const regressions = counts.regression ?? 0;
-    const verdict = regressions ? 'regression' : counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
+    const verdict = regressions
+        ? 'regression'
+        : counts.error
+            ? 'error'
+            : counts.inconclusive
+                ? 'inconclusive'
+                : 'pass';
     return { verdict, regressions, counts };
 }
 /**
@@ -40612,7 +40798,10 @@ function assembleResults(input) {
     if (missing)
         cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected));
     const tally = runVerdict(cells, input.acceptance);
-    return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally };
+    return {
+        results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } },
+        tally,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/host/command.ts
@@ -40630,7 +40819,12 @@ function runCommand(file, args, limits = COMMAND_LIMITS) {
                 return resolve({ ok: false, missing: true, reason: `${file} not found` });
             if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
                 return resolve({ ok: false, missing: false, reason: `${file} failed: output over ${limits.maxBytes} bytes` });
-            const why = error.killed ? `timed out after ${limits.timeoutMs} ms` : String(stdout || stderr || error.message).trim().split('\n')[0].slice(0, 200);
+            const why = error.killed
+                ? `timed out after ${limits.timeoutMs} ms`
+                : String(stdout || stderr || error.message)
+                    .trim()
+                    .split('\n')[0]
+                    .slice(0, 200);
             resolve({ ok: false, missing: false, reason: `${file} failed: ${why}` });
         });
     });
@@ -40712,7 +40906,13 @@ function fingerprintChanges(baseline, current) {
  * (`clocks_event_reasons.<name>`; `clocks_throttle_reasons.<name>` on drivers before 535). Idle,
  * application-clock and sync-boost reasons are left out: they do not mean the box is throttled.
  */
-const SLOWDOWN_REASONS = ['hw_slowdown', 'sw_thermal_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_power_cap'];
+const SLOWDOWN_REASONS = [
+    'hw_slowdown',
+    'sw_thermal_slowdown',
+    'hw_thermal_slowdown',
+    'hw_power_brake_slowdown',
+    'sw_power_cap',
+];
 
 ;// CONCATENATED MODULE: ./src/host/nvidia-smi.ts
 /**
@@ -40742,7 +40942,10 @@ function numberValue(raw) {
     const n = Number(v);
     return Number.isFinite(n) ? n : undefined;
 }
-const lines = (stdout) => stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+const lines = (stdout) => stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 /** One GPU per line of the state query. */
 function parseGpuStates(stdout) {
     return lines(stdout).map((line) => {
@@ -41001,7 +41204,10 @@ function markAllowed(host, globs) {
 function preflightProblem(host, o) {
     const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed);
     if (stray.length) {
-        const named = stray.slice(0, 3).map((p) => `pid ${p.pid} ${p.name}`).join(', ');
+        const named = stray
+            .slice(0, 3)
+            .map((p) => `pid ${p.pid} ${p.name}`)
+            .join(', ');
         return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
     }
     const throttled = (host.gpus ?? []).flatMap((g, i) => (g.active.length ? [`GPU ${i} ${g.active.join(', ')}`] : []));
@@ -41093,7 +41299,9 @@ function cellJudge(view, rulesOf) {
                 return { ...first, verdict: skippedVerdict(first.id, view, gate, options) };
             const verdict = judgeCell(first, view, gate, options);
             const judged = { ...first, verdict, ...evidence(first, view) };
-            return again.length ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) } : judged;
+            return again.length
+                ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) }
+                : judged;
         },
         moreRounds(cell, maxRounds) {
             const { gate, options } = rules(cell.target);
@@ -42754,7 +42962,9 @@ async function postJson(ports, url, body, timeoutMs = INFO_TIMEOUT_MS) {
 }
 /** Narrowing helper for untyped JSON. */
 function asRecord(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? value
+        : undefined;
 }
 /** Copies the listed keys that are present and not null. */
 function http_pick(source, keys) {
@@ -42949,7 +43159,13 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
         return undefined;
     if (drafts <= 0 || draftTokens <= 0)
         return undefined;
-    return { acceptanceRate: accepted / draftTokens, acceptanceLength: 1 + accepted / drafts, draftTokens, acceptedTokens: accepted, source };
+    return {
+        acceptanceRate: accepted / draftTokens,
+        acceptanceLength: 1 + accepted / drafts,
+        draftTokens,
+        acceptedTokens: accepted,
+        source,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/engines/vllm.ts
@@ -43035,7 +43251,10 @@ function specDecode(after) {
     const length = after?.[ACCEPT_LENGTH];
     if (length === undefined)
         return undefined;
-    return { acceptanceLength: length, source: 'sglang server info avg_spec_accept_length (cumulative since server start)' };
+    return {
+        acceptanceLength: length,
+        source: 'sglang server info avg_spec_accept_length (cumulative since server start)',
+    };
 }
 const sglang = {
     name: 'sglang',
@@ -43102,7 +43321,12 @@ function llamacppSpecDecode(requests) {
     }
     if (drafted <= 0)
         return undefined;
-    return { acceptanceRate: accepted / drafted, draftTokens: drafted, acceptedTokens: accepted, source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests' };
+    return {
+        acceptanceRate: accepted / drafted,
+        draftTokens: drafted,
+        acceptedTokens: accepted,
+        source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests',
+    };
 }
 const llamacpp = {
     name: 'llamacpp',
@@ -43123,7 +43347,11 @@ const llamacpp = {
         if (!props)
             return {};
         const settings = asRecord(props.default_generation_settings);
-        const server = { ...http_pick(props, ['model_path', 'total_slots']), ...http_pick(settings, ['n_ctx']), ...speculativeSettings(settings) };
+        const server = {
+            ...http_pick(props, ['model_path', 'total_slots']),
+            ...http_pick(settings, ['n_ctx']),
+            ...speculativeSettings(settings),
+        };
         const version = typeof props.build_info === 'string' ? props.build_info : undefined;
         return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
     },
@@ -51134,7 +51362,9 @@ function preprocess(fn, schema) {
 class errors_ConfigError extends Error {
     problems;
     constructor(problems) {
-        super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+        super(problems.length === 1
+            ? problems[0]
+            : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
         this.problems = problems;
         this.name = 'ConfigError';
     }
@@ -51195,7 +51425,9 @@ function expected(rule) {
 }
 function whole(min, max = Number.MAX_SAFE_INTEGER) {
     const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`;
-    return schemas_int({ error: expected(rule) }).min(min, { error: expected(rule) }).max(max, { error: expected(rule) });
+    return schemas_int({ error: expected(rule) })
+        .min(min, { error: expected(rule) })
+        .max(max, { error: expected(rule) });
 }
 function positive() {
     return schemas_number({ error: expected('must be a number > 0') }).positive({ error: expected('must be a number > 0') });
@@ -51220,9 +51452,15 @@ function toMs(text, ctx, allowZero = false) {
 /** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
 function fields_duration(options = {}) {
     return schemas_string({
-        error: (issue) => typeof issue.input === 'number' ? `needs a unit, e.g. "${issue.input}s"` : expected(`must be ${DURATION_HINT}`)(issue),
+        error: (issue) => typeof issue.input === 'number'
+            ? `needs a unit, e.g. "${issue.input}s"`
+            : expected(`must be ${DURATION_HINT}`)(issue),
     })
-        .meta({ description: `A duration like 500ms, 90s, 20m or 1h30m`, pattern: DURATION_PATTERN, examples: ['90s', '20m'] })
+        .meta({
+        description: `A duration like 500ms, 90s, 20m or 1h30m`,
+        pattern: DURATION_PATTERN,
+        examples: ['90s', '20m'],
+    })
         .transform((text, ctx) => toMs(text, ctx, options.allowZero));
 }
 /** `5%` or a fraction in (0, 1]; relative thresholds may exceed 100% when written as a percent. */
@@ -51291,7 +51529,9 @@ function fields_text() {
     return union([schemas_string().min(1, { error: 'must not be empty' }), schemas_number()], { error: expected('must be text') })
         .transform(String);
 }
-const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], { error: expected('must be text, a number or true/false') });
+const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], {
+    error: expected('must be text, a number or true/false'),
+});
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
@@ -51303,11 +51543,18 @@ var external_node_url_ = __nccwpck_require__(3136);
 
 
 function candidates(dir) {
-    return [(0,external_node_path_.join)(dir, 'cli', 'index.js'), (0,external_node_path_.join)(dir, 'dist', 'cli', 'index.js'), ...((0,external_node_path_.basename)(dir) === 'cli' ? [(0,external_node_path_.join)(dir, 'index.js')] : [])];
+    return [
+        (0,external_node_path_.join)(dir, 'cli', 'index.js'),
+        (0,external_node_path_.join)(dir, 'dist', 'cli', 'index.js'),
+        ...((0,external_node_path_.basename)(dir) === 'cli' ? [(0,external_node_path_.join)(dir, 'index.js')] : []),
+    ];
 }
 /** Absolute path of `dist/cli/index.js`, searched upwards from the running bundle or source file. */
 function cliEntry() {
-    const starts = [process.argv[1] ? (0,external_node_path_.dirname)((0,external_node_path_.resolve)(process.argv[1])) : undefined, (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url))];
+    const starts = [
+        process.argv[1] ? (0,external_node_path_.dirname)((0,external_node_path_.resolve)(process.argv[1])) : undefined,
+        (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)),
+    ];
     for (const start of starts) {
         let dir = start;
         for (let depth = 0; dir && depth < 6; depth++) {
@@ -51376,8 +51623,15 @@ const schema = strictObject({
     decode: strictObject({
         'step-ms': union([profile_positive, strictObject({ base: profile_positive, 'per-seq': schemas_number().nonnegative() }), stepTable]),
     }),
-    speculative: strictObject({ method: schemas_string().min(1), k: schemas_number().int().min(1), accept: array(schemas_number().nonnegative()).min(2) })
-        .refine((s) => s.accept.length === s.k + 1, { message: 'accept needs k + 1 weights (0..k accepted drafts)', path: ['accept'] })
+    speculative: strictObject({
+        method: schemas_string().min(1),
+        k: schemas_number().int().min(1),
+        accept: array(schemas_number().nonnegative()).min(2),
+    })
+        .refine((s) => s.accept.length === s.k + 1, {
+        message: 'accept needs k + 1 weights (0..k accepted drafts)',
+        path: ['accept'],
+    })
         .refine((s) => s.accept.some((w) => w > 0), { message: 'accept weights are all zero', path: ['accept'] })
         .optional(),
     'jitter-cv': schemas_number().min(0).max(1).default(0),
@@ -51555,11 +51809,17 @@ function knownProfile(ref, ctx) {
 const SIM_OPTIONS = {
     profile: schemas_string({ error: expected('must be a shipped profile name or a path to a profile .json file') })
         .superRefine(knownProfile)
-        .meta({ description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file` })
+        .meta({
+        description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file`,
+    })
         .optional(),
     'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
-    seed: schemas_int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
-    'load-time': fields_duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+    seed: schemas_int({ error: expected('must be an integer') })
+        .meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' })
+        .optional(),
+    'load-time': fields_duration({ allowZero: true })
+        .meta({ description: 'How long the simulator loads, refusing connections, before it serves' })
+        .optional(),
     fault: schemas_enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
         .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
         .optional(),
@@ -51569,7 +51829,9 @@ function simArgs(target) {
     const o = target.engineOptions;
     if (o.profile === undefined) {
         const named = target.id === target.sourceKey ? '' : ` (${target.id})`;
-        throw new errors_ConfigError([`targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`]);
+        throw new errors_ConfigError([
+            `targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`,
+        ]);
     }
     // A path is made absolute here, so the child finds it whatever its working directory.
     const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(o.profile))];
@@ -51663,7 +51925,16 @@ const trtllm = {
 /** The result-file formats of other benchmark tools that `ingest` and `engine: external` read (ingest/ maps each). */
 const INGEST_FORMAT_NAMES = ['vllm', 'sglang', 'llama-bench', 'guidellm', 'aiperf'];
 /** Placeholders an external target's `run` command gets per round. */
-const EXTERNAL_RUN_PLACEHOLDERS = ['out', 'url', 'round', 'input-tokens', 'output-tokens', 'concurrency', 'requests', 'rate'];
+const EXTERNAL_RUN_PLACEHOLDERS = [
+    'out',
+    'url',
+    'round',
+    'input-tokens',
+    'output-tokens',
+    'concurrency',
+    'requests',
+    'rate',
+];
 
 ;// CONCATENATED MODULE: ./src/engines/external.ts
 /**
@@ -51683,7 +51954,11 @@ const external = {
     options: {
         run: schemas_string({ error: expected('must be a shell command') })
             .min(1, { error: 'must not be empty' })
-            .meta({ description: `engine external: the benchmark command run per round; it writes its result to {out} (also: ${EXTERNAL_RUN_PLACEHOLDERS.filter((p) => p !== 'out').map((p) => `{${p}}`).join(', ')})` })
+            .meta({
+            description: `engine external: the benchmark command run per round; it writes its result to {out} (also: ${EXTERNAL_RUN_PLACEHOLDERS.filter((p) => p !== 'out')
+                .map((p) => `{${p}}`)
+                .join(', ')})`,
+        })
             .optional(),
         format: schemas_enum(INGEST_FORMAT_NAMES, { error: expected(`must be one of ${INGEST_FORMAT_NAMES.join(', ')}`) })
             .meta({ description: 'engine external: the format of the result file run writes' })
@@ -51706,7 +51981,15 @@ const external = {
 
 
 
-const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim, external];
+const ENGINES = [
+    vllm,
+    sglang,
+    llamacpp,
+    trtllm,
+    openai,
+    sim,
+    external,
+];
 const ENGINE_NAMES = ENGINES.map((e) => e.name);
 function engineByName(name) {
     const engine = ENGINES.find((e) => e.name === name);
@@ -51733,12 +52016,19 @@ function placeholders_fill(text, scope, path, problems) {
         if (reason !== undefined)
             problems.add(path, `placeholder {${name}} has no value: ${reason}`);
         else
-            problems.add(path, `unknown placeholder {${name}} (known: ${knownNames(scope).map((n) => `{${n}}`).join(', ')})`);
+            problems.add(path, `unknown placeholder {${name}} (known: ${knownNames(scope)
+                .map((n) => `{${n}}`)
+                .join(', ')})`);
         return whole;
     });
 }
 function knownNames(scope) {
-    const names = new Set([...BUILTIN_PLACEHOLDERS, ...Object.keys(scope.values), ...Object.keys(scope.missing), ...scope.keep]);
+    const names = new Set([
+        ...BUILTIN_PLACEHOLDERS,
+        ...Object.keys(scope.values),
+        ...Object.keys(scope.missing),
+        ...scope.keep,
+    ]);
     return [...names];
 }
 /** Replace `{port}` once the launcher has picked a port (`${port}` is shell syntax and stays). */
@@ -51985,14 +52275,21 @@ function pathProblem(path) {
 }
 /** `paths:` of a target: a non-empty list of globs of repository files. */
 function pathGlobs() {
-    const glob = schemas_string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`) }).superRefine((path, ctx) => {
+    const glob = schemas_string({
+        error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`),
+    })
+        .superRefine((path, ctx) => {
         const problem = pathProblem(path);
         if (problem)
             ctx.addIssue({ code: 'custom', message: problem, input: path });
     });
-    return array(glob, { error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`) })
+    return array(glob, {
+        error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`),
+    })
         .min(1, { error: 'must list at least one glob (leave the key out to always run the target)' })
-        .meta({ description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed' })
+        .meta({
+        description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed',
+    })
         .optional();
 }
 /** A repository path as the changed-files list spells it, from a path relative to the repository root. */
@@ -52082,17 +52379,26 @@ const OWNED_BODY_FIELDS = [
  */
 
 
-const words = (what) => union([schemas_string().min(1, { error: 'must not be empty' }), array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' })], {
+const words = (what) => union([
+    schemas_string().min(1, { error: 'must not be empty' }),
+    array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' }),
+], {
     error: expected(`must be ${what} (a string, or a list of words)`),
 });
 /** `host:container[:ro|rw]` with an absolute container path; the host side may be a path or a named volume. */
 const VOLUME = /^[^:\s]+:\/[^:]*(:(ro|rw))?$/;
 function containerSchema() {
     return strictObject({
-        image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') }).min(1, { error: 'must not be empty' }),
-        command: words('the command run in the container').meta({ description: 'What runs in the container; placeholders allowed' }).optional(),
-        'run-args': words('extra flags for run').meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' }).optional(),
-        volumes: array(schemas_string().regex(VOLUME, { error: expected('must be host:container[:ro] with an absolute container path') }), {
+        image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') })
+            .min(1, { error: 'must not be empty' }),
+        command: words('the command run in the container')
+            .meta({ description: 'What runs in the container; placeholders allowed' })
+            .optional(),
+        'run-args': words('extra flags for run')
+            .meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' })
+            .optional(),
+        volumes: array(schemas_string()
+            .regex(VOLUME, { error: expected('must be host:container[:ro] with an absolute container path') }), {
             error: expected('must be a list of host:container[:ro] strings'),
         })
             .optional(),
@@ -52102,8 +52408,12 @@ function containerSchema() {
             .regex(/^\d+(\.\d+)?[bkmg]?$/i, { error: expected('must be a size like 16g') })
             .optional(),
         runtime: schemas_enum(['docker', 'podman'], { error: expected('must be docker or podman') }).optional(),
-    }, { error: expected('must be a mapping with image (and optional command, run-args, volumes, env, gpus, shm-size, runtime)') })
-        .meta({ description: 'Run the engine in a container (--init, --network host, labelled with the run id); excludes launch' });
+    }, {
+        error: expected('must be a mapping with image (and optional command, run-args, volumes, env, gpus, shm-size, runtime)'),
+    })
+        .meta({
+        description: 'Run the engine in a container (--init, --network host, labelled with the run id); excludes launch',
+    });
 }
 function stopSchema() {
     return schemas_string({ error: expected('must be a shell command') })
@@ -52175,25 +52485,37 @@ const API = schemas_enum(['completions', 'chat'], { error: expected('must be com
 const MAX_REQUEST_BODY_BYTES = 16 * 1024;
 /** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
 function requestBodySetting() {
-    return record(schemas_string(), unknown(), { error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }') })
+    return (record(schemas_string(), unknown(), {
+        error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }'),
+    })
         .superRefine((body, ctx) => {
         for (const key of Object.keys(body)) {
             if (OWNED_BODY_FIELDS.includes(key)) {
-                ctx.addIssue({ code: 'custom', path: [key], message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden` });
+                ctx.addIssue({
+                    code: 'custom',
+                    path: [key],
+                    message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden`,
+                });
             }
         }
         const bytes = Buffer.byteLength(JSON.stringify(body));
         if (bytes > MAX_REQUEST_BODY_BYTES)
             ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` });
     })
-        .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' });
+        .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' }));
 }
 /** `quality:` — the output quality probe; `false` skips it for the target. */
 function qualitySetting() {
     const probe = strictObject({
-        questions: whole(1, PROBE_MAX_QUESTIONS).default(PROBE_DEFAULT_QUESTIONS).meta({ description: 'Probe questions with exact answers' }),
-        prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
-        'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
+        questions: whole(1, PROBE_MAX_QUESTIONS)
+            .default(PROBE_DEFAULT_QUESTIONS)
+            .meta({ description: 'Probe questions with exact answers' }),
+        prompts: whole(0, GREEDY_PROMPTS.length)
+            .default(GREEDY_PROMPTS.length)
+            .meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
+        'max-tokens': whole(1, LIMITS.probeMaxTokens)
+            .default(PROBE_MAX_TOKENS)
+            .meta({ description: 'max_tokens of each probe question' }),
         api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
         // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
         // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
@@ -52210,12 +52532,15 @@ function settingsShape() {
         'request-timeout': fields_duration(),
         api: API,
         confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
-        'confirm-fresh': schemas_boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
+        'confirm-fresh': schemas_boolean({ error: expected('must be true or false') })
+            .meta({ description: 'Relaunch the engine for each re-measurement' }),
         'max-rounds': whole(1, LIMITS.rounds).meta({
             description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
         }),
         'noise-floor': relative({ allowZero: true })
-            .refine((f) => f <= MAX_NOISE_FLOOR, { error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})` })
+            .refine((f) => f <= MAX_NOISE_FLOOR, {
+            error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})`,
+        })
             .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
         'memory-floor': memoryFloor(),
         'drop-caches': schemas_boolean({ error: expected('must be true or false') }),
@@ -52224,13 +52549,19 @@ function settingsShape() {
         }),
         'pass-env': array(schemas_string({ error: expected('must be a variable name') })
             .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
-            .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }), { error: expected('must be a list of variable names') })
+            .refine((name) => !isActionCredential(name), {
+            error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine`,
+        }), { error: expected('must be a list of variable names') })
             .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
-        'allow-gpu-processes': array(schemas_string({ error: expected('must be a process name or glob') }).min(1, { error: expected('must not be empty') }).max(256, { error: expected('must be at most 256 characters') }), {
+        'allow-gpu-processes': array(schemas_string({ error: expected('must be a process name or glob') })
+            .min(1, { error: expected('must not be empty') })
+            .max(256, { error: expected('must be at most 256 characters') }), {
             error: expected('must be a list of process names or globs'),
         })
             .max(64, { error: expected('must list at most 64 processes') })
-            .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
+            .meta({
+            description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch',
+        }),
         'request-body': requestBodySetting(),
         quality: qualitySetting(),
     };
@@ -52239,7 +52570,10 @@ const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
 /** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
 function defaultsSchema() {
     const s = settingsShape();
-    const fixed = Object.fromEntries(Object.keys(DEFAULT_SETTINGS).map((key) => [key, s[key].prefault(DEFAULT_SETTINGS[key])]));
+    const fixed = Object.fromEntries(Object.keys(DEFAULT_SETTINGS).map((key) => [
+        key,
+        s[key].prefault(DEFAULT_SETTINGS[key]),
+    ]));
     const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]));
     return strictObject({ ...fixed, ...derived });
 }
@@ -52251,7 +52585,9 @@ function targetSettings() {
 }
 function gateMetricSchema(metric, top) {
     if (!isRelative(metric)) {
-        const max = relative({ allowZero: true, capPercent: true }).meta({ description: 'Share above which the cell fails' });
+        const max = relative({ allowZero: true, capPercent: true }).meta({
+            description: 'Share above which the cell fails',
+        });
         return strictObject({ max: top ? max : max.optional() });
     }
     const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
@@ -52274,9 +52610,13 @@ function qualityGateSchema() {
             'min-agreement': schemas_number({ error: expected('must be a number from 0 to 1') })
                 .min(0, { error: expected('must be a number from 0 to 1') })
                 .max(1, { error: expected('must be a number from 0 to 1') })
-                .meta({ description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})` })
+                .meta({
+                description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})`,
+            })
                 .optional(),
-            degenerate: schemas_enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') }).meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` }).optional(),
+            degenerate: schemas_enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') })
+                .meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` })
+                .optional(),
         }),
         literal(false),
     ], { error: expected('must be a mapping like { max-accuracy-drop: 5 } or false') })
@@ -52295,9 +52635,13 @@ function gateSchema(level) {
 }
 function scenarioSchema() {
     return strictObject({
-        'input-tokens': whole(1, LIMITS.inputTokens).meta({ description: 'Prompt length in tokens as the server counts them' }),
+        'input-tokens': whole(1, LIMITS.inputTokens).meta({
+            description: 'Prompt length in tokens as the server counts them',
+        }),
         'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
-        concurrency: whole(1, LIMITS.concurrency).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
+        concurrency: whole(1, LIMITS.concurrency)
+            .meta({ description: 'Requests in flight (closed loop); default 1' })
+            .optional(),
         requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
         rate: schemas_number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
             .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
@@ -52307,10 +52651,18 @@ function scenarioSchema() {
     })
         .superRefine((s, ctx) => {
         if (s.rate !== undefined && s.concurrency !== undefined) {
-            ctx.addIssue({ code: 'custom', path: ['rate'], message: 'give either rate (open loop) or concurrency (closed loop), not both' });
+            ctx.addIssue({
+                code: 'custom',
+                path: ['rate'],
+                message: 'give either rate (open loop) or concurrency (closed loop), not both',
+            });
         }
         if (s.rate !== undefined && s.requests === undefined) {
-            ctx.addIssue({ code: 'custom', path: ['requests'], message: 'required with rate (how many requests a round sends)' });
+            ctx.addIssue({
+                code: 'custom',
+                path: ['requests'],
+                message: 'required with rate (how many requests a round sends)',
+            });
         }
         if (s.concurrency !== undefined && s.requests !== undefined && s.requests < s.concurrency) {
             ctx.addIssue({
@@ -52350,7 +52702,9 @@ function optionField(key, by) {
     const details = [...new Set(fields.flatMap((f) => (typeof f.description === 'string' ? [f.description] : [])))];
     const description = `Engine option (${by.map((e) => e.name).join(', ')})${details.length ? `: ${details.join('; ')}` : ''}`;
     const shape = fields.length === 1 ? fields[0] : { anyOf: fields.map(({ description: _, ...rest }) => rest) };
-    return unknown().meta({ ...shape, description }).optional();
+    return unknown()
+        .meta({ ...shape, description })
+        .optional();
 }
 /**
  * The target's engine options parsed with its own engine's fields; a key of another engine is a
@@ -52366,7 +52720,11 @@ function parseOptions(target, engines, owners, ctx) {
             continue;
         const field = engine.options?.[key];
         if (!field) {
-            ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})` });
+            ctx.addIssue({
+                code: 'custom',
+                path: [key],
+                message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})`,
+            });
             continue;
         }
         if (typeof value === 'string' && placeholdersIn(value).length > 0)
@@ -52384,19 +52742,29 @@ function parseOptions(target, engines, owners, ctx) {
 function coreTargetFields(names) {
     return {
         engine: schemas_enum(names, {
-            error: (issue) => issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+            error: (issue) => issue.input === undefined
+                ? `required (one of ${names.join(', ')})`
+                : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
         }),
-        url: schemas_string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
+        url: schemas_string({ error: expected('must be a URL') })
+            .meta({ description: 'Base URL; default http://127.0.0.1:{port}' })
+            .optional(),
         port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
-        launch: schemas_string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+        launch: schemas_string({ error: expected('must be a shell command') })
+            .min(1, { error: 'must not be empty' })
+            .optional(),
         container: containerSchema().optional(),
         stop: stopSchema().optional(),
         model: fields_text().optional(),
         quant: fields_text().optional(),
         env: record(schemas_string(), scalar).optional(),
-        matrix: record(schemas_string().regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }), array(scalar, { error: expected('must be a list of values') }).min(1, { error: 'must list at least one value' }))
+        matrix: record(schemas_string()
+            .regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }), array(scalar, { error: expected('must be a list of values') })
+            .min(1, { error: 'must list at least one value' }))
             .optional(),
-        scenarios: array(schemas_string({ error: expected('must be a scenario name') }), { error: expected('must be a list of scenario names') })
+        scenarios: array(schemas_string({ error: expected('must be a scenario name') }), {
+            error: expected('must be a list of scenario names'),
+        })
             .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
             .optional(),
         gate: gateSchema('target').optional(),
@@ -52407,7 +52775,7 @@ function targetSchema(engines) {
     const names = engines.map((e) => e.name);
     const owners = optionOwners(engines);
     const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]));
-    return strictObject({
+    return (strictObject({
         ...coreTargetFields(names),
         ...targetSettings(),
     })
@@ -52416,10 +52784,14 @@ function targetSchema(engines) {
         .extend(options)
         .superRefine((target, ctx) => {
         if (target.launch !== undefined && target.container !== undefined) {
-            ctx.addIssue({ code: 'custom', path: ['container'], message: 'give either launch (a command) or container (an image the action runs), not both' });
+            ctx.addIssue({
+                code: 'custom',
+                path: ['container'],
+                message: 'give either launch (a command) or container (an image the action runs), not both',
+            });
         }
     })
-        .transform((target, ctx) => parseOptions(target, engines, owners, ctx));
+        .transform((target, ctx) => parseOptions(target, engines, owners, ctx)));
 }
 function buildMatrixSchema(engines = ENGINES) {
     const shape = {
@@ -52484,12 +52856,20 @@ function resolveSettings(defaults, target, path, problems) {
     }
     if (merged.discard >= merged.rounds) {
         // Point at whichever side this target set; with neither, the file's defaults are at fault.
-        const at = own.discard !== undefined ? [...path, 'discard'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'discard'];
+        const at = own.discard !== undefined
+            ? [...path, 'discard']
+            : own.rounds !== undefined
+                ? [...path, 'rounds']
+                : ['defaults', 'discard'];
         problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`);
     }
     const maxRounds = merged['max-rounds'] ?? merged.rounds;
     if (maxRounds < merged.rounds) {
-        const at = own['max-rounds'] !== undefined ? [...path, 'max-rounds'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'max-rounds'];
+        const at = own['max-rounds'] !== undefined
+            ? [...path, 'max-rounds']
+            : own.rounds !== undefined
+                ? [...path, 'rounds']
+                : ['defaults', 'max-rounds'];
         problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
     }
     return {
@@ -52572,7 +52952,11 @@ function defaultGateConfig() {
 
 function containerPlan(input, scope, path, problems) {
     const at = (...rest) => [...path, ...rest];
-    const words = (value, key) => value === undefined ? undefined : typeof value === 'string' ? placeholders_fill(value, scope, at(key), problems) : value.map((w, i) => placeholders_fill(w, scope, at(key, i), problems));
+    const words = (value, key) => value === undefined
+        ? undefined
+        : typeof value === 'string'
+            ? placeholders_fill(value, scope, at(key), problems)
+            : value.map((w, i) => placeholders_fill(w, scope, at(key, i), problems));
     const env = {};
     for (const [name, value] of Object.entries(input.env ?? {})) {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
@@ -52657,7 +53041,10 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
     const port = target.port !== undefined ? String(target.port) : undefined;
     const { quant, id, model } = names(key, target, combo, path, problems);
     const values = { ...combo, target: id, ...defined({ quant, model, port }) };
-    const missing = { ...(quant === undefined ? { quant: NO_QUANT } : {}), ...(model === undefined ? { model: NO_MODEL } : {}) };
+    const missing = {
+        ...(quant === undefined ? { quant: NO_QUANT } : {}),
+        ...(model === undefined ? { model: NO_MODEL } : {}),
+    };
     const full = { values, missing, keep: port ? [] : ['port'] };
     const env = filledEnv(target, full, at('env'), problems);
     const engineOptions = optionValues(adapter, target, full, path, problems);
@@ -52947,7 +53334,11 @@ async function readSource(configPath, resolvedPath) {
     }
     catch (error) {
         const code = error.code;
-        const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(error)})`;
+        const why = code === 'ENOENT'
+            ? 'does not exist'
+            : code === 'EISDIR'
+                ? 'is a directory'
+                : `cannot be read (${code ?? String(error)})`;
         throw new errors_ConfigError([`config: ${resolvedPath} ${why}`]);
     }
     return parseSource(text, configPath, formatOf(resolvedPath));
@@ -52969,7 +53360,9 @@ function parseSource(text, configPath, format) {
     catch (error) {
         if (error instanceof errors_ConfigError)
             throw error;
-        throw new errors_ConfigError([`${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`]);
+        throw new errors_ConfigError([
+            `${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`,
+        ]);
     }
 }
 /** Deepest bracket or indentation nesting, counted without parsing (flow brackets and block indentation). */
@@ -53026,7 +53419,9 @@ function load_parseJson(text, configPath) {
         const offset = position ? Number(position[1]) : text.length;
         const before = text.slice(0, offset).split('\n');
         const reason = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
-        throw new errors_ConfigError([`${configPath}: line ${before.length}, column ${before[before.length - 1].length + 1}: ${reason}`]);
+        throw new errors_ConfigError([
+            `${configPath}: line ${before.length}, column ${before[before.length - 1].length + 1}: ${reason}`,
+        ]);
     }
 }
 /** The line of the deepest node that exists along `path` (a missing key points at its parent). */
@@ -53054,7 +53449,9 @@ function formatPlan(plan) {
 }
 function formatTarget(t) {
     const matrix = Object.entries(t.matrix).map(([k, v]) => `${k}=${v}`);
-    const source = t.sourceKey !== t.id || matrix.length ? ` (from ${t.sourceKey}${matrix.length ? `, ${matrix.join(', ')}` : ''})` : '';
+    const source = t.sourceKey !== t.id || matrix.length
+        ? ` (from ${t.sourceKey}${matrix.length ? `, ${matrix.join(', ')}` : ''})`
+        : '';
     const facts = [t.engine, t.quant && `quant ${t.quant}`, t.model && `model ${t.model}`].filter(Boolean).join(', ');
     const lines = [`${t.id}${source}`, row('engine', facts)];
     if (t.launch !== undefined)
@@ -53082,7 +53479,9 @@ function row(label, value) {
     return `  ${label.padEnd(8)}${value}`.trimEnd();
 }
 function formatSettings(s) {
-    const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`;
+    const floor = s.memoryFloor.kind === 'bytes'
+        ? formatBytes(s.memoryFloor.value)
+        : `${formatPercent(s.memoryFloor.value)} of memory`;
     return [
         `${plan_text_count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
         `confirm ${s.confirm}${s.confirmFresh ? ' (fresh launch)' : ''}`,
@@ -53119,7 +53518,9 @@ function formatGate(gate) {
             return [];
         const info = METRICS[metric];
         // Limits are printed as the file writes them: a duration for ms, a plain number of tok/s.
-        const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`;
+        const delta = g.minDelta === undefined
+            ? ''
+            : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`;
         return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`];
     });
     if (gate.quality)
@@ -53426,7 +53827,11 @@ async function ensureBranch(request, repo, branch) {
             throw wrap(error, `branch ${branch}: cannot look it up`);
     }
     try {
-        const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: README(branch), encoding: 'utf-8' });
+        const blob = await request('POST /repos/{owner}/{repo}/git/blobs', {
+            ...repo,
+            content: README(branch),
+            encoding: 'utf-8',
+        });
         const tree = await request('POST /repos/{owner}/{repo}/git/trees', {
             ...repo,
             tree: [{ path: 'README.md', mode: '100644', type: 'blob', sha: blob.data.sha }],
@@ -53478,7 +53883,12 @@ async function commitFiles(options, build, message) {
         }
         const commit = await createCommit(options, tree, head, changed, message);
         try {
-            await options.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...options.repo, ref: `heads/${branch}`, sha: commit, force: false });
+            await options.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+                ...options.repo,
+                ref: `heads/${branch}`,
+                sha: commit,
+                force: false,
+            });
             log.debug(`${branch}: ${commit.slice(0, 7)} on ${head.slice(0, 7)} (${[...changed.keys()].join(', ')})`);
             return commit;
         }
@@ -53520,7 +53930,11 @@ function snapshotAt(options, head, tree) {
         },
         async paths() {
             try {
-                const answer = await request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { ...repo, tree_sha: tree, recursive: '1' });
+                const answer = await request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', {
+                    ...repo,
+                    tree_sha: tree,
+                    recursive: '1',
+                });
                 const entries = answer.data.tree;
                 return entries.filter((e) => e.type === 'blob' && typeof e.path === 'string').map((e) => e.path);
             }
@@ -53542,11 +53956,20 @@ async function createCommit(options, baseTree, parent, files, message) {
     try {
         const entries = [];
         for (const [path, text] of files) {
-            const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: Buffer.from(text, 'utf8').toString('base64'), encoding: 'base64' });
+            const blob = await request('POST /repos/{owner}/{repo}/git/blobs', {
+                ...repo,
+                content: Buffer.from(text, 'utf8').toString('base64'),
+                encoding: 'base64',
+            });
             entries.push({ path, mode: '100644', type: 'blob', sha: String(blob.data.sha) });
         }
         const tree = await request('POST /repos/{owner}/{repo}/git/trees', { ...repo, base_tree: baseTree, tree: entries });
-        const commit = await request('POST /repos/{owner}/{repo}/git/commits', { ...repo, message, tree: String(tree.data.sha), parents: [parent] });
+        const commit = await request('POST /repos/{owner}/{repo}/git/commits', {
+            ...repo,
+            message,
+            tree: String(tree.data.sha),
+            parents: [parent],
+        });
         return String(commit.data.sha);
     }
     catch (error) {
@@ -54014,7 +54437,7 @@ function escapeHtml(text) {
  * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
  */
 function escapeText(text) {
-    return stripControl(text)
+    return (stripControl(text)
         .replace(/\s*\n\s*/g, ' ')
         .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
         .replace(/[&<>]/g, (c) => HTML[c])
@@ -54022,7 +54445,7 @@ function escapeText(text) {
         // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
         .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
         .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
-        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-');
+        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-'));
 }
 /** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
 function escape_clip(text, max) {
@@ -54076,7 +54499,15 @@ const STATUS_WORD = {
     pass: 'passed',
 };
 const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
-const STATUS_ORDER = ['regression', 'error', 'inconclusive', 'improvement', 'missing', 'new', 'pass'];
+const STATUS_ORDER = [
+    'regression',
+    'error',
+    'inconclusive',
+    'improvement',
+    'missing',
+    'new',
+    'pass',
+];
 /** Regressions, errors, inconclusive, then the rest; plan order within each group. */
 function byAttention(cells) {
     const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
@@ -54099,7 +54530,9 @@ function cellStatusText(cell) {
 
 
 function gpuLine(g, i) {
-    const clocks = g.smClockMhz === undefined ? undefined : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
+    const clocks = g.smClockMhz === undefined
+        ? undefined
+        : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
     const parts = [
         clocks,
         g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
@@ -54127,7 +54560,10 @@ function fingerprintText(f) {
     return parts.filter(Boolean).join(' · ') || 'nothing recorded';
 }
 function hostLines(id, h) {
-    const lines = [`- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`, `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`];
+    const lines = [
+        `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
+        `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
+    ];
     if (h.changes?.length)
         lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
     for (const r of h.remeasured ?? [])
@@ -54181,7 +54617,9 @@ function metricsSection(cells) {
     const measured = cells.filter((c) => c.metrics);
     if (!measured.length)
         return undefined;
-    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), ingestedLine(c)].filter(Boolean).join('\n\n'));
+    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), ingestedLine(c)]
+        .filter(Boolean)
+        .join('\n\n'));
     return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
 }
 /** For a cell another tool measured: which tool, and what of our figures it could not give. */
@@ -54197,7 +54635,10 @@ function metricsTable(m) {
         const s = m[key];
         return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)];
     });
-    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], { ...TABLE, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] });
+    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], {
+        ...TABLE,
+        align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    });
 }
 function scalars(m) {
     return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`;
@@ -54221,9 +54662,22 @@ function roundsTable(rounds) {
         formatNumber(r.metrics?.tpot_ms?.mean),
         formatNumber(r.metrics?.output_tps),
         formatNumber(r.durationMs / 1000),
-        r.errorReasons?.length ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
+        r.errorReasons?.length
+            ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
+            : EMPTY,
     ]);
-    const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen'];
+    const header = [
+        'round',
+        'steady',
+        'requests',
+        'errors',
+        'decode tok/s',
+        'TTFT ms',
+        'TPOT ms',
+        'output tok/s',
+        'duration s',
+        'errors seen',
+    ];
     return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
 }
 /** Cells whose workload did not come out as asked (they are never compared). */
@@ -54264,7 +54718,9 @@ function headline(results, ctx) {
         error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
         inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
     }[summary.verdict];
-    const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title;
+    const shown = summary.accepted
+        ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted`
+        : title;
     // Skipped cells are counted as `missing` (not measured); the report tells them apart.
     const skipped = results.cells.filter((c) => c.verdict.skipped).length;
     const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
@@ -54331,7 +54787,9 @@ function regressionList(cells, accepted = false) {
 }
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 function errorList(cells) {
-    return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n');
+    return cells
+        .map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`)
+        .join('\n');
 }
 /** What would decide an inconclusive metric, in words. */
 function decider(m) {
@@ -54355,7 +54813,9 @@ function inconclusiveList(cells) {
             .filter((m) => m.status === 'inconclusive')
             // The reason starts with the metric's label and may already say what it needs.
             .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
-        const cellWide = cell.verdict.undecided?.length ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : [];
+        const cellWide = cell.verdict.undecided?.length
+            ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`]
+            : [];
         const why = [...metrics, ...cellWide];
         return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
     })
@@ -54374,7 +54834,9 @@ function figure(cell, metric) {
         return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
     const value = readMetric(cell.metrics, metric, stat);
     const baseline = gated?.baseline ?? reference?.value;
-    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined;
+    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+        ? (value - baseline) / baseline
+        : undefined;
     return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
 }
 
@@ -54532,7 +54994,9 @@ function enginesSection(cells) {
             lines.push('', escape_codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
         blocks.push(lines.join('\n'));
     }
-    return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
+    return blocks.length
+        ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
+        : undefined;
 }
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
 function failuresSection(cells, withLogs) {
@@ -54599,7 +55063,11 @@ function compose(results, ctx, marker, d, maxChars) {
     const limit = d.limit ?? Infinity;
     const shownRegressed = regressed.slice(0, limit);
     const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
-    const keep = (c) => d.rows === 'all' ? true : d.rows === 'attention' ? ATTENTION.includes(c.verdict.status) : FAILING.includes(c.verdict.status);
+    const keep = (c) => d.rows === 'all'
+        ? true
+        : d.rows === 'attention'
+            ? ATTENTION.includes(c.verdict.status)
+            : FAILING.includes(c.verdict.status);
     let rows = ordered.filter(keep);
     if (d.limit !== undefined)
         rows = [...shownRegressed, ...shownFailed];
@@ -54686,7 +55154,12 @@ const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions
 async function findMarked(request, repo, issueNumber, marker) {
     const found = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: PER_PAGE, page });
+        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+            ...repo,
+            issue_number: issueNumber,
+            per_page: PER_PAGE,
+            page,
+        });
         const items = res.data;
         found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
         const link = res.headers.link;
@@ -54705,7 +55178,11 @@ async function upsertComment(options) {
     const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
     if (target) {
         try {
-            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo, comment_id: target.id, body });
+            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+                ...repo,
+                comment_id: target.id,
+                body,
+            });
             return { url: String(res.data.html_url), action: 'updated' };
         }
         catch (error) {
@@ -54715,7 +55192,11 @@ async function upsertComment(options) {
                 throw error;
         }
     }
-    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, body });
+    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: issueNumber,
+        body,
+    });
     return { url: String(res.data.html_url), action: 'created' };
 }
 
@@ -54744,7 +55225,9 @@ function couldNotRunNotice(message) {
     return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
 }
 function cut(text, where) {
-    return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
+    return text.length <= MAX_TEXT
+        ? text
+        : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
@@ -54855,7 +55338,11 @@ heads.forEach(function (th, column) {
 
 
 const TABLE_ID = 'leaderboard';
-const num = (label, value) => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) });
+const num = (label, value) => ({
+    label,
+    numeric: true,
+    value: (c) => finite(value(c.metrics)),
+});
 const leaderboard_delta = (metric) => ({
     label: `Δ ${metricInfo(metric).short}`,
     numeric: true,
@@ -54881,7 +55368,12 @@ function qualityColumn(figure) {
 const leaderboard_COLUMNS = [
     { label: 'Model', numeric: false, value: modelName },
     { label: 'Runtime', numeric: false, value: runtime },
-    { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
+    {
+        label: 'Quant',
+        numeric: false,
+        value: (c) => c.quant || null,
+        html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
+    },
     { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
     num('Total tok/s', (m) => m.total_tps),
     num('Output tok/s', (m) => m.output_tps),
@@ -54892,7 +55384,15 @@ const leaderboard_COLUMNS = [
     num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
     num('Decode tok/s', (m) => m.decode_tps?.mean),
     // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-    { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status, perRun: true },
+    {
+        label: 'Verdict',
+        numeric: true,
+        value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
+        html: verdictHtml,
+        words: true,
+        tone: (c) => c.verdict.status,
+        perRun: true,
+    },
     ...PRIMARY_METRICS.map(leaderboard_delta),
     ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ];
@@ -54943,7 +55443,11 @@ ${rows.join('\n')}
 }
 function td(col, cell) {
     const value = col.value(cell);
-    const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value) : escapeHtml(String(value ?? EMPTY));
+    const html = col.html
+        ? col.html(cell)
+        : col.numeric
+            ? formatNumber(value)
+            : escapeHtml(String(value ?? EMPTY));
     const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
     const attr = value === null ? '' : escapeHtml(String(value));
     return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
@@ -54958,7 +55462,9 @@ function metaLine(results, ctx) {
         `hardware <code>${escapeHtml(run.hardware)}</code>`,
         formatDate(run.finishedAt || run.startedAt),
         `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
-        baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
+        baseline
+            ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
+            : 'no baseline',
         url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
     ]
         .filter(Boolean)
@@ -54996,7 +55502,9 @@ function verdictHtml(cell) {
 }
 function formatDate(iso) {
     const time = iso ? Date.parse(iso) : NaN;
-    return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    return Number.isNaN(time)
+        ? escapeHtml(iso || 'date unknown')
+        : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 function finite(value) {
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
@@ -55161,7 +55669,11 @@ const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[
 function renderDashboard(input) {
     const cells = measuredCells(input.baseline.cells);
     const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
-    const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) };
+    const data = {
+        commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+        units: TREND_METRICS.map((m) => metricInfo(m).unit),
+        series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))),
+    };
     const last = input.history.at(-1);
     return `${pageHead(title, DASHBOARD_CSS)}
 <header>
@@ -55233,7 +55745,12 @@ function dashboard_metaLine(input, last) {
 }
 /** JSON inside a script element: nothing in it may end the element or read as markup. */
 function jsonForScript(value) {
-    return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    return JSON.stringify(value)
+        .replace(/</g, '\\u003c')
+        .replace(/>/g, '\\u003e')
+        .replace(/&/g, '\\u0026')
+        .replace(/\u2028/g, '\\u2028')
+        .replace(/\u2029/g, '\\u2029');
 }
 
 ;// CONCATENATED MODULE: ./src/report/dashboard-index.ts
@@ -55317,7 +55834,14 @@ function historyShifts(baseline, history, gates) {
 }
 /** `onBranch`: the page sits next to the root index, so it links it. */
 function dashboardPage(hardware, baseline, history, gates, options = {}) {
-    return renderDashboard({ hardware, baseline, history, shifts: historyShifts(baseline, history, gates), repoUrl: options.repoUrl, indexLink: options.onBranch });
+    return renderDashboard({
+        hardware,
+        baseline,
+        history,
+        shifts: historyShifts(baseline, history, gates),
+        repoUrl: options.repoUrl,
+        indexLink: options.onBranch,
+    });
 }
 /** The root page: this update's key from what it writes, every other key from its stored baseline. */
 async function rootIndex(snapshot, current) {
@@ -55335,7 +55859,12 @@ function summaryOf(hardware, text) {
     try {
         const file = JSON.parse(text ?? '');
         const run = file.run;
-        return { hardware, updated: run?.finishedAt ?? run?.startedAt, sha: run?.sha, cells: Array.isArray(file.cells) ? file.cells.length : undefined };
+        return {
+            hardware,
+            updated: run?.finishedAt ?? run?.startedAt,
+            sha: run?.sha,
+            cells: Array.isArray(file.cells) ? file.cells.length : undefined,
+        };
     }
     catch {
         return { hardware };
@@ -55578,13 +56107,21 @@ const obj = (shape) => looseObject(shape, { error: want('an object') });
 const dict = (value) => record(schemas_string(), value, { error: want('an object') });
 /** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
 const keyedBy = (keys, noun) => ({
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue)),
+    error: (issue) => issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue),
 });
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
 const byGatedMetric = (value) => partialRecord(schemas_enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'));
 // null: a figure the tool that measured the cell did not report (an ingested file without p90, say).
 const results_schema_figure = results_schema_num.nullable();
-const stats = obj({ mean: results_schema_figure, p50: results_schema_figure, p90: results_schema_figure, p99: results_schema_figure, std: results_schema_figure, min: results_schema_figure, max: results_schema_figure });
+const stats = obj({
+    mean: results_schema_figure,
+    p50: results_schema_figure,
+    p90: results_schema_figure,
+    p99: results_schema_figure,
+    std: results_schema_figure,
+    min: results_schema_figure,
+    max: results_schema_figure,
+});
 /** Round-level figures the first release did not write. */
 const LATER_SCALARS = ['failed_share'];
 const blockShape = Object.fromEntries([
@@ -55606,7 +56143,9 @@ const round = obj({
 }).transform(withRoundShare);
 const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     status: oneOf(METRIC_VERDICTS),
-    metric: schemas_enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`) }),
+    metric: schemas_enum(GATED_METRICS, {
+        error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`),
+    }),
     stat: oneOf(GATE_STATS),
     current: results_schema_num,
     baseline: results_schema_num,
@@ -55616,7 +56155,11 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
     for (const [key, verdict] of Object.entries(metrics)) {
         if (verdict && verdict.metric !== key)
-            ctx.addIssue({ code: 'custom', path: [key, 'metric'], message: `is "${verdict.metric}", but the verdict is filed under "${key}"` });
+            ctx.addIssue({
+                code: 'custom',
+                path: [key, 'metric'],
+                message: `is "${verdict.metric}", but the verdict is filed under "${key}"`,
+            });
     }
 });
 const cellVerdict = obj({
@@ -55627,10 +56170,20 @@ const cellVerdict = obj({
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: results_schema_num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
 });
-const results_schema_share = schemas_number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') });
+const results_schema_share = schemas_number({ error: want('a number from 0 to 1') })
+    .min(0, { error: want('a number from 0 to 1') })
+    .max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-    probe: obj({ seed: results_schema_num, questions: results_schema_num, correct: results_schema_num, accuracy: results_schema_share, missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(), cut: results_schema_num.optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
+    probe: obj({
+        seed: results_schema_num,
+        questions: results_schema_num,
+        correct: results_schema_num,
+        accuracy: results_schema_share,
+        missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(),
+        cut: results_schema_num.optional(),
+        greedy: list(obj({ prompt: str, text: str })),
+    }).optional(),
     probeMs: results_schema_num.optional(),
     agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
     degenerate: obj({
@@ -55682,8 +56235,20 @@ const cell = obj({
     workload: obj({ inputTokens: results_schema_num, outputTokens: results_schema_num, concurrency: results_schema_num, requests: results_schema_num, rate: numOrNull }),
     metrics: metricsBlockOrNull,
     rounds: list(round),
-    info: obj({ version: str.optional(), launch: str.optional(), server: dict(unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
-    specDecode: obj({ acceptanceRate: results_schema_num.optional(), acceptanceLength: results_schema_num.optional(), draftTokens: results_schema_num.optional(), acceptedTokens: results_schema_num.optional(), source: str }).optional(),
+    info: obj({
+        version: str.optional(),
+        launch: str.optional(),
+        server: dict(unknown()).optional(),
+        logTail: str.optional(),
+        container: obj({ runtime: str, image: str, digest: str.optional() }).optional(),
+    }),
+    specDecode: obj({
+        acceptanceRate: results_schema_num.optional(),
+        acceptanceLength: results_schema_num.optional(),
+        draftTokens: results_schema_num.optional(),
+        acceptedTokens: results_schema_num.optional(),
+        source: str,
+    }).optional(),
     quality: quality.optional(),
     host: host.optional(),
     verdict: cellVerdict,
@@ -55707,15 +56272,36 @@ const summary = obj({
     verdict: oneOf(RUN_VERDICTS),
     regressions: results_schema_num,
     counts: partialRecord(schemas_enum(CELL_VERDICTS), results_schema_num, keyedBy(CELL_VERDICTS, 'cell verdict')),
-    baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: results_schema_num.optional() }).optional(),
+    baseline: obj({
+        sha: str,
+        hardware: str,
+        source: str,
+        runUrl: str.optional(),
+        date: str.optional(),
+        samples: results_schema_num.optional(),
+    }).optional(),
 });
 /**
  * A null figure is read into the number field it stands for: every reader of a figure goes through `readMetric`
  * or `formatNumber`, which take anything but a finite number as not measured.
  */
-const resultsSchema = obj({ schema: literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() });
-const results_schema_historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: results_schema_num, rounds: list(results_schema_num) }))) });
-const historySchema = obj({ schema: literal(HISTORY_SCHEMA), hardware: str, entries: list(results_schema_historyEntry) });
+const resultsSchema = obj({
+    schema: literal(RESULTS_SCHEMA),
+    run,
+    cells: list(cell),
+    summary: summary.optional(),
+});
+const results_schema_historyEntry = obj({
+    sha: str,
+    date: str,
+    runUrl: str,
+    cells: dict(dict(obj({ steady: results_schema_num, rounds: list(results_schema_num) }))),
+});
+const historySchema = obj({
+    schema: literal(HISTORY_SCHEMA),
+    hardware: str,
+    entries: list(results_schema_historyEntry),
+});
 
 ;// CONCATENATED MODULE: ./src/store/results-file.ts
 /**
@@ -55774,7 +56360,9 @@ function results_file_check(value, where, expected, kind, schema) {
         throw new errors_ConfigError([`${foreign} schema is missing (expected "${expected}")`]);
     if (declared !== expected) {
         const said = `schema is ${describeValue(declared)}`;
-        throw new errors_ConfigError([isForeign(value) ? `${foreign} ${said} (expected "${expected}")` : `${where}: ${said}, expected "${expected}"`]);
+        throw new errors_ConfigError([
+            isForeign(value) ? `${foreign} ${said} (expected "${expected}")` : `${where}: ${said}, expected "${expected}"`,
+        ]);
     }
     const parsed = schema.safeParse(value, { reportInput: true });
     if (parsed.success)
@@ -55820,7 +56408,10 @@ function branchStore(options) {
         kind: 'branch',
         async load(hardware) {
             const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
-            const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)]);
+            const [baseFile, histFile] = await Promise.all([
+                readFile(request, repo, branch, base),
+                readFile(request, repo, branch, hist),
+            ]);
             const results = baseFile && readResults(baseFile.text, `${branch}:${base}`);
             const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : [];
             if (!results && history.length === 0) {
@@ -55858,8 +56449,14 @@ async function updateFiles(options, snapshot, hardware, incoming, entry, gates) 
     return new Map([
         [base, layout_serialize(baseline)],
         [hist, history.text],
-        [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true })],
-        [ROOT_INDEX_PATH, await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length })],
+        [
+            dashboardPath(hardware),
+            dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),
+        ],
+        [
+            ROOT_INDEX_PATH,
+            await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length }),
+        ],
     ]);
 }
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */
@@ -55935,7 +56532,12 @@ async function listChangedFiles(request, repo, pr) {
     const files = new Set();
     let listed = 0;
     for (let page = 1; page <= PR_FILES_LIMIT / changed_files_PER_PAGE; page++) {
-        const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...repo, pull_number: pr, per_page: changed_files_PER_PAGE, page });
+        const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', {
+            ...repo,
+            pull_number: pr,
+            per_page: changed_files_PER_PAGE,
+            page,
+        });
         if (!Array.isArray(data))
             throw new Error(`page ${page} of the PR's files is not a list`);
         for (const file of data) {
@@ -55950,7 +56552,9 @@ async function listChangedFiles(request, repo, pr) {
             break;
     }
     if (listed >= PR_FILES_LIMIT)
-        return { incomplete: `the PR changes ${PR_FILES_LIMIT.toLocaleString('en-US')} files or more, past what the GitHub API lists` };
+        return {
+            incomplete: `the PR changes ${PR_FILES_LIMIT.toLocaleString('en-US')} files or more, past what the GitHub API lists`,
+        };
     return { files: [...files] };
 }
 /** The matrix file's targets at the PR's base, or why they cannot be known. */
@@ -55968,7 +56572,11 @@ async function baseTargets(deps, plan, file) {
         return `${file} at the base commit ${deps.baseSha.slice(0, 7)} could not be read (${errorMessage(error)})`;
     }
 }
-const everything = (plan, why) => ({ plan, skipped: [], note: `select: changed — every target runs: ${why}` });
+const everything = (plan, why) => ({
+    plan,
+    skipped: [],
+    note: `select: changed — every target runs: ${why}`,
+});
 /** The targets a pull request touches. Never throws: whatever cannot be read makes every target run. */
 async function selectChangedTargets(plan, deps) {
     const { github, prNumber, log } = deps;
@@ -56007,9 +56615,15 @@ async function selectChangedTargets(plan, deps) {
         log.info(`${t.id}: skipped, none of its paths changed`);
     const ran = new Set(selected.run.map((t) => t.id));
     const note = `select: changed — ${plural(listed.files.length, 'changed file')}; ran ${selected.run.length} of ${plural(plan.targets.length, 'target')}` +
-        (selected.skipped.length ? `, ${selected.skipped.length} skipped (unchanged): ${selected.skipped.map((t) => t.id).join(', ')}` : '') +
+        (selected.skipped.length
+            ? `, ${selected.skipped.length} skipped (unchanged): ${selected.skipped.map((t) => t.id).join(', ')}`
+            : '') +
         baseNote;
-    return { plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) }, skipped: selected.skipped, note };
+    return {
+        plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) },
+        skipped: selected.skipped,
+        note,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/run/context.ts
@@ -56063,7 +56677,12 @@ function slug(text) {
 function detectHardware(timeoutMs = 5000) {
     return new Promise((resolve) => {
         (0,external_node_child_process_namespaceObject.execFile)('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
-            const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+            const first = error
+                ? ''
+                : (stdout
+                    .split('\n')
+                    .map((l) => l.trim())
+                    .find(Boolean) ?? '');
             resolve(first ? slug(first) : 'cpu');
         });
     });
@@ -56235,7 +56854,10 @@ function defaultBase(dir) {
 }
 /** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
 function safe_fs_openNoFollow(path, mode) {
-    const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_NOFOLLOW | (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY |
+        external_node_fs_namespaceObject.constants.O_CREAT |
+        external_node_fs_namespaceObject.constants.O_NOFOLLOW |
+        (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
     try {
         return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
     }
@@ -56317,12 +56939,21 @@ async function publish(publication, deps) {
     const p = { ...publication, results: secrets.redactDeep(publication.results) };
     const { results, tally, behaviour } = p;
     const { options, context, log } = deps;
-    const renderCtx = { ...renderContext(options.config, behaviour.name, context), trends: recentTrends(results.cells, p.history ?? []), dashboardUrl: await dashboardLink(p, deps) };
+    const renderCtx = {
+        ...renderContext(options.config, behaviour.name, context),
+        trends: recentTrends(results.cells, p.history ?? []),
+        dashboardUrl: await dashboardLink(p, deps),
+    };
     const summary = renderReport(results, renderCtx, SUMMARY_LIMIT);
     const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT));
     await maybeWriteBaseline(p, log);
     const failure = failureReason(tally.verdict, tally.regressions, results.cells, options);
-    const written = await writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure });
+    const written = await writeOutputs(p.resultsDir, options.shard, results, summary, {
+        verdict: tally.verdict,
+        regressions: tally.regressions,
+        commentUrl,
+        failure,
+    });
     // A shard's page would be partial: the merge run writes the whole dashboard.
     const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates);
     if (page) {
@@ -56358,7 +56989,12 @@ async function maybeComment(behaviour, deps, verdict, body) {
         return undefined;
     }
     try {
-        const { url, action } = await upsertComment({ ...deps.github, issueNumber: context.prNumber, configPath: options.config, body: body() });
+        const { url, action } = await upsertComment({
+            ...deps.github,
+            issueNumber: context.prNumber,
+            configPath: options.config,
+            body: body(),
+        });
         log.info(`PR comment ${action}: ${url}`);
         return url;
     }
@@ -56411,7 +57047,10 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     ensureDir(resultsDir);
     const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
     const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
-    const clean = secrets.redactDeep({ ...results, summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} } });
+    const clean = secrets.redactDeep({
+        ...results,
+        summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
+    });
     const report = redact_redact(summary);
     writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir);
     writeFileNoFollow(reportFile, report, resultsDir);
@@ -56968,7 +57607,13 @@ function container_runCommand(runtime, c, at) {
         fixed.push('-e', `${name}=${value}`);
     for (const volume of c.volumes)
         fixed.push('-v', volume);
-    const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)];
+    const words = [
+        runtime,
+        ...fixed.map(shellQuote),
+        ...shellWords(c.runArgs),
+        shellQuote(c.image),
+        ...shellWords(c.command),
+    ];
     return `exec ${words.join(' ')}`;
 }
 /** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
@@ -57025,7 +57670,12 @@ async function removeContainer(runtime, name, graceMs) {
 async function container_removeByLabel(runtime, runId) {
     const filter = `label=${RUN_LABEL}=${runId}`;
     const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
-    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    const ids = listed.code === 0
+        ? listed.stdout
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+        : [];
     if (runtime === 'podman') {
         // `-t 0`: without it podman waits 10 s per container before killing it.
         await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
@@ -57044,7 +57694,9 @@ async function containerIdentity(runtime, name, image) {
         return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
     }
     const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
-    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
+    const repo = id
+        ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim()
+        : '';
     const digest = repo.split(' ')[0]?.split('@')[1] || id;
     return { runtime, image, ...(digest ? { digest } : {}) };
 }
@@ -57172,7 +57824,11 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
         });
         child.once('exit', (code, signal) => {
             clearTimeout(timer);
-            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
+            const how = timedOut
+                ? `killed after ${Math.round(timeoutMs / 1000)} s`
+                : signal
+                    ? `killed by ${signal}`
+                    : `code ${code}`;
             write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
             resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
         });
@@ -57224,9 +57880,16 @@ async function prepareOutside(target, command, at) {
     const { port, guard } = at;
     let stopped = false;
     const stop = target.stop
-        ? { kind: 'stop', target: target.id, command: fillPort(target.stop, port), env: at.env, passEnv: target.settings.passEnv, logPath: at.logPath }
+        ? {
+            kind: 'stop',
+            target: target.id,
+            command: fillPort(target.stop, port),
+            env: at.env,
+            passEnv: target.settings.passEnv,
+            logPath: at.logPath,
+        }
         : undefined;
-    const runStopTask = async (write) => (stop ? [await runStop(stop, write)].filter((p) => p !== undefined) : []);
+    const runStopTask = async (write) => stop ? [await runStop(stop, write)].filter((p) => p !== undefined) : [];
     const c = target.container;
     if (!c) {
         if (stop)
@@ -57314,13 +57977,23 @@ async function untilReady(options, baseUrl, group) {
     });
     switch (outcome.kind) {
         case 'aborted':
-            return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` };
+            return {
+                kind: 'aborted',
+                message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})`,
+            };
         case 'exit': {
             const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : '';
-            return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code };
+            return {
+                kind: 'exit',
+                message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`,
+                exitCode: outcome.exit.code,
+            };
         }
         case 'timeout':
-            return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` };
+            return {
+                kind: 'timeout',
+                message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})`,
+            };
         case 'ready':
             options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`);
             return undefined;
@@ -57339,7 +58012,11 @@ async function smokeTest(options, baseUrl, group, started) {
         if ('aborted' in smoke)
             return { kind: 'aborted', message: 'cancelled during the smoke request' };
         if ('exit' in smoke)
-            return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code };
+            return {
+                kind: 'exit',
+                message: `launch ${exitText(smoke.exit)} during the smoke request`,
+                exitCode: smoke.exit.code,
+            };
         if ('timeout' in smoke)
             return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` };
         lastError = smoke.error;
@@ -57358,12 +58035,18 @@ async function attach(options) {
     if (failure)
         throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null);
     options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`);
-    return { baseUrl, port: where.port, exited: new Promise(() => undefined), logTail: () => '', stop: async () => undefined };
+    return {
+        baseUrl,
+        port: where.port,
+        exited: new Promise(() => undefined),
+        logTail: () => '',
+        stop: async () => undefined,
+    };
 }
 let fallbackGuard;
 /** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
 function guardOf(options) {
-    return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }));
+    return (options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null })));
 }
 /** The launch (and what it has outside its group), registered with the guard before anything starts. */
 async function prepare(options, command, at) {
@@ -57505,7 +58188,10 @@ function readMemInfoSync(path = '/proc/meminfo') {
     // Stale bytes past `length` from an earlier read must not match.
     buffer.fill(0, length);
     const available = field(length, MEM_AVAILABLE);
-    return { availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available, totalBytes: field(length, MEM_TOTAL) };
+    return {
+        availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available,
+        totalBytes: field(length, MEM_TOTAL),
+    };
 }
 const readMemInfo = async () => readMemInfoSync();
 /** The floor in bytes; a `percent` floor holds a fraction of total memory (`5%` → 0.05), as the config parses it. */
@@ -57573,7 +58259,11 @@ async function dropCaches(deps = {}) {
 
 
 async function preflightTarget(target, deps, log) {
-    const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) });
+    const state = await readHost({
+        smi: deps.smi,
+        memory: deps.readMemory ?? readMemInfo,
+        ours: oursBy(deps.groups ?? new Set()),
+    });
     log.info(`${target.id}: preflight: ${host_check_summary(state)}`);
     for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
         log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`);
@@ -57596,7 +58286,12 @@ function roundWatch(state, deps) {
 }
 /** What each cell of a ready target records about its host. */
 async function targetHost(target, state, info) {
-    const print = await fingerprint({ host: state, engineVersion: info.version, container: info.container, model: target.model });
+    const print = await fingerprint({
+        host: state,
+        engineVersion: info.version,
+        container: info.container,
+        model: target.model,
+    });
     return { preflight: state, fingerprint: print };
 }
 
@@ -57722,7 +58417,9 @@ class ToolRecord {
     }
     /** A nested object, as a record of its own; undefined when absent. */
     sub(key) {
-        return this.has(key) ? new ToolRecord(this.doc, this.noun, this.fields[key], this.at ? `${this.at}.${key}` : key) : undefined;
+        return this.has(key)
+            ? new ToolRecord(this.doc, this.noun, this.fields[key], this.at ? `${this.at}.${key}` : key)
+            : undefined;
     }
     /** A list of numbers the record may lack. */
     numbers(key) {
@@ -57791,7 +58488,15 @@ function aiperf_stats(record, key) {
         const v = metric.opt(k);
         return v === undefined ? undefined : v * scale;
     };
-    return { mean: at('avg'), p50: at('p50'), p90: at('p90'), p99: at('p99'), std: at('std'), min: at('min'), max: at('max') };
+    return {
+        mean: at('avg'),
+        p50: at('p50'),
+        p90: at('p90'),
+        p99: at('p99'),
+        std: at('std'),
+        min: at('min'),
+        max: at('max'),
+    };
 }
 const avg = (record, key) => record.sub(key)?.opt('avg');
 function aiperfRun(record) {
@@ -57810,7 +58515,12 @@ function aiperfRun(record) {
         tpot_ms: tpot,
         itl_ms: itl,
         e2e_ms: aiperf_stats(record, 'request_latency'),
-        decode_tps: { mean: tpot.mean ? 1000 / tpot.mean : undefined, p50: tpot.p50 ? 1000 / tpot.p50 : undefined, min: tpot.max ? 1000 / tpot.max : undefined, max: tpot.min ? 1000 / tpot.min : undefined },
+        decode_tps: {
+            mean: tpot.mean ? 1000 / tpot.mean : undefined,
+            p50: tpot.p50 ? 1000 / tpot.p50 : undefined,
+            min: tpot.max ? 1000 / tpot.max : undefined,
+            max: tpot.min ? 1000 / tpot.min : undefined,
+        },
         output_tps: output,
         total_tps: avg(record, 'total_token_throughput'),
         request_tps: avg(record, 'request_throughput'),
@@ -57826,7 +58536,10 @@ function aiperfRun(record) {
         requests: ok + failed,
         rate: loadgen?.opt('request_rate') ?? null,
     };
-    const range = (r, fallback) => ({ min: r?.opt('min') ?? fallback, max: r?.opt('max') ?? fallback });
+    const range = (r, fallback) => ({
+        min: r?.opt('min') ?? fallback,
+        max: r?.opt('max') ?? fallback,
+    });
     return {
         where: record.where,
         file: record.doc.file,
@@ -57879,7 +58592,7 @@ function cells_metricsBlock(figures) {
         block[key] = cells_finite(figures[key]) ?? NOT_REPORTED;
     return block;
 }
-const cells_finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const cells_finite = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 /**
  * What of our figures a run lacks, in our names (`ttft_ms: no p90, min, max`, `prefill_tps: not reported`), after
  * the tool's own reasons (`failed_share: SGLang counts no failed requests`), which name a figure first.
@@ -57918,7 +58631,7 @@ function cells_round(run, index, discard) {
 }
 /** Mean over the rounds of each figure; null when any round lacks it. */
 function steady(rounds) {
-    const pick = (values) => (values.every((v) => cells_finite(v) !== undefined) ? stats_mean(values) : NOT_REPORTED);
+    const pick = (values) => values.every((v) => cells_finite(v) !== undefined) ? stats_mean(values) : NOT_REPORTED;
     const block = {};
     for (const key of DISTRIBUTION_METRICS) {
         block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, pick(rounds.map((r) => r.metrics[key][s]))]));
@@ -57973,11 +58686,21 @@ function guidellm_summary(metrics, key, scale = 1) {
         return undefined;
     const pct = ok.sub('percentiles');
     const at = (value) => (value === undefined ? undefined : value * scale);
-    return { mean: at(ok.opt('mean')), p50: at(ok.opt('median') ?? pct?.opt('p50')), p90: at(pct?.opt('p90')), p99: at(pct?.opt('p99')), std: at(ok.opt('std_dev')), min: at(ok.opt('min')), max: at(ok.opt('max')) };
+    return {
+        mean: at(ok.opt('mean')),
+        p50: at(ok.opt('median') ?? pct?.opt('p50')),
+        p90: at(pct?.opt('p90')),
+        p99: at(pct?.opt('p99')),
+        std: at(ok.opt('std_dev')),
+        min: at(ok.opt('min')),
+        max: at(ok.opt('max')),
+    };
 }
 function benchmarkRun(benchmark) {
     const metrics = benchmark.sub('metrics') ?? benchmark.fail('missing `metrics`');
-    const totals = metrics.sub('request_totals') ?? benchmark.sub('request_totals') ?? benchmark.fail('missing `metrics.request_totals`');
+    const totals = metrics.sub('request_totals') ??
+        benchmark.sub('request_totals') ??
+        benchmark.fail('missing `metrics.request_totals`');
     const ttft = guidellm_summary(metrics, 'time_to_first_token_ms') ?? metrics.fail('missing `time_to_first_token_ms.successful`');
     const tpot = guidellm_summary(metrics, 'inter_token_latency_ms') ?? {};
     const strategy = benchmark.sub('config')?.sub('strategy') ?? benchmark.sub('args')?.sub('strategy');
@@ -58016,11 +58739,14 @@ function benchmarkRun(benchmark) {
         errors: errored,
         durationMs: duration * 1000,
         figures,
-        achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+        achieved: {
+            promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
+            outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+        },
         unmapped: [
-            'tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request\'s tokens',
+            "tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request's tokens",
             'itl_ms: no per-chunk gaps',
-            'output_tps, total_tps, request_tps: the mean of GuideLLM\'s rate distributions',
+            "output_tps, total_tps, request_tps: the mean of GuideLLM's rate distributions",
             ...(streams ? [] : ['per_user_tps: no fixed concurrency']),
             'achieved lengths: the mean per request only',
         ],
@@ -58055,17 +58781,41 @@ const guidellm = {
 
 const llama_bench_NOUN = 'a llama-bench test';
 /** Keys of the test and its result; every other key is configuration. */
-const TEST_KEYS = new Set(['n_prompt', 'n_gen', 'n_depth', 'test_time', 'avg_ns', 'stddev_ns', 'avg_ts', 'stddev_ts', 'samples_ns', 'samples_ts']);
+const TEST_KEYS = new Set([
+    'n_prompt',
+    'n_gen',
+    'n_depth',
+    'test_time',
+    'avg_ns',
+    'stddev_ns',
+    'avg_ts',
+    'stddev_ts',
+    'samples_ns',
+    'samples_ts',
+]);
 /** Configuration that says where it ran, not what ran: never part of a target name. */
-const HOST_KEYS = new Set(['build_commit', 'build_number', 'cpu_info', 'gpu_info', 'model_filename', 'model_type', 'model_size', 'model_n_params']);
+const HOST_KEYS = new Set([
+    'build_commit',
+    'build_number',
+    'cpu_info',
+    'gpu_info',
+    'model_filename',
+    'model_type',
+    'model_size',
+    'model_n_params',
+]);
 /** The tests of a file: the elements of its array, or one object per line. */
 function tests(docs) {
-    return docs.flatMap((doc) => Array.isArray(doc.value) ? doc.value.map((value, i) => new ToolRecord(doc, llama_bench_NOUN, value, `test ${i + 1}`)) : [new ToolRecord(doc, llama_bench_NOUN)]);
+    return docs.flatMap((doc) => Array.isArray(doc.value)
+        ? doc.value.map((value, i) => new ToolRecord(doc, llama_bench_NOUN, value, `test ${i + 1}`))
+        : [new ToolRecord(doc, llama_bench_NOUN)]);
 }
 /** Configuration keys whose value differs between the file's tests: they tell its targets apart. */
 function varying(records) {
     const keys = new Set(records.flatMap((r) => r.keys()));
-    return [...keys].filter((k) => !TEST_KEYS.has(k) && !HOST_KEYS.has(k) && new Set(records.map((r) => JSON.stringify(r.raw(k)))).size > 1).sort();
+    return [...keys]
+        .filter((k) => !TEST_KEYS.has(k) && !HOST_KEYS.has(k) && new Set(records.map((r) => JSON.stringify(r.raw(k)))).size > 1)
+        .sort();
 }
 /** Tokens per second of each repetition: `samples_ts`, else from `samples_ns`, else the one average. */
 function samples(record, tokens) {
@@ -58121,7 +58871,9 @@ function runs(record, distinguishing) {
         figures: figures(prompt, gen, ts),
         achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
         unmapped,
-        version: commit ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}` : undefined,
+        version: commit
+            ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}`
+            : undefined,
     }));
 }
 const llamaBench = {
@@ -58253,7 +59005,10 @@ function sglangRun(record) {
         errors: null,
         durationMs: record.num('duration') * 1000,
         figures,
-        achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+        achieved: {
+            promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
+            outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+        },
         unmapped: [
             'failed_share: SGLang counts no failed requests',
             ...(concurrency ? [] : ['per_user_tps: no max_concurrency', 'concurrency: the measured mean in flight']),
@@ -58286,8 +59041,12 @@ function detailed(record) {
     return {
         ttft: indices.map((i) => ttfts[i] * 1000),
         e2e: indices.map((i) => latencies[i] * 1000),
-        itl: Array.isArray(itls) ? indices.flatMap((i) => (Array.isArray(itls[i]) ? itls[i].map((s) => s * 1000) : [])) : undefined,
-        tpot: outputs ? indices.filter((i) => outputs[i] > 1).map((i) => ((latencies[i] - ttfts[i]) * 1000) / (outputs[i] - 1)) : undefined,
+        itl: Array.isArray(itls)
+            ? indices.flatMap((i) => (Array.isArray(itls[i]) ? itls[i].map((s) => s * 1000) : []))
+            : undefined,
+        tpot: outputs
+            ? indices.filter((i) => outputs[i] > 1).map((i) => ((latencies[i] - ttfts[i]) * 1000) / (outputs[i] - 1))
+            : undefined,
         input: record.numbers('input_lens')?.filter((_, i) => ok(i)),
         output: outputs?.filter((_, i) => ok(i)),
     };
@@ -58345,7 +59104,10 @@ function vllmRun(record) {
         errors: failed ?? null,
         durationMs: record.num('duration') * 1000,
         figures,
-        achieved: { promptTokens: vllm_range(samples?.input, workload.inputTokens), outputTokens: vllm_range(samples?.output, workload.outputTokens) },
+        achieved: {
+            promptTokens: vllm_range(samples?.input, workload.inputTokens),
+            outputTokens: vllm_range(samples?.output, workload.outputTokens),
+        },
         unmapped,
     };
 }
@@ -58374,7 +59136,13 @@ const vllm_vllm = {
 
 
 /** One reader per format name (the names are in core/, for the matrix file's `format` key). */
-const INGEST_FORMATS = { vllm: vllm_vllm, sglang: sglang_sglang, 'llama-bench': llamaBench, guidellm: guidellm, aiperf: aiperf };
+const INGEST_FORMATS = {
+    vllm: vllm_vllm,
+    sglang: sglang_sglang,
+    'llama-bench': llamaBench,
+    guidellm: guidellm,
+    aiperf: aiperf,
+};
 
 function ingestFormat(name) {
     const format = INGEST_FORMATS[name];
@@ -58429,7 +59197,12 @@ async function ingestFiles(formatName, files) {
 /** Runs every cell of an external target; never throws, a failure becomes an `error` cell naming it. */
 async function runExternalTarget(target, cells, deps) {
     // The matrix file requires both (the adapter's requiredOptions).
-    const ext = { target, run: String(target.engineOptions.run), format: String(target.engineOptions.format), deps };
+    const ext = {
+        target,
+        run: String(target.engineOptions.run),
+        format: String(target.engineOptions.format),
+        deps,
+    };
     const results = [];
     for (const cell of cells) {
         try {
@@ -58483,7 +59256,13 @@ function asCell(cell, runs, ext) {
         id: cell.id,
         quant: target.quant ?? null,
         model: target.model ?? ingested.model,
-        workload: { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens, concurrency: scenario.concurrency, requests: scenario.requests, rate: scenario.rate ?? null },
+        workload: {
+            inputTokens: scenario.inputTokens,
+            outputTokens: scenario.outputTokens,
+            concurrency: scenario.concurrency,
+            requests: scenario.requests,
+            rate: scenario.rate ?? null,
+        },
         info: { ...ingested.info, launch: ext.run },
     };
 }
@@ -58525,7 +59304,7 @@ function command(cell, out, round, ext) {
         requests: String(scenario.requests),
         rate: scenario.rate === undefined ? 'inf' : String(scenario.rate),
     };
-    return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name) => (values[name] === undefined ? whole : shellQuote(values[name])));
+    return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name) => values[name] === undefined ? whole : shellQuote(values[name]));
 }
 /** One round: the command writes `{out}`, which is read back in the target's format. */
 async function runRound(cell, round, ext) {
@@ -58546,7 +59325,10 @@ async function runRound(cell, round, ext) {
     const cancel = () => timer.abort();
     deps.signal.addEventListener('abort', cancel);
     try {
-        const ended = await Promise.race([group.exit, (0,external_node_timers_promises_namespaceObject.setTimeout)(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled')]);
+        const ended = await Promise.race([
+            group.exit,
+            (0,external_node_timers_promises_namespaceObject.setTimeout)(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled'),
+        ]);
         if (typeof ended === 'string') {
             await terminateGroup(group.pgid);
             throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled');
@@ -58602,7 +59384,10 @@ async function runJobs(client, jobs, o) {
     const worker = async () => {
         while (next < jobs.length && !local.signal.aborted && failure === undefined) {
             const i = next++;
-            const { text, outputTokens, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, { api: o.api, signal: local.signal });
+            const { text, outputTokens, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, {
+                api: o.api,
+                signal: local.signal,
+            });
             if (error)
                 failure ??= error.message;
             texts[i] = text;
@@ -58625,14 +59410,28 @@ async function runProbe(client, settings, api, signal) {
         ...questions.map((q) => ({ prompt: q.text, maxTokens: settings.maxTokens })),
         ...prompts.map((prompt) => ({ prompt, maxTokens: GREEDY_MAX_TOKENS })),
     ];
-    const { texts, cut } = await runJobs(client, jobs, { concurrency: settings.concurrency, api: settings.api ?? api, signal });
+    const { texts, cut } = await runJobs(client, jobs, {
+        concurrency: settings.concurrency,
+        api: settings.api ?? api,
+        signal,
+    });
     const score = scoreProbe(questions, texts.slice(0, questions.length));
     const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length;
     const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
     const missed = score.misses.map((m) => m.number);
-    const probe = { seed: PROBE_DEFAULT_SEED, questions: score.questions, correct: score.correct, accuracy: score.accuracy, missed, cut: cutQuestions, greedy };
+    const probe = {
+        seed: PROBE_DEFAULT_SEED,
+        questions: score.questions,
+        correct: score.correct,
+        accuracy: score.accuracy,
+        missed,
+        cut: cutQuestions,
+        greedy,
+    };
     const ms = performance.now() - started;
-    const cutText = cutQuestions ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})` : '';
+    const cutText = cutQuestions
+        ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})`
+        : '';
     const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}`;
     return { probe, ms, summary };
 }
@@ -59784,7 +60583,9 @@ function responseHandler(run) {
     let errorBody;
     let errorBytes = 0;
     const httpError = () => {
-        const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8');
+        const text = Buffer.concat(errorBody ?? [])
+            .subarray(0, ERROR_BODY_BYTES)
+            .toString('utf8');
         return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status);
     };
     return {
@@ -59942,7 +60743,9 @@ function countReasons(reasons) {
     const counts = new Map();
     for (const [reason, n] of reasons)
         counts.set(reason, (counts.get(reason) ?? 0) + n);
-    return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+    return [...counts]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
 function extent(values) {
     if (!values.length)
@@ -59995,7 +60798,10 @@ function summarizeRound(ctx, records) {
         ...(retried > 0 && { retried }),
         durationMs,
         metrics,
-        achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },
+        achieved: {
+            promptTokens: extent(ok.map((r) => r.promptTokens)),
+            outputTokens: extent(ok.map((r) => r.outputTokens)),
+        },
     };
 }
 /**
@@ -60293,7 +61099,11 @@ function createBenchClient(target) {
             open();
             const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api });
             const outputTokens = outcome.tally.completionTokens;
-            return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) };
+            return {
+                text: outcome.tally.sample,
+                ...(outputTokens !== undefined && { outputTokens }),
+                ...(outcome.error && { error: outcome.error }),
+            };
         },
         async close() {
             if (closed)
@@ -60310,11 +61120,29 @@ function createBenchClient(target) {
 function promptSender(target, pool, modelName) {
     const { adapter, baseUrl, requestTimeoutMs } = target;
     const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs });
-    const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) };
+    const urls = {
+        completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
+        chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
+    };
     return async (text, maxTokens, signal, probe) => {
         const api = probe?.api ?? target.api;
-        const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody });
-        return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens });
+        const body = requestBody({
+            adapter,
+            api,
+            model: await modelName(),
+            prompt: text,
+            maxTokens,
+            ignoreEos: !probe,
+            extra: target.requestBody,
+        });
+        return send({
+            url: urls[api],
+            body,
+            timeoutMs: requestTimeoutMs,
+            signal,
+            streamExtras: adapter.streamExtras,
+            maxTokens,
+        });
     };
 }
 
@@ -60500,7 +61328,15 @@ async function runTarget(target, cells, deps) {
         }
         if (probe)
             deps.log.info(`${target.id}: ${probe.summary}`);
-        return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) });
+        return await runCells(cells, {
+            session,
+            running,
+            info,
+            deps,
+            probe,
+            host,
+            watch: roundWatch(preflight.state, hostDeps),
+        });
     }
     finally {
         await session.close();
@@ -60685,12 +61521,20 @@ async function runPipeline(deps) {
         if (!(error instanceof errors_ConfigError))
             throw error;
         const summary = configErrorNotice(options.config, error.problems);
-        return run.nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true });
+        return run.nothingRun('unknown', summary, {
+            verdict: 'error',
+            regressions: 0,
+            failure: error.message,
+            configError: true,
+        });
     }
     if (options.dryRun) {
         const text = formatPlan(plan);
         log.info(text);
-        return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), { verdict: 'pass', regressions: 0 });
+        return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), {
+            verdict: 'pass',
+            regressions: 0,
+        });
     }
     return measurePlan(plan, run, deps);
 }
@@ -60704,7 +61548,12 @@ async function measurePlan(plan, run, deps) {
     const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
     if ('configError' in loaded) {
         const { problems, message } = loaded.configError;
-        return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), { verdict: 'error', regressions: 0, failure: message, configError: true });
+        return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), {
+            verdict: 'error',
+            regressions: 0,
+            failure: message,
+            configError: true,
+        });
     }
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
     const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
@@ -60719,9 +61568,16 @@ async function measurePlan(plan, run, deps) {
         : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge });
     const shards = 'shards' in measured ? measured.shards : undefined;
     const { results, tally } = assembleResults({
-        run: { ...run.meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...(shards && { shards }) },
+        run: {
+            ...run.meta(hardware),
+            finishedAt: new Date().toISOString(),
+            ...(chosen && { selection: chosen.note }),
+            ...(shards && { shards }),
+        },
         cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-        missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
+        missing: behaviour.compare && !options.shard
+            ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) }
+            : undefined,
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
@@ -60770,7 +61626,17 @@ async function measureTargets(plan, m, guard) {
             const before = await read().catch(() => undefined);
             previous = before && { previous: target.id, before, floor: target.settings.memoryFloor };
         }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, { log, logDir: (0,external_node_path_.join)(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups }, readMemory: deps.readMemory }));
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, {
+            log,
+            logDir: (0,external_node_path_.join)(resultsDir, 'logs'),
+            signal,
+            seed: 1,
+            onSpawn,
+            guard,
+            judge,
+            host: { groups },
+            readMemory: deps.readMemory,
+        }));
         cells.push(...measured);
     }
     return cells;
@@ -60789,7 +61655,13 @@ function makeStore(options, deps) {
         return undefined;
     const { serverUrl } = deps.context;
     const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined;
-    return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log, repoUrl });
+    return branchStore({
+        request: deps.github.request,
+        repo: deps.github.repo,
+        branch: options.baselineBranch,
+        log: deps.log,
+        repoUrl,
+    });
 }
 /**
  * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
@@ -60899,10 +61771,16 @@ function metric(lines, name, type, help, samples) {
 function renderMetrics(profile, c, inFlight) {
     const base = `engine="0",model_name="${escapeLabel(profile.model)}"`;
     const lines = [];
-    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [[base, inFlight.running]]);
-    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [[base, inFlight.waiting]]);
+    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+        [base, inFlight.running],
+    ]);
+    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+        [base, inFlight.waiting],
+    ]);
     metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]]);
-    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [[base, c.generationTokens]]);
+    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+        [base, c.generationTokens],
+    ]);
     metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
         [`${base},finished_reason="length"`, c.requestsOk],
         [`${base},finished_reason="abort"`, c.requestsAborted],
@@ -60910,8 +61788,12 @@ function renderMetrics(profile, c, inFlight) {
     metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
     if (profile.speculative) {
         metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
-        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [[base, c.draftTokens]]);
-        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [[base, c.accepted]]);
+        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
+            [base, c.draftTokens],
+        ]);
+        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
+            [base, c.accepted],
+        ]);
     }
     return lines.join('\n') + '\n';
 }
@@ -60980,7 +61862,10 @@ class engine_EngineModel {
     side;
     constructor(profile, rng, sideRng = sideStream(0)) {
         this.profile = profile;
-        const stream = (r) => ({ rng: r, acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined });
+        const stream = (r) => ({
+            rng: r,
+            acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined,
+        });
         this.main = stream(rng);
         this.side = stream(sideRng);
     }
@@ -61010,7 +61895,16 @@ class engine_EngineModel {
             return undefined;
         const p = this.profile;
         const k = p.speculative?.k ?? 0;
-        const result = { start, end: start, decodeSeqs: this.running.length, prefillTokens: 0, emissions: [], drafts: 0, draftTokens: 0, accepted: 0 };
+        const result = {
+            start,
+            end: start,
+            decodeSeqs: this.running.length,
+            prefillTokens: 0,
+            emissions: [],
+            drafts: 0,
+            draftTokens: 0,
+            accepted: 0,
+        };
         for (const seq of this.running) {
             const draw = this.streamOf(seq).acceptDraw;
             const want = 1 + (draw ? draw() : 0);
@@ -61197,7 +62091,17 @@ function tokenizer_words(text) {
 }
 /** Same as JavaScript's `\s`. */
 function isSpace(c) {
-    return c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+    return (c === 32 ||
+        (c >= 9 && c <= 13) ||
+        c === 160 ||
+        c === 0x1680 ||
+        (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x202f ||
+        c === 0x205f ||
+        c === 0x3000 ||
+        c === 0xfeff);
 }
 /** `words(text).length` without building the words: a 100K-word prompt is counted in about a millisecond. */
 function countWords(text) {
@@ -61406,7 +62310,9 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
     const b = body;
     const prompt = api === 'chat' ? chatTokens(b.messages) : promptTokens(b.prompt);
     if (prompt === undefined)
-        throw new BadRequest(api === 'chat' ? 'messages must be a non-empty list of {role, content}' : 'prompt must be a string, a one-element list of strings, or a list of token ids');
+        throw new BadRequest(api === 'chat'
+            ? 'messages must be a non-empty list of {role, content}'
+            : 'prompt must be a string, a one-element list of strings, or a list of token ids');
     if (b.n !== undefined && b.n !== 1)
         throw new BadRequest('the simulator supports n = 1 only');
     const requested = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens');
@@ -61453,7 +62359,14 @@ class ReplyWriter {
         this.object = request.api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     }
     frame(choices, extra = {}) {
-        return sse({ id: this.id, object: this.object, created: this.created, model: this.request.model, choices, ...extra });
+        return sse({
+            id: this.id,
+            object: this.object,
+            created: this.created,
+            model: this.request.model,
+            choices,
+            ...extra,
+        });
     }
     continuous() {
         return this.request.continuousUsage ? { usage: usage(this.request.promptTokens, this.generated) } : {};
@@ -61472,17 +62385,31 @@ class ReplyWriter {
     }
     /** Usage chunk (when asked for) and the terminator. */
     end() {
-        return (this.request.includeUsage ? this.frame([], { usage: usage(this.request.promptTokens, this.generated) }) : '') + DONE;
+        return ((this.request.includeUsage ? this.frame([], { usage: usage(this.request.promptTokens, this.generated) }) : '') +
+            DONE);
     }
 }
 /** A whole non-streamed reply of `length.tokens` tokens. */
 function fullReply(request, id, text, length) {
     const { finish } = length;
-    const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, length.tokens) };
+    const base = {
+        id,
+        created: Math.floor(Date.now() / 1000),
+        model: request.model,
+        usage: usage(request.promptTokens, length.tokens),
+    };
     if (request.api === 'chat') {
-        return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }] };
+        return {
+            ...base,
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }],
+        };
     }
-    return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }] };
+    return {
+        ...base,
+        object: 'text_completion',
+        choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }],
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/sim/server.ts
@@ -61560,7 +62487,15 @@ class SimHttp {
                 return this.generate('completions', await jsonBody(req), res, arrivedAt);
             if (route === 'POST /v1/chat/completions')
                 return this.generate('chat', await jsonBody(req), res, arrivedAt);
-            const known = ['/health', '/version', '/v1/models', '/metrics', '/tokenize', '/v1/completions', '/v1/chat/completions'].includes(path);
+            const known = [
+                '/health',
+                '/version',
+                '/v1/models',
+                '/metrics',
+                '/tokenize',
+                '/v1/completions',
+                '/v1/chat/completions',
+            ].includes(path);
             server_json(res, known ? 405 : 404, { detail: known ? 'Method Not Allowed' : 'Not Found' });
         }
         catch (error) {
@@ -61577,7 +62512,20 @@ class SimHttp {
     }
     models() {
         const p = this.profile;
-        return { object: 'list', data: [{ id: p.model, object: 'model', created: 0, owned_by: 'vllm', root: p.model, parent: null, max_model_len: p.maxModelLen }] };
+        return {
+            object: 'list',
+            data: [
+                {
+                    id: p.model,
+                    object: 'model',
+                    created: 0,
+                    owned_by: 'vllm',
+                    root: p.model,
+                    parent: null,
+                    max_model_len: p.maxModelLen,
+                },
+            ],
+        };
     }
     tokenize(body) {
         const b = (body ?? {});
@@ -61605,7 +62553,11 @@ class SimHttp {
         res.on('close', () => this.abandon(res, engineId));
     }
     stream(request, reply, res, text, arrivedAt) {
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.writeHead(200, {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-cache',
+            connection: 'keep-alive',
+        });
         res.flushHeaders();
         const writer = new ReplyWriter(request, reply.id, reply.length.finish);
         const engineId = this.engine.submit(request.promptTokens, reply.length.tokens, (e) => {
@@ -61827,7 +62779,11 @@ function virtual_run_runRounds(profile, seed, w) {
     const rounds = [];
     let at = 0;
     for (let r = 0; r < w.rounds; r++) {
-        const arrivals = Array.from({ length: w.concurrency }, () => ({ at, promptTokens: w.inputTokens, maxTokens: w.outputTokens }));
+        const arrivals = Array.from({ length: w.concurrency }, () => ({
+            at,
+            promptTokens: w.inputTokens,
+            maxTokens: w.outputTokens,
+        }));
         const figures = roundFigures(simulate(profile, seed, arrivals, engine));
         figures.prefillTps = mean(figures.ttfts.map((t) => w.inputTokens / (t / 1000)));
         rounds.push(figures);
@@ -61888,7 +62844,16 @@ async function ingestResults(format, files, context) {
     const now = new Date().toISOString();
     return {
         schema: RESULTS_SCHEMA,
-        run: { sha: context.sha, ref: context.ref, event: 'ingest', runUrl: context.runUrl, startedAt: now, finishedAt: now, hardware: 'unknown', tool: { name: 'llm-bench-gate', version: VERSION } },
+        run: {
+            sha: context.sha,
+            ref: context.ref,
+            event: 'ingest',
+            runUrl: context.runUrl,
+            startedAt: now,
+            finishedAt: now,
+            hardware: 'unknown',
+            tool: { name: 'llm-bench-gate', version: VERSION },
+        },
         cells,
     };
 }
@@ -61897,7 +62862,11 @@ async function ingestMain(args, context) {
         const { values, positionals } = (0,external_node_util_.parseArgs)({
             args,
             allowPositionals: true,
-            options: { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+            options: {
+                format: { type: 'string' },
+                out: { type: 'string' },
+                help: { type: 'boolean', short: 'h', default: false },
+            },
         });
         if (values.help) {
             process.stdout.write(INGEST_HELP + '\n');
@@ -62022,7 +62991,8 @@ async function main(argv) {
     }
     try {
         if (command === 'validate') {
-            process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) + '\n');
+            process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) +
+                '\n');
             return 0;
         }
         if (command === 'compare')
@@ -62053,7 +63023,14 @@ async function main_runCommand(values) {
     const log = consoleLogger();
     const cancel = cancelOnSignals(log);
     try {
-        const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn });
+        const result = await runPipeline({
+            options,
+            context: localContext(),
+            log,
+            toolVersion: VERSION,
+            signal: cancel.signal,
+            onSpawn: cancel.onSpawn,
+        });
         process.stdout.write(printable(result.summary) + '\n');
         process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
         if (result.failure)
@@ -62068,7 +63045,10 @@ async function compareFiles(positionals, config) {
     if (positionals.length !== 2)
         throw new errors_ConfigError(['compare: expected two results files: BASELINE CURRENT']);
     const [baselinePath, currentPath] = positionals;
-    const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')]);
+    const [baseline, current] = await Promise.all([
+        readResultsFile(baselinePath, 'baseline'),
+        readResultsFile(currentPath, 'current'),
+    ]);
     const rules = await configRules(config);
     const judge = cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() });
     const { results, tally } = assembleResults({

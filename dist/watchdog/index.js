@@ -73,7 +73,10 @@ function defaultBase(dir) {
 }
 /** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
 function openNoFollow(path, mode) {
-    const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_NOFOLLOW | (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY |
+        external_node_fs_namespaceObject.constants.O_CREAT |
+        external_node_fs_namespaceObject.constants.O_NOFOLLOW |
+        (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
     try {
         return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
     }
@@ -107,7 +110,9 @@ function writeFileNoFollow(path, data, base) {
 class ConfigError extends Error {
     problems;
     constructor(problems) {
-        super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+        super(problems.length === 1
+            ? problems[0]
+            : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
         this.problems = problems;
         this.name = 'ConfigError';
     }
@@ -327,7 +332,13 @@ function runCommand(runtime, c, at) {
         fixed.push('-e', `${name}=${value}`);
     for (const volume of c.volumes)
         fixed.push('-v', volume);
-    const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)];
+    const words = [
+        runtime,
+        ...fixed.map(shellQuote),
+        ...shellWords(c.runArgs),
+        shellQuote(c.image),
+        ...shellWords(c.command),
+    ];
     return `exec ${words.join(' ')}`;
 }
 /** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
@@ -384,7 +395,12 @@ async function removeContainer(runtime, name, graceMs) {
 async function removeByLabel(runtime, runId) {
     const filter = `label=${RUN_LABEL}=${runId}`;
     const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter]);
-    const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    const ids = listed.code === 0
+        ? listed.stdout
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+        : [];
     if (runtime === 'podman') {
         // `-t 0`: without it podman waits 10 s per container before killing it.
         await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter]);
@@ -403,7 +419,9 @@ async function containerIdentity(runtime, name, image) {
         return { runtime, image: tag || image, ...(digest ? { digest } : {}) };
     }
     const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim();
-    const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : '';
+    const repo = id
+        ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim()
+        : '';
     const digest = repo.split(' ')[0]?.split('@')[1] || id;
     return { runtime, image, ...(digest ? { digest } : {}) };
 }
@@ -570,7 +588,11 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
         });
         child.once('exit', (code, signal) => {
             clearTimeout(timer);
-            const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`;
+            const how = timedOut
+                ? `killed after ${Math.round(timeoutMs / 1000)} s`
+                : signal
+                    ? `killed by ${signal}`
+                    : `code ${code}`;
             write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
             resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
         });

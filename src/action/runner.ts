@@ -12,7 +12,14 @@ import { redact, secrets } from '../core/redact.js'
 import { runPipeline } from '../run/pipeline.js'
 import { cancelOnSignals } from '../run/signals.js'
 import { couldNotRunNotice } from '../report/index.js'
-import { DEFAULT_GRACE_MS, createRunGuard, killProcessGroups, makeRunId, runCleanup, type CleanupTask } from '../server/index.js'
+import {
+  DEFAULT_GRACE_MS,
+  createRunGuard,
+  killProcessGroups,
+  makeRunId,
+  runCleanup,
+  type CleanupTask,
+} from '../server/index.js'
 import { VERSION } from '../core/version.js'
 
 export const OUTPUT = {
@@ -72,7 +79,10 @@ function runContext(): RunContext {
     event: ctx.eventName ?? '',
     sha: ctx.sha ?? '',
     ref: ctx.ref ?? '',
-    runUrl: repository && ctx.runId ? `${ctx.serverUrl}/${repository.owner}/${repository.repo}/actions/runs/${ctx.runId}` : '',
+    runUrl:
+      repository && ctx.runId
+        ? `${ctx.serverUrl}/${repository.owner}/${repository.repo}/actions/runs/${ctx.runId}`
+        : '',
     repository,
     serverUrl: ctx.serverUrl,
     defaultBranch: payload.repository?.default_branch,
@@ -90,14 +100,19 @@ export async function run(): Promise<void> {
     const options = parseInputs((name) => core.getInput(name))
     const context = runContext()
     const pgids: number[] = []
-    const guard = createRunGuard({ runId: makeRunId(), log: actionsLogger, onChange: (tasks) => core.saveState(STATE.cleanup, JSON.stringify(tasks)) })
+    const guard = createRunGuard({
+      runId: makeRunId(),
+      log: actionsLogger,
+      onChange: (tasks) => core.saveState(STATE.cleanup, JSON.stringify(tasks)),
+    })
     const octokit = options.githubToken && context.repository ? github.getOctokit(options.githubToken) : undefined
     const result = await runPipeline({
       options,
       context,
       log: actionsLogger,
       toolVersion: VERSION,
-      github: octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
+      github:
+        octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
       signal: cancel.signal,
       guard,
       onSpawn: (pgid) => {
@@ -151,7 +166,8 @@ async function postCleanup(): Promise<void> {
   const tasks = saved ? (JSON.parse(saved) as CleanupTask[]) : []
   if (tasks.length === 0) return
   const report = await runCleanup(tasks, DEFAULT_GRACE_MS)
-  if (report.containers.length) core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
+  if (report.containers.length)
+    core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
   else core.info('post: no container of this run left')
   if (report.stops) core.info(`post: ran ${report.stops} stop command(s)`)
   for (const problem of report.problems) core.warning(`post: ${problem}`)

@@ -31,7 +31,12 @@ interface Fit {
   tokens: number
 }
 
-async function fit(start: number, goal: number, build: (words: number) => string, count: (text: string) => Promise<number | undefined>): Promise<Fit | undefined> {
+async function fit(
+  start: number,
+  goal: number,
+  build: (words: number) => string,
+  count: (text: string) => Promise<number | undefined>,
+): Promise<Fit | undefined> {
   let words = start
   let best: Fit | undefined
   const tried = new Set<number>()
@@ -46,7 +51,11 @@ async function fit(start: number, goal: number, build: (words: number) => string
   return best
 }
 
-export async function calibrate(target: number, build: (fillerWords: number) => string, counters: PromptCounters): Promise<Calibration> {
+export async function calibrate(
+  target: number,
+  build: (fillerWords: number) => string,
+  counters: PromptCounters,
+): Promise<Calibration> {
   let start = Math.max(0, target - FIXED_WORDS)
   if (counters.tokenize) {
     let offset = 0
@@ -55,7 +64,8 @@ export async function calibrate(target: number, build: (fillerWords: number) => 
       if (!byTokenizer) break
       start = byTokenizer.words
       const real = await counters.probe(build(start))
-      if (real === undefined) return { fillerWords: start, promptTokens: byTokenizer.tokens + offset, source: 'tokenize' }
+      if (real === undefined)
+        return { fillerWords: start, promptTokens: byTokenizer.tokens + offset, source: 'tokenize' }
       if (real === target) return { fillerWords: start, promptTokens: real, source: 'usage' }
       offset = real - byTokenizer.tokens
     }

@@ -21,14 +21,27 @@ function lengthFlag(what: 'prompt' | 'output', values: number[], wanted: number)
 }
 
 /** Flags from the steady rounds and their requests. */
-export function cellFlags(scenario: ScenarioPlan, rounds: readonly RoundResult[], steadyRequests: readonly RequestRecord[], maxErrorShare: number): string[] {
+export function cellFlags(
+  scenario: ScenarioPlan,
+  rounds: readonly RoundResult[],
+  steadyRequests: readonly RequestRecord[],
+  maxErrorShare: number,
+): string[] {
   const flags: string[] = []
   const ok = steadyRequests.filter((r) => r.ok)
   const counted = ok.filter((r) => r.usageReported)
   const unreported = ok.length - counted.length
   // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
-  const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens)
-  const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens)
+  const prompt = lengthFlag(
+    'prompt',
+    counted.map((r) => r.promptTokens),
+    scenario.inputTokens,
+  )
+  const output = lengthFlag(
+    'output',
+    counted.map((r) => r.outputTokens),
+    scenario.outputTokens,
+  )
   if (prompt) flags.push(prompt)
   if (output) flags.push(output)
   if (unreported > 0) flags.push(`usage-missing: ${unreported}/${ok.length} requests`)

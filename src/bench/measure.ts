@@ -40,7 +40,11 @@ export interface BenchClient {
    * DEGENERATE_SAMPLE_CHARS characters), or the error that ended it. For the quality probe.
    */
   /** One untimed request; `outputTokens` is the server's count when it reported usage. */
-  complete(prompt: string, maxTokens: number, options?: { api?: Api; signal?: AbortSignal }): Promise<{ text: string; outputTokens?: number; error?: RequestError }>
+  complete(
+    prompt: string,
+    maxTokens: number,
+    options?: { api?: Api; signal?: AbortSignal },
+  ): Promise<{ text: string; outputTokens?: number; error?: RequestError }>
   close(): Promise<void>
 }
 
@@ -81,7 +85,11 @@ export function createBenchClient(target: BenchTarget): BenchClient {
       open()
       const outcome = await sendPrompt(text, maxTokens, options.signal, { api: options.api ?? target.api })
       const outputTokens = outcome.tally.completionTokens
-      return { text: outcome.tally.sample, ...(outputTokens !== undefined && { outputTokens }), ...(outcome.error && { error: outcome.error }) }
+      return {
+        text: outcome.tally.sample,
+        ...(outputTokens !== undefined && { outputTokens }),
+        ...(outcome.error && { error: outcome.error }),
+      }
     },
     async close() {
       if (closed) return
@@ -91,7 +99,12 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   }
 }
 
-type SendPrompt = (text: string, maxTokens: number, signal?: AbortSignal, probe?: { api: Api }) => Promise<StreamOutcome>
+type SendPrompt = (
+  text: string,
+  maxTokens: number,
+  signal?: AbortSignal,
+  probe?: { api: Api },
+) => Promise<StreamOutcome>
 
 /**
  * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or
@@ -100,10 +113,28 @@ type SendPrompt = (text: string, maxTokens: number, signal?: AbortSignal, probe?
 function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Promise<string>): SendPrompt {
   const { adapter, baseUrl, requestTimeoutMs } = target
   const send = createSender({ pool, freshConnection: adapter.freshConnectionPerRequest === true, requestTimeoutMs })
-  const urls = { completions: new URL(joinUrl(baseUrl, adapter.path('completions'))), chat: new URL(joinUrl(baseUrl, adapter.path('chat'))) }
+  const urls = {
+    completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
+    chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
+  }
   return async (text, maxTokens, signal, probe) => {
     const api = probe?.api ?? target.api
-    const body = requestBody({ adapter, api, model: await modelName(), prompt: text, maxTokens, ignoreEos: !probe, extra: target.requestBody })
-    return send({ url: urls[api], body, timeoutMs: requestTimeoutMs, signal, streamExtras: adapter.streamExtras, maxTokens })
+    const body = requestBody({
+      adapter,
+      api,
+      model: await modelName(),
+      prompt: text,
+      maxTokens,
+      ignoreEos: !probe,
+      extra: target.requestBody,
+    })
+    return send({
+      url: urls[api],
+      body,
+      timeoutMs: requestTimeoutMs,
+      signal,
+      streamExtras: adapter.streamExtras,
+      maxTokens,
+    })
   }
 }

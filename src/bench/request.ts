@@ -115,24 +115,42 @@ class StreamRun {
     this.resolve = resolve
     this.tally = new StreamTally(req.streamExtras)
     this.bounds = streamBounds(req.timeoutMs, req.maxTokens)
-    this.timer = setTimeout(() => this.fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')), req.timeoutMs)
+    this.timer = setTimeout(
+      () => this.fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')),
+      req.timeoutMs,
+    )
     const total = this.bounds.totalMs
-    this.deadline = setTimeout(() => this.fail(new RequestError(`timeout: the stream did not end within ${formatDuration(total)}`, 'timeout')), total)
+    this.deadline = setTimeout(
+      () => this.fail(new RequestError(`timeout: the stream did not end within ${formatDuration(total)}`, 'timeout')),
+      total,
+    )
   }
 
   /** Counts a body chunk against the byte bound; false once the stream is cut. */
   took(bytes: number): boolean {
     this.bytes += bytes
     if (this.bytes <= this.bounds.bytes) return true
-    this.fail(new RequestError(`malformed stream: more than ${formatBytes(this.bounds.bytes)} for max_tokens ${this.req.maxTokens ?? 'unset'}`, 'malformed'))
+    this.fail(
+      new RequestError(
+        `malformed stream: more than ${formatBytes(this.bounds.bytes)} for max_tokens ${this.req.maxTokens ?? 'unset'}`,
+        'malformed',
+      ),
+    )
     return false
   }
 
   /** Checks the event bounds after an event; false once the stream is cut. */
   withinEvents(): boolean {
     const { tally, bounds } = this
-    if (tally.chunks > bounds.tokenEvents) this.fail(new RequestError(`malformed stream: ${tally.chunks} token events for max_tokens ${this.req.maxTokens ?? 'unset'} and still no end`, 'malformed'))
-    else if (tally.events > bounds.events) this.fail(new RequestError(`malformed stream: ${tally.events} events and still no end`, 'malformed'))
+    if (tally.chunks > bounds.tokenEvents)
+      this.fail(
+        new RequestError(
+          `malformed stream: ${tally.chunks} token events for max_tokens ${this.req.maxTokens ?? 'unset'} and still no end`,
+          'malformed',
+        ),
+      )
+    else if (tally.events > bounds.events)
+      this.fail(new RequestError(`malformed stream: ${tally.events} events and still no end`, 'malformed'))
     else return true
     return false
   }
@@ -180,7 +198,9 @@ function responseHandler(run: StreamRun): Dispatcher.DispatchHandler {
   let errorBody: Buffer[] | undefined
   let errorBytes = 0
   const httpError = () => {
-    const text = Buffer.concat(errorBody ?? []).subarray(0, ERROR_BODY_BYTES).toString('utf8')
+    const text = Buffer.concat(errorBody ?? [])
+      .subarray(0, ERROR_BODY_BYTES)
+      .toString('utf8')
     return new RequestError(`HTTP ${status}: ${excerpt(text) || '(empty body)'}`, 'http', status)
   }
   return {
@@ -201,7 +221,8 @@ function responseHandler(run: StreamRun): Dispatcher.DispatchHandler {
       if (errorBody) run.fail(httpError(), false)
       else if (!run.failure) {
         reader.end()
-        if (!run.failure && run.tally.firstTokenAt === undefined) run.fail(new RequestError('stream ended without a token', 'malformed'), false)
+        if (!run.failure && run.tally.firstTokenAt === undefined)
+          run.fail(new RequestError('stream ended without a token', 'malformed'), false)
       }
       run.finish()
     },

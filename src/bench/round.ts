@@ -8,7 +8,15 @@
  * grouped by reason, never part of a statistic.
  */
 import { describe, mean } from '../core/stats.js'
-import { DISTRIBUTION_METRICS, SCALAR_METRICS, type ErrorCount, type MetricsBlock, type RequestRecord, type RoundResult, type Stats } from '../core/measurements.js'
+import {
+  DISTRIBUTION_METRICS,
+  SCALAR_METRICS,
+  type ErrorCount,
+  type MetricsBlock,
+  type RequestRecord,
+  type RoundResult,
+  type Stats,
+} from '../core/measurements.js'
 
 export interface RoundContext {
   index: number
@@ -26,7 +34,9 @@ export interface RoundContext {
 export function countReasons(reasons: Iterable<readonly [string, number]>): ErrorCount[] {
   const counts = new Map<string, number>()
   for (const [reason, n] of reasons) counts.set(reason, (counts.get(reason) ?? 0) + n)
-  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+  return [...counts]
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
 }
 
 function extent(values: readonly number[]): { min: number; max: number } {
@@ -64,7 +74,9 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     itl_ms: describe(ok.flatMap((r) => r.itlMs)),
     e2e_ms: describe(ok.map((r) => r.e2eMs)),
     decode_tps: decodeRates(tpot),
-    prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
+    prefill_tps: describe(
+      ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000)),
+    ),
     output_tps: outputTps,
     total_tps: perSecond(outputTokens + promptTokens),
     per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
@@ -80,7 +92,10 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     ...(retried > 0 && { retried }),
     durationMs,
     metrics,
-    achieved: { promptTokens: extent(ok.map((r) => r.promptTokens)), outputTokens: extent(ok.map((r) => r.outputTokens)) },
+    achieved: {
+      promptTokens: extent(ok.map((r) => r.promptTokens)),
+      outputTokens: extent(ok.map((r) => r.outputTokens)),
+    },
   }
 }
 

@@ -76,7 +76,11 @@ export interface CellMeasurement {
 const DEFAULT_PROGRESS_MS = 30_000
 
 /** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
-export async function runRounds(o: MeasureOptions, calibration: Calibration, send: RoundRun['send']): Promise<CellMeasurement> {
+export async function runRounds(
+  o: MeasureOptions,
+  calibration: Calibration,
+  send: RoundRun['send'],
+): Promise<CellMeasurement> {
   const { scenario } = o
   const first = o.after?.rounds.length ?? 0
   const total = first + o.rounds
@@ -119,7 +123,12 @@ export async function runRounds(o: MeasureOptions, calibration: Calibration, sen
 }
 
 /** Runs and summarizes round `r` of `total`. */
-async function oneRound(o: MeasureOptions, calibration: Calibration, send: RoundRun['send'], at: { r: number; total: number; steady: boolean }) {
+async function oneRound(
+  o: MeasureOptions,
+  calibration: Calibration,
+  send: RoundRun['send'],
+  at: { r: number; total: number; steady: boolean },
+) {
   const { scenario } = o
   const { r, total, steady } = at
   const progress = (done: number, errors: number, tokensPerSecond: number) =>

@@ -25,7 +25,8 @@ export async function runRound(o: RoundRun): Promise<RequestRecord[]> {
   let errors = 0
   let tokens = 0
   let firstSend = Infinity
-  const report = () => o.progress?.(done, errors, firstSend < Infinity ? (tokens * 1000) / (performance.now() - firstSend) : 0)
+  const report = () =>
+    o.progress?.(done, errors, firstSend < Infinity ? (tokens * 1000) / (performance.now() - firstSend) : 0)
   const ticker = o.progress ? setInterval(report, o.progressIntervalMs) : undefined
   ticker?.unref()
 
@@ -33,7 +34,10 @@ export async function runRound(o: RoundRun): Promise<RequestRecord[]> {
     const outcome = await o.send(calibration.fillerWords, scenario.outputTokens, o.signal)
     firstSend = Math.min(firstSend, outcome.sentAt)
     const index = round * scenario.requests + i
-    const record = toRecord({ index, queueMs: outcome.sentAt - dueAt, expectedPromptTokens: calibration.promptTokens }, outcome)
+    const record = toRecord(
+      { index, queueMs: outcome.sentAt - dueAt, expectedPromptTokens: calibration.promptTokens },
+      outcome,
+    )
     done++
     if (record.ok) tokens += record.outputTokens
     else errors++

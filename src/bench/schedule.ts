@@ -29,7 +29,12 @@ export function poissonArrivals(n: number, rate: number, seed: number): number[]
   return offsets.map((o) => o * scale * 1000)
 }
 
-export async function closedLoop<T>(total: number, concurrency: number, send: Send<T>, signal?: AbortSignal): Promise<T[]> {
+export async function closedLoop<T>(
+  total: number,
+  concurrency: number,
+  send: Send<T>,
+  signal?: AbortSignal,
+): Promise<T[]> {
   const results = new Array<T>(total)
   const dueAt = performance.now()
   let next = 0

@@ -18,12 +18,25 @@ rounds of one cell. Each cell lists under ingested.unmapped what the tool does n
 files with 'llm-bench-gate compare'. Exits 2 on a file that is not of the format, naming the file and line.`
 
 /** The results file of ingested cells; the run's identity comes from the working copy. */
-export async function ingestResults(format: string, files: readonly string[], context: RunContext): Promise<ResultsFile> {
+export async function ingestResults(
+  format: string,
+  files: readonly string[],
+  context: RunContext,
+): Promise<ResultsFile> {
   const cells = await ingestFiles(format, files)
   const now = new Date().toISOString()
   return {
     schema: RESULTS_SCHEMA,
-    run: { sha: context.sha, ref: context.ref, event: 'ingest', runUrl: context.runUrl, startedAt: now, finishedAt: now, hardware: 'unknown', tool: { name: 'llm-bench-gate', version: VERSION } },
+    run: {
+      sha: context.sha,
+      ref: context.ref,
+      event: 'ingest',
+      runUrl: context.runUrl,
+      startedAt: now,
+      finishedAt: now,
+      hardware: 'unknown',
+      tool: { name: 'llm-bench-gate', version: VERSION },
+    },
     cells,
   }
 }
@@ -33,7 +46,11 @@ export async function ingestMain(args: string[], context: () => RunContext): Pro
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { format: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        format: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     })
     if (values.help) {
       process.stdout.write(INGEST_HELP + '\n')

@@ -93,7 +93,9 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseOptions(rest)
   } catch (error) {
     // A mistyped option is a usage error like a bad config, not a crash.
-    process.stderr.write(`error: ${printable(errorMessage(error))}\nRun 'llm-bench-gate ${command} --help' for its options.\n`)
+    process.stderr.write(
+      `error: ${printable(errorMessage(error))}\nRun 'llm-bench-gate ${command} --help' for its options.\n`,
+    )
     return 2
   }
   const { values, positionals } = parsed
@@ -103,7 +105,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'validate') {
-      process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) + '\n')
+      process.stdout.write(
+        printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) +
+          '\n',
+      )
       return 0
     }
     if (command === 'compare') return await compareFiles(positionals, values.config)
@@ -132,9 +137,18 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
   const log = consoleLogger()
   const cancel = cancelOnSignals(log)
   try {
-    const result = await runPipeline({ options, context: localContext(), log, toolVersion: VERSION, signal: cancel.signal, onSpawn: cancel.onSpawn })
+    const result = await runPipeline({
+      options,
+      context: localContext(),
+      log,
+      toolVersion: VERSION,
+      signal: cancel.signal,
+      onSpawn: cancel.onSpawn,
+    })
     process.stdout.write(printable(result.summary) + '\n')
-    process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`))
+    process.stderr.write(
+      printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`),
+    )
     if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
     return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0)
   } finally {
@@ -145,15 +159,23 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
 async function compareFiles(positionals: string[], config: string): Promise<number> {
   if (positionals.length !== 2) throw new ConfigError(['compare: expected two results files: BASELINE CURRENT'])
   const [baselinePath, currentPath] = positionals
-  const [baseline, current] = await Promise.all([readResultsFile(baselinePath, 'baseline'), readResultsFile(currentPath, 'current')])
+  const [baseline, current] = await Promise.all([
+    readResultsFile(baselinePath, 'baseline'),
+    readResultsFile(currentPath, 'current'),
+  ])
   const rules = await configRules(config)
-  const judge = cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() })
+  const judge = cellJudge(
+    { results: baseline, history: [] },
+    (target) => rules[target] ?? { gate: defaultGateConfig() },
+  )
   const { results, tally } = assembleResults({
     run: current.run,
     cells: judgeAll(current.cells, judge),
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
-  process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n')
+  process.stdout.write(
+    printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n',
+  )
   return tally.verdict === 'regression' ? 1 : 0
 }
 

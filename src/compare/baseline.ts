@@ -47,18 +47,27 @@ export function isFirstRun(view: BaselineView): boolean {
  * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
  * one run with its steady rounds; undefined when neither has the value.
  */
-export function baselineRuns(view: BaselineView, id: string, metric: GatedMetric, stat: GateStat): BaselineRuns | undefined {
+export function baselineRuns(
+  view: BaselineView,
+  id: string,
+  metric: GatedMetric,
+  stat: GateStat,
+): BaselineRuns | undefined {
   const key = metricKey(metric, stat)
   const runs: BaselineRun[] = []
   for (const entry of recent(view)) {
     const samples = entry.cells[id]?.[key]
-    if (samples && isUsable(samples.steady)) runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha })
+    if (samples && isUsable(samples.steady))
+      runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha })
   }
   const cell = baselineCell(view, id)
   if (runs.length >= 2 || (runs.length === 1 && !cell)) return { source: 'history', runs }
   const steady = cell && readMetric(cell.metrics, metric, stat)
   if (!cell || steady === undefined) return undefined
-  return { source: 'file', runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }] }
+  return {
+    source: 'file',
+    runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
+  }
 }
 
 /** A cell's steady rounds that had a successful request, as values of one metric. */

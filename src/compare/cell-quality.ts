@@ -23,13 +23,27 @@ function pooledDegenerate(tallies: readonly DegenerateTally[]): DegenerateTally 
   const sum = (pick: (t: DegenerateTally) => number) => tallies.reduce((n, t) => n + pick(t), 0)
   const judged = sum((t) => t.judged)
   const degenerate = sum((t) => t.degenerate)
-  const kinds = { repeat: sum((t) => t.kinds.repeat), vocabulary: sum((t) => t.kinds.vocabulary), compression: sum((t) => t.kinds.compression) }
+  const kinds = {
+    repeat: sum((t) => t.kinds.repeat),
+    vocabulary: sum((t) => t.kinds.vocabulary),
+    compression: sum((t) => t.kinds.compression),
+  }
   const example = tallies.find((t) => t.example !== undefined)?.example
-  return { judged, degenerate, share: judged === 0 ? null : degenerate / judged, kinds, ...(example !== undefined && { example }) }
+  return {
+    judged,
+    degenerate,
+    share: judged === 0 ? null : degenerate / judged,
+    kinds,
+    ...(example !== undefined && { example }),
+  }
 }
 
 /** The quality verdict of a cell's measurements (first one first) against its baseline cell; a pass when the gate is off or nothing was recorded. */
-export function judgeQuality(cells: readonly CellResult[], view: BaselineView, gate: QualityGate | undefined): QualityVerdict {
+export function judgeQuality(
+  cells: readonly CellResult[],
+  view: BaselineView,
+  gate: QualityGate | undefined,
+): QualityVerdict {
   const first = cells[0]
   if (!gate || !first?.quality) return { status: 'pass', reasons: [], warnings: [] }
   const degenerate = pooledDegenerate(cells.flatMap((c) => (c.quality?.degenerate ? [c.quality.degenerate] : [])))

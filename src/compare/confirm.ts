@@ -32,7 +32,13 @@ export function needsConfirmation(verdict: CellVerdict): boolean {
  * The verdict after re-measuring: `first` carries its own verdict (from `judgeCell`), `again` every
  * re-measurement so far, oldest first (with `confirm: n`, call again after each while `needsConfirmation` holds).
  */
-export function confirmCell(first: CellResult, again: readonly CellResult[], baseline: BaselineView, gate: GateConfig, options: ConfirmOptions = {}): CellVerdict {
+export function confirmCell(
+  first: CellResult,
+  again: readonly CellResult[],
+  baseline: BaselineView,
+  gate: GateConfig,
+  options: ConfirmOptions = {},
+): CellVerdict {
   if (!needsConfirmation(first.verdict)) return first.verdict
   const failed = again.findIndex((c) => c.status === 'error' || !c.metrics)
   if (failed >= 0) {
@@ -52,13 +58,23 @@ export function confirmVerdict(first: CellVerdict, decisive: CellVerdict): CellV
   if (first.status !== 'regression') return first
   const confirmed = (first.confirmed ?? 0) + 1
   if (decisive.status === 'error') {
-    return { ...first, status: 'error', confirmed, note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`) }
+    return {
+      ...first,
+      status: 'error',
+      confirmed,
+      note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`),
+    }
   }
   const metrics: CellVerdict['metrics'] = { ...first.metrics }
   const said: string[] = []
   for (const [key, m] of Object.entries(first.metrics) as [GatedMetric, MetricVerdict][]) {
     if (m.status !== 'regression') continue
-    const again = decisive.metrics[key] ?? { ...m, status: 'inconclusive', needs: 'rounds', reason: `${m.reason}; not measured again` }
+    const again = decisive.metrics[key] ?? {
+      ...m,
+      status: 'inconclusive',
+      needs: 'rounds',
+      reason: `${m.reason}; not measured again`,
+    }
     metrics[key] = again
     said.push(`${again.reason} (${again.status === 'regression' ? 'confirmed' : `first ${m.reason}`})`)
   }
@@ -66,8 +82,17 @@ export function confirmVerdict(first: CellVerdict, decisive: CellVerdict): CellV
   const failures = first.failures?.length && decisive.failures?.length ? decisive.failures : undefined
   const undecided = decisive.undecided
   const status = cellStatus(metrics, failures, undecided)
-  const outcome = status === 'regression' ? `confirmed by re-measurement ${confirmed}` : `regressed once, not confirmed by re-measurement ${confirmed}`
-  const verdict: CellVerdict = { ...first, status, metrics, confirmed, note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`) }
+  const outcome =
+    status === 'regression'
+      ? `confirmed by re-measurement ${confirmed}`
+      : `regressed once, not confirmed by re-measurement ${confirmed}`
+  const verdict: CellVerdict = {
+    ...first,
+    status,
+    metrics,
+    confirmed,
+    note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`),
+  }
   if (failures) verdict.failures = failures
   else delete verdict.failures
   if (undecided) verdict.undecided = undecided

@@ -12,7 +12,15 @@
  */
 export { type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
-export { FIRST_RUN_NOTE, NEW_CELL_NOTE, NOT_MEASURED_NOTE, SKIPPED_NOTE, judgeCell, skippedVerdict, type JudgeOptions } from './judge.js'
+export {
+  FIRST_RUN_NOTE,
+  NEW_CELL_NOTE,
+  NOT_MEASURED_NOTE,
+  SKIPPED_NOTE,
+  judgeCell,
+  skippedVerdict,
+  type JudgeOptions,
+} from './judge.js'
 export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'
 export { REFERENCE_RUNS, levelShifts, referenceFor } from './reference.js'
 export { moreRounds, type RoundsOptions } from './more-rounds.js'

@@ -9,7 +9,14 @@
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
  * - a gated metric that should have been measured and was not leaves the cell inconclusive.
  */
-import { GATED_METRICS, HEADLINE_METRICS, isRelative, metricLabel, type GateStat, type GatedMetric } from '../core/metrics.js'
+import {
+  GATED_METRICS,
+  HEADLINE_METRICS,
+  isRelative,
+  metricLabel,
+  type GateStat,
+  type GatedMetric,
+} from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
@@ -23,7 +30,7 @@ import { judgeQuality } from './cell-quality.js'
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
 export const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run'
-export const SKIPPED_NOTE = 'skipped (unchanged): none of its paths changed in this PR; the figures are the baseline\'s'
+export const SKIPPED_NOTE = "skipped (unchanged): none of its paths changed in this PR; the figures are the baseline's"
 
 export interface JudgeOptions {
   /** Launch-to-launch spread assumed while the history is short, as a fraction (`noise-floor`; default 1.5 %). */
@@ -42,19 +49,32 @@ interface Judged {
 }
 
 /** One measurement of a cell against the baseline: the entry the pipeline calls after measuring a cell. */
-export function judgeCell(cell: CellResult, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
-  if (cell.status === 'error') return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' }
+export function judgeCell(
+  cell: CellResult,
+  baseline: BaselineView,
+  gate: GateConfig,
+  options: JudgeOptions = {},
+): CellVerdict {
+  if (cell.status === 'error')
+    return { status: 'error', metrics: {}, note: cell.error ?? 'the cell could not be measured' }
   if (!cell.metrics) return { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE }
   return judgeSample(measured([cell]), baseline, gate, options)
 }
 
 /** Measurements of one cell, all measured, judged as one pooled sample (see sample.ts). */
-export function judgeSample(sample: Measured, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
+export function judgeSample(
+  sample: Measured,
+  baseline: BaselineView,
+  gate: GateConfig,
+  options: JudgeOptions = {},
+): CellVerdict {
   const id = sample.cells[0].id
   const flags = flagState(sample.flags, baselineCell(baseline, id)?.flags ?? [])
   if (!hasBaseline(baseline, id)) {
     const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE
-    return sample.flags.length ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided } : { status: 'new', metrics: {}, note }
+    return sample.flags.length
+      ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided }
+      : { status: 'new', metrics: {}, note }
   }
 
   const metrics: CellVerdict['metrics'] = {}
@@ -81,22 +101,49 @@ export function judgeSample(sample: Measured, baseline: BaselineView, gate: Gate
   if (!Object.keys(metrics).length && status === 'pass' && gated) status = 'new'
   if (!gated) notes.push('no gated metrics')
   const rebased = Object.values(metrics).flatMap((v) => (v.rebased ? [rebasedNote(v)] : []))
-  const note = [sample.flags.length ? flagNote(sample.flags) : undefined, source, ...rebased, ...failures, ...notes, ...unknown].filter(Boolean).join('; ')
-  const verdict: CellVerdict = { status, metrics, note: note || undefined, reference: referenceValues(id, baseline, gate, options) }
+  const note = [
+    sample.flags.length ? flagNote(sample.flags) : undefined,
+    source,
+    ...rebased,
+    ...failures,
+    ...notes,
+    ...unknown,
+  ]
+    .filter(Boolean)
+    .join('; ')
+  const verdict: CellVerdict = {
+    status,
+    metrics,
+    note: note || undefined,
+    reference: referenceValues(id, baseline, gate, options),
+  }
   if (failures.length) verdict.failures = failures
   if (undecided.length) verdict.undecided = undecided
   return verdict
 }
 
 /** The cell's status from its metric verdicts and what fails or leaves it undecided outside them. */
-export function cellStatus(metrics: CellVerdict['metrics'], failures: readonly string[] = [], undecided: readonly string[] = []): CellVerdict['status'] {
-  const worst = Object.values(metrics).reduce<MetricVerdict['status']>((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass')
+export function cellStatus(
+  metrics: CellVerdict['metrics'],
+  failures: readonly string[] = [],
+  undecided: readonly string[] = [],
+): CellVerdict['status'] {
+  const worst = Object.values(metrics).reduce<MetricVerdict['status']>(
+    (w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w),
+    'pass',
+  )
   if (failures.length) return 'regression'
   return undecided.length && worst !== 'regression' ? 'inconclusive' : worst
 }
 
 /** One gated metric of a cell against its reference; undefined when the gate does not use the metric. */
-function judgeGated(sample: Measured, baseline: BaselineView, gate: GateConfig, metric: GatedMetric, noiseFloor: number): Judged | undefined {
+function judgeGated(
+  sample: Measured,
+  baseline: BaselineView,
+  gate: GateConfig,
+  metric: GatedMetric,
+  noiseFloor: number,
+): Judged | undefined {
   const stat = gatedStat(gate, metric)
   if (stat === undefined) return undefined
   const label = metricLabel(metric, stat)
@@ -105,7 +152,8 @@ function judgeGated(sample: Measured, baseline: BaselineView, gate: GateConfig, 
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
-  if (!isRelative(metric)) return { verdict: judgeCeiling({ metric, config: gate[metric]!, current, baseline: reference.value }), reference }
+  if (!isRelative(metric))
+    return { verdict: judgeCeiling({ metric, config: gate[metric]!, current, baseline: reference.value }), reference }
   if (!(reference.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
   const noise = noiseModel({
     current: currentRounds(sample, metric, stat),
@@ -133,7 +181,8 @@ function flagState(flags: readonly string[], known: readonly string[]): { failur
   const failures: string[] = []
   const undecided: string[] = []
   for (const flag of flags) {
-    if (flag.startsWith('lengths-missed:') && !kinds.has(flagKind(flag))) failures.push(`${flag}: achieved lengths missed the request, the baseline's did not`)
+    if (flag.startsWith('lengths-missed:') && !kinds.has(flagKind(flag)))
+      failures.push(`${flag}: achieved lengths missed the request, the baseline's did not`)
     else undecided.push(kinds.has(flagKind(flag)) ? `${flag} (the baseline has it too)` : flag)
   }
   return { failures, undecided }
@@ -166,17 +215,36 @@ function rebasedNote(v: MetricVerdict): string {
 }
 
 /** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
-export function skippedVerdict(id: string, baseline: BaselineView, gate: GateConfig, options: JudgeOptions = {}): CellVerdict {
-  return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', reference: referenceValues(id, baseline, gate, options) }
+export function skippedVerdict(
+  id: string,
+  baseline: BaselineView,
+  gate: GateConfig,
+  options: JudgeOptions = {},
+): CellVerdict {
+  return {
+    status: 'missing',
+    metrics: {},
+    note: SKIPPED_NOTE,
+    skipped: 'unchanged',
+    reference: referenceValues(id, baseline, gate, options),
+  }
 }
 
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
-function referenceValues(id: string, baseline: BaselineView, gate: GateConfig, options: JudgeOptions): CellVerdict['reference'] {
+function referenceValues(
+  id: string,
+  baseline: BaselineView,
+  gate: GateConfig,
+  options: JudgeOptions,
+): CellVerdict['reference'] {
   const values: CellVerdict['reference'] = {}
   for (const metric of HEADLINE_METRICS) {
     const stat = gatedStat(gate, metric) ?? 'mean'
     const config = isRelative(metric) ? gate[metric] : undefined
-    const reference = referenceFor(baseline, id, metric, stat, { config, noiseFloor: options.noiseFloor ?? NOISE_FLOOR })
+    const reference = referenceFor(baseline, id, metric, stat, {
+      config,
+      noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
+    })
     if (reference) values[metric] = { stat, value: reference.value }
   }
   return values

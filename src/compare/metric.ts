@@ -43,7 +43,16 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
   const noiseText = `noise ±${formatPercent(band)}`
   const verdict = (status: MetricVerdict['status'], reason: string): MetricVerdict => {
-    const v: MetricVerdict = { status, metric, stat: info.scalar ? 'mean' : config.stat, current, baseline: base, delta, reason, band }
+    const v: MetricVerdict = {
+      status,
+      metric,
+      stat: info.scalar ? 'mean' : config.stat,
+      current,
+      baseline: base,
+      delta,
+      reason,
+      band,
+    }
     if (reference.rebased) v.rebased = reference.rebased
     return v
   }
@@ -57,7 +66,9 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
 
   if (worse > 2 * limit) return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`)
   if (worse > limit) {
-    return worse > band ? verdict('regression', `${change} (${limits}, ${noiseText})`) : undecided(`${change} (${limits}) but within ${noiseText}`, worse)
+    return worse > band
+      ? verdict('regression', `${change} (${limits}, ${noiseText})`)
+      : undecided(`${change} (${limits}) but within ${noiseText}`, worse)
   }
   if (-worse > limit && -worse > band) return verdict('improvement', `${change} (${limits}, ${noiseText})`)
   if (band > 2 * limit) return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit)
@@ -68,7 +79,8 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
 function decidedBy(rounds: number | 'quieter-box' | 'baseline', noise: NoiseModel): string {
   if (typeof rounds === 'number') return `about ${rounds} more warm round${rounds === 1 ? '' : 's'} would decide`
   const launch = formatPercent(Math.sqrt(noise.restart / noise.launches))
-  if (rounds === 'quieter-box') return `launch-to-launch noise (±${launch} a run) leaves no room: needs a quieter machine`
+  if (rounds === 'quieter-box')
+    return `launch-to-launch noise (±${launch} a run) leaves no room: needs a quieter machine`
   if (noise.assumed) return `launch-to-launch noise is assumed ±${launch} until more default-branch runs measure it`
   return `the reference is uncertain by ±${formatPercent(Math.sqrt(noise.reference))}: needs more default-branch runs`
 }
@@ -87,6 +99,11 @@ export function judgeCeiling(input: CeilingInput): MetricVerdict {
   const info = METRICS[metric]
   const delta = baseline > 0 ? (current - baseline) / baseline : current > 0 ? Infinity : 0
   const said = `${info.label} ${info.format(current)} (baseline ${info.format(baseline)}, limit ${info.format(config.max)})`
-  const status = current > config.max && baseline <= config.max ? 'regression' : current < baseline && baseline > config.max ? 'improvement' : 'pass'
+  const status =
+    current > config.max && baseline <= config.max
+      ? 'regression'
+      : current < baseline && baseline > config.max
+        ? 'improvement'
+        : 'pass'
   return { status, metric, stat: 'mean', current, baseline, delta, reason: said }
 }

@@ -25,7 +25,9 @@ export function moreRounds(cell: CellResult, baseline: BaselineView, gate: GateC
   const verdict = judgeCell(cell, baseline, gate, options)
   // A regression goes to confirmation; a flagged or unmeasured metric is not undecided for noise.
   if (verdict.status !== 'inconclusive' || verdict.undecided?.length) return 0
-  const wanted = Object.values(verdict.metrics).flatMap((m) => (m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []))
+  const wanted = Object.values(verdict.metrics).flatMap((m) =>
+    m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : [],
+  )
   const fewest = Math.min(...wanted)
   return fewest <= left ? fewest : 0
 }

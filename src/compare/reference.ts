@@ -56,7 +56,13 @@ export function relativeLimit(config: GateMetricConfig | undefined, base: number
   return Math.max(config.maxRegression, config.minDelta === undefined ? 0 : config.minDelta / base)
 }
 
-export function referenceFor(view: BaselineView, id: string, metric: GatedMetric, stat: GateStat, options: ReferenceOptions): Reference | undefined {
+export function referenceFor(
+  view: BaselineView,
+  id: string,
+  metric: GatedMetric,
+  stat: GateStat,
+  options: ReferenceOptions,
+): Reference | undefined {
   const found = baselineRuns(view, id, metric, stat)
   if (!found) return undefined
   const values = found.runs.map((r) => r.steady)
@@ -83,7 +89,11 @@ export function referenceFor(view: BaselineView, id: string, metric: GatedMetric
 }
 
 /** Indexes where a new level starts (see the module header). */
-export function levelShifts(values: readonly number[], rounds: readonly (readonly number[])[], options: ReferenceOptions): number[] {
+export function levelShifts(
+  values: readonly number[],
+  rounds: readonly (readonly number[])[],
+  options: ReferenceOptions,
+): number[] {
   const level = median(values)
   if (values.length <= SHIFT_RUNS || !(level > 0)) return []
   const perRun = guardedWithin(rounds).variance / Math.max(mean(rounds.map((r) => Math.max(r.length, 1))), 1)
@@ -110,7 +120,12 @@ export function levelShifts(values: readonly number[], rounds: readonly (readonl
  * True when every run is past the threshold on one side and every one of its rounds past half of it: a run with
  * one throttled round is past the threshold on its mean while its other round stayed at the old level.
  */
-function steps(values: readonly number[], rounds: readonly (readonly number[])[], level: number, threshold: number): boolean {
+function steps(
+  values: readonly number[],
+  rounds: readonly (readonly number[])[],
+  level: number,
+  threshold: number,
+): boolean {
   const away = (v: number) => (v - level) / level
   const side = Math.sign(away(values[0]))
   return values.every((v, i) => side * away(v) > threshold && rounds[i].every((r) => side * away(r) > threshold / 2))

@@ -22,10 +22,21 @@ export function runVerdict(cells: CellResult[], acceptance?: { by?: string }): R
   for (const cell of cells) counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1
   if (acceptance && counts.regression) {
     const verdict: RunVerdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass'
-    return { verdict, regressions: 0, counts, accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) } }
+    return {
+      verdict,
+      regressions: 0,
+      counts,
+      accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
+    }
   }
   const regressions = counts.regression ?? 0
-  const verdict: RunVerdict = regressions ? 'regression' : counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass'
+  const verdict: RunVerdict = regressions
+    ? 'regression'
+    : counts.error
+      ? 'error'
+      : counts.inconclusive
+        ? 'inconclusive'
+        : 'pass'
   return { verdict, regressions, counts }
 }
 
@@ -35,7 +46,11 @@ export function runVerdict(cells: CellResult[], acceptance?: { by?: string }): R
  * (nothing went wrong), `metrics: null` (nothing was measured) and the verdict `missing`, which never fails the
  * gate. Baseline cells without metrics are themselves leftovers of older runs and are not reported again.
  */
-export function missingCells(baseline: BaselineView, ran: Set<string>, selected: (id: string) => boolean): CellResult[] {
+export function missingCells(
+  baseline: BaselineView,
+  ran: Set<string>,
+  selected: (id: string) => boolean,
+): CellResult[] {
   const ids = new Set<string>()
   for (const cell of baseline.results?.cells ?? []) if (baselineCell(baseline, cell.id)) ids.add(cell.id)
   for (const id of Object.keys(baseline.history.at(-1)?.cells ?? {})) ids.add(id)

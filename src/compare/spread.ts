@@ -26,7 +26,10 @@ export function qn(values: readonly number[]): number {
   if (n < 2) return 0
   const distances = pairDistances(values).sort((a, b) => a - b)
   const h = Math.floor(n / 2) + 1
-  const small = n <= 12 ? QN_SMALL[n - 2] : 1 / (1 + (n % 2 ? 1.60188 + (-2.1284 - 5.172 / n) / n : 3.67561 + (1.9654 + (6.987 - 77 / n) / n) / n) / n)
+  const small =
+    n <= 12
+      ? QN_SMALL[n - 2]
+      : 1 / (1 + (n % 2 ? 1.60188 + (-2.1284 - 5.172 / n) / n : 3.67561 + (1.9654 + (6.987 - 77 / n) / n) / n) / n)
   return QN_SCALE * small * distances[(h * (h - 1)) / 2 - 1]
 }
 
@@ -73,7 +76,8 @@ export function withinSquares(runs: readonly (readonly number[])[]): { squares: 
 
 function pairDistances(values: readonly number[]): number[] {
   const distances: number[] = []
-  for (let i = 0; i < values.length; i++) for (let j = i + 1; j < values.length; j++) distances.push(Math.abs(values[i] - values[j]))
+  for (let i = 0; i < values.length; i++)
+    for (let j = i + 1; j < values.length; j++) distances.push(Math.abs(values[i] - values[j]))
   return distances
 }
 

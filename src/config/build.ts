@@ -32,9 +32,13 @@ export function buildPlan(data: unknown, options: BuildOptions): Plan {
   const parts = parsed.success ? parsed.data : salvage(raw, schema)
   const scenarioNames = isRecord(raw.scenarios) ? Object.keys(raw.scenarios) : []
   if (isRecord(raw.scenarios) && scenarioNames.length === 0) problems.add(['scenarios'], 'define at least one scenario')
-  if (isRecord(raw.targets) && Object.keys(raw.targets).length === 0) problems.add(['targets'], 'define at least one target')
+  if (isRecord(raw.targets) && Object.keys(raw.targets).length === 0)
+    problems.add(['targets'], 'define at least one target')
 
-  const all = expandTargets({ ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES }, problems)
+  const all = expandTargets(
+    { ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES },
+    problems,
+  )
   // A pattern "matches nothing" only means something when every target could be expanded.
   const selected = problems.size === 0 ? applyOnly(all, options.only, problems) : all
   const targets = applyShard(selected, parseShard(options.shard, problems))

@@ -9,10 +9,15 @@ type ContainerInput = NonNullable<TargetInput['container']>
 export function containerPlan(input: ContainerInput, scope: Scope, path: Path, problems: Problems): ContainerPlan {
   const at = (...rest: (string | number)[]) => [...path, ...rest]
   const words = (value: string | string[] | undefined, key: string) =>
-    value === undefined ? undefined : typeof value === 'string' ? fill(value, scope, at(key), problems) : value.map((w, i) => fill(w, scope, at(key, i), problems))
+    value === undefined
+      ? undefined
+      : typeof value === 'string'
+        ? fill(value, scope, at(key), problems)
+        : value.map((w, i) => fill(w, scope, at(key, i), problems))
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(input.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add(at('env', name), 'environment variable names use letters, digits and _')
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      problems.add(at('env', name), 'environment variable names use letters, digits and _')
     env[name] = fill(String(value), scope, at('env', name), problems)
   }
   const plan: ContainerPlan = {

@@ -61,7 +61,10 @@ export function expandTargets(input: ExpandInput, problems: Problems): TargetPla
       const source = `targets.${key}${Object.keys(combo).length ? ` (${describe(combo)})` : ''}`
       const earlier = sources.get(plan.id)
       if (earlier) {
-        problems.add(path, `target id "${plan.id}" is produced twice: by ${earlier} and by ${source} (cells ${plan.id}/… would collide)`)
+        problems.add(
+          path,
+          `target id "${plan.id}" is produced twice: by ${earlier} and by ${source} (cells ${plan.id}/… would collide)`,
+        )
         continue
       }
       sources.set(plan.id, source)
@@ -85,13 +88,19 @@ function expandOne(
   const port = target.port !== undefined ? String(target.port) : undefined
   const { quant, id, model } = names(key, target, combo, path, problems)
   const values = { ...combo, target: id, ...defined({ quant, model, port }) }
-  const missing = { ...(quant === undefined ? { quant: NO_QUANT } : {}), ...(model === undefined ? { model: NO_MODEL } : {}) }
+  const missing = {
+    ...(quant === undefined ? { quant: NO_QUANT } : {}),
+    ...(model === undefined ? { model: NO_MODEL } : {}),
+  }
   const full: Scope = { values, missing, keep: port ? [] : ['port'] }
   const env = filledEnv(target, full, at('env'), problems)
   const engineOptions = optionValues(adapter, target, full, path, problems)
   const external = target.url !== undefined && target.launch === undefined && target.container === undefined
   if (external && port === undefined && target.url?.includes('{port}')) {
-    problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url')
+    problems.add(
+      at('url'),
+      '{port} has no value: nothing is launched for this target, so set port or write the port in the url',
+    )
   }
   const url = checkUrl(fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems)
 
@@ -121,7 +130,8 @@ function expandOne(
 function filledEnv(target: TargetInput, scope: Scope, path: Path, problems: Problems): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(target.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add([...path, name], 'environment variable names use letters, digits and _')
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      problems.add([...path, name], 'environment variable names use letters, digits and _')
     env[name] = fill(String(value), scope, [...path, name], problems)
   }
   return env
@@ -136,17 +146,27 @@ function setStart(
 ): void {
   const { adapter, scope, path } = o
   if (target.launch !== undefined) plan.launch = fill(target.launch, scope, [...path, 'launch'], problems)
-  else if (target.container !== undefined) plan.container = containerPlan(target.container, scope, [...path, 'container'], problems)
+  else if (target.container !== undefined)
+    plan.container = containerPlan(target.container, scope, [...path, 'container'], problems)
   else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
     const launch = defaultLaunch(adapter, plan, o.port, path, problems)
     if (launch !== undefined) plan.launch = launch
   } else if (target.url === undefined) {
-    problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`)
+    problems.add(
+      path,
+      `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`,
+    )
   }
 }
 
 /** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
-function optionValues(adapter: EngineAdapter, target: TargetInput, scope: Scope, path: Path, problems: Problems): Record<string, unknown> {
+function optionValues(
+  adapter: EngineAdapter,
+  target: TargetInput,
+  scope: Scope,
+  path: Path,
+  problems: Problems,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {}
   for (const [option, field] of Object.entries(adapter.options ?? {})) {
     const value = (target as Record<string, unknown>)[option]
@@ -155,7 +175,8 @@ function optionValues(adapter: EngineAdapter, target: TargetInput, scope: Scope,
     const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])]
     values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value
   }
-  for (const option of adapter.requiredOptions ?? []) if (values[option] === undefined) problems.add([...path, option], `required for engine ${adapter.name}`)
+  for (const option of adapter.requiredOptions ?? [])
+    if (values[option] === undefined) problems.add([...path, option], `required for engine ${adapter.name}`)
   return values
 }
 
@@ -165,7 +186,8 @@ function filledOption(field: OptionShape[string], text: string, scope: Scope, pa
   if (problems.size > before) return filled
   const parsed = field.safeParse(filled)
   if (parsed.success) return parsed.data
-  for (const issue of parsed.error.issues) problems.add([...path, ...(issue.path as (string | number)[])], issue.message)
+  for (const issue of parsed.error.issues)
+    problems.add([...path, ...(issue.path as (string | number)[])], issue.message)
   return filled
 }
 
@@ -187,16 +209,32 @@ function names(key: string, target: TargetInput, combo: Record<string, string>, 
   const quant =
     target.quant === undefined
       ? combo.quant
-      : fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems)
-  const idScope = scope({ quant }, { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') })
+      : fill(
+          target.quant,
+          scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }),
+          [...path, 'quant'],
+          problems,
+        )
+  const idScope = scope(
+    { quant },
+    { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') },
+  )
   const id = fill(key, idScope, path, problems)
   if (!ID_PATTERN.test(id)) {
-    problems.add(path, `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`)
+    problems.add(
+      path,
+      `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`,
+    )
   }
   const model =
     target.model === undefined
       ? combo.model
-      : fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems)
+      : fill(
+          target.model,
+          scope({ quant, target: id }, { model: cannot('model', 'model') }),
+          [...path, 'model'],
+          problems,
+        )
   return { quant, id, model }
 }
 
@@ -204,14 +242,24 @@ function defined(values: Record<string, string | undefined>): Record<string, str
   return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined))
 }
 
-function defaultLaunch(adapter: EngineAdapter, plan: TargetPlan, port: string | undefined, path: Path, problems: Problems): string | undefined {
+function defaultLaunch(
+  adapter: EngineAdapter,
+  plan: TargetPlan,
+  port: string | undefined,
+  path: Path,
+  problems: Problems,
+): string | undefined {
   try {
     const launch = adapter.defaultLaunch?.(plan)
     return launch !== undefined && port ? fillPort(launch, port) : launch
   } catch (error) {
     // An adapter checks its own options and words its problems with their paths already.
     if (error instanceof ConfigError) error.problems.forEach((text) => problems.addText(path, text))
-    else problems.add(path, `engine ${adapter.name} cannot build its launch command: ${error instanceof Error ? error.message : String(error)}`)
+    else
+      problems.add(
+        path,
+        `engine ${adapter.name} cannot build its launch command: ${error instanceof Error ? error.message : String(error)}`,
+      )
     return undefined
   }
 }
@@ -236,14 +284,19 @@ function scenarioRefs(target: TargetInput, valid: string[], all: string[], path:
   const seen = new Set<string>()
   target.scenarios.forEach((ref, i) => {
     if (seen.has(ref)) problems.add([...path, 'scenarios', i], `scenario "${ref}" is listed twice`)
-    else if (!all.includes(ref)) problems.add([...path, 'scenarios', i], `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
+    else if (!all.includes(ref))
+      problems.add([...path, 'scenarios', i], `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
     seen.add(ref)
   })
   return [...seen].filter((ref) => valid.includes(ref))
 }
 
 /** The cartesian product in key order, values as text; `[{}]` without a matrix. */
-function combinations(matrix: Record<string, readonly (string | number | boolean)[]>, path: Path, problems: Problems): Record<string, string>[] {
+function combinations(
+  matrix: Record<string, readonly (string | number | boolean)[]>,
+  path: Path,
+  problems: Problems,
+): Record<string, string>[] {
   const entries = Object.entries(matrix)
   for (const reserved of ['port', 'target']) {
     if (reserved in matrix) problems.add([...path, reserved], `{${reserved}} is set by the action, not the matrix`)

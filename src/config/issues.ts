@@ -47,7 +47,9 @@ export class Problems {
   lines(locate?: Locate): string[] {
     const located = this.items.map((p) => ({ p, line: p.inFile !== false ? locate?.(p.path)?.line : undefined }))
     located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity))
-    const text = located.map(({ p, line }) => `${p.text ?? `${formatPath(p.path)}: ${p.message}`}${line ? ` (line ${line})` : ''}`)
+    const text = located.map(
+      ({ p, line }) => `${p.text ?? `${formatPath(p.path)}: ${p.message}`}${line ? ` (line ${line})` : ''}`,
+    )
     return [...new Set(text)]
   }
 }
@@ -66,7 +68,9 @@ function issueProblems(issue: Issue, schema: AnySchema, path: Path): Problem[] {
       return issue.keys.map((key) => ({ path: [...path, key], message: unknownKey(key, keysAt(schema, path)) }))
     case 'invalid_union': {
       // A union of a mapping and a scalar: report the branch that got past the type check.
-      const informative = issue.errors.filter((branch) => !branch.every((i) => i.path.length === 0 && isTypeMismatch(i)))
+      const informative = issue.errors.filter(
+        (branch) => !branch.every((i) => i.path.length === 0 && isTypeMismatch(i)),
+      )
       if (informative.length === 1) return zodProblems(informative[0], schema, path)
       return [{ path, message: issue.message }]
     }
@@ -108,9 +112,11 @@ function unwrap(schema: AnySchema): AnySchema | undefined {
   let node: AnySchema | undefined = schema
   for (let depth = 0; node && depth < 16; depth++) {
     const def = node._zod.def as unknown as Record<string, unknown>
-    if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(def.type as string)) node = def.innerType as AnySchema
+    if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(def.type as string))
+      node = def.innerType as AnySchema
     else if (def.type === 'pipe') node = def.in as AnySchema
-    else if (def.type === 'union') node = (def.options as AnySchema[]).find((o) => (o._zod.def as { type: string }).type === 'object')
+    else if (def.type === 'union')
+      node = (def.options as AnySchema[]).find((o) => (o._zod.def as { type: string }).type === 'object')
     else return node
   }
   return node

@@ -26,7 +26,12 @@ export async function readSource(configPath: string, resolvedPath: string): Prom
     text = await readFile(resolvedPath, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(error)})`
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : `cannot be read (${code ?? String(error)})`
     throw new ConfigError([`config: ${resolvedPath} ${why}`])
   }
   return parseSource(text, configPath, formatOf(resolvedPath))
@@ -47,7 +52,9 @@ export function parseSource(text: string, configPath: string, format: SourceForm
     return parseChecked(text, configPath, format)
   } catch (error) {
     if (error instanceof ConfigError) throw error
-    throw new ConfigError([`${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`])
+    throw new ConfigError([
+      `${configPath}: cannot be parsed (${error instanceof Error ? error.message : String(error)})`,
+    ])
   }
 }
 
@@ -85,7 +92,8 @@ function parseChecked(text: string, configPath: string, format: SourceFormat): S
     if (doc.errors.length > 0) throw new ConfigError(doc.errors.map((e) => `${at(e.pos[0])}: ${e.message}`))
     data = doc.toJS({ maxAliasCount: 1000 })
   }
-  if (data === null || data === undefined) throw new ConfigError([`${configPath}: the file is empty (expected version, scenarios and targets)`])
+  if (data === null || data === undefined)
+    throw new ConfigError([`${configPath}: the file is empty (expected version, scenarios and targets)`])
   return { data, locate: locator(doc, lines) }
 }
 
@@ -99,7 +107,9 @@ function parseJson(text: string, configPath: string): unknown {
     const offset = position ? Number(position[1]) : text.length
     const before = text.slice(0, offset).split('\n')
     const reason = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')
-    throw new ConfigError([`${configPath}: line ${before.length}, column ${before[before.length - 1].length + 1}: ${reason}`])
+    throw new ConfigError([
+      `${configPath}: line ${before.length}, column ${before[before.length - 1].length + 1}: ${reason}`,
+    ])
   }
 }
 

@@ -14,23 +14,35 @@ const PATHS_HINT = 'a glob of repository files relative to the repository root, 
 function pathProblem(path: string): string | undefined {
   if (path.trim() === '') return 'must not be empty'
   if (path !== path.trim()) return `must not start or end with spaces (got ${show(path)})`
-  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return `must be relative to the repository root (got ${show(path)})`
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
+    return `must be relative to the repository root (got ${show(path)})`
   if (path.includes('\\')) return `uses / between directories, never \\ (got ${show(path)})`
-  if (path.split('/').some((s) => s === '..' || s === '.' || s === '')) return `must not contain ., .. or empty segments (got ${show(path)})`
-  if (/[{}[\]!]/.test(path)) return `supports *, ** and ? only; list alternatives as separate entries (got ${show(path)})`
+  if (path.split('/').some((s) => s === '..' || s === '.' || s === ''))
+    return `must not contain ., .. or empty segments (got ${show(path)})`
+  if (/[{}[\]!]/.test(path))
+    return `supports *, ** and ? only; list alternatives as separate entries (got ${show(path)})`
   return undefined
 }
 
 /** `paths:` of a target: a non-empty list of globs of repository files. */
 export function pathGlobs() {
-  const glob = z.string({ error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`) }).superRefine((path, ctx) => {
-    const problem = pathProblem(path)
-    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: path })
-  })
+  const glob = z
+    .string({
+      error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`),
+    })
+    .superRefine((path, ctx) => {
+      const problem = pathProblem(path)
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: path })
+    })
   return z
-    .array(glob, { error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`) })
+    .array(glob, {
+      error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`),
+    })
     .min(1, { error: 'must list at least one glob (leave the key out to always run the target)' })
-    .meta({ description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed' })
+    .meta({
+      description:
+        'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed',
+    })
     .optional()
 }
 
@@ -94,7 +106,11 @@ export function selectChanged(input: SelectInput): Selected {
 
 const SHOWN_FILES = 3
 
-function runReason(target: TargetPlan, changed: readonly string[], config: { base?: readonly TargetPlan[]; before: Map<string, TargetPlan> } | undefined): string | undefined {
+function runReason(
+  target: TargetPlan,
+  changed: readonly string[],
+  config: { base?: readonly TargetPlan[]; before: Map<string, TargetPlan> } | undefined,
+): string | undefined {
   if (!target.paths) return 'no paths: always runs'
   if (config && !config.base) return 'the matrix file changed and its base revision could not be read'
   if (config) {
@@ -102,7 +118,8 @@ function runReason(target: TargetPlan, changed: readonly string[], config: { bas
     if (!old) return 'new in the matrix file'
     // Only the scenarios this run selected are compared: the base's other ones are not this run's business.
     const oldScenarios = target.scenarios.map((s) => old.scenarios.find((o) => o.id === s.id))
-    if (definition(target) !== definition(old, oldScenarios as TargetPlan['scenarios'])) return 'its definition in the matrix file changed'
+    if (definition(target) !== definition(old, oldScenarios as TargetPlan['scenarios']))
+      return 'its definition in the matrix file changed'
   }
   const hits = changed.filter((file) => matchesPaths(target.paths!, file))
   if (!hits.length) return undefined

@@ -29,13 +29,24 @@ export function fill(text: string, scope: Scope, path: Path, problems: Problems)
     if (value !== undefined) return value
     const reason = scope.missing[name]
     if (reason !== undefined) problems.add(path, `placeholder {${name}} has no value: ${reason}`)
-    else problems.add(path, `unknown placeholder {${name}} (known: ${knownNames(scope).map((n) => `{${n}}`).join(', ')})`)
+    else
+      problems.add(
+        path,
+        `unknown placeholder {${name}} (known: ${knownNames(scope)
+          .map((n) => `{${n}}`)
+          .join(', ')})`,
+      )
     return whole
   })
 }
 
 function knownNames(scope: Scope): string[] {
-  const names = new Set<string>([...BUILTIN_PLACEHOLDERS, ...Object.keys(scope.values), ...Object.keys(scope.missing), ...scope.keep])
+  const names = new Set<string>([
+    ...BUILTIN_PLACEHOLDERS,
+    ...Object.keys(scope.values),
+    ...Object.keys(scope.missing),
+    ...scope.keep,
+  ])
   return [...names]
 }
 

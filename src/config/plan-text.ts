@@ -14,19 +14,30 @@ export function formatPlan(plan: Plan): string {
 
 function formatTarget(t: TargetPlan): string[] {
   const matrix = Object.entries(t.matrix).map(([k, v]) => `${k}=${v}`)
-  const source = t.sourceKey !== t.id || matrix.length ? ` (from ${t.sourceKey}${matrix.length ? `, ${matrix.join(', ')}` : ''})` : ''
+  const source =
+    t.sourceKey !== t.id || matrix.length
+      ? ` (from ${t.sourceKey}${matrix.length ? `, ${matrix.join(', ')}` : ''})`
+      : ''
   const facts = [t.engine, t.quant && `quant ${t.quant}`, t.model && `model ${t.model}`].filter(Boolean).join(', ')
   const lines = [`${t.id}${source}`, row('engine', facts)]
   if (t.launch !== undefined) lines.push(row('launch', t.launch))
-  if (t.container) lines.push(row('image', `${t.container.image}${t.container.runtime ? ` (${t.container.runtime})` : ''}`))
+  if (t.container)
+    lines.push(row('image', `${t.container.image}${t.container.runtime ? ` (${t.container.runtime})` : ''}`))
   if (t.stop !== undefined) lines.push(row('stop', t.stop))
   lines.push(row('url', t.external ? `${t.url} (already running: nothing is launched or stopped)` : t.url))
   if (t.port !== undefined) lines.push(row('port', String(t.port)))
   const env = Object.entries(t.env).map(([k, v]) => `${k}=${v}`)
   if (env.length) lines.push(row('env', env.join(' ')))
-  const options = Object.entries(t.engineOptions).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  const options = Object.entries(t.engineOptions).map(
+    ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+  )
   if (options.length) lines.push(row('options', options.join(' ')))
-  lines.push(row('runs', formatSettings(t.settings)), row('probe', formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''))
+  lines.push(
+    row('runs', formatSettings(t.settings)),
+    row('probe', formatProbe(t.settings.quality)),
+    row('gate', formatGate(t.gate)),
+    row('cells', ''),
+  )
   const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length))
   for (const s of t.scenarios) lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`)
   return lines
@@ -37,7 +48,10 @@ function row(label: string, value: string): string {
 }
 
 function formatSettings(s: TargetSettings): string {
-  const floor = s.memoryFloor.kind === 'bytes' ? formatBytes(s.memoryFloor.value) : `${formatPercent(s.memoryFloor.value)} of memory`
+  const floor =
+    s.memoryFloor.kind === 'bytes'
+      ? formatBytes(s.memoryFloor.value)
+      : `${formatPercent(s.memoryFloor.value)} of memory`
   return [
     `${count(s.rounds, 'round')} (${s.discard} discarded)${s.maxRounds > s.rounds ? `, up to ${s.maxRounds} when noisy` : ''}`,
     `confirm ${s.confirm}${s.confirmFresh ? ' (fresh launch)' : ''}`,
@@ -75,7 +89,10 @@ export function formatGate(gate: GateConfig): string {
     if (!g) return []
     const info = METRICS[metric]
     // Limits are printed as the file writes them: a duration for ms, a plain number of tok/s.
-    const delta = g.minDelta === undefined ? '' : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`
+    const delta =
+      g.minDelta === undefined
+        ? ''
+        : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`
     return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`]
   })
   if (gate.quality) parts.push(formatQualityGate(gate.quality))

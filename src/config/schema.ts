@@ -11,7 +11,19 @@ import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
 import { pathGlobs } from './paths.js'
 import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
-import { ID_PATTERN, NAME_PATTERN, duration, expected, memoryFloor, minDelta, relative, scalar, show, text, whole } from '../core/fields.js'
+import {
+  ID_PATTERN,
+  NAME_PATTERN,
+  duration,
+  expected,
+  memoryFloor,
+  minDelta,
+  relative,
+  scalar,
+  show,
+  text,
+  whole,
+} from '../core/fields.js'
 import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
 import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
@@ -59,7 +71,9 @@ export const LIMITS = {
 } as const
 
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
-export const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])))
+export const DEFAULT_GATE = Object.fromEntries(
+  GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])),
+)
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
@@ -70,27 +84,44 @@ const MAX_REQUEST_BODY_BYTES = 16 * 1024
 
 /** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
 function requestBodySetting() {
-  return z
-    // Values are whatever the YAML or JSON file holds (strings, numbers, booleans, null, lists, mappings): JSON already.
-    .record(z.string(), z.unknown(), { error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }') })
-    .superRefine((body, ctx) => {
-      for (const key of Object.keys(body)) {
-        if ((OWNED_BODY_FIELDS as readonly string[]).includes(key)) {
-          ctx.addIssue({ code: 'custom', path: [key], message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden` })
+  return (
+    z
+      // Values are whatever the YAML or JSON file holds (strings, numbers, booleans, null, lists, mappings): JSON already.
+      .record(z.string(), z.unknown(), {
+        error: expected(
+          'must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }',
+        ),
+      })
+      .superRefine((body, ctx) => {
+        for (const key of Object.keys(body)) {
+          if ((OWNED_BODY_FIELDS as readonly string[]).includes(key)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden`,
+            })
+          }
         }
-      }
-      const bytes = Buffer.byteLength(JSON.stringify(body))
-      if (bytes > MAX_REQUEST_BODY_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` })
-    })
-    .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' })
+        const bytes = Buffer.byteLength(JSON.stringify(body))
+        if (bytes > MAX_REQUEST_BODY_BYTES)
+          ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` })
+      })
+      .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' })
+  )
 }
 
 /** `quality:` — the output quality probe; `false` skips it for the target. */
 function qualitySetting() {
   const probe = z.strictObject({
-    questions: whole(1, PROBE_MAX_QUESTIONS).default(PROBE_DEFAULT_QUESTIONS).meta({ description: 'Probe questions with exact answers' }),
-    prompts: whole(0, GREEDY_PROMPTS.length).default(GREEDY_PROMPTS.length).meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
-    'max-tokens': whole(1, LIMITS.probeMaxTokens).default(PROBE_MAX_TOKENS).meta({ description: 'max_tokens of each probe question' }),
+    questions: whole(1, PROBE_MAX_QUESTIONS)
+      .default(PROBE_DEFAULT_QUESTIONS)
+      .meta({ description: 'Probe questions with exact answers' }),
+    prompts: whole(0, GREEDY_PROMPTS.length)
+      .default(GREEDY_PROMPTS.length)
+      .meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
+    'max-tokens': whole(1, LIMITS.probeMaxTokens)
+      .default(PROBE_MAX_TOKENS)
+      .meta({ description: 'max_tokens of each probe question' }),
     api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
     // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
     // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
@@ -109,12 +140,16 @@ function settingsShape() {
     'request-timeout': duration(),
     api: API,
     confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
-    'confirm-fresh': z.boolean({ error: expected('must be true or false') }).meta({ description: 'Relaunch the engine for each re-measurement' }),
+    'confirm-fresh': z
+      .boolean({ error: expected('must be true or false') })
+      .meta({ description: 'Relaunch the engine for each re-measurement' }),
     'max-rounds': whole(1, LIMITS.rounds).meta({
       description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
     }),
     'noise-floor': relative({ allowZero: true })
-      .refine((f) => f <= MAX_NOISE_FLOOR, { error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input as number)})` })
+      .refine((f) => f <= MAX_NOISE_FLOOR, {
+        error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input as number)})`,
+      })
       .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
     'memory-floor': memoryFloor(),
     'drop-caches': z.boolean({ error: expected('must be true or false') }),
@@ -126,16 +161,27 @@ function settingsShape() {
         z
           .string({ error: expected('must be a variable name') })
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
-          .refine((name) => !isActionCredential(name), { error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine` }),
+          .refine((name) => !isActionCredential(name), {
+            error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine`,
+          }),
         { error: expected('must be a list of variable names') },
       )
       .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
     'allow-gpu-processes': z
-      .array(z.string({ error: expected('must be a process name or glob') }).min(1, { error: expected('must not be empty') }).max(256, { error: expected('must be at most 256 characters') }), {
-        error: expected('must be a list of process names or globs'),
-      })
+      .array(
+        z
+          .string({ error: expected('must be a process name or glob') })
+          .min(1, { error: expected('must not be empty') })
+          .max(256, { error: expected('must be at most 256 characters') }),
+        {
+          error: expected('must be a list of process names or globs'),
+        },
+      )
       .max(64, { error: expected('must list at most 64 processes') })
-      .meta({ description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch' }),
+      .meta({
+        description:
+          'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch',
+      }),
     'request-body': requestBodySetting(),
     quality: qualitySetting(),
   }
@@ -151,9 +197,16 @@ export const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTIN
 /** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
 function defaultsSchema() {
   const s = settingsShape()
-  const fixed = Object.fromEntries((Object.keys(DEFAULT_SETTINGS) as FixedKey[]).map((key) => [key, (s[key] as z.ZodType).prefault(DEFAULT_SETTINGS[key])]))
+  const fixed = Object.fromEntries(
+    (Object.keys(DEFAULT_SETTINGS) as FixedKey[]).map((key) => [
+      key,
+      (s[key] as z.ZodType).prefault(DEFAULT_SETTINGS[key]),
+    ]),
+  )
   const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]))
-  return z.strictObject({ ...fixed, ...derived } as { [K in FixedKey]: z.ZodPrefault<SettingsShape[K]> } & { [K in DerivedKey]: z.ZodOptional<SettingsShape[K]> })
+  return z.strictObject({ ...fixed, ...derived } as { [K in FixedKey]: z.ZodPrefault<SettingsShape[K]> } & {
+    [K in DerivedKey]: z.ZodOptional<SettingsShape[K]>
+  })
 }
 
 /** A target may set any setting directly; the target's value wins over `defaults`. */
@@ -165,7 +218,9 @@ function targetSettings() {
 
 function gateMetricSchema(metric: GatedMetric, top: boolean) {
   if (!isRelative(metric)) {
-    const max = relative({ allowZero: true, capPercent: true }).meta({ description: 'Share above which the cell fails' })
+    const max = relative({ allowZero: true, capPercent: true }).meta({
+      description: 'Share above which the cell fails',
+    })
     return z.strictObject({ max: top ? max : max.optional() })
   }
   const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' })
@@ -193,9 +248,14 @@ function qualityGateSchema() {
             .number({ error: expected('must be a number from 0 to 1') })
             .min(0, { error: expected('must be a number from 0 to 1') })
             .max(1, { error: expected('must be a number from 0 to 1') })
-            .meta({ description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})` })
+            .meta({
+              description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})`,
+            })
             .optional(),
-          degenerate: z.enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') }).meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` }).optional(),
+          degenerate: z
+            .enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') })
+            .meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` })
+            .optional(),
         }),
         z.literal(false),
       ],
@@ -210,20 +270,29 @@ function gateSchema(level: 'top' | 'target') {
   const entry = (metric: GatedMetric) =>
     z
       .union([gateMetricSchema(metric, level === 'top'), z.literal(false)], {
-        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`),
+        error: expected(
+          `must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`,
+        ),
       })
       .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
       .optional()
-  const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<GatedMetric, ReturnType<typeof entry>>
+  const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)])) as Record<
+    GatedMetric,
+    ReturnType<typeof entry>
+  >
   return z.strictObject({ ...metrics, quality: qualityGateSchema() })
 }
 
 function scenarioSchema() {
   return z
     .strictObject({
-      'input-tokens': whole(1, LIMITS.inputTokens).meta({ description: 'Prompt length in tokens as the server counts them' }),
+      'input-tokens': whole(1, LIMITS.inputTokens).meta({
+        description: 'Prompt length in tokens as the server counts them',
+      }),
       'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
-      concurrency: whole(1, LIMITS.concurrency).meta({ description: 'Requests in flight (closed loop); default 1' }).optional(),
+      concurrency: whole(1, LIMITS.concurrency)
+        .meta({ description: 'Requests in flight (closed loop); default 1' })
+        .optional(),
       requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
       rate: z
         .number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
@@ -234,10 +303,18 @@ function scenarioSchema() {
     })
     .superRefine((s, ctx) => {
       if (s.rate !== undefined && s.concurrency !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['rate'], message: 'give either rate (open loop) or concurrency (closed loop), not both' })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rate'],
+          message: 'give either rate (open loop) or concurrency (closed loop), not both',
+        })
       }
       if (s.rate !== undefined && s.requests === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['requests'], message: 'required with rate (how many requests a round sends)' })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['requests'],
+          message: 'required with rate (how many requests a round sends)',
+        })
       }
       if (s.concurrency !== undefined && s.requests !== undefined && s.requests < s.concurrency) {
         ctx.addIssue({
@@ -267,7 +344,10 @@ export function optionOwners(engines: readonly EngineAdapter[]): Map<string, Eng
 }
 
 function published(field: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  const { $schema: _, ...rest } = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >
   return rest
 }
 
@@ -281,7 +361,10 @@ function optionField(key: string, by: readonly EngineAdapter[]) {
   const details = [...new Set(fields.flatMap((f) => (typeof f.description === 'string' ? [f.description] : [])))]
   const description = `Engine option (${by.map((e) => e.name).join(', ')})${details.length ? `: ${details.join('; ')}` : ''}`
   const shape = fields.length === 1 ? fields[0] : { anyOf: fields.map(({ description: _, ...rest }) => rest) }
-  return z.unknown().meta({ ...shape, description }).optional()
+  return z
+    .unknown()
+    .meta({ ...shape, description })
+    .optional()
 }
 
 /**
@@ -289,7 +372,12 @@ function optionField(key: string, by: readonly EngineAdapter[]) {
  * problem. A string holding placeholders is left as written: expand.ts fills it for each matrix
  * combination and parses it then.
  */
-function parseOptions<T extends { engine: string }>(target: T, engines: readonly EngineAdapter[], owners: Map<string, EngineAdapter[]>, ctx: z.core.$RefinementCtx<T>): T {
+function parseOptions<T extends { engine: string }>(
+  target: T,
+  engines: readonly EngineAdapter[],
+  owners: Map<string, EngineAdapter[]>,
+  ctx: z.core.$RefinementCtx<T>,
+): T {
   const engine = engines.find((e) => e.name === target.engine)
   const out: Record<string, unknown> = { ...target }
   for (const [key, value] of Object.entries(target)) {
@@ -297,13 +385,19 @@ function parseOptions<T extends { engine: string }>(target: T, engines: readonly
     if (!by || !engine || value === undefined) continue
     const field = engine.options?.[key]
     if (!field) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})` })
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `not an option of engine ${engine.name} (${key} is for ${by.map((e) => e.name).join(', ')})`,
+      })
       continue
     }
     if (typeof value === 'string' && placeholdersIn(value).length > 0) continue
     const parsed = field.safeParse(value)
     if (parsed.success) out[key] = parsed.data
-    else for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message, input: value })
+    else
+      for (const issue of parsed.error.issues)
+        ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message, input: value })
   }
   return out as T
 }
@@ -313,11 +407,19 @@ function coreTargetFields(names: readonly [string, ...string[]]) {
   return {
     engine: z.enum(names, {
       error: (issue) =>
-        issue.input === undefined ? `required (one of ${names.join(', ')})` : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+        issue.input === undefined
+          ? `required (one of ${names.join(', ')})`
+          : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
     }),
-    url: z.string({ error: expected('must be a URL') }).meta({ description: 'Base URL; default http://127.0.0.1:{port}' }).optional(),
+    url: z
+      .string({ error: expected('must be a URL') })
+      .meta({ description: 'Base URL; default http://127.0.0.1:{port}' })
+      .optional(),
     port: whole(1, 65535).meta({ description: 'Fixed port; default a free one' }).optional(),
-    launch: z.string({ error: expected('must be a shell command') }).min(1, { error: 'must not be empty' }).optional(),
+    launch: z
+      .string({ error: expected('must be a shell command') })
+      .min(1, { error: 'must not be empty' })
+      .optional(),
     container: containerSchema().optional(),
     stop: stopSchema().optional(),
     model: text().optional(),
@@ -325,12 +427,18 @@ function coreTargetFields(names: readonly [string, ...string[]]) {
     env: z.record(z.string(), scalar).optional(),
     matrix: z
       .record(
-        z.string().regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }),
-        z.array(scalar, { error: expected('must be a list of values') }).min(1, { error: 'must list at least one value' }),
+        z
+          .string()
+          .regex(NAME_PATTERN, { error: 'matrix keys must be names like quant or tp (letters, digits, _ and -)' }),
+        z
+          .array(scalar, { error: expected('must be a list of values') })
+          .min(1, { error: 'must list at least one value' }),
       )
       .optional(),
     scenarios: z
-      .array(z.string({ error: expected('must be a scenario name') }), { error: expected('must be a list of scenario names') })
+      .array(z.string({ error: expected('must be a scenario name') }), {
+        error: expected('must be a list of scenario names'),
+      })
       .min(1, { error: 'must list at least one scenario (leave the key out for all)' })
       .optional(),
     gate: gateSchema('target').optional(),
@@ -342,20 +450,26 @@ function targetSchema(engines: readonly EngineAdapter[]) {
   const names = engines.map((e) => e.name) as [string, ...string[]]
   const owners = optionOwners(engines)
   const options = Object.fromEntries([...owners].map(([key, by]) => [key, optionField(key, by)]))
-  return z
-    .strictObject({
-      ...coreTargetFields(names),
-      ...targetSettings(),
-    })
-    // The engine options are checked by parseOptions; `{}` keeps them out of the inferred target type.
-    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-    .extend(options as {})
-    .superRefine((target, ctx) => {
-      if (target.launch !== undefined && target.container !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['container'], message: 'give either launch (a command) or container (an image the action runs), not both' })
-      }
-    })
-    .transform((target, ctx) => parseOptions(target, engines, owners, ctx))
+  return (
+    z
+      .strictObject({
+        ...coreTargetFields(names),
+        ...targetSettings(),
+      })
+      // The engine options are checked by parseOptions; `{}` keeps them out of the inferred target type.
+      // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+      .extend(options as {})
+      .superRefine((target, ctx) => {
+        if (target.launch !== undefined && target.container !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['container'],
+            message: 'give either launch (a command) or container (an image the action runs), not both',
+          })
+        }
+      })
+      .transform((target, ctx) => parseOptions(target, engines, owners, ctx))
+  )
 }
 
 export function buildMatrixSchema(engines: readonly EngineAdapter[] = ENGINES) {
@@ -395,7 +509,10 @@ export function matrixSchema(engines?: readonly EngineAdapter[]): MatrixSchema {
 
 /** The JSON Schema editors use for autocompletion; generated, never hand-edited. */
 export function matrixJsonSchema(engines?: readonly EngineAdapter[]): Record<string, unknown> {
-  const generated = z.toJSONSchema(matrixSchema(engines), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  const generated = z.toJSONSchema(matrixSchema(engines), { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >
   const { $schema, ...rest } = generated
   return { $schema, $id: SCHEMA_ID, title: 'llm-bench-gate matrix file', ...rest }
 }

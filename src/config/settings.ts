@@ -7,9 +7,16 @@ import { SETTING_KEYS, defaultGate, type GateInput, type Settings, type TargetIn
 
 type GateEntry = Partial<{ 'max-regression': number; 'min-delta': number; stat: GateMetricConfig['stat']; max: number }>
 type QualityGateEntry = NonNullable<GateInput['quality']>
-type PartialGate = Partial<Record<Exclude<keyof GateInput, 'quality'>, GateEntry | false | undefined>> & { quality?: QualityGateEntry }
+type PartialGate = Partial<Record<Exclude<keyof GateInput, 'quality'>, GateEntry | false | undefined>> & {
+  quality?: QualityGateEntry
+}
 
-export function resolveSettings(defaults: Settings, target: TargetInput, path: Path, problems: Problems): TargetSettings {
+export function resolveSettings(
+  defaults: Settings,
+  target: TargetInput,
+  path: Path,
+  problems: Problems,
+): TargetSettings {
   const own = target as Partial<Settings>
   const merged = { ...defaults }
   for (const key of SETTING_KEYS) {
@@ -17,13 +24,26 @@ export function resolveSettings(defaults: Settings, target: TargetInput, path: P
   }
   if (merged.discard >= merged.rounds) {
     // Point at whichever side this target set; with neither, the file's defaults are at fault.
-    const at = own.discard !== undefined ? [...path, 'discard'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'discard']
+    const at =
+      own.discard !== undefined
+        ? [...path, 'discard']
+        : own.rounds !== undefined
+          ? [...path, 'rounds']
+          : ['defaults', 'discard']
     problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`)
   }
   const maxRounds = merged['max-rounds'] ?? merged.rounds
   if (maxRounds < merged.rounds) {
-    const at = own['max-rounds'] !== undefined ? [...path, 'max-rounds'] : own.rounds !== undefined ? [...path, 'rounds'] : ['defaults', 'max-rounds']
-    problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`)
+    const at =
+      own['max-rounds'] !== undefined
+        ? [...path, 'max-rounds']
+        : own.rounds !== undefined
+          ? [...path, 'rounds']
+          : ['defaults', 'max-rounds']
+    problems.add(
+      at,
+      `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`,
+    )
   }
   return {
     rounds: merged.rounds,
@@ -52,7 +72,10 @@ function probeSettings(quality: Settings['quality']): QualityProbeSettings | fal
 }
 
 /** The quality gate: the built-in one, the top-level fields over it, the target's over those; false at either level switches it off. */
-function resolveQualityGate(top: QualityGateEntry | undefined, own: QualityGateEntry | undefined): QualityGate | undefined {
+function resolveQualityGate(
+  top: QualityGateEntry | undefined,
+  own: QualityGateEntry | undefined,
+): QualityGate | undefined {
   if (own === false || (own === undefined && top === false)) return undefined
   const gate: QualityGate = { ...DEFAULT_QUALITY_GATE }
   for (const entry of [top, own]) {
@@ -65,7 +88,12 @@ function resolveQualityGate(top: QualityGateEntry | undefined, own: QualityGateE
 }
 
 /** Merge field by field per metric; `false` switches a metric off. */
-export function resolveGate(top: GateInput, target: PartialGate | undefined, path: Path, problems: Problems): GateConfig {
+export function resolveGate(
+  top: GateInput,
+  target: PartialGate | undefined,
+  path: Path,
+  problems: Problems,
+): GateConfig {
   const gate: GateConfig = {}
   const quality = resolveQualityGate(top.quality, target?.quality)
   if (quality) gate.quality = quality

@@ -7,7 +7,11 @@
 /** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(problems.length === 1 ? problems[0] : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    super(
+      problems.length === 1
+        ? problems[0]
+        : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    )
     this.name = 'ConfigError'
   }
 }

@@ -6,6 +6,8 @@
  */
 export async function exitWhenDrained(code?: number): Promise<never> {
   if (code !== undefined) process.exitCode = code
-  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))))
+  await Promise.all(
+    [process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))),
+  )
   process.exit()
 }

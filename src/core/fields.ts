@@ -4,7 +4,14 @@
  */
 import { z } from 'zod'
 import type { MemoryFloor } from './plan.js'
-import { DURATION_PATTERN, PERCENT_PATTERN, SIZE_OR_PERCENT_PATTERN, parseDuration, parsePercent, parseSize } from './units.js'
+import {
+  DURATION_PATTERN,
+  PERCENT_PATTERN,
+  SIZE_OR_PERCENT_PATTERN,
+  parseDuration,
+  parsePercent,
+  parseSize,
+} from './units.js'
 
 /** Target and scenario ids: they become file names, glob targets and baseline keys. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -22,8 +29,12 @@ export function expected(rule: string) {
 }
 
 export function whole(min: number, max = Number.MAX_SAFE_INTEGER) {
-  const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`
-  return z.int({ error: expected(rule) }).min(min, { error: expected(rule) }).max(max, { error: expected(rule) })
+  const rule =
+    max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`
+  return z
+    .int({ error: expected(rule) })
+    .min(min, { error: expected(rule) })
+    .max(max, { error: expected(rule) })
 }
 
 export function positive() {
@@ -55,9 +66,15 @@ export function duration(options: { allowZero?: boolean } = {}) {
   return z
     .string({
       error: (issue) =>
-        typeof issue.input === 'number' ? `needs a unit, e.g. "${issue.input}s"` : expected(`must be ${DURATION_HINT}`)(issue),
+        typeof issue.input === 'number'
+          ? `needs a unit, e.g. "${issue.input}s"`
+          : expected(`must be ${DURATION_HINT}`)(issue),
     })
-    .meta({ description: `A duration like 500ms, 90s, 20m or 1h30m`, pattern: DURATION_PATTERN, examples: ['90s', '20m'] })
+    .meta({
+      description: `A duration like 500ms, 90s, 20m or 1h30m`,
+      pattern: DURATION_PATTERN,
+      examples: ['90s', '20m'],
+    })
     .transform((text, ctx) => toMs(text, ctx, options.allowZero))
 }
 
@@ -70,7 +87,8 @@ export function relative(options: { allowZero?: boolean; capPercent?: boolean } 
     .transform((value, ctx) => {
       const fraction = typeof value === 'number' ? value : parsePercent(value)
       if (fraction === undefined) return fail(ctx, value, `${show(value)} is not a percent like "5%"`)
-      if (fraction < 0 || (fraction === 0 && !options.allowZero)) return fail(ctx, value, `must be ${floor} (got ${show(value)})`)
+      if (fraction < 0 || (fraction === 0 && !options.allowZero))
+        return fail(ctx, value, `must be ${floor} (got ${show(value)})`)
       if (typeof value === 'number' && value > 1) {
         return fail(ctx, value, `a number is a fraction (0.05 = 5%); write "${value}%" for a percent (got ${value})`)
       }
@@ -95,7 +113,8 @@ export function memoryFloor() {
         return { kind: 'percent', value: percent }
       }
       const bytes = parseSize(text)
-      if (bytes === undefined) return fail(ctx, text, `${show(text)} is not a size like 4GiB, 512MiB, 4GB or a percent like 3%`)
+      if (bytes === undefined)
+        return fail(ctx, text, `${show(text)} is not a size like 4GiB, 512MiB, 4GB or a percent like 3%`)
       if (bytes <= 0) return fail(ctx, text, `must be positive (got ${show(text)})`)
       return { kind: 'bytes', value: bytes }
     })
@@ -129,4 +148,6 @@ export function text() {
     .transform(String)
 }
 
-export const scalar = z.union([z.string(), z.number(), z.boolean()], { error: expected('must be text, a number or true/false') })
+export const scalar = z.union([z.string(), z.number(), z.boolean()], {
+  error: expected('must be text, a number or true/false'),
+})

@@ -50,7 +50,10 @@ export function formatDelta(fraction: number | null | undefined): string {
  * `scale`: a 0.000671 ms change between two TTFTs of 220 ms reads `0 ms`, not `−0.000671 ms`.
  */
 export function formatSigned(value: number, unit: string, scale?: number): string {
-  const text = scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale) ? formatNumber(Math.abs(value)) : atPrecisionOf(Math.abs(value), Math.abs(scale))
+  const text =
+    scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale)
+      ? formatNumber(Math.abs(value))
+      : atPrecisionOf(Math.abs(value), Math.abs(scale))
   const sign = /^[0.,]+$/.test(text) ? '' : value < 0 ? MINUS : '+'
   return `${sign}${/^[0.,]+$/.test(text) ? '0' : text} ${unit}`
 }

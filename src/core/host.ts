@@ -11,7 +11,13 @@
  * (`clocks_event_reasons.<name>`; `clocks_throttle_reasons.<name>` on drivers before 535). Idle,
  * application-clock and sync-boost reasons are left out: they do not mean the box is throttled.
  */
-export const SLOWDOWN_REASONS = ['hw_slowdown', 'sw_thermal_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_power_cap'] as const
+export const SLOWDOWN_REASONS = [
+  'hw_slowdown',
+  'sw_thermal_slowdown',
+  'hw_thermal_slowdown',
+  'hw_power_brake_slowdown',
+  'sw_power_cap',
+] as const
 export type SlowdownReason = (typeof SLOWDOWN_REASONS)[number]
 
 export interface GpuState {

@@ -3,4 +3,13 @@ export const INGEST_FORMAT_NAMES = ['vllm', 'sglang', 'llama-bench', 'guidellm',
 export type IngestFormatName = (typeof INGEST_FORMAT_NAMES)[number]
 
 /** Placeholders an external target's `run` command gets per round. */
-export const EXTERNAL_RUN_PLACEHOLDERS = ['out', 'url', 'round', 'input-tokens', 'output-tokens', 'concurrency', 'requests', 'rate'] as const
+export const EXTERNAL_RUN_PLACEHOLDERS = [
+  'out',
+  'url',
+  'round',
+  'input-tokens',
+  'output-tokens',
+  'concurrency',
+  'requests',
+  'rate',
+] as const

@@ -23,7 +23,10 @@ export function printable(message: string): string {
 }
 
 /** A logger that writes plain lines to a stream, used by the CLI and tests. */
-export function consoleLogger(write: (line: string) => void = (line) => process.stderr.write(line + '\n'), verbose = false): Logger {
+export function consoleLogger(
+  write: (line: string) => void = (line) => process.stderr.write(line + '\n'),
+  verbose = false,
+): Logger {
   return {
     info: (m) => write(printable(m)),
     warn: (m) => write(`warning: ${printable(m)}`),
@@ -37,4 +40,3 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
     },
   }
 }
-

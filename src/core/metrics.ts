@@ -73,8 +73,28 @@ export const METRICS = {
     primary: true,
     defaultGate: { 'max-regression': '10%', 'min-delta': '50ms', stat: 'mean' },
   },
-  tpot: { field: 'tpot_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'TPOT', short: 'TPOT', format: ms, rule: 'relative', headline: { column: 'TPOT ms' } },
-  prefill: { field: 'prefill_tps', scalar: false, higherIsBetter: true, unit: 'tok/s', label: 'prefill tok/s', short: 'prefill', format: tps, rule: 'relative', headline: false },
+  tpot: {
+    field: 'tpot_ms',
+    scalar: false,
+    higherIsBetter: false,
+    unit: 'ms',
+    label: 'TPOT',
+    short: 'TPOT',
+    format: ms,
+    rule: 'relative',
+    headline: { column: 'TPOT ms' },
+  },
+  prefill: {
+    field: 'prefill_tps',
+    scalar: false,
+    higherIsBetter: true,
+    unit: 'tok/s',
+    label: 'prefill tok/s',
+    short: 'prefill',
+    format: tps,
+    rule: 'relative',
+    headline: false,
+  },
   'output-throughput': {
     field: 'output_tps',
     scalar: true,
@@ -86,7 +106,17 @@ export const METRICS = {
     rule: 'relative',
     headline: { column: 'Output tok/s' },
   },
-  e2e: { field: 'e2e_ms', scalar: false, higherIsBetter: false, unit: 'ms', label: 'E2E latency', short: 'E2E', format: ms, rule: 'relative', headline: false },
+  e2e: {
+    field: 'e2e_ms',
+    scalar: false,
+    higherIsBetter: false,
+    unit: 'ms',
+    label: 'E2E latency',
+    short: 'E2E',
+    format: ms,
+    rule: 'relative',
+    headline: false,
+  },
   'failed-requests': {
     field: 'failed_share',
     scalar: true,
@@ -104,7 +134,9 @@ export const METRICS = {
 
 export type GatedMetric = keyof typeof METRICS
 /** Metrics whose gate is `{ max-regression, min-delta, stat }`. */
-export type RelativeMetric = { [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'relative' ? M : never }[GatedMetric]
+export type RelativeMetric = {
+  [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'relative' ? M : never
+}[GatedMetric]
 /** Metrics whose gate is `{ max }`. */
 export type CeilingMetric = Exclude<GatedMetric, RelativeMetric>
 
@@ -142,7 +174,11 @@ export function metricLabel(metric: GatedMetric, stat: GateStat): string {
  * The value of a metric and statistic in a metrics block; `undefined` when the block lacks it or the value is
  * not a finite number (older or partial files).
  */
-export function readMetric(block: MetricsBlock | null | undefined, metric: GatedMetric, stat: GateStat): number | undefined {
+export function readMetric(
+  block: MetricsBlock | null | undefined,
+  metric: GatedMetric,
+  stat: GateStat,
+): number | undefined {
   const value: unknown = block?.[METRICS[metric].field]
   const picked = typeof value === 'number' ? value : (value as Partial<Record<GateStat, unknown>> | undefined)?.[stat]
   return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined
@@ -165,10 +201,33 @@ export interface QualityFigureInfo {
  * list the report's Quality column and the leaderboard read.
  */
 export const QUALITY_FIGURES = {
-  accuracy: { label: 'probe accuracy', short: 'acc', higherIsBetter: true, format: formatPercent, read: (q) => q?.probe?.accuracy, shown: true },
-  agreement: { label: 'greedy agreement', short: 'agree', higherIsBetter: true, format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2), read: (q) => q?.agreement?.mean, shown: true },
-  'degenerate-share': { label: 'degenerate output', short: 'degenerate', higherIsBetter: false, format: formatPercent, read: (q) => q?.degenerate?.share ?? undefined, shown: false },
+  accuracy: {
+    label: 'probe accuracy',
+    short: 'acc',
+    higherIsBetter: true,
+    format: formatPercent,
+    read: (q) => q?.probe?.accuracy,
+    shown: true,
+  },
+  agreement: {
+    label: 'greedy agreement',
+    short: 'agree',
+    higherIsBetter: true,
+    format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
+    read: (q) => q?.agreement?.mean,
+    shown: true,
+  },
+  'degenerate-share': {
+    label: 'degenerate output',
+    short: 'degenerate',
+    higherIsBetter: false,
+    format: formatPercent,
+    read: (q) => q?.degenerate?.share ?? undefined,
+    shown: false,
+  },
 } as const satisfies Record<string, QualityFigureInfo>
 
 export type QualityFigure = keyof typeof QUALITY_FIGURES
-export const SHOWN_QUALITY_FIGURES = (Object.keys(QUALITY_FIGURES) as QualityFigure[]).filter((f) => QUALITY_FIGURES[f].shown)
+export const SHOWN_QUALITY_FIGURES = (Object.keys(QUALITY_FIGURES) as QualityFigure[]).filter(
+  (f) => QUALITY_FIGURES[f].shown,
+)

@@ -23,7 +23,9 @@ export interface CeilingGateConfig {
 }
 
 /** Per gated metric of the registry, its limit; a metric without an entry is not gated. `quality` is the output quality gate. */
-export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig } & { quality?: QualityGate }
+export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig } & {
+  quality?: QualityGate
+}
 
 /** The output quality probe of a target (`quality:`), run once after readiness and before measuring. */
 export interface QualityProbeSettings {

@@ -8,7 +8,10 @@ import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, write
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 
 export class UnsafePathError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`${path}: ${reason}; refusing to write through it`)
     this.name = 'UnsafePathError'
   }
@@ -50,7 +53,11 @@ function defaultBase(dir: string): string {
 
 /** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
 export function openNoFollow(path: string, mode: 'append' | 'truncate'): number {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (mode === 'append' ? constants.O_APPEND : constants.O_TRUNC)
+  const flags =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_NOFOLLOW |
+    (mode === 'append' ? constants.O_APPEND : constants.O_TRUNC)
   try {
     return openSync(path, flags, 0o644)
   } catch (error) {
@@ -65,7 +72,7 @@ export function writeFileNoFollow(path: string, data: string, base?: string): vo
   const fd = openNoFollow(path, 'truncate')
   try {
     const bytes = Buffer.from(data, 'utf8')
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at)
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
   } finally {
     closeSync(fd)
   }

@@ -60,7 +60,6 @@ export function relativeSquares(values: readonly number[]): number {
   return ss
 }
 
-
 export function isUsable(value: number | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value)
 }

@@ -18,7 +18,13 @@ export const external: EngineAdapter = {
     run: z
       .string({ error: expected('must be a shell command') })
       .min(1, { error: 'must not be empty' })
-      .meta({ description: `engine external: the benchmark command run per round; it writes its result to {out} (also: ${EXTERNAL_RUN_PLACEHOLDERS.filter((p) => p !== 'out').map((p) => `{${p}}`).join(', ')})` })
+      .meta({
+        description: `engine external: the benchmark command run per round; it writes its result to {out} (also: ${EXTERNAL_RUN_PLACEHOLDERS.filter(
+          (p) => p !== 'out',
+        )
+          .map((p) => `{${p}}`)
+          .join(', ')})`,
+      })
       .optional(),
     format: z
       .enum(INGEST_FORMAT_NAMES, { error: expected(`must be one of ${INGEST_FORMAT_NAMES.join(', ')}`) })

@@ -16,7 +16,12 @@ function networkFailure(error: unknown): ProbeAnswer {
   return { status: 0, body: code ? `${code}: ${(error as Error).message}` : String((error as Error).message ?? error) }
 }
 
-function send(method: 'GET' | 'POST', url: string, payload: string | undefined, timeoutMs: number): Promise<ProbeAnswer> {
+function send(
+  method: 'GET' | 'POST',
+  url: string,
+  payload: string | undefined,
+  timeoutMs: number,
+): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
     let settled = false
     const finish = (answer: ProbeAnswer) => {
@@ -86,13 +91,20 @@ export async function getJson(ports: HttpPorts, url: string, timeoutMs = INFO_TI
   return parseJson(await ports.get(url, timeoutMs).catch(() => ({ status: 0, body: '' })))
 }
 
-export async function postJson(ports: HttpPorts, url: string, body: unknown, timeoutMs = INFO_TIMEOUT_MS): Promise<unknown> {
+export async function postJson(
+  ports: HttpPorts,
+  url: string,
+  body: unknown,
+  timeoutMs = INFO_TIMEOUT_MS,
+): Promise<unknown> {
   return parseJson(await ports.post(url, body, timeoutMs).catch(() => ({ status: 0, body: '' })))
 }
 
 /** Narrowing helper for untyped JSON. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
 }
 
 /** Copies the listed keys that are present and not null. */
@@ -101,4 +113,3 @@ export function pick(source: Record<string, unknown> | undefined, keys: readonly
   for (const key of keys) if (source?.[key] !== undefined && source[key] !== null) out[key] = source[key]
   return out
 }
-

@@ -48,7 +48,12 @@ export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats |
     accepted += r.extras?.[ACCEPTED] ?? 0
   }
   if (drafted <= 0) return undefined
-  return { acceptanceRate: accepted / drafted, draftTokens: drafted, acceptedTokens: accepted, source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests' }
+  return {
+    acceptanceRate: accepted / drafted,
+    draftTokens: drafted,
+    acceptedTokens: accepted,
+    source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests',
+  }
 }
 
 export const llamacpp: EngineAdapter = {
@@ -63,7 +68,9 @@ export const llamacpp: EngineAdapter = {
 
   async tokenize(http, baseUrl, _model, text) {
     // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
-    const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined))
+    const answer = asRecord(
+      await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined),
+    )
     return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined
   },
 
@@ -71,7 +78,11 @@ export const llamacpp: EngineAdapter = {
     const props = asRecord(await getJson(http, joinUrl(baseUrl, '/props')).catch(() => undefined))
     if (!props) return {}
     const settings = asRecord(props.default_generation_settings)
-    const server = { ...pick(props, ['model_path', 'total_slots']), ...pick(settings, ['n_ctx']), ...speculativeSettings(settings) }
+    const server = {
+      ...pick(props, ['model_path', 'total_slots']),
+      ...pick(settings, ['n_ctx']),
+      ...speculativeSettings(settings),
+    }
     const version = typeof props.build_info === 'string' ? props.build_info : undefined
     return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) }
   },

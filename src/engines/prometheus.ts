@@ -115,12 +115,22 @@ function delta(before: Counters | undefined, after: Counters, name: string): num
  * vLLM formulas: acceptance_rate = Δaccepted / Δdraft_tokens, acceptance_length = 1 + Δaccepted / Δdrafts.
  * Undefined when the server has no spec-decode counters or drafted nothing in the window.
  */
-export function vllmSpecDecode(before: Counters | undefined, after: Counters | undefined, source = 'vllm /metrics counter deltas'): SpecDecodeStats | undefined {
+export function vllmSpecDecode(
+  before: Counters | undefined,
+  after: Counters | undefined,
+  source = 'vllm /metrics counter deltas',
+): SpecDecodeStats | undefined {
   if (!after) return undefined
   const drafts = delta(before, after, VLLM_DRAFT_COUNTERS.drafts)
   const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens)
   const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted)
   if (drafts === undefined || draftTokens === undefined || accepted === undefined) return undefined
   if (drafts <= 0 || draftTokens <= 0) return undefined
-  return { acceptanceRate: accepted / draftTokens, acceptanceLength: 1 + accepted / drafts, draftTokens, acceptedTokens: accepted, source }
+  return {
+    acceptanceRate: accepted / draftTokens,
+    acceptanceLength: 1 + accepted / drafts,
+    draftTokens,
+    acceptedTokens: accepted,
+    source,
+  }
 }

@@ -8,7 +8,15 @@ import { sim } from './sim.js'
 import { trtllm } from './trtllm.js'
 import { external } from './external.js'
 
-export const ENGINES = [vllm, sglang, llamacpp, trtllm, openai, sim, external] as const satisfies readonly EngineAdapter[]
+export const ENGINES = [
+  vllm,
+  sglang,
+  llamacpp,
+  trtllm,
+  openai,
+  sim,
+  external,
+] as const satisfies readonly EngineAdapter[]
 
 export const ENGINE_NAMES = ENGINES.map((e) => e.name) as [string, ...string[]]
 

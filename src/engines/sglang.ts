@@ -52,7 +52,10 @@ function acceptLength(doc: Record<string, unknown>): number | undefined {
 function specDecode(after: Record<string, number> | undefined): SpecDecodeStats | undefined {
   const length = after?.[ACCEPT_LENGTH]
   if (length === undefined) return undefined
-  return { acceptanceLength: length, source: 'sglang server info avg_spec_accept_length (cumulative since server start)' }
+  return {
+    acceptanceLength: length,
+    source: 'sglang server info avg_spec_accept_length (cumulative since server start)',
+  }
 }
 
 export const sglang: EngineAdapter = {

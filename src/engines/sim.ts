@@ -31,11 +31,18 @@ const SIM_OPTIONS = {
   profile: z
     .string({ error: expected('must be a shipped profile name or a path to a profile .json file') })
     .superRefine(knownProfile)
-    .meta({ description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file` })
+    .meta({
+      description: `Simulator profile: a shipped name (${SHIPPED_PROFILE_NAMES.join(', ')}) or a path to a profile .json file`,
+    })
     .optional(),
   'time-scale': positive().meta({ description: 'Simulated seconds per wall-clock second (default 1)' }).optional(),
-  seed: z.int({ error: expected('must be an integer') }).meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' }).optional(),
-  'load-time': duration({ allowZero: true }).meta({ description: 'How long the simulator loads, refusing connections, before it serves' }).optional(),
+  seed: z
+    .int({ error: expected('must be an integer') })
+    .meta({ description: 'Seed of the simulated timing and acceptance draws (default 1)' })
+    .optional(),
+  'load-time': duration({ allowZero: true })
+    .meta({ description: 'How long the simulator loads, refusing connections, before it serves' })
+    .optional(),
   fault: z
     .enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
     .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
@@ -49,7 +56,9 @@ function simArgs(target: TargetPlan): string[] {
   const o = target.engineOptions as SimOptions
   if (o.profile === undefined) {
     const named = target.id === target.sourceKey ? '' : ` (${target.id})`
-    throw new ConfigError([`targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`])
+    throw new ConfigError([
+      `targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`,
+    ])
   }
   // A path is made absolute here, so the child finds it whatever its working directory.
   const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(o.profile))]

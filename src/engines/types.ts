@@ -94,5 +94,9 @@ export interface EngineAdapter {
   counters?(http: HttpPorts, baseUrl: string): Promise<Counters | undefined>
 
   /** Spec-decode acceptance for a cell from counter deltas and/or the requests' stream extras. */
-  specDecode?(before: Counters | undefined, after: Counters | undefined, requests: RequestRecord[]): SpecDecodeStats | undefined
+  specDecode?(
+    before: Counters | undefined,
+    after: Counters | undefined,
+    requests: RequestRecord[],
+  ): SpecDecodeStats | undefined
 }

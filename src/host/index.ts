@@ -1,5 +1,14 @@
 export { COMMAND_LIMITS, runCommand, type CommandLimits, type CommandResult } from './command.js'
 export { fingerprint, fingerprintChanges, type FingerprintInputs } from './fingerprint.js'
 export { nvidiaSmi, parseComputeApps, parseCounters, parseGpuStates, queryGpus, type Run } from './nvidia-smi.js'
-export { markAllowed, oursBy, preflightProblem, processGroup, readGovernors, readHost, type HostReaders, type PreflightOptions } from './preflight.js'
+export {
+  markAllowed,
+  oursBy,
+  preflightProblem,
+  processGroup,
+  readGovernors,
+  readHost,
+  type HostReaders,
+  type PreflightOptions,
+} from './preflight.js'
 export { slowdowns, watchRound } from './throttle.js'

@@ -31,7 +31,11 @@ export function numberValue(raw: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined
 }
 
-const lines = (stdout: string) => stdout.split('\n').map((l) => l.trim()).filter(Boolean)
+const lines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
 
 /** One GPU per line of the state query. */
 export function parseGpuStates(stdout: string): GpuState[] {
@@ -72,7 +76,8 @@ export async function queryGpus(run: Run): Promise<{ gpus?: GpuState[]; reason?:
   if (!result.ok) return { reason: result.reason, missing: result.missing }
   const gpus = parseGpuStates(result.stdout)
   const counters = await queryCounters(run)
-  for (const [i, gpu] of gpus.entries()) if (counters?.[i] && Object.keys(counters[i]).length) gpu.counters = counters[i]
+  for (const [i, gpu] of gpus.entries())
+    if (counters?.[i] && Object.keys(counters[i]).length) gpu.counters = counters[i]
   return { gpus }
 }
 

@@ -29,7 +29,10 @@ export async function readHost(readers: HostReaders = {}): Promise<HostState> {
     host.gpus = gpu.gpus
     const [cuda, apps] = await Promise.all([queryCuda(smi), queryComputeApps(smi)])
     if (cuda) host.cuda = cuda
-    if (apps) host.processes = await Promise.all(apps.map(async (a): Promise<GpuProcess> => ({ ...a, ours: (await readers.ours?.(a.pid)) ?? false })))
+    if (apps)
+      host.processes = await Promise.all(
+        apps.map(async (a): Promise<GpuProcess> => ({ ...a, ours: (await readers.ours?.(a.pid)) ?? false })),
+      )
   } else {
     host.noGpu = gpu.missing ? 'no GPU information: nvidia-smi not found' : `no GPU information: ${gpu.reason}`
   }
@@ -43,7 +46,14 @@ export async function readHost(readers: HostReaders = {}): Promise<HostState> {
 /** The distinct `scaling_governor` values; none in a VM without cpufreq. */
 export async function readGovernors(root: string): Promise<string[]> {
   const cpus = (await readdir(root).catch(() => [] as string[])).filter((n) => /^cpu\d+$/.test(n)).slice(0, MAX_CPUS)
-  const values = await Promise.all(cpus.map((cpu) => readFile(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')))
+  const values = await Promise.all(
+    cpus.map((cpu) =>
+      readFile(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then(
+        (s) => s.trim().slice(0, 64),
+        () => '',
+      ),
+    ),
+  )
   return [...new Set(values.filter(Boolean))].sort()
 }
 
@@ -74,7 +84,10 @@ export function markAllowed(host: HostState, globs: readonly string[]): GpuProce
 export function preflightProblem(host: HostState, o: PreflightOptions): string | undefined {
   const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed)
   if (stray.length) {
-    const named = stray.slice(0, 3).map((p) => `pid ${p.pid} ${p.name}`).join(', ')
+    const named = stray
+      .slice(0, 3)
+      .map((p) => `pid ${p.pid} ${p.name}`)
+      .join(', ')
     return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`
   }
   const throttled = (host.gpus ?? []).flatMap((g, i) => (g.active.length ? [`GPU ${i} ${g.active.join(', ')}`] : []))

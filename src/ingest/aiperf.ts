@@ -22,12 +22,21 @@ function stats(record: ToolRecord, key: string): Partial<Stats> | undefined {
   const metric = record.sub(key)
   if (!metric) return undefined
   const unit = metric.str('unit') ?? 'ms'
-  const scale = MS[unit] ?? metric.fail(`\`unit\`: expected one of ${Object.keys(MS).join(', ')}, got ${JSON.stringify(unit)}`)
+  const scale =
+    MS[unit] ?? metric.fail(`\`unit\`: expected one of ${Object.keys(MS).join(', ')}, got ${JSON.stringify(unit)}`)
   const at = (k: string) => {
     const v = metric.opt(k)
     return v === undefined ? undefined : v * scale
   }
-  return { mean: at('avg'), p50: at('p50'), p90: at('p90'), p99: at('p99'), std: at('std'), min: at('min'), max: at('max') }
+  return {
+    mean: at('avg'),
+    p50: at('p50'),
+    p90: at('p90'),
+    p99: at('p99'),
+    std: at('std'),
+    min: at('min'),
+    max: at('max'),
+  }
 }
 
 const avg = (record: ToolRecord, key: string): number | undefined => record.sub(key)?.opt('avg')
@@ -47,7 +56,12 @@ function aiperfRun(record: ToolRecord): IngestedRun {
     tpot_ms: tpot,
     itl_ms: itl,
     e2e_ms: stats(record, 'request_latency'),
-    decode_tps: { mean: tpot.mean ? 1000 / tpot.mean : undefined, p50: tpot.p50 ? 1000 / tpot.p50 : undefined, min: tpot.max ? 1000 / tpot.max : undefined, max: tpot.min ? 1000 / tpot.min : undefined },
+    decode_tps: {
+      mean: tpot.mean ? 1000 / tpot.mean : undefined,
+      p50: tpot.p50 ? 1000 / tpot.p50 : undefined,
+      min: tpot.max ? 1000 / tpot.max : undefined,
+      max: tpot.min ? 1000 / tpot.min : undefined,
+    },
     output_tps: output,
     total_tps: avg(record, 'total_token_throughput'),
     request_tps: avg(record, 'request_throughput'),
@@ -63,7 +77,10 @@ function aiperfRun(record: ToolRecord): IngestedRun {
     requests: ok + failed,
     rate: loadgen?.opt('request_rate') ?? null,
   }
-  const range = (r: ToolRecord | undefined, fallback: number) => ({ min: r?.opt('min') ?? fallback, max: r?.opt('max') ?? fallback })
+  const range = (r: ToolRecord | undefined, fallback: number) => ({
+    min: r?.opt('min') ?? fallback,
+    max: r?.opt('max') ?? fallback,
+  })
   return {
     where: record.where,
     file: record.doc.file,

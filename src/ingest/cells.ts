@@ -4,7 +4,13 @@
  * round lacks is null in the cell too). One round leaves the noise model no round-to-round spread: the noise floor
  * stands in for it, and the cell says so.
  */
-import { DISTRIBUTION_METRICS, SCALAR_METRICS, type MetricsBlock, type RoundResult, type Stats } from '../core/measurements.js'
+import {
+  DISTRIBUTION_METRICS,
+  SCALAR_METRICS,
+  type MetricsBlock,
+  type RoundResult,
+  type Stats,
+} from '../core/measurements.js'
 import type { CellResult } from '../core/results.js'
 import { mean } from '../core/stats.js'
 import type { Figures, IngestedRun } from './types.js'
@@ -30,7 +36,8 @@ export function metricsBlock(figures: Figures): MetricsBlock {
   return block
 }
 
-const finite = (value: number | undefined | null): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+const finite = (value: number | undefined | null): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined
 
 /**
  * What of our figures a run lacks, in our names (`ttft_ms: no p90, min, max`, `prefill_tps: not reported`), after
@@ -68,10 +75,13 @@ function round(run: IngestedRun, index: number, discard: number): RoundResult {
 
 /** Mean over the rounds of each figure; null when any round lacks it. */
 function steady(rounds: readonly RoundResult[]): MetricsBlock {
-  const pick = (values: readonly unknown[]) => (values.every((v) => finite(v as number) !== undefined) ? mean(values as number[]) : NOT_REPORTED)
+  const pick = (values: readonly unknown[]) =>
+    values.every((v) => finite(v as number) !== undefined) ? mean(values as number[]) : NOT_REPORTED
   const block = {} as MetricsBlock
   for (const key of DISTRIBUTION_METRICS) {
-    block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, pick(rounds.map((r) => r.metrics[key][s]))])) as unknown as Stats
+    block[key] = Object.fromEntries(
+      STAT_KEYS.map((s) => [s, pick(rounds.map((r) => r.metrics[key][s]))]),
+    ) as unknown as Stats
   }
   for (const key of SCALAR_METRICS) block[key] = pick(rounds.map((r) => r.metrics[key]))
   return block

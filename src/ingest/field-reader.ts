@@ -23,7 +23,8 @@ export class ToolRecord {
     readonly at?: string,
   ) {
     this.where = `${doc.file}:${doc.line}${at ? ` (${at})` : ''}`
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(`expected a JSON object, got ${describeValue(value)}`)
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      this.fail(`expected a JSON object, got ${describeValue(value)}`)
     this.fields = value as Record<string, unknown>
   }
 
@@ -61,7 +62,9 @@ export class ToolRecord {
 
   /** A nested object, as a record of its own; undefined when absent. */
   sub(key: string): ToolRecord | undefined {
-    return this.has(key) ? new ToolRecord(this.doc, this.noun, this.fields[key], this.at ? `${this.at}.${key}` : key) : undefined
+    return this.has(key)
+      ? new ToolRecord(this.doc, this.noun, this.fields[key], this.at ? `${this.at}.${key}` : key)
+      : undefined
   }
 
   /** A list of numbers the record may lack. */
@@ -72,7 +75,8 @@ export class ToolRecord {
 
   private checked(key: string): number {
     const value = this.fields[key]
-    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(`\`${key}\`: expected a number, got ${describeValue(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      this.fail(`\`${key}\`: expected a number, got ${describeValue(value)}`)
     return value
   }
 }

@@ -21,12 +21,23 @@ function summary(metrics: ToolRecord, key: string, scale = 1): Partial<Stats> | 
   if (!ok) return undefined
   const pct = ok.sub('percentiles')
   const at = (value: number | undefined) => (value === undefined ? undefined : value * scale)
-  return { mean: at(ok.opt('mean')), p50: at(ok.opt('median') ?? pct?.opt('p50')), p90: at(pct?.opt('p90')), p99: at(pct?.opt('p99')), std: at(ok.opt('std_dev')), min: at(ok.opt('min')), max: at(ok.opt('max')) }
+  return {
+    mean: at(ok.opt('mean')),
+    p50: at(ok.opt('median') ?? pct?.opt('p50')),
+    p90: at(pct?.opt('p90')),
+    p99: at(pct?.opt('p99')),
+    std: at(ok.opt('std_dev')),
+    min: at(ok.opt('min')),
+    max: at(ok.opt('max')),
+  }
 }
 
 function benchmarkRun(benchmark: ToolRecord): IngestedRun {
   const metrics = benchmark.sub('metrics') ?? benchmark.fail('missing `metrics`')
-  const totals = metrics.sub('request_totals') ?? benchmark.sub('request_totals') ?? benchmark.fail('missing `metrics.request_totals`')
+  const totals =
+    metrics.sub('request_totals') ??
+    benchmark.sub('request_totals') ??
+    benchmark.fail('missing `metrics.request_totals`')
   const ttft = summary(metrics, 'time_to_first_token_ms') ?? metrics.fail('missing `time_to_first_token_ms.successful`')
   const tpot = summary(metrics, 'inter_token_latency_ms') ?? {}
   const strategy = benchmark.sub('config')?.sub('strategy') ?? benchmark.sub('args')?.sub('strategy')
@@ -64,11 +75,14 @@ function benchmarkRun(benchmark: ToolRecord): IngestedRun {
     errors: errored,
     durationMs: duration * 1000,
     figures,
-    achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+    achieved: {
+      promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
+      outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+    },
     unmapped: [
-      'tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request\'s tokens',
+      "tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request's tokens",
       'itl_ms: no per-chunk gaps',
-      'output_tps, total_tps, request_tps: the mean of GuideLLM\'s rate distributions',
+      "output_tps, total_tps, request_tps: the mean of GuideLLM's rate distributions",
       ...(streams ? [] : ['per_user_tps: no fixed concurrency']),
       'achieved lengths: the mean per request only',
     ],

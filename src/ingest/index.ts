@@ -21,7 +21,13 @@ export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
 export type { IngestedRun } from './types.js'
 
 /** One reader per format name (the names are in core/, for the matrix file's `format` key). */
-export const INGEST_FORMATS: Readonly<Record<IngestFormatName, IngestFormat>> = { vllm, sglang, 'llama-bench': llamaBench, guidellm, aiperf }
+export const INGEST_FORMATS: Readonly<Record<IngestFormatName, IngestFormat>> = {
+  vllm,
+  sglang,
+  'llama-bench': llamaBench,
+  guidellm,
+  aiperf,
+}
 export { INGEST_FORMAT_NAMES }
 
 export function ingestFormat(name: string): IngestFormat {

@@ -17,21 +17,47 @@ import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 const NOUN = 'a llama-bench test'
 
 /** Keys of the test and its result; every other key is configuration. */
-const TEST_KEYS = new Set(['n_prompt', 'n_gen', 'n_depth', 'test_time', 'avg_ns', 'stddev_ns', 'avg_ts', 'stddev_ts', 'samples_ns', 'samples_ts'])
+const TEST_KEYS = new Set([
+  'n_prompt',
+  'n_gen',
+  'n_depth',
+  'test_time',
+  'avg_ns',
+  'stddev_ns',
+  'avg_ts',
+  'stddev_ts',
+  'samples_ns',
+  'samples_ts',
+])
 /** Configuration that says where it ran, not what ran: never part of a target name. */
-const HOST_KEYS = new Set(['build_commit', 'build_number', 'cpu_info', 'gpu_info', 'model_filename', 'model_type', 'model_size', 'model_n_params'])
+const HOST_KEYS = new Set([
+  'build_commit',
+  'build_number',
+  'cpu_info',
+  'gpu_info',
+  'model_filename',
+  'model_type',
+  'model_size',
+  'model_n_params',
+])
 
 /** The tests of a file: the elements of its array, or one object per line. */
 function tests(docs: readonly Document[]): ToolRecord[] {
   return docs.flatMap((doc) =>
-    Array.isArray(doc.value) ? doc.value.map((value, i) => new ToolRecord(doc, NOUN, value, `test ${i + 1}`)) : [new ToolRecord(doc, NOUN)],
+    Array.isArray(doc.value)
+      ? doc.value.map((value, i) => new ToolRecord(doc, NOUN, value, `test ${i + 1}`))
+      : [new ToolRecord(doc, NOUN)],
   )
 }
 
 /** Configuration keys whose value differs between the file's tests: they tell its targets apart. */
 function varying(records: readonly ToolRecord[]): string[] {
   const keys = new Set(records.flatMap((r) => r.keys()))
-  return [...keys].filter((k) => !TEST_KEYS.has(k) && !HOST_KEYS.has(k) && new Set(records.map((r) => JSON.stringify(r.raw(k)))).size > 1).sort()
+  return [...keys]
+    .filter(
+      (k) => !TEST_KEYS.has(k) && !HOST_KEYS.has(k) && new Set(records.map((r) => JSON.stringify(r.raw(k)))).size > 1,
+    )
+    .sort()
 }
 
 /** Tokens per second of each repetition: `samples_ts`, else from `samples_ns`, else the one average. */
@@ -87,7 +113,9 @@ function runs(record: ToolRecord, distinguishing: readonly string[]): IngestedRu
     figures: figures(prompt, gen, ts),
     achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
     unmapped,
-    version: commit ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}` : undefined,
+    version: commit
+      ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}`
+      : undefined,
   }))
 }
 

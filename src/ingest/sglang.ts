@@ -50,7 +50,10 @@ export function sglangRun(record: ToolRecord): IngestedRun {
     errors: null,
     durationMs: record.num('duration') * 1000,
     figures,
-    achieved: { promptTokens: { min: workload.inputTokens, max: workload.inputTokens }, outputTokens: { min: workload.outputTokens, max: workload.outputTokens } },
+    achieved: {
+      promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
+      outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+    },
     unmapped: [
       'failed_share: SGLang counts no failed requests',
       ...(concurrency ? [] : ['per_user_tps: no max_concurrency', 'concurrency: the measured mean in flight']),

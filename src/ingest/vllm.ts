@@ -17,7 +17,9 @@ import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
 const NOUN = 'a vLLM bench result'
 
 /** Per-request values of the successful requests, in ms, from `--save-detailed` arrays; undefined without them. */
-function detailed(record: ToolRecord): Partial<Record<'ttft' | 'tpot' | 'itl' | 'e2e' | 'input' | 'output', number[]>> | undefined {
+function detailed(
+  record: ToolRecord,
+): Partial<Record<'ttft' | 'tpot' | 'itl' | 'e2e' | 'input' | 'output', number[]>> | undefined {
   const ttfts = record.numbers('ttfts')
   const latencies = record.numbers('latencies')
   const outputs = record.numbers('output_lens')
@@ -29,8 +31,12 @@ function detailed(record: ToolRecord): Partial<Record<'ttft' | 'tpot' | 'itl' | 
   return {
     ttft: indices.map((i) => ttfts[i] * 1000),
     e2e: indices.map((i) => latencies[i] * 1000),
-    itl: Array.isArray(itls) ? indices.flatMap((i) => (Array.isArray(itls[i]) ? (itls[i] as number[]).map((s) => s * 1000) : [])) : undefined,
-    tpot: outputs ? indices.filter((i) => outputs[i] > 1).map((i) => ((latencies[i] - ttfts[i]) * 1000) / (outputs[i] - 1)) : undefined,
+    itl: Array.isArray(itls)
+      ? indices.flatMap((i) => (Array.isArray(itls[i]) ? (itls[i] as number[]).map((s) => s * 1000) : []))
+      : undefined,
+    tpot: outputs
+      ? indices.filter((i) => outputs[i] > 1).map((i) => ((latencies[i] - ttfts[i]) * 1000) / (outputs[i] - 1))
+      : undefined,
     input: record.numbers('input_lens')?.filter((_, i) => ok(i)),
     output: outputs?.filter((_, i) => ok(i)),
   }
@@ -91,7 +97,10 @@ export function vllmRun(record: ToolRecord): IngestedRun {
     errors: failed ?? null,
     durationMs: record.num('duration') * 1000,
     figures,
-    achieved: { promptTokens: range(samples?.input, workload.inputTokens), outputTokens: range(samples?.output, workload.outputTokens) },
+    achieved: {
+      promptTokens: range(samples?.input, workload.inputTokens),
+      outputTokens: range(samples?.output, workload.outputTokens),
+    },
     unmapped,
   }
 }

@@ -75,7 +75,12 @@ function compressible(sample: string): DegenerateCheck | undefined {
   if (raw.length < MIN_COMPRESSED_BYTES) return undefined
   const ratio = deflateRawSync(raw).length / raw.length
   if (ratio >= MIN_COMPRESSION_RATIO) return undefined
-  return { judged: true, degenerate: true, kind: 'compression', reason: `deflates to ${formatPercent(ratio)} of its size (limit ${formatPercent(MIN_COMPRESSION_RATIO)})` }
+  return {
+    judged: true,
+    degenerate: true,
+    kind: 'compression',
+    reason: `deflates to ${formatPercent(ratio)} of its size (limit ${formatPercent(MIN_COMPRESSION_RATIO)})`,
+  }
 }
 
 function collapsed(sample: string): DegenerateCheck | undefined {
@@ -90,15 +95,27 @@ function collapsed(sample: string): DegenerateCheck | undefined {
 /** Judges one response by its first DEGENERATE_SAMPLE_CHARS characters. */
 export function checkDegenerate(text: string): DegenerateCheck {
   const sample = text.slice(0, DEGENERATE_SAMPLE_CHARS)
-  if (sample.length < MIN_JUDGED_CHARS) return { judged: false, degenerate: false, reason: `too short to judge (${sample.length} characters, needs ${MIN_JUDGED_CHARS})` }
-  return repeated(sample) ?? compressible(sample) ?? collapsed(sample) ?? { judged: true, degenerate: false, reason: 'not degenerate' }
+  if (sample.length < MIN_JUDGED_CHARS)
+    return {
+      judged: false,
+      degenerate: false,
+      reason: `too short to judge (${sample.length} characters, needs ${MIN_JUDGED_CHARS})`,
+    }
+  return (
+    repeated(sample) ??
+    compressible(sample) ??
+    collapsed(sample) ?? { judged: true, degenerate: false, reason: 'not degenerate' }
+  )
 }
 
 /** The cell's tally over its sampled responses. */
 export function tallyDegenerate(checks: readonly DegenerateCheck[]): DegenerateTally {
   const judged = checks.filter((c) => c.judged)
   const bad = judged.filter((c) => c.degenerate)
-  const kinds = Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, bad.filter((c) => c.kind === k).length])) as Record<DegenerateKind, number>
+  const kinds = Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, bad.filter((c) => c.kind === k).length])) as Record<
+    DegenerateKind,
+    number
+  >
   const fragment = bad.find((c) => c.fragment !== undefined)?.fragment
   return {
     judged: judged.length,

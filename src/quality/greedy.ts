@@ -79,11 +79,20 @@ export function describeDifference(prompt: string, agreement: PromptAgreement): 
  * Mean agreement over the prompts both runs have (matched by prompt text), with the least
  * agreeing one described; undefined when they share no prompt.
  */
-export function greedyAgreement(current: readonly GreedyOutput[], stored: readonly GreedyOutput[]): Agreement | undefined {
+export function greedyAgreement(
+  current: readonly GreedyOutput[],
+  stored: readonly GreedyOutput[],
+): Agreement | undefined {
   const now = new Map(current.map((o) => [o.prompt, o.text]))
-  const pairs = keepGreedy(stored).filter((o) => now.has(o.prompt)).map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt)!, o.text) }))
+  const pairs = keepGreedy(stored)
+    .filter((o) => now.has(o.prompt))
+    .map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt)!, o.text) }))
   if (pairs.length === 0) return undefined
   const mean = pairs.reduce((sum, p) => sum + p.agreement.fraction, 0) / pairs.length
   const worst = pairs.reduce((w, p) => (p.agreement.fraction < w.agreement.fraction ? p : w))
-  return { mean, prompts: pairs.length, ...(worst.agreement.fraction < 1 && { worst: describeDifference(worst.prompt, worst.agreement) }) }
+  return {
+    mean,
+    prompts: pairs.length,
+    ...(worst.agreement.fraction < 1 && { worst: describeDifference(worst.prompt, worst.agreement) }),
+  }
 }

@@ -21,5 +21,11 @@ export {
   greedyAgreement,
   type PromptAgreement,
 } from './greedy.js'
-export { appendSample, checkDegenerate, tallyDegenerate, DEGENERATE_SAMPLE_CHARS, type DegenerateCheck } from './degenerate.js'
+export {
+  appendSample,
+  checkDegenerate,
+  tallyDegenerate,
+  DEGENERATE_SAMPLE_CHARS,
+  type DegenerateCheck,
+} from './degenerate.js'
 export { qualityVerdict, BLIND_ACCURACY, CUT_HINT, DEGENERATE_MAX_RISE, type QualityVerdict } from './verdict.js'

@@ -32,7 +32,12 @@ interface Template {
 }
 
 const TEMPLATES: readonly Template[] = [
-  { kind: 'add', text: 'What is {a} + {b}?', draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }), answer: (n) => n.a + n.b },
+  {
+    kind: 'add',
+    text: 'What is {a} + {b}?',
+    draw: (int) => ({ a: int(1000, 9999), b: int(100, 9999) }),
+    answer: (n) => n.a + n.b,
+  },
   {
     kind: 'subtract',
     text: 'What is {a} - {b}?',
@@ -42,7 +47,12 @@ const TEMPLATES: readonly Template[] = [
     },
     answer: (n) => n.a - n.b,
   },
-  { kind: 'multiply', text: 'What is {a} × {b}?', draw: (int) => ({ a: int(12, 99), b: int(12, 99) }), answer: (n) => n.a * n.b },
+  {
+    kind: 'multiply',
+    text: 'What is {a} × {b}?',
+    draw: (int) => ({ a: int(12, 99), b: int(12, 99) }),
+    answer: (n) => n.a * n.b,
+  },
   {
     kind: 'bought-left',
     text: '{name} buys {a} packs of {b} {item} and gives {c} {item} to friends. How many {item} does {name} have left?',
@@ -109,14 +119,20 @@ function fill(template: Template, numbers: Numbers, words: Record<string, string
 
 /** `count` questions for `seed`; the same seed gives the same questions, and a longer list starts with a shorter one. */
 export function probeQuestions(seed: number, count: number): ProbeQuestion[] {
-  if (!Number.isInteger(count) || count < 1 || count > PROBE_MAX_QUESTIONS) throw new RangeError(`probe: question count must be 1–${PROBE_MAX_QUESTIONS}, got ${count}`)
+  if (!Number.isInteger(count) || count < 1 || count > PROBE_MAX_QUESTIONS)
+    throw new RangeError(`probe: question count must be 1–${PROBE_MAX_QUESTIONS}, got ${count}`)
   const rng = mulberry32(seed)
   const int: Int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1))
   return Array.from({ length: count }, (_, i) => {
     const template = TEMPLATES[int(0, TEMPLATES.length - 1)]
     const words = Object.fromEntries(Object.entries(WORDS).map(([key, list]) => [key, list[int(0, list.length - 1)]]))
     const numbers = template.draw(int)
-    return { id: `q${i + 1}`, kind: template.kind, text: `${fill(template, numbers, words)} ${PROBE_INSTRUCTION}`, answer: template.answer(numbers) }
+    return {
+      id: `q${i + 1}`,
+      kind: template.kind,
+      text: `${fill(template, numbers, words)} ${PROBE_INSTRUCTION}`,
+      answer: template.answer(numbers),
+    }
   })
 }
 
@@ -140,7 +156,11 @@ export function solveQuestion(text: string): number | undefined {
   let last: { at: number; answer: number } | undefined
   for (const { template, pattern } of COMPILED) {
     for (const match of text.matchAll(pattern)) {
-      const numbers = Object.fromEntries(Object.entries(match.groups ?? {}).filter(([key]) => !(key in WORDS)).map(([key, value]) => [key, Number(value)]))
+      const numbers = Object.fromEntries(
+        Object.entries(match.groups ?? {})
+          .filter(([key]) => !(key in WORDS))
+          .map(([key, value]) => [key, Number(value)]),
+      )
       if (!last || match.index > last.at) last = { at: match.index, answer: template.answer(numbers) }
     }
   }

@@ -48,5 +48,10 @@ export function scoreProbe(questions: readonly ProbeQuestion[], replies: readonl
     if (got !== q.answer) misses.push({ id: q.id, number: i + 1, expected: q.answer, got: got ?? null })
   })
   const correct = questions.length - misses.length
-  return { questions: questions.length, correct, accuracy: questions.length === 0 ? 0 : correct / questions.length, misses }
+  return {
+    questions: questions.length,
+    correct,
+    accuracy: questions.length === 0 ? 0 : correct / questions.length,
+    misses,
+  }
 }

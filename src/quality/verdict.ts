@@ -7,7 +7,14 @@
  * checked with `off`). A figure either side lacks is not compared.
  */
 import { formatPercent, formatPoints } from '../core/format.js'
-import { DEGENERATE_KINDS, type CellQuality, type DegenerateKind, type DegenerateTally, type ProbeResult, type QualityGate } from '../core/quality.js'
+import {
+  DEGENERATE_KINDS,
+  type CellQuality,
+  type DegenerateKind,
+  type DegenerateTally,
+  type ProbeResult,
+  type QualityGate,
+} from '../core/quality.js'
 import { quote } from './text.js'
 
 /**
@@ -49,7 +56,10 @@ function accuracyOver(probe: ProbeResult, n: number): number {
  * Accuracies on the same questions: the whole probe when both asked the same, else the first
  * questions both asked (same seed, and both files list the missed ones); undefined when there are none.
  */
-function sameQuestions(current: ProbeResult, baseline: ProbeResult): { current: number; baseline: number; on?: number } | undefined {
+function sameQuestions(
+  current: ProbeResult,
+  baseline: ProbeResult,
+): { current: number; baseline: number; on?: number } | undefined {
   if (current.seed !== baseline.seed) return undefined
   if (current.questions === baseline.questions) return { current: current.accuracy, baseline: baseline.accuracy }
   if (!current.missed || !baseline.missed) return undefined
@@ -57,18 +67,30 @@ function sameQuestions(current: ProbeResult, baseline: ProbeResult): { current: 
   return { current: accuracyOver(current, n), baseline: accuracyOver(baseline, n), on: n }
 }
 
-function accuracyProblem(current: ProbeResult, baseline: ProbeResult, gate: QualityGate): { reason?: string; warning?: string } {
+function accuracyProblem(
+  current: ProbeResult,
+  baseline: ProbeResult,
+  gate: QualityGate,
+): { reason?: string; warning?: string } {
   const same = sameQuestions(current, baseline)
   if (!same) {
-    return { warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared` }
+    return {
+      warning: `probe questions differ from the baseline's (seed ${current.seed}, ${current.questions} questions; baseline seed ${baseline.seed}, ${baseline.questions}): accuracy not compared`,
+    }
   }
   const on = same.on === undefined ? '' : ` on the first ${same.on} questions both asked`
   const drop = same.baseline - same.current
   if (drop <= gate.maxAccuracyDrop + 1e-9) {
-    const warning = blindWarning(current, same) ?? (same.on === undefined ? undefined : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`)
+    const warning =
+      blindWarning(current, same) ??
+      (same.on === undefined
+        ? undefined
+        : `probe question counts differ (${current.questions}; baseline ${baseline.questions}): accuracy compared${on}`)
     return warning ? { warning } : {}
   }
-  return { reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}` }
+  return {
+    reason: `accuracy ${formatPercent(same.current)} (baseline ${formatPercent(same.baseline)})${on}: dropped ${formatPoints(drop)} points, limit ${formatPoints(gate.maxAccuracyDrop)}`,
+  }
 }
 
 const KIND_WORDS: Record<DegenerateKind, string> = {
@@ -79,7 +101,8 @@ const KIND_WORDS: Record<DegenerateKind, string> = {
 
 function degenerateText(tally: DegenerateTally, baseline: DegenerateTally): string {
   const kinds = DEGENERATE_KINDS.filter((k) => tally.kinds[k] > 0)
-  const words = (k: DegenerateKind) => `${KIND_WORDS[k]}${k === 'repeat' && tally.example !== undefined ? ` (${quote(tally.example, 24)})` : ''}`
+  const words = (k: DegenerateKind) =>
+    `${KIND_WORDS[k]}${k === 'repeat' && tally.example !== undefined ? ` (${quote(tally.example, 24)})` : ''}`
   const what =
     kinds.length === 1
       ? `${formatPercent(tally.share ?? 0)} of responses ${words(kinds[0])}`
@@ -93,7 +116,11 @@ function agreementText(mean: number): string {
 }
 
 /** Compares a cell's quality figures with its baseline's under the target's gate. */
-export function qualityVerdict(current: CellQuality, baseline: CellQuality | undefined, gate: QualityGate): QualityVerdict {
+export function qualityVerdict(
+  current: CellQuality,
+  baseline: CellQuality | undefined,
+  gate: QualityGate,
+): QualityVerdict {
   const reasons: string[] = []
   const warnings: string[] = []
   if (current.probe && baseline?.probe) {
@@ -104,10 +131,17 @@ export function qualityVerdict(current: CellQuality, baseline: CellQuality | und
   const agreement = current.agreement
   if (agreement && agreement.mean < gate.minAgreement) {
     const worst = agreement.worst ? `; worst prompt: ${agreement.worst}` : ''
-    reasons.push(`agreement ${agreementText(agreement.mean)} with the baseline's greedy outputs (min ${gate.minAgreement})${worst}`)
+    reasons.push(
+      `agreement ${agreementText(agreement.mean)} with the baseline's greedy outputs (min ${gate.minAgreement})${worst}`,
+    )
   }
   const [now, before] = [current.degenerate, baseline?.degenerate]
-  if (gate.degenerate !== 'off' && now?.share != null && before?.share != null && now.share - before.share > DEGENERATE_MAX_RISE) {
+  if (
+    gate.degenerate !== 'off' &&
+    now?.share != null &&
+    before?.share != null &&
+    now.share - before.share > DEGENERATE_MAX_RISE
+  ) {
     ;(gate.degenerate === 'fail' ? reasons : warnings).push(degenerateText(now, before))
   }
   return { status: reasons.length > 0 ? 'regression' : 'pass', reasons, warnings }

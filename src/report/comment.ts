@@ -31,10 +31,20 @@ const markerOf = (configPath: string): string => `<!-- llm-bench-gate:${configPa
 const isBot = (c: IssueComment): boolean => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]'
 
 /** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
-async function findMarked(request: GitHubRequest, repo: RepoRef, issueNumber: number, marker: string): Promise<IssueComment[]> {
+async function findMarked(
+  request: GitHubRequest,
+  repo: RepoRef,
+  issueNumber: number,
+  marker: string,
+): Promise<IssueComment[]> {
   const found: IssueComment[] = []
   for (let page = 1; page <= MAX_PAGES; page++) {
-    const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, per_page: PER_PAGE, page })
+    const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...repo,
+      issue_number: issueNumber,
+      per_page: PER_PAGE,
+      page,
+    })
     const items = res.data as IssueComment[]
     found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)))
     const link = res.headers.link
@@ -53,7 +63,11 @@ export async function upsertComment(options: UpsertOptions): Promise<{ url: stri
   const target = marked.filter(isBot).at(-1) ?? marked.at(-1)
   if (target) {
     try {
-      const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo, comment_id: target.id, body })
+      const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+        ...repo,
+        comment_id: target.id,
+        body,
+      })
       return { url: String(res.data.html_url), action: 'updated' }
     } catch (error) {
       // Someone else's comment (a token can only edit its own): fall through and post ours.
@@ -61,6 +75,10 @@ export async function upsertComment(options: UpsertOptions): Promise<{ url: stri
       if (isBot(target) || (status !== 403 && status !== 404)) throw error
     }
   }
-  const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issueNumber, body })
+  const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    ...repo,
+    issue_number: issueNumber,
+    body,
+  })
   return { url: String(res.data.html_url), action: 'created' }
 }

@@ -45,7 +45,8 @@ export function trendChart(trend: Trend, attrs: string): string {
     d += `${pen ? 'L' : 'M'}${xOf(i, n)} ${y(v)}`
     pen = true
   })
-  const single = trend.values.length === 1 && present ? `<circle cx="${xOf(0, 1)}" cy="${ys[0]}" r="3" class="point"/>` : ''
+  const single =
+    trend.values.length === 1 && present ? `<circle cx="${xOf(0, 1)}" cy="${ys[0]}" r="3" class="point"/>` : ''
   const shifts = trend.shifts
     .filter((i) => i > 0 && i < n)
     .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="0" y2="${CHART.height}"/>`)

@@ -13,7 +13,16 @@ import { trendChart } from './dashboard-chart.js'
 import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
 import { DASHBOARD_CSS } from './dashboard-style.js'
 import { escapeHtml, safeUrl } from './escape.js'
-import { COLUMNS, TABLE_ID, formatDate, measuredCells, leaderboardTable, modelName, sortScript, type Measured } from './leaderboard.js'
+import {
+  COLUMNS,
+  TABLE_ID,
+  formatDate,
+  measuredCells,
+  leaderboardTable,
+  modelName,
+  sortScript,
+  type Measured,
+} from './leaderboard.js'
 import { pageHead } from './leaderboard-style.js'
 
 /** The charted metrics, each as its mean. */
@@ -33,7 +42,8 @@ export interface DashboardInput {
 }
 
 /** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
-const columnsFor = (cells: readonly Measured[]) => COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)))
+const columnsFor = (cells: readonly Measured[]) =>
+  COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)))
 
 type FilterKey = (typeof FILTERS)[number]
 const facet: Record<FilterKey, (cell: Measured) => string> = {
@@ -47,7 +57,13 @@ const facetAttrs = (cell: Measured): string => FILTERS.map((k) => ` data-${k}="$
 export function renderDashboard(input: DashboardInput): string {
   const cells = measuredCells(input.baseline.cells)
   const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`)
-  const data = { commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]), units: TREND_METRICS.map((m) => metricInfo(m).unit), series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))) }
+  const data = {
+    commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+    units: TREND_METRICS.map((m) => metricInfo(m).unit),
+    series: cells.map((c) =>
+      TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v)))),
+    ),
+  }
   const last = input.history.at(-1)
   return `${pageHead(title, DASHBOARD_CSS)}
 <header>
@@ -87,11 +103,16 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     const info = metricInfo(metric)
     const values = seriesOf(input.history, cell.id, metric)
     const latest = values.filter((v) => v !== null).at(-1)
-    const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`)
+    const chart = trendChart(
+      { values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label },
+      ` data-cell="${index}" data-metric="${m}"`,
+    )
     const present = values.filter((v): v is number => v !== null)
     // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
-    const range = present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : ''
-    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`
+    const range =
+      present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : ''
+    const now =
+      latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`
     return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`
   })
   const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
@@ -124,5 +145,10 @@ function metaLine(input: DashboardInput, last: HistoryEntry | undefined): string
 
 /** JSON inside a script element: nothing in it may end the element or read as markup. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }

@@ -27,7 +27,11 @@ export function verdictNotes(cells: readonly CellResult[]): string | undefined {
 export function metricsSection(cells: readonly CellResult[]): string | undefined {
   const measured = cells.filter((c) => c.metrics)
   if (!measured.length) return undefined
-  const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), ingestedLine(c)].filter(Boolean).join('\n\n'))
+  const blocks = measured.map((c) =>
+    [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), ingestedLine(c)]
+      .filter(Boolean)
+      .join('\n\n'),
+  )
   return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'))
 }
 
@@ -44,7 +48,10 @@ function metricsTable(m: MetricsBlock): string {
     const s = m[key]
     return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)]
   })
-  return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], { ...TABLE, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] })
+  return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], {
+    ...TABLE,
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  })
 }
 
 function scalars(m: MetricsBlock): string {
@@ -70,9 +77,22 @@ function roundsTable(rounds: readonly RoundResult[]): string {
     formatNumber(r.metrics?.tpot_ms?.mean),
     formatNumber(r.metrics?.output_tps),
     formatNumber(r.durationMs / 1000),
-    r.errorReasons?.length ? escapeText(clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300)) : EMPTY,
+    r.errorReasons?.length
+      ? escapeText(clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
+      : EMPTY,
   ])
-  const header = ['round', 'steady', 'requests', 'errors', 'decode tok/s', 'TTFT ms', 'TPOT ms', 'output tok/s', 'duration s', 'errors seen']
+  const header = [
+    'round',
+    'steady',
+    'requests',
+    'errors',
+    'decode tok/s',
+    'TTFT ms',
+    'TPOT ms',
+    'output tok/s',
+    'duration s',
+    'errors seen',
+  ]
   return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] })
 }
 
@@ -80,7 +100,9 @@ function roundsTable(rounds: readonly RoundResult[]): string {
 export function flagsSection(cells: readonly CellResult[]): string | undefined {
   const flagged = cells.filter((c) => c.flags.length)
   if (!flagged.length) return undefined
-  const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(clip(f, 200))).join(', ')}`)
+  const lines = flagged.map(
+    (c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(clip(f, 200))).join(', ')}`,
+  )
   return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'))
 }
 

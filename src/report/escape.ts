@@ -31,15 +31,17 @@ export function escapeHtml(text: string): string {
  * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
  */
 export function escapeText(text: string): string {
-  return stripControl(text)
-    .replace(/\s*\n\s*/g, ' ')
-    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-    .replace(/[&<>]/g, (c) => HTML[c])
-    .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
-    // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
-    .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
-    .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
-    .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-')
+  return (
+    stripControl(text)
+      .replace(/\s*\n\s*/g, ' ')
+      .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+      .replace(/[&<>]/g, (c) => HTML[c])
+      .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+      // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+      .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+      .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+      .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-')
+  )
 }
 
 /** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */

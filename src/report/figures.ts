@@ -16,9 +16,13 @@ export function figure(cell: CellResult, metric: GatedMetric): Figure {
   const reference = cell.verdict.reference?.[metric]
   const stat = gated?.stat ?? reference?.stat ?? 'mean'
   // A skipped cell measured nothing: it shows the baseline's figures, without a change.
-  if (cell.verdict.skipped) return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false }
+  if (cell.verdict.skipped)
+    return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false }
   const value = readMetric(cell.metrics, metric, stat)
   const baseline = gated?.baseline ?? reference?.value
-  const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric) ? (value - baseline) / baseline : undefined
+  const delta =
+    value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+      ? (value - baseline) / baseline
+      : undefined
   return { value, stat, baseline, delta, regressed: gated?.status === 'regression' }
 }

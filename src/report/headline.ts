@@ -19,11 +19,15 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
     inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
   }[summary.verdict]
-  const shown = summary.accepted ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted` : title
+  const shown = summary.accepted
+    ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted`
+    : title
   // Skipped cells are counted as `missing` (not measured); the report tells them apart.
   const skipped = results.cells.filter((c) => c.verdict.skipped).length
   const shownCount = (s: (typeof STATUS_ORDER)[number]) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0)
-  const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`)
+  const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map(
+    (s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`,
+  )
   if (skipped) counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`)
   const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : ''
   return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`
@@ -56,7 +60,8 @@ function shardsLine(shards: { count: number; missing: number[] }): string {
 
 function baselineLine(baseline: BaselineRef | undefined, ctx: RenderContext): string {
   if (!baseline) return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.'
-  const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run'
+  const from =
+    baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run'
   const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : ''
   const url = safeUrl(baseline.runUrl)
   const link = url ? ` · [baseline run](${url})` : ''
@@ -90,7 +95,12 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
 
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 export function errorList(cells: readonly CellResult[]): string {
-  return cells.map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`).join('\n')
+  return cells
+    .map(
+      (cell) =>
+        `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`,
+    )
+    .join('\n')
 }
 
 /** What would decide an inconclusive metric, in words. */
@@ -116,7 +126,9 @@ export function inconclusiveList(cells: readonly CellResult[]): string {
         .filter((m) => m.status === 'inconclusive')
         // The reason starts with the metric's label and may already say what it needs.
         .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`)
-      const cellWide = cell.verdict.undecided?.length ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`] : []
+      const cellWide = cell.verdict.undecided?.length
+        ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`]
+        : []
       const why = [...metrics, ...cellWide]
       return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`
     })

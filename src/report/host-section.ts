@@ -5,7 +5,10 @@ import { formatBytes, plural } from '../core/format.js'
 import { clip, details, escapeText } from './escape.js'
 
 function gpuLine(g: GpuState, i: number): string {
-  const clocks = g.smClockMhz === undefined ? undefined : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`
+  const clocks =
+    g.smClockMhz === undefined
+      ? undefined
+      : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`
   const parts = [
     clocks,
     g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
@@ -16,7 +19,8 @@ function gpuLine(g: GpuState, i: number): string {
 }
 
 export function preflightText(p: HostState): string {
-  const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`
+  const memory =
+    p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`
   const processes = p.processes?.length
     ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
     : p.processes && 'no other GPU process'
@@ -36,9 +40,13 @@ export function fingerprintText(f: Fingerprint): string {
 }
 
 function hostLines(id: string, h: CellHost): string {
-  const lines = [`- **${escapeText(id)}**: ${escapeText(clip(preflightText(h.preflight), 600))}`, `  - environment: ${escapeText(clip(fingerprintText(h.fingerprint), 400))}`]
+  const lines = [
+    `- **${escapeText(id)}**: ${escapeText(clip(preflightText(h.preflight), 600))}`,
+    `  - environment: ${escapeText(clip(fingerprintText(h.fingerprint), 400))}`,
+  ]
   if (h.changes?.length) lines.push(`  - changed since the baseline: ${escapeText(clip(h.changes.join('; '), 400))}`)
-  for (const r of h.remeasured ?? []) lines.push(`  - round ${r.round + 1} measured again: ${escapeText(clip(r.reason, 200))}`)
+  for (const r of h.remeasured ?? [])
+    lines.push(`  - round ${r.round + 1} measured again: ${escapeText(clip(r.reason, 200))}`)
   return lines.join('\n')
 }
 
@@ -50,7 +58,9 @@ export function hostSection(cells: readonly CellResult[]): string | undefined {
     const first = !seen.has(c.target)
     seen.add(c.target)
     if (first) return [hostLines(c.target, c.host)]
-    return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(clip(r.reason, 200))}`)
+    return (c.host.remeasured ?? []).map(
+      (r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(clip(r.reason, 200))}`,
+    )
   })
   return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined
 }

@@ -3,7 +3,14 @@
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
 import type { MetricsBlock } from '../core/measurements.js'
-import { PRIMARY_METRICS, QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, metricInfo, type GatedMetric, type QualityFigure } from '../core/metrics.js'
+import {
+  PRIMARY_METRICS,
+  QUALITY_FIGURES,
+  SHOWN_QUALITY_FIGURES,
+  metricInfo,
+  type GatedMetric,
+  type QualityFigure,
+} from '../core/metrics.js'
 import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
 import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
@@ -41,7 +48,11 @@ interface Column {
 
 export const TABLE_ID = 'leaderboard'
 
-const num = (label: string, value: (m: MetricsBlock) => number): Column => ({ label, numeric: true, value: (c) => finite(value(c.metrics)) })
+const num = (label: string, value: (m: MetricsBlock) => number): Column => ({
+  label,
+  numeric: true,
+  value: (c) => finite(value(c.metrics)),
+})
 
 const delta = (metric: GatedMetric): Column => ({
   label: `Δ ${metricInfo(metric).short}`,
@@ -70,7 +81,12 @@ function qualityColumn(figure: QualityFigure): Column {
 export const COLUMNS: readonly Column[] = [
   { label: 'Model', numeric: false, value: modelName },
   { label: 'Runtime', numeric: false, value: runtime },
-  { label: 'Quant', numeric: false, value: (c) => c.quant || null, html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY) },
+  {
+    label: 'Quant',
+    numeric: false,
+    value: (c) => c.quant || null,
+    html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
+  },
   { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
   num('Total tok/s', (m) => m.total_tps),
   num('Output tok/s', (m) => m.output_tps),
@@ -81,7 +97,15 @@ export const COLUMNS: readonly Column[] = [
   num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
   num('Decode tok/s', (m) => m.decode_tps?.mean),
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-  { label: 'Verdict', numeric: true, value: (c) => STATUS_ORDER.indexOf(c.verdict.status), html: verdictHtml, words: true, tone: (c) => c.verdict.status, perRun: true },
+  {
+    label: 'Verdict',
+    numeric: true,
+    value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
+    html: verdictHtml,
+    words: true,
+    tone: (c) => c.verdict.status,
+    perRun: true,
+  },
   ...PRIMARY_METRICS.map(delta),
   ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ]
@@ -118,16 +142,27 @@ function defaultOrder(cells: Measured[]): Measured[] {
   const collate = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' })
   return cells
     .map((cell, index) => ({ cell, index }))
-    .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
+    .sort(
+      (a, b) =>
+        collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index,
+    )
     .map((x) => x.cell)
 }
 
 /** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
-export function leaderboardTable(cells: readonly Measured[], columns: readonly Column[] = COLUMNS, rowAttrs: (cell: Measured) => string = () => ''): string {
+export function leaderboardTable(
+  cells: readonly Measured[],
+  columns: readonly Column[] = COLUMNS,
+  rowAttrs: (cell: Measured) => string = () => '',
+): string {
   const heads = columns.map(
-    (col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
+    (col) =>
+      `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
   )
-  const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`)
+  const rows = cells.map(
+    (cell) =>
+      `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`,
+  )
   return `<table id="${TABLE_ID}">
 <caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
 <thead><tr>${heads.join('')}</tr></thead>
@@ -139,7 +174,11 @@ ${rows.join('\n')}
 
 function td(col: Column, cell: Measured): string {
   const value = col.value(cell)
-  const html = col.html ? col.html(cell) : col.numeric ? formatNumber(value as number | null) : escapeHtml(String(value ?? EMPTY))
+  const html = col.html
+    ? col.html(cell)
+    : col.numeric
+      ? formatNumber(value as number | null)
+      : escapeHtml(String(value ?? EMPTY))
   const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ')
   const attr = value === null ? '' : escapeHtml(String(value))
   return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`
@@ -155,7 +194,9 @@ function metaLine(results: ResultsFile, ctx: LeaderboardContext): string {
     `hardware <code>${escapeHtml(run.hardware)}</code>`,
     formatDate(run.finishedAt || run.startedAt),
     `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
-    baseline ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>` : 'no baseline',
+    baseline
+      ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
+      : 'no baseline',
     url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
   ]
     .filter(Boolean)
@@ -174,7 +215,10 @@ function failedSection(cells: readonly CellResult[]): string {
 
 function unmeasuredSection(cells: readonly CellResult[]): string {
   if (!cells.length) return ''
-  const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`)
+  const items = cells.map(
+    (c) =>
+      `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`,
+  )
   return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`
 }
 
@@ -201,7 +245,9 @@ function verdictHtml(cell: Measured): string {
 
 export function formatDate(iso: string | undefined): string {
   const time = iso ? Date.parse(iso) : NaN
-  return Number.isNaN(time) ? escapeHtml(iso || 'date unknown') : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+  return Number.isNaN(time)
+    ? escapeHtml(iso || 'date unknown')
+    : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 }
 
 function finite(value: number | null | undefined): number | null {

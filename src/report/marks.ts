@@ -23,7 +23,15 @@ export const STATUS_WORD: Record<CellVerdictStatus, string> = {
 
 export const RUN_MARK: Record<RunVerdict, string> = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' }
 
-export const STATUS_ORDER: readonly CellVerdictStatus[] = ['regression', 'error', 'inconclusive', 'improvement', 'missing', 'new', 'pass']
+export const STATUS_ORDER: readonly CellVerdictStatus[] = [
+  'regression',
+  'error',
+  'inconclusive',
+  'improvement',
+  'missing',
+  'new',
+  'pass',
+]
 
 /** Regressions, errors, inconclusive, then the rest; plan order within each group. */
 export function byAttention(cells: readonly CellResult[]): CellResult[] {

@@ -13,7 +13,8 @@ const MAX_TEXT = 512 * 1024
 
 export function configErrorNotice(configPath: string, problems: readonly string[]): string {
   const shown = problems.slice(0, MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`)
-  if (problems.length > MAX_PROBLEMS) shown.push(`- … and ${plural(problems.length - MAX_PROBLEMS, 'more problem')} (all are in the step log)`)
+  if (problems.length > MAX_PROBLEMS)
+    shown.push(`- … and ${plural(problems.length - MAX_PROBLEMS, 'more problem')} (all are in the step log)`)
   return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`
 }
 
@@ -26,5 +27,7 @@ export function couldNotRunNotice(message: string): string {
 }
 
 function cut(text: string, where: string): string {
-  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`
+  return text.length <= MAX_TEXT
+    ? text
+    : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`
 }

@@ -71,7 +71,11 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   const shownRegressed = regressed.slice(0, limit)
   const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length))
   const keep = (c: CellResult) =>
-    d.rows === 'all' ? true : d.rows === 'attention' ? ATTENTION.includes(c.verdict.status) : FAILING.includes(c.verdict.status)
+    d.rows === 'all'
+      ? true
+      : d.rows === 'attention'
+        ? ATTENTION.includes(c.verdict.status)
+        : FAILING.includes(c.verdict.status)
   let rows = ordered.filter(keep)
   if (d.limit !== undefined) rows = [...shownRegressed, ...shownFailed]
 
@@ -80,12 +84,14 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
   if (shed) parts.push(shed)
   parts.push(provenance(results, ctx))
-  if (shownRegressed.length) parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
+  if (shownRegressed.length)
+    parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
   if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
   if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
   const dashboard = safeUrl(ctx.dashboardUrl)
-  if (dashboard) parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`)
+  if (dashboard)
+    parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`)
   if (rows.length) parts.push(cellsTable(rows, ctx.trends))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,
@@ -100,13 +106,23 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   return parts.join('\n\n') + '\n'
 }
 
-function shedNote(cells: readonly CellResult[], d: Detail, hiddenRows: number, unlisted: number, maxChars: number, ctx: RenderContext): string | undefined {
+function shedNote(
+  cells: readonly CellResult[],
+  d: Detail,
+  hiddenRows: number,
+  unlisted: number,
+  maxChars: number,
+  ctx: RenderContext,
+): string | undefined {
   const left: string[] = []
   if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail)) left.push('engine log tails')
   if (!d.rounds) left.push('per-round figures')
   if (!d.metrics) left.push('the full metrics')
   if (!d.extras) left.push('verdict notes, flags, host preflight, engine versions and launch commands')
-  if (hiddenRows) left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`)
+  if (hiddenRows)
+    left.push(
+      `the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`,
+    )
   if (unlisted) left.push(`${plural(unlisted, 'more regressed or failed cell')}`)
   if (!left.length) return undefined
   const runUrl = safeUrl(ctx.runUrl)

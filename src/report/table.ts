@@ -1,6 +1,12 @@
 /** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
 import { markdownTable } from 'markdown-table'
-import { HEADLINE_METRICS, QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, metricInfo, type GatedMetric } from '../core/metrics.js'
+import {
+  HEADLINE_METRICS,
+  QUALITY_FIGURES,
+  SHOWN_QUALITY_FIGURES,
+  metricInfo,
+  type GatedMetric,
+} from '../core/metrics.js'
 import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { figure } from './figures.js'
@@ -26,7 +32,9 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     text(cell.scenario),
     text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
-    ...COLUMNS.map(({ metric, head }) => spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+    ...COLUMNS.map(({ metric, head }) =>
+      spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric)),
+    ),
     qualityText(cell),
   ])
   const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']

@@ -28,13 +28,20 @@ export function enginesSection(cells: readonly CellResult[]): string | undefined
     const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')]
     for (const cell of group) {
       const spec = acceptance(cell)
-      if (spec) lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`)
+      if (spec)
+        lines.push(
+          '',
+          `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`,
+        )
     }
     if (info.launch) lines.push('', codeBlock(info.launch, 'sh'))
-    if (info.server && Object.keys(info.server).length) lines.push('', codeBlock(clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'))
+    if (info.server && Object.keys(info.server).length)
+      lines.push('', codeBlock(clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'))
     blocks.push(lines.join('\n'))
   }
-  return blocks.length ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined
+  return blocks.length
+    ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
+    : undefined
 }
 
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */

@@ -28,5 +28,8 @@ export function assembleResults(input: AssembleInput): Assembled {
   const cells = [...input.cells]
   if (missing) cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected))
   const tally = runVerdict(cells, input.acceptance)
-  return { results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } }, tally }
+  return {
+    results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } },
+    tally,
+  }
 }

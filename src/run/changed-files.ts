@@ -35,21 +35,34 @@ export interface SelectDeps {
 }
 
 /** Every file the PR touches (a rename counts for its old path too), or why the list is incomplete. */
-export async function listChangedFiles(request: GitHubRequest, repo: RepoRef, pr: number): Promise<{ files: string[] } | { incomplete: string }> {
+export async function listChangedFiles(
+  request: GitHubRequest,
+  repo: RepoRef,
+  pr: number,
+): Promise<{ files: string[] } | { incomplete: string }> {
   const files = new Set<string>()
   let listed = 0
   for (let page = 1; page <= PR_FILES_LIMIT / PER_PAGE; page++) {
-    const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...repo, pull_number: pr, per_page: PER_PAGE, page })
+    const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', {
+      ...repo,
+      pull_number: pr,
+      per_page: PER_PAGE,
+      page,
+    })
     if (!Array.isArray(data)) throw new Error(`page ${page} of the PR's files is not a list`)
     for (const file of data as { filename?: unknown; previous_filename?: unknown }[]) {
-      if (typeof file.filename !== 'string') throw new Error(`page ${page} of the PR's files has an entry without a filename`)
+      if (typeof file.filename !== 'string')
+        throw new Error(`page ${page} of the PR's files has an entry without a filename`)
       files.add(file.filename)
       if (typeof file.previous_filename === 'string') files.add(file.previous_filename)
     }
     listed += data.length
     if (data.length < PER_PAGE) break
   }
-  if (listed >= PR_FILES_LIMIT) return { incomplete: `the PR changes ${PR_FILES_LIMIT.toLocaleString('en-US')} files or more, past what the GitHub API lists` }
+  if (listed >= PR_FILES_LIMIT)
+    return {
+      incomplete: `the PR changes ${PR_FILES_LIMIT.toLocaleString('en-US')} files or more, past what the GitHub API lists`,
+    }
   return { files: [...files] }
 }
 
@@ -66,7 +79,11 @@ async function baseTargets(deps: SelectDeps, plan: Plan, file: string): Promise<
   }
 }
 
-const everything = (plan: Plan, why: string): ChangedSelection => ({ plan, skipped: [], note: `select: changed — every target runs: ${why}` })
+const everything = (plan: Plan, why: string): ChangedSelection => ({
+  plan,
+  skipped: [],
+  note: `select: changed — every target runs: ${why}`,
+})
 
 /** The targets a pull request touches. Never throws: whatever cannot be read makes every target run. */
 export async function selectChangedTargets(plan: Plan, deps: SelectDeps): Promise<ChangedSelection> {
@@ -99,7 +116,13 @@ export async function selectChangedTargets(plan: Plan, deps: SelectDeps): Promis
   const ran = new Set(selected.run.map((t) => t.id))
   const note =
     `select: changed — ${plural(listed.files.length, 'changed file')}; ran ${selected.run.length} of ${plural(plan.targets.length, 'target')}` +
-    (selected.skipped.length ? `, ${selected.skipped.length} skipped (unchanged): ${selected.skipped.map((t) => t.id).join(', ')}` : '') +
+    (selected.skipped.length
+      ? `, ${selected.skipped.length} skipped (unchanged): ${selected.skipped.map((t) => t.id).join(', ')}`
+      : '') +
     baseNote
-  return { plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) }, skipped: selected.skipped, note }
+  return {
+    plan: { ...plan, targets: selected.run, cells: plan.cells.filter((c) => ran.has(c.target.id)) },
+    skipped: selected.skipped,
+    note,
+  }
 }

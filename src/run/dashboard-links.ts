@@ -24,7 +24,12 @@ export function recentTrends(cells: readonly CellResult[], history: readonly His
 }
 
 /** `<pages site>/<hardware>/index.html` when Pages publishes `branch`; undefined otherwise. */
-export async function pagesDashboardUrl(github: { request: GitHubRequest; repo: RepoRef }, branch: string, hardware: string, log: Logger): Promise<string | undefined> {
+export async function pagesDashboardUrl(
+  github: { request: GitHubRequest; repo: RepoRef },
+  branch: string,
+  hardware: string,
+  log: Logger,
+): Promise<string | undefined> {
   try {
     const { data } = await github.request('GET /repos/{owner}/{repo}/pages', { ...github.repo })
     const url = typeof data?.html_url === 'string' ? data.html_url : undefined
@@ -40,9 +45,18 @@ export async function pagesDashboardUrl(github: { request: GitHubRequest; repo: 
  * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
  * as the baseline, over the stored history with this run appended, as the data branch would show it.
  */
-export function localDashboard(results: ResultsFile, history: readonly HistoryEntry[], gates: Record<string, GateConfig>): string | undefined {
+export function localDashboard(
+  results: ResultsFile,
+  history: readonly HistoryEntry[],
+  gates: Record<string, GateConfig>,
+): string | undefined {
   const entry = historyEntry(results, gates)
   if (Object.keys(entry.cells).length === 0) return undefined
-  const merged = mergeHistory({ schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] }, entry, results.run.hardware, HISTORY_ENTRIES)
+  const merged = mergeHistory(
+    { schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] },
+    entry,
+    results.run.hardware,
+    HISTORY_ENTRIES,
+  )
   return dashboardPage(results.run.hardware, results, merged.entries, gates)
 }

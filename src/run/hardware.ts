@@ -16,7 +16,12 @@ export function slug(text: string): string {
 export function detectHardware(timeoutMs = 5000): Promise<string> {
   return new Promise((resolve) => {
     execFile('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { timeout: timeoutMs }, (error, stdout) => {
-      const first = error ? '' : stdout.split('\n').map((l) => l.trim()).find(Boolean) ?? ''
+      const first = error
+        ? ''
+        : (stdout
+            .split('\n')
+            .map((l) => l.trim())
+            .find(Boolean) ?? '')
       resolve(first ? slug(first) : 'cpu')
     })
   })

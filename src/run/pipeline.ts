@@ -16,7 +16,13 @@ import { ConfigError, errorMessage } from '../core/errors.js'
 import type { GitHubRequest, RepoRef } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { GateConfig, MemoryFloor, Plan } from '../core/plan.js'
-import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type ShardTally } from '../core/results.js'
+import {
+  RESULTS_SCHEMA,
+  type BaselineRef,
+  type CellResult,
+  type ResultsFile,
+  type ShardTally,
+} from '../core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './shard-files.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
@@ -75,7 +81,13 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
     signal: deps.signal ?? new AbortController().signal,
     meta,
     nothingRun: (hardware, summary, outcome) =>
-      writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome),
+      writeOutputs(
+        resultsDir,
+        options.shard,
+        { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] },
+        summary,
+        outcome,
+      ),
   }
   let plan: Plan
   try {
@@ -83,12 +95,20 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     const summary = configErrorNotice(options.config, error.problems)
-    return run.nothingRun('unknown', summary, { verdict: 'error', regressions: 0, failure: error.message, configError: true })
+    return run.nothingRun('unknown', summary, {
+      verdict: 'error',
+      regressions: 0,
+      failure: error.message,
+      configError: true,
+    })
   }
   if (options.dryRun) {
     const text = formatPlan(plan)
     log.info(text)
-    return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), { verdict: 'pass', regressions: 0 })
+    return run.nothingRun(plan.hardware ?? 'unknown', dryRunNotice(run.behaviour.name, text), {
+      verdict: 'pass',
+      regressions: 0,
+    })
   }
   return measurePlan(plan, run, deps)
 }
@@ -98,15 +118,24 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   const { options, context, log } = deps
   const { behaviour, resultsDir, signal } = run
   const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
-  log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`)
+  log.info(
+    `mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`,
+  )
   const store = makeStore(options, deps)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
   if ('configError' in loaded) {
     const { problems, message } = loaded.configError
-    return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), { verdict: 'error', regressions: 0, failure: message, configError: true })
+    return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), {
+      verdict: 'error',
+      regressions: 0,
+      failure: message,
+      configError: true,
+    })
   }
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
-  const rules: Record<string, TargetRules> = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
+  const rules: Record<string, TargetRules> = Object.fromEntries(
+    plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]),
+  )
   const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
 
   const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
@@ -119,14 +148,25 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
       : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge })
   const shards = 'shards' in measured ? measured.shards : undefined
   const { results, tally } = assembleResults({
-    run: { ...run.meta(hardware), finishedAt: new Date().toISOString(), ...(chosen && { selection: chosen.note }), ...(shards && { shards }) },
+    run: {
+      ...run.meta(hardware),
+      finishedAt: new Date().toISOString(),
+      ...(chosen && { selection: chosen.note }),
+      ...(shards && { shards }),
+    },
     cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-    missing: behaviour.compare && !options.shard ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) } : undefined,
+    missing:
+      behaviour.compare && !options.shard
+        ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) }
+        : undefined,
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
   const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
-  return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps)
+  return publish(
+    { results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history },
+    deps,
+  )
 }
 
 interface MeasureContext {
@@ -137,7 +177,11 @@ interface MeasureContext {
 }
 
 /** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
-async function measure(plan: Plan, behaviour: Behaviour, m: MeasureContext): Promise<{ cells: CellResult[]; shards?: ShardTally }> {
+async function measure(
+  plan: Plan,
+  behaviour: Behaviour,
+  m: MeasureContext,
+): Promise<{ cells: CellResult[]; shards?: ShardTally }> {
   const { deps, resultsDir, judge } = m
   const { log } = deps
   if (!behaviour.measure) {
@@ -177,7 +221,17 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
       previous = before && { previous: target.id, before, floor: target.settings.memoryFloor }
     }
     const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, { log, logDir: join(resultsDir, 'logs'), signal, seed: 1, onSpawn, guard, judge, host: { groups }, readMemory: deps.readMemory }),
+      runTarget(target, targetCells, {
+        log,
+        logDir: join(resultsDir, 'logs'),
+        signal,
+        seed: 1,
+        onSpawn,
+        guard,
+        judge,
+        host: { groups },
+        readMemory: deps.readMemory,
+      }),
     )
     cells.push(...measured)
   }
@@ -197,7 +251,13 @@ function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | 
   if (!deps.github) return undefined
   const { serverUrl } = deps.context
   const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined
-  return branchStore({ request: deps.github.request, repo: deps.github.repo, branch: options.baselineBranch, log: deps.log, repoUrl })
+  return branchStore({
+    request: deps.github.request,
+    repo: deps.github.repo,
+    branch: options.baselineBranch,
+    log: deps.log,
+    repoUrl,
+  })
 }
 
 /**
@@ -205,7 +265,11 @@ function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | 
  * any other failure to read the store is not: the run is an error naming the file and the reason, never a
  * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
  */
-async function loadBaseline(store: BaselineStore, hardware: string, log: Logger): Promise<LoadedBaseline | { unreadable: string } | { configError: ConfigError }> {
+async function loadBaseline(
+  store: BaselineStore,
+  hardware: string,
+  log: Logger,
+): Promise<LoadedBaseline | { unreadable: string } | { configError: ConfigError }> {
   try {
     const loaded = await store.load(hardware)
     if (!loaded.ref) log.info(`no baseline for hardware ${hardware} yet: every cell is new and passes`)
@@ -221,7 +285,13 @@ async function loadBaseline(store: BaselineStore, hardware: string, log: Logger)
   }
 }
 
-function runMeta(context: RunContext, version: string, startedAt: string, options: ActionOptions, hardware: string): ResultsFile['run'] {
+function runMeta(
+  context: RunContext,
+  version: string,
+  startedAt: string,
+  options: ActionOptions,
+  hardware: string,
+): ResultsFile['run'] {
   return {
     sha: context.sha,
     ref: context.ref,

@@ -13,7 +13,14 @@ import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-por
 import type { Logger } from '../core/log.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
-import { COMMENT_LIMIT, SUMMARY_LIMIT, renderLeaderboard, renderReport, upsertComment, type RenderContext } from '../report/index.js'
+import {
+  COMMENT_LIMIT,
+  SUMMARY_LIMIT,
+  renderLeaderboard,
+  renderReport,
+  upsertComment,
+  type RenderContext,
+} from '../report/index.js'
 import type { BaselineStore } from '../store/index.js'
 import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
 
@@ -61,12 +68,23 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   const p = { ...publication, results: secrets.redactDeep(publication.results) }
   const { results, tally, behaviour } = p
   const { options, context, log } = deps
-  const renderCtx = { ...renderContext(options.config, behaviour.name, context), trends: recentTrends(results.cells, p.history ?? []), dashboardUrl: await dashboardLink(p, deps) }
+  const renderCtx = {
+    ...renderContext(options.config, behaviour.name, context),
+    trends: recentTrends(results.cells, p.history ?? []),
+    dashboardUrl: await dashboardLink(p, deps),
+  }
   const summary = renderReport(results, renderCtx, SUMMARY_LIMIT)
-  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT))
+  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () =>
+    renderReport(results, renderCtx, COMMENT_LIMIT),
+  )
   await maybeWriteBaseline(p, log)
   const failure = failureReason(tally.verdict, tally.regressions, results.cells, options)
-  const written = await writeOutputs(p.resultsDir, options.shard, results, summary, { verdict: tally.verdict, regressions: tally.regressions, commentUrl, failure })
+  const written = await writeOutputs(p.resultsDir, options.shard, results, summary, {
+    verdict: tally.verdict,
+    regressions: tally.regressions,
+    commentUrl,
+    failure,
+  })
   // A shard's page would be partial: the merge run writes the whole dashboard.
   const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates)
   if (page) {
@@ -78,7 +96,8 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
 
 /** Only a run that comments asks GitHub where Pages serves the data branch from. */
 async function dashboardLink(p: Publication, deps: PublishDeps): Promise<string | undefined> {
-  if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch') return undefined
+  if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
+    return undefined
   return pagesDashboardUrl(deps.github, deps.options.baselineBranch, p.hardware, deps.log)
 }
 
@@ -93,7 +112,12 @@ function renderContext(configPath: string, mode: string, context: RunContext): R
   }
 }
 
-async function maybeComment(behaviour: Behaviour, deps: PublishDeps, verdict: RunVerdict, body: () => string): Promise<string | undefined> {
+async function maybeComment(
+  behaviour: Behaviour,
+  deps: PublishDeps,
+  verdict: RunVerdict,
+  body: () => string,
+): Promise<string | undefined> {
   const { options, context, log } = deps
   if (!behaviour.comment || options.comment === 'never' || context.prNumber === undefined) return undefined
   if (options.comment === 'on-regression' && verdict !== 'regression') return undefined
@@ -102,7 +126,12 @@ async function maybeComment(behaviour: Behaviour, deps: PublishDeps, verdict: Ru
     return undefined
   }
   try {
-    const { url, action } = await upsertComment({ ...deps.github, issueNumber: context.prNumber, configPath: options.config, body: body() })
+    const { url, action } = await upsertComment({
+      ...deps.github,
+      issueNumber: context.prNumber,
+      configPath: options.config,
+      body: body(),
+    })
     log.info(`PR comment ${action}: ${url}`)
     return url
   } catch (error) {
@@ -132,7 +161,12 @@ async function maybeWriteBaseline(p: Publication, log: Logger): Promise<void> {
   }
 }
 
-function failureReason(verdict: RunVerdict, regressions: number, cells: CellResult[], options: ActionOptions): string | undefined {
+function failureReason(
+  verdict: RunVerdict,
+  regressions: number,
+  cells: CellResult[],
+  options: ActionOptions,
+): string | undefined {
   const errors = cells.filter((c) => c.verdict.status === 'error').length
   const reasons: string[] = []
   if (verdict === 'regression' && options.failOnRegression) reasons.push(`${regressions} cell(s) regressed`)
@@ -156,11 +190,15 @@ export async function writeOutputs(
   ensureDir(resultsDir)
   const resultsFile = join(resultsDir, resultsFileName(shard))
   const reportFile = join(resultsDir, 'report.md')
-  const clean = secrets.redactDeep({ ...results, summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} } })
+  const clean = secrets.redactDeep({
+    ...results,
+    summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
+  })
   const report = redact(summary)
   writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir)
   writeFileNoFollow(reportFile, report, resultsDir)
   // A shard's page would be partial: the merge run writes the whole leaderboard.
-  if (clean.cells.length && !shard) writeFileNoFollow(join(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir)
+  if (clean.cells.length && !shard)
+    writeFileNoFollow(join(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir)
   return { ...outcome, failure: outcome.failure && redact(outcome.failure), resultsFile, reportFile, summary: report }
 }

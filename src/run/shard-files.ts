@@ -17,7 +17,8 @@ async function* walk(dir: string, depth = 0): AsyncGenerator<string> {
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const path = join(dir, entry.name)
     if (entry.isDirectory() && entry.name !== 'logs') yield* walk(path, depth + 1)
-    else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json')) yield path
+    else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json'))
+      yield path
   }
 }
 
@@ -58,11 +59,15 @@ export async function readShardResults(dir: string, plan: Plan, log: Logger): Pr
       // A re-run's attempt uploads its own artifact: the latest run of a cell wins (file order breaks a tie).
       const earlier = byId.get(cell.id)
       const later = !earlier || parsed.run.startedAt >= earlier.startedAt
-      if (earlier) log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`)
+      if (earlier)
+        log.warn(
+          `${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`,
+        )
       if (later) byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where })
     }
   }
-  if (files === 0) throw new ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`])
+  if (files === 0)
+    throw new ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`])
   log.info(`merged ${byId.size} cells from ${files} results files`)
   const shards = tallyShards(seen, log)
   if (shards?.missing.length) log.error(`shard(s) ${shards.missing.join(', ')} of ${shards.count} sent no results file`)
@@ -70,7 +75,9 @@ export async function readShardResults(dir: string, plan: Plan, log: Logger): Pr
   const shardOfTarget = new Map(plan.targets.map((t, i) => [t.id, assigned[i]]))
   // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
   return {
-    cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
+    cells: plan.cells.map(
+      (c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {}),
+    ),
     shards,
   }
 }
@@ -85,7 +92,11 @@ function tallyShards(seen: readonly string[], log: Logger): ShardTally | undefin
   const votes = new Map<number, number>()
   for (const p of parsed) votes.set(p.count, (votes.get(p.count) ?? 0) + 1)
   const count = [...votes].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0]
-  for (const p of parsed) if (p.count !== count) log.warn(`a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`)
+  for (const p of parsed)
+    if (p.count !== count)
+      log.warn(
+        `a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`,
+      )
   const present = new Set(parsed.filter((p) => p.count === count).map((p) => p.index))
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i))
   return { count, missing }
@@ -93,6 +104,7 @@ function tallyShards(seen: readonly string[], log: Logger): ShardTally | undefin
 
 function missingReason(shards: ShardTally | undefined, shard: number | undefined): string {
   if (!shards || shard === undefined) return 'no shard results file contained this cell'
-  if (shards.missing.includes(shard)) return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`
+  if (shards.missing.includes(shard))
+    return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`
   return `shard ${shard}/${shards.count} sent results without this cell`
 }

@@ -26,7 +26,8 @@ export interface StopTask {
   logPath: string
 }
 
-export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | { kind: 'group'; pgid: number }
+export type CleanupTask =
+  StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | { kind: 'group'; pgid: number }
 
 /** Where a stop command's output goes. */
 export type Sink = (text: string) => void
@@ -66,7 +67,11 @@ export function runStop(task: StopTask, write: Sink, timeoutMs = STOP_TIMEOUT_MS
     })
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      const how = timedOut ? `killed after ${Math.round(timeoutMs / 1000)} s` : signal ? `killed by ${signal}` : `code ${code}`
+      const how = timedOut
+        ? `killed after ${Math.round(timeoutMs / 1000)} s`
+        : signal
+          ? `killed by ${signal}`
+          : `code ${code}`
       write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`)
       resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined)
     })
@@ -86,7 +91,9 @@ export interface CleanupReport {
 export async function runCleanup(tasks: readonly CleanupTask[], graceMs: number): Promise<CleanupReport> {
   const report: CleanupReport = { containers: [], groups: [], stops: 0, problems: [] }
   const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []))
-  const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t] as const] : [])))
+  const labels = new Map(
+    tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t] as const] : [])),
+  )
   // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
   const [groups, ...removed] = await Promise.all([
     pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),

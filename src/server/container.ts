@@ -39,13 +39,23 @@ function shellWords(value: string | string[] | undefined): string[] {
 }
 
 /** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
-export function runCommand(runtime: Runtime, c: ContainerPlan, at: { runId: string; name: string; port: number }): string {
+export function runCommand(
+  runtime: Runtime,
+  c: ContainerPlan,
+  at: { runId: string; name: string; port: number },
+): string {
   const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`]
   if (c.gpus === 'all') fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']))
   if (c.shmSize) fixed.push('--shm-size', c.shmSize)
   for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env })) fixed.push('-e', `${name}=${value}`)
   for (const volume of c.volumes) fixed.push('-v', volume)
-  const words = [runtime, ...fixed.map(shellQuote), ...shellWords(c.runArgs), shellQuote(c.image), ...shellWords(c.command)]
+  const words = [
+    runtime,
+    ...fixed.map(shellQuote),
+    ...shellWords(c.runArgs),
+    shellQuote(c.image),
+    ...shellWords(c.command),
+  ]
   return `exec ${words.join(' ')}`
 }
 
@@ -82,13 +92,16 @@ function lastLine(text: string): string {
 
 /** docker when a docker daemon answers (a docker CLI without a daemon does not count), else podman. */
 export function detectRuntime(): Promise<DetectedRuntime> {
-  detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then((r): DetectedRuntime => {
-    const version = r.stdout.trim()
-    if (r.code === 0 && version) return { runtime: 'docker', why: `the docker daemon answers (${lastLine(version)})` }
-    if (r.failure === 'not found') return { runtime: 'podman', why: 'no docker command' }
-    if (r.failure === 'timed out') return { runtime: 'podman', why: `\`docker version\` did not answer within ${DETECT_TIMEOUT_MS / 1000}s` }
-    return { runtime: 'podman', why: `the docker daemon did not answer (${lastLine(r.stderr) || `exit ${r.code}`})` }
-  })
+  detected ??= runtimeExec('docker', ['version', '--format', '{{.Server.Version}}'], DETECT_TIMEOUT_MS).then(
+    (r): DetectedRuntime => {
+      const version = r.stdout.trim()
+      if (r.code === 0 && version) return { runtime: 'docker', why: `the docker daemon answers (${lastLine(version)})` }
+      if (r.failure === 'not found') return { runtime: 'podman', why: 'no docker command' }
+      if (r.failure === 'timed out')
+        return { runtime: 'podman', why: `\`docker version\` did not answer within ${DETECT_TIMEOUT_MS / 1000}s` }
+      return { runtime: 'podman', why: `the docker daemon did not answer (${lastLine(r.stderr) || `exit ${r.code}`})` }
+    },
+  )
   return detected
 }
 
@@ -106,7 +119,11 @@ export async function containerExitCode(runtime: Runtime, name: string): Promise
 
 /** `stop -t <grace>` then `rm -f`, by name; what the runtime said when it failed. */
 export async function removeContainer(runtime: Runtime, name: string, graceMs: number): Promise<string | undefined> {
-  const stop = await runtimeExec(runtime, ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name], graceMs + COMMAND_TIMEOUT_MS)
+  const stop = await runtimeExec(
+    runtime,
+    ['stop', '-t', String(Math.max(0, Math.ceil(graceMs / 1000))), name],
+    graceMs + COMMAND_TIMEOUT_MS,
+  )
   const rm = await runtimeExec(runtime, ['rm', '-f', name])
   if (rm.code === 0) return undefined
   return `${runtime} rm -f ${name}: ${(rm.stderr || stop.stderr).trim().split('\n').pop() || `exit ${rm.code}`}`
@@ -120,7 +137,13 @@ export async function removeContainer(runtime: Runtime, name: string, graceMs: n
 export async function removeByLabel(runtime: Runtime, runId: string): Promise<string[]> {
   const filter = `label=${RUN_LABEL}=${runId}`
   const listed = await runtimeExec(runtime, ['ps', '-aq', '--filter', filter])
-  const ids = listed.code === 0 ? listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : []
+  const ids =
+    listed.code === 0
+      ? listed.stdout
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+      : []
   if (runtime === 'podman') {
     // `-t 0`: without it podman waits 10 s per container before killing it.
     await runtimeExec('podman', ['rm', '-f', '-t', '0', '--filter', filter])
@@ -145,7 +168,11 @@ export async function containerIdentity(runtime: Runtime, name: string, image: s
     return { runtime, image: tag || image, ...(digest ? { digest } : {}) }
   }
   const id = (await runtimeExec('docker', ['inspect', '--format', '{{.Image}}', name], 10_000)).stdout.trim()
-  const repo = id ? (await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)).stdout.trim() : ''
+  const repo = id
+    ? (
+        await runtimeExec('docker', ['image', 'inspect', '--format', '{{join .RepoDigests " "}}', id], 10_000)
+      ).stdout.trim()
+    : ''
   const digest = repo.split(' ')[0]?.split('@')[1] || id
   return { runtime, image, ...(digest ? { digest } : {}) }
 }

@@ -15,7 +15,12 @@ export interface EngineEnv {
   withheld: string[]
 }
 
-export function engineEnv(base: NodeJS.ProcessEnv, passEnv: readonly string[], extra: Record<string, string>, known: Redactor = secrets): EngineEnv {
+export function engineEnv(
+  base: NodeJS.ProcessEnv,
+  passEnv: readonly string[],
+  extra: Record<string, string>,
+  known: Redactor = secrets,
+): EngineEnv {
   const pass = new Set(passEnv)
   const env: Record<string, string> = {}
   const withheld: string[] = []
@@ -33,6 +38,7 @@ export function engineEnv(base: NodeJS.ProcessEnv, passEnv: readonly string[], e
 /** The hint a failed launch carries when it ran without secret-looking variables the runner had. */
 export function withheldHint(withheld: readonly string[]): string {
   if (withheld.length === 0) return ''
-  const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ')
+  const names =
+    withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ')
   return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`
 }

@@ -69,7 +69,8 @@ export function createRunGuard(options: GuardOptions): RunGuard {
         started = true
         const script = options.watchdogScript === undefined ? bundledWatchdog() : options.watchdogScript
         if (script) watchdog = spawnWatchdog(script, options.log)
-        else if (options.watchdogScript === undefined) options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step')
+        else if (options.watchdogScript === undefined)
+          options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step')
       }
       send({ task })
     },
@@ -77,7 +78,8 @@ export function createRunGuard(options: GuardOptions): RunGuard {
       for (const task of tasks) {
         if (task.kind !== 'containers') continue
         const left = await removeByLabel(task.runtime, task.runId)
-        if (left.length) options.log.warn(`removed ${left.length} container(s) of run ${task.runId} left after teardown`)
+        if (left.length)
+          options.log.warn(`removed ${left.length} container(s) of run ${task.runId} left after teardown`)
       }
       send({ done: true })
       watchdog?.stdin?.end()

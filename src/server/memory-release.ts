@@ -46,13 +46,19 @@ export async function waitMemoryReleased(o: MemoryReleaseOptions): Promise<Memor
     if (availableBytes >= want) return { kind: 'back', waitedMs, availableBytes }
     if (o.signal?.aborted) return { kind: 'aborted', waitedMs, availableBytes }
     if (waitedMs >= maxWaitMs) {
-      o.log.warn(`${o.previous}: memory not back after ${formatDuration(maxWaitMs)} (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted); launching the next target anyway`)
+      o.log.warn(
+        `${o.previous}: memory not back after ${formatDuration(maxWaitMs)} (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted); launching the next target anyway`,
+      )
       return { kind: 'timeout', waitedMs, availableBytes }
     }
     if (waitedMs >= nextProgress) {
       nextProgress += progressMs
-      o.log.info(`${o.previous}: waiting for its memory to come back (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted, ${formatDuration(Math.round(waitedMs / 100) * 100)} of ${formatDuration(maxWaitMs)})`)
+      o.log.info(
+        `${o.previous}: waiting for its memory to come back (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted, ${formatDuration(Math.round(waitedMs / 100) * 100)} of ${formatDuration(maxWaitMs)})`,
+      )
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(o.pollMs ?? POLL_MS, Math.max(1, maxWaitMs - waitedMs))))
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(o.pollMs ?? POLL_MS, Math.max(1, maxWaitMs - waitedMs))),
+    )
   }
 }

@@ -38,7 +38,10 @@ export function readMemInfoSync(path = '/proc/meminfo'): MemInfo {
   // Stale bytes past `length` from an earlier read must not match.
   buffer.fill(0, length)
   const available = field(length, MEM_AVAILABLE)
-  return { availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available, totalBytes: field(length, MEM_TOTAL) }
+  return {
+    availableBytes: Number.isNaN(available) ? field(length, MEM_FREE) : available,
+    totalBytes: field(length, MEM_TOTAL),
+  }
 }
 
 export const readMemInfo = async (): Promise<MemInfo> => readMemInfoSync()
@@ -87,12 +90,15 @@ export interface DropCachesDeps {
 }
 
 const runSync = () =>
-  new Promise<void>((resolve, reject) => execFile('sync', [], { timeout: 120_000 }, (error) => (error ? reject(error) : resolve())))
+  new Promise<void>((resolve, reject) =>
+    execFile('sync', [], { timeout: 120_000 }, (error) => (error ? reject(error) : resolve())),
+  )
 
 /** Sync and drop the page cache (root only); returns a warning text when it could not. Never throws. */
 export async function dropCaches(deps: DropCachesDeps = {}): Promise<string | undefined> {
   const uid = deps.uid ?? process.getuid?.()
-  if (uid !== 0) return `drop-caches: skipped, needs root (running as uid ${uid ?? 'unknown'}); the page cache may hold memory the engine needs`
+  if (uid !== 0)
+    return `drop-caches: skipped, needs root (running as uid ${uid ?? 'unknown'}); the page cache may hold memory the engine needs`
   try {
     await (deps.sync ?? runSync)()
     writeFileSync(deps.dropFile ?? '/proc/sys/vm/drop_caches', '3')

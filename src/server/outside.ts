@@ -5,7 +5,17 @@
  */
 import { fillPort } from '../config/index.js'
 import type { TargetPlan } from '../core/plan.js'
-import { containerExitCode, containerIdentity, containerName, containerRunning, detectRuntime, removeContainer, runCommand, type ContainerIdentity, type Runtime } from './container.js'
+import {
+  containerExitCode,
+  containerIdentity,
+  containerName,
+  containerRunning,
+  detectRuntime,
+  removeContainer,
+  runCommand,
+  type ContainerIdentity,
+  type Runtime,
+} from './container.js'
 import { runStop, type Sink, type StopTask } from './cleanup.js'
 import type { RunGuard } from './guard.js'
 import type { ExitInfo } from './types.js'
@@ -26,7 +36,12 @@ export interface Outside {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-async function containerExit(runtime: Runtime, name: string, group: Promise<ExitInfo>, stopped: () => boolean): Promise<ExitInfo> {
+async function containerExit(
+  runtime: Runtime,
+  name: string,
+  group: Promise<ExitInfo>,
+  stopped: () => boolean,
+): Promise<ExitInfo> {
   const info = await group
   if (info.code !== 0 || stopped()) return info
   while (!stopped() && (await containerRunning(runtime, name))) await sleep(EXIT_POLL_MS)
@@ -34,13 +49,25 @@ async function containerExit(runtime: Runtime, name: string, group: Promise<Exit
 }
 
 /** Throws when the runtime cannot be chosen; registers the cleanup before returning. */
-export async function prepareOutside(target: TargetPlan, command: string | undefined, at: { port: number; logPath: string; env: Record<string, string>; guard: RunGuard }): Promise<Outside> {
+export async function prepareOutside(
+  target: TargetPlan,
+  command: string | undefined,
+  at: { port: number; logPath: string; env: Record<string, string>; guard: RunGuard },
+): Promise<Outside> {
   const { port, guard } = at
   let stopped = false
   const stop: StopTask | undefined = target.stop
-    ? { kind: 'stop', target: target.id, command: fillPort(target.stop, port), env: at.env, passEnv: target.settings.passEnv, logPath: at.logPath }
+    ? {
+        kind: 'stop',
+        target: target.id,
+        command: fillPort(target.stop, port),
+        env: at.env,
+        passEnv: target.settings.passEnv,
+        logPath: at.logPath,
+      }
     : undefined
-  const runStopTask = async (write: Sink) => (stop ? [await runStop(stop, write)].filter((p): p is string => p !== undefined) : [])
+  const runStopTask = async (write: Sink) =>
+    stop ? [await runStop(stop, write)].filter((p): p is string => p !== undefined) : []
   const c = target.container
   if (!c) {
     if (stop) guard.register(stop)

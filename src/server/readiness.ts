@@ -45,7 +45,8 @@ export function describeAnswer(answer: ProbeAnswer | undefined): string {
   return body ? `HTTP ${answer.status}: ${body}` : `HTTP ${answer.status}`
 }
 
-export type RaceOutcome<T> = { value: T } | { error: unknown } | { exit: ExitInfo } | { aborted: true } | { timeout: true }
+export type RaceOutcome<T> =
+  { value: T } | { error: unknown } | { exit: ExitInfo } | { aborted: true } | { timeout: true }
 
 /** An AbortSignal that fires when the process exits, with the ExitInfo as its reason. */
 export function exitSignal(exit: Promise<ExitInfo>): AbortSignal {
@@ -58,7 +59,12 @@ export function exitSignal(exit: Promise<ExitInfo>): AbortSignal {
  * Settles with whichever comes first of `promise`, the process exit, the abort or `ms`.
  * The timer and both listeners are released either way (this runs every poll for minutes).
  */
-export function race<T>(promise: Promise<T>, ms: number, exit?: AbortSignal, signal?: AbortSignal): Promise<RaceOutcome<T>> {
+export function race<T>(
+  promise: Promise<T>,
+  ms: number,
+  exit?: AbortSignal,
+  signal?: AbortSignal,
+): Promise<RaceOutcome<T>> {
   return new Promise((resolve) => {
     let done = false
     const finish = (outcome: RaceOutcome<T>) => {
@@ -96,7 +102,12 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
   for (;;) {
     const remaining = options.timeoutMs - elapsed()
     if (remaining <= 0) return { kind: 'timeout', last, elapsedMs: elapsed() }
-    const probe = await race(http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))), remaining, exit, signal)
+    const probe = await race(
+      http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))),
+      remaining,
+      exit,
+      signal,
+    )
     if ('aborted' in probe) return { kind: 'aborted', elapsedMs: elapsed() }
     if ('exit' in probe) return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() }
     if ('timeout' in probe) return { kind: 'timeout', last, elapsedMs: elapsed() }
@@ -111,7 +122,12 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
           `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`,
       )
     }
-    const pause = await race(new Promise<void>(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal)
+    const pause = await race(
+      new Promise<void>(() => undefined),
+      Math.min(pollMs, options.timeoutMs - elapsed()),
+      exit,
+      signal,
+    )
     if ('aborted' in pause) return { kind: 'aborted', elapsedMs: elapsed() }
     if ('exit' in pause) return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() }
   }

@@ -42,13 +42,21 @@ function withLine(message: string, line: string | undefined): string {
 }
 
 /** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
-async function bringUp(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined): Promise<Failure | undefined> {
+async function bringUp(
+  options: StartOptions,
+  baseUrl: string,
+  group: LaunchedGroup | undefined,
+): Promise<Failure | undefined> {
   const started = Date.now()
   return (await untilReady(options, baseUrl, group)) ?? smokeTest(options, baseUrl, group, started)
 }
 
 /** Polls the health endpoint until the engine is ready (undefined), exits, is cancelled or runs out of `ready-timeout`. */
-async function untilReady(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined): Promise<Failure | undefined> {
+async function untilReady(
+  options: StartOptions,
+  baseUrl: string,
+  group: LaunchedGroup | undefined,
+): Promise<Failure | undefined> {
   const { target, adapter, signal } = options
   const timeoutMs = target.settings.readyTimeoutMs
   const outcome = await waitReady({
@@ -66,21 +74,39 @@ async function untilReady(options: StartOptions, baseUrl: string, group: Launche
   })
   switch (outcome.kind) {
     case 'aborted':
-      return { kind: 'aborted', message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})` }
+      return {
+        kind: 'aborted',
+        message: `cancelled while waiting for the engine (after ${formatDuration(outcome.elapsedMs)})`,
+      }
     case 'exit': {
-      const hint = outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : ''
-      return { kind: 'exit', message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`, exitCode: outcome.exit.code }
+      const hint =
+        outcome.exit.code === 0 ? ' (the launch command must stay in the foreground while the engine runs)' : ''
+      return {
+        kind: 'exit',
+        message: `launch ${exitText(outcome.exit)} before the engine was ready${hint}`,
+        exitCode: outcome.exit.code,
+      }
     }
     case 'timeout':
-      return { kind: 'timeout', message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})` }
+      return {
+        kind: 'timeout',
+        message: `not ready after ${formatDuration(timeoutMs)} (GET ${adapter.healthPath}: ${describeAnswer(outcome.last)})`,
+      }
     case 'ready':
-      options.log.info(`${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`)
+      options.log.info(
+        `${target.id}: health endpoint ready after ${formatDuration(outcome.elapsedMs)}; sending the smoke request`,
+      )
       return undefined
   }
 }
 
 /** The smoke request, retried a few times within what is left of `ready-timeout` (at least SMOKE_MIN_MS). */
-async function smokeTest(options: StartOptions, baseUrl: string, group: LaunchedGroup | undefined, started: number): Promise<Failure | undefined> {
+async function smokeTest(
+  options: StartOptions,
+  baseUrl: string,
+  group: LaunchedGroup | undefined,
+  started: number,
+): Promise<Failure | undefined> {
   const { signal } = options
   const timeoutMs = options.target.settings.readyTimeoutMs
   let lastError: unknown
@@ -89,8 +115,14 @@ async function smokeTest(options: StartOptions, baseUrl: string, group: Launched
     const smoke = await race(options.smoke(baseUrl), budget, group?.exitSignal, signal)
     if ('value' in smoke) return undefined
     if ('aborted' in smoke) return { kind: 'aborted', message: 'cancelled during the smoke request' }
-    if ('exit' in smoke) return { kind: 'exit', message: `launch ${exitText(smoke.exit)} during the smoke request`, exitCode: smoke.exit.code }
-    if ('timeout' in smoke) return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` }
+    if ('exit' in smoke)
+      return {
+        kind: 'exit',
+        message: `launch ${exitText(smoke.exit)} during the smoke request`,
+        exitCode: smoke.exit.code,
+      }
+    if ('timeout' in smoke)
+      return { kind: 'smoke', message: `smoke request got no answer within ${formatDuration(budget)}` }
     lastError = smoke.error
     if (attempt < SMOKE_ATTEMPTS) await race(new Promise(() => undefined), 500, group?.exitSignal, signal)
   }
@@ -101,22 +133,35 @@ async function attach(options: StartOptions): Promise<RunningTarget> {
   const { target } = options
   const baseUrl = trimSlash(target.port !== undefined ? fillPort(target.url, target.port) : target.url)
   const where = hostPort(baseUrl)
-  if (!where?.port) throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`)
+  if (!where?.port)
+    throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`)
   const failure = await bringUp(options, baseUrl, undefined)
   if (failure) throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null)
   options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`)
-  return { baseUrl, port: where.port, exited: new Promise<ExitInfo>(() => undefined), logTail: () => '', stop: async () => undefined }
+  return {
+    baseUrl,
+    port: where.port,
+    exited: new Promise<ExitInfo>(() => undefined),
+    logTail: () => '',
+    stop: async () => undefined,
+  }
 }
 
 let fallbackGuard: RunGuard | undefined
 
 /** Without a guard of the caller's (a test calling startTarget), one per process: a run id, no watchdog. */
 function guardOf(options: StartOptions): RunGuard {
-  return options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }))
+  return (
+    options.guard ?? (fallbackGuard ??= createRunGuard({ runId: makeRunId(), log: options.log, watchdogScript: null }))
+  )
 }
 
 /** The launch (and what it has outside its group), registered with the guard before anything starts. */
-async function prepare(options: StartOptions, command: string | undefined, at: { port: number; logPath: string; env: Record<string, string> }): Promise<Outside> {
+async function prepare(
+  options: StartOptions,
+  command: string | undefined,
+  at: { port: number; logPath: string; env: Record<string, string> },
+): Promise<Outside> {
   try {
     return await prepareOutside(options.target, command, { ...at, guard: guardOf(options) })
   } catch (error) {
@@ -130,7 +175,11 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   const baseUrl = trimSlash(fillPort(target.url, port))
   const host = hostPort(baseUrl)?.host ?? '127.0.0.1'
   if (await portAnswers(host, port)) {
-    throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`)
+    throw new StartError(
+      target.id,
+      'spawn',
+      `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`,
+    )
   }
   const logPath = logPathFor(options.logDir, target.id)
   const extra = { ...target.env, PORT: String(port) }
@@ -165,7 +214,8 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   }
   await running.stop()
   const tail = group.log.tail()
-  const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld))
+  const message =
+    withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld))
   throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled)
 }
 
@@ -187,12 +237,17 @@ function groupHandle(
   const teardown = async () => {
     stopRequested = true
     const outcome = await terminateGroup(group.pgid, graceMs)
-    if (outcome === 'killed') log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
-    if (outcome === 'stuck') log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
-    for (const problem of await outside.undo((text) => group.log.write(text), graceMs)) log.warn(`${target.id}: ${problem}`)
+    if (outcome === 'killed')
+      log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
+    if (outcome === 'stuck')
+      log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`)
+    for (const problem of await outside.undo((text) => group.log.write(text), graceMs))
+      log.warn(`${target.id}: ${problem}`)
     await race(group.drained, DRAIN_WAIT_MS)
     if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
-      log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`)
+      log.warn(
+        `${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`,
+      )
     }
     group.log.close()
   }

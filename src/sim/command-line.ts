@@ -16,7 +16,8 @@ type Flag = (typeof FLAGS)[number]
 
 function number(flag: Flag, raw: string, check: (n: number) => boolean, what: string): number {
   const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`)
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
+    throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`)
   return n
 }
 
@@ -81,7 +82,8 @@ export async function simMain(argv: string[]): Promise<number> {
     process.stdout.write(
       `sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1}${p.fault ? `, fault ${p.fault}` : ''})\n`,
     )
-    if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))
+    if (!stop.signal.aborted)
+      await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))
     await server.close()
     return 0
   } catch (error) {

@@ -71,7 +71,10 @@ export class EngineModel {
     rng: Rng,
     sideRng: Rng = sideStream(0),
   ) {
-    const stream = (r: Rng): Stream => ({ rng: r, acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined })
+    const stream = (r: Rng): Stream => ({
+      rng: r,
+      acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined,
+    })
     this.main = stream(rng)
     this.side = stream(sideRng)
   }
@@ -105,7 +108,16 @@ export class EngineModel {
     if (!this.busy) return undefined
     const p = this.profile
     const k = p.speculative?.k ?? 0
-    const result: StepResult = { start, end: start, decodeSeqs: this.running.length, prefillTokens: 0, emissions: [], drafts: 0, draftTokens: 0, accepted: 0 }
+    const result: StepResult = {
+      start,
+      end: start,
+      decodeSeqs: this.running.length,
+      prefillTokens: 0,
+      emissions: [],
+      drafts: 0,
+      draftTokens: 0,
+      accepted: 0,
+    }
 
     for (const seq of this.running) {
       const draw = this.streamOf(seq).acceptDraw
@@ -146,7 +158,8 @@ export class EngineModel {
 
     this.waiting.splice(0, started.length)
     this.running.push(...started)
-    for (let i = this.running.length - 1; i >= 0; i--) if (this.running[i].generated >= this.running[i].maxTokens) this.running.splice(i, 1)
+    for (let i = this.running.length - 1; i >= 0; i--)
+      if (this.running[i].generated >= this.running[i].maxTokens) this.running.splice(i, 1)
     return result
   }
 }

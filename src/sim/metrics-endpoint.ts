@@ -32,18 +32,35 @@ function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 }
 
-function metric(lines: string[], name: string, type: 'counter' | 'gauge', help: string, samples: [string, number][]): void {
+function metric(
+  lines: string[],
+  name: string,
+  type: 'counter' | 'gauge',
+  help: string,
+  samples: [string, number][],
+): void {
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
-  for (const [labels, value] of samples) lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`)
+  for (const [labels, value] of samples)
+    lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`)
 }
 
-export function renderMetrics(profile: Profile, c: SimCounters, inFlight: { running: number; waiting: number }): string {
+export function renderMetrics(
+  profile: Profile,
+  c: SimCounters,
+  inFlight: { running: number; waiting: number },
+): string {
   const base = `engine="0",model_name="${escapeLabel(profile.model)}"`
   const lines: string[] = []
-  metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [[base, inFlight.running]])
-  metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [[base, inFlight.waiting]])
+  metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+    [base, inFlight.running],
+  ])
+  metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+    [base, inFlight.waiting],
+  ])
   metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]])
-  metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [[base, c.generationTokens]])
+  metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+    [base, c.generationTokens],
+  ])
   metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
     [`${base},finished_reason="length"`, c.requestsOk],
     [`${base},finished_reason="abort"`, c.requestsAborted],
@@ -51,8 +68,12 @@ export function renderMetrics(profile: Profile, c: SimCounters, inFlight: { runn
   metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]])
   if (profile.speculative) {
     metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]])
-    metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [[base, c.draftTokens]])
-    metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [[base, c.accepted]])
+    metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
+      [base, c.draftTokens],
+    ])
+    metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
+      [base, c.accepted],
+    ])
   }
   return lines.join('\n') + '\n'
 }

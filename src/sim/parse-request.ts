@@ -32,7 +32,8 @@ const DEFAULT_MAX_TOKENS: Record<Api, number> = { completions: 16, chat: 1024 }
 
 function positiveInt(value: unknown, field: string): number | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new BadRequest(`${field} must be a positive integer, got ${JSON.stringify(value)}`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new BadRequest(`${field} must be a positive integer, got ${JSON.stringify(value)}`)
   return value
 }
 
@@ -43,12 +44,19 @@ function promptText(api: Api, b: Record<string, unknown>): string {
 }
 
 export function parseGenerate(api: Api, body: unknown, servedModel: string, maxModelLen: number): GenerateRequest {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('request body must be a JSON object')
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new BadRequest('request body must be a JSON object')
   const b = body as Record<string, unknown>
   const prompt = api === 'chat' ? chatTokens(b.messages) : promptTokens(b.prompt)
-  if (prompt === undefined) throw new BadRequest(api === 'chat' ? 'messages must be a non-empty list of {role, content}' : 'prompt must be a string, a one-element list of strings, or a list of token ids')
+  if (prompt === undefined)
+    throw new BadRequest(
+      api === 'chat'
+        ? 'messages must be a non-empty list of {role, content}'
+        : 'prompt must be a string, a one-element list of strings, or a list of token ids',
+    )
   if (b.n !== undefined && b.n !== 1) throw new BadRequest('the simulator supports n = 1 only')
-  const requested = positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens')
+  const requested =
+    positiveInt(b.max_completion_tokens, 'max_completion_tokens') ?? positiveInt(b.max_tokens, 'max_tokens')
   const maxTokens = requested ?? Math.max(1, Math.min(DEFAULT_MAX_TOKENS[api], maxModelLen - prompt))
   if (prompt + maxTokens > maxModelLen) {
     throw new BadRequest(

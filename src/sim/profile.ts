@@ -40,8 +40,15 @@ const schema = z.strictObject({
     'step-ms': z.union([positive, z.strictObject({ base: positive, 'per-seq': z.number().nonnegative() }), stepTable]),
   }),
   speculative: z
-    .strictObject({ method: z.string().min(1), k: z.number().int().min(1), accept: z.array(z.number().nonnegative()).min(2) })
-    .refine((s) => s.accept.length === s.k + 1, { message: 'accept needs k + 1 weights (0..k accepted drafts)', path: ['accept'] })
+    .strictObject({
+      method: z.string().min(1),
+      k: z.number().int().min(1),
+      accept: z.array(z.number().nonnegative()).min(2),
+    })
+    .refine((s) => s.accept.length === s.k + 1, {
+      message: 'accept needs k + 1 weights (0..k accepted drafts)',
+      path: ['accept'],
+    })
     .refine((s) => s.accept.some((w) => w > 0), { message: 'accept weights are all zero', path: ['accept'] })
     .optional(),
   'jitter-cv': z.number().min(0).max(1).default(0),

@@ -28,7 +28,9 @@ const SHIPPED: readonly unknown[] = [
 ]
 
 /** Raw JSON of every shipped profile by name (for docs and tests). */
-export const SHIPPED_PROFILES: ReadonlyMap<string, unknown> = new Map(SHIPPED.map((json) => [(json as { name: string }).name, json]))
+export const SHIPPED_PROFILES: ReadonlyMap<string, unknown> = new Map(
+  SHIPPED.map((json) => [(json as { name: string }).name, json]),
+)
 
 export const SHIPPED_PROFILE_NAMES: readonly string[] = [...SHIPPED_PROFILES.keys()]
 
@@ -40,13 +42,19 @@ function looksLikePath(ref: string): boolean {
 export function loadProfile(ref: string, cwd = process.cwd()): Profile {
   const shipped = SHIPPED_PROFILES.get(ref)
   if (shipped) return parseProfile(shipped, ref)
-  if (!looksLikePath(ref)) throw new Error(`unknown sim profile "${ref}" (shipped: ${SHIPPED_PROFILE_NAMES.join(', ')}; or give a path to a profile .json file)`)
+  if (!looksLikePath(ref))
+    throw new Error(
+      `unknown sim profile "${ref}" (shipped: ${SHIPPED_PROFILE_NAMES.join(', ')}; or give a path to a profile .json file)`,
+    )
   const path = resolve(cwd, ref)
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new Error(`sim profile ${ref}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error })
+    throw new Error(
+      `sim profile ${ref}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { cause: error },
+    )
   }
   let json: unknown
   try {

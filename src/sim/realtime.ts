@@ -60,7 +60,13 @@ export class RealtimeEngine {
    * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
    * request (see `EngineRequest.side`).
    */
-  submit(promptTokens: number, maxTokens: number, listener: EmissionListener, arrivedAt = performance.now(), side = false): number {
+  submit(
+    promptTokens: number,
+    maxTokens: number,
+    listener: EmissionListener,
+    arrivedAt = performance.now(),
+    side = false,
+  ): number {
     const id = this.nextId++
     const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale)
     this.pending.push({ id, at, promptTokens, maxTokens, side })

@@ -100,7 +100,15 @@ class SimHttp {
       if (route === 'POST /tokenize') return json(res, 200, this.tokenize(await jsonBody(req)))
       if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res, arrivedAt)
       if (route === 'POST /v1/chat/completions') return this.generate('chat', await jsonBody(req), res, arrivedAt)
-      const known = ['/health', '/version', '/v1/models', '/metrics', '/tokenize', '/v1/completions', '/v1/chat/completions'].includes(path)
+      const known = [
+        '/health',
+        '/version',
+        '/v1/models',
+        '/metrics',
+        '/tokenize',
+        '/v1/completions',
+        '/v1/chat/completions',
+      ].includes(path)
       json(res, known ? 405 : 404, { detail: known ? 'Method Not Allowed' : 'Not Found' })
     } catch (error) {
       if (res.headersSent) return void res.destroy()
@@ -116,7 +124,20 @@ class SimHttp {
 
   private models(): unknown {
     const p = this.profile
-    return { object: 'list', data: [{ id: p.model, object: 'model', created: 0, owned_by: 'vllm', root: p.model, parent: null, max_model_len: p.maxModelLen }] }
+    return {
+      object: 'list',
+      data: [
+        {
+          id: p.model,
+          object: 'model',
+          created: 0,
+          owned_by: 'vllm',
+          root: p.model,
+          parent: null,
+          max_model_len: p.maxModelLen,
+        },
+      ],
+    }
   }
 
   private tokenize(body: unknown): unknown {
@@ -136,23 +157,45 @@ class SimHttp {
     const text = (tokens: number) => Array.from({ length: tokens }, () => token(produced++)).join('')
     if (request.stream) return this.stream(request, { id, length }, res, text, arrivedAt)
     let all = ''
-    const engineId = this.engine.submit(request.promptTokens, length.tokens, (e) => {
-      all += text(e.tokens)
-      if (e.done) json(res, 200, fullReply(request, id, all, length))
-    }, arrivedAt, !request.ignoreEos)
+    const engineId = this.engine.submit(
+      request.promptTokens,
+      length.tokens,
+      (e) => {
+        all += text(e.tokens)
+        if (e.done) json(res, 200, fullReply(request, id, all, length))
+      },
+      arrivedAt,
+      !request.ignoreEos,
+    )
     res.on('close', () => this.abandon(res, engineId))
   }
 
-  private stream(request: GenerateRequest, reply: { id: string; length: ReplyLength }, res: ServerResponse, text: (tokens: number) => string, arrivedAt: number): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  private stream(
+    request: GenerateRequest,
+    reply: { id: string; length: ReplyLength },
+    res: ServerResponse,
+    text: (tokens: number) => string,
+    arrivedAt: number,
+  ): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    })
     res.flushHeaders()
     const writer = new ReplyWriter(request, reply.id, reply.length.finish)
-    const engineId = this.engine.submit(request.promptTokens, reply.length.tokens, (e) => {
-      if (res.destroyed) return
-      const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
-      if (e.done) res.end(frames + writer.end())
-      else res.write(frames)
-    }, arrivedAt, !request.ignoreEos)
+    const engineId = this.engine.submit(
+      request.promptTokens,
+      reply.length.tokens,
+      (e) => {
+        if (res.destroyed) return
+        const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
+        if (e.done) res.end(frames + writer.end())
+        else res.write(frames)
+      },
+      arrivedAt,
+      !request.ignoreEos,
+    )
     res.on('close', () => this.abandon(res, engineId))
   }
 

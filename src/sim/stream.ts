@@ -39,7 +39,14 @@ export class ReplyWriter {
   }
 
   private frame(choices: unknown[], extra: Record<string, unknown> = {}): string {
-    return sse({ id: this.id, object: this.object, created: this.created, model: this.request.model, choices, ...extra })
+    return sse({
+      id: this.id,
+      object: this.object,
+      created: this.created,
+      model: this.request.model,
+      choices,
+      ...extra,
+    })
   }
 
   private continuous(): Record<string, unknown> {
@@ -49,7 +56,11 @@ export class ReplyWriter {
   /** Frames for `tokens` new tokens whose text is `text`; `first` adds the chat role prelude. */
   tokens(text: string, tokens: number, first: boolean, last: boolean): string {
     let out = ''
-    if (first && this.request.api === 'chat') out += this.frame([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], this.continuous())
+    if (first && this.request.api === 'chat')
+      out += this.frame(
+        [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+        this.continuous(),
+      )
     this.generated += tokens
     const finish = last ? this.finish : null
     const choice =
@@ -61,16 +72,37 @@ export class ReplyWriter {
 
   /** Usage chunk (when asked for) and the terminator. */
   end(): string {
-    return (this.request.includeUsage ? this.frame([], { usage: usage(this.request.promptTokens, this.generated) }) : '') + DONE
+    return (
+      (this.request.includeUsage ? this.frame([], { usage: usage(this.request.promptTokens, this.generated) }) : '') +
+      DONE
+    )
   }
 }
 
 /** A whole non-streamed reply of `length.tokens` tokens. */
-export function fullReply(request: GenerateRequest, id: string, text: string, length: ReplyLength): Record<string, unknown> {
+export function fullReply(
+  request: GenerateRequest,
+  id: string,
+  text: string,
+  length: ReplyLength,
+): Record<string, unknown> {
   const { finish } = length
-  const base = { id, created: Math.floor(Date.now() / 1000), model: request.model, usage: usage(request.promptTokens, length.tokens) }
-  if (request.api === 'chat') {
-    return { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }] }
+  const base = {
+    id,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    usage: usage(request.promptTokens, length.tokens),
   }
-  return { ...base, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }] }
+  if (request.api === 'chat') {
+    return {
+      ...base,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }],
+    }
+  }
+  return {
+    ...base,
+    object: 'text_completion',
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }],
+  }
 }

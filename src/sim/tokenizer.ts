@@ -21,7 +21,19 @@ export function words(text: string): string[] {
 
 /** Same as JavaScript's `\s`. */
 function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 160 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  )
 }
 
 /** `words(text).length` without building the words: a 100K-word prompt is counted in about a millisecond. */
@@ -69,7 +81,8 @@ export function contentText(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined
   const parts: string[] = []
   for (const part of content) {
-    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') parts.push((part as { text: string }).text)
+    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string')
+      parts.push((part as { text: string }).text)
   }
   return parts.join(' ')
 }

@@ -22,13 +22,19 @@ export interface Observed {
 }
 
 /** Feeds arrivals (any order) to a fresh engine and steps it until every request finished. */
-export function simulate(profile: Profile, seed: number, arrivals: readonly Arrival[], engine = new EngineModel(profile, createRng(seed))): Observed[] {
+export function simulate(
+  profile: Profile,
+  seed: number,
+  arrivals: readonly Arrival[],
+  engine = new EngineModel(profile, createRng(seed)),
+): Observed[] {
   const order = arrivals.map((a, id) => ({ ...a, id })).sort((a, b) => a.at - b.at || a.id - b.id)
   const observed: Observed[] = arrivals.map((a) => ({ arrival: a.at, events: [] }))
   let next = 0
   let now = order[0]?.at ?? 0
   const admit = (until: number) => {
-    for (; next < order.length && order[next].at <= until; next++) engine.submit({ id: order[next].id, promptTokens: order[next].promptTokens, maxTokens: order[next].maxTokens })
+    for (; next < order.length && order[next].at <= until; next++)
+      engine.submit({ id: order[next].id, promptTokens: order[next].promptTokens, maxTokens: order[next].maxTokens })
   }
   for (let guard = 0; guard < 10_000_000; guard++) {
     admit(now)
@@ -92,12 +98,20 @@ export interface Workload {
  * next round starts when the last one finished. Returns every round and the steady-state mean
  * over the rounds after `discard`.
  */
-export function runRounds(profile: Profile, seed: number, w: Workload): { rounds: RoundFigures[]; steady: Omit<RoundFigures, 'ttfts'> } {
+export function runRounds(
+  profile: Profile,
+  seed: number,
+  w: Workload,
+): { rounds: RoundFigures[]; steady: Omit<RoundFigures, 'ttfts'> } {
   const engine = new EngineModel(profile, createRng(seed))
   const rounds: RoundFigures[] = []
   let at = 0
   for (let r = 0; r < w.rounds; r++) {
-    const arrivals = Array.from({ length: w.concurrency }, () => ({ at, promptTokens: w.inputTokens, maxTokens: w.outputTokens }))
+    const arrivals = Array.from({ length: w.concurrency }, () => ({
+      at,
+      promptTokens: w.inputTokens,
+      maxTokens: w.outputTokens,
+    }))
     const figures = roundFigures(simulate(profile, seed, arrivals, engine))
     figures.prefillTps = mean(figures.ttfts.map((t) => w.inputTokens / (t / 1000)))
     rounds.push(figures)

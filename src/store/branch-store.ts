@@ -24,7 +24,10 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
     kind: 'branch',
     async load(hardware: string): Promise<LoadedBaseline> {
       const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
-      const [baseFile, histFile] = await Promise.all([readFile(request, repo, branch, base), readFile(request, repo, branch, hist)])
+      const [baseFile, histFile] = await Promise.all([
+        readFile(request, repo, branch, base),
+        readFile(request, repo, branch, hist),
+      ])
       const results = baseFile && readResults(baseFile.text, `${branch}:${base}`)
       const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : []
       if (!results && history.length === 0) {
@@ -36,7 +39,8 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
 
     async save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void> {
       const cells = storableCells(results)
-      if (cells.length === 0) return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`)
+      if (cells.length === 0)
+        return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`)
       if (!branchReady) {
         if (await ensureBranch(request, repo, branch)) log.info(`created orphan branch ${branch} for baselines`)
         branchReady = true
@@ -44,8 +48,14 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
       const incoming: ResultsFile = { ...results, cells }
       const entry = historyEntry(incoming, gates)
       const message = `llm-bench-gate: baseline ${hardware} @ ${results.run.sha.slice(0, 7)}`
-      const commit = await commitFiles(options, (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates), message)
-      log.info(`stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`)
+      const commit = await commitFiles(
+        options,
+        (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates),
+        message,
+      )
+      log.info(
+        `stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`,
+      )
     },
   }
 }
@@ -62,20 +72,39 @@ async function updateFiles(
   const { branch } = options
   const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
   const [baseText, histText] = await Promise.all([snapshot.read(base), snapshot.read(hist)])
-  const baseline = mergeResults(baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`), incoming)
-  const merged = mergeHistory(histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES)
+  const baseline = mergeResults(
+    baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`),
+    incoming,
+  )
+  const merged = mergeHistory(
+    histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`),
+    entry,
+    hardware,
+    options.historyLimit ?? HISTORY_ENTRIES,
+  )
   const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES)
   const updated = baseline.run.finishedAt || baseline.run.startedAt
   return new Map([
     [base, serialize(baseline)],
     [hist, history.text],
-    [dashboardPath(hardware), dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true })],
-    [ROOT_INDEX_PATH, await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length })],
+    [
+      dashboardPath(hardware),
+      dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),
+    ],
+    [
+      ROOT_INDEX_PATH,
+      await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length }),
+    ],
   ])
 }
 
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */
-export function refOf(hardware: string, source: string, results: ResultsFile | undefined, history: HistoryEntry[]): BaselineRef {
+export function refOf(
+  hardware: string,
+  source: string,
+  results: ResultsFile | undefined,
+  history: HistoryEntry[],
+): BaselineRef {
   const last = history.at(-1)
   const ref: BaselineRef = { sha: results?.run.sha ?? last?.sha ?? '', hardware, source, samples: history.length }
   const runUrl = results?.run.runUrl || last?.runUrl

@@ -51,18 +51,30 @@ export async function commitFiles(
     }
     const commit = await createCommit(options, tree, head, changed, message)
     try {
-      await options.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...options.repo, ref: `heads/${branch}`, sha: commit, force: false })
+      await options.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+        ...options.repo,
+        ref: `heads/${branch}`,
+        sha: commit,
+        force: false,
+      })
       log.debug(`${branch}: ${commit.slice(0, 7)} on ${head.slice(0, 7)} (${[...changed.keys()].join(', ')})`)
       return commit
     } catch (error) {
       const status = httpStatus(error)
-      if (status !== 409 && status !== 422) throw wrap(error, `${branch}: cannot move the branch to ${commit.slice(0, 7)}`)
+      if (status !== 409 && status !== 422)
+        throw wrap(error, `${branch}: cannot move the branch to ${commit.slice(0, 7)}`)
       if (attempt >= maxRetries) {
-        throw new StoreError(`${branch}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps moving the branch`, status, { cause: error })
+        throw new StoreError(
+          `${branch}: still conflicting after ${attempt + 1} attempts (HTTP ${status}); another writer keeps moving the branch`,
+          status,
+          { cause: error },
+        )
       }
       // Jitter keeps parallel matrix jobs from retrying in lockstep.
       const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2)
-      log.info(`${branch}: HTTP ${status} (the branch moved meanwhile), re-reading and retrying in ${Math.round(delay)} ms`)
+      log.info(
+        `${branch}: HTTP ${status} (the branch moved meanwhile), re-reading and retrying in ${Math.round(delay)} ms`,
+      )
       await sleep(delay)
     }
   }
@@ -86,12 +98,20 @@ function snapshotAt(options: CommitOptions, head: string, tree: string): Snapsho
   return {
     head,
     read(path) {
-      if (!cache.has(path)) cache.set(path, readFile(request, repo, head, path).then((f) => f?.text))
+      if (!cache.has(path))
+        cache.set(
+          path,
+          readFile(request, repo, head, path).then((f) => f?.text),
+        )
       return cache.get(path)!
     },
     async paths() {
       try {
-        const answer = await request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { ...repo, tree_sha: tree, recursive: '1' })
+        const answer = await request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', {
+          ...repo,
+          tree_sha: tree,
+          recursive: '1',
+        })
         const entries = answer.data.tree as Array<{ path?: string; type?: string }>
         return entries.filter((e) => e.type === 'blob' && typeof e.path === 'string').map((e) => e.path!)
       } catch (error) {
@@ -107,16 +127,31 @@ async function changedFiles(snapshot: Snapshot, files: Map<string, string>): Pro
   return changed
 }
 
-async function createCommit(options: CommitOptions, baseTree: string, parent: string, files: Map<string, string>, message: string): Promise<string> {
+async function createCommit(
+  options: CommitOptions,
+  baseTree: string,
+  parent: string,
+  files: Map<string, string>,
+  message: string,
+): Promise<string> {
   const { request, repo, branch } = options
   try {
     const entries = []
     for (const [path, text] of files) {
-      const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: Buffer.from(text, 'utf8').toString('base64'), encoding: 'base64' })
+      const blob = await request('POST /repos/{owner}/{repo}/git/blobs', {
+        ...repo,
+        content: Buffer.from(text, 'utf8').toString('base64'),
+        encoding: 'base64',
+      })
       entries.push({ path, mode: '100644' as const, type: 'blob' as const, sha: String(blob.data.sha) })
     }
     const tree = await request('POST /repos/{owner}/{repo}/git/trees', { ...repo, base_tree: baseTree, tree: entries })
-    const commit = await request('POST /repos/{owner}/{repo}/git/commits', { ...repo, message, tree: String(tree.data.sha), parents: [parent] })
+    const commit = await request('POST /repos/{owner}/{repo}/git/commits', {
+      ...repo,
+      message,
+      tree: String(tree.data.sha),
+      parents: [parent],
+    })
     return String(commit.data.sha)
   } catch (error) {
     throw wrap(error, `${branch}: cannot create the commit`)

@@ -13,7 +13,11 @@ import type { Snapshot } from './commit-files.js'
 const BASELINE = /^([^/]+)\/baseline\.json$/
 
 /** Per cell and charted metric, the history indexes where a level shift starts. */
-export function historyShifts(baseline: ResultsFile, history: readonly HistoryEntry[], gates: Record<string, GateConfig>): Record<string, Partial<Record<GatedMetric, number[]>>> {
+export function historyShifts(
+  baseline: ResultsFile,
+  history: readonly HistoryEntry[],
+  gates: Record<string, GateConfig>,
+): Record<string, Partial<Record<GatedMetric, number[]>>> {
   const shifts: Record<string, Partial<Record<GatedMetric, number[]>>> = {}
   for (const cell of baseline.cells) {
     for (const metric of TREND_METRICS) {
@@ -22,7 +26,11 @@ export function historyShifts(baseline: ResultsFile, history: readonly HistoryEn
       const key = metricKey(metric, 'mean')
       const rounds = at.map((i) => history[i].cells[cell.id]?.[key]?.rounds ?? [])
       const config = isRelative(metric) ? gates[cell.target]?.[metric] : undefined
-      const starts = levelShifts(at.map((i) => values[i]!), rounds, { config, noiseFloor: NOISE_FLOOR })
+      const starts = levelShifts(
+        at.map((i) => values[i]!),
+        rounds,
+        { config, noiseFloor: NOISE_FLOOR },
+      )
       if (starts.length) (shifts[cell.id] ??= {})[metric] = starts.map((s) => at[s])
     }
   }
@@ -30,8 +38,21 @@ export function historyShifts(baseline: ResultsFile, history: readonly HistoryEn
 }
 
 /** `onBranch`: the page sits next to the root index, so it links it. */
-export function dashboardPage(hardware: string, baseline: ResultsFile, history: readonly HistoryEntry[], gates: Record<string, GateConfig>, options: { repoUrl?: string; onBranch?: boolean } = {}): string {
-  return renderDashboard({ hardware, baseline, history, shifts: historyShifts(baseline, history, gates), repoUrl: options.repoUrl, indexLink: options.onBranch })
+export function dashboardPage(
+  hardware: string,
+  baseline: ResultsFile,
+  history: readonly HistoryEntry[],
+  gates: Record<string, GateConfig>,
+  options: { repoUrl?: string; onBranch?: boolean } = {},
+): string {
+  return renderDashboard({
+    hardware,
+    baseline,
+    history,
+    shifts: historyShifts(baseline, history, gates),
+    repoUrl: options.repoUrl,
+    indexLink: options.onBranch,
+  })
 }
 
 /** The root page: this update's key from what it writes, every other key from its stored baseline. */
@@ -50,7 +71,12 @@ function summaryOf(hardware: string, text: string | undefined): HardwareSummary 
   try {
     const file = JSON.parse(text ?? '') as Partial<ResultsFile>
     const run = file.run
-    return { hardware, updated: run?.finishedAt ?? run?.startedAt, sha: run?.sha, cells: Array.isArray(file.cells) ? file.cells.length : undefined }
+    return {
+      hardware,
+      updated: run?.finishedAt ?? run?.startedAt,
+      sha: run?.sha,
+      cells: Array.isArray(file.cells) ? file.cells.length : undefined,
+    }
   } catch {
     return { hardware }
   }

@@ -26,7 +26,12 @@ export function wrap(error: unknown, what: string): StoreError {
 }
 
 /** Reads a file of `branch`; undefined when the file or the branch does not exist. */
-export async function readFile(request: GitHubRequest, repo: RepoRef, branch: string, path: string): Promise<StoredFile | undefined> {
+export async function readFile(
+  request: GitHubRequest,
+  repo: RepoRef,
+  branch: string,
+  path: string,
+): Promise<StoredFile | undefined> {
   let data: { type?: string; sha: string; content?: string; encoding?: string }
   try {
     data = (await request('GET /repos/{owner}/{repo}/contents/{path}', { ...repo, path, ref: branch })).data
@@ -35,11 +40,14 @@ export async function readFile(request: GitHubRequest, repo: RepoRef, branch: st
     throw wrap(error, `${branch}:${path}: cannot read`)
   }
   if (Array.isArray(data) || data.type !== 'file') throw new StoreError(`${branch}:${path}: is not a file`)
-  if (data.encoding === 'base64' && data.content) return { sha: data.sha, text: Buffer.from(data.content, 'base64').toString('utf8') }
+  if (data.encoding === 'base64' && data.content)
+    return { sha: data.sha, text: Buffer.from(data.content, 'base64').toString('utf8') }
   // Over 1 MB the contents API leaves `content` empty (`encoding: none`); the git blob API serves up to 100 MB.
   try {
     const blob = await request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: data.sha })
-    const text = Buffer.from(String(blob.data.content), blob.data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8')
+    const text = Buffer.from(String(blob.data.content), blob.data.encoding === 'base64' ? 'base64' : 'utf8').toString(
+      'utf8',
+    )
     return { sha: data.sha, text }
   } catch (error) {
     throw wrap(error, `${branch}:${path}: cannot read blob ${data.sha}`)
@@ -63,7 +71,11 @@ export async function ensureBranch(request: GitHubRequest, repo: RepoRef, branch
     if (httpStatus(error) !== 404) throw wrap(error, `branch ${branch}: cannot look it up`)
   }
   try {
-    const blob = await request('POST /repos/{owner}/{repo}/git/blobs', { ...repo, content: README(branch), encoding: 'utf-8' })
+    const blob = await request('POST /repos/{owner}/{repo}/git/blobs', {
+      ...repo,
+      content: README(branch),
+      encoding: 'utf-8',
+    })
     const tree = await request('POST /repos/{owner}/{repo}/git/trees', {
       ...repo,
       tree: [{ path: 'README.md', mode: '100644', type: 'blob', sha: blob.data.sha }],

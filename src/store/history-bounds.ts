@@ -15,7 +15,8 @@ function compactEntry(entry: HistoryEntry): HistoryEntry {
   const cells: HistoryEntry['cells'] = {}
   for (const [id, metrics] of Object.entries(entry.cells)) {
     const out: Record<string, MetricSamples> = {}
-    for (const [key, s] of Object.entries(metrics)) out[key] = { steady: compact(s.steady), rounds: s.rounds.map(compact) }
+    for (const [key, s] of Object.entries(metrics))
+      out[key] = { steady: compact(s.steady), rounds: s.rounds.map(compact) }
     cells[id] = out
   }
   return { ...entry, cells }

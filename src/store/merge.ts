@@ -1,7 +1,24 @@
 /** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
-import { GATED_METRICS, GATE_STATS, PRIMARY_METRICS, isRelative, metricInfo, metricKey, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import {
+  GATED_METRICS,
+  GATE_STATS,
+  PRIMARY_METRICS,
+  isRelative,
+  metricInfo,
+  metricKey,
+  readMetric,
+  type GateStat,
+  type GatedMetric,
+} from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
-import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type HistoryFile, type MetricSamples, type ResultsFile } from '../core/results.js'
+import {
+  HISTORY_SCHEMA,
+  type CellResult,
+  type HistoryEntry,
+  type HistoryFile,
+  type MetricSamples,
+  type ResultsFile,
+} from '../core/results.js'
 
 const time = (iso: string | undefined): number => {
   const t = Date.parse(iso ?? '')
@@ -32,7 +49,10 @@ export function mergeResults(stored: ResultsFile | undefined, incoming: ResultsF
 
 /** The (metric, stat) pairs history keeps for a gate: every gated metric, plus the registry's primary metrics' means always. */
 function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]> {
-  if (!gate) return GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean' as const] : GATE_STATS).map((s): [GatedMetric, GateStat] => [m, s]))
+  if (!gate)
+    return GATED_METRICS.flatMap((m) =>
+      (metricInfo(m).scalar ? ['mean' as const] : GATE_STATS).map((s): [GatedMetric, GateStat] => [m, s]),
+    )
   const pairs = PRIMARY_METRICS.map((m): [GatedMetric, GateStat] => [m, 'mean'])
   for (const metric of GATED_METRICS) {
     if (!gate[metric]) continue
@@ -73,7 +93,12 @@ export function historyEntry(results: ResultsFile, gates?: Record<string, GateCo
  * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
  * the same sha is replaced in place, its cells merged by id (the new run's cells win).
  */
-export function mergeHistory(stored: HistoryFile | undefined, entry: HistoryEntry, hardware: string, limit: number): HistoryFile {
+export function mergeHistory(
+  stored: HistoryFile | undefined,
+  entry: HistoryEntry,
+  hardware: string,
+  limit: number,
+): HistoryFile {
   const entries = [...(stored?.entries ?? [])]
   const same = entries.findIndex((e) => e.sha === entry.sha)
   if (same >= 0) {

@@ -11,7 +11,11 @@
 import { GATED_METRICS, GATE_STATS, metricInfo, metricKey, type MetricRef } from '../core/metrics.js'
 
 const BY_KEY: ReadonlyMap<string, MetricRef> = new Map(
-  GATED_METRICS.flatMap((metric) => (metricInfo(metric).scalar ? (['mean'] as const) : GATE_STATS).map((stat) => [metricKey(metric, stat), { metric, stat }] as const)),
+  GATED_METRICS.flatMap((metric) =>
+    (metricInfo(metric).scalar ? (['mean'] as const) : GATE_STATS).map(
+      (stat) => [metricKey(metric, stat), { metric, stat }] as const,
+    ),
+  ),
 )
 
 /** `decode_tps.mean` → decode, mean; `output_tps` → output-throughput, mean; undefined when the key names no gated figure. */
@@ -19,7 +23,8 @@ export function parseMetricKey(key: string): MetricRef | undefined {
   return BY_KEY.get(key)
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A metric verdict keyed the first release's way gets `{ metric, stat }`; anything else is left for the schema to judge. */
 export function upgradeMetricVerdict(value: unknown): unknown {
@@ -51,16 +56,19 @@ const share = (rounds: readonly Counted[]): number => {
 }
 
 /** A round's metrics with `failed_share` filled in when the file has none. */
-export function withRoundShare<R extends Counted & { metrics: { failed_share?: number | null } }>(round: R): R & { metrics: { failed_share: number | null } } {
+export function withRoundShare<R extends Counted & { metrics: { failed_share?: number | null } }>(
+  round: R,
+): R & { metrics: { failed_share: number | null } } {
   // null (a tool that counts no failures) stays null; only an absent share is computed.
   const failed_share = round.metrics.failed_share === undefined ? share([round]) : round.metrics.failed_share
   return { ...round, metrics: { ...round.metrics, failed_share } }
 }
 
 /** A cell's steady-state metrics with `failed_share` filled in from its steady rounds when the file has none. */
-export function withCellShare<C extends { metrics: { failed_share?: number | null } | null; rounds: ReadonlyArray<Counted & { steady: boolean }> }>(
-  cell: C,
-): C & { metrics: { failed_share: number | null } | null } {
-  if (!cell.metrics || cell.metrics.failed_share !== undefined) return cell as C & { metrics: { failed_share: number | null } | null }
+export function withCellShare<
+  C extends { metrics: { failed_share?: number | null } | null; rounds: ReadonlyArray<Counted & { steady: boolean }> },
+>(cell: C): C & { metrics: { failed_share: number | null } | null } {
+  if (!cell.metrics || cell.metrics.failed_share !== undefined)
+    return cell as C & { metrics: { failed_share: number | null } | null }
   return { ...cell, metrics: { ...cell.metrics, failed_share: share(cell.rounds.filter((r) => r.steady)) } }
 }

@@ -54,23 +54,29 @@ export async function readResultsFile(path: string, label: string): Promise<Resu
 
 function check<T>(value: unknown, where: string, expected: string, kind: string, schema: z.ZodType<T>): T {
   const foreign = `${where}: not a llm-bench-gate ${kind} file:`
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError([`${foreign} expected a JSON object, got ${describeValue(value)}`])
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError([`${foreign} expected a JSON object, got ${describeValue(value)}`])
   const declared = (value as { schema?: unknown }).schema
   if (declared === undefined) throw new ConfigError([`${foreign} schema is missing (expected "${expected}")`])
   if (declared !== expected) {
     const said = `schema is ${describeValue(declared)}`
-    throw new ConfigError([isForeign(value) ? `${foreign} ${said} (expected "${expected}")` : `${where}: ${said}, expected "${expected}"`])
+    throw new ConfigError([
+      isForeign(value) ? `${foreign} ${said} (expected "${expected}")` : `${where}: ${said}, expected "${expected}"`,
+    ])
   }
   const parsed = schema.safeParse(value, { reportInput: true })
   if (parsed.success) return parsed.data
   const problems = parsed.error.issues.flatMap((issue) => issueLines(issue, where))
   const extra = problems.length - MAX_PROBLEMS
-  throw new ConfigError(extra > 1 ? [...problems.slice(0, MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems)
+  throw new ConfigError(
+    extra > 1 ? [...problems.slice(0, MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems,
+  )
 }
 
 function issueLines(issue: z.core.$ZodIssue, where: string): string[] {
   const path = issue.path as PropertyKey[]
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${where}: ${fieldPath([...path, key])}: ${issue.message}`)
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => `${where}: ${fieldPath([...path, key])}: ${issue.message}`)
   return [`${where}: ${fieldPath(path)}: ${issue.message}`]
 }
 

@@ -5,9 +5,24 @@
  * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
  */
 import { z } from 'zod'
-import { DISTRIBUTION_METRICS, SCALAR_METRICS, type DistributionMetric, type ScalarMetric, type Stats } from '../core/measurements.js'
+import {
+  DISTRIBUTION_METRICS,
+  SCALAR_METRICS,
+  type DistributionMetric,
+  type ScalarMetric,
+  type Stats,
+} from '../core/measurements.js'
 import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
-import { CELL_STATUSES, CELL_VERDICTS, HISTORY_SCHEMA, METRIC_VERDICTS, RESULTS_SCHEMA, RUN_VERDICTS, type HistoryFile, type ResultsFile } from '../core/results.js'
+import {
+  CELL_STATUSES,
+  CELL_VERDICTS,
+  HISTORY_SCHEMA,
+  METRIC_VERDICTS,
+  RESULTS_SCHEMA,
+  RUN_VERDICTS,
+  type HistoryFile,
+  type ResultsFile,
+} from '../core/results.js'
 import { DEGENERATE_KINDS } from '../core/quality.js'
 import { PROBE_MAX_QUESTIONS } from '../quality/index.js'
 import { SLOWDOWN_REASONS } from '../core/host.js'
@@ -30,27 +45,39 @@ const numOrNull = z.number({ error: want('a number or null') }).nullable()
 const str = z.string({ error: want('a string') })
 const strOrNull = z.string({ error: want('a string or null') }).nullable()
 const bool = z.boolean({ error: want('true or false') })
-const oneOf = <const T extends readonly string[]>(values: T) => z.enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) })
+const oneOf = <const T extends readonly string[]>(values: T) =>
+  z.enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) })
 const list = <T extends z.ZodType>(item: T) => z.array(item, { error: want('a list') })
 const obj = <S extends z.core.$ZodLooseShape>(shape: S) => z.looseObject(shape, { error: want('an object') })
 const dict = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: want('an object') })
 
 /** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
 const keyedBy = (keys: readonly string[], noun: string) => ({
-  error: (issue: { code: string; input?: unknown }) => (issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue)),
+  error: (issue: { code: string; input?: unknown }) =>
+    issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue),
 })
 
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
-const byGatedMetric = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'))
+const byGatedMetric = <T extends z.ZodType>(value: T) =>
+  z.partialRecord(z.enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'))
 
 // null: a figure the tool that measured the cell did not report (an ingested file without p90, say).
 const figure = num.nullable()
-const stats = obj({ mean: figure, p50: figure, p90: figure, p99: figure, std: figure, min: figure, max: figure } satisfies Record<keyof Stats, unknown>)
+const stats = obj({
+  mean: figure,
+  p50: figure,
+  p90: figure,
+  p99: figure,
+  std: figure,
+  min: figure,
+  max: figure,
+} satisfies Record<keyof Stats, unknown>)
 
 /** Round-level figures the first release did not write. */
 const LATER_SCALARS: readonly ScalarMetric[] = ['failed_share']
 
-type BlockShape = Record<DistributionMetric, typeof stats> & Record<Exclude<ScalarMetric, 'failed_share'>, typeof figure> & { failed_share: z.ZodOptional<typeof figure> }
+type BlockShape = Record<DistributionMetric, typeof stats> &
+  Record<Exclude<ScalarMetric, 'failed_share'>, typeof figure> & { failed_share: z.ZodOptional<typeof figure> }
 const blockShape = Object.fromEntries([
   ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
   ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? figure.optional() : figure]),
@@ -74,7 +101,9 @@ const metricVerdict = z.preprocess(
   upgradeMetricVerdict,
   obj({
     status: oneOf(METRIC_VERDICTS),
-    metric: z.enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`) }),
+    metric: z.enum(GATED_METRICS, {
+      error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`),
+    }),
     stat: oneOf(GATE_STATS),
     current: num,
     baseline: num,
@@ -85,7 +114,12 @@ const metricVerdict = z.preprocess(
 
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
   for (const [key, verdict] of Object.entries(metrics)) {
-    if (verdict && verdict.metric !== key) ctx.addIssue({ code: 'custom', path: [key, 'metric'], message: `is "${verdict.metric}", but the verdict is filed under "${key}"` })
+    if (verdict && verdict.metric !== key)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key, 'metric'],
+        message: `is "${verdict.metric}", but the verdict is filed under "${key}"`,
+      })
   }
 })
 
@@ -98,18 +132,34 @@ const cellVerdict = obj({
   skipped: oneOf(['unchanged'] as const).optional(),
 })
 
-const share = z.number({ error: want('a number from 0 to 1') }).min(0, { error: want('a number from 0 to 1') }).max(1, { error: want('a number from 0 to 1') })
+const share = z
+  .number({ error: want('a number from 0 to 1') })
+  .min(0, { error: want('a number from 0 to 1') })
+  .max(1, { error: want('a number from 0 to 1') })
 
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
-  probe: obj({ seed: num, questions: num, correct: num, accuracy: share, missed: list(num).max(PROBE_MAX_QUESTIONS).optional(), cut: num.optional(), greedy: list(obj({ prompt: str, text: str })) }).optional(),
+  probe: obj({
+    seed: num,
+    questions: num,
+    correct: num,
+    accuracy: share,
+    missed: list(num).max(PROBE_MAX_QUESTIONS).optional(),
+    cut: num.optional(),
+    greedy: list(obj({ prompt: str, text: str })),
+  }).optional(),
   probeMs: num.optional(),
   agreement: obj({ mean: share, prompts: num, worst: str.optional() }).optional(),
   degenerate: obj({
     judged: num,
     degenerate: num,
     share: share.nullable(),
-    kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num])) as Record<(typeof DEGENERATE_KINDS)[number], typeof num>),
+    kinds: obj(
+      Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num])) as Record<
+        (typeof DEGENERATE_KINDS)[number],
+        typeof num
+      >,
+    ),
     example: str.optional(),
   }).optional(),
 })
@@ -131,7 +181,9 @@ const host = obj({
     gpus: list(gpuState).optional(),
     noGpu: str.optional(),
     cuda: str.optional(),
-    processes: list(obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool, allowed: bool.optional() })).optional(),
+    processes: list(
+      obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool, allowed: bool.optional() }),
+    ).optional(),
     memory: obj({ availableBytes: num, totalBytes: num }).optional(),
     governors: list(str).optional(),
   }),
@@ -156,8 +208,20 @@ const cell = obj({
   workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
   metrics: metricsBlockOrNull,
   rounds: list(round),
-  info: obj({ version: str.optional(), launch: str.optional(), server: dict(z.unknown()).optional(), logTail: str.optional(), container: obj({ runtime: str, image: str, digest: str.optional() }).optional() }),
-  specDecode: obj({ acceptanceRate: num.optional(), acceptanceLength: num.optional(), draftTokens: num.optional(), acceptedTokens: num.optional(), source: str }).optional(),
+  info: obj({
+    version: str.optional(),
+    launch: str.optional(),
+    server: dict(z.unknown()).optional(),
+    logTail: str.optional(),
+    container: obj({ runtime: str, image: str, digest: str.optional() }).optional(),
+  }),
+  specDecode: obj({
+    acceptanceRate: num.optional(),
+    acceptanceLength: num.optional(),
+    draftTokens: num.optional(),
+    acceptedTokens: num.optional(),
+    source: str,
+  }).optional(),
   quality: quality.optional(),
   host: host.optional(),
   verdict: cellVerdict,
@@ -183,15 +247,36 @@ const summary = obj({
   verdict: oneOf(RUN_VERDICTS),
   regressions: num,
   counts: z.partialRecord(z.enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
-  baseline: obj({ sha: str, hardware: str, source: str, runUrl: str.optional(), date: str.optional(), samples: num.optional() }).optional(),
+  baseline: obj({
+    sha: str,
+    hardware: str,
+    source: str,
+    runUrl: str.optional(),
+    date: str.optional(),
+    samples: num.optional(),
+  }).optional(),
 })
 
 /**
  * A null figure is read into the number field it stands for: every reader of a figure goes through `readMetric`
  * or `formatNumber`, which take anything but a finite number as not measured.
  */
-export const resultsSchema = obj({ schema: z.literal(RESULTS_SCHEMA), run, cells: list(cell), summary: summary.optional() }) as unknown as z.ZodType<ResultsFile>
+export const resultsSchema = obj({
+  schema: z.literal(RESULTS_SCHEMA),
+  run,
+  cells: list(cell),
+  summary: summary.optional(),
+}) as unknown as z.ZodType<ResultsFile>
 
-const historyEntry = obj({ sha: str, date: str, runUrl: str, cells: dict(dict(obj({ steady: num, rounds: list(num) }))) })
+const historyEntry = obj({
+  sha: str,
+  date: str,
+  runUrl: str,
+  cells: dict(dict(obj({ steady: num, rounds: list(num) }))),
+})
 
-export const historySchema: z.ZodType<HistoryFile> = obj({ schema: z.literal(HISTORY_SCHEMA), hardware: str, entries: list(historyEntry) })
+export const historySchema: z.ZodType<HistoryFile> = obj({
+  schema: z.literal(HISTORY_SCHEMA),
+  hardware: str,
+  entries: list(historyEntry),
+})

@@ -5,7 +5,14 @@
  * `select: changed` skipped all go through `decide`, which returns the judged cell as a new object and leaves
  * the one it was given as it was.
  */
-import { cellAgreement, confirmCell, judgeCell, moreRounds, skippedVerdict, type BaselineView } from '../compare/index.js'
+import {
+  cellAgreement,
+  confirmCell,
+  judgeCell,
+  moreRounds,
+  skippedVerdict,
+  type BaselineView,
+} from '../compare/index.js'
 import { baselineCell } from '../compare/baseline.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
@@ -42,7 +49,9 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
       if (first.verdict?.skipped) return { ...first, verdict: skippedVerdict(first.id, view, gate, options) }
       const verdict = judgeCell(first, view, gate, options)
       const judged = { ...first, verdict, ...evidence(first, view) }
-      return again.length ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) } : judged
+      return again.length
+        ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) }
+        : judged
     },
     moreRounds(cell, maxRounds) {
       const { gate, options } = rules(cell.target)

@@ -41,7 +41,12 @@ export interface CellExtras {
   host?: CellHost
 }
 
-export function measuredCell(plan: CellPlan, m: CellMeasurement, info: TargetInfo, extras: CellExtras = {}): CellResult {
+export function measuredCell(
+  plan: CellPlan,
+  m: CellMeasurement,
+  info: TargetInfo,
+  extras: CellExtras = {},
+): CellResult {
   const { specDecode, probe } = extras
   const cell = skeleton(plan, info)
   cell.quality = { ...(probe && { probe: probe.probe, probeMs: Math.round(probe.ms) }), degenerate: m.degenerate }

@@ -34,9 +34,18 @@ interface External {
 }
 
 /** Runs every cell of an external target; never throws, a failure becomes an `error` cell naming it. */
-export async function runExternalTarget(target: TargetPlan, cells: CellPlan[], deps: ExternalDeps): Promise<CellResult[]> {
+export async function runExternalTarget(
+  target: TargetPlan,
+  cells: CellPlan[],
+  deps: ExternalDeps,
+): Promise<CellResult[]> {
   // The matrix file requires both (the adapter's requiredOptions).
-  const ext: External = { target, run: String(target.engineOptions.run), format: String(target.engineOptions.format), deps }
+  const ext: External = {
+    target,
+    run: String(target.engineOptions.run),
+    format: String(target.engineOptions.format),
+    deps,
+  }
   const results: CellResult[] = []
   for (const cell of cells) {
     try {
@@ -91,7 +100,13 @@ function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult 
     id: cell.id,
     quant: target.quant ?? null,
     model: target.model ?? ingested.model,
-    workload: { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens, concurrency: scenario.concurrency, requests: scenario.requests, rate: scenario.rate ?? null },
+    workload: {
+      inputTokens: scenario.inputTokens,
+      outputTokens: scenario.outputTokens,
+      concurrency: scenario.concurrency,
+      requests: scenario.requests,
+      rate: scenario.rate ?? null,
+    },
     info: { ...ingested.info, launch: ext.run },
   }
 }
@@ -114,8 +129,16 @@ function lengthFlags(cell: CellPlan, steady: readonly IngestedRun[]): string[] {
     return [`lengths-missed: ${what} ${got}/${wanted}`]
   }
   return [
-    ...miss('prompt', cell.scenario.inputTokens, steady.map((r) => r.achieved.promptTokens)),
-    ...miss('output', cell.scenario.outputTokens, steady.map((r) => r.achieved.outputTokens)),
+    ...miss(
+      'prompt',
+      cell.scenario.inputTokens,
+      steady.map((r) => r.achieved.promptTokens),
+    ),
+    ...miss(
+      'output',
+      cell.scenario.outputTokens,
+      steady.map((r) => r.achieved.outputTokens),
+    ),
   ]
 }
 
@@ -134,7 +157,9 @@ function command(cell: CellPlan, out: string, round: number, ext: External): str
     requests: String(scenario.requests),
     rate: scenario.rate === undefined ? 'inf' : String(scenario.rate),
   }
-  return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name: string) => (values[name] === undefined ? whole : shellQuote(values[name])))
+  return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name: string) =>
+    values[name] === undefined ? whole : shellQuote(values[name]),
+  )
 }
 
 /** One round: the command writes `{out}`, which is read back in the target's format. */
@@ -156,13 +181,21 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<I
   const cancel = (): void => timer.abort()
   deps.signal.addEventListener('abort', cancel)
   try {
-    const ended = await Promise.race([group.exit, delay(timeoutMs, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const)])
+    const ended = await Promise.race([
+      group.exit,
+      delay(timeoutMs, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const),
+    ])
     if (typeof ended === 'string') {
       await terminateGroup(group.pgid)
-      throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled')
+      throw new Error(
+        ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled',
+      )
     }
     await group.drained
-    if (ended.code !== 0) throw new Error(`run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`)
+    if (ended.code !== 0)
+      throw new Error(
+        `run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`,
+      )
   } finally {
     timer.abort()
     deps.signal.removeEventListener('abort', cancel)

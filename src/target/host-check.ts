@@ -8,7 +8,16 @@ import type { CellHost, HostState } from '../core/host.js'
 import type { Logger } from '../core/log.js'
 import type { TargetPlan } from '../core/plan.js'
 import type { TargetInfo } from '../core/results.js'
-import { fingerprint, markAllowed, nvidiaSmi, oursBy, preflightProblem, readHost, watchRound, type Run } from '../host/index.js'
+import {
+  fingerprint,
+  markAllowed,
+  nvidiaSmi,
+  oursBy,
+  preflightProblem,
+  readHost,
+  watchRound,
+  type Run,
+} from '../host/index.js'
 import { readMemInfo, type MemInfo } from '../server/index.js'
 
 export interface HostDeps {
@@ -26,18 +35,28 @@ export interface Preflight {
 }
 
 export async function preflightTarget(target: TargetPlan, deps: HostDeps, log: Logger): Promise<Preflight> {
-  const state = await readHost({ smi: deps.smi, memory: deps.readMemory ?? readMemInfo, ours: oursBy(deps.groups ?? new Set()) })
+  const state = await readHost({
+    smi: deps.smi,
+    memory: deps.readMemory ?? readMemInfo,
+    ours: oursBy(deps.groups ?? new Set()),
+  })
   log.info(`${target.id}: preflight: ${summary(state)}`)
   for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
-    log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`)
+    log.info(
+      `${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`,
+    )
   }
   const problem = preflightProblem(state, { attached: Boolean(target.external) })
   return problem ? { state, problem } : { state }
 }
 
 function summary(state: HostState): string {
-  const gpus = state.gpus?.map((g, i) => `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`)
-  const processes = state.processes && `${state.processes.length} GPU process${state.processes.length === 1 ? '' : 'es'}`
+  const gpus = state.gpus?.map(
+    (g, i) =>
+      `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`,
+  )
+  const processes =
+    state.processes && `${state.processes.length} GPU process${state.processes.length === 1 ? '' : 'es'}`
   const governors = state.governors && `governor ${state.governors.join('/')}`
   return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ')
 }
@@ -51,6 +70,11 @@ export function roundWatch(state: HostState, deps: HostDeps): MeasureOptions['wa
 
 /** What each cell of a ready target records about its host. */
 export async function targetHost(target: TargetPlan, state: HostState, info: TargetInfo): Promise<CellHost> {
-  const print = await fingerprint({ host: state, engineVersion: info.version, container: info.container, model: target.model })
+  const print = await fingerprint({
+    host: state,
+    engineVersion: info.version,
+    container: info.container,
+    model: target.model,
+  })
   return { preflight: state, fingerprint: print }
 }

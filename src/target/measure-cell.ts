@@ -51,7 +51,8 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
     signal: o.signal,
     onRound: (p) => o.log.info(progressLine(cell.id, p)),
     watch: o.watch,
-    onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
+    onDisturbed: (d) =>
+      o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
   })
   if (o.extend) return { measurement, specDecode: undefined }
   const after = await adapter.counters?.(http, baseUrl)
@@ -80,20 +81,29 @@ export interface CellSource {
  * undecided (up to `max-rounds`), then re-measurements while it looks regressed (up to `confirm`), judging
  * after each measurement. A measurement that fails ends the loop with the failed cell.
  */
-export async function measureAndDecide(cell: CellPlan, source: CellSource, judge: CellJudge | undefined, log: Logger): Promise<CellResult> {
+export async function measureAndDecide(
+  cell: CellPlan,
+  source: CellSource,
+  judge: CellJudge | undefined,
+  log: Logger,
+): Promise<CellResult> {
   const { maxRounds, confirm: times } = cell.target.settings
   let first = await source.measure(0)
   if (!judge || first.status !== 'ok') return first
   let judged = judge.decide([first])
   for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
-    log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`)
+    log.info(
+      `${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`,
+    )
     first = await source.addRounds(more)
     if (first.status !== 'ok') return first
     judged = judge.decide([first])
   }
   const again: CellResult[] = []
   while (again.length < times && needsConfirmation(judged.verdict)) {
-    log.info(`${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`)
+    log.info(
+      `${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`,
+    )
     again.push(await source.measure(again.length + 1))
     judged = judge.decide([first, ...again], source.fresh)
   }

@@ -11,7 +11,13 @@ import type { CellJudge } from './cell-judge.js'
 import type { CellHost } from '../core/host.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
 import { preflightTarget, roundWatch, targetHost, type HostDeps } from './host-check.js'
-import { measureAndDecide, measureCell, type CellSource, type MeasureCellOptions, type MeasuredCell } from './measure-cell.js'
+import {
+  measureAndDecide,
+  measureCell,
+  type CellSource,
+  type MeasureCellOptions,
+  type MeasuredCell,
+} from './measure-cell.js'
 import { engineByName } from '../engines/registry.js'
 import { runExternalTarget } from './external-target.js'
 import { runProbe, type ProbeRun } from './probe-run.js'
@@ -62,7 +68,12 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
       const host = await targetHost(target, preflight.state, {})
-      return failAll(cells, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }, host)
+      return failAll(
+        cells,
+        message,
+        { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch },
+        host,
+      )
     }
     const info = await session.ready(running)
     const host = await targetHost(target, preflight.state, info)
@@ -75,7 +86,15 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       return failAll(cells, message, { ...info, logTail: running.logTail() }, host)
     }
     if (probe) deps.log.info(`${target.id}: ${probe.summary}`)
-    return await runCells(cells, { session, running, info, deps, probe, host, watch: roundWatch(preflight.state, hostDeps) })
+    return await runCells(cells, {
+      session,
+      running,
+      info,
+      deps,
+      probe,
+      host,
+      watch: roundWatch(preflight.state, hostDeps),
+    })
   } finally {
     await session.close()
   }
@@ -87,7 +106,11 @@ function failAll(cells: CellPlan[], reason: string, info: TargetInfo, host: Cell
 }
 
 /** The quality probe after readiness, before any cell is measured; none with `quality: false`. */
-async function probeTarget(target: TargetPlan, session: TargetSession, running: RunningTarget): Promise<ProbeRun | undefined> {
+async function probeTarget(
+  target: TargetPlan,
+  session: TargetSession,
+  running: RunningTarget,
+): Promise<ProbeRun | undefined> {
   const settings = target.settings.quality
   if (!settings) return undefined
   return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal)
@@ -99,7 +122,9 @@ async function runCells(cells: CellPlan[], started: Started): Promise<CellResult
   const results: CellResult[] = []
   for (const [index, cell] of cells.entries()) {
     if (session.fatal || session.signal.aborted) {
-      results.push(errorCell(cell, session.fatal ?? 'cancelled', { ...started.info, logTail: started.running.logTail() }))
+      results.push(
+        errorCell(cell, session.fatal ?? 'cancelled', { ...started.info, logTail: started.running.logTail() }),
+      )
       continue
     }
     try {

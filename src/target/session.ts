@@ -12,7 +12,14 @@ import type { TargetInfo } from '../core/results.js'
 import { httpPorts } from '../engines/http.js'
 import { engineByName } from '../engines/registry.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
-import { dropCaches, startMemoryGuard, startTarget, type MemInfo, type RunGuard, type RunningTarget } from '../server/index.js'
+import {
+  dropCaches,
+  startMemoryGuard,
+  startTarget,
+  type MemInfo,
+  type RunGuard,
+  type RunningTarget,
+} from '../server/index.js'
 
 export interface SessionDeps {
   log: Logger
@@ -46,7 +53,10 @@ export class TargetSession {
     this.adapter = engineByName(target.engine)
     // Connections for the most requests ever in flight: the busiest scenario, or the quality probe.
     const probe = target.settings.quality ? target.settings.quality.concurrency : 1
-    this.maxConcurrency = Math.max(probe, ...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)))
+    this.maxConcurrency = Math.max(
+      probe,
+      ...cells.map((c) => (c.scenario.rate ? c.scenario.requests : c.scenario.concurrency)),
+    )
     deps.signal.addEventListener('abort', this.onOuterAbort, { once: true })
     this.guard = target.external ? undefined : this.watchMemory()
   }
@@ -109,7 +119,9 @@ export class TargetSession {
     void running.exited.then((exit) => {
       // A relaunch stops the old process on purpose.
       if (this.running !== running) return
-      this.fail(`engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`)
+      this.fail(
+        `engine exited during measurement (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`,
+      )
     })
     return info
   }

@@ -7,7 +7,12 @@ let index = 0
 const build = (filler: number) => promptText(index++, filler)
 
 /** A BPE-like count: a BOS token, and every word longer than six letters costs two tokens. */
-const bpe = (text: string) => 1 + text.split(/\s+/).filter(Boolean).reduce((n, w) => n + (w.length > 6 ? 2 : 1), 0)
+const bpe = (text: string) =>
+  1 +
+  text
+    .split(/\s+/)
+    .filter(Boolean)
+    .reduce((n, w) => n + (w.length > 6 ? 2 : 1), 0)
 
 function counting(count: (text: string) => number | undefined) {
   const calls = { n: 0 }
@@ -48,15 +53,18 @@ describe('calibrate', () => {
   })
 
   // Brute force over every filler length says whether the target is reachable at all.
-  it.each(Array.from({ length: 25 }, (_, i) => 200 + i))('BPE-like counts, target %i: exact when reachable, else off by one', async (target) => {
-    const probe = counting(bpe)
-    const c = await calibrate(target, build, { probe: probe.fn })
-    const reachable = Array.from({ length: target }, (_, w) => bpe(build(w))).includes(target)
-    if (reachable) expect(c.promptTokens).toBe(target)
-    else expect(Math.abs(c.promptTokens - target)).toBe(1)
-    expect(bpe(build(c.fillerWords))).toBe(c.promptTokens)
-    expect(probe.calls.n).toBeLessThanOrEqual(6)
-  })
+  it.each(Array.from({ length: 25 }, (_, i) => 200 + i))(
+    'BPE-like counts, target %i: exact when reachable, else off by one',
+    async (target) => {
+      const probe = counting(bpe)
+      const c = await calibrate(target, build, { probe: probe.fn })
+      const reachable = Array.from({ length: target }, (_, w) => bpe(build(w))).includes(target)
+      if (reachable) expect(c.promptTokens).toBe(target)
+      else expect(Math.abs(c.promptTokens - target)).toBe(1)
+      expect(bpe(build(c.fillerWords))).toBe(c.promptTokens)
+      expect(probe.calls.n).toBeLessThanOrEqual(6)
+    },
+  )
 
   it('a target below the fixed cost gives the shortest prompt, in bounded probes', async () => {
     const probe = counting((t) => words(t) + 20)

@@ -18,15 +18,32 @@ describe('inspectEvent: what counts as a token (SPEC §5, engines.md pitfall 1)'
     ['empty tool_calls', chat({ tool_calls: [] }), false],
     ['finish chunk with delta {}', { choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }, false],
     ['usage-only chunk', { choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } }, false],
-    ['second choice carries the token', { choices: [{ index: 0, delta: {} }, { index: 1, delta: { content: ',' } }] }, true],
+    [
+      'second choice carries the token',
+      {
+        choices: [
+          { index: 0, delta: {} },
+          { index: 1, delta: { content: ',' } },
+        ],
+      },
+      true,
+    ],
   ])('%s → token %s', (_name, json, token) => {
     expect(inspectEvent(json).token).toBe(token)
   })
 
   it.each([
     ['usage null', { choices: [], usage: null }, undefined],
-    ['usage on a chunk with choices', { choices: [{ text: '!' }], usage: { prompt_tokens: 7, completion_tokens: 4 } }, { promptTokens: 7, completionTokens: 4 }],
-    ['usage-only', { choices: [], usage: { prompt_tokens: 12, completion_tokens: 128, total_tokens: 140 } }, { promptTokens: 12, completionTokens: 128 }],
+    [
+      'usage on a chunk with choices',
+      { choices: [{ text: '!' }], usage: { prompt_tokens: 7, completion_tokens: 4 } },
+      { promptTokens: 7, completionTokens: 4 },
+    ],
+    [
+      'usage-only',
+      { choices: [], usage: { prompt_tokens: 12, completion_tokens: 128, total_tokens: 140 } },
+      { promptTokens: 12, completionTokens: 128 },
+    ],
   ])('reads %s', (_name, json, usage) => {
     expect(inspectEvent(json).usage).toEqual(usage)
   })
@@ -59,7 +76,8 @@ describe('StreamTally', () => {
 
   it('keeps the latest cumulative usage when every chunk carries one', () => {
     const t = new StreamTally()
-    for (let i = 1; i <= 4; i++) t.add(ev({ choices: [{ text: 'x' }], usage: { prompt_tokens: 20, completion_tokens: i } }), undefined, i)
+    for (let i = 1; i <= 4; i++)
+      t.add(ev({ choices: [{ text: 'x' }], usage: { prompt_tokens: 20, completion_tokens: i } }), undefined, i)
     expect([t.promptTokens, t.completionTokens]).toEqual([20, 4])
   })
 

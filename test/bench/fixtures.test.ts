@@ -13,7 +13,9 @@ import { engineByName } from '../../src/engines/registry.js'
 import { readFixture, startReplayServer, type WriteMode } from '../helpers/replay-server.js'
 
 const DIR = join(import.meta.dirname, '../../fixtures/engines')
-const files = readdirSync(DIR).filter((f) => f.endsWith('.chunks.txt')).sort()
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.chunks.txt'))
+  .sort()
 
 const cuts: { name: string; writes: WriteMode; crlf?: boolean; delayMs?: number }[] = [
   { name: 'whole body in one write', writes: { mode: 'whole' } },
@@ -34,10 +36,20 @@ async function replay(file: string, cut: (typeof cuts)[number]) {
   const fixture = readFixture(join(DIR, file))
   // The recorded engine's adapter reads its own stream fields, as the bench client does.
   const adapter = engineByName(fixture.header.engine)
-  const server = await startReplayServer({ body: fixture.body, writes: cut.writes, crlf: cut.crlf, delayMs: cut.delayMs })
+  const server = await startReplayServer({
+    body: fixture.body,
+    writes: cut.writes,
+    crlf: cut.crlf,
+    delayMs: cut.delayMs,
+  })
   try {
     const url = new URL(`${server.url}/v1/completions`)
-    const outcome = await sendStreamed(getAgent(), { url, body: '{}', timeoutMs: 5_000, streamExtras: adapter.streamExtras })
+    const outcome = await sendStreamed(getAgent(), {
+      url,
+      body: '{}',
+      timeoutMs: 5_000,
+      streamExtras: adapter.streamExtras,
+    })
     return { fixture, adapter, outcome, record: toRecord({ index: 0, queueMs: 0, expectedPromptTokens: -1 }, outcome) }
   } finally {
     await server.close()
@@ -47,7 +59,8 @@ async function replay(file: string, cut: (typeof cuts)[number]) {
 describe('recorded engine streams', () => {
   it('covers every engine and case', () => {
     for (const engine of ['vllm', 'sglang', 'llamacpp']) {
-      for (const c of ['plain', 'chat', 'speculative', 'usage-with-choices', 'error']) expect(files).toContain(`${engine}-${c}.chunks.txt`)
+      for (const c of ['plain', 'chat', 'speculative', 'usage-with-choices', 'error'])
+        expect(files).toContain(`${engine}-${c}.chunks.txt`)
     }
   })
 
@@ -78,13 +91,16 @@ describe('recorded engine streams', () => {
   })
 
   // Timing: one event every 20 ms, so the TTFT event's arrival is known from its index.
-  it.each(files.filter((f) => !f.includes('error')))('%s: TTFT is the arrival of the first token event, e2e of the last', async (file) => {
-    const delay = 20
-    const { fixture, record } = await replay(file, { name: 'timed', writes: { mode: 'event' }, delayMs: delay })
-    const ttftEvent = Number(fixture.header['ttft-event'])
-    // Write i leaves at ≥ (i+1)·delay after the response starts; allow a scheduling slip of one delay.
-    expect(record.ttftMs).toBeGreaterThanOrEqual((ttftEvent + 1) * delay)
-    expect(record.ttftMs).toBeLessThan((ttftEvent + 2) * delay + 15)
-    expect(record.e2eMs - record.ttftMs).toBeGreaterThanOrEqual((record.chunks - 1) * delay - 2)
-  })
+  it.each(files.filter((f) => !f.includes('error')))(
+    '%s: TTFT is the arrival of the first token event, e2e of the last',
+    async (file) => {
+      const delay = 20
+      const { fixture, record } = await replay(file, { name: 'timed', writes: { mode: 'event' }, delayMs: delay })
+      const ttftEvent = Number(fixture.header['ttft-event'])
+      // Write i leaves at ≥ (i+1)·delay after the response starts; allow a scheduling slip of one delay.
+      expect(record.ttftMs).toBeGreaterThanOrEqual((ttftEvent + 1) * delay)
+      expect(record.ttftMs).toBeLessThan((ttftEvent + 2) * delay + 15)
+      expect(record.e2eMs - record.ttftMs).toBeGreaterThanOrEqual((record.chunks - 1) * delay - 2)
+    },
+  )
 })

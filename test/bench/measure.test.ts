@@ -5,7 +5,11 @@ import type { Api, ScenarioPlan } from '../../src/core/plan.js'
 import { RequestError } from '../../src/core/errors.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import { startReplayServer } from '../helpers/replay-server.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
+import {
+  startScheduledServer,
+  type ScheduledServer,
+  type ScheduledServerOptions,
+} from '../../harness/scheduled-server.js'
 import { plainAdapter, tokenizingAdapter } from './adapter.js'
 
 const scenario: ScenarioPlan = { id: 's', inputTokens: 40, outputTokens: 8, concurrency: 4, requests: 12 }
@@ -15,10 +19,22 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
 })
 
-async function setup(options: ScheduledServerOptions, api: Api = 'completions', adapter: EngineAdapter = plainAdapter, model?: string): Promise<{ server: ScheduledServer; client: BenchClient }> {
+async function setup(
+  options: ScheduledServerOptions,
+  api: Api = 'completions',
+  adapter: EngineAdapter = plainAdapter,
+  model?: string,
+): Promise<{ server: ScheduledServer; client: BenchClient }> {
   const server = await startScheduledServer({ ttftMs: 20, intervalMs: 2, ...options })
   closers.push(() => server.close())
-  const client = createBenchClient({ baseUrl: server.url, adapter, model, api, requestTimeoutMs: 2_000, maxConcurrency: 4 })
+  const client = createBenchClient({
+    baseUrl: server.url,
+    adapter,
+    model,
+    api,
+    requestTimeoutMs: 2_000,
+    maxConcurrency: 4,
+  })
   closers.push(() => client.close())
   return { server, client }
 }
@@ -35,11 +51,21 @@ describe('failed requests', () => {
     expect(round.requests).toBe(12)
     expect(round.errors).toBe(6)
     expect(round.errorReasons).toEqual([
-      { reason: 'HTTP 500: {"error":{"message":"injected failure","type":"InternalServerError","code":500}}', count: 3 },
+      {
+        reason: 'HTTP 500: {"error":{"message":"injected failure","type":"InternalServerError","code":500}}',
+        count: 3,
+      },
       { reason: 'stream cut: connection closed mid-stream', count: 3 },
     ])
     expect(m.errors).toEqual(round.errorReasons)
-    expect(m.requests.filter((r) => !r.ok).map((r) => r.errorKind)).toEqual(['cut', 'http', 'cut', 'http', 'cut', 'http'])
+    expect(m.requests.filter((r) => !r.ok).map((r) => r.errorKind)).toEqual([
+      'cut',
+      'http',
+      'cut',
+      'http',
+      'cut',
+      'http',
+    ])
     // Statistics over the six that succeeded: all 8 tokens, so throughput counts 6 × 8.
     expect(round.achieved.outputTokens).toEqual({ min: 8, max: 8 })
     expect(round.metrics.request_tps * (round.durationMs / 1000)).toBeCloseTo(6, 6)
@@ -112,7 +138,14 @@ describe('client', () => {
   it('smoke() throws the RequestError of a failing server', async () => {
     const server = await startReplayServer({ body: '{"error":"loading"}', status: 503 })
     closers.push(() => server.close())
-    const client = createBenchClient({ baseUrl: server.url, adapter: plainAdapter, model: 'm', api: 'completions', requestTimeoutMs: 1_000, maxConcurrency: 1 })
+    const client = createBenchClient({
+      baseUrl: server.url,
+      adapter: plainAdapter,
+      model: 'm',
+      api: 'completions',
+      requestTimeoutMs: 1_000,
+      maxConcurrency: 1,
+    })
     closers.push(() => client.close())
     const error = await client.smoke().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RequestError)
@@ -122,7 +155,14 @@ describe('client', () => {
   it('reports progress at least once per round with running tok/s', async () => {
     const { client } = await setup({})
     const seen: { round: number; done: number; tokensPerSecond: number }[] = []
-    await client.measure({ scenario: { ...scenario, requests: 4 }, rounds: 3, discard: 1, maxErrorShare: 0, seed: 1, onRound: (p) => seen.push(p) })
+    await client.measure({
+      scenario: { ...scenario, requests: 4 },
+      rounds: 3,
+      discard: 1,
+      maxErrorShare: 0,
+      seed: 1,
+      onRound: (p) => seen.push(p),
+    })
     expect(seen.map((p) => [p.round, p.done])).toEqual([
       [0, 4],
       [1, 4],
@@ -133,7 +173,13 @@ describe('client', () => {
 
   it('steady state is the mean of the rounds after discard', async () => {
     const { client } = await setup({})
-    const m = await client.measure({ scenario: { ...scenario, requests: 4 }, rounds: 3, discard: 1, maxErrorShare: 0, seed: 1 })
+    const m = await client.measure({
+      scenario: { ...scenario, requests: 4 },
+      rounds: 3,
+      discard: 1,
+      maxErrorShare: 0,
+      seed: 1,
+    })
     const [, a, b] = m.rounds
     expect(m.rounds.map((r) => r.steady)).toEqual([false, true, true])
     expect(m.metrics!.ttft_ms.p99).toBeCloseTo((a.metrics.ttft_ms.p99 + b.metrics.ttft_ms.p99) / 2, 9)
@@ -145,7 +191,16 @@ describe('client', () => {
     const { client } = await setup({ ttftMs: 2_000 })
     const abort = new AbortController()
     setTimeout(() => abort.abort(), 400)
-    const error = await client.measure({ scenario: { ...scenario, requests: 4 }, rounds: 2, discard: 0, maxErrorShare: 0, seed: 1, signal: abort.signal }).catch((e: unknown) => e)
+    const error = await client
+      .measure({
+        scenario: { ...scenario, requests: 4 },
+        rounds: 2,
+        discard: 0,
+        maxErrorShare: 0,
+        seed: 1,
+        signal: abort.signal,
+      })
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ kind: 'aborted' })
   })
 })
@@ -155,7 +210,12 @@ describe('adaptive rounds', () => {
     const { client } = await setup({})
     const first = await client.measure({ scenario, rounds: 2, discard: 1, maxErrorShare: 0, seed: 7 })
     const more = await client.measure({ scenario, rounds: 2, discard: 1, maxErrorShare: 0, seed: 7, after: first })
-    expect(more.rounds.map((r) => [r.index, r.steady])).toEqual([[0, false], [1, true], [2, true], [3, true]])
+    expect(more.rounds.map((r) => [r.index, r.steady])).toEqual([
+      [0, false],
+      [1, true],
+      [2, true],
+      [3, true],
+    ])
     expect(more.rounds.slice(0, 2)).toEqual(first.rounds)
     expect(more.requests).toHaveLength(3 * scenario.requests)
     const steady = more.rounds.filter((r) => r.steady)

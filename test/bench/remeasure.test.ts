@@ -25,11 +25,26 @@ function scripted(verdicts: Array<string | undefined>) {
 async function measure(verdicts: Array<string | undefined>, rounds = 3, discard = 1) {
   const server = await startScheduledServer({ ttftMs: 5, intervalMs: 1 })
   closers.push(() => server.close())
-  const client = createBenchClient({ baseUrl: server.url, adapter: plainAdapter, model: 'm', api: 'completions', requestTimeoutMs: 2000, maxConcurrency: 2 })
+  const client = createBenchClient({
+    baseUrl: server.url,
+    adapter: plainAdapter,
+    model: 'm',
+    api: 'completions',
+    requestTimeoutMs: 2000,
+    maxConcurrency: 2,
+  })
   closers.push(() => client.close())
   const { watch, seen } = scripted(verdicts)
   const notes: string[] = []
-  const m = await client.measure({ scenario, rounds, discard, maxErrorShare: 0, seed: 1, watch, onDisturbed: (d) => notes.push(`${d.round}:${d.again}/${d.max}`) })
+  const m = await client.measure({
+    scenario,
+    rounds,
+    discard,
+    maxErrorShare: 0,
+    seed: 1,
+    watch,
+    onDisturbed: (d) => notes.push(`${d.round}:${d.again}/${d.max}`),
+  })
   return { m, seen, notes }
 }
 
@@ -37,7 +52,11 @@ describe('disturbed rounds', () => {
   it('a disturbed round is measured again and the cell records it; discarded rounds are not watched', async () => {
     const { m, seen, notes } = await measure([undefined, 'GPU 0 sw_thermal_slowdown +1s', undefined])
     expect(seen.watched).toBe(3)
-    expect(m.rounds.map((r) => [r.index, r.steady])).toEqual([[0, false], [1, true], [2, true]])
+    expect(m.rounds.map((r) => [r.index, r.steady])).toEqual([
+      [0, false],
+      [1, true],
+      [2, true],
+    ])
     expect(m.remeasured).toEqual([{ round: 2, reason: 'GPU 0 sw_thermal_slowdown +1s' }])
     expect(notes).toEqual(['2:1/2'])
     expect(m.flags).toEqual([])

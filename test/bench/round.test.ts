@@ -22,7 +22,15 @@ const rec = (over: Partial<RequestRecord>): RequestRecord => ({
 const records = [
   rec({ index: 0 }),
   rec({ index: 1, sentAt: 50, ttftMs: 150, e2eMs: 650, outputTokens: 6, itlMs: [100, 100, 100, 100, 100], chunks: 6 }),
-  rec({ index: 2, sentAt: 20, ok: false, error: 'stream cut: connection closed mid-stream', ttftMs: 0, e2eMs: 0, outputTokens: 0 }),
+  rec({
+    index: 2,
+    sentAt: 20,
+    ok: false,
+    error: 'stream cut: connection closed mid-stream',
+    ttftMs: 0,
+    e2eMs: 0,
+    outputTokens: 0,
+  }),
 ]
 
 describe('summarizeRound', () => {
@@ -67,7 +75,9 @@ describe('summarizeRound', () => {
   })
 
   it('leaves one-token requests out of TPOT, as vLLM does', () => {
-    const r = summarizeRound({ index: 0, steady: true, concurrency: 1, endedAt: 0 }, [rec({ outputTokens: 1, e2eMs: 100, itlMs: [], chunks: 1 })])
+    const r = summarizeRound({ index: 0, steady: true, concurrency: 1, endedAt: 0 }, [
+      rec({ outputTokens: 1, e2eMs: 100, itlMs: [], chunks: 1 }),
+    ])
     expect(r.metrics.tpot_ms.mean).toBe(0)
     expect(r.metrics.decode_tps.mean).toBe(0)
     expect(r.metrics.ttft_ms.mean).toBe(100)
@@ -76,7 +86,9 @@ describe('summarizeRound', () => {
 
 describe('steadyState', () => {
   const at = (index: number, steady: boolean, ttft: number, failed = false) =>
-    summarizeRound({ index, steady, concurrency: 1, endedAt: 0 }, [rec({ ttftMs: ttft, e2eMs: ttft + 300, ok: !failed, error: failed ? 'HTTP 500: x' : undefined })])
+    summarizeRound({ index, steady, concurrency: 1, endedAt: 0 }, [
+      rec({ ttftMs: ttft, e2eMs: ttft + 300, ok: !failed, error: failed ? 'HTTP 500: x' : undefined }),
+    ])
 
   it('averages the steady rounds only, skipping one where nothing succeeded', () => {
     const s = steadyState([at(0, false, 900), at(1, true, 100), at(2, true, 0, true), at(3, true, 200)])
@@ -94,13 +106,26 @@ describe('cellFlags', () => {
   const round = summarizeRound({ index: 1, steady: true, concurrency: 2, endedAt: 0 }, records)
 
   it.each([
-    ['a length miss and a failed share above the limit', records, 0.2, ['lengths-missed: output 4-6/6', 'errors: 1/3 in round 2']],
+    [
+      'a length miss and a failed share above the limit',
+      records,
+      0.2,
+      ['lengths-missed: output 4-6/6', 'errors: 1/3 in round 2'],
+    ],
     ['the failed share within the limit', records, 0.5, ['lengths-missed: output 4-6/6']],
     ['prompt misses too', [rec({ promptTokens: 9, outputTokens: 6 })], 0, ['lengths-missed: prompt 9/10']],
-    ['counts made up from chunks', [rec({ outputTokens: 6, usageReported: false }), rec({ outputTokens: 6 })], 0, ['usage-missing: 1/2 requests']],
+    [
+      'counts made up from chunks',
+      [rec({ outputTokens: 6, usageReported: false }), rec({ outputTokens: 6 })],
+      0,
+      ['usage-missing: 1/2 requests'],
+    ],
     ['nothing wrong', [rec({ outputTokens: 6 })], 0, []],
   ])('%s', (_name, requests, share, flags) => {
-    const rounds = requests === records ? [round] : [summarizeRound({ index: 0, steady: true, concurrency: 1, endedAt: 0 }, requests)]
+    const rounds =
+      requests === records
+        ? [round]
+        : [summarizeRound({ index: 0, steady: true, concurrency: 1, endedAt: 0 }, requests)]
     expect(cellFlags(scenario, rounds, requests, share)).toEqual(flags)
   })
 

@@ -89,7 +89,14 @@ describe('rate mode end to end', () => {
 
   it('follows the seeded arrivals and divides per-user throughput by the mean in flight', async () => {
     server = await startScheduledServer({ ttftMs: 50, intervalMs: 5 })
-    client = createBenchClient({ baseUrl: server.url, adapter: plainAdapter, model: 'm', api: 'completions', requestTimeoutMs: 5_000, maxConcurrency: 1 })
+    client = createBenchClient({
+      baseUrl: server.url,
+      adapter: plainAdapter,
+      model: 'm',
+      api: 'completions',
+      requestTimeoutMs: 5_000,
+      maxConcurrency: 1,
+    })
     const scenario = { id: 'rate', inputTokens: 20, outputTokens: 10, concurrency: 1, requests: 8, rate: 40 }
     const m = await client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 11 })
     const arrivals = poissonArrivals(8, 40, 11)

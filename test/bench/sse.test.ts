@@ -5,7 +5,11 @@ import { MAX_EVENT_CHARS, createSseReader } from '../../src/bench/sse.js'
 function collect() {
   const events: string[] = []
   let overflows = 0
-  const reader = createSseReader({ event: (data) => events.push(data), errorLine: () => undefined, overflow: () => overflows++ })
+  const reader = createSseReader({
+    event: (data) => events.push(data),
+    errorLine: () => undefined,
+    overflow: () => overflows++,
+  })
   return { reader, events, overflows: () => overflows }
 }
 

@@ -5,28 +5,29 @@ import { describe, percentile } from '../../src/core/stats.js'
 //   import numpy as np; x = np.array([...])
 //   [x.mean(), np.percentile(x, 50), np.percentile(x, 90), np.percentile(x, 99), x.std(), x.min(), x.max()]
 // (np.percentile defaults to method="linear"; ndarray.std defaults to ddof=0.)
-const cases: { name: string; values: number[]; expected: [number, number, number, number, number, number, number] }[] = [
-  {
-    name: 'ten TTFTs, unsorted',
-    values: [312.5, 301.2, 305.9, 300.4, 330.1, 299.8, 310.0, 302.7, 318.3, 304.4],
-    expected: [308.5300000000001, 305.15, 319.48, 329.038, 9.124916437973566, 299.8, 330.1],
-  },
-  {
-    name: 'two values',
-    values: [1, 2],
-    expected: [1.5, 1.5, 1.9, 1.99, 0.5, 1, 2],
-  },
-  {
-    name: 'one value',
-    values: [42],
-    expected: [42, 42, 42, 42, 0, 42, 42],
-  },
-  {
-    name: 'skewed gaps with an outlier',
-    values: [25, 25, 25, 26, 24, 25, 250, 25, 24, 26, 25],
-    expected: [45.45454545454545, 25.0, 26.0, 227.60000000000008, 64.68576299220948, 24, 250],
-  },
-]
+const cases: { name: string; values: number[]; expected: [number, number, number, number, number, number, number] }[] =
+  [
+    {
+      name: 'ten TTFTs, unsorted',
+      values: [312.5, 301.2, 305.9, 300.4, 330.1, 299.8, 310.0, 302.7, 318.3, 304.4],
+      expected: [308.5300000000001, 305.15, 319.48, 329.038, 9.124916437973566, 299.8, 330.1],
+    },
+    {
+      name: 'two values',
+      values: [1, 2],
+      expected: [1.5, 1.5, 1.9, 1.99, 0.5, 1, 2],
+    },
+    {
+      name: 'one value',
+      values: [42],
+      expected: [42, 42, 42, 42, 0, 42, 42],
+    },
+    {
+      name: 'skewed gaps with an outlier',
+      values: [25, 25, 25, 26, 24, 25, 250, 25, 24, 26, 25],
+      expected: [45.45454545454545, 25.0, 26.0, 227.60000000000008, 64.68576299220948, 24, 250],
+    },
+  ]
 
 group('describe (NumPy conventions)', () => {
   it.each(cases)('$name', ({ values, expected }) => {

@@ -10,7 +10,8 @@ import { startReplayServer, type ReplayOptions } from '../helpers/replay-server.
 import { startScheduledServer } from '../../harness/scheduled-server.js'
 
 const token = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, text }] })}\n\n`
-const usage = (prompt: number, completion: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion } })}\n\n`
+const usage = (prompt: number, completion: number) =>
+  `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion } })}\n\n`
 
 let agent: Agent | undefined
 const getAgent = () => (agent ??= createAgent({ connections: 4, requestTimeoutMs: 5_000 }))
@@ -25,7 +26,12 @@ afterAll(async () => {
 async function replay(options: ReplayOptions, timeoutMs = 5_000, signal?: AbortSignal) {
   const server = await startReplayServer(options)
   closers.push(() => server.close())
-  const outcome = await sendStreamed(getAgent(), { url: new URL(`${server.url}/v1/completions`), body: '{}', timeoutMs, signal })
+  const outcome = await sendStreamed(getAgent(), {
+    url: new URL(`${server.url}/v1/completions`),
+    body: '{}',
+    timeoutMs,
+    signal,
+  })
   return { outcome, record: toRecord({ index: 0, queueMs: 0, expectedPromptTokens: 0 }, outcome) }
 }
 
@@ -46,13 +52,17 @@ describe('stream framing', () => {
   })
 
   it('skips `: keep-alive` comments and unknown `event:` types without counting them as events', async () => {
-    const body = ': ping\n\n' + token(' a') + ': ping\n\n' + 'event: message\n' + token(' b') + usage(3, 2) + 'data: [DONE]\n\n'
+    const body =
+      ': ping\n\n' + token(' a') + ': ping\n\n' + 'event: message\n' + token(' b') + usage(3, 2) + 'data: [DONE]\n\n'
     const { record } = await replay({ body, writes: { mode: 'event' } })
     expect(record).toMatchObject({ ok: true, chunks: 2, outputTokens: 2, ttftEvent: 0 })
   })
 
   it('ends on plain EOF without [DONE] and flushes an unterminated last event', async () => {
-    const body = token(' a') + token(' b') + `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })}`
+    const body =
+      token(' a') +
+      token(' b') +
+      `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })}`
     const { outcome, record } = await replay({ body })
     expect(outcome.tally.done).toBe(false)
     expect(record).toMatchObject({ ok: true, chunks: 2, outputTokens: 2, promptTokens: 3, usageReported: true })
@@ -84,7 +94,11 @@ describe('request failures', () => {
     ['event: error', `event: error\ndata: ${JSON.stringify({ message: 'engine overloaded' })}\n\n`],
     ['error: line', `error: ${JSON.stringify({ code: 500, message: 'engine overloaded', type: 'server_error' })}\n\n`],
   ])('an in-band %s after a token', async (_name, error) => {
-    const { outcome, record } = await replay({ body: token(' a') + error + 'data: [DONE]\n\n', writes: { mode: 'split' }, delayMs: 2 })
+    const { outcome, record } = await replay({
+      body: token(' a') + error + 'data: [DONE]\n\n',
+      writes: { mode: 'split' },
+      delayMs: 2,
+    })
     expect(outcome.error?.kind).toBe('stream-error')
     expect(record.error).toBe('stream error: engine overloaded')
   })
@@ -130,7 +144,10 @@ describe('request failures', () => {
   })
 
   it('a stall after the first token times out too', async () => {
-    const { outcome } = await replay({ body: token(' a') + token(' b') + 'data: [DONE]\n\n', writes: { mode: 'event' }, delayMs: 400 }, 250)
+    const { outcome } = await replay(
+      { body: token(' a') + token(' b') + 'data: [DONE]\n\n', writes: { mode: 'event' }, delayMs: 400 },
+      250,
+    )
     expect(outcome.error?.kind).toBe('timeout')
   })
 
@@ -139,7 +156,11 @@ describe('request failures', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
     await new Promise<void>((resolve) => server.close(() => resolve()))
-    const outcome = await sendStreamed(getAgent(), { url: new URL(`http://127.0.0.1:${port}/v1/completions`), body: '{}', timeoutMs: 2_000 })
+    const outcome = await sendStreamed(getAgent(), {
+      url: new URL(`http://127.0.0.1:${port}/v1/completions`),
+      body: '{}',
+      timeoutMs: 2_000,
+    })
     expect(outcome.error?.kind).toBe('network')
     expect(outcome.error?.message).toContain('ECONNREFUSED')
   })
@@ -147,7 +168,11 @@ describe('request failures', () => {
   it('the caller aborting', async () => {
     const abort = new AbortController()
     setTimeout(() => abort.abort(), 50)
-    const { outcome } = await replay({ body: token(' a') + token(' b'), writes: { mode: 'event' }, delayMs: 30 }, 5_000, abort.signal)
+    const { outcome } = await replay(
+      { body: token(' a') + token(' b'), writes: { mode: 'event' }, delayMs: 30 },
+      5_000,
+      abort.signal,
+    )
     expect(outcome.error?.kind).toBe('aborted')
   })
 })

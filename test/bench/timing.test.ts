@@ -7,7 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient, type BenchClient } from '../../src/bench/measure.js'
 import type { Api, ScenarioPlan } from '../../src/core/plan.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
+import {
+  startScheduledServer,
+  type ScheduledServer,
+  type ScheduledServerOptions,
+} from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
 
 const TTFT = 300
@@ -25,9 +29,23 @@ afterEach(async () => {
 
 async function measure(api: Api, options: ScheduledServerOptions) {
   server = await startScheduledServer({ ttftMs: TTFT, intervalMs: GAP, ...options })
-  client = createBenchClient({ baseUrl: server.url, adapter: plainAdapter, model: undefined, api, requestTimeoutMs: 10_000, maxConcurrency: 4 })
+  client = createBenchClient({
+    baseUrl: server.url,
+    adapter: plainAdapter,
+    model: undefined,
+    api,
+    requestTimeoutMs: 10_000,
+    maxConcurrency: 4,
+  })
   const progress: number[] = []
-  const m = await client.measure({ scenario, rounds: 2, discard: 1, maxErrorShare: 0, seed: 1, onRound: (p) => progress.push(p.round) })
+  const m = await client.measure({
+    scenario,
+    rounds: 2,
+    discard: 1,
+    maxErrorShare: 0,
+    seed: 1,
+    onRound: (p) => progress.push(p.round),
+  })
   return { m, progress, server }
 }
 
@@ -50,7 +68,9 @@ describe('measurement against an exact schedule (TTFT 300 ms, a chunk every 25 m
     expect(s.per_user_tps).toBeCloseTo(s.output_tps / 4, 9)
     expect(m.flags).toEqual([])
     expect(m.requests).toHaveLength(4)
-    expect(m.requests.every((r) => r.ok && r.outputTokens === OUT && r.promptTokens === 64 && r.chunks === OUT)).toBe(true)
+    expect(m.requests.every((r) => r.ok && r.outputTokens === OUT && r.promptTokens === 64 && r.chunks === OUT)).toBe(
+      true,
+    )
     expect(m.rounds.map((r) => [r.steady, r.requests, r.errors])).toEqual([
       [false, 4, 0],
       [true, 4, 0],
@@ -58,7 +78,14 @@ describe('measurement against an exact schedule (TTFT 300 ms, a chunk every 25 m
     expect(progress).toEqual([0, 1])
     // The request body of SPEC §5, model from /v1/models.
     const body = server.requests.at(-1)!.body
-    expect(body).toMatchObject({ model: 'scheduled-model', stream: true, stream_options: { include_usage: true }, max_tokens: OUT, ignore_eos: true, temperature: 0 })
+    expect(body).toMatchObject({
+      model: 'scheduled-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: OUT,
+      ignore_eos: true,
+      temperature: 0,
+    })
     expect(typeof body.prompt).toBe('string')
   })
 

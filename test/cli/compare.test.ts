@@ -17,8 +17,14 @@ beforeAll(async () => {
   // Steady rounds 1 % apart: a spread narrow enough that a 20 % change is far beyond noise.
   const run = (sha: string, decode: number) =>
     results(sha, '2025-03-01T00:00:00Z', [
-      cell('engine-a/chat', [{ decode, ttft: 300 }, { decode: decode * 1.01, ttft: 303 }]),
-      cell('engine-b/chat', [{ decode: 80, ttft: 200 }, { decode: 80.8, ttft: 202 }]),
+      cell('engine-a/chat', [
+        { decode, ttft: 300 },
+        { decode: decode * 1.01, ttft: 303 },
+      ]),
+      cell('engine-b/chat', [
+        { decode: 80, ttft: 200 },
+        { decode: 80.8, ttft: 202 },
+      ]),
     ])
   const malformed = run('c0ffee', 50) as any
   malformed.cells[1].metrics.ttft_ms.p99 = 'fast'
@@ -49,7 +55,9 @@ describe('llm-bench-gate compare', () => {
   it('exits 2 on a malformed results file, naming the file and the field', async () => {
     const run = await runCli(['compare', 'base.json', 'malformed.json'], { cwd })
     expect(run.code).toBe(2)
-    expect(run.stdout + run.stderr).toContain('malformed.json: cells[1].metrics.ttft_ms.p99: expected a number, got "fast"')
+    expect(run.stdout + run.stderr).toContain(
+      'malformed.json: cells[1].metrics.ttft_ms.p99: expected a number, got "fast"',
+    )
   })
 
   it('exits 2 naming a file that does not exist', async () => {

@@ -14,7 +14,8 @@ describe('llm-bench-gate help', () => {
   it.each([[['--help']], [['-h']], [[]]])('%j lists the commands and exits 0', async (args) => {
     const run = await runCli(args, { cwd })
     expect(run.code).toBe(0)
-    for (const command of ['validate', 'run', 'compare', 'sim']) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
+    for (const command of ['validate', 'run', 'compare', 'sim'])
+      expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
   })
 
   it.each([
@@ -39,7 +40,7 @@ describe('llm-bench-gate help', () => {
     const run = await runCli(['run', '--rounds', '3'], { cwd })
     expect(run.code).toBe(2)
     expect(run.stderr).toContain("Unknown option '--rounds'")
-    expect(run.stderr).toContain("llm-bench-gate run --help")
+    expect(run.stderr).toContain('llm-bench-gate run --help')
     expect(run.stderr).not.toMatch(/^\s+at /m)
   })
 })

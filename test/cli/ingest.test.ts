@@ -20,7 +20,10 @@ beforeAll(async () => {
 
 describe('llm-bench-gate ingest', () => {
   it('writes a results file the store reads, with what vLLM could not give per cell', async () => {
-    const run = await runCli(['ingest', '--format', 'vllm', join(FIXTURES, 'vllm-save-result.json'), '--out', 'base.json'], { cwd })
+    const run = await runCli(
+      ['ingest', '--format', 'vllm', join(FIXTURES, 'vllm-save-result.json'), '--out', 'base.json'],
+      { cwd },
+    )
     expect(run.code, run.stderr).toBe(0)
     const results = readResults(await readFile(join(cwd, 'base.json'), 'utf8'), 'base.json')
     expect(results.cells.map((c) => c.id)).toEqual(['vllm-Qwen3-8B/in512-out128-c8'])
@@ -34,7 +37,10 @@ describe('llm-bench-gate ingest', () => {
   })
 
   it('compare passes the same figures and fails a 20 % TPOT loss', async () => {
-    const slow = await runCli(['ingest', '--format', 'vllm', join(FIXTURES, 'vllm-save-result-slow.json'), '--out', 'slow.json'], { cwd })
+    const slow = await runCli(
+      ['ingest', '--format', 'vllm', join(FIXTURES, 'vllm-save-result-slow.json'), '--out', 'slow.json'],
+      { cwd },
+    )
     expect(slow.code, slow.stderr).toBe(0)
     await runCli(['ingest', '--format', 'vllm', join(FIXTURES, 'vllm-save-result.json'), '--out', 'same.json'], { cwd })
     const same = await runCli(['compare', 'base.json', 'same.json'], { cwd })

@@ -32,7 +32,10 @@ beforeAll(async () => {
   )
 })
 
-const scale = (s: Stats, k: number): Stats => Object.fromEntries(Object.entries(s).map(([key, v]) => [key, key === 'std' ? v * Math.abs(k) : v * k])) as unknown as Stats
+const scale = (s: Stats, k: number): Stats =>
+  Object.fromEntries(
+    Object.entries(s).map(([key, v]) => [key, key === 'std' ? v * Math.abs(k) : v * k]),
+  ) as unknown as Stats
 
 /** The same run with decode `factor` times as fast (TPOT divided by it), in the steady state and every round. */
 function faster(file: ResultsFile, factor: number): ResultsFile {
@@ -67,7 +70,9 @@ describe('llm-bench-gate run', () => {
   it('exits 1 against a baseline three times as fast, naming the regression', async () => {
     const measured = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
     await writeFile(join(cwd, 'fast.json'), JSON.stringify(faster(measured, 3)))
-    const run = await runCli(['run', '--config', 'bench.yml', '--out', 'gated', '--baseline-file', 'fast.json'], { cwd })
+    const run = await runCli(['run', '--config', 'bench.yml', '--out', 'gated', '--baseline-file', 'fast.json'], {
+      cwd,
+    })
     expect(run.code, run.stderr).toBe(1)
     expect(run.stderr).toContain('verdict: regression')
     expect(run.stdout).toMatch(/regress/i)

@@ -33,7 +33,13 @@ beforeAll(async () => {
 
 /** Starts `run` and sends `signal` once requests are streaming (the first round has started). */
 const interrupted = (signal: NodeJS.Signals, out: string) =>
-  interruptCliRun({ cwd, args: ['run', '--config', 'bench.yml', '--out', out], signal, afterReadyMs: 1_500, limitMs: 40_000 })
+  interruptCliRun({
+    cwd,
+    args: ['run', '--config', 'bench.yml', '--out', out],
+    signal,
+    afterReadyMs: 1_500,
+    limitMs: 40_000,
+  })
 
 describe('llm-bench-gate run cancelled by a signal', () => {
   it('Ctrl-C mid-stream: the SIGTERM-ignoring engine is killed, results are written, exit 130', async () => {
@@ -43,7 +49,9 @@ describe('llm-bench-gate run cancelled by a signal', () => {
     expect(run.output).toMatch(/did not exit within .* of SIGTERM; killed with SIGKILL/)
     expect(run.code, run.output).toBe(130)
     expect(run.groupLeft).toBe(false)
-    const results = JSON.parse(await readFile(join(cwd, 'out-int/results.json'), 'utf8')) as { cells: { id: string; status: string }[] }
+    const results = JSON.parse(await readFile(join(cwd, 'out-int/results.json'), 'utf8')) as {
+      cells: { id: string; status: string }[]
+    }
     expect(results.cells.map((c) => [c.id, c.status])).toEqual([['stubborn/long', 'error']])
   }, 60_000)
 

@@ -84,13 +84,25 @@ export function cell(id: string, rounds: RoundResult[], extra: Partial<CellResul
 
 /** Cell with the same figures in every round (`steady` rounds after the first `discard`). */
 export function flatCell(id: string, f: Figures, rounds = 3, discard = 1, extra: Partial<CellResult> = {}): CellResult {
-  return cell(id, Array.from({ length: rounds }, (_, i) => round(i, i >= discard, f)), extra)
+  return cell(
+    id,
+    Array.from({ length: rounds }, (_, i) => round(i, i >= discard, f)),
+    extra,
+  )
 }
 
 export function resultsFile(cells: CellResult[], sha = 'b'.repeat(40)): ResultsFile {
   return {
     schema: 'llm-bench-gate/results@1',
-    run: { sha, ref: 'refs/heads/main', event: 'push', runUrl: 'https://example.test/run/1', startedAt: '2026-01-01T00:00:00Z', hardware: 'nvidia-gb10', tool: { name: 'llm-bench-gate', version: '0.1.0' } },
+    run: {
+      sha,
+      ref: 'refs/heads/main',
+      event: 'push',
+      runUrl: 'https://example.test/run/1',
+      startedAt: '2026-01-01T00:00:00Z',
+      hardware: 'nvidia-gb10',
+      tool: { name: 'llm-bench-gate', version: '0.1.0' },
+    },
     cells,
   }
 }
@@ -101,7 +113,10 @@ export function historyEntry(cells: CellResult[], keys: string[], sha = 'h'.repe
   for (const c of cells) {
     entry.cells[c.id] = {}
     for (const key of keys) {
-      entry.cells[c.id][key] = { steady: readKey(c.metrics!, key), rounds: c.rounds.filter((r) => r.steady).map((r) => readKey(r.metrics, key)) }
+      entry.cells[c.id][key] = {
+        steady: readKey(c.metrics!, key),
+        rounds: c.rounds.filter((r) => r.steady).map((r) => readKey(r.metrics, key)),
+      }
     }
   }
   return entry
@@ -150,7 +165,12 @@ export interface SimLaunch {
   noise: SimNoise
 }
 
-export function launch(level: { decode: number; ttft: number }, noise: SimNoise, draw: () => number, uniform: () => number): SimLaunch {
+export function launch(
+  level: { decode: number; ttft: number },
+  noise: SimNoise,
+  draw: () => number,
+  uniform: () => number,
+): SimLaunch {
   const offset = () => 1 + (noise.restart ?? 0) * draw()
   return { decode: level.decode * offset(), ttft: level.ttft * offset(), draw, uniform, noise }
 }
@@ -163,7 +183,10 @@ export function simRound(at: SimLaunch, index: number, steady: boolean): RoundRe
 
 /** One measurement of a cell on a launch: `rounds` rounds, the first `discard` left out of the steady state. */
 export function simCell(id: string, at: SimLaunch, rounds: number, discard: number): CellResult {
-  return cell(id, Array.from({ length: rounds }, (_, i) => simRound(at, i, i >= discard)))
+  return cell(
+    id,
+    Array.from({ length: rounds }, (_, i) => simRound(at, i, i >= discard)),
+  )
 }
 
 /** The cell with `more` steady rounds added on the same launch, its steady state recomputed. */

@@ -19,13 +19,26 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { confirmCell, judgeCell, moreRounds, needsConfirmation, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
-import { extendCell, historyEntry, launch, normalSource, resultsFile, simCell, uniformSource, type SimNoise } from './fixtures.js'
+import {
+  extendCell,
+  historyEntry,
+  launch,
+  normalSource,
+  resultsFile,
+  simCell,
+  uniformSource,
+  type SimNoise,
+} from './fixtures.js'
 
 const TRIALS = 2000
 const MAX_ROUNDS = 6
 const ID = 'sim-fp8/chat-1k'
 const LEVEL = { decode: 50, ttft: 400 }
-const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } }
+const GATE: GateConfig = {
+  decode: { maxRegression: 0.05, stat: 'mean' },
+  ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+  'failed-requests': { max: 0.01 },
+}
 const KEYS = ['decode_tps.mean', 'ttft_ms.mean', 'failed_share']
 
 const QUIET: SimNoise = { cv: 0.02 }
@@ -82,20 +95,33 @@ interface Rates {
 }
 
 /** One PR cell: measure, more rounds while asked, judge, confirm. Returns the first look and the final verdict. */
-function trial(sc: Scenario, effect: Effect, draw: () => number, uniform: () => number): { first: CellVerdict; final: CellVerdict; extra: number } {
+function trial(
+  sc: Scenario,
+  effect: Effect,
+  draw: () => number,
+  uniform: () => number,
+): { first: CellVerdict; final: CellVerdict; extra: number } {
   const level = (i: number) => {
     const up = sc.shift && i >= sc.history - sc.shift.runs ? 1 + sc.shift.by : 1
     return { decode: LEVEL.decode * up, ttft: LEVEL.ttft / up }
   }
-  const runs = Array.from({ length: Math.max(sc.history, 1) }, (_, i) => simCell(ID, launch(level(i), sc.noise, draw, uniform), sc.rounds, sc.discard))
-  const view: BaselineView = sc.history ? { history: runs.map((r, i) => historyEntry([r], KEYS, `${i}`.padStart(40, '0'))) } : { history: [], results: resultsFile(runs) }
+  const runs = Array.from({ length: Math.max(sc.history, 1) }, (_, i) =>
+    simCell(ID, launch(level(i), sc.noise, draw, uniform), sc.rounds, sc.discard),
+  )
+  const view: BaselineView = sc.history
+    ? { history: runs.map((r, i) => historyEntry([r], KEYS, `${i}`.padStart(40, '0'))) }
+    : { history: [], results: resultsFile(runs) }
   const now = level(sc.history)
   const pr = { decode: now.decode * effect.decode, ttft: now.ttft * effect.ttft }
   const at = launch(pr, sc.noise, draw, uniform)
   let cell: CellResult = simCell(ID, at, sc.rounds, sc.discard)
   const first = judgeCell(cell, view, GATE)
   let extra = 0
-  for (let more = moreRounds(cell, view, GATE, { maxRounds: MAX_ROUNDS }); more > 0; more = moreRounds(cell, view, GATE, { maxRounds: MAX_ROUNDS })) {
+  for (
+    let more = moreRounds(cell, view, GATE, { maxRounds: MAX_ROUNDS });
+    more > 0;
+    more = moreRounds(cell, view, GATE, { maxRounds: MAX_ROUNDS })
+  ) {
     cell = extendCell(cell, at, more)
     extra += more
   }
@@ -111,7 +137,8 @@ function simulate(sc: Scenario, effect: Effect, seed: number): Rates {
   const rates: Rates = { regression: 0, inconclusive: 0, first: 0, extra: 0 }
   for (let t = 0; t < TRIALS; t++) {
     const { first, final, extra } = trial(sc, effect, draw, uniform)
-    const failed = (v: CellVerdict) => (effect.metric ? v.metrics[effect.metric]?.status === 'regression' : v.status === 'regression')
+    const failed = (v: CellVerdict) =>
+      effect.metric ? v.metrics[effect.metric]?.status === 'regression' : v.status === 'regression'
     if (failed(final)) rates.regression += 1 / TRIALS
     if (final.status === 'inconclusive') rates.inconclusive += 1 / TRIALS
     if (failed(first)) rates.first += 1 / TRIALS
@@ -129,8 +156,17 @@ interface Case {
   inconclusiveAtMost?: number
 }
 
-const falseAlarms = (scenario: Scenario, bound: number, inconclusiveAtMost?: number): Case => ({ scenario, effect: SAME, regressionAtMost: bound, inconclusiveAtMost })
-const caught = (scenario: Scenario, effect: Effect, bound: number): Case => ({ scenario, effect, regressionAtLeast: bound })
+const falseAlarms = (scenario: Scenario, bound: number, inconclusiveAtMost?: number): Case => ({
+  scenario,
+  effect: SAME,
+  regressionAtMost: bound,
+  inconclusiveAtMost,
+})
+const caught = (scenario: Scenario, effect: Effect, bound: number): Case => ({
+  scenario,
+  effect,
+  regressionAtLeast: bound,
+})
 
 const cases: Case[] = [
   falseAlarms(S.quiet, 0.01, 0.05),
@@ -167,15 +203,24 @@ const table: string[] = []
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`.padStart(7)
 
 afterAll(() => {
-  console.log(['scenario                        effect          regression (first look)  inconclusive  rounds+', ...table].join('\n'))
+  console.log(
+    ['scenario                        effect          regression (first look)  inconclusive  rounds+', ...table].join(
+      '\n',
+    ),
+  )
 })
 
 describe(`the gate under noise (${TRIALS} trials a case, seeded)`, () => {
-  it.each(cases.map((c, i) => ({ ...c, seed: 101 + i, title: `${c.scenario.name}: ${c.effect.name}` })))('$title', (c) => {
-    const rates = simulate(c.scenario, c.effect, c.seed)
-    table.push(`${c.scenario.name.padEnd(32)}${c.effect.name.padEnd(16)}${pct(rates.regression)} (${pct(rates.first)})       ${pct(rates.inconclusive)}      ${rates.extra.toFixed(2)}`)
-    if (c.regressionAtMost !== undefined) expect(rates.regression).toBeLessThanOrEqual(c.regressionAtMost)
-    if (c.regressionAtLeast !== undefined) expect(rates.regression).toBeGreaterThanOrEqual(c.regressionAtLeast)
-    if (c.inconclusiveAtMost !== undefined) expect(rates.inconclusive).toBeLessThanOrEqual(c.inconclusiveAtMost)
-  })
+  it.each(cases.map((c, i) => ({ ...c, seed: 101 + i, title: `${c.scenario.name}: ${c.effect.name}` })))(
+    '$title',
+    (c) => {
+      const rates = simulate(c.scenario, c.effect, c.seed)
+      table.push(
+        `${c.scenario.name.padEnd(32)}${c.effect.name.padEnd(16)}${pct(rates.regression)} (${pct(rates.first)})       ${pct(rates.inconclusive)}      ${rates.extra.toFixed(2)}`,
+      )
+      if (c.regressionAtMost !== undefined) expect(rates.regression).toBeLessThanOrEqual(c.regressionAtMost)
+      if (c.regressionAtLeast !== undefined) expect(rates.regression).toBeGreaterThanOrEqual(c.regressionAtLeast)
+      if (c.inconclusiveAtMost !== undefined) expect(rates.inconclusive).toBeLessThanOrEqual(c.inconclusiveAtMost)
+    },
+  )
 })

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { NOISE_FLOOR, NOISE_Z, guardedWithin, noiseBand, noiseModel, qn, roundsFor, runSpread, type NoiseModel } from '../../src/compare/index.js'
+import {
+  NOISE_FLOOR,
+  NOISE_Z,
+  guardedWithin,
+  noiseBand,
+  noiseModel,
+  qn,
+  roundsFor,
+  runSpread,
+  type NoiseModel,
+} from '../../src/compare/index.js'
 
 const f2 = NOISE_FLOOR ** 2
 
@@ -41,7 +51,17 @@ describe('robust spread estimators', () => {
 
 describe('noiseModel', () => {
   const single = (current: number[], file: number[]) =>
-    noiseModel({ current: [current], launches: 1, steady: [100], rounds: [file], breaks: [], value: 100, runs: 1, runRounds: file.length, noiseFloor: NOISE_FLOOR })
+    noiseModel({
+      current: [current],
+      launches: 1,
+      steady: [100],
+      rounds: [file],
+      breaks: [],
+      value: 100,
+      runs: 1,
+      runRounds: file.length,
+      noiseFloor: NOISE_FLOOR,
+    })
 
   it('a baseline file: round noise pooled over both sides, the launch floor assumed on each', () => {
     // Each side: rounds ±1 % → relative squares 2e-4 with 1 df; pooled σ_w² = 2e-4; two rounds a run.
@@ -61,20 +81,51 @@ describe('noiseModel', () => {
   it('a long history measures the launch-to-launch spread, which then replaces the floor', () => {
     const steady = Array.from({ length: 12 }, (_, i) => 100 + (i % 2 ? 0.5 : -0.5))
     const rounds = steady.map((s) => [s - 0.2, s + 0.2])
-    const model = noiseModel({ current: [[99.8, 100.2]], launches: 1, steady, rounds, breaks: [], value: 100, runs: 5, runRounds: 2, noiseFloor: NOISE_FLOOR })
+    const model = noiseModel({
+      current: [[99.8, 100.2]],
+      launches: 1,
+      steady,
+      rounds,
+      breaks: [],
+      value: 100,
+      runs: 5,
+      runRounds: 2,
+      noiseFloor: NOISE_FLOOR,
+    })
     expect(model.assumed).toBe(false)
     expect(model.restart).toBeLessThan(f2)
   })
 
   it('pooled rounds of two launches halve the launch part of the current side', () => {
     const at = (launches: number) =>
-      noiseModel({ current: [[99, 101], [99, 101]], launches, steady: [100], rounds: [[99, 101]], breaks: [], value: 100, runs: 1, runRounds: 2, noiseFloor: NOISE_FLOOR })
+      noiseModel({
+        current: [
+          [99, 101],
+          [99, 101],
+        ],
+        launches,
+        steady: [100],
+        rounds: [[99, 101]],
+        breaks: [],
+        value: 100,
+        runs: 1,
+        runRounds: 2,
+        noiseFloor: NOISE_FLOOR,
+      })
     expect(noiseBand(at(2))).toBeLessThan(noiseBand(at(1)))
   })
 })
 
 describe('roundsFor', () => {
-  const model = (over: Partial<NoiseModel>): NoiseModel => ({ within: 16e-4, restart: f2, assumed: false, reference: 1e-4, rounds: 2, launches: 1, ...over })
+  const model = (over: Partial<NoiseModel>): NoiseModel => ({
+    within: 16e-4,
+    restart: f2,
+    assumed: false,
+    reference: 1e-4,
+    rounds: 2,
+    launches: 1,
+    ...over,
+  })
 
   it('counts the warm rounds until the band is under the target (band ∝ 1/√k for its round part)', () => {
     const m = model({})
@@ -84,7 +135,11 @@ describe('roundsFor', () => {
   })
 
   it.each<[string, Partial<NoiseModel>, string]>([
-    ['a measured launch-to-launch spread too wide for the target: a quieter machine', { restart: 16e-4 }, 'quieter-box'],
+    [
+      'a measured launch-to-launch spread too wide for the target: a quieter machine',
+      { restart: 16e-4 },
+      'quieter-box',
+    ],
     ['an assumed one: more default-branch runs to measure it', { restart: 16e-4, assumed: true }, 'baseline'],
     ['an uncertain reference: more default-branch runs', { reference: 16e-4 }, 'baseline'],
   ])('%s', (_name, over, needs) => {

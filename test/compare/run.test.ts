@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { NOT_MEASURED_NOTE, confirmCell, confirmVerdict, judgeCell, missingCells, needsConfirmation, runVerdict, type BaselineView } from '../../src/compare/index.js'
+import {
+  NOT_MEASURED_NOTE,
+  confirmCell,
+  confirmVerdict,
+  judgeCell,
+  missingCells,
+  needsConfirmation,
+  runVerdict,
+  type BaselineView,
+} from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict, CellVerdictStatus } from '../../src/core/results.js'
 import { cell, flatCell, historyEntry, resultsFile, round, type Figures } from './fixtures.js'
 
-const withVerdict = (id: string, status: CellVerdictStatus): CellResult => ({ ...flatCell(id, {}), verdict: { status, metrics: {} } })
+const withVerdict = (id: string, status: CellVerdictStatus): CellResult => ({
+  ...flatCell(id, {}),
+  verdict: { status, metrics: {} },
+})
 
 describe('runVerdict', () => {
   it.each<[string, CellVerdictStatus[], string, number]>([
@@ -28,7 +40,10 @@ describe('runVerdict', () => {
     ['an error still fails it', ['regression', 'error'], 'error'],
     ['an inconclusive cell still says so', ['regression', 'inconclusive'], 'inconclusive'],
   ])('with the benchmark-accept label: %s', (_name, statuses, verdict) => {
-    const tally = runVerdict(statuses.map((s, i) => withVerdict(`t${i}/s`, s)), { by: 'maintainer-1' })
+    const tally = runVerdict(
+      statuses.map((s, i) => withVerdict(`t${i}/s`, s)),
+      { by: 'maintainer-1' },
+    )
     expect(tally.verdict).toBe(verdict)
     expect(tally.regressions).toBe(0)
     expect(tally.accepted).toEqual({ cells: statuses.filter((s) => s === 'regression').length, by: 'maintainer-1' })
@@ -36,20 +51,37 @@ describe('runVerdict', () => {
   })
 
   it('acceptance without a regression changes nothing', () => {
-    expect(runVerdict([withVerdict('a/s', 'pass')], {})).toEqual({ verdict: 'pass', regressions: 0, counts: { pass: 1 } })
+    expect(runVerdict([withVerdict('a/s', 'pass')], {})).toEqual({
+      verdict: 'pass',
+      regressions: 0,
+      counts: { pass: 1 },
+    })
   })
 })
 
 describe('missingCells', () => {
   const measured = ['a/chat', 'b/chat', 'c/long'].map((id) => flatCell(id, { decode: 50 }))
-  const leftover: CellResult = { ...flatCell('old/chat', {}), metrics: null, rounds: [], verdict: { status: 'missing', metrics: {} } }
-  const view: BaselineView = { results: resultsFile([...measured, leftover]), history: [historyEntry([flatCell('h/only', {})], ['decode_tps.mean'])] }
+  const leftover: CellResult = {
+    ...flatCell('old/chat', {}),
+    metrics: null,
+    rounds: [],
+    verdict: { status: 'missing', metrics: {} },
+  }
+  const view: BaselineView = {
+    results: resultsFile([...measured, leftover]),
+    history: [historyEntry([flatCell('h/only', {})], ['decode_tps.mean'])],
+  }
 
   it('lists baseline cells not run and still selected, as ok/metrics-null/missing, which pass', () => {
     const cells = missingCells(view, new Set(['a/chat']), (id) => !id.startsWith('c/'))
     expect(cells.map((c) => c.id)).toEqual(['b/chat', 'h/only'])
     for (const c of cells) {
-      expect(c).toMatchObject({ status: 'ok', metrics: null, error: null, verdict: { status: 'missing', note: NOT_MEASURED_NOTE } })
+      expect(c).toMatchObject({
+        status: 'ok',
+        metrics: null,
+        error: null,
+        verdict: { status: 'missing', note: NOT_MEASURED_NOTE },
+      })
     }
     expect(cells[1]).toMatchObject({ target: 'h', scenario: 'only' })
     expect(runVerdict(cells).verdict).toBe('pass')
@@ -106,14 +138,23 @@ describe('confirmation: per metric, on both measurements pooled', () => {
 
   it('a re-measurement that fails makes the cell an error, neither confirmed nor cleared', () => {
     const failed: CellResult = { ...flatCell('t/s', {}), status: 'error', error: 'engine exited', metrics: null }
-    expect(confirmCell(measured({ decode: 44 }), [failed], view, gate)).toMatchObject({ status: 'error', note: /re-measurement 1 failed \(engine exited\)/ })
+    expect(confirmCell(measured({ decode: 44 }), [failed], view, gate)).toMatchObject({
+      status: 'error',
+      note: /re-measurement 1 failed \(engine exited\)/,
+    })
     const errored: CellVerdict = { status: 'error', metrics: {}, note: 'engine exited' }
-    expect(confirmVerdict(measured({ decode: 44 }).verdict, errored)).toMatchObject({ status: 'error', note: /re-measurement failed \(engine exited\)/ })
+    expect(confirmVerdict(measured({ decode: 44 }).verdict, errored)).toMatchObject({
+      status: 'error',
+      note: /re-measurement failed \(engine exited\)/,
+    })
   })
 
   it('counts repeated confirmations (confirm: 2) and leaves non-regressions alone', () => {
     const first = measured({ decode: 44 })
-    expect(confirmCell(first, [measured({ decode: 45 }), measured({ decode: 44.5 })], view, gate)).toMatchObject({ status: 'regression', confirmed: 2 })
+    expect(confirmCell(first, [measured({ decode: 45 }), measured({ decode: 44.5 })], view, gate)).toMatchObject({
+      status: 'regression',
+      confirmed: 2,
+    })
     const pass = measured({ decode: 50 })
     expect(needsConfirmation(pass.verdict)).toBe(false)
     expect(confirmVerdict(pass.verdict, measured({ decode: 40 }).verdict)).toBe(pass.verdict)
@@ -122,7 +163,11 @@ describe('confirmation: per metric, on both measurements pooled', () => {
   it('re-launched re-measurements (confirm-fresh) count one launch each in the pooled noise', () => {
     // Rounds ±1 % so the launch part is what differs between the two readings.
     const noisy = (d: number): CellResult => {
-      const c = cell('t/s', [round(0, false, { decode: d }), round(1, true, { decode: d * 0.99 }), round(2, true, { decode: d * 1.01 })])
+      const c = cell('t/s', [
+        round(0, false, { decode: d }),
+        round(1, true, { decode: d * 0.99 }),
+        round(2, true, { decode: d * 1.01 }),
+      ])
       return { ...c, verdict: judgeCell(c, view, gate) }
     }
     const same = confirmCell(noisy(46), [noisy(46)], view, gate)

@@ -77,9 +77,18 @@ describe('the SPEC §3 example', () => {
       requestBody: {},
       quality: DEFAULT_PROBE,
     })
-    expect(fp8.gate).toEqual({ decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 }, quality: DEFAULT_QUALITY_GATE })
+    expect(fp8.gate).toEqual({
+      decode: { maxRegression: 0.05, stat: 'mean' },
+      ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+      'failed-requests': { max: 0.01 },
+      quality: DEFAULT_QUALITY_GATE,
+    })
     expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
-    expect(byId(p, 'shared-endpoint')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000', model: 'default' })
+    expect(byId(p, 'shared-endpoint')).toMatchObject({
+      external: true,
+      url: 'http://127.0.0.1:30000',
+      model: 'default',
+    })
     expect(byId(p, 'shared-endpoint').launch).toBeUndefined()
   })
 
@@ -97,19 +106,39 @@ describe('the SPEC §3 example', () => {
 
 describe('matrix', () => {
   it('is a cartesian product in key order; every key is a placeholder and a matrix field', () => {
-    const p = plan(withTargets({ 'm-{quant}-tp{tp}': { engine: 'vllm', matrix: { quant: ['fp8', 'nvfp4'], tp: [1, 2] }, launch: 'serve --tp {tp} --q {quant}' } }))
+    const p = plan(
+      withTargets({
+        'm-{quant}-tp{tp}': {
+          engine: 'vllm',
+          matrix: { quant: ['fp8', 'nvfp4'], tp: [1, 2] },
+          launch: 'serve --tp {tp} --q {quant}',
+        },
+      }),
+    )
     expect(p.targets.map((t) => t.id)).toEqual(['m-fp8-tp1', 'm-fp8-tp2', 'm-nvfp4-tp1', 'm-nvfp4-tp2'])
-    expect(byId(p, 'm-nvfp4-tp2')).toMatchObject({ quant: 'nvfp4', matrix: { quant: 'nvfp4', tp: '2' }, launch: 'serve --tp 2 --q nvfp4' })
+    expect(byId(p, 'm-nvfp4-tp2')).toMatchObject({
+      quant: 'nvfp4',
+      matrix: { quant: 'nvfp4', tp: '2' },
+      launch: 'serve --tp 2 --q nvfp4',
+    })
     expect(p.cells).toHaveLength(8)
   })
 
   it('lets an explicit quant win over the matrix value it is built from', () => {
-    const p = plan(withTargets({ 'm-{quant}': { engine: 'vllm', matrix: { quant: ['fp8'] }, quant: '{quant}-dynamic', launch: 'x' } }))
+    const p = plan(
+      withTargets({
+        'm-{quant}': { engine: 'vllm', matrix: { quant: ['fp8'] }, quant: '{quant}-dynamic', launch: 'x' },
+      }),
+    )
     expect(p.targets[0]).toMatchObject({ id: 'm-fp8-dynamic', quant: 'fp8-dynamic', matrix: { quant: 'fp8' } })
   })
 
   it('fills model from a matrix key named model', () => {
-    const p = plan(withTargets({ '{model}-vllm': { engine: 'vllm', matrix: { model: ['llama', 'qwen'] }, launch: 'serve {model}' } }))
+    const p = plan(
+      withTargets({
+        '{model}-vllm': { engine: 'vllm', matrix: { model: ['llama', 'qwen'] }, launch: 'serve {model}' },
+      }),
+    )
     expect(p.targets.map((t) => [t.id, t.model, t.launch])).toEqual([
       ['llama-vllm', 'llama', 'serve llama'],
       ['qwen-vllm', 'qwen', 'serve qwen'],
@@ -137,7 +166,9 @@ describe('placeholders', () => {
       env: { LOG: '/logs/vllm-fp8-{port}.log', WORKERS: '4', DEBUG: 'true' },
     })
     expect(t.port).toBeUndefined()
-    expect(fillPort(t.launch!, 41234)).toBe(`serve /models/vllm-fp8 --q fp8 --name vllm-fp8 --port 41234 --home \${HOME} | awk '{print $1}'`)
+    expect(fillPort(t.launch!, 41234)).toBe(
+      `serve /models/vllm-fp8 --q fp8 --name vllm-fp8 --port 41234 --home \${HOME} | awk '{print $1}'`,
+    )
     expect(fillPort(t.url, 41234)).toBe('http://127.0.0.1:41234')
   })
 
@@ -161,7 +192,22 @@ describe('defaults and per-target overrides', () => {
       withTargets(
         {
           plain: { engine: 'vllm', launch: 'x' },
-          tuned: { engine: 'vllm', launch: 'x', rounds: 5, discard: 2, 'ready-timeout': '4s', api: 'chat', 'memory-floor': '3%', 'drop-caches': true, 'max-error-share': 0, 'max-rounds': 8, 'noise-floor': '3%', 'confirm-fresh': true, 'allow-gpu-processes': ['ollama', '/opt/dcgm/**'], 'request-body': { chat_template_kwargs: { enable_thinking: false } } },
+          tuned: {
+            engine: 'vllm',
+            launch: 'x',
+            rounds: 5,
+            discard: 2,
+            'ready-timeout': '4s',
+            api: 'chat',
+            'memory-floor': '3%',
+            'drop-caches': true,
+            'max-error-share': 0,
+            'max-rounds': 8,
+            'noise-floor': '3%',
+            'confirm-fresh': true,
+            'allow-gpu-processes': ['ollama', '/opt/dcgm/**'],
+            'request-body': { chat_template_kwargs: { enable_thinking: false } },
+          },
         },
         (c) => (c.defaults = { rounds: 4, 'request-timeout': '1h30m', 'memory-floor': '512MiB' }),
       ),
@@ -229,27 +275,75 @@ const DEFAULT_PROBE = { questions: 40, prompts: 12, maxTokens: 32, concurrency: 
 
 describe('gate', () => {
   const gateOf = (top: unknown, own?: unknown) =>
-    plan(withTargets({ a: { engine: 'vllm', launch: 'x', ...(own ? { gate: own } : {}) } }, (c) => top !== undefined && (c.gate = top))).targets[0].gate
+    plan(
+      withTargets(
+        { a: { engine: 'vllm', launch: 'x', ...(own ? { gate: own } : {}) } },
+        (c) => top !== undefined && (c.gate = top),
+      ),
+    ).targets[0].gate
 
   it.each([
-    ['absent: decode 5%, ttft 10% + 50ms, failed requests 1%', undefined, undefined, { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
-    ['present: replaces the default speed limits; the failed-requests ceiling stays', { tpot: { 'max-regression': '3%', stat: 'p90' } }, undefined, { tpot: { maxRegression: 0.03, stat: 'p90' }, 'failed-requests': { max: 0.01 } }],
-    ['failed-requests: false switches the ceiling off', { decode: { 'max-regression': '5%' }, 'failed-requests': false }, undefined, { decode: { maxRegression: 0.05, stat: 'mean' } }],
-    ["a file's own failed-requests limit wins", { 'failed-requests': { max: '5%' } }, undefined, { 'failed-requests': { max: 0.05 } }],
+    [
+      'absent: decode 5%, ttft 10% + 50ms, failed requests 1%',
+      undefined,
+      undefined,
+      {
+        decode: { maxRegression: 0.05, stat: 'mean' },
+        ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+      },
+    ],
+    [
+      'present: replaces the default speed limits; the failed-requests ceiling stays',
+      { tpot: { 'max-regression': '3%', stat: 'p90' } },
+      undefined,
+      { tpot: { maxRegression: 0.03, stat: 'p90' }, 'failed-requests': { max: 0.01 } },
+    ],
+    [
+      'failed-requests: false switches the ceiling off',
+      { decode: { 'max-regression': '5%' }, 'failed-requests': false },
+      undefined,
+      { decode: { maxRegression: 0.05, stat: 'mean' } },
+    ],
+    [
+      "a file's own failed-requests limit wins",
+      { 'failed-requests': { max: '5%' } },
+      undefined,
+      { 'failed-requests': { max: 0.05 } },
+    ],
     [
       'target fields merge over the top-level metric',
       undefined,
       { ttft: { 'min-delta': 80, stat: 'p99' } },
-      { decode: { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' }, 'failed-requests': { max: 0.01 } },
+      {
+        decode: { maxRegression: 0.05, stat: 'mean' },
+        ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' },
+        'failed-requests': { max: 0.01 },
+      },
     ],
-    ['target adds a metric', undefined, { 'output-throughput': { 'max-regression': 0.08, 'min-delta': 5 } }, {
-      decode: { maxRegression: 0.05, stat: 'mean' },
-      ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
-      'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
-      'failed-requests': { max: 0.01 },
-    }],
-    ['false switches a metric off', undefined, { ttft: false }, { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
-    ['min-delta as a duration', { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } }, undefined, { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' }, 'failed-requests': { max: 0.01 } }],
+    [
+      'target adds a metric',
+      undefined,
+      { 'output-throughput': { 'max-regression': 0.08, 'min-delta': 5 } },
+      {
+        decode: { maxRegression: 0.05, stat: 'mean' },
+        ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+        'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+      },
+    ],
+    [
+      'false switches a metric off',
+      undefined,
+      { ttft: false },
+      { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+    ],
+    [
+      'min-delta as a duration',
+      { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } },
+      undefined,
+      { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+    ],
   ])('%s', (_name, top, own, expected) => {
     // Every gate carries the built-in quality gate unless it is switched off.
     expect(gateOf(top, own)).toEqual({ ...expected, quality: DEFAULT_QUALITY_GATE })
@@ -257,7 +351,12 @@ describe('gate', () => {
 
   it.each([
     ['absent: the built-in quality gate', undefined, undefined, DEFAULT_QUALITY_GATE],
-    ['top-level fields over the built-in ones', { quality: { 'max-accuracy-drop': 10 } }, undefined, { ...DEFAULT_QUALITY_GATE, maxAccuracyDrop: 0.1 }],
+    [
+      'top-level fields over the built-in ones',
+      { quality: { 'max-accuracy-drop': 10 } },
+      undefined,
+      { ...DEFAULT_QUALITY_GATE, maxAccuracyDrop: 0.1 },
+    ],
     [
       "the target's fields over the top-level ones",
       { quality: { 'min-agreement': 0.5 } },
@@ -273,7 +372,17 @@ describe('gate', () => {
 
 describe('engine-specific keys', () => {
   it('are copied into engineOptions with placeholders filled, and a sim target needs no launch', () => {
-    const p = plan(withTargets({ 'sim-{quant}': { engine: 'sim', matrix: { quant: ['fp8'] }, profile: 'spark-{quant}', seed: 7, 'time-scale': 0.1 } }))
+    const p = plan(
+      withTargets({
+        'sim-{quant}': {
+          engine: 'sim',
+          matrix: { quant: ['fp8'] },
+          profile: 'spark-{quant}',
+          seed: 7,
+          'time-scale': 0.1,
+        },
+      }),
+    )
     expect(p.targets[0]).toMatchObject({
       id: 'sim-fp8',
       engineOptions: { profile: 'spark-fp8', 'time-scale': 0.1, seed: 7 },
@@ -283,19 +392,28 @@ describe('engine-specific keys', () => {
   })
 
   it('keep an explicit launch, and fill a fixed port into the default one', () => {
-    const p = plan(withTargets({ own: { engine: 'sim', launch: 'my-sim --port {port}' }, fixed: { engine: 'sim', port: 8500, profile: 'a' } }))
+    const p = plan(
+      withTargets({
+        own: { engine: 'sim', launch: 'my-sim --port {port}' },
+        fixed: { engine: 'sim', port: 8500, profile: 'a' },
+      }),
+    )
     expect(byId(p, 'own').launch).toBe('my-sim --port {port}')
     expect(byId(p, 'fixed').launch).toBe('node sim.js --port 8500 --profile a')
   })
 
-
-  describe('parsed with the fields of the target\'s own engine', () => {
+  describe("parsed with the fields of the target's own engine", () => {
     // Two engines declare `mode` with different fields; `load` converts a duration to ms.
     const engines = [
-      { name: 'a', needsLaunchOrUrl: true, options: { mode: z.enum(['fast', 'slow']).optional(), load: duration().optional() } },
+      {
+        name: 'a',
+        needsLaunchOrUrl: true,
+        options: { mode: z.enum(['fast', 'slow']).optional(), load: duration().optional() },
+      },
       { name: 'b', needsLaunchOrUrl: true, options: { mode: z.int().optional() } },
     ] as unknown as EngineAdapter[]
-    const build = (targets: Record<string, unknown>) => buildPlan(withTargets(targets), { configPath: 't.yml', resolvedPath: '/t.yml', engines })
+    const build = (targets: Record<string, unknown>) =>
+      buildPlan(withTargets(targets), { configPath: 't.yml', resolvedPath: '/t.yml', engines })
     const problems = (targets: Record<string, unknown>) => {
       try {
         build(targets)
@@ -321,27 +439,51 @@ describe('engine-specific keys', () => {
     })
 
     it.each([
-      ['a key shared by two engines, against the target engine\'s field', { t: { engine: 'a', launch: 'x', mode: 3 } }, 'targets.t.mode: '],
+      [
+        "a key shared by two engines, against the target engine's field",
+        { t: { engine: 'a', launch: 'x', mode: 3 } },
+        'targets.t.mode: ',
+      ],
       ['the same key on the other engine', { t: { engine: 'b', launch: 'x', mode: 'fast' } }, 'targets.t.mode: '],
-      ['a key only another engine declares', { t: { engine: 'b', launch: 'x', load: '1s' } }, 'targets.t.load: not an option of engine b (load is for a)'],
-      ['a filled-in value', { 'a-{t}': { engine: 'a', launch: 'x', matrix: { t: ['soon'] }, load: '{t}' } }, 'targets.a-{t}.load: "soon" is not a duration'],
-      ['an unknown placeholder, reported once', { t: { engine: 'a', launch: 'x', load: '{gpu}s' } }, 'targets.t.load: unknown placeholder {gpu}'],
+      [
+        'a key only another engine declares',
+        { t: { engine: 'b', launch: 'x', load: '1s' } },
+        'targets.t.load: not an option of engine b (load is for a)',
+      ],
+      [
+        'a filled-in value',
+        { 'a-{t}': { engine: 'a', launch: 'x', matrix: { t: ['soon'] }, load: '{t}' } },
+        'targets.a-{t}.load: "soon" is not a duration',
+      ],
+      [
+        'an unknown placeholder, reported once',
+        { t: { engine: 'a', launch: 'x', load: '{gpu}s' } },
+        'targets.t.load: unknown placeholder {gpu}',
+      ],
     ])('%s', (_name, targets, says) => {
       const got = problems(targets)
       expect(got, got.join('\n')).toHaveLength(1)
       expect(got[0]).toContain(says)
     })
 
-    it('publish every declaring engine\'s field', () => {
+    it("publish every declaring engine's field", () => {
       const target = (matrixJsonSchema(engines) as any).properties.targets.additionalProperties
       expect(target.properties.mode.description).toBe('Engine option (a, b)')
       expect(target.properties.mode.anyOf).toHaveLength(2)
-      expect(target.properties.load).toMatchObject({ type: 'string', description: expect.stringMatching(/^Engine option \(a\): A duration/) })
+      expect(target.properties.load).toMatchObject({
+        type: 'string',
+        description: expect.stringMatching(/^Engine option \(a\): A duration/),
+      })
     })
   })
 
   it('mark url-only targets external, and launched ones with a url not', () => {
-    const p = plan(withTargets({ ext: { engine: 'openai', url: 'http://127.0.0.1:30000/' }, both: { engine: 'vllm', url: 'http://127.0.0.1:{port}', launch: 'x' } }))
+    const p = plan(
+      withTargets({
+        ext: { engine: 'openai', url: 'http://127.0.0.1:30000/' },
+        both: { engine: 'vllm', url: 'http://127.0.0.1:{port}', launch: 'x' },
+      }),
+    )
     expect(byId(p, 'ext')).toMatchObject({ external: true, url: 'http://127.0.0.1:30000' })
     expect(byId(p, 'both')).toMatchObject({ external: false, launch: 'x' })
   })

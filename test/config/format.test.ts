@@ -31,21 +31,43 @@ describe('formatPlan', () => {
     const plan = buildPlan(
       {
         version: 1,
-        gate: { 'output-throughput': { 'max-regression': '8%', 'min-delta': 5 }, quality: { 'max-accuracy-drop': 10, degenerate: 'warn' } },
+        gate: {
+          'output-throughput': { 'max-regression': '8%', 'min-delta': 5 },
+          quality: { 'max-accuracy-drop': 10, degenerate: 'warn' },
+        },
         scenarios: { burst: { 'input-tokens': 512, 'output-tokens': 64, rate: 4, requests: 16 } },
         targets: {
-          sim: { engine: 'sim', profile: 'spark', seed: 3, port: 8600, 'allow-gpu-processes': ['ollama', 'python*'], 'request-body': { chat_template_kwargs: { enable_thinking: false } }, quality: { questions: 8, prompts: 2, 'max-tokens': 16, api: 'chat', concurrency: 4 } },
-          later: { engine: 'openai', url: 'http://10.0.0.2:8000', quality: false, gate: { 'output-throughput': false, 'failed-requests': false, quality: false } },
+          sim: {
+            engine: 'sim',
+            profile: 'spark',
+            seed: 3,
+            port: 8600,
+            'allow-gpu-processes': ['ollama', 'python*'],
+            'request-body': { chat_template_kwargs: { enable_thinking: false } },
+            quality: { questions: 8, prompts: 2, 'max-tokens': 16, api: 'chat', concurrency: 4 },
+          },
+          later: {
+            engine: 'openai',
+            url: 'http://10.0.0.2:8000',
+            quality: false,
+            gate: { 'output-throughput': false, 'failed-requests': false, quality: false },
+          },
         },
       },
       { configPath: '.github/llm-bench.yml', resolvedPath: '/repo/.github/llm-bench.yml', engines: TEST_ENGINES },
     )
     const text = formatPlan(plan)
     expect(text).toContain('Plan for .github/llm-bench.yml (/repo/.github/llm-bench.yml)\n2 targets, 2 cells\n')
-    expect(text).toContain('  launch  node sim.js --port 8600 --profile spark\n  url     http://127.0.0.1:8600\n  port    8600\n  options profile=spark seed=3\n')
+    expect(text).toContain(
+      '  launch  node sim.js --port 8600 --profile spark\n  url     http://127.0.0.1:8600\n  port    8600\n  options profile=spark seed=3\n',
+    )
     expect(text).toContain('  probe   8 questions (16 tokens each) + 2 greedy prompts, 4 in flight, api chat\n')
-    expect(text).toContain(', max-error-share 10%, allow-gpu-processes ollama python*, request-body {"chat_template_kwargs":{"enable_thinking":false}}\n  probe   8 questions')
-    expect(text).toContain('  gate    output-throughput worse by > 8% and 5 tok/s; failed-requests above 1%; quality accuracy drop > 10 points, agreement < 0.8, degenerate warn\n')
+    expect(text).toContain(
+      ', max-error-share 10%, allow-gpu-processes ollama python*, request-body {"chat_template_kwargs":{"enable_thinking":false}}\n  probe   8 questions',
+    )
+    expect(text).toContain(
+      '  gate    output-throughput worse by > 8% and 5 tok/s; failed-requests above 1%; quality accuracy drop > 10 points, agreement < 0.8, degenerate warn\n',
+    )
     expect(text).toContain('  probe   off (quality: false)\n')
     expect(text).toContain('    sim/burst  512 in → 64 out, 4 req/s (Poisson), 16 requests/round\n')
     expect(text).toContain('  gate    none (nothing can regress)\n')

@@ -5,15 +5,30 @@ import { MAX_DEPTH, parseSource } from '../../src/config/load.js'
 
 function aliasBomb(): string {
   const lines = ['version: 1', 'a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
-  for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`)
+  for (let i = 1; i < 10; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    )
   return [...lines, 'scenarios: {}', 'targets: {}'].join('\n')
 }
 
 describe('hostile matrix files', () => {
   it.each<[string, string, 'yaml' | 'json', RegExp]>([
     ['a YAML alias bomb', aliasBomb(), 'yaml', /^bomb\.yml: cannot be parsed \(Excessive alias count/],
-    ['JSON nested 100,000 deep', `{"version":1,"scenarios":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'json', /^deep\.json: nested 100001 levels deep \(at most 64\)$/],
-    ['YAML flow nesting past the bound', `version: 1\nscenarios: ${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}\n`, 'yaml', /nested 65 levels deep \(at most 64\)/],
+    [
+      'JSON nested 100,000 deep',
+      `{"version":1,"scenarios":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      'json',
+      /^deep\.json: nested 100001 levels deep \(at most 64\)$/,
+    ],
+    [
+      'YAML flow nesting past the bound',
+      `version: 1\nscenarios: ${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}\n`,
+      'yaml',
+      /nested 65 levels deep \(at most 64\)/,
+    ],
   ])('%s', (_name, text, format, message) => {
     const name = format === 'json' ? 'deep.json' : 'bomb.yml'
     let error: unknown

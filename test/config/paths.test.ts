@@ -6,19 +6,32 @@ import { ConfigError } from '../../src/core/errors.js'
 import type { TargetPlan } from '../../src/core/plan.js'
 import { TEST_ENGINES } from './engines.js'
 
-function targets(extra: Record<string, Record<string, unknown>> = {}, scenarios: Record<string, unknown> = { a: { 'input-tokens': 8, 'output-tokens': 8 } }): TargetPlan[] {
+function targets(
+  extra: Record<string, Record<string, unknown>> = {},
+  scenarios: Record<string, unknown> = { a: { 'input-tokens': 8, 'output-tokens': 8 } },
+): TargetPlan[] {
   const base = {
     vllm: { engine: 'vllm', launch: 'scripts/vllm.sh', paths: ['scripts/vllm.sh', 'models/vllm/**'] },
     sglang: { engine: 'vllm', launch: 'scripts/sglang.sh', paths: ['scripts/sglang.sh'] },
     always: { engine: 'vllm', launch: 'x' },
   }
   const merged = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, { ...v, ...extra[k] }]))
-  return buildPlan({ version: 1, scenarios, targets: merged }, { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES }).targets
+  return buildPlan(
+    { version: 1, scenarios, targets: merged },
+    { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES },
+  ).targets
 }
 
 function problems(paths: unknown): string[] {
   try {
-    buildPlan({ version: 1, scenarios: { a: { 'input-tokens': 8, 'output-tokens': 8 } }, targets: { t: { engine: 'vllm', launch: 'x', paths } } }, { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES })
+    buildPlan(
+      {
+        version: 1,
+        scenarios: { a: { 'input-tokens': 8, 'output-tokens': 8 } },
+        targets: { t: { engine: 'vllm', launch: 'x', paths } },
+      },
+      { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES },
+    )
     return []
   } catch (error) {
     return (error as ConfigError).problems
@@ -44,9 +57,13 @@ describe('paths globs', () => {
   })
 
   it('names the field and the rule for a bad glob', () => {
-    expect(problems([])).toEqual(['targets.t.paths: must list at least one glob (leave the key out to always run the target)'])
+    expect(problems([])).toEqual([
+      'targets.t.paths: must list at least one glob (leave the key out to always run the target)',
+    ])
     expect(problems('scripts/x.sh')[0]).toMatch(/^targets\.t\.paths: must be a list of globs \(got "scripts\/x\.sh"\)/)
-    expect(problems(['/etc/passwd'])[0]).toBe('targets.t.paths[0]: must be relative to the repository root (got "/etc/passwd")')
+    expect(problems(['/etc/passwd'])[0]).toBe(
+      'targets.t.paths[0]: must be relative to the repository root (got "/etc/passwd")',
+    )
     expect(problems(['a/../b'])[0]).toBe('targets.t.paths[0]: must not contain ., .. or empty segments (got "a/../b")')
     expect(problems(['a\\b'])[0]).toMatch(/^targets\.t\.paths\[0\]: uses \/ between directories/)
     expect(problems(['src/{a,b}.ts'])[0]).toMatch(/^targets\.t\.paths\[0\]: supports \*, \*\* and \? only/)
@@ -64,7 +81,11 @@ describe('selectChanged', () => {
   const ids = (ts: readonly TargetPlan[]) => ts.map((t) => t.id)
 
   it('runs the targets a changed file matches and those without paths', () => {
-    const s = selectChanged({ targets: targets(), changed: ['models/vllm/qwen/config.json', 'README.md'], configFile: 'c.yml' })
+    const s = selectChanged({
+      targets: targets(),
+      changed: ['models/vllm/qwen/config.json', 'README.md'],
+      configFile: 'c.yml',
+    })
     expect(ids(s.run)).toEqual(['vllm', 'always'])
     expect(ids(s.skipped)).toEqual(['sglang'])
     expect(s.reasons).toEqual({ vllm: 'paths changed: models/vllm/qwen/config.json', always: 'no paths: always runs' })
@@ -78,7 +99,11 @@ describe('selectChanged', () => {
     expect(s.reasons.sglang).toBe('its definition in the matrix file changed')
     // A scenario's change reaches every target that runs it.
     const scenarios = { a: { 'input-tokens': 8, 'output-tokens': 16 } }
-    expect(ids(selectChanged({ targets: targets({}, scenarios), changed: ['c.yml'], configFile: 'c.yml', base: before }).run)).toEqual(['vllm', 'sglang', 'always'])
+    expect(
+      ids(
+        selectChanged({ targets: targets({}, scenarios), changed: ['c.yml'], configFile: 'c.yml', base: before }).run,
+      ),
+    ).toEqual(['vllm', 'sglang', 'always'])
   })
 
   it('an unchanged matrix file at the base runs nothing more; a new target runs', () => {
@@ -89,6 +114,10 @@ describe('selectChanged', () => {
   })
 
   it('a matrix-file change whose base is unknown runs every target', () => {
-    expect(ids(selectChanged({ targets: targets(), changed: ['c.yml'], configFile: 'c.yml' }).run)).toEqual(['vllm', 'sglang', 'always'])
+    expect(ids(selectChanged({ targets: targets(), changed: ['c.yml'], configFile: 'c.yml' }).run)).toEqual([
+      'vllm',
+      'sglang',
+      'always',
+    ])
   })
 })

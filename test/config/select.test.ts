@@ -8,11 +8,19 @@ import { TEST_ENGINES } from './engines.js'
 /** Targets `t1…` with the given numbers of scenarios, in file order. */
 function planWith(cellsPerTarget: number[], options: { only?: string; shard?: string } = {}): Plan {
   const width = Math.max(...cellsPerTarget)
-  const scenarios = Object.fromEntries(Array.from({ length: width }, (_, i) => [`s${i + 1}`, { 'input-tokens': 8, 'output-tokens': 8 }]))
-  const targets = Object.fromEntries(
-    cellsPerTarget.map((n, i) => [`t${i + 1}`, { engine: 'vllm', launch: 'x', scenarios: Object.keys(scenarios).slice(0, n) }]),
+  const scenarios = Object.fromEntries(
+    Array.from({ length: width }, (_, i) => [`s${i + 1}`, { 'input-tokens': 8, 'output-tokens': 8 }]),
   )
-  return buildPlan({ version: 1, scenarios, targets }, { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES, ...options })
+  const targets = Object.fromEntries(
+    cellsPerTarget.map((n, i) => [
+      `t${i + 1}`,
+      { engine: 'vllm', launch: 'x', scenarios: Object.keys(scenarios).slice(0, n) },
+    ]),
+  )
+  return buildPlan(
+    { version: 1, scenarios, targets },
+    { configPath: 'c.yml', resolvedPath: '/c.yml', engines: TEST_ENGINES, ...options },
+  )
 }
 
 describe('only', () => {
@@ -68,7 +76,12 @@ describe('shard', () => {
     const p = planWith([3, 1, 1, 2, 1])
     expect(shardOf(p.targets, 2)).toEqual([1, 2, 2, 2, 1])
     expect(planWith([3, 1, 1, 2, 1], { shard: '1/2' }).targets.map((t) => t.id)).toEqual(['t1', 't5'])
-    expect(planWith([3, 1, 1, 2, 1], { shard: '2/2' }).cells.map((c) => c.id)).toEqual(['t2/s1', 't3/s1', 't4/s1', 't4/s2'])
+    expect(planWith([3, 1, 1, 2, 1], { shard: '2/2' }).cells.map((c) => c.id)).toEqual([
+      't2/s1',
+      't3/s1',
+      't4/s1',
+      't4/s2',
+    ])
   })
 
   it.each([2, 3, 4, 7])('splits into %i disjoint shards that cover every cell, keep targets whole and balance', (n) => {
@@ -77,7 +90,8 @@ describe('shard', () => {
     const shards = Array.from({ length: n }, (_, i) => planWith(sizes, { shard: `${i + 1}/${n}` }))
     const ids = shards.flatMap((s) => s.cells.map((c) => c.id))
     expect([...ids].sort()).toEqual(all.cells.map((c) => c.id).sort())
-    for (const s of shards) for (const t of s.targets) expect(t.scenarios).toHaveLength(sizes[Number(t.id.slice(1)) - 1])
+    for (const s of shards)
+      for (const t of s.targets) expect(t.scenarios).toHaveLength(sizes[Number(t.id.slice(1)) - 1])
     const loads = shards.map((s) => s.cells.length)
     expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(Math.max(...sizes))
     // Deterministic: the same inputs give the same shard.

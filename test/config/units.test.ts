@@ -19,9 +19,12 @@ describe('durations', () => {
     expect(parseDuration(text)).toBe(ms)
   })
 
-  it.each(['', '20', '20 minutes', '30m1h', '1h1h', 'm', '5 s', '-5s', '1d', '5M', '.5s'])('%j is malformed', (text) => {
-    expect(parseDuration(text)).toBeUndefined()
-  })
+  it.each(['', '20', '20 minutes', '30m1h', '1h1h', 'm', '5 s', '-5s', '1d', '5M', '.5s'])(
+    '%j is malformed',
+    (text) => {
+      expect(parseDuration(text)).toBeUndefined()
+    },
+  )
 
   it.each([
     [500, '500ms'],

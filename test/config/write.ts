@@ -16,7 +16,12 @@ export function tempDir(): TempDir {
   return {
     path,
     write(name, content) {
-      const text = typeof content === 'string' ? content : name.endsWith('.json') ? JSON.stringify(content, null, 2) : stringify(content)
+      const text =
+        typeof content === 'string'
+          ? content
+          : name.endsWith('.json')
+            ? JSON.stringify(content, null, 2)
+            : stringify(content)
       writeFileSync(join(path, name), text)
       return name
     },

@@ -37,7 +37,9 @@ describe('redaction', () => {
   it('leaves short values and ordinary text alone', () => {
     const r = redactor('true', '8000', '1234567')
     expect(r.size).toBe(0)
-    expect(r.redact('port 8000 is true; no token within 10m; Bearer 1234')).toBe('port 8000 is true; no token within 10m; Bearer 1234')
+    expect(r.redact('port 8000 is true; no token within 10m; Bearer 1234')).toBe(
+      'port 8000 is true; no token within 10m; Bearer 1234',
+    )
   })
 
   it('treats regular expression characters in secrets literally', () => {
@@ -46,8 +48,16 @@ describe('redaction', () => {
 
   it('takes secret-looking variables from an environment', () => {
     const r = new Redactor()
-    r.addFromEnv({ HF_TOKEN: 'hf-secret-1234', DB_PASSWORD: 'hunter2hunter2', API_KEY: 'k-12345678', MONKEY: 'banana-split', PATH: '/usr/bin:/bin' })
-    expect(r.redact('hf-secret-1234 hunter2hunter2 k-12345678 banana-split /usr/bin:/bin')).toBe(`${MASK} ${MASK} ${MASK} banana-split /usr/bin:/bin`)
+    r.addFromEnv({
+      HF_TOKEN: 'hf-secret-1234',
+      DB_PASSWORD: 'hunter2hunter2',
+      API_KEY: 'k-12345678',
+      MONKEY: 'banana-split',
+      PATH: '/usr/bin:/bin',
+    })
+    expect(r.redact('hf-secret-1234 hunter2hunter2 k-12345678 banana-split /usr/bin:/bin')).toBe(
+      `${MASK} ${MASK} ${MASK} banana-split /usr/bin:/bin`,
+    )
   })
 
   it('redacts every string of a nested value and leaves the original untouched', () => {
@@ -58,7 +68,16 @@ describe('redaction', () => {
 })
 
 describe('secret-looking names', () => {
-  it.each(['HF_TOKEN', 'GITHUB_TOKEN', 'INPUT_GITHUB-TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'API_KEY', 'KEY'])('%s looks secret', (name) => {
+  it.each([
+    'HF_TOKEN',
+    'GITHUB_TOKEN',
+    'INPUT_GITHUB-TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'DB_PASSWORD',
+    'API_KEY',
+    'KEY',
+  ])('%s looks secret', (name) => {
     expect(looksSecret(name)).toBe(true)
   })
   it.each(['PATH', 'HOME', 'MONKEY', 'KEYBOARD', 'CUDA_HOME', 'PORT'])('%s does not', (name) => {

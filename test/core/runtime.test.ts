@@ -6,13 +6,21 @@ const cell = (engine: string, info: TargetInfo) => ({ engine, info })
 
 describe('runtimeLabel', () => {
   it.each<[string, TargetInfo, string]>([
-    ['vllm', { version: '0.11.0', container: { runtime: 'podman', image: 'docker.io/vllm/vllm-openai:v0.11.0@sha256:abc' } }, 'vllm-openai:v0.11.0'],
+    [
+      'vllm',
+      { version: '0.11.0', container: { runtime: 'podman', image: 'docker.io/vllm/vllm-openai:v0.11.0@sha256:abc' } },
+      'vllm-openai:v0.11.0',
+    ],
     ['vllm', { version: '0.11.0' }, 'vllm 0.11.0'],
     ['llamacpp', { version: 'b6100-1a2b3c' }, 'llamacpp b6100-1a2b3c'],
     ['sglang', { version: 'sglang 0.5.2' }, 'sglang 0.5.2'],
     ['openai', {}, 'openai'],
     // A simulator shows what its profile emulates, never its own version (`sim sim-1`).
-    ['sim', { version: 'sim-1', server: { profile: 'vllm-qwen36-27b-fp8', emulates: 'vLLM nv_vllm 26.03' } }, 'vLLM nv_vllm 26.03 (sim)'],
+    [
+      'sim',
+      { version: 'sim-1', server: { profile: 'vllm-qwen36-27b-fp8', emulates: 'vLLM nv_vllm 26.03' } },
+      'vLLM nv_vllm 26.03 (sim)',
+    ],
   ])('%s %j → %s', (engine, info, text) => {
     expect(runtimeLabel(cell(engine, info))).toBe(text)
   })

@@ -25,7 +25,9 @@ describe('safe writes', () => {
     mkdirSync(join(root, 'results'))
     symlinkSync(join(outside, 'victim'), join(root, 'results', 'report.md'))
     expect(() => writeFileNoFollow(join(root, 'results', 'report.md'), 'pwned', root)).toThrow(UnsafePathError)
-    expect(() => writeFileNoFollow(join(root, 'results', 'report.md'), 'pwned', root)).toThrow(/report\.md: is a symbolic link; refusing to write through it/)
+    expect(() => writeFileNoFollow(join(root, 'results', 'report.md'), 'pwned', root)).toThrow(
+      /report\.md: is a symbolic link; refusing to write through it/,
+    )
     expect(readFileSync(join(outside, 'victim'), 'utf8')).toBe('untouched\n')
   })
 

@@ -23,7 +23,9 @@ describe('inert', () => {
   })
 
   it('keeps ordinary text and line breaks as they are', () => {
-    expect(inert('ready at http://127.0.0.1:8000 (build b4321)\nsecond line')).toBe('ready at http://127.0.0.1:8000 (build b4321)\nsecond line')
+    expect(inert('ready at http://127.0.0.1:8000 (build b4321)\nsecond line')).toBe(
+      'ready at http://127.0.0.1:8000 (build b4321)\nsecond line',
+    )
   })
 
   it('reads the same to a person: only zero-width spaces are added', () => {

@@ -20,7 +20,11 @@ afterEach(() => {
   for (const pgid of leftovers.splice(0)) killGroupQuietly(pgid)
 })
 
-async function runMatrix(targets: string[], extra: { scenario?: string; defaults?: string } = {}, onSpawn?: Parameters<typeof runAction>[0]['onSpawn']) {
+async function runMatrix(
+  targets: string[],
+  extra: { scenario?: string; defaults?: string } = {},
+  onSpawn?: Parameters<typeof runAction>[0]['onSpawn'],
+) {
   const cwd = await mkdtemp(join(tmpdir(), 'lbg-engines-'))
   await writeFile(
     join(cwd, 'bench.yml'),
@@ -100,11 +104,14 @@ describe('cancellation', () => {
 
   it('SIGINT mid-measurement tears the launch down, grandchildren included, before the runner escalates', async () => {
     let sentAt = 0
-    const { run, results, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) =>
-      onceStdout(child, /ready at/, () => {
-        sentAt = Date.now()
-        setTimeout(() => child.kill('SIGINT'), 1500)
-      }),
+    const { run, results, cwd } = await runMatrix(
+      [`  t:\n    engine: vllm\n    launch: ${launch}`],
+      { scenario: longScenario },
+      (child) =>
+        onceStdout(child, /ready at/, () => {
+          sentAt = Date.now()
+          setTimeout(() => child.kill('SIGINT'), 1500)
+        }),
     )
     expect(sentAt).toBeGreaterThan(0)
     expect(run.code).toBe(1)
@@ -127,8 +134,11 @@ describe('cancellation', () => {
   // orphaned group within a couple of seconds, and the post step, when it does run, finds nothing left.
   it('when the main step is SIGKILLed, the watchdog kills what it left behind and the post step finds nothing', async () => {
     let killedAt = 0
-    const { run, cwd } = await runMatrix([`  t:\n    engine: vllm\n    launch: ${launch}`], { scenario: longScenario }, (child) =>
-      onceStdout(child, /ready at/, () => setTimeout(() => ((killedAt = Date.now()), child.kill('SIGKILL')), 800)),
+    const { run, cwd } = await runMatrix(
+      [`  t:\n    engine: vllm\n    launch: ${launch}`],
+      { scenario: longScenario },
+      (child) =>
+        onceStdout(child, /ready at/, () => setTimeout(() => ((killedAt = Date.now()), child.kill('SIGKILL')), 800)),
     )
     expect(run.code).toBeNull()
     const pgids = pgidsOf(run)

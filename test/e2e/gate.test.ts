@@ -57,7 +57,11 @@ async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr') {
       event:
         event === 'push'
           ? { name: 'push', ref: 'refs/heads/main', payload: { ref: 'refs/heads/main', repository } }
-          : { name: 'pull_request', ref: `refs/pull/${PR}/merge`, payload: { pull_request: { number: PR }, repository } },
+          : {
+              name: 'pull_request',
+              ref: `refs/pull/${PR}/merge`,
+              payload: { pull_request: { number: PR }, repository },
+            },
     })
   } finally {
     await engine.close()

@@ -18,9 +18,19 @@ const ENGINE = join(ROOT, 'test/helpers/hostile-engine.mjs')
 
 async function workspace(targets: Record<string, string>, extra = ''): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'lbg-hostile-'))
-  const lines = ['version: 1', `defaults: { rounds: 1, discard: 0, ready-timeout: 3s, request-timeout: 5s, quality: false${extra} }`, 'scenarios:', '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }', 'targets:']
+  const lines = [
+    'version: 1',
+    `defaults: { rounds: 1, discard: 0, ready-timeout: 3s, request-timeout: 5s, quality: false${extra} }`,
+    'scenarios:',
+    '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }',
+    'targets:',
+  ]
   for (const [name, mode] of Object.entries(targets)) {
-    lines.push(`  ${name}:`, '    engine: sglang', `    launch: ${process.execPath} ${ENGINE} --port {port} --mode ${mode}`)
+    lines.push(
+      `  ${name}:`,
+      '    engine: sglang',
+      `    launch: ${process.execPath} ${ENGINE} --port {port} --mode ${mode}`,
+    )
   }
   await writeFile(join(cwd, 'bench.yml'), lines.join('\n') + '\n')
   return cwd
@@ -73,32 +83,60 @@ function watchRss(pid: number): () => number {
 }
 
 describe('streams that never end', () => {
-  it.each(['endless', 'flood'])('%s: the cell ends within a few request timeouts, with results written and memory flat', async (mode) => {
-    const cwd = await workspace({ stream: mode })
-    let stopWatch = () => 0
-    const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, onSpawn: (child) => (stopWatch = watchRss(child.pid!)), timeoutMs: 60_000 })
-    const peak = stopWatch()
-    expect(run.elapsedMs).toBeLessThan(3 * 5000 + 5000)
-    const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
-    expect(results.cells[0].status).toBe('error')
-    expect(results.cells[0].error).toMatch(/malformed stream: (\d+ token events for max_tokens 8|more than [\d.]+MiB for max_tokens 8)/)
-    // The client keeps nothing of a stream but counters: far below the 747 MiB an unbounded flood reached.
-    expect(peak).toBeLessThan(400 * 1024 * 1024)
-  })
+  it.each(['endless', 'flood'])(
+    '%s: the cell ends within a few request timeouts, with results written and memory flat',
+    async (mode) => {
+      const cwd = await workspace({ stream: mode })
+      let stopWatch = () => 0
+      const run = await runAction({
+        cwd,
+        inputs: { config: 'bench.yml', 'results-dir': 'out' },
+        onSpawn: (child) => (stopWatch = watchRss(child.pid!)),
+        timeoutMs: 60_000,
+      })
+      const peak = stopWatch()
+      expect(run.elapsedMs).toBeLessThan(3 * 5000 + 5000)
+      const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
+      expect(results.cells[0].status).toBe('error')
+      expect(results.cells[0].error).toMatch(
+        /malformed stream: (\d+ token events for max_tokens 8|more than [\d.]+MiB for max_tokens 8)/,
+      )
+      // The client keeps nothing of a stream but counters: far below the 747 MiB an unbounded flood reached.
+      expect(peak).toBeLessThan(400 * 1024 * 1024)
+    },
+  )
 })
 
 describe('piped CLI output', () => {
   it('equals the output written to a file, byte for byte, for a plan of a few hundred kilobytes', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'lbg-pipe-'))
-    const scenarios = Array.from({ length: 64 }, (_, i) => `  s${i}: { input-tokens: ${100 + i}, output-tokens: 64, concurrency: 4 }`)
+    const scenarios = Array.from(
+      { length: 64 },
+      (_, i) => `  s${i}: { input-tokens: ${100 + i}, output-tokens: 64, concurrency: 4 }`,
+    )
     const matrix = `[${Array.from({ length: 64 }, (_, i) => `q${i}`).join(', ')}]`
-    const config = ['version: 1', 'scenarios:', ...scenarios, 'targets:', '  t-{quant}:', '    engine: vllm', `    matrix: { quant: ${matrix} }`, '    launch: serve --quant {quant} --port {port}', ''].join('\n')
+    const config = [
+      'version: 1',
+      'scenarios:',
+      ...scenarios,
+      'targets:',
+      '  t-{quant}:',
+      '    engine: vllm',
+      `    matrix: { quant: ${matrix} }`,
+      '    launch: serve --quant {quant} --port {port}',
+      '',
+    ].join('\n')
     await writeFile(join(cwd, 'big.yml'), config)
     const piped = await runCli(['validate', '--config', 'big.yml'], { cwd })
     const file = join(cwd, 'plan.txt')
     const code = await new Promise<number | null>((done) => {
       const out = createWriteStream(file)
-      out.on('open', (fd) => spawn(process.execPath, [CLI, 'validate', '--config', 'big.yml'], { cwd, stdio: ['ignore', fd, 'ignore'] }).on('close', done))
+      out.on('open', (fd) =>
+        spawn(process.execPath, [CLI, 'validate', '--config', 'big.yml'], { cwd, stdio: ['ignore', fd, 'ignore'] }).on(
+          'close',
+          done,
+        ),
+      )
     })
     expect(code).toBe(0)
     expect(piped.code).toBe(0)

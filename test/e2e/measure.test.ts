@@ -9,7 +9,11 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
-import { startScheduledServer, type ScheduledServer, type ScheduledServerOptions } from '../../harness/scheduled-server.js'
+import {
+  startScheduledServer,
+  type ScheduledServer,
+  type ScheduledServerOptions,
+} from '../../harness/scheduled-server.js'
 
 let server: ScheduledServer | undefined
 afterEach(async () => {
@@ -17,8 +21,10 @@ afterEach(async () => {
   server = undefined
 })
 
-
-async function runAgainst(schedule: ScheduledServerOptions, opts: { outputTokens: number; concurrency: number; api?: string }) {
+async function runAgainst(
+  schedule: ScheduledServerOptions,
+  opts: { outputTokens: number; concurrency: number; api?: string },
+) {
   server = await startScheduledServer(schedule)
   const { mkdtemp } = await import('node:fs/promises')
   const { tmpdir } = await import('node:os')
@@ -27,7 +33,9 @@ async function runAgainst(schedule: ScheduledServerOptions, opts: { outputTokens
     join(cwd, 'bench.yml'),
     [
       'version: 1',
-      'defaults: { rounds: 2, discard: 1, ready-timeout: 10s, request-timeout: 30s, api: ' + (opts.api ?? 'completions') + ' }',
+      'defaults: { rounds: 2, discard: 1, ready-timeout: 10s, request-timeout: 30s, api: ' +
+        (opts.api ?? 'completions') +
+        ' }',
       'scenarios:',
       `  sched: { input-tokens: 64, output-tokens: ${opts.outputTokens}, concurrency: ${opts.concurrency} }`,
       'targets:',
@@ -46,7 +54,10 @@ async function runAgainst(schedule: ScheduledServerOptions, opts: { outputTokens
 describe('bundled action against a scheduled loopback server', () => {
   it('reports TTFT, TPOT and decode speed of the schedule and writes every artefact', async () => {
     // Schedule: first token 300 ms after the request, then one token every 25 ms; 4 concurrent, 32 tokens.
-    const { run, results, cwd } = await runAgainst({ ttftMs: 300, intervalMs: 25 }, { outputTokens: 32, concurrency: 4 })
+    const { run, results, cwd } = await runAgainst(
+      { ttftMs: 300, intervalMs: 25 },
+      { outputTokens: 32, concurrency: 4 },
+    )
     expect(run.code, run.stdout + run.stderr).toBe(0)
     const cell = results.cells[0]
     expect(cell.id).toBe('loopback/sched')
@@ -63,11 +74,16 @@ describe('bundled action against a scheduled loopback server', () => {
 
     // results.json: SPEC §6 shape.
     expect(results.schema).toBe('llm-bench-gate/results@1')
-    expect(results.run).toMatchObject({ event: 'workflow_dispatch', sha: '0123456789abcdef0123456789abcdef01234567', tool: { name: 'llm-bench-gate' } })
+    expect(results.run).toMatchObject({
+      event: 'workflow_dispatch',
+      sha: '0123456789abcdef0123456789abcdef01234567',
+      tool: { name: 'llm-bench-gate' },
+    })
     for (const key of ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps']) {
       expect(Object.keys(m[key as 'ttft_ms']).sort()).toEqual(['max', 'mean', 'min', 'p50', 'p90', 'p99', 'std'])
     }
-    for (const key of ['output_tps', 'total_tps', 'per_user_tps', 'request_tps']) expect(typeof m[key as 'output_tps']).toBe('number')
+    for (const key of ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'])
+      expect(typeof m[key as 'output_tps']).toBe('number')
     expect(cell.verdict.status).toBe('new')
 
     // Outputs, report and job summary.
@@ -87,7 +103,10 @@ describe('bundled action against a scheduled loopback server', () => {
 
   it('counts decode speed from tokens, not chunks, when a chunk carries three tokens', async () => {
     // 300 tokens in chunks of 3 every 25 ms: 100 chunks, the last 99 × 25 ms after the first.
-    const { run, results } = await runAgainst({ ttftMs: 300, intervalMs: 25, tokensPerChunk: 3 }, { outputTokens: 300, concurrency: 4 })
+    const { run, results } = await runAgainst(
+      { ttftMs: 300, intervalMs: 25, tokensPerChunk: 3 },
+      { outputTokens: 300, concurrency: 4 },
+    )
     expect(run.code, run.stdout + run.stderr).toBe(0)
     const m = results.cells[0].metrics!
     const expected = 299 / (99 * 0.025) // (n − 1) / (t_last − t_first) = 120.8 tok/s, 3× the chunk rate of 40/s
@@ -99,7 +118,10 @@ describe('bundled action against a scheduled loopback server', () => {
 
   it('ignores a role-only first chunk on the chat API', async () => {
     // The role chunk arrives at once, before any token (as llama.cpp does); TTFT must wait for text.
-    const { run, results } = await runAgainst({ ttftMs: 300, intervalMs: 25, roleChunk: 'early' }, { outputTokens: 32, concurrency: 4, api: 'chat' })
+    const { run, results } = await runAgainst(
+      { ttftMs: 300, intervalMs: 25, roleChunk: 'early' },
+      { outputTokens: 32, concurrency: 4, api: 'chat' },
+    )
     expect(run.code, run.stdout + run.stderr).toBe(0)
     const m = results.cells[0].metrics!
     expect(m.ttft_ms.mean).toBeGreaterThanOrEqual(300)

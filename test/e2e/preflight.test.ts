@@ -26,7 +26,11 @@ const CONFIG = [
 ].join('\n')
 
 /** One action run on a pull request with the scripted nvidia-smi in `scenario` (none on PATH when undefined). */
-async function run(out: string, scenario: string | undefined, o: { baseline?: string; env?: Record<string, string>; inputs?: Record<string, string>; config?: string } = {}) {
+async function run(
+  out: string,
+  scenario: string | undefined,
+  o: { baseline?: string; env?: Record<string, string>; inputs?: Record<string, string>; config?: string } = {},
+) {
   const state = await mkdtemp(join(tmpdir(), 'lbg-smi-'))
   const env: Record<string, string> = scenario
     ? { PATH: `${SMI_DIR}:${process.env.PATH}`, FAKE_SMI_SCENARIO: scenario, FAKE_SMI_STATE: state, ...o.env }
@@ -38,7 +42,10 @@ beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'lbg-preflight-'))
   await writeFile(join(cwd, 'bench.yml'), CONFIG)
   // The same matrix on a box where a python process is expected to hold the GPU.
-  await writeFile(join(cwd, 'allowed.yml'), CONFIG.replace('quality: false }', 'quality: false, allow-gpu-processes: [python*] }'))
+  await writeFile(
+    join(cwd, 'allowed.yml'),
+    CONFIG.replace('quality: false }', 'quality: false, allow-gpu-processes: [python*] }'),
+  )
 })
 
 describe('host preflight', () => {
@@ -50,7 +57,11 @@ describe('host preflight', () => {
   it('a quiet box: the preflight and the fingerprint are recorded and shown', () => {
     expect(base.code, base.stdout).toBe(0)
     expect(base.cell.status).toBe('ok')
-    expect(base.cell.host!.preflight).toMatchObject({ cuda: '13.0', processes: [], gpus: [{ name: 'NVIDIA GB10', driver: '580.95.05', active: [] }] })
+    expect(base.cell.host!.preflight).toMatchObject({
+      cuda: '13.0',
+      processes: [],
+      gpus: [{ name: 'NVIDIA GB10', driver: '580.95.05', active: [] }],
+    })
     expect(base.cell.host!.fingerprint).toMatchObject({ driver: '580.95.05', cuda: '13.0' })
     expect(base.cell.host!.fingerprint.engine).toBeTruthy()
     expect(base.report).toContain('GPU 0 NVIDIA GB10: SM 2405/3003 MHz, 41 °C, 11.52 W, no slowdown')
@@ -71,7 +82,10 @@ describe('host preflight', () => {
     // Nothing was launched.
     expect(pr.stdout).not.toMatch(/ready at http/)
 
-    const tolerated = await run('pr-stray-tolerated', 'stray', { baseline: 'base/results.json', inputs: { 'fail-on-error': 'false' } })
+    const tolerated = await run('pr-stray-tolerated', 'stray', {
+      baseline: 'base/results.json',
+      inputs: { 'fail-on-error': 'false' },
+    })
     expect(tolerated.code, tolerated.stdout).toBe(0)
     expect(tolerated.cell.verdict.status).toBe('error')
   }, 240_000)
@@ -80,8 +94,12 @@ describe('host preflight', () => {
     const pr = await run('pr-allowed', 'stray', { baseline: 'base/results.json', config: 'allowed.yml' })
     expect(pr.code, pr.stdout).toBe(0)
     expect(pr.cell.status).toBe('ok')
-    expect(pr.cell.host!.preflight.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, allowed: true }])
-    expect(pr.stdout).toContain('small: preflight: GPU process pid 4242 python is allowed by allow-gpu-processes; it shares the GPU with the engine')
+    expect(pr.cell.host!.preflight.processes).toEqual([
+      { pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, allowed: true },
+    ])
+    expect(pr.stdout).toContain(
+      'small: preflight: GPU process pid 4242 python is allowed by allow-gpu-processes; it shares the GPU with the engine',
+    )
     expect(pr.report).toContain('pid 4242 python (allowed)')
   }, 120_000)
 
@@ -93,14 +111,19 @@ describe('host preflight', () => {
   }, 120_000)
 
   it('throttling during a round: the round is measured again and the report says so, next to the driver that changed', async () => {
-    const pr = await run('pr-throttle-once', 'throttle-once', { baseline: 'base/results.json', env: { FAKE_SMI_DRIVER: '590.10' } })
+    const pr = await run('pr-throttle-once', 'throttle-once', {
+      baseline: 'base/results.json',
+      env: { FAKE_SMI_DRIVER: '590.10' },
+    })
     expect(pr.code, pr.stdout).toBe(0)
     expect(pr.cell.status).toBe('ok')
     expect(pr.cell.verdict.status).not.toBe('regression')
     expect(pr.cell.flags).toEqual([])
     expect(pr.cell.host!.remeasured).toEqual([{ round: 1, reason: 'GPU 0 sw_thermal_slowdown +1.2s' }])
     expect(pr.cell.rounds.map((r) => r.index)).toEqual([0, 1])
-    expect(pr.stdout).toContain('small/chat: round 2 disturbed (GPU 0 sw_thermal_slowdown +1.2s); measuring it again (1/2)')
+    expect(pr.stdout).toContain(
+      'small/chat: round 2 disturbed (GPU 0 sw_thermal_slowdown +1.2s); measuring it again (1/2)',
+    )
     // The report escapes markdown: underscores come out as \_.
     expect(pr.report).toContain('round 2 measured again: GPU 0 sw\\_thermal\\_slowdown +1.2s')
     expect(pr.cell.host!.changes).toEqual(['driver 580.95.05 → 590.10'])

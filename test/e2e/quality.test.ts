@@ -52,7 +52,10 @@ describe('output quality guard', () => {
   let wrong: Awaited<ReturnType<typeof run>>
 
   beforeAll(async () => {
-    ;[healthy, wrong] = await Promise.all([run({ timeScale: 2 }, 'base'), run({ timeScale: 2, fault: 'wrong-answers' }, 'base-wrong')])
+    ;[healthy, wrong] = await Promise.all([
+      run({ timeScale: 2 }, 'base'),
+      run({ timeScale: 2, fault: 'wrong-answers' }, 'base-wrong'),
+    ])
   }, 240_000)
 
   it('a healthy baseline: the probe answers every question, greedy outputs are kept, no degenerate output', () => {
@@ -74,8 +77,12 @@ describe('output quality guard', () => {
     expect(pr.cell.quality!.degenerate!.share).toBe(1)
     // Every reply runs to max-tokens (the server's usage says so), and the probe line says what that means.
     expect(pr.cell.quality!.probe!.cut).toBe(12)
-    expect(pr.stdout).toContain('accuracy 0% (12 of 12 replies reached max-tokens 32: a model that reasons before answering needs a larger quality.max-tokens)')
-    expect(pr.cell.verdict.failures?.join('\n')).toMatch(/output degenerate: 100% of responses repeat one fragment \("'s"\); baseline 0%/)
+    expect(pr.stdout).toContain(
+      'accuracy 0% (12 of 12 replies reached max-tokens 32: a model that reasons before answering needs a larger quality.max-tokens)',
+    )
+    expect(pr.cell.verdict.failures?.join('\n')).toMatch(
+      /output degenerate: 100% of responses repeat one fragment \("'s"\); baseline 0%/,
+    )
     expect(pr.cell.verdict.confirmed).toBe(1)
     expect(pr.report).toContain('output degenerate: 100% of responses repeat one fragment')
     expect(pr.results.summary?.verdict).toBe('regression')
@@ -108,7 +115,9 @@ describe('output quality guard', () => {
     expect(pr.cell.verdict.status).toBe('pass')
     // Passing is not silence: the verdict says the probe cannot see wrong answers on this target.
     expect(pr.cell.quality!.probe!.cut).toBe(0)
-    expect(pr.cell.verdict.note).toContain('accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones')
+    expect(pr.cell.verdict.note).toContain(
+      'accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones',
+    )
     expect(pr.report).toContain('too few right answers for the probe to see wrong ones')
     expect(pr.report).toContain('| acc 0% ⚠️ · agree 1.00 |')
   }, 120_000)

@@ -27,7 +27,11 @@ let cwd: string
 let run: ActionRun
 
 /** The runner's own `::add-mask::` lines carry the secret to it on purpose; everything else must not. */
-const withoutMasks = (stdout: string) => stdout.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n')
+const withoutMasks = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => !l.startsWith('::add-mask::'))
+    .join('\n')
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true })
@@ -87,7 +91,11 @@ beforeAll(async () => {
       HF_TOKEN: SECRETS.hf,
       WANDB_API_KEY: SECRETS.wandb,
     },
-    event: { name: 'pull_request', ref: `refs/pull/${PR}/merge`, payload: { pull_request: { number: PR }, repository } },
+    event: {
+      name: 'pull_request',
+      ref: `refs/pull/${PR}/merge`,
+      payload: { pull_request: { number: PR }, repository },
+    },
   })
 }, 120_000)
 
@@ -116,11 +124,18 @@ describe('secrets through the bundled action', () => {
 
   it('no file under results-dir, no comment, no summary and no log line holds a secret', async () => {
     const files = await filesUnder(join(cwd, 'out'))
-    expect(files.map((f) => f.slice(cwd.length))).toEqual(expect.arrayContaining(['/out/results.json', '/out/report.md', '/out/logs/plain.log']))
+    expect(files.map((f) => f.slice(cwd.length))).toEqual(
+      expect.arrayContaining(['/out/results.json', '/out/report.md', '/out/logs/plain.log']),
+    )
     const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')))
     const comments = github.state.commentsOn(PR).map((c) => c.body)
     expect(comments).toHaveLength(1)
-    for (const [where, text] of [...files.map((f, i) => [f, texts[i]]), ['comment', comments[0]], ['summary', run.summary], ['stdout', withoutMasks(run.stdout)]]) {
+    for (const [where, text] of [
+      ...files.map((f, i) => [f, texts[i]]),
+      ['comment', comments[0]],
+      ['summary', run.summary],
+      ['stdout', withoutMasks(run.stdout)],
+    ]) {
       for (const secret of ALL) expect(text.includes(secret), `${secret} in ${where}`).toBe(false)
     }
   })
@@ -137,6 +152,10 @@ describe('secrets through the bundled action', () => {
   })
 
   it('the token is registered with the runner’s masking', () => {
-    expect(runnerCommands(run.stdout).filter((c) => c.name === 'add-mask').map((c) => c.data)).toContain(SECRETS.githubToken)
+    expect(
+      runnerCommands(run.stdout)
+        .filter((c) => c.name === 'add-mask')
+        .map((c) => c.data),
+    ).toContain(SECRETS.githubToken)
   })
 })

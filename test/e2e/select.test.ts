@@ -44,17 +44,34 @@ function matrix(llamaEnv = '1'): string {
     'targets:',
   ]
   for (const [name, path] of Object.entries(TARGETS)) {
-    lines.push(`  ${name}:`, '    engine: openai', `    url: ${engines[name].url}`, '    model: scheduled', `    paths: [${JSON.stringify(path)}]`)
+    lines.push(
+      `  ${name}:`,
+      '    engine: openai',
+      `    url: ${engines[name].url}`,
+      '    model: scheduled',
+      `    paths: [${JSON.stringify(path)}]`,
+    )
     if (name === 'llama') lines.push(`    env: { LLAMA_THREADS: "${llamaEnv}" }`)
   }
   return lines.join('\n') + '\n'
 }
 
-async function run(event: { name: string; ref: string; payload: unknown; sha?: string }, config = matrix(), inputs: Record<string, string> = {}) {
+async function run(
+  event: { name: string; ref: string; payload: unknown; sha?: string },
+  config = matrix(),
+  inputs: Record<string, string> = {},
+) {
   await writeFile(join(cwd, 'bench.yml'), config)
   const result = await runAction({
     cwd,
-    inputs: { config: 'bench.yml', 'github-token': 'test-token', hardware: 'select-hw', 'results-dir': 'out', select: 'changed', ...inputs },
+    inputs: {
+      config: 'bench.yml',
+      'github-token': 'test-token',
+      hardware: 'select-hw',
+      'results-dir': 'out',
+      select: 'changed',
+      ...inputs,
+    },
     env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'octo-org/octo-repo' },
     event,
   })
@@ -64,7 +81,11 @@ async function run(event: { name: string; ref: string; payload: unknown; sha?: s
 
 function pr(number: number, files: PullFile[], baseSha?: string) {
   github.state.pullFiles.set(number, files)
-  return { name: 'pull_request', ref: `refs/pull/${number}/merge`, payload: { pull_request: { number, base: { sha: baseSha } }, repository } }
+  return {
+    name: 'pull_request',
+    ref: `refs/pull/${number}/merge`,
+    payload: { pull_request: { number, base: { sha: baseSha } }, repository },
+  }
 }
 
 const measured = (cell: CellResult) => cell.status === 'ok' && cell.metrics !== null && !cell.verdict.skipped
@@ -82,12 +103,18 @@ describe('select: changed', () => {
   it('a PR touching one target’s script runs that target only; the others are skipped with their baseline figures', async () => {
     const before = github.state.head('llm-bench-data')
     const requests = Object.fromEntries(Object.entries(engines).map(([n, e]) => [n, e.requests.length]))
-    const files: PullFile[] = [{ filename: 'scripts/sglang.sh' }, ...Array.from({ length: 150 }, (_, i) => ({ filename: `docs/page-${i}.md` }))]
+    const files: PullFile[] = [
+      { filename: 'scripts/sglang.sh' },
+      ...Array.from({ length: 150 }, (_, i) => ({ filename: `docs/page-${i}.md` })),
+    ]
     const result = await run(pr(21, files))
     expect(result.code, result.stdout).toBe(0)
     expect(result.outputs.verdict).toBe('pass')
     // Two pages of the files API were read.
-    expect(github.state.log.filter((r) => r.path.endsWith('/pulls/21/files')).map((r) => r.query.page)).toEqual(['1', '2'])
+    expect(github.state.log.filter((r) => r.path.endsWith('/pulls/21/files')).map((r) => r.query.page)).toEqual([
+      '1',
+      '2',
+    ])
     expect(measured(result.cell('sglang'))).toBe(true)
     expect(engines.vllm.requests.length).toBe(requests.vllm)
     expect(engines.llama.requests.length).toBe(requests.llama)
@@ -112,7 +139,9 @@ describe('select: changed', () => {
     const result = await run(pr(22, files))
     expect(result.code, result.stdout).toBe(0)
     expect(result.results.cells.filter(measured)).toHaveLength(3)
-    expect(result.summary).toContain('every target runs: the PR changes 3,000 files or more, past what the GitHub API lists')
+    expect(result.summary).toContain(
+      'every target runs: the PR changes 3,000 files or more, past what the GitHub API lists',
+    )
   })
 
   it('a failure to read the changed files runs everything and says so', async () => {
@@ -121,7 +150,9 @@ describe('select: changed', () => {
       const result = await run(pr(23, [{ filename: 'scripts/vllm.sh' }]))
       expect(result.code, result.stdout).toBe(0)
       expect(result.results.cells.filter(measured)).toHaveLength(3)
-      expect(result.summary).toContain("select: changed — every target runs: the PR's changed files could not be read (HTTP 502: Server Error")
+      expect(result.summary).toContain(
+        "select: changed — every target runs: the PR's changed files could not be read (HTTP 502: Server Error",
+      )
     } finally {
       github.inject.failPullFiles(false)
     }
@@ -144,7 +175,11 @@ describe('select: changed', () => {
       const result = await run(pr(25, [{ filename: 'bench.yml' }], base), matrix('3'))
       expect(result.code, result.stdout).toBe(0)
       expect(result.results.cells.filter(measured)).toHaveLength(3)
-      expect(result.results.run.selection).toMatch(new RegExp(`bench\\.yml at the base commit ${base.slice(0, 7)} could not be read \\(.+\\), so every target of the matrix file runs$`))
+      expect(result.results.run.selection).toMatch(
+        new RegExp(
+          `bench\\.yml at the base commit ${base.slice(0, 7)} could not be read \\(.+\\), so every target of the matrix file runs$`,
+        ),
+      )
     } finally {
       github.inject.failContentsGets(false)
     }
@@ -154,20 +189,26 @@ describe('select: changed', () => {
     const result = await run(pr(26, [{ filename: 'bench.yml' }], 'f'.repeat(40)), matrix('4'))
     expect(result.code, result.stdout).toBe(0)
     expect(result.results.cells.filter(measured)).toHaveLength(3)
-    expect(result.results.run.selection).toContain('bench.yml does not exist at the base commit fffffff, so every target of the matrix file runs')
+    expect(result.results.run.selection).toContain(
+      'bench.yml does not exist at the base commit fffffff, so every target of the matrix file runs',
+    )
   })
 
   it('skipped cells are never written to the store, even by an explicit update-baseline', async () => {
     const stored = () => JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/baseline.json')!) as ResultsFile
     const before = stored()
     // A commit of its own, so history gets an entry of its own rather than merging into the push's.
-    const result = await run({ ...pr(27, [{ filename: 'scripts/vllm.sh' }]), sha: 'b'.repeat(40) }, matrix(), { mode: 'update-baseline' })
+    const result = await run({ ...pr(27, [{ filename: 'scripts/vllm.sh' }]), sha: 'b'.repeat(40) }, matrix(), {
+      mode: 'update-baseline',
+    })
     expect(result.code, result.stdout).toBe(0)
     const after = stored()
     const byTarget = (file: ResultsFile, t: string) => file.cells.find((c) => c.target === t)!
     expect(byTarget(after, 'vllm').metrics).not.toEqual(byTarget(before, 'vllm').metrics)
     for (const t of ['sglang', 'llama']) expect(byTarget(after, t)).toEqual(byTarget(before, t))
-    const history = JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/history.json')!) as { entries: { cells: Record<string, unknown> }[] }
+    const history = JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/history.json')!) as {
+      entries: { cells: Record<string, unknown> }[]
+    }
     expect(Object.keys(history.entries.at(-1)!.cells)).toEqual(['vllm/short'])
   })
 })

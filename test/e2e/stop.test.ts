@@ -66,7 +66,11 @@ async function setup() {
 }
 
 /** Runs the main step and sends `signal` once the worker runs and the head is measuring. */
-async function mainStep(cwd: string, pidFile: string, signal: NodeJS.Signals): Promise<{ run: ActionRun; worker: number }> {
+async function mainStep(
+  cwd: string,
+  pidFile: string,
+  signal: NodeJS.Signals,
+): Promise<{ run: ActionRun; worker: number }> {
   let worker = 0
   const run = await runAction({
     cwd,
@@ -93,7 +97,11 @@ describe('stop: reaches what the process group does not', () => {
     expect(log).toMatch(/stop: \$ kill/)
     expect(log).toMatch(/worker of two-box on head port \d+ stopped/)
 
-    const post = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, state: { ...run.state, isPost: 'true' } })
+    const post = await runAction({
+      cwd,
+      inputs: { config: 'bench.yml', 'results-dir': 'out' },
+      state: { ...run.state, isPost: 'true' },
+    })
     expect(post.code, post.stdout).toBe(0)
     expect(post.stdout).toMatch(/post: ran 1 stop command/)
     const after = await readFile(join(cwd, 'out/logs/two-box.log'), 'utf8')

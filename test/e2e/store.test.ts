@@ -30,7 +30,18 @@ afterAll(async () => {
 async function update(sha: string) {
   const engine = await startScheduledServer({ ttftMs: 60, intervalMs: 15 })
   try {
-    const config = ['version: 1', 'defaults: { rounds: 2, discard: 1, ready-timeout: 10s, request-timeout: 30s, quality: false }', 'scenarios:', '  short: { input-tokens: 32, output-tokens: 8, concurrency: 2 }', 'targets:', '  loopback:', '    engine: openai', `    url: ${engine.url}`, '    model: scheduled', '']
+    const config = [
+      'version: 1',
+      'defaults: { rounds: 2, discard: 1, ready-timeout: 10s, request-timeout: 30s, quality: false }',
+      'scenarios:',
+      '  short: { input-tokens: 32, output-tokens: 8, concurrency: 2 }',
+      'targets:',
+      '  loopback:',
+      '    engine: openai',
+      `    url: ${engine.url}`,
+      '    model: scheduled',
+      '',
+    ]
     await writeFile(join(cwd, 'bench.yml'), config.join('\n'))
     const repository = { default_branch: 'main', full_name: 'octo-org/octo-repo' }
     return await runAction({
@@ -48,7 +59,10 @@ async function update(sha: string) {
 function changedPaths(sha: string): string[] {
   const commit = github.state.commits.get(sha)!
   const before = commit.parents.length ? github.state.files(commit.parents[0]) : new Map<string, string>()
-  return [...github.state.files(sha)].filter(([path, blob]) => before.get(path) !== blob).map(([path]) => path).sort()
+  return [...github.state.files(sha)]
+    .filter(([path, blob]) => before.get(path) !== blob)
+    .map(([path]) => path)
+    .sort()
 }
 
 describe('baseline updates on the data branch', () => {
@@ -63,8 +77,18 @@ describe('baseline updates on the data branch', () => {
         github.inject.beforeRefUpdates(1, () => {
           const stored = JSON.parse(github.state.readFile(BRANCH, 'hw/baseline.json')!) as ResultsFile
           const other = { ...stored.cells[0], id: 'other/short', target: 'other' }
-          github.state.writeFile(BRANCH, 'hw/baseline.json', JSON.stringify({ ...stored, cells: [...stored.cells, other] }), 'other writer')
-          writer = github.state.writeFile(BRANCH, 'gpu/baseline.json', JSON.stringify({ ...stored, run: { ...stored.run, hardware: 'gpu' } }), 'other writer')
+          github.state.writeFile(
+            BRANCH,
+            'hw/baseline.json',
+            JSON.stringify({ ...stored, cells: [...stored.cells, other] }),
+            'other writer',
+          )
+          writer = github.state.writeFile(
+            BRANCH,
+            'gpu/baseline.json',
+            JSON.stringify({ ...stored, run: { ...stored.run, hardware: 'gpu' } }),
+            'other writer',
+          )
           writer = github.state.head(BRANCH)
         })
       }
@@ -82,8 +106,20 @@ describe('baseline updates on the data branch', () => {
     const chain: string[] = []
     for (let c = github.state.head(BRANCH); c; c = github.state.commits.get(c)!.parents[0]) chain.push(c)
     const onBranch = chain.map((c) => github.state.commits.get(c)!)
-    expect(onBranch.filter((c) => c.message.startsWith('llm-bench-gate: baseline')).map((c) => c.sha).reverse()).toEqual(ours)
-    expect(onBranch.map((c) => c.message.split(' ')[0])).toEqual(['llm-bench-gate:', 'llm-bench-gate:', 'other', 'other', 'llm-bench-gate:', 'Create'])
+    expect(
+      onBranch
+        .filter((c) => c.message.startsWith('llm-bench-gate: baseline'))
+        .map((c) => c.sha)
+        .reverse(),
+    ).toEqual(ours)
+    expect(onBranch.map((c) => c.message.split(' ')[0])).toEqual([
+      'llm-bench-gate:',
+      'llm-bench-gate:',
+      'other',
+      'other',
+      'llm-bench-gate:',
+      'Create',
+    ])
 
     const baseline = JSON.parse(github.state.readFile(BRANCH, 'hw/baseline.json')!) as ResultsFile
     expect(baseline.cells.map((c) => c.id).sort()).toEqual(['loopback/short', 'other/short'])

@@ -34,7 +34,12 @@ afterAll(async () => {
   await github?.close()
 })
 
-async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr', defaults = 'rounds: 3, discard: 1', pr: Record<string, unknown> = {}) {
+async function gateRun(
+  schedule: ScheduledServerOptions,
+  event: 'push' | 'pr',
+  defaults = 'rounds: 3, discard: 1',
+  pr: Record<string, unknown> = {},
+) {
   const engine = await startScheduledServer(schedule)
   try {
     await writeFile(
@@ -60,14 +65,21 @@ async function gateRun(schedule: ScheduledServerOptions, event: 'push' | 'pr', d
       event:
         event === 'push'
           ? { name: 'push', ref: 'refs/heads/main', sha: nextSha(), payload: { ref: 'refs/heads/main', repository } }
-          : { name: 'pull_request', ref: `refs/pull/${PR}/merge`, sha: nextSha(), payload: { pull_request: { number: PR }, repository, ...pr } },
+          : {
+              name: 'pull_request',
+              ref: `refs/pull/${PR}/merge`,
+              sha: nextSha(),
+              payload: { pull_request: { number: PR }, repository, ...pr },
+            },
     })
     const results = JSON.parse(await readFile(join(cwd, 'out', 'results.json'), 'utf8')) as ResultsFile
     const cell = results.cells[0]
     const decode = cell?.verdict.metrics.decode
     console.log(
       `${event} @ ${schedule.intervalMs!.toFixed(2)} ms/token: exit ${run.code}, verdict ${run.outputs.verdict}, cell ${cell?.verdict.status}` +
-        (decode ? `, decode ${decode.current.toFixed(2)} vs ${decode.baseline.toFixed(2)} (${((decode.delta ?? 0) * 100).toFixed(1)}%)` : '') +
+        (decode
+          ? `, decode ${decode.current.toFixed(2)} vs ${decode.baseline.toFixed(2)} (${((decode.delta ?? 0) * 100).toFixed(1)}%)`
+          : '') +
         `, ${cell?.rounds.length ?? 0} rounds`,
     )
     return { run, cell }
@@ -113,7 +125,10 @@ describe('verdicts that never silently pass', () => {
 
   it('the benchmark-accept label turns a confirmed regression into a passing step, and the comment says who accepted it', async () => {
     const labels = { action: 'labeled', label: { name: 'benchmark-accept' }, sender: { login: 'maintainer-1' } }
-    const { run, cell } = await gateRun(slower(0.15), 'pr', 'rounds: 3, discard: 1', { ...labels, pull_request: { number: PR, labels: [{ name: 'benchmark-accept' }] } })
+    const { run, cell } = await gateRun(slower(0.15), 'pr', 'rounds: 3, discard: 1', {
+      ...labels,
+      pull_request: { number: PR, labels: [{ name: 'benchmark-accept' }] },
+    })
     expect(run.code, run.stdout).toBe(0)
     expect(run.outputs.verdict).toBe('pass')
     expect(run.outputs.regressions).toBe('0')

@@ -23,14 +23,39 @@ const SPEC = ['--spec-k', '4', '--spec-accepted', '3']
 
 describe('info()', () => {
   it.each<[Dialect, EngineAdapter, object]>([
-    ['vllm', vllm, { version: '0.11.0+fake', server: { models: ['fake-model'], root: '/models/fake-model', max_model_len: 8192 } }],
-    ['sglang', sglang, { version: '0.5.3+fake', server: { model_path: '/models/fake-model', served_model_name: 'fake-model', tp_size: 1, dp_size: 1, mem_fraction_static: 0.8 } }],
+    [
+      'vllm',
+      vllm,
+      { version: '0.11.0+fake', server: { models: ['fake-model'], root: '/models/fake-model', max_model_len: 8192 } },
+    ],
+    [
+      'sglang',
+      sglang,
+      {
+        version: '0.5.3+fake',
+        server: {
+          model_path: '/models/fake-model',
+          served_model_name: 'fake-model',
+          tp_size: 1,
+          dp_size: 1,
+          mem_fraction_static: 0.8,
+        },
+      },
+    ],
     [
       'llamacpp',
       llamacpp,
       {
         version: 'b6767-fake0000',
-        server: { model_path: '/models/fake-model.gguf', total_slots: 4, n_ctx: 8192, speculative: false, 'speculative.n_max': 16, 'speculative.n_min': 0, 'speculative.p_min': 0.75 },
+        server: {
+          model_path: '/models/fake-model.gguf',
+          total_slots: 4,
+          n_ctx: 8192,
+          speculative: false,
+          'speculative.n_max': 16,
+          'speculative.n_min': 0,
+          'speculative.p_min': 0.75,
+        },
       },
     ],
     ['openai', openai, { server: { models: ['fake-model'], root: '/models/fake-model', max_model_len: 8192 } }],
@@ -41,7 +66,11 @@ describe('info()', () => {
 
   it('sglang: records the speculative settings when on', async () => {
     const f = await fake('sglang', SPEC)
-    expect((await sglang.info(http, f.baseUrl)).server).toMatchObject({ speculative_algorithm: 'EAGLE', speculative_num_steps: 4, speculative_num_draft_tokens: 5 })
+    expect((await sglang.info(http, f.baseUrl)).server).toMatchObject({
+      speculative_algorithm: 'EAGLE',
+      speculative_num_steps: 4,
+      speculative_num_draft_tokens: 5,
+    })
   })
 })
 
@@ -62,7 +91,11 @@ describe('tokenize()', () => {
 
 /** One generation of `tokens` tokens (non-streamed is enough to move the server's counters). */
 async function generate(f: FakeEngine, tokens: number): Promise<void> {
-  const answer = await http.post(`${f.baseUrl}/v1/completions`, { model: 'fake-model', prompt: 'a b c', max_tokens: tokens }, 5000)
+  const answer = await http.post(
+    `${f.baseUrl}/v1/completions`,
+    { model: 'fake-model', prompt: 'a b c', max_tokens: tokens },
+    5000,
+  )
   expect(answer.status).toBe(200)
 }
 

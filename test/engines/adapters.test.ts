@@ -10,7 +10,10 @@ import { vllm } from '../../src/engines/vllm.js'
 import { pickFreePort } from '../../src/server/ports.js'
 
 const REFUSED: ProbeAnswer = { status: 0, body: 'connection refused' }
-const LOADING_LLAMA: ProbeAnswer = { status: 503, body: '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}' }
+const LOADING_LLAMA: ProbeAnswer = {
+  status: 503,
+  body: '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
+}
 const answer = (status: number, body = ''): ProbeAnswer => ({ status, body })
 
 const named = (...adapters: EngineAdapter[]) => adapters.map((a) => [a.name, a] as const)
@@ -45,7 +48,15 @@ describe('readiness', () => {
 })
 
 describe('requests', () => {
-  const common = { model: 'm', prompt: 'p', max_tokens: 8, stream: true, stream_options: { include_usage: true }, ignore_eos: true, temperature: 0 }
+  const common = {
+    model: 'm',
+    prompt: 'p',
+    max_tokens: 8,
+    stream: true,
+    stream_options: { include_usage: true },
+    ignore_eos: true,
+    temperature: 0,
+  }
 
   it('llama.cpp adds greedy sampling and no prompt cache, keeping the common fields', () => {
     const input = { ...common, temperature: 0.7 }
@@ -103,14 +114,26 @@ describe('spec decode', () => {
   })
 
   it('llama.cpp: reads its draft counters from the timings of a stream event', () => {
-    expect(llamacpp.streamExtras?.({ choices: [], timings: { predicted_n: 10, draft_n: 12, draft_n_accepted: 9 } })).toEqual({ draft_n: 12, draft_n_accepted: 9 })
+    expect(
+      llamacpp.streamExtras?.({ choices: [], timings: { predicted_n: 10, draft_n: 12, draft_n_accepted: 9 } }),
+    ).toEqual({ draft_n: 12, draft_n_accepted: 9 })
     expect(llamacpp.streamExtras?.({ choices: [], timings: { predicted_n: 10 } })).toBeUndefined()
     expect(llamacpp.streamExtras?.({ choices: [{ text: 'x' }] })).toBeUndefined()
   })
 
   it('llama.cpp: sums timings.draft_n / draft_n_accepted over the successful requests', () => {
-    const stats = llamacpp.specDecode!(undefined, undefined, [record(true, 604, 515), record(true, 100, 50), record(false, 999, 0), record(true)])
-    expect(stats).toEqual({ acceptanceRate: 565 / 704, draftTokens: 704, acceptedTokens: 565, source: expect.stringContaining('draft_n') })
+    const stats = llamacpp.specDecode!(undefined, undefined, [
+      record(true, 604, 515),
+      record(true, 100, 50),
+      record(false, 999, 0),
+      record(true),
+    ])
+    expect(stats).toEqual({
+      acceptanceRate: 565 / 704,
+      draftTokens: 704,
+      acceptedTokens: 565,
+      source: expect.stringContaining('draft_n'),
+    })
   })
 
   it('llama.cpp: nothing when no request drafted', () => {
@@ -135,14 +158,24 @@ function tablePorts(table: Record<string, ProbeAnswer>): HttpPorts & { calls: st
 }
 
 describe('SGLang server info', () => {
-  const info = { version: '0.5.3', model_path: '/m', tp_size: 2, speculative_algorithm: 'EAGLE', ignored: 1, internal_states: [{ avg_spec_accept_length: 2.9 }] }
+  const info = {
+    version: '0.5.3',
+    model_path: '/m',
+    tp_size: 2,
+    speculative_algorithm: 'EAGLE',
+    ignored: 1,
+    internal_states: [{ avg_spec_accept_length: 2.9 }],
+  }
 
   it('falls back to /server_info when /get_server_info is gone', async () => {
     const ports = tablePorts({
       'http://h:1/get_server_info': answer(404, '{"detail":"Not Found"}'),
       'http://h:1/server_info': answer(200, JSON.stringify(info)),
     })
-    expect(await sglang.info(ports, 'http://h:1')).toEqual({ version: '0.5.3', server: { model_path: '/m', tp_size: 2, speculative_algorithm: 'EAGLE' } })
+    expect(await sglang.info(ports, 'http://h:1')).toEqual({
+      version: '0.5.3',
+      server: { model_path: '/m', tp_size: 2, speculative_algorithm: 'EAGLE' },
+    })
     expect(await sglang.counters!(ports, 'http://h:1')).toEqual({ avg_spec_accept_length: 2.9 })
   })
 
@@ -153,7 +186,9 @@ describe('SGLang server info', () => {
   })
 
   it('has no counters without speculative decoding', async () => {
-    const ports = tablePorts({ 'http://h:1/get_server_info': answer(200, JSON.stringify({ internal_states: [{ last_gen_throughput: 3 }] })) })
+    const ports = tablePorts({
+      'http://h:1/get_server_info': answer(200, JSON.stringify({ internal_states: [{ last_gen_throughput: 3 }] })),
+    })
     expect(await sglang.counters!(ports, 'http://h:1')).toBeUndefined()
   })
 })

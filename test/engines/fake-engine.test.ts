@@ -24,7 +24,13 @@ const chat = (n: number, usage = true) => ({
   stream: true,
   ...(usage ? { stream_options: { include_usage: true } } : {}),
 })
-const completion = (n: number, usage = true) => ({ model: 'fake-model', prompt: 'one two three four', max_tokens: n, stream: true, ...(usage ? { stream_options: { include_usage: true } } : {}) })
+const completion = (n: number, usage = true) => ({
+  model: 'fake-model',
+  prompt: 'one two three four',
+  max_tokens: n,
+  stream: true,
+  ...(usage ? { stream_options: { include_usage: true } } : {}),
+})
 
 describe('llama.cpp dialect', () => {
   it('chat: role chunk with content null, usage + timings on a choices-less last chunk', async () => {
@@ -75,7 +81,12 @@ describe('SGLang dialect', () => {
     const f = await fake('sglang')
     const r = await postStream(`${f.baseUrl}/v1/chat/completions`, chat(2))
     const json = r.events.map((e) => e.json!)
-    expect(json[0].choices[0].delta).toEqual({ role: 'assistant', content: '', reasoning_content: null, tool_calls: null })
+    expect(json[0].choices[0].delta).toEqual({
+      role: 'assistant',
+      content: '',
+      reasoning_content: null,
+      tool_calls: null,
+    })
     expect(json[1].choices[0]).toMatchObject({ delta: { role: null, content: ' w0' }, matched_stop: null })
     expect(json.slice(0, -1).every((c) => c.usage === null)).toBe(true)
     expect(json.at(-2)!.choices[0]).toMatchObject({ finish_reason: 'length', delta: { content: null } })
@@ -100,7 +111,11 @@ describe('vLLM dialect', () => {
     const port = await pickFreePort()
     const { spawn } = await import('node:child_process')
     const { FAKE_ENGINE } = await import('./fake.js')
-    const child = spawn(process.execPath, [FAKE_ENGINE, '--dialect', 'vllm', '--port', String(port), '--load-ms', '800'], { stdio: 'ignore' })
+    const child = spawn(
+      process.execPath,
+      [FAKE_ENGINE, '--dialect', 'vllm', '--port', String(port), '--load-ms', '800'],
+      { stdio: 'ignore' },
+    )
     try {
       const ports = httpPorts()
       const seen: number[] = []

@@ -23,7 +23,9 @@ export interface FakeEngine {
 /** Starts the fake and waits for its "ready on" line, or the line given (bounded). */
 export async function runFake(dialect: Dialect, args: string[] = [], waitFor = 'ready on'): Promise<FakeEngine> {
   const port = await pickFreePort()
-  const child = spawn(process.execPath, [FAKE_ENGINE, '--dialect', dialect, '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [FAKE_ENGINE, '--dialect', dialect, '--port', String(port), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()))

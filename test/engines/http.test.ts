@@ -38,14 +38,21 @@ describe('httpPorts', () => {
 
   it('returns status and body of any answer, 503 included', async () => {
     const base = await serve((_req, res) => res.writeHead(503).end('{"error":{"message":"Loading model"}}'))
-    expect(await ports.get(`${base}/health`, 1000)).toEqual({ status: 503, body: '{"error":{"message":"Loading model"}}' })
+    expect(await ports.get(`${base}/health`, 1000)).toEqual({
+      status: 503,
+      body: '{"error":{"message":"Loading model"}}',
+    })
   })
 
   it('POSTs the body as JSON', async () => {
     const base = await serve((req, res) => {
       let body = ''
       req.on('data', (c) => (body += c))
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: req.headers['content-type'], got: JSON.parse(body) })))
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ type: req.headers['content-type'], got: JSON.parse(body) })),
+      )
     })
     const answer = await ports.post(`${base}/tokenize`, { content: 'a b' }, 1000)
     expect(JSON.parse(answer.body)).toEqual({ type: 'application/json', got: { content: 'a b' } })

@@ -52,7 +52,11 @@ describe('vllmSpecDecode', () => {
     [c(0, 0, 0), c(4, 12, 12), 1, 4],
     [c(5, 15, 3), c(7, 21, 3), 0, 1],
   ])('%o → %o gives rate %d and length %d', (before, after, rate, length) => {
-    expect(vllmSpecDecode(before, after)).toMatchObject({ acceptanceRate: rate, acceptanceLength: length, source: expect.stringContaining('vllm') })
+    expect(vllmSpecDecode(before, after)).toMatchObject({
+      acceptanceRate: rate,
+      acceptanceLength: length,
+      source: expect.stringContaining('vllm'),
+    })
   })
 
   it.each([

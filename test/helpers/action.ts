@@ -109,21 +109,49 @@ export async function runAction(options: ActionOptions): Promise<ActionRun> {
   const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
   clearTimeout(timer)
   const elapsedMs = Date.now() - started
-  const [outputText, stateText, summary] = await Promise.all([files.output, files.state, files.summary].map((f) => readFile(f, 'utf8')))
-  return { code, stdout, stderr, outputs: parseFileCommand(outputText), state: parseFileCommand(stateText), summary, workdir, elapsedMs }
+  const [outputText, stateText, summary] = await Promise.all(
+    [files.output, files.state, files.summary].map((f) => readFile(f, 'utf8')),
+  )
+  return {
+    code,
+    stdout,
+    stderr,
+    outputs: parseFileCommand(outputText),
+    state: parseFileCommand(stateText),
+    summary,
+    workdir,
+    elapsedMs,
+  }
 }
 
 /** The `pull_request` event of PR #3 on `o/r`, default branch `main`. */
-export const PR_EVENT = { name: 'pull_request', ref: 'refs/pull/3/merge', payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } } }
+export const PR_EVENT = {
+  name: 'pull_request',
+  ref: 'refs/pull/3/merge',
+  payload: { pull_request: { number: 3 }, repository: { default_branch: 'main', full_name: 'o/r' } },
+}
 
 /**
  * One action run on PR #3 in `cwd` writing to `out`: comparing with `baseline` (a results file) when given, else
  * only measuring (`mode: run`); returns the run with its results file, its report and the first cell.
  */
-export async function runPrAction(o: { cwd: string; config: string; out: string; baseline?: string; env?: Record<string, string>; inputs?: Record<string, string> }) {
+export async function runPrAction(o: {
+  cwd: string
+  config: string
+  out: string
+  baseline?: string
+  env?: Record<string, string>
+  inputs?: Record<string, string>
+}) {
   const result = await runAction({
     cwd: o.cwd,
-    inputs: { config: o.config, hardware: 'sim-hw', 'results-dir': o.out, ...(o.baseline ? { 'baseline-file': o.baseline } : { mode: 'run' }), ...o.inputs },
+    inputs: {
+      config: o.config,
+      hardware: 'sim-hw',
+      'results-dir': o.out,
+      ...(o.baseline ? { 'baseline-file': o.baseline } : { mode: 'run' }),
+      ...o.inputs,
+    },
     env: o.env,
     event: PR_EVENT,
     timeoutMs: 120_000,

@@ -27,8 +27,18 @@ const requests = Number(values.requests)
 
 async function one(index) {
   const sent = performance.now()
-  const body = { model: 'm', prompt: `${index} ${'word '.repeat(input - 1)}`.trim(), max_tokens: output, stream: true, stream_options: { include_usage: true } }
-  const response = await fetch(`${values.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const body = {
+    model: 'm',
+    prompt: `${index} ${'word '.repeat(input - 1)}`.trim(),
+    max_tokens: output,
+    stream: true,
+    stream_options: { include_usage: true },
+  }
+  const response = await fetch(`${values.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   if (!response.ok) return { ok: false }
   const times = []
   let tokens = 0
@@ -48,15 +58,24 @@ async function one(index) {
   }
   const ttft = times[0] - sent
   const e2e = times[times.length - 1] - sent
-  return { ok: true, ttft, e2e, itl: times.slice(1).map((t, i) => t - times[i]), tokens: tokens || times.length, prompt }
+  return {
+    ok: true,
+    ttft,
+    e2e,
+    itl: times.slice(1).map((t, i) => t - times[i]),
+    tokens: tokens || times.length,
+    prompt,
+  }
 }
 
 const results = []
 const started = performance.now()
 let next = 0
-await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (next < requests) results.push(await one(next++))
-}))
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < requests) results.push(await one(next++))
+  }),
+)
 const duration = (performance.now() - started) / 1000
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
@@ -69,15 +88,45 @@ const percentile = (xs, p) => {
 const std = (xs) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)))
 const ok = results.filter((r) => r.ok)
 const result = {
-  date: '20261201-000000', backend: 'openai', label: null, model_id: 'm', num_prompts: requests, request_rate: 'inf', burstiness: 1.0, max_concurrency: concurrency,
-  duration, completed: ok.length, failed: results.length - ok.length,
-  total_input_tokens: ok.reduce((n, r) => n + r.prompt, 0), total_output_tokens: ok.reduce((n, r) => n + r.tokens, 0),
-  request_throughput: ok.length / duration, request_goodput: null,
-  output_throughput: ok.reduce((n, r) => n + r.tokens, 0) / duration, total_token_throughput: ok.reduce((n, r) => n + r.tokens + r.prompt, 0) / duration,
+  date: '20261201-000000',
+  backend: 'openai',
+  label: null,
+  model_id: 'm',
+  num_prompts: requests,
+  request_rate: 'inf',
+  burstiness: 1.0,
+  max_concurrency: concurrency,
+  duration,
+  completed: ok.length,
+  failed: results.length - ok.length,
+  total_input_tokens: ok.reduce((n, r) => n + r.prompt, 0),
+  total_output_tokens: ok.reduce((n, r) => n + r.tokens, 0),
+  request_throughput: ok.length / duration,
+  request_goodput: null,
+  output_throughput: ok.reduce((n, r) => n + r.tokens, 0) / duration,
+  total_token_throughput: ok.reduce((n, r) => n + r.tokens + r.prompt, 0) / duration,
 }
-const metric = (name, xs) => Object.assign(result, { [`mean_${name}_ms`]: mean(xs), [`median_${name}_ms`]: percentile(xs, 50), [`std_${name}_ms`]: std(xs), [`p99_${name}_ms`]: percentile(xs, 99) })
-metric('ttft', ok.map((r) => r.ttft))
-metric('tpot', ok.filter((r) => r.tokens > 1).map((r) => (r.e2e - r.ttft) / (r.tokens - 1)))
-metric('itl', ok.flatMap((r) => r.itl))
-metric('e2el', ok.map((r) => r.e2e))
+const metric = (name, xs) =>
+  Object.assign(result, {
+    [`mean_${name}_ms`]: mean(xs),
+    [`median_${name}_ms`]: percentile(xs, 50),
+    [`std_${name}_ms`]: std(xs),
+    [`p99_${name}_ms`]: percentile(xs, 99),
+  })
+metric(
+  'ttft',
+  ok.map((r) => r.ttft),
+)
+metric(
+  'tpot',
+  ok.filter((r) => r.tokens > 1).map((r) => (r.e2e - r.ttft) / (r.tokens - 1)),
+)
+metric(
+  'itl',
+  ok.flatMap((r) => r.itl),
+)
+metric(
+  'e2el',
+  ok.map((r) => r.e2e),
+)
 writeFileSync(values.out, JSON.stringify(result))

@@ -95,7 +95,16 @@ const VERSIONS = { vllm: '0.11.0+fake', sglang: '0.5.3+fake', llamacpp: 'b6767-f
 const version = flags['engine-version'] ?? VERSIONS[dialect]
 const started = Date.now()
 
-const state = { loaded: false, requests: 0, lastRequest: null, drafts: 0, draftTokens: 0, accepted: 0, specTokens: 0, specSteps: 0 }
+const state = {
+  loaded: false,
+  requests: 0,
+  lastRequest: null,
+  drafts: 0,
+  draftTokens: 0,
+  accepted: 0,
+  specTokens: 0,
+  specSteps: 0,
+}
 const log = (line) => process.stdout.write(`fake-engine: ${line}\n`)
 
 // ---- process behaviour -------------------------------------------------------------------
@@ -111,11 +120,14 @@ if (flags['fork-grandchild']) {
   log(`grandchild pid ${child.pid}`)
 }
 if (flags['exit-after-ms'] !== undefined) {
-  setTimeout(() => {
-    const code = num('exit-code', 1)
-    process.stderr.write(`fake-engine: fatal: simulated crash, exiting with code ${code}\n`)
-    process.exit(code)
-  }, num('exit-after-ms', 0))
+  setTimeout(
+    () => {
+      const code = num('exit-code', 1)
+      process.stderr.write(`fake-engine: fatal: simulated crash, exiting with code ${code}\n`)
+      process.exit(code)
+    },
+    num('exit-after-ms', 0),
+  )
 }
 
 // ---- tokens --------------------------------------------------------------------------------
@@ -151,15 +163,20 @@ function makeShapes(api, id, usage, timings, finishReason) {
   const extra = dialect === 'llamacpp' ? { system_fingerprint: version } : {}
   const sglangNulls = dialect === 'sglang' ? { usage: null } : {}
   const choice = (fields) => {
-    if (dialect === 'sglang') return { index: 0, ...fields, logprobs: null, finish_reason: fields.finish_reason ?? null, matched_stop: null }
+    if (dialect === 'sglang')
+      return { index: 0, ...fields, logprobs: null, finish_reason: fields.finish_reason ?? null, matched_stop: null }
     if (dialect === 'llamacpp') return { finish_reason: null, index: 0, ...fields }
     return { index: 0, ...fields, logprobs: null, finish_reason: fields.finish_reason ?? null }
   }
-  const delta = (d) => (dialect === 'sglang' ? { role: null, content: null, reasoning_content: null, tool_calls: null, ...d } : d)
+  const delta = (d) =>
+    dialect === 'sglang' ? { role: null, content: null, reasoning_content: null, tool_calls: null, ...d } : d
   const chunk = (choices, more = {}) => ({ ...base, choices, ...extra, ...sglangNulls, ...more })
   return {
     /** Events written together before the first token (chat role chunk). */
-    role: () => (chat ? [chunk([choice({ delta: delta({ role: 'assistant', content: dialect === 'llamacpp' ? null : '' }) })])] : []),
+    role: () =>
+      chat
+        ? [chunk([choice({ delta: delta({ role: 'assistant', content: dialect === 'llamacpp' ? null : '' }) })])]
+        : [],
     token: (text, last) => {
       // vLLM and the generic server put finish_reason on the last token chunk.
       const finish = last && (dialect === 'vllm' || dialect === 'openai') ? { finish_reason: finishReason } : {}
@@ -170,12 +187,20 @@ function makeShapes(api, id, usage, timings, finishReason) {
     tail: (includeUsage) => {
       const usageChunk = () => chunk([], { usage })
       if (dialect === 'llamacpp') {
-        if (!chat) return [chunk([choice({ text: '', logprobs: null, finish_reason: finishReason })], { usage, timings })]
+        if (!chat)
+          return [chunk([choice({ text: '', logprobs: null, finish_reason: finishReason })], { usage, timings })]
         const finish = chunk([choice({ finish_reason: finishReason, delta: {} })])
         return includeUsage ? [finish, chunk([], { usage, timings })] : [{ ...finish, timings }]
       }
       const out = []
-      if (dialect === 'sglang') out.push(chunk([choice(chat ? { delta: delta({}), finish_reason: finishReason } : { text: '', finish_reason: finishReason })]))
+      if (dialect === 'sglang')
+        out.push(
+          chunk([
+            choice(
+              chat ? { delta: delta({}), finish_reason: finishReason } : { text: '', finish_reason: finishReason },
+            ),
+          ]),
+        )
       if (includeUsage) out.push(usageChunk())
       return out
     },
@@ -221,17 +246,21 @@ function readBody(req) {
 }
 
 function loadingAnswer(res) {
-  if (dialect === 'llamacpp') return sendJson(res, 503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } })
+  if (dialect === 'llamacpp')
+    return sendJson(res, 503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } })
   return sendText(res, 503, '')
 }
 
 async function generate(req, res, api) {
   const body = await readBody(req)
-  if (!body) return sendJson(res, 400, { error: { message: 'invalid JSON body', type: 'invalid_request_error', code: 400 } })
+  if (!body)
+    return sendJson(res, 400, { error: { message: 'invalid JSON body', type: 'invalid_request_error', code: 400 } })
   state.lastRequest = body
   const number = ++state.requests
   if (failEvery && number % failEvery === 0) {
-    return sendJson(res, 500, { error: { message: `simulated failure of request ${number}`, type: 'server_error', code: 500 } })
+    return sendJson(res, 500, {
+      error: { message: `simulated failure of request ${number}`, type: 'server_error', code: 500 },
+    })
   }
   const requested = Math.max(0, Number(body.max_tokens ?? body.max_completion_tokens ?? 16))
   // A request that honours end-of-sequence (`ignore_eos: false`) gets a short reply that stops, as a real engine's does.
@@ -257,7 +286,12 @@ async function generate(req, res, api) {
   const shapes = makeShapes(api, id, usage, timings, finishReason)
   const t0 = performance.now()
   const texts = []
-  for (let i = 0; i < n; i += perChunk) texts.push(tokenIds(Math.min(perChunk, n - i)).map((t, j) => ` w${i + j}`).join(''))
+  for (let i = 0; i < n; i += perChunk)
+    texts.push(
+      tokenIds(Math.min(perChunk, n - i))
+        .map((t, j) => ` w${i + j}`)
+        .join(''),
+    )
 
   const account = () => {
     if (!sp) return
@@ -271,8 +305,19 @@ async function generate(req, res, api) {
     await sleep(ttftMs + itlMs * Math.max(0, texts.length - 1))
     account()
     const text = texts.join('')
-    const choice = api === 'chat' ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason } : { index: 0, text, finish_reason: finishReason }
-    return sendJson(res, 200, { id, object: api === 'chat' ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage, ...(dialect === 'llamacpp' ? { timings } : {}) })
+    const choice =
+      api === 'chat'
+        ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }
+        : { index: 0, text, finish_reason: finishReason }
+    return sendJson(res, 200, {
+      id,
+      object: api === 'chat' ? 'chat.completion' : 'text_completion',
+      created,
+      model,
+      choices: [choice],
+      usage,
+      ...(dialect === 'llamacpp' ? { timings } : {}),
+    })
   }
 
   let closed = false
@@ -283,7 +328,10 @@ async function generate(req, res, api) {
     await sleepUntil(t0 + ttftMs + i * itlMs)
     if (closed) return
     if (i === cut) return res.socket?.destroy()
-    const events = i === 0 ? [...shapes.role(), shapes.token(texts[i], i === texts.length - 1)] : [shapes.token(texts[i], i === texts.length - 1)]
+    const events =
+      i === 0
+        ? [...shapes.role(), shapes.token(texts[i], i === texts.length - 1)]
+        : [shapes.token(texts[i], i === texts.length - 1)]
     res.write(sse(events))
   }
   if (texts.length === 0) await sleep(ttftMs)
@@ -311,8 +359,14 @@ function metricsText() {
       ['num_draft_tokens', state.draftTokens],
       ['num_accepted_tokens', state.accepted],
     ]) {
-      lines.push(`# HELP vllm:spec_decode_${name}_total Speculative decoding counter.`, `# TYPE vllm:spec_decode_${name}_total counter`)
-      lines.push(`vllm:spec_decode_${name}_total${labels} ${value}.0`, `vllm:spec_decode_${name}_created${labels} ${created}.0`)
+      lines.push(
+        `# HELP vllm:spec_decode_${name}_total Speculative decoding counter.`,
+        `# TYPE vllm:spec_decode_${name}_total counter`,
+      )
+      lines.push(
+        `vllm:spec_decode_${name}_total${labels} ${value}.0`,
+        `vllm:spec_decode_${name}_created${labels} ${created}.0`,
+      )
     }
   }
   return lines.join('\n') + '\n'
@@ -329,7 +383,12 @@ function serverInfo() {
     speculative_algorithm: specK ? 'EAGLE' : null,
     speculative_num_steps: specK ? specK : null,
     speculative_num_draft_tokens: specK ? specK + 1 : null,
-    internal_states: [{ last_gen_throughput: 42.0, ...(specK ? { avg_spec_accept_length: state.specSteps ? state.specTokens / state.specSteps : 0 } : {}) }],
+    internal_states: [
+      {
+        last_gen_throughput: 42.0,
+        ...(specK ? { avg_spec_accept_length: state.specSteps ? state.specTokens / state.specSteps : 0 } : {}),
+      },
+    ],
   }
 }
 
@@ -340,7 +399,13 @@ function props() {
       n_ctx: 8192,
       speculative: specK > 0,
       is_processing: false,
-      params: { n_predict: -1, temperature: 0.8, 'speculative.n_max': specK || 16, 'speculative.n_min': 0, 'speculative.p_min': 0.75 },
+      params: {
+        n_predict: -1,
+        temperature: 0.8,
+        'speculative.n_max': specK || 16,
+        'speculative.n_min': 0,
+        'speculative.p_min': 0.75,
+      },
     },
     total_slots: 4,
     model_path: `/models/${model}.gguf`,
@@ -395,7 +460,8 @@ const server = http.createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0]
   if (!state.loaded && (dialect !== 'vllm' || flags['loading-503'])) return loadingAnswer(res)
   const route = ROUTES[`${req.method} ${path}`]
-  if (!route) return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found', code: 404 } })
+  if (!route)
+    return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found', code: 404 } })
   Promise.resolve(route(req, res)).catch((error) => {
     if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: 'server_error', code: 500 } })
     else res.destroy()

@@ -97,7 +97,11 @@ export interface FakeGitHub {
     beforeRefUpdates(count: number, before: (ref: string) => void): void
   }
   /** Adds `count` comments by another user (body `unrelated comment <i>` unless given) to an issue. */
-  seedComments(issue: number, count: number, options?: { body?: string; login?: string; type?: FakeUser['type'] }): FakeComment[]
+  seedComments(
+    issue: number,
+    count: number,
+    options?: { body?: string; login?: string; type?: FakeUser['type'] },
+  ): FakeComment[]
   close(): Promise<void>
 }
 
@@ -107,7 +111,8 @@ const COMMENT_MAX = 65_536
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 const sha1 = (data: string | Buffer): string => createHash('sha1').update(data).digest('hex')
 /** GitHub wraps base64 content at 60 characters. */
-const base64Lines = (buf: Buffer): string => (buf.toString('base64').match(/.{1,60}/g) ?? []).map((l) => l + '\n').join('')
+const base64Lines = (buf: Buffer): string =>
+  (buf.toString('base64').match(/.{1,60}/g) ?? []).map((l) => l + '\n').join('')
 
 export class FakeState {
   readonly blobs = new Map<string, Buffer>()
@@ -132,7 +137,10 @@ export class FakeState {
     readonly actor: string,
   ) {
     const readme = this.putBlob(Buffer.from(`# ${repo}\n`))
-    this.refs.set(`refs/heads/${defaultBranch}`, this.putCommit(this.putTree(new Map([['README.md', readme]])), [], 'Initial commit'))
+    this.refs.set(
+      `refs/heads/${defaultBranch}`,
+      this.putCommit(this.putTree(new Map([['README.md', readme]])), [], 'Initial commit'),
+    )
   }
 
   putBlob(content: Buffer): string {
@@ -256,7 +264,12 @@ function commentJson(ctx: Ctx, c: FakeComment): unknown {
 }
 
 function bodyTooLong(doc: string): Reply {
-  const error = { resource: 'IssueComment', code: 'custom', field: 'body', message: `body is too long (maximum is ${COMMENT_MAX} characters)` }
+  const error = {
+    resource: 'IssueComment',
+    code: 'custom',
+    field: 'body',
+    message: `body is too long (maximum is ${COMMENT_MAX} characters)`,
+  }
   return fail(422, 'Validation Failed', doc, { errors: [error] })
 }
 
@@ -344,7 +357,8 @@ function getContents(ctx: Ctx, m: RegExpMatchArray): Reply {
     if (!p.startsWith(prefix)) continue
     const rest = p.slice(prefix.length)
     const name = rest.split('/')[0]
-    if (rest.includes('/')) names.set(name, { type: 'dir', name, path: prefix + name, sha: sha1(prefix + name), size: 0 })
+    if (rest.includes('/'))
+      names.set(name, { type: 'dir', name, path: prefix + name, sha: sha1(prefix + name), size: 0 })
     else names.set(name, contentJson(ctx, p, b, ref, false))
   }
   return names.size ? { status: 200, body: [...names.values()] } : notFound(doc)
@@ -352,7 +366,11 @@ function getContents(ctx: Ctx, m: RegExpMatchArray): Reply {
 
 function commitJson(ctx: Ctx, c: FakeCommit): unknown {
   const api = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/git`
-  const person = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com', date: c.date }
+  const person = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+    date: c.date,
+  }
   return {
     sha: c.sha,
     node_id: `C_${c.sha}`,
@@ -390,13 +408,21 @@ function putContents(ctx: Ctx, m: RegExpMatchArray): Reply {
   const files = new Map(ctx.state.files(tip)).set(path, blob)
   const commit = ctx.state.putCommit(ctx.state.putTree(files), [tip], message)
   ctx.state.refs.set(`refs/heads/${branch}`, commit)
-  const body = { content: contentJson(ctx, path, blob, branch, false), commit: commitJson(ctx, ctx.state.commits.get(commit)!) }
+  const body = {
+    content: contentJson(ctx, path, blob, branch, false),
+    commit: commitJson(ctx, ctx.state.commits.get(commit)!),
+  }
   return { status: current === undefined ? 201 : 200, body }
 }
 
 function refJson(ctx: Ctx, ref: string, sha: string): unknown {
   const api = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/git`
-  return { ref, node_id: `REF_${sha1(ref)}`, url: `${api}/${ref}`, object: { sha, type: 'commit', url: `${api}/commits/${sha}` } }
+  return {
+    ref,
+    node_id: `REF_${sha1(ref)}`,
+    url: `${api}/${ref}`,
+    object: { sha, type: 'commit', url: `${api}/commits/${sha}` },
+  }
 }
 
 function getRef(ctx: Ctx, m: RegExpMatchArray): Reply {
@@ -453,7 +479,8 @@ function blobJson(ctx: Ctx, sha: string): Record<string, unknown> {
 
 function createBlob(ctx: Ctx): Reply {
   const { content, encoding = 'utf-8' } = ctx.body
-  if (typeof content !== 'string') return fail(422, 'Invalid request.\n\n"content" wasn\'t supplied.', 'git/blobs#create-a-blob')
+  if (typeof content !== 'string')
+    return fail(422, 'Invalid request.\n\n"content" wasn\'t supplied.', 'git/blobs#create-a-blob')
   const sha = ctx.state.putBlob(Buffer.from(content, encoding === 'base64' ? 'base64' : 'utf8'))
   return { status: 201, body: { sha, url: blobJson(ctx, sha).url } }
 }
@@ -479,7 +506,8 @@ function createTree(ctx: Ctx): Reply {
   const doc = 'git/trees#create-a-tree'
   const { tree, base_tree: base } = ctx.body
   if (!Array.isArray(tree)) return fail(422, 'Invalid request.\n\n"tree" wasn\'t supplied.', doc)
-  if (base !== undefined && !ctx.state.trees.has(String(base))) return fail(422, 'base_tree is not a valid tree oid', doc)
+  if (base !== undefined && !ctx.state.trees.has(String(base)))
+    return fail(422, 'base_tree is not a valid tree oid', doc)
   const files = new Map(base === undefined ? [] : ctx.state.trees.get(String(base))!)
   for (const entry of tree as Array<Record<string, unknown>>) {
     const path = String(entry.path ?? '')
@@ -500,7 +528,8 @@ function createCommit(ctx: Ctx): Reply {
   const { message, tree, parents = [] } = ctx.body
   if (typeof message !== 'string') return fail(422, 'Invalid request.\n\n"message" wasn\'t supplied.', doc)
   if (typeof tree !== 'string' || !ctx.state.trees.has(tree)) return fail(422, 'Tree SHA does not exist', doc)
-  if (!Array.isArray(parents) || parents.some((p) => !ctx.state.commits.has(String(p)))) return fail(422, 'Parent SHA does not exist or is not a commit object', doc)
+  if (!Array.isArray(parents) || parents.some((p) => !ctx.state.commits.has(String(p))))
+    return fail(422, 'Parent SHA does not exist or is not a commit object', doc)
   const sha = ctx.state.putCommit(tree, parents.map(String), message)
   return { status: 201, body: commitJson(ctx, ctx.state.commits.get(sha)!) }
 }
@@ -522,15 +551,28 @@ function listPullFiles(ctx: Ctx, m: RegExpMatchArray): Reply {
   const page = Math.max(1, Number(ctx.query.get('page') ?? 1) || 1)
   const listed = files.slice(0, PULL_FILES_MAX)
   const last = Math.max(1, Math.ceil(listed.length / perPage))
-  const link = (p: number, rel: string) => `<${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pulls/${m[1]}/files?per_page=${perPage}&page=${p}>; rel="${rel}"`
+  const link = (p: number, rel: string) =>
+    `<${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pulls/${m[1]}/files?per_page=${perPage}&page=${p}>; rel="${rel}"`
   const rels = page < last ? [link(page + 1, 'next'), link(last, 'last')] : []
-  const body = listed.slice((page - 1) * perPage, page * perPage).map((f) => ({ sha: sha1(f.filename), status: 'modified', additions: 1, deletions: 0, changes: 1, ...f }))
+  const body = listed
+    .slice((page - 1) * perPage, page * perPage)
+    .map((f) => ({ sha: sha1(f.filename), status: 'modified', additions: 1, deletions: 0, changes: 1, ...f }))
   return { status: 200, body, headers: rels.length ? { link: rels.join(', ') } : undefined }
 }
 
 function getPages(ctx: Ctx): Reply {
   const pages = ctx.state.pages
-  return pages ? { status: 200, body: { url: `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pages`, status: 'built', build_type: 'legacy', ...pages } } : notFound('pages/pages#get-a-apiname-pages-site')
+  return pages
+    ? {
+        status: 200,
+        body: {
+          url: `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pages`,
+          status: 'built',
+          build_type: 'legacy',
+          ...pages,
+        },
+      }
+    : notFound('pages/pages#get-a-apiname-pages-site')
 }
 
 const ROUTES: Array<[string, RegExp, Handler]> = [
@@ -581,7 +623,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
-  const state = new FakeState(options.owner ?? 'octo-org', options.repo ?? 'octo-repo', options.defaultBranch ?? 'main', options.actor ?? 'github-actions[bot]')
+  const state = new FakeState(
+    options.owner ?? 'octo-org',
+    options.repo ?? 'octo-repo',
+    options.defaultBranch ?? 'main',
+    options.actor ?? 'github-actions[bot]',
+  )
   const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false, refUpdates: 0 }
   const largeFileBytes = options.largeFileBytes ?? 1024 * 1024
   let origin = ''
@@ -600,13 +647,26 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     try {
       entry.body = text ? JSON.parse(text) : undefined
       const body = (entry.body ?? {}) as Record<string, unknown>
-      reply = route({ method: entry.method, path: entry.path, query: url.searchParams, body, origin, state, faults, largeFileBytes })
+      reply = route({
+        method: entry.method,
+        path: entry.path,
+        query: url.searchParams,
+        body,
+        origin,
+        state,
+        faults,
+        largeFileBytes,
+      })
     } catch (error) {
       reply = error instanceof SyntaxError ? fail(400, 'Problems parsing JSON', '') : fail(500, String(error), '')
     }
     entry.status = reply.status
     state.log.push(entry)
-    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'x-github-request-id': `FAKE:${state.log.length}`, ...reply.headers })
+    res.writeHead(reply.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-github-request-id': `FAKE:${state.log.length}`,
+      ...reply.headers,
+    })
     res.end(JSON.stringify(reply.body))
   }
 
@@ -644,7 +704,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     seedComments(issue, count, opts = {}) {
       const user = state.user(opts.login ?? 'octocat', opts.type)
-      return Array.from({ length: count }, (_, i) => state.addComment(issue, opts.body ?? `unrelated comment ${i + 1}`, user))
+      return Array.from({ length: count }, (_, i) =>
+        state.addComment(issue, opts.body ?? `unrelated comment ${i + 1}`, user),
+      )
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

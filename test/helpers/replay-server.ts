@@ -9,7 +9,12 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type WriteMode = { mode: 'whole' } | { mode: 'event' } | { mode: 'batch'; events: number } | { mode: 'split' } | { mode: 'bytes'; size: number }
+export type WriteMode =
+  | { mode: 'whole' }
+  | { mode: 'event' }
+  | { mode: 'batch'; events: number }
+  | { mode: 'split' }
+  | { mode: 'bytes'; size: number }
 
 export interface ReplayOptions {
   body: string
@@ -63,11 +68,14 @@ export function splitWrites(body: string, writes: WriteMode = { mode: 'event' },
       return events.map(encode)
     case 'batch': {
       const out: Buffer[] = []
-      for (let i = 0; i < events.length; i += writes.events) out.push(encode(events.slice(i, i + writes.events).join('')))
+      for (let i = 0; i < events.length; i += writes.events)
+        out.push(encode(events.slice(i, i + writes.events).join('')))
       return out
     }
     case 'split':
-      return events.map(encode).flatMap((b) => (b.length > 1 ? [b.subarray(0, b.length >> 1), b.subarray(b.length >> 1)] : [b]))
+      return events
+        .map(encode)
+        .flatMap((b) => (b.length > 1 ? [b.subarray(0, b.length >> 1), b.subarray(b.length >> 1)] : [b]))
     case 'bytes': {
       const all = encode(body)
       const out: Buffer[] = []
@@ -77,7 +85,9 @@ export function splitWrites(body: string, writes: WriteMode = { mode: 'event' },
   }
 }
 
-export async function startReplayServer(options: ReplayOptions | ((request: number) => ReplayOptions)): Promise<ReplayServer> {
+export async function startReplayServer(
+  options: ReplayOptions | ((request: number) => ReplayOptions),
+): Promise<ReplayServer> {
   const timers = new Set<NodeJS.Timeout>()
   const state = { hits: 0, bodies: [] as unknown[] }
   const server = createServer((req, res) => {

@@ -4,7 +4,24 @@
  * when the line starts with `::` after leading whitespace, `##[name …]data` anywhere in the line, and
  * `::stop-commands::TOKEN` … `::TOKEN::` switching command processing off and on again.
  */
-const COMMANDS = new Set(['add-mask', 'add-matcher', 'remove-matcher', 'debug', 'notice', 'warning', 'error', 'group', 'endgroup', 'echo', 'set-output', 'set-env', 'add-path', 'save-state', 'stop-commands', 'internal-set-repo-path'])
+const COMMANDS = new Set([
+  'add-mask',
+  'add-matcher',
+  'remove-matcher',
+  'debug',
+  'notice',
+  'warning',
+  'error',
+  'group',
+  'endgroup',
+  'echo',
+  'set-output',
+  'set-env',
+  'add-path',
+  'save-state',
+  'stop-commands',
+  'internal-set-repo-path',
+])
 
 export interface ParsedCommand {
   line: number

@@ -60,32 +60,37 @@ export function postStream(url: string, body: unknown, o: StreamOptions = {}): P
       result.frames.push(frame)
       o.onFrame?.(frame)
     }
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      result.status = res.statusCode ?? 0
-      res.setEncoding('utf8')
-      res.on('data', (text: string) => {
-        const at = performance.now()
-        result.body += text
-        if (result.status !== 200) return
-        buffer += text
-        try {
-          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-            const event = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            onFrame(event, at)
+    const req = http.request(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        result.status = res.statusCode ?? 0
+        res.setEncoding('utf8')
+        res.on('data', (text: string) => {
+          const at = performance.now()
+          result.body += text
+          if (result.status !== 200) return
+          buffer += text
+          try {
+            for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+              const event = buffer.slice(0, end)
+              buffer = buffer.slice(end + 2)
+              onFrame(event, at)
+            }
+          } catch (error) {
+            req.destroy()
+            finish(error as Error)
           }
-        } catch (error) {
-          req.destroy()
-          finish(error as Error)
-        }
-      })
-      res.on('error', () => undefined)
-      res.on('close', () => {
-        if (!res.complete) result.cut = true
-        else if (result.status === 200 && buffer.trim() !== '') return finish(new Error(`stream ended inside an event: ${buffer}`))
-        finish()
-      })
-    })
+        })
+        res.on('error', () => undefined)
+        res.on('close', () => {
+          if (!res.complete) result.cut = true
+          else if (result.status === 200 && buffer.trim() !== '')
+            return finish(new Error(`stream ended inside an event: ${buffer}`))
+          finish()
+        })
+      },
+    )
     const timeoutMs = o.timeoutMs ?? 30_000
     const timer = setTimeout(() => {
       req.destroy()

@@ -18,7 +18,14 @@ describe('fingerprint', () => {
       container: { image: 'vllm/vllm-openai:v0.11.0', digest: 'sha256:abc' },
       model,
     })
-    expect(f).toEqual({ driver: '580.95', cuda: '13.0', engine: '0.11.0', image: 'vllm/vllm-openai:v0.11.0', digest: 'sha256:abc', model: { bytes: 2048, mtime: '2026-01-02T03:04:05.000Z' } })
+    expect(f).toEqual({
+      driver: '580.95',
+      cuda: '13.0',
+      engine: '0.11.0',
+      image: 'vllm/vllm-openai:v0.11.0',
+      digest: 'sha256:abc',
+      model: { bytes: 2048, mtime: '2026-01-02T03:04:05.000Z' },
+    })
   })
 
   it('a model given as a hub name has no file', async () => {
@@ -27,11 +34,21 @@ describe('fingerprint', () => {
 })
 
 describe('fingerprintChanges', () => {
-  const base: Fingerprint = { driver: '580.95', cuda: '13.0', engine: '0.11.0', digest: 'sha256:aaa', model: { bytes: 100, mtime: 't1' } }
+  const base: Fingerprint = {
+    driver: '580.95',
+    cuda: '13.0',
+    engine: '0.11.0',
+    digest: 'sha256:aaa',
+    model: { bytes: 100, mtime: 't1' },
+  }
   it.each<[string, Fingerprint, string[]]>([
     ['the same', { ...base }, []],
     ['a new driver', { ...base, driver: '590.10' }, ['driver 580.95 → 590.10']],
-    ['engine and image digest', { ...base, engine: '0.12.0', digest: 'sha256:bbb' }, ['engine 0.11.0 → 0.12.0', 'image digest sha256:aaa → sha256:bbb']],
+    [
+      'engine and image digest',
+      { ...base, engine: '0.12.0', digest: 'sha256:bbb' },
+      ['engine 0.11.0 → 0.12.0', 'image digest sha256:aaa → sha256:bbb'],
+    ],
     ['a field one side lacks is no change', { engine: '0.11.0' }, []],
     ['a model file of another size', { ...base, model: { bytes: 2048, mtime: 't2' } }, ['model file 100B → 2KiB']],
     ['a model file touched', { ...base, model: { bytes: 100, mtime: 't2' } }, ['model file modified t1 → t2']],

@@ -16,14 +16,24 @@ describe('GPU state', () => {
         temperatureC: 41,
         activeMask: '0x0000000000000000',
         active: [],
-        counters: { hw_slowdown: 0, sw_thermal_slowdown: 0, hw_thermal_slowdown: 0, hw_power_brake_slowdown: 0, sw_power_cap: 0 },
+        counters: {
+          hw_slowdown: 0,
+          sw_thermal_slowdown: 0,
+          hw_thermal_slowdown: 0,
+          hw_power_brake_slowdown: 0,
+          sw_power_cap: 0,
+        },
       },
     ])
   })
 
   it('names the active slowdown reasons', async () => {
     const { gpus } = await queryGpus(scriptedSmi('throttled'))
-    expect(gpus![0]).toMatchObject({ active: ['sw_thermal_slowdown'], activeMask: '0x0000000000000020', temperatureC: 91 })
+    expect(gpus![0]).toMatchObject({
+      active: ['sw_thermal_slowdown'],
+      activeMask: '0x0000000000000020',
+      temperatureC: 91,
+    })
   })
 
   it('[N/A] and [Not Supported] are absent, never zero (GB10)', async () => {
@@ -40,7 +50,10 @@ describe('GPU state', () => {
   })
 
   it('a missing nvidia-smi is no GPU information, not an error', async () => {
-    expect(await queryGpus((args) => runCommand('nvidia-smi-not-installed-here', args))).toEqual({ reason: 'nvidia-smi-not-installed-here not found', missing: true })
+    expect(await queryGpus((args) => runCommand('nvidia-smi-not-installed-here', args))).toEqual({
+      reason: 'nvidia-smi-not-installed-here not found',
+      missing: true,
+    })
   })
 })
 
@@ -65,6 +78,10 @@ describe('bounded commands', () => {
   })
 
   it('a command that floods its output is cut at the output limit', async () => {
-    expect(await runCommand('yes', [], { timeoutMs: 5000, maxBytes: 1000 })).toEqual({ ok: false, missing: false, reason: 'yes failed: output over 1000 bytes' })
+    expect(await runCommand('yes', [], { timeoutMs: 5000, maxBytes: 1000 })).toEqual({
+      ok: false,
+      missing: false,
+      reason: 'yes failed: output over 1000 bytes',
+    })
   })
 })

@@ -42,7 +42,11 @@ describe('preflight', () => {
     expect(host.processes!.filter((p) => p.allowed).map((p) => p.pid)).toEqual(allowed)
     expect(host.processes!.find((p) => p.pid === 9)).toEqual({ pid: 9, name: 'python', ours: true })
     const stray = host.processes!.filter((p) => !p.ours && !allowed.includes(p.pid))
-    expect(preflightProblem(host, launched)).toBe(stray.length ? `GPU busy: ${stray.map((p) => `pid ${p.pid} ${p.name}`).join(', ')} (not started by this run)` : undefined)
+    expect(preflightProblem(host, launched)).toBe(
+      stray.length
+        ? `GPU busy: ${stray.map((p) => `pid ${p.pid} ${p.name}`).join(', ')} (not started by this run)`
+        : undefined,
+    )
   })
 
   it('a target attached by URL runs its engine outside the run: its GPU process is expected', async () => {
@@ -62,7 +66,10 @@ describe('preflight', () => {
   })
 
   it('without nvidia-smi: no GPU information, recorded, and nothing fails', async () => {
-    const host = await readHost({ smi: (args) => runCommand('nvidia-smi-not-installed-here', args), memory: async () => ({ availableBytes: Number.NaN, totalBytes: 1 }) })
+    const host = await readHost({
+      smi: (args) => runCommand('nvidia-smi-not-installed-here', args),
+      memory: async () => ({ availableBytes: Number.NaN, totalBytes: 1 }),
+    })
     expect(host.noGpu).toBe('no GPU information: nvidia-smi not found')
     expect(host).not.toHaveProperty('gpus')
     expect(host).not.toHaveProperty('memory')
@@ -73,7 +80,11 @@ describe('preflight', () => {
 describe('CPU governor', () => {
   it('the distinct governors of every CPU; none without cpufreq', async () => {
     const root = await mkdtemp(join(tmpdir(), 'lbg-cpu-'))
-    for (const [cpu, governor] of [['cpu0', 'performance'], ['cpu1', 'powersave'], ['cpu2', 'performance']]) {
+    for (const [cpu, governor] of [
+      ['cpu0', 'performance'],
+      ['cpu1', 'powersave'],
+      ['cpu2', 'performance'],
+    ]) {
       await mkdir(join(root, cpu, 'cpufreq'), { recursive: true })
       await writeFile(join(root, cpu, 'cpufreq', 'scaling_governor'), `${governor}\n`)
     }

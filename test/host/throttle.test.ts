@@ -7,14 +7,30 @@ import type { GpuState } from '../../src/core/host.js'
 import { slowdowns, watchRound } from '../../src/host/index.js'
 import { scriptedSmi } from './smi.js'
 
-const gpu = (over: Partial<GpuState> = {}): GpuState => ({ active: [], counters: { sw_thermal_slowdown: 0, sw_power_cap: 500 }, ...over })
+const gpu = (over: Partial<GpuState> = {}): GpuState => ({
+  active: [],
+  counters: { sw_thermal_slowdown: 0, sw_power_cap: 500 },
+  ...over,
+})
 
 describe('slowdowns', () => {
   it.each<[string, GpuState, string[]]>([
     ['nothing moved', gpu(), []],
-    ['a counter moved', gpu({ counters: { sw_thermal_slowdown: 1_500_000, sw_power_cap: 500 } }), ['GPU 0 sw_thermal_slowdown +1.5s']],
-    ['a reason active at the end', gpu({ active: ['hw_power_brake_slowdown'] }), ['GPU 0 hw_power_brake_slowdown active']],
-    ['a counter the first reading lacked is not a move', gpu({ counters: { sw_thermal_slowdown: 0, sw_power_cap: 500, hw_slowdown: 9 } }), []],
+    [
+      'a counter moved',
+      gpu({ counters: { sw_thermal_slowdown: 1_500_000, sw_power_cap: 500 } }),
+      ['GPU 0 sw_thermal_slowdown +1.5s'],
+    ],
+    [
+      'a reason active at the end',
+      gpu({ active: ['hw_power_brake_slowdown'] }),
+      ['GPU 0 hw_power_brake_slowdown active'],
+    ],
+    [
+      'a counter the first reading lacked is not a move',
+      gpu({ counters: { sw_thermal_slowdown: 0, sw_power_cap: 500, hw_slowdown: 9 } }),
+      [],
+    ],
   ])('%s', (_, after, expected) => {
     expect(slowdowns([gpu()], [after])).toEqual(expected)
   })

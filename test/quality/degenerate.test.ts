@@ -26,9 +26,20 @@ describe('checkDegenerate', () => {
 
   it.each([
     { text: "'s".repeat(1024), reason: `repeats "'s" over 100% of 2048 characters`, fragment: "'s" },
-    { text: `Sure, here is the summary you asked for:${" 's".repeat(600)}`, reason: `repeats " 's" over 97.8% of 1840 characters`, fragment: " 's" },
-    { text: 'I am sorry, but I cannot continue with this request today. '.repeat(34), reason: 'deflates to 3.6% of its size (limit 7%)' },
-    { text: 'the of and '.repeat(6) + 'to a of the and '.repeat(30), reason: 'repeats " and to a of the" over 88.8% of 546 characters', fragment: ' and to a of the' },
+    {
+      text: `Sure, here is the summary you asked for:${" 's".repeat(600)}`,
+      reason: `repeats " 's" over 97.8% of 1840 characters`,
+      fragment: " 's",
+    },
+    {
+      text: 'I am sorry, but I cannot continue with this request today. '.repeat(34),
+      reason: 'deflates to 3.6% of its size (limit 7%)',
+    },
+    {
+      text: 'the of and '.repeat(6) + 'to a of the and '.repeat(30),
+      reason: 'repeats " and to a of the" over 88.8% of 546 characters',
+      fragment: ' and to a of the',
+    },
     { text: 'short', reason: 'too short to judge (5 characters, needs 64)' },
     { text: HEALTHY[0].text, reason: 'not degenerate' },
   ])('says why: $reason', ({ text, reason, fragment }) => {
@@ -54,12 +65,32 @@ describe('appendSample', () => {
 describe('tallyDegenerate', () => {
   it.each([
     { name: 'none sampled', texts: [], want: { judged: 0, degenerate: 0, share: null } },
-    { name: 'all too short', texts: ['The answer is 5198.', 'Paris.'], want: { judged: 0, degenerate: 0, share: null } },
-    { name: 'healthy', texts: HEALTHY.map((h) => h.text), want: { judged: HEALTHY.length - 1, degenerate: 0, share: 0 } },
+    {
+      name: 'all too short',
+      texts: ['The answer is 5198.', 'Paris.'],
+      want: { judged: 0, degenerate: 0, share: null },
+    },
+    {
+      name: 'healthy',
+      texts: HEALTHY.map((h) => h.text),
+      want: { judged: HEALTHY.length - 1, degenerate: 0, share: 0 },
+    },
     {
       name: 'half broken, short ones left out',
-      texts: [HEALTHY[0].text, HEALTHY[3].text, "'s".repeat(500), 'I am sorry, but I cannot continue with this request today. '.repeat(34), 'ok'],
-      want: { judged: 4, degenerate: 2, share: 0.5, kinds: { repeat: 1, compression: 1, vocabulary: 0 }, example: "'s" },
+      texts: [
+        HEALTHY[0].text,
+        HEALTHY[3].text,
+        "'s".repeat(500),
+        'I am sorry, but I cannot continue with this request today. '.repeat(34),
+        'ok',
+      ],
+      want: {
+        judged: 4,
+        degenerate: 2,
+        share: 0.5,
+        kinds: { repeat: 1, compression: 1, vocabulary: 0 },
+        example: "'s",
+      },
     },
   ])('$name', ({ texts, want }) => {
     expect(tallyDegenerate(texts.map(checkDegenerate))).toMatchObject(want)

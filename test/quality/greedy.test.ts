@@ -1,14 +1,43 @@
 import { describe, expect, it } from 'vitest'
-import { GREEDY_KEEP_CHARS, GREEDY_MAX_PROMPTS, GREEDY_PROMPTS, greedyAgreement, keepGreedy, promptAgreement } from '../../src/quality/index.js'
+import {
+  GREEDY_KEEP_CHARS,
+  GREEDY_MAX_PROMPTS,
+  GREEDY_PROMPTS,
+  greedyAgreement,
+  keepGreedy,
+  promptAgreement,
+} from '../../src/quality/index.js'
 
-const STORED = 'The Pacific Ocean covers about a third of the surface of the Earth, and its deepest point lies in the Mariana Trench.'
+const STORED =
+  'The Pacific Ocean covers about a third of the surface of the Earth, and its deepest point lies in the Mariana Trench.'
 
 describe('promptAgreement: shared-prefix fraction over word and punctuation tokens', () => {
   it.each([
     { name: 'identical', current: STORED, fraction: 1, shared: 24, total: 24 },
-    { name: 'whitespace does not count', current: STORED.replace(/ /g, '  ').replace('Earth,', 'Earth ,'), fraction: 1, shared: 24, total: 24 },
-    { name: 'the last token flips', current: STORED.replace('Trench.', 'Trench!'), fraction: 23 / 24, shared: 23, total: 24 },
-    { name: 'a late flip, then another continuation', current: STORED.replace('its deepest point lies in the Mariana Trench.', 'it holds more water than all the other oceans together.'), fraction: 15 / 26, shared: 15, total: 26 },
+    {
+      name: 'whitespace does not count',
+      current: STORED.replace(/ /g, '  ').replace('Earth,', 'Earth ,'),
+      fraction: 1,
+      shared: 24,
+      total: 24,
+    },
+    {
+      name: 'the last token flips',
+      current: STORED.replace('Trench.', 'Trench!'),
+      fraction: 23 / 24,
+      shared: 23,
+      total: 24,
+    },
+    {
+      name: 'a late flip, then another continuation',
+      current: STORED.replace(
+        'its deepest point lies in the Mariana Trench.',
+        'it holds more water than all the other oceans together.',
+      ),
+      fraction: 15 / 26,
+      shared: 15,
+      total: 26,
+    },
     { name: 'the first token flips', current: `A ${STORED.slice(4)}`, fraction: 0, shared: 0, total: 24 },
     { name: 'garbage', current: "'s".repeat(100), fraction: 0, shared: 0, total: 200 },
     { name: 'stopped early', current: 'The Pacific Ocean covers', fraction: 4 / 24, shared: 4, total: 24 },
@@ -43,12 +72,16 @@ describe('greedyAgreement', () => {
     const agreement = greedyAgreement(current, stored)!
     expect(agreement.prompts).toBe(3)
     expect(agreement.mean).toBeCloseTo((1 + 22 / 27 + 0) / 3, 10)
-    expect(agreement.worst).toBe(`"Explain what a hash table is in two sen…" shares 0 of 80 tokens, then baseline "The", now "'"`)
+    expect(agreement.worst).toBe(
+      `"Explain what a hash table is in two sen…" shares 0 of 80 tokens, then baseline "The", now "'"`,
+    )
   })
 
   it('says where one side ended', () => {
     const current = [{ prompt: prompts[0], text: 'The Pacific' }]
-    expect(greedyAgreement(current, stored)?.worst).toBe(`"Write one sentence about the ocean." shares 2 of 27 tokens, then baseline "Ocean", now ends`)
+    expect(greedyAgreement(current, stored)?.worst).toBe(
+      `"Write one sentence about the ocean." shares 2 of 27 tokens, then baseline "Ocean", now ends`,
+    )
   })
 
   it('is undefined without a shared prompt', () => {

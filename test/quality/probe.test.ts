@@ -10,7 +10,9 @@ describe('probeQuestions', () => {
 
   it('covers every template with whole, non-negative answers and the instruction', () => {
     const questions = probeQuestions(1, 200)
-    expect(new Set(questions.map((q) => q.kind))).toEqual(new Set(['add', 'subtract', 'multiply', 'bought-left', 'speed-time', 'sold-left', 'share', 'savings']))
+    expect(new Set(questions.map((q) => q.kind))).toEqual(
+      new Set(['add', 'subtract', 'multiply', 'bought-left', 'speed-time', 'sold-left', 'share', 'savings']),
+    )
     for (const q of questions) {
       expect(Number.isInteger(q.answer) && q.answer >= 0).toBe(true)
       expect(q.text.endsWith(` ${PROBE_INSTRUCTION}`)).toBe(true)
@@ -25,18 +27,28 @@ describe('probeQuestions', () => {
 
 describe('solveQuestion', () => {
   it('answers every generated question (the simulator relies on it)', () => {
-    for (const seed of [1, 2, 3, 99]) for (const q of probeQuestions(seed, 200)) expect(solveQuestion(q.text), q.text).toBe(q.answer)
+    for (const seed of [1, 2, 3, 99])
+      for (const q of probeQuestions(seed, 200)) expect(solveQuestion(q.text), q.text).toBe(q.answer)
   })
 
   it.each([
     { text: 'What is 4821 + 377? Answer with the number only.', answer: 5198 },
     { text: 'What is 9000 - 1234?', answer: 7766 },
     { text: 'What is 47 × 36?', answer: 1692 },
-    { text: 'Maya buys 3 packs of 12 pencils and gives 5 pencils to friends. How many pencils does Maya have left?', answer: 31 },
+    {
+      text: 'Maya buys 3 packs of 12 pencils and gives 5 pencils to friends. How many pencils does Maya have left?',
+      answer: 31,
+    },
     { text: 'A train travels at 60 kilometres per hour for 4 hours. How many kilometres does it travel?', answer: 240 },
-    { text: 'A shop has 200 apples. It sells 50 in the morning and 30 in the afternoon. How many apples are left?', answer: 120 },
+    {
+      text: 'A shop has 200 apples. It sells 50 in the morning and 30 in the afternoon. How many apples are left?',
+      answer: 120,
+    },
     { text: 'Omar shares 48 cookies equally among 6 friends. How many cookies does each friend get?', answer: 8 },
-    { text: 'Lena saves 10 dollars a week for 5 weeks and then spends 12 dollars. How many dollars are left?', answer: 38 },
+    {
+      text: 'Lena saves 10 dollars a week for 5 weeks and then spends 12 dollars. How many dollars are left?',
+      answer: 38,
+    },
     // Few-shot: the last question is the one asked.
     { text: 'What is 1000 + 100?\n1100\nWhat is 2000 + 200?', answer: 2200 },
     { text: 'System: be brief.\nUser:  What is 1500\n+ 25?', answer: 1525 },
@@ -79,8 +91,18 @@ describe('scoreProbe', () => {
 
   it.each([
     { name: 'all right', replies: questions.map((q) => `The answer is ${q.answer}.`), correct: 4, accuracy: 1 },
-    { name: 'one off by one', replies: questions.map((q, i) => `#### ${q.answer + (i === 2 ? 1 : 0)}`), correct: 3, accuracy: 0.75 },
-    { name: 'garbage and a failed request', replies: ["'s's's", undefined, String(questions[2].answer), String(questions[3].answer)], correct: 2, accuracy: 0.5 },
+    {
+      name: 'one off by one',
+      replies: questions.map((q, i) => `#### ${q.answer + (i === 2 ? 1 : 0)}`),
+      correct: 3,
+      accuracy: 0.75,
+    },
+    {
+      name: 'garbage and a failed request',
+      replies: ["'s's's", undefined, String(questions[2].answer), String(questions[3].answer)],
+      correct: 2,
+      accuracy: 0.5,
+    },
     { name: 'no replies', replies: [], correct: 0, accuracy: 0 },
   ])('$name', ({ replies, correct, accuracy }) => {
     const score = scoreProbe(questions, replies)

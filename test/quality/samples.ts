@@ -37,12 +37,57 @@ electronics fail, and many coastal communities regard their lighthouse as part o
 const JSON_TEXT = JSON.stringify(
   {
     orders: [
-      { id: 'ord_7f3a21', customer: { name: 'Ana Ribeiro', email: 'ana.ribeiro@example.com' }, items: [{ sku: 'KB-104', qty: 1, price: 89.9 }, { sku: 'MS-220', qty: 2, price: 24.5 }], status: 'shipped', created: '2024-03-02T10:14:00Z' },
-      { id: 'ord_7f3a22', customer: { name: 'Hiro Tanaka', email: 'h.tanaka@example.org' }, items: [{ sku: 'MN-270', qty: 1, price: 249 }], status: 'processing', created: '2024-03-02T11:02:41Z' },
-      { id: 'ord_7f3a23', customer: { name: 'Chidi Okafor', email: 'chidi@example.net' }, items: [{ sku: 'HD-011', qty: 3, price: 12.75 }, { sku: 'CB-USB-C', qty: 4, price: 9.99 }], status: 'delivered', created: '2024-03-03T08:45:10Z' },
-      { id: 'ord_7f3a24', customer: { name: 'Marta Nowak', email: 'marta.nowak@example.com' }, items: [{ sku: 'LT-900', qty: 1, price: 1299 }], status: 'cancelled', created: '2024-03-03T16:30:55Z' },
-      { id: 'ord_7f3a25', customer: { name: 'Ravi Menon', email: 'ravi.m@example.in' }, items: [{ sku: 'SP-050', qty: 2, price: 45 }, { sku: 'KB-104', qty: 1, price: 89.9 }], status: 'shipped', created: '2024-03-04T09:12:03Z' },
-      { id: 'ord_7f3a26', customer: { name: 'Elin Berg', email: 'elin.berg@example.se' }, items: [{ sku: 'WC-310', qty: 1, price: 64.2 }], status: 'processing', created: '2024-03-04T13:48:27Z' },
+      {
+        id: 'ord_7f3a21',
+        customer: { name: 'Ana Ribeiro', email: 'ana.ribeiro@example.com' },
+        items: [
+          { sku: 'KB-104', qty: 1, price: 89.9 },
+          { sku: 'MS-220', qty: 2, price: 24.5 },
+        ],
+        status: 'shipped',
+        created: '2024-03-02T10:14:00Z',
+      },
+      {
+        id: 'ord_7f3a22',
+        customer: { name: 'Hiro Tanaka', email: 'h.tanaka@example.org' },
+        items: [{ sku: 'MN-270', qty: 1, price: 249 }],
+        status: 'processing',
+        created: '2024-03-02T11:02:41Z',
+      },
+      {
+        id: 'ord_7f3a23',
+        customer: { name: 'Chidi Okafor', email: 'chidi@example.net' },
+        items: [
+          { sku: 'HD-011', qty: 3, price: 12.75 },
+          { sku: 'CB-USB-C', qty: 4, price: 9.99 },
+        ],
+        status: 'delivered',
+        created: '2024-03-03T08:45:10Z',
+      },
+      {
+        id: 'ord_7f3a24',
+        customer: { name: 'Marta Nowak', email: 'marta.nowak@example.com' },
+        items: [{ sku: 'LT-900', qty: 1, price: 1299 }],
+        status: 'cancelled',
+        created: '2024-03-03T16:30:55Z',
+      },
+      {
+        id: 'ord_7f3a25',
+        customer: { name: 'Ravi Menon', email: 'ravi.m@example.in' },
+        items: [
+          { sku: 'SP-050', qty: 2, price: 45 },
+          { sku: 'KB-104', qty: 1, price: 89.9 },
+        ],
+        status: 'shipped',
+        created: '2024-03-04T09:12:03Z',
+      },
+      {
+        id: 'ord_7f3a26',
+        customer: { name: 'Elin Berg', email: 'elin.berg@example.se' },
+        items: [{ sku: 'WC-310', qty: 1, price: 64.2 }],
+        status: 'processing',
+        created: '2024-03-04T13:48:27Z',
+      },
     ],
     page: { number: 1, size: 6, total: 42 },
   },
@@ -101,7 +146,18 @@ if __name__ == "__main__":
     main()
 `
 
-const MODELS = ['Qwen3-8B', 'Qwen3-14B', 'Qwen3-32B', 'Llama-3.1-8B', 'Llama-3.3-70B', 'Mistral-7B', 'Gemma-2-9B', 'Phi-4', 'DeepSeek-V2-Lite', 'Granite-3.1-8B']
+const MODELS = [
+  'Qwen3-8B',
+  'Qwen3-14B',
+  'Qwen3-32B',
+  'Llama-3.1-8B',
+  'Llama-3.3-70B',
+  'Mistral-7B',
+  'Gemma-2-9B',
+  'Phi-4',
+  'DeepSeek-V2-Lite',
+  'Granite-3.1-8B',
+]
 const QUANTS = ['bf16', 'fp8', 'nvfp4', 'q4_k_m']
 const TABLE = [
   '| model | quant | TTFT (ms) | TPOT (ms) | decode (tok/s) | memory (GiB) |',
@@ -114,13 +170,27 @@ const TABLE = [
 ].join('\n')
 
 /** Measurements as a model lists them when asked for data: irregular values, commas, decimals. */
-const NUMBERS = Array.from({ length: 300 }, (_, i) => (Math.round(((Math.sin(i * 1.7) + 1.3) * 487.31 + i) * 100) / 100).toString()).join(', ')
+const NUMBERS = Array.from({ length: 300 }, (_, i) =>
+  (Math.round(((Math.sin(i * 1.7) + 1.3) * 487.31 + i) * 100) / 100).toString(),
+).join(', ')
 
 /** Templated output: the most compressible healthy text seen, a list of links. */
-const HTML_LIST = ['<ul>', ...Array.from({ length: 40 }, (_, i) => `  <li class="item"><a href="/docs/page-${i + 1}.html">Page ${i + 1}</a></li>`), '</ul>'].join('\n')
+const HTML_LIST = [
+  '<ul>',
+  ...Array.from(
+    { length: 40 },
+    (_, i) => `  <li class="item"><a href="/docs/page-${i + 1}.html">Page ${i + 1}</a></li>`,
+  ),
+  '</ul>',
+].join('\n')
 
 const RECORDS = JSON.stringify(
-  Array.from({ length: 40 }, (_, i) => ({ id: i + 1, name: `user${i + 1}`, active: i % 3 !== 0, role: ['admin', 'viewer', 'editor'][i % 3] })),
+  Array.from({ length: 40 }, (_, i) => ({
+    id: i + 1,
+    name: `user${i + 1}`,
+    active: i % 3 !== 0,
+    role: ['admin', 'viewer', 'editor'][i % 3],
+  })),
   null,
   2,
 )
@@ -152,14 +222,25 @@ export const DEGENERATE: readonly { name: string; text: string; kind: string }[]
   // SGLang #24321.
   { name: '+ repeated', text: times('+', 2048), kind: 'repeat' },
   { name: 'one word repeated', text: times('the ', 512), kind: 'repeat' },
-  { name: 'a sentence, then one fragment', text: `Sure, here is the summary you asked for:${times(" 's", 600)}`, kind: 'repeat' },
+  {
+    name: 'a sentence, then one fragment',
+    text: `Sure, here is the summary you asked for:${times(" 's", 600)}`,
+    kind: 'repeat',
+  },
   { name: 'newlines only', text: times('\n', 300), kind: 'repeat' },
   { name: 'one CJK character', text: times('的', 800), kind: 'repeat' },
   { name: 'a phrase of 31 characters', text: times('and then the model said again, ', 66), kind: 'repeat' },
-  { name: 'a sentence of 60 characters looping', text: times('I am sorry, but I cannot continue with this request today. ', 34), kind: 'compression' },
+  {
+    name: 'a sentence of 60 characters looping',
+    text: times('I am sorry, but I cannot continue with this request today. ', 34),
+    kind: 'compression',
+  },
   {
     name: 'a passage of 150 characters looping',
-    text: times('The committee met on Tuesday to review the budget for the coming year, including the new library wing and the road repairs on the east side of town. ', 14),
+    text: times(
+      'The committee met on Tuesday to review the budget for the coming year, including the new library wing and the road repairs on the east side of town. ',
+      14,
+    ),
     kind: 'compression',
   },
   {

@@ -26,7 +26,16 @@ export interface Browser {
 
 export async function launchBrowser(path: string): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'lbg-chromium-'))
-  const args = ['--headless', '--remote-debugging-pipe', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', `--user-data-dir=${profile}`, 'about:blank']
+  const args = [
+    '--headless',
+    '--remote-debugging-pipe',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--no-default-browser-check',
+    `--user-data-dir=${profile}`,
+    'about:blank',
+  ]
   const child: ChildProcess = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
   const input = child.stdio[3] as Writable
   const output = child.stdio[4] as Readable

@@ -17,8 +17,10 @@ import { ENGINE_IMAGE, docker, llamaCpp, podman } from './prereq.js'
 
 type Runtime = 'podman' | 'docker'
 const LABEL = 'llm-bench-gate.run'
-const cli = (runtime: Runtime, ...args: string[]) => execFileSync(runtime, args, { encoding: 'utf8', timeout: 60_000 }).trim()
-const ofRun = (runtime: Runtime, runId: string) => cli(runtime, 'ps', '-aq', '--filter', `label=${LABEL}=${runId}`).split('\n').filter(Boolean)
+const cli = (runtime: Runtime, ...args: string[]) =>
+  execFileSync(runtime, args, { encoding: 'utf8', timeout: 60_000 }).trim()
+const ofRun = (runtime: Runtime, runId: string) =>
+  cli(runtime, 'ps', '-aq', '--filter', `label=${LABEL}=${runId}`).split('\n').filter(Boolean)
 const bystanders: [Runtime, string][] = []
 const PREREQ: Record<Runtime, () => { version: string; image: string }> = { podman, docker }
 
@@ -35,9 +37,21 @@ function runIdOf(run: ActionRun | { state: Record<string, string> }): string {
   return id
 }
 
-async function config(target: string[], scenario = '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }', defaults = 'rounds: 2, discard: 1') {
+async function config(
+  target: string[],
+  scenario = '  short: { input-tokens: 16, output-tokens: 8, concurrency: 2 }',
+  defaults = 'rounds: 2, discard: 1',
+) {
   const cwd = await mkdtemp(join(tmpdir(), 'lbg-container-'))
-  const lines = ['version: 1', `defaults: { ${defaults}, ready-timeout: 90s, request-timeout: 60s, quality: false }`, 'scenarios:', scenario, 'targets:', ...target, '']
+  const lines = [
+    'version: 1',
+    `defaults: { ${defaults}, ready-timeout: 90s, request-timeout: 60s, quality: false }`,
+    'scenarios:',
+    scenario,
+    'targets:',
+    ...target,
+    '',
+  ]
   await writeFile(join(cwd, 'bench.yml'), lines.join('\n'))
   return cwd
 }
@@ -82,9 +96,24 @@ describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime
 
   it('SIGKILL mid-cell: no container of the run within 2 s; the post step finds nothing; another label survives', async () => {
     const bystander = `lbg-bystander-${runtime}-${process.pid}`
-    cli(runtime, 'run', '-d', '--init', '--name', bystander, '--label', `${LABEL}=someone-else`, ENGINE_IMAGE, 'sleep', '600')
+    cli(
+      runtime,
+      'run',
+      '-d',
+      '--init',
+      '--name',
+      bystander,
+      '--label',
+      `${LABEL}=someone-else`,
+      ENGINE_IMAGE,
+      'sleep',
+      '600',
+    )
     bystanders.push([runtime, bystander])
-    const cwd = await config(fakeTarget(runtime, ', --itl-ms, "20"'), '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }')
+    const cwd = await config(
+      fakeTarget(runtime, ', --itl-ms, "20"'),
+      '  long: { input-tokens: 16, output-tokens: 3000, concurrency: 1 }',
+    )
     let killedAt = 0
     let running = ''
     const run = await runAction({
@@ -114,7 +143,11 @@ describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime
     expect(goneAfterMs).toBeLessThan(2000)
     console.log(`${runtime}: container of run ${runId} gone ${goneAfterMs} ms after SIGKILL of the action`)
 
-    const post = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, state: { ...run.state, isPost: 'true' } })
+    const post = await runAction({
+      cwd,
+      inputs: { config: 'bench.yml', 'results-dir': 'out' },
+      state: { ...run.state, isPost: 'true' },
+    })
     expect(post.code, post.stdout).toBe(0)
     expect(post.stdout).toMatch(/post: no container of this run left/)
     expect(cli(runtime, 'inspect', '--format', '{{.State.Running}}', bystander)).toBe('true')
@@ -156,7 +189,9 @@ describe('the runtime of a container target that names none', () => {
     expect(run.code, run.stdout).toBe(0)
     const results = JSON.parse(await readFile(join(cwd, 'out/results.json'), 'utf8')) as ResultsFile
     expect(results.cells[0].info.container?.runtime, run.stdout).toBe('docker')
-    expect(run.stdout).toMatch(/boxed: container runtime docker: the docker daemon answers \(\d+\.\d+[^)]*\) \(set container.runtime to choose\)/)
+    expect(run.stdout).toMatch(
+      /boxed: container runtime docker: the docker daemon answers \(\d+\.\d+[^)]*\) \(set container.runtime to choose\)/,
+    )
     expect(ofRun('docker', runIdOf(run))).toEqual([])
   })
 })

@@ -51,7 +51,11 @@ beforeAll(async () => {
     }
   })
   for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1760, height: 1000, deviceScaleFactor: 1, mobile: false }, session)
+  await browser.send(
+    'Emulation.setDeviceMetricsOverride',
+    { width: 1760, height: 1000, deviceScaleFactor: 1, mobile: false },
+    session,
+  )
   await browser.send('Page.navigate', { url }, session)
   await load
 }, 60_000)
@@ -62,15 +66,22 @@ afterAll(async () => {
 
 describe('the dashboard in headless Chromium', () => {
   it('renders every cell: 6 leaderboard rows, 6 cards, 12 trend charts with 30 runs each', async () => {
-    const counts = await evaluate<number[]>(`[document.querySelectorAll('#leaderboard tbody tr').length, document.querySelectorAll('section.cell').length, document.querySelectorAll('svg.trend').length, Number(document.querySelector('svg.trend').getAttribute('data-n'))]`)
+    const counts = await evaluate<number[]>(
+      `[document.querySelectorAll('#leaderboard tbody tr').length, document.querySelectorAll('section.cell').length, document.querySelectorAll('svg.trend').length, Number(document.querySelector('svg.trend').getAttribute('data-n'))]`,
+    )
     expect(counts).toEqual([6, 6, 12, 30])
     const pathLength = await evaluate<number>(`document.querySelector('svg.trend path').getTotalLength()`)
     expect(pathLength).toBeGreaterThan(CHART.width / 2)
   })
 
   it('sorting by Decode tok/s reorders the rows ascending, then descending', async () => {
-    const ids = () => evaluate<string[]>(`Array.from(document.querySelectorAll('#leaderboard tbody tr')).map(function (tr) { return tr.getAttribute('data-id') })`)
-    const byDecode = [...input.baseline.cells].sort((a, b) => a.metrics!.decode_tps.mean - b.metrics!.decode_tps.mean).map((c) => c.id)
+    const ids = () =>
+      evaluate<string[]>(
+        `Array.from(document.querySelectorAll('#leaderboard tbody tr')).map(function (tr) { return tr.getAttribute('data-id') })`,
+      )
+    const byDecode = [...input.baseline.cells]
+      .sort((a, b) => a.metrics!.decode_tps.mean - b.metrics!.decode_tps.mean)
+      .map((c) => c.id)
     const before = await ids()
     const click = `Array.from(document.querySelectorAll('#leaderboard th button')).find(function (b) { return b.textContent === 'Decode tok/s' }).click()`
     await evaluate(click)
@@ -87,7 +98,9 @@ describe('the dashboard in headless Chromium', () => {
     const index = 10
     const x = box.left + (xOf(index, 30) / CHART.width) * box.width
     await browser.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y: box.top + box.height / 2 }, session)
-    const tip = await evaluate<{ hidden: boolean; text: string }>(`(function () { var t = document.getElementById('tip'); return { hidden: t.hidden, text: t.textContent } })()`)
+    const tip = await evaluate<{ hidden: boolean; text: string }>(
+      `(function () { var t = document.getElementById('tip'); return { hidden: t.hidden, text: t.textContent } })()`,
+    )
     const value = formatNumber(seriesOf(input.history, box.id, 'decode')[index])
     expect(tip.hidden).toBe(false)
     expect(tip.text).toBe(`${value} tok/s · ${input.history[index].sha.slice(0, 7)} · 2026-01-11 00:00 UTC`)

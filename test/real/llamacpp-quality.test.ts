@@ -53,31 +53,41 @@ async function run(file: string, out: string, baseline?: string) {
 }
 
 describe('the quality guard on the real llama-server', () => {
-  it('the same model agrees with its baseline; another model, much faster, fails on agreement', async () => {
-    const healthy = await config('healthy.yml', llama.model)
-    const base = await run(healthy, 'base')
-    expect(base.code, base.output).toBe(0)
-    const probe = base.cell.quality?.probe
-    expect([probe?.questions, probe?.greedy.length, probe?.accuracy]).toEqual([8, 4, 0])
-    expect(base.output).toMatch(/llama: quality probe 8 questions \+ 4 prompts in [\d.]+m?s: accuracy 0%/)
-    // The tiny model never stops on its own: by the server's usage count every reply reached max-tokens.
-    expect(probe?.cut).toBe(8)
-    console.log(base.output.match(/quality probe .*/)?.[0])
+  it(
+    'the same model agrees with its baseline; another model, much faster, fails on agreement',
+    async () => {
+      const healthy = await config('healthy.yml', llama.model)
+      const base = await run(healthy, 'base')
+      expect(base.code, base.output).toBe(0)
+      const probe = base.cell.quality?.probe
+      expect([probe?.questions, probe?.greedy.length, probe?.accuracy]).toEqual([8, 4, 0])
+      expect(base.output).toMatch(/llama: quality probe 8 questions \+ 4 prompts in [\d.]+m?s: accuracy 0%/)
+      // The tiny model never stops on its own: by the server's usage count every reply reached max-tokens.
+      expect(probe?.cut).toBe(8)
+      console.log(base.output.match(/quality probe .*/)?.[0])
 
-    const again = await run(healthy, 'again', 'base/results.json')
-    expect(again.code, again.output).toBe(0)
-    expect(again.cell.quality?.agreement).toEqual({ mean: 1, prompts: 4 })
-    expect(again.cell.quality?.probe?.accuracy).toBe(0)
-    expect(again.cell.verdict?.status).not.toBe('regression')
-    expect(again.cell.verdict?.note).toContain('accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones; 8 of 8 replies reached max-tokens')
+      const again = await run(healthy, 'again', 'base/results.json')
+      expect(again.code, again.output).toBe(0)
+      expect(again.cell.quality?.agreement).toEqual({ mean: 1, prompts: 4 })
+      expect(again.cell.quality?.probe?.accuracy).toBe(0)
+      expect(again.cell.verdict?.status).not.toBe('regression')
+      expect(again.cell.verdict?.note).toContain(
+        'accuracy 0% (baseline 0%): too few right answers for the probe to see wrong ones; 8 of 8 replies reached max-tokens',
+      )
 
-    const other = await run(await config('other.yml', llama.draft), 'other', 'base/results.json')
-    expect(other.code, other.output).toBe(1)
-    expect(other.cell.verdict?.status).toBe('regression')
-    expect(other.cell.verdict?.metrics.decode?.status).toBe('improvement')
-    expect(other.cell.quality?.agreement?.mean).toBeLessThan(0.8)
-    expect(other.cell.verdict?.failures?.join('\n')).toMatch(/^agreement 0\.\d\d with the baseline's greedy outputs \(min 0\.8\); worst prompt: ".+" shares \d+ of \d+ tokens/m)
-    expect(other.cell.verdict?.failures?.join('\n')).not.toMatch(/accuracy/)
-    console.log(`other model: ${other.cell.verdict?.metrics.decode?.reason}; ${other.cell.verdict?.failures?.join('; ')}`)
-  }, 3 * LIMIT_MS)
+      const other = await run(await config('other.yml', llama.draft), 'other', 'base/results.json')
+      expect(other.code, other.output).toBe(1)
+      expect(other.cell.verdict?.status).toBe('regression')
+      expect(other.cell.verdict?.metrics.decode?.status).toBe('improvement')
+      expect(other.cell.quality?.agreement?.mean).toBeLessThan(0.8)
+      expect(other.cell.verdict?.failures?.join('\n')).toMatch(
+        /^agreement 0\.\d\d with the baseline's greedy outputs \(min 0\.8\); worst prompt: ".+" shares \d+ of \d+ tokens/m,
+      )
+      expect(other.cell.verdict?.failures?.join('\n')).not.toMatch(/accuracy/)
+      console.log(
+        `other model: ${other.cell.verdict?.metrics.decode?.reason}; ${other.cell.verdict?.failures?.join('; ')}`,
+      )
+    },
+    3 * LIMIT_MS,
+  )
 })

@@ -39,7 +39,9 @@ const recording: EngineAdapter = {
     const own = llamacpp.streamExtras?.(event)
     const timings = event.timings as Record<string, unknown> | undefined
     if (!timings) return own
-    const kept = Object.fromEntries(TIMINGS.filter((k) => typeof timings[k] === 'number').map((k) => [k, timings[k] as number]))
+    const kept = Object.fromEntries(
+      TIMINGS.filter((k) => typeof timings[k] === 'number').map((k) => [k, timings[k] as number]),
+    )
     return { ...own, ...kept }
   },
 }
@@ -54,7 +56,8 @@ async function launch(extra: string): Promise<RunningTarget> {
   // starved client reads the first token late, which shortens its first-to-last window: seen once as 8.9 % on
   // one request at concurrency 4 with the default threads). `--poll 0` instead (threads sleep between
   // batches) fixed that but added wake-up latency before the first token (chat TTFT 10.2 ms over prompt_ms).
-  const launchCommand = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 4 --metrics -t 1 ${extra}`.trim()
+  const launchCommand =
+    `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 4 --metrics -t 1 ${extra}`.trim()
   const target = targetPlan({ id: 'llama', engine: 'llamacpp', launch: launchCommand, readyTimeoutMs: 60_000 })
   const running = await startTarget({
     target,
@@ -68,7 +71,14 @@ async function launch(extra: string): Promise<RunningTarget> {
 }
 
 async function withClient<T>(baseUrl: string, api: Api, use: (client: BenchClient) => Promise<T>): Promise<T> {
-  const client = createBenchClient({ baseUrl, adapter: recording, model: undefined, api, requestTimeoutMs: 60_000, maxConcurrency: 4 })
+  const client = createBenchClient({
+    baseUrl,
+    adapter: recording,
+    model: undefined,
+    api,
+    requestTimeoutMs: 60_000,
+    maxConcurrency: 4,
+  })
   try {
     return await use(client)
   } finally {
@@ -77,7 +87,13 @@ async function withClient<T>(baseUrl: string, api: Api, use: (client: BenchClien
 }
 
 const measure = (client: BenchClient, concurrency: number, requests = concurrency) => {
-  const scenario: ScenarioPlan = { id: `c${concurrency}`, inputTokens: 64, outputTokens: OUTPUT_TOKENS, concurrency, requests }
+  const scenario: ScenarioPlan = {
+    id: `c${concurrency}`,
+    inputTokens: 64,
+    outputTokens: OUTPUT_TOKENS,
+    concurrency,
+    requests,
+  }
   return client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1 })
 }
 
@@ -110,52 +126,90 @@ function compare(api: Api, concurrency: number, requests: RequestRecord[]): Row 
 }
 
 describe('gate timings against the real llama-server timings, per request', () => {
-  it('TPOT within 5 % of the server own per-token time at concurrency 1, 2 and 4, completions and chat', async () => {
-    const running = await launch('')
-    const rows: Row[] = []
-    for (const api of ['completions', 'chat'] as const) {
-      await withClient(running.baseUrl, api, async (client) => {
-        for (const concurrency of [1, 2, 4]) {
-          const m = await measure(client, concurrency)
-          expect(m.rounds[0].errors).toBe(0)
-          expect(m.requests.every((r) => r.ok && r.usageReported && r.extras?.predicted_n === OUTPUT_TOKENS && r.promptTokens === 64)).toBe(true)
-          rows.push(compare(api, concurrency, m.requests))
-        }
-      })
-    }
-    const fmt = (x: number) => x.toFixed(2)
-    console.log(
-      ['| api | c | gate TPOT ms | server predicted_ms/(n−1) | server predicted_per_token_ms | worst request Δ | gate TTFT ms | server prompt_ms |', '|---|---|---|---|---|---|---|---|']
-        .concat(rows.map((r) => `| ${r.api} | ${r.concurrency} | ${fmt(r.gateTpot)} | ${fmt(r.serverSpan)} | ${fmt(r.serverPerToken)} | ${(r.worst * 100).toFixed(2)} % | ${fmt(r.ttft)} | ${fmt(r.promptMs)} |`))
-        .join('\n'),
-    )
-    for (const row of rows) {
-      expect(row.worst, `${row.api} c${row.concurrency}`).toBeLessThan(0.05)
-      expect(Math.abs(row.gateTpot / row.serverPerToken - 1), `${row.api} c${row.concurrency} vs predicted_per_token_ms`).toBeLessThan(0.05)
-    }
-    // At concurrency 1, TTFT is the prompt's evaluation plus HTTP, tokenizing and the first token's
-    // delivery: within 5 % of prompt_ms, or 10 ms where the prompt takes under 200 ms.
-    for (const row of rows.filter((r) => r.concurrency === 1)) {
-      expect(row.ttft, `${row.api} TTFT vs prompt_ms`).toBeGreaterThanOrEqual(row.promptMs)
-      expect(row.ttft - row.promptMs, `${row.api} TTFT vs prompt_ms`).toBeLessThanOrEqual(Math.max(0.05 * row.promptMs, 10))
-    }
-  }, LIMIT_MS)
+  it(
+    'TPOT within 5 % of the server own per-token time at concurrency 1, 2 and 4, completions and chat',
+    async () => {
+      const running = await launch('')
+      const rows: Row[] = []
+      for (const api of ['completions', 'chat'] as const) {
+        await withClient(running.baseUrl, api, async (client) => {
+          for (const concurrency of [1, 2, 4]) {
+            const m = await measure(client, concurrency)
+            expect(m.rounds[0].errors).toBe(0)
+            expect(
+              m.requests.every(
+                (r) => r.ok && r.usageReported && r.extras?.predicted_n === OUTPUT_TOKENS && r.promptTokens === 64,
+              ),
+            ).toBe(true)
+            rows.push(compare(api, concurrency, m.requests))
+          }
+        })
+      }
+      const fmt = (x: number) => x.toFixed(2)
+      console.log(
+        [
+          '| api | c | gate TPOT ms | server predicted_ms/(n−1) | server predicted_per_token_ms | worst request Δ | gate TTFT ms | server prompt_ms |',
+          '|---|---|---|---|---|---|---|---|',
+        ]
+          .concat(
+            rows.map(
+              (r) =>
+                `| ${r.api} | ${r.concurrency} | ${fmt(r.gateTpot)} | ${fmt(r.serverSpan)} | ${fmt(r.serverPerToken)} | ${(r.worst * 100).toFixed(2)} % | ${fmt(r.ttft)} | ${fmt(r.promptMs)} |`,
+            ),
+          )
+          .join('\n'),
+      )
+      for (const row of rows) {
+        expect(row.worst, `${row.api} c${row.concurrency}`).toBeLessThan(0.05)
+        expect(
+          Math.abs(row.gateTpot / row.serverPerToken - 1),
+          `${row.api} c${row.concurrency} vs predicted_per_token_ms`,
+        ).toBeLessThan(0.05)
+      }
+      // At concurrency 1, TTFT is the prompt's evaluation plus HTTP, tokenizing and the first token's
+      // delivery: within 5 % of prompt_ms, or 10 ms where the prompt takes under 200 ms.
+      for (const row of rows.filter((r) => r.concurrency === 1)) {
+        expect(row.ttft, `${row.api} TTFT vs prompt_ms`).toBeGreaterThanOrEqual(row.promptMs)
+        expect(row.ttft - row.promptMs, `${row.api} TTFT vs prompt_ms`).toBeLessThanOrEqual(
+          Math.max(0.05 * row.promptMs, 10),
+        )
+      }
+    },
+    LIMIT_MS,
+  )
 
-  it('spec decode with the draft model: the acceptance the gate reports equals the server draft counters', async () => {
-    const running = await launch(`-md '${llama.draft}' --spec-type draft-simple --spec-draft-n-max 8`)
-    const http = httpPorts()
-    const counters = async () => sumByName((await http.get(`${running.baseUrl}/metrics`, 5_000)).body, ['llamacpp:spec_decode_num_draft_tokens_total', 'llamacpp:spec_decode_num_accepted_tokens_total'])
-    await withClient(running.baseUrl, 'completions', async (client) => {
-      await measure(client, 1, 1) // calibrates the prompt length outside the counted cell
-      const before = await counters()
-      const m = await measure(client, 1, 2)
-      const after = await counters()
-      const spec = llamacpp.specDecode?.(undefined, undefined, m.requests)
-      const drafted = after['llamacpp:spec_decode_num_draft_tokens_total'] - before['llamacpp:spec_decode_num_draft_tokens_total']
-      const accepted = after['llamacpp:spec_decode_num_accepted_tokens_total'] - before['llamacpp:spec_decode_num_accepted_tokens_total']
-      console.log(`spec decode: gate ${spec?.acceptedTokens}/${spec?.draftTokens}, server /metrics ${accepted}/${drafted}`)
-      expect(drafted).toBeGreaterThan(0)
-      expect(spec).toMatchObject({ draftTokens: drafted, acceptedTokens: accepted, acceptanceRate: accepted / drafted })
-    })
-  }, LIMIT_MS)
+  it(
+    'spec decode with the draft model: the acceptance the gate reports equals the server draft counters',
+    async () => {
+      const running = await launch(`-md '${llama.draft}' --spec-type draft-simple --spec-draft-n-max 8`)
+      const http = httpPorts()
+      const counters = async () =>
+        sumByName((await http.get(`${running.baseUrl}/metrics`, 5_000)).body, [
+          'llamacpp:spec_decode_num_draft_tokens_total',
+          'llamacpp:spec_decode_num_accepted_tokens_total',
+        ])
+      await withClient(running.baseUrl, 'completions', async (client) => {
+        await measure(client, 1, 1) // calibrates the prompt length outside the counted cell
+        const before = await counters()
+        const m = await measure(client, 1, 2)
+        const after = await counters()
+        const spec = llamacpp.specDecode?.(undefined, undefined, m.requests)
+        const drafted =
+          after['llamacpp:spec_decode_num_draft_tokens_total'] - before['llamacpp:spec_decode_num_draft_tokens_total']
+        const accepted =
+          after['llamacpp:spec_decode_num_accepted_tokens_total'] -
+          before['llamacpp:spec_decode_num_accepted_tokens_total']
+        console.log(
+          `spec decode: gate ${spec?.acceptedTokens}/${spec?.draftTokens}, server /metrics ${accepted}/${drafted}`,
+        )
+        expect(drafted).toBeGreaterThan(0)
+        expect(spec).toMatchObject({
+          draftTokens: drafted,
+          acceptedTokens: accepted,
+          acceptanceRate: accepted / drafted,
+        })
+      })
+    },
+    LIMIT_MS,
+  )
 })

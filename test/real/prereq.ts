@@ -24,7 +24,8 @@ export function llamaCpp(): { dir: string; server: string; model: string; draft:
     draft: join(dir, 'tiny-llama-draft-q8_0.gguf'),
   }
   for (const path of [paths.server, paths.model, paths.draft]) {
-    if (!existsSync(path)) throw new Error(`real-engine suite: ${path} is missing (set LLM_BENCH_LLAMA_DIR to the llama.cpp directory)`)
+    if (!existsSync(path))
+      throw new Error(`real-engine suite: ${path} is missing (set LLM_BENCH_LLAMA_DIR to the llama.cpp directory)`)
   }
   return paths
 }
@@ -33,7 +34,10 @@ function tool(name: string, args: string[]): string {
   try {
     return execFileSync(name, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 }).trim()
   } catch (error) {
-    throw new Error(`real-engine suite: \`${name} ${args.join(' ')}\` failed (${(error as Error).message.split('\n')[0]}): ${PROVISION}`, { cause: error })
+    throw new Error(
+      `real-engine suite: \`${name} ${args.join(' ')}\` failed (${(error as Error).message.split('\n')[0]}): ${PROVISION}`,
+      { cause: error },
+    )
   }
 }
 

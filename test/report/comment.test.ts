@@ -16,12 +16,21 @@ afterEach(async () => {
 
 function upsert(configPath: string, body: string): ReturnType<typeof upsertComment> {
   const octokit = getOctokit('tok', { baseUrl: gh.url })
-  const options: UpsertOptions = { request: octokit.request, repo: { owner: gh.state.owner, repo: gh.state.repo }, issueNumber: PR, configPath, body }
+  const options: UpsertOptions = {
+    request: octokit.request,
+    repo: { owner: gh.state.owner, repo: gh.state.repo },
+    issueNumber: PR,
+    configPath,
+    body,
+  }
   return upsertComment(options)
 }
 
 const ours = (configPath: string) => gh.state.commentsOn(PR).filter((c) => c.body.includes(commentMarker(configPath)))
-const listPages = () => gh.state.log.filter((r) => r.method === 'GET' && r.path.endsWith(`/issues/${PR}/comments`)).map((r) => Number(r.query.page))
+const listPages = () =>
+  gh.state.log
+    .filter((r) => r.method === 'GET' && r.path.endsWith(`/issues/${PR}/comments`))
+    .map((r) => Number(r.query.page))
 
 describe('upsertComment', () => {
   it('with 150 other comments: creates once, then finds it on page 2 and updates it in place', async () => {
@@ -74,7 +83,10 @@ describe('upsertComment', () => {
 
   it('surfaces a 403 (read-only token) as an error carrying the status', async () => {
     gh.inject.forbidComments('write')
-    await expect(upsert('bench.yml', 'report')).rejects.toMatchObject({ status: 403, message: expect.stringContaining('Resource not accessible by integration') })
+    await expect(upsert('bench.yml', 'report')).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('Resource not accessible by integration'),
+    })
     gh.inject.forbidComments(false)
     await upsert('bench.yml', 'report')
     gh.inject.forbidComments('write')
@@ -92,7 +104,13 @@ describe('upsertComment', () => {
       const res = await octokit.request(route, params)
       return { ...res, headers: { ...res.headers, link: undefined } }
     }
-    const result = await upsertComment({ request, repo: { owner: gh.state.owner, repo: gh.state.repo }, issueNumber: PR, configPath: 'x.yml', body: 'r' })
+    const result = await upsertComment({
+      request,
+      repo: { owner: gh.state.owner, repo: gh.state.repo },
+      issueNumber: PR,
+      configPath: 'x.yml',
+      body: 'r',
+    })
     expect(result.action).toBe('created')
     expect(calls).toEqual([1, 2, 3])
   })

@@ -5,10 +5,11 @@ import { dashboardInput, HOSTILE_MODEL } from '../../harness/dashboard-fixture.j
 
 const input = dashboardInput(3, 2, 30)
 const html = renderDashboard(input)
-const data = () => JSON.parse(new RegExp(`<script type="application/json" id="${DATA_ID}">([^<]*)</script>`).exec(html)![1]) as {
-  commits: string[][]
-  series: (string | null)[][][]
-}
+const data = () =>
+  JSON.parse(new RegExp(`<script type="application/json" id="${DATA_ID}">([^<]*)</script>`).exec(html)![1]) as {
+    commits: string[][]
+    series: (string | null)[][][]
+  }
 
 describe('renderDashboard', () => {
   it('stays under 300 KB for 50 cells × 100 history entries', () => {
@@ -22,7 +23,20 @@ describe('renderDashboard', () => {
     expect([...html.matchAll(/<section class="cell"/g)]).toHaveLength(6)
     expect([...html.matchAll(/<svg class="trend"/g)]).toHaveLength(12)
     const heads = [...html.matchAll(/<button type="button">([^<]*)<\/button>/g)].map((m) => m[1])
-    expect(heads).toEqual(['Model', 'Runtime', 'Quant', 'Scenario', 'Total tok/s', 'Output tok/s', 'Per-user tok/s', 'TTFT avg ms', 'TTFT p99 ms', 'TPOT avg ms', 'TPOT p99 ms', 'Decode tok/s'])
+    expect(heads).toEqual([
+      'Model',
+      'Runtime',
+      'Quant',
+      'Scenario',
+      'Total tok/s',
+      'Output tok/s',
+      'Per-user tok/s',
+      'TTFT avg ms',
+      'TTFT p99 ms',
+      'TPOT avg ms',
+      'TPOT p99 ms',
+      'Decode tok/s',
+    ])
   })
 
   it('keeps a hostile model name as text: escaped in the table, the cards and the data block', () => {
@@ -49,7 +63,10 @@ describe('renderDashboard', () => {
   })
 
   it('offers filters by engine, quant and scenario from the cells', () => {
-    const options = (key: string) => [...new RegExp(`<select id="filter-${key}">(.*?)</select>`).exec(html)![1].matchAll(/value="([^"]*)"/g)].map((m) => m[1])
+    const options = (key: string) =>
+      [...new RegExp(`<select id="filter-${key}">(.*?)</select>`).exec(html)![1].matchAll(/value="([^"]*)"/g)].map(
+        (m) => m[1],
+      )
     expect(options('engine')).toEqual(['', 'llamacpp', 'sglang', 'vllm'])
     expect(options('quant')).toEqual(['', 'fp8', 'nvfp4', 'Q4_K_M'])
     expect(options('scenario')).toEqual(['', 's0', 's1'])
@@ -62,7 +79,10 @@ describe('renderHardwareIndex', () => {
       { hardware: 'nvidia-gb10', updated: '2026-02-03T04:05:00Z', sha: 'a'.repeat(40), cells: 6 },
       { hardware: 'cpu' },
     ])
-    expect([...page.matchAll(/<a href="([^"]+)">/g)].map((m) => m[1])).toEqual(['cpu/index.html', 'nvidia-gb10/index.html'])
+    expect([...page.matchAll(/<a href="([^"]+)">/g)].map((m) => m[1])).toEqual([
+      'cpu/index.html',
+      'nvidia-gb10/index.html',
+    ])
     expect(page).toContain('2026-02-03 04:05 UTC')
   })
 })

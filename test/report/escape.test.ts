@@ -70,14 +70,22 @@ describe('helpers', () => {
 })
 
 describe('everything from engines is escaped in the report', () => {
-  const hostile = measured('evil|<i>t</i>/chat', { decode: 50, ttft: 400 }, {
-    model: 'org/model|<script>alert(1)</script>',
-    engine: 'vllm',
-    quant: 'q|4<b>',
-    flags: ['short|output <img src=x onerror=alert(1)>'],
-    info: { version: '0.11`rc`|<b>', launch: 'serve --chat-template "```"\n--port 8000', server: { note: '</details><script>x</script>' } },
-    specDecode: { acceptanceRate: 0.5, source: 'metrics|<b>' },
-  })
+  const hostile = measured(
+    'evil|<i>t</i>/chat',
+    { decode: 50, ttft: 400 },
+    {
+      model: 'org/model|<script>alert(1)</script>',
+      engine: 'vllm',
+      quant: 'q|4<b>',
+      flags: ['short|output <img src=x onerror=alert(1)>'],
+      info: {
+        version: '0.11`rc`|<b>',
+        launch: 'serve --chat-template "```"\n--port 8000',
+        server: { note: '</details><script>x</script>' },
+      },
+      specDecode: { acceptanceRate: 0.5, source: 'metrics|<b>' },
+    },
+  )
   const logTail = 'loading\n```\n<script>alert(1)</script>\nRuntimeError: boom | pipe\n````\nend'
   const broken = failed('crash/chat', 'exit 1 <img src=x onerror=alert(1)>\n| not | a | row |', logTail)
   const results = judged([hostile, broken], ['flagged', 'error'])
@@ -89,10 +97,15 @@ describe('everything from engines is escaped in the report', () => {
     const md = renderReport(results, CTX, limit)
     const { outside, blocks } = fences(md)
     const tags = outside.match(/<\/?[a-z][^>]*>/gi) ?? []
-    expect(new Set(tags.map((t) => t.replace(/>.*$/, '>')))).toEqual(new Set(['<br>', '<details>', '</details>', '<summary>', '</summary>']))
+    expect(new Set(tags.map((t) => t.replace(/>.*$/, '>')))).toEqual(
+      new Set(['<br>', '<details>', '</details>', '<summary>', '</summary>']),
+    )
     expect(outside).toContain('org/model\\|&lt;script&gt;alert(1)&lt;/script&gt;')
     // Every row of every table has as many cells as its header: no pipe from engine text split a cell.
-    const tables = outside.split(/\n(?!\|)/).map((chunk) => chunk.split('\n').filter((l) => l.startsWith('|'))).filter((t) => t.length)
+    const tables = outside
+      .split(/\n(?!\|)/)
+      .map((chunk) => chunk.split('\n').filter((l) => l.startsWith('|')))
+      .filter((t) => t.length)
     expect(tables.length).toBeGreaterThanOrEqual(3)
     for (const t of tables) for (const row of t) expect(row.split(/(?<!\\)\|/).length, row).toBe(t[0].split('|').length)
     const table = outside.split('\n').filter((l) => /^\| (🟡|💥) /.test(l))

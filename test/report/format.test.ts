@@ -64,6 +64,10 @@ describe('counts and signed values', () => {
   })
 
   it('pluralises', () => {
-    expect([plural(1, 'cell'), plural(400, 'cell'), plural(1200, 'target')]).toEqual(['1 cell', '400 cells', '1,200 targets'])
+    expect([plural(1, 'cell'), plural(400, 'cell'), plural(1200, 'target')]).toEqual([
+      '1 cell',
+      '400 cells',
+      '1,200 targets',
+    ])
   })
 })

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { MetricsBlock } from '../../src/core/measurements.js'
-import { COLUMNS, renderLeaderboard, sortRows, sortScript, TABLE_ID, type SortRow, type SortValue } from '../../src/report/leaderboard.js'
+import {
+  COLUMNS,
+  renderLeaderboard,
+  sortRows,
+  sortScript,
+  TABLE_ID,
+  type SortRow,
+  type SortValue,
+} from '../../src/report/leaderboard.js'
 import { formatDelta, formatNumber } from '../../src/core/format.js'
 import type { CellResult, MetricVerdict } from '../../src/core/results.js'
 import { flatCell, resultsFile } from '../compare/fixtures.js'
@@ -10,44 +18,96 @@ const RUN_URL = 'https://github.com/acme/serving/actions/runs/42'
 const XSS = '<script>alert(1)</script>'
 
 function mv(status: MetricVerdict['status'], metric: MetricVerdict['metric'], delta: number): MetricVerdict {
-  return { status, metric, stat: 'mean', current: 100 * (1 + delta), baseline: 100, delta, reason: `${formatDelta(delta)}` }
+  return {
+    status,
+    metric,
+    stat: 'mean',
+    current: 100 * (1 + delta),
+    baseline: 100,
+    delta,
+    reason: `${formatDelta(delta)}`,
+  }
 }
 
 // Deltas 0.07, 0.25 and 0.5: numeric order differs from the order of their texts, even under numeric collation.
-const improved = (delta: number): CellResult['verdict'] => ({ status: 'improvement', metrics: { decode: mv('improvement', 'decode', delta) } })
+const improved = (delta: number): CellResult['verdict'] => ({
+  status: 'improvement',
+  metrics: { decode: mv('improvement', 'decode', delta) },
+})
 
 // Plan order deliberately interleaves models and runtimes; values chosen so lexical and numeric order differ (95 vs 1200).
 const v27 = flatCell('q27-fp8-vllm/chat-1k', { decode: 45, ttft: 1200, output: 380 }, 3, 1, {
-  model: 'Qwen3.6-27B-FP8', engine: 'vllm', info: { version: '0.11.0' },
-  verdict: { status: 'regression', metrics: { decode: mv('regression', 'decode', -0.12), ttft: mv('pass', 'ttft', 0.031) } },
+  model: 'Qwen3.6-27B-FP8',
+  engine: 'vllm',
+  info: { version: '0.11.0' },
+  verdict: {
+    status: 'regression',
+    metrics: { decode: mv('regression', 'decode', -0.12), ttft: mv('pass', 'ttft', 0.031) },
+  },
 })
 const n9 = flatCell('q9-llamacpp/chat-4k', { decode: 80, ttft: 95, output: 640 }, 3, 1, {
-  model: 'Qwen3.5-9B', engine: 'llamacpp', quant: null, workload: { inputTokens: 4096, outputTokens: 256, concurrency: 1, requests: 4, rate: null },
+  model: 'Qwen3.5-9B',
+  engine: 'llamacpp',
+  quant: null,
+  workload: { inputTokens: 4096, outputTokens: 256, concurrency: 1, requests: 4, rate: null },
 })
 const s27 = flatCell('q27-fp8-sglang/chat-1k', { decode: 48, ttft: 1100, output: 410 }, 3, 1, {
-  model: 'Qwen3.6-27B-FP8', engine: 'sglang', info: { version: '0.5.2' },
+  model: 'Qwen3.6-27B-FP8',
+  engine: 'sglang',
+  info: { version: '0.5.2' },
   verdict: improved(0.07),
 })
-const xss = flatCell('xss-vllm/chat-1k', { decode: 30, ttft: 700, output: 250 }, 3, 1, { model: XSS, engine: 'vllm', info: { version: '0.11.0"><b>' }, verdict: improved(0.5) })
-const amp = flatCell('amp-vllm/chat-1k', { decode: 60, ttft: 300, output: 500 }, 3, 1, { model: 'a|b&c', engine: 'vllm', verdict: improved(0.25) })
+const xss = flatCell('xss-vllm/chat-1k', { decode: 30, ttft: 700, output: 250 }, 3, 1, {
+  model: XSS,
+  engine: 'vllm',
+  info: { version: '0.11.0"><b>' },
+  verdict: improved(0.5),
+})
+const amp = flatCell('amp-vllm/chat-1k', { decode: 60, ttft: 300, output: 500 }, 3, 1, {
+  model: 'a|b&c',
+  engine: 'vllm',
+  verdict: improved(0.25),
+})
 const boom = failed('boom-vllm/chat-1k', 'CUDA out of memory <img src=x onerror=alert(1)>')
-const gone: CellResult = { ...flatCell('gone-vllm/chat-1k', {}), metrics: null, rounds: [], verdict: { status: 'missing', metrics: {}, note: 'in the baseline, not run' } }
+const gone: CellResult = {
+  ...flatCell('gone-vllm/chat-1k', {}),
+  metrics: null,
+  rounds: [],
+  verdict: { status: 'missing', metrics: {}, note: 'in the baseline, not run' },
+}
 const MEASURED = [v27, n9, s27, xss, amp]
 
 const results = resultsFile([v27, n9, boom, s27, xss, gone, amp], 'f'.repeat(40))
 const html = renderLeaderboard(results, { runUrl: RUN_URL, sha: 'e'.repeat(40) })
 
-const decode = (s: string) => s.replace(/&lt;|&gt;|&quot;|&#39;|&amp;/g, (e) => ({ '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' })[e]!)
+const decode = (s: string) =>
+  s.replace(
+    /&lt;|&gt;|&quot;|&#39;|&amp;/g,
+    (e) => ({ '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' })[e]!,
+  )
 const attrs = (s: string) => Object.fromEntries([...s.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1], decode(m[2])]))
 
-interface ParsedRow { id: string; values: (string | undefined)[]; texts: string[]; classes: string[] }
+interface ParsedRow {
+  id: string
+  values: (string | undefined)[]
+  texts: string[]
+  classes: string[]
+}
 
 /** Rows of the table as a browser would see them: attribute values unescaped, cell text without tags. */
 function parseRows(page: string): ParsedRow[] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1]
   return [...body.matchAll(/<tr([^>]*)>([\s\S]*?)<\/tr>/g)].map((tr) => {
-    const tds = [...tr[2].matchAll(/<td([^>]*)>([\s\S]*?)<\/td>/g)].map((td) => ({ a: attrs(td[1]), text: decode(td[2].replace(/<[^>]*>/g, '')) }))
-    return { id: attrs(tr[1])['data-id'], values: tds.map((t) => t.a['data-value']), texts: tds.map((t) => t.text), classes: tds.map((t) => t.a.class ?? '') }
+    const tds = [...tr[2].matchAll(/<td([^>]*)>([\s\S]*?)<\/td>/g)].map((td) => ({
+      a: attrs(td[1]),
+      text: decode(td[2].replace(/<[^>]*>/g, '')),
+    }))
+    return {
+      id: attrs(tr[1])['data-id'],
+      values: tds.map((t) => t.a['data-value']),
+      texts: tds.map((t) => t.text),
+      classes: tds.map((t) => t.a.class ?? ''),
+    }
   })
 }
 
@@ -63,9 +123,24 @@ describe('renderLeaderboard: rows', () => {
   it('has one row per measured cell, grouped by model (numeric collation) then runtime', () => {
     expect(rows.map((r) => r.id)).toEqual([xss.id, amp.id, n9.id, s27.id, v27.id])
     expect(rows.every((r) => r.values.length === COLUMNS.length)).toBe(true)
-    const headers = [...html.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) => decode(m[1]))
+    const headers = [...html.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) =>
+      decode(m[1]),
+    )
     expect(headers).toEqual(COLUMNS.map((c) => c.label))
-    expect(headers.slice(0, 12)).toEqual(['Model', 'Runtime', 'Quant', 'Scenario', 'Total tok/s', 'Output tok/s', 'Per-user tok/s', 'TTFT avg ms', 'TTFT p99 ms', 'TPOT avg ms', 'TPOT p99 ms', 'Decode tok/s'])
+    expect(headers.slice(0, 12)).toEqual([
+      'Model',
+      'Runtime',
+      'Quant',
+      'Scenario',
+      'Total tok/s',
+      'Output tok/s',
+      'Per-user tok/s',
+      'TTFT avg ms',
+      'TTFT p99 ms',
+      'TPOT avg ms',
+      'TPOT p99 ms',
+      'Decode tok/s',
+    ])
   })
 
   it('shows model, runtime (engine + version), quant and the workload', () => {
@@ -101,7 +176,11 @@ describe('renderLeaderboard: rows', () => {
     expect(r.classes[col('Δ decode')]).toContain('regression')
     expect([r.values[col('Δ TTFT')], r.texts[col('Δ TTFT')]]).toEqual(['0.031', '+3.1%'])
     // No TTFT verdict: no value (sorts last) and a dash.
-    expect([row(s27).values[col('Δ decode')], row(s27).values[col('Δ TTFT')], row(s27).texts[col('Δ TTFT')]]).toEqual(['0.07', '', '—'])
+    expect([row(s27).values[col('Δ decode')], row(s27).values[col('Δ TTFT')], row(s27).texts[col('Δ TTFT')]]).toEqual([
+      '0.07',
+      '',
+      '—',
+    ])
     expect(row(n9).texts[col('Verdict')]).toBe('🆕 new')
   })
 
@@ -117,10 +196,16 @@ describe('renderLeaderboard: rows', () => {
   })
 
   it('a judged matrix: every non-error cell is a row, every error is listed', () => {
-    const { results: judged, kinds } = matrix(3, 3, (i) => (['pass', 'regression', 'error', 'flagged', 'improvement', 'new'] as const)[i % 6])
+    const { results: judged, kinds } = matrix(
+      3,
+      3,
+      (i) => (['pass', 'regression', 'error', 'flagged', 'improvement', 'new'] as const)[i % 6],
+    )
     const page = renderLeaderboard(judged, {})
     const ids = parseRows(page).map((r) => r.id)
-    judged.cells.forEach((c, i) => (kinds[i] === 'error' ? expect(page).toContain(`<strong>${c.id}</strong>`) : expect(ids).toContain(c.id)))
+    judged.cells.forEach((c, i) =>
+      kinds[i] === 'error' ? expect(page).toContain(`<strong>${c.id}</strong>`) : expect(ids).toContain(c.id),
+    )
     expect(ids).toHaveLength(kinds.filter((k) => k !== 'error').length)
   })
 })
@@ -155,7 +240,10 @@ describe('renderLeaderboard: header, escaping, self-containment', () => {
     // No tag fetches anything (the one href is the run link), no stylesheet import, no protocol-relative reference.
     expect([...html.matchAll(/<(\w+)[^>]*\s(?:src|srcset|href|action|poster)=/g)].map((m) => m[1])).toEqual(['a'])
     expect(html).not.toMatch(/<link|@import|url\(|["'(]\/\//)
-    const bare = renderLeaderboard({ ...results, run: { ...results.run, runUrl: '' } }, { runUrl: 'javascript:alert(1)' })
+    const bare = renderLeaderboard(
+      { ...results, run: { ...results.run, runUrl: '' } },
+      { runUrl: 'javascript:alert(1)' },
+    )
     expect(bare).not.toMatch(/https?:|<a |javascript:/)
   })
 })
@@ -171,7 +259,13 @@ describe('sortRows', () => {
     ['missing values last ascending', [r(0, null), r(1, 2), r(2, 1)], 0, 'ascending', [2, 1, 0]],
     ['missing values last descending', [r(0, null), r(1, 2), r(2, 1)], 0, 'descending', [1, 2, 0]],
     ['ties keep the default order either way', [r(0, 5), r(1, 5), r(2, 1)], 0, 'descending', [0, 1, 2]],
-    ['text with numeric collation', [r(0, 'Qwen3.5-27B'), r(1, 'Qwen3.5-9B'), r(2, 'gemma')], 0, 'ascending', [2, 1, 0]],
+    [
+      'text with numeric collation',
+      [r(0, 'Qwen3.5-27B'), r(1, 'Qwen3.5-9B'), r(2, 'gemma')],
+      0,
+      'ascending',
+      [2, 1, 0],
+    ],
     ['text case-insensitive, descending', [r(0, 'b'), r(1, 'A'), r(2, 'c')], 0, 'descending', [2, 0, 1]],
     ['the chosen column', [r(0, 'z', 1), r(1, 'a', 3), r(2, 'm', 2)], 1, 'ascending', [0, 2, 1]],
   ])('%s', (_name, input, column, direction, expected) => {
@@ -190,10 +284,23 @@ describe('sortRows', () => {
 function fakeDocument(page: string) {
   const heads = [...page.matchAll(/<th\s([^>]*)>/g)].map((m) => {
     const a: Record<string, string> = attrs(m[1])
-    const button = { click: () => {}, addEventListener: (type: string, fn: () => void) => type === 'click' && (button.click = fn) }
-    return { a, button, getAttribute: (n: string) => a[n] ?? null, setAttribute: (n: string, v: string) => (a[n] = v), removeAttribute: (n: string) => delete a[n], querySelector: (s: string) => (s === 'button' ? button : null) }
+    const button = {
+      click: () => {},
+      addEventListener: (type: string, fn: () => void) => type === 'click' && (button.click = fn),
+    }
+    return {
+      a,
+      button,
+      getAttribute: (n: string) => a[n] ?? null,
+      setAttribute: (n: string, v: string) => (a[n] = v),
+      removeAttribute: (n: string) => delete a[n],
+      querySelector: (s: string) => (s === 'button' ? button : null),
+    }
   })
-  const trs = parseRows(page).map((p) => ({ id: p.id, cells: p.values.map((v) => ({ getAttribute: (n: string) => (n === 'data-value' ? (v ?? null) : null) })) }))
+  const trs = parseRows(page).map((p) => ({
+    id: p.id,
+    cells: p.values.map((v) => ({ getAttribute: (n: string) => (n === 'data-value' ? (v ?? null) : null) })),
+  }))
   const body = {
     rows: trs.slice(),
     appendChild(el: (typeof trs)[number]) {
@@ -202,13 +309,19 @@ function fakeDocument(page: string) {
     },
   }
   const table = { tBodies: [body], tHead: { rows: [{ cells: heads }] } }
-  return { document: { getElementById: (id: string) => (id === TABLE_ID ? table : null) }, heads, order: () => body.rows.map((t) => t.id) }
+  return {
+    document: { getElementById: (id: string) => (id === TABLE_ID ? table : null) },
+    heads,
+    order: () => body.rows.map((t) => t.id),
+  }
 }
 
 describe('the page script against a minimal DOM', () => {
   const script = /<script>\n([\s\S]*?)\n<\/script>/.exec(html)![1]
   const byMetric = (pick: (c: CellResult) => number | undefined, sign: 1 | -1) =>
-    MEASURED.slice().sort((a, b) => sign * (pick(a)! - pick(b)!)).map((c) => c.id)
+    MEASURED.slice()
+      .sort((a, b) => sign * (pick(a)! - pick(b)!))
+      .map((c) => c.id)
 
   it('sorts numerically on click, toggles direction and moves aria-sort', () => {
     const dom = fakeDocument(html)

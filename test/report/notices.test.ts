@@ -4,7 +4,10 @@ import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../../src/re
 
 describe('notices', () => {
   it('lists every config problem as one escaped list item', () => {
-    const md = configErrorNotice('.github/llm-bench.yml', ['targets.t.engine: unknown engine "vlm"', 'targets.<b>|x</b>.launch: `{gpu}` @team'])
+    const md = configErrorNotice('.github/llm-bench.yml', [
+      'targets.t.engine: unknown engine "vlm"',
+      'targets.<b>|x</b>.launch: `{gpu}` @team',
+    ])
     expect(md).toBe(
       '## llm-bench-gate: configuration error\n\n`.github/llm-bench.yml` could not be used:\n\n' +
         '- targets.t.engine: unknown engine "vlm"\n' +
@@ -18,7 +21,11 @@ describe('notices', () => {
 
   it('fences the dry-run plan and the could-not-run error with a fence no backtick run inside can close', () => {
     const plan = 'targets:\n  t: launch ```echo```\n'
-    expect(dryRunNotice('compare', plan)).toBe('## llm-bench-gate: dry run\n\nMode `compare`; nothing was launched.\n\n````\ntargets:\n  t: launch ```echo```\n````\n')
-    expect(couldNotRunNotice('input mode: "gate"\n````x')).toBe('## llm-bench-gate could not run\n\n`````\ninput mode: "gate"\n````x\n`````\n')
+    expect(dryRunNotice('compare', plan)).toBe(
+      '## llm-bench-gate: dry run\n\nMode `compare`; nothing was launched.\n\n````\ntargets:\n  t: launch ```echo```\n````\n',
+    )
+    expect(couldNotRunNotice('input mode: "gate"\n````x')).toBe(
+      '## llm-bench-gate could not run\n\n`````\ninput mode: "gate"\n````x\n`````\n',
+    )
   })
 })

@@ -7,11 +7,27 @@ import { CTX, LOG_TAIL, failed, judged, matrix, measured, type Kind } from './fi
 
 /** Table rows (not header or delimiter) of the cells table, by the status mark they start with. */
 const tableRows = (md: string) => md.split('\n').filter((l) => /^\| (🔴|💥|🟡|🟢|⚪|🆕|✅) /.test(l))
-const rowIds = (md: string) => tableRows(md).map((l) => l.split(/(?<!\\)\|/).slice(2, 4).map((s) => s.trim()).join('/'))
+const rowIds = (md: string) =>
+  tableRows(md).map((l) =>
+    l
+      .split(/(?<!\\)\|/)
+      .slice(2, 4)
+      .map((s) => s.trim())
+      .join('/'),
+  )
 const leftOut = (md: string) => /left out: (.*)\.\n/.exec(md)?.[1] ?? ''
 
 // 400 cells: every 50th regressed, every 80th (offset 7) failed, every 20th (offset 3) flagged, every 40th (offset 11) improved.
-const KIND = (i: number): Kind => (i % 50 === 0 ? 'regression' : i % 80 === 7 ? 'error' : i % 20 === 3 ? 'flagged' : i % 40 === 11 ? 'improvement' : 'pass')
+const KIND = (i: number): Kind =>
+  i % 50 === 0
+    ? 'regression'
+    : i % 80 === 7
+      ? 'error'
+      : i % 20 === 3
+        ? 'flagged'
+        : i % 40 === 11
+          ? 'improvement'
+          : 'pass'
 
 describe('a 400-cell matrix', () => {
   const { results, kinds } = matrix(40, 10, KIND)
@@ -21,7 +37,11 @@ describe('a 400-cell matrix', () => {
 
   it('was judged as built (8 regressions, 5 errors, 20 inconclusive, 10 improvements)', () => {
     expect([count('regression'), count('error'), count('flagged'), count('improvement')]).toEqual([8, 5, 20, 10])
-    expect(results.summary).toMatchObject({ verdict: 'regression', regressions: 8, counts: { regression: 8, error: 5, inconclusive: 20, improvement: 10, pass: 357 } })
+    expect(results.summary).toMatchObject({
+      verdict: 'regression',
+      regressions: 8,
+      counts: { regression: 8, error: 5, inconclusive: 20, improvement: 10, pass: 357 },
+    })
   })
 
   it('fits the comment under 65,536 characters, keeping headline, regressions and errors, and says what it shed', () => {
@@ -29,7 +49,9 @@ describe('a 400-cell matrix', () => {
     expect(comment.startsWith(`${commentMarker(CTX.configPath)}\n`)).toBe(true)
     expect(comment).toContain('### ❌ Regression in 8 of 400 cells')
     expect(comment).toContain('🔴 8 regressed · 💥 5 error · 🟡 20 inconclusive · 🟢 10 improved · ✅ 357 passed')
-    const failing = results.cells.filter((c) => c.verdict.status === 'regression' || c.verdict.status === 'error').map((c) => c.id)
+    const failing = results.cells
+      .filter((c) => c.verdict.status === 'regression' || c.verdict.status === 'error')
+      .map((c) => c.id)
     for (const id of failing) expect(rowIds(comment)).toContain(id)
     expect(comment.match(/^- 🔴 \*\*/gm)).toHaveLength(8)
     expect(comment.match(/^- 💥 \*\*/gm)).toHaveLength(5)
@@ -62,7 +84,11 @@ describe('a 400-cell matrix', () => {
 })
 
 describe('shedding in stages', () => {
-  const { results } = matrix(4, 3, (i) => (['regression', 'error', 'flagged', 'pass', 'pass', 'improvement'] as Kind[])[i % 6])
+  const { results } = matrix(
+    4,
+    3,
+    (i) => (['regression', 'error', 'flagged', 'pass', 'pass', 'improvement'] as Kind[])[i % 6],
+  )
 
   it('drops log tails, rounds, metrics, the other details, quiet rows, then non-failing rows, then caps the lists', () => {
     const steps: string[] = []
@@ -98,7 +124,19 @@ describe('shedding in stages', () => {
 })
 
 describe('headline and provenance', () => {
-  const one = (kind: Kind): ResultsFile => judged([kind === 'error' ? failed('t/s', 'boom') : measured('t/s', { decode: kind === 'regression' ? 40 : 50, ttft: 400 }, kind === 'flagged' ? { flags: ['x'] } : {})], [kind])
+  const one = (kind: Kind): ResultsFile =>
+    judged(
+      [
+        kind === 'error'
+          ? failed('t/s', 'boom')
+          : measured(
+              't/s',
+              { decode: kind === 'regression' ? 40 : 50, ttft: 400 },
+              kind === 'flagged' ? { flags: ['x'] } : {},
+            ),
+      ],
+      [kind],
+    )
 
   it.each<[Kind, string]>([
     ['pass', '### ✅ No regression in 1 cell'],
@@ -111,8 +149,12 @@ describe('headline and provenance', () => {
 
   it('names both commits and hardware, linked to the repository', () => {
     const text = renderReport(one('pass'), CTX, COMMENT_LIMIT)
-    expect(text).toContain(`Baseline: [\`aaaaaaa\`](${CTX.repoUrl}/commit/${'a'.repeat(40)}) on \`nvidia-gb10\` (median of 5 default-branch runs from \`llm-bench-data\`, 2026-01-02)`)
-    expect(text).toContain(`This run: [\`ccccccc\`](${CTX.repoUrl}/commit/${'c'.repeat(40)}) on \`nvidia-gb10\` · [workflow run](${CTX.runUrl})`)
+    expect(text).toContain(
+      `Baseline: [\`aaaaaaa\`](${CTX.repoUrl}/commit/${'a'.repeat(40)}) on \`nvidia-gb10\` (median of 5 default-branch runs from \`llm-bench-data\`, 2026-01-02)`,
+    )
+    expect(text).toContain(
+      `This run: [\`ccccccc\`](${CTX.repoUrl}/commit/${'c'.repeat(40)}) on \`nvidia-gb10\` · [workflow run](${CTX.runUrl})`,
+    )
   })
 
   it('says a first run passes without a baseline', () => {
@@ -128,32 +170,63 @@ describe('headline and provenance', () => {
   it('in run mode, reports measurements without a verdict', () => {
     const results = one('pass')
     delete results.summary
-    expect(renderReport(results, { ...CTX, mode: 'run' }, COMMENT_LIMIT)).toContain('### 📊 1 cell measured, not compared (mode `run`)')
+    expect(renderReport(results, { ...CTX, mode: 'run' }, COMMENT_LIMIT)).toContain(
+      '### 📊 1 cell measured, not compared (mode `run`)',
+    )
   })
 
   it('drops links that are not plain http(s) URLs', () => {
-    const text = renderReport(one('pass'), { ...CTX, runUrl: 'javascript:alert(1)', repoUrl: 'https://x.test/a) [b](c' }, COMMENT_LIMIT)
+    const text = renderReport(
+      one('pass'),
+      { ...CTX, runUrl: 'javascript:alert(1)', repoUrl: 'https://x.test/a) [b](c' },
+      COMMENT_LIMIT,
+    )
     expect(text).not.toContain('javascript:')
     expect(text).not.toContain('x.test')
   })
 })
 
 describe('the cells table', () => {
-  const cells = (md: string) => tableRows(md)[0].split(/(?<!\\)\|/).map((s) => s.trim()).slice(1, 10)
+  const cells = (md: string) =>
+    tableRows(md)[0]
+      .split(/(?<!\\)\|/)
+      .map((s) => s.trim())
+      .slice(1, 10)
 
   it('shows each figure with its change against the baseline, bolds the regressed one, and spec-decode acceptance', () => {
-    const spec = measured('spec/chat', { decode: 44, ttft: 400 }, { specDecode: { acceptanceRate: 0.714, source: 'vllm /metrics' } })
+    const spec = measured(
+      'spec/chat',
+      { decode: 44, ttft: 400 },
+      { specDecode: { acceptanceRate: 0.714, source: 'vllm /metrics' } },
+    )
     // Baseline 50 tok/s, 400 ms, TPOT 20 ms, 400 output tok/s; TPOT and output tok/s are not gated but still get a change.
     expect(cells(renderReport(judged([spec], ['regression']), CTX, COMMENT_LIMIT))).toEqual([
-      '🔴 regression', 'spec', 'chat', 'sim', 'fp8', '**44.0 (−12.0%)** · accept 71.4%', '400 (0.0%)', '22.7 (+13.6%)', '352 (−12.0%)',
+      '🔴 regression',
+      'spec',
+      'chat',
+      'sim',
+      'fp8',
+      '**44.0 (−12.0%)** · accept 71.4%',
+      '400 (0.0%)',
+      '22.7 (+13.6%)',
+      '352 (−12.0%)',
     ])
   })
 
   it('names the stat a gate compares when it is not the mean, and shows no change without a baseline', () => {
     const results = judged([measured('p/chat', { decode: 50, ttft: 400, ttftP99: 660 })], ['pass'])
     const c = results.cells[0]
-    c.verdict = judgeCell(c, { history: [], results: resultsFile([flatCell('p/chat', { decode: 50, ttft: 400, ttftP99: 600 })]) }, { ttft: { maxRegression: 0.05, stat: 'p99' } })
-    expect(cells(renderReport(results, CTX, COMMENT_LIMIT)).slice(5)).toEqual(['50.0 (0.0%)', '**660 p99 (+10.0%)**', '20.0 (0.0%)', '400 (0.0%)'])
+    c.verdict = judgeCell(
+      c,
+      { history: [], results: resultsFile([flatCell('p/chat', { decode: 50, ttft: 400, ttftP99: 600 })]) },
+      { ttft: { maxRegression: 0.05, stat: 'p99' } },
+    )
+    expect(cells(renderReport(results, CTX, COMMENT_LIMIT)).slice(5)).toEqual([
+      '50.0 (0.0%)',
+      '**660 p99 (+10.0%)**',
+      '20.0 (0.0%)',
+      '400 (0.0%)',
+    ])
     c.verdict = { status: 'new', metrics: {} }
     expect(cells(renderReport(results, CTX, COMMENT_LIMIT)).slice(5)).toEqual(['50.0', '400', '20.0', '400'])
   })
@@ -165,12 +238,53 @@ describe('inconclusive cells', () => {
       ...flatCell(id, { decode: 50 }),
       verdict: {
         status: 'inconclusive' as const,
-        metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 47, baseline: 50, delta: -0.06, reason: 'decode tok/s -6.0% within noise (±7.0%)', needs, moreRounds } },
+        metrics: {
+          decode: {
+            status: 'inconclusive' as const,
+            metric: 'decode' as const,
+            stat: 'mean' as const,
+            current: 47,
+            baseline: 50,
+            delta: -0.06,
+            reason: 'decode tok/s -6.0% within noise (±7.0%)',
+            needs,
+            moreRounds,
+          },
+        },
       },
     })
-    const flagged = { ...flatCell('f/s', { decode: 50 }), flags: ['lengths-missed: output 100/128'], verdict: { status: 'inconclusive' as const, metrics: {}, undecided: ['lengths-missed: output 100/128'] } }
-    const regressed = { ...flatCell('r/s', { decode: 40 }), verdict: { status: 'regression' as const, metrics: { decode: { status: 'regression' as const, metric: 'decode' as const, stat: 'mean' as const, current: 40, baseline: 50, delta: -0.2, reason: '-20.0% > 5%' } } } }
-    const results: ResultsFile = { ...resultsFile([regressed, undecided('a/s', 'rounds', 3), undecided('b/s', 'quieter-box'), undecided('c/s', 'baseline'), flagged]), summary: { verdict: 'regression', regressions: 1, counts: { regression: 1, inconclusive: 4 } } }
+    const flagged = {
+      ...flatCell('f/s', { decode: 50 }),
+      flags: ['lengths-missed: output 100/128'],
+      verdict: { status: 'inconclusive' as const, metrics: {}, undecided: ['lengths-missed: output 100/128'] },
+    }
+    const regressed = {
+      ...flatCell('r/s', { decode: 40 }),
+      verdict: {
+        status: 'regression' as const,
+        metrics: {
+          decode: {
+            status: 'regression' as const,
+            metric: 'decode' as const,
+            stat: 'mean' as const,
+            current: 40,
+            baseline: 50,
+            delta: -0.2,
+            reason: '-20.0% > 5%',
+          },
+        },
+      },
+    }
+    const results: ResultsFile = {
+      ...resultsFile([
+        regressed,
+        undecided('a/s', 'rounds', 3),
+        undecided('b/s', 'quieter-box'),
+        undecided('c/s', 'baseline'),
+        flagged,
+      ]),
+      summary: { verdict: 'regression', regressions: 1, counts: { regression: 1, inconclusive: 4 } },
+    }
     const md = renderReport(results, CTX, COMMENT_LIMIT)
     const list = md.slice(md.indexOf('#### Inconclusive'))
     expect(md.indexOf('#### Regressions')).toBeLessThan(md.indexOf('#### Inconclusive'))
@@ -184,9 +298,31 @@ describe('inconclusive cells', () => {
   })
 
   it('do not repeat what the reason already says it needs', () => {
-    const reason = 'decode tok/s −1.0%: noise ±20.0% is too wide for the limit 5%; the reference is uncertain by ±9.0%: needs more default-branch runs'
-    const cell = { ...flatCell('u/s', { decode: 50 }), verdict: { status: 'inconclusive' as const, metrics: { decode: { status: 'inconclusive' as const, metric: 'decode' as const, stat: 'mean' as const, current: 49.5, baseline: 50, delta: -0.01, reason, needs: 'baseline' as const } } } }
-    const md = renderReport({ ...resultsFile([cell]), summary: { verdict: 'inconclusive', regressions: 0, counts: { inconclusive: 1 } } }, CTX, COMMENT_LIMIT)
+    const reason =
+      'decode tok/s −1.0%: noise ±20.0% is too wide for the limit 5%; the reference is uncertain by ±9.0%: needs more default-branch runs'
+    const cell = {
+      ...flatCell('u/s', { decode: 50 }),
+      verdict: {
+        status: 'inconclusive' as const,
+        metrics: {
+          decode: {
+            status: 'inconclusive' as const,
+            metric: 'decode' as const,
+            stat: 'mean' as const,
+            current: 49.5,
+            baseline: 50,
+            delta: -0.01,
+            reason,
+            needs: 'baseline' as const,
+          },
+        },
+      },
+    }
+    const md = renderReport(
+      { ...resultsFile([cell]), summary: { verdict: 'inconclusive', regressions: 0, counts: { inconclusive: 1 } } },
+      CTX,
+      COMMENT_LIMIT,
+    )
     expect(md).toContain(`**u/s**: ${reason}\n`)
   })
 })

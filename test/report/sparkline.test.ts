@@ -32,7 +32,9 @@ describe('the comment with history', () => {
 
   it('links the dashboard when there is one, and only an http(s) URL', () => {
     const ctx = { configPath: 'bench.yml', mode: 'compare' }
-    expect(renderReport(results, { ...ctx, dashboardUrl: 'https://octo.github.io/repo/gb10/index.html' }, 65_536)).toContain('📈 [Dashboard](https://octo.github.io/repo/gb10/index.html)')
+    expect(
+      renderReport(results, { ...ctx, dashboardUrl: 'https://octo.github.io/repo/gb10/index.html' }, 65_536),
+    ).toContain('📈 [Dashboard](https://octo.github.io/repo/gb10/index.html)')
     expect(renderReport(results, { ...ctx, dashboardUrl: 'javascript:alert(1)' }, 65_536)).not.toContain('Dashboard')
     expect(renderReport(results, ctx, 65_536)).not.toContain('Dashboard')
   })

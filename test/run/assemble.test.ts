@@ -4,13 +4,21 @@ import type { BaselineView } from '../../src/compare/index.js'
 import { assembleResults } from '../../src/run/assemble.js'
 import { flatCell, resultsFile } from '../compare/fixtures.js'
 
-const view: BaselineView = { results: resultsFile(['a/s', 'b/s', 'c/s', 'd/s'].map((id) => flatCell(id, { decode: 50 }))), history: [] }
+const view: BaselineView = {
+  results: resultsFile(['a/s', 'b/s', 'c/s', 'd/s'].map((id) => flatCell(id, { decode: 50 }))),
+  history: [],
+}
 const run = resultsFile([]).run
 
 describe('assembleResults', () => {
   it('keeps the verdicts of the judged cells, adds selected baseline cells as missing, and tallies', () => {
     const regressed = { ...flatCell('a/s', { decode: 40 }), verdict: { status: 'regression' as const, metrics: {} } }
-    const error = { ...flatCell('b/s', {}), status: 'error' as const, error: 'boom', verdict: { status: 'error' as const, metrics: {} } }
+    const error = {
+      ...flatCell('b/s', {}),
+      status: 'error' as const,
+      error: 'boom',
+      verdict: { status: 'error' as const, metrics: {} },
+    }
     const { results, tally } = assembleResults({
       run,
       cells: [regressed, error],
@@ -29,7 +37,10 @@ describe('assembleResults', () => {
   })
 
   it('passes a run of judged cells through unchanged when nothing is missing', () => {
-    const confirmed = { ...flatCell('a/s', { decode: 40 }), verdict: { status: 'inconclusive' as const, metrics: {}, note: 'regressed once, not confirmed' } }
+    const confirmed = {
+      ...flatCell('a/s', { decode: 40 }),
+      verdict: { status: 'inconclusive' as const, metrics: {}, note: 'regressed once, not confirmed' },
+    }
     const { results, tally } = assembleResults({ run, cells: [confirmed] })
     expect(results.cells).toEqual([confirmed])
     expect(tally.verdict).toBe('inconclusive')

@@ -15,7 +15,10 @@ let b: ScheduledServer
 let cwd: string
 
 beforeAll(async () => {
-  ;[a, b] = await Promise.all([startScheduledServer({ ttftMs: 50, intervalMs: 20 }), startScheduledServer({ ttftMs: 50, intervalMs: 20 })])
+  ;[a, b] = await Promise.all([
+    startScheduledServer({ ttftMs: 50, intervalMs: 20 }),
+    startScheduledServer({ ttftMs: 50, intervalMs: 20 }),
+  ])
   cwd = await mkdtemp(join(tmpdir(), 'lbg-pipeline-'))
   await writeFile(
     join(cwd, 'bench.yml'),
@@ -39,7 +42,14 @@ afterAll(async () => {
 
 const context = { event: 'workflow_dispatch', sha: 'f00d', ref: 'refs/heads/main', runUrl: '' }
 const pipeline = (options: Partial<ActionOptions>) =>
-  runPipeline({ options: { ...DEFAULTS, config: 'bench.yml', mode: 'run', ...options }, context, log: memoryLogger(), toolVersion: 'test', cwd, detectHardware: async () => 'cpu' })
+  runPipeline({
+    options: { ...DEFAULTS, config: 'bench.yml', mode: 'run', ...options },
+    context,
+    log: memoryLogger(),
+    toolVersion: 'test',
+    cwd,
+    detectHardware: async () => 'cpu',
+  })
 const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
 
 describe('pipeline', () => {
@@ -98,7 +108,15 @@ describe('pipeline', () => {
   })
 
   it('every results file it wrote reads back through the results reader unchanged', async () => {
-    const files = ['shards/s1/results-shard-1-of-2.json', 'shards/s2/results-shard-2-of-2.json', 'shards/results.json', 'only/results.json', 'dry/results.json', 'base/results.json', 'cmp/results.json']
+    const files = [
+      'shards/s1/results-shard-1-of-2.json',
+      'shards/s2/results-shard-2-of-2.json',
+      'shards/results.json',
+      'only/results.json',
+      'dry/results.json',
+      'base/results.json',
+      'cmp/results.json',
+    ]
     for (const file of files) {
       const text = await readFile(join(cwd, file), 'utf8')
       expect(readResults(text, file), file).toEqual(JSON.parse(text))
@@ -137,7 +155,10 @@ describe('baseline write on the default branch', () => {
         log,
         toolVersion: 'test',
         cwd: dir,
-        github: { request: getOctokit('t', { baseUrl: github.url }).request as never, repo: { owner: github.state.owner, repo: github.state.repo } },
+        github: {
+          request: getOctokit('t', { baseUrl: github.url }).request as never,
+          repo: { owner: github.state.owner, repo: github.state.repo },
+        },
       })
       expect(result.failure).toBeUndefined()
       const written = JSON.parse(github.state.readFile('llm-bench-data', 'hw/baseline.json')!) as ResultsFile
@@ -159,14 +180,27 @@ describe('reading the baseline fails closed', () => {
       prepare(github)
       const before = a.requests.length + b.requests.length
       const result = await runPipeline({
-        options: { ...DEFAULTS, config: 'bench.yml', hardware: 'hw', mode: 'compare', resultsDir: `closed-${Math.random().toString(36).slice(2)}` },
+        options: {
+          ...DEFAULTS,
+          config: 'bench.yml',
+          hardware: 'hw',
+          mode: 'compare',
+          resultsDir: `closed-${Math.random().toString(36).slice(2)}`,
+        },
         context,
         log: memoryLogger(),
         toolVersion: 'test',
         cwd,
-        github: { request: getOctokit('t', { baseUrl: github.url }).request as never, repo: { owner: github.state.owner, repo: github.state.repo } },
+        github: {
+          request: getOctokit('t', { baseUrl: github.url }).request as never,
+          repo: { owner: github.state.owner, repo: github.state.repo },
+        },
       })
-      return { result, sent: a.requests.length + b.requests.length - before, cells: (await read(result.resultsFile)).cells }
+      return {
+        result,
+        sent: a.requests.length + b.requests.length - before,
+        cells: (await read(result.resultsFile)).cells,
+      }
     } finally {
       await github.close()
     }
@@ -185,13 +219,21 @@ describe('reading the baseline fails closed', () => {
   })
 
   it.each([
-    ['an HTTP 503 on history.json', (gh: import('../helpers/fake-github.js').FakeGitHub) => {
-      dataFile(gh, 'hw/baseline.json', '{}')
-      gh.inject.failContentsGets({ status: 503, suffix: 'hw/history.json' })
-    }, /llm-bench-data:hw\/history\.json: cannot read: HTTP 503/],
-    ['an unparsable baseline.json', (gh: import('../helpers/fake-github.js').FakeGitHub) => {
-      dataFile(gh, 'hw/baseline.json', '{"schema": "llm-bench-gate/results@1", ')
-    }, /llm-bench-data:hw\/baseline\.json: not valid JSON/],
+    [
+      'an HTTP 503 on history.json',
+      (gh: import('../helpers/fake-github.js').FakeGitHub) => {
+        dataFile(gh, 'hw/baseline.json', '{}')
+        gh.inject.failContentsGets({ status: 503, suffix: 'hw/history.json' })
+      },
+      /llm-bench-data:hw\/history\.json: cannot read: HTTP 503/,
+    ],
+    [
+      'an unparsable baseline.json',
+      (gh: import('../helpers/fake-github.js').FakeGitHub) => {
+        dataFile(gh, 'hw/baseline.json', '{"schema": "llm-bench-gate/results@1", ')
+      },
+      /llm-bench-data:hw\/baseline\.json: not valid JSON/,
+    ],
   ])('%s makes every cell an error naming the file, and nothing is launched', async (_name, prepare, names) => {
     const { result, cells, sent } = await compareOnBranch(prepare)
     expect(cells.map((c) => c.verdict.status)).toEqual(['error', 'error', 'error', 'error'])
@@ -206,15 +248,18 @@ describe('reading the baseline fails closed', () => {
     ['a file that does not exist', undefined, /baseline-file: cannot read/],
     ['a file that is not JSON', 'not json', /baseline-file .*: not valid JSON/],
     ['a results file of another tool', '{"schema": "other/thing@1"}', /baseline-file .*schema/],
-  ])('an unusable baseline-file (%s) is a configuration error before anything is launched', async (_name, text, says) => {
-    const file = join(cwd, `bad-baseline-${Math.random().toString(36).slice(2)}.json`)
-    if (text !== undefined) await writeFile(file, text)
-    const before = a.requests.length + b.requests.length
-    const result = await pipeline({ mode: 'compare', baselineFile: file, resultsDir: 'bad-baseline' })
-    expect(result.configError).toBe(true)
-    expect(result.verdict).toBe('error')
-    expect(result.failure).toMatch(says)
-    expect(result.summary).toContain('configuration error')
-    expect(a.requests.length + b.requests.length).toBe(before)
-  })
+  ])(
+    'an unusable baseline-file (%s) is a configuration error before anything is launched',
+    async (_name, text, says) => {
+      const file = join(cwd, `bad-baseline-${Math.random().toString(36).slice(2)}.json`)
+      if (text !== undefined) await writeFile(file, text)
+      const before = a.requests.length + b.requests.length
+      const result = await pipeline({ mode: 'compare', baselineFile: file, resultsDir: 'bad-baseline' })
+      expect(result.configError).toBe(true)
+      expect(result.verdict).toBe('error')
+      expect(result.failure).toMatch(says)
+      expect(result.summary).toContain('configuration error')
+      expect(a.requests.length + b.requests.length).toBe(before)
+    },
+  )
 })

@@ -10,7 +10,9 @@ const base: ContainerPlan = { image: 'nvcr.io/nvidia/vllm:26.03-py3', volumes: [
 
 /** The words bash sees in the composed line (printed by `printf` instead of running a runtime). */
 function words(line: string): string[] {
-  const out = spawnSync('bash', ['-c', `set -- ${line.replace(/^exec /, '')}; printf '%s\\0' "$@"`], { encoding: 'utf8' })
+  const out = spawnSync('bash', ['-c', `set -- ${line.replace(/^exec /, '')}; printf '%s\\0' "$@"`], {
+    encoding: 'utf8',
+  })
   return out.stdout.split('\0').slice(0, -1)
 }
 
@@ -25,10 +27,36 @@ describe('runCommand', () => {
       shmSize: '16g',
     }
     expect(words(runCommand('docker', c, AT))).toEqual([
-      'docker', 'run', '--init', '--network', 'host', '--name', AT.name, '--label', 'llm-bench-gate.run=4242-1-beefcafe',
-      '--gpus', 'all', '--shm-size', '16g', '-e', 'PORT=8123', '-e', 'HF_HOME=/cache dir', '-e', "QUOTE=it's",
-      '-v', '/models:/models:ro', '--ipc=host', '--ulimit', 'memlock=-1',
-      'nvcr.io/nvidia/vllm:26.03-py3', 'vllm', 'serve', '/models/m', '--port', '8123',
+      'docker',
+      'run',
+      '--init',
+      '--network',
+      'host',
+      '--name',
+      AT.name,
+      '--label',
+      'llm-bench-gate.run=4242-1-beefcafe',
+      '--gpus',
+      'all',
+      '--shm-size',
+      '16g',
+      '-e',
+      'PORT=8123',
+      '-e',
+      'HF_HOME=/cache dir',
+      '-e',
+      "QUOTE=it's",
+      '-v',
+      '/models:/models:ro',
+      '--ipc=host',
+      '--ulimit',
+      'memlock=-1',
+      'nvcr.io/nvidia/vllm:26.03-py3',
+      'vllm',
+      'serve',
+      '/models/m',
+      '--port',
+      '8123',
     ])
   })
 
@@ -41,8 +69,14 @@ describe('runCommand', () => {
   })
 
   it('a string command is split by the shell like a launch command; a list is passed word for word', () => {
-    expect(words(runCommand('podman', { ...base, command: 'vllm serve "/models/a b"' }, AT)).slice(-3)).toEqual(['vllm', 'serve', '/models/a b'])
-    expect(words(runCommand('podman', { ...base, command: ['sh', '-c', 'echo $HOME; exit 1'] }, AT)).slice(-3)).toEqual(['sh', '-c', 'echo $HOME; exit 1'])
+    expect(words(runCommand('podman', { ...base, command: 'vllm serve "/models/a b"' }, AT)).slice(-3)).toEqual([
+      'vllm',
+      'serve',
+      '/models/a b',
+    ])
+    expect(words(runCommand('podman', { ...base, command: ['sh', '-c', 'echo $HOME; exit 1'] }, AT)).slice(-3)).toEqual(
+      ['sh', '-c', 'echo $HOME; exit 1'],
+    )
   })
 
   it('execs the runtime, so the launch group leader is the run client itself', () => {

@@ -28,12 +28,23 @@ describe('engine environment', () => {
     const known = new Redactor()
     known.add(TOKEN)
     const { env, withheld } = engineEnv(RUNNER, [], { PORT: '8000' }, known)
-    expect(env).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/runner', CUDA_HOME: '/usr/local/cuda', GITHUB_SHA: 'abc123', PORT: '8000' })
+    expect(env).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/runner',
+      CUDA_HOME: '/usr/local/cuda',
+      GITHUB_SHA: 'abc123',
+      PORT: '8000',
+    })
     expect(withheld).toEqual(['COPY_OF_TOKEN', 'HF_TOKEN', 'WANDB_API_KEY'])
   })
 
   it('passes a secret-looking variable named in pass-env, never the action’s own', () => {
-    const { env } = engineEnv(RUNNER, ['HF_TOKEN', 'GITHUB_TOKEN', 'INPUT_GITHUB-TOKEN', 'ACTIONS_RUNTIME_TOKEN'], {}, new Redactor())
+    const { env } = engineEnv(
+      RUNNER,
+      ['HF_TOKEN', 'GITHUB_TOKEN', 'INPUT_GITHUB-TOKEN', 'ACTIONS_RUNTIME_TOKEN'],
+      {},
+      new Redactor(),
+    )
     expect(env.HF_TOKEN).toBe(RUNNER.HF_TOKEN)
     expect(env).not.toHaveProperty('GITHUB_TOKEN')
     expect(env).not.toHaveProperty('INPUT_GITHUB-TOKEN')
@@ -47,7 +58,11 @@ describe('engine environment', () => {
 
   it('words the hint a failed launch carries', () => {
     expect(withheldHint([])).toBe('')
-    expect(withheldHint(['HF_TOKEN'])).toBe('; HF_TOKEN was not passed to the engine (add it to pass-env if it needs it)')
-    expect(withheldHint(['A_KEY', 'B_KEY', 'C_KEY', 'D_KEY'])).toBe('; A_KEY, B_KEY, C_KEY and 1 more were not passed to the engine (add them to pass-env if it needs them)')
+    expect(withheldHint(['HF_TOKEN'])).toBe(
+      '; HF_TOKEN was not passed to the engine (add it to pass-env if it needs it)',
+    )
+    expect(withheldHint(['A_KEY', 'B_KEY', 'C_KEY', 'D_KEY'])).toBe(
+      '; A_KEY, B_KEY, C_KEY and 1 more were not passed to the engine (add them to pass-env if it needs them)',
+    )
   })
 })

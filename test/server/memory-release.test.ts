@@ -24,7 +24,14 @@ function climbing(start: number, step: number) {
 describe('waitMemoryReleased', () => {
   it('returns at once when memory is already back within the floor', async () => {
     const mem = climbing(97, 0)
-    const outcome = await waitMemoryReleased({ previous: 'a', before, floor, log: memoryLogger(), read: mem.read, pollMs: 1 })
+    const outcome = await waitMemoryReleased({
+      previous: 'a',
+      before,
+      floor,
+      log: memoryLogger(),
+      read: mem.read,
+      pollMs: 1,
+    })
     expect(outcome).toMatchObject({ kind: 'back', availableBytes: 97 * GiB })
     expect(mem.reads).toBe(1)
   })
@@ -33,18 +40,36 @@ describe('waitMemoryReleased', () => {
     // 60, 70, 80, 90, 100 GiB: 96 GiB (100 − 4) is first reached on the fifth read.
     const mem = climbing(60, 10)
     const log = memoryLogger()
-    const outcome = await waitMemoryReleased({ previous: 'a', before, floor, log, read: mem.read, pollMs: 5, progressMs: 8 })
+    const outcome = await waitMemoryReleased({
+      previous: 'a',
+      before,
+      floor,
+      log,
+      read: mem.read,
+      pollMs: 5,
+      progressMs: 8,
+    })
     expect(outcome).toMatchObject({ kind: 'back', availableBytes: 100 * GiB })
     expect(mem.reads).toBe(5)
     const progress = log.lines.filter((l) => l.includes('waiting for its memory'))
     expect(progress.length).toBeGreaterThan(0)
-    for (const line of progress) expect(line).toMatch(/^a: waiting for its memory to come back \((60|70|80|90)GiB available, 96GiB wanted, .+ of 1m\)$/)
+    for (const line of progress)
+      expect(line).toMatch(
+        /^a: waiting for its memory to come back \((60|70|80|90)GiB available, 96GiB wanted, .+ of 1m\)$/,
+      )
   })
 
   it('a percent floor is a share of total memory', async () => {
     const mem = climbing(90, 0)
     // 10 % of 128 GiB = 12.8 GiB below 100 GiB: 90 GiB is back.
-    const outcome = await waitMemoryReleased({ previous: 'a', before, floor: { kind: 'percent', value: 0.1 }, log: memoryLogger(), read: mem.read, pollMs: 1 })
+    const outcome = await waitMemoryReleased({
+      previous: 'a',
+      before,
+      floor: { kind: 'percent', value: 0.1 },
+      log: memoryLogger(),
+      read: mem.read,
+      pollMs: 1,
+    })
     expect(outcome.kind).toBe('back')
   })
 
@@ -52,15 +77,35 @@ describe('waitMemoryReleased', () => {
     const mem = climbing(50, 0)
     const log = memoryLogger()
     const t0 = Date.now()
-    const outcome = await waitMemoryReleased({ previous: 'a', before, floor, log, read: mem.read, maxWaitMs: 120, pollMs: 10 })
+    const outcome = await waitMemoryReleased({
+      previous: 'a',
+      before,
+      floor,
+      log,
+      read: mem.read,
+      maxWaitMs: 120,
+      pollMs: 10,
+    })
     expect(outcome.kind).toBe('timeout')
     expect(Date.now() - t0).toBeGreaterThanOrEqual(120)
     expect(Date.now() - t0).toBeLessThan(1_000)
-    expect(log.lines.some((l) => l.includes('a: memory not back after 120ms') && l.includes('launching the next target anyway'))).toBe(true)
+    expect(
+      log.lines.some(
+        (l) => l.includes('a: memory not back after 120ms') && l.includes('launching the next target anyway'),
+      ),
+    ).toBe(true)
   })
 
   it('stops waiting when the run is cancelled', async () => {
-    const outcome = await waitMemoryReleased({ previous: 'a', before, floor, log: memoryLogger(), read: climbing(50, 0).read, signal: AbortSignal.abort(), pollMs: 1 })
+    const outcome = await waitMemoryReleased({
+      previous: 'a',
+      before,
+      floor,
+      log: memoryLogger(),
+      read: climbing(50, 0).read,
+      signal: AbortSignal.abort(),
+      pollMs: 1,
+    })
     expect(outcome.kind).toBe('aborted')
   })
 })

@@ -20,7 +20,10 @@ function tempDir(): string {
 describe('readMemInfoSync', () => {
   it('reads MemAvailable and MemTotal in bytes', () => {
     const path = join(tempDir(), 'meminfo')
-    writeFileSync(path, 'MemTotal:       127535360 kB\nMemFree:         1000000 kB\nMemAvailable:   98765432 kB\nBuffers:  12 kB\n')
+    writeFileSync(
+      path,
+      'MemTotal:       127535360 kB\nMemFree:         1000000 kB\nMemAvailable:   98765432 kB\nBuffers:  12 kB\n',
+    )
     expect(readMemInfoSync(path)).toEqual({ totalBytes: 127535360 * 1024, availableBytes: 98765432 * 1024 })
   })
 
@@ -54,7 +57,10 @@ describe('startMemoryGuard', () => {
     let i = 0
     return vi.fn(async () => samples[Math.min(i++, samples.length - 1)])
   }
-  const mem = (availableGiB: number, totalGiB = 128): MemInfo => ({ availableBytes: availableGiB * GIB, totalBytes: totalGiB * GIB })
+  const mem = (availableGiB: number, totalGiB = 128): MemInfo => ({
+    availableBytes: availableGiB * GIB,
+    totalBytes: totalGiB * GIB,
+  })
 
   it('trips once, with the sample and the floor, when available memory falls below the floor', async () => {
     vi.useFakeTimers()
@@ -83,7 +89,11 @@ describe('startMemoryGuard', () => {
     expect(onTrip).toHaveBeenCalledWith(mem(12.7, 128), 128 * GIB * 0.1)
     guard.stop()
     const calm = vi.fn()
-    const guard2 = startMemoryGuard({ floor: { kind: 'percent', value: 0.1 }, read: reader([mem(12.9, 128)]), onTrip: calm })
+    const guard2 = startMemoryGuard({
+      floor: { kind: 'percent', value: 0.1 },
+      read: reader([mem(12.9, 128)]),
+      onTrip: calm,
+    })
     await vi.advanceTimersByTimeAsync(5000)
     expect(calm).not.toHaveBeenCalled()
     guard2.stop()
@@ -126,7 +136,11 @@ describe('dropCaches', () => {
   })
 
   it('turns a failure into a warning instead of throwing', async () => {
-    const warning = await dropCaches({ uid: 0, sync: async () => undefined, dropFile: join(tempDir(), 'missing-dir', 'knob') })
+    const warning = await dropCaches({
+      uid: 0,
+      sync: async () => undefined,
+      dropFile: join(tempDir(), 'missing-dir', 'knob'),
+    })
     expect(warning).toMatch(/^drop-caches: failed: ENOENT/)
   })
 })

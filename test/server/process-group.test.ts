@@ -1,6 +1,12 @@
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { groupAlive, killProcessGroups, liveMembers, ownProcessGroup, terminateGroup } from '../../src/server/process-group.js'
+import {
+  groupAlive,
+  killProcessGroups,
+  liveMembers,
+  ownProcessGroup,
+  terminateGroup,
+} from '../../src/server/process-group.js'
 import { isGone, killGroupQuietly, psGroup } from './procs.js'
 
 const groups: number[] = []

@@ -25,7 +25,10 @@ describe('describeAnswer', () => {
     [undefined, 'no answer yet'],
     [{ status: 0, body: 'connection refused' }, 'connection refused'],
     [{ status: 503, body: '' }, 'HTTP 503'],
-    [{ status: 503, body: '{"error":\n  {"message":"Loading model"}}' }, 'HTTP 503: {"error": {"message":"Loading model"}}'],
+    [
+      { status: 503, body: '{"error":\n  {"message":"Loading model"}}' },
+      'HTTP 503: {"error": {"message":"Loading model"}}',
+    ],
   ])('%o → %s', (answer, text) => {
     expect(describeAnswer(answer)).toBe(text)
   })
@@ -63,7 +66,9 @@ const base = { id: 't', baseUrl: 'http://h:1', log: memoryLogger(), pollMs: 5 }
 
 describe('waitReady', () => {
   it('classifies each answer with the adapter until ready', async () => {
-    expect(await waitReady({ ...base, adapter: vllm, http: scripted([0, 0, 0, 200]), timeoutMs: 5000 })).toMatchObject({ kind: 'ready' })
+    expect(await waitReady({ ...base, adapter: vllm, http: scripted([0, 0, 0, 200]), timeoutMs: 5000 })).toMatchObject({
+      kind: 'ready',
+    })
   })
 
   it.each([
@@ -71,11 +76,16 @@ describe('waitReady', () => {
     ['502 from a proxy', [502, 502, 200]],
     ['404 then 500', [404, 500, 500, 200]],
   ])('before the first ready answer, %s means still loading, for vLLM too', async (_name, statuses) => {
-    expect(await waitReady({ ...base, adapter: vllm, http: scripted(statuses), timeoutMs: 5000 })).toMatchObject({ kind: 'ready' })
+    expect(await waitReady({ ...base, adapter: vllm, http: scripted(statuses), timeoutMs: 5000 })).toMatchObject({
+      kind: 'ready',
+    })
   })
 
   it('a 503 that never turns into 200 waits for the timeout, never ends as dead', async () => {
-    expect(await waitReady({ ...base, adapter: vllm, http: scripted([503]), timeoutMs: 100 })).toMatchObject({ kind: 'timeout', last: { status: 503 } })
+    expect(await waitReady({ ...base, adapter: vllm, http: scripted([503]), timeoutMs: 100 })).toMatchObject({
+      kind: 'timeout',
+      last: { status: 503 },
+    })
   })
 
   it('times out with the last answer', async () => {
@@ -86,13 +96,21 @@ describe('waitReady', () => {
   })
 
   it('a probe that throws counts as no connection', async () => {
-    const http: HttpPorts = { get: () => Promise.reject(new Error('EHOSTUNREACH')), post: () => Promise.reject(new Error('x')) }
-    expect(await waitReady({ ...base, adapter: vllm, http, timeoutMs: 50 })).toMatchObject({ kind: 'timeout', last: { status: 0, body: 'Error: EHOSTUNREACH' } })
+    const http: HttpPorts = {
+      get: () => Promise.reject(new Error('EHOSTUNREACH')),
+      post: () => Promise.reject(new Error('x')),
+    }
+    expect(await waitReady({ ...base, adapter: vllm, http, timeoutMs: 50 })).toMatchObject({
+      kind: 'timeout',
+      last: { status: 0, body: 'Error: EHOSTUNREACH' },
+    })
   })
 
   it('stops when the process exits', async () => {
     const exit = new AbortController()
     setTimeout(() => exit.abort({ code: 1, signal: null }), 30)
-    expect(await waitReady({ ...base, adapter: vllm, http: scripted([0]), timeoutMs: 5000, exit: exit.signal })).toMatchObject({ kind: 'exit', exit: { code: 1 } })
+    expect(
+      await waitReady({ ...base, adapter: vllm, http: scripted([0]), timeoutMs: 5000, exit: exit.signal }),
+    ).toMatchObject({ kind: 'exit', exit: { code: 1 } })
   })
 })

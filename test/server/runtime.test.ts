@@ -28,15 +28,31 @@ async function detectWith(script: string | undefined): Promise<{ runtime: string
 
 describe('detectRuntime', () => {
   it.each([
-    { name: 'a docker whose daemon answers', script: 'echo 27.3.1', runtime: 'docker', why: 'the docker daemon answers (27.3.1)' },
+    {
+      name: 'a docker whose daemon answers',
+      script: 'echo 27.3.1',
+      runtime: 'docker',
+      why: 'the docker daemon answers (27.3.1)',
+    },
     {
       name: 'a docker CLI without a daemon',
-      script: 'echo "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock" >&2; exit 1',
+      script:
+        'echo "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock" >&2; exit 1',
       runtime: 'podman',
       why: 'the docker daemon did not answer (permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock)',
     },
-    { name: 'a docker that exits 1 silently', script: 'exit 1', runtime: 'podman', why: 'the docker daemon did not answer (exit 1)' },
-    { name: 'a docker that hangs', script: 'exec sleep 30', runtime: 'podman', why: '`docker version` did not answer within 3s' },
+    {
+      name: 'a docker that exits 1 silently',
+      script: 'exit 1',
+      runtime: 'podman',
+      why: 'the docker daemon did not answer (exit 1)',
+    },
+    {
+      name: 'a docker that hangs',
+      script: 'exec sleep 30',
+      runtime: 'podman',
+      why: '`docker version` did not answer within 3s',
+    },
     { name: 'no docker at all', script: undefined, runtime: 'podman', why: 'no docker command' },
   ])('$name → $runtime', async ({ script, runtime, why }) => {
     expect(await detectWith(script)).toEqual({ runtime, why })

@@ -36,11 +36,18 @@ const http = httpPorts()
 
 /** Streams one token, as the bench client's smoke request does. */
 async function smoke(baseUrl: string): Promise<void> {
-  const answer = await http.post(`${baseUrl}/v1/completions`, { model: 'fake-model', prompt: 'hi', max_tokens: 1, stream: true }, 5000)
+  const answer = await http.post(
+    `${baseUrl}/v1/completions`,
+    { model: 'fake-model', prompt: 'hi', max_tokens: 1, stream: true },
+    5000,
+  )
   if (answer.status !== 200 || !answer.body.includes('[DONE]')) throw new Error(`smoke: HTTP ${answer.status}`)
 }
 
-function options(launch: string | undefined, more: Partial<StartOptions> & { engine?: string; readyTimeoutMs?: number; id?: string } = {}) {
+function options(
+  launch: string | undefined,
+  more: Partial<StartOptions> & { engine?: string; readyTimeoutMs?: number; id?: string } = {},
+) {
   const { engine = 'vllm', readyTimeoutMs, id, ...rest } = more
   const logDir = mkdtempSync(join(tmpdir(), 'start-'))
   dirs.push(logDir)
@@ -110,7 +117,9 @@ describe('readiness per dialect', () => {
     const t0 = Date.now()
     const r = await start(opts)
     expect(Date.now() - t0).toBeGreaterThanOrEqual(700)
-    expect(dialect === 'vllm' ? probe.statuses : probe.statuses.filter((s, i) => !(s === 0 && i === 0))).toEqual(sequence)
+    expect(dialect === 'vllm' ? probe.statuses : probe.statuses.filter((s, i) => !(s === 0 && i === 0))).toEqual(
+      sequence,
+    )
     expect(smokeSpy).toHaveBeenCalledExactlyOnceWith(r.baseUrl)
     expect(r.baseUrl).toBe(`http://127.0.0.1:${r.port}`)
     expect(spawned).toEqual([r.pgid])
@@ -119,7 +128,10 @@ describe('readiness per dialect', () => {
     expect(readFileSync(r.logPath!, 'utf8')).toContain(`$ ${r.launch}`)
     expect(r.logTail()).toContain(`fake-engine: ready on 127.0.0.1:${r.port}`)
 
-    const exitedAfterStop = Promise.race([r.exited.then(() => 'exited'), new Promise((res) => setTimeout(() => res('pending'), 300))])
+    const exitedAfterStop = Promise.race([
+      r.exited.then(() => 'exited'),
+      new Promise((res) => setTimeout(() => res('pending'), 300)),
+    ])
     await r.stop()
     expect(await portAnswers('127.0.0.1', r.port)).toBe(false)
     expect(groupAlive(r.pgid!)).toBe(false)
@@ -130,16 +142,22 @@ describe('readiness per dialect', () => {
 
 describe('start failures', () => {
   it('a launch that exits with code 3 → StartError exit, code 3, printed line in the tail', async () => {
-    const { opts } = options(`echo "starting engine"; echo "fatal: CUDA error: no kernel image is available" >&2; exit 3`)
+    const { opts } = options(
+      `echo "starting engine"; echo "fatal: CUDA error: no kernel image is available" >&2; exit 3`,
+    )
     const error = await startError(opts)
     expect(error.kind).toBe('exit')
     expect(error.exitCode).toBe(3)
     expect(error.logTail).toContain('fatal: CUDA error: no kernel image is available')
-    expect(error.message).toMatch(/^fake-target: launch exited with code 3 before the engine was ready; last log line: fatal: CUDA error/)
+    expect(error.message).toMatch(
+      /^fake-target: launch exited with code 3 before the engine was ready; last log line: fatal: CUDA error/,
+    )
   })
 
   it('an engine that crashes while loading → its exit code and last words', async () => {
-    const { opts, spawned } = options(fakeLaunch('sglang', '--never-ready --exit-after-ms 400 --exit-code 7'), { engine: 'sglang' })
+    const { opts, spawned } = options(fakeLaunch('sglang', '--never-ready --exit-after-ms 400 --exit-code 7'), {
+      engine: 'sglang',
+    })
     const error = await startError(opts)
     expect(error).toMatchObject({ kind: 'exit', exitCode: 7 })
     expect(error.logTail).toContain('fake-engine: fatal: simulated crash, exiting with code 7')
@@ -147,7 +165,11 @@ describe('start failures', () => {
   })
 
   it('never ready within a 4 s ready-timeout → StartError timeout with the tail; progress lines while waiting', async () => {
-    const { opts, log, spawned } = options(fakeLaunch('sglang', '--never-ready'), { engine: 'sglang', readyTimeoutMs: 4000, progressIntervalMs: 1000 })
+    const { opts, log, spawned } = options(fakeLaunch('sglang', '--never-ready'), {
+      engine: 'sglang',
+      readyTimeoutMs: 4000,
+      progressIntervalMs: 1000,
+    })
     const t0 = Date.now()
     const error = await startError(opts)
     expect(Date.now() - t0).toBeGreaterThanOrEqual(4000)
@@ -163,8 +185,14 @@ describe('start failures', () => {
 
   it('vLLM answering 503 while loading (behind a proxy) becomes ready, not dead', async () => {
     const statuses: number[] = []
-    const recording: HttpPorts = { ...http, get: async (url, ms) => http.get(url, ms).then((a) => (statuses.push(a.status), a)) }
-    const { opts, spawned } = options(fakeLaunch('vllm', '--loading-503 --load-ms 1500'), { readyTimeoutMs: 20_000, http: recording })
+    const recording: HttpPorts = {
+      ...http,
+      get: async (url, ms) => http.get(url, ms).then((a) => (statuses.push(a.status), a)),
+    }
+    const { opts, spawned } = options(fakeLaunch('vllm', '--loading-503 --load-ms 1500'), {
+      readyTimeoutMs: 20_000,
+      http: recording,
+    })
     const r = await start(opts)
     // Several 503s (1.5 s of loading at a 200 ms poll), then the 200 that made it ready.
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(3)

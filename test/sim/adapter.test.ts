@@ -12,7 +12,9 @@ import { ConfigError } from '../../src/core/errors.js'
 import { postStream } from '../helpers/sse-client.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
-vi.mock('../../src/core/cli-entry.js', () => ({ cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname }))
+vi.mock('../../src/core/cli-entry.js', () => ({
+  cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname,
+}))
 const RUNNER = new URL('./run-sim-cli.ts', import.meta.url).pathname
 
 function target(engineOptions: Record<string, unknown>, id = 'sim-a'): TargetPlan {
@@ -58,21 +60,38 @@ describe('sim adapter: data', () => {
 
   it('launch command: quoted node and CLI, the options, and {port} left for the launcher', () => {
     // engineOptions hold what the matrix file parsed: load-time is already in ms.
-    const cmd = sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': 1500 }))
-    expect(cmd).toBe(`${shellQuote(process.execPath)} ${shellQuote(RUNNER)} sim --profile vllm-qwen36-27b-fp8 --time-scale 20 --seed 5 --load-ms 1500 --port {port}`)
+    const cmd = sim.defaultLaunch?.(
+      target({ profile: 'vllm-qwen36-27b-fp8', 'time-scale': 20, seed: 5, 'load-time': 1500 }),
+    )
+    expect(cmd).toBe(
+      `${shellQuote(process.execPath)} ${shellQuote(RUNNER)} sim --profile vllm-qwen36-27b-fp8 --time-scale 20 --seed 5 --load-ms 1500 --port {port}`,
+    )
   })
 
   it('fault: passed to the simulator, so a target can break a shipped profile', () => {
-    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', fault: 'degenerate' }))).toContain('--profile vllm-qwen36-27b-fp8 --fault degenerate --port {port}')
+    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen36-27b-fp8', fault: 'degenerate' }))).toContain(
+      '--profile vllm-qwen36-27b-fp8 --fault degenerate --port {port}',
+    )
     expect(sim.options?.fault?.safeParse('garbage').success).toBe(false)
   })
 
   it('a profile path becomes absolute, so the child finds it from any working directory', () => {
-    writeFileSync(join(dir, 'mine.json'), JSON.stringify({ name: 'mine', model: 'm', source: 's', prefill: { 'tokens-per-s': 10 }, decode: { 'step-ms': 5 } }))
+    writeFileSync(
+      join(dir, 'mine.json'),
+      JSON.stringify({
+        name: 'mine',
+        model: 'm',
+        source: 's',
+        prefill: { 'tokens-per-s': 10 },
+        decode: { 'step-ms': 5 },
+      }),
+    )
     const cwd = process.cwd()
     try {
       process.chdir(dir)
-      expect(sim.defaultLaunch?.(target({ profile: './mine.json' }))).toContain(`--profile ${shellQuote(join(dir, 'mine.json'))} --port {port}`)
+      expect(sim.defaultLaunch?.(target({ profile: './mine.json' }))).toContain(
+        `--profile ${shellQuote(join(dir, 'mine.json'))} --port {port}`,
+      )
     } finally {
       process.chdir(cwd)
     }
@@ -93,7 +112,11 @@ describe('sim adapter: data', () => {
 
   /** The problems of a matrix file holding one sim target, checked with the adapter's own option fields. */
   function optionProblems(key: string, fields: Record<string, unknown>): string[] {
-    const data = { version: 1, scenarios: { s: { 'input-tokens': 8, 'output-tokens': 8 } }, targets: { [key]: { engine: 'sim', ...fields } } }
+    const data = {
+      version: 1,
+      scenarios: { s: { 'input-tokens': 8, 'output-tokens': 8 } },
+      targets: { [key]: { engine: 'sim', ...fields } },
+    }
     try {
       buildPlan(data, { configPath: 't.yml', resolvedPath: '/t.yml', engines: [sim] })
     } catch (error) {
@@ -104,24 +127,43 @@ describe('sim adapter: data', () => {
   }
 
   it.each([
-    { key: 'sim-a', options: { profile: 'nope' }, problems: ['targets.sim-a.profile: unknown sim profile "nope" (shipped: vllm-qwen36-27b-fp8'] },
-    { key: 'sim-a', options: { profile: './missing.json' }, problems: ['targets.sim-a.profile: sim profile ./missing.json: cannot read'] },
+    {
+      key: 'sim-a',
+      options: { profile: 'nope' },
+      problems: ['targets.sim-a.profile: unknown sim profile "nope" (shipped: vllm-qwen36-27b-fp8'],
+    },
+    {
+      key: 'sim-a',
+      options: { profile: './missing.json' },
+      problems: ['targets.sim-a.profile: sim profile ./missing.json: cannot read'],
+    },
     {
       key: 'sim-a',
       options: { profile: 'vllm-qwen35-08b', 'time-scale': 0, seed: 'x', 'load-time': 'soon' },
-      problems: ['targets.sim-a.time-scale: must be a number > 0 (got 0)', 'targets.sim-a.seed: must be an integer (got "x")', 'targets.sim-a.load-time: "soon" is not a duration'],
+      problems: [
+        'targets.sim-a.time-scale: must be a number > 0 (got 0)',
+        'targets.sim-a.seed: must be an integer (got "x")',
+        'targets.sim-a.load-time: "soon" is not a duration',
+      ],
     },
     // A profile holding placeholders is checked once they are filled, for each matrix combination.
-    { key: 'sim-{quant}', options: { matrix: { quant: ['x'] }, profile: 'vllm-qwen35-{quant}' }, problems: ['targets.sim-{quant}.profile: unknown sim profile "vllm-qwen35-x"'] },
+    {
+      key: 'sim-{quant}',
+      options: { matrix: { quant: ['x'] }, profile: 'vllm-qwen35-{quant}' },
+      problems: ['targets.sim-{quant}.profile: unknown sim profile "vllm-qwen35-x"'],
+    },
   ])('bad options $options → problems naming the target and the option', ({ key, options, problems }) => {
     const got = optionProblems(key, options)
     expect(got).toHaveLength(problems.length)
     problems.forEach((p, i) => expect(got[i]).toContain(p))
   })
 
-  it.each(['plain/path-1.json', 'with space', "it's", '$HOME', 'a"b'])('shellQuote round-trips %s through bash', (word) => {
-    expect(execFileSync('bash', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' })).toBe(word)
-  })
+  it.each(['plain/path-1.json', 'with space', "it's", '$HOME', 'a"b'])(
+    'shellQuote round-trips %s through bash',
+    (word) => {
+      expect(execFileSync('bash', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' })).toBe(word)
+    },
+  )
 })
 
 describe('sim adapter: against the launched simulator', () => {
@@ -135,8 +177,16 @@ describe('sim adapter: against the launched simulator', () => {
           })
         }),
     )
-    const cmd = (sim.defaultLaunch?.(target({ profile: 'vllm-qwen38-27b-nvfp4-mtp3', 'time-scale': 200, seed: 3, 'load-time': 300 })) ?? '').replace('{port}', String(port))
-    const child = spawn('bash', ['-c', cmd], { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, stdio: 'ignore', detached: true })
+    const cmd = (
+      sim.defaultLaunch?.(
+        target({ profile: 'vllm-qwen38-27b-nvfp4-mtp3', 'time-scale': 200, seed: 3, 'load-time': 300 }),
+      ) ?? ''
+    ).replace('{port}', String(port))
+    const child = spawn('bash', ['-c', cmd], {
+      env: { ...process.env, NODE_OPTIONS: '--import tsx' },
+      stdio: 'ignore',
+      detached: true,
+    })
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     const base = `http://127.0.0.1:${port}`
     try {
@@ -150,17 +200,24 @@ describe('sim adapter: against the launched simulator', () => {
       expect(seen).toEqual(['loading', 'ready'])
 
       expect(await sim.tokenize?.(http, base, undefined, 'one two three four')).toBe(4)
-      expect(await sim.info(http, base + '/')).toEqual({ version: 'sim-1', server: { profile: 'vllm-qwen38-27b-nvfp4-mtp3', emulates: 'vLLM 0.27.2 nightly' } })
+      expect(await sim.info(http, base + '/')).toEqual({
+        version: 'sim-1',
+        server: { profile: 'vllm-qwen38-27b-nvfp4-mtp3', emulates: 'vLLM 0.27.2 nightly' },
+      })
 
       const before = await sim.counters?.(http, base)
-      const body = sim.transformRequest({ prompt: 'a b c', max_tokens: 101, stream: true, ignore_eos: true }, 'completions')
+      const body = sim.transformRequest(
+        { prompt: 'a b c', max_tokens: 101, stream: true, ignore_eos: true },
+        'completions',
+      )
       const { frames } = await postStream(base + sim.path('completions'), body)
       expect(frames.at(-1)?.data).toBe('[DONE]')
       const after = await sim.counters?.(http, base)
       expect((after?.['vllm:generation_tokens_total'] ?? 0) - (before?.['vllm:generation_tokens_total'] ?? 0)).toBe(101)
 
       const spec = sim.specDecode?.(before, after, [])
-      const drafts = (after?.['vllm:spec_decode_num_drafts_total'] ?? 0) - (before?.['vllm:spec_decode_num_drafts_total'] ?? 0)
+      const drafts =
+        (after?.['vllm:spec_decode_num_drafts_total'] ?? 0) - (before?.['vllm:spec_decode_num_drafts_total'] ?? 0)
       // 100 tokens after the first, each verify step emitting acceptance-length tokens on average.
       expect(drafts * (spec?.acceptanceLength ?? 0)).toBeCloseTo(100, 9)
       expect(spec?.acceptanceRate).toBeCloseTo((spec?.acceptedTokens ?? 0) / (spec?.draftTokens ?? 1), 12)

@@ -43,7 +43,13 @@ describe('measurement client against the simulator reproduces the published rows
       maxConcurrency: r.concurrency,
     })
     try {
-      const scenario = { id: 'published', inputTokens: r.inputTokens, outputTokens: r.outputTokens, concurrency: r.concurrency, requests: r.concurrency }
+      const scenario = {
+        id: 'published',
+        inputTokens: r.inputTokens,
+        outputTokens: r.outputTokens,
+        concurrency: r.concurrency,
+        requests: r.concurrency,
+      }
       const cell = await client.measure({ scenario, rounds: r.rounds, discard: r.discard, maxErrorShare: 0, seed: 1 })
       expect(cell.flags).toEqual([])
       expect(cell.rounds.map((x) => x.errors)).toEqual(Array(r.rounds).fill(0))
@@ -63,7 +69,10 @@ describe('measurement client against the simulator reproduces the published rows
       if (r.expect.decodeTps) published.push(['tpotMs', 1000 / r.expect.decodeTps])
       for (const [key, value] of published) {
         const off = Math.abs(measured[key] - value) / value
-        expect(off, `${name} ${key}: measured ${measured[key].toFixed(2)} vs published ${value.toFixed(2)}`).toBeLessThanOrEqual(0.05)
+        expect(
+          off,
+          `${name} ${key}: measured ${measured[key].toFixed(2)} vs published ${value.toFixed(2)}`,
+        ).toBeLessThanOrEqual(0.05)
       }
     } finally {
       await client.close()

@@ -20,7 +20,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 it('the bundled simulator carries every shipped profile and serves from any cwd', async () => {
   const ncc = createRequire(import.meta.url).resolve('@vercel/ncc/dist/ncc/cli.js')
-  await run(process.execPath, [ncc, 'build', join(root, 'src/sim/index.ts'), '-o', join(dir, 'bundle'), '-q', '--transpile-only'], { cwd: root, timeout: 60_000 })
+  await run(
+    process.execPath,
+    [ncc, 'build', join(root, 'src/sim/index.ts'), '-o', join(dir, 'bundle'), '-q', '--transpile-only'],
+    { cwd: root, timeout: 60_000 },
+  )
   const elsewhere = mkdtempSync(join(dir, 'cwd-'))
   writeFileSync(
     join(elsewhere, 'probe.mjs'),

@@ -8,7 +8,10 @@ const RUNNER = fileURLToPath(new URL('./run-sim-cli.ts', import.meta.url))
 describe('parseSimArgs', () => {
   it.each([
     { argv: ['sim', '--profile', 'p', '--port', '8000'], want: { profile: 'p', port: 8000, host: '127.0.0.1' } },
-    { argv: ['--profile=p', '--port=0', '--time-scale', '50', '--seed', '7', '--load-ms', '250', '--host', '0.0.0.0'], want: { port: 0, timeScale: 50, seed: 7, loadMs: 250, host: '0.0.0.0' } },
+    {
+      argv: ['--profile=p', '--port=0', '--time-scale', '50', '--seed', '7', '--load-ms', '250', '--host', '0.0.0.0'],
+      want: { port: 0, timeScale: 50, seed: 7, loadMs: 250, host: '0.0.0.0' },
+    },
     { argv: ['--profile', 'p', '--port', '1', '--fault', 'degenerate'], want: { fault: 'degenerate' } },
     { argv: ['--profile', 'p', '--port', '1', '--fault=wrong-answers'], want: { fault: 'wrong-answers' } },
     { argv: ['--profile', 'p', '--port', '1', '--fault', 'none'], want: { fault: 'none' } },
@@ -24,14 +27,22 @@ describe('parseSimArgs', () => {
     { argv: ['--profile', 'p', '--port', '1', '--seed', '1.5'], error: '--seed: expected an integer' },
     { argv: ['--profile', 'p', '--port', '1', '--speed', '2'], error: 'unknown argument "--speed"' },
     { argv: ['--profile'], error: '--profile needs a value' },
-    { argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'], error: '--fault: expected one of degenerate, wrong-answers, none, got "slow"' },
+    {
+      argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'],
+      error: '--fault: expected one of degenerate, wrong-answers, none, got "slow"',
+    },
   ])('$argv → $error', ({ argv, error }) => {
     expect(() => parseSimArgs(argv)).toThrow(error)
   })
 })
 
 /** Runs the CLI from source; resolves with the first stdout line. */
-function launch(args: string[]): { child: ChildProcess; line: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+function launch(args: string[]): {
+  child: ChildProcess
+  line: Promise<string>
+  exit: Promise<number | null>
+  stderr: () => string
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
@@ -53,7 +64,9 @@ describe('simMain as a process', () => {
     const run = launch(['sim', '--profile', 'vllm-qwen35-08b', '--port', '0', '--load-ms', '200', '--seed', '4'])
     try {
       const line = await run.line
-      expect(line).toMatch(/^sim: vllm-qwen35-08b \(Qwen\/Qwen3\.5-0\.8B, as .+\) listening on http:\/\/127\.0\.0\.1:\d+ \(time scale 1, seed 4\)$/)
+      expect(line).toMatch(
+        /^sim: vllm-qwen35-08b \(Qwen\/Qwen3\.5-0\.8B, as .+\) listening on http:\/\/127\.0\.0\.1:\d+ \(time scale 1, seed 4\)$/,
+      )
       const port = Number(/:(\d+) /.exec(line)?.[1])
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
       run.child.kill('SIGTERM')
@@ -64,12 +77,25 @@ describe('simMain as a process', () => {
   })
 
   it('--fault degenerate: a shipped profile streams garbage, and the line says so', async () => {
-    const run = launch(['sim', '--profile', 'vllm-qwen35-08b', '--port', '0', '--time-scale', '50', '--fault', 'degenerate'])
+    const run = launch([
+      'sim',
+      '--profile',
+      'vllm-qwen35-08b',
+      '--port',
+      '0',
+      '--time-scale',
+      '50',
+      '--fault',
+      'degenerate',
+    ])
     try {
       const line = await run.line
       expect(line).toMatch(/\(time scale 50, seed 1, fault degenerate\)$/)
       const port = Number(/:(\d+) /.exec(line)?.[1])
-      const res = await fetch(`http://127.0.0.1:${port}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'What is 4821 + 377?', max_tokens: 4 }) })
+      const res = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'What is 4821 + 377?', max_tokens: 4 }),
+      })
       expect(((await res.json()) as any).choices[0].text).toBe("'s's's's")
       run.child.kill('SIGTERM')
       expect(await run.exit).toBe(0)
@@ -82,7 +108,8 @@ describe('simMain as a process', () => {
     const run = launch(['sim', '--profile', 'vllm-qwen35-08b', '--port', '0', '--load-ms', '60000'])
     try {
       // The loading line comes after the signal handlers are installed.
-      for (let i = 0; i < 300 && !run.stderr().includes('sim: loading vllm-qwen35-08b for 60000 ms'); i++) await new Promise((r) => setTimeout(r, 20))
+      for (let i = 0; i < 300 && !run.stderr().includes('sim: loading vllm-qwen35-08b for 60000 ms'); i++)
+        await new Promise((r) => setTimeout(r, 20))
       expect(run.stderr()).toContain('sim: loading')
       run.child.kill('SIGINT')
       expect(await run.exit).toBe(0)
@@ -93,7 +120,11 @@ describe('simMain as a process', () => {
 
   it.each([
     { args: ['sim', '--port', '1'], code: 2, message: '--profile is required' },
-    { args: ['sim', '--profile', 'no-such-profile', '--port', '0'], code: 1, message: 'unknown sim profile "no-such-profile" (shipped: vllm-qwen36-27b-fp8' },
+    {
+      args: ['sim', '--profile', 'no-such-profile', '--port', '0'],
+      code: 1,
+      message: 'unknown sim profile "no-such-profile" (shipped: vllm-qwen36-27b-fp8',
+    },
   ])('$args → exit $code', async ({ args, code, message }) => {
     const run = launch(args)
     try {

@@ -7,13 +7,21 @@ import { runRounds, simulate } from '../../src/sim/virtual-run.js'
 
 function profile(overrides: Partial<ProfileJson> = {}) {
   return parseProfile(
-    { name: 'unit', model: 'm', source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': { base: 10, 'per-seq': 2 } }, ...overrides },
+    {
+      name: 'unit',
+      model: 'm',
+      source: 'test',
+      prefill: { 'tokens-per-s': 1000 },
+      decode: { 'step-ms': { base: 10, 'per-seq': 2 } },
+      ...overrides,
+    },
     'unit',
   )
 }
 
 const times = (events: { at: number }[]) => events.map((e) => e.at)
-const within = (actual: number, expected: number, share: number) => expect(Math.abs(actual - expected) / expected).toBeLessThanOrEqual(share)
+const within = (actual: number, expected: number, share: number) =>
+  expect(Math.abs(actual - expected) / expected).toBeLessThanOrEqual(share)
 
 describe('shipped profiles reproduce their published rows (pure model, SPEC §5 definitions)', () => {
   const cases = SHIPPED_PROFILE_NAMES.flatMap((name) => [1, 2, 3].map((seed) => ({ name, seed })))
@@ -27,7 +35,10 @@ describe('shipped profiles reproduce their published rows (pure model, SPEC §5 
     expect(checked.length).toBeGreaterThanOrEqual(2)
     for (const [key, published] of checked) {
       const actual = steady[key as keyof typeof steady]
-      expect(Math.abs(actual - (published as number)) / (published as number), `${name} ${key}: model ${actual.toFixed(2)} vs published ${published}`).toBeLessThanOrEqual(0.05)
+      expect(
+        Math.abs(actual - (published as number)) / (published as number),
+        `${name} ${key}: model ${actual.toFixed(2)} vs published ${published}`,
+      ).toBeLessThanOrEqual(0.05)
     }
   })
 
@@ -91,7 +102,15 @@ describe('engine model schedule', () => {
   })
 
   it('a step table interpolates between batch sizes and extends past its ends', () => {
-    const p = profile({ decode: { 'step-ms': [[1, 100], [3, 140], [5, 150]] } })
+    const p = profile({
+      decode: {
+        'step-ms': [
+          [1, 100],
+          [3, 140],
+          [5, 150],
+        ],
+      },
+    })
     expect([1, 2, 3, 4, 5, 7].map(p.stepMs)).toEqual([100, 120, 140, 145, 150, 160])
   })
 

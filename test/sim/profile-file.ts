@@ -10,7 +10,14 @@ export function profileFiles(prefix: string): (name: string, extra?: Record<stri
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   return (name, extra = {}) => {
     const path = join(dir, `${name}.json`)
-    const json = { name, model: `test/${name}`, source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': 20 }, ...extra }
+    const json = {
+      name,
+      model: `test/${name}`,
+      source: 'test',
+      prefill: { 'tokens-per-s': 1000 },
+      decode: { 'step-ms': 20 },
+      ...extra,
+    }
     writeFileSync(path, JSON.stringify(json))
     return path
   }

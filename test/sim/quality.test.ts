@@ -1,7 +1,16 @@
 /** The simulator against the quality checks, end to end over HTTP: probe answers, greedy replies, and the two faults. */
 import { describe, expect, it } from 'vitest'
 import type { GreedyOutput } from '../../src/core/quality.js'
-import { checkDegenerate, greedyAgreement, GREEDY_MAX_TOKENS, GREEDY_PROMPTS, probeQuestions, PROBE_MAX_TOKENS, scoreProbe, tallyDegenerate } from '../../src/quality/index.js'
+import {
+  checkDegenerate,
+  greedyAgreement,
+  GREEDY_MAX_TOKENS,
+  GREEDY_PROMPTS,
+  probeQuestions,
+  PROBE_MAX_TOKENS,
+  scoreProbe,
+  tallyDegenerate,
+} from '../../src/quality/index.js'
 import { parseProfile, startSimServer, type SimServerOptions } from '../../src/sim/index.js'
 import { profileFiles } from './profile-file.js'
 import { frameText, postStream } from '../helpers/sse-client.js'
@@ -16,7 +25,11 @@ const WRONG = profileFile('wrong', { ...SPEC, fault: 'wrong-answers' })
 
 interface Client {
   /** Streamed text and the completion tokens each chunk reported. */
-  stream(prompt: string, maxTokens: number, api?: 'chat' | 'completions'): Promise<{ text: string; chunkTokens: number[] }>
+  stream(
+    prompt: string,
+    maxTokens: number,
+    api?: 'chat' | 'completions',
+  ): Promise<{ text: string; chunkTokens: number[] }>
   get(path: string): Promise<unknown>
 }
 
@@ -25,7 +38,12 @@ async function withServer<T>(options: Partial<SimServerOptions>, fn: (client: Cl
   const base = `http://127.0.0.1:${server.port}`
   const client: Client = {
     async stream(prompt, maxTokens, api = 'chat') {
-      const common = { max_tokens: maxTokens, temperature: 0, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }
+      const common = {
+        max_tokens: maxTokens,
+        temperature: 0,
+        stream: true,
+        stream_options: { include_usage: true, continuous_usage_stats: true },
+      }
       const body = api === 'chat' ? { ...common, messages: [{ role: 'user', content: prompt }] } : { ...common, prompt }
       const { status, frames } = await postStream(`${base}/v1/${api === 'chat' ? 'chat/' : ''}completions`, body)
       expect(status).toBe(200)
@@ -45,15 +63,26 @@ async function withServer<T>(options: Partial<SimServerOptions>, fn: (client: Cl
 const QUESTIONS = probeQuestions(1, 40)
 
 async function probe(client: Client) {
-  const replies = await Promise.all(QUESTIONS.map((q, i) => client.stream(q.text, PROBE_MAX_TOKENS, i % 2 === 0 ? 'chat' : 'completions')))
-  return { replies: replies.map((r) => r.text), score: scoreProbe(QUESTIONS, replies.map((r) => r.text)) }
+  const replies = await Promise.all(
+    QUESTIONS.map((q, i) => client.stream(q.text, PROBE_MAX_TOKENS, i % 2 === 0 ? 'chat' : 'completions')),
+  )
+  return {
+    replies: replies.map((r) => r.text),
+    score: scoreProbe(
+      QUESTIONS,
+      replies.map((r) => r.text),
+    ),
+  }
 }
 
 async function greedy(client: Client): Promise<GreedyOutput[]> {
-  return Promise.all(GREEDY_PROMPTS.map(async (prompt) => ({ prompt, text: (await client.stream(prompt, GREEDY_MAX_TOKENS)).text })))
+  return Promise.all(
+    GREEDY_PROMPTS.map(async (prompt) => ({ prompt, text: (await client.stream(prompt, GREEDY_MAX_TOKENS)).text })),
+  )
 }
 
-const BENCH_PROMPT = 'Note the of and to time people year way day man thing woman life child world school state family student group'
+const BENCH_PROMPT =
+  'Note the of and to time people year way day man thing woman life child world school state family student group'
 
 describe('healthy profile', () => {
   it('answers every probe question, over chat and completions, within max_tokens', async () => {
@@ -83,7 +112,8 @@ describe('healthy profile', () => {
 
 describe('fault: degenerate', () => {
   it("streams 's for every token on the healthy schedule: same chunks, same token counts", async () => {
-    const run = (options: Partial<SimServerOptions>) => withServer({ seed: 5, ...options }, (client) => client.stream(BENCH_PROMPT, 300))
+    const run = (options: Partial<SimServerOptions>) =>
+      withServer({ seed: 5, ...options }, (client) => client.stream(BENCH_PROMPT, 300))
     const healthy = await run({})
     const broken = await run({ profile: DEGENERATE })
     expect(broken.chunkTokens).toEqual(healthy.chunkTokens)
@@ -102,7 +132,9 @@ describe('fault: degenerate', () => {
   })
 
   it('the fault option breaks a healthy profile, and none heals a broken one', async () => {
-    expect(await withServer({ fault: 'degenerate' }, async (client) => (await client.stream(BENCH_PROMPT, 3)).text)).toBe("'s's's")
+    expect(
+      await withServer({ fault: 'degenerate' }, async (client) => (await client.stream(BENCH_PROMPT, 3)).text),
+    ).toBe("'s's's")
     await withServer({ profile: DEGENERATE, fault: 'none' }, async (client) => {
       expect((await probe(client)).score.accuracy).toBe(1)
       expect(await client.get('/version')).not.toHaveProperty('fault')

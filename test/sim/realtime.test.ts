@@ -4,7 +4,10 @@ import { parseProfile } from '../../src/sim/profile.js'
 import { GATHER_MS, RealtimeEngine } from '../../src/sim/realtime.js'
 
 // 1000 prompt tokens per second, unchunked; 10 ms decode steps; time scale 1.
-const profile = parseProfile({ name: 'rt', model: 'm', source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': 10 } }, 'rt')
+const profile = parseProfile(
+  { name: 'rt', model: 'm', source: 'test', prefill: { 'tokens-per-s': 1000 }, decode: { 'step-ms': 10 } },
+  'rt',
+)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 let engine: RealtimeEngine | undefined

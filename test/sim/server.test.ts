@@ -13,7 +13,10 @@ const profileFile = profileFiles('sim-server-')
 const FLAT = profileFile('flat')
 const SPEC = profileFile('spec', { speculative: { method: 'mtp', k: 3, accept: [0.25, 0.25, 0.25, 0.25] } })
 
-async function withServer<T>(options: Partial<SimServerOptions>, fn: (base: string, server: SimServer) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  options: Partial<SimServerOptions>,
+  fn: (base: string, server: SimServer) => Promise<T>,
+): Promise<T> {
   const server = await startSimServer({ profile: FLAT, port: 0, timeScale: 20, ...options })
   try {
     return await fn(`http://127.0.0.1:${server.port}`, server)
@@ -27,7 +30,13 @@ const prompt = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(
 describe('streaming dialect (vLLM)', () => {
   it('chat: role-only first chunk with the first token, content chunks, finish "length", usage chunk with empty choices, [DONE]', async () => {
     await withServer({}, async (base) => {
-      const body = { model: 'any', messages: [{ role: 'user', content: prompt(10) }], max_completion_tokens: 6, stream: true, stream_options: { include_usage: true } }
+      const body = {
+        model: 'any',
+        messages: [{ role: 'user', content: prompt(10) }],
+        max_completion_tokens: 6,
+        stream: true,
+        stream_options: { include_usage: true },
+      }
       const { status, frames } = await postStream(`${base}/v1/chat/completions`, body)
       expect(status).toBe(200)
       expect(frames[0].data.object).toBe('chat.completion.chunk')
@@ -52,7 +61,13 @@ describe('streaming dialect (vLLM)', () => {
   it('completions: text chunks, no usage chunk unless asked, [DONE]', async () => {
     await withServer({}, async (base) => {
       const { frames } = await postStream(`${base}/v1/completions`, { prompt: prompt(5), max_tokens: 4, stream: true })
-      expect(frames.map((f) => (f.data === '[DONE]' ? 'done' : f.data.object))).toEqual(['text_completion', 'text_completion', 'text_completion', 'text_completion', 'done'])
+      expect(frames.map((f) => (f.data === '[DONE]' ? 'done' : f.data.object))).toEqual([
+        'text_completion',
+        'text_completion',
+        'text_completion',
+        'text_completion',
+        'done',
+      ])
       expect(frames.slice(0, 4).map((f) => f.data.choices[0].finish_reason)).toEqual([null, null, null, 'length'])
       expect(frames.slice(0, 4).every((f) => f.data.usage === undefined)).toBe(true)
       expect(wordCount(frames.map(frameText).join(''))).toBe(4)
@@ -61,7 +76,12 @@ describe('streaming dialect (vLLM)', () => {
 
   it('continuous usage stats put cumulative usage on every chunk', async () => {
     await withServer({}, async (base) => {
-      const body = { prompt: prompt(3), max_tokens: 3, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }
+      const body = {
+        prompt: prompt(3),
+        max_tokens: 3,
+        stream: true,
+        stream_options: { include_usage: true, continuous_usage_stats: true },
+      }
       const { frames } = await postStream(`${base}/v1/completions`, body)
       expect(frames.slice(0, -1).map((f) => f.data.usage.completion_tokens)).toEqual([1, 2, 3, 3])
     })
@@ -81,7 +101,10 @@ describe('streaming dialect (vLLM)', () => {
 
   it('non-streamed replies carry the whole text and usage', async () => {
     await withServer({}, async (base) => {
-      const res = await fetch(`${base}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }) })
+      const res = await fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+      })
       const body = (await res.json()) as any
       expect(body.object).toBe('chat.completion')
       expect(body.choices[0].message.role).toBe('assistant')
@@ -93,7 +116,11 @@ describe('streaming dialect (vLLM)', () => {
   it('tokens arrive on the profile schedule (time scale applied)', async () => {
     // 1000 prompt words at 1000 tok/s = 1000 ms, then 20 ms steps; scale 10 → 100 ms, then 2 ms steps.
     await withServer({ timeScale: 10 }, async (base) => {
-      const { sentAt, frames } = await postStream(`${base}/v1/completions`, { prompt: prompt(1000), max_tokens: 21, stream: true })
+      const { sentAt, frames } = await postStream(`${base}/v1/completions`, {
+        prompt: prompt(1000),
+        max_tokens: 21,
+        stream: true,
+      })
       const tokens = frames.slice(0, -1)
       const ttft = tokens[0].at - sentAt
       const decode = tokens.at(-1)!.at - tokens[0].at
@@ -112,11 +139,22 @@ describe('streaming dialect (vLLM)', () => {
 
 describe('end of sequence', () => {
   const question = probeQuestions(PROBE_DEFAULT_SEED, 1)[0].text
-  const finishOf = (frames: { data: any }[]) => frames.flatMap((f) => f.data.choices ?? []).map((c: { finish_reason: unknown }) => c.finish_reason).filter((r) => r !== null)
+  const finishOf = (frames: { data: any }[]) =>
+    frames
+      .flatMap((f) => f.data.choices ?? [])
+      .map((c: { finish_reason: unknown }) => c.finish_reason)
+      .filter((r) => r !== null)
 
   it('ignore_eos: false stops after the probe answer with finish "stop", usage counting only the tokens sent', async () => {
     await withServer({}, async (base) => {
-      const body = { prompt: question, max_tokens: 32, stream: true, stream_options: { include_usage: true }, ignore_eos: false, temperature: 0 }
+      const body = {
+        prompt: question,
+        max_tokens: 32,
+        stream: true,
+        stream_options: { include_usage: true },
+        ignore_eos: false,
+        temperature: 0,
+      }
       const { frames } = await postStream(`${base}/v1/completions`, body)
       const text = frames.map(frameText).join('')
       expect(text).toBe(` The answer is ${solveQuestion(question)}.`)
@@ -127,7 +165,13 @@ describe('end of sequence', () => {
 
   it('ignore_eos: false on any other prompt stops after a seeded 8–16 tokens, the same every time; ignore_eos: true runs to max_tokens', async () => {
     await withServer({}, async (base) => {
-      const body = (ignoreEos: boolean) => ({ prompt: prompt(30), max_tokens: 48, stream: true, stream_options: { include_usage: true }, ignore_eos: ignoreEos })
+      const body = (ignoreEos: boolean) => ({
+        prompt: prompt(30),
+        max_tokens: 48,
+        stream: true,
+        stream_options: { include_usage: true },
+        ignore_eos: ignoreEos,
+      })
       const a = await postStream(`${base}/v1/completions`, body(false))
       const b = await postStream(`${base}/v1/completions`, body(false))
       const n = a.frames.at(-2)?.data.usage.completion_tokens
@@ -144,7 +188,13 @@ describe('end of sequence', () => {
 
   it('a non-streamed reply stops too; a max_tokens below the answer ends it at "length"', async () => {
     await withServer({}, async (base) => {
-      const post = async (maxTokens: number) => (await fetch(`${base}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: question, max_tokens: maxTokens, ignore_eos: false }) })).json() as Promise<{ usage: { completion_tokens: number }; choices: { finish_reason: string }[] }>
+      const post = async (maxTokens: number) =>
+        (
+          await fetch(`${base}/v1/completions`, {
+            method: 'POST',
+            body: JSON.stringify({ prompt: question, max_tokens: maxTokens, ignore_eos: false }),
+          })
+        ).json() as Promise<{ usage: { completion_tokens: number }; choices: { finish_reason: string }[] }>
       const stopped = await post(32)
       expect(stopped.usage.completion_tokens).toBe(4)
       expect(stopped.choices[0].finish_reason).toBe('stop')
@@ -161,7 +211,10 @@ describe('other endpoints', () => {
       const health = await fetch(`${base}/health`)
       expect(health.status).toBe(200)
       expect(await health.text()).toBe('')
-      expect(await (await fetch(`${base}/version`)).json()).toMatchObject({ version: expect.stringMatching(/^sim-/), profile: 'flat' })
+      expect(await (await fetch(`${base}/version`)).json()).toMatchObject({
+        version: expect.stringMatching(/^sim-/),
+        profile: 'flat',
+      })
       const models = (await (await fetch(`${base}/v1/models`)).json()) as any
       expect(models.data[0]).toMatchObject({ id: 'test/flat', root: 'test/flat', max_model_len: 262144 })
     })
@@ -171,10 +224,20 @@ describe('other endpoints', () => {
     { body: { prompt: 'one two  three\nfour' }, count: 4 },
     { body: { prompt: ['a b'] }, count: 2 },
     { body: { prompt: [5, 6, 7] }, count: 3 },
-    { body: { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'x y z' }] }] }, count: 2 + 3 + 2 * 4 + 3 },
+    {
+      body: {
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: [{ type: 'text', text: 'x y z' }] },
+        ],
+      },
+      count: 2 + 3 + 2 * 4 + 3,
+    },
   ])('/tokenize $body → $count', async ({ body, count }) => {
     await withServer({}, async (base) => {
-      const res = (await (await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify(body) })).json()) as any
+      const res = (await (
+        await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify(body) })
+      ).json()) as any
       expect(res.count).toBe(count)
       expect(res.tokens).toHaveLength(count)
       expect(res.max_model_len).toBe(262144)
@@ -203,19 +266,34 @@ describe('other endpoints', () => {
           expect(2 + spec + c['vllm:spec_decode_num_accepted_tokens_total']).toBe(39)
           expect(c['vllm:spec_decode_num_draft_tokens_total']).toBe(3 * spec)
         }
-        expect(/^vllm:prompt_tokens_total\{[^}]*model_name="([^"]*)"/m.exec(text)?.[1]).toBe(profile === FLAT ? 'test/flat' : 'test/spec')
+        expect(/^vllm:prompt_tokens_total\{[^}]*model_name="([^"]*)"/m.exec(text)?.[1]).toBe(
+          profile === FLAT ? 'test/flat' : 'test/spec',
+        )
       })
     }
   })
 
   it.each([
-    { path: '/v1/completions', body: { prompt: 'x', max_tokens: 262144 }, status: 400, match: /maximum context length is 262144/ },
-    { path: '/v1/completions', body: { prompt: 'x', max_tokens: 0 }, status: 400, match: /max_tokens must be a positive integer/ },
+    {
+      path: '/v1/completions',
+      body: { prompt: 'x', max_tokens: 262144 },
+      status: 400,
+      match: /maximum context length is 262144/,
+    },
+    {
+      path: '/v1/completions',
+      body: { prompt: 'x', max_tokens: 0 },
+      status: 400,
+      match: /max_tokens must be a positive integer/,
+    },
     { path: '/v1/chat/completions', body: { messages: 'hi' }, status: 400, match: /messages/ },
     { path: '/v1/completions', body: '{not json', status: 400, match: /not valid JSON/ },
   ])('$path rejects $body with $status', async ({ path, body, status, match }) => {
     await withServer({}, async (base) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) })
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      })
       expect(res.status).toBe(status)
       const err = (await res.json()) as any
       expect(err.error.message).toMatch(match)
@@ -235,7 +313,11 @@ describe('lifecycle and determinism', () => {
   it('a seed fixes the generated text and the chunking; another seed changes the chunking', async () => {
     const run = (seed: number) =>
       withServer({ profile: SPEC, seed }, async (base) => {
-        const { frames } = await postStream(`${base}/v1/completions`, { prompt: prompt(3), max_tokens: 60, stream: true })
+        const { frames } = await postStream(`${base}/v1/completions`, {
+          prompt: prompt(3),
+          max_tokens: 60,
+          stream: true,
+        })
         return frames.slice(0, -1).map(frameText)
       })
     const a = await run(9)
@@ -269,7 +351,11 @@ describe('lifecycle and determinism', () => {
   it('a client that disconnects mid-stream is dropped from the batch', async () => {
     await withServer({ timeScale: 1 }, async (base) => {
       const abort = new AbortController()
-      const read = postStream(`${base}/v1/completions`, { prompt: 'x', max_tokens: 10_000, stream: true }, { signal: abort.signal, onFrame: () => abort.abort() })
+      const read = postStream(
+        `${base}/v1/completions`,
+        { prompt: 'x', max_tokens: 10_000, stream: true },
+        { signal: abort.signal, onFrame: () => abort.abort() },
+      )
       await expect(read).rejects.toThrow()
       let c: Record<string, number> = {}
       let text = ''
@@ -279,7 +365,9 @@ describe('lifecycle and determinism', () => {
         if (c['vllm:num_requests_running'] === 0) break
         await new Promise((r) => setTimeout(r, 20))
       }
-      expect(/^vllm:request_success_total\{[^}]*finished_reason="abort"[^}]*\} (\S+)/m.exec(text)?.[1]).toMatch(/^1(\.0)?$/)
+      expect(/^vllm:request_success_total\{[^}]*finished_reason="abort"[^}]*\} (\S+)/m.exec(text)?.[1]).toMatch(
+        /^1(\.0)?$/,
+      )
       expect(c['vllm:num_requests_running']).toBe(0)
       expect(c['vllm:num_requests_waiting']).toBe(0)
       expect(c['vllm:generation_tokens_total']).toBeLessThan(100)

@@ -14,8 +14,14 @@ function drain(model: EngineModel, start: number): StepResult[] {
   return steps
 }
 
-const bench = (first: number): EngineRequest[] => Array.from({ length: 4 }, (_, i) => ({ id: first + i, promptTokens: 128, maxTokens: 24 }))
-const probe: EngineRequest[] = Array.from({ length: 12 }, (_, i) => ({ id: 100 + i, promptTokens: 40, maxTokens: 6, side: true }))
+const bench = (first: number): EngineRequest[] =>
+  Array.from({ length: 4 }, (_, i) => ({ id: first + i, promptTokens: 128, maxTokens: 24 }))
+const probe: EngineRequest[] = Array.from({ length: 12 }, (_, i) => ({
+  id: 100 + i,
+  promptTokens: 40,
+  maxTokens: 6,
+  side: true,
+}))
 
 /** The benchmark's steps, as durations and tokens delivered, after an optional probe. */
 function benchmarkSteps(seed: number, withProbe: boolean, sideIsMain = false): Array<{ ms: number; tokens: number[] }> {
@@ -29,7 +35,10 @@ function benchmarkSteps(seed: number, withProbe: boolean, sideIsMain = false): A
   }
   for (const r of bench(0)) model.submit(r)
   // Durations to 1e-9 ms: the later start only changes the last bits of `end - start`.
-  return drain(model, t).map((s) => ({ ms: Math.round((s.end - s.start) * 1e9) / 1e9, tokens: s.emissions.map((e) => e.tokens) }))
+  return drain(model, t).map((s) => ({
+    ms: Math.round((s.end - s.start) * 1e9) / 1e9,
+    tokens: s.emissions.map((e) => e.tokens),
+  }))
 }
 
 describe('untimed requests draw from a random stream of their own', () => {

@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest'
-import { chatIds, chatTokens, countWords, generatedWord, promptIds, promptTokens, words } from '../../src/sim/tokenizer.js'
+import {
+  chatIds,
+  chatTokens,
+  countWords,
+  generatedWord,
+  promptIds,
+  promptTokens,
+  words,
+} from '../../src/sim/tokenizer.js'
 
 describe('word tokenizer', () => {
-  it.each(['', '   ', 'one', ' lead and trail ', 'tabs\tand\nnewlines\r\n', 'no\u00a0break\u2003em\u3000ideographic\ufeffbom', 'ünïcödé wörds 字 字'])('countWords agrees with words() on %j', (text) => {
+  it.each([
+    '',
+    '   ',
+    'one',
+    ' lead and trail ',
+    'tabs\tand\nnewlines\r\n',
+    'no\u00a0break\u2003em\u3000ideographic\ufeffbom',
+    'ünïcödé wörds 字 字',
+  ])('countWords agrees with words() on %j', (text) => {
     expect(countWords(text)).toBe(words(text).length)
   })
 
@@ -19,7 +35,13 @@ describe('word tokenizer', () => {
 
   it.each([
     { messages: [{ role: 'user', content: 'a b' }], count: 2 + 4 + 3 },
-    { messages: [{ role: 'system', content: null }, { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url' }] }], count: 1 + 2 * 4 + 3 },
+    {
+      messages: [
+        { role: 'system', content: null },
+        { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url' }] },
+      ],
+      count: 1 + 2 * 4 + 3,
+    },
     { messages: [], count: undefined },
     { messages: [{ role: 'user', content: 5 }], count: undefined },
   ])('chat messages → $count tokens, the same through the id path', ({ messages, count }) => {

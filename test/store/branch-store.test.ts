@@ -28,13 +28,17 @@ function store(options: Partial<BranchStoreOptions> = {}) {
 }
 
 const stored = <T>(path: string): T => JSON.parse(gh.state.readFile(BRANCH, path) ?? 'null') as T
-const refUpdates = () => gh.state.log.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/git/refs/heads/${BRANCH}`))
+const refUpdates = () =>
+  gh.state.log.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/git/refs/heads/${BRANCH}`))
 const FOUR = ['cpu/baseline.json', 'cpu/history.json', 'cpu/index.html', 'index.html']
 /** Paths a commit adds or changes against its first parent. */
 function changedPaths(sha: string): string[] {
   const commit = gh.state.commits.get(sha)!
   const before = commit.parents.length ? gh.state.files(commit.parents[0]) : new Map<string, string>()
-  return [...gh.state.files(sha)].filter(([path, blob]) => before.get(path) !== blob).map(([path]) => path).sort()
+  return [...gh.state.files(sha)]
+    .filter(([path, blob]) => before.get(path) !== blob)
+    .map(([path]) => path)
+    .sort()
 }
 const day = (d: number) => `2025-02-${String(d).padStart(2, '0')}T10:00:00Z`
 
@@ -90,14 +94,22 @@ describe('branchStore', () => {
     const loaded = await store().store.load('nvidia-gb10')
     expect(loaded.view.results).toEqual(run)
     expect(loaded.view.history.map((e) => e.sha)).toEqual(['2222222bbb'])
-    expect(loaded.ref).toEqual({ sha: '2222222bbb', hardware: 'nvidia-gb10', source: `branch ${BRANCH}`, runUrl: run.run.runUrl, date: day(2), samples: 1 })
+    expect(loaded.ref).toEqual({
+      sha: '2222222bbb',
+      hardware: 'nvidia-gb10',
+      source: `branch ${BRANCH}`,
+      runUrl: run.run.runUrl,
+      date: day(2),
+      samples: 1,
+    })
     // Another hardware key has nothing stored.
     await expect(s.load('cpu')).resolves.toEqual({ view: { history: [] } })
   })
 
   it('keeps a bounded history, newest last, with one entry per sha', async () => {
     const { store: s } = store({ historyLimit: 3 })
-    for (let d = 1; d <= 5; d++) await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+    for (let d = 1; d <= 5; d++)
+      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
     // Re-running sha5 replaces its entry instead of adding one.
     await s.save('cpu', results('sha5', day(6), [cell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
     const history = stored<HistoryFile>('cpu/history.json').entries
@@ -120,7 +132,11 @@ describe('branchStore', () => {
       if (before) expect(head.parents).toEqual([before])
       expect(changedPaths(head.sha)).toEqual(FOUR)
     }
-    expect(refUpdates().map((r) => [r.status, (r.body as { force: boolean }).force])).toEqual([[200, false], [200, false], [200, false]])
+    expect(refUpdates().map((r) => [r.status, (r.body as { force: boolean }).force])).toEqual([
+      [200, false],
+      [200, false],
+      [200, false],
+    ])
     expect(gh.state.readFile(BRANCH, 'cpu/index.html')).toContain('LLM serving dashboard · cpu')
     expect(gh.state.readFile(BRANCH, 'index.html')).toContain('href="cpu/index.html"')
   })
@@ -133,13 +149,21 @@ describe('branchStore', () => {
     // Before the first ref update another job commits its own cells; before the second, an unrelated file.
     gh.inject.beforeRefUpdates(2, () => {
       if (competing++ === 0) {
-        const other = results('other', day(2), [cell('t/shared', [slow]), cell('t/first', [slow]), cell('u/other', [slow])])
+        const other = results('other', day(2), [
+          cell('t/shared', [slow]),
+          cell('t/first', [slow]),
+          cell('u/other', [slow]),
+        ])
         gh.state.writeFile(BRANCH, 'cpu/baseline.json', JSON.stringify(other))
       } else gh.state.writeFile(BRANCH, 'notes.txt', 'a note')
     })
     await s.save('cpu', results('mine', day(3), [cell('t/shared', [fast]), cell('t/mine', [fast])]), gates)
 
-    expect(refUpdates().slice(-3).map((r) => r.status)).toEqual([422, 422, 200])
+    expect(
+      refUpdates()
+        .slice(-3)
+        .map((r) => r.status),
+    ).toEqual([422, 422, 200])
     const baseline = stored<ResultsFile>('cpu/baseline.json')
     expect(baseline.run.sha).toBe('mine')
     expect(baseline.cells.map((c) => c.id).sort()).toEqual(['t/first', 't/mine', 't/shared', 'u/other'])
@@ -157,7 +181,10 @@ describe('branchStore', () => {
     gh.inject.beforeRefUpdates(1000, () => gh.state.writeFile(BRANCH, 'notes.txt', `note ${n++}`))
     const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StoreError)
-    expect(error).toMatchObject({ status: 422, message: expect.stringContaining(`${BRANCH}: still conflicting after 4 attempts`) })
+    expect(error).toMatchObject({
+      status: 422,
+      message: expect.stringContaining(`${BRANCH}: still conflicting after 4 attempts`),
+    })
     expect(refUpdates().filter((r) => r.status === 422)).toHaveLength(4)
     expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
   })
@@ -173,7 +200,8 @@ describe('branchStore', () => {
 
   it('bounds history by bytes too, dropping the oldest runs', async () => {
     const { store: s } = store({ historyBytes: 1500 })
-    for (let d = 1; d <= 6; d++) await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+    for (let d = 1; d <= 6; d++)
+      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
     const text = gh.state.readFile(BRANCH, 'cpu/history.json')!
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1500)
     const shas = stored<HistoryFile>('cpu/history.json').entries.map((e) => e.sha)
@@ -211,7 +239,9 @@ describe('branchStore', () => {
     const { store: s } = store()
     await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
     gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":"something-else"}')
-    await expect(s.load('cpu')).rejects.toThrow(`${BRANCH}:cpu/baseline.json: not a llm-bench-gate results file: schema is "something-else"`)
+    await expect(s.load('cpu')).rejects.toThrow(
+      `${BRANCH}:cpu/baseline.json: not a llm-bench-gate results file: schema is "something-else"`,
+    )
   })
 
   it.each(['', '../x', 'a/b', '.hidden'])('refuses hardware key %j as a path', async (key) => {

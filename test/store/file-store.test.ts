@@ -16,7 +16,14 @@ afterEach(async () => {
 
 describe('fileStore', () => {
   it('loads a results file as the baseline, its rounds as one history entry', async () => {
-    const run = { ...results('f00d', '2025-03-01T00:00:00Z', [cell('t/a', [{ decode: 50, ttft: 300 }, { decode: 40, ttft: 400 }])]) }
+    const run = {
+      ...results('f00d', '2025-03-01T00:00:00Z', [
+        cell('t/a', [
+          { decode: 50, ttft: 300 },
+          { decode: 40, ttft: 400 },
+        ]),
+      ]),
+    }
     run.run.hardware = 'nvidia-gb10'
     const path = join(dir, 'baseline.json')
     await writeFile(path, JSON.stringify(run))
@@ -24,7 +31,14 @@ describe('fileStore', () => {
     expect(loaded.view.results).toEqual(run)
     expect(loaded.view.history).toHaveLength(1)
     expect(loaded.view.history[0].cells['t/a']['decode_tps.p99']).toEqual({ steady: 48, rounds: [53, 43] })
-    expect(loaded.ref).toEqual({ sha: 'f00d', hardware: 'nvidia-gb10', source: `file ${path}`, runUrl: run.run.runUrl, date: '2025-03-01T00:00:00Z', samples: 1 })
+    expect(loaded.ref).toEqual({
+      sha: 'f00d',
+      hardware: 'nvidia-gb10',
+      source: `file ${path}`,
+      runUrl: run.run.runUrl,
+      date: '2025-03-01T00:00:00Z',
+      samples: 1,
+    })
   })
 
   it.each([
@@ -34,7 +48,9 @@ describe('fileStore', () => {
   ])('rejects %s with a ConfigError naming the file', async (_, text, message) => {
     const path = join(dir, 'b.json')
     if (text !== undefined) await writeFile(path, text)
-    const error = await fileStore(path).load('cpu').catch((e: unknown) => e)
+    const error = await fileStore(path)
+      .load('cpu')
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as Error).message).toContain(message)
     expect((error as Error).message).toContain(path)
@@ -42,6 +58,8 @@ describe('fileStore', () => {
 
   it('is read-only', async () => {
     const path = join(dir, 'b.json')
-    await expect(fileStore(path).save('cpu', results('x', '2025-03-01T00:00:00Z', []), {})).rejects.toThrow(`baseline-file ${path} is read-only`)
+    await expect(fileStore(path).save('cpu', results('x', '2025-03-01T00:00:00Z', []), {})).rejects.toThrow(
+      `baseline-file ${path} is read-only`,
+    )
   })
 })

@@ -6,7 +6,15 @@ import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../../src/cor
 import { readResults } from '../../src/store/index.js'
 
 /** Distinct, recognisable stats: p50 = mean + 1, p90 = mean + 2, p99 = mean + 3. */
-const stats = (mean: number): Stats => ({ mean, p50: mean + 1, p90: mean + 2, p99: mean + 3, std: 1, min: mean - 1, max: mean + 4 })
+const stats = (mean: number): Stats => ({
+  mean,
+  p50: mean + 1,
+  p90: mean + 2,
+  p99: mean + 3,
+  std: 1,
+  min: mean - 1,
+  max: mean + 4,
+})
 
 export interface Figures {
   decode: number
@@ -23,7 +31,7 @@ export function block({ decode, ttft }: Figures): MetricsBlock {
     prefill_tps: stats(1_024_000 / ttft),
     output_tps: decode * 7,
     total_tps: decode * 63,
-    per_user_tps: decode * 7 / 8,
+    per_user_tps: (decode * 7) / 8,
     request_tps: decode / 20,
     failed_share: 0,
   }

@@ -24,7 +24,9 @@ describe('mergeResults', () => {
   it('returns the incoming file when nothing is stored, and keeps its summary when no cell was added', () => {
     const withSummary = { ...newer, summary: { verdict: 'pass' as const, regressions: 0, counts: { pass: 2 } } }
     expect(mergeResults(undefined, withSummary)).toBe(withSummary)
-    expect(mergeResults(results('zzz', '2024-12-01T00:00:00Z', [cell('t/shared', [slow])]), withSummary).summary).toEqual(withSummary.summary)
+    expect(
+      mergeResults(results('zzz', '2024-12-01T00:00:00Z', [cell('t/shared', [slow])]), withSummary).summary,
+    ).toEqual(withSummary.summary)
     expect(mergeResults(older, withSummary).summary).toBeUndefined()
   })
 })
@@ -37,19 +39,31 @@ describe('historyEntry', () => {
     cell('skipped/s', [fast], { verdict: { status: 'missing', metrics: {} } }),
   ])
   const gates: Record<string, GateConfig> = {
-    gated: { decode: { maxRegression: 0.05, stat: 'p90' }, 'output-throughput': { maxRegression: 0.05, stat: 'mean' }, ttft: { maxRegression: 0.1, stat: 'mean' } },
+    gated: {
+      decode: { maxRegression: 0.05, stat: 'p90' },
+      'output-throughput': { maxRegression: 0.05, stat: 'mean' },
+      ttft: { maxRegression: 0.1, stat: 'mean' },
+    },
   }
 
   it('keeps the gated metric keys of the target, plus decode and TTFT means, with steady rounds only', () => {
     const entry = historyEntry(run, gates)
     expect(entry).toMatchObject({ sha: 'abc', date: '2025-01-03T00:00:00Z', runUrl: 'https://example.test/runs/abc' })
     expect(Object.keys(entry.cells).sort()).toEqual(['gated/s', 'plain/s'])
-    expect(Object.keys(entry.cells['gated/s']).sort()).toEqual(['decode_tps.mean', 'decode_tps.p90', 'output_tps', 'ttft_ms.mean'])
+    expect(Object.keys(entry.cells['gated/s']).sort()).toEqual([
+      'decode_tps.mean',
+      'decode_tps.p90',
+      'output_tps',
+      'ttft_ms.mean',
+    ])
     expect(entry.cells['gated/s']['decode_tps.mean']).toEqual({ steady: 45, rounds: [50, 40] })
     expect(entry.cells['gated/s']['decode_tps.p90']).toEqual({ steady: 47, rounds: [52, 42] })
     expect(entry.cells['gated/s']['output_tps']).toEqual({ steady: 315, rounds: [350, 280] })
     expect(entry.cells['gated/s']['ttft_ms.mean']).toEqual({ steady: 350, rounds: [300, 400] })
-    expect(entry.cells['plain/s']).toEqual({ 'decode_tps.mean': { steady: 50, rounds: [50] }, 'ttft_ms.mean': { steady: 300, rounds: [300] } })
+    expect(entry.cells['plain/s']).toEqual({
+      'decode_tps.mean': { steady: 50, rounds: [50] },
+      'ttft_ms.mean': { steady: 300, rounds: [300] },
+    })
   })
 
   it('keeps every metric key when no gates are given', () => {
@@ -62,7 +76,11 @@ describe('historyEntry', () => {
 })
 
 describe('mergeHistory', () => {
-  const entry = (sha: string, day: number, cells: HistoryEntry['cells'] = { 't/s': { 'decode_tps.mean': { steady: day, rounds: [day] } } }): HistoryEntry => ({
+  const entry = (
+    sha: string,
+    day: number,
+    cells: HistoryEntry['cells'] = { 't/s': { 'decode_tps.mean': { steady: day, rounds: [day] } } },
+  ): HistoryEntry => ({
     sha,
     date: `2025-01-${String(day).padStart(2, '0')}T00:00:00Z`,
     runUrl: `u${sha}`,
@@ -78,8 +96,16 @@ describe('mergeHistory', () => {
   })
 
   it('replaces the entry of a re-run sha in place, merging its cells', () => {
-    const first = mergeHistory(mergeHistory(undefined, entry('s1', 1, { 'a/x': { 'decode_tps.mean': { steady: 1, rounds: [1] } } }), 'cpu', 5), entry('s2', 2), 'cpu', 5)
-    const rerun = entry('s1', 9, { 'a/x': { 'decode_tps.mean': { steady: 7, rounds: [7] } }, 'b/y': { 'decode_tps.mean': { steady: 8, rounds: [8] } } })
+    const first = mergeHistory(
+      mergeHistory(undefined, entry('s1', 1, { 'a/x': { 'decode_tps.mean': { steady: 1, rounds: [1] } } }), 'cpu', 5),
+      entry('s2', 2),
+      'cpu',
+      5,
+    )
+    const rerun = entry('s1', 9, {
+      'a/x': { 'decode_tps.mean': { steady: 7, rounds: [7] } },
+      'b/y': { 'decode_tps.mean': { steady: 8, rounds: [8] } },
+    })
     const again = mergeHistory(first, rerun, 'cpu', 5)
     expect(again.entries.map((e) => e.sha)).toEqual(['s1', 's2'])
     expect(again.entries[0].cells['a/x']['decode_tps.mean'].steady).toBe(7)

@@ -11,13 +11,22 @@ import { flatCell, resultsFile } from '../compare/fixtures.js'
 const gate = { decode: { maxRegression: 0.05, stat: 'mean' as const } }
 const greedy = [{ prompt: 'Count to five.', text: 'one two three four five' }]
 const host = (driver: string) => ({ preflight: {}, fingerprint: { driver } })
-const stored = flatCell('a/s', { decode: 50 }, 3, 1, { host: host('580.95'), quality: { probe: { seed: 1, questions: 0, correct: 0, accuracy: 1, greedy }, degenerate: undefined } })
+const stored = flatCell('a/s', { decode: 50 }, 3, 1, {
+  host: host('580.95'),
+  quality: { probe: { seed: 1, questions: 0, correct: 0, accuracy: 1, greedy }, degenerate: undefined },
+})
 const view: BaselineView = { results: resultsFile([stored, flatCell('b/s', { decode: 50 })]), history: [] }
 const judge = cellJudge(view, (target) => ({ gate: target === 'a' ? gate : {} }))
 
 /** A cell whose verdict relies on both kinds of evidence: its greedy outputs and its environment fingerprint. */
 function current(decode: number): CellResult {
-  const probe = { seed: 1, questions: 0, correct: 0, accuracy: 1, greedy: [{ prompt: greedy[0].prompt, text: 'one two three four six' }] }
+  const probe = {
+    seed: 1,
+    questions: 0,
+    correct: 0,
+    accuracy: 1,
+    greedy: [{ prompt: greedy[0].prompt, text: 'one two three four six' }],
+  }
   return flatCell('a/s', { decode }, 3, 1, { host: host('590.10'), quality: { probe, degenerate: undefined } })
 }
 
@@ -44,13 +53,33 @@ describe('cellJudge().decide', () => {
   it('does not change the cells it is given, on any path', () => {
     const first = deepFreeze(current(40))
     const again = deepFreeze(current(40))
-    const skipped = deepFreeze({ ...flatCell('a/s', {}), metrics: null, verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const } })
-    const failed = deepFreeze({ ...flatCell('a/s', {}), status: 'error' as const, error: 'boom', verdict: { status: 'error' as const, metrics: {}, note: 'boom' } })
+    const skipped = deepFreeze({
+      ...flatCell('a/s', {}),
+      metrics: null,
+      verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const },
+    })
+    const failed = deepFreeze({
+      ...flatCell('a/s', {}),
+      status: 'error' as const,
+      error: 'boom',
+      verdict: { status: 'error' as const, metrics: {}, note: 'boom' },
+    })
     const before = structuredClone([first, again, skipped, failed])
-    const results = [judge.decide([first]), judge.decide([first, again]), judge.decide([skipped]), judge.decide([failed]), judge.moreRounds(first, 10)]
+    const results = [
+      judge.decide([first]),
+      judge.decide([first, again]),
+      judge.decide([skipped]),
+      judge.decide([failed]),
+      judge.moreRounds(first, 10),
+    ]
     expect([first, again, skipped, failed]).toEqual(before)
     // The frozen input did not stop the judge from deciding: each path produced its verdict.
-    expect(results.slice(0, 4).map((c) => (c as CellResult).verdict.status)).toEqual(['regression', 'regression', 'missing', 'error'])
+    expect(results.slice(0, 4).map((c) => (c as CellResult).verdict.status)).toEqual([
+      'regression',
+      'regression',
+      'missing',
+      'error',
+    ])
   })
 
   it('pools re-measurements: a loss that the re-measurement does not show is not confirmed', () => {
@@ -62,15 +91,32 @@ describe('cellJudge().decide', () => {
   })
 
   it("gives a skipped cell the baseline's figures and leaves an error cell as it is", () => {
-    const skipped = { ...flatCell('a/s', {}), metrics: null, verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const } }
-    expect(judge.decide([skipped]).verdict).toMatchObject({ status: 'missing', skipped: 'unchanged', reference: { decode: { stat: 'mean', value: 50 } } })
-    const failed = { ...flatCell('a/s', {}), status: 'error' as const, error: 'boom', verdict: { status: 'error' as const, metrics: {}, note: 'boom' } }
+    const skipped = {
+      ...flatCell('a/s', {}),
+      metrics: null,
+      verdict: { status: 'missing' as const, metrics: {}, skipped: 'unchanged' as const },
+    }
+    expect(judge.decide([skipped]).verdict).toMatchObject({
+      status: 'missing',
+      skipped: 'unchanged',
+      reference: { decode: { stat: 'mean', value: 50 } },
+    })
+    const failed = {
+      ...flatCell('a/s', {}),
+      status: 'error' as const,
+      error: 'boom',
+      verdict: { status: 'error' as const, metrics: {}, note: 'boom' },
+    }
     expect(judge.decide([failed])).toBe(failed)
   })
 
   it("judges read-back cells with their target's noise-floor", () => {
     // 8 % slower: past the 5 % limit, short of twice it; only the assumed launch-to-launch noise decides.
-    const judged = (noiseFloor: number) => judgeAll([flatCell('a/s', { decode: 46 })], cellJudge(view, () => ({ gate, noiseFloor })))[0].verdict
+    const judged = (noiseFloor: number) =>
+      judgeAll(
+        [flatCell('a/s', { decode: 46 })],
+        cellJudge(view, () => ({ gate, noiseFloor })),
+      )[0].verdict
     expect(judged(0.005).status).toBe('regression')
     expect(judged(0.2).status).toBe('inconclusive')
   })

@@ -23,7 +23,10 @@ const BENCH = join(ROOT, 'test/helpers/bench-vllm.mjs')
 
 // A 20 ms token interval against 30 ms: decode 50 → 33 tok/s, far beyond the 5 % gate and timer jitter.
 beforeAll(async () => {
-  ;[fast, slow] = await Promise.all([startScheduledServer({ ttftMs: 30, intervalMs: 20 }), startScheduledServer({ ttftMs: 30, intervalMs: 30 })])
+  ;[fast, slow] = await Promise.all([
+    startScheduledServer({ ttftMs: 30, intervalMs: 20 }),
+    startScheduledServer({ ttftMs: 30, intervalMs: 30 }),
+  ])
   cwd = await mkdtemp(join(tmpdir(), 'lbg-external-'))
   const config = (url: string) =>
     [
@@ -42,7 +45,10 @@ beforeAll(async () => {
   await writeFile(join(cwd, 'fast.yml'), config(fast.url))
   await writeFile(join(cwd, 'slow.yml'), config(slow.url))
   // A command that ignores {output-tokens}: 10 tokens where the scenario asks for 16.
-  await writeFile(join(cwd, 'short.yml'), config(fast.url).replace('--output-tokens {output-tokens}', '--output-tokens 10'))
+  await writeFile(
+    join(cwd, 'short.yml'),
+    config(fast.url).replace('--output-tokens {output-tokens}', '--output-tokens 10'),
+  )
 })
 afterAll(async () => {
   await Promise.all([fast?.close(), slow?.close()])
@@ -50,7 +56,14 @@ afterAll(async () => {
 
 const context = { event: 'pull_request', sha: 'f00d', ref: 'refs/pull/1/merge', runUrl: '' }
 const pipeline = (options: Partial<ActionOptions>) =>
-  runPipeline({ options: { ...DEFAULTS, mode: 'run', ...options }, context, log: memoryLogger(), toolVersion: 'test', cwd, detectHardware: async () => 'cpu' })
+  runPipeline({
+    options: { ...DEFAULTS, mode: 'run', ...options },
+    context,
+    log: memoryLogger(),
+    toolVersion: 'test',
+    cwd,
+    detectHardware: async () => 'cpu',
+  })
 
 describe('engine: external', () => {
   it('runs the command once per round and reads each result as a round', async () => {
@@ -72,15 +85,30 @@ describe('engine: external', () => {
   })
 
   it('passes the same engine and fails a slower one against that baseline', async () => {
-    const same = await pipeline({ config: 'fast.yml', resultsDir: 'same', mode: 'compare', baselineFile: 'base/results.json' })
+    const same = await pipeline({
+      config: 'fast.yml',
+      resultsDir: 'same',
+      mode: 'compare',
+      baselineFile: 'base/results.json',
+    })
     expect(same.verdict, same.summary).not.toBe('regression')
-    const slower = await pipeline({ config: 'slow.yml', resultsDir: 'slow', mode: 'compare', baselineFile: 'base/results.json' })
+    const slower = await pipeline({
+      config: 'slow.yml',
+      resultsDir: 'slow',
+      mode: 'compare',
+      baselineFile: 'base/results.json',
+    })
     expect(slower.verdict, slower.summary).toBe('regression')
     expect(slower.failure).toMatch(/regress/i)
   })
 
   it('flags a run that measured another workload than the scenario, and fails it against a baseline without the miss', async () => {
-    const short = await pipeline({ config: 'short.yml', resultsDir: 'short', mode: 'compare', baselineFile: 'base/results.json' })
+    const short = await pipeline({
+      config: 'short.yml',
+      resultsDir: 'short',
+      mode: 'compare',
+      baselineFile: 'base/results.json',
+    })
     const [cell] = (await readResultsFile(short.resultsFile, 'short')).cells
     expect(cell.flags).toEqual(['lengths-missed: output 10/16'])
     expect(cell.verdict.status, short.summary).toBe('regression')
@@ -88,7 +116,16 @@ describe('engine: external', () => {
   })
 
   it('makes every cell an error naming a command that fails', async () => {
-    await writeFile(join(cwd, 'broken.yml'), ['version: 1', 'scenarios: { s: { input-tokens: 8, output-tokens: 8, concurrency: 1 } }', 'targets:', '  bad: { engine: external, format: vllm, run: "echo nope >&2; exit 3", request-timeout: 5s }', ''].join('\n'))
+    await writeFile(
+      join(cwd, 'broken.yml'),
+      [
+        'version: 1',
+        'scenarios: { s: { input-tokens: 8, output-tokens: 8, concurrency: 1 } }',
+        'targets:',
+        '  bad: { engine: external, format: vllm, run: "echo nope >&2; exit 3", request-timeout: 5s }',
+        '',
+      ].join('\n'),
+    )
     const run = await pipeline({ config: 'broken.yml', resultsDir: 'broken' })
     const [cell] = (await readResultsFile(run.resultsFile, 'broken')).cells
     expect(cell.status).toBe('error')
@@ -98,14 +135,31 @@ describe('engine: external', () => {
 
   it('fails validation naming a missing run or format, or a placeholder run does not get', async () => {
     const problems = async (target: string) => {
-      await writeFile(join(cwd, 'invalid.yml'), ['version: 1', 'scenarios: { s: { input-tokens: 8, output-tokens: 8, concurrency: 1 } }', 'targets:', `  t: ${target}`, ''].join('\n'))
+      await writeFile(
+        join(cwd, 'invalid.yml'),
+        [
+          'version: 1',
+          'scenarios: { s: { input-tokens: 8, output-tokens: 8, concurrency: 1 } }',
+          'targets:',
+          `  t: ${target}`,
+          '',
+        ].join('\n'),
+      )
       const error = await loadPlan('invalid.yml', { cwd }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ConfigError)
       return (error as ConfigError).problems.join('\n')
     }
-    expect(await problems('{ engine: external, format: vllm }')).toContain('targets.t.run: required for engine external')
-    expect(await problems('{ engine: external, run: "true {out}" }')).toContain('targets.t.format: required for engine external')
-    expect(await problems('{ engine: external, format: locust, run: "true" }')).toContain('targets.t.format: must be one of vllm, sglang, llama-bench, guidellm, aiperf')
-    expect(await problems('{ engine: external, format: vllm, run: "bench --out {out} --gpu {gpu}" }')).toContain('targets.t.run: unknown placeholder {gpu}')
+    expect(await problems('{ engine: external, format: vllm }')).toContain(
+      'targets.t.run: required for engine external',
+    )
+    expect(await problems('{ engine: external, run: "true {out}" }')).toContain(
+      'targets.t.format: required for engine external',
+    )
+    expect(await problems('{ engine: external, format: locust, run: "true" }')).toContain(
+      'targets.t.format: must be one of vllm, sglang, llama-bench, guidellm, aiperf',
+    )
+    expect(await problems('{ engine: external, format: vllm, run: "bench --out {out} --gpu {gpu}" }')).toContain(
+      'targets.t.run: unknown placeholder {gpu}',
+    )
   })
 })

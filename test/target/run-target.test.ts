@@ -63,7 +63,9 @@ describe('runTarget', () => {
   })
 
   it('marks the running and the remaining cells as errors when the engine dies mid-cell', async () => {
-    const { cells } = await run(`node ${FAKE} --dialect vllm --port {port} --ttft-ms 20 --itl-ms 20 --exit-after-ms 1500 --exit-code 137`)
+    const { cells } = await run(
+      `node ${FAKE} --dialect vllm --port {port} --ttft-ms 20 --itl-ms 20 --exit-after-ms 1500 --exit-code 137`,
+    )
     expect(cells.map((c) => c.status)).toEqual(['error', 'error'])
     expect(cells[0].error).toMatch(/engine exited during measurement \(code 137/)
     expect(cells[1].error).toBe(cells[0].error)
