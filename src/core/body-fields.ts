@@ -19,5 +19,3 @@ export const OWNED_BODY_FIELDS = [
   'n',
   'best_of',
 ] as const
-
-export type OwnedBodyField = (typeof OWNED_BODY_FIELDS)[number]
