@@ -1,4 +1,4 @@
-// Every relative link in README.md and docs/*.md points at a file that exists, and every #anchor at a
+// Every relative link in README.md, CONTRIBUTING.md and docs/*.md points at a file that exists, and every #anchor at a
 // heading of the file it names, slugged the way GitHub renders heading ids.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const FILES = [
   'README.md',
+  'CONTRIBUTING.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
