@@ -53700,6 +53700,11 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
 
 ;// CONCATENATED MODULE: ./src/target/cell-result.ts
 
+/** The workload a cell records: what its scenario asks for. */
+function workloadOf(scenario) {
+    const { inputTokens, outputTokens, concurrency, requests } = scenario;
+    return { inputTokens, outputTokens, concurrency, requests, rate: scenario.rate ?? null };
+}
 function skeleton(plan, info) {
     const { target, scenario } = plan;
     return {
@@ -53712,13 +53717,7 @@ function skeleton(plan, info) {
         status: 'ok',
         error: null,
         flags: [],
-        workload: {
-            inputTokens: scenario.inputTokens,
-            outputTokens: scenario.outputTokens,
-            concurrency: scenario.concurrency,
-            requests: scenario.requests,
-            rate: scenario.rate ?? null,
-        },
+        workload: workloadOf(scenario),
         metrics: null,
         rounds: [],
         info,
@@ -59256,13 +59255,7 @@ function asCell(cell, runs, ext) {
         id: cell.id,
         quant: target.quant ?? null,
         model: target.model ?? ingested.model,
-        workload: {
-            inputTokens: scenario.inputTokens,
-            outputTokens: scenario.outputTokens,
-            concurrency: scenario.concurrency,
-            requests: scenario.requests,
-            rate: scenario.rate ?? null,
-        },
+        workload: workloadOf(scenario),
         info: { ...ingested.info, launch: ext.run },
     };
 }

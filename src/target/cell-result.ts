@@ -2,9 +2,15 @@
 import type { CellMeasurement } from '../bench/measure.js'
 import { SKIPPED_NOTE } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
-import type { CellPlan } from '../core/plan.js'
+import type { CellPlan, ScenarioPlan } from '../core/plan.js'
 import type { CellResult, SpecDecodeStats, TargetInfo } from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
+
+/** The workload a cell records: what its scenario asks for. */
+export function workloadOf(scenario: ScenarioPlan): CellResult['workload'] {
+  const { inputTokens, outputTokens, concurrency, requests } = scenario
+  return { inputTokens, outputTokens, concurrency, requests, rate: scenario.rate ?? null }
+}
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
   const { target, scenario } = plan
@@ -18,13 +24,7 @@ function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
     status: 'ok',
     error: null,
     flags: [],
-    workload: {
-      inputTokens: scenario.inputTokens,
-      outputTokens: scenario.outputTokens,
-      concurrency: scenario.concurrency,
-      requests: scenario.requests,
-      rate: scenario.rate ?? null,
-    },
+    workload: workloadOf(scenario),
     metrics: null,
     rounds: [],
     info,

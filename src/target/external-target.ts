@@ -9,7 +9,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { errorCell } from './cell-result.js'
+import { errorCell, workloadOf } from './cell-result.js'
 import { errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
@@ -100,13 +100,7 @@ function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult 
     id: cell.id,
     quant: target.quant ?? null,
     model: target.model ?? ingested.model,
-    workload: {
-      inputTokens: scenario.inputTokens,
-      outputTokens: scenario.outputTokens,
-      concurrency: scenario.concurrency,
-      requests: scenario.requests,
-      rate: scenario.rate ?? null,
-    },
+    workload: workloadOf(scenario),
     info: { ...ingested.info, launch: ext.run },
   }
 }

@@ -8,27 +8,13 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { fakeLaunch } from '../engines/fake.js'
+import { stubbornMatrix } from '../engines/fake.js'
 import { interruptCliRun } from '../helpers/interrupt-cli.js'
 
 let cwd: string
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'lbg-cli-signal-'))
-  // 300 tokens at 10 ms: each request streams for about 3 s, so the signal lands mid-stream.
-  const launch = fakeLaunch('llamacpp', '--ignore-sigterm --ttft-ms 5 --itl-ms 10')
-  await writeFile(
-    join(cwd, 'bench.yml'),
-    [
-      'version: 1',
-      'hardware: cli-signal',
-      'defaults: { rounds: 1, discard: 0, confirm: 0, ready-timeout: 20s, request-timeout: 20s, quality: false }',
-      'scenarios:',
-      '  long: { input-tokens: 16, output-tokens: 300, concurrency: 2, requests: 4 }',
-      'targets:',
-      `  stubborn: { engine: llamacpp, launch: ${JSON.stringify(launch)} }`,
-      '',
-    ].join('\n'),
-  )
+  await writeFile(join(cwd, 'bench.yml'), stubbornMatrix())
 })
 
 /** Starts `run` and sends `signal` once requests are streaming (the first round has started). */

@@ -9,26 +9,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { fakeLaunch } from '../engines/fake.js'
+import { stubbornMatrix } from '../engines/fake.js'
 import { onceStdout, runAction } from '../helpers/action.js'
 
 describe('the action on a second signal', () => {
   it('SIGINT then SIGTERM: the SIGTERM-ignoring engine is killed at once, not after the grace', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'lbg-action-signals-'))
-    // 300 tokens at 10 ms: each request streams for about 3 s, so both signals land mid-stream.
-    const launch = fakeLaunch('llamacpp', '--ignore-sigterm --ttft-ms 5 --itl-ms 10')
-    await writeFile(
-      join(cwd, 'bench.yml'),
-      [
-        'version: 1',
-        'defaults: { rounds: 1, discard: 0, confirm: 0, ready-timeout: 20s, request-timeout: 20s, quality: false }',
-        'scenarios:',
-        '  long: { input-tokens: 16, output-tokens: 300, concurrency: 2, requests: 4 }',
-        'targets:',
-        `  stubborn: { engine: llamacpp, launch: ${JSON.stringify(launch)} }`,
-        '',
-      ].join('\n'),
-    )
+    await writeFile(join(cwd, 'bench.yml'), stubbornMatrix())
     const run = await runAction({
       cwd,
       inputs: { config: 'bench.yml', 'results-dir': 'out' },

@@ -12,6 +12,24 @@ export function fakeLaunch(dialect: Dialect, extra = ''): string {
   return `'${process.execPath}' '${FAKE_ENGINE}' --dialect ${dialect} --port {port} ${extra}`.trim()
 }
 
+/**
+ * A matrix file of one target that ignores SIGTERM (llama-server does while a stream is in flight), for the
+ * tests that cancel a run: 300 tokens at 10 ms, so each request streams for about 3 s and a signal lands
+ * mid-stream.
+ */
+export function stubbornMatrix(): string {
+  const launch = fakeLaunch('llamacpp', '--ignore-sigterm --ttft-ms 5 --itl-ms 10')
+  return [
+    'version: 1',
+    'defaults: { rounds: 1, discard: 0, confirm: 0, ready-timeout: 20s, request-timeout: 20s, quality: false }',
+    'scenarios:',
+    '  long: { input-tokens: 16, output-tokens: 300, concurrency: 2, requests: 4 }',
+    'targets:',
+    `  stubborn: { engine: llamacpp, launch: ${JSON.stringify(launch)} }`,
+    '',
+  ].join('\n')
+}
+
 export interface FakeEngine {
   port: number
   baseUrl: string

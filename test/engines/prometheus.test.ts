@@ -39,6 +39,19 @@ describe('sumByName', () => {
   })
 })
 
+describe('sumByName on label values that look like syntax', () => {
+  // Escaped quotes, commas and braces inside a label value must not end the label set early.
+  const TEXT = [
+    'vllm:request_success_total{finished_reason="length",model_name="a \\"quoted\\", {braced} name"} 4.0 1712000000000',
+    'vllm:broken{label=unquoted} 3',
+    '',
+  ].join('\n')
+
+  it('reads the value after the whole label set and skips unquoted labels', () => {
+    expect(sumByName(TEXT)).toEqual({ 'vllm:request_success_total': 4 })
+  })
+})
+
 describe('vllmSpecDecode', () => {
   const c = (drafts: number, draftTokens: number, accepted: number) => ({
     [VLLM_DRAFT_COUNTERS.drafts]: drafts,
@@ -51,6 +64,8 @@ describe('vllmSpecDecode', () => {
     [c(10, 50, 30), c(110, 550, 330), 300 / 500, 1 + 300 / 100],
     [c(0, 0, 0), c(4, 12, 12), 1, 4],
     [c(5, 15, 3), c(7, 21, 3), 0, 1],
+    // A fresh server: no counters before the window.
+    [undefined, c(100, 300, 150), 0.5, 2.5],
   ])('%o → %o gives rate %d and length %d', (before, after, rate, length) => {
     expect(vllmSpecDecode(before, after)).toMatchObject({
       acceptanceRate: rate,
