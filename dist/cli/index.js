@@ -52246,6 +52246,10 @@ const secrets = new Redactor();
 function redact_redact(text) {
     return secrets.redact(text);
 }
+/** A copy of `value` with every known secret masked, marked as such. */
+function redacted(value) {
+    return secrets.redactDeep(value);
+}
 
 ;// CONCATENATED MODULE: ./src/config/paths.ts
 /**
@@ -56934,8 +56938,9 @@ function localDashboard(results, history, gates) {
 
 
 async function publish(publication, deps) {
-    // Redacted before anything is rendered (escaping could split a secret) and before anything leaves the run.
-    const p = { ...publication, results: secrets.redactDeep(publication.results) };
+    // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
+    // the run: the report, the comment, the baseline write and the files all take these results.
+    const p = { ...publication, results: redacted(publication.results) };
     const { results, tally, behaviour } = p;
     const { options, context, log } = deps;
     const renderCtx = {
@@ -56954,9 +56959,10 @@ async function publish(publication, deps) {
         failure,
     });
     // A shard's page would be partial: the merge run writes the whole dashboard.
-    const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates);
+    const page = options.shard ? undefined : localDashboard(results, p.history ?? [], p.gates);
     if (page) {
         ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
+        // The page also draws the stored history, which came from the data branch and was not redacted here.
         writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
     }
     return written;
@@ -57041,15 +57047,19 @@ function failureReason(verdict, regressions, cells, options) {
 function resultsFileName(shard) {
     return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
 }
-/** Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that measured nothing. */
+/**
+ * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
+ * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
+ * config error's notice), so it gets its own pass.
+ */
 async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     ensureDir(resultsDir);
     const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
     const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
-    const clean = secrets.redactDeep({
+    const clean = {
         ...results,
         summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
-    });
+    };
     const report = redact_redact(summary);
     writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir);
     writeFileNoFollow(reportFile, report, resultsDir);
@@ -61492,6 +61502,7 @@ async function waitMemoryReleased(o) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -61504,7 +61515,7 @@ async function runPipeline(deps) {
         behaviour: resolveBehaviour(options.mode, context),
         signal: deps.signal ?? new AbortController().signal,
         meta,
-        nothingRun: (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }, summary, outcome),
+        nothingRun: (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, redacted({ schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }), summary, outcome),
     };
     let plan;
     try {

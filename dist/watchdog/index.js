@@ -251,6 +251,10 @@ const secrets = new Redactor();
 function redact(text) {
     return secrets.redact(text);
 }
+/** A copy of `value` with every known secret masked, marked as such. */
+function redacted(value) {
+    return secrets.redactDeep(value);
+}
 
 ;// CONCATENATED MODULE: ./src/server/env.ts
 /**

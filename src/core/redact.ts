@@ -103,3 +103,13 @@ export const secrets = new Redactor()
 export function redact(text: string): string {
   return secrets.redact(text)
 }
+
+declare const REDACTED: unique symbol
+
+/** A value the process-wide redactor has masked: what may be rendered, written or posted, without another pass. */
+export type Redacted<T> = T & { readonly [REDACTED]: true }
+
+/** A copy of `value` with every known secret masked, marked as such. */
+export function redacted<T>(value: T): Redacted<T> {
+  return secrets.redactDeep(value) as Redacted<T>
+}

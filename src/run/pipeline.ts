@@ -32,6 +32,7 @@ import { createRunGuard, makeRunId, type RunGuard } from '../server/index.js'
 import { branchStore, fileStore, type BaselineStore } from '../store/index.js'
 import { readMemInfo, type MemInfo } from '../server/index.js'
 import { waitMemoryReleased } from '../server/memory-release.js'
+import { redacted } from '../core/redact.js'
 
 export type { PipelineResult } from './publish.js'
 
@@ -84,7 +85,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
       writeOutputs(
         resultsDir,
         options.shard,
-        { schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] },
+        redacted({ schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }),
         summary,
         outcome,
       ),

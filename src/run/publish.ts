@@ -7,7 +7,7 @@ import type { RunTally } from '../compare/index.js'
 import type { ActionOptions } from '../config/inputs.js'
 import type { Behaviour, RunContext } from './context.js'
 import { errorMessage } from '../core/errors.js'
-import { redact, secrets } from '../core/redact.js'
+import { redact, redacted, type Redacted } from '../core/redact.js'
 import { ensureDir, writeFileNoFollow } from '../core/safe-fs.js'
 import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
@@ -64,8 +64,9 @@ export interface Publication {
 }
 
 export async function publish(publication: Publication, deps: PublishDeps): Promise<PipelineResult> {
-  // Redacted before anything is rendered (escaping could split a secret) and before anything leaves the run.
-  const p = { ...publication, results: secrets.redactDeep(publication.results) }
+  // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
+  // the run: the report, the comment, the baseline write and the files all take these results.
+  const p = { ...publication, results: redacted(publication.results) }
   const { results, tally, behaviour } = p
   const { options, context, log } = deps
   const renderCtx = {
@@ -86,9 +87,10 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
     failure,
   })
   // A shard's page would be partial: the merge run writes the whole dashboard.
-  const page = options.shard ? undefined : localDashboard(secrets.redactDeep(results), p.history ?? [], p.gates)
+  const page = options.shard ? undefined : localDashboard(results, p.history ?? [], p.gates)
   if (page) {
     ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
+    // The page also draws the stored history, which came from the data branch and was not redacted here.
     writeFileNoFollow(join(p.resultsDir, 'dashboard', 'index.html'), redact(page), p.resultsDir)
   }
   return written
@@ -179,21 +181,25 @@ export function resultsFileName(shard: string): string {
   return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json'
 }
 
-/** Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that measured nothing. */
+/**
+ * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
+ * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
+ * config error's notice), so it gets its own pass.
+ */
 export async function writeOutputs(
   resultsDir: string,
   shard: string,
-  results: ResultsFile,
+  results: Redacted<ResultsFile>,
   summary: string,
   outcome: RunOutcome,
 ): Promise<PipelineResult> {
   ensureDir(resultsDir)
   const resultsFile = join(resultsDir, resultsFileName(shard))
   const reportFile = join(resultsDir, 'report.md')
-  const clean = secrets.redactDeep({
+  const clean = {
     ...results,
     summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
-  })
+  }
   const report = redact(summary)
   writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir)
   writeFileNoFollow(reportFile, report, resultsDir)
