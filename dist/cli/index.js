@@ -53318,6 +53318,132 @@ function isRecord(value) {
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/core/safe-fs.ts
+/**
+ * Writing under the results directory without following symbolic links. The directory is inside the
+ * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
+ * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
+ * lstat, so such a link is refused by name instead of written through.
+ */
+
+
+
+class UnsafePathError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: ${reason}; refusing to write through it`);
+        this.path = path;
+        this.name = 'UnsafePathError';
+    }
+}
+/**
+ * Creates `dir` and its missing parents below `base`, refusing any existing component that is a symlink or
+ * not a directory.
+ */
+function ensureDir(dir, base = defaultBase(dir)) {
+    const target = (0,external_node_path_.resolve)(dir);
+    const from = (0,external_node_path_.resolve)(base);
+    const steps = (0,external_node_path_.relative)(from, target).split(external_node_path_.sep).filter(Boolean);
+    let current = from;
+    for (const step of ['', ...steps]) {
+        current = step ? (0,external_node_path_.resolve)(current, step) : current;
+        let stat;
+        try {
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(current);
+        }
+        catch (error) {
+            if (error.code !== 'ENOENT')
+                throw error;
+            (0,external_node_fs_namespaceObject.mkdirSync)(current);
+            continue;
+        }
+        if (stat.isSymbolicLink())
+            throw new UnsafePathError(current, 'is a symbolic link');
+        if (!stat.isDirectory())
+            throw new UnsafePathError(current, 'is not a directory');
+    }
+}
+/** The working directory when `dir` is inside it, else the deepest ancestor of `dir` that exists already. */
+function defaultBase(dir) {
+    const target = (0,external_node_path_.resolve)(dir);
+    const rel = (0,external_node_path_.relative)(process.cwd(), target);
+    if (rel && !rel.startsWith('..') && !(0,external_node_path_.isAbsolute)(rel))
+        return process.cwd();
+    let base = target;
+    while (!(0,external_node_fs_namespaceObject.existsSync)(base) && (0,external_node_path_.dirname)(base) !== base)
+        base = (0,external_node_path_.dirname)(base);
+    return base;
+}
+/** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
+function safe_fs_openNoFollow(path, mode) {
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY |
+        external_node_fs_namespaceObject.constants.O_CREAT |
+        external_node_fs_namespaceObject.constants.O_NOFOLLOW |
+        (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
+    try {
+        return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
+    }
+    catch (error) {
+        if (error.code === 'ELOOP')
+            throw new UnsafePathError(path, 'is a symbolic link');
+        throw error;
+    }
+}
+/** Writes a whole file inside a checked directory, never through a symlink. */
+function writeFileNoFollow(path, data, base) {
+    ensureDir((0,external_node_path_.dirname)(path), base);
+    const fd = safe_fs_openNoFollow(path, 'truncate');
+    try {
+        const bytes = Buffer.from(data, 'utf8');
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** What a path is when it is not a regular file, for the messages that refuse it. */
+function kindOf(stat) {
+    if (stat.isFIFO())
+        return 'a FIFO';
+    if (stat.isSocket())
+        return 'a socket';
+    if (stat.isCharacterDevice() || stat.isBlockDevice())
+        return 'a device';
+    if (stat.isDirectory())
+        return 'a directory';
+    return 'not a regular file';
+}
+/** Files the run reads (results, baselines, matrix files, other tools' output) stay under this. */
+const MAX_READ_BYTES = 256 * 1024 * 1024;
+/**
+ * Reads a regular file as UTF-8 text, or refuses it naming why: a FIFO, device, socket or directory, or a
+ * file past `maxBytes`. Opening a FIFO to read blocks until a writer comes, and SIGTERM does not end the
+ * wait, so the path is opened non-blocking (open(2): O_NONBLOCK has no effect on a regular file) and checked
+ * with fstat on that descriptor, with no window between the check and the read. A refusal is an error whose
+ * `code` is EISDIR for a directory and ENOTREG otherwise.
+ */
+async function readRegularFile(path, maxBytes = MAX_READ_BYTES) {
+    const handle = await (0,promises_.open)(path, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    try {
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+            const error = new Error(`${kindOf(stat)}, not a regular file`);
+            error.code = stat.isDirectory() ? 'EISDIR' : 'ENOTREG';
+            throw error;
+        }
+        if (stat.size > maxBytes) {
+            const error = new Error(`${stat.size} bytes, over the limit of ${maxBytes}`);
+            error.code = 'EFBIG';
+            throw error;
+        }
+        return await handle.readFile('utf8');
+    }
+    finally {
+        await handle.close();
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/config/load.ts
 /**
  * Read the matrix file and parse it (YAML, or JSON by extension). Syntax errors carry the line
@@ -53334,7 +53460,7 @@ function formatOf(path) {
 async function readSource(configPath, resolvedPath) {
     let text;
     try {
-        text = await (0,promises_.readFile)(resolvedPath, 'utf8');
+        text = await readRegularFile(resolvedPath);
     }
     catch (error) {
         const code = error.code;
@@ -53342,7 +53468,9 @@ async function readSource(configPath, resolvedPath) {
             ? 'does not exist'
             : code === 'EISDIR'
                 ? 'is a directory'
-                : `cannot be read (${code ?? String(error)})`;
+                : code === 'ENOTREG' || code === 'EFBIG'
+                    ? `cannot be read (${error.message})`
+                    : `cannot be read (${code ?? String(error)})`;
         throw new errors_ConfigError([`config: ${resolvedPath} ${why}`]);
     }
     return parseSource(text, configPath, formatOf(resolvedPath));
@@ -56307,12 +56435,6 @@ const historySchema = obj({
 });
 
 ;// CONCATENATED MODULE: ./src/store/results-file.ts
-/**
- * The one reader of results and history files, whoever wrote them: the data branch, `baseline-file`,
- * shard files for `merge`, the CLI's `compare`. A file that cannot be used is a `ConfigError` with one
- * problem per bad field, each naming the file and the field path
- * (`baseline-file ./base.json: cells[2].metrics.ttft_ms.p99: expected a number, got "fast"`).
- */
 
 
 
@@ -56347,7 +56469,7 @@ async function readResultsFile(path, label) {
     const where = `${label} ${path}`;
     let text;
     try {
-        text = await (0,promises_.readFile)(path, 'utf8');
+        text = await readRegularFile(path);
     }
     catch (error) {
         throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
@@ -56488,7 +56610,7 @@ function fileStore(path) {
         async load() {
             let text;
             try {
-                text = await (0,promises_.readFile)(path, 'utf8');
+                text = await readRegularFile(path);
             }
             catch (error) {
                 throw new errors_ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`]);
@@ -56707,6 +56829,7 @@ async function hardwareKey(input, config, detect = detectHardware) {
 
 
 
+
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/;
 async function* shard_files_walk(dir, depth = 0) {
     if (depth > 4)
@@ -56722,7 +56845,7 @@ async function* shard_files_walk(dir, depth = 0) {
 }
 async function readText(path, where) {
     try {
-        return await (0,promises_.readFile)(path, 'utf8');
+        return await readRegularFile(path);
     }
     catch (error) {
         throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
@@ -56798,90 +56921,6 @@ function missingReason(shards, shard) {
     if (shards.missing.includes(shard))
         return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`;
     return `shard ${shard}/${shards.count} sent results without this cell`;
-}
-
-;// CONCATENATED MODULE: ./src/core/safe-fs.ts
-/**
- * Writing under the results directory without following symbolic links. The directory is inside the
- * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
- * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
- * lstat, so such a link is refused by name instead of written through.
- */
-
-
-class UnsafePathError extends Error {
-    path;
-    constructor(path, reason) {
-        super(`${path}: ${reason}; refusing to write through it`);
-        this.path = path;
-        this.name = 'UnsafePathError';
-    }
-}
-/**
- * Creates `dir` and its missing parents below `base`, refusing any existing component that is a symlink or
- * not a directory.
- */
-function ensureDir(dir, base = defaultBase(dir)) {
-    const target = (0,external_node_path_.resolve)(dir);
-    const from = (0,external_node_path_.resolve)(base);
-    const steps = (0,external_node_path_.relative)(from, target).split(external_node_path_.sep).filter(Boolean);
-    let current = from;
-    for (const step of ['', ...steps]) {
-        current = step ? (0,external_node_path_.resolve)(current, step) : current;
-        let stat;
-        try {
-            stat = (0,external_node_fs_namespaceObject.lstatSync)(current);
-        }
-        catch (error) {
-            if (error.code !== 'ENOENT')
-                throw error;
-            (0,external_node_fs_namespaceObject.mkdirSync)(current);
-            continue;
-        }
-        if (stat.isSymbolicLink())
-            throw new UnsafePathError(current, 'is a symbolic link');
-        if (!stat.isDirectory())
-            throw new UnsafePathError(current, 'is not a directory');
-    }
-}
-/** The working directory when `dir` is inside it, else the deepest ancestor of `dir` that exists already. */
-function defaultBase(dir) {
-    const target = (0,external_node_path_.resolve)(dir);
-    const rel = (0,external_node_path_.relative)(process.cwd(), target);
-    if (rel && !rel.startsWith('..') && !(0,external_node_path_.isAbsolute)(rel))
-        return process.cwd();
-    let base = target;
-    while (!(0,external_node_fs_namespaceObject.existsSync)(base) && (0,external_node_path_.dirname)(base) !== base)
-        base = (0,external_node_path_.dirname)(base);
-    return base;
-}
-/** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
-function safe_fs_openNoFollow(path, mode) {
-    const flags = external_node_fs_namespaceObject.constants.O_WRONLY |
-        external_node_fs_namespaceObject.constants.O_CREAT |
-        external_node_fs_namespaceObject.constants.O_NOFOLLOW |
-        (mode === 'append' ? external_node_fs_namespaceObject.constants.O_APPEND : external_node_fs_namespaceObject.constants.O_TRUNC);
-    try {
-        return (0,external_node_fs_namespaceObject.openSync)(path, flags, 0o644);
-    }
-    catch (error) {
-        if (error.code === 'ELOOP')
-            throw new UnsafePathError(path, 'is a symbolic link');
-        throw error;
-    }
-}
-/** Writes a whole file inside a checked directory, never through a symlink. */
-function writeFileNoFollow(path, data, base) {
-    ensureDir((0,external_node_path_.dirname)(path), base);
-    const fd = safe_fs_openNoFollow(path, 'truncate');
-    try {
-        const bytes = Buffer.from(data, 'utf8');
-        for (let at = 0; at < bytes.length;)
-            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/run/dashboard-links.ts
@@ -59172,7 +59211,7 @@ async function ingestFiles(formatName, files) {
     for (const file of files) {
         let text;
         try {
-            text = await (0,promises_.readFile)(file, 'utf8');
+            text = await readRegularFile(file);
         }
         catch (error) {
             throw new errors_ConfigError([`${file}: cannot read (${errorMessage(error)})`]);
@@ -59191,6 +59230,7 @@ async function ingestFiles(formatName, files) {
  * readiness or smoke request; the cell is judged like any other: more rounds while undecided, a re-measurement
  * while it looks regressed.
  */
+
 
 
 
@@ -59347,10 +59387,13 @@ async function runRound(cell, round, ext) {
     }
     let result;
     try {
-        result = await (0,promises_.readFile)(out, 'utf8');
+        result = await readRegularFile(out);
     }
-    catch {
-        throw new Error(`run wrote no result to {out} (${out})`);
+    catch (error) {
+        const code = error.code;
+        if (code === 'ENOENT')
+            throw new Error(`run wrote no result to {out} (${out})`, { cause: error });
+        throw new Error(`{out} (${out}) cannot be read: ${errorMessage(error)}`, { cause: error });
     }
     return ingestText(ingestFormat(ext.format), result, out);
 }

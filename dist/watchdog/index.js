@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 296:
+/***/ 403:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -14,6 +14,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/core/safe-fs.ts
@@ -23,6 +25,7 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
  * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
  * lstat, so such a link is refused by name instead of written through.
  */
+
 
 
 class UnsafePathError extends Error {
@@ -97,6 +100,47 @@ function writeFileNoFollow(path, data, base) {
     }
     finally {
         closeSync(fd);
+    }
+}
+/** What a path is when it is not a regular file, for the messages that refuse it. */
+function kindOf(stat) {
+    if (stat.isFIFO())
+        return 'a FIFO';
+    if (stat.isSocket())
+        return 'a socket';
+    if (stat.isCharacterDevice() || stat.isBlockDevice())
+        return 'a device';
+    if (stat.isDirectory())
+        return 'a directory';
+    return 'not a regular file';
+}
+/** Files the run reads (results, baselines, matrix files, other tools' output) stay under this. */
+const MAX_READ_BYTES = (/* unused pure expression or super */ null && (256 * 1024 * 1024));
+/**
+ * Reads a regular file as UTF-8 text, or refuses it naming why: a FIFO, device, socket or directory, or a
+ * file past `maxBytes`. Opening a FIFO to read blocks until a writer comes, and SIGTERM does not end the
+ * wait, so the path is opened non-blocking (open(2): O_NONBLOCK has no effect on a regular file) and checked
+ * with fstat on that descriptor, with no window between the check and the read. A refusal is an error whose
+ * `code` is EISDIR for a directory and ENOTREG otherwise.
+ */
+async function readRegularFile(path, maxBytes = MAX_READ_BYTES) {
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+            const error = new Error(`${kindOf(stat)}, not a regular file`);
+            error.code = stat.isDirectory() ? 'EISDIR' : 'ENOTREG';
+            throw error;
+        }
+        if (stat.size > maxBytes) {
+            const error = new Error(`${stat.size} bytes, over the limit of ${maxBytes}`);
+            error.code = 'EFBIG';
+            throw error;
+        }
+        return await handle.readFile('utf8');
+    }
+    finally {
+        await handle.close();
     }
 }
 
@@ -675,7 +719,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(296);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(403);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);

@@ -2,11 +2,11 @@
  * Read the matrix file and parse it (YAML, or JSON by extension). Syntax errors carry the line
  * and column; `locate` maps a field path back to its line for the validation problems.
  */
-import { readFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml'
 import { ConfigError } from '../core/errors.js'
 import type { Locate, Path } from './issues.js'
+import { readRegularFile } from '../core/safe-fs.js'
 
 export interface Source {
   data: unknown
@@ -23,7 +23,7 @@ export function formatOf(path: string): SourceFormat {
 export async function readSource(configPath: string, resolvedPath: string): Promise<Source> {
   let text: string
   try {
-    text = await readFile(resolvedPath, 'utf8')
+    text = await readRegularFile(resolvedPath)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why =
@@ -31,7 +31,9 @@ export async function readSource(configPath: string, resolvedPath: string): Prom
         ? 'does not exist'
         : code === 'EISDIR'
           ? 'is a directory'
-          : `cannot be read (${code ?? String(error)})`
+          : code === 'ENOTREG' || code === 'EFBIG'
+            ? `cannot be read (${(error as Error).message})`
+            : `cannot be read (${code ?? String(error)})`
     throw new ConfigError([`config: ${resolvedPath} ${why}`])
   }
   return parseSource(text, configPath, formatOf(resolvedPath))

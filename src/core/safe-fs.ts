@@ -4,7 +4,8 @@
  * ~/.bashrc`); every file we write is opened with O_NOFOLLOW and every directory on the way is checked with
  * lstat, so such a link is refused by name instead of written through.
  */
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, writeSync, type Stats } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 
 export class UnsafePathError extends Error {
@@ -75,5 +76,44 @@ export function writeFileNoFollow(path: string, data: string, base?: string): vo
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
   } finally {
     closeSync(fd)
+  }
+}
+
+/** What a path is when it is not a regular file, for the messages that refuse it. */
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO'
+  if (stat.isSocket()) return 'a socket'
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
+  if (stat.isDirectory()) return 'a directory'
+  return 'not a regular file'
+}
+
+/** Files the run reads (results, baselines, matrix files, other tools' output) stay under this. */
+export const MAX_READ_BYTES = 256 * 1024 * 1024
+
+/**
+ * Reads a regular file as UTF-8 text, or refuses it naming why: a FIFO, device, socket or directory, or a
+ * file past `maxBytes`. Opening a FIFO to read blocks until a writer comes, and SIGTERM does not end the
+ * wait, so the path is opened non-blocking (open(2): O_NONBLOCK has no effect on a regular file) and checked
+ * with fstat on that descriptor, with no window between the check and the read. A refusal is an error whose
+ * `code` is EISDIR for a directory and ENOTREG otherwise.
+ */
+export async function readRegularFile(path: string, maxBytes = MAX_READ_BYTES): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile()) {
+      const error = new Error(`${kindOf(stat)}, not a regular file`) as NodeJS.ErrnoException
+      error.code = stat.isDirectory() ? 'EISDIR' : 'ENOTREG'
+      throw error
+    }
+    if (stat.size > maxBytes) {
+      const error = new Error(`${stat.size} bytes, over the limit of ${maxBytes}`) as NodeJS.ErrnoException
+      error.code = 'EFBIG'
+      throw error
+    }
+    return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
   }
 }

@@ -4,7 +4,6 @@
  * maps its keys (the tool's source is cited there); `cells.ts` turns runs into cells and rounds, and each cell
  * says under `ingested.unmapped` what of our definitions the tool could not give.
  */
-import { readFile } from 'node:fs/promises'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { INGEST_FORMAT_NAMES, type IngestFormatName } from '../core/ingest-formats.js'
 import type { CellResult } from '../core/results.js'
@@ -16,6 +15,7 @@ import { readDocuments } from './read.js'
 import { sglang } from './sglang.js'
 import type { IngestFormat, IngestedRun } from './types.js'
 import { vllm } from './vllm.js'
+import { readRegularFile } from '../core/safe-fs.js'
 
 export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
 export type { IngestedRun } from './types.js'
@@ -49,7 +49,7 @@ export async function ingestFiles(formatName: string, files: readonly string[]):
   for (const file of files) {
     let text: string
     try {
-      text = await readFile(file, 'utf8')
+      text = await readRegularFile(file)
     } catch (error) {
       throw new ConfigError([`${file}: cannot read (${errorMessage(error)})`])
     }

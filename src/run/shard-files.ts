@@ -1,5 +1,5 @@
 /** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import type { Plan } from '../core/plan.js'
 import { errorCell } from '../target/cell-result.js'
@@ -8,6 +8,7 @@ import type { Logger } from '../core/log.js'
 import { RESULTS_SCHEMA, type CellResult, type ShardTally } from '../core/results.js'
 import { shardOf } from '../config/index.js'
 import { isForeign, parseJson, resultsFromJson } from '../store/index.js'
+import { readRegularFile } from '../core/safe-fs.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
 
@@ -24,7 +25,7 @@ async function* walk(dir: string, depth = 0): AsyncGenerator<string> {
 
 async function readText(path: string, where: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8')
+    return await readRegularFile(path)
   } catch (error) {
     throw new ConfigError([`${where}: cannot read (${errorMessage(error)})`])
   }

@@ -1,6 +1,6 @@
 /** `baseline-file`: a local results file stands in for the store, read-only. */
-import { readFile } from 'node:fs/promises'
 import { ConfigError, errorMessage } from '../core/errors.js'
+import { readRegularFile } from '../core/safe-fs.js'
 import type { BaselineStore, LoadedBaseline } from './index.js'
 import { historyEntry, storableCells } from './merge.js'
 import { refOf } from './branch-store.js'
@@ -12,7 +12,7 @@ export function fileStore(path: string): BaselineStore {
     async load(): Promise<LoadedBaseline> {
       let text: string
       try {
-        text = await readFile(path, 'utf8')
+        text = await readRegularFile(path)
       } catch (error) {
         throw new ConfigError([`baseline-file: cannot read ${path} (${errorMessage(error)})`])
       }

@@ -4,11 +4,11 @@
  * problem per bad field, each naming the file and the field path
  * (`baseline-file ./base.json: cells[2].metrics.ttft_ms.p99: expected a number, got "fast"`).
  */
-import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { HISTORY_SCHEMA, RESULTS_SCHEMA, type HistoryFile, type ResultsFile } from '../core/results.js'
 import { describeValue, historySchema, resultsSchema } from './results-schema.js'
+import { readRegularFile } from '../core/safe-fs.js'
 
 const FAMILY = 'llm-bench-gate/'
 /** Past this many, the rest of a file's problems are counted, not listed. */
@@ -45,7 +45,7 @@ export async function readResultsFile(path: string, label: string): Promise<Resu
   const where = `${label} ${path}`
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await readRegularFile(path)
   } catch (error) {
     throw new ConfigError([`${where}: cannot read (${errorMessage(error)})`])
   }

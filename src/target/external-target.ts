@@ -6,7 +6,7 @@
  * readiness or smoke request; the cell is judged like any other: more rounds while undecided, a re-measurement
  * while it looks regressed.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { errorCell, workloadOf } from './cell-result.js'
@@ -22,6 +22,7 @@ import { engineEnv } from '../server/env.js'
 import { launchGroup } from '../server/launch.js'
 import { terminateGroup } from '../server/process-group.js'
 import type { SessionDeps } from './session.js'
+import { readRegularFile } from '../core/safe-fs.js'
 
 /** What an external target needs of the run: its log, log directory, cancellation, spawn report and judge. */
 export type ExternalDeps = Pick<SessionDeps, 'log' | 'logDir' | 'signal' | 'onSpawn'> & { judge?: CellJudge }
@@ -197,9 +198,11 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<I
   }
   let result: string
   try {
-    result = await readFile(out, 'utf8')
-  } catch {
-    throw new Error(`run wrote no result to {out} (${out})`)
+    result = await readRegularFile(out)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new Error(`run wrote no result to {out} (${out})`, { cause: error })
+    throw new Error(`{out} (${out}) cannot be read: ${errorMessage(error)}`, { cause: error })
   }
   return ingestText(ingestFormat(ext.format), result, out)
 }
