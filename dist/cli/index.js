@@ -59334,6 +59334,8 @@ function lengthFlags(cell, steady) {
     ];
 }
 const LENGTH_TOLERANCE = 0.01;
+/** How long, after `run` exited and its group was stopped, the round waits for the last of its output. */
+const DRAIN_MS = 2000;
 /** `run` with this round's placeholders filled, each value quoted for the shell. */
 function command(cell, out, round, ext) {
     const { scenario } = cell;
@@ -59349,18 +59351,28 @@ function command(cell, out, round, ext) {
     };
     return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name) => values[name] === undefined ? whole : shellQuote(values[name]));
 }
-/** One round: the command writes `{out}`, which is read back in the target's format. */
+/**
+ * One round: the command writes `{out}`, which is read back in the target's format. A cancelled run starts no
+ * round. The round is bounded by `request-timeout`; when `run` exits, what it left running in its group (a
+ * background job still holding its output) is stopped with the round, and the output is waited for only a
+ * moment. The group is registered with the run's guard, so the watchdog and the post step stop it too.
+ */
 async function runRound(cell, round, ext) {
     const { deps } = ext;
+    if (deps.signal.aborted)
+        throw new Error('cancelled');
     const name = `${cell.id.replace(/[^A-Za-z0-9._-]+/g, '_')}-round-${round + 1}`;
-    const out = (0,external_node_path_.join)((0,external_node_path_.dirname)(deps.logDir), 'external', `${name}.out`);
-    await (0,promises_.mkdir)((0,external_node_path_.dirname)(out), { recursive: true });
+    const resultsDir = (0,external_node_path_.dirname)(deps.logDir);
+    const out = (0,external_node_path_.join)(resultsDir, 'external', `${name}.out`);
+    // {out} lies in the results directory, which a PR can fill with symlinks: none is followed on the way.
+    ensureDir((0,external_node_path_.dirname)(out), resultsDir);
     await (0,promises_.rm)(out, { force: true });
     const text = command(cell, out, round, ext);
     const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env);
     await (0,promises_.mkdir)(deps.logDir, { recursive: true });
     const group = await launchGroup({ command: text, env, logPath: (0,external_node_path_.join)(deps.logDir, `${cell.target.id}.log`) });
     deps.onSpawn?.(group.pgid);
+    deps.guard?.register({ kind: 'group', pgid: group.pgid });
     const timeoutMs = cell.target.settings.requestTimeoutMs;
     deps.log.info(`${cell.id}: round ${round + 1}: ${text}`);
     // The timer ends with the round, or with the run's cancellation.
@@ -59376,7 +59388,13 @@ async function runRound(cell, round, ext) {
             await terminateGroup(group.pgid);
             throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled');
         }
-        await group.drained;
+        // What `run` left in its group ends with the round; a holder of its output outside the group is not waited on.
+        const left = await terminateGroup(group.pgid);
+        if (left !== 'gone')
+            deps.log.warn(`${cell.id}: round ${round + 1}: run left processes in its group; stopped (${left})`);
+        const drained = await Promise.race([group.drained.then(() => true), (0,external_node_timers_promises_namespaceObject.setTimeout)(DRAIN_MS, false)]);
+        if (!drained)
+            deps.log.warn(`${cell.id}: round ${round + 1}: run's output is still held open after it exited; not waiting`);
         if (ended.code !== 0)
             throw new Error(`run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`);
     }

@@ -22,10 +22,10 @@ import { engineEnv } from '../server/env.js'
 import { launchGroup } from '../server/launch.js'
 import { terminateGroup } from '../server/process-group.js'
 import type { SessionDeps } from './session.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { ensureDir, readRegularFile } from '../core/safe-fs.js'
 
-/** What an external target needs of the run: its log, log directory, cancellation, spawn report and judge. */
-export type ExternalDeps = Pick<SessionDeps, 'log' | 'logDir' | 'signal' | 'onSpawn'> & { judge?: CellJudge }
+/** What an external target needs of the run: its log, log directory, cancellation, spawn report, guard and judge. */
+export type ExternalDeps = Pick<SessionDeps, 'log' | 'logDir' | 'signal' | 'onSpawn' | 'guard'> & { judge?: CellJudge }
 
 interface External {
   target: TargetPlan
@@ -139,6 +139,9 @@ function lengthFlags(cell: CellPlan, steady: readonly IngestedRun[]): string[] {
 
 const LENGTH_TOLERANCE = 0.01
 
+/** How long, after `run` exited and its group was stopped, the round waits for the last of its output. */
+const DRAIN_MS = 2000
+
 /** `run` with this round's placeholders filled, each value quoted for the shell. */
 function command(cell: CellPlan, out: string, round: number, ext: External): string {
   const { scenario } = cell
@@ -157,18 +160,27 @@ function command(cell: CellPlan, out: string, round: number, ext: External): str
   )
 }
 
-/** One round: the command writes `{out}`, which is read back in the target's format. */
+/**
+ * One round: the command writes `{out}`, which is read back in the target's format. A cancelled run starts no
+ * round. The round is bounded by `request-timeout`; when `run` exits, what it left running in its group (a
+ * background job still holding its output) is stopped with the round, and the output is waited for only a
+ * moment. The group is registered with the run's guard, so the watchdog and the post step stop it too.
+ */
 async function runRound(cell: CellPlan, round: number, ext: External): Promise<IngestedRun[]> {
   const { deps } = ext
+  if (deps.signal.aborted) throw new Error('cancelled')
   const name = `${cell.id.replace(/[^A-Za-z0-9._-]+/g, '_')}-round-${round + 1}`
-  const out = join(dirname(deps.logDir), 'external', `${name}.out`)
-  await mkdir(dirname(out), { recursive: true })
+  const resultsDir = dirname(deps.logDir)
+  const out = join(resultsDir, 'external', `${name}.out`)
+  // {out} lies in the results directory, which a PR can fill with symlinks: none is followed on the way.
+  ensureDir(dirname(out), resultsDir)
   await rm(out, { force: true })
   const text = command(cell, out, round, ext)
   const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env)
   await mkdir(deps.logDir, { recursive: true })
   const group = await launchGroup({ command: text, env, logPath: join(deps.logDir, `${cell.target.id}.log`) })
   deps.onSpawn?.(group.pgid)
+  deps.guard?.register({ kind: 'group', pgid: group.pgid })
   const timeoutMs = cell.target.settings.requestTimeoutMs
   deps.log.info(`${cell.id}: round ${round + 1}: ${text}`)
   // The timer ends with the round, or with the run's cancellation.
@@ -186,7 +198,13 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<I
         ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled',
       )
     }
-    await group.drained
+    // What `run` left in its group ends with the round; a holder of its output outside the group is not waited on.
+    const left = await terminateGroup(group.pgid)
+    if (left !== 'gone')
+      deps.log.warn(`${cell.id}: round ${round + 1}: run left processes in its group; stopped (${left})`)
+    const drained = await Promise.race([group.drained.then(() => true), delay(DRAIN_MS, false)])
+    if (!drained)
+      deps.log.warn(`${cell.id}: round ${round + 1}: run's output is still held open after it exited; not waiting`)
     if (ended.code !== 0)
       throw new Error(
         `run exited with ${ended.signal ? `signal ${ended.signal}` : `code ${ended.code}`}; last log lines:\n${group.log.tail(10)}`,
