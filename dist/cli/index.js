@@ -57836,6 +57836,8 @@ function createRunGuard(options) {
 
 /** A `stop:` command is bounded: past this it is killed. */
 const STOP_TIMEOUT_MS = 60_000;
+/** What one `stop:` command's output may add to its target's log; the rest is counted and dropped. */
+const STOP_OUTPUT_BYTES = 1024 * 1024;
 /** Appends to a target's log, redacted, without following a symlink; a log that cannot be opened drops the text. */
 function appendToLog(path) {
     return (text) => {
@@ -57853,14 +57855,28 @@ function appendToLog(path) {
         }
     };
 }
-/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+/**
+ * Runs a `stop:` command under `bash -c` in its own group, output to `write` (its first STOP_OUTPUT_BYTES; the
+ * rest is read and dropped, so a flooding command neither blocks nor fills the disk); killed after `timeoutMs`.
+ * Returns a problem, if any.
+ */
 function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
     const { env } = engineEnv(process.env, task.passEnv, task.env);
     write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
     return new Promise((resolve) => {
         const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        child.stdout.on('data', (chunk) => write(chunk.toString('utf8')));
-        child.stderr.on('data', (chunk) => write(chunk.toString('utf8')));
+        let kept = 0;
+        let dropped = 0;
+        const output = (chunk) => {
+            const room = Math.max(0, STOP_OUTPUT_BYTES - kept);
+            const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            kept += part.length;
+            dropped += chunk.length - part.length;
+            if (part.length)
+                write(part.toString('utf8'));
+        };
+        child.stdout.on('data', output);
+        child.stderr.on('data', output);
         let timedOut = false;
         const timer = setTimeout(() => {
             timedOut = true;
@@ -57877,7 +57893,8 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
                 : signal
                     ? `killed by ${signal}`
                     : `code ${code}`;
-            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`);
+            const cut = dropped ? `; ${dropped} bytes of its output dropped past ${STOP_OUTPUT_BYTES}` : '';
+            write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})${cut}\n`);
             resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined);
         });
     });

@@ -15,6 +15,9 @@ import { killProcessGroups, signalGroup } from './process-group.js'
 /** A `stop:` command is bounded: past this it is killed. */
 export const STOP_TIMEOUT_MS = 60_000
 
+/** What one `stop:` command's output may add to its target's log; the rest is counted and dropped. */
+export const STOP_OUTPUT_BYTES = 1024 * 1024
+
 export interface StopTask {
   kind: 'stop'
   target: string
@@ -48,14 +51,27 @@ export function appendToLog(path: string): Sink {
   }
 }
 
-/** Runs a `stop:` command under `bash -c` in its own group, output to `write`; killed after `timeoutMs`. Returns a problem, if any. */
+/**
+ * Runs a `stop:` command under `bash -c` in its own group, output to `write` (its first STOP_OUTPUT_BYTES; the
+ * rest is read and dropped, so a flooding command neither blocks nor fills the disk); killed after `timeoutMs`.
+ * Returns a problem, if any.
+ */
 export function runStop(task: StopTask, write: Sink, timeoutMs = STOP_TIMEOUT_MS): Promise<string | undefined> {
   const { env } = engineEnv(process.env, task.passEnv, task.env)
   write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`)
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout.on('data', (chunk: Buffer) => write(chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => write(chunk.toString('utf8')))
+    let kept = 0
+    let dropped = 0
+    const output = (chunk: Buffer) => {
+      const room = Math.max(0, STOP_OUTPUT_BYTES - kept)
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk
+      kept += part.length
+      dropped += chunk.length - part.length
+      if (part.length) write(part.toString('utf8'))
+    }
+    child.stdout.on('data', output)
+    child.stderr.on('data', output)
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -72,7 +88,8 @@ export function runStop(task: StopTask, write: Sink, timeoutMs = STOP_TIMEOUT_MS
         : signal
           ? `killed by ${signal}`
           : `code ${code}`
-      write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})\n`)
+      const cut = dropped ? `; ${dropped} bytes of its output dropped past ${STOP_OUTPUT_BYTES}` : ''
+      write(`[llm-bench-gate ${new Date().toISOString()}] stop command exited (${how})${cut}\n`)
       resolve(timedOut || code !== 0 ? `stop command ${how}` : undefined)
     })
   })
