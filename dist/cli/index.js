@@ -39389,6 +39389,21 @@ function describe(values) {
         max: sorted[n - 1],
     };
 }
+/**
+ * The smallest and largest value, in one pass: `Math.min(...values)` passes every value as an argument and
+ * overflows the call stack past about 100k of them (a `--save-detailed` file has one per request).
+ */
+function extent(values) {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of values) {
+        if (v < min)
+            min = v;
+        if (v > max)
+            max = v;
+    }
+    return { min, max };
+}
 /** Median; the mean of the two middle values for an even count. */
 function median(values) {
     const sorted = [...values].sort((a, b) => a - b);
@@ -58736,7 +58751,11 @@ function ingestedCells(tool, runs, discard = 0) {
     const groups = new Map();
     for (const run of runs) {
         const id = `${run.target}/${run.scenario}`;
-        groups.set(id, [...(groups.get(id) ?? []), run]);
+        const group = groups.get(id);
+        if (group)
+            group.push(run);
+        else
+            groups.set(id, [run]);
     }
     return [...groups.values()].map((group) => cells_cell(tool, group, discard));
 }
@@ -59123,7 +59142,7 @@ function filled(stats, values) {
     const all = describe(values);
     return Object.fromEntries(Object.keys(all).map((k) => [k, stats[k] ?? all[k]]));
 }
-const vllm_range = (values, fallback) => values?.length ? { min: Math.min(...values), max: Math.max(...values) } : { min: fallback, max: fallback };
+const vllm_range = (values, fallback) => values?.length ? extent(values) : { min: fallback, max: fallback };
 function vllmRun(record) {
     record.num('mean_ttft_ms');
     const completed = record.num('completed');
@@ -59233,7 +59252,8 @@ async function ingestFiles(formatName, files) {
         catch (error) {
             throw new errors_ConfigError([`${file}: cannot read (${errorMessage(error)})`]);
         }
-        runs.push(...ingestText(format, text, file));
+        for (const run of ingestText(format, text, file))
+            runs.push(run);
     }
     return ingestedCells(format.name, runs);
 }
@@ -60828,7 +60848,7 @@ function countReasons(reasons) {
         .map(([reason, count]) => ({ reason, count }))
         .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
-function extent(values) {
+function round_extent(values) {
     if (!values.length)
         return { min: 0, max: 0 };
     let min = Infinity;
@@ -60845,8 +60865,8 @@ function summarizeRound(ctx, records) {
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
     const retried = records.filter((r) => r.retried).length;
-    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
-    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
+    const firstSend = records.length ? round_extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
+    const lastToken = ok.length ? round_extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
     const durationMs = Math.max(0, lastToken - firstSend);
     const seconds = durationMs / 1000;
     // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
@@ -60880,8 +60900,8 @@ function summarizeRound(ctx, records) {
         durationMs,
         metrics,
         achieved: {
-            promptTokens: extent(ok.map((r) => r.promptTokens)),
-            outputTokens: extent(ok.map((r) => r.outputTokens)),
+            promptTokens: round_extent(ok.map((r) => r.promptTokens)),
+            outputTokens: round_extent(ok.map((r) => r.outputTokens)),
         },
     };
 }

@@ -45,6 +45,20 @@ export function describe(values: readonly number[]): Stats {
   }
 }
 
+/**
+ * The smallest and largest value, in one pass: `Math.min(...values)` passes every value as an argument and
+ * overflows the call stack past about 100k of them (a `--save-detailed` file has one per request).
+ */
+export function extent(values: readonly number[]): { min: number; max: number } {
+  let min = Infinity
+  let max = -Infinity
+  for (const v of values) {
+    if (v < min) min = v
+    if (v > max) max = v
+  }
+  return { min, max }
+}
+
 /** Median; the mean of the two middle values for an even count. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)

@@ -118,7 +118,9 @@ export function ingestedCells(tool: string, runs: readonly IngestedRun[], discar
   const groups = new Map<string, IngestedRun[]>()
   for (const run of runs) {
     const id = `${run.target}/${run.scenario}`
-    groups.set(id, [...(groups.get(id) ?? []), run])
+    const group = groups.get(id)
+    if (group) group.push(run)
+    else groups.set(id, [run])
   }
   return [...groups.values()].map((group) => cell(tool, group, discard))
 }

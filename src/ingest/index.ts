@@ -53,7 +53,7 @@ export async function ingestFiles(formatName: string, files: readonly string[]):
     } catch (error) {
       throw new ConfigError([`${file}: cannot read (${errorMessage(error)})`])
     }
-    runs.push(...ingestText(format, text, file))
+    for (const run of ingestText(format, text, file)) runs.push(run)
   }
   return ingestedCells(format.name, runs)
 }

@@ -9,7 +9,7 @@
  * statistics the keys lack (p90, min, max).
  */
 import type { Stats } from '../core/measurements.js'
-import { describe } from '../core/stats.js'
+import { describe, extent } from '../core/stats.js'
 import { ToolRecord } from './field-reader.js'
 import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
 import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
@@ -50,7 +50,7 @@ function filled(stats: Partial<Stats>, values: number[] | undefined): Partial<St
 }
 
 const range = (values: number[] | undefined, fallback: number) =>
-  values?.length ? { min: Math.min(...values), max: Math.max(...values) } : { min: fallback, max: fallback }
+  values?.length ? extent(values) : { min: fallback, max: fallback }
 
 export function vllmRun(record: ToolRecord): IngestedRun {
   record.num('mean_ttft_ms')
