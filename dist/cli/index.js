@@ -58453,6 +58453,9 @@ function field_reader_describeValue(value) {
     const text = JSON.stringify(value) ?? String(value);
     return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
+/** How the reader marks Python's bare `NaN` (read.ts); other fields treat it as absent. */
+const NAN = 'NaN';
+const SMALLEST_FIGURE = 1e-9;
 class ToolRecord {
     doc;
     noun;
@@ -58473,7 +58476,8 @@ class ToolRecord {
         throw new errors_ConfigError([`${this.where}: not ${this.noun}: ${problem}`]);
     }
     has(key) {
-        return this.fields[key] !== undefined && this.fields[key] !== null;
+        const value = this.fields[key];
+        return value !== undefined && value !== null && value !== NAN;
     }
     keys() {
         return Object.keys(this.fields);
@@ -58506,10 +58510,31 @@ class ToolRecord {
         const value = this.fields[key];
         return Array.isArray(value) && value.every((v) => typeof v === 'number') ? value : undefined;
     }
+    /**
+     * A figure the gate compares: present, or absent (null), but never NaN (Python's `json.dumps` writes it for a
+     * statistic over no values), and above 0 — no request takes no time.
+     */
+    measured(key) {
+        if (this.fields[key] === NAN)
+            this.fail(`\`${key}\`: NaN is not a measurement`);
+        const value = this.opt(key);
+        if (value === 0)
+            this.fail(`\`${key}\`: 0 is not a time a request can take`);
+        return value;
+    }
+    /**
+     * Every figure a tool writes is a time, a count, a rate or a length: never below 0, and never a positive
+     * number so small (under 1e-9) that it is not a measurement but an artefact, which as a TPOT would read as a
+     * decode speed of 1e300 tokens per second.
+     */
     checked(key) {
         const value = this.fields[key];
         if (typeof value !== 'number' || !Number.isFinite(value))
             this.fail(`\`${key}\`: expected a number, got ${field_reader_describeValue(value)}`);
+        if (value < 0)
+            this.fail(`\`${key}\`: ${value} is below 0`);
+        if (value > 0 && value < SMALLEST_FIGURE)
+            this.fail(`\`${key}\`: ${value} is too small to be a measurement`);
         return value;
     }
 }
@@ -58518,10 +58543,10 @@ class ToolRecord {
 /** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
 function servingStats(record, name) {
     return {
-        mean: record.opt(`mean_${name}_ms`),
-        p50: record.opt(`median_${name}_ms`),
-        p90: record.opt(`p90_${name}_ms`),
-        p99: record.opt(`p99_${name}_ms`),
+        mean: record.measured(`mean_${name}_ms`),
+        p50: record.measured(`median_${name}_ms`),
+        p90: record.measured(`p90_${name}_ms`),
+        p99: record.measured(`p99_${name}_ms`),
         std: record.opt(`std_${name}_ms`),
     };
 }
@@ -58977,10 +59002,12 @@ const llamaBench = {
  * Reading other tools' result files: one JSON document, or JSON lines (one document per line, as
  * `vllm bench serve --append-result` and SGLang's `bench_serving` write them). Python's `json.dumps` writes a bare
  * `Infinity`, `-Infinity` or `NaN` for non-finite floats (SGLang's `request_rate` with the default rate), which
- * `JSON.parse` rejects; outside strings they are read as the strings "Infinity", "-Infinity" and null.
+ * `JSON.parse` rejects; outside strings they are read as the strings "Infinity", "-Infinity" and "NaN" (which a
+ * record treats as absent, except where a gated figure must not be NaN: field-reader.ts).
  */
 
-const PYTHON_WORDS = { Infinity: '"Infinity"', '-Infinity': '"-Infinity"', NaN: 'null' };
+
+const PYTHON_WORDS = { Infinity: '"Infinity"', '-Infinity': '"-Infinity"', NaN: `"${NAN}"` };
 /** The text with Python's non-finite literals outside strings made JSON. */
 function pythonJson(text) {
     let out = '';

@@ -11,6 +11,11 @@ function describeValue(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
+/** How the reader marks Python's bare `NaN` (read.ts); other fields treat it as absent. */
+export const NAN = 'NaN'
+
+const SMALLEST_FIGURE = 1e-9
+
 export class ToolRecord {
   readonly where: string
   private readonly fields: Record<string, unknown>
@@ -33,7 +38,8 @@ export class ToolRecord {
   }
 
   has(key: string): boolean {
-    return this.fields[key] !== undefined && this.fields[key] !== null
+    const value = this.fields[key]
+    return value !== undefined && value !== null && value !== NAN
   }
 
   keys(): string[] {
@@ -73,10 +79,28 @@ export class ToolRecord {
     return Array.isArray(value) && value.every((v) => typeof v === 'number') ? value : undefined
   }
 
+  /**
+   * A figure the gate compares: present, or absent (null), but never NaN (Python's `json.dumps` writes it for a
+   * statistic over no values), and above 0 — no request takes no time.
+   */
+  measured(key: string): number | undefined {
+    if (this.fields[key] === NAN) this.fail(`\`${key}\`: NaN is not a measurement`)
+    const value = this.opt(key)
+    if (value === 0) this.fail(`\`${key}\`: 0 is not a time a request can take`)
+    return value
+  }
+
+  /**
+   * Every figure a tool writes is a time, a count, a rate or a length: never below 0, and never a positive
+   * number so small (under 1e-9) that it is not a measurement but an artefact, which as a TPOT would read as a
+   * decode speed of 1e300 tokens per second.
+   */
   private checked(key: string): number {
     const value = this.fields[key]
     if (typeof value !== 'number' || !Number.isFinite(value))
       this.fail(`\`${key}\`: expected a number, got ${describeValue(value)}`)
+    if (value < 0) this.fail(`\`${key}\`: ${value} is below 0`)
+    if (value > 0 && value < SMALLEST_FIGURE) this.fail(`\`${key}\`: ${value} is too small to be a measurement`)
     return value
   }
 }

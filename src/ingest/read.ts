@@ -2,12 +2,14 @@
  * Reading other tools' result files: one JSON document, or JSON lines (one document per line, as
  * `vllm bench serve --append-result` and SGLang's `bench_serving` write them). Python's `json.dumps` writes a bare
  * `Infinity`, `-Infinity` or `NaN` for non-finite floats (SGLang's `request_rate` with the default rate), which
- * `JSON.parse` rejects; outside strings they are read as the strings "Infinity", "-Infinity" and null.
+ * `JSON.parse` rejects; outside strings they are read as the strings "Infinity", "-Infinity" and "NaN" (which a
+ * record treats as absent, except where a gated figure must not be NaN: field-reader.ts).
  */
 import { ConfigError, errorMessage } from '../core/errors.js'
+import { NAN } from './field-reader.js'
 import type { Document } from './types.js'
 
-const PYTHON_WORDS: Record<string, string> = { Infinity: '"Infinity"', '-Infinity': '"-Infinity"', NaN: 'null' }
+const PYTHON_WORDS: Record<string, string> = { Infinity: '"Infinity"', '-Infinity': '"-Infinity"', NaN: `"${NAN}"` }
 
 /** The text with Python's non-finite literals outside strings made JSON. */
 export function pythonJson(text: string): string {

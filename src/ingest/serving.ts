@@ -13,10 +13,10 @@ import type { IngestedRun } from './types.js'
 /** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
 export function servingStats(record: ToolRecord, name: string): Partial<Stats> {
   return {
-    mean: record.opt(`mean_${name}_ms`),
-    p50: record.opt(`median_${name}_ms`),
-    p90: record.opt(`p90_${name}_ms`),
-    p99: record.opt(`p99_${name}_ms`),
+    mean: record.measured(`mean_${name}_ms`),
+    p50: record.measured(`median_${name}_ms`),
+    p90: record.measured(`p90_${name}_ms`),
+    p99: record.measured(`p99_${name}_ms`),
     std: record.opt(`std_${name}_ms`),
   }
 }

@@ -97,7 +97,7 @@ describe('pythonJson', () => {
     ).toEqual({
       a: 'Infinity',
       b: '-Infinity',
-      c: null,
+      c: 'NaN',
       d: 'Infinity NaN',
       e: [1e5, 'Infinity'],
     })
