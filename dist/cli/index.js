@@ -53587,6 +53587,7 @@ function locator(doc, lines) {
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
 
 
+
 function formatPlan(plan) {
     const head = [
         `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
@@ -53616,7 +53617,9 @@ function formatTarget(t) {
     const options = Object.entries(t.engineOptions).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
     if (options.length)
         lines.push(row('options', options.join(' ')));
-    lines.push(row('runs', formatSettings(t.settings)), row('probe', formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''));
+    lines.push(row('runs', formatSettings(t.settings)), row('probe', engineByName(t.engine).measuresItself
+        ? 'none: another tool measures this target, nothing is probed'
+        : formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''));
     const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length));
     for (const s of t.scenarios)
         lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`);

@@ -3,6 +3,7 @@ import { GATED_METRICS, METRICS, isRelative } from '../core/metrics.js'
 import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
 import type { QualityGate } from '../core/quality.js'
 import { formatBytes, formatDuration, formatPercent, formatPoints } from '../core/format.js'
+import { engineByName } from '../engines/registry.js'
 
 export function formatPlan(plan: Plan): string {
   const head = [
@@ -34,7 +35,12 @@ function formatTarget(t: TargetPlan): string[] {
   if (options.length) lines.push(row('options', options.join(' ')))
   lines.push(
     row('runs', formatSettings(t.settings)),
-    row('probe', formatProbe(t.settings.quality)),
+    row(
+      'probe',
+      engineByName(t.engine).measuresItself
+        ? 'none: another tool measures this target, nothing is probed'
+        : formatProbe(t.settings.quality),
+    ),
     row('gate', formatGate(t.gate)),
     row('cells', ''),
   )

@@ -67,3 +67,25 @@ describe('llm-bench-gate validate', () => {
     expect(run.stderr).toContain('absent.yml')
   })
 })
+
+describe('validate for an engine: external target', () => {
+  it('prints no quality probe, since none runs for it', async () => {
+    await writeFile(
+      join(cwd, 'external.yml'),
+      [
+        'version: 1',
+        'scenarios:',
+        '  s: { input-tokens: 512, output-tokens: 128, concurrency: 8 }',
+        'targets:',
+        '  ext: { engine: external, url: "http://127.0.0.1:9", format: vllm, run: "true {out}" }',
+        '  small: { engine: sim, profile: vllm-qwen35-08b }',
+        '',
+      ].join('\n'),
+    )
+    const run = await runCli(['validate', '--config', 'external.yml'], { cwd })
+    expect(run.code, run.stderr).toBe(0)
+    const [ext, small] = run.stdout.split('\n\n').slice(1)
+    expect(ext).toMatch(/^ {2}probe +none: another tool measures this target, nothing is probed$/m)
+    expect(small).toMatch(/^ {2}probe +\d+ questions/m)
+  })
+})
