@@ -56332,6 +56332,7 @@ const quality = obj({
         missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(),
         cut: results_schema_num.optional(),
         greedy: list(obj({ prompt: str, text: str })),
+        failed: results_schema_num.optional(),
     }).optional(),
     probeMs: results_schema_num.optional(),
     agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
@@ -59498,8 +59499,10 @@ var external_node_events_ = __nccwpck_require__(8474);
 
 
 /**
- * Runs the jobs `concurrency` at a time, in order of the list; the first failure stops handing out more and is thrown.
- * The requests share one signal of their own, linked to the run's, that may hold a listener per request in flight.
+ * Runs the jobs `concurrency` at a time, in order of the list. A request that fails is sent once more; one that
+ * fails again leaves its job unanswered. Past `maxFailed` unanswered jobs no more are handed out and the probe
+ * fails. The requests share one signal of their own, linked to the run's, that may hold a listener per request
+ * in flight.
  */
 async function runJobs(client, jobs, o) {
     const local = new AbortController();
@@ -59508,32 +59511,42 @@ async function runJobs(client, jobs, o) {
     o.signal.addEventListener('abort', cancel, { once: true });
     if (o.signal.aborted)
         cancel();
-    const texts = new Array(jobs.length);
-    const cut = new Array(jobs.length).fill(false);
+    const result = {
+        texts: new Array(jobs.length),
+        cut: new Array(jobs.length).fill(false),
+        failed: 0,
+    };
+    const ask = (job) => client.complete(job.prompt, job.maxTokens, { api: o.api, signal: local.signal });
     let next = 0;
-    let failure;
     const worker = async () => {
-        while (next < jobs.length && !local.signal.aborted && failure === undefined) {
+        while (next < jobs.length && !local.signal.aborted && result.failed <= o.maxFailed) {
             const i = next++;
-            const { text, outputTokens, error } = await client.complete(jobs[i].prompt, jobs[i].maxTokens, {
-                api: o.api,
-                signal: local.signal,
-            });
-            if (error)
-                failure ??= error.message;
-            texts[i] = text;
-            cut[i] = outputTokens !== undefined && outputTokens >= jobs[i].maxTokens;
+            let reply = await ask(jobs[i]);
+            if (reply.error && !local.signal.aborted)
+                reply = await ask(jobs[i]);
+            if (reply.error) {
+                result.failed++;
+                result.lastFailure = reply.error.message;
+                continue;
+            }
+            result.texts[i] = reply.text;
+            result.cut[i] = reply.outputTokens !== undefined && reply.outputTokens >= jobs[i].maxTokens;
         }
     };
     await Promise.all(Array.from({ length: Math.min(o.concurrency, jobs.length) }, worker)).finally(() => o.signal.removeEventListener('abort', cancel));
     if (local.signal.aborted)
         throw new Error('quality probe: cancelled');
-    if (failure !== undefined)
-        throw new Error(`quality probe failed: a request failed (${failure})`);
-    return { texts, cut };
+    if (result.failed > o.maxFailed) {
+        throw new Error(`quality probe failed: ${result.failed} request${result.failed === 1 ? '' : 's'} failed twice, more than max-error-share allows of ${jobs.length} (last: ${result.lastFailure})`);
+    }
+    return result;
 }
-/** Probes a ready target; throws naming the failed request when one fails. */
-async function runProbe(client, settings, api, signal) {
+/**
+ * Probes a ready target. A question whose request failed twice counts as answered wrong and a greedy prompt's
+ * output is left out of agreement, while such requests stay within `maxErrorShare` of the probe's; past it the
+ * probe throws, naming the last failure.
+ */
+async function runProbe(client, settings, api, signal, maxErrorShare = 0) {
     const started = performance.now();
     const questions = probeQuestions(PROBE_DEFAULT_SEED, settings.questions);
     const prompts = GREEDY_PROMPTS.slice(0, settings.prompts);
@@ -59541,14 +59554,18 @@ async function runProbe(client, settings, api, signal) {
         ...questions.map((q) => ({ prompt: q.text, maxTokens: settings.maxTokens })),
         ...prompts.map((prompt) => ({ prompt, maxTokens: GREEDY_MAX_TOKENS })),
     ];
-    const { texts, cut } = await runJobs(client, jobs, {
+    const { texts, cut, failed } = await runJobs(client, jobs, {
         concurrency: settings.concurrency,
         api: settings.api ?? api,
         signal,
+        maxFailed: Math.floor(maxErrorShare * jobs.length),
     });
     const score = scoreProbe(questions, texts.slice(0, questions.length));
     const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length;
-    const greedy = keepGreedy(prompts.map((prompt, i) => ({ prompt, text: texts[questions.length + i] })));
+    const greedy = keepGreedy(prompts.flatMap((prompt, i) => {
+        const text = texts[questions.length + i];
+        return text === undefined ? [] : [{ prompt, text }];
+    }));
     const missed = score.misses.map((m) => m.number);
     const probe = {
         seed: PROBE_DEFAULT_SEED,
@@ -59558,12 +59575,16 @@ async function runProbe(client, settings, api, signal) {
         missed,
         cut: cutQuestions,
         greedy,
+        ...(failed > 0 && { failed }),
     };
     const ms = performance.now() - started;
     const cutText = cutQuestions
         ? ` (${cutQuestions} of ${questions.length} replies reached max-tokens ${settings.maxTokens}: ${CUT_HINT})`
         : '';
-    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}`;
+    const failedText = failed
+        ? `; ${failed} of ${jobs.length} requests failed twice (within max-error-share ${formatPercent(maxErrorShare)}): their questions count as wrong, their prompts are left out of agreement`
+        : '';
+    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}${failedText}`;
     return { probe, ms, summary };
 }
 
@@ -61482,7 +61503,7 @@ async function probeTarget(target, session, running) {
     const settings = target.settings.quality;
     if (!settings)
         return undefined;
-    return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal);
+    return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal, target.settings.maxErrorShare);
 }
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
 async function runCells(cells, started) {

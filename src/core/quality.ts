@@ -44,6 +44,11 @@ export interface ProbeResult {
   cut?: number
   /** What a later run's agreement is measured against once this run is the baseline. */
   greedy: GreedyOutput[]
+  /**
+   * Probe requests that failed twice, within `max-error-share`: their questions count as wrong, their greedy
+   * prompts are left out. Absent when every request answered.
+   */
+  failed?: number
 }
 
 /** Agreement of this run's greedy outputs with the baseline's, 0–1, the mean over the prompts both have. */

@@ -147,6 +147,7 @@ const quality = obj({
     missed: list(num).max(PROBE_MAX_QUESTIONS).optional(),
     cut: num.optional(),
     greedy: list(obj({ prompt: str, text: str })),
+    failed: num.optional(),
   }).optional(),
   probeMs: num.optional(),
   agreement: obj({ mean: share, prompts: num, worst: str.optional() }).optional(),

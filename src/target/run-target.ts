@@ -113,7 +113,13 @@ async function probeTarget(
 ): Promise<ProbeRun | undefined> {
   const settings = target.settings.quality
   if (!settings) return undefined
-  return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal)
+  return runProbe(
+    session.benchClient(running.baseUrl),
+    settings,
+    target.settings.api,
+    session.signal,
+    target.settings.maxErrorShare,
+  )
 }
 
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
