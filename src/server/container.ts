@@ -5,7 +5,7 @@
  * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
  * reaches them, so every path that ends a container goes through the runtime, by name or by label.
  */
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { ContainerPlan } from '../core/plan.js'
 import { shellQuote } from '../core/shell.js'
@@ -67,14 +67,53 @@ export interface Ran {
   failure?: 'not found' | 'timed out'
 }
 
-/** Runs the runtime's CLI without a shell; never throws (a missing binary is code null). */
+/** After the timeout's SIGTERM, what a runtime CLI gets before SIGKILL: one that ignores SIGTERM must not block teardown. */
+const KILL_AFTER_MS = 2_000
+/** What is kept of a runtime CLI's output (ids, one inspect value, an error line). */
+const OUTPUT_CHARS = 1024 * 1024
+
+/**
+ * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs` it gets
+ * SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
+ */
 export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(runtime, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
-      const failure = error?.code === 'ENOENT' ? 'not found' : error?.killed ? 'timed out' : undefined
-      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? ''), ...(failure && { failure }) })
-    })
+    const child = spawn(runtime, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const out = { stdout: '', stderr: '' }
+    for (const name of ['stdout', 'stderr'] as const) {
+      child[name].setEncoding('utf8')
+      child[name].on('data', (text: string) => {
+        if (out[name].length < OUTPUT_CHARS) out[name] += text.slice(0, OUTPUT_CHARS - out[name].length)
+      })
+    }
+    let timedOut = false
+    let kill: NodeJS.Timeout | undefined
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGTERM')
+      kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS)
+    }, timeoutMs)
+    let settled = false
+    const finish = (ran: Ran) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(kill)
+      resolve(ran)
+    }
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' as const }) }),
+    )
+    // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
+    child.once('exit', (code) =>
+      setTimeout(
+        () => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) }),
+        1000,
+      ).unref(),
+    )
+    child.once('close', (code) =>
+      finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) }),
+    )
   })
 }
 
