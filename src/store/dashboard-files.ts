@@ -66,18 +66,27 @@ export async function rootIndex(snapshot: Snapshot, current: HardwareSummary): P
   return renderHardwareIndex([...keys.values()])
 }
 
-/** A baseline another writer left unreadable still gets its row, without a date. */
+/**
+ * Another key's baseline, as the root page lists it. The data branch is untrusted: what another writer left
+ * unreadable or of the wrong shape still gets its row, with what can be read of it, and never stops this
+ * key's update.
+ */
 function summaryOf(hardware: string, text: string | undefined): HardwareSummary {
+  let file: unknown
   try {
-    const file = JSON.parse(text ?? '') as Partial<ResultsFile>
-    const run = file.run
-    return {
-      hardware,
-      updated: run?.finishedAt ?? run?.startedAt,
-      sha: run?.sha,
-      cells: Array.isArray(file.cells) ? file.cells.length : undefined,
-    }
+    file = JSON.parse(text ?? '')
   } catch {
     return { hardware }
+  }
+  const record = (v: unknown): Record<string, unknown> =>
+    typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
+  const string = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  const run = record(record(file).run)
+  const cells = record(file).cells
+  return {
+    hardware,
+    updated: string(run.finishedAt) ?? string(run.startedAt),
+    sha: string(run.sha),
+    cells: Array.isArray(cells) ? cells.length : undefined,
   }
 }

@@ -2,7 +2,7 @@
  * The data branch end to end: three baseline updates through the bundled action against the GitHub API
  * stand-in. Each update is exactly one commit carrying the baseline, the history, the hardware dashboard
  * and the root index; a writer whose commit lands between the action's read and its ref update is merged,
- * not overwritten.
+ * not overwritten; another key's malformed baseline never blocks this key's update.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -134,4 +134,22 @@ describe('baseline updates on the data branch', () => {
     expect(page).toContain('Trends over 3 default-branch runs')
     expect(github.state.log.filter((r) => r.method === 'PUT')).toEqual([])
   }, 120_000)
+
+  it("another key's baseline.json of the wrong shape does not stop this key's update", async () => {
+    // Valid JSON, wrong types where the root page reads: a number for the sha, an object for the date.
+    github.state.writeFile(
+      BRANCH,
+      'broken/baseline.json',
+      JSON.stringify({ run: { sha: 123, finishedAt: {} }, cells: 'x' }),
+      'other writer',
+    )
+    const run = await update('e'.repeat(40))
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/baseline for hw updated/)
+    const head = github.state.commits.get(github.state.head(BRANCH)!)!
+    expect(head.message).toContain('@ eeeeeee')
+    const root = github.state.readFile(BRANCH, 'index.html')!
+    expect(root).toContain('href="broken/index.html"')
+    expect(root).toContain('href="hw/index.html"')
+  }, 60_000)
 })
