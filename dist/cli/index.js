@@ -57671,7 +57671,13 @@ function shellWords(value) {
         return [];
     return typeof value === 'string' ? [value] : value.map(shellQuote);
 }
-/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+/**
+ * The `run` command as a `bash -c` line (exec, so the group leader is the client itself). The target's
+ * `pass-env` names go in as `-e NAME` without a value: docker and podman then take the value from their own
+ * environment (docs.docker.com, `docker run --env`: "If the variable isn't set in the local environment, the
+ * variable won't be set in the container"), so a passed secret reaches the container without appearing in the
+ * command line or the log.
+ */
 function container_runCommand(runtime, c, at) {
     const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
     if (c.gpus === 'all')
@@ -57680,6 +57686,9 @@ function container_runCommand(runtime, c, at) {
         fixed.push('--shm-size', c.shmSize);
     for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
         fixed.push('-e', `${name}=${value}`);
+    for (const name of at.passEnv ?? [])
+        if (!(name in c.env))
+            fixed.push('-e', name);
     for (const volume of c.volumes)
         fixed.push('-v', volume);
     const words = [
@@ -58027,7 +58036,7 @@ async function prepareOutside(target, command, at) {
         guard.register(stop);
     return {
         // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
-        command: fillPort(container_runCommand(runtime, c, { runId: guard.runId, name, port }), port),
+        command: fillPort(container_runCommand(runtime, c, { runId: guard.runId, name, port, passEnv: target.settings.passEnv }), port),
         exit: (group) => containerExit(runtime, name, group, () => stopped),
         async undo(write, graceMs) {
             stopped = true;

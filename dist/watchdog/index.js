@@ -369,7 +369,13 @@ function shellWords(value) {
         return [];
     return typeof value === 'string' ? [value] : value.map(shellQuote);
 }
-/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+/**
+ * The `run` command as a `bash -c` line (exec, so the group leader is the client itself). The target's
+ * `pass-env` names go in as `-e NAME` without a value: docker and podman then take the value from their own
+ * environment (docs.docker.com, `docker run --env`: "If the variable isn't set in the local environment, the
+ * variable won't be set in the container"), so a passed secret reaches the container without appearing in the
+ * command line or the log.
+ */
 function runCommand(runtime, c, at) {
     const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
     if (c.gpus === 'all')
@@ -378,6 +384,9 @@ function runCommand(runtime, c, at) {
         fixed.push('--shm-size', c.shmSize);
     for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env }))
         fixed.push('-e', `${name}=${value}`);
+    for (const name of at.passEnv ?? [])
+        if (!(name in c.env))
+            fixed.push('-e', name);
     for (const volume of c.volumes)
         fixed.push('-v', volume);
     const words = [

@@ -38,16 +38,23 @@ function shellWords(value: string | string[] | undefined): string[] {
   return typeof value === 'string' ? [value] : value.map(shellQuote)
 }
 
-/** The `run` command as a `bash -c` line (exec, so the group leader is the client itself). */
+/**
+ * The `run` command as a `bash -c` line (exec, so the group leader is the client itself). The target's
+ * `pass-env` names go in as `-e NAME` without a value: docker and podman then take the value from their own
+ * environment (docs.docker.com, `docker run --env`: "If the variable isn't set in the local environment, the
+ * variable won't be set in the container"), so a passed secret reaches the container without appearing in the
+ * command line or the log.
+ */
 export function runCommand(
   runtime: Runtime,
   c: ContainerPlan,
-  at: { runId: string; name: string; port: number },
+  at: { runId: string; name: string; port: number; passEnv?: readonly string[] },
 ): string {
   const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`]
   if (c.gpus === 'all') fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']))
   if (c.shmSize) fixed.push('--shm-size', c.shmSize)
   for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env })) fixed.push('-e', `${name}=${value}`)
+  for (const name of at.passEnv ?? []) if (!(name in c.env)) fixed.push('-e', name)
   for (const volume of c.volumes) fixed.push('-v', volume)
   const words = [
     runtime,

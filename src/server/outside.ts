@@ -80,7 +80,10 @@ export async function prepareOutside(
   if (stop) guard.register(stop)
   return {
     // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
-    command: fillPort(runCommand(runtime, c, { runId: guard.runId, name, port }), port),
+    command: fillPort(
+      runCommand(runtime, c, { runId: guard.runId, name, port, passEnv: target.settings.passEnv }),
+      port,
+    ),
     exit: (group) => containerExit(runtime, name, group, () => stopped),
     async undo(write, graceMs) {
       stopped = true

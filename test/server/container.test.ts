@@ -98,3 +98,34 @@ describe('names', () => {
     expect(shellQuote("a'b")).toBe(`'a'\\''b'`)
   })
 })
+
+describe('runCommand and pass-env', () => {
+  it('passes each pass-env name into the container by name, its value left to the runtime', () => {
+    const line = runCommand(
+      'docker',
+      { ...base, env: { HF_HOME: '/cache' } },
+      { ...AT, passEnv: ['HF_TOKEN', 'HF_HOME'] },
+    )
+    const w = words(line)
+    expect(w.slice(w.indexOf('PORT=8123') - 1, w.indexOf('nvcr.io/nvidia/vllm:26.03-py3'))).toEqual([
+      '-e',
+      'PORT=8123',
+      '-e',
+      'HF_HOME=/cache',
+      '-e',
+      'HF_TOKEN',
+    ])
+  })
+
+  it('the runtime reads the value from its own environment: a stand-in runtime sees it, the command line does not', () => {
+    const line = runCommand('docker', base, { ...AT, passEnv: ['HF_TOKEN'] })
+    // A `docker` that prints what `-e HF_TOKEN` would hand the container: the variable of its own environment.
+    const fake = `docker() { for a in "$@"; do [ "$a" = HF_TOKEN ] && printf '%s' "$HF_TOKEN"; done; }; ${line.replace(/^exec /, '')}`
+    const out = spawnSync('bash', ['-c', fake], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HF_TOKEN: 'hf_secret_value' },
+    })
+    expect(out.stdout).toBe('hf_secret_value')
+    expect(line).not.toContain('hf_secret_value')
+  })
+})
