@@ -39390,10 +39390,13 @@ function describe(values) {
     };
 }
 /**
- * The smallest and largest value, in one pass: `Math.min(...values)` passes every value as an argument and
- * overflows the call stack past about 100k of them (a `--save-detailed` file has one per request).
+ * The smallest and largest value, in one pass (zeros for no values): `Math.min(...values)` passes every value
+ * as an argument and overflows the call stack past about 100k of them (a `--save-detailed` file has one per
+ * request).
  */
 function extent(values) {
+    if (!values.length)
+        return { min: 0, max: 0 };
     let min = Infinity;
     let max = -Infinity;
     for (const v of values) {
@@ -60947,25 +60950,12 @@ function countReasons(reasons) {
         .map(([reason, count]) => ({ reason, count }))
         .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
-function round_extent(values) {
-    if (!values.length)
-        return { min: 0, max: 0 };
-    let min = Infinity;
-    let max = -Infinity;
-    for (const v of values) {
-        if (v < min)
-            min = v;
-        if (v > max)
-            max = v;
-    }
-    return { min, max };
-}
 function summarizeRound(ctx, records) {
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
     const retried = records.filter((r) => r.retried).length;
-    const firstSend = records.length ? round_extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
-    const lastToken = ok.length ? round_extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
+    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
+    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
     const durationMs = Math.max(0, lastToken - firstSend);
     const seconds = durationMs / 1000;
     // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
@@ -60999,8 +60989,8 @@ function summarizeRound(ctx, records) {
         durationMs,
         metrics,
         achieved: {
-            promptTokens: round_extent(ok.map((r) => r.promptTokens)),
-            outputTokens: round_extent(ok.map((r) => r.outputTokens)),
+            promptTokens: extent(ok.map((r) => r.promptTokens)),
+            outputTokens: extent(ok.map((r) => r.outputTokens)),
         },
     };
 }

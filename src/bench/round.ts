@@ -7,7 +7,7 @@
  * time instead), and the round's throughputs divide by it. Failed requests are counted and
  * grouped by reason, never part of a statistic.
  */
-import { describe, mean } from '../core/stats.js'
+import { describe, extent, mean } from '../core/stats.js'
 import {
   DISTRIBUTION_METRICS,
   SCALAR_METRICS,
@@ -37,17 +37,6 @@ export function countReasons(reasons: Iterable<readonly [string, number]>): Erro
   return [...counts]
     .map(([reason, count]) => ({ reason, count }))
     .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
-}
-
-function extent(values: readonly number[]): { min: number; max: number } {
-  if (!values.length) return { min: 0, max: 0 }
-  let min = Infinity
-  let max = -Infinity
-  for (const v of values) {
-    if (v < min) min = v
-    if (v > max) max = v
-  }
-  return { min, max }
 }
 
 export function summarizeRound(ctx: RoundContext, records: readonly RequestRecord[]): RoundResult {

@@ -46,10 +46,12 @@ export function describe(values: readonly number[]): Stats {
 }
 
 /**
- * The smallest and largest value, in one pass: `Math.min(...values)` passes every value as an argument and
- * overflows the call stack past about 100k of them (a `--save-detailed` file has one per request).
+ * The smallest and largest value, in one pass (zeros for no values): `Math.min(...values)` passes every value
+ * as an argument and overflows the call stack past about 100k of them (a `--save-detailed` file has one per
+ * request).
  */
 export function extent(values: readonly number[]): { min: number; max: number } {
+  if (!values.length) return { min: 0, max: 0 }
   let min = Infinity
   let max = -Infinity
   for (const v of values) {
