@@ -52018,7 +52018,7 @@ function engineByName(name) {
 
 ;// CONCATENATED MODULE: ./src/config/placeholders.ts
 const PLACEHOLDER = /(?<!\$)\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
-const BUILTIN_PLACEHOLDERS = ['port', 'model', 'quant', 'target'];
+const BUILTIN_PLACEHOLDERS = ['port', 'model', 'quant', 'target', 'run'];
 function placeholdersIn(text) {
     return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]);
 }
@@ -52048,6 +52048,13 @@ function knownNames(scope) {
         ...scope.keep,
     ]);
     return [...names];
+}
+/**
+ * Replace `{run}` with the run's id once the run has one: what a launch or `stop:` command names with it (a
+ * worker on another box, a lock file) belongs to this run alone, so one run's teardown never stops another's.
+ */
+function fillRun(text, runId) {
+    return text.replace(/(?<!\$)\{run\}/g, runId);
 }
 /** Replace `{port}` once the launcher has picked a port (`${port}` is shell syntax and stays). */
 function fillPort(text, port) {
@@ -53067,7 +53074,8 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         ...(quant === undefined ? { quant: NO_QUANT } : {}),
         ...(model === undefined ? { model: NO_MODEL } : {}),
     };
-    const full = { values, missing, keep: port ? [] : ['port'] };
+    // {run} is the run's id, known only when the run starts; {port} too when the launcher picks it.
+    const full = { values, missing, keep: [...(port ? [] : ['port']), 'run'] };
     const env = filledEnv(target, full, at('env'), problems);
     const engineOptions = optionValues(adapter, target, full, path, problems);
     const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
@@ -57173,6 +57181,8 @@ function withheldHint(withheld) {
     const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
     return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
 }
+/** The run's id in every launch and `stop:` command's environment, as `{run}` is in their text. */
+const RUN_ID_VARIABLE = 'LLM_BENCH_RUN_ID';
 
 ;// CONCATENATED MODULE: external "node:string_decoder"
 const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
@@ -58018,7 +58028,7 @@ async function prepareOutside(target, command, at) {
         ? {
             kind: 'stop',
             target: target.id,
-            command: fillPort(target.stop, port),
+            command: fillRun(fillPort(target.stop, port), guard.runId),
             env: at.env,
             passEnv: target.settings.passEnv,
             logPath: at.logPath,
@@ -58201,11 +58211,13 @@ async function launch(options, command) {
         throw new StartError(target.id, 'spawn', `port ${port} is already in use on ${host} (a server left from an earlier run?); nothing was launched`);
     }
     const logPath = logPathFor(options.logDir, target.id);
-    const extra = { ...target.env, PORT: String(port) };
+    const runId = guardOf(options).runId;
+    const env0 = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRun(v, runId)]));
+    const extra = { ...env0, PORT: String(port), [RUN_ID_VARIABLE]: runId };
     const outside = await prepare(options, command, { port, logPath, env: extra });
     if (outside.runtimeNote)
         log.info(`${target.id}: ${outside.runtimeNote}`);
-    const filled = fillPort(outside.command, port);
+    const filled = fillRun(fillPort(outside.command, port), runId);
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
     try {

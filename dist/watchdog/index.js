@@ -333,6 +333,8 @@ function withheldHint(withheld) {
     const names = withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ');
     return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`;
 }
+/** The run's id in every launch and `stop:` command's environment, as `{run}` is in their text. */
+const RUN_ID_VARIABLE = 'LLM_BENCH_RUN_ID';
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");

@@ -92,7 +92,8 @@ function expandOne(
     ...(quant === undefined ? { quant: NO_QUANT } : {}),
     ...(model === undefined ? { model: NO_MODEL } : {}),
   }
-  const full: Scope = { values, missing, keep: port ? [] : ['port'] }
+  // {run} is the run's id, known only when the run starts; {port} too when the launcher picks it.
+  const full: Scope = { values, missing, keep: [...(port ? [] : ['port']), 'run'] }
   const env = filledEnv(target, full, at('env'), problems)
   const engineOptions = optionValues(adapter, target, full, path, problems)
   const external = target.url !== undefined && target.launch === undefined && target.container === undefined

@@ -6,7 +6,7 @@
 import type { Path, Problems } from './issues.js'
 
 const PLACEHOLDER = /(?<!\$)\{([A-Za-z_][A-Za-z0-9_-]*)\}/g
-export const BUILTIN_PLACEHOLDERS = ['port', 'model', 'quant', 'target'] as const
+export const BUILTIN_PLACEHOLDERS = ['port', 'model', 'quant', 'target', 'run'] as const
 
 export interface Scope {
   /** Names with a value here. */
@@ -48,6 +48,14 @@ function knownNames(scope: Scope): string[] {
     ...scope.keep,
   ])
   return [...names]
+}
+
+/**
+ * Replace `{run}` with the run's id once the run has one: what a launch or `stop:` command names with it (a
+ * worker on another box, a lock file) belongs to this run alone, so one run's teardown never stops another's.
+ */
+export function fillRun(text: string, runId: string): string {
+  return text.replace(/(?<!\$)\{run\}/g, runId)
 }
 
 /** Replace `{port}` once the launcher has picked a port (`${port}` is shell syntax and stays). */

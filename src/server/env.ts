@@ -42,3 +42,6 @@ export function withheldHint(withheld: readonly string[]): string {
     withheld.length > 3 ? `${withheld.slice(0, 3).join(', ')} and ${withheld.length - 3} more` : withheld.join(', ')
   return `; ${names} ${withheld.length === 1 ? 'was' : 'were'} not passed to the engine (add ${withheld.length === 1 ? 'it' : 'them'} to pass-env if it needs ${withheld.length === 1 ? 'it' : 'them'})`
 }
+
+/** The run's id in every launch and `stop:` command's environment, as `{run}` is in their text. */
+export const RUN_ID_VARIABLE = 'LLM_BENCH_RUN_ID'

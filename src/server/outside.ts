@@ -3,7 +3,7 @@
  * set up before the launch (registered with the run's guard first, so nothing can start that the
  * cleanup does not know about) and undone after the group is signalled on teardown.
  */
-import { fillPort } from '../config/index.js'
+import { fillPort, fillRun } from '../config/index.js'
 import type { TargetPlan } from '../core/plan.js'
 import {
   containerExitCode,
@@ -60,7 +60,7 @@ export async function prepareOutside(
     ? {
         kind: 'stop',
         target: target.id,
-        command: fillPort(target.stop, port),
+        command: fillRun(fillPort(target.stop, port), guard.runId),
         env: at.env,
         passEnv: target.settings.passEnv,
         logPath: at.logPath,

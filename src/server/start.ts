@@ -5,11 +5,11 @@
  * and then throws a StartError carrying the log tail.
  */
 import { join } from 'node:path'
-import { fillPort } from '../config/index.js'
+import { fillPort, fillRun } from '../config/index.js'
 import { httpPorts } from '../engines/http.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
-import { engineEnv, withheldHint } from './env.js'
+import { RUN_ID_VARIABLE, engineEnv, withheldHint } from './env.js'
 import { launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
@@ -182,10 +182,12 @@ async function launch(options: StartOptions, command: string | undefined): Promi
     )
   }
   const logPath = logPathFor(options.logDir, target.id)
-  const extra = { ...target.env, PORT: String(port) }
+  const runId = guardOf(options).runId
+  const env0 = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRun(v, runId)]))
+  const extra = { ...env0, PORT: String(port), [RUN_ID_VARIABLE]: runId }
   const outside = await prepare(options, command, { port, logPath, env: extra })
   if (outside.runtimeNote) log.info(`${target.id}: ${outside.runtimeNote}`)
-  const filled = fillPort(outside.command, port)
+  const filled = fillRun(fillPort(outside.command, port), runId)
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
   try {

@@ -721,7 +721,7 @@ describe('bad matrix files', () => {
     expect(await problemsOf(file, { shard: '9/2' })).toEqual([
       'defaults.rounds: must be a whole number from 1 to 100 (got 0) (line 3)',
       'scenarios.chat.rate: give either rate (open loop) or concurrency (closed loop), not both (line 5)',
-      'targets.vllm-fp8.launch: unknown placeholder {gpu} (known: {port}, {model}, {quant}, {target}) (line 9)',
+      'targets.vllm-fp8.launch: unknown placeholder {gpu} (known: {port}, {model}, {quant}, {target}, {run}) (line 9)',
       'targets.vllm-fp8.scenarios[1]: unknown scenario "long" (defined: chat) (line 10)',
       'shard: "9/2" is not i/n with 1 ≤ i ≤ n ≤ 256 (e.g. 1/2)',
     ])
