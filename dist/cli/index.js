@@ -52049,16 +52049,13 @@ function knownNames(scope) {
     ]);
     return [...names];
 }
-/**
- * Replace `{run}` with the run's id once the run has one: what a launch or `stop:` command names with it (a
- * worker on another box, a lock file) belongs to this run alone, so one run's teardown never stops another's.
- */
-function fillRun(text, runId) {
-    return text.replace(/(?<!\$)\{run\}/g, runId);
+/** Replace `{port}` and `{run}` with the values given; the others, and `${port}` (shell syntax), stay. */
+function fillRuntime(text, values) {
+    return text.replace(/(?<!\$)\{(port|run)\}/g, (whole, name) => values[name] === undefined ? whole : String(values[name]));
 }
-/** Replace `{port}` once the launcher has picked a port (`${port}` is shell syntax and stays). */
+/** Replace `{port}` once the launcher has picked a port. */
 function fillPort(text, port) {
-    return text.replace(/(?<!\$)\{port\}/g, String(port));
+    return fillRuntime(text, { port });
 }
 
 ;// CONCATENATED MODULE: ./src/config/issues.ts
@@ -57749,9 +57746,10 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
             resolve(ran);
         };
         child.once('error', (error) => finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' }) }));
+        const ended = (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) });
         // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-        child.once('exit', (code) => setTimeout(() => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) }), 1000).unref());
-        child.once('close', (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) }));
+        child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref());
+        child.once('close', ended);
     });
 }
 let detected;
@@ -58028,7 +58026,7 @@ async function prepareOutside(target, command, at) {
         ? {
             kind: 'stop',
             target: target.id,
-            command: fillRun(fillPort(target.stop, port), guard.runId),
+            command: fillRuntime(target.stop, { port, run: guard.runId }),
             env: at.env,
             passEnv: target.settings.passEnv,
             logPath: at.logPath,
@@ -58212,12 +58210,12 @@ async function launch(options, command) {
     }
     const logPath = logPathFor(options.logDir, target.id);
     const runId = guardOf(options).runId;
-    const env0 = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRun(v, runId)]));
-    const extra = { ...env0, PORT: String(port), [RUN_ID_VARIABLE]: runId };
+    const targetEnv = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRuntime(v, { run: runId })]));
+    const extra = { ...targetEnv, PORT: String(port), [RUN_ID_VARIABLE]: runId };
     const outside = await prepare(options, command, { port, logPath, env: extra });
     if (outside.runtimeNote)
         log.info(`${target.id}: ${outside.runtimeNote}`);
-    const filled = fillRun(fillPort(outside.command, port), runId);
+    const filled = fillRuntime(outside.command, { port, run: runId });
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
     try {

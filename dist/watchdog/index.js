@@ -436,9 +436,10 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
             resolve(ran);
         };
         child.once('error', (error) => finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' }) }));
+        const ended = (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) });
         // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-        child.once('exit', (code) => setTimeout(() => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) }), 1000).unref());
-        child.once('close', (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) }));
+        child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref());
+        child.once('close', ended);
     });
 }
 let detected;

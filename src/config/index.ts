@@ -13,7 +13,7 @@ export { formatPlan } from './plan-text.js'
 export { matchesOnly, shardOf } from './select.js'
 export { repoPath, selectChanged, type Selected } from './paths.js'
 export { formatOf, parseSource } from './load.js'
-export { fillPort, fillRun } from './placeholders.js'
+export { fillPort, fillRuntime, type RuntimeValues } from './placeholders.js'
 export { matrixJsonSchema } from './schema.js'
 
 export interface LoadOptions {

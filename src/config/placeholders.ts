@@ -50,15 +50,25 @@ function knownNames(scope: Scope): string[] {
   return [...names]
 }
 
-/**
- * Replace `{run}` with the run's id once the run has one: what a launch or `stop:` command names with it (a
- * worker on another box, a lock file) belongs to this run alone, so one run's teardown never stops another's.
- */
-export function fillRun(text: string, runId: string): string {
-  return text.replace(/(?<!\$)\{run\}/g, runId)
+/** The placeholders the plan keeps for the launch, with their values once the run has them. */
+export interface RuntimeValues {
+  /** The port the launcher picked. */
+  port?: number | string
+  /**
+   * The run's id: what a launch or `stop:` command names with `{run}` (a worker on another box, a lock file)
+   * belongs to this run alone, so one run's teardown never stops another's.
+   */
+  run?: string
 }
 
-/** Replace `{port}` once the launcher has picked a port (`${port}` is shell syntax and stays). */
+/** Replace `{port}` and `{run}` with the values given; the others, and `${port}` (shell syntax), stay. */
+export function fillRuntime(text: string, values: RuntimeValues): string {
+  return text.replace(/(?<!\$)\{(port|run)\}/g, (whole, name: keyof RuntimeValues) =>
+    values[name] === undefined ? whole : String(values[name]),
+  )
+}
+
+/** Replace `{port}` once the launcher has picked a port. */
 export function fillPort(text: string, port: number | string): string {
-  return text.replace(/(?<!\$)\{port\}/g, String(port))
+  return fillRuntime(text, { port })
 }

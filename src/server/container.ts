@@ -111,16 +111,11 @@ export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAN
     child.once('error', (error: NodeJS.ErrnoException) =>
       finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' as const }) }),
     )
+    const ended = (code: number | null) =>
+      finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) })
     // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-    child.once('exit', (code) =>
-      setTimeout(
-        () => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) }),
-        1000,
-      ).unref(),
-    )
-    child.once('close', (code) =>
-      finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) }),
-    )
+    child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref())
+    child.once('close', ended)
   })
 }
 

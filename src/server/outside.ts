@@ -3,7 +3,7 @@
  * set up before the launch (registered with the run's guard first, so nothing can start that the
  * cleanup does not know about) and undone after the group is signalled on teardown.
  */
-import { fillPort, fillRun } from '../config/index.js'
+import { fillPort, fillRuntime } from '../config/index.js'
 import type { TargetPlan } from '../core/plan.js'
 import {
   containerExitCode,
@@ -60,7 +60,7 @@ export async function prepareOutside(
     ? {
         kind: 'stop',
         target: target.id,
-        command: fillRun(fillPort(target.stop, port), guard.runId),
+        command: fillRuntime(target.stop, { port, run: guard.runId }),
         env: at.env,
         passEnv: target.settings.passEnv,
         logPath: at.logPath,

@@ -5,7 +5,7 @@
  * and then throws a StartError carrying the log tail.
  */
 import { join } from 'node:path'
-import { fillPort, fillRun } from '../config/index.js'
+import { fillPort, fillRuntime } from '../config/index.js'
 import { httpPorts } from '../engines/http.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
@@ -183,11 +183,11 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   }
   const logPath = logPathFor(options.logDir, target.id)
   const runId = guardOf(options).runId
-  const env0 = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRun(v, runId)]))
-  const extra = { ...env0, PORT: String(port), [RUN_ID_VARIABLE]: runId }
+  const targetEnv = Object.fromEntries(Object.entries(target.env).map(([k, v]) => [k, fillRuntime(v, { run: runId })]))
+  const extra = { ...targetEnv, PORT: String(port), [RUN_ID_VARIABLE]: runId }
   const outside = await prepare(options, command, { port, logPath, env: extra })
   if (outside.runtimeNote) log.info(`${target.id}: ${outside.runtimeNote}`)
-  const filled = fillRun(fillPort(outside.command, port), runId)
+  const filled = fillRuntime(outside.command, { port, run: runId })
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
   try {

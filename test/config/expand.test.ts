@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildPlan, fillPort, loadPlan } from '../../src/config/index.js'
+import { buildPlan, fillPort, fillRuntime, loadPlan } from '../../src/config/index.js'
 import { matrixJsonSchema } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { DEFAULT_QUALITY_GATE } from '../../src/core/quality.js'
@@ -170,6 +170,14 @@ describe('placeholders', () => {
       `serve /models/vllm-fp8 --q fp8 --name vllm-fp8 --port 41234 --home \${HOME} | awk '{print $1}'`,
     )
     expect(fillPort(t.url, 41234)).toBe('http://127.0.0.1:41234')
+  })
+
+  it('fills {port} and {run} at launch with the values it has, and leaves ${port}, ${run} and the rest', () => {
+    const text = 'w-{run} --port {port} ${port} ${run} {gpu}'
+    expect(fillRuntime(text, { port: 41234, run: '4242-1-beef' })).toBe(
+      'w-4242-1-beef --port 41234 ${port} ${run} {gpu}',
+    )
+    expect(fillRuntime(text, { run: '4242-1-beef' })).toBe('w-4242-1-beef --port {port} ${port} ${run} {gpu}')
   })
 
   it('fill {port} too when the target fixes a port', () => {
