@@ -40341,6 +40341,11 @@ function agreementText(mean) {
 function qualityVerdict(current, baseline, gate) {
     const reasons = [];
     const warnings = [];
+    // Said on the verdict, not only in the log: what the probe could not ask is not a pass it earned.
+    const failed = current.probe?.failed;
+    if (failed) {
+        warnings.push(`${failed} quality probe request${failed === 1 ? '' : 's'} failed twice: counted as wrong answers, left out of agreement`);
+    }
     if (current.probe && baseline?.probe) {
         const { reason, warning } = accuracyProblem(current.probe, baseline.probe, gate);
         if (reason)

@@ -53,6 +53,13 @@ describe('qualityVerdict', () => {
     },
     { name: 'accuracy rise', current: { probe: probe(1) }, baseline: { probe: probe(0.5) }, reasons: [] },
     {
+      name: 'probe requests that failed twice: said on the verdict',
+      current: { probe: probe(0.925, { failed: 2 }) },
+      baseline: HEALTHY,
+      reasons: [],
+      warnings: ['2 quality probe requests failed twice: counted as wrong answers, left out of agreement'],
+    },
+    {
       name: 'a model that never answers right, unchanged: passes, saying the probe cannot see',
       current: { probe: probe(0) },
       baseline: { probe: probe(0) },
