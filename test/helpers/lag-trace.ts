@@ -8,6 +8,8 @@
  */
 export interface LagTrace {
   stop(): void
+  /** How far the loop may have moved each interval the figures of these requests are taken over (ms). */
+  ofRequests(requests: readonly TimedRequest[]): IntervalLags
   /**
    * How late a timestamp taken when something arrived (a token) can be: the longest spell that
    * ended within `nearMs` of it. What was due during a spell is handled when it ends.
@@ -18,6 +20,36 @@ export interface LagTrace {
    * up: the longest spell that held the stamp or began within `nearMs` after it.
    */
   heldAfter(at: number, nearMs?: number): number
+}
+
+/** What a request record says of its timing (`RequestRecord` in src/bench/record.ts). */
+export interface TimedRequest {
+  sentAt: number
+  ttftMs: number
+  e2eMs: number
+}
+
+/**
+ * A request held up for S after it was stamped as sent reaches the server that much later, and its
+ * whole schedule with it; a token's timestamp is late by L at most. So a TTFT reads long by at most
+ * S + L of its first token, a decode window (first to last token) is off by at most the larger L
+ * of its ends, and a round (first send to last token) reads long by at most the largest S plus the
+ * largest L. Each is the worst over the requests: a mean is off by no more than its worst member.
+ */
+export interface IntervalLags {
+  ttftMs: number
+  decodeMs: number
+  roundMs: number
+}
+
+/**
+ * The share a figure taken over an interval of wall length `wallMs` can be off when the interval
+ * was moved by up to `movedMs`, with `slackMs` for what no trace sees (a request's trip over
+ * loopback, a timer's whole-millisecond rounding).
+ */
+export function relativeBound(wallMs: number, movedMs: number, slackMs = 2): number {
+  const e = movedMs + slackMs
+  return e / (wallMs - e)
 }
 
 export function traceLag(): LagTrace {
@@ -37,9 +69,24 @@ export function traceLag(): LagTrace {
     }
     return worst + 1
   }
+  const lateBy = (at: number, nearMs = 5) => longest((_, to) => Math.abs(to - at) <= nearMs)
+  const heldAfter = (at: number, nearMs = 5) => longest((from, to) => at >= from - nearMs && at <= to)
   return {
     stop: () => clearInterval(timer),
-    lateBy: (at, nearMs = 5) => longest((_, to) => Math.abs(to - at) <= nearMs),
-    heldAfter: (at, nearMs = 5) => longest((from, to) => at >= from - nearMs && at <= to),
+    lateBy,
+    heldAfter,
+    ofRequests(requests) {
+      const each = requests.map((q) => ({
+        held: heldAfter(q.sentAt),
+        first: lateBy(q.sentAt + q.ttftMs),
+        last: lateBy(q.sentAt + q.e2eMs),
+      }))
+      const worst = (f: (e: (typeof each)[number]) => number) => Math.max(0, ...each.map(f))
+      return {
+        ttftMs: worst((e) => e.held + e.first),
+        decodeMs: worst((e) => Math.max(e.first, e.last)),
+        roundMs: worst((e) => e.held) + worst((e) => e.last),
+      }
+    },
   }
 }

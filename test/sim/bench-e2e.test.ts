@@ -6,21 +6,16 @@
  * Two errors add up. The model's own: within 5 % of the row for any seed (test/sim/model.test.ts
  * holds it there in pure virtual time; here the client's calibration request runs first and moves
  * the seeded jitter, so the draw is another one). And the wall clock's: the simulator never
- * delivers early (steps run to absolute deadlines), so each timestamp the client takes is late
- * by L at most, the longest spell of the event loop held up that ended just before it was taken
+ * delivers early (steps run to absolute deadlines), so the only error the wall clock adds is
+ * lateness: the spells of the event loop held up around each request's send, first and last token
  * (test/helpers/lag-trace.ts; server and client share this thread's loop, so a blocked loop or a
- * descheduled process delays both). A request held up for S after it was stamped as sent reaches
- * the server that much later, and its whole schedule with it. So a TTFT is measured long by at most
- * S + L of its first token, a decode window (first to last token) off by at most the larger L of
- * its ends, and a round (first send to last token) long by at most the largest S plus the largest L.
- * A figure over an interval of wall length W off by at most E is off by (E + SLACK_MS) /
- * (W − E − SLACK_MS), SLACK_MS covering the request's unscaled trip to the server.
+ * descheduled process delays both) bound how far each interval a figure is taken over moved.
  */
 import { describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
 import { sim } from '../../src/engines/sim.js'
 import { loadProfile, SHIPPED_PROFILE_NAMES, startSimServer } from '../../src/sim/index.js'
-import { traceLag } from '../helpers/lag-trace.js'
+import { relativeBound, traceLag } from '../helpers/lag-trace.js'
 
 /**
  * Time scale per profile: a leaderboard TTFT is kept near 300 ms of wall time and a single-stream
@@ -29,7 +24,6 @@ import { traceLag } from '../helpers/lag-trace.js'
  */
 const TTFT_WALL_MS = 300
 const DECODE_WINDOW_MS = 800
-const SLACK_MS = 2
 /** How far the model may sit from the published row (test/sim/model.test.ts). */
 const MODEL_TOLERANCE = 0.05
 /** Past this wall-clock term the row says nothing about the client: the machine was too busy to measure. */
@@ -91,26 +85,19 @@ describe('measurement client against the simulator reproduces the published rows
       // The wall interval each figure is taken over: a mean's error is bounded by the mean interval.
       const ttftWallMs = row.ttftMs / scale
       const decodeWallMs = (row.tpotMs * (r.outputTokens - 1)) / scale
-      const each = cell.requests.map((q) => ({
-        held: lag.heldAfter(q.sentAt),
-        first: lag.lateBy(q.sentAt + q.ttftMs),
-        last: lag.lateBy(q.sentAt + q.e2eMs),
-      }))
-      const most = (f: (e: (typeof each)[number]) => number) => Math.max(...each.map(f))
-      const ttftLag = most((e) => e.held + e.first)
-      const decodeLag = most((e) => Math.max(e.first, e.last))
+      const moved = lag.ofRequests(cell.requests)
       // [wall ms of the interval, how much the loop may have moved it]
       const intervals: Record<string, [number, number]> = {
-        ttftMs: [ttftWallMs, ttftLag],
-        prefillTps: [ttftWallMs, ttftLag],
-        tpotMs: [decodeWallMs, decodeLag],
-        decodeTps: [decodeWallMs, decodeLag],
+        ttftMs: [ttftWallMs, moved.ttftMs],
+        prefillTps: [ttftWallMs, moved.ttftMs],
+        tpotMs: [decodeWallMs, moved.decodeMs],
+        decodeTps: [decodeWallMs, moved.decodeMs],
         // A round lasts at least one request's TTFT and decode window.
-        outputTps: [ttftWallMs + decodeWallMs, most((e) => e.held) + most((e) => e.last)],
+        outputTps: [ttftWallMs + decodeWallMs, moved.roundMs],
       }
       for (const [key, value] of published) {
         const [wallMs, lagMs] = intervals[key]
-        const wallClock = (lagMs + SLACK_MS) / (wallMs - lagMs - SLACK_MS)
+        const wallClock = relativeBound(wallMs, lagMs)
         expect(
           wallClock,
           `${name} ${key}: ${lagMs.toFixed(1)} ms of event-loop lag over a ${wallMs.toFixed(0)} ms window; too busy to measure`,
