@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(203);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6944);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 203:
+/***/ 6944:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40757,7 +40757,7 @@ function runVerdict(cells, acceptance) {
  * (nothing went wrong), `metrics: null` (nothing was measured) and the verdict `missing`, which never fails the
  * gate. Baseline cells without metrics are themselves leftovers of older runs and are not reported again.
  */
-function missingCells(baseline, ran, selected) {
+function missingCells(baseline, ran, selected, renamedTo = new Map()) {
     const ids = new Set();
     for (const cell of baseline.results?.cells ?? [])
         if (baselineCell(baseline, cell.id))
@@ -40767,9 +40767,9 @@ function missingCells(baseline, ran, selected) {
     return [...ids]
         .filter((id) => !ran.has(id) && selected(id))
         .sort()
-        .map((id) => notRun(id, baselineCell(baseline, id)));
+        .map((id) => notRun(id, baselineCell(baseline, id), renamedTo.get(id)));
 }
-function notRun(id, known) {
+function notRun(id, known, renamed) {
     const slash = id.indexOf('/');
     return {
         id,
@@ -40785,11 +40785,224 @@ function notRun(id, known) {
         metrics: null,
         rounds: [],
         info: {},
-        verdict: { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE },
+        verdict: {
+            status: 'missing',
+            metrics: {},
+            note: renamed ? `${NOT_MEASURED_NOTE}; ${renamed} was compared with its baseline (renamed?)` : NOT_MEASURED_NOTE,
+        },
     };
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/core/workload.ts
+/**
+ * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
+ * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ */
+
+/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
+function canonical(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonical).join(',')}]`;
+    if (value && typeof value === 'object')
+        return `{${Object.keys(value)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+            .join(',')}}`;
+    return JSON.stringify(value) ?? 'null';
+}
+/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
+function requestBodyDigest(body) {
+    if (Object.keys(body).length === 0)
+        return undefined;
+    return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
+}
+/**
+ * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
+ * (`+body:<digest>` with a request body). History entries keep its digest per cell.
+ */
+function workloadFingerprint(w) {
+    const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
+    const body = w.requestBody ? ` +body:${w.requestBody}` : '';
+    return `in${w.inputTokens} out${w.outputTokens} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`;
+}
+/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
+function workloadDigest(w) {
+    return (0,external_node_crypto_.createHash)('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8);
+}
+/** True when the workload records its API, so that its digest covers everything a workload is. */
+function isComplete(w) {
+    return w.api !== undefined;
+}
+/**
+ * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
+ * are the same. A workload written before the API and request body were recorded is compared on what it has.
+ */
+function workloadChanges(baseline, current) {
+    const changes = [];
+    const numbers = [
+        ['inputTokens', 'input tokens'],
+        ['outputTokens', 'output tokens'],
+        ['concurrency', 'concurrency'],
+        ['requests', 'requests'],
+    ];
+    for (const [key, label] of numbers)
+        if (baseline[key] !== current[key])
+            changes.push(`${label} ${baseline[key]} → ${current[key]}`);
+    if (baseline.rate !== current.rate)
+        changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
+    if (isComplete(baseline) && isComplete(current)) {
+        if (baseline.api !== current.api)
+            changes.push(`api ${baseline.api} → ${current.api}`);
+        if (baseline.requestBody !== current.requestBody)
+            changes.push('request-body changed');
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/compare/match.ts
+
+
+const WORKLOAD_DECIDES = 'the default-branch run after merge measures the new workload';
+const NEW_CELL_DECIDES = 'the default-branch run after merge measures it';
+/** Cells of the baseline a run does not measure: the file's measured cells and the newest history run's. */
+function unmeasured(view, run) {
+    const ids = new Set();
+    for (const cell of view.results?.cells ?? [])
+        if (baselineCell(view, cell.id))
+            ids.add(cell.id);
+    for (const id of Object.keys(view.history.at(-1)?.cells ?? {}))
+        ids.add(id);
+    const ran = new Set(run.cells.map((c) => c.id));
+    return [...ids].filter((id) => !ran.has(id) && run.selected(id)).sort();
+}
+/** Pairs new cells with unmeasured baseline cells, one to one (see the top of the file). */
+function findRenames(view, run) {
+    const missing = unmeasured(view, run);
+    const fresh = run.cells.filter((c) => !hasBaseline(view, c.id));
+    const known = new Map(missing.flatMap((id) => (baselineCell(view, id) ? [[id, baselineCell(view, id)]] : [])));
+    const alike = (n, m) => m.engine === n.engine &&
+        m.quant === n.quant &&
+        (m.target === n.target || m.scenario === n.scenario) &&
+        workloadChanges(m.workload, n.workload).length === 0;
+    const candidates = new Map(fresh.map((n) => [n.id, [...known.values()].filter((m) => alike(n, m)).map((m) => m.id)]));
+    const aliases = new Map();
+    for (const [id, [only, ...more]] of candidates) {
+        if (only === undefined || more.length)
+            continue;
+        const rivals = [...candidates.values()].filter((c) => c.includes(only)).length;
+        if (rivals === 1)
+            aliases.set(id, only);
+    }
+    const paired = new Set(aliases.values());
+    return { aliases, unpaired: missing.filter((id) => !paired.has(id)) };
+}
+/** The view with `from`'s baseline (file cell and history) under the id `to`. */
+function aliased(view, from, to) {
+    const moved = (cell) => (cell.id === from ? { ...cell, id: to } : cell);
+    const results = view.results && {
+        ...view.results,
+        cells: view.results.cells.filter((c) => c.id !== to).map(moved),
+    };
+    const history = view.history.map((entry) => {
+        const { [from]: cell, ...cells } = entry.cells;
+        if (!cell)
+            return entry;
+        const { [from]: digest, ...workloads } = entry.workloads ?? {};
+        return {
+            ...entry,
+            cells: { ...cells, [to]: cell },
+            ...(entry.workloads && { workloads: digest === undefined ? workloads : { ...workloads, [to]: digest } }),
+        };
+    });
+    return { ...view, ...(results && { results }), history };
+}
+/**
+ * The view without the baseline runs of `id` that measured another workload. A history entry records a digest
+ * per cell; one written before digests were kept counts as the workload of the baseline file's cell (the file
+ * is the newest default-branch run, so older entries most likely measured what it did).
+ */
+function sameWorkload(view, id, workload) {
+    const file = view.results?.cells.find((c) => c.id === id);
+    const fileChanges = file ? workloadChanges(file.workload, workload) : [];
+    const digest = workloadDigest(workload);
+    const differs = (entry) => {
+        const recorded = entry.workloads?.[id];
+        return recorded === undefined ? fileChanges.length > 0 : recorded !== digest;
+    };
+    const dropped = view.history.filter((e) => e.cells[id] && differs(e));
+    if (!fileChanges.length && !dropped.length)
+        return { view, changes: [] };
+    const history = view.history.map((entry) => {
+        if (!dropped.includes(entry))
+            return entry;
+        const { [id]: _gone, ...cells } = entry.cells;
+        return { ...entry, cells };
+    });
+    const results = view.results && fileChanges.length
+        ? { ...view.results, cells: view.results.cells.filter((c) => c.id !== id) }
+        : view.results;
+    return {
+        view: { ...view, ...(results && { results }), history },
+        changes: fileChanges.length ? fileChanges : ['the workload differs from the one the baseline measured'],
+    };
+}
+// Notes are plain text: the report escapes them for markdown.
+const list = (ids, most = 4) => ids.slice(0, most).join(', ') + (ids.length > most ? ` and ${ids.length - most} more` : '');
+function notCompared(note, decides) {
+    return { status: 'inconclusive', metrics: {}, note, undecided: [`${note} — ${decides}`] };
+}
+/** The baseline `cell` is judged against, or the verdict of a cell that has none it may use. */
+function cellBaseline(view, cell, run, renames) {
+    if (!hasBaseline(view, cell.id)) {
+        const from = renames.aliases.get(cell.id);
+        if (from) {
+            const same = sameWorkload(aliased(view, from, cell.id), cell.id, cell.workload);
+            return {
+                view: same.view,
+                note: `compared with ${from} (renamed? ${from} is not in this run)`,
+                comparedWith: from,
+            };
+        }
+        if (renames.unpaired.length)
+            return {
+                view,
+                verdict: notCompared(`new cell, while the baseline's ${list(renames.unpaired)} ${renames.unpaired.length === 1 ? 'was' : 'were'} not measured (renamed?): nothing to compare it with`, NEW_CELL_DECIDES),
+            };
+        const others = run?.hardware?.others ?? [];
+        if (isFirstRun(view) && others.length && run?.hardware)
+            return {
+                view,
+                verdict: notCompared(`no baseline under hardware key ${run.hardware.key}, while the store holds ${list(others)}: if this change moved the key (the matrix file's hardware, the hardware input, or the GPU detected), nothing is compared`, 'the default-branch run after merge records this key'),
+            };
+        return { view };
+    }
+    const same = sameWorkload(view, cell.id, cell.workload);
+    if (same.changes.length && !hasBaseline(same.view, cell.id))
+        return {
+            view: same.view,
+            verdict: notCompared(`workload changed since the baseline (${same.changes.join(', ')}): not compared`, WORKLOAD_DECIDES),
+        };
+    return { view: same.view };
+}
+
 ;// CONCATENATED MODULE: ./src/compare/index.ts
+/**
+ * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
+ * (reference.ts: level shifts, the median of the runs since the last one); a gated metric regresses when it is
+ * worse than the reference by more than the limit and by more than the noise of both sides explains (noise.ts,
+ * metric.ts), or by more than twice the limit whatever the noise. A cell kept inconclusive by noise alone measures
+ * more warm rounds (rounds.ts); a cell that looks regressed is re-measured and judged on both measurements pooled,
+ * metric by metric (confirm.ts).
+ *
+ * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
+ * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
+ * `missingCells` and `runVerdict` over the run.
+ */
+
+
 
 
 
@@ -40818,8 +41031,10 @@ const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 function assembleResults(input) {
     const { missing } = input;
     const cells = [...input.cells];
-    if (missing)
-        cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected));
+    if (missing) {
+        const renamedTo = new Map([...(missing.renames?.aliases ?? [])].map(([to, from]) => [from, to]));
+        cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected, renamedTo));
+    }
     const tally = runVerdict(cells, input.acceptance);
     return {
         results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } },
@@ -41308,29 +41523,53 @@ async function watchRound(smi) {
 
 
 
-function cellJudge(view, rulesOf) {
+/**
+ * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
+ * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
+ * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
+ * measured its workload.
+ */
+function cellJudge(view, rulesOf, run) {
     const rules = (target) => {
         const { gate, noiseFloor } = rulesOf(target);
         return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } };
     };
+    const renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] };
+    const baselineOf = (cell) => cellBaseline(view, cell, run, renames);
     return {
+        renames,
         decide([first, ...again], fresh = false) {
             if (first.status !== 'ok')
                 return first;
             const { gate, options } = rules(first.target);
+            const base = baselineOf(first);
             if (first.verdict?.skipped)
-                return { ...first, verdict: skippedVerdict(first.id, view, gate, options) };
-            const verdict = judgeCell(first, view, gate, options);
-            const judged = { ...first, verdict, ...evidence(first, view) };
+                return { ...first, verdict: skippedVerdict(first.id, base.view, gate, options) };
+            if (base.verdict)
+                return { ...first, verdict: base.verdict };
+            const verdict = withNote(judgeCell(first, base.view, gate, options), base);
+            const judged = { ...first, verdict, ...evidence(first, base.view) };
             return again.length
-                ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) }
+                ? {
+                    ...judged,
+                    verdict: withNote(confirmCell(judged, again, base.view, gate, { ...options, fresh }), base),
+                }
                 : judged;
         },
         moreRounds(cell, maxRounds) {
             const { gate, options } = rules(cell.target);
-            return moreRounds(cell, view, gate, { ...options, maxRounds });
+            const base = baselineOf(cell);
+            return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...options, maxRounds });
         },
     };
+}
+/** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */
+function withNote(verdict, base) {
+    const { note, comparedWith } = base;
+    const noted = !note || verdict.note?.startsWith(note)
+        ? verdict
+        : { ...verdict, note: verdict.note ? `${note}; ${verdict.note}` : note };
+    return comparedWith ? { ...noted, comparedWith } : noted;
 }
 /** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
 function evidence(cell, view) {
@@ -53863,10 +54102,20 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
 
 ;// CONCATENATED MODULE: ./src/target/cell-result.ts
 
-/** The workload a cell records: what its scenario asks for. */
-function workloadOf(scenario) {
+
+/** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
+function workloadOf(scenario, settings) {
     const { inputTokens, outputTokens, concurrency, requests } = scenario;
-    return { inputTokens, outputTokens, concurrency, requests, rate: scenario.rate ?? null };
+    const requestBody = requestBodyDigest(settings.requestBody);
+    return {
+        inputTokens,
+        outputTokens,
+        concurrency,
+        requests,
+        rate: scenario.rate ?? null,
+        api: settings.api,
+        ...(requestBody && { requestBody }),
+    };
 }
 function skeleton(plan, info) {
     const { target, scenario } = plan;
@@ -53880,7 +54129,7 @@ function skeleton(plan, info) {
         status: 'ok',
         error: null,
         flags: [],
-        workload: workloadOf(scenario),
+        workload: workloadOf(scenario, target.settings),
         metrics: null,
         rounds: [],
         info,
@@ -53971,6 +54220,25 @@ async function readFile(request, repo, branch, path) {
     catch (error) {
         throw wrap(error, `${branch}:${path}: cannot read blob ${data.sha}`);
     }
+}
+/** Names of the folders at the root of `branch` (the contents API lists a directory as an array); none without the branch. */
+async function listFolders(request, repo, branch) {
+    let data;
+    try {
+        data = (await request('GET /repos/{owner}/{repo}/contents/{path}', { ...repo, path: '', ref: branch })).data;
+    }
+    catch (error) {
+        if (httpStatus(error) === 404)
+            return [];
+        throw wrap(error, `${branch}: cannot list`);
+    }
+    if (!Array.isArray(data))
+        return [];
+    return data
+        .filter((e) => e?.type === 'dir' && typeof e.name === 'string')
+        .map((e) => e.name)
+        .filter((name) => !name.startsWith('.'))
+        .sort();
 }
 const README = (branch) => `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\`, \`<hardware>/history.json\`, ` +
     'the dashboard `<hardware>/index.html` and the list of hardware keys `index.html` (serve this branch with GitHub Pages to read them).\n' +
@@ -54942,6 +55210,9 @@ function regressionList(cells, accepted = false) {
         const environment = environmentNote(cell);
         if (environment)
             reasons.push(escapeText(environment));
+        // A renamed cell's figures are against its old name's baseline: say which.
+        if (cell.verdict.comparedWith)
+            reasons.push(`compared with ${escapeText(cell.verdict.comparedWith)} (renamed?)`);
         const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
         return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
     })
@@ -54975,9 +55246,13 @@ function inconclusiveList(cells) {
             .filter((m) => m.status === 'inconclusive')
             // The reason starts with the metric's label and may already say what it needs.
             .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
-        const cellWide = cell.verdict.undecided?.length
-            ? [`${escapeText(escape_clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`]
-            : [];
+        // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+        const undecided = cell.verdict.undecided ?? [];
+        const flagged = undecided.filter((u) => !u.includes(' — '));
+        const cellWide = [
+            ...(flagged.length ? [`${escapeText(escape_clip(flagged.join('; '), 200))} — needs the requested workload`] : []),
+            ...undecided.filter((u) => u.includes(' — ')).map((u) => escapeText(escape_clip(u, 300))),
+        ];
         const why = [...metrics, ...cellWide];
         return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
     })
@@ -56096,6 +56371,7 @@ const ROOT_INDEX_PATH = 'index.html';
 /** Pure merges of what is stored with what a run brings: by cell id for baselines, by sha for history. */
 
 
+
 const merge_time = (iso) => {
     const t = Date.parse(iso ?? '');
     return Number.isNaN(t) ? -Infinity : t;
@@ -56150,7 +56426,9 @@ function samplesOf(cell, metric, stat) {
  */
 function historyEntry(results, gates) {
     const cells = {};
+    const workloads = {};
     for (const cell of storableCells(results)) {
+        workloads[cell.id] = workloadDigest(cell.workload);
         const metrics = {};
         for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
             const key = metricKey(metric, stat);
@@ -56160,7 +56438,7 @@ function historyEntry(results, gates) {
         }
         cells[cell.id] = metrics;
     }
-    return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells };
+    return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells, workloads };
 }
 /**
  * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
@@ -56170,7 +56448,8 @@ function mergeHistory(stored, entry, hardware, limit) {
     const entries = [...(stored?.entries ?? [])];
     const same = entries.findIndex((e) => e.sha === entry.sha);
     if (same >= 0) {
-        entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells } };
+        const workloads = { ...entries[same].workloads, ...entry.workloads };
+        entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells }, workloads };
     }
     else {
         // A concurrent writer may have stored a later run already; keep the list in date order.
@@ -56272,7 +56551,7 @@ const str = schemas_string({ error: want('a string') });
 const strOrNull = schemas_string({ error: want('a string or null') }).nullable();
 const bool = schemas_boolean({ error: want('true or false') });
 const oneOf = (values) => schemas_enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) });
-const list = (item) => array(item, { error: want('a list') });
+const results_schema_list = (item) => array(item, { error: want('a list') });
 const obj = (shape) => looseObject(shape, { error: want('an object') });
 const dict = (value) => record(schemas_string(), value, { error: want('an object') });
 /** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
@@ -56306,7 +56585,7 @@ const round = obj({
     steady: bool,
     requests: results_schema_num,
     errors: results_schema_num,
-    errorReasons: list(obj({ reason: str, count: results_schema_num })),
+    errorReasons: results_schema_list(obj({ reason: str, count: results_schema_num })),
     durationMs: results_schema_num,
     metrics: metricsBlock,
     achieved: obj({ promptTokens: range, outputTokens: range }),
@@ -56339,6 +56618,7 @@ const cellVerdict = obj({
     confirmed: results_schema_num.optional(),
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: results_schema_num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
+    comparedWith: str.optional(),
 });
 const results_schema_share = schemas_number({ error: want('a number from 0 to 1') })
     .min(0, { error: want('a number from 0 to 1') })
@@ -56350,9 +56630,9 @@ const quality = obj({
         questions: results_schema_num,
         correct: results_schema_num,
         accuracy: results_schema_share,
-        missed: list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(),
+        missed: results_schema_list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(),
         cut: results_schema_num.optional(),
-        greedy: list(obj({ prompt: str, text: str })),
+        greedy: results_schema_list(obj({ prompt: str, text: str })),
         failed: results_schema_num.optional(),
     }).optional(),
     probeMs: results_schema_num.optional(),
@@ -56374,24 +56654,24 @@ const gpuState = obj({
     powerW: results_schema_num.optional(),
     temperatureC: results_schema_num.optional(),
     activeMask: str.optional(),
-    active: list(oneOf(SLOWDOWN_REASONS)),
+    active: results_schema_list(oneOf(SLOWDOWN_REASONS)),
     counters: slowdownCounters.optional(),
 });
 const host = obj({
     preflight: obj({
-        gpus: list(gpuState).optional(),
+        gpus: results_schema_list(gpuState).optional(),
         noGpu: str.optional(),
         cuda: str.optional(),
-        processes: list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool, allowed: bool.optional() })).optional(),
+        processes: results_schema_list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool, allowed: bool.optional() })).optional(),
         memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
-        governors: list(str).optional(),
+        governors: results_schema_list(str).optional(),
     }),
     fingerprint: obj({
         ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
         model: obj({ bytes: results_schema_num, mtime: str }).optional(),
     }),
-    remeasured: list(obj({ round: results_schema_num, reason: str })).optional(),
-    changes: list(str).optional(),
+    remeasured: results_schema_list(obj({ round: results_schema_num, reason: str })).optional(),
+    changes: results_schema_list(str).optional(),
 });
 const cell = obj({
     id: str,
@@ -56402,10 +56682,18 @@ const cell = obj({
     model: strOrNull,
     status: oneOf(CELL_STATUSES),
     error: strOrNull,
-    flags: list(str),
-    workload: obj({ inputTokens: results_schema_num, outputTokens: results_schema_num, concurrency: results_schema_num, requests: results_schema_num, rate: numOrNull }),
+    flags: results_schema_list(str),
+    workload: obj({
+        inputTokens: results_schema_num,
+        outputTokens: results_schema_num,
+        concurrency: results_schema_num,
+        requests: results_schema_num,
+        rate: numOrNull,
+        api: oneOf(['completions', 'chat']).optional(),
+        requestBody: str.optional(),
+    }),
     metrics: metricsBlockOrNull,
-    rounds: list(round),
+    rounds: results_schema_list(round),
     info: obj({
         version: str.optional(),
         launch: str.optional(),
@@ -56436,7 +56724,7 @@ const run = obj({
     config: str.optional(),
     shard: str.optional(),
     selection: str.optional(),
-    shards: obj({ count: results_schema_num, missing: list(results_schema_num) }).optional(),
+    shards: obj({ count: results_schema_num, missing: results_schema_list(results_schema_num) }).optional(),
     tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 });
 const summary = obj({
@@ -56459,19 +56747,20 @@ const summary = obj({
 const resultsSchema = obj({
     schema: literal(RESULTS_SCHEMA),
     run,
-    cells: list(cell),
+    cells: results_schema_list(cell),
     summary: summary.optional(),
 });
 const results_schema_historyEntry = obj({
     sha: str,
     date: str,
     runUrl: str,
-    cells: dict(dict(obj({ steady: results_schema_num, rounds: list(results_schema_num) }))),
+    cells: dict(dict(obj({ steady: results_schema_num, rounds: results_schema_list(results_schema_num) }))),
+    workloads: dict(str).optional(),
 });
 const historySchema = obj({
     schema: literal(HISTORY_SCHEMA),
     hardware: str,
-    entries: list(results_schema_historyEntry),
+    entries: results_schema_list(results_schema_historyEntry),
 });
 
 ;// CONCATENATED MODULE: ./src/store/results-file.ts
@@ -56584,6 +56873,9 @@ function branchStore(options) {
                 return { view: { history: [] } };
             }
             return { view: { results, history }, ref: refOf(hardware, `branch ${branch}`, results, history) };
+        },
+        async keys() {
+            return listFolders(request, repo, branch);
         },
         async save(hardware, results, gates) {
             const cells = storableCells(results);
@@ -57651,8 +57943,6 @@ function hostPort(url) {
     }
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/server/container.ts
 /**
  * `container:` targets: the `run` command the action composes, the runtime it picks, and the
@@ -59439,7 +59729,7 @@ function asCell(cell, runs, ext) {
         id: cell.id,
         quant: target.quant ?? null,
         model: target.model ?? ingested.model,
-        workload: workloadOf(scenario),
+        workload: workloadOf(scenario, target.settings),
         info: { ...ingested.info, launch: ext.run },
     };
 }
@@ -61705,6 +61995,7 @@ async function waitMemoryReleased(o) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
@@ -61763,7 +62054,10 @@ async function measurePlan(plan, run, deps) {
     }
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
     const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
-    const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined;
+    const runCells = behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined;
+    const judge = behaviour.compare
+        ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }, runCells)
+        : undefined;
     const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
     const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined;
     if (chosen)
@@ -61781,9 +62075,7 @@ async function measurePlan(plan, run, deps) {
             ...(shards && { shards }),
         },
         cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-        missing: behaviour.compare && !options.shard
-            ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) }
-            : undefined,
+        missing: runCells && judge && { view: baseline.view, selected: runCells.selected, renames: judge.renames },
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
@@ -61874,6 +62166,33 @@ function makeStore(options, deps) {
  * any other failure to read the store is not: the run is an error naming the file and the reason, never a
  * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
  */
+/**
+ * What the judge needs to know of the whole run (a shard sees only its part; the merge run judges the whole):
+ * every planned cell, `only` for the baseline cells that are not this run's, and on a first run that does not
+ * write the baseline, the other hardware keys the store holds.
+ */
+async function cellsOfRun(plan, baseline, store, hardware, behaviour, deps) {
+    const { options, log } = deps;
+    const cells = plan.cells.map((c) => ({
+        id: c.id,
+        target: c.target.id,
+        scenario: c.scenario.id,
+        engine: c.target.engine,
+        quant: c.target.quant ?? null,
+        workload: workloadOf(c.scenario, c.target.settings),
+    }));
+    const run = { cells, selected: (id) => matchesOnly(id, options.only) };
+    if (!isFirstRun(baseline.view) || !store?.keys || behaviour.writeBaseline)
+        return run;
+    try {
+        const others = (await store.keys()).filter((key) => key !== hardware);
+        return { ...run, hardware: { key: hardware, others } };
+    }
+    catch (error) {
+        log.warn(`could not list the store's hardware keys (${errorMessage(error)}): a first run on ${hardware} passes`);
+        return run;
+    }
+}
 async function loadBaseline(store, hardware, log) {
     try {
         const loaded = await store.load(hardware);
@@ -63256,10 +63575,14 @@ async function compareFiles(positionals, config) {
         readResultsFile(currentPath, 'current'),
     ]);
     const rules = await configRules(config);
-    const judge = cellJudge({ results: baseline, history: [] }, (target) => rules[target] ?? { gate: defaultGateConfig() });
+    const view = { results: baseline, history: [] };
+    // The current file is the whole run: a baseline cell it lacks is missing, and a new cell may be its rename.
+    const run = { cells: current.cells, selected: () => true };
+    const judge = cellJudge(view, (target) => rules[target] ?? { gate: defaultGateConfig() }, run);
     const { results, tally } = assembleResults({
         run: current.run,
         cells: judgeAll(current.cells, judge),
+        missing: { view, selected: run.selected, renames: judge.renames },
         baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
     });
     process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n');

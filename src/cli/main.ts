@@ -8,6 +8,7 @@ import { formatPlan } from '../config/plan-text.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from '../config/inputs.js'
 import { defaultGateConfig } from '../config/settings.js'
 import type { RunContext } from '../run/context.js'
+import type { RunCells } from '../compare/index.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { consoleLogger, printable } from '../core/log.js'
 import { secrets } from '../core/redact.js'
@@ -164,13 +165,14 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
     readResultsFile(currentPath, 'current'),
   ])
   const rules = await configRules(config)
-  const judge = cellJudge(
-    { results: baseline, history: [] },
-    (target) => rules[target] ?? { gate: defaultGateConfig() },
-  )
+  const view = { results: baseline, history: [] }
+  // The current file is the whole run: a baseline cell it lacks is missing, and a new cell may be its rename.
+  const run: RunCells = { cells: current.cells, selected: () => true }
+  const judge = cellJudge(view, (target) => rules[target] ?? { gate: defaultGateConfig() }, run)
   const { results, tally } = assembleResults({
     run: current.run,
     cells: judgeAll(current.cells, judge),
+    missing: { view, selected: run.selected, renames: judge.renames },
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
   process.stdout.write(

@@ -10,7 +10,7 @@
  * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
  * `missingCells` and `runVerdict` over the run.
  */
-export { type BaselineView } from './baseline.js'
+export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
 export {
   FIRST_RUN_NOTE,
@@ -27,3 +27,12 @@ export { moreRounds, type RoundsOptions } from './more-rounds.js'
 export { guardedWithin, qn, runSpread } from './spread.js'
 export { missingCells, runVerdict, type RunTally } from './run.js'
 export { cellAgreement, judgeQuality } from './cell-quality.js'
+export {
+  cellBaseline,
+  findRenames,
+  sameWorkload,
+  type CellBaseline,
+  type CellIdentity,
+  type Renames,
+  type RunCells,
+} from './match.js'

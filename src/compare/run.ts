@@ -50,6 +50,7 @@ export function missingCells(
   baseline: BaselineView,
   ran: Set<string>,
   selected: (id: string) => boolean,
+  renamedTo: ReadonlyMap<string, string> = new Map(),
 ): CellResult[] {
   const ids = new Set<string>()
   for (const cell of baseline.results?.cells ?? []) if (baselineCell(baseline, cell.id)) ids.add(cell.id)
@@ -57,10 +58,10 @@ export function missingCells(
   return [...ids]
     .filter((id) => !ran.has(id) && selected(id))
     .sort()
-    .map((id) => notRun(id, baselineCell(baseline, id)))
+    .map((id) => notRun(id, baselineCell(baseline, id), renamedTo.get(id)))
 }
 
-function notRun(id: string, known: CellResult | undefined): CellResult {
+function notRun(id: string, known: CellResult | undefined, renamed: string | undefined): CellResult {
   const slash = id.indexOf('/')
   return {
     id,
@@ -76,6 +77,10 @@ function notRun(id: string, known: CellResult | undefined): CellResult {
     metrics: null,
     rounds: [],
     info: {},
-    verdict: { status: 'missing', metrics: {}, note: NOT_MEASURED_NOTE },
+    verdict: {
+      status: 'missing',
+      metrics: {},
+      note: renamed ? `${NOT_MEASURED_NOTE}; ${renamed} was compared with its baseline (renamed?)` : NOT_MEASURED_NOTE,
+    },
   }
 }

@@ -7,6 +7,7 @@ import type { CellHost } from './host.js'
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
 import type { CellQuality } from './quality.js'
+import type { CellWorkload } from './workload.js'
 
 export const RESULTS_SCHEMA = 'llm-bench-gate/results@1'
 
@@ -81,6 +82,8 @@ export interface CellVerdict {
    * this field still read it right; `reference` holds its baseline figures.
    */
   skipped?: 'unchanged'
+  /** The baseline cell this one was judged against when the baseline lacks its own id (a rename in the same change). */
+  comparedWith?: string
 }
 
 export interface TargetInfo {
@@ -116,7 +119,7 @@ export interface CellResult {
   status: CellStatus
   error: string | null
   flags: string[]
-  workload: { inputTokens: number; outputTokens: number; concurrency: number; requests: number; rate: number | null }
+  workload: CellWorkload
   metrics: MetricsBlock | null
   rounds: RoundResult[]
   info: TargetInfo
@@ -195,6 +198,8 @@ export interface HistoryEntry {
   date: string
   runUrl: string
   cells: Record<string, Record<string, MetricSamples>>
+  /** Per cell, the digest of the workload it measured (core/workload.ts); absent in entries written before it was kept. */
+  workloads?: Record<string, string>
 }
 
 export interface MetricSamples {

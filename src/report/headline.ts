@@ -87,6 +87,8 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
       // A changed driver, engine or model file may explain the regression: say so next to it.
       const environment = environmentNote(cell)
       if (environment) reasons.push(escapeText(environment))
+      // A renamed cell's figures are against its old name's baseline: say which.
+      if (cell.verdict.comparedWith) reasons.push(`compared with ${escapeText(cell.verdict.comparedWith)} (renamed?)`)
       const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
       return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`
     })
@@ -126,9 +128,13 @@ export function inconclusiveList(cells: readonly CellResult[]): string {
         .filter((m) => m.status === 'inconclusive')
         // The reason starts with the metric's label and may already say what it needs.
         .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`)
-      const cellWide = cell.verdict.undecided?.length
-        ? [`${escapeText(clip(cell.verdict.undecided.join('; '), 200))} — needs the requested workload`]
-        : []
+      // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+      const undecided = cell.verdict.undecided ?? []
+      const flagged = undecided.filter((u) => !u.includes(' — '))
+      const cellWide = [
+        ...(flagged.length ? [`${escapeText(clip(flagged.join('; '), 200))} — needs the requested workload`] : []),
+        ...undecided.filter((u) => u.includes(' — ')).map((u) => escapeText(clip(u, 300))),
+      ]
       const why = [...metrics, ...cellWide]
       return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`
     })

@@ -6,9 +6,9 @@
 import { join, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellJudge, judgeAll, type CellJudge, type TargetRules } from '../target/cell-judge.js'
-import { errorCell, skippedCell } from '../target/cell-result.js'
+import { errorCell, skippedCell, workloadOf } from '../target/cell-result.js'
 import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
-import type { BaselineView } from '../compare/index.js'
+import { isFirstRun, type BaselineView, type RunCells } from '../compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from '../config/index.js'
 import type { ActionOptions } from '../config/inputs.js'
 import { resolveBehaviour, type Behaviour, type RunContext } from './context.js'
@@ -137,7 +137,11 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   const rules: Record<string, TargetRules> = Object.fromEntries(
     plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]),
   )
-  const judge = behaviour.compare ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }) : undefined
+  const runCells =
+    behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined
+  const judge = behaviour.compare
+    ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }, runCells)
+    : undefined
 
   const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
   const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined
@@ -156,10 +160,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
       ...(shards && { shards }),
     },
     cells: [...measured.cells, ...skippedCells(plan, chosen, judge)],
-    missing:
-      behaviour.compare && !options.shard
-        ? { view: baseline.view, selected: (id) => matchesOnly(id, options.only) }
-        : undefined,
+    missing: runCells && judge && { view: baseline.view, selected: runCells.selected, renames: judge.renames },
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
@@ -266,6 +267,39 @@ function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | 
  * any other failure to read the store is not: the run is an error naming the file and the reason, never a
  * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
  */
+/**
+ * What the judge needs to know of the whole run (a shard sees only its part; the merge run judges the whole):
+ * every planned cell, `only` for the baseline cells that are not this run's, and on a first run that does not
+ * write the baseline, the other hardware keys the store holds.
+ */
+async function cellsOfRun(
+  plan: Plan,
+  baseline: LoadedBaseline,
+  store: BaselineStore | undefined,
+  hardware: string,
+  behaviour: Behaviour,
+  deps: PipelineDeps,
+): Promise<RunCells> {
+  const { options, log } = deps
+  const cells = plan.cells.map((c) => ({
+    id: c.id,
+    target: c.target.id,
+    scenario: c.scenario.id,
+    engine: c.target.engine,
+    quant: c.target.quant ?? null,
+    workload: workloadOf(c.scenario, c.target.settings),
+  }))
+  const run: RunCells = { cells, selected: (id) => matchesOnly(id, options.only) }
+  if (!isFirstRun(baseline.view) || !store?.keys || behaviour.writeBaseline) return run
+  try {
+    const others = (await store.keys()).filter((key) => key !== hardware)
+    return { ...run, hardware: { key: hardware, others } }
+  } catch (error) {
+    log.warn(`could not list the store's hardware keys (${errorMessage(error)}): a first run on ${hardware} passes`)
+    return run
+  }
+}
+
 async function loadBaseline(
   store: BaselineStore,
   hardware: string,

@@ -9,7 +9,7 @@ import type { GateConfig } from '../core/plan.js'
 import type { BaselineRef, HistoryEntry, ResultsFile } from '../core/results.js'
 import { commitFiles, type Snapshot } from './commit-files.js'
 import { dashboardPage, rootIndex } from './dashboard-files.js'
-import { ensureBranch, readFile } from './github-files.js'
+import { ensureBranch, listFolders, readFile } from './github-files.js'
 import { boundedHistory, HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
 import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
 import { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH, serialize } from './layout.js'
@@ -35,6 +35,10 @@ export function branchStore(options: BranchStoreOptions): BaselineStore {
         return { view: { history: [] } }
       }
       return { view: { results, history }, ref: refOf(hardware, `branch ${branch}`, results, history) }
+    },
+
+    async keys(): Promise<string[]> {
+      return listFolders(request, repo, branch)
     },
 
     async save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void> {

@@ -54,6 +54,23 @@ export async function readFile(
   }
 }
 
+/** Names of the folders at the root of `branch` (the contents API lists a directory as an array); none without the branch. */
+export async function listFolders(request: GitHubRequest, repo: RepoRef, branch: string): Promise<string[]> {
+  let data: unknown
+  try {
+    data = (await request('GET /repos/{owner}/{repo}/contents/{path}', { ...repo, path: '', ref: branch })).data
+  } catch (error) {
+    if (httpStatus(error) === 404) return []
+    throw wrap(error, `${branch}: cannot list`)
+  }
+  if (!Array.isArray(data)) return []
+  return data
+    .filter((e): e is { type: string; name: string } => e?.type === 'dir' && typeof e.name === 'string')
+    .map((e) => e.name)
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+}
+
 const README = (branch: string): string =>
   `# ${branch}\n\nBenchmark baselines and history written by llm-bench-gate: \`<hardware>/baseline.json\`, \`<hardware>/history.json\`, ` +
   'the dashboard `<hardware>/index.html` and the list of hardware keys `index.html` (serve this branch with GitHub Pages to read them).\n' +

@@ -30,6 +30,8 @@ export interface BaselineStore {
   load(hardware: string): Promise<LoadedBaseline>
   /** Write baseline.json, append to history.json and refresh the pages, in one commit (merge by cell id, retry when the branch moved). */
   save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void>
+  /** The hardware keys the store holds a folder for (a branch store; a baseline file has one key). */
+  keys?(): Promise<string[]>
 }
 
 export interface BranchStoreOptions {

@@ -11,6 +11,7 @@ import {
   type GatedMetric,
 } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
+import { workloadDigest } from '../core/workload.js'
 import {
   HISTORY_SCHEMA,
   type CellResult,
@@ -77,7 +78,9 @@ function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): Metri
  */
 export function historyEntry(results: ResultsFile, gates?: Record<string, GateConfig>): HistoryEntry {
   const cells: HistoryEntry['cells'] = {}
+  const workloads: Record<string, string> = {}
   for (const cell of storableCells(results)) {
+    workloads[cell.id] = workloadDigest(cell.workload)
     const metrics: Record<string, MetricSamples> = {}
     for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
       const key = metricKey(metric, stat)
@@ -86,7 +89,7 @@ export function historyEntry(results: ResultsFile, gates?: Record<string, GateCo
     }
     cells[cell.id] = metrics
   }
-  return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells }
+  return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells, workloads }
 }
 
 /**
@@ -102,7 +105,8 @@ export function mergeHistory(
   const entries = [...(stored?.entries ?? [])]
   const same = entries.findIndex((e) => e.sha === entry.sha)
   if (same >= 0) {
-    entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells } }
+    const workloads = { ...entries[same].workloads, ...entry.workloads }
+    entries[same] = { ...entry, cells: { ...entries[same].cells, ...entry.cells }, workloads }
   } else {
     // A concurrent writer may have stored a later run already; keep the list in date order.
     let at = entries.length

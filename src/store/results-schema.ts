@@ -130,6 +130,7 @@ const cellVerdict = obj({
   confirmed: num.optional(),
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
   skipped: oneOf(['unchanged'] as const).optional(),
+  comparedWith: str.optional(),
 })
 
 const share = z
@@ -206,7 +207,15 @@ const cell = obj({
   status: oneOf(CELL_STATUSES),
   error: strOrNull,
   flags: list(str),
-  workload: obj({ inputTokens: num, outputTokens: num, concurrency: num, requests: num, rate: numOrNull }),
+  workload: obj({
+    inputTokens: num,
+    outputTokens: num,
+    concurrency: num,
+    requests: num,
+    rate: numOrNull,
+    api: oneOf(['completions', 'chat']).optional(),
+    requestBody: str.optional(),
+  }),
   metrics: metricsBlockOrNull,
   rounds: list(round),
   info: obj({
@@ -274,6 +283,7 @@ const historyEntry = obj({
   date: str,
   runUrl: str,
   cells: dict(dict(obj({ steady: num, rounds: list(num) }))),
+  workloads: dict(str).optional(),
 })
 
 export const historySchema: z.ZodType<HistoryFile> = obj({

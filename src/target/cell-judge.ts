@@ -7,11 +7,16 @@
  */
 import {
   cellAgreement,
+  cellBaseline,
   confirmCell,
+  findRenames,
   judgeCell,
   moreRounds,
   skippedVerdict,
   type BaselineView,
+  type CellBaseline,
+  type Renames,
+  type RunCells,
 } from '../compare/index.js'
 import { baselineCell } from '../compare/baseline.js'
 import type { GateConfig } from '../core/plan.js'
@@ -35,29 +40,56 @@ export interface CellJudge {
   decide(measurements: readonly [CellResult, ...CellResult[]], fresh?: boolean): CellResult
   /** Warm rounds to add before deciding (0: decide now), within `maxRounds` rounds in all. */
   moreRounds(cell: CellResult, maxRounds: number): number
+  /** New cells judged against a baseline cell this run did not measure, and those left unpaired (compare/match.ts). */
+  readonly renames: Renames
 }
 
-export function cellJudge(view: BaselineView, rulesOf: (target: string) => TargetRules): CellJudge {
+/**
+ * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
+ * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
+ * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
+ * measured its workload.
+ */
+export function cellJudge(view: BaselineView, rulesOf: (target: string) => TargetRules, run?: RunCells): CellJudge {
   const rules = (target: string) => {
     const { gate, noiseFloor } = rulesOf(target)
     return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } }
   }
+  const renames: Renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] }
+  const baselineOf = (cell: CellResult) => cellBaseline(view, cell, run, renames)
   return {
+    renames,
     decide([first, ...again], fresh = false) {
       if (first.status !== 'ok') return first
       const { gate, options } = rules(first.target)
-      if (first.verdict?.skipped) return { ...first, verdict: skippedVerdict(first.id, view, gate, options) }
-      const verdict = judgeCell(first, view, gate, options)
-      const judged = { ...first, verdict, ...evidence(first, view) }
+      const base = baselineOf(first)
+      if (first.verdict?.skipped) return { ...first, verdict: skippedVerdict(first.id, base.view, gate, options) }
+      if (base.verdict) return { ...first, verdict: base.verdict }
+      const verdict = withNote(judgeCell(first, base.view, gate, options), base)
+      const judged = { ...first, verdict, ...evidence(first, base.view) }
       return again.length
-        ? { ...judged, verdict: confirmCell(judged, again, view, gate, { ...options, fresh }) }
+        ? {
+            ...judged,
+            verdict: withNote(confirmCell(judged, again, base.view, gate, { ...options, fresh }), base),
+          }
         : judged
     },
     moreRounds(cell, maxRounds) {
       const { gate, options } = rules(cell.target)
-      return moreRounds(cell, view, gate, { ...options, maxRounds })
+      const base = baselineOf(cell)
+      return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...options, maxRounds })
     },
   }
+}
+
+/** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */
+function withNote(verdict: CellResult['verdict'], base: CellBaseline): CellResult['verdict'] {
+  const { note, comparedWith } = base
+  const noted =
+    !note || verdict.note?.startsWith(note)
+      ? verdict
+      : { ...verdict, note: verdict.note ? `${note}; ${verdict.note}` : note }
+  return comparedWith ? { ...noted, comparedWith } : noted
 }
 
 /** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */

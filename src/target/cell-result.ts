@@ -2,14 +2,27 @@
 import type { CellMeasurement } from '../bench/measure.js'
 import { SKIPPED_NOTE } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
-import type { CellPlan, ScenarioPlan } from '../core/plan.js'
+import type { CellPlan, ScenarioPlan, TargetSettings } from '../core/plan.js'
+import { requestBodyDigest, type CellWorkload } from '../core/workload.js'
 import type { CellResult, SpecDecodeStats, TargetInfo } from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
 
-/** The workload a cell records: what its scenario asks for. */
-export function workloadOf(scenario: ScenarioPlan): CellResult['workload'] {
+/** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
+export function workloadOf(
+  scenario: ScenarioPlan,
+  settings: Pick<TargetSettings, 'api' | 'requestBody'>,
+): CellWorkload {
   const { inputTokens, outputTokens, concurrency, requests } = scenario
-  return { inputTokens, outputTokens, concurrency, requests, rate: scenario.rate ?? null }
+  const requestBody = requestBodyDigest(settings.requestBody)
+  return {
+    inputTokens,
+    outputTokens,
+    concurrency,
+    requests,
+    rate: scenario.rate ?? null,
+    api: settings.api,
+    ...(requestBody && { requestBody }),
+  }
 }
 
 function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
@@ -24,7 +37,7 @@ function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
     status: 'ok',
     error: null,
     flags: [],
-    workload: workloadOf(scenario),
+    workload: workloadOf(scenario, target.settings),
     metrics: null,
     rounds: [],
     info,

@@ -101,7 +101,7 @@ function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult 
     id: cell.id,
     quant: target.quant ?? null,
     model: target.model ?? ingested.model,
-    workload: workloadOf(scenario),
+    workload: workloadOf(scenario, target.settings),
     info: { ...ingested.info, launch: ext.run },
   }
 }

@@ -6,6 +6,7 @@ import { branchStore, StoreError, type BranchStoreOptions } from '../../src/stor
 import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
 import { cell, results } from './fixtures.js'
+import { workloadDigest } from '../../src/core/workload.js'
 
 const BRANCH = 'llm-bench-data'
 const gates: Record<string, GateConfig> = { t: { decode: { maxRegression: 0.05, stat: 'p50' } } }
@@ -83,6 +84,8 @@ describe('branchStore', () => {
             'ttft_ms.mean': { steady: 350, rounds: [300, 400] },
           },
         },
+        // What the cell measured, so that a run of another workload under the same id is not compared with it.
+        workloads: { 't/chat': workloadDigest(stored<ResultsFile>('cpu/baseline.json').cells[0].workload) },
       },
     ])
   })

@@ -1,0 +1,80 @@
+/**
+ * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
+ * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ */
+import { createHash } from 'node:crypto'
+import type { Api } from './plan.js'
+
+export interface CellWorkload {
+  inputTokens: number
+  outputTokens: number
+  concurrency: number
+  requests: number
+  /** Open-loop arrival rate in requests/s; null for closed-loop concurrency. */
+  rate: number | null
+  /** The API the requests went to. Absent in files written before it was recorded: then unknown. */
+  api?: Api
+  /** Digest of the scenario's extra request fields (`request-body`); absent when there are none. */
+  requestBody?: string
+}
+
+/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
+export function requestBodyDigest(body: Record<string, unknown>): string | undefined {
+  if (Object.keys(body).length === 0) return undefined
+  return createHash('sha256').update(canonical(body)).digest('hex').slice(0, 12)
+}
+
+/**
+ * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
+ * (`+body:<digest>` with a request body). History entries keep its digest per cell.
+ */
+export function workloadFingerprint(w: CellWorkload): string {
+  const rate = w.rate === null ? 'closed' : `rate${w.rate}`
+  const body = w.requestBody ? ` +body:${w.requestBody}` : ''
+  return `in${w.inputTokens} out${w.outputTokens} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`
+}
+
+/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
+export function workloadDigest(w: CellWorkload): string {
+  return createHash('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8)
+}
+
+/** True when the workload records its API, so that its digest covers everything a workload is. */
+export function isComplete(w: CellWorkload): boolean {
+  return w.api !== undefined
+}
+
+/**
+ * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
+ * are the same. A workload written before the API and request body were recorded is compared on what it has.
+ */
+export function workloadChanges(baseline: CellWorkload, current: CellWorkload): string[] {
+  const changes: string[] = []
+  const numbers: [keyof CellWorkload, string][] = [
+    ['inputTokens', 'input tokens'],
+    ['outputTokens', 'output tokens'],
+    ['concurrency', 'concurrency'],
+    ['requests', 'requests'],
+  ]
+  for (const [key, label] of numbers)
+    if (baseline[key] !== current[key]) changes.push(`${label} ${baseline[key]} → ${current[key]}`)
+  if (baseline.rate !== current.rate)
+    changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`)
+  if (isComplete(baseline) && isComplete(current)) {
+    if (baseline.api !== current.api) changes.push(`api ${baseline.api} → ${current.api}`)
+    if (baseline.requestBody !== current.requestBody) changes.push('request-body changed')
+  }
+  return changes
+}
