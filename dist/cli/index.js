@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6944);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6842);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6944:
+/***/ 6842:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40826,7 +40826,8 @@ function requestBodyDigest(body) {
 function workloadFingerprint(w) {
     const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
     const body = w.requestBody ? ` +body:${w.requestBody}` : '';
-    return `in${w.inputTokens} out${w.outputTokens} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`;
+    const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
+    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`;
 }
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
 function workloadDigest(w) {
@@ -40848,8 +40849,9 @@ function workloadChanges(baseline, current) {
         ['concurrency', 'concurrency'],
         ['requests', 'requests'],
     ];
+    const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])]);
     for (const [key, label] of numbers)
-        if (baseline[key] !== current[key])
+        if (!unrequested.has(key) && baseline[key] !== current[key])
             changes.push(`${label} ${baseline[key]} → ${current[key]}`);
     if (baseline.rate !== current.rate)
         changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
@@ -56691,6 +56693,7 @@ const cell = obj({
         rate: numOrNull,
         api: oneOf(['completions', 'chat']).optional(),
         requestBody: str.optional(),
+        unrequested: results_schema_list(oneOf(['inputTokens', 'outputTokens'])).optional(),
     }),
     metrics: metricsBlockOrNull,
     rounds: results_schema_list(round),
@@ -58855,6 +58858,13 @@ class ToolRecord {
     opt(key) {
         return this.has(key) ? this.checked(key) : undefined;
     }
+    /** A count the record may lack, such as a requested length: a whole number above 0 when present. */
+    count(key) {
+        const value = this.opt(key);
+        if (value !== undefined && (!Number.isInteger(value) || value < 1))
+            this.fail(`\`${key}\`: expected a whole number above 0, got ${value}`);
+        return value;
+    }
     str(key) {
         const value = this.fields[key];
         return typeof value === 'string' ? value : undefined;
@@ -58899,46 +58909,7 @@ class ToolRecord {
     }
 }
 
-;// CONCATENATED MODULE: ./src/ingest/serving.ts
-/** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
-function servingStats(record, name) {
-    return {
-        mean: record.measured(`mean_${name}_ms`),
-        p50: record.measured(`median_${name}_ms`),
-        p90: record.measured(`p90_${name}_ms`),
-        p99: record.measured(`p99_${name}_ms`),
-        std: record.opt(`std_${name}_ms`),
-    };
-}
-/** Decode rate from TPOT: the mean is 1000 / mean TPOT, the median 1000 / median TPOT (a rate falls as TPOT rises). */
-function decodeFromTpot(tpot) {
-    const rate = (ms) => (ms !== undefined && ms > 0 ? 1000 / ms : undefined);
-    return { mean: rate(tpot.mean), p50: rate(tpot.p50), min: rate(tpot.max), max: rate(tpot.min) };
-}
-/** `in512-out128-c8` (`-r4` for an open-loop rate): the scenario id of a workload. */
-function scenarioId(workload) {
-    return `in${workload.inputTokens}-out${workload.outputTokens}-c${workload.concurrency}${workload.rate === null ? '' : `-r${workload.rate}`}`;
-}
-/** A request rate as the tools write it: a number, or `"inf"` / `Infinity` for everything at once (null). */
-function requestRate(record, key = 'request_rate') {
-    const value = record.raw(key);
-    if (typeof value === 'number' && Number.isFinite(value))
-        return value;
-    if (value === undefined || value === null || value === 'inf' || value === 'Infinity')
-        return null;
-    return record.fail(`\`${key}\`: expected a number or "inf", got ${JSON.stringify(value)}`);
-}
-/** Last path part of a model id or file: `Qwen/Qwen3-8B` → `Qwen3-8B`. */
-function baseName(path) {
-    return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
-}
-/** Mean tokens per successful request, as a whole number; 0 without a completed request. */
-function perRequest(total, completed) {
-    return total !== undefined && completed > 0 ? Math.round(total / completed) : 0;
-}
-
 ;// CONCATENATED MODULE: ./src/ingest/aiperf.ts
-
 
 const NOUN = 'an AIPerf profile export';
 /** Milliseconds per unit of a time metric. */
@@ -58964,6 +58935,23 @@ function aiperf_stats(record, key) {
     };
 }
 const avg = (record, key) => record.sub(key)?.opt('avg');
+function requested(input, sent) {
+    const loadgen = input?.sub('loadgen');
+    const prompt = input?.sub('input')?.sub('prompt');
+    const isl = prompt?.sub('input_tokens');
+    const osl = prompt?.sub('output_tokens');
+    const spread = (tokens) => tokens?.opt('stddev') ? `stddev ${tokens.opt('stddev')}` : undefined;
+    const inputSpread = spread(isl);
+    const outputSpread = spread(osl);
+    return {
+        inputTokens: isl?.count('mean'),
+        outputTokens: osl?.count('mean'),
+        concurrency: loadgen?.opt('concurrency') ?? 1,
+        requests: loadgen?.count('request_count') ?? sent,
+        rate: loadgen?.opt('request_rate') ?? null,
+        ...(inputSpread || outputSpread ? { spread: { input: inputSpread, output: outputSpread } } : {}),
+    };
+}
 function aiperfRun(record) {
     if (!record.has('time_to_first_token'))
         record.fail('missing `time_to_first_token`');
@@ -58994,13 +58982,7 @@ function aiperfRun(record) {
     };
     const isl = record.sub('input_sequence_length');
     const osl = record.sub('output_sequence_length');
-    const workload = {
-        inputTokens: Math.round(isl?.opt('avg') ?? 0),
-        outputTokens: Math.round(osl?.opt('avg') ?? 0),
-        concurrency: concurrency ?? 1,
-        requests: ok + failed,
-        rate: loadgen?.opt('request_rate') ?? null,
-    };
+    const means = { promptTokens: isl?.opt('avg') ?? 0, outputTokens: osl?.opt('avg') ?? 0 };
     const range = (r, fallback) => ({
         min: r?.opt('min') ?? fallback,
         max: r?.opt('max') ?? fallback,
@@ -59009,14 +58991,14 @@ function aiperfRun(record) {
         where: record.where,
         file: record.doc.file,
         target: 'aiperf',
-        scenario: scenarioId(workload),
         model: null,
-        workload,
+        requested: requested(record.sub('input_config'), ok + failed),
         requests: ok + failed,
         errors: failed,
         durationMs: (avg(record, 'benchmark_duration') ?? 0) * 1000,
         figures,
-        achieved: { promptTokens: range(isl, workload.inputTokens), outputTokens: range(osl, workload.outputTokens) },
+        achieved: { promptTokens: range(isl, means.promptTokens), outputTokens: range(osl, means.outputTokens) },
+        means,
         unmapped: [
             ...(itl ? [] : ['itl_ms: no inter_chunk_latency (inter_token_latency is our TPOT)']),
             ...(figures.total_tps === undefined ? ['total_tps: no total_token_throughput'] : []),
@@ -59028,16 +59010,41 @@ function aiperfRun(record) {
 const aiperf = {
     name: 'aiperf',
     noun: NOUN,
+    lengthsHint: 'or run it with --isl N --osl N (recorded in input_config)',
     parse: (docs) => docs.map((doc) => aiperfRun(new ToolRecord(doc, NOUN))),
 };
+
+;// CONCATENATED MODULE: ./src/ingest/lengths.ts
+const LENGTH_TOLERANCE = 0.01;
+function miss(what, wanted, ranges) {
+    if (wanted === undefined || ranges.length === 0)
+        return [];
+    // A fold, not Math.min(...): an --append-result file can hold tens of thousands of rounds.
+    const min = ranges.reduce((m, r) => Math.min(m, r.min), Infinity);
+    const max = ranges.reduce((m, r) => Math.max(m, r.max), -Infinity);
+    if (min >= wanted * (1 - LENGTH_TOLERANCE) && max <= wanted * (1 + LENGTH_TOLERANCE))
+        return [];
+    const tokens = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+    const got = min === max ? tokens(min) : `${tokens(min)}-${tokens(max)}`;
+    return [`lengths-missed: ${what} ${got}/${wanted}`];
+}
+/** `lengths-missed: output 10/16` for each requested length the rounds missed; a length not given is not checked. */
+function lengthMisses(wanted, achieved) {
+    return [
+        ...miss('prompt', wanted.inputTokens, achieved.map((a) => a.promptTokens)),
+        ...miss('output', wanted.outputTokens, achieved.map((a) => a.outputTokens)),
+    ];
+}
 
 ;// CONCATENATED MODULE: ./src/ingest/cells.ts
 /**
  * Runs of other tools → cells of a results file. Runs with the same target and scenario are rounds of one cell, in
  * the order the files gave them; the cell's figures are the mean of each round figure over its steady rounds (a figure a
  * round lacks is null in the cell too). One round leaves the noise model no round-to-round spread: the noise floor
- * stands in for it, and the cell says so.
+ * stands in for it, and the cell says so. The steady rounds' achieved lengths are checked against the requested ones
+ * (lengths.ts): a miss flags the cell.
  */
+
 
 
 const STAT_KEYS = ['mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'];
@@ -59122,7 +59129,7 @@ function cells_cell(tool, runs, discard) {
         model: first.model,
         status: 'ok',
         error: null,
-        flags: [],
+        flags: lengthMisses(first.check, kept.map((r) => r.achieved)),
         workload: first.workload,
         metrics: kept.length ? steady(kept) : null,
         rounds,
@@ -59147,7 +59154,6 @@ function ingestedCells(tool, runs, discard = 0) {
 
 ;// CONCATENATED MODULE: ./src/ingest/guidellm.ts
 
-
 const guidellm_NOUN = 'a GuideLLM benchmark';
 function guidellm_summary(metrics, key, scale = 1) {
     const ok = metrics.sub(key)?.sub('successful');
@@ -59165,7 +59171,60 @@ function guidellm_summary(metrics, key, scale = 1) {
         max: at(ok.opt('max')),
     };
 }
-function benchmarkRun(benchmark) {
+/** The synthetic data spec's fields, from `k=v,k=v` or a JSON object; undefined for a dataset file or name. */
+function dataSpec(data) {
+    const text = Array.isArray(data) ? data[0] : data;
+    if (typeof text === 'object' && text !== null && !Array.isArray(text))
+        return text;
+    if (typeof text !== 'string')
+        return undefined;
+    const trimmed = text.trim();
+    if (trimmed.startsWith('{')) {
+        try {
+            const parsed = JSON.parse(trimmed);
+            return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+                ? parsed
+                : undefined;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    if (!trimmed.includes('='))
+        return undefined;
+    const pairs = trimmed.split(',').map((item) => item.split('=').map((part) => part.trim()));
+    if (pairs.some((pair) => pair.length !== 2))
+        return undefined;
+    return Object.fromEntries(pairs.map(([k, v]) => [k, /^\d+$/.test(v) ? Number(v) : v]));
+}
+const SPREAD_KEYS = ['stdev', 'min', 'max'];
+/** One requested length of the spec (`prompt` or `output`), and what makes it a spread. */
+function specLength(spec, which) {
+    if (!spec)
+        return {};
+    const spread = SPREAD_KEYS.map((k) => `${which}_tokens_${k}`).filter((k) => spec.has(k));
+    return {
+        tokens: spec.count(`${which}_tokens`),
+        spread: spread.length ? spread.map((k) => `${k} ${String(spec.raw(k))}`).join(', ') : undefined,
+    };
+}
+function guidellm_requested(spec, strategy, sent) {
+    const prompt = specLength(spec, 'prompt');
+    const output = specLength(spec, 'output');
+    const type = strategy?.str('type_');
+    const concurrency = type === 'synchronous' ? 1 : (strategy?.opt('streams') ?? strategy?.opt('max_concurrency'));
+    const spread = prompt.spread || output.spread ? { input: prompt.spread, output: output.spread } : undefined;
+    return {
+        inputTokens: prompt.tokens,
+        outputTokens: output.tokens,
+        concurrency: concurrency ?? null,
+        requests: sent,
+        rate: strategy?.opt('rate') ?? null,
+        ...(spread ? { spread } : {}),
+        ...(type ? { variant: type } : {}),
+    };
+}
+function benchmarkRun(benchmark, data) {
     const metrics = benchmark.sub('metrics') ?? benchmark.fail('missing `metrics`');
     const totals = metrics.sub('request_totals') ??
         benchmark.sub('request_totals') ??
@@ -59185,38 +59244,41 @@ function benchmarkRun(benchmark) {
         request_tps: guidellm_summary(metrics, 'requests_per_second')?.mean,
         failed_share: errored / Math.max(successful + errored, 1),
     };
-    const streams = strategy?.opt('streams') ?? strategy?.opt('max_concurrency');
-    const rate = strategy?.opt('rate') ?? null;
-    const workload = {
-        inputTokens: Math.round(guidellm_summary(metrics, 'prompt_token_count')?.mean ?? 0),
-        outputTokens: Math.round(guidellm_summary(metrics, 'output_token_count')?.mean ?? 0),
-        concurrency: streams ?? Math.round(guidellm_summary(metrics, 'request_concurrency')?.mean ?? 1),
-        requests: successful + errored,
-        rate,
-    };
+    const specValue = dataSpec(data ?? benchmark.sub('request_loader')?.raw('data'));
+    const specAt = data === undefined ? `${benchmark.at}.request_loader.data` : 'args.data';
+    const spec = specValue ? new ToolRecord(benchmark.doc, benchmark.noun, specValue, specAt) : undefined;
+    const request = guidellm_requested(spec, strategy, successful + errored);
+    const streams = request.concurrency;
     if (streams && figures.output_tps !== undefined)
         figures.per_user_tps = figures.output_tps / streams;
+    const means = {
+        promptTokens: guidellm_summary(metrics, 'prompt_token_count')?.mean ?? 0,
+        outputTokens: guidellm_summary(metrics, 'output_token_count')?.mean ?? 0,
+        concurrency: guidellm_summary(metrics, 'request_concurrency')?.mean,
+    };
     const duration = benchmark.opt('duration') ?? 0;
     return {
         where: benchmark.where,
         file: benchmark.doc.file,
         target: 'guidellm',
-        scenario: `${scenarioId(workload)}${strategy?.str('type_') ? `-${strategy.str('type_')}` : ''}`,
         model: null,
-        workload,
+        requested: request,
         requests: successful + errored,
         errors: errored,
         durationMs: duration * 1000,
         figures,
         achieved: {
-            promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
-            outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+            promptTokens: { min: means.promptTokens, max: means.promptTokens },
+            outputTokens: { min: means.outputTokens, max: means.outputTokens },
         },
+        means,
         unmapped: [
             "tpot_ms: GuideLLM inter_token_latency_ms, weighted by each request's tokens",
             'itl_ms: no per-chunk gaps',
             "output_tps, total_tps, request_tps: the mean of GuideLLM's rate distributions",
-            ...(streams ? [] : ['per_user_tps: no fixed concurrency']),
+            ...(streams
+                ? []
+                : ['per_user_tps: no fixed concurrency', 'concurrency: not bounded, the measured mean in flight']),
             'achieved lengths: the mean per request only',
         ],
     };
@@ -59224,14 +59286,58 @@ function benchmarkRun(benchmark) {
 const guidellm = {
     name: 'guidellm',
     noun: guidellm_NOUN,
+    lengthsHint: 'or benchmark synthetic data (--data prompt_tokens=N,output_tokens=N is recorded)',
     parse: (docs) => docs.flatMap((doc) => {
         const top = new ToolRecord(doc, 'a GuideLLM benchmarks file');
         const list = top.raw('benchmarks');
         if (!Array.isArray(list))
             return top.fail('missing `benchmarks` (a list)');
-        return list.map((b, i) => benchmarkRun(new ToolRecord(doc, guidellm_NOUN, b, `benchmarks[${i}]`)));
+        const data = top.sub('args')?.raw('data');
+        return list.map((b, i) => benchmarkRun(new ToolRecord(doc, guidellm_NOUN, b, `benchmarks[${i}]`), data));
     }),
 };
+
+;// CONCATENATED MODULE: ./src/ingest/serving.ts
+/** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
+function servingStats(record, name) {
+    return {
+        mean: record.measured(`mean_${name}_ms`),
+        p50: record.measured(`median_${name}_ms`),
+        p90: record.measured(`p90_${name}_ms`),
+        p99: record.measured(`p99_${name}_ms`),
+        std: record.opt(`std_${name}_ms`),
+    };
+}
+/** Decode rate from TPOT: the mean is 1000 / mean TPOT, the median 1000 / median TPOT (a rate falls as TPOT rises). */
+function decodeFromTpot(tpot) {
+    const rate = (ms) => (ms !== undefined && ms > 0 ? 1000 / ms : undefined);
+    return { mean: rate(tpot.mean), p50: rate(tpot.p50), min: rate(tpot.max), max: rate(tpot.min) };
+}
+/**
+ * `in512-out128-c8` (`-r4` for an open-loop rate): the scenario id of a requested workload. A concurrency the
+ * request left unbounded (null) is left out.
+ */
+function scenarioId(workload) {
+    const { inputTokens, outputTokens, concurrency, rate } = workload;
+    return `in${inputTokens}-out${outputTokens}${concurrency === null ? '' : `-c${concurrency}`}${rate === null ? '' : `-r${rate}`}`;
+}
+/** A request rate as the tools write it: a number, or `"inf"` / `Infinity` for everything at once (null). */
+function requestRate(record, key = 'request_rate') {
+    const value = record.raw(key);
+    if (typeof value === 'number' && Number.isFinite(value))
+        return value;
+    if (value === undefined || value === null || value === 'inf' || value === 'Infinity')
+        return null;
+    return record.fail(`\`${key}\`: expected a number or "inf", got ${JSON.stringify(value)}`);
+}
+/** Last path part of a model id or file: `Qwen/Qwen3-8B` → `Qwen3-8B`. */
+function baseName(path) {
+    return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+}
+/** Mean tokens per successful request; 0 without a completed request. */
+function perRequest(total, completed) {
+    return total !== undefined && completed > 0 ? total / completed : 0;
+}
 
 ;// CONCATENATED MODULE: ./src/ingest/llama-bench.ts
 /**
@@ -59242,7 +59348,9 @@ const guidellm = {
  * (`n_prompt`, `n_gen`, `n_depth`), and its speed: `avg_ts`/`stddev_ts` over the repetitions, the raw
  * `samples_ts` (and `samples_ns`) per repetition in builds that write them. A test is one request of `n_prompt`
  * prompt tokens (`pp`), `n_gen` generated tokens after a one-token prompt (`tg`), or both (`pg`); t/s is the
- * test's tokens over its time. Each repetition becomes a round.
+ * test's tokens over its time. Each repetition becomes a round. `n_prompt` and `n_gen` are the test's own parameters
+ * (llama-bench evaluates exactly that many tokens, no end of sequence stops it), so a test names its request and
+ * its scenario (`pp512`, `tg128`) and takes no request options.
  */
 
 
@@ -59331,14 +59439,21 @@ function runs(record, distinguishing) {
         where: record.where,
         file: record.doc.file,
         target: [`llama-bench-${name}`, ...config].join(','),
-        scenario: testName(prompt, gen, depth),
         model,
-        workload: { inputTokens: prompt, outputTokens: gen, concurrency: 1, requests: 1, rate: null },
+        requested: {
+            inputTokens: prompt,
+            outputTokens: gen,
+            concurrency: 1,
+            requests: 1,
+            rate: null,
+            name: testName(prompt, gen, depth),
+        },
         requests: 1,
         errors: 0,
         durationMs: ((prompt + gen) / ts) * 1000,
         figures: figures(prompt, gen, ts),
         achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
+        means: { promptTokens: prompt, outputTokens: gen },
         unmapped,
         version: commit
             ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}`
@@ -59434,10 +59549,36 @@ function readDocuments(text, file, noun) {
  * `total_input_tokens`, `total_output_tokens`, `request_throughput`, `input_throughput`, `output_throughput`,
  * `total_throughput` (newer builds), `max_concurrency`, the per-metric statistics (serving.ts) for `ttft`, `tpot`,
  * `itl` and `e2e_latency` (vLLM's `e2el`), with `p90_*` in newer builds. It counts no failed requests.
+ *
+ * The request, from the same dict's "Arguments" part: `dataset_name`, `request_rate`, `max_concurrency`,
+ * `random_input_len`, `random_output_len`, `random_range_ratio` and `sharegpt_output_len`. The `random_*` lengths
+ * are written whatever the dataset (they are the options' defaults otherwise), so they are the request only for a
+ * `random…` dataset; `sample_random_requests` draws each request's lengths uniformly from
+ * [len × random_range_ratio, len], so below a ratio of 1 the lengths are a spread, not one value. For `sharegpt`,
+ * `sharegpt_output_len` (when set) fixes the output length and the prompts are the dataset's. The dict has no
+ * `num_prompts`: without `max_concurrency` every request may be in flight, and the completed count stands in.
  */
 
 
 const sglang_NOUN = 'an SGLang bench_serving result';
+function sglang_requested(record, completed) {
+    const dataset = record.str('dataset_name');
+    const random = dataset?.startsWith('random') ?? false;
+    const ratio = random ? record.opt('random_range_ratio') : undefined;
+    const spread = ratio !== undefined && ratio < 1 ? `random_range_ratio ${ratio}` : undefined;
+    return {
+        inputTokens: random ? record.count('random_input_len') : undefined,
+        outputTokens: random
+            ? record.count('random_output_len')
+            : dataset === 'sharegpt'
+                ? record.count('sharegpt_output_len')
+                : undefined,
+        concurrency: record.opt('max_concurrency') ?? completed,
+        requests: completed,
+        rate: requestRate(record),
+        ...(spread ? { spread: { input: spread, output: spread }, variant: `ratio${ratio}` } : {}),
+    };
+}
 function sglangRun(record) {
     record.num('mean_ttft_ms');
     const completed = record.num('completed');
@@ -59457,32 +59598,31 @@ function sglangRun(record) {
         request_tps: record.opt('request_throughput'),
         per_user_tps: concurrency ? output / concurrency : undefined,
     };
-    const workload = {
-        inputTokens: perRequest(record.opt('total_input_tokens'), completed),
+    const means = {
+        promptTokens: perRequest(record.opt('total_input_tokens'), completed),
         outputTokens: perRequest(record.opt('total_output_tokens'), completed),
-        concurrency: concurrency ?? Math.round(record.opt('concurrency') ?? completed),
-        requests: completed,
-        rate: requestRate(record),
     };
     const model = record.str('model_id') ?? record.str('tokenizer_id') ?? null;
     return {
         where: record.where,
         file: record.doc.file,
         target: `sglang${model ? `-${baseName(model)}` : ''}`,
-        scenario: scenarioId(workload),
         model,
-        workload,
+        requested: sglang_requested(record, completed),
         requests: completed,
         errors: null,
         durationMs: record.num('duration') * 1000,
         figures,
         achieved: {
-            promptTokens: { min: workload.inputTokens, max: workload.inputTokens },
-            outputTokens: { min: workload.outputTokens, max: workload.outputTokens },
+            promptTokens: { min: means.promptTokens, max: means.promptTokens },
+            outputTokens: { min: means.outputTokens, max: means.outputTokens },
         },
+        means,
         unmapped: [
             'failed_share: SGLang counts no failed requests',
-            ...(concurrency ? [] : ['per_user_tps: no max_concurrency', 'concurrency: the measured mean in flight']),
+            ...(concurrency
+                ? []
+                : ['per_user_tps: no max_concurrency', 'concurrency: no max_concurrency, the completed requests']),
             'achieved lengths: the mean per request only',
         ],
     };
@@ -59490,8 +59630,151 @@ function sglangRun(record) {
 const sglang_sglang = {
     name: 'sglang',
     noun: sglang_NOUN,
+    lengthsHint: 'or run a random dataset (its random_input_len/random_output_len are recorded)',
     parse: (docs) => docs.map((doc) => sglangRun(new ToolRecord(doc, sglang_NOUN))),
 };
+
+;// CONCATENATED MODULE: ./src/ingest/requested.ts
+/**
+ * Runs → cells keyed by what each run was asked for, never by what it achieved: a run whose outputs came out a
+ * token short on average is still the workload its baseline measured (lengths.ts says whether it measured it),
+ * and an id built from achieved means would make it a new cell and the baseline's cell missing, so nothing would
+ * be compared. The requested lengths come from the file (each format cites what its tool records) or from
+ * `--input-tokens`/`--output-tokens`; `--scenario` names the cell in place of the id built from the request. A
+ * file that records no requested length, with no option saying it, is refused.
+ */
+
+
+
+const OPTION = { inputTokens: '--input-tokens', outputTokens: '--output-tokens' };
+const WORD = { inputTokens: 'input', outputTokens: 'output' };
+function resolveLength(run, which, options) {
+    const option = options[which];
+    const recorded = run.requested[which];
+    if (option !== undefined && recorded !== undefined && option !== recorded)
+        throw new errors_ConfigError([
+            `${OPTION[which]} ${option}: ${run.where} records ${recorded} ${WORD[which]} tokens requested`,
+        ]);
+    const what = which === 'inputTokens' ? 'prompt' : 'output';
+    const tokens = option ?? recorded;
+    const spread = run.requested.spread?.[WORD[which]];
+    if (tokens !== undefined && !spread)
+        return { tokens, requested: true, checked: true };
+    if (tokens !== undefined)
+        return {
+            tokens,
+            requested: true,
+            checked: false,
+            note: `achieved lengths: ${what} not checked, a spread (${spread})`,
+        };
+    if (options.scenario === undefined)
+        return undefined;
+    const mean = which === 'inputTokens' ? run.means.promptTokens : run.means.outputTokens;
+    return {
+        tokens: Math.round(mean),
+        requested: false,
+        checked: false,
+        note: `achieved lengths: ${what} not checked, none requested (the workload's is the achieved mean)`,
+    };
+}
+function missing(format, run, lengths) {
+    const which = lengths.map((l) => WORD[l]).join(' and ');
+    const pass = lengths.map((l) => `${OPTION[l]} N`).join(' ');
+    const hint = format.lengthsHint ? `, ${format.lengthsHint}` : '';
+    return `${run.where}: ${format.noun} does not record the requested ${which} length${lengths.length > 1 ? 's' : ''}; pass ${pass} (or --scenario ID)${hint}`;
+}
+function ownId(run, input, output) {
+    const { requested } = run;
+    if (requested.name)
+        return requested.name;
+    const id = scenarioId({ ...requested, inputTokens: input.tokens, outputTokens: output.tokens });
+    return requested.variant ? `${id}-${requested.variant}` : id;
+}
+function place(run, input, output, options) {
+    const { requested } = run;
+    const unrequested = [
+        ['inputTokens', input],
+        ['outputTokens', output],
+    ].flatMap(([key, r]) => (r.requested ? [] : [key]));
+    return {
+        ...run,
+        scenario: options.scenario ?? ownId(run, input, output),
+        workload: {
+            inputTokens: input.tokens,
+            outputTokens: output.tokens,
+            concurrency: requested.concurrency ?? Math.round(run.means.concurrency ?? 1),
+            requests: requested.requests,
+            rate: requested.rate,
+            ...(unrequested.length && { unrequested }),
+        },
+        check: {
+            ...(input.checked ? { inputTokens: input.tokens } : {}),
+            ...(output.checked ? { outputTokens: output.tokens } : {}),
+        },
+        unmapped: [...run.unmapped, ...[input.note, output.note].filter((n) => n !== undefined)],
+    };
+}
+function checkOptions(format, options) {
+    const given = [
+        options.scenario === undefined ? undefined : '--scenario',
+        options.inputTokens === undefined ? undefined : OPTION.inputTokens,
+        options.outputTokens === undefined ? undefined : OPTION.outputTokens,
+    ].filter((o) => o !== undefined);
+    if (given.length && !format.lengthsHint)
+        throw new errors_ConfigError([
+            `${given.join(', ')}: not taken with --format ${format.name}: each record (${format.noun}) names its whole request, and its scenario after it`,
+        ]);
+    if (options.scenario !== undefined && !ID_PATTERN.test(options.scenario))
+        throw new errors_ConfigError([
+            `--scenario ${JSON.stringify(options.scenario)}: expected an id like chat (letters, digits, ., _ and -)`,
+        ]);
+}
+function asked(run, input, output) {
+    const { concurrency, rate, variant, name } = run.requested;
+    const length = (r) => (r.requested ? r.tokens : null);
+    const key = JSON.stringify([length(input), length(output), concurrency, rate, variant, name]);
+    return { run, id: ownId(run, input, output), key };
+}
+/** With --scenario, the runs of one target must have been asked for one workload: they become rounds of one cell. */
+function oneWorkload(scenario, runs) {
+    const first = new Map();
+    for (const entry of runs) {
+        const seen = first.get(entry.run.target);
+        if (!seen)
+            first.set(entry.run.target, entry);
+        else if (seen.key !== entry.key)
+            throw new errors_ConfigError([
+                `--scenario ${scenario}: ${seen.run.where} (${seen.id}) and ${entry.run.where} (${entry.id}) were asked for different workloads; ingest them apart`,
+            ]);
+    }
+}
+/** Each run in its cell, keyed by its requested workload; refuses files that do not say what was requested. */
+function placeRuns(format, runs, options = {}) {
+    checkOptions(format, options);
+    const problems = [];
+    const refused = new Set();
+    const placed = [];
+    const ids = [];
+    for (const run of runs) {
+        const input = resolveLength(run, 'inputTokens', options);
+        const output = resolveLength(run, 'outputTokens', options);
+        if (!input || !output) {
+            // One message per file: an --append-result file of 20k runs that lacks them is one problem.
+            if (!refused.has(run.file))
+                problems.push(missing(format, run, input ? ['outputTokens'] : output ? ['inputTokens'] : ['inputTokens', 'outputTokens']));
+            refused.add(run.file);
+            continue;
+        }
+        if (options.scenario !== undefined)
+            ids.push(asked(run, input, output));
+        placed.push(place(run, input, output, options));
+    }
+    if (problems.length)
+        throw new errors_ConfigError(problems);
+    if (options.scenario !== undefined)
+        oneWorkload(options.scenario, ids);
+    return placed;
+}
 
 ;// CONCATENATED MODULE: ./src/ingest/vllm.ts
 
@@ -59530,6 +59813,33 @@ function filled(stats, values) {
     return Object.fromEntries(Object.keys(all).map((k) => [k, stats[k] ?? all[k]]));
 }
 const vllm_range = (values, fallback) => values?.length ? extent(values) : { min: fallback, max: fallback };
+/** Metadata keys that may carry a requested length, as `--metadata` writes them (strings) or as numbers. */
+const LENGTH_KEYS = { input: ['random_input_len', 'input_len'], output: ['random_output_len', 'output_len'] };
+function metadataLength(record, which) {
+    const found = [];
+    for (const key of LENGTH_KEYS[which]) {
+        const raw = record.raw(key);
+        if (raw === undefined || raw === null)
+            continue;
+        const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+            record.fail(`\`${key}\`: expected a whole number of tokens above 0, got ${JSON.stringify(raw)}`);
+        found.push([key, value]);
+    }
+    if (found.length === 2 && found[0][1] !== found[1][1])
+        record.fail(`\`${found[0][0]}\` (${found[0][1]}) and \`${found[1][0]}\` (${found[1][1]}) disagree`);
+    return found[0]?.[1];
+}
+function vllm_requested(record, completed, failed) {
+    const sent = record.opt('num_prompts') ?? completed + (failed ?? 0);
+    return {
+        inputTokens: metadataLength(record, 'input'),
+        outputTokens: metadataLength(record, 'output'),
+        concurrency: record.opt('max_concurrency') ?? sent,
+        requests: sent,
+        rate: requestRate(record),
+    };
+}
 function vllmRun(record) {
     record.num('mean_ttft_ms');
     const completed = record.num('completed');
@@ -59550,12 +59860,9 @@ function vllmRun(record) {
         per_user_tps: perUser,
         failed_share: failed === undefined ? undefined : failed / Math.max(completed + failed, 1),
     };
-    const workload = {
-        inputTokens: perRequest(record.opt('total_input_tokens'), completed),
+    const means = {
+        promptTokens: perRequest(record.opt('total_input_tokens'), completed),
         outputTokens: perRequest(record.opt('total_output_tokens'), completed),
-        concurrency: concurrency ?? record.opt('num_prompts') ?? completed + (failed ?? 0),
-        requests: record.opt('num_prompts') ?? completed + (failed ?? 0),
-        rate: requestRate(record),
     };
     const label = record.str('label');
     const model = record.str('model_id') ?? null;
@@ -59568,23 +59875,24 @@ function vllmRun(record) {
         where: record.where,
         file: record.doc.file,
         target: label && label !== record.str('backend') ? label : `vllm${model ? `-${baseName(model)}` : ''}`,
-        scenario: scenarioId(workload),
         model,
-        workload,
+        requested: vllm_requested(record, completed, failed),
         requests: completed + (failed ?? 0),
         errors: failed ?? null,
         durationMs: record.num('duration') * 1000,
         figures,
         achieved: {
-            promptTokens: vllm_range(samples?.input, workload.inputTokens),
-            outputTokens: vllm_range(samples?.output, workload.outputTokens),
+            promptTokens: vllm_range(samples?.input, means.promptTokens),
+            outputTokens: vllm_range(samples?.output, means.outputTokens),
         },
+        means,
         unmapped,
     };
 }
 const vllm_vllm = {
     name: 'vllm',
     noun: vllm_NOUN,
+    lengthsHint: 'or save them with --metadata random_input_len=N random_output_len=N',
     parse: (docs) => docs.map((doc) => vllmRun(new ToolRecord(doc, vllm_NOUN))),
 };
 
@@ -59595,6 +59903,7 @@ const vllm_vllm = {
  * maps its keys (the tool's source is cited there); `cells.ts` turns runs into cells and rounds, and each cell
  * says under `ingested.unmapped` what of our definitions the tool could not give.
  */
+
 
 
 
@@ -59621,12 +59930,15 @@ function ingestFormat(name) {
         throw new errors_ConfigError([`--format: "${name}" is not one of ${INGEST_FORMAT_NAMES.join(', ')}`]);
     return format;
 }
-/** The runs one file's text holds; `file` names it in messages. */
+/** The runs one file's text holds, as the tool recorded them; `file` names it in messages. */
 function ingestText(format, text, file) {
     return format.parse(readDocuments(text, file, format.noun));
 }
-/** Reads every file (all of one tool) into cells: runs of the same workload, from any file, are rounds of one cell. */
-async function ingestFiles(formatName, files) {
+/**
+ * Reads every file (all of one tool) into cells: runs asked for the same workload, from any file, are rounds of one
+ * cell; `request` says what the files do not record of the request (requested.ts).
+ */
+async function ingestFiles(formatName, files, request = {}) {
     const format = ingestFormat(formatName);
     if (!files.length)
         throw new errors_ConfigError(['ingest: expected at least one result file']);
@@ -59642,7 +59954,7 @@ async function ingestFiles(formatName, files) {
         for (const run of ingestText(format, text, file))
             runs.push(run);
     }
-    return ingestedCells(format.name, runs);
+    return ingestedCells(format.name, placeRuns(format, runs, request));
 }
 
 ;// CONCATENATED MODULE: ./src/target/external-target.ts
@@ -59718,46 +60030,25 @@ function externalSource(cell, ext) {
 }
 /** Round numbers of a re-measurement start here, so its `{round}` and `{out}` never repeat the first measurement's. */
 const REMEASURE_ROUND_STRIDE = 1000;
-/** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
+/**
+ * The rounds as the plan's cell: its id, workload and target, the tool's figures. The scenario is what the command
+ * was asked for (its placeholders), so the achieved lengths are checked against it (ingest/lengths.ts): a command
+ * that ignores `{input-tokens}`/`{output-tokens}`, or whose outputs stop early, is flagged `lengths-missed:`.
+ */
 function asCell(cell, runs, ext) {
-    const placed = runs.map((r) => ({ ...r, target: cell.target.id, scenario: cell.scenario.id }));
-    const [ingested] = ingestedCells(ext.format, placed, cell.target.settings.discard);
     const { scenario, target } = cell;
+    const workload = workloadOf(scenario, target.settings);
+    const check = { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens };
+    const placed = runs.map((r) => ({ ...r, target: target.id, scenario: scenario.id, workload, check }));
+    const [ingested] = ingestedCells(ext.format, placed, target.settings.discard);
     return {
         ...ingested,
-        flags: [...ingested.flags, ...lengthFlags(cell, placed.slice(cell.target.settings.discard))],
         id: cell.id,
         quant: target.quant ?? null,
         model: target.model ?? ingested.model,
-        workload: workloadOf(scenario, target.settings),
         info: { ...ingested.info, launch: ext.run },
     };
 }
-/**
- * What the tool achieved against what the scenario asked for, over the steady rounds: a command that ignores
- * `{input-tokens}`/`{output-tokens}`, or outputs cut short (end of sequence honoured, a degenerate engine), measure
- * another workload than the cell says, and the flag keeps the cell from passing as that workload (a miss the
- * baseline did not have fails it). Lengths within 1 % of the request count as met: tools report a per-request
- * mean or spread, and random prompts re-tokenised by the server can gain or lose a token.
- */
-function lengthFlags(cell, steady) {
-    const miss = (what, wanted, ranges) => {
-        if (ranges.length === 0)
-            return [];
-        const min = Math.min(...ranges.map((r) => r.min));
-        const max = Math.max(...ranges.map((r) => r.max));
-        if (min >= wanted * (1 - LENGTH_TOLERANCE) && max <= wanted * (1 + LENGTH_TOLERANCE))
-            return [];
-        const tokens = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
-        const got = min === max ? tokens(min) : `${tokens(min)}-${tokens(max)}`;
-        return [`lengths-missed: ${what} ${got}/${wanted}`];
-    };
-    return [
-        ...miss('prompt', cell.scenario.inputTokens, steady.map((r) => r.achieved.promptTokens)),
-        ...miss('output', cell.scenario.outputTokens, steady.map((r) => r.achieved.outputTokens)),
-    ];
-}
-const LENGTH_TOLERANCE = 0.01;
 /** How long, after `run` exited and its group was stopped, the round waits for the last of its output. */
 const DRAIN_MS = 2000;
 /** `run` with this round's placeholders filled, each value quoted for the shell. */
@@ -63356,16 +63647,34 @@ const VERSION = package_namespaceObject.rE;
 
 
 const INGEST_HELP = `Usage: llm-bench-gate ingest --format ${INGEST_FORMAT_NAMES.join('|')} FILE… [--out FILE]
+         [--input-tokens N --output-tokens N] [--scenario ID]
 
 Reads other benchmark tools' result files and writes one llm-bench-gate results file (to stdout without
 --out): vllm (vllm bench serve --save-result or --append-result), sglang (bench_serving --output-file),
 llama-bench (-o json or -o jsonl), guidellm (benchmarks.json), aiperf (profile_export_aiperf.json, or
-GenAI-Perf's profile_export_genai_perf.json). Runs of the same workload, from one file or several, become the
-rounds of one cell. Each cell lists under ingested.unmapped what the tool does not report. Compare two such
-files with 'llm-bench-gate compare'. Exits 2 on a file that is not of the format, naming the file and line.`;
+GenAI-Perf's profile_export_genai_perf.json). Runs asked for the same workload, from one file or several,
+become the rounds of one cell, whose id is that request (in512-out128-c8), never the lengths achieved; a cell
+whose achieved lengths miss the requested ones by over 1 % is flagged lengths-missed. Each cell lists under
+ingested.unmapped what the tool does not report. Compare two such files with 'llm-bench-gate compare'.
+
+  --input-tokens N, --output-tokens N   the requested lengths, for files that do not record them (vllm without
+                                        --metadata random_input_len=N random_output_len=N)
+  --scenario ID                         one scenario id for every run, in place of the one built from the request
+
+Exits 2 on a file that is not of the format, naming the file and line, and on a file that does not record the
+requested lengths when no option gives them.`;
+/** `--input-tokens 512`: a whole number of tokens above 0. */
+function ingest_command_tokens(flag, raw) {
+    if (raw === undefined)
+        return undefined;
+    const n = Number(raw);
+    if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < 1)
+        throw new errors_ConfigError([`${flag}: expected a whole number of tokens above 0, got ${JSON.stringify(raw)}`]);
+    return n;
+}
 /** The results file of ingested cells; the run's identity comes from the working copy. */
-async function ingestResults(format, files, context) {
-    const cells = await ingestFiles(format, files);
+async function ingestResults(format, files, context, request = {}) {
+    const cells = await ingestFiles(format, files, request);
     const now = new Date().toISOString();
     return {
         schema: RESULTS_SCHEMA,
@@ -63390,6 +63699,9 @@ async function ingestMain(args, context) {
             options: {
                 format: { type: 'string' },
                 out: { type: 'string' },
+                scenario: { type: 'string' },
+                'input-tokens': { type: 'string' },
+                'output-tokens': { type: 'string' },
                 help: { type: 'boolean', short: 'h', default: false },
             },
         });
@@ -63399,7 +63711,13 @@ async function ingestMain(args, context) {
         }
         if (!values.format)
             throw new errors_ConfigError([`--format: missing (one of ${INGEST_FORMAT_NAMES.join(', ')})`]);
-        const text = JSON.stringify(await ingestResults(values.format, positionals, context()), null, 2) + '\n';
+        const request = {
+            scenario: values.scenario,
+            inputTokens: ingest_command_tokens('--input-tokens', values['input-tokens']),
+            outputTokens: ingest_command_tokens('--output-tokens', values['output-tokens']),
+        };
+        const results = await ingestResults(values.format, positionals, context(), request);
+        const text = JSON.stringify(results, null, 2) + '\n';
         if (values.out)
             await (0,promises_.writeFile)(values.out, text);
         else
@@ -64084,7 +64402,7 @@ exports.composeNode = composeNode;
 var identity = __nccwpck_require__(1127);
 var Scalar = __nccwpck_require__(3301);
 var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
+var resolveFlowScalar = __nccwpck_require__(813);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -65053,7 +65371,7 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 6842:
+/***/ 813:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -67365,7 +67683,7 @@ exports.toJS = toJS;
 
 
 var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
+var resolveFlowScalar = __nccwpck_require__(813);
 var errors = __nccwpck_require__(1464);
 var stringifyString = __nccwpck_require__(3069);
 

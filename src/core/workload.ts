@@ -17,6 +17,11 @@ export interface CellWorkload {
   api?: Api
   /** Digest of the scenario's extra request fields (`request-body`); absent when there are none. */
   requestBody?: string
+  /**
+   * Lengths nobody requested (an ingested dataset run named with `--scenario`): the value is the achieved mean,
+   * which moves from run to run, so workloads are not told apart by it.
+   */
+  unrequested?: ('inputTokens' | 'outputTokens')[]
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -43,7 +48,8 @@ export function requestBodyDigest(body: Record<string, unknown>): string | undef
 export function workloadFingerprint(w: CellWorkload): string {
   const rate = w.rate === null ? 'closed' : `rate${w.rate}`
   const body = w.requestBody ? ` +body:${w.requestBody}` : ''
-  return `in${w.inputTokens} out${w.outputTokens} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`
+  const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`
 }
 
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
@@ -62,14 +68,16 @@ export function isComplete(w: CellWorkload): boolean {
  */
 export function workloadChanges(baseline: CellWorkload, current: CellWorkload): string[] {
   const changes: string[] = []
-  const numbers: [keyof CellWorkload, string][] = [
+  const numbers: ['inputTokens' | 'outputTokens' | 'concurrency' | 'requests', string][] = [
     ['inputTokens', 'input tokens'],
     ['outputTokens', 'output tokens'],
     ['concurrency', 'concurrency'],
     ['requests', 'requests'],
   ]
+  const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])])
   for (const [key, label] of numbers)
-    if (baseline[key] !== current[key]) changes.push(`${label} ${baseline[key]} → ${current[key]}`)
+    if (!unrequested.has(key as 'inputTokens') && baseline[key] !== current[key])
+      changes.push(`${label} ${baseline[key]} → ${current[key]}`)
   if (baseline.rate !== current.rate)
     changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`)
   if (isComplete(baseline) && isComplete(current)) {

@@ -7,11 +7,17 @@
  * `output_token_throughput`, `total_token_throughput` where written, `request_throughput`, `request_count`,
  * `error_request_count` (absent when nothing failed), `input_sequence_length`, `output_sequence_length`,
  * `benchmark_duration`, and the run's `input_config` (`loadgen.concurrency`, `loadgen.request_rate`).
+ *
+ * The request: `input_config` is the user's configuration as set (`aiperf/exporters/json_exporter.py` dumps it with
+ * `exclude_unset`), so it holds what the command asked for and nothing it left at a default:
+ * `input.prompt.input_tokens.mean` (`--isl`) and `input.prompt.output_tokens.mean` (`--osl`), with a `stddev`
+ * making either a spread (`aiperf/common/config/prompt_config.py`), and `loadgen.concurrency`,
+ * `loadgen.request_rate`, `loadgen.request_count`. Without `--osl` the model decides when to stop, and no output
+ * length was asked for.
  */
 import type { Stats } from '../core/measurements.js'
 import { ToolRecord } from './field-reader.js'
-import { scenarioId } from './serving.js'
-import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
+import type { Document, Figures, IngestFormat, Requested, ToolRun } from './types.js'
 
 const NOUN = 'an AIPerf profile export'
 
@@ -41,7 +47,26 @@ function stats(record: ToolRecord, key: string): Partial<Stats> | undefined {
 
 const avg = (record: ToolRecord, key: string): number | undefined => record.sub(key)?.opt('avg')
 
-function aiperfRun(record: ToolRecord): IngestedRun {
+function requested(input: ToolRecord | undefined, sent: number): Requested {
+  const loadgen = input?.sub('loadgen')
+  const prompt = input?.sub('input')?.sub('prompt')
+  const isl = prompt?.sub('input_tokens')
+  const osl = prompt?.sub('output_tokens')
+  const spread = (tokens: ToolRecord | undefined) =>
+    tokens?.opt('stddev') ? `stddev ${tokens.opt('stddev')}` : undefined
+  const inputSpread = spread(isl)
+  const outputSpread = spread(osl)
+  return {
+    inputTokens: isl?.count('mean'),
+    outputTokens: osl?.count('mean'),
+    concurrency: loadgen?.opt('concurrency') ?? 1,
+    requests: loadgen?.count('request_count') ?? sent,
+    rate: loadgen?.opt('request_rate') ?? null,
+    ...(inputSpread || outputSpread ? { spread: { input: inputSpread, output: outputSpread } } : {}),
+  }
+}
+
+function aiperfRun(record: ToolRecord): ToolRun {
   if (!record.has('time_to_first_token')) record.fail('missing `time_to_first_token`')
   const ttft = stats(record, 'time_to_first_token')!
   const tpot = stats(record, 'inter_token_latency') ?? {}
@@ -70,13 +95,7 @@ function aiperfRun(record: ToolRecord): IngestedRun {
   }
   const isl = record.sub('input_sequence_length')
   const osl = record.sub('output_sequence_length')
-  const workload = {
-    inputTokens: Math.round(isl?.opt('avg') ?? 0),
-    outputTokens: Math.round(osl?.opt('avg') ?? 0),
-    concurrency: concurrency ?? 1,
-    requests: ok + failed,
-    rate: loadgen?.opt('request_rate') ?? null,
-  }
+  const means = { promptTokens: isl?.opt('avg') ?? 0, outputTokens: osl?.opt('avg') ?? 0 }
   const range = (r: ToolRecord | undefined, fallback: number) => ({
     min: r?.opt('min') ?? fallback,
     max: r?.opt('max') ?? fallback,
@@ -85,14 +104,14 @@ function aiperfRun(record: ToolRecord): IngestedRun {
     where: record.where,
     file: record.doc.file,
     target: 'aiperf',
-    scenario: scenarioId(workload),
     model: null,
-    workload,
+    requested: requested(record.sub('input_config'), ok + failed),
     requests: ok + failed,
     errors: failed,
     durationMs: (avg(record, 'benchmark_duration') ?? 0) * 1000,
     figures,
-    achieved: { promptTokens: range(isl, workload.inputTokens), outputTokens: range(osl, workload.outputTokens) },
+    achieved: { promptTokens: range(isl, means.promptTokens), outputTokens: range(osl, means.outputTokens) },
+    means,
     unmapped: [
       ...(itl ? [] : ['itl_ms: no inter_chunk_latency (inter_token_latency is our TPOT)']),
       ...(figures.total_tps === undefined ? ['total_tps: no total_token_throughput'] : []),
@@ -105,5 +124,6 @@ function aiperfRun(record: ToolRecord): IngestedRun {
 export const aiperf: IngestFormat = {
   name: 'aiperf',
   noun: NOUN,
+  lengthsHint: 'or run it with --isl N --osl N (recorded in input_config)',
   parse: (docs: readonly Document[]) => docs.map((doc) => aiperfRun(new ToolRecord(doc, NOUN))),
 }

@@ -2,7 +2,8 @@
  * Runs of other tools → cells of a results file. Runs with the same target and scenario are rounds of one cell, in
  * the order the files gave them; the cell's figures are the mean of each round figure over its steady rounds (a figure a
  * round lacks is null in the cell too). One round leaves the noise model no round-to-round spread: the noise floor
- * stands in for it, and the cell says so.
+ * stands in for it, and the cell says so. The steady rounds' achieved lengths are checked against the requested ones
+ * (lengths.ts): a miss flags the cell.
  */
 import {
   DISTRIBUTION_METRICS,
@@ -13,6 +14,7 @@ import {
 } from '../core/measurements.js'
 import type { CellResult } from '../core/results.js'
 import { mean } from '../core/stats.js'
+import { lengthMisses } from './lengths.js'
 import type { Figures, IngestedRun } from './types.js'
 
 const STAT_KEYS: readonly (keyof Stats)[] = ['mean', 'p50', 'p90', 'p99', 'std', 'min', 'max']
@@ -103,7 +105,10 @@ function cell(tool: string, runs: readonly IngestedRun[], discard: number): Cell
     model: first.model,
     status: 'ok',
     error: null,
-    flags: [],
+    flags: lengthMisses(
+      first.check,
+      kept.map((r) => r.achieved),
+    ),
     workload: first.workload,
     metrics: kept.length ? steady(kept) : null,
     rounds,

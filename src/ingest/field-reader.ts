@@ -61,6 +61,14 @@ export class ToolRecord {
     return this.has(key) ? this.checked(key) : undefined
   }
 
+  /** A count the record may lack, such as a requested length: a whole number above 0 when present. */
+  count(key: string): number | undefined {
+    const value = this.opt(key)
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      this.fail(`\`${key}\`: expected a whole number above 0, got ${value}`)
+    return value
+  }
+
   str(key: string): string | undefined {
     const value = this.fields[key]
     return typeof value === 'string' ? value : undefined

@@ -13,12 +13,14 @@ import { guidellm } from './guidellm.js'
 import { llamaBench } from './llama-bench.js'
 import { readDocuments } from './read.js'
 import { sglang } from './sglang.js'
-import type { IngestFormat, IngestedRun } from './types.js'
+import { placeRuns, type RequestOptions } from './requested.js'
+import type { IngestFormat, ToolRun } from './types.js'
 import { vllm } from './vllm.js'
 import { readRegularFile } from '../core/safe-fs.js'
 
 export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
-export type { IngestedRun } from './types.js'
+export type { IngestedRun, ToolRun } from './types.js'
+export type { RequestOptions } from './requested.js'
 
 /** One reader per format name (the names are in core/, for the matrix file's `format` key). */
 export const INGEST_FORMATS: Readonly<Record<IngestFormatName, IngestFormat>> = {
@@ -36,16 +38,23 @@ export function ingestFormat(name: string): IngestFormat {
   return format
 }
 
-/** The runs one file's text holds; `file` names it in messages. */
-export function ingestText(format: IngestFormat, text: string, file: string): IngestedRun[] {
+/** The runs one file's text holds, as the tool recorded them; `file` names it in messages. */
+export function ingestText(format: IngestFormat, text: string, file: string): ToolRun[] {
   return format.parse(readDocuments(text, file, format.noun))
 }
 
-/** Reads every file (all of one tool) into cells: runs of the same workload, from any file, are rounds of one cell. */
-export async function ingestFiles(formatName: string, files: readonly string[]): Promise<CellResult[]> {
+/**
+ * Reads every file (all of one tool) into cells: runs asked for the same workload, from any file, are rounds of one
+ * cell; `request` says what the files do not record of the request (requested.ts).
+ */
+export async function ingestFiles(
+  formatName: string,
+  files: readonly string[],
+  request: RequestOptions = {},
+): Promise<CellResult[]> {
   const format = ingestFormat(formatName)
   if (!files.length) throw new ConfigError(['ingest: expected at least one result file'])
-  const runs: IngestedRun[] = []
+  const runs: ToolRun[] = []
   for (const file of files) {
     let text: string
     try {
@@ -55,5 +64,5 @@ export async function ingestFiles(formatName: string, files: readonly string[]):
     }
     for (const run of ingestText(format, text, file)) runs.push(run)
   }
-  return ingestedCells(format.name, runs)
+  return ingestedCells(format.name, placeRuns(format, runs, request))
 }

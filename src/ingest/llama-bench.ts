@@ -6,13 +6,15 @@
  * (`n_prompt`, `n_gen`, `n_depth`), and its speed: `avg_ts`/`stddev_ts` over the repetitions, the raw
  * `samples_ts` (and `samples_ns`) per repetition in builds that write them. A test is one request of `n_prompt`
  * prompt tokens (`pp`), `n_gen` generated tokens after a one-token prompt (`tg`), or both (`pg`); t/s is the
- * test's tokens over its time. Each repetition becomes a round.
+ * test's tokens over its time. Each repetition becomes a round. `n_prompt` and `n_gen` are the test's own parameters
+ * (llama-bench evaluates exactly that many tokens, no end of sequence stops it), so a test names its request and
+ * its scenario (`pp512`, `tg128`) and takes no request options.
  */
 import { ConfigError } from '../core/errors.js'
 import { describe } from '../core/stats.js'
 import { ToolRecord } from './field-reader.js'
 import { baseName } from './serving.js'
-import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
+import type { Document, Figures, IngestFormat, ToolRun } from './types.js'
 
 const NOUN = 'a llama-bench test'
 
@@ -85,7 +87,7 @@ function testName(prompt: number, gen: number, depth: number): string {
   return depth ? `${name}@d${depth}` : name
 }
 
-function runs(record: ToolRecord, distinguishing: readonly string[]): IngestedRun[] {
+function runs(record: ToolRecord, distinguishing: readonly string[]): ToolRun[] {
   const prompt = record.num('n_prompt')
   const gen = record.num('n_gen')
   if (prompt + gen <= 0) record.fail('`n_prompt` and `n_gen` are both 0')
@@ -104,14 +106,21 @@ function runs(record: ToolRecord, distinguishing: readonly string[]): IngestedRu
     where: record.where,
     file: record.doc.file,
     target: [`llama-bench-${name}`, ...config].join(','),
-    scenario: testName(prompt, gen, depth),
     model,
-    workload: { inputTokens: prompt, outputTokens: gen, concurrency: 1, requests: 1, rate: null },
+    requested: {
+      inputTokens: prompt,
+      outputTokens: gen,
+      concurrency: 1,
+      requests: 1,
+      rate: null,
+      name: testName(prompt, gen, depth),
+    },
     requests: 1,
     errors: 0,
     durationMs: ((prompt + gen) / ts) * 1000,
     figures: figures(prompt, gen, ts),
     achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
+    means: { promptTokens: prompt, outputTokens: gen },
     unmapped,
     version: commit
       ? `llama.cpp ${commit}${record.opt('build_number') ? ` (${record.opt('build_number')})` : ''}`

@@ -8,7 +8,6 @@
  */
 import type { Stats } from '../core/measurements.js'
 import type { ToolRecord } from './field-reader.js'
-import type { IngestedRun } from './types.js'
 
 /** Statistics of one metric from its keys; `name` is the tool's metric name (`ttft`, `e2el`, `e2e_latency`). */
 export function servingStats(record: ToolRecord, name: string): Partial<Stats> {
@@ -27,9 +26,18 @@ export function decodeFromTpot(tpot: Partial<Stats>): Partial<Stats> {
   return { mean: rate(tpot.mean), p50: rate(tpot.p50), min: rate(tpot.max), max: rate(tpot.min) }
 }
 
-/** `in512-out128-c8` (`-r4` for an open-loop rate): the scenario id of a workload. */
-export function scenarioId(workload: IngestedRun['workload']): string {
-  return `in${workload.inputTokens}-out${workload.outputTokens}-c${workload.concurrency}${workload.rate === null ? '' : `-r${workload.rate}`}`
+/**
+ * `in512-out128-c8` (`-r4` for an open-loop rate): the scenario id of a requested workload. A concurrency the
+ * request left unbounded (null) is left out.
+ */
+export function scenarioId(workload: {
+  inputTokens: number
+  outputTokens: number
+  concurrency: number | null
+  rate: number | null
+}): string {
+  const { inputTokens, outputTokens, concurrency, rate } = workload
+  return `in${inputTokens}-out${outputTokens}${concurrency === null ? '' : `-c${concurrency}`}${rate === null ? '' : `-r${rate}`}`
 }
 
 /** A request rate as the tools write it: a number, or `"inf"` / `Infinity` for everything at once (null). */
@@ -45,7 +53,7 @@ export function baseName(path: string): string {
   return path.split(/[\\/]/).filter(Boolean).pop() ?? path
 }
 
-/** Mean tokens per successful request, as a whole number; 0 without a completed request. */
+/** Mean tokens per successful request; 0 without a completed request. */
 export function perRequest(total: number | undefined, completed: number): number {
-  return total !== undefined && completed > 0 ? Math.round(total / completed) : 0
+  return total !== undefined && completed > 0 ? total / completed : 0
 }

@@ -7,12 +7,18 @@
  * the colon) and may lack `failed`; neither is a figure we gate. With `--save-detailed` the per-request arrays
  * `ttfts`, `latencies` (s), `itls` (s, per request), `input_lens`, `output_lens` and `errors` fill in the
  * statistics the keys lack (p90, min, max).
+ *
+ * The request: `num_prompts`, `max_concurrency` and `request_rate` are the command's own options. The requested
+ * lengths are not recorded (`--random-input-len`/`--random-output-len`, `--input-len`/`--output-len` are not
+ * written), but `--metadata KEY=VALUE …` pairs are, at the top level as strings (serve.py `main_async`): the
+ * lengths are read from `random_input_len`/`random_output_len`, or `input_len`/`output_len`, named after the
+ * options that set them.
  */
 import type { Stats } from '../core/measurements.js'
 import { describe, extent } from '../core/stats.js'
 import { ToolRecord } from './field-reader.js'
-import { baseName, decodeFromTpot, perRequest, requestRate, scenarioId, servingStats } from './serving.js'
-import type { Document, Figures, IngestFormat, IngestedRun } from './types.js'
+import { baseName, decodeFromTpot, perRequest, requestRate, servingStats } from './serving.js'
+import type { Document, Figures, IngestFormat, Requested, ToolRun } from './types.js'
 
 const NOUN = 'a vLLM bench result'
 
@@ -52,7 +58,36 @@ function filled(stats: Partial<Stats>, values: number[] | undefined): Partial<St
 const range = (values: number[] | undefined, fallback: number) =>
   values?.length ? extent(values) : { min: fallback, max: fallback }
 
-export function vllmRun(record: ToolRecord): IngestedRun {
+/** Metadata keys that may carry a requested length, as `--metadata` writes them (strings) or as numbers. */
+const LENGTH_KEYS = { input: ['random_input_len', 'input_len'], output: ['random_output_len', 'output_len'] } as const
+
+function metadataLength(record: ToolRecord, which: 'input' | 'output'): number | undefined {
+  const found: Array<[string, number]> = []
+  for (const key of LENGTH_KEYS[which]) {
+    const raw = record.raw(key)
+    if (raw === undefined || raw === null) continue
+    const value = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+      record.fail(`\`${key}\`: expected a whole number of tokens above 0, got ${JSON.stringify(raw)}`)
+    found.push([key, value])
+  }
+  if (found.length === 2 && found[0][1] !== found[1][1])
+    record.fail(`\`${found[0][0]}\` (${found[0][1]}) and \`${found[1][0]}\` (${found[1][1]}) disagree`)
+  return found[0]?.[1]
+}
+
+function requested(record: ToolRecord, completed: number, failed: number | undefined): Requested {
+  const sent = record.opt('num_prompts') ?? completed + (failed ?? 0)
+  return {
+    inputTokens: metadataLength(record, 'input'),
+    outputTokens: metadataLength(record, 'output'),
+    concurrency: record.opt('max_concurrency') ?? sent,
+    requests: sent,
+    rate: requestRate(record),
+  }
+}
+
+export function vllmRun(record: ToolRecord): ToolRun {
   record.num('mean_ttft_ms')
   const completed = record.num('completed')
   const failed = record.opt('failed')
@@ -72,12 +107,9 @@ export function vllmRun(record: ToolRecord): IngestedRun {
     per_user_tps: perUser,
     failed_share: failed === undefined ? undefined : failed / Math.max(completed + failed, 1),
   }
-  const workload = {
-    inputTokens: perRequest(record.opt('total_input_tokens'), completed),
+  const means = {
+    promptTokens: perRequest(record.opt('total_input_tokens'), completed),
     outputTokens: perRequest(record.opt('total_output_tokens'), completed),
-    concurrency: concurrency ?? record.opt('num_prompts') ?? completed + (failed ?? 0),
-    requests: record.opt('num_prompts') ?? completed + (failed ?? 0),
-    rate: requestRate(record),
   }
   const label = record.str('label')
   const model = record.str('model_id') ?? null
@@ -90,17 +122,17 @@ export function vllmRun(record: ToolRecord): IngestedRun {
     where: record.where,
     file: record.doc.file,
     target: label && label !== record.str('backend') ? label : `vllm${model ? `-${baseName(model)}` : ''}`,
-    scenario: scenarioId(workload),
     model,
-    workload,
+    requested: requested(record, completed, failed),
     requests: completed + (failed ?? 0),
     errors: failed ?? null,
     durationMs: record.num('duration') * 1000,
     figures,
     achieved: {
-      promptTokens: range(samples?.input, workload.inputTokens),
-      outputTokens: range(samples?.output, workload.outputTokens),
+      promptTokens: range(samples?.input, means.promptTokens),
+      outputTokens: range(samples?.output, means.outputTokens),
     },
+    means,
     unmapped,
   }
 }
@@ -108,5 +140,6 @@ export function vllmRun(record: ToolRecord): IngestedRun {
 export const vllm: IngestFormat = {
   name: 'vllm',
   noun: NOUN,
+  lengthsHint: 'or save them with --metadata random_input_len=N random_output_len=N',
   parse: (docs: readonly Document[]) => docs.map((doc) => vllmRun(new ToolRecord(doc, NOUN))),
 }

@@ -215,6 +215,7 @@ const cell = obj({
     rate: numOrNull,
     api: oneOf(['completions', 'chat']).optional(),
     requestBody: str.optional(),
+    unrequested: list(oneOf(['inputTokens', 'outputTokens'])).optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),

@@ -15,7 +15,7 @@ import { formatDuration } from '../core/format.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
 import { shellQuote } from '../core/shell.js'
-import { ingestFormat, ingestText, ingestedCells, type IngestedRun } from '../ingest/index.js'
+import { ingestFormat, ingestText, ingestedCells, type ToolRun } from '../ingest/index.js'
 import type { CellJudge } from './cell-judge.js'
 import { measureAndDecide, type CellSource } from './measure-cell.js'
 import { engineEnv } from '../server/env.js'
@@ -66,13 +66,13 @@ function externalCell(cell: CellPlan, ext: External): Promise<CellResult> {
 
 /** A cell's measurements by the target's command: each round runs it once; a re-measurement is a new set of rounds. */
 function externalSource(cell: CellPlan, ext: External): CellSource {
-  const rounds = async (count: number, first: number): Promise<IngestedRun[]> => {
-    const out: IngestedRun[] = []
+  const rounds = async (count: number, first: number): Promise<ToolRun[]> => {
+    const out: ToolRun[] = []
     for (let i = 0; i < count; i++) out.push(...(await runRound(cell, first + i, ext)))
     return out
   }
   // The first measurement's rounds, which added rounds extend.
-  let runs: IngestedRun[] = []
+  let runs: ToolRun[] = []
   return {
     fresh: false,
     async measure(attempt) {
@@ -90,54 +90,25 @@ function externalSource(cell: CellPlan, ext: External): CellSource {
 /** Round numbers of a re-measurement start here, so its `{round}` and `{out}` never repeat the first measurement's. */
 const REMEASURE_ROUND_STRIDE = 1000
 
-/** The rounds as the plan's cell: its id, workload and target, the tool's figures. */
-function asCell(cell: CellPlan, runs: IngestedRun[], ext: External): CellResult {
-  const placed = runs.map((r) => ({ ...r, target: cell.target.id, scenario: cell.scenario.id }))
-  const [ingested] = ingestedCells(ext.format, placed, cell.target.settings.discard)
+/**
+ * The rounds as the plan's cell: its id, workload and target, the tool's figures. The scenario is what the command
+ * was asked for (its placeholders), so the achieved lengths are checked against it (ingest/lengths.ts): a command
+ * that ignores `{input-tokens}`/`{output-tokens}`, or whose outputs stop early, is flagged `lengths-missed:`.
+ */
+function asCell(cell: CellPlan, runs: ToolRun[], ext: External): CellResult {
   const { scenario, target } = cell
+  const workload = workloadOf(scenario, target.settings)
+  const check = { inputTokens: scenario.inputTokens, outputTokens: scenario.outputTokens }
+  const placed = runs.map((r) => ({ ...r, target: target.id, scenario: scenario.id, workload, check }))
+  const [ingested] = ingestedCells(ext.format, placed, target.settings.discard)
   return {
     ...ingested,
-    flags: [...ingested.flags, ...lengthFlags(cell, placed.slice(cell.target.settings.discard))],
     id: cell.id,
     quant: target.quant ?? null,
     model: target.model ?? ingested.model,
-    workload: workloadOf(scenario, target.settings),
     info: { ...ingested.info, launch: ext.run },
   }
 }
-
-/**
- * What the tool achieved against what the scenario asked for, over the steady rounds: a command that ignores
- * `{input-tokens}`/`{output-tokens}`, or outputs cut short (end of sequence honoured, a degenerate engine), measure
- * another workload than the cell says, and the flag keeps the cell from passing as that workload (a miss the
- * baseline did not have fails it). Lengths within 1 % of the request count as met: tools report a per-request
- * mean or spread, and random prompts re-tokenised by the server can gain or lose a token.
- */
-function lengthFlags(cell: CellPlan, steady: readonly IngestedRun[]): string[] {
-  const miss = (what: 'prompt' | 'output', wanted: number, ranges: Array<{ min: number; max: number }>): string[] => {
-    if (ranges.length === 0) return []
-    const min = Math.min(...ranges.map((r) => r.min))
-    const max = Math.max(...ranges.map((r) => r.max))
-    if (min >= wanted * (1 - LENGTH_TOLERANCE) && max <= wanted * (1 + LENGTH_TOLERANCE)) return []
-    const tokens = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1))
-    const got = min === max ? tokens(min) : `${tokens(min)}-${tokens(max)}`
-    return [`lengths-missed: ${what} ${got}/${wanted}`]
-  }
-  return [
-    ...miss(
-      'prompt',
-      cell.scenario.inputTokens,
-      steady.map((r) => r.achieved.promptTokens),
-    ),
-    ...miss(
-      'output',
-      cell.scenario.outputTokens,
-      steady.map((r) => r.achieved.outputTokens),
-    ),
-  ]
-}
-
-const LENGTH_TOLERANCE = 0.01
 
 /** How long, after `run` exited and its group was stopped, the round waits for the last of its output. */
 const DRAIN_MS = 2000
@@ -166,7 +137,7 @@ function command(cell: CellPlan, out: string, round: number, ext: External): str
  * background job still holding its output) is stopped with the round, and the output is waited for only a
  * moment. The group is registered with the run's guard, so the watchdog and the post step stop it too.
  */
-async function runRound(cell: CellPlan, round: number, ext: External): Promise<IngestedRun[]> {
+async function runRound(cell: CellPlan, round: number, ext: External): Promise<ToolRun[]> {
   const { deps } = ext
   if (deps.signal.aborted) throw new Error('cancelled')
   const name = `${cell.id.replace(/[^A-Za-z0-9._-]+/g, '_')}-round-${round + 1}`

@@ -22,6 +22,7 @@ describe('llm-bench-gate help', () => {
     ['validate', ['--config', '--only', '--shard']],
     ['run', ['--config', '--only', '--out', '--shard', '--baseline-file', '--mode', '--hardware', '--dry-run']],
     ['compare', ['BASELINE', 'CURRENT', '--config']],
+    ['ingest', ['--format', '--out', '--input-tokens', '--output-tokens', '--scenario']],
     ['sim', ['--profile', '--port', '--host', '--time-scale', '--seed', '--load-ms', '--fault']],
   ])('%s --help names its options and exits 0', async (command, options) => {
     const run = await runCli([command, '--help'], { cwd })

@@ -47,6 +47,10 @@ describe('workloads', () => {
     const { api: _, ...old } = W
     expect(workloadChanges(old, { ...W, api: 'chat' })).toEqual([])
     expect(workloadChanges(W, { ...W, rate: 4 })).toEqual(['rate closed-loop → 4'])
+    // A length nobody requested (an ingested dataset run) is the achieved mean: not a change.
+    const achieved = { ...W, outputTokens: 127, unrequested: ['outputTokens' as const] }
+    expect(workloadChanges(W, achieved)).toEqual([])
+    expect(workloadDigest(achieved)).toBe(workloadDigest({ ...achieved, outputTokens: 131 }))
   })
 })
 

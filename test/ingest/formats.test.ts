@@ -60,7 +60,10 @@ describe('vllm', () => {
       .split('\n')
       .map((l) => JSON.parse(l))
     expect(Object.keys(lines[0])).toContain('request_goodput:')
-    const cell = only(await ingestFiles('vllm', [fixture('vllm-append-result.jsonl')]))
+    // That release's --append-result lines record no requested lengths: the runs asked for 1024 → 256.
+    const cell = only(
+      await ingestFiles('vllm', [fixture('vllm-append-result.jsonl')], { inputTokens: 1024, outputTokens: 256 }),
+    )
     expect(cell.rounds.map((r) => r.metrics.ttft_ms.mean)).toEqual(lines.map((l) => l.mean_ttft_ms))
     expect(cell.metrics!.tpot_ms.mean).toBeCloseTo((lines[0].mean_tpot_ms + lines[1].mean_tpot_ms) / 2, 12)
     expect(cell.workload.rate).toBe(4)

@@ -34,10 +34,8 @@ describe('ingest of large files', () => {
   it('an --append-result file of 20k runs: one cell of 20k rounds', async () => {
     const line = (await readFile(join(ROOT, 'fixtures/ingest/vllm-append-result.jsonl'), 'utf8')).trim().split('\n')[0]
     await writeFile(join(cwd, 'append.jsonl'), `${line}\n`.repeat(20_000))
-    const run = await runCli(['ingest', '--format', 'vllm', 'append.jsonl', '--out', 'append-results.json'], {
-      cwd,
-      timeoutMs: 60_000,
-    })
+    const args = ['--input-tokens', '1024', '--output-tokens', '256', '--out', 'append-results.json']
+    const run = await runCli(['ingest', '--format', 'vllm', 'append.jsonl', ...args], { cwd, timeoutMs: 60_000 })
     expect(run.code, run.stderr).toBe(0)
     const results = JSON.parse(await readFile(join(cwd, 'append-results.json'), 'utf8')) as {
       cells: { rounds: unknown[] }[]
