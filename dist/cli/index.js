@@ -56984,6 +56984,7 @@ function fileStore(path) {
 
 
 
+
 /** The files API lists at most this many files of a pull request (docs.github.com/rest/pulls/pulls#list-pull-requests-files). */
 const PR_FILES_LIMIT = 3000;
 const changed_files_PER_PAGE = 100;
@@ -57032,6 +57033,22 @@ async function baseTargets(deps, plan, file) {
         return `${file} at the base commit ${deps.baseSha.slice(0, 7)} could not be read (${errorMessage(error)})`;
     }
 }
+/**
+ * The checkout the matrix file is in: the nearest folder above it with a `.git` (a folder, or a file in a worktree
+ * or submodule). The PR's file names are relative to it, which need not be the working directory: `actions/checkout`
+ * with `path:` puts the repository in a subfolder of the workspace.
+ */
+function repositoryRoot(file) {
+    for (let dir = (0,external_node_path_.dirname)(file), guard = 0; guard < 256; guard++) {
+        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_.join)(dir, '.git')))
+            return dir;
+        const up = (0,external_node_path_.dirname)(dir);
+        if (up === dir)
+            return undefined;
+        dir = up;
+    }
+    return undefined;
+}
 const everything = (plan, why) => ({
     plan,
     skipped: [],
@@ -57056,7 +57073,10 @@ async function selectChangedTargets(plan, deps) {
     }
     if ('incomplete' in listed)
         return everything(plan, listed.incomplete);
-    const configFile = repoPath((0,external_node_path_.relative)(deps.cwd, plan.resolvedPath));
+    const root = repositoryRoot(plan.resolvedPath);
+    if (!root)
+        return everything(plan, `${plan.configPath} is not inside a git checkout, so whether the PR changed it cannot be told`);
+    const configFile = repoPath((0,external_node_path_.relative)(root, plan.resolvedPath));
     let baseNote = '';
     let base;
     if (listed.files.includes(configFile)) {
@@ -62350,7 +62370,7 @@ async function measurePlan(plan, run, deps) {
         ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }, runCells)
         : undefined;
     const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
-    const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined;
+    const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context }) : undefined;
     if (chosen)
         log.info(chosen.note);
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.

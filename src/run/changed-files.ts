@@ -4,7 +4,8 @@
  * at the PR's base when the PR changes it, then the targets to run. Whenever the list is incomplete or cannot
  * be read, every target runs and the run says why.
  */
-import { relative } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { buildPlan, formatOf, parseSource, repoPath, selectChanged } from '../config/index.js'
 import { errorMessage } from '../core/errors.js'
 import { plural } from '../core/format.js'
@@ -30,7 +31,6 @@ export interface SelectDeps {
   github?: { request: GitHubRequest; repo: RepoRef }
   prNumber?: number
   baseSha?: string
-  cwd: string
   log: Logger
 }
 
@@ -79,6 +79,21 @@ async function baseTargets(deps: SelectDeps, plan: Plan, file: string): Promise<
   }
 }
 
+/**
+ * The checkout the matrix file is in: the nearest folder above it with a `.git` (a folder, or a file in a worktree
+ * or submodule). The PR's file names are relative to it, which need not be the working directory: `actions/checkout`
+ * with `path:` puts the repository in a subfolder of the workspace.
+ */
+export function repositoryRoot(file: string): string | undefined {
+  for (let dir = dirname(file), guard = 0; guard < 256; guard++) {
+    if (existsSync(join(dir, '.git'))) return dir
+    const up = dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+  return undefined
+}
+
 const everything = (plan: Plan, why: string): ChangedSelection => ({
   plan,
   skipped: [],
@@ -100,7 +115,13 @@ export async function selectChangedTargets(plan: Plan, deps: SelectDeps): Promis
     return everything(plan, `the PR's changed files could not be read (${why})`)
   }
   if ('incomplete' in listed) return everything(plan, listed.incomplete)
-  const configFile = repoPath(relative(deps.cwd, plan.resolvedPath))
+  const root = repositoryRoot(plan.resolvedPath)
+  if (!root)
+    return everything(
+      plan,
+      `${plan.configPath} is not inside a git checkout, so whether the PR changed it cannot be told`,
+    )
+  const configFile = repoPath(relative(root, plan.resolvedPath))
   let baseNote = ''
   let base: TargetPlan[] | undefined
   if (listed.files.includes(configFile)) {

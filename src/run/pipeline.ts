@@ -144,7 +144,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     : undefined
 
   const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
-  const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context, cwd: run.cwd }) : undefined
+  const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context }) : undefined
   if (chosen) log.info(chosen.note)
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =

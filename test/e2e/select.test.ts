@@ -4,7 +4,7 @@
  * through `pulls/{n}/files` and runs only the targets they touch; the others are reported as skipped
  * with their baseline figures, and nothing is written to the store.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -25,6 +25,8 @@ const engines: Record<string, ScheduledServer> = {}
 beforeAll(async () => {
   github = await startFakeGitHub()
   cwd = await mkdtemp(join(tmpdir(), 'lbg-select-'))
+  // A checkout: the PR's file names are relative to the folder that holds `.git`.
+  await mkdir(join(cwd, '.git'))
   for (const name of Object.keys(TARGETS)) engines[name] = await startScheduledServer({ ttftMs: 40, intervalMs: 10 })
 })
 afterAll(async () => {
@@ -60,12 +62,14 @@ async function run(
   event: { name: string; ref: string; payload: unknown; sha?: string },
   config = matrix(),
   inputs: Record<string, string> = {},
+  /** Where the repository is checked out, below the working directory (`actions/checkout` with `path:`). */
+  checkout = '',
 ) {
-  await writeFile(join(cwd, 'bench.yml'), config)
+  await writeFile(join(cwd, checkout, 'bench.yml'), config)
   const result = await runAction({
     cwd,
     inputs: {
-      config: 'bench.yml',
+      config: join(checkout, 'bench.yml'),
       'github-token': 'test-token',
       hardware: 'select-hw',
       'results-dir': 'out',
@@ -166,6 +170,32 @@ describe('select: changed', () => {
     expect(result.results.cells.filter(measured).map((c) => c.target)).toEqual(['llama'])
     expect(result.cell('vllm').verdict.skipped).toBe('unchanged')
     expect(result.stdout).toContain('llama: runs (its definition in the matrix file changed)')
+  })
+
+  it('with the repository checked out in a subfolder, a change to the matrix file still re-runs its target', async () => {
+    const sub = join(cwd, 'repo')
+    await mkdir(join(sub, '.git'), { recursive: true })
+    try {
+      const base = github.state.head('main')!
+      const result = await run(pr(27, [{ filename: 'bench.yml' }], base), matrix('5'), {}, 'repo')
+      expect(result.code, result.stdout).toBe(0)
+      expect(result.results.cells.filter(measured).map((c) => c.target)).toEqual(['llama'])
+      expect(result.stdout).toContain('llama: runs (its definition in the matrix file changed)')
+    } finally {
+      await rm(sub, { recursive: true, force: true })
+    }
+  })
+
+  it('a matrix file outside any git checkout runs every target and says why', async () => {
+    await rm(join(cwd, '.git'), { recursive: true })
+    try {
+      const result = await run(pr(28, [{ filename: 'scripts/vllm.sh' }]), matrix('1'))
+      expect(result.code, result.stdout).toBe(0)
+      expect(result.results.cells.filter(measured)).toHaveLength(3)
+      expect(result.results.run.selection).toContain('bench.yml is not inside a git checkout')
+    } finally {
+      await mkdir(join(cwd, '.git'))
+    }
   })
 
   it('a matrix file whose base cannot be read runs all of its targets', async () => {
