@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULTS, parseInputs } from '../src/config/inputs.js'
-import { resolveBehaviour, type RunContext } from '../src/run/context.js'
+import { baselineWriteRefusal, resolveBehaviour, type RunContext } from '../src/run/context.js'
 import { ConfigError } from '../src/core/errors.js'
 
 const from = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
@@ -98,7 +98,55 @@ describe('resolveBehaviour (SPEC §7)', () => {
       { name: 'merge', measure: false, compare: true, comment: true },
     ],
     ['merge', ctx('push', 'refs/heads/main'), { name: 'merge', measure: false, writeBaseline: true }],
+    // A schedule's payload has no repository: the run is on the default branch, whatever it is called.
+    [
+      'auto',
+      { ...ctx('schedule', 'refs/heads/master'), defaultBranch: undefined },
+      { name: 'update-baseline', writeBaseline: true },
+    ],
+    ['auto', { ...ctx('push', 'refs/heads/master'), defaultBranch: undefined }, { name: 'compare' }],
   ] as const)('%s on %o', (mode, context, expected) => {
     expect(resolveBehaviour(mode, context)).toMatchObject(expected)
+  })
+})
+
+describe("baselineWriteRefusal: update-baseline writes main's history from main only, and needs a store", () => {
+  const ctx = (event: string, ref: string, defaultBranch = 'main'): RunContext => ({
+    event,
+    ref,
+    sha: 'abc',
+    runUrl: '',
+    defaultBranch,
+  })
+  const refusal = (mode: 'update-baseline' | 'auto' | 'merge' | 'compare', c: RunContext, store?: 'branch' | 'file') =>
+    baselineWriteRefusal(resolveBehaviour(mode, c), c, store)
+  it.each([
+    ['update-baseline', ctx('workflow_dispatch', 'refs/heads/main'), 'branch', undefined],
+    ['update-baseline', ctx('workflow_dispatch', 'refs/heads/trunk', 'trunk'), 'branch', undefined],
+    ['update-baseline', { ...ctx('schedule', 'refs/heads/master'), defaultBranch: undefined }, 'branch', undefined],
+    [
+      'update-baseline',
+      ctx('workflow_dispatch', 'refs/heads/feature'),
+      'branch',
+      'mode update-baseline writes the baseline and history of the default branch (main), but this run is on refs/heads/feature: refused',
+    ],
+    [
+      'update-baseline',
+      ctx('pull_request', 'refs/pull/7/merge'),
+      'branch',
+      'this run is on refs/pull/7/merge: refused',
+    ],
+    ['update-baseline', ctx('push', 'refs/tags/v1.0'), 'branch', 'this run is on refs/tags/v1.0: refused'],
+    ['update-baseline', ctx('push', 'refs/heads/main'), undefined, 'there is no GitHub token or repository'],
+    ['auto', ctx('push', 'refs/heads/main'), undefined, 'mode update-baseline writes the baseline to the data branch'],
+    ['merge', ctx('push', 'refs/heads/main'), undefined, 'mode merge writes the baseline to the data branch'],
+    // baseline-file is read-only by design: the write is skipped, not refused.
+    ['update-baseline', ctx('push', 'refs/heads/feature'), 'file', undefined],
+    ['auto', ctx('push', 'refs/heads/feature'), undefined, undefined],
+    ['compare', ctx('push', 'refs/heads/feature'), undefined, undefined],
+  ] as const)('%s on %o with store %s', (mode, c, store, says) => {
+    const refused = refusal(mode, c, store)
+    if (says === undefined) expect(refused).toBeUndefined()
+    else expect(refused).toContain(says)
   })
 })

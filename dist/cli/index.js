@@ -54176,9 +54176,78 @@ function skippedCell(plan) {
 }
 
 ;// CONCATENATED MODULE: ./src/core/github-port.ts
+/**
+ * The slice of the GitHub REST API the store and the comment need, as a port:
+ * the runner passes octokit's `request`, tests may pass octokit built on a loopback fake.
+ * Non-2xx answers reject with an error carrying `status` (octokit's RequestError does).
+ */
+
 function httpStatus(error) {
     const status = error?.status;
     return typeof status === 'number' ? status : undefined;
+}
+const API_TIMEOUTS = { requestMs: 30_000, operationMs: 120_000 };
+/**
+ * A GitHub request that got no answer in time, or was cut short because the run was cancelled. It has no
+ * `status`: it is not an HTTP answer (octokit reports an aborted fetch as status 500, which it is not).
+ */
+class ApiAbortError extends Error {
+    constructor(message, options) {
+        super(message, options);
+        this.name = 'ApiAbortError';
+    }
+}
+const reasonOf = (signal) => signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+/**
+ * The port with every request bounded: aborted after `timeoutMs`, or as soon as `signal` fires (and never
+ * sent once it has). The abort reaches the socket through octokit's `request.signal`
+ * (https://github.com/octokit/request.js#request, `options.request.signal`, handed to fetch), and the
+ * promise settles at once whether or not the transport honours it.
+ */
+function boundedRequest(request, timeoutMs, signal) {
+    return (route, params = {}) => {
+        if (signal?.aborted)
+            return Promise.reject(new ApiAbortError(`${route}: ${reasonOf(signal)}`));
+        const controller = new AbortController();
+        let stop;
+        const stopped = new Promise((_, reject) => {
+            stop = (error) => {
+                reject(error);
+                controller.abort(error);
+            };
+        });
+        const timer = setTimeout(() => stop(new ApiAbortError(`${route}: no answer within ${formatDuration(timeoutMs)}`)), timeoutMs);
+        const onAbort = () => stop(new ApiAbortError(`${route}: ${reasonOf(signal)}`));
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const options = (params.request ?? {});
+        const sent = new Promise((resolve) => resolve(request(route, { ...params, request: { ...options, signal: controller.signal } })));
+        return Promise.race([sent, stopped]).finally(() => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+        });
+    };
+}
+function boundedGitHub(api, signal, timeouts = API_TIMEOUTS) {
+    return {
+        repo: api.repo,
+        async operation(what, run) {
+            const deadline = new AbortController();
+            const timer = setTimeout(() => deadline.abort(new Error(`${what} took longer than ${formatDuration(timeouts.operationMs)}`)), timeouts.operationMs);
+            const onAbort = () => deadline.abort(signal.reason);
+            if (signal?.aborted)
+                onAbort();
+            else
+                signal?.addEventListener('abort', onAbort, { once: true });
+            try {
+                const request = boundedRequest(api.request, timeouts.requestMs, deadline.signal);
+                return await run({ request, repo: api.repo, signal: deadline.signal });
+            }
+            finally {
+                clearTimeout(timer);
+                signal?.removeEventListener('abort', onAbort);
+            }
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/store/github-files.ts
@@ -54298,7 +54367,16 @@ async function ensureBranch(request, repo, branch) {
 
 
 const MAX_DELAY_MS = 30_000;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` fires: the request after it then fails on that signal. */
+const sleep = (ms, signal) => new Promise((resolve) => {
+    const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+    };
+    const timer = setTimeout(done, signal?.aborted ? 0 : ms);
+    signal?.addEventListener('abort', done, { once: true });
+});
 /** Builds the files from the current head and commits those that changed; returns the new commit's sha, or undefined when nothing changed. */
 async function commitFiles(options, build, message) {
     const { branch, log } = options;
@@ -54334,7 +54412,7 @@ async function commitFiles(options, build, message) {
             // Jitter keeps parallel matrix jobs from retrying in lockstep.
             const delay = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt) * (1 + Math.random() / 2);
             log.info(`${branch}: HTTP ${status} (the branch moved meanwhile), re-reading and retrying in ${Math.round(delay)} ms`);
-            await sleep(delay);
+            await sleep(delay, options.signal);
         }
     }
 }
@@ -54892,7 +54970,7 @@ function tail(text, max) {
     return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
 }
 /** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
-function escape_codeBlock(text, lang = '') {
+function codeBlock(text, lang = '') {
     const body = stripControl(text).replace(/\n+$/, '');
     const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
     const fence = '`'.repeat(Math.max(3, longest + 1));
@@ -55428,9 +55506,9 @@ function enginesSection(cells) {
                 lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
         }
         if (info.launch)
-            lines.push('', escape_codeBlock(info.launch, 'sh'));
+            lines.push('', codeBlock(info.launch, 'sh'));
         if (info.server && Object.keys(info.server).length)
-            lines.push('', escape_codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
+            lines.push('', codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
         blocks.push(lines.join('\n'));
     }
     return blocks.length
@@ -55442,10 +55520,10 @@ function failuresSection(cells, withLogs) {
     const blocks = [];
     for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
         const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
-        const lines = [`#### ${escapeText(target)}`, '', escape_codeBlock(errors.join('\n'))];
+        const lines = [`#### ${escapeText(target)}`, '', codeBlock(errors.join('\n'))];
         const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
         if (withLogs && logTail)
-            lines.push('', 'Last log lines:', '', escape_codeBlock(tail(logTail, LOG_TAIL_CHARS)));
+            lines.push('', 'Last log lines:', '', codeBlock(tail(logTail, LOG_TAIL_CHARS)));
         blocks.push(lines.join('\n'));
     }
     return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
@@ -55658,7 +55736,7 @@ function configErrorNotice(configPath, problems) {
     return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
 }
 function dryRunNotice(mode, plan) {
-    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${escape_codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
+    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
 }
 function couldNotRunNotice(message) {
     return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
@@ -57108,9 +57186,37 @@ async function selectChangedTargets(plan, deps) {
 
 ;// CONCATENATED MODULE: ./src/run/context.ts
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
+/**
+ * Whether the run is on the default branch. The event payload names it (`repository.default_branch`), except
+ * on `schedule`, whose payload has no repository; a scheduled run is on the default branch by definition
+ * (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#schedule:
+ * GITHUB_REF is the default branch; github/codeql-action#1211 relies on the same). Elsewhere, `main`.
+ */
 function isDefaultBranch(context) {
-    const branch = context.defaultBranch ?? 'main';
-    return context.ref === `refs/heads/${branch}`;
+    if (context.defaultBranch === undefined && context.event === 'schedule')
+        return context.ref.startsWith('refs/heads/');
+    return context.ref === `refs/heads/${defaultBranchName(context)}`;
+}
+const defaultBranchName = (context) => context.defaultBranch ?? 'main';
+/**
+ * Why a run that would write the baseline must not start, if it must not. The data branch holds the default
+ * branch's baseline and history: `auto` and `merge` write it only on the default branch, and an explicit
+ * `update-baseline` from any other ref (a feature branch, a PR, a tag) would put that ref's figures into
+ * main's history, so it is refused. So is a write with nowhere to go (no token or repository): the run's
+ * purpose was the write, and without it every later PR would pass as "new". `baseline-file` is read-only
+ * by design: there the write is skipped, not refused. Both are known before anything is launched.
+ */
+function baselineWriteRefusal(behaviour, context, store) {
+    if (!behaviour.writeBaseline || store === 'file')
+        return undefined;
+    if (!isDefaultBranch(context))
+        return (`mode ${behaviour.name} writes the baseline and history of the default branch (${defaultBranchName(context)}), ` +
+            `but this run is on ${context.ref || 'no ref'}: refused, nothing was launched or written ` +
+            '(run it on the default branch; elsewhere use mode compare or auto)');
+    if (!store)
+        return (`mode ${behaviour.name} writes the baseline to the data branch, but there is no GitHub token or repository ` +
+            'to write it with: refused, nothing was launched (pass github-token with contents: write)');
+    return undefined;
 }
 /**
  * The effective behaviour of a mode for this event. `auto` is `update-baseline` on a push or
@@ -57321,8 +57427,9 @@ function localDashboard(results, history, gates) {
 
 ;// CONCATENATED MODULE: ./src/run/publish.ts
 /**
- * The end of a run: the report (job summary and PR comment), the baseline write, and the files
- * in the results directory, then what the step reports back.
+ * The end of a run: the files in the results directory and the job summary first, then what needs the GitHub
+ * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
+ * API does, or fails to do, can keep the local outputs from being written.
  */
 
 
@@ -57340,32 +57447,42 @@ async function publish(publication, deps) {
     const renderCtx = {
         ...renderContext(options.config, behaviour.name, context),
         trends: recentTrends(results.cells, p.history ?? []),
-        dashboardUrl: await dashboardLink(p, deps),
     };
-    const summary = renderReport(results, renderCtx, SUMMARY_LIMIT);
-    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, renderCtx, COMMENT_LIMIT));
-    await maybeWriteBaseline(p, log);
-    const failure = failureReason(tally.verdict, tally.regressions, results.cells, options);
-    const written = await writeOutputs(p.resultsDir, options.shard, results, summary, {
+    const outcome = {
         verdict: tally.verdict,
         regressions: tally.regressions,
-        commentUrl,
-        failure,
-    });
-    // A shard's page would be partial: the merge run writes the whole dashboard.
-    const page = options.shard ? undefined : localDashboard(results, p.history ?? [], p.gates);
-    if (page) {
-        ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
-        // The page also draws the stored history, which came from the data branch and was not redacted here.
-        writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
+        failure: failureReason(tally.verdict, tally.regressions, results.cells, options),
+    };
+    const report = (ctx) => renderReport(results, ctx, SUMMARY_LIMIT);
+    let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome);
+    writeLocalDashboard(p, options.shard);
+    await deps.onOutputs?.(written);
+    const dashboardUrl = await dashboardLink(p, deps);
+    const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx;
+    if (dashboardUrl) {
+        written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome);
+        await deps.onOutputs?.(written);
     }
-    return written;
+    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, linked, COMMENT_LIMIT));
+    const notWritten = await maybeWriteBaseline(p, log);
+    const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
+    return { ...written, commentUrl, failure: failure || undefined };
+}
+function writeLocalDashboard(p, shard) {
+    // A shard's page would be partial: the merge run writes the whole dashboard.
+    const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.gates);
+    if (!page)
+        return;
+    ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
+    // The page also draws the stored history, which came from the data branch and was not redacted here.
+    writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
 }
 /** Only a run that comments asks GitHub where Pages serves the data branch from. */
 async function dashboardLink(p, deps) {
-    if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
+    const { github } = deps;
+    if (!p.behaviour.comment || !github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
         return undefined;
-    return pagesDashboardUrl(deps.github, deps.options.baselineBranch, p.hardware, deps.log);
+    return github.operation('the GitHub Pages lookup', (api) => pagesDashboardUrl(api, deps.options.baselineBranch, p.hardware, deps.log));
 }
 function renderContext(configPath, mode, context) {
     const { repository, serverUrl } = context;
@@ -57378,22 +57495,18 @@ function renderContext(configPath, mode, context) {
     };
 }
 async function maybeComment(behaviour, deps, verdict, body) {
-    const { options, context, log } = deps;
-    if (!behaviour.comment || options.comment === 'never' || context.prNumber === undefined)
+    const { options, context, log, github } = deps;
+    const issueNumber = context.prNumber;
+    if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined)
         return undefined;
     if (options.comment === 'on-regression' && verdict !== 'regression')
         return undefined;
-    if (!deps.github) {
+    if (!github) {
         log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report');
         return undefined;
     }
     try {
-        const { url, action } = await upsertComment({
-            ...deps.github,
-            issueNumber: context.prNumber,
-            configPath: options.config,
-            body: body(),
-        });
+        const { url, action } = await github.operation('the PR comment', (api) => upsertComment({ ...api, issueNumber, configPath: options.config, body: body() }));
         log.info(`PR comment ${action}: ${url}`);
         return url;
     }
@@ -57404,17 +57517,26 @@ async function maybeComment(behaviour, deps, verdict, body) {
         return undefined;
     }
 }
+/**
+ * The store write of a run that writes the baseline. A run that leaves the write out on purpose says so in a
+ * warning: it was cancelled, a cell could not be measured (SPEC §6: only a run with no `error` cells writes),
+ * the baseline is a read-only `baseline-file`; flagged cells are left out of the write. A write that was
+ * tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step fails.
+ */
 async function maybeWriteBaseline(p, log) {
     const { behaviour, store, hardware, results, gates, signal } = p;
     if (!behaviour.writeBaseline)
-        return;
+        return undefined;
     const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length;
     if (signal.aborted)
-        return log.warn('baseline not updated: the run was cancelled');
+        return void log.warn('baseline not updated: the run was cancelled');
     if (errors)
-        return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
+        return void log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
+    // Refused before launch (pipeline.ts); kept for a caller that skipped that check.
     if (!store)
-        return log.warn('baseline not updated: no GitHub token or repository');
+        return `baseline for ${hardware} not written: no GitHub token or repository`;
+    if (store.kind === 'file')
+        return void log.warn('baseline not updated: baseline-file is read-only, nothing is written to the store');
     // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
     const flagged = results.cells.filter((c) => c.flags.length);
     for (const cell of flagged)
@@ -57423,9 +57545,11 @@ async function maybeWriteBaseline(p, log) {
     try {
         await store.save(hardware, healthy, gates);
         log.info(`baseline for ${hardware} updated`);
+        return undefined;
     }
     catch (error) {
-        log.warn(`baseline not updated: ${errorMessage(error)}`);
+        // The step fails with this (the runner's error); the log has it once, there.
+        return `baseline for ${hardware} not written: ${errorMessage(error)}`;
     }
 }
 function failureReason(verdict, regressions, cells, options) {
@@ -62307,17 +62431,21 @@ async function waitMemoryReleased(o) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
     const resultsDir = (0,external_node_path_.resolve)(cwd, options.resultsDir);
     const startedAt = new Date().toISOString();
     const meta = (hardware) => runMeta(context, deps.toolVersion, startedAt, options, hardware);
+    const signal = deps.signal ?? new AbortController().signal;
     const run = {
         cwd,
         resultsDir,
         behaviour: resolveBehaviour(options.mode, context),
-        signal: deps.signal ?? new AbortController().signal,
+        signal,
+        // The one place the port is wrapped: whatever reaches GitHub below goes through these bounds.
+        github: deps.github && boundedGitHub(deps.github, signal, deps.apiTimeouts),
         meta,
         nothingRun: (hardware, summary, outcome) => writeOutputs(resultsDir, options.shard, redacted({ schema: RESULTS_SCHEMA, run: meta(hardware), cells: [] }), summary, outcome),
     };
@@ -62344,6 +62472,14 @@ async function runPipeline(deps) {
             regressions: 0,
         });
     }
+    const refused = baselineWriteRefusal(run.behaviour, context, options.baselineFile ? 'file' : run.github && 'branch');
+    if (refused)
+        return run.nothingRun(plan.hardware ?? 'unknown', couldNotRunNotice(refused), {
+            verdict: 'error',
+            regressions: 0,
+            failure: refused,
+            configError: true,
+        });
     return measurePlan(plan, run, deps);
 }
 /** The hardware key and the baseline, then the cells measured (or read) and judged, assembled and published. */
@@ -62352,7 +62488,7 @@ async function measurePlan(plan, run, deps) {
     const { behaviour, resultsDir, signal } = run;
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
-    const store = makeStore(options, deps);
+    const store = makeStore(options, deps, run.github);
     const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
     if ('configError' in loaded) {
         const { problems, message } = loaded.configError;
@@ -62370,7 +62506,10 @@ async function measurePlan(plan, run, deps) {
         ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }, runCells)
         : undefined;
     const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
-    const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context }) : undefined;
+    const select = (github) => selectChangedTargets(plan, { ...deps, ...context, github });
+    const chosen = changed
+        ? await (run.github ? run.github.operation("reading the PR's changed files", select) : select())
+        : undefined;
     if (chosen)
         log.info(chosen.note);
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
@@ -62391,7 +62530,7 @@ async function measurePlan(plan, run, deps) {
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
     const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
-    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, deps);
+    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, { ...deps, github: run.github });
 }
 /** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
 async function measure(plan, behaviour, m) {
@@ -62457,20 +62596,21 @@ function skippedCells(plan, chosen, judge) {
         .filter((c) => skipped.has(c.target.id))
         .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)));
 }
-function makeStore(options, deps) {
+/** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
+function makeStore(options, deps, github) {
     if (options.baselineFile)
         return fileStore((0,external_node_path_.resolve)(deps.cwd ?? process.cwd(), options.baselineFile));
-    if (!deps.github)
+    if (!github)
         return undefined;
     const { serverUrl } = deps.context;
-    const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined;
-    return branchStore({
-        request: deps.github.request,
-        repo: deps.github.repo,
-        branch: options.baselineBranch,
-        log: deps.log,
-        repoUrl,
-    });
+    const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined;
+    const on = (api) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl });
+    return {
+        kind: 'branch',
+        load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
+        save: (hardware, results, gates) => github.operation('the baseline write', (api) => on(api).save(hardware, results, gates)),
+        keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
+    };
 }
 /**
  * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);

@@ -9,7 +9,8 @@ import type { RunContext } from '../run/context.js'
 import { errorMessage } from '../core/errors.js'
 import { printable, type Logger } from '../core/log.js'
 import { redact, secrets } from '../core/redact.js'
-import { runPipeline } from '../run/pipeline.js'
+import { runPipeline, type PipelineResult } from '../run/pipeline.js'
+import { API_TIMEOUTS, type ApiTimeouts } from '../core/github-port.js'
 import { cancelOnSignals } from '../run/signals.js'
 import { couldNotRunNotice } from '../report/index.js'
 import {
@@ -92,6 +93,46 @@ function runContext(): RunContext {
   }
 }
 
+/**
+ * Test-only: `LLM_BENCH_GATE_TEST_API_TIMEOUT_MS` shortens the per-request bound of GitHub API calls (and the
+ * per-operation bound in proportion) so that the end-to-end tests of a GitHub that never answers end in
+ * seconds. Not an input and not documented for users; it can only shorten: a value that is not a whole
+ * number of milliseconds below the default is ignored.
+ */
+function apiTimeouts(): ApiTimeouts {
+  const ms = Number(process.env.LLM_BENCH_GATE_TEST_API_TIMEOUT_MS)
+  if (!Number.isInteger(ms) || ms <= 0 || ms >= API_TIMEOUTS.requestMs) return API_TIMEOUTS
+  return { requestMs: ms, operationMs: ms * (API_TIMEOUTS.operationMs / API_TIMEOUTS.requestMs) }
+}
+
+/**
+ * Writes the job summary and the step outputs, each again only when it changed: the pipeline hands over its
+ * local outputs before any GitHub API call (so a hung API cannot keep them back), the final result after.
+ */
+function stepOutputs(): (result: PipelineResult) => Promise<void> {
+  let summary: string | undefined
+  const set = new Map<string, string>()
+  return async (result) => {
+    if (process.env.GITHUB_STEP_SUMMARY && result.summary !== summary) {
+      // The step's own summary file: a later report replaces the earlier one.
+      await core.summary.addRaw(result.summary, true).write({ overwrite: true })
+      summary = result.summary
+    }
+    const outputs: Array<[string, string | undefined]> = [
+      [OUTPUT.verdict, result.verdict],
+      [OUTPUT.regressions, String(result.regressions)],
+      [OUTPUT.resultsFile, result.resultsFile],
+      [OUTPUT.reportFile, result.reportFile],
+      [OUTPUT.commentUrl, result.commentUrl],
+    ]
+    for (const [name, value] of outputs) {
+      if (!value || set.get(name) === value) continue
+      core.setOutput(name, value)
+      set.set(name, value)
+    }
+  }
+}
+
 export async function run(): Promise<void> {
   // The runner cancels a job with SIGINT, then SIGTERM: the first tears down, a second kills at once.
   const cancel = cancelOnSignals(actionsLogger)
@@ -106,6 +147,7 @@ export async function run(): Promise<void> {
       onChange: (tasks) => core.saveState(STATE.cleanup, JSON.stringify(tasks)),
     })
     const octokit = options.githubToken && context.repository ? github.getOctokit(options.githubToken) : undefined
+    const report = stepOutputs()
     const result = await runPipeline({
       options,
       context,
@@ -113,6 +155,8 @@ export async function run(): Promise<void> {
       toolVersion: VERSION,
       github:
         octokit && context.repository ? { request: octokit.request as never, repo: context.repository } : undefined,
+      apiTimeouts: apiTimeouts(),
+      onOutputs: report,
       signal: cancel.signal,
       guard,
       onSpawn: (pgid) => {
@@ -121,12 +165,7 @@ export async function run(): Promise<void> {
         core.saveState(STATE.pgids, JSON.stringify(pgids))
       },
     }).finally(() => guard.close())
-    if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(result.summary, true).write()
-    core.setOutput(OUTPUT.verdict, result.verdict)
-    core.setOutput(OUTPUT.regressions, String(result.regressions))
-    core.setOutput(OUTPUT.resultsFile, result.resultsFile)
-    core.setOutput(OUTPUT.reportFile, result.reportFile)
-    if (result.commentUrl) core.setOutput(OUTPUT.commentUrl, result.commentUrl)
+    await report(result)
     if (cancel.signal.aborted) core.setFailed(errorMessage(cancel.signal.reason))
     else if (result.failure) core.setFailed(printable(result.failure))
     else core.info(`verdict: ${result.verdict}`)

@@ -37,9 +37,45 @@ export interface Behaviour {
 
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target'])
 
+/**
+ * Whether the run is on the default branch. The event payload names it (`repository.default_branch`), except
+ * on `schedule`, whose payload has no repository; a scheduled run is on the default branch by definition
+ * (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#schedule:
+ * GITHUB_REF is the default branch; github/codeql-action#1211 relies on the same). Elsewhere, `main`.
+ */
 export function isDefaultBranch(context: RunContext): boolean {
-  const branch = context.defaultBranch ?? 'main'
-  return context.ref === `refs/heads/${branch}`
+  if (context.defaultBranch === undefined && context.event === 'schedule') return context.ref.startsWith('refs/heads/')
+  return context.ref === `refs/heads/${defaultBranchName(context)}`
+}
+
+const defaultBranchName = (context: RunContext): string => context.defaultBranch ?? 'main'
+
+/**
+ * Why a run that would write the baseline must not start, if it must not. The data branch holds the default
+ * branch's baseline and history: `auto` and `merge` write it only on the default branch, and an explicit
+ * `update-baseline` from any other ref (a feature branch, a PR, a tag) would put that ref's figures into
+ * main's history, so it is refused. So is a write with nowhere to go (no token or repository): the run's
+ * purpose was the write, and without it every later PR would pass as "new". `baseline-file` is read-only
+ * by design: there the write is skipped, not refused. Both are known before anything is launched.
+ */
+export function baselineWriteRefusal(
+  behaviour: Behaviour,
+  context: RunContext,
+  store: 'branch' | 'file' | undefined,
+): string | undefined {
+  if (!behaviour.writeBaseline || store === 'file') return undefined
+  if (!isDefaultBranch(context))
+    return (
+      `mode ${behaviour.name} writes the baseline and history of the default branch (${defaultBranchName(context)}), ` +
+      `but this run is on ${context.ref || 'no ref'}: refused, nothing was launched or written ` +
+      '(run it on the default branch; elsewhere use mode compare or auto)'
+    )
+  if (!store)
+    return (
+      `mode ${behaviour.name} writes the baseline to the data branch, but there is no GitHub token or repository ` +
+      'to write it with: refused, nothing was launched (pass github-token with contents: write)'
+    )
+  return undefined
 }
 
 /**

@@ -11,9 +11,15 @@ import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
 import { isFirstRun, type BaselineView, type RunCells } from '../compare/index.js'
 import { formatPlan, loadPlan, matchesOnly } from '../config/index.js'
 import type { ActionOptions } from '../config/inputs.js'
-import { resolveBehaviour, type Behaviour, type RunContext } from './context.js'
+import { baselineWriteRefusal, resolveBehaviour, type Behaviour, type RunContext } from './context.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
-import type { GitHubRequest, RepoRef } from '../core/github-port.js'
+import {
+  boundedGitHub,
+  type ApiTimeouts,
+  type BoundedGitHub,
+  type GitHubApi,
+  type OperationApi,
+} from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { GateConfig, MemoryFloor, Plan } from '../core/plan.js'
 import {
@@ -26,7 +32,7 @@ import {
 import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './shard-files.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
-import { configErrorNotice, dryRunNotice } from '../report/index.js'
+import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/index.js'
 import { runTarget } from '../target/run-target.js'
 import { createRunGuard, makeRunId, type RunGuard } from '../server/index.js'
 import { branchStore, fileStore, type BaselineStore } from '../store/index.js'
@@ -41,8 +47,16 @@ export interface PipelineDeps {
   context: RunContext
   log: Logger
   toolVersion: string
-  /** GitHub API access; absent outside Actions or without a token. */
-  github?: { request: GitHubRequest; repo: RepoRef }
+  /** GitHub API access; absent outside Actions or without a token. Every call is bounded (API_TIMEOUTS). */
+  github?: GitHubApi
+  /** The bounds of GitHub API calls (default API_TIMEOUTS); tests shorten them. */
+  apiTimeouts?: ApiTimeouts
+  /**
+   * Called once the results file, the report and the pages are written, before any GitHub API call of the
+   * publish stage, and again when the report changes after one (the dashboard link): the runner writes the
+   * job summary and the step outputs from it, so a GitHub that never answers cannot keep them back.
+   */
+  onOutputs?: (written: PipelineResult) => Promise<void>
   signal?: AbortSignal
   onSpawn?: (pgid: number) => void
   /** The run's guard; without one the pipeline makes its own (a fresh run id, a watchdog) and closes it when measuring ends. */
@@ -64,6 +78,8 @@ interface Run {
   resultsDir: string
   behaviour: Behaviour
   signal: AbortSignal
+  /** The GitHub API with every call bounded and cancelled with the run; absent without a token. */
+  github?: BoundedGitHub
   meta(hardware: string): ResultsFile['run']
   /** Ends a run that measured nothing: its empty results file and the notice that says why. */
   nothingRun(hardware: string, summary: string, outcome: RunOutcome): Promise<PipelineResult>
@@ -75,11 +91,14 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const resultsDir = resolve(cwd, options.resultsDir)
   const startedAt = new Date().toISOString()
   const meta = (hardware: string) => runMeta(context, deps.toolVersion, startedAt, options, hardware)
+  const signal = deps.signal ?? new AbortController().signal
   const run: Run = {
     cwd,
     resultsDir,
     behaviour: resolveBehaviour(options.mode, context),
-    signal: deps.signal ?? new AbortController().signal,
+    signal,
+    // The one place the port is wrapped: whatever reaches GitHub below goes through these bounds.
+    github: deps.github && boundedGitHub(deps.github, signal, deps.apiTimeouts),
     meta,
     nothingRun: (hardware, summary, outcome) =>
       writeOutputs(
@@ -111,6 +130,14 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
       regressions: 0,
     })
   }
+  const refused = baselineWriteRefusal(run.behaviour, context, options.baselineFile ? 'file' : run.github && 'branch')
+  if (refused)
+    return run.nothingRun(plan.hardware ?? 'unknown', couldNotRunNotice(refused), {
+      verdict: 'error',
+      regressions: 0,
+      failure: refused,
+      configError: true,
+    })
   return measurePlan(plan, run, deps)
 }
 
@@ -122,7 +149,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   log.info(
     `mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`,
   )
-  const store = makeStore(options, deps)
+  const store = makeStore(options, deps, run.github)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
   if ('configError' in loaded) {
     const { problems, message } = loaded.configError
@@ -144,7 +171,10 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     : undefined
 
   const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
-  const chosen = changed ? await selectChangedTargets(plan, { ...deps, ...context }) : undefined
+  const select = (github?: GitHubApi) => selectChangedTargets(plan, { ...deps, ...context, github })
+  const chosen = changed
+    ? await (run.github ? run.github.operation("reading the PR's changed files", select) : select())
+    : undefined
   if (chosen) log.info(chosen.note)
   // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
   const measured =
@@ -167,7 +197,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
   return publish(
     { results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history },
-    deps,
+    { ...deps, github: run.github },
   )
 }
 
@@ -248,18 +278,20 @@ function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: C
     .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)))
 }
 
-function makeStore(options: ActionOptions, deps: PipelineDeps): BaselineStore | undefined {
+/** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
+function makeStore(options: ActionOptions, deps: PipelineDeps, github?: BoundedGitHub): BaselineStore | undefined {
   if (options.baselineFile) return fileStore(resolve(deps.cwd ?? process.cwd(), options.baselineFile))
-  if (!deps.github) return undefined
+  if (!github) return undefined
   const { serverUrl } = deps.context
-  const repoUrl = serverUrl ? `${serverUrl}/${deps.github.repo.owner}/${deps.github.repo.repo}` : undefined
-  return branchStore({
-    request: deps.github.request,
-    repo: deps.github.repo,
-    branch: options.baselineBranch,
-    log: deps.log,
-    repoUrl,
-  })
+  const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
+  const on = (api: OperationApi) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl })
+  return {
+    kind: 'branch',
+    load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
+    save: (hardware, results, gates) =>
+      github.operation('the baseline write', (api) => on(api).save(hardware, results, gates)),
+    keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
+  }
 }
 
 /**

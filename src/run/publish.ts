@@ -1,6 +1,7 @@
 /**
- * The end of a run: the report (job summary and PR comment), the baseline write, and the files
- * in the results directory, then what the step reports back.
+ * The end of a run: the files in the results directory and the job summary first, then what needs the GitHub
+ * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
+ * API does, or fails to do, can keep the local outputs from being written.
  */
 import { join } from 'node:path'
 import type { RunTally } from '../compare/index.js'
@@ -9,7 +10,7 @@ import type { Behaviour, RunContext } from './context.js'
 import { errorMessage } from '../core/errors.js'
 import { redact, redacted, type Redacted } from '../core/redact.js'
 import { ensureDir, writeFileNoFollow } from '../core/safe-fs.js'
-import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
+import { httpStatus, type BoundedGitHub } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
@@ -45,8 +46,10 @@ export interface PublishDeps {
   options: ActionOptions
   context: RunContext
   log: Logger
-  /** GitHub API access; absent outside Actions or without a token. */
-  github?: { request: GitHubRequest; repo: RepoRef }
+  /** GitHub API access, every call bounded; absent outside Actions or without a token. */
+  github?: BoundedGitHub
+  /** Hears of the local outputs before any API call, and again when the report changes (see PipelineDeps). */
+  onOutputs?: (written: PipelineResult) => Promise<void>
 }
 
 export interface Publication {
@@ -69,38 +72,51 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   const p = { ...publication, results: redacted(publication.results) }
   const { results, tally, behaviour } = p
   const { options, context, log } = deps
-  const renderCtx = {
+  const renderCtx: RenderContext = {
     ...renderContext(options.config, behaviour.name, context),
     trends: recentTrends(results.cells, p.history ?? []),
-    dashboardUrl: await dashboardLink(p, deps),
   }
-  const summary = renderReport(results, renderCtx, SUMMARY_LIMIT)
-  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () =>
-    renderReport(results, renderCtx, COMMENT_LIMIT),
-  )
-  await maybeWriteBaseline(p, log)
-  const failure = failureReason(tally.verdict, tally.regressions, results.cells, options)
-  const written = await writeOutputs(p.resultsDir, options.shard, results, summary, {
+  const outcome: RunOutcome = {
     verdict: tally.verdict,
     regressions: tally.regressions,
-    commentUrl,
-    failure,
-  })
-  // A shard's page would be partial: the merge run writes the whole dashboard.
-  const page = options.shard ? undefined : localDashboard(results, p.history ?? [], p.gates)
-  if (page) {
-    ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
-    // The page also draws the stored history, which came from the data branch and was not redacted here.
-    writeFileNoFollow(join(p.resultsDir, 'dashboard', 'index.html'), redact(page), p.resultsDir)
+    failure: failureReason(tally.verdict, tally.regressions, results.cells, options),
   }
-  return written
+  const report = (ctx: RenderContext) => renderReport(results, ctx, SUMMARY_LIMIT)
+  let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome)
+  writeLocalDashboard(p, options.shard)
+  await deps.onOutputs?.(written)
+
+  const dashboardUrl = await dashboardLink(p, deps)
+  const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx
+  if (dashboardUrl) {
+    written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome)
+    await deps.onOutputs?.(written)
+  }
+  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () =>
+    renderReport(results, linked, COMMENT_LIMIT),
+  )
+  const notWritten = await maybeWriteBaseline(p, log)
+  const failure = [written.failure, notWritten && redact(notWritten)].filter(Boolean).join('; ')
+  return { ...written, commentUrl, failure: failure || undefined }
+}
+
+function writeLocalDashboard(p: Publication, shard: string): void {
+  // A shard's page would be partial: the merge run writes the whole dashboard.
+  const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.gates)
+  if (!page) return
+  ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
+  // The page also draws the stored history, which came from the data branch and was not redacted here.
+  writeFileNoFollow(join(p.resultsDir, 'dashboard', 'index.html'), redact(page), p.resultsDir)
 }
 
 /** Only a run that comments asks GitHub where Pages serves the data branch from. */
 async function dashboardLink(p: Publication, deps: PublishDeps): Promise<string | undefined> {
-  if (!p.behaviour.comment || !deps.github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
+  const { github } = deps
+  if (!p.behaviour.comment || !github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
     return undefined
-  return pagesDashboardUrl(deps.github, deps.options.baselineBranch, p.hardware, deps.log)
+  return github.operation('the GitHub Pages lookup', (api) =>
+    pagesDashboardUrl(api, deps.options.baselineBranch, p.hardware, deps.log),
+  )
 }
 
 function renderContext(configPath: string, mode: string, context: RunContext): RenderContext {
@@ -120,20 +136,18 @@ async function maybeComment(
   verdict: RunVerdict,
   body: () => string,
 ): Promise<string | undefined> {
-  const { options, context, log } = deps
-  if (!behaviour.comment || options.comment === 'never' || context.prNumber === undefined) return undefined
+  const { options, context, log, github } = deps
+  const issueNumber = context.prNumber
+  if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined) return undefined
   if (options.comment === 'on-regression' && verdict !== 'regression') return undefined
-  if (!deps.github) {
+  if (!github) {
     log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report')
     return undefined
   }
   try {
-    const { url, action } = await upsertComment({
-      ...deps.github,
-      issueNumber: context.prNumber,
-      configPath: options.config,
-      body: body(),
-    })
+    const { url, action } = await github.operation('the PR comment', (api) =>
+      upsertComment({ ...api, issueNumber, configPath: options.config, body: body() }),
+    )
     log.info(`PR comment ${action}: ${url}`)
     return url
   } catch (error) {
@@ -144,13 +158,22 @@ async function maybeComment(
   }
 }
 
-async function maybeWriteBaseline(p: Publication, log: Logger): Promise<void> {
+/**
+ * The store write of a run that writes the baseline. A run that leaves the write out on purpose says so in a
+ * warning: it was cancelled, a cell could not be measured (SPEC §6: only a run with no `error` cells writes),
+ * the baseline is a read-only `baseline-file`; flagged cells are left out of the write. A write that was
+ * tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step fails.
+ */
+async function maybeWriteBaseline(p: Publication, log: Logger): Promise<string | undefined> {
   const { behaviour, store, hardware, results, gates, signal } = p
-  if (!behaviour.writeBaseline) return
+  if (!behaviour.writeBaseline) return undefined
   const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length
-  if (signal.aborted) return log.warn('baseline not updated: the run was cancelled')
-  if (errors) return log.warn(`baseline not updated: ${errors} cell(s) could not be measured`)
-  if (!store) return log.warn('baseline not updated: no GitHub token or repository')
+  if (signal.aborted) return void log.warn('baseline not updated: the run was cancelled')
+  if (errors) return void log.warn(`baseline not updated: ${errors} cell(s) could not be measured`)
+  // Refused before launch (pipeline.ts); kept for a caller that skipped that check.
+  if (!store) return `baseline for ${hardware} not written: no GitHub token or repository`
+  if (store.kind === 'file')
+    return void log.warn('baseline not updated: baseline-file is read-only, nothing is written to the store')
   // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
   const flagged = results.cells.filter((c) => c.flags.length)
   for (const cell of flagged) log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`)
@@ -158,8 +181,10 @@ async function maybeWriteBaseline(p: Publication, log: Logger): Promise<void> {
   try {
     await store.save(hardware, healthy, gates)
     log.info(`baseline for ${hardware} updated`)
+    return undefined
   } catch (error) {
-    log.warn(`baseline not updated: ${errorMessage(error)}`)
+    // The step fails with this (the runner's error); the log has it once, there.
+    return `baseline for ${hardware} not written: ${errorMessage(error)}`
   }
 }
 

@@ -16,7 +16,7 @@ import { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH, serialize } 
 import { historyEntry, mergeHistory, mergeResults, storableCells } from './merge.js'
 import { readHistory, readResults } from './results-file.js'
 
-export function branchStore(options: BranchStoreOptions): BaselineStore {
+export function branchStore(options: BranchStoreOptions): Required<BaselineStore> {
   const { request, repo, branch, log } = options
   let branchReady = false
 

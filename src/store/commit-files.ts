@@ -12,7 +12,18 @@ import type { Logger } from '../core/log.js'
 import { readFile, StoreError, wrap } from './github-files.js'
 
 const MAX_DELAY_MS = 30_000
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Waits `ms`, or less when `signal` fires: the request after it then fails on that signal. */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, signal?.aborted ? 0 : ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 
 /** What a build sees of the branch: files at one head commit. */
 export interface Snapshot {
@@ -29,6 +40,8 @@ export interface CommitOptions {
   log: Logger
   maxRetries?: number
   backoffMs?: number
+  /** The operation's deadline or the run's cancel: ends a backoff wait early. */
+  signal?: AbortSignal
 }
 
 /** Builds the files from the current head and commits those that changed; returns the new commit's sha, or undefined when nothing changed. */
@@ -75,7 +88,7 @@ export async function commitFiles(
       log.info(
         `${branch}: HTTP ${status} (the branch moved meanwhile), re-reading and retrying in ${Math.round(delay)} ms`,
       )
-      await sleep(delay)
+      await sleep(delay, options.signal)
     }
   }
 }

@@ -49,4 +49,6 @@ export interface BranchStoreOptions {
   maxRetries?: number
   /** Backoff base in ms (default 500; tests pass small values). */
   backoffMs?: number
+  /** Ends a backoff wait early (the operation's deadline, the run's cancel). */
+  signal?: AbortSignal
 }

@@ -224,21 +224,19 @@ describe('select: changed', () => {
     )
   })
 
-  it('skipped cells are never written to the store, even by an explicit update-baseline', async () => {
-    const stored = () => JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/baseline.json')!) as ResultsFile
-    const before = stored()
-    // A commit of its own, so history gets an entry of its own rather than merging into the push's.
+  it('an explicit update-baseline on a PR is refused: no target launched, nothing written to the store', async () => {
+    // The data branch holds main's history: a PR's figures (skipped cells or not) never reach it.
+    const head = github.state.head('llm-bench-data')
+    const requests = Object.values(engines).reduce((n, e) => n + e.requests.length, 0)
     const result = await run({ ...pr(27, [{ filename: 'scripts/vllm.sh' }]), sha: 'b'.repeat(40) }, matrix(), {
       mode: 'update-baseline',
     })
-    expect(result.code, result.stdout).toBe(0)
-    const after = stored()
-    const byTarget = (file: ResultsFile, t: string) => file.cells.find((c) => c.target === t)!
-    expect(byTarget(after, 'vllm').metrics).not.toEqual(byTarget(before, 'vllm').metrics)
-    for (const t of ['sglang', 'llama']) expect(byTarget(after, t)).toEqual(byTarget(before, t))
-    const history = JSON.parse(github.state.readFile('llm-bench-data', 'select-hw/history.json')!) as {
-      entries: { cells: Record<string, unknown> }[]
-    }
-    expect(Object.keys(history.entries.at(-1)!.cells)).toEqual(['vllm/short'])
+    expect(result.code, result.stdout).toBe(1)
+    expect(result.stdout).toMatch(
+      /::error::mode update-baseline writes the baseline and history of the default branch \(main\), but this run is on refs\/pull\/27\/merge: refused/,
+    )
+    expect(result.results.cells).toEqual([])
+    expect(Object.values(engines).reduce((n, e) => n + e.requests.length, 0)).toBe(requests)
+    expect(github.state.head('llm-bench-data')).toBe(head)
   })
 })

@@ -18,6 +18,9 @@
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
  *   GET   /repos/{o}/{r}/pages                              the Pages site set in `state.pages`; 404 when none
  *
+ * Faults (`inject`): statuses on chosen routes, and requests that are read but never answered (`hang`), as a
+ * GitHub that accepts the connection and then says nothing.
+ *
  * Simplifications (never visible to a client of those routes): trees are flat maps of full paths to blob
  * shas, and tree/commit shas are content hashes but not git's. Blob shas are git's.
  * The comment author of every write is `actor` (default `github-actions[bot]`, a Bot).
@@ -95,6 +98,13 @@ export interface FakeGitHub {
     failPullFiles(status: number | false): void
     /** `before` runs ahead of each of the next `count` ref updates (e.g. another writer's commit landing first). */
     beforeRefUpdates(count: number, before: (ref: string) => void): void
+    /** Every write to the git data or contents API (POST, PATCH, PUT) answers `status` (a 5xx) until called with false. */
+    failWrites(status: number | false): void
+    /**
+     * Requests whose method is `method` and whose path (after `/repos/{o}/{r}`) matches `path` are read and
+     * logged (status 0) but never answered; `onHang` runs as each arrives. Until called with false.
+     */
+    hang(fault: { method: string; path: RegExp; onHang?: (request: LoggedRequest) => void } | false): void
   }
   /** Adds `count` comments by another user (body `unrelated comment <i>` unless given) to an issue. */
   seedComments(
@@ -236,6 +246,8 @@ interface Faults {
   pullFiles?: number | false
   refUpdates: number
   refBefore?: (ref: string) => void
+  writes: number | false
+  hang: { method: string; path: RegExp; onHang?: (request: LoggedRequest) => void } | false
 }
 
 type Handler = (ctx: Ctx, m: RegExpMatchArray) => Reply
@@ -595,10 +607,14 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/git\/commits\/([0-9a-f]{40})$/, getCommit],
 ]
 
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT'])
+
 function route(ctx: Ctx): Reply {
   const prefix = `/repos/${ctx.state.owner}/${ctx.state.repo}`
   if (ctx.path.startsWith(prefix + '/')) {
     const rest = ctx.path.slice(prefix.length)
+    if (ctx.faults.writes && WRITE_METHODS.has(ctx.method) && /^\/(git|contents)\//.test(rest))
+      return fail(ctx.faults.writes, 'Server Error', '')
     for (const [method, pattern, handler] of ROUTES) {
       const m = ctx.method === method ? rest.match(pattern) : null
       if (m) return handler(ctx, m)
@@ -629,7 +645,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     options.defaultBranch ?? 'main',
     options.actor ?? 'github-actions[bot]',
   )
-  const faults: Faults = { putFailures: 0, putStatus: 409, comments: false, gets: false, refUpdates: 0 }
+  const faults: Faults = {
+    putFailures: 0,
+    putStatus: 409,
+    comments: false,
+    gets: false,
+    refUpdates: 0,
+    writes: false,
+    hang: false,
+  }
   const largeFileBytes = options.largeFileBytes ?? 1024 * 1024
   let origin = ''
 
@@ -642,6 +666,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       query: Object.fromEntries(url.searchParams),
       status: 0,
       authorization: req.headers.authorization,
+    }
+    const prefix = `/repos/${state.owner}/${state.repo}`
+    const hang = faults.hang
+    if (
+      hang &&
+      entry.method === hang.method &&
+      entry.path.startsWith(prefix) &&
+      hang.path.test(entry.path.slice(prefix.length))
+    ) {
+      // Read and logged, never answered: the socket stays open until the client gives up or close() ends it.
+      state.log.push(entry)
+      hang.onHang?.(entry)
+      return
     }
     let reply: Reply
     try {
@@ -700,6 +737,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       beforeRefUpdates(count, before) {
         faults.refUpdates = count
         faults.refBefore = before
+      },
+      failWrites(status) {
+        faults.writes = status
+      },
+      hang(fault) {
+        faults.hang = fault
       },
     },
     seedComments(issue, count, opts = {}) {

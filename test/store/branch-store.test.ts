@@ -5,6 +5,7 @@ import { memoryLogger } from '../helpers/memory-logger.js'
 import { branchStore, StoreError, type BranchStoreOptions } from '../../src/store/index.js'
 import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
+import { boundedGitHub } from '../../src/core/github-port.js'
 import { cell, results } from './fixtures.js'
 import { workloadDigest } from '../../src/core/workload.js'
 
@@ -189,6 +190,34 @@ describe('branchStore', () => {
       message: expect.stringContaining(`${BRANCH}: still conflicting after 4 attempts`),
     })
     expect(refUpdates().filter((r) => r.status === 422)).toHaveLength(4)
+    expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
+  })
+
+  it('conflict retries stay inside the write operation’s deadline, the backoff wait cut short by it', async () => {
+    const octokit = getOctokit('test-token', { baseUrl: gh.url })
+    const repo = { owner: gh.state.owner, repo: gh.state.repo }
+    const { store: setup } = store()
+    await setup.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    let n = 0
+    gh.inject.beforeRefUpdates(1000, () => gh.state.writeFile(BRANCH, 'notes.txt', `note ${n++}`))
+    // Without the deadline: 20 retries of 2 s × 2^attempt backoff (capped at 30 s) would take minutes.
+    const api = boundedGitHub({ request: octokit.request, repo }, undefined, { requestMs: 5000, operationMs: 800 })
+    const started = Date.now()
+    const error = await api
+      .operation('the baseline write', (o) =>
+        branchStore({ ...o, branch: BRANCH, log: memoryLogger(), maxRetries: 20, backoffMs: 2000 }).save(
+          'cpu',
+          results('next', day(2), [cell('t/a', [fast])]),
+          gates,
+        ),
+      )
+      .catch((e: unknown) => e)
+    const took = Date.now() - started
+    expect((error as Error).message).toMatch(/the baseline write took longer than 800ms/)
+    expect(took).toBeGreaterThanOrEqual(800)
+    expect(took).toBeLessThan(800 + 1000)
+    // The deadline fell in the first backoff wait (2 to 3 s), which ended with it: one conflict, no second try.
+    expect(refUpdates().filter((r) => r.status === 422).length).toBeLessThanOrEqual(1)
     expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
   })
 
