@@ -29,6 +29,7 @@
  *   --fork-grandchild      start `sleep 3000` in the same process group and print
  *                          "fake-engine: grandchild pid <pid>"
  *   --ignore-sigterm       print "fake-engine: ignoring SIGTERM" and keep running on SIGTERM
+ *   --record-env NAME=PATH write the value of the environment variable NAME (or "<unset>") to PATH at start
  *   --spec-k K             speculative decoding with K draft tokens per step ...
  *   --spec-accepted A      ... of which A are accepted (each step emits A + 1 tokens).
  *                          Per request of n tokens: steps = ceil(n / (A + 1)), accepted = n - steps,
@@ -42,6 +43,7 @@
  */
 import http from 'node:http'
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
 const { values: flags } = parseArgs({
@@ -63,6 +65,7 @@ const { values: flags } = parseArgs({
     'cut-every': { type: 'string' },
     'fork-grandchild': { type: 'boolean', default: false },
     'ignore-sigterm': { type: 'boolean', default: false },
+    'record-env': { type: 'string' },
     'spec-k': { type: 'string' },
     'spec-accepted': { type: 'string' },
   },
@@ -106,6 +109,11 @@ const state = {
   specSteps: 0,
 }
 const log = (line) => process.stdout.write(`fake-engine: ${line}\n`)
+
+if (flags['record-env']) {
+  const [name, ...path] = flags['record-env'].split('=')
+  writeFileSync(path.join('='), process.env[name] ?? '<unset>')
+}
 
 // ---- process behaviour -------------------------------------------------------------------
 

@@ -84,6 +84,37 @@ describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime
     expect(ofRun(runtime, runIdOf(run))).toEqual([])
   })
 
+  it('pass-env reaches the engine inside the container, and its value never the command line or the files', async () => {
+    const secret = `hf_${process.pid}secretvalue`
+    // A folder the engine writes what it saw into.
+    const seen = await mkdtemp(join(tmpdir(), 'lbg-pass-env-'))
+    const cwd = await config([
+      '  boxed:',
+      '    engine: vllm',
+      '    model: boxed',
+      '    pass-env: [HF_TOKEN]',
+      '    container:',
+      `      image: ${ENGINE_IMAGE}`,
+      `      runtime: ${runtime}`,
+      '      gpus: none',
+      `      volumes: ["${ROOT}:/repo:ro", "${seen}:/out"]`,
+      '      command: [node, /repo/test/helpers/fake-engine.mjs, --dialect, vllm, --port, "{port}", --model, boxed, --record-env, "HF_TOKEN=/out/token"]',
+    ])
+    const run = await runAction({
+      cwd,
+      inputs: { config: 'bench.yml', 'results-dir': 'out' },
+      env: { HF_TOKEN: secret },
+      timeoutMs: 170_000,
+    })
+    expect(run.code, run.stdout).toBe(0)
+    // The engine saw the value: `-e HF_TOKEN` without one makes the runtime take it from its own environment.
+    expect(await readFile(join(seen, 'token'), 'utf8')).toBe(secret)
+    const results = await readFile(join(cwd, 'out/results.json'), 'utf8')
+    expect((JSON.parse(results) as ResultsFile).cells[0].info.launch).toMatch(/ -e HF_TOKEN /)
+    for (const text of [results, run.stdout, run.summary, await readFile(join(cwd, 'out/logs/boxed.log'), 'utf8')])
+      expect(text).not.toContain(secret)
+  })
+
   it('a run -d style launch that exits 0 while its container serves is not an engine exit', async () => {
     const cwd = await config([...fakeTarget(runtime), '      run-args: [-d]'])
     const run = await runAction({ cwd, inputs: { config: 'bench.yml', 'results-dir': 'out' }, timeoutMs: 170_000 })
