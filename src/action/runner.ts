@@ -13,14 +13,7 @@ import { runPipeline, type PipelineResult } from '../run/pipeline.js'
 import { API_TIMEOUTS, type ApiTimeouts } from '../core/github-port.js'
 import { cancelOnSignals } from '../run/signals.js'
 import { couldNotRunNotice } from '../report/index.js'
-import {
-  DEFAULT_GRACE_MS,
-  createRunGuard,
-  killProcessGroups,
-  makeRunId,
-  runCleanup,
-  type CleanupTask,
-} from '../server/index.js'
+import { DEFAULT_GRACE_MS, createRunGuard, makeRunId, runCleanup, type CleanupTask } from '../server/index.js'
 import { VERSION } from '../core/version.js'
 
 export const OUTPUT = {
@@ -31,6 +24,10 @@ export const OUTPUT = {
   commentUrl: 'comment-url',
 } as const
 
+/**
+ * Saved state for the post step. `cleanup`: the guard's tasks still to undo, process groups named by pid and
+ * leader start time (what the post step acts on); `pgids`: every group launched, a record it only counts.
+ */
 export const STATE = { pgids: 'pgids', isPost: 'isPost', cleanup: 'cleanup' } as const
 
 /** The PR label with which a maintainer accepts an intended regression. */
@@ -183,31 +180,32 @@ export async function run(): Promise<void> {
   }
 }
 
-/** Post step: the safety net that kills whatever process group the main step left alive. */
+/**
+ * Post step: the safety net. It kills the process groups the main step left alive — those its teardown never
+ * saw gone, and only while their leader is still the process the main step started — removes the containers
+ * still carrying the run's label and runs the targets' `stop` commands again (their output goes to the
+ * targets' logs). Everything comes from the saved cleanup tasks.
+ */
 export async function post(): Promise<void> {
   try {
-    // `stop:` commands run again here and their output goes to the targets' logs.
     registerSecrets()
-    const saved = core.getState(STATE.pgids)
-    const pgids = saved ? (JSON.parse(saved) as number[]) : []
-    const killed = await killProcessGroups(pgids)
-    if (killed.length) core.warning(`post: killed process groups left alive by the main step: ${killed.join(', ')}`)
-    else core.info(`post: ${pgids.length} launched process group(s), none left alive`)
-    await postCleanup()
+    const saved = core.getState(STATE.cleanup)
+    const tasks = saved ? (JSON.parse(saved) as CleanupTask[]) : []
+    const launched = core.getState(STATE.pgids)
+    const count = launched ? (JSON.parse(launched) as unknown[]).length : 0
+    const report = await runCleanup(tasks, DEFAULT_GRACE_MS)
+    for (const line of report.notOurs) core.debug(`post: ${line}`)
+    for (const line of report.leftAlone) core.warning(`post: ${line}`)
+    if (report.groups.length)
+      core.warning(`post: killed process groups left alive by the main step: ${report.groups.join(', ')}`)
+    else core.info(`post: ${count} launched process group(s), none left alive`)
+    if (tasks.length === 0) return
+    if (report.containers.length)
+      core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
+    else core.info('post: no container of this run left')
+    if (report.stops) core.info(`post: ran ${report.stops} stop command(s)`)
+    for (const problem of report.problems) core.warning(`post: ${problem}`)
   } catch (error) {
     core.warning(`post: cleanup failed: ${errorMessage(error)}`)
   }
-}
-
-/** Post step: removes the containers still carrying the run's label and runs the targets' `stop` commands again. */
-async function postCleanup(): Promise<void> {
-  const saved = core.getState(STATE.cleanup)
-  const tasks = saved ? (JSON.parse(saved) as CleanupTask[]) : []
-  if (tasks.length === 0) return
-  const report = await runCleanup(tasks, DEFAULT_GRACE_MS)
-  if (report.containers.length)
-    core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
-  else core.info('post: no container of this run left')
-  if (report.stops) core.info(`post: ran ${report.stops} stop command(s)`)
-  for (const problem of report.problems) core.warning(`post: ${problem}`)
 }

@@ -11,6 +11,7 @@ import { redact } from '../core/redact.js'
 import { engineEnv } from './env.js'
 import { removeByLabel, type Runtime } from './container.js'
 import { killProcessGroups, signalGroup } from './process-group.js'
+import { CHECK_TEXT, type GroupIdentity } from './group-identity.js'
 
 /** A `stop:` command is bounded: past this it is killed. */
 export const STOP_TIMEOUT_MS = 60_000
@@ -29,8 +30,10 @@ export interface StopTask {
   logPath: string
 }
 
-export type CleanupTask =
-  StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | { kind: 'group'; pgid: number }
+/** A launched process group: signalled only while its leader is still the process we started (group-identity.ts). */
+export type GroupTask = { kind: 'group' } & GroupIdentity
+
+export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | GroupTask
 
 /** Where a stop command's output goes. */
 export type Sink = (text: string) => void
@@ -100,23 +103,31 @@ export interface CleanupReport {
   containers: string[]
   /** Process groups that were still alive. */
   groups: number[]
+  /** Groups not signalled since they are gone or their id names another process now; a line each. */
+  notOurs: string[]
+  /** Groups not signalled though processes remain in them, since /proc cannot prove them ours; a line each. */
+  leftAlone: string[]
   stops: number
   problems: string[]
 }
 
 /** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
 export async function runCleanup(tasks: readonly CleanupTask[], graceMs: number): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], groups: [], stops: 0, problems: [] }
-  const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []))
+  const report: CleanupReport = { containers: [], groups: [], notOurs: [], leftAlone: [], stops: 0, problems: [] }
+  const groups = tasks.flatMap((t) => (t.kind === 'group' ? [{ pgid: t.pgid, start: t.start }] : []))
+  const passed = (pgid: number, check: keyof typeof CHECK_TEXT) =>
+    (check === 'gone' || check === 'reused' ? report.notOurs : report.leftAlone).push(
+      `process group ${pgid} ${CHECK_TEXT[check]}`,
+    )
   const labels = new Map(
     tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t] as const] : [])),
   )
   // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
-  const [groups, ...removed] = await Promise.all([
-    pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+  const [killed, ...removed] = await Promise.all([
+    groups.length ? killProcessGroups(groups, graceMs, passed) : Promise.resolve([]),
     ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
   ])
-  report.groups = groups
+  report.groups = killed
   report.containers = removed.flat()
   const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t] as const] : [])))
   for (const task of stops.values()) {

@@ -18,6 +18,11 @@ export interface RunGuard {
   readonly runId: string
   /** Called before the thing it undoes is started. */
   register(task: CleanupTask): void
+  /**
+   * Called once a teardown saw a process group gone: its id may be reused from then on, so neither the
+   * watchdog nor the post step may signal it again.
+   */
+  forget(task: CleanupTask): void
   /** Normal end, after every target's teardown: removes what still carries the run's label and lets the watchdog go. */
   close(): Promise<void>
 }
@@ -53,6 +58,8 @@ function spawnWatchdog(script: string, log: Logger): ChildProcess | undefined {
   }
 }
 
+const same = (task: CleanupTask) => (t: CleanupTask) => JSON.stringify(t) === JSON.stringify(task)
+
 export function createRunGuard(options: GuardOptions): RunGuard {
   const tasks: CleanupTask[] = []
   let watchdog: ChildProcess | undefined
@@ -62,7 +69,7 @@ export function createRunGuard(options: GuardOptions): RunGuard {
     runId: options.runId,
     register(task) {
       // A relaunch registers the same tasks again; each is kept once.
-      if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task))) return
+      if (tasks.some(same(task))) return
       tasks.push(task)
       options.onChange?.(tasks)
       if (!started) {
@@ -73,6 +80,13 @@ export function createRunGuard(options: GuardOptions): RunGuard {
           options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step')
       }
       send({ task })
+    },
+    forget(task) {
+      const at = tasks.findIndex(same(task))
+      if (at < 0) return
+      tasks.splice(at, 1)
+      options.onChange?.(tasks)
+      send({ forget: task })
     },
     async close() {
       for (const task of tasks) {

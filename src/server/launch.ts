@@ -7,6 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import type { ExitInfo } from './types.js'
 import { BoundedLog, type BoundedLogOptions } from './log-file.js'
 import { exitSignal } from './readiness.js'
+import { startTimeOf } from './group-identity.js'
+import type { GroupTask } from './cleanup.js'
 
 export interface LaunchSpec {
   command: string
@@ -18,6 +20,8 @@ export interface LaunchSpec {
 
 export interface LaunchedGroup {
   pgid: number
+  /** The leader's start time (clock ticks after boot; undefined without /proc): with `pgid`, what names the group later. */
+  start?: number
   child: ChildProcess
   log: BoundedLog
   /** Resolves when `bash` exits (the group may outlive it). */
@@ -51,6 +55,9 @@ export async function launchGroup(spec: LaunchSpec): Promise<LaunchedGroup> {
     log.close()
     throw error
   }
+  // Read before this tick ends: the child is reaped (and its pid freed) only from the event loop, so the
+  // pid still names it here, running or a zombie.
+  const start = child.pid === undefined ? undefined : startTimeOf(child.pid)
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve)
     child.once('error', reject)
@@ -72,5 +79,10 @@ export async function launchGroup(spec: LaunchSpec): Promise<LaunchedGroup> {
     })
   })
   const drained = new Promise<void>((resolve) => child.once('close', () => resolve()))
-  return { pgid: child.pid!, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained }
+  return { pgid: child.pid!, start, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained }
+}
+
+/** The group's cleanup task: what the guard records, and forgets once a teardown saw the group gone. */
+export function groupTask(group: Pick<LaunchedGroup, 'pgid' | 'start'>): GroupTask {
+  return { kind: 'group', pgid: group.pgid, start: group.start }
 }

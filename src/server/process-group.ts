@@ -2,7 +2,9 @@
  * Process groups: a launch runs as the leader of its own group (pgid = pid), so one signal
  * to `-pgid` reaches every process the launch script started, grandchildren included.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
+import { readProcStat } from './proc-stat.js'
+import { checkGroup, hasProc, type GroupCheck, type GroupIdentity } from './group-identity.js'
 
 /** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */
 export const DEFAULT_GRACE_MS = 4500
@@ -10,26 +12,9 @@ export const DEFAULT_GRACE_MS = 4500
 export const KILL_WAIT_MS = 1000
 const POLL_MS = 50
 
-/** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
-function statOf(pid: string): { state: string; pgrp: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state: fields[0], pgrp: Number(fields[2]) }
-  } catch {
-    return undefined
-  }
-}
-
-let procAvailable: boolean | undefined
-function hasProc(): boolean {
-  procAvailable ??= statOf('self') !== undefined
-  return procAvailable
-}
-
 /** Our own process group: never a target of these signals. */
 export function ownProcessGroup(): number | undefined {
-  return statOf('self')?.pgrp
+  return readProcStat('self')?.pgrp
 }
 
 /** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
@@ -38,7 +23,7 @@ export function liveMembers(pgid: number): number[] {
   if (!hasProc()) return pids
   for (const entry of readdirSync('/proc')) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
-    const stat = statOf(entry)
+    const stat = readProcStat(entry)
     if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') pids.push(Number(entry))
   }
   return pids
@@ -92,14 +77,31 @@ export async function terminateGroup(pgid: number, graceMs = DEFAULT_GRACE_MS): 
 }
 
 /**
- * Post-step safety net: SIGTERM every saved group still alive, SIGKILL those left after
- * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
- * Ids that cannot be a launched group (<= 1, our own group) are ignored.
+ * Post-step and watchdog safety net: SIGTERM every saved group that is still ours and alive, SIGKILL those
+ * left after `graceMs`. Returns the groups it had to kill. A group that is gone or no longer ours
+ * (group-identity.ts) is never signalled: `passed` hears of it, and the caller forgets it. Ids that cannot
+ * be a launched group (<= 1, our own group) are ignored.
  */
-export async function killProcessGroups(pgids: number[], graceMs = DEFAULT_GRACE_MS): Promise<number[]> {
+export async function killProcessGroups(
+  groups: readonly GroupIdentity[],
+  graceMs = DEFAULT_GRACE_MS,
+  passed: (pgid: number, check: Exclude<GroupCheck, 'ours' | 'unchecked'>) => void = () => undefined,
+): Promise<number[]> {
   const own = ownProcessGroup()
-  const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid)
-  const alive = valid.filter(groupAlive)
+  const unique = new Map(groups.map((g) => [`${g.pgid}/${g.start}`, g]))
+  const valid = [...unique.values()].filter(
+    ({ pgid }) => Number.isInteger(pgid) && pgid > 1 && pgid !== own && pgid !== process.pid,
+  )
+  const ours = valid.filter((group) => {
+    const check = checkGroup(group)
+    if (check === 'ours' || check === 'unchecked') return true
+    passed(group.pgid, check)
+    return false
+  })
+  // Checked and signalled one synchronous step apart. From then on a group found at every 50 ms poll is still
+  // ours, leader or not: its id is not reused while it exists (group-identity.ts), so a reuse would need it to
+  // end and the pid counter to come round again between two polls. A poll that misses it drops it.
+  const alive = [...new Set(ours.map((g) => g.pgid))].filter(groupAlive)
   for (const pgid of alive) {
     signalGroup(pgid, 'SIGTERM')
     signalGroup(pgid, 'SIGCONT')

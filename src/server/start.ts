@@ -10,7 +10,7 @@ import { httpPorts } from '../engines/http.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
 import { RUN_ID_VARIABLE, engineEnv, withheldHint } from './env.js'
-import { launchGroup, type LaunchedGroup } from './launch.js'
+import { groupTask, launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
 import { describeAnswer, exitSignal, race, waitReady } from './readiness.js'
@@ -195,7 +195,7 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   } catch (error) {
     throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
   }
-  guardOf(options).register({ kind: 'group', pgid: group.pgid })
+  guardOf(options).register(groupTask(group))
   options.onSpawn?.(group.pgid)
   log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`)
   const exit = outside.exit(group.exit)
@@ -239,6 +239,8 @@ function groupHandle(
   const teardown = async () => {
     stopRequested = true
     const outcome = await terminateGroup(group.pgid, graceMs)
+    // Seen gone, its id is free for reuse: no later pass may signal it.
+    if (outcome !== 'stuck') guardOf(options).forget(groupTask(group))
     if (outcome === 'killed')
       log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`)
     if (outcome === 'stuck')

@@ -19,7 +19,8 @@ import { ingestFormat, ingestText, ingestedCells, type ToolRun } from '../ingest
 import type { CellJudge } from './cell-judge.js'
 import { measureAndDecide, type CellSource } from './measure-cell.js'
 import { engineEnv } from '../server/env.js'
-import { launchGroup } from '../server/launch.js'
+import { groupTask, launchGroup, type LaunchedGroup } from '../server/launch.js'
+import type { RunGuard } from '../server/guard.js'
 import { terminateGroup } from '../server/process-group.js'
 import type { SessionDeps } from './session.js'
 import { ensureDir, readRegularFile } from '../core/safe-fs.js'
@@ -131,6 +132,13 @@ function command(cell: CellPlan, out: string, round: number, ext: External): str
   )
 }
 
+/** Stops what is left of a round's group. Seen gone, its id may be reused: the guard forgets it. */
+async function stopRound(group: LaunchedGroup, guard: RunGuard | undefined) {
+  const outcome = await terminateGroup(group.pgid)
+  if (outcome !== 'stuck') guard?.forget(groupTask(group))
+  return outcome
+}
+
 /**
  * One round: the command writes `{out}`, which is read back in the target's format. A cancelled run starts no
  * round. The round is bounded by `request-timeout`; when `run` exits, what it left running in its group (a
@@ -151,7 +159,8 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<T
   await mkdir(deps.logDir, { recursive: true })
   const group = await launchGroup({ command: text, env, logPath: join(deps.logDir, `${cell.target.id}.log`) })
   deps.onSpawn?.(group.pgid)
-  deps.guard?.register({ kind: 'group', pgid: group.pgid })
+  deps.guard?.register(groupTask(group))
+  const stop = () => stopRound(group, deps.guard)
   const timeoutMs = cell.target.settings.requestTimeoutMs
   deps.log.info(`${cell.id}: round ${round + 1}: ${text}`)
   // The timer ends with the round, or with the run's cancellation.
@@ -164,13 +173,13 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<T
       delay(timeoutMs, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const),
     ])
     if (typeof ended === 'string') {
-      await terminateGroup(group.pgid)
+      await stop()
       throw new Error(
         ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled',
       )
     }
     // What `run` left in its group ends with the round; a holder of its output outside the group is not waited on.
-    const left = await terminateGroup(group.pgid)
+    const left = await stop()
     if (left !== 'gone')
       deps.log.warn(`${cell.id}: round ${round + 1}: run left processes in its group; stopped (${left})`)
     const drained = await Promise.race([group.drained.then(() => true), delay(DRAIN_MS, false)])

@@ -12,6 +12,19 @@ export function isGone(pid: number): boolean {
   }
 }
 
+/**
+ * Field 22 (`starttime`, clock ticks after boot) of /proc/<pid>/stat, counted after the last `)` (proc_pid_stat(5));
+ * undefined once the process is reaped.
+ */
+export function startTime(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+  } catch {
+    return undefined
+  }
+}
+
 /** Non-zombie members of a process group according to `ps`. */
 export function psGroup(pgid: number): number[] {
   const out = execFileSync('ps', ['-e', '-o', 'pid=,pgid=,stat='], { encoding: 'utf8' })

@@ -18,7 +18,9 @@ import { groupAlive } from '../../src/server/process-group.js'
 import { portAnswers } from '../../src/server/ports.js'
 import { logPathFor } from '../../src/server/start.js'
 import { fakeLaunch, runFake, type Dialect, type FakeEngine } from '../engines/fake.js'
-import { isGone, killGroupQuietly, psGroup } from './procs.js'
+import { isGone, killGroupQuietly, psGroup, startTime } from './procs.js'
+import { createRunGuard } from '../../src/server/guard.js'
+import type { CleanupTask } from '../../src/server/cleanup.js'
 import { targetPlan } from './target.js'
 
 const pgids: number[] = []
@@ -266,6 +268,24 @@ describe('teardown', () => {
     expect(groupAlive(r.pgid!)).toBe(false)
     expect(readFileSync(r.logPath!, 'utf8')).toContain('fake-engine: ignoring SIGTERM')
     expect(log.lines.some((l) => l.includes('killed with SIGKILL'))).toBe(true)
+  })
+
+  it('the guard records the group by pid and leader start time at launch, and forgets it once stop() saw it gone', async () => {
+    const saved: CleanupTask[][] = []
+    const guard = createRunGuard({
+      runId: 'r1',
+      log: memoryLogger(),
+      watchdogScript: null,
+      onChange: (tasks) => saved.push(JSON.parse(JSON.stringify(tasks)) as CleanupTask[]),
+    })
+    const { opts } = options(fakeLaunch('vllm'), { guard })
+    const r = await start(opts)
+    const start0 = startTime(r.pgid!)
+    expect(start0).toBeGreaterThan(0)
+    expect(saved.at(-1)).toEqual([{ kind: 'group', pgid: r.pgid, start: start0 }])
+    await r.stop()
+    expect(psGroup(r.pgid!)).toEqual([])
+    expect(saved.at(-1)).toEqual([])
   })
 
   it('exited resolves when the engine dies on its own after it was ready', async () => {
