@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6842);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6338);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6842:
+/***/ 6338:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -57867,12 +57867,121 @@ async function waitReady(options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/server/proc-stat.ts
+/**
+ * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
+ * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
+ * name in parentheses, and a process may name itself anything (prctl(PR_SET_NAME), up to 15
+ * bytes), spaces and parentheses included: the fields are counted from after the last `)`.
+ */
+
+const COUNT = /^\d+$/;
+/** The fields this project reads, or undefined for a line that is not a stat line. */
+function parseProcStat(text) {
+    const close = text.lastIndexOf(')');
+    if (close < 0 || text[close + 1] !== ' ')
+        return undefined;
+    // fields[0] is field 3.
+    const fields = text
+        .slice(close + 2)
+        .trimEnd()
+        .split(' ');
+    const [state, , pgrp] = fields;
+    const startTime = fields[19];
+    if (!/^[A-Za-z]$/.test(state ?? '') || !COUNT.test(pgrp ?? '') || !COUNT.test(startTime ?? ''))
+        return undefined;
+    const stat = { state, pgrp: Number(pgrp), startTime: Number(startTime) };
+    return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
+}
+/** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
+function proc_stat_readProcStat(pid) {
+    try {
+        return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/group-identity.ts
+/**
+ * Whether a saved process group id still names the group this run launched. A pid is reused once
+ * its process is gone; the leader's pid together with its start time (field 22 of
+ * /proc/<pid>/stat, clock ticks after boot) is not, so the guard records both when it spawns the
+ * group, and the watchdog and the post step check them before they signal `-pgid`.
+ *
+ * The rule, for a group whose leader is the `bash` we spawned detached (setsid(2): pgid = sid = its
+ * pid; a session leader can neither join another group nor start one, setpgid(2) and setsid(2) EPERM):
+ *
+ * - `/proc/<pgid>` holds a process with the recorded start time (running, or a zombie not yet
+ *   reaped): our leader, so `-pgid` is our group. (Start times count clock ticks; a later holder
+ *   of the pid starts a whole round of the pid counter later, never within the same tick.)
+ * - It holds a process with another start time: the pid was reused, so our group has ended. No
+ *   pid is handed out that equals the id of a group still alive ("the child process ID also shall
+ *   not match any active process group ID", POSIX fork(),
+ *   https://pubs.opengroup.org/onlinepubs/9699919799/functions/fork.html; on Linux every member
+ *   holds the group's `struct pid`, and its number is freed only with the last, kernel/pid.c).
+ *   `-pgid` now reaches that process's group, if any: never signalled.
+ * - No process holds the pid, yet `kill(-pgid, 0)` finds the group: members outlived the leader.
+ *   They are our orphans, or, after our group ended, the pid went to a process that made a group
+ *   of it (setsid(2) and setpgid(2) name a new group after its creator) and exited before its
+ *   members. /proc cannot tell the two apart (a member's start time only says it began after our
+ *   leader, true of both), so it is not signalled either. Such members are the run's own
+ *   teardown's to kill: it follows the leader's exit at once.
+ * - `kill(-pgid, 0)` says ESRCH: gone.
+ *
+ * Without /proc (macOS) nothing can be checked: the group is signalled while `kill(-pgid, 0)` finds
+ * it, as before, since never signalling would leave every engine of a dead main process running.
+ * The groups left by then are only those whose teardown never saw them gone (it forgets the
+ * others): ones the main process left running when it died or ended a moment ago.
+ */
+
+const group_identity_CHECK_TEXT = {
+    gone: 'is gone',
+    reused: "is not ours: another process holds its leader's pid (the id was reused)",
+    leaderless: 'outlived its leader; not signalled, since /proc cannot tell our processes from a reused id',
+    unrecorded: 'has no recorded leader start time; not signalled',
+};
+let procAvailable;
+/** True where /proc/self/stat can be read (Linux); cached. */
+function hasProc() {
+    procAvailable ??= proc_stat_readProcStat('self') !== undefined;
+    return procAvailable;
+}
+/** The process's start time, clock ticks after boot; undefined where it or /proc is not there. */
+function startTimeOf(pid) {
+    return proc_stat_readProcStat(pid)?.startTime;
+}
+function groupExists(pgid) {
+    try {
+        process.kill(-pgid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+}
+/** The rule above. */
+function group_identity_checkGroup(group) {
+    if (!hasProc())
+        return groupExists(group.pgid) ? 'unchecked' : 'gone';
+    if (group.start === undefined)
+        return groupExists(group.pgid) ? 'unrecorded' : 'gone';
+    const leader = readProcStat(group.pgid);
+    if (leader && leader.startTime !== group.start)
+        return 'reused';
+    if (leader && leader.pgrp === group.pgid)
+        return 'ours';
+    return groupExists(group.pgid) ? 'leaderless' : 'gone';
+}
+
 ;// CONCATENATED MODULE: ./src/server/launch.ts
 /**
  * Runs a launch command under `bash -c` as the leader of a new process group, with its
  * output going to a bounded log file. Output goes through us (not straight to a file
  * descriptor) so the file stays bounded and the last lines are at hand for errors.
  */
+
 
 
 
@@ -57897,6 +58006,9 @@ async function launchGroup(spec) {
         log.close();
         throw error;
     }
+    // Read before this tick ends: the child is reaped (and its pid freed) only from the event loop, so the
+    // pid still names it here, running or a zombie.
+    const start = child.pid === undefined ? undefined : startTimeOf(child.pid);
     const spawned = new Promise((resolve, reject) => {
         child.once('spawn', resolve);
         child.once('error', reject);
@@ -57919,7 +58031,11 @@ async function launchGroup(spec) {
         });
     });
     const drained = new Promise((resolve) => child.once('close', () => resolve()));
-    return { pgid: child.pid, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained };
+    return { pgid: child.pid, start, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained };
+}
+/** The group's cleanup task: what the guard records, and forgets once a teardown saw the group gone. */
+function groupTask(group) {
+    return { kind: 'group', pgid: group.pgid, start: group.start };
 }
 
 ;// CONCATENATED MODULE: ./src/server/process-group.ts
@@ -57928,30 +58044,16 @@ async function launchGroup(spec) {
  * to `-pgid` reaches every process the launch script started, grandchildren included.
  */
 
+
+
 /** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */
 const DEFAULT_GRACE_MS = 4500;
 /** How long to wait for the group to vanish after SIGKILL (a GPU process may take a moment to exit). */
 const KILL_WAIT_MS = 1000;
 const process_group_POLL_MS = 50;
-/** `/proc/<pid>/stat` → state and process group; the comm field may contain spaces and parens. */
-function statOf(pid) {
-    try {
-        const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return { state: fields[0], pgrp: Number(fields[2]) };
-    }
-    catch {
-        return undefined;
-    }
-}
-let procAvailable;
-function hasProc() {
-    procAvailable ??= statOf('self') !== undefined;
-    return procAvailable;
-}
 /** Our own process group: never a target of these signals. */
 function ownProcessGroup() {
-    return statOf('self')?.pgrp;
+    return readProcStat('self')?.pgrp;
 }
 /** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
 function liveMembers(pgid) {
@@ -57961,7 +58063,7 @@ function liveMembers(pgid) {
     for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
         if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
             continue;
-        const stat = statOf(entry);
+        const stat = proc_stat_readProcStat(entry);
         if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
             pids.push(Number(entry));
     }
@@ -58013,14 +58115,26 @@ async function terminateGroup(pgid, graceMs = DEFAULT_GRACE_MS) {
     return (await waitGroupsGone([pgid], KILL_WAIT_MS)).length === 0 ? 'killed' : 'stuck';
 }
 /**
- * Post-step safety net: SIGTERM every saved group still alive, SIGKILL those left after
- * `graceMs`. Returns the groups that were still alive (the ones it had to kill).
- * Ids that cannot be a launched group (<= 1, our own group) are ignored.
+ * Post-step and watchdog safety net: SIGTERM every saved group that is still ours and alive, SIGKILL those
+ * left after `graceMs`. Returns the groups it had to kill. A group that is gone or no longer ours
+ * (group-identity.ts) is never signalled: `passed` hears of it, and the caller forgets it. Ids that cannot
+ * be a launched group (<= 1, our own group) are ignored.
  */
-async function process_group_killProcessGroups(pgids, graceMs = DEFAULT_GRACE_MS) {
+async function process_group_killProcessGroups(groups, graceMs = DEFAULT_GRACE_MS, passed = () => undefined) {
     const own = ownProcessGroup();
-    const valid = [...new Set(pgids)].filter((p) => Number.isInteger(p) && p > 1 && p !== own && p !== process.pid);
-    const alive = valid.filter(groupAlive);
+    const unique = new Map(groups.map((g) => [`${g.pgid}/${g.start}`, g]));
+    const valid = [...unique.values()].filter(({ pgid }) => Number.isInteger(pgid) && pgid > 1 && pgid !== own && pgid !== process.pid);
+    const ours = valid.filter((group) => {
+        const check = checkGroup(group);
+        if (check === 'ours' || check === 'unchecked')
+            return true;
+        passed(group.pgid, check);
+        return false;
+    });
+    // Checked and signalled one synchronous step apart. From then on a group found at every 50 ms poll is still
+    // ours, leader or not: its id is not reused while it exists (group-identity.ts), so a reuse would need it to
+    // end and the pid counter to come round again between two polls. A poll that misses it drops it.
+    const alive = [...new Set(ours.map((g) => g.pgid))].filter(groupAlive);
     for (const pgid of alive) {
         signalGroup(pgid, 'SIGTERM');
         signalGroup(pgid, 'SIGCONT');
@@ -58303,6 +58417,7 @@ function spawnWatchdog(script, log) {
         return undefined;
     }
 }
+const same = (task) => (t) => JSON.stringify(t) === JSON.stringify(task);
 function createRunGuard(options) {
     const tasks = [];
     let watchdog;
@@ -58312,7 +58427,7 @@ function createRunGuard(options) {
         runId: options.runId,
         register(task) {
             // A relaunch registers the same tasks again; each is kept once.
-            if (tasks.some((t) => JSON.stringify(t) === JSON.stringify(task)))
+            if (tasks.some(same(task)))
                 return;
             tasks.push(task);
             options.onChange?.(tasks);
@@ -58325,6 +58440,14 @@ function createRunGuard(options) {
                     options.log.debug('no watchdog script next to this bundle; cleanup after a crash is left to the post step');
             }
             send({ task });
+        },
+        forget(task) {
+            const at = tasks.findIndex(same(task));
+            if (at < 0)
+                return;
+            tasks.splice(at, 1);
+            options.onChange?.(tasks);
+            send({ forget: task });
         },
         async close() {
             for (const task of tasks) {
@@ -58346,6 +58469,7 @@ function createRunGuard(options) {
  * or the watchdog when the main process died. Tasks are plain data (they travel through the
  * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
  */
+
 
 
 
@@ -58421,15 +58545,16 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
 }
 /** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
 async function runCleanup(tasks, graceMs) {
-    const report = { containers: [], groups: [], stops: 0, problems: [] };
-    const pgids = tasks.flatMap((t) => (t.kind === 'group' ? [t.pgid] : []));
+    const report = { containers: [], groups: [], notOurs: [], leftAlone: [], stops: 0, problems: [] };
+    const groups = tasks.flatMap((t) => (t.kind === 'group' ? [{ pgid: t.pgid, start: t.start }] : []));
+    const passed = (pgid, check) => (check === 'gone' || check === 'reused' ? report.notOurs : report.leftAlone).push(`process group ${pgid} ${CHECK_TEXT[check]}`);
     const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
     // Groups and containers at once: a dead main process leaves both, and the container is what holds the memory.
-    const [groups, ...removed] = await Promise.all([
-        pgids.length ? killProcessGroups(pgids, graceMs) : Promise.resolve([]),
+    const [killed, ...removed] = await Promise.all([
+        groups.length ? killProcessGroups(groups, graceMs, passed) : Promise.resolve([]),
         ...[...labels.values()].map((task) => removeByLabel(task.runtime, task.runId)),
     ]);
-    report.groups = groups;
+    report.groups = killed;
     report.containers = removed.flat();
     const stops = new Map(tasks.flatMap((t) => (t.kind === 'stop' ? [[`${t.target}\n${t.command}`, t]] : [])));
     for (const task of stops.values()) {
@@ -58666,7 +58791,7 @@ async function launch(options, command) {
     catch (error) {
         throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
     }
-    guardOf(options).register({ kind: 'group', pgid: group.pgid });
+    guardOf(options).register(groupTask(group));
     options.onSpawn?.(group.pgid);
     log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
     const exit = outside.exit(group.exit);
@@ -58703,6 +58828,9 @@ function groupHandle(options, group, outside, where) {
     const teardown = async () => {
         stopRequested = true;
         const outcome = await terminateGroup(group.pgid, graceMs);
+        // Seen gone, its id is free for reuse: no later pass may signal it.
+        if (outcome !== 'stuck')
+            guardOf(options).forget(groupTask(group));
         if (outcome === 'killed')
             log.warn(`${target.id}: did not exit within ${formatDuration(graceMs)} of SIGTERM; killed with SIGKILL`);
         if (outcome === 'stuck')
@@ -60210,6 +60338,13 @@ function command(cell, out, round, ext) {
     };
     return ext.run.replace(/(?<!\$)\{([a-z-]+)\}/g, (whole, name) => values[name] === undefined ? whole : shellQuote(values[name]));
 }
+/** Stops what is left of a round's group. Seen gone, its id may be reused: the guard forgets it. */
+async function stopRound(group, guard) {
+    const outcome = await terminateGroup(group.pgid);
+    if (outcome !== 'stuck')
+        guard?.forget(groupTask(group));
+    return outcome;
+}
 /**
  * One round: the command writes `{out}`, which is read back in the target's format. A cancelled run starts no
  * round. The round is bounded by `request-timeout`; when `run` exits, what it left running in its group (a
@@ -60231,7 +60366,8 @@ async function runRound(cell, round, ext) {
     await (0,promises_.mkdir)(deps.logDir, { recursive: true });
     const group = await launchGroup({ command: text, env, logPath: (0,external_node_path_.join)(deps.logDir, `${cell.target.id}.log`) });
     deps.onSpawn?.(group.pgid);
-    deps.guard?.register({ kind: 'group', pgid: group.pgid });
+    deps.guard?.register(groupTask(group));
+    const stop = () => stopRound(group, deps.guard);
     const timeoutMs = cell.target.settings.requestTimeoutMs;
     deps.log.info(`${cell.id}: round ${round + 1}: ${text}`);
     // The timer ends with the round, or with the run's cancellation.
@@ -60244,11 +60380,11 @@ async function runRound(cell, round, ext) {
             (0,external_node_timers_promises_namespaceObject.setTimeout)(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled'),
         ]);
         if (typeof ended === 'string') {
-            await terminateGroup(group.pgid);
+            await stop();
             throw new Error(ended === 'timeout' ? `run: no result within ${formatDuration(timeoutMs)} (request-timeout)` : 'cancelled');
         }
         // What `run` left in its group ends with the round; a holder of its output outside the group is not waited on.
-        const left = await terminateGroup(group.pgid);
+        const left = await stop();
         if (left !== 'gone')
             deps.log.warn(`${cell.id}: round ${round + 1}: run left processes in its group; stopped (${left})`);
         const drained = await Promise.race([group.drained.then(() => true), (0,external_node_timers_promises_namespaceObject.setTimeout)(DRAIN_MS, false)]);
@@ -64562,7 +64698,7 @@ exports.composeNode = composeNode;
 var identity = __nccwpck_require__(1127);
 var Scalar = __nccwpck_require__(3301);
 var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(813);
+var resolveFlowScalar = __nccwpck_require__(6842);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -65531,7 +65667,7 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 813:
+/***/ 6842:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -67843,7 +67979,7 @@ exports.toJS = toJS;
 
 
 var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(813);
+var resolveFlowScalar = __nccwpck_require__(6842);
 var errors = __nccwpck_require__(1464);
 var stringifyString = __nccwpck_require__(3069);
 
