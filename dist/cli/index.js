@@ -40078,6 +40078,21 @@ const GREEDY_PROMPTS = [
     'Write a JSON object describing a book with a title, an author and a year.',
     'Explain the difference between a list and a tuple in Python.',
 ];
+/**
+ * Benchmark-shaped greedy requests per target: a filler prompt of the target's first scenario's length (at most
+ * BENCHMARK_SHAPED_MAX_INPUT tokens, so a 100K-token scenario does not add minutes of prefill), `ignore_eos`, the
+ * target's API and request body. The probe's prompts are short and honour end-of-sequence; an engine whose
+ * benchmark path breaks (long prompts, `ignore_eos`) while those stay right is caught only here. Sent one at a
+ * time, so each runs alone in its batch in every run and batch nondeterminism cannot flip it.
+ */
+const BENCHMARK_SHAPED_REQUESTS = 2;
+const BENCHMARK_SHAPED_MAX_INPUT = 2048;
+/** The key a benchmark-shaped output is stored and matched under: its number and prompt length. */
+function benchmarkShapedKey(index, inputTokens) {
+    return `${BENCHMARK_SHAPED_PREFIX}${index + 1}: a ${inputTokens}-token filler prompt, ignore_eos`;
+}
+const BENCHMARK_SHAPED_PREFIX = 'benchmark-shaped #';
+const isBenchmarkShaped = (prompt) => prompt.startsWith(BENCHMARK_SHAPED_PREFIX);
 function clip(text) {
     return [...text].slice(0, GREEDY_KEEP_CHARS).join('');
 }
@@ -40101,8 +40116,8 @@ function describeDifference(prompt, agreement) {
     return `${quote(prompt, 40)} shares ${agreement.shared} of ${agreement.total} tokens, then baseline ${side(agreement.baseline)}, now ${side(agreement.current)}`;
 }
 /**
- * Mean agreement over the prompts both runs have (matched by prompt text), with the least
- * agreeing one described; undefined when they share no prompt.
+ * Mean agreement over the prompts both runs have (matched by prompt text), the lower of the probe prompts' and
+ * the benchmark-shaped requests' means, with the least agreeing one described; undefined when they share none.
  */
 function greedyAgreement(current, stored) {
     const now = new Map(current.map((o) => [o.prompt, o.text]));
@@ -40111,7 +40126,11 @@ function greedyAgreement(current, stored) {
         .map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt), o.text) }));
     if (pairs.length === 0)
         return undefined;
-    const mean = pairs.reduce((sum, p) => sum + p.agreement.fraction, 0) / pairs.length;
+    // The probe's prompts and the benchmark-shaped ones are two groups; the cell's figure is the lower mean, so
+    // two garbage benchmark-shaped outputs are not averaged away by a dozen right probe outputs.
+    const meanOf = (group) => group.reduce((sum, p) => sum + p.agreement.fraction, 0) / group.length;
+    const groups = [pairs.filter((p) => !isBenchmarkShaped(p.prompt)), pairs.filter((p) => isBenchmarkShaped(p.prompt))];
+    const mean = Math.min(...groups.filter((g) => g.length).map(meanOf));
     const worst = pairs.reduce((w, p) => (p.agreement.fraction < w.agreement.fraction ? p : w));
     return {
         mean,
@@ -51868,12 +51887,14 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
- *   broken quantizations stream) or `wrong-answers` (probe answers off by a few; other text
- *   unchanged). The sim CLI's `--fault` overrides it.
+ *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
+ *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
+ *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
+ *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
  */
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-const SIM_FAULTS = ['degenerate', 'wrong-answers'];
+const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage'];
 const profile_positive = schemas_number().positive();
 const stepTable = array(tuple([schemas_number().int().positive(), profile_positive])).min(1);
 const schema = strictObject({
@@ -60418,9 +60439,9 @@ var external_node_events_ = __nccwpck_require__(8474);
  * The output quality probe of one target, run once after readiness and before measuring: the
  * seeded probe questions and the first `prompts` greedy prompts, each one untimed greedy request
  * (temperature 0, end-of-sequence honoured) through the target's bench client, `concurrency` at
- * a time. Questions are scored by exact match; the greedy outputs are kept, clipped, so that a
- * baseline made from this run holds them. A request that fails fails the probe: a target whose
- * output cannot be checked is not measured.
+ * a time, then the benchmark-shaped greedy requests one at a time (quality/greedy.ts). Questions are
+ * scored by exact match; the greedy outputs are kept, clipped, so that a baseline made from this run
+ * holds them. Failed requests are retried once and tolerated up to `max-error-share` (see runJobs).
  */
 
 
@@ -60473,7 +60494,9 @@ async function runJobs(client, jobs, o) {
  * output is left out of agreement, while such requests stay within `maxErrorShare` of the probe's; past it the
  * probe throws, naming the last failure.
  */
-async function runProbe(client, settings, api, signal, maxErrorShare = 0) {
+async function runProbe(client, settings, api, signal, maxErrorShare = 0, 
+/** The prompt length of the benchmark-shaped greedy requests (the target's first scenario's); none without. */
+benchmarkInput) {
     const started = performance.now();
     const questions = probeQuestions(PROBE_DEFAULT_SEED, settings.questions);
     const prompts = GREEDY_PROMPTS.slice(0, settings.prompts);
@@ -60487,12 +60510,18 @@ async function runProbe(client, settings, api, signal, maxErrorShare = 0) {
         signal,
         maxFailed: Math.floor(maxErrorShare * jobs.length),
     });
+    const shaped = benchmarkInput !== undefined && prompts.length > 0
+        ? await benchmarkShaped(client, Math.min(benchmarkInput, BENCHMARK_SHAPED_MAX_INPUT), signal)
+        : { outputs: [], failed: 0 };
     const score = scoreProbe(questions, texts.slice(0, questions.length));
     const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length;
-    const greedy = keepGreedy(prompts.flatMap((prompt, i) => {
-        const text = texts[questions.length + i];
-        return text === undefined ? [] : [{ prompt, text }];
-    }));
+    const greedy = keepGreedy([
+        ...shaped.outputs,
+        ...prompts.flatMap((prompt, i) => {
+            const text = texts[questions.length + i];
+            return text === undefined ? [] : [{ prompt, text }];
+        }),
+    ]);
     const missed = score.misses.map((m) => m.number);
     const probe = {
         seed: PROBE_DEFAULT_SEED,
@@ -60502,7 +60531,7 @@ async function runProbe(client, settings, api, signal, maxErrorShare = 0) {
         missed,
         cut: cutQuestions,
         greedy,
-        ...(failed > 0 && { failed }),
+        ...(failed + shaped.failed > 0 && { failed: failed + shaped.failed }),
     };
     const ms = performance.now() - started;
     const cutText = cutQuestions
@@ -60511,8 +60540,30 @@ async function runProbe(client, settings, api, signal, maxErrorShare = 0) {
     const failedText = failed
         ? `; ${failed} of ${jobs.length} requests failed twice (within max-error-share ${formatPercent(maxErrorShare)}): their questions count as wrong, their prompts are left out of agreement`
         : '';
-    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}${failedText}`;
+    const shapedText = shaped.outputs.length ? ` + ${shaped.outputs.length} benchmark-shaped` : '';
+    const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts${shapedText} in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}${failedText}`;
     return { probe, ms, summary };
+}
+/**
+ * The benchmark-shaped greedy requests (quality/greedy.ts), one at a time. One that fails is sent once more; one
+ * that fails again is left out of agreement and counted, like a probe request.
+ */
+async function benchmarkShaped(client, inputTokens, signal) {
+    const outputs = [];
+    let failed = 0;
+    for (let i = 0; i < BENCHMARK_SHAPED_REQUESTS; i++) {
+        const ask = () => client.benchmarkShaped(inputTokens, GREEDY_MAX_TOKENS, i, signal);
+        let reply = await ask();
+        if (reply.error && !signal.aborted)
+            reply = await ask();
+        if (signal.aborted)
+            throw new Error('quality probe: cancelled');
+        if (reply.error)
+            failed++;
+        else
+            outputs.push({ prompt: benchmarkShapedKey(i, inputTokens), text: reply.text });
+    }
+    return { outputs, failed };
 }
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
@@ -62127,6 +62178,8 @@ function mergeErrors(rounds) {
 
 
 
+/** Nonce indices of benchmark-shaped greedy prompts: far from the benchmark's own, which count from 0. */
+const BENCHMARK_SHAPED_NONCE = 1_000_000_000;
 function createBenchClient(target) {
     const { adapter, baseUrl, requestTimeoutMs } = target;
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
@@ -62170,6 +62223,12 @@ function createBenchClient(target) {
                 ...(outputTokens !== undefined && { outputTokens }),
                 ...(outcome.error && { error: outcome.error }),
             };
+        },
+        async benchmarkShaped(inputTokens, maxTokens, index, signal) {
+            open();
+            const cal = await calibration(inputTokens, signal);
+            const outcome = await sendPrompt(promptText(BENCHMARK_SHAPED_NONCE + index, cal.fillerWords), maxTokens, signal);
+            return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) };
         },
         async close() {
             if (closed)
@@ -62417,7 +62476,7 @@ async function probeTarget(target, session, running) {
     const settings = target.settings.quality;
     if (!settings)
         return undefined;
-    return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal, target.settings.maxErrorShare);
+    return runProbe(session.benchClient(running.baseUrl), settings, target.settings.api, session.signal, target.settings.maxErrorShare, target.scenarios[0]?.inputTokens);
 }
 /** The cells in order; once the target has ended, the rest are errors carrying the reason. */
 async function runCells(cells, started) {
@@ -63376,11 +63435,18 @@ function replyLength(request, fault) {
     const eos = answered ? ANSWER_TOKENS : EOS_MIN + (promptSeed(request.text) % (EOS_MAX - EOS_MIN + 1));
     return eos <= request.maxTokens ? { tokens: eos, finish: 'stop' } : full;
 }
-/** The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under that fault. */
-function replyTokens(prompt, fault) {
+/** Under `benchmark-garbage`, what a request that ignores end-of-sequence draws its words from instead. */
+const GARBAGE_SEED = 0x5bd1e995;
+/**
+ * The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under
+ * that fault; under `benchmark-garbage` a request that ignores end-of-sequence gets words of another seed.
+ */
+function replyTokens(prompt, fault, ignoreEos = false) {
     if (fault === 'degenerate')
         return () => DEGENERATE_TOKEN;
-    const seed = promptSeed(prompt);
+    const own = promptSeed(prompt);
+    // Kept unsigned, as promptSeed gives it (`^` would make it a signed 32-bit integer).
+    const seed = fault === 'benchmark-garbage' && ignoreEos ? (own ^ GARBAGE_SEED) >>> 0 : own;
     const answer = solveQuestion(prompt.slice(-QUESTION_WINDOW));
     if (answer === undefined)
         return (index) => generatedWord(seed, index);
@@ -63650,7 +63716,7 @@ class SimHttp {
         const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen);
         const n = this.requests++;
         const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`;
-        const token = replyTokens(request.text, this.profile.fault);
+        const token = replyTokens(request.text, this.profile.fault, request.ignoreEos);
         const length = replyLength(request, this.profile.fault);
         let produced = 0;
         const text = (tokens) => Array.from({ length: tokens }, () => token(produced++)).join('');

@@ -45,8 +45,22 @@ export interface BenchClient {
     maxTokens: number,
     options?: { api?: Api; signal?: AbortSignal },
   ): Promise<{ text: string; outputTokens?: number; error?: RequestError }>
+  /**
+   * One untimed request shaped like the benchmark's (a filler prompt calibrated to `inputTokens`, `ignore_eos`,
+   * the target's API and request body, temperature 0), whose prompt is the same in every run for the same
+   * `index`: its greedy output can be compared with a baseline's.
+   */
+  benchmarkShaped(
+    inputTokens: number,
+    maxTokens: number,
+    index: number,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; error?: RequestError }>
   close(): Promise<void>
 }
+
+/** Nonce indices of benchmark-shaped greedy prompts: far from the benchmark's own, which count from 0. */
+const BENCHMARK_SHAPED_NONCE = 1_000_000_000
 
 export function createBenchClient(target: BenchTarget): BenchClient {
   const { adapter, baseUrl, requestTimeoutMs } = target
@@ -90,6 +104,12 @@ export function createBenchClient(target: BenchTarget): BenchClient {
         ...(outputTokens !== undefined && { outputTokens }),
         ...(outcome.error && { error: outcome.error }),
       }
+    },
+    async benchmarkShaped(inputTokens, maxTokens, index, signal) {
+      open()
+      const cal = await calibration(inputTokens, signal)
+      const outcome = await sendPrompt(promptText(BENCHMARK_SHAPED_NONCE + index, cal.fillerWords), maxTokens, signal)
+      return { text: outcome.tally.sample, ...(outcome.error && { error: outcome.error }) }
     },
     async close() {
       if (closed) return

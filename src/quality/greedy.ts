@@ -38,6 +38,23 @@ export const GREEDY_PROMPTS: readonly string[] = [
   'Explain the difference between a list and a tuple in Python.',
 ]
 
+/**
+ * Benchmark-shaped greedy requests per target: a filler prompt of the target's first scenario's length (at most
+ * BENCHMARK_SHAPED_MAX_INPUT tokens, so a 100K-token scenario does not add minutes of prefill), `ignore_eos`, the
+ * target's API and request body. The probe's prompts are short and honour end-of-sequence; an engine whose
+ * benchmark path breaks (long prompts, `ignore_eos`) while those stay right is caught only here. Sent one at a
+ * time, so each runs alone in its batch in every run and batch nondeterminism cannot flip it.
+ */
+export const BENCHMARK_SHAPED_REQUESTS = 2
+export const BENCHMARK_SHAPED_MAX_INPUT = 2048
+
+/** The key a benchmark-shaped output is stored and matched under: its number and prompt length. */
+export function benchmarkShapedKey(index: number, inputTokens: number): string {
+  return `${BENCHMARK_SHAPED_PREFIX}${index + 1}: a ${inputTokens}-token filler prompt, ignore_eos`
+}
+const BENCHMARK_SHAPED_PREFIX = 'benchmark-shaped #'
+const isBenchmarkShaped = (prompt: string) => prompt.startsWith(BENCHMARK_SHAPED_PREFIX)
+
 function clip(text: string): string {
   return [...text].slice(0, GREEDY_KEEP_CHARS).join('')
 }
@@ -76,8 +93,8 @@ export function describeDifference(prompt: string, agreement: PromptAgreement): 
 }
 
 /**
- * Mean agreement over the prompts both runs have (matched by prompt text), with the least
- * agreeing one described; undefined when they share no prompt.
+ * Mean agreement over the prompts both runs have (matched by prompt text), the lower of the probe prompts' and
+ * the benchmark-shaped requests' means, with the least agreeing one described; undefined when they share none.
  */
 export function greedyAgreement(
   current: readonly GreedyOutput[],
@@ -88,7 +105,11 @@ export function greedyAgreement(
     .filter((o) => now.has(o.prompt))
     .map((o) => ({ prompt: o.prompt, agreement: promptAgreement(now.get(o.prompt)!, o.text) }))
   if (pairs.length === 0) return undefined
-  const mean = pairs.reduce((sum, p) => sum + p.agreement.fraction, 0) / pairs.length
+  // The probe's prompts and the benchmark-shaped ones are two groups; the cell's figure is the lower mean, so
+  // two garbage benchmark-shaped outputs are not averaged away by a dozen right probe outputs.
+  const meanOf = (group: typeof pairs) => group.reduce((sum, p) => sum + p.agreement.fraction, 0) / group.length
+  const groups = [pairs.filter((p) => !isBenchmarkShaped(p.prompt)), pairs.filter((p) => isBenchmarkShaped(p.prompt))]
+  const mean = Math.min(...groups.filter((g) => g.length).map(meanOf))
   const worst = pairs.reduce((w, p) => (p.agreement.fraction < w.agreement.fraction ? p : w))
   return {
     mean,

@@ -12,7 +12,10 @@ export {
 export { finalNumber, scoreProbe, type ProbeMiss, type ProbeScore } from './score.js'
 export {
   GREEDY_PROMPTS,
+  BENCHMARK_SHAPED_MAX_INPUT,
+  BENCHMARK_SHAPED_REQUESTS,
   GREEDY_MAX_PROMPTS,
+  benchmarkShapedKey,
   GREEDY_KEEP_CHARS,
   GREEDY_MAX_TOKENS,
   keepGreedy,

@@ -16,13 +16,15 @@
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
- *   broken quantizations stream) or `wrong-answers` (probe answers off by a few; other text
- *   unchanged). The sim CLI's `--fault` overrides it.
+ *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
+ *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
+ *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
+ *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
  */
 import { z } from 'zod'
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-export const SIM_FAULTS = ['degenerate', 'wrong-answers'] as const
+export const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage'] as const
 export type SimFault = (typeof SIM_FAULTS)[number]
 
 const positive = z.number().positive()

@@ -54,10 +54,18 @@ export function replyLength(request: GenerateRequest, fault: SimFault | undefine
   return eos <= request.maxTokens ? { tokens: eos, finish: 'stop' } : full
 }
 
-/** The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under that fault. */
-export function replyTokens(prompt: string, fault: SimFault | undefined): (index: number) => string {
+/** Under `benchmark-garbage`, what a request that ignores end-of-sequence draws its words from instead. */
+const GARBAGE_SEED = 0x5bd1e995
+
+/**
+ * The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under
+ * that fault; under `benchmark-garbage` a request that ignores end-of-sequence gets words of another seed.
+ */
+export function replyTokens(prompt: string, fault: SimFault | undefined, ignoreEos = false): (index: number) => string {
   if (fault === 'degenerate') return () => DEGENERATE_TOKEN
-  const seed = promptSeed(prompt)
+  const own = promptSeed(prompt)
+  // Kept unsigned, as promptSeed gives it (`^` would make it a signed 32-bit integer).
+  const seed = fault === 'benchmark-garbage' && ignoreEos ? (own ^ GARBAGE_SEED) >>> 0 : own
   const answer = solveQuestion(prompt.slice(-QUESTION_WINDOW))
   if (answer === undefined) return (index) => generatedWord(seed, index)
   const given = fault === 'wrong-answers' ? answer + wrongBy(seed) : answer

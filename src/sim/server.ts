@@ -151,7 +151,7 @@ class SimHttp {
     const request = parseGenerate(api, body, this.profile.model, this.profile.maxModelLen)
     const n = this.requests++
     const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(32, '0')}`
-    const token = replyTokens(request.text, this.profile.fault)
+    const token = replyTokens(request.text, this.profile.fault, request.ignoreEos)
     const length = replyLength(request, this.profile.fault)
     let produced = 0
     const text = (tokens: number) => Array.from({ length: tokens }, () => token(produced++)).join('')

@@ -2,20 +2,23 @@
  * The output quality probe of one target, run once after readiness and before measuring: the
  * seeded probe questions and the first `prompts` greedy prompts, each one untimed greedy request
  * (temperature 0, end-of-sequence honoured) through the target's bench client, `concurrency` at
- * a time. Questions are scored by exact match; the greedy outputs are kept, clipped, so that a
- * baseline made from this run holds them. A request that fails fails the probe: a target whose
- * output cannot be checked is not measured.
+ * a time, then the benchmark-shaped greedy requests one at a time (quality/greedy.ts). Questions are
+ * scored by exact match; the greedy outputs are kept, clipped, so that a baseline made from this run
+ * holds them. Failed requests are retried once and tolerated up to `max-error-share` (see runJobs).
  */
 import { setMaxListeners } from 'node:events'
 import type { BenchClient } from '../bench/measure.js'
 import { formatDuration, formatPercent } from '../core/format.js'
 import type { Api, QualityProbeSettings } from '../core/plan.js'
-import type { ProbeResult } from '../core/quality.js'
+import type { GreedyOutput, ProbeResult } from '../core/quality.js'
 import {
+  BENCHMARK_SHAPED_MAX_INPUT,
+  BENCHMARK_SHAPED_REQUESTS,
   CUT_HINT,
   GREEDY_MAX_TOKENS,
   GREEDY_PROMPTS,
   PROBE_DEFAULT_SEED,
+  benchmarkShapedKey,
   keepGreedy,
   probeQuestions,
   scoreProbe,
@@ -103,6 +106,8 @@ export async function runProbe(
   api: Api,
   signal: AbortSignal,
   maxErrorShare = 0,
+  /** The prompt length of the benchmark-shaped greedy requests (the target's first scenario's); none without. */
+  benchmarkInput?: number,
 ): Promise<ProbeRun> {
   const started = performance.now()
   const questions = probeQuestions(PROBE_DEFAULT_SEED, settings.questions)
@@ -117,14 +122,19 @@ export async function runProbe(
     signal,
     maxFailed: Math.floor(maxErrorShare * jobs.length),
   })
+  const shaped =
+    benchmarkInput !== undefined && prompts.length > 0
+      ? await benchmarkShaped(client, Math.min(benchmarkInput, BENCHMARK_SHAPED_MAX_INPUT), signal)
+      : { outputs: [], failed: 0 }
   const score = scoreProbe(questions, texts.slice(0, questions.length))
   const cutQuestions = cut.slice(0, questions.length).filter(Boolean).length
-  const greedy = keepGreedy(
-    prompts.flatMap((prompt, i) => {
+  const greedy = keepGreedy([
+    ...shaped.outputs,
+    ...prompts.flatMap((prompt, i) => {
       const text = texts[questions.length + i]
       return text === undefined ? [] : [{ prompt, text }]
     }),
-  )
+  ])
   const missed = score.misses.map((m) => m.number)
   const probe: ProbeResult = {
     seed: PROBE_DEFAULT_SEED,
@@ -134,7 +144,7 @@ export async function runProbe(
     missed,
     cut: cutQuestions,
     greedy,
-    ...(failed > 0 && { failed }),
+    ...(failed + shaped.failed > 0 && { failed: failed + shaped.failed }),
   }
   const ms = performance.now() - started
   const cutText = cutQuestions
@@ -143,6 +153,29 @@ export async function runProbe(
   const failedText = failed
     ? `; ${failed} of ${jobs.length} requests failed twice (within max-error-share ${formatPercent(maxErrorShare)}): their questions count as wrong, their prompts are left out of agreement`
     : ''
-  const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}${failedText}`
+  const shapedText = shaped.outputs.length ? ` + ${shaped.outputs.length} benchmark-shaped` : ''
+  const summary = `quality probe ${questions.length} questions + ${prompts.length} prompts${shapedText} in ${formatDuration(ms)}: accuracy ${formatPercent(score.accuracy)}${cutText}${failedText}`
   return { probe, ms, summary }
+}
+
+/**
+ * The benchmark-shaped greedy requests (quality/greedy.ts), one at a time. One that fails is sent once more; one
+ * that fails again is left out of agreement and counted, like a probe request.
+ */
+async function benchmarkShaped(
+  client: BenchClient,
+  inputTokens: number,
+  signal: AbortSignal,
+): Promise<{ outputs: GreedyOutput[]; failed: number }> {
+  const outputs: GreedyOutput[] = []
+  let failed = 0
+  for (let i = 0; i < BENCHMARK_SHAPED_REQUESTS; i++) {
+    const ask = () => client.benchmarkShaped(inputTokens, GREEDY_MAX_TOKENS, i, signal)
+    let reply = await ask()
+    if (reply.error && !signal.aborted) reply = await ask()
+    if (signal.aborted) throw new Error('quality probe: cancelled')
+    if (reply.error) failed++
+    else outputs.push({ prompt: benchmarkShapedKey(i, inputTokens), text: reply.text })
+  }
+  return { outputs, failed }
 }

@@ -119,6 +119,7 @@ async function probeTarget(
     target.settings.api,
     session.signal,
     target.settings.maxErrorShare,
+    target.scenarios[0]?.inputTokens,
   )
 }
 

@@ -16,7 +16,7 @@ let cwd: string
 interface Side {
   /** Simulated seconds per wall second: 4 decodes twice as fast as 2. */
   timeScale: number
-  fault?: 'degenerate' | 'wrong-answers'
+  fault?: 'degenerate' | 'wrong-answers' | 'benchmark-garbage'
 }
 
 async function writeConfig(name: string, side: Side): Promise<void> {
@@ -60,10 +60,19 @@ describe('output quality guard', () => {
 
   it('a healthy baseline: the probe answers every question, greedy outputs are kept, no degenerate output', () => {
     expect(healthy.code, healthy.stdout).toBe(0)
-    expect(healthy.stdout).toMatch(/small: quality probe 12 questions \+ 4 prompts in [\d.]+m?s: accuracy 100%/)
+    expect(healthy.stdout).toMatch(
+      /small: quality probe 12 questions \+ 4 prompts \+ 2 benchmark-shaped in [\d.]+m?s: accuracy 100%/,
+    )
     const q = healthy.cell.quality!
     expect(q.probe).toMatchObject({ seed: 1, questions: 12, correct: 12, accuracy: 1, missed: [] })
-    expect(q.probe!.greedy).toHaveLength(4)
+    // The four probe prompts and two benchmark-shaped requests of the scenario's 32-token length.
+    expect(q.probe!.greedy.map((g) => g.prompt.slice(0, 20))).toEqual([
+      'benchmark-shaped #1:',
+      'benchmark-shaped #2:',
+      ...Array.from({ length: 4 }, (_, i) => q.probe!.greedy[i + 2].prompt.slice(0, 20)),
+    ])
+    expect(q.probe!.greedy[0].prompt).toBe('benchmark-shaped #1: a 32-token filler prompt, ignore_eos')
+    expect(q.probe!.greedy).toHaveLength(6)
     expect(q.probeMs).toBeGreaterThan(0)
     expect(q.degenerate).toMatchObject({ degenerate: 0, share: 0 })
     expect(q.degenerate!.judged).toBeGreaterThan(0)
@@ -92,8 +101,22 @@ describe('output quality guard', () => {
     const pr = await run({ timeScale: 2 }, 'pr-healthy', 'base/results.json')
     expect(pr.code, pr.stdout).toBe(0)
     expect(pr.cell.verdict.status).toBe('pass')
-    expect(pr.cell.quality!.agreement).toMatchObject({ mean: 1, prompts: 4 })
+    expect(pr.cell.quality!.agreement).toMatchObject({ mean: 1, prompts: 6 })
     expect(pr.report).toMatch(/acc 100% · agree 1\.00/)
+  }, 120_000)
+
+  it('right probe answers but another text for benchmark-shaped requests, twice as fast: agreement fails the step', async () => {
+    const pr = await run({ timeScale: 4, fault: 'benchmark-garbage' }, 'pr-bench-garbage', 'base/results.json')
+    expect(pr.code, pr.stdout).toBe(1)
+    expect(pr.cell.verdict.status).toBe('regression')
+    expect(pr.cell.verdict.metrics.decode?.status).toBe('improvement')
+    // The probe sees nothing wrong: every answer right, every probe prompt as the baseline's.
+    expect(pr.cell.quality!.probe!.accuracy).toBe(1)
+    expect(pr.cell.quality!.degenerate!.share).toBe(0)
+    // The benchmark-shaped pair shares (almost) nothing with the baseline's: their mean is the cell's figure.
+    expect(pr.cell.quality!.agreement!.mean).toBeLessThan(0.2)
+    expect(pr.cell.quality!.agreement!.worst).toMatch(/^"benchmark-shaped #\d/)
+    expect(pr.cell.verdict.failures?.join('\n')).toMatch(/agreement/)
   }, 120_000)
 
   it('wrong answers against a healthy baseline: the accuracy drop fails the step', async () => {

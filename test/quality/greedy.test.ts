@@ -3,6 +3,7 @@ import {
   GREEDY_KEEP_CHARS,
   GREEDY_MAX_PROMPTS,
   GREEDY_PROMPTS,
+  benchmarkShapedKey,
   greedyAgreement,
   keepGreedy,
   promptAgreement,
@@ -57,6 +58,21 @@ describe('promptAgreement: shared-prefix fraction over word and punctuation toke
 describe('greedyAgreement', () => {
   const prompts = GREEDY_PROMPTS.slice(0, 4)
   const stored = prompts.map((prompt, i) => ({ prompt, text: `${STORED} (${i})` }))
+
+  it('is the lower of the probe prompts’ and the benchmark-shaped requests’ means: garbage there is not averaged away', () => {
+    const all = GREEDY_PROMPTS.map((prompt, i) => ({ prompt, text: `${STORED} (${i})` }))
+    const shaped = [0, 1].map((i) => ({ prompt: benchmarkShapedKey(i, 1024), text: `${STORED} [${i}]` }))
+    const base = [...shaped, ...all]
+    const garbage = [...shaped.map((o) => ({ ...o, text: 'zebra quartz lantern' })), ...all]
+    // Over all 14 prompts the mean would be 12/14 = 0.86, above the default 0.8 limit.
+    const got = greedyAgreement(garbage, base)!
+    expect(got.prompts).toBe(14)
+    expect(got.mean).toBe(0)
+    expect(got.worst).toMatch(/^"benchmark-shaped #1/)
+    expect(greedyAgreement(base, base)).toEqual({ mean: 1, prompts: 14 })
+    // A baseline from before benchmark-shaped requests existed: the probe prompts alone.
+    expect(greedyAgreement(garbage, all)).toEqual({ mean: 1, prompts: 12 })
+  })
 
   it('is 1 with no worst prompt when every output agrees', () => {
     expect(greedyAgreement(stored, stored)).toEqual({ mean: 1, prompts: 4 })
