@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6338);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6260);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6338:
+/***/ 6260:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41281,6 +41281,44 @@ async function queryCuda(run) {
 }
 const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/core/proc-stat.ts
+/**
+ * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
+ * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
+ * name in parentheses, and a process may name itself anything (prctl(PR_SET_NAME), up to 15
+ * bytes), spaces and parentheses included: the fields are counted from after the last `)`.
+ */
+
+const COUNT = /^\d+$/;
+/** The fields this project reads, or undefined for a line that is not a stat line. */
+function parseProcStat(text) {
+    const close = text.lastIndexOf(')');
+    if (close < 0 || text[close + 1] !== ' ')
+        return undefined;
+    // fields[0] is field 3.
+    const fields = text
+        .slice(close + 2)
+        .trimEnd()
+        .split(' ');
+    const [state, , pgrp] = fields;
+    const startTime = fields[19];
+    if (!/^[A-Za-z]$/.test(state ?? '') || !COUNT.test(pgrp ?? '') || !COUNT.test(startTime ?? ''))
+        return undefined;
+    const stat = { state, pgrp: Number(pgrp), startTime: Number(startTime) };
+    return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
+}
+/** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
+function proc_stat_readProcStat(pid) {
+    try {
+        return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/config/select.ts
 function onlyPatterns(only) {
     return (only ?? '')
@@ -41410,6 +41448,7 @@ function applyShard(targets, shard) {
 
 
 
+
 const MAX_CPUS = 4096;
 async function readHost(readers = {}) {
     const smi = readers.smi ?? nvidiaSmi;
@@ -41474,14 +41513,10 @@ function preflightProblem(host, o) {
         return `GPU throttled before launch: ${throttled.join('; ')}`;
     return undefined;
 }
-/** Reads a process's group from `/proc/<pid>/stat` (the field after state and parent pid). */
+/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
 async function processGroup(pid) {
     const stat = await (0,promises_.readFile)(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    if (!stat)
-        return undefined;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const pgid = Number(fields[2]);
-    return Number.isInteger(pgid) ? pgid : undefined;
+    return stat ? parseProcStat(stat)?.pgrp : undefined;
 }
 /** A process is ours when it leads, or belongs to, a process group this run launched. */
 function oursBy(groups) {
@@ -51816,8 +51851,6 @@ const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], {
     error: expected('must be text, a number or true/false'),
 });
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/core/cli-entry.ts
@@ -57888,42 +57921,6 @@ async function waitReady(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/server/proc-stat.ts
-/**
- * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
- * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
- * name in parentheses, and a process may name itself anything (prctl(PR_SET_NAME), up to 15
- * bytes), spaces and parentheses included: the fields are counted from after the last `)`.
- */
-
-const COUNT = /^\d+$/;
-/** The fields this project reads, or undefined for a line that is not a stat line. */
-function parseProcStat(text) {
-    const close = text.lastIndexOf(')');
-    if (close < 0 || text[close + 1] !== ' ')
-        return undefined;
-    // fields[0] is field 3.
-    const fields = text
-        .slice(close + 2)
-        .trimEnd()
-        .split(' ');
-    const [state, , pgrp] = fields;
-    const startTime = fields[19];
-    if (!/^[A-Za-z]$/.test(state ?? '') || !COUNT.test(pgrp ?? '') || !COUNT.test(startTime ?? ''))
-        return undefined;
-    const stat = { state, pgrp: Number(pgrp), startTime: Number(startTime) };
-    return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
-}
-/** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
-function proc_stat_readProcStat(pid) {
-    try {
-        return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/server/group-identity.ts
 /**
  * Whether a saved process group id still names the group this run launched. A pid is reused once
@@ -57988,7 +57985,7 @@ function group_identity_checkGroup(group) {
         return groupExists(group.pgid) ? 'unchecked' : 'gone';
     if (group.start === undefined)
         return groupExists(group.pgid) ? 'unrecorded' : 'gone';
-    const leader = readProcStat(group.pgid);
+    const leader = proc_stat_readProcStat(group.pgid);
     if (leader && leader.startTime !== group.start)
         return 'reused';
     if (leader && leader.pgrp === group.pgid)
@@ -58813,7 +58810,7 @@ async function launch(options, command) {
         throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
     }
     guardOf(options).register(groupTask(group));
-    options.onSpawn?.(group.pgid);
+    options.onSpawn?.(group.pgid, group.start);
     log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`);
     const exit = outside.exit(group.exit);
     group = { ...group, exit, exitSignal: exitSignal(exit) };
@@ -58984,6 +58981,7 @@ async function dropCaches(deps = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/server/index.ts
+
 
 
 
@@ -60386,7 +60384,7 @@ async function runRound(cell, round, ext) {
     const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env);
     await (0,promises_.mkdir)(deps.logDir, { recursive: true });
     const group = await launchGroup({ command: text, env, logPath: (0,external_node_path_.join)(deps.logDir, `${cell.target.id}.log`) });
-    deps.onSpawn?.(group.pgid);
+    deps.onSpawn?.(group.pgid, group.start);
     deps.guard?.register(groupTask(group));
     const stop = () => stopRound(group, deps.guard);
     const timeoutMs = cell.target.settings.requestTimeoutMs;
@@ -62750,9 +62748,9 @@ async function measureTargets(plan, m, guard) {
     const cells = [];
     // GPU processes in groups this run launched are ours, not strays.
     const groups = new Set();
-    const onSpawn = (pgid) => {
+    const onSpawn = (pgid, start) => {
         groups.add(pgid);
-        deps.onSpawn?.(pgid);
+        deps.onSpawn?.(pgid, start);
     };
     const read = deps.readMemory ?? readMemInfo;
     // The last launched target and the memory available just before it launched.
@@ -62872,15 +62870,18 @@ function runMeta(context, version, startedAt, options, hardware) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/signals.ts
+
 const CODES = { SIGINT: 130, SIGTERM: 143 };
 function cancelOnSignals(log, kill = killGroup) {
     const abort = new AbortController();
-    const pgids = [];
+    const groups = [];
     let received;
     const onSignal = (signal) => {
         if (received) {
-            log.warn(`received ${signal} again: killing ${pgids.length} launched process group(s) with SIGKILL`);
-            pgids.forEach(kill);
+            const ours = groups.filter((g) => ['ours', 'unchecked'].includes(group_identity_checkGroup(g)));
+            log.warn(`received ${signal} again: killing ${ours.length} launched process group(s) with SIGKILL`);
+            for (const g of ours)
+                kill(g.pgid);
             return;
         }
         received = signal;
@@ -62891,7 +62892,7 @@ function cancelOnSignals(log, kill = killGroup) {
     process.on('SIGTERM', onSignal);
     return {
         signal: abort.signal,
-        onSpawn: (pgid) => void pgids.push(pgid),
+        onSpawn: (pgid, start) => void groups.push({ pgid, ...(start !== undefined && { start }) }),
         exitCode: () => (received ? CODES[received] : undefined),
         dispose() {
             process.off('SIGINT', onSignal);

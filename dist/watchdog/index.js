@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 546:
+/***/ 79:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -517,7 +517,7 @@ async function containerIdentity(runtime, name, image) {
     return { runtime, image, ...(digest ? { digest } : {}) };
 }
 
-;// CONCATENATED MODULE: ./src/server/proc-stat.ts
+;// CONCATENATED MODULE: ./src/core/proc-stat.ts
 /**
  * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
  * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
@@ -895,7 +895,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(546);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(79);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);

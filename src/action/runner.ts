@@ -156,8 +156,8 @@ export async function run(): Promise<void> {
       onOutputs: report,
       signal: cancel.signal,
       guard,
-      onSpawn: (pgid) => {
-        cancel.onSpawn(pgid)
+      onSpawn: (pgid, start) => {
+        cancel.onSpawn(pgid, start)
         pgids.push(pgid)
         core.saveState(STATE.pgids, JSON.stringify(pgids))
       },

@@ -5,6 +5,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises'
 import type { GpuProcess, HostState } from '../core/host.js'
+import { parseProcStat } from '../core/proc-stat.js'
 import { globMatcher } from '../config/select.js'
 import { nvidiaSmi, queryComputeApps, queryCuda, queryGpus, type Run } from './nvidia-smi.js'
 
@@ -95,13 +96,10 @@ export function preflightProblem(host: HostState, o: PreflightOptions): string |
   return undefined
 }
 
-/** Reads a process's group from `/proc/<pid>/stat` (the field after state and parent pid). */
+/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
 export async function processGroup(pid: number): Promise<number | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
-  if (!stat) return undefined
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const pgid = Number(fields[2])
-  return Number.isInteger(pgid) ? pgid : undefined
+  return stat ? parseProcStat(stat)?.pgrp : undefined
 }
 
 /** A process is ours when it leads, or belongs to, a process group this run launched. */

@@ -58,7 +58,7 @@ export interface PipelineDeps {
    */
   onOutputs?: (written: PipelineResult) => Promise<void>
   signal?: AbortSignal
-  onSpawn?: (pgid: number) => void
+  onSpawn?: (pgid: number, start?: number) => void
   /** The run's guard; without one the pipeline makes its own (a fresh run id, a watchdog) and closes it when measuring ends. */
   guard?: RunGuard
   detectHardware?: () => Promise<string>
@@ -234,9 +234,9 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
   const cells: CellResult[] = []
   // GPU processes in groups this run launched are ours, not strays.
   const groups = new Set<number>()
-  const onSpawn = (pgid: number) => {
+  const onSpawn = (pgid: number, start?: number) => {
     groups.add(pgid)
-    deps.onSpawn?.(pgid)
+    deps.onSpawn?.(pgid, start)
   }
   const read = deps.readMemory ?? readMemInfo
   // The last launched target and the memory available just before it launched.

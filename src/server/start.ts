@@ -196,7 +196,7 @@ async function launch(options: StartOptions, command: string | undefined): Promi
     throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
   }
   guardOf(options).register(groupTask(group))
-  options.onSpawn?.(group.pgid)
+  options.onSpawn?.(group.pgid, group.start)
   log.info(`${target.id}: launched process group ${group.pgid} on port ${port} (log: ${logPath}): ${filled}`)
   const exit = outside.exit(group.exit)
   group = { ...group, exit, exitSignal: exitSignal(exit) }

@@ -12,7 +12,8 @@ export interface StartOptions {
   logDir: string
   log: Logger
   /** Called with the process group id right after spawn, so the runner can save it for the post step. */
-  onSpawn?: (pgid: number) => void
+  /** A process group was launched: its id and its leader's start time (for checks that it is still ours). */
+  onSpawn?: (pgid: number, start?: number) => void
   /** The 1-token streamed request that must succeed once the health endpoint says ready. */
   smoke: (baseUrl: string) => Promise<void>
   signal?: AbortSignal

@@ -158,7 +158,7 @@ async function runRound(cell: CellPlan, round: number, ext: External): Promise<T
   const { env } = engineEnv(process.env, cell.target.settings.passEnv, cell.target.env)
   await mkdir(deps.logDir, { recursive: true })
   const group = await launchGroup({ command: text, env, logPath: join(deps.logDir, `${cell.target.id}.log`) })
-  deps.onSpawn?.(group.pgid)
+  deps.onSpawn?.(group.pgid, group.start)
   deps.guard?.register(groupTask(group))
   const stop = () => stopRound(group, deps.guard)
   const timeoutMs = cell.target.settings.requestTimeoutMs

@@ -26,7 +26,7 @@ export interface SessionDeps {
   logDir: string
   /** The run's cancellation. */
   signal: AbortSignal
-  onSpawn?: (pgid: number) => void
+  onSpawn?: (pgid: number, start?: number) => void
   /** The run's guard (run id, cleanup tasks, watchdog). */
   guard?: RunGuard
   /** Memory reader for the guard (default: /proc/meminfo); tests inject one. */
