@@ -59,6 +59,11 @@ beforeAll(async () => {
     writeFile(join(cwd, 'base.json'), JSON.stringify(vllm)),
     writeFile(join(cwd, 'slow-127.json'), JSON.stringify(slower(vllm, 127))),
     writeFile(join(cwd, 'slow-100.json'), JSON.stringify(slower(vllm, 100))),
+    // The same run without its TPOT keys: no decode figure, which the baseline had.
+    writeFile(
+      join(cwd, 'no-tpot.json'),
+      JSON.stringify(Object.fromEntries(Object.entries(vllm).filter(([k]) => !/_tpot_ms$/.test(k)))),
+    ),
     writeFile(join(cwd, 'bare-base.json'), JSON.stringify(bare)),
     writeFile(join(cwd, 'bare-slow-127.json'), JSON.stringify(slower(bare, 127))),
     writeFile(join(cwd, 'sglang-base.jsonl'), lines(sglang)),
@@ -87,6 +92,16 @@ describe('ingest keys cells by the requested workload', () => {
     expect(run.stdout).toMatch(/regress/i)
     expect(run.stdout).toContain('−37.0%')
     expect(run.stdout).not.toMatch(/in512-out127/)
+  })
+
+  it('a decode figure the baseline had and the current run lacks is not a pass: inconclusive, saying so', async () => {
+    await ingest('vllm', 'base.json', 'base-results.json')
+    const current = await ingest('vllm', 'no-tpot.json', 'no-tpot-results.json')
+    expect(current.cells[0].metrics?.decode_tps.mean).toBeNull()
+    const run = await runCli(['compare', 'base-results.json', 'no-tpot-results.json'], { cwd })
+    expect(run.stdout).toMatch(/1 of 1 cell inconclusive/)
+    expect(run.stdout).toContain('decode tok/s: not measured, cannot compare')
+    expect(run.stdout).not.toMatch(/No regression/)
   })
 
   it('vLLM: outputs stopping at 100 of 128 are flagged, and the new length miss fails the cell', async () => {
