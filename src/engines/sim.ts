@@ -7,10 +7,11 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import type { TargetPlan } from '../core/plan.js'
 import { ConfigError } from '../core/errors.js'
-import { duration, expected, positive } from '../core/fields.js'
+import { duration, expected, positive, relative } from '../core/fields.js'
 import { cliEntry } from '../core/cli-entry.js'
 import { loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
 import { SIM_FAULTS } from '../sim/profile.js'
+import { DEFAULT_SLOW_FACTOR, DEFAULT_SLOW_WINDOW_MS, MAX_LAUNCH_CV } from '../sim/speed.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
@@ -47,6 +48,29 @@ const SIM_OPTIONS = {
     .enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
     .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
     .optional(),
+  // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
+  // launch draws its own, and the box factor is the host's, read by the simulator from its environment.
+  'launch-cv': relative({ allowZero: true })
+    .refine((f) => f < MAX_LAUNCH_CV, { error: `must be below ${MAX_LAUNCH_CV * 100}%` })
+    .meta({
+      description:
+        'Spread (coefficient of variation) of one speed multiplier drawn per launch, e.g. 3% (default 0: every launch at the profile speed)',
+    })
+    .optional(),
+  'slow-share': relative({ allowZero: true, capPercent: true })
+    .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
+    .optional(),
+  'slow-factor': z
+    .number({ error: expected('must be a number in (0, 1]') })
+    .positive({ error: expected('must be a number in (0, 1]') })
+    .max(1, { error: expected('must be a number in (0, 1]') })
+    .meta({ description: `Speed multiplier within a slow window (default ${DEFAULT_SLOW_FACTOR})` })
+    .optional(),
+  'slow-window': duration()
+    .meta({
+      description: `Length of the slow/not-slow windows in simulated time (default ${DEFAULT_SLOW_WINDOW_MS / 1000}s)`,
+    })
+    .optional(),
 }
 
 type SimOptions = z.output<z.ZodObject<typeof SIM_OPTIONS>>
@@ -66,6 +90,10 @@ function simArgs(target: TargetPlan): string[] {
   if (o.seed !== undefined) args.push('--seed', String(o.seed))
   if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))
   if (o.fault !== undefined) args.push('--fault', o.fault)
+  if (o['launch-cv'] !== undefined) args.push('--launch-cv', String(o['launch-cv']))
+  if (o['slow-share'] !== undefined) args.push('--slow-share', String(o['slow-share']))
+  if (o['slow-factor'] !== undefined) args.push('--slow-factor', String(o['slow-factor']))
+  if (o['slow-window'] !== undefined) args.push('--slow-window', String(o['slow-window']))
   return args
 }
 

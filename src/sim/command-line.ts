@@ -2,23 +2,71 @@
 import { SIM_FAULTS, type SimFault } from './profile.js'
 import { startSimServer, type SimServerOptions } from './server.js'
 import { SHIPPED_PROFILE_NAMES } from './profiles.js'
+import {
+  BOX_FACTOR_VARIABLE,
+  DEFAULT_SLOW_FACTOR,
+  DEFAULT_SLOW_WINDOW_MS,
+  MAX_LAUNCH_CV,
+  speedIsSet,
+  type EngineSpeed,
+  type SpeedOptions,
+} from './speed.js'
 
 const FAULTS: readonly (SimFault | 'none')[] = [...SIM_FAULTS, 'none']
 
 export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
+         [--launch-cv X] [--launch-seed N] [--box-factor X] [--slow-share P] [--slow-factor F] [--slow-window MS]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
-  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)`
+  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)
+  --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
+  --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
+  --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
+  --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
+    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`
 
 class UsageError extends Error {}
 
-const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms', 'fault'] as const
+const FLAGS = [
+  'profile',
+  'port',
+  'host',
+  'time-scale',
+  'seed',
+  'load-ms',
+  'fault',
+  'launch-cv',
+  'launch-seed',
+  'box-factor',
+  'slow-share',
+  'slow-factor',
+  'slow-window',
+] as const
 type Flag = (typeof FLAGS)[number]
 
-function number(flag: Flag, raw: string, check: (n: number) => boolean, what: string): number {
+/** `name` is the flag (`--seed`) or the environment variable the value came from. */
+function number(name: string, raw: string, check: (n: number) => boolean, what: string): number {
   const n = Number(raw)
   if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
-    throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`)
+    throw new UsageError(`${name}: expected ${what}, got "${raw}"`)
   return n
+}
+
+type Opt = (flag: Flag, check: (n: number) => boolean, what: string) => number | undefined
+
+/** The speed knobs; `--box-factor` wins over the environment variable, which an empty value leaves unset. */
+function speedArgs(opt: Opt, env: NodeJS.ProcessEnv): SpeedOptions {
+  const fromEnv = env[BOX_FACTOR_VARIABLE]
+  const positive = (n: number) => n > 0
+  return {
+    launchCv: opt('launch-cv', (n) => n >= 0 && n < MAX_LAUNCH_CV, `a fraction in [0, ${MAX_LAUNCH_CV})`),
+    launchSeed: opt('launch-seed', (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32, 'an integer 0 to 2^32-1'),
+    boxFactor:
+      opt('box-factor', positive, 'a number > 0') ??
+      (fromEnv ? number(BOX_FACTOR_VARIABLE, fromEnv, positive, 'a number > 0 (a speed multiplier)') : undefined),
+    slowShare: opt('slow-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
+    slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
+    slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
+  }
 }
 
 function fault(raw: string | undefined): SimFault | 'none' | undefined {
@@ -26,7 +74,8 @@ function fault(raw: string | undefined): SimFault | 'none' | undefined {
   throw new UsageError(`--fault: expected one of ${FAULTS.join(', ')}, got "${raw}"`)
 }
 
-export function parseSimArgs(argv: readonly string[]): SimServerOptions {
+/** Parses the flags; the box factor's environment variable is read from `env`. */
+export function parseSimArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): SimServerOptions {
   const args = argv[0] === 'sim' ? argv.slice(1) : argv.slice()
   const values = new Map<Flag, string>()
   for (let i = 0; i < args.length; i++) {
@@ -41,19 +90,31 @@ export function parseSimArgs(argv: readonly string[]): SimServerOptions {
   if (!profile) throw new UsageError('--profile is required')
   const port = values.get('port')
   if (port === undefined) throw new UsageError('--port is required')
-  const opt = (flag: Flag, check: (n: number) => boolean, what: string) => {
+  const opt: Opt = (flag, check, what) => {
     const raw = values.get(flag)
-    return raw === undefined ? undefined : number(flag, raw, check, what)
+    return raw === undefined ? undefined : number(`--${flag}`, raw, check, what)
   }
   return {
     profile,
-    port: number('port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
+    port: number('--port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
     host: values.get('host') ?? '127.0.0.1',
     timeScale: opt('time-scale', (n) => n > 0, 'a number > 0'),
     seed: opt('seed', Number.isInteger, 'an integer'),
     loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
     fault: fault(values.get('fault')),
+    ...speedArgs(opt, env),
   }
+}
+
+/** The stderr line of a launch off its profile's speed: the seed to repeat it and what was drawn. */
+function speedLine(o: SpeedOptions, launchSeed: number, speed: EngineSpeed): string {
+  const pct = (f: number) => `${+(f * 100).toFixed(3)}%`
+  const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`]
+  if (speed.slow) {
+    const s = speed.slow
+    parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`)
+  }
+  return `sim: launch seed ${launchSeed}, speed ×${+(speed.multiplier ?? 1).toFixed(6)} (${parts.join(', ')})\n`
 }
 
 /** Runs the simulator until SIGTERM/SIGINT; resolves with the exit code. */
@@ -79,6 +140,7 @@ export async function simMain(argv: string[]): Promise<number> {
     if (options.loadMs) process.stderr.write(`sim: loading ${options.profile} for ${options.loadMs} ms\n`)
     const server = await startSimServer({ ...options, signal: stop.signal })
     const p = server.profile
+    if (speedIsSet(options)) process.stderr.write(speedLine(options, server.launchSeed, server.speed))
     process.stdout.write(
       `sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1}${p.fault ? `, fault ${p.fault}` : ''})\n`,
     )

@@ -9,6 +9,9 @@
  * (first tokens of prompts it completed, 1 + accepted drafts per decoding stream) is
  * delivered at the step's end. Requests arriving during a step wait for the next one.
  *
+ * The step duration is then divided by the launch's speed at the step's start (`speed.ts`:
+ * launch offset, box factor, slow periods); 1 unless the launch sets them.
+ *
  * Why chunked and not one whole prompt per step: with eight 1024-token prompts arriving
  * together, the published leaderboard rows show TTFT p99 ≈ 1.4 × the mean, i.e. prompts
  * finishing in small groups interleaved with decode steps, not all at once (ratio 1.0) nor
@@ -16,6 +19,7 @@
  */
 import type { Profile } from './profile.js'
 import { createBag, jitterFactor, sideStream, type Rng } from './rng.js'
+import { speedAt, type EngineSpeed } from './speed.js'
 
 export interface EngineRequest {
   id: number
@@ -70,6 +74,7 @@ export class EngineModel {
     private readonly profile: Profile,
     rng: Rng,
     sideRng: Rng = sideStream(0),
+    private readonly speed: EngineSpeed = {},
   ) {
     const stream = (r: Rng): Stream => ({
       rng: r,
@@ -154,7 +159,8 @@ export class EngineModel {
     const prefillMs = (result.prefillTokens / p.prefillTps) * 1000
     // A step that serves any benchmark request draws from the benchmark's stream.
     const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side)
-    result.end = start + (decodeMs + prefillMs) * jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv)
+    const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv)
+    result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start)
 
     this.waiting.splice(0, started.length)
     this.running.push(...started)

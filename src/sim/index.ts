@@ -13,4 +13,16 @@ export {
   type RoundFigures,
   type Workload,
 } from './virtual-run.js'
+export {
+  launchSpeed,
+  engineSpeed,
+  speedAt,
+  isSlowWindow,
+  randomLaunchSeed,
+  BOX_FACTOR_VARIABLE,
+  type EngineSpeed,
+  type SlowPeriods,
+  type LaunchSpeedOptions,
+  type SpeedOptions,
+} from './speed.js'
 export { CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_REPLY } from './tokenizer.js'

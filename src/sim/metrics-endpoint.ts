@@ -11,12 +11,15 @@ export class SimCounters {
   requestsOk = 0
   requestsAborted = 0
   steps = 0
+  /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
+  busySeconds = 0
   drafts = 0
   draftTokens = 0
   accepted = 0
 
   record(step: StepResult): void {
     this.steps += 1
+    this.busySeconds += (step.end - step.start) / 1000
     this.promptTokens += step.prefillTokens
     for (const e of step.emissions) {
       this.generationTokens += e.tokens
@@ -66,6 +69,9 @@ export function renderMetrics(
     [`${base},finished_reason="abort"`, c.requestsAborted],
   ])
   metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]])
+  metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
+    [base, c.busySeconds],
+  ])
   if (profile.speculative) {
     metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]])
     metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [

@@ -20,6 +20,10 @@
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
  *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
+ *
+ * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
+ * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
+ * sim CLI's `--launch-cv`, `--box-factor` (or its environment variable) and `--slow-*` flags.
  */
 import { z } from 'zod'
 

@@ -13,6 +13,7 @@
 import { EngineModel, type Emission, type StepResult } from './engine.js'
 import type { Profile } from './profile.js'
 import { createRng, sideStream } from './rng.js'
+import type { EngineSpeed } from './speed.js'
 
 interface Pending {
   id: number
@@ -41,8 +42,9 @@ export class RealtimeEngine {
     seed: number,
     private readonly timeScale: number,
     private readonly onStep: (step: StepResult) => void = () => {},
+    speed: EngineSpeed = {},
   ) {
-    this.model = new EngineModel(profile, createRng(seed), sideStream(seed))
+    this.model = new EngineModel(profile, createRng(seed), sideStream(seed), speed)
   }
 
   /** Virtual now, in modelled milliseconds. */

@@ -11,10 +11,15 @@ import { replyLength, replyTokens, type ReplyLength } from './reply.js'
 import { BadRequest, parseGenerate, type GenerateRequest } from './parse-request.js'
 import { fullReply, ReplyWriter } from './stream.js'
 import { chatIds, promptIds } from './tokenizer.js'
+import { engineSpeed, randomLaunchSeed, type EngineSpeed, type SpeedOptions } from './speed.js'
 
 export const SIM_VERSION = 'sim-1'
 
-export interface SimServerOptions {
+/**
+ * The speed knobs (`speed.ts`) come in as plain options: the CLI reads the box factor's environment
+ * variable, this function never does.
+ */
+export interface SimServerOptions extends SpeedOptions {
   /** Profile name (shipped) or path to a profile JSON file. */
   profile: string
   port: number
@@ -34,6 +39,9 @@ export interface SimServer {
   port: number
   /** The parsed profile being served, its `fault` as overridden by the options. */
   profile: Profile
+  /** The launch seed used (drawn from node:crypto when none was given) and the launch's speed. */
+  launchSeed: number
+  speed: EngineSpeed
   close(): Promise<void>
 }
 
@@ -81,8 +89,9 @@ class SimHttp {
     readonly profile: Profile,
     seed: number,
     timeScale: number,
+    speed: EngineSpeed,
   ) {
-    this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step))
+    this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed)
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -215,10 +224,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const profile = withFault(loadProfile(options.profile), options.fault)
   const timeScale = options.timeScale ?? 1
   if (!(timeScale > 0)) throw new Error(`sim: time scale must be > 0, got ${timeScale}`)
+  const launchSeed = options.launchSeed ?? randomLaunchSeed()
+  const speed = engineSpeed({ ...options, launchSeed })
   if ((options.loadMs ?? 0) > 0) await sleep(options.loadMs, undefined, { signal: options.signal })
   options.signal?.throwIfAborted()
 
-  const sim = new SimHttp(profile, options.seed ?? 1, timeScale)
+  const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed)
   const server = createServer((req, res) => void sim.handle(req, res))
   server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve, reject) => {
@@ -239,5 +250,5 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     return closing
   }
   options.signal?.addEventListener('abort', () => void close(), { once: true })
-  return { port: (server.address() as AddressInfo).port, profile, close }
+  return { port: (server.address() as AddressInfo).port, profile, launchSeed, speed, close }
 }

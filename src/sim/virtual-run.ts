@@ -6,7 +6,8 @@
  */
 import { EngineModel } from './engine.js'
 import type { Profile } from './profile.js'
-import { createRng } from './rng.js'
+import { createRng, sideStream } from './rng.js'
+import type { EngineSpeed } from './speed.js'
 import { mean } from '../core/stats.js'
 
 export interface Arrival {
@@ -96,14 +97,15 @@ export interface Workload {
 /**
  * Closed-loop rounds on one engine: each round sends `concurrency` requests at once and the
  * next round starts when the last one finished. Returns every round and the steady-state mean
- * over the rounds after `discard`.
+ * over the rounds after `discard`. `speed` runs the engine as one launch would (`speed.ts`).
  */
 export function runRounds(
   profile: Profile,
   seed: number,
   w: Workload,
+  speed: EngineSpeed = {},
 ): { rounds: RoundFigures[]; steady: Omit<RoundFigures, 'ttfts'> } {
-  const engine = new EngineModel(profile, createRng(seed))
+  const engine = new EngineModel(profile, createRng(seed), sideStream(0), speed)
   const rounds: RoundFigures[] = []
   let at = 0
   for (let r = 0; r < w.rounds; r++) {

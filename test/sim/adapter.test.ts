@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
@@ -10,6 +10,10 @@ import { shellQuote } from '../../src/core/shell.js'
 import { httpPorts } from '../../src/engines/http.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { postStream } from '../helpers/sse-client.js'
+import { memoryLogger } from '../helpers/memory-logger.js'
+import { startTarget } from '../../src/server/index.js'
+import { BOX_FACTOR_VARIABLE } from '../../src/sim/speed.js'
+import { targetPlan } from '../server/target.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
 vi.mock('../../src/core/cli-entry.js', () => ({
@@ -42,7 +46,17 @@ describe('sim adapter: data', () => {
   it('declares itself like the matrix file needs it', () => {
     expect(sim.name).toBe('sim')
     expect(sim.needsLaunchOrUrl).toBe(false)
-    expect(Object.keys(sim.options ?? {})).toEqual(['profile', 'time-scale', 'seed', 'load-time', 'fault'])
+    expect(Object.keys(sim.options ?? {})).toEqual([
+      'profile',
+      'time-scale',
+      'seed',
+      'load-time',
+      'fault',
+      'launch-cv',
+      'slow-share',
+      'slow-factor',
+      'slow-window',
+    ])
     expect(sim.healthPath).toBe('/health')
     expect([sim.path('completions'), sim.path('chat')]).toEqual(['/v1/completions', '/v1/chat/completions'])
     const body = { prompt: 'x', max_tokens: 3 }
@@ -73,6 +87,35 @@ describe('sim adapter: data', () => {
       '--profile vllm-qwen36-27b-fp8 --fault degenerate --port {port}',
     )
     expect(sim.options?.fault?.safeParse('garbage').success).toBe(false)
+  })
+
+  it('speed options: the matrix file parses them, the launch passes them as flags (no launch seed: launches differ)', () => {
+    const data = {
+      version: 1,
+      scenarios: { s: { 'input-tokens': 8, 'output-tokens': 8 } },
+      targets: {
+        'sim-a': {
+          engine: 'sim',
+          profile: 'vllm-qwen35-08b',
+          'launch-cv': '3%',
+          'slow-share': '10%',
+          'slow-factor': 0.5,
+          'slow-window': '1.5s',
+        },
+      },
+    }
+    const plan = buildPlan(data, { configPath: 't.yml', resolvedPath: '/t.yml', engines: [sim] })
+    const t = plan.targets[0]
+    expect(t.engineOptions).toMatchObject({
+      'launch-cv': 0.03,
+      'slow-share': 0.1,
+      'slow-factor': 0.5,
+      'slow-window': 1500,
+    })
+    expect(sim.defaultLaunch?.(t)).toContain(
+      '--profile vllm-qwen35-08b --launch-cv 0.03 --slow-share 0.1 --slow-factor 0.5 --slow-window 1500 --port {port}',
+    )
+    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen35-08b' }))).not.toMatch(/--launch|--slow|--box/)
   })
 
   it('a profile path becomes absolute, so the child finds it from any working directory', () => {
@@ -145,6 +188,27 @@ describe('sim adapter: data', () => {
         'targets.sim-a.seed: must be an integer (got "x")',
         'targets.sim-a.load-time: "soon" is not a duration',
       ],
+    },
+    {
+      key: 'sim-a',
+      options: {
+        profile: 'vllm-qwen35-08b',
+        'launch-cv': '50%',
+        'slow-share': '120%',
+        'slow-factor': 0,
+        'slow-window': 2,
+      },
+      problems: [
+        'targets.sim-a.launch-cv: must be below 50%',
+        'targets.sim-a.slow-share: must be at most 100% (got "120%")',
+        'targets.sim-a.slow-factor: must be a number in (0, 1] (got 0)',
+        'targets.sim-a.slow-window: needs a unit, e.g. "2s"',
+      ],
+    },
+    {
+      key: 'sim-a',
+      options: { profile: 'vllm-qwen35-08b', 'slow-factor': 1.5 },
+      problems: ['targets.sim-a.slow-factor: must be a number in (0, 1] (got 1.5)'],
     },
     // A profile holding placeholders is checked once they are filled, for each matrix combination.
     {
@@ -230,6 +294,31 @@ describe('sim adapter: against the launched simulator', () => {
       expect(await exit).toBe(0)
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL')
+    }
+  })
+
+  it(`an engine launched the normal way sees the host's ${BOX_FACTOR_VARIABLE}`, async () => {
+    // The least-privilege engine environment keeps it: the name does not look secret.
+    vi.stubEnv(BOX_FACTOR_VARIABLE, '0.8')
+    vi.stubEnv('NODE_OPTIONS', '--import tsx')
+    const logDir = mkdtempSync(join(tmpdir(), 'sim-box-'))
+    try {
+      const plan = targetPlan({ id: 'sim-box', engine: 'sim', engineOptions: { profile: 'vllm-qwen35-08b' } })
+      const running = await startTarget({
+        target: { ...plan, launch: sim.defaultLaunch?.(plan) },
+        adapter: sim,
+        logDir,
+        log: memoryLogger(),
+        smoke: async () => {},
+      })
+      await running.stop()
+      // Written before the listening line; stop() waits for the group's output.
+      expect(readFileSync(running.logPath as string, 'utf8')).toMatch(
+        /sim: launch seed \d+, speed ×0\.8 \(launch-cv 0%, box factor 0\.8\)/,
+      )
+    } finally {
+      vi.unstubAllEnvs()
+      rmSync(logDir, { recursive: true, force: true })
     }
   })
 })
