@@ -183,8 +183,8 @@ export async function run(): Promise<void> {
 /**
  * Post step: the safety net. It kills the process groups the main step left alive — those its teardown never
  * saw gone, and only while their leader is still the process the main step started — removes the containers
- * still carrying the run's label and runs the targets' `stop` commands again (their output goes to the
- * targets' logs). Everything comes from the saved cleanup tasks.
+ * still carrying the run's label, runs the targets' `stop` commands again (their output goes to the
+ * targets' logs) and removes the base commit's worktrees still there. Everything comes from the saved cleanup tasks.
  */
 export async function post(): Promise<void> {
   try {
@@ -204,6 +204,10 @@ export async function post(): Promise<void> {
       core.warning(`post: removed ${report.containers.length} container(s) of this run left by the main step`)
     else core.info('post: no container of this run left')
     if (report.stops) core.info(`post: ran ${report.stops} stop command(s)`)
+    if (report.worktrees.length)
+      core.warning(
+        `post: removed ${report.worktrees.length} base-commit worktree(s) left by the main step: ${report.worktrees.join(', ')}`,
+      )
     for (const problem of report.problems) core.warning(`post: ${problem}`)
   } catch (error) {
     core.warning(`post: cleanup failed: ${errorMessage(error)}`)

@@ -12,6 +12,7 @@ import { engineEnv } from './env.js'
 import { removeByLabel, type Runtime } from './container.js'
 import { killProcessGroups, signalGroup } from './process-group.js'
 import { CHECK_TEXT, type GroupIdentity } from './group-identity.js'
+import { removeWorktree, type WorktreeRef } from './worktree.js'
 
 /** A `stop:` command is bounded: past this it is killed. */
 export const STOP_TIMEOUT_MS = 60_000
@@ -33,7 +34,10 @@ export interface StopTask {
 /** A launched process group: signalled only while its leader is still the process we started (group-identity.ts). */
 export type GroupTask = { kind: 'group' } & GroupIdentity
 
-export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | GroupTask
+/** A temporary worktree of another commit (worktree.ts); removed only while its folder's name and marker say it is ours. */
+export type WorktreeTask = { kind: 'worktree' } & WorktreeRef
+
+export type CleanupTask = StopTask | { kind: 'containers'; runtime: Runtime; runId: string } | GroupTask | WorktreeTask
 
 /** Where a stop command's output goes. */
 export type Sink = (text: string) => void
@@ -108,12 +112,36 @@ export interface CleanupReport {
   /** Groups not signalled though processes remain in them, since /proc cannot prove them ours; a line each. */
   leftAlone: string[]
   stops: number
+  /** Worktree folders that were still there and are gone now. */
+  worktrees: string[]
   problems: string[]
 }
 
-/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+/** Removes each worktree task's folder once; a folder that is not ours is left, and said so. */
+async function removeWorktrees(tasks: readonly CleanupTask[], report: CleanupReport): Promise<void> {
+  const worktrees = new Map(tasks.flatMap((t) => (t.kind === 'worktree' ? [[t.path, t] as const] : [])))
+  for (const task of worktrees.values()) {
+    const outcome = await removeWorktree(task)
+    if ('refused' in outcome) report.problems.push(`worktree left in place: ${outcome.refused}`)
+    else if ('problem' in outcome) report.problems.push(`worktree: ${outcome.problem}`)
+    else if (outcome.removed) report.worktrees.push(task.path)
+  }
+}
+
+/**
+ * Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once),
+ * then the worktrees, last since an engine or a stop command may run from one.
+ */
 export async function runCleanup(tasks: readonly CleanupTask[], graceMs: number): Promise<CleanupReport> {
-  const report: CleanupReport = { containers: [], groups: [], notOurs: [], leftAlone: [], stops: 0, problems: [] }
+  const report: CleanupReport = {
+    containers: [],
+    groups: [],
+    notOurs: [],
+    leftAlone: [],
+    stops: 0,
+    worktrees: [],
+    problems: [],
+  }
   const groups = tasks.flatMap((t) => (t.kind === 'group' ? [{ pgid: t.pgid, start: t.start }] : []))
   const passed = (pgid: number, check: keyof typeof CHECK_TEXT) =>
     (check === 'gone' || check === 'reused' ? report.notOurs : report.leftAlone).push(
@@ -135,5 +163,6 @@ export async function runCleanup(tasks: readonly CleanupTask[], graceMs: number)
     report.stops++
     if (problem) report.problems.push(`${task.target}: ${problem}`)
   }
+  await removeWorktrees(tasks, report)
   return report
 }

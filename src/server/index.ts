@@ -5,5 +5,14 @@ export { startMemoryGuard, dropCaches, readMemInfo, floorBytes } from './memory.
 export { DEFAULT_GRACE_MS } from './process-group.js'
 export { createRunGuard, type RunGuard } from './guard.js'
 export { makeRunId } from './container.js'
-export { runCleanup, type CleanupTask } from './cleanup.js'
+export { runCleanup, type CleanupTask, type WorktreeTask } from './cleanup.js'
 export { checkGroup, type GroupIdentity } from './group-identity.js'
+export { runGit, gitReason, type GitResult } from './git.js'
+export {
+  addWorktree,
+  makeWorktreeFolder,
+  removeWorktree,
+  WORKTREE_PREFIX,
+  WORKTREE_TREE,
+  type WorktreeRef,
+} from './worktree.js'
