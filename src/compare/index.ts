@@ -8,8 +8,12 @@
  *
  * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
  * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
- * `missingCells` and `runVerdict` over the run.
+ * `missingCells` and `runVerdict` over the run. A same-box A/B against the base commit (ab.ts) judges a cell from
+ * launches of both arms instead: `abOrder` says which arm each launch runs, `abCellVerdict` (ab-cell.ts) judges
+ * them.
  */
+export { AB_Z, MAX_MORE_LAUNCHES, abMetric, abOrder, type AbMetricInput, type AbValue, type Arm } from './ab.js'
+export { abCellVerdict, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
 export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
 export {

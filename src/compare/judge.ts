@@ -170,7 +170,7 @@ function judgeGated(
 }
 
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */
-function gatedStat(gate: GateConfig, metric: GatedMetric): GateStat | undefined {
+export function gatedStat(gate: GateConfig, metric: GatedMetric): GateStat | undefined {
   if (!isRelative(metric)) return gate[metric] ? 'mean' : undefined
   return gate[metric]?.stat
 }

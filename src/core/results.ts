@@ -24,10 +24,11 @@ export const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusi
 
 /**
  * What would decide an inconclusive metric: more warm rounds of this cell; a quieter machine (the spread between
- * launches alone is too wide for the limit); more default-branch runs (the reference alone is too uncertain); or
- * the requested workload (a flagged cell measured something else than the baseline).
+ * launches alone is too wide for the limit); more default-branch runs (the reference alone is too uncertain); the
+ * requested workload (a flagged cell measured something else than the baseline); or, in a same-box A/B against
+ * the base commit, more launches of each arm (`moreLaunches`).
  */
-export type Undecided = 'rounds' | 'quieter-box' | 'baseline' | 'workload'
+export type Undecided = 'rounds' | 'quieter-box' | 'baseline' | 'workload' | 'launches'
 
 /** The reference was re-based at a level shift the default branch accepted. */
 export interface Rebase {
@@ -59,6 +60,11 @@ export interface MetricVerdict {
   needs?: Undecided
   /** With `needs: 'rounds'`: warm rounds more after which the band would be narrow enough to decide. */
   moreRounds?: number
+  /**
+   * With `needs: 'launches'` (a same-box A/B): launches to add to each arm, in the same alternating order, after
+   * which the interval would be narrow enough to decide (capped; the reason says when more would be needed).
+   */
+  moreLaunches?: number
   /** Set when the reference is the level main moved to at a detected shift. */
   rebased?: Rebase
 }

@@ -110,6 +110,8 @@ function decider(m: MetricVerdict): string {
   switch (m.needs) {
     case 'rounds':
       return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds'
+    case 'launches':
+      return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches'
     case 'quieter-box':
       return 'a quieter box'
     case 'baseline':

@@ -234,7 +234,7 @@ describe('the cells table', () => {
 
 describe('inconclusive cells', () => {
   it('are listed right after regressions and errors, each with what would decide it', () => {
-    const undecided = (id: string, needs: 'rounds' | 'quieter-box' | 'baseline', moreRounds?: number) => ({
+    const undecided = (id: string, needs: 'rounds' | 'quieter-box' | 'baseline' | 'launches', more?: number) => ({
       ...flatCell(id, { decode: 50 }),
       verdict: {
         status: 'inconclusive' as const,
@@ -248,7 +248,7 @@ describe('inconclusive cells', () => {
             delta: -0.06,
             reason: 'decode tok/s -6.0% within noise (±7.0%)',
             needs,
-            moreRounds,
+            ...(needs === 'launches' ? { moreLaunches: more } : { moreRounds: more }),
           },
         },
       },
@@ -281,9 +281,10 @@ describe('inconclusive cells', () => {
         undecided('a/s', 'rounds', 3),
         undecided('b/s', 'quieter-box'),
         undecided('c/s', 'baseline'),
+        undecided('d/s', 'launches', 2),
         flagged,
       ]),
-      summary: { verdict: 'regression', regressions: 1, counts: { regression: 1, inconclusive: 4 } },
+      summary: { verdict: 'regression', regressions: 1, counts: { regression: 1, inconclusive: 5 } },
     }
     const md = renderReport(results, CTX, COMMENT_LIMIT)
     const list = md.slice(md.indexOf('#### Inconclusive'))
@@ -292,6 +293,7 @@ describe('inconclusive cells', () => {
     expect(list).toContain('**a/s**: decode tok/s -6.0% within noise (±7.0%) — needs 3 more warm rounds')
     expect(list).toContain('**b/s**: decode tok/s -6.0% within noise (±7.0%) — needs a quieter box')
     expect(list).toContain('**c/s**: decode tok/s -6.0% within noise (±7.0%) — needs more default-branch runs')
+    expect(list).toContain('**d/s**: decode tok/s -6.0% within noise (±7.0%) — needs 2 more launches per arm')
     expect(list).toContain('**f/s**: lengths-missed: output 100/128 — needs the requested workload')
     // The reason names its metric once, and says what it needs at most once.
     expect(list).not.toMatch(/decode decode|needs [^;\n]*needs /)

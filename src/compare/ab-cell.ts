@@ -1,0 +1,113 @@
+/**
+ * The A/B verdict on a cell (pure): its launches of both arms in order (ab.ts) → one verdict per gated metric both
+ * arms measured, and the cell's status by the rule judge.ts uses (its worst metric; undecided when a gated metric
+ * is missing from a launch or a launch is flagged). A relative metric's value per launch is its steady figure and
+ * its standard error the spread of its steady warm rounds; a share (failed requests) is judged against its ceiling
+ * on the arms' mean shares. A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
+ * naming the launch: a base arm that did not run must never read as a pass.
+ */
+import { GATED_METRICS, isRelative, metricLabel, readMetric } from '../core/metrics.js'
+import type { GateStat, GatedMetric } from '../core/metrics.js'
+import type { GateConfig } from '../core/plan.js'
+import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
+import { mean } from '../core/stats.js'
+import { abMetric, abOrder, type Arm } from './ab.js'
+import { steadyRounds } from './baseline.js'
+import { cellStatus, gatedStat } from './judge.js'
+import { judgeCeiling } from './metric.js'
+import { NOISE_FLOOR } from './noise.js'
+
+export interface AbLaunch {
+  arm: Arm
+  cell: CellResult
+}
+
+export interface AbOptions {
+  /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
+  noiseFloor?: number
+}
+
+/** The A/B verdict on a cell from its launches in order: every gated metric both arms measured. */
+export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, options: AbOptions = {}): CellVerdict {
+  const problem = launchProblem(launches)
+  if (problem) return { status: 'error', metrics: {}, note: problem }
+  const metrics: CellVerdict['metrics'] = {}
+  const notes: string[] = []
+  const undecided: string[] = []
+  for (const metric of GATED_METRICS) {
+    const stat = gatedStat(gate, metric)
+    if (stat === undefined) continue
+    const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR)
+    if ('status' in judged) metrics[metric] = judged
+    else (judged.unknown ? undecided : notes).push(judged.note)
+  }
+  const flags = [...new Set(launches.flatMap((l) => l.cell.flags))]
+  // A flagged launch did not measure the requested workload: its speed figures decide nothing (as judge.ts).
+  if (flags.length) {
+    undecided.push(`flagged (${flags.join(', ')}): speed not compared`)
+    for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
+  }
+  if (!Object.keys(metrics).length) undecided.push('no gated metric measured by both arms')
+  const note = [...undecided, ...notes].join('; ')
+  const verdict: CellVerdict = { status: cellStatus(metrics, [], undecided), metrics, note: note || undefined }
+  if (undecided.length) verdict.undecided = undecided
+  return verdict
+}
+
+/** Why the launches cannot be judged: a failed launch (named by arm and number) or an order that is not paired. */
+function launchProblem(launches: readonly AbLaunch[]): string | undefined {
+  const seen: Record<Arm, number> = { base: 0, pr: 0 }
+  for (const { arm, cell } of launches) {
+    const name = `${arm === 'base' ? 'base' : 'PR'} launch ${++seen[arm]}`
+    if (cell.status === 'error') return `${name} failed: ${cell.error ?? 'the cell could not be measured'}`
+    if (!cell.metrics) return `${name} failed: it measured nothing`
+  }
+  for (let j = 0; j < launches.length; j += 2)
+    if (launches[j].arm === launches[j + 1]?.arm || j + 1 === launches.length)
+      return `A/B launches ${j + 1} and ${j + 2} are not one base and one PR launch (expected ${abOrder(Math.max(1, launches.length >> 1)).join(' ')})`
+  return launches.length ? undefined : 'A/B: no launches'
+}
+
+/** Why a gated metric was not judged; `unknown` when it should have been (the cell is then undecided). */
+interface NotJudged {
+  note: string
+  unknown?: true
+}
+
+/** One gated metric over the launches: a verdict, or why there is none. */
+function abGated(
+  launches: readonly AbLaunch[],
+  gate: GateConfig,
+  metric: GatedMetric,
+  stat: GateStat,
+  noiseFloor: number,
+): MetricVerdict | NotJudged {
+  const label = metricLabel(metric, stat)
+  const values = launches.map((l) => readMetric(l.cell.metrics, metric, stat))
+  const arm = (a: Arm) => values.filter((_, i) => launches[i].arm === a) as number[]
+  if (arm('base').every((v) => v === undefined)) return { note: `${label}: the base arm did not measure it` }
+  if (values.some((v) => v === undefined))
+    return { note: `${label}: not measured by every launch, cannot compare`, unknown: true }
+  if (!isRelative(metric))
+    return judgeCeiling({ metric, config: gate[metric]!, current: mean(arm('pr')), baseline: mean(arm('base')) })
+  if (values.some((v) => !(v! > 0)))
+    return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true }
+  const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i]!, se: launchSe(l.cell, metric, stat, values[i]!) }))
+  return abMetric({ metric, config: gate[metric]!, launches: ab, noiseFloor })
+}
+
+/** A launch's relative standard error: the sd of its steady rounds / √k / its value; 0 with one round. */
+export function launchSe(cell: CellResult, metric: GatedMetric, stat: GateStat, value: number): number {
+  const rounds = steadyRounds(cell, metric, stat)
+  const k = rounds.length
+  if (k < 2) return 0
+  const m = mean(rounds)
+  return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value
+}
+
+function demote(v: MetricVerdict): void {
+  if (v.status !== 'regression' && v.status !== 'improvement') return
+  v.status = 'inconclusive'
+  v.needs = 'workload'
+  delete v.moreLaunches
+}
