@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6260);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1547);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6260:
+/***/ 1547:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39425,58 +39425,6 @@ function isUsable(value) {
     return typeof value === 'number' && Number.isFinite(value);
 }
 
-;// CONCATENATED MODULE: ./src/compare/baseline.ts
-
-
-/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
-const HISTORY_WINDOW = 20;
-/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
-function baselineCell(view, id) {
-    const cell = view.results?.cells.find((c) => c.id === id);
-    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
-}
-/** True when the baseline knows the cell at all (any history run or the file measured it). */
-function hasBaseline(view, id) {
-    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
-}
-/** True when there is no baseline of any cell: the first run on this hardware. */
-function isFirstRun(view) {
-    return !view.results && view.history.length === 0;
-}
-/**
- * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
- * one run with its steady rounds; undefined when neither has the value.
- */
-function baselineRuns(view, id, metric, stat) {
-    const key = metricKey(metric, stat);
-    const runs = [];
-    for (const entry of recent(view)) {
-        const samples = entry.cells[id]?.[key];
-        if (samples && isUsable(samples.steady))
-            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
-    }
-    const cell = baselineCell(view, id);
-    if (runs.length >= 2 || (runs.length === 1 && !cell))
-        return { source: 'history', runs };
-    const steady = cell && readMetric(cell.metrics, metric, stat);
-    if (!cell || steady === undefined)
-        return undefined;
-    return {
-        source: 'file',
-        runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
-    };
-}
-/** A cell's steady rounds that had a successful request, as values of one metric. */
-function steadyRounds(cell, metric, stat) {
-    return cell.rounds
-        .filter((r) => r.steady && r.errors < r.requests)
-        .map((r) => readMetric(r.metrics, metric, stat))
-        .filter(isUsable);
-}
-function recent(view) {
-    return view.history.slice(-HISTORY_WINDOW);
-}
-
 ;// CONCATENATED MODULE: ./src/compare/spread.ts
 /**
  * Robust spread estimators for the noise model: an odd round or an odd default-branch run (a throttled round, a
@@ -39649,6 +39597,58 @@ function roundsFor(model, target) {
     return Math.max(1, Math.ceil(model.within / room - model.rounds));
 }
 
+;// CONCATENATED MODULE: ./src/compare/baseline.ts
+
+
+/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
+const HISTORY_WINDOW = 20;
+/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
+function baselineCell(view, id) {
+    const cell = view.results?.cells.find((c) => c.id === id);
+    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
+}
+/** True when the baseline knows the cell at all (any history run or the file measured it). */
+function hasBaseline(view, id) {
+    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
+}
+/** True when there is no baseline of any cell: the first run on this hardware. */
+function isFirstRun(view) {
+    return !view.results && view.history.length === 0;
+}
+/**
+ * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
+ * one run with its steady rounds; undefined when neither has the value.
+ */
+function baselineRuns(view, id, metric, stat) {
+    const key = metricKey(metric, stat);
+    const runs = [];
+    for (const entry of recent(view)) {
+        const samples = entry.cells[id]?.[key];
+        if (samples && isUsable(samples.steady))
+            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
+    }
+    const cell = baselineCell(view, id);
+    if (runs.length >= 2 || (runs.length === 1 && !cell))
+        return { source: 'history', runs };
+    const steady = cell && readMetric(cell.metrics, metric, stat);
+    if (!cell || steady === undefined)
+        return undefined;
+    return {
+        source: 'file',
+        runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
+    };
+}
+/** A cell's steady rounds that had a successful request, as values of one metric. */
+function steadyRounds(cell, metric, stat) {
+    return cell.rounds
+        .filter((r) => r.steady && r.errors < r.requests)
+        .map((r) => readMetric(r.metrics, metric, stat))
+        .filter(isUsable);
+}
+function recent(view) {
+    return view.history.slice(-HISTORY_WINDOW);
+}
+
 ;// CONCATENATED MODULE: ./src/compare/reference.ts
 
 
@@ -39721,6 +39721,125 @@ function steps(values, rounds, level, threshold) {
     const away = (v) => (v - level) / level;
     const side = Math.sign(away(values[0]));
     return values.every((v, i) => side * away(v) > threshold && rounds[i].every((r) => side * away(r) > threshold / 2));
+}
+
+;// CONCATENATED MODULE: ./src/compare/ab.ts
+/**
+ * Same-box A/B against the base commit (pure): a cell judged from launches of the base commit's build (the `base`
+ * arm) and the PR's (`pr`) alternated on this machine, rather than against a baseline stored on another day.
+ *
+ * Model. Launch i of arm a measures level × a × d_i × ε_i: the arm's true speed, the drift d_i the box goes
+ * through while the A/B runs (clocks settling, a chassis warming up) and the launch's own regime ε_i (one launch of
+ * an engine can settle faster or slower than the next, vLLM #39903). Launches run B P P B B P P B … (abOrder) and
+ * each is paired with its neighbour, (0,1), (2,3), …: one launch of each arm, one launch apart. So
+ * r_j = ln(pr_j / base_j) = ln(a_pr / a_base) ± δ + noise, δ the drift over one launch with its sign alternating
+ * between B-P and P-B pairs, and a linear drift cancels in the mean of every two pairs. reth's benchmark CI runs
+ * baseline, feature, feature, baseline for that reason: temporally adjacent pairs cancel thermal and cache drift
+ * (paradigmxyz/reth PRs #22321, #22335). tango-bench measures the two versions as pairs (bazhenov/tango,
+ * src/lib.rs); Chromium's Pinpoint runs both arms on the same device.
+ *
+ * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
+ * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
+ *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
+ *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
+ *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
+ *   small; σ0 keeps a lucky pair from narrowing the interval.
+ * - Rule, with `worse` the change for the worse and L the limit (relativeLimit: the stricter of max-regression
+ *   and min-delta, §8): regression when worse − h > L (the interval lies past the limit) or worse > 2L (a loss
+ *   that large fails whatever the noise); improvement when −worse − h > L; inconclusive when worse > L (the
+ *   interval straddles the limit); pass when worse + h ≤ 2L; otherwise inconclusive (the interval could hide a
+ *   loss of twice the limit).
+ * - An inconclusive metric says how many more launches per arm would decide it: h shrinks as 1/√n, until
+ *   h < worse − L (a change straddling the limit) or h ≤ 2L − worse (a wide interval), at most MAX_MORE_LAUNCHES.
+ *
+ * A cell's launches become these values in ab-cell.ts.
+ */
+
+
+
+
+
+const AB_Z = 1.96;
+/** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
+const MAX_MORE_LAUNCHES = 20;
+/** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
+function abOrder(launchesPerArm) {
+    if (!Number.isInteger(launchesPerArm) || launchesPerArm < 1)
+        throw new RangeError(`ab-launches: expected a whole number of launches per arm ≥ 1, got ${launchesPerArm}`);
+    return Array.from({ length: 2 * launchesPerArm }, (_, i) => ((i + 1) % 4 < 2 ? 'base' : 'pr'));
+}
+/** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
+function abPairs(launches, noiseFloor = NOISE_FLOOR) {
+    if (launches.length < 2 || launches.length % 2)
+        throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`);
+    const ratios = [];
+    const expected = [];
+    for (let j = 0; j < launches.length; j += 2) {
+        const [a, b] = [launches[j], launches[j + 1]];
+        if (a.arm === b.arm)
+            throw new RangeError(`A/B: launches ${j + 1} and ${j + 2} are both ${a.arm} launches`);
+        const [base, pr] = a.arm === 'base' ? [a, b] : [b, a];
+        if (!(base.value > 0 && pr.value > 0))
+            throw new RangeError(`A/B: launch values must be positive`);
+        ratios.push(Math.log(pr.value / base.value));
+        expected.push(2 * noiseFloor ** 2 + (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2);
+    }
+    const n = ratios.length;
+    const m = stats_mean(ratios);
+    const s2 = n >= 2 ? ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0;
+    const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
+    return {
+        n,
+        logChange: m,
+        halfWidth: AB_Z * Math.sqrt(Math.max(s2, stats_mean(expected)) / n),
+        base: geo('base'),
+        pr: geo('pr'),
+    };
+}
+/** The A/B verdict on one relative metric (see the module header). */
+function abMetric(input) {
+    const { metric, config } = input;
+    const info = METRICS[metric];
+    const ab = abPairs(input.launches, input.noiseFloor);
+    const delta = Math.expm1(ab.logChange);
+    const worse = info.higherIsBetter ? -delta : delta;
+    const limit = relativeLimit(config, ab.base);
+    const h = ab.halfWidth;
+    const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
+    const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
+    const verdict = (status, why) => ({
+        status,
+        metric,
+        stat: info.scalar ? 'mean' : config.stat,
+        current: ab.pr,
+        baseline: ab.base,
+        delta,
+        reason: why ? `${said}: ${why}` : said,
+        band: h,
+    });
+    const undecided = (why, target) => {
+        const more = moreLaunches(ab.n, h, target);
+        const decides = more < MAX_MORE_LAUNCHES
+            ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
+            : `at least ${more} more launches per arm would be needed`;
+        return { ...verdict('inconclusive', `${why}; ${decides}`), needs: 'launches', moreLaunches: more };
+    };
+    if (worse - h > limit)
+        return verdict('regression');
+    if (worse > 2 * limit)
+        return verdict('regression', 'more than twice the limit');
+    if (-worse - h > limit)
+        return verdict('improvement');
+    if (worse > limit)
+        return undecided('the interval straddles the limit', worse - limit);
+    if (worse + h <= 2 * limit)
+        return verdict('pass');
+    return undecided('the interval is too wide to rule out a loss of twice the limit', 2 * limit - worse);
+}
+/** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
+function moreLaunches(n, h, target) {
+    const needed = target > 0 ? Math.floor(n * (h / target) ** 2) + 1 : Infinity;
+    return Math.min(Math.max(needed - n, 1), MAX_MORE_LAUNCHES);
 }
 
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
@@ -40639,6 +40758,104 @@ function referenceValues(id, baseline, gate, options) {
     return values;
 }
 
+;// CONCATENATED MODULE: ./src/compare/ab-cell.ts
+/**
+ * The A/B verdict on a cell (pure): its launches of both arms in order (ab.ts) → one verdict per gated metric both
+ * arms measured, and the cell's status by the rule judge.ts uses (its worst metric; undecided when a gated metric
+ * is missing from a launch or a launch is flagged). A relative metric's value per launch is its steady figure and
+ * its standard error the spread of its steady warm rounds; a share (failed requests) is judged against its ceiling
+ * on the arms' mean shares. A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
+ * naming the launch: a base arm that did not run must never read as a pass.
+ */
+
+
+
+
+
+
+
+/** The A/B verdict on a cell from its launches in order: every gated metric both arms measured. */
+function abCellVerdict(launches, gate, options = {}) {
+    const problem = launchProblem(launches);
+    if (problem)
+        return { status: 'error', metrics: {}, note: problem };
+    const metrics = {};
+    const notes = [];
+    const undecided = [];
+    for (const metric of GATED_METRICS) {
+        const stat = gatedStat(gate, metric);
+        if (stat === undefined)
+            continue;
+        const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR);
+        if ('status' in judged)
+            metrics[metric] = judged;
+        else
+            (judged.unknown ? undecided : notes).push(judged.note);
+    }
+    const flags = [...new Set(launches.flatMap((l) => l.cell.flags))];
+    // A flagged launch did not measure the requested workload: its speed figures decide nothing (as judge.ts).
+    if (flags.length) {
+        undecided.push(`flagged (${flags.join(', ')}): speed not compared`);
+        for (const v of Object.values(metrics))
+            if (isRelative(v.metric))
+                ab_cell_demote(v);
+    }
+    if (!Object.keys(metrics).length)
+        undecided.push('no gated metric measured by both arms');
+    const note = [...undecided, ...notes].join('; ');
+    const verdict = { status: cellStatus(metrics, [], undecided), metrics, note: note || undefined };
+    if (undecided.length)
+        verdict.undecided = undecided;
+    return verdict;
+}
+/** Why the launches cannot be judged: a failed launch (named by arm and number) or an order that is not paired. */
+function launchProblem(launches) {
+    const seen = { base: 0, pr: 0 };
+    for (const { arm, cell } of launches) {
+        const name = `${arm === 'base' ? 'base' : 'PR'} launch ${++seen[arm]}`;
+        if (cell.status === 'error')
+            return `${name} failed: ${cell.error ?? 'the cell could not be measured'}`;
+        if (!cell.metrics)
+            return `${name} failed: it measured nothing`;
+    }
+    for (let j = 0; j < launches.length; j += 2)
+        if (launches[j].arm === launches[j + 1]?.arm || j + 1 === launches.length)
+            return `A/B launches ${j + 1} and ${j + 2} are not one base and one PR launch (expected ${abOrder(Math.max(1, launches.length >> 1)).join(' ')})`;
+    return launches.length ? undefined : 'A/B: no launches';
+}
+/** One gated metric over the launches: a verdict, or why there is none. */
+function abGated(launches, gate, metric, stat, noiseFloor) {
+    const label = metricLabel(metric, stat);
+    const values = launches.map((l) => readMetric(l.cell.metrics, metric, stat));
+    const arm = (a) => values.filter((_, i) => launches[i].arm === a);
+    if (arm('base').every((v) => v === undefined))
+        return { note: `${label}: the base arm did not measure it` };
+    if (values.some((v) => v === undefined))
+        return { note: `${label}: not measured by every launch, cannot compare`, unknown: true };
+    if (!isRelative(metric))
+        return judgeCeiling({ metric, config: gate[metric], current: stats_mean(arm('pr')), baseline: stats_mean(arm('base')) });
+    if (values.some((v) => !(v > 0)))
+        return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true };
+    const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }));
+    return abMetric({ metric, config: gate[metric], launches: ab, noiseFloor });
+}
+/** A launch's relative standard error: the sd of its steady rounds / √k / its value; 0 with one round. */
+function launchSe(cell, metric, stat, value) {
+    const rounds = steadyRounds(cell, metric, stat);
+    const k = rounds.length;
+    if (k < 2)
+        return 0;
+    const m = stats_mean(rounds);
+    return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value;
+}
+function ab_cell_demote(v) {
+    if (v.status !== 'regression' && v.status !== 'improvement')
+        return;
+    v.status = 'inconclusive';
+    v.needs = 'workload';
+    delete v.moreLaunches;
+}
+
 ;// CONCATENATED MODULE: ./src/compare/confirm.ts
 
 
@@ -41020,8 +41237,12 @@ function cellBaseline(view, cell, run, renames) {
  *
  * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
  * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
- * `missingCells` and `runVerdict` over the run.
+ * `missingCells` and `runVerdict` over the run. A same-box A/B against the base commit (ab.ts) judges a cell from
+ * launches of both arms instead: `abOrder` says which arm each launch runs, `abCellVerdict` (ab-cell.ts) judges
+ * them.
  */
+
+
 
 
 
@@ -41636,9 +41857,12 @@ function evidence(cell, view) {
         ...(changes !== undefined && changes.length > 0 && cell.host !== undefined && { host: { ...cell.host, changes } }),
     };
 }
-/** Cells read from results files, each judged; what could not be measured keeps its verdict. */
+/**
+ * Cells read from results files, each judged; what could not be measured keeps its verdict, and so does a cell a
+ * same-box A/B decided (a shard's): its paired launches outrank the stored baseline.
+ */
 function judgeAll(cells, judge) {
-    return cells.map((cell) => judge.decide([cell]));
+    return cells.map((cell) => (cell.ab?.status === 'ran' ? cell : judge.decide([cell])));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -51924,6 +52148,10 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
  *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
+ *
+ * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
+ * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
+ * sim CLI's `--launch-cv`, `--box-factor` (or its environment variable) and `--slow-*` flags.
  */
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
@@ -52087,6 +52315,146 @@ function loadProfile(ref, cwd = process.cwd()) {
     return parseProfile(json, ref);
 }
 
+;// CONCATENATED MODULE: ./src/sim/rng.ts
+/** Seeded randomness for the simulator: same seed, same schedule. */
+
+/** Uniform in [0, 1); the seed is mixed first so that small seeds (1, 2, 3) start far apart. */
+function rng_createRng(seed) {
+    return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
+}
+/** The random stream of untimed requests (the quality probe), apart from the benchmark's for the same seed. */
+function rng_sideStream(seed) {
+    return rng_createRng(Math.floor(seed) ^ 0x5eed51de);
+}
+/** Standard normal by Box–Muller. */
+function normal(rng) {
+    const u = 1 - rng();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
+}
+/**
+ * Multiplicative jitter with mean exactly 1 and the given coefficient of variation
+ * (log-normal, so a step never gets a negative or zero duration).
+ */
+function jitterFactor(rng, cv) {
+    if (cv <= 0)
+        return 1;
+    const sigma = Math.sqrt(Math.log(1 + cv * cv));
+    return Math.exp(sigma * normal(rng) - (sigma * sigma) / 2);
+}
+const BAG_SIZE = 20;
+/**
+ * Draws outcomes 0..n-1 from a "shuffle bag": every block of BAG_SIZE draws holds each outcome
+ * in proportion to `weights` (largest-remainder rounding), in seeded order. The mean over a
+ * run then sits on the profile's figure instead of wandering with sampling noise, which a
+ * short single-stream request (~85 verify steps) would otherwise show at several percent.
+ */
+function createBag(weights, rng) {
+    const total = weights.reduce((a, b) => a + b, 0);
+    const exact = weights.map((w) => (w / total) * BAG_SIZE);
+    const counts = exact.map(Math.floor);
+    const order = exact.map((e, i) => ({ i, rest: e - Math.floor(e) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+    for (let j = 0; counts.reduce((a, b) => a + b, 0) < BAG_SIZE; j++)
+        counts[order[j].i]++;
+    const template = counts.flatMap((c, i) => Array(c).fill(i));
+    let bag = [];
+    return () => {
+        if (bag.length === 0) {
+            bag = template.slice();
+            for (let i = bag.length - 1; i > 0; i--) {
+                const j = Math.floor(rng() * (i + 1));
+                [bag[i], bag[j]] = [bag[j], bag[i]];
+            }
+        }
+        return bag.pop();
+    };
+}
+
+;// CONCATENATED MODULE: ./src/sim/speed.ts
+/**
+ * How fast one launch of the simulator runs against its profile. Three multipliers of speed
+ * (a step's duration is divided by their product; 1 = the profile's speed exactly):
+ *
+ * - **Launch offset**: one log-normal draw per launch, mean 1 and coefficient of variation
+ *   `launchCv`, from the launch seed. One launch of a real engine can settle into a faster or
+ *   slower regime than the next and stay there (vLLM issue #39903), so a same-box A/B needs
+ *   several launches per arm.
+ * - **Box factor**: the host against the day the baseline was stored (driver, firmware, clocks),
+ *   shared by every launch on it; 0.9 = 10 % slower.
+ * - **Slow periods**: simulated time is cut into windows of `windowMs`; each window is slow with
+ *   probability `share`, decided by the launch seed and the window's index alone (so the answer
+ *   does not depend on which windows were asked about before). A step that starts in a slow
+ *   window runs at `factor` × speed: a neighbour's job or a thermal dip, not the code.
+ *
+ * Nothing set, nothing changes: every multiplier is exactly 1 and dividing by 1 is exact in
+ * floating point, so schedules stay bit-for-bit what they were.
+ */
+
+
+
+/** The host-wide box factor the sim CLI reads at startup (its `--box-factor` overrides it). */
+const BOX_FACTOR_VARIABLE = 'LLM_BENCH_GATE_SIM_BOX_FACTOR';
+const DEFAULT_SLOW_WINDOW_MS = 2000;
+const DEFAULT_SLOW_FACTOR = 0.5;
+/** Launch offsets past this would be a different engine rather than a regime of the same one. */
+const MAX_LAUNCH_CV = 0.5;
+// Salts keep the launch draw and the slow windows apart from each other and from the step jitter of the same seed.
+const LAUNCH_SALT = 0x1a0c4e5d;
+const SLOW_SALT = 0x510e51d0;
+function speed_check(ok, field, rule, value) {
+    if (!ok)
+        throw new RangeError(`sim speed: ${field} must be ${rule}, got ${value}`);
+}
+/** A launch seed from node:crypto, so two launches of the same command differ. */
+function randomLaunchSeed() {
+    return (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0);
+}
+/** The launch's speed multiplier: box factor × one log-normal draw (mean 1, CV `launchCv`) from the launch seed. */
+function launchSpeed(options = {}) {
+    const { launchCv = 0, launchSeed = 0, boxFactor = 1 } = options;
+    speed_check(launchCv >= 0 && launchCv < MAX_LAUNCH_CV, 'launch-cv', `in [0, ${MAX_LAUNCH_CV})`, launchCv);
+    speed_check(Number.isFinite(boxFactor) && boxFactor > 0, 'box factor', 'a number > 0', boxFactor);
+    speed_check(Number.isInteger(launchSeed) && launchSeed >= 0 && launchSeed < 2 ** 32, 'launch seed', 'in [0, 2³²)', launchSeed);
+    return boxFactor * jitterFactor(rng_createRng(launchSeed ^ LAUNCH_SALT), launchCv);
+}
+/** Checks a slow-period spec, naming the bad field. */
+function checkSlowPeriods(slow) {
+    speed_check(slow.share >= 0 && slow.share <= 1, 'slow-share', 'in [0, 1]', slow.share);
+    speed_check(slow.factor > 0 && slow.factor <= 1, 'slow-factor', 'in (0, 1]', slow.factor);
+    speed_check(Number.isFinite(slow.windowMs) && slow.windowMs > 0, 'slow-window', 'a number of ms > 0', slow.windowMs);
+    return slow;
+}
+/** Whether window `index` (covering [index·windowMs, (index+1)·windowMs)) is slow: a hash of seed and index. */
+function isSlowWindow(slow, index) {
+    // An odd multiplier is a bijection on 32-bit integers, so the windows of one seed get distinct generator states.
+    const state = (Math.floor(slow.seed) ^ SLOW_SALT ^ Math.imul(index, 0x9e3779b1)) >>> 0;
+    return mulberry32(state)() < slow.share;
+}
+/** The speed multiplier of a step starting at `at` (simulated ms). */
+function speedAt(speed, at) {
+    const base = speed.multiplier ?? 1;
+    const slow = speed.slow;
+    if (!slow || slow.share <= 0)
+        return base;
+    return isSlowWindow(slow, Math.floor(at / slow.windowMs)) ? base * slow.factor : base;
+}
+/** Whether any knob would move the launch off its profile's speed. */
+function speedIsSet(o) {
+    return (o.launchCv ?? 0) > 0 || (o.boxFactor ?? 1) !== 1 || (o.slowShare ?? 0) > 0;
+}
+/** The engine model's speed option for one launch with the given seed. */
+function engineSpeed(o) {
+    const multiplier = launchSpeed(o);
+    if ((o.slowShare ?? 0) <= 0)
+        return { multiplier };
+    const slow = checkSlowPeriods({
+        share: o.slowShare ?? 0,
+        factor: o.slowFactor ?? DEFAULT_SLOW_FACTOR,
+        windowMs: o.slowWindowMs ?? DEFAULT_SLOW_WINDOW_MS,
+        seed: o.launchSeed,
+    });
+    return { multiplier, slow };
+}
+
 ;// CONCATENATED MODULE: ./src/core/shell.ts
 /**
  * Quoting for `bash -c`: a word made only of characters the shell never treats specially stays as it is
@@ -52103,6 +52471,7 @@ function shellQuote(word) {
  * launch/ready/teardown path as a real engine. It speaks vLLM's dialect, so readiness,
  * counters and spec-decode acceptance read like vLLM's.
  */
+
 
 
 
@@ -52141,6 +52510,27 @@ const SIM_OPTIONS = {
     fault: schemas_enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
         .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
         .optional(),
+    // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
+    // launch draws its own, and the box factor is the host's, read by the simulator from its environment.
+    'launch-cv': relative({ allowZero: true })
+        .refine((f) => f < MAX_LAUNCH_CV, { error: `must be below ${MAX_LAUNCH_CV * 100}%` })
+        .meta({
+        description: 'Spread (coefficient of variation) of one speed multiplier drawn per launch, e.g. 3% (default 0: every launch at the profile speed)',
+    })
+        .optional(),
+    'slow-share': relative({ allowZero: true, capPercent: true })
+        .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
+        .optional(),
+    'slow-factor': schemas_number({ error: expected('must be a number in (0, 1]') })
+        .positive({ error: expected('must be a number in (0, 1]') })
+        .max(1, { error: expected('must be a number in (0, 1]') })
+        .meta({ description: `Speed multiplier within a slow window (default ${DEFAULT_SLOW_FACTOR})` })
+        .optional(),
+    'slow-window': fields_duration()
+        .meta({
+        description: `Length of the slow/not-slow windows in simulated time (default ${DEFAULT_SLOW_WINDOW_MS / 1000}s)`,
+    })
+        .optional(),
 };
 /** The CLI flags for options the matrix file has already checked and converted (`load-time` is in ms). */
 function simArgs(target) {
@@ -52151,8 +52541,12 @@ function simArgs(target) {
             `targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`,
         ]);
     }
-    // A path is made absolute here, so the child finds it whatever its working directory.
-    const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(o.profile))];
+    // A path is made absolute here, so the child finds it whatever its working directory; relative to the target's
+    // workdir when it has one (the base commit's worktree for the base arm of an A/B: the base's copy of the profile).
+    const args = [
+        '--profile',
+        shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(target.workdir ?? process.cwd(), o.profile)),
+    ];
     if (o['time-scale'] !== undefined)
         args.push('--time-scale', String(o['time-scale']));
     if (o.seed !== undefined)
@@ -52161,6 +52555,14 @@ function simArgs(target) {
         args.push('--load-ms', String(Math.round(o['load-time'])));
     if (o.fault !== undefined)
         args.push('--fault', o.fault);
+    if (o['launch-cv'] !== undefined)
+        args.push('--launch-cv', String(o['launch-cv']));
+    if (o['slow-share'] !== undefined)
+        args.push('--slow-share', String(o['slow-share']));
+    if (o['slow-factor'] !== undefined)
+        args.push('--slow-factor', String(o['slow-factor']));
+    if (o['slow-window'] !== undefined)
+        args.push('--slow-window', String(o['slow-window']));
     return args;
 }
 const sim = {
@@ -52625,9 +53027,12 @@ function repoPath(path) {
 function matchesPaths(globs, file) {
     return globs.some((glob) => globMatcher(glob)(file));
 }
-/** What a target's cells are compared on to tell whether its definition changed: everything but the key it came from. */
+/**
+ * What a target's cells are compared on to tell whether its definition changed: everything but the key it came
+ * from and the directory its launch runs in.
+ */
 function definition(target, scenarios = target.scenarios) {
-    const { sourceKey: _key, scenarios: _all, ...rest } = target;
+    const { sourceKey: _key, scenarios: _all, workdir: _dir, ...rest } = target;
     return JSON.stringify({ ...rest, scenarios });
 }
 /**
@@ -52784,6 +53189,9 @@ const DEFAULT_SETTINGS = {
     'allow-gpu-processes': [],
     'request-body': {},
     quality: {},
+    ab: 'confirm',
+    'ab-launches': 2,
+    'ab-budget': '1h',
 };
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
 const DERIVED_SETTINGS = ['max-rounds'];
@@ -52801,11 +53209,14 @@ const LIMITS = {
     confirm: 10,
     probeMaxTokens: 1024,
     probeConcurrency: 64,
+    abLaunches: 10,
 };
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
 const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
+/** `ab:` values (SPEC §14). */
+const AB_MODES = ['off', 'confirm', 'always'];
 const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
 /** Past this a `request-body` is not a few engine switches. */
 const MAX_REQUEST_BODY_BYTES = 16 * 1024;
@@ -52890,6 +53301,15 @@ function settingsShape() {
         }),
         'request-body': requestBodySetting(),
         quality: qualitySetting(),
+        ab: schemas_enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
+            description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
+        }),
+        'ab-launches': whole(1, LIMITS.abLaunches).meta({
+            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+        }),
+        'ab-budget': fields_duration().meta({
+            description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
+        }),
     };
 }
 const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
@@ -53215,6 +53635,7 @@ function resolveSettings(defaults, target, path, problems) {
         allowGpuProcesses: [...merged['allow-gpu-processes']],
         requestBody: { ...merged['request-body'] },
         quality: probeSettings(merged.quality),
+        ab: { mode: merged.ab, launches: merged['ab-launches'], budgetMs: merged['ab-budget'] },
     };
 }
 function probeSettings(quality) {
@@ -53403,6 +53824,8 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
         plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
     if (target.paths !== undefined)
         plan.paths = target.paths;
+    if (input.workdir !== undefined)
+        plan.workdir = input.workdir;
     setStart(plan, target, { adapter, scope: full, port, path }, problems);
     return plan;
 }
@@ -53583,7 +54006,13 @@ function buildPlan(data, options) {
         problems.add(['scenarios'], 'define at least one scenario');
     if (isRecord(raw.targets) && Object.keys(raw.targets).length === 0)
         problems.add(['targets'], 'define at least one target');
-    const all = expandTargets({ ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES }, problems);
+    const all = expandTargets({
+        ...parts,
+        gate: topGate(parts.gate),
+        scenarioNames,
+        engines: options.engines ?? ENGINES,
+        workdir: options.workdir,
+    }, problems);
     // A pattern "matches nothing" only means something when every target could be expanded.
     const selected = problems.size === 0 ? applyOnly(all, options.only, problems) : all;
     const targets = applyShard(selected, select_parseShard(options.shard, problems));
@@ -54156,6 +54585,8 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
     };
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/target/cell-result.ts
 
 
@@ -54539,6 +54970,256 @@ async function createCommit(options, baseTree, parent, files, message) {
     catch (error) {
         throw wrap(error, `${branch}: cannot create the commit`);
     }
+}
+
+;// CONCATENATED MODULE: ./src/report/escape.ts
+/**
+ * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
+ * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
+ */
+// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
+// matching control characters is the point of these two patterns.
+/* eslint-disable no-control-regex */
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+/* eslint-enable no-control-regex */
+// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
+// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function stripControl(text) {
+    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
+}
+const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** For raw HTML contexts (`<summary>`, attributes). */
+function escapeHtml(text) {
+    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
+}
+/**
+ * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
+ * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
+ * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
+ */
+function escapeText(text) {
+    return (stripControl(text)
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+        .replace(/[&<>]/g, (c) => HTML[c])
+        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-'));
+}
+/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
+function escape_clip(text, max) {
+    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+/** Keeps the last `max` characters, starting at a line boundary when one is near. */
+function tail(text, max) {
+    if (text.length <= max)
+        return text;
+    const cut = text.slice(-max);
+    const newline = cut.indexOf('\n');
+    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
+}
+/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
+function codeBlock(text, lang = '') {
+    const body = stripControl(text).replace(/\n+$/, '');
+    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${lang}\n${body}\n${fence}`;
+}
+/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
+function code(text) {
+    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
+}
+/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
+function safeUrl(url) {
+    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
+}
+/** A collapsed section; the blank lines let GitHub render the markdown inside. */
+function details(summary, body) {
+    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+;// CONCATENATED MODULE: ./src/report/host-section.ts
+
+
+function gpuLine(g, i) {
+    const clocks = g.smClockMhz === undefined
+        ? undefined
+        : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
+    const parts = [
+        clocks,
+        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
+        g.powerW === undefined ? undefined : `${g.powerW} W`,
+        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
+    ];
+    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
+}
+function preflightText(p) {
+    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
+    const processes = p.processes?.length
+        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
+        : p.processes && 'no other GPU process';
+    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
+    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
+}
+function fingerprintText(f) {
+    const parts = [
+        f.driver && `driver ${f.driver}`,
+        f.cuda && `CUDA ${f.cuda}`,
+        f.engine && `engine ${f.engine}`,
+        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
+        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
+    ];
+    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
+}
+function hostLines(id, h) {
+    const lines = [
+        `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
+        `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
+    ];
+    if (h.changes?.length)
+        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
+    for (const r of h.remeasured ?? [])
+        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    return lines.join('\n');
+}
+/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
+function hostSection(cells) {
+    const seen = new Set();
+    const lines = cells.flatMap((c) => {
+        if (!c.host)
+            return [];
+        const first = !seen.has(c.target);
+        seen.add(c.target);
+        if (first)
+            return [hostLines(c.target, c.host)];
+        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    });
+    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
+}
+/** What changed in the environment since the baseline, to read next to a change in speed. */
+function environmentNote(cell) {
+    const changes = cell.host?.changes;
+    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/marks.ts
+const STATUS_MARK = {
+    regression: '🔴',
+    error: '💥',
+    inconclusive: '🟡',
+    improvement: '🟢',
+    missing: '⚪',
+    new: '🆕',
+    pass: '✅',
+};
+const STATUS_WORD = {
+    regression: 'regressed',
+    error: 'error',
+    inconclusive: 'inconclusive',
+    improvement: 'improved',
+    missing: 'missing',
+    new: 'new',
+    pass: 'passed',
+};
+const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
+const STATUS_ORDER = [
+    'regression',
+    'error',
+    'inconclusive',
+    'improvement',
+    'missing',
+    'new',
+    'pass',
+];
+/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
+function byAttention(cells) {
+    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
+        .map((x) => x.cell);
+}
+function statusCell(status) {
+    return `${STATUS_MARK[status]} ${status}`;
+}
+/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
+const SKIPPED_MARK = '⏭️';
+const SKIPPED_WORD = 'skipped (unchanged)';
+function cellStatusText(cell) {
+    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
+}
+
+;// CONCATENATED MODULE: ./src/report/ab-section.ts
+/**
+ * The same-box A/B in the report (SPEC §14): one line at the top with what ran against which base commit and what
+ * the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
+ * baseline it replaced, so a reader sees both what this box measured and what the history said.
+ */
+
+
+
+
+
+/** Reasons shown in the header before "and N more". */
+const SHOWN_REASONS = 3;
+/** The header line: the A/B's base, launches and cost, and why it did not run where it did not. */
+function abHeader(cells) {
+    const ran = cells.filter((c) => c.ab?.status === 'ran');
+    const lines = [];
+    if (ran.length) {
+        const targets = new Map(ran.map((c) => [c.target, c.ab]));
+        const baseMs = [...targets.values()].reduce((sum, ab) => sum + (ab.baseMs ?? 0), 0);
+        const bases = [...new Set(ran.map((c) => c.ab.base ?? ''))].map((sha) => code(sha.slice(0, 7)));
+        const launches = [...new Set(ran.map((c) => c.ab.launches ?? 0))].join('/');
+        lines.push(`Same-box A/B against the base ${bases.join(', ')} (ABBA × ${launches}): ${plural(ran.length, 'cell')} of ${plural(targets.size, 'target')}, base arms ${formatDuration(baseMs)} of engine time`);
+    }
+    const notRun = new Map();
+    for (const c of cells)
+        if (c.ab?.status === 'not-run')
+            notRun.set(c.ab.reason ?? '', (notRun.get(c.ab.reason ?? '') ?? 0) + 1);
+    const reasons = [...notRun.entries()];
+    for (const [reason, count] of reasons.slice(0, SHOWN_REASONS))
+        lines.push(`Same-box A/B not run for ${plural(count, 'cell')}: ${escapeText(escape_clip(reason, 300))}`);
+    if (reasons.length > SHOWN_REASONS)
+        lines.push(`… and ${reasons.length - SHOWN_REASONS} more reasons (see results.json)`);
+    return lines.length ? lines.join('<br>\n') : undefined;
+}
+/** A metric's two arms: `decode tok/s: base 21.8 → PR 19.1, −12.4 % ± 1.1 %`. */
+function abFigures(m) {
+    const info = METRICS[m.metric];
+    const band = m.band === undefined ? '' : ` ± ${formatPercent(m.band)}`;
+    return `${metricLabel(m.metric, m.stat)}: base ${info.format(m.baseline)} → PR ${info.format(m.current)}, ${formatDelta(m.delta)}${band}`;
+}
+/** What the stored baseline said of the cell the A/B re-judged. */
+function storedLine(cell) {
+    const stored = cell.ab?.stored;
+    if (!stored)
+        return '';
+    const figures = Object.values(stored.metrics)
+        .filter((m) => m.metric in cell.verdict.metrics)
+        .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`);
+    const environment = environmentNote(cell);
+    return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
+        .filter(Boolean)
+        .join('; ');
+}
+/** One line per cell the A/B decided: its verdict, both arms of each gated metric, and the stored baseline's view. */
+function abSection(cells) {
+    const ran = cells.filter((c) => c.ab?.status === 'ran');
+    if (!ran.length)
+        return undefined;
+    const lines = ran.map((cell) => {
+        const metrics = Object.values(cell.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
+        const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : '';
+        const stored = storedLine(cell);
+        const cost = cell.ab?.baseMs === undefined ? '' : `; base arm ${formatDuration(cell.ab.baseMs)}`;
+        return `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${equal}${metrics.join('; ')} (${escapeText(escape_clip(stored, 400))}${cost})`;
+    });
+    return `#### Same-box A/B\n\n${lines.join('\n')}`;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
@@ -54973,187 +55654,6 @@ const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_
 /** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
 const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
 
-;// CONCATENATED MODULE: ./src/report/escape.ts
-/**
- * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
- * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
- */
-// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
-// matching control characters is the point of these two patterns.
-/* eslint-disable no-control-regex */
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-/* eslint-enable no-control-regex */
-// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
-// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function stripControl(text) {
-    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
-}
-const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** For raw HTML contexts (`<summary>`, attributes). */
-function escapeHtml(text) {
-    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
-}
-/**
- * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
- * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
- * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
- */
-function escapeText(text) {
-    return (stripControl(text)
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-        .replace(/[&<>]/g, (c) => HTML[c])
-        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
-        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
-        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
-        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
-        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-'));
-}
-/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
-function escape_clip(text, max) {
-    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
-}
-/** Keeps the last `max` characters, starting at a line boundary when one is near. */
-function tail(text, max) {
-    if (text.length <= max)
-        return text;
-    const cut = text.slice(-max);
-    const newline = cut.indexOf('\n');
-    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
-}
-/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
-function codeBlock(text, lang = '') {
-    const body = stripControl(text).replace(/\n+$/, '');
-    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${lang}\n${body}\n${fence}`;
-}
-/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
-function code(text) {
-    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
-}
-/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
-function safeUrl(url) {
-    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
-}
-/** A collapsed section; the blank lines let GitHub render the markdown inside. */
-function details(summary, body) {
-    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
-}
-
-;// CONCATENATED MODULE: ./src/report/marks.ts
-const STATUS_MARK = {
-    regression: '🔴',
-    error: '💥',
-    inconclusive: '🟡',
-    improvement: '🟢',
-    missing: '⚪',
-    new: '🆕',
-    pass: '✅',
-};
-const STATUS_WORD = {
-    regression: 'regressed',
-    error: 'error',
-    inconclusive: 'inconclusive',
-    improvement: 'improved',
-    missing: 'missing',
-    new: 'new',
-    pass: 'passed',
-};
-const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
-const STATUS_ORDER = [
-    'regression',
-    'error',
-    'inconclusive',
-    'improvement',
-    'missing',
-    'new',
-    'pass',
-];
-/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
-function byAttention(cells) {
-    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
-        .map((x) => x.cell);
-}
-function statusCell(status) {
-    return `${STATUS_MARK[status]} ${status}`;
-}
-/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
-const SKIPPED_MARK = '⏭️';
-const SKIPPED_WORD = 'skipped (unchanged)';
-function cellStatusText(cell) {
-    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
-}
-
-;// CONCATENATED MODULE: ./src/report/host-section.ts
-
-
-function gpuLine(g, i) {
-    const clocks = g.smClockMhz === undefined
-        ? undefined
-        : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
-    const parts = [
-        clocks,
-        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
-        g.powerW === undefined ? undefined : `${g.powerW} W`,
-        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
-    ];
-    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
-}
-function preflightText(p) {
-    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
-    const processes = p.processes?.length
-        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
-        : p.processes && 'no other GPU process';
-    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
-    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
-}
-function fingerprintText(f) {
-    const parts = [
-        f.driver && `driver ${f.driver}`,
-        f.cuda && `CUDA ${f.cuda}`,
-        f.engine && `engine ${f.engine}`,
-        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
-        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
-    ];
-    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
-}
-function hostLines(id, h) {
-    const lines = [
-        `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
-        `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
-    ];
-    if (h.changes?.length)
-        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
-    for (const r of h.remeasured ?? [])
-        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    return lines.join('\n');
-}
-/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
-function hostSection(cells) {
-    const seen = new Set();
-    const lines = cells.flatMap((c) => {
-        if (!c.host)
-            return [];
-        const first = !seen.has(c.target);
-        seen.add(c.target);
-        if (first)
-            return [hostLines(c.target, c.host)];
-        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    });
-    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
-}
-/** What changed in the environment since the baseline, to read next to a change in speed. */
-function environmentNote(cell) {
-    const changes = cell.host?.changes;
-    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/report/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
 
@@ -55363,6 +55863,8 @@ function decider(m) {
     switch (m.needs) {
         case 'rounds':
             return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
+        case 'launches':
+            return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches';
         case 'quieter-box':
             return 'a quieter box';
         case 'baseline':
@@ -55592,6 +56094,7 @@ function failuresSection(cells, withLogs) {
 
 
 
+
 const ATTENTION = ['regression', 'error', 'inconclusive'];
 const FAILING = ['regression', 'error'];
 const STAGES = [
@@ -55648,6 +56151,9 @@ function compose(results, ctx, marker, d, maxChars) {
     if (shed)
         parts.push(shed);
     parts.push(provenance(results, ctx));
+    const ab = abHeader(results.cells);
+    if (ab)
+        parts.push(ab);
     if (shownRegressed.length)
         parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
     if (shownFailed.length)
@@ -55655,6 +56161,9 @@ function compose(results, ctx, marker, d, maxChars) {
     const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
     if (undecided.length && d.limit === undefined)
         parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
+    const tested = d.limit === undefined ? abSection(ordered) : undefined;
+    if (tested)
+        parts.push(tested);
     const dashboard = safeUrl(ctx.dashboardUrl);
     if (dashboard)
         parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`);
@@ -56512,7 +57021,10 @@ const merge_time = (iso) => {
 };
 /** Cells worth storing: measured, healthy, and not placeholders for baseline cells this run skipped. */
 function storableCells(results) {
-    return results.cells.filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing');
+    return (results.cells
+        .filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
+        // A same-box A/B's base arm measured another commit: the store never keeps it (SPEC §14).
+        .map(({ ab: _ab, ...cell }) => cell));
 }
 /**
  * Merges two results files by cell id: the newer run's cells (by `run.startedAt`; `incoming` on a tie)
@@ -58481,12 +58993,190 @@ function createRunGuard(options) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/server/git.ts
+/**
+ * `git`, bounded: no shell (an argument list), no prompt for credentials (`GIT_TERMINAL_PROMPT=0`, git(1)
+ * ENVIRONMENT), messages in English (they end up in a report), a time limit past which its whole process
+ * group is killed (a fetch runs `git-remote-*` and `upload-pack` children), and a cap on what its output
+ * may hold. Never throws: a failure comes back with git's most telling error line.
+ */
+
+
+
+
+const GIT_TIMEOUT_MS = 30_000;
+/** What one stream of git's output may hold; the rest is counted and dropped. */
+const GIT_OUTPUT_BYTES = 256 * 1024;
+/** What a reason quotes of git's message. */
+const REASON_CHARS = 200;
+/**
+ * One line of git's stderr for a report: the first `fatal:`/`error:` line (git prints the specific cause first
+ * and generic advice after it: "does not appear to be a git repository", then "Could not read from remote
+ * repository"), else the last line; control characters and URL credentials removed, redacted, bounded.
+ */
+function gitReason(stderr) {
+    const lines = stderr
+        .split(/\r?\n|\r/)
+        .map((l) => l.trim())
+        .filter(Boolean);
+    const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.at(-1) ?? 'no message';
+    const clean = redact_redact(line
+        .replace(/^(fatal|error):\s*/i, '')
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
+        .trim());
+    return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean;
+}
+/** Keeps the first GIT_OUTPUT_BYTES of a stream. */
+function collector() {
+    const parts = [];
+    let kept = 0;
+    return {
+        add(chunk) {
+            const room = GIT_OUTPUT_BYTES - kept;
+            if (room <= 0)
+                return;
+            const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            parts.push(part);
+            kept += part.length;
+        },
+        text: () => Buffer.concat(parts).toString('utf8'),
+    };
+}
+/** Runs `git -C <cwd> <args>`. */
+function runGit(args, options) {
+    const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+    if (options.signal?.aborted)
+        return Promise.resolve({ ok: false, reason: 'cancelled' });
+    return new Promise((resolve) => {
+        const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', ['-C', options.cwd, ...args], {
+            detached: true,
+            env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const stdout = collector();
+        const stderr = collector();
+        child.stdout.on('data', stdout.add);
+        child.stderr.on('data', stderr.add);
+        let stopped;
+        const stop = (why) => {
+            stopped ??= why;
+            if (child.pid)
+                signalGroup(child.pid, 'SIGKILL');
+        };
+        const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+        const timer = setTimeout(() => stop(`timed out after ${limit}`), timeoutMs);
+        const onAbort = () => stop('cancelled');
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+        const settle = (result) => {
+            clearTimeout(timer);
+            options.signal?.removeEventListener('abort', onAbort);
+            resolve(result);
+        };
+        child.once('error', (error) => settle({ ok: false, reason: `git could not start: ${errorMessage(error)}` }));
+        child.once('close', (code, signal) => {
+            if (stopped)
+                return settle({ ok: false, reason: stopped });
+            if (code === 0)
+                return settle({ ok: true, stdout: stdout.text() });
+            const text = stderr.text();
+            settle({ ok: false, reason: text.trim() ? gitReason(text) : `git exited with ${signal ?? `code ${code}`}` });
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/server/worktree.ts
+/**
+ * A temporary git worktree of another commit (git-worktree(1)), and its removal by whoever ends the run:
+ * the owner, the post step or the watchdog. The folder we create is `<temp>/llm-bench-gate-base-XXXXXX`,
+ * holding a marker file that names the repository and the worktree itself in `tree/` (git refuses to add a
+ * worktree into a folder that is not empty, so the marker sits beside it). Removal touches a folder only
+ * when both its name and its marker say it is ours: a saved path that points anywhere else is left alone.
+ */
+
+
+
+
+const WORKTREE_PREFIX = 'llm-bench-gate-base-';
+const WORKTREE_MARKER = 'llm-bench-gate-worktree.json';
+/** The worktree's folder inside ours. */
+const WORKTREE_TREE = 'tree';
+/** Checking out a commit writes its every file: more time than a plain git command. */
+const WORKTREE_ADD_TIMEOUT_MS = 5 * 60_000;
+/** Creates our folder under `tempDir`, marker written, nothing checked out yet. */
+async function makeWorktreeFolder(repo, tempDir) {
+    const path = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_path_.resolve)(tempDir), WORKTREE_PREFIX));
+    const marker = { 'llm-bench-gate': 'base-worktree', repo };
+    await (0,promises_.writeFile)((0,external_node_path_.join)(path, WORKTREE_MARKER), `${JSON.stringify(marker)}\n`, { flag: 'wx' });
+    return { repo, path };
+}
+/** `git worktree add --detach <path>/tree <commit>`: a checkout of that commit, on no branch. */
+function addWorktree(ref, commit, signal) {
+    return runGit(['worktree', 'add', '--detach', (0,external_node_path_.join)(ref.path, WORKTREE_TREE), commit], {
+        cwd: ref.repo,
+        timeoutMs: WORKTREE_ADD_TIMEOUT_MS,
+        signal,
+    });
+}
+/** Why `ref.path` is not a folder we made, or undefined when it is; `gone` when there is nothing there. */
+async function notOurs(ref) {
+    const { path } = ref;
+    if (!(0,external_node_path_.isAbsolute)(path) || (0,external_node_path_.resolve)(path) !== path)
+        return `${path} is not an absolute, normalised path`;
+    if (!(0,external_node_path_.basename)(path).startsWith(WORKTREE_PREFIX))
+        return `${path} is not named ${WORKTREE_PREFIX}*`;
+    const stat = await (0,promises_.lstat)(path).catch((error) => error);
+    if (stat instanceof Error)
+        return stat.code === 'ENOENT' ? 'gone' : `${path}: ${errorMessage(stat)}`;
+    if (!stat.isDirectory())
+        return `${path} is not a folder`;
+    const markerPath = (0,external_node_path_.join)(path, WORKTREE_MARKER);
+    const markerStat = await (0,promises_.lstat)(markerPath).catch(() => undefined);
+    if (!markerStat?.isFile())
+        return `${path} has no ${WORKTREE_MARKER}`;
+    try {
+        const marker = JSON.parse(await (0,promises_.readFile)(markerPath, 'utf8'));
+        if (marker['llm-bench-gate'] === 'base-worktree' && marker.repo === ref.repo)
+            return undefined;
+    }
+    catch {
+        // An unreadable marker proves nothing.
+    }
+    return `${path}: its ${WORKTREE_MARKER} does not name the repository ${ref.repo}`;
+}
+/**
+ * Removes a worktree we made: `git worktree remove --force`, the folder if still there, then `git worktree
+ * prune` for git's own record of it. Safe to run twice (`removed: false` once it is gone); never throws.
+ */
+async function worktree_removeWorktree(ref) {
+    const check = await notOurs(ref);
+    if (check === 'gone') {
+        await runGit(['worktree', 'prune'], { cwd: ref.repo });
+        return { removed: false };
+    }
+    if (check)
+        return { refused: check };
+    // Failures here are fine while the folder goes: the repository may be gone, or git may never have added it.
+    await runGit(['worktree', 'remove', '--force', (0,external_node_path_.join)(ref.path, WORKTREE_TREE)], { cwd: ref.repo });
+    try {
+        await (0,promises_.rm)(ref.path, { recursive: true, force: true, maxRetries: 2 });
+    }
+    catch (error) {
+        return { problem: `${ref.path} could not be removed: ${errorMessage(error)}` };
+    }
+    await runGit(['worktree', 'prune'], { cwd: ref.repo });
+    return { removed: true };
+}
+
 ;// CONCATENATED MODULE: ./src/server/cleanup.ts
 /**
  * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
  * or the watchdog when the main process died. Tasks are plain data (they travel through the
  * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
  */
+
 
 
 
@@ -58561,9 +59251,33 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
         });
     });
 }
-/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+/** Removes each worktree task's folder once; a folder that is not ours is left, and said so. */
+async function removeWorktrees(tasks, report) {
+    const worktrees = new Map(tasks.flatMap((t) => (t.kind === 'worktree' ? [[t.path, t]] : [])));
+    for (const task of worktrees.values()) {
+        const outcome = await removeWorktree(task);
+        if ('refused' in outcome)
+            report.problems.push(`worktree left in place: ${outcome.refused}`);
+        else if ('problem' in outcome)
+            report.problems.push(`worktree: ${outcome.problem}`);
+        else if (outcome.removed)
+            report.worktrees.push(task.path);
+    }
+}
+/**
+ * Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once),
+ * then the worktrees, last since an engine or a stop command may run from one.
+ */
 async function runCleanup(tasks, graceMs) {
-    const report = { containers: [], groups: [], notOurs: [], leftAlone: [], stops: 0, problems: [] };
+    const report = {
+        containers: [],
+        groups: [],
+        notOurs: [],
+        leftAlone: [],
+        stops: 0,
+        worktrees: [],
+        problems: [],
+    };
     const groups = tasks.flatMap((t) => (t.kind === 'group' ? [{ pgid: t.pgid, start: t.start }] : []));
     const passed = (pgid, check) => (check === 'gone' || check === 'reused' ? report.notOurs : report.leftAlone).push(`process group ${pgid} ${CHECK_TEXT[check]}`);
     const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
@@ -58581,6 +59295,7 @@ async function runCleanup(tasks, graceMs) {
         if (problem)
             report.problems.push(`${task.target}: ${problem}`);
     }
+    await removeWorktrees(tasks, report);
     return report;
 }
 
@@ -58804,7 +59519,7 @@ async function launch(options, command) {
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
     try {
-        group = await launchGroup({ command: filled, env, logPath });
+        group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir });
     }
     catch (error) {
         throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`);
@@ -58981,6 +59696,8 @@ async function dropCaches(deps = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/server/index.ts
+
+
 
 
 
@@ -62598,12 +63315,453 @@ async function waitMemoryReleased(o) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/target/ab-launches.ts
+/**
+ * The launches of a same-box A/B (SPEC §14): the target as the PR's base commit defines it and as the PR does,
+ * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
+ * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
+ * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
+ * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
+ * verdict stands.
+ */
+
+
+
+
+
+
+
+/** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
+const AB_SEED_OFFSET = 100_000;
+/** Runs the launches in ABBA order; never throws. */
+async function runAbLaunches(arms, deps) {
+    const order = abOrder(arms.launches);
+    const launches = [];
+    const read = deps.readMemory ?? readMemInfo;
+    let before;
+    for (const [i, arm] of order.entries()) {
+        const nth = order.slice(0, i + 1).filter((a) => a === arm).length;
+        const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`;
+        if (deps.signal.aborted)
+            return { launches, stopped: `cancelled before the ${name}` };
+        if (arm === 'base' && deps.budgetLeftMs() <= 0)
+            return { launches, stopped: `ab-budget spent before the ${name}` };
+        const { target, cells } = arms[arm];
+        if (before)
+            await waitMemoryReleased({
+                previous: target.id,
+                before,
+                floor: target.settings.memoryFloor,
+                log: deps.log,
+                signal: deps.signal,
+                read,
+            });
+        before = await read().catch(() => undefined);
+        deps.log.info(`${target.id}: A/B ${name} (${i + 1}/${order.length})`);
+        // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
+        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2));
+        if (arm === 'base')
+            deps.spend(result.engineMs);
+        launches.push(result);
+        if (result.error)
+            return { launches, stopped: `the ${name} failed: ${result.error}` };
+    }
+    return { launches };
+}
+/** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
+async function oneLaunch(arm, target, cells, deps, seed) {
+    const started = Date.now();
+    const session = new TargetSession(target, cells, deps);
+    try {
+        const running = await session.start();
+        const info = await session.ready(running);
+        const measured = new Map();
+        for (const cell of cells) {
+            const m = await measureCell({
+                cell: withColdRound(cell),
+                adapter: session.adapter,
+                client: session.benchClient(running.baseUrl),
+                http: session.http,
+                baseUrl: running.baseUrl,
+                log: deps.log,
+                seed,
+                signal: session.signal,
+            });
+            if (session.fatal)
+                throw new Error(session.fatal);
+            const result = measuredCell(cell, m.measurement, info, { specDecode: m.specDecode });
+            if (result.status !== 'ok')
+                throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`);
+            measured.set(cell.id, result);
+        }
+        await session.close();
+        return { arm, cells: measured, engineMs: Date.now() - started };
+    }
+    catch (error) {
+        const reason = session.fatal ?? errorMessage(error);
+        await session.close();
+        return { arm, error: reason, engineMs: Date.now() - started };
+    }
+}
+/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
+function withColdRound(cell) {
+    const { rounds, discard } = cell.target.settings;
+    if (discard >= 1)
+        return cell;
+    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1 };
+    return { ...cell, target: { ...cell.target, settings } };
+}
+
+;// CONCATENATED MODULE: ./src/target/ab-target.ts
+/**
+ * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
+ * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
+ * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
+ * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
+ *
+ * The A/B verdict replaces the stored-baseline one for the speed metrics; what the cell fails outside them
+ * (output quality against the baseline's outputs, an achieved-length miss) does not depend on the box and still
+ * counts. The stored verdict is kept under `ab.stored`.
+ */
+
+/** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
+function abWanted(cell, mode) {
+    if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
+        return undefined;
+    if (mode === 'always')
+        return 'ab: always';
+    const { status } = cell.verdict;
+    if (status === 'regression')
+        return 'it looks regressed against the stored baseline';
+    if (status === 'inconclusive')
+        return 'the stored baseline cannot decide it';
+    if (status === 'new')
+        return 'there is no stored baseline for it';
+    const changes = cell.host?.changes;
+    if (changes?.length)
+        return `the environment differs from the stored baseline's (${changes.join('; ')})`;
+    return undefined;
+}
+/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
+function abNotRun(cell, reason, extra = {}) {
+    const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`;
+    return {
+        ...cell,
+        ab: { status: 'not-run', reason, ...extra },
+        verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
+    };
+}
+/** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
+function applyAb(cells, applied, noiseFloor) {
+    const { outcome, sha, launches } = applied;
+    const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs));
+    const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs));
+    const tested = new Set(applied.base.cells.map((c) => c.id));
+    return cells.map((cell) => {
+        if (!tested.has(cell.id))
+            return cell;
+        const arms = outcome.launches.map((l) => {
+            const measured = l.cells?.get(cell.id);
+            return {
+                arm: l.arm,
+                status: measured ? 'ok' : 'error',
+                ...(l.error && { error: l.error }),
+                metrics: measured?.metrics ?? null,
+                rounds: measured?.rounds ?? [],
+                engineMs: l.engineMs,
+            };
+        });
+        const record = { base: sha, launches, arms, baseMs, prMs };
+        if (outcome.stopped)
+            return abNotRun(cell, outcome.stopped, record);
+        const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cell.id) }));
+        const ab = abCellVerdict(pairs, applied.gate, { noiseFloor });
+        return {
+            ...cell,
+            ab: { status: 'ran', ...record, stored: cell.verdict },
+            verdict: abFinal(cell.verdict, ab, `A/B on this box, ABBA × ${launches}, against the base ${sha.slice(0, 7)}`),
+        };
+    });
+}
+/** The A/B's speed verdict with what the stored verdict fails outside the speed metrics. */
+function abFinal(stored, ab, said) {
+    const failures = stored.failures ?? [];
+    const undecided = ab.undecided ?? [];
+    const status = ab.status === 'error' ? 'error' : cellStatus(ab.metrics, failures, undecided);
+    const note = [
+        said,
+        ab.note,
+        ...failures,
+        `stored baseline: ${stored.status}${stored.note ? ` (${stored.note})` : ''}`,
+    ]
+        .filter(Boolean)
+        .join('; ');
+    const verdict = { status, metrics: ab.metrics, note };
+    if (stored.reference)
+        verdict.reference = stored.reference;
+    if (failures.length)
+        verdict.failures = [...failures];
+    if (undecided.length)
+        verdict.undecided = [...undecided];
+    return verdict;
+}
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+;// CONCATENATED MODULE: ./src/run/base-commit.ts
+/**
+ * The PR's base commit on disk, for the same-box A/B: its files in a temporary worktree. `actions/checkout`
+ * fetches one commit by default (`fetch-depth: 1`), so the base commit is often missing: then that one commit
+ * is fetched from the checkout's own `origin` with the credentials the checkout configured, and nothing else
+ * (GitHub serves a reachable commit by its id; git's protocol v2 lets any such want through). Whatever git
+ * refuses comes back as one line naming what failed, for the report; nothing here throws for git.
+ */
+
+
+
+
+/** One commit over the network: bounded, since a hung remote must not hold the run. */
+const FETCH_TIMEOUT_MS = 2 * 60_000;
+const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const CANCELLED = 'the run was cancelled before the base commit was checked out';
+/** Whether the repository has that commit. */
+async function hasCommit(repo, sha, signal) {
+    return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: repo, signal })).ok;
+}
+/** The commit in the checkout, fetched when missing; `fetched`, or why it is not there. */
+async function ensureCommit(o, repo, sha) {
+    const short = sha.slice(0, 7);
+    const inside = await runGit(['rev-parse', '--git-dir'], { cwd: repo, signal: o.signal });
+    if (o.signal?.aborted)
+        return { unavailable: CANCELLED };
+    if (!inside.ok)
+        return { unavailable: `${repo} is not a git checkout (${inside.reason})` };
+    if (await hasCommit(repo, sha, o.signal))
+        return { fetched: false };
+    o.log.info(`the base commit ${short} is not in the checkout: fetching it from origin`);
+    const fetch = await runGit(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', 'origin', sha], {
+        cwd: repo,
+        timeoutMs: o.fetchTimeoutMs ?? FETCH_TIMEOUT_MS,
+        signal: o.signal,
+    });
+    if (o.signal?.aborted)
+        return { unavailable: CANCELLED };
+    if (!fetch.ok)
+        return { unavailable: `fetching the base commit ${short} from origin failed: ${fetch.reason}` };
+    if (!(await hasCommit(repo, sha, o.signal)))
+        return { unavailable: `fetching the base commit ${short} from origin did not bring that commit` };
+    return { fetched: true };
+}
+/**
+ * Checks out the base commit `o.sha` of `o.repoRoot` into a new worktree under `o.tempDir`, fetching it first
+ * when the checkout lacks it. The cleanup task is registered with the guard before `git worktree add`, so the
+ * post step or the watchdog removes the worktree if this process never does.
+ */
+async function checkoutBase(o) {
+    const sha = o.sha.trim().toLowerCase();
+    if (!COMMIT_ID.test(sha)) {
+        const shown = redact_redact(o.sha.slice(0, 80)).replace(/[^\x20-\x7e]/g, '?');
+        return { unavailable: `the base commit "${shown}" is not a commit id (40 or 64 hexadecimal digits)` };
+    }
+    const short = sha.slice(0, 7);
+    if (!(0,external_node_path_.isAbsolute)(o.tempDir))
+        return { unavailable: `the temporary folder ${o.tempDir} is not an absolute path` };
+    const repo = (0,external_node_path_.resolve)(o.repoRoot);
+    const present = await ensureCommit(o, repo, sha);
+    if ('unavailable' in present)
+        return present;
+    let task;
+    try {
+        task = { kind: 'worktree', ...(await makeWorktreeFolder(repo, o.tempDir)) };
+    }
+    catch (error) {
+        return { unavailable: `no folder for the base commit ${short} under ${o.tempDir}: ${errorMessage(error)}` };
+    }
+    o.guard?.register(task);
+    const remove = async () => {
+        const outcome = await worktree_removeWorktree(task);
+        if ('refused' in outcome)
+            o.log.warn(`base worktree left in place: ${outcome.refused}`);
+        else if ('problem' in outcome)
+            o.log.warn(`base worktree: ${outcome.problem}`);
+        else
+            o.guard?.forget(task);
+    };
+    const added = await addWorktree(task, sha, o.signal);
+    if (!added.ok) {
+        await remove();
+        if (o.signal?.aborted)
+            return { unavailable: CANCELLED };
+        return { unavailable: `checking out the base commit ${short} into a worktree failed: ${added.reason}` };
+    }
+    o.log.debug(`base commit ${short} checked out in ${(0,external_node_path_.join)(task.path, WORKTREE_TREE)}`);
+    return { sha, root: (0,external_node_path_.join)(task.path, WORKTREE_TREE), fetched: present.fetched, remove };
+}
+
+;// CONCATENATED MODULE: ./src/run/base-arm.ts
+/**
+ * The base arm of a same-box A/B (SPEC §14): the PR's base commit checked out in a temporary worktree, its
+ * matrix file expanded the same way as the PR's, each target's launch running in that worktree so that its
+ * relative paths name the base's files. Read once per run, when the first target wants an A/B; whatever makes
+ * it unavailable is one line the report shows.
+ */
+
+
+
+
+
+
+
+/** `git diff --name-only` of a PR against its base: bounded like every host command, a little more generous. */
+const DIFF_LIMITS = { timeoutMs: 60_000, maxBytes: 8 * 1024 * 1024 };
+/** The base arm, or why there is none. Never throws. */
+async function prepareBaseArm(o) {
+    const { context, plan } = o;
+    if (!context.baseSha)
+        return { unavailable: `the ${context.event || 'local'} run names no pull-request base commit to measure` };
+    if (context.fork)
+        return {
+            unavailable: `the pull request comes from the fork ${context.fork}; the base arm runs only for pull requests within the repository`,
+        };
+    const repoRoot = repositoryRoot(plan.resolvedPath);
+    if (!repoRoot)
+        return { unavailable: `${plan.configPath} is not inside a git checkout` };
+    const checkout = await checkoutBase({
+        repoRoot,
+        sha: context.baseSha,
+        tempDir: o.tempDir,
+        guard: o.guard,
+        signal: o.signal,
+        log: o.log,
+    });
+    if ('unavailable' in checkout)
+        return checkout;
+    const short = context.baseSha.slice(0, 7);
+    const configFile = (0,external_node_path_.relative)(repoRoot, plan.resolvedPath);
+    const baseConfig = (0,external_node_path_.join)(checkout.root, configFile);
+    const fail = async (unavailable) => {
+        await checkout.remove();
+        return { unavailable };
+    };
+    if (!(0,external_node_fs_namespaceObject.existsSync)(baseConfig))
+        return fail(`${configFile} does not exist at the base commit ${short}`);
+    const inside = (0,external_node_path_.relative)(repoRoot, (0,external_node_path_.resolve)(o.cwd));
+    const workdir = inside.startsWith('..') ? checkout.root : (0,external_node_path_.join)(checkout.root, inside);
+    let basePlan;
+    try {
+        basePlan = await loadPlan(baseConfig, { workdir });
+    }
+    catch (error) {
+        const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
+        return fail(`${configFile} at the base commit ${short} is not a valid matrix file (${why})`);
+    }
+    const diff = await runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS);
+    const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined;
+    if (!diff.ok)
+        o.log.warn(`the files the PR changes since ${short} could not be listed (${diff.reason})`);
+    return { sha: checkout.sha, plan: basePlan, repoRoot, worktree: checkout.root, changed, checkout };
+}
+/**
+ * Why the target need not be A/B-tested, or undefined when it must be: both arms would run the same thing when
+ * its expanded definition and every file its `paths` match are byte-identical at base and head. A target
+ * without `paths` does not say what it depends on, so it is always tested.
+ */
+function identicalAtBase(target, base, arm) {
+    // The base's launch resolved its paths in the worktree: the same files, seen from the other checkout.
+    const scenarios = target.scenarios.map((s) => base.scenarios.find((b) => b.id === s.id));
+    if (scenarios.some((s) => !s))
+        return undefined;
+    const baseDefinition = definition(base, scenarios)
+        .split(arm.worktree)
+        .join(arm.repoRoot);
+    if (definition(target) !== baseDefinition)
+        return undefined;
+    if (!target.paths || !arm.changed)
+        return undefined;
+    if (arm.changed.some((file) => matchesPaths(target.paths, file)))
+        return undefined;
+    return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`;
+}
+
+;// CONCATENATED MODULE: ./src/run/same-box.ts
+/**
+ * Same-box A/B for one run (SPEC §14): after a target's cells are measured and judged against the stored
+ * baseline, the cells that want it (target/ab-target.ts) are measured again, alternately as the PR's base commit
+ * defines them and as the PR does, and judged on the paired launches. The base arm is prepared once, for the
+ * first target that wants it; its worktree is removed when the run's measuring ends (and by the post step or the
+ * watchdog when the process died). `ab-budget` bounds the base arms' engine time over the whole run.
+ */
+
+
+
+
+function sameBox(plan, o) {
+    let arm;
+    let spentMs = 0;
+    const log = o.deps.log;
+    return {
+        async test(target, cells, headMs) {
+            const { ab } = target.settings;
+            const wanted = cells.filter((c) => abWanted(c, ab.mode));
+            if (!wanted.length)
+                return cells;
+            arm ??= prepareBaseArm({ ...o, plan });
+            const base = await arm;
+            const skip = (reason, ids = new Set(wanted.map((c) => c.id))) => {
+                log.info(`${target.id}: same-box A/B not run: ${reason}`);
+                return cells.map((c) => (ids.has(c.id) ? abNotRun(c, reason) : c));
+            };
+            if ('unavailable' in base)
+                return skip(base.unavailable);
+            const baseTarget = base.plan.targets.find((t) => t.id === target.id);
+            if (!baseTarget)
+                return skip(`the base commit ${base.sha.slice(0, 7)} does not define ${target.id}`);
+            const identical = identicalAtBase(target, baseTarget, base);
+            if (identical)
+                return skip(identical);
+            const pairs = wanted.flatMap((c) => {
+                const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
+                const mine = plan.cells.find((p) => p.id === c.id);
+                return scenario && mine ? [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }] : [];
+            });
+            const lacking = new Set(wanted.filter((c) => !pairs.some((p) => p.pr.id === c.id)).map((c) => c.id));
+            const marked = lacking.size
+                ? skip(`the base commit ${base.sha.slice(0, 7)} does not define the cell: it is new`, lacking)
+                : cells;
+            if (!pairs.length)
+                return marked;
+            const estimate = ab.launches * headMs;
+            if (spentMs + estimate > ab.budgetMs)
+                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(spentMs)} spent`, new Set(pairs.map((p) => p.pr.id)));
+            log.info(`${target.id}: same-box A/B against the base ${base.sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
+            const outcome = await runAbLaunches({
+                base: { target: baseTarget, cells: pairs.map((p) => p.base) },
+                pr: { target, cells: pairs.map((p) => p.pr) },
+                launches: ab.launches,
+            }, { ...o.deps, budgetLeftMs: () => ab.budgetMs - spentMs, spend: (ms) => (spentMs += ms) });
+            return applyAb(marked, {
+                base: { target: baseTarget, cells: pairs.map((p) => p.base) },
+                gate: target.gate,
+                sha: base.sha,
+                launches: ab.launches,
+                outcome,
+            }, target.settings.noiseFloor);
+        },
+        async close() {
+            const base = await arm;
+            if (base && !('unavailable' in base))
+                await base.checkout.remove();
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
 /**
  * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+
+
 
 
 
@@ -62708,7 +63866,7 @@ async function measurePlan(plan, run, deps) {
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
     const measured = 'unreadable' in loaded
         ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
-        : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge });
+        : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge, cwd: run.cwd });
     const shards = 'shards' in measured ? measured.shards : undefined;
     const { results, tally } = assembleResults({
         run: {
@@ -62735,14 +63893,14 @@ async function measure(plan, behaviour, m) {
     }
     const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
     try {
-        return { cells: await measureTargets(plan, m, guard) };
+        return { cells: await measureTargets(plan, behaviour, m, guard) };
     }
     finally {
         if (!deps.guard)
             await guard.close();
     }
 }
-async function measureTargets(plan, m, guard) {
+async function measureTargets(plan, behaviour, m, guard) {
     const { deps, resultsDir, signal, judge } = m;
     const { log } = deps;
     const cells = [];
@@ -62752,6 +63910,39 @@ async function measureTargets(plan, m, guard) {
         groups.add(pgid);
         deps.onSpawn?.(pgid, start);
     };
+    const targetDeps = {
+        log,
+        logDir: (0,external_node_path_.join)(resultsDir, 'logs'),
+        signal,
+        seed: 1,
+        onSpawn,
+        guard,
+        judge,
+        host: { groups },
+        readMemory: deps.readMemory,
+    };
+    // A run that writes the baseline measures the default branch itself: there is no base to compare with.
+    const box = judge && !behaviour.writeBaseline
+        ? sameBox(plan, {
+            context: deps.context,
+            cwd: m.cwd,
+            tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+            guard,
+            signal,
+            log,
+            deps: targetDeps,
+        })
+        : undefined;
+    try {
+        return await eachTarget(plan, { ...m, targetDeps, box }, cells);
+    }
+    finally {
+        await box?.close();
+    }
+}
+async function eachTarget(plan, m, cells) {
+    const { deps, signal, targetDeps, box } = m;
+    const { log } = deps;
     const read = deps.readMemory ?? readMemInfo;
     // The last launched target and the memory available just before it launched.
     let previous;
@@ -62767,17 +63958,11 @@ async function measureTargets(plan, m, guard) {
             const before = await read().catch(() => undefined);
             previous = before && { previous: target.id, before, floor: target.settings.memoryFloor };
         }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () => runTarget(target, targetCells, {
-            log,
-            logDir: (0,external_node_path_.join)(resultsDir, 'logs'),
-            signal,
-            seed: 1,
-            onSpawn,
-            guard,
-            judge,
-            host: { groups },
-            readMemory: deps.readMemory,
-        }));
+        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, async () => {
+            const started = Date.now();
+            const own = await runTarget(target, targetCells, targetDeps);
+            return box && !target.external ? box.test(target, own, Date.now() - started) : own;
+        });
         cells.push(...measured);
     }
     return cells;
@@ -62916,11 +64101,14 @@ class SimCounters {
     requestsOk = 0;
     requestsAborted = 0;
     steps = 0;
+    /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
+    busySeconds = 0;
     drafts = 0;
     draftTokens = 0;
     accepted = 0;
     record(step) {
         this.steps += 1;
+        this.busySeconds += (step.end - step.start) / 1000;
         this.promptTokens += step.prefillTokens;
         for (const e of step.emissions) {
             this.generationTokens += e.tokens;
@@ -62958,6 +64146,9 @@ function renderMetrics(profile, c, inFlight) {
         [`${base},finished_reason="abort"`, c.requestsAborted],
     ]);
     metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
+    metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
+        [base, c.busySeconds],
+    ]);
     if (profile.speculative) {
         metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
         metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
@@ -62970,70 +64161,19 @@ function renderMetrics(profile, c, inFlight) {
     return lines.join('\n') + '\n';
 }
 
-;// CONCATENATED MODULE: ./src/sim/rng.ts
-/** Seeded randomness for the simulator: same seed, same schedule. */
-
-/** Uniform in [0, 1); the seed is mixed first so that small seeds (1, 2, 3) start far apart. */
-function rng_createRng(seed) {
-    return mulberry32((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
-}
-/** The random stream of untimed requests (the quality probe), apart from the benchmark's for the same seed. */
-function sideStream(seed) {
-    return rng_createRng(Math.floor(seed) ^ 0x5eed51de);
-}
-/** Standard normal by Box–Muller. */
-function normal(rng) {
-    const u = 1 - rng();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
-}
-/**
- * Multiplicative jitter with mean exactly 1 and the given coefficient of variation
- * (log-normal, so a step never gets a negative or zero duration).
- */
-function jitterFactor(rng, cv) {
-    if (cv <= 0)
-        return 1;
-    const sigma = Math.sqrt(Math.log(1 + cv * cv));
-    return Math.exp(sigma * normal(rng) - (sigma * sigma) / 2);
-}
-const BAG_SIZE = 20;
-/**
- * Draws outcomes 0..n-1 from a "shuffle bag": every block of BAG_SIZE draws holds each outcome
- * in proportion to `weights` (largest-remainder rounding), in seeded order. The mean over a
- * run then sits on the profile's figure instead of wandering with sampling noise, which a
- * short single-stream request (~85 verify steps) would otherwise show at several percent.
- */
-function createBag(weights, rng) {
-    const total = weights.reduce((a, b) => a + b, 0);
-    const exact = weights.map((w) => (w / total) * BAG_SIZE);
-    const counts = exact.map(Math.floor);
-    const order = exact.map((e, i) => ({ i, rest: e - Math.floor(e) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
-    for (let j = 0; counts.reduce((a, b) => a + b, 0) < BAG_SIZE; j++)
-        counts[order[j].i]++;
-    const template = counts.flatMap((c, i) => Array(c).fill(i));
-    let bag = [];
-    return () => {
-        if (bag.length === 0) {
-            bag = template.slice();
-            for (let i = bag.length - 1; i > 0; i--) {
-                const j = Math.floor(rng() * (i + 1));
-                [bag[i], bag[j]] = [bag[j], bag[i]];
-            }
-        }
-        return bag.pop();
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/sim/engine.ts
+
 
 class engine_EngineModel {
     profile;
+    speed;
     waiting = [];
     running = [];
     main;
     side;
-    constructor(profile, rng, sideRng = sideStream(0)) {
+    constructor(profile, rng, sideRng = rng_sideStream(0), speed = {}) {
         this.profile = profile;
+        this.speed = speed;
         const stream = (r) => ({
             rng: r,
             acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined,
@@ -63112,7 +64252,8 @@ class engine_EngineModel {
         const prefillMs = (result.prefillTokens / p.prefillTps) * 1000;
         // A step that serves any benchmark request draws from the benchmark's stream.
         const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side);
-        result.end = start + (decodeMs + prefillMs) * jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv);
+        const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv);
+        result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start);
         this.waiting.splice(0, started.length);
         this.running.push(...started);
         for (let i = this.running.length - 1; i >= 0; i--)
@@ -63149,10 +64290,10 @@ class RealtimeEngine {
     immediate;
     nextId = 0;
     closed = false;
-    constructor(profile, seed, timeScale, onStep = () => { }) {
+    constructor(profile, seed, timeScale, onStep = () => { }, speed = {}) {
         this.timeScale = timeScale;
         this.onStep = onStep;
-        this.model = new engine_EngineModel(profile, rng_createRng(seed), sideStream(seed));
+        this.model = new engine_EngineModel(profile, rng_createRng(seed), rng_sideStream(seed), speed);
     }
     /** Virtual now, in modelled milliseconds. */
     now() {
@@ -63602,6 +64743,7 @@ function fullReply(request, id, text, length) {
 
 
 
+
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
 function readBody(req) {
@@ -63641,9 +64783,9 @@ class SimHttp {
     counters = new SimCounters();
     engine;
     requests = 0;
-    constructor(profile, seed, timeScale) {
+    constructor(profile, seed, timeScale, speed) {
         this.profile = profile;
-        this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step));
+        this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed);
     }
     async handle(req, res) {
         const arrivedAt = performance.now();
@@ -63766,10 +64908,12 @@ async function startSimServer(options) {
     const timeScale = options.timeScale ?? 1;
     if (!(timeScale > 0))
         throw new Error(`sim: time scale must be > 0, got ${timeScale}`);
+    const launchSeed = options.launchSeed ?? randomLaunchSeed();
+    const speed = engineSpeed({ ...options, launchSeed });
     if ((options.loadMs ?? 0) > 0)
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(options.loadMs, undefined, { signal: options.signal });
     options.signal?.throwIfAborted();
-    const sim = new SimHttp(profile, options.seed ?? 1, timeScale);
+    const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed);
     const server = (0,external_node_http_.createServer)((req, res) => void sim.handle(req, res));
     server.keepAliveTimeout = 60_000;
     await new Promise((resolve, reject) => {
@@ -63789,7 +64933,7 @@ async function startSimServer(options) {
         return closing;
     };
     options.signal?.addEventListener('abort', () => void close(), { once: true });
-    return { port: server.address().port, profile, close };
+    return { port: server.address().port, profile, launchSeed, speed, close };
 }
 
 ;// CONCATENATED MODULE: ./src/sim/command-line.ts
@@ -63797,25 +64941,62 @@ async function startSimServer(options) {
 
 
 
+
 const FAULTS = [...SIM_FAULTS, 'none'];
 const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
+         [--launch-cv X] [--launch-seed N] [--box-factor X] [--slow-share P] [--slow-factor F] [--slow-window MS]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
-  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)`;
+  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)
+  --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
+  --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
+  --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
+  --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
+    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`;
 class UsageError extends Error {
 }
-const FLAGS = ['profile', 'port', 'host', 'time-scale', 'seed', 'load-ms', 'fault'];
-function command_line_number(flag, raw, check, what) {
+const FLAGS = [
+    'profile',
+    'port',
+    'host',
+    'time-scale',
+    'seed',
+    'load-ms',
+    'fault',
+    'launch-cv',
+    'launch-seed',
+    'box-factor',
+    'slow-share',
+    'slow-factor',
+    'slow-window',
+];
+/** `name` is the flag (`--seed`) or the environment variable the value came from. */
+function command_line_number(name, raw, check, what) {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
-        throw new UsageError(`--${flag}: expected ${what}, got "${raw}"`);
+        throw new UsageError(`${name}: expected ${what}, got "${raw}"`);
     return n;
+}
+/** The speed knobs; `--box-factor` wins over the environment variable, which an empty value leaves unset. */
+function speedArgs(opt, env) {
+    const fromEnv = env[BOX_FACTOR_VARIABLE];
+    const positive = (n) => n > 0;
+    return {
+        launchCv: opt('launch-cv', (n) => n >= 0 && n < MAX_LAUNCH_CV, `a fraction in [0, ${MAX_LAUNCH_CV})`),
+        launchSeed: opt('launch-seed', (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32, 'an integer 0 to 2^32-1'),
+        boxFactor: opt('box-factor', positive, 'a number > 0') ??
+            (fromEnv ? command_line_number(BOX_FACTOR_VARIABLE, fromEnv, positive, 'a number > 0 (a speed multiplier)') : undefined),
+        slowShare: opt('slow-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
+        slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
+        slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
+    };
 }
 function fault(raw) {
     if (raw === undefined || FAULTS.includes(raw))
         return raw;
     throw new UsageError(`--fault: expected one of ${FAULTS.join(', ')}, got "${raw}"`);
 }
-function parseSimArgs(argv) {
+/** Parses the flags; the box factor's environment variable is read from `env`. */
+function parseSimArgs(argv, env = process.env) {
     const args = argv[0] === 'sim' ? argv.slice(1) : argv.slice();
     const values = new Map();
     for (let i = 0; i < args.length; i++) {
@@ -63836,17 +65017,28 @@ function parseSimArgs(argv) {
         throw new UsageError('--port is required');
     const opt = (flag, check, what) => {
         const raw = values.get(flag);
-        return raw === undefined ? undefined : command_line_number(flag, raw, check, what);
+        return raw === undefined ? undefined : command_line_number(`--${flag}`, raw, check, what);
     };
     return {
         profile,
-        port: command_line_number('port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
+        port: command_line_number('--port', port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, 'a port number'),
         host: values.get('host') ?? '127.0.0.1',
         timeScale: opt('time-scale', (n) => n > 0, 'a number > 0'),
         seed: opt('seed', Number.isInteger, 'an integer'),
         loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
         fault: fault(values.get('fault')),
+        ...speedArgs(opt, env),
     };
+}
+/** The stderr line of a launch off its profile's speed: the seed to repeat it and what was drawn. */
+function speedLine(o, launchSeed, speed) {
+    const pct = (f) => `${+(f * 100).toFixed(3)}%`;
+    const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`];
+    if (speed.slow) {
+        const s = speed.slow;
+        parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`);
+    }
+    return `sim: launch seed ${launchSeed}, speed ×${+(speed.multiplier ?? 1).toFixed(6)} (${parts.join(', ')})\n`;
 }
 /** Runs the simulator until SIGTERM/SIGINT; resolves with the exit code. */
 async function simMain(argv) {
@@ -63873,6 +65065,8 @@ async function simMain(argv) {
             process.stderr.write(`sim: loading ${options.profile} for ${options.loadMs} ms\n`);
         const server = await startSimServer({ ...options, signal: stop.signal });
         const p = server.profile;
+        if (speedIsSet(options))
+            process.stderr.write(speedLine(options, server.launchSeed, server.speed));
         process.stdout.write(`sim: ${p.name} (${p.model}, as ${p.emulates}) listening on http://${options.host}:${server.port} (time scale ${options.timeScale ?? 1}, seed ${options.seed ?? 1}${p.fault ? `, fault ${p.fault}` : ''})\n`);
         if (!stop.signal.aborted)
             await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
@@ -63951,10 +65145,10 @@ function roundFigures(requests) {
 /**
  * Closed-loop rounds on one engine: each round sends `concurrency` requests at once and the
  * next round starts when the last one finished. Returns every round and the steady-state mean
- * over the rounds after `discard`.
+ * over the rounds after `discard`. `speed` runs the engine as one launch would (`speed.ts`).
  */
-function virtual_run_runRounds(profile, seed, w) {
-    const engine = new EngineModel(profile, createRng(seed));
+function virtual_run_runRounds(profile, seed, w, speed = {}) {
+    const engine = new EngineModel(profile, createRng(seed), sideStream(0), speed);
     const rounds = [];
     let at = 0;
     for (let r = 0; r < w.rounds; r++) {
@@ -63986,6 +65180,7 @@ function virtual_run_runRounds(profile, seed, w) {
 
 ;// CONCATENATED MODULE: ./src/sim/index.ts
 /** The built-in simulator (`engine: sim`): an OpenAI-compatible server speaking vLLM's dialect on a profile's schedule. */
+
 
 
 

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 79:
+/***/ 302:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -733,12 +733,190 @@ async function killProcessGroups(groups, graceMs = DEFAULT_GRACE_MS, passed = ()
     return alive;
 }
 
+;// CONCATENATED MODULE: ./src/server/git.ts
+/**
+ * `git`, bounded: no shell (an argument list), no prompt for credentials (`GIT_TERMINAL_PROMPT=0`, git(1)
+ * ENVIRONMENT), messages in English (they end up in a report), a time limit past which its whole process
+ * group is killed (a fetch runs `git-remote-*` and `upload-pack` children), and a cap on what its output
+ * may hold. Never throws: a failure comes back with git's most telling error line.
+ */
+
+
+
+
+const GIT_TIMEOUT_MS = 30_000;
+/** What one stream of git's output may hold; the rest is counted and dropped. */
+const GIT_OUTPUT_BYTES = 256 * 1024;
+/** What a reason quotes of git's message. */
+const REASON_CHARS = 200;
+/**
+ * One line of git's stderr for a report: the first `fatal:`/`error:` line (git prints the specific cause first
+ * and generic advice after it: "does not appear to be a git repository", then "Could not read from remote
+ * repository"), else the last line; control characters and URL credentials removed, redacted, bounded.
+ */
+function gitReason(stderr) {
+    const lines = stderr
+        .split(/\r?\n|\r/)
+        .map((l) => l.trim())
+        .filter(Boolean);
+    const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.at(-1) ?? 'no message';
+    const clean = redact(line
+        .replace(/^(fatal|error):\s*/i, '')
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
+        .trim());
+    return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean;
+}
+/** Keeps the first GIT_OUTPUT_BYTES of a stream. */
+function collector() {
+    const parts = [];
+    let kept = 0;
+    return {
+        add(chunk) {
+            const room = GIT_OUTPUT_BYTES - kept;
+            if (room <= 0)
+                return;
+            const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            parts.push(part);
+            kept += part.length;
+        },
+        text: () => Buffer.concat(parts).toString('utf8'),
+    };
+}
+/** Runs `git -C <cwd> <args>`. */
+function git_runGit(args, options) {
+    const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+    if (options.signal?.aborted)
+        return Promise.resolve({ ok: false, reason: 'cancelled' });
+    return new Promise((resolve) => {
+        const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', ['-C', options.cwd, ...args], {
+            detached: true,
+            env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const stdout = collector();
+        const stderr = collector();
+        child.stdout.on('data', stdout.add);
+        child.stderr.on('data', stderr.add);
+        let stopped;
+        const stop = (why) => {
+            stopped ??= why;
+            if (child.pid)
+                signalGroup(child.pid, 'SIGKILL');
+        };
+        const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+        const timer = setTimeout(() => stop(`timed out after ${limit}`), timeoutMs);
+        const onAbort = () => stop('cancelled');
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+        const settle = (result) => {
+            clearTimeout(timer);
+            options.signal?.removeEventListener('abort', onAbort);
+            resolve(result);
+        };
+        child.once('error', (error) => settle({ ok: false, reason: `git could not start: ${errorMessage(error)}` }));
+        child.once('close', (code, signal) => {
+            if (stopped)
+                return settle({ ok: false, reason: stopped });
+            if (code === 0)
+                return settle({ ok: true, stdout: stdout.text() });
+            const text = stderr.text();
+            settle({ ok: false, reason: text.trim() ? gitReason(text) : `git exited with ${signal ?? `code ${code}`}` });
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/server/worktree.ts
+/**
+ * A temporary git worktree of another commit (git-worktree(1)), and its removal by whoever ends the run:
+ * the owner, the post step or the watchdog. The folder we create is `<temp>/llm-bench-gate-base-XXXXXX`,
+ * holding a marker file that names the repository and the worktree itself in `tree/` (git refuses to add a
+ * worktree into a folder that is not empty, so the marker sits beside it). Removal touches a folder only
+ * when both its name and its marker say it is ours: a saved path that points anywhere else is left alone.
+ */
+
+
+
+
+const WORKTREE_PREFIX = 'llm-bench-gate-base-';
+const WORKTREE_MARKER = 'llm-bench-gate-worktree.json';
+/** The worktree's folder inside ours. */
+const WORKTREE_TREE = 'tree';
+/** Checking out a commit writes its every file: more time than a plain git command. */
+const WORKTREE_ADD_TIMEOUT_MS = (/* unused pure expression or super */ null && (5 * 60_000));
+/** Creates our folder under `tempDir`, marker written, nothing checked out yet. */
+async function makeWorktreeFolder(repo, tempDir) {
+    const path = await mkdtemp(join(resolve(tempDir), WORKTREE_PREFIX));
+    const marker = { 'llm-bench-gate': 'base-worktree', repo };
+    await writeFile(join(path, WORKTREE_MARKER), `${JSON.stringify(marker)}\n`, { flag: 'wx' });
+    return { repo, path };
+}
+/** `git worktree add --detach <path>/tree <commit>`: a checkout of that commit, on no branch. */
+function addWorktree(ref, commit, signal) {
+    return runGit(['worktree', 'add', '--detach', join(ref.path, WORKTREE_TREE), commit], {
+        cwd: ref.repo,
+        timeoutMs: WORKTREE_ADD_TIMEOUT_MS,
+        signal,
+    });
+}
+/** Why `ref.path` is not a folder we made, or undefined when it is; `gone` when there is nothing there. */
+async function notOurs(ref) {
+    const { path } = ref;
+    if (!(0,external_node_path_namespaceObject.isAbsolute)(path) || (0,external_node_path_namespaceObject.resolve)(path) !== path)
+        return `${path} is not an absolute, normalised path`;
+    if (!(0,external_node_path_namespaceObject.basename)(path).startsWith(WORKTREE_PREFIX))
+        return `${path} is not named ${WORKTREE_PREFIX}*`;
+    const stat = await (0,promises_namespaceObject.lstat)(path).catch((error) => error);
+    if (stat instanceof Error)
+        return stat.code === 'ENOENT' ? 'gone' : `${path}: ${errorMessage(stat)}`;
+    if (!stat.isDirectory())
+        return `${path} is not a folder`;
+    const markerPath = (0,external_node_path_namespaceObject.join)(path, WORKTREE_MARKER);
+    const markerStat = await (0,promises_namespaceObject.lstat)(markerPath).catch(() => undefined);
+    if (!markerStat?.isFile())
+        return `${path} has no ${WORKTREE_MARKER}`;
+    try {
+        const marker = JSON.parse(await (0,promises_namespaceObject.readFile)(markerPath, 'utf8'));
+        if (marker['llm-bench-gate'] === 'base-worktree' && marker.repo === ref.repo)
+            return undefined;
+    }
+    catch {
+        // An unreadable marker proves nothing.
+    }
+    return `${path}: its ${WORKTREE_MARKER} does not name the repository ${ref.repo}`;
+}
+/**
+ * Removes a worktree we made: `git worktree remove --force`, the folder if still there, then `git worktree
+ * prune` for git's own record of it. Safe to run twice (`removed: false` once it is gone); never throws.
+ */
+async function removeWorktree(ref) {
+    const check = await notOurs(ref);
+    if (check === 'gone') {
+        await git_runGit(['worktree', 'prune'], { cwd: ref.repo });
+        return { removed: false };
+    }
+    if (check)
+        return { refused: check };
+    // Failures here are fine while the folder goes: the repository may be gone, or git may never have added it.
+    await git_runGit(['worktree', 'remove', '--force', (0,external_node_path_namespaceObject.join)(ref.path, WORKTREE_TREE)], { cwd: ref.repo });
+    try {
+        await (0,promises_namespaceObject.rm)(ref.path, { recursive: true, force: true, maxRetries: 2 });
+    }
+    catch (error) {
+        return { problem: `${ref.path} could not be removed: ${errorMessage(error)}` };
+    }
+    await git_runGit(['worktree', 'prune'], { cwd: ref.repo });
+    return { removed: true };
+}
+
 ;// CONCATENATED MODULE: ./src/server/cleanup.ts
 /**
  * What must be undone when a run ends, whoever ends it: the target's own teardown, the post step,
  * or the watchdog when the main process died. Tasks are plain data (they travel through the
  * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
  */
+
 
 
 
@@ -813,9 +991,33 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
         });
     });
 }
-/** Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once). */
+/** Removes each worktree task's folder once; a folder that is not ours is left, and said so. */
+async function removeWorktrees(tasks, report) {
+    const worktrees = new Map(tasks.flatMap((t) => (t.kind === 'worktree' ? [[t.path, t]] : [])));
+    for (const task of worktrees.values()) {
+        const outcome = await removeWorktree(task);
+        if ('refused' in outcome)
+            report.problems.push(`worktree left in place: ${outcome.refused}`);
+        else if ('problem' in outcome)
+            report.problems.push(`worktree: ${outcome.problem}`);
+        else if (outcome.removed)
+            report.worktrees.push(task.path);
+    }
+}
+/**
+ * Runs every task: groups killed, the run's containers removed by label, then the stop commands (each once),
+ * then the worktrees, last since an engine or a stop command may run from one.
+ */
 async function runCleanup(tasks, graceMs) {
-    const report = { containers: [], groups: [], notOurs: [], leftAlone: [], stops: 0, problems: [] };
+    const report = {
+        containers: [],
+        groups: [],
+        notOurs: [],
+        leftAlone: [],
+        stops: 0,
+        worktrees: [],
+        problems: [],
+    };
     const groups = tasks.flatMap((t) => (t.kind === 'group' ? [{ pgid: t.pgid, start: t.start }] : []));
     const passed = (pgid, check) => (check === 'gone' || check === 'reused' ? report.notOurs : report.leftAlone).push(`process group ${pgid} ${CHECK_TEXT[check]}`);
     const labels = new Map(tasks.flatMap((t) => (t.kind === 'containers' ? [[`${t.runtime} ${t.runId}`, t]] : [])));
@@ -833,6 +1035,7 @@ async function runCleanup(tasks, graceMs) {
         if (problem)
             report.problems.push(`${task.target}: ${problem}`);
     }
+    await removeWorktrees(tasks, report);
     return report;
 }
 
@@ -895,7 +1098,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(79);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(302);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);

@@ -68,7 +68,12 @@ function runContext(): RunContext {
     action?: string
     label?: { name?: string }
     sender?: { login?: string }
-    pull_request?: { number?: number; labels?: { name?: string }[]; base?: { sha?: string } }
+    pull_request?: {
+      number?: number
+      labels?: { name?: string }[]
+      base?: { sha?: string; repo?: { full_name?: string } }
+      head?: { repo?: { full_name?: string } | null }
+    }
     repository?: { default_branch?: string }
   }
   const accepted = payload.pull_request?.labels?.some((l) => l.name === ACCEPT_LABEL)
@@ -86,8 +91,22 @@ function runContext(): RunContext {
     defaultBranch: payload.repository?.default_branch,
     prNumber: payload.pull_request?.number,
     baseSha: payload.pull_request?.base?.sha,
+    fork: forkOf(payload.pull_request),
     acceptance: accepted ? { by: labelledNow ? payload.sender?.login : undefined } : undefined,
   }
+}
+
+/**
+ * The head repository of a pull request from a fork (`pull_request.head.repo.full_name` differs from the base's;
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request). A deleted fork has no head repo.
+ */
+function forkOf(
+  pr: { base?: { repo?: { full_name?: string } }; head?: { repo?: { full_name?: string } | null } } | undefined,
+) {
+  if (!pr?.head) return undefined
+  const head = pr.head.repo?.full_name ?? 'a deleted fork'
+  const base = pr.base?.repo?.full_name
+  return base && head !== base ? head : undefined
 }
 
 /**
@@ -156,6 +175,8 @@ export async function run(): Promise<void> {
       onOutputs: report,
       signal: cancel.signal,
       guard,
+      // The runner's own temporary folder, emptied between jobs (docs.github.com: variables, RUNNER_TEMP).
+      tempDir: process.env.RUNNER_TEMP || undefined,
       onSpawn: (pgid, start) => {
         cancel.onSpawn(pgid, start)
         pgids.push(pgid)

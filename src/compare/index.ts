@@ -21,6 +21,7 @@ export {
   NEW_CELL_NOTE,
   NOT_MEASURED_NOTE,
   SKIPPED_NOTE,
+  cellStatus,
   judgeCell,
   skippedVerdict,
   type JudgeOptions,

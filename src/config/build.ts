@@ -20,6 +20,8 @@ export interface BuildOptions {
   /** Engine adapters to validate against (default: the registry). */
   engines?: readonly EngineAdapter[]
   locate?: Locate
+  /** The directory every target's launch runs in (TargetPlan.workdir); absent: the run's working directory. */
+  workdir?: string
 }
 
 export function buildPlan(data: unknown, options: BuildOptions): Plan {
@@ -36,7 +38,13 @@ export function buildPlan(data: unknown, options: BuildOptions): Plan {
     problems.add(['targets'], 'define at least one target')
 
   const all = expandTargets(
-    { ...parts, gate: topGate(parts.gate), scenarioNames, engines: options.engines ?? ENGINES },
+    {
+      ...parts,
+      gate: topGate(parts.gate),
+      scenarioNames,
+      engines: options.engines ?? ENGINES,
+      workdir: options.workdir,
+    },
     problems,
   )
   // A pattern "matches nothing" only means something when every target could be expanded.

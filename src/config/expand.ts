@@ -25,6 +25,8 @@ export interface ExpandInput {
   scenarioNames: string[]
   targets: Record<string, TargetInput>
   engines: readonly EngineAdapter[]
+  /** Every target's workdir (TargetPlan.workdir): the base commit's worktree when the plan is an A/B's base arm. */
+  workdir?: string
 }
 
 export function scenarioPlan(id: string, s: ScenarioInput): ScenarioPlan {
@@ -123,6 +125,7 @@ function expandOne(
   if (target.port !== undefined) plan.port = target.port
   if (target.stop !== undefined) plan.stop = fill(target.stop, full, at('stop'), problems)
   if (target.paths !== undefined) plan.paths = target.paths
+  if (input.workdir !== undefined) plan.workdir = input.workdir
   setStart(plan, target, { adapter, scope: full, port, path }, problems)
   return plan
 }

@@ -11,7 +11,7 @@ import type { Plan } from '../core/plan.js'
 export { buildPlan, type BuildOptions } from './build.js'
 export { formatPlan } from './plan-text.js'
 export { matchesOnly, shardOf } from './select.js'
-export { repoPath, selectChanged, type Selected } from './paths.js'
+export { definition, matchesPaths, repoPath, selectChanged, type Selected } from './paths.js'
 export { formatOf, parseSource } from './load.js'
 export { fillPort, fillRuntime, type RuntimeValues } from './placeholders.js'
 export { matrixJsonSchema } from './schema.js'
@@ -25,6 +25,8 @@ export interface LoadOptions {
   cwd?: string
   /** Engine adapters to validate against (default: the registry); tests pass their own. */
   engines?: readonly EngineAdapter[]
+  /** The directory every target's launch runs in (TargetPlan.workdir): the base commit's worktree for an A/B. */
+  workdir?: string
 }
 
 /** Read, parse (YAML or JSON), validate and expand the matrix file. Throws ConfigError listing every problem. */

@@ -55,9 +55,12 @@ export function matchesPaths(globs: readonly string[], file: string): boolean {
   return globs.some((glob) => globMatcher(glob)(file))
 }
 
-/** What a target's cells are compared on to tell whether its definition changed: everything but the key it came from. */
-function definition(target: TargetPlan, scenarios = target.scenarios): string {
-  const { sourceKey: _key, scenarios: _all, ...rest } = target
+/**
+ * What a target's cells are compared on to tell whether its definition changed: everything but the key it came
+ * from and the directory its launch runs in.
+ */
+export function definition(target: TargetPlan, scenarios = target.scenarios): string {
+  const { sourceKey: _key, scenarios: _all, workdir: _dir, ...rest } = target
   return JSON.stringify({ ...rest, scenarios })
 }
 

@@ -49,6 +49,9 @@ export const DEFAULT_SETTINGS = {
   'allow-gpu-processes': [],
   'request-body': {},
   quality: {},
+  ab: 'confirm',
+  'ab-launches': 2,
+  'ab-budget': '1h',
 } as const
 
 /** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
@@ -68,6 +71,7 @@ export const LIMITS = {
   confirm: 10,
   probeMaxTokens: 1024,
   probeConcurrency: 64,
+  abLaunches: 10,
 } as const
 
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
@@ -77,6 +81,9 @@ export const DEFAULT_GATE = Object.fromEntries(
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
+/** `ab:` values (SPEC §14). */
+export const AB_MODES = ['off', 'confirm', 'always'] as const
+
 const API = z.enum(['completions', 'chat'], { error: expected('must be completions or chat') })
 
 /** Past this a `request-body` is not a few engine switches. */
@@ -132,6 +139,23 @@ function qualitySetting() {
     .meta({ description: 'Output quality probe run after readiness; false skips it' })
 }
 
+/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (SPEC §14). */
+function abSettings() {
+  return {
+    ab: z.enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
+      description:
+        "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
+    }),
+    'ab-launches': whole(1, LIMITS.abLaunches).meta({
+      description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+    }),
+    'ab-budget': duration().meta({
+      description:
+        'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
+    }),
+  }
+}
+
 function settingsShape() {
   return {
     rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -184,6 +208,7 @@ function settingsShape() {
       }),
     'request-body': requestBodySetting(),
     quality: qualitySetting(),
+    ...abSettings(),
   }
 }
 

@@ -62,6 +62,7 @@ export function resolveSettings(
     allowGpuProcesses: [...merged['allow-gpu-processes']],
     requestBody: { ...merged['request-body'] },
     quality: probeSettings(merged.quality),
+    ab: { mode: merged.ab, launches: merged['ab-launches'], budgetMs: merged['ab-budget'] },
   }
 }
 

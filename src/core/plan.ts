@@ -67,6 +67,18 @@ export interface TargetSettings {
   allowGpuProcesses: string[]
   /** false: no probe for this target. */
   quality: QualityProbeSettings | false
+  /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-budget`; SPEC §14). */
+  ab: AbSettings
+}
+
+export type AbMode = 'off' | 'confirm' | 'always'
+
+export interface AbSettings {
+  mode: AbMode
+  /** Launches per arm, alternated base, PR, PR, base (ABBA). */
+  launches: number
+  /** Most engine time the run's base arms may take, in ms. */
+  budgetMs: number
 }
 
 export interface ScenarioPlan {
@@ -125,6 +137,11 @@ export interface TargetPlan {
   scenarios: ScenarioPlan[]
   /** Globs of repository files the target depends on (`paths`); absent: the target always runs under `select: changed`. */
   paths?: string[]
+  /**
+   * The directory the launch command runs in, so that its relative paths name that checkout's files: the base
+   * commit's worktree for the base arm of a same-box A/B. Absent: the run's working directory.
+   */
+  workdir?: string
 }
 
 export interface CellPlan {

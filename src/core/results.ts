@@ -136,7 +136,44 @@ export interface CellResult {
   host?: CellHost
   /** Set when another benchmark tool measured the cell (`llm-bench-gate ingest`, `engine: external`). */
   ingested?: IngestedSource
+  /** The same-box A/B against the PR's base commit, when one was wanted (SPEC §14); never stored. */
+  ab?: CellAb
   verdict: CellVerdict
+}
+
+export type AbArm = 'base' | 'pr'
+
+/**
+ * A same-box A/B of one cell: the PR's base commit and the PR launched alternately on this box (ABBA), the cell
+ * measured on each launch. `ran`: its verdict replaced the stored-baseline one, kept in `stored`; `not-run`:
+ * `reason` says why and the stored-baseline verdict stands. The store and the history never see it.
+ */
+export interface CellAb {
+  status: 'ran' | 'not-run'
+  /** Why the A/B did not run or did not finish. */
+  reason?: string
+  /** The base commit the base arm was built from. */
+  base?: string
+  /** Launches per arm. */
+  launches?: number
+  /** Each launch in the order it ran: its arm and the cell measured on it (warm rounds, the cold one discarded). */
+  arms?: AbLaunch[]
+  /** Engine time of this target's base-arm launches (launch to teardown), ms; also when it ran only in part. */
+  baseMs?: number
+  /** Engine time of this target's PR-arm launches, ms. */
+  prMs?: number
+  /** The verdict against the stored baseline, which the A/B verdict replaced. */
+  stored?: CellVerdict
+}
+
+export interface AbLaunch {
+  arm: AbArm
+  status: CellStatus
+  error?: string
+  metrics: MetricsBlock | null
+  rounds: RoundResult[]
+  /** Launch to teardown, ms. */
+  engineMs: number
 }
 
 /** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */

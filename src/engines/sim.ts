@@ -84,8 +84,12 @@ function simArgs(target: TargetPlan): string[] {
       `targets.${target.sourceKey}.profile${named}: engine sim needs a profile: a shipped name or a path to a profile .json file`,
     ])
   }
-  // A path is made absolute here, so the child finds it whatever its working directory.
-  const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(o.profile))]
+  // A path is made absolute here, so the child finds it whatever its working directory; relative to the target's
+  // workdir when it has one (the base commit's worktree for the base arm of an A/B: the base's copy of the profile).
+  const args = [
+    '--profile',
+    shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(target.workdir ?? process.cwd(), o.profile)),
+  ]
   if (o['time-scale'] !== undefined) args.push('--time-scale', String(o['time-scale']))
   if (o.seed !== undefined) args.push('--seed', String(o.seed))
   if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))

@@ -5,6 +5,7 @@
  * regressions and the errors, and says what it left out and where the rest is.
  */
 import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results.js'
+import { abHeader, abSection } from './ab-section.js'
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
 import { safeUrl } from './escape.js'
 import { hostSection } from './host-section.js'
@@ -84,11 +85,15 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
   if (shed) parts.push(shed)
   parts.push(provenance(results, ctx))
+  const ab = abHeader(results.cells)
+  if (ab) parts.push(ab)
   if (shownRegressed.length)
     parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
   if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
   if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
+  const tested = d.limit === undefined ? abSection(ordered) : undefined
+  if (tested) parts.push(tested)
   const dashboard = safeUrl(ctx.dashboardUrl)
   if (dashboard)
     parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`)

@@ -15,6 +15,8 @@ export interface RunContext {
   prNumber?: number
   /** The PR's base commit on pull_request events (the event payload's `pull_request.base.sha`). */
   baseSha?: string
+  /** The PR's head repository (`owner/name`) when it is not this repository: a pull request from a fork. */
+  fork?: string
   /**
    * The PR carries the `benchmark-accept` label: a maintainer accepts its regressions on purpose. `by` is the
    * login that added the label when this very event is that labelling (the event payload says who).

@@ -3,6 +3,7 @@
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellJudge, judgeAll, type CellJudge, type TargetRules } from '../target/cell-judge.js'
@@ -33,7 +34,8 @@ import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './shard-files.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
 import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/index.js'
-import { runTarget } from '../target/run-target.js'
+import { runTarget, type TargetRunDeps } from '../target/run-target.js'
+import { sameBox, type SameBox } from './same-box.js'
 import { createRunGuard, makeRunId, type RunGuard } from '../server/index.js'
 import { branchStore, fileStore, type BaselineStore } from '../store/index.js'
 import { readMemInfo, type MemInfo } from '../server/index.js'
@@ -65,6 +67,8 @@ export interface PipelineDeps {
   cwd?: string
   /** Available memory (default: /proc/meminfo); tests inject one. */
   readMemory?: () => Promise<MemInfo>
+  /** Where temporary checkouts go (the base commit's worktree): RUNNER_TEMP on a runner; default the system's. */
+  tempDir?: string
 }
 
 interface LoadedBaseline {
@@ -180,7 +184,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   const measured =
     'unreadable' in loaded
       ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
-      : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge })
+      : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge, cwd: run.cwd })
   const shards = 'shards' in measured ? measured.shards : undefined
   const { results, tally } = assembleResults({
     run: {
@@ -206,6 +210,7 @@ interface MeasureContext {
   resultsDir: string
   signal: AbortSignal
   judge: CellJudge | undefined
+  cwd: string
 }
 
 /** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
@@ -222,13 +227,18 @@ async function measure(
   }
   const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
   try {
-    return { cells: await measureTargets(plan, m, guard) }
+    return { cells: await measureTargets(plan, behaviour, m, guard) }
   } finally {
     if (!deps.guard) await guard.close()
   }
 }
 
-async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): Promise<CellResult[]> {
+async function measureTargets(
+  plan: Plan,
+  behaviour: Behaviour,
+  m: MeasureContext,
+  guard: RunGuard,
+): Promise<CellResult[]> {
   const { deps, resultsDir, signal, judge } = m
   const { log } = deps
   const cells: CellResult[] = []
@@ -238,6 +248,44 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
     groups.add(pgid)
     deps.onSpawn?.(pgid, start)
   }
+  const targetDeps: TargetRunDeps = {
+    log,
+    logDir: join(resultsDir, 'logs'),
+    signal,
+    seed: 1,
+    onSpawn,
+    guard,
+    judge,
+    host: { groups },
+    readMemory: deps.readMemory,
+  }
+  // A run that writes the baseline measures the default branch itself: there is no base to compare with.
+  const box =
+    judge && !behaviour.writeBaseline
+      ? sameBox(plan, {
+          context: deps.context,
+          cwd: m.cwd,
+          tempDir: deps.tempDir ?? tmpdir(),
+          guard,
+          signal,
+          log,
+          deps: targetDeps,
+        })
+      : undefined
+  try {
+    return await eachTarget(plan, { ...m, targetDeps, box }, cells)
+  } finally {
+    await box?.close()
+  }
+}
+
+async function eachTarget(
+  plan: Plan,
+  m: MeasureContext & { targetDeps: TargetRunDeps; box?: SameBox },
+  cells: CellResult[],
+): Promise<CellResult[]> {
+  const { deps, signal, targetDeps, box } = m
+  const { log } = deps
   const read = deps.readMemory ?? readMemInfo
   // The last launched target and the memory available just before it launched.
   let previous: { previous: string; before: MemInfo; floor: MemoryFloor } | undefined
@@ -252,18 +300,13 @@ async function measureTargets(plan: Plan, m: MeasureContext, guard: RunGuard): P
       const before = await read().catch(() => undefined)
       previous = before && { previous: target.id, before, floor: target.settings.memoryFloor }
     }
-    const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, () =>
-      runTarget(target, targetCells, {
-        log,
-        logDir: join(resultsDir, 'logs'),
-        signal,
-        seed: 1,
-        onSpawn,
-        guard,
-        judge,
-        host: { groups },
-        readMemory: deps.readMemory,
-      }),
+    const measured = await log.group(
+      `${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`,
+      async () => {
+        const started = Date.now()
+        const own = await runTarget(target, targetCells, targetDeps)
+        return box && !target.external ? box.test(target, own, Date.now() - started) : own
+      },
     )
     cells.push(...measured)
   }

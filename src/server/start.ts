@@ -191,7 +191,7 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
   try {
-    group = await launchGroup({ command: filled, env, logPath })
+    group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir })
   } catch (error) {
     throw new StartError(target.id, 'spawn', `cannot start \`bash -c\`: ${errorMessage(error)}`)
   }

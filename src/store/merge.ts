@@ -28,7 +28,12 @@ const time = (iso: string | undefined): number => {
 
 /** Cells worth storing: measured, healthy, and not placeholders for baseline cells this run skipped. */
 export function storableCells(results: ResultsFile): CellResult[] {
-  return results.cells.filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
+  return (
+    results.cells
+      .filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
+      // A same-box A/B's base arm measured another commit: the store never keeps it (SPEC §14).
+      .map(({ ab: _ab, ...cell }) => cell)
+  )
 }
 
 /**

@@ -102,7 +102,10 @@ function evidence(cell: CellResult, view: BaselineView): Pick<CellResult, 'quali
   }
 }
 
-/** Cells read from results files, each judged; what could not be measured keeps its verdict. */
+/**
+ * Cells read from results files, each judged; what could not be measured keeps its verdict, and so does a cell a
+ * same-box A/B decided (a shard's): its paired launches outrank the stored baseline.
+ */
 export function judgeAll(cells: readonly CellResult[], judge: CellJudge): CellResult[] {
-  return cells.map((cell) => judge.decide([cell]))
+  return cells.map((cell) => (cell.ab?.status === 'ran' ? cell : judge.decide([cell])))
 }

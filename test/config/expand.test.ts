@@ -76,6 +76,7 @@ describe('the SPEC §3 example', () => {
       allowGpuProcesses: [],
       requestBody: {},
       quality: DEFAULT_PROBE,
+      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
     })
     expect(fp8.gate).toEqual({
       decode: { maxRegression: 0.05, stat: 'mean' },
@@ -237,6 +238,7 @@ describe('defaults and per-target overrides', () => {
       allowGpuProcesses: [],
       requestBody: {},
       quality: DEFAULT_PROBE,
+      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
     })
     expect(byId(p, 'tuned').settings).toEqual({
       rounds: 5,
@@ -255,6 +257,7 @@ describe('defaults and per-target overrides', () => {
       allowGpuProcesses: ['ollama', '/opt/dcgm/**'],
       requestBody: { chat_template_kwargs: { enable_thinking: false } },
       quality: DEFAULT_PROBE,
+      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
     })
   })
 

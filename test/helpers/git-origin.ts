@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** `git <args>` in `cwd`, its output trimmed; identity given here so no global configuration is needed. */
 export function git(cwd: string, ...args: string[]): string {
@@ -26,21 +26,35 @@ export interface Origin {
   head: string
 }
 
-/** base: `bench.yml` says `base`; head: it says `head` and `added.txt` appears. */
-export function makeOrigin(prefix = 'lbg-git-'): Origin {
+/** What each commit writes over the one before it: repository paths and their contents. */
+export interface OriginFiles {
+  base: Record<string, string>
+  head: Record<string, string>
+}
+
+/** Default: base: `bench.yml` says `base`; head: it says `head` and `added.txt` appears. */
+const DEFAULT_FILES: OriginFiles = {
+  base: { 'bench.yml': 'base\n' },
+  head: { 'bench.yml': 'head\n', 'added.txt': 'only at head\n' },
+}
+
+function commit(work: string, files: Record<string, string>, message: string): string {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(work, path)), { recursive: true })
+    writeFileSync(join(work, path), text)
+  }
+  git(work, 'add', '-A')
+  git(work, 'commit', '-q', '--allow-empty', '-m', message)
+  return git(work, 'rev-parse', 'HEAD')
+}
+
+export function makeOrigin(prefix = 'lbg-git-', files: OriginFiles = DEFAULT_FILES): Origin {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const work = join(dir, 'work')
   mkdirSync(work)
   git(work, 'init', '-q', '-b', 'main')
-  writeFileSync(join(work, 'bench.yml'), 'base\n')
-  git(work, 'add', 'bench.yml')
-  git(work, 'commit', '-q', '-m', 'base')
-  const base = git(work, 'rev-parse', 'HEAD')
-  writeFileSync(join(work, 'bench.yml'), 'head\n')
-  writeFileSync(join(work, 'added.txt'), 'only at head\n')
-  git(work, 'add', '.')
-  git(work, 'commit', '-q', '-m', 'head')
-  const head = git(work, 'rev-parse', 'HEAD')
+  const base = commit(work, files.base, 'base')
+  const head = commit(work, files.head, 'head')
   const bare = join(dir, 'origin.git')
   git(dir, 'clone', '-q', '--bare', work, bare)
   return { dir, bare, base, head }
@@ -65,4 +79,20 @@ export function worktreeList(repo: string): string[] {
     .split('\n')
     .filter((l) => l.startsWith('worktree '))
     .map((l) => l.slice('worktree '.length))
+}
+
+/** The `pull_request` event of PR #7 on `o/r` with the base commit the payload names. */
+export function prEvent(baseSha: string, head = 'o/r') {
+  return {
+    name: 'pull_request',
+    ref: 'refs/pull/7/merge',
+    payload: {
+      pull_request: {
+        number: 7,
+        base: { sha: baseSha, repo: { full_name: 'o/r' } },
+        head: { repo: { full_name: head } },
+      },
+      repository: { default_branch: 'main', full_name: 'o/r' },
+    },
+  }
 }

@@ -1,0 +1,105 @@
+/**
+ * The base arm of a same-box A/B (SPEC §14): the PR's base commit checked out in a temporary worktree, its
+ * matrix file expanded the same way as the PR's, each target's launch running in that worktree so that its
+ * relative paths name the base's files. Read once per run, when the first target wants an A/B; whatever makes
+ * it unavailable is one line the report shows.
+ */
+import { existsSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { definition, loadPlan, matchesPaths } from '../config/index.js'
+import { ConfigError, errorMessage } from '../core/errors.js'
+import type { Logger } from '../core/log.js'
+import type { Plan, TargetPlan } from '../core/plan.js'
+import { runCommand } from '../host/index.js'
+import type { RunGuard } from '../server/index.js'
+import { checkoutBase, type BaseCheckout } from './base-commit.js'
+import { repositoryRoot } from './changed-files.js'
+import type { RunContext } from './context.js'
+
+/** `git diff --name-only` of a PR against its base: bounded like every host command, a little more generous. */
+const DIFF_LIMITS = { timeoutMs: 60_000, maxBytes: 8 * 1024 * 1024 }
+
+export interface BaseArm {
+  sha: string
+  /** The base commit's plan, every target's launch in the worktree. */
+  plan: Plan
+  /** The PR's plan, for the comparison of definitions. */
+  repoRoot: string
+  worktree: string
+  /** Files that differ between the base commit and the checkout, repository paths; undefined when git could not say. */
+  changed?: string[]
+  checkout: BaseCheckout
+}
+
+export interface BaseArmOptions {
+  plan: Plan
+  context: RunContext
+  /** The run's working directory: the base plan's is the same folder in the worktree. */
+  cwd: string
+  /** Where the worktree goes: RUNNER_TEMP on a runner, the system's temporary folder elsewhere. */
+  tempDir: string
+  guard?: RunGuard
+  signal: AbortSignal
+  log: Logger
+}
+
+/** The base arm, or why there is none. Never throws. */
+export async function prepareBaseArm(o: BaseArmOptions): Promise<BaseArm | { unavailable: string }> {
+  const { context, plan } = o
+  if (!context.baseSha)
+    return { unavailable: `the ${context.event || 'local'} run names no pull-request base commit to measure` }
+  if (context.fork)
+    return {
+      unavailable: `the pull request comes from the fork ${context.fork}; the base arm runs only for pull requests within the repository`,
+    }
+  const repoRoot = repositoryRoot(plan.resolvedPath)
+  if (!repoRoot) return { unavailable: `${plan.configPath} is not inside a git checkout` }
+  const checkout = await checkoutBase({
+    repoRoot,
+    sha: context.baseSha,
+    tempDir: o.tempDir,
+    guard: o.guard,
+    signal: o.signal,
+    log: o.log,
+  })
+  if ('unavailable' in checkout) return checkout
+  const short = context.baseSha.slice(0, 7)
+  const configFile = relative(repoRoot, plan.resolvedPath)
+  const baseConfig = join(checkout.root, configFile)
+  const fail = async (unavailable: string) => {
+    await checkout.remove()
+    return { unavailable }
+  }
+  if (!existsSync(baseConfig)) return fail(`${configFile} does not exist at the base commit ${short}`)
+  const inside = relative(repoRoot, resolve(o.cwd))
+  const workdir = inside.startsWith('..') ? checkout.root : join(checkout.root, inside)
+  let basePlan: Plan
+  try {
+    basePlan = await loadPlan(baseConfig, { workdir })
+  } catch (error) {
+    const why = error instanceof ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error)
+    return fail(`${configFile} at the base commit ${short} is not a valid matrix file (${why})`)
+  }
+  const diff = await runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS)
+  const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined
+  if (!diff.ok) o.log.warn(`the files the PR changes since ${short} could not be listed (${diff.reason})`)
+  return { sha: checkout.sha, plan: basePlan, repoRoot, worktree: checkout.root, changed, checkout }
+}
+
+/**
+ * Why the target need not be A/B-tested, or undefined when it must be: both arms would run the same thing when
+ * its expanded definition and every file its `paths` match are byte-identical at base and head. A target
+ * without `paths` does not say what it depends on, so it is always tested.
+ */
+export function identicalAtBase(target: TargetPlan, base: TargetPlan, arm: BaseArm): string | undefined {
+  // The base's launch resolved its paths in the worktree: the same files, seen from the other checkout.
+  const scenarios = target.scenarios.map((s) => base.scenarios.find((b) => b.id === s.id))
+  if (scenarios.some((s) => !s)) return undefined
+  const baseDefinition = definition(base, scenarios as TargetPlan['scenarios'])
+    .split(arm.worktree)
+    .join(arm.repoRoot)
+  if (definition(target) !== baseDefinition) return undefined
+  if (!target.paths || !arm.changed) return undefined
+  if (arm.changed.some((file) => matchesPaths(target.paths!, file))) return undefined
+  return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`
+}

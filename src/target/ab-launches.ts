@@ -1,0 +1,130 @@
+/**
+ * The launches of a same-box A/B (SPEC §14): the target as the PR's base commit defines it and as the PR does,
+ * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
+ * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
+ * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
+ * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
+ * verdict stands.
+ */
+import { abOrder } from '../compare/index.js'
+import { errorMessage } from '../core/errors.js'
+import type { CellPlan, TargetPlan } from '../core/plan.js'
+import type { AbArm, CellResult } from '../core/results.js'
+import { readMemInfo, type MemInfo } from '../server/index.js'
+import { waitMemoryReleased } from '../server/memory-release.js'
+import { measuredCell } from './cell-result.js'
+import { measureCell } from './measure-cell.js'
+import type { TargetRunDeps } from './run-target.js'
+import { TargetSession } from './session.js'
+
+/** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
+const AB_SEED_OFFSET = 100_000
+
+export interface AbArms {
+  /** The target and its wanted cells as the base commit defines them (its launch runs in the base's worktree). */
+  base: { target: TargetPlan; cells: CellPlan[] }
+  /** The same cells as the PR defines them. */
+  pr: { target: TargetPlan; cells: CellPlan[] }
+  launches: number
+}
+
+export interface AbLaunchResult {
+  arm: AbArm
+  /** The cells measured on this launch, by id; absent when the launch failed. */
+  cells?: Map<string, CellResult>
+  error?: string
+  /** Launch to teardown. */
+  engineMs: number
+}
+
+export interface AbLaunchDeps extends TargetRunDeps {
+  /** Engine time the base arm may still take, ms: no base launch starts past it. */
+  budgetLeftMs(): number
+  /** Called with each base launch's engine time. */
+  spend(ms: number): void
+}
+
+export interface AbLaunches {
+  launches: AbLaunchResult[]
+  /** Why the A/B ended before its last launch. */
+  stopped?: string
+}
+
+/** Runs the launches in ABBA order; never throws. */
+export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<AbLaunches> {
+  const order = abOrder(arms.launches)
+  const launches: AbLaunchResult[] = []
+  const read = deps.readMemory ?? readMemInfo
+  let before: MemInfo | undefined
+  for (const [i, arm] of order.entries()) {
+    const nth = order.slice(0, i + 1).filter((a) => a === arm).length
+    const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`
+    if (deps.signal.aborted) return { launches, stopped: `cancelled before the ${name}` }
+    if (arm === 'base' && deps.budgetLeftMs() <= 0) return { launches, stopped: `ab-budget spent before the ${name}` }
+    const { target, cells } = arms[arm]
+    if (before)
+      await waitMemoryReleased({
+        previous: target.id,
+        before,
+        floor: target.settings.memoryFloor,
+        log: deps.log,
+        signal: deps.signal,
+        read,
+      })
+    before = await read().catch(() => undefined)
+    deps.log.info(`${target.id}: A/B ${name} (${i + 1}/${order.length})`)
+    // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
+    const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2))
+    if (arm === 'base') deps.spend(result.engineMs)
+    launches.push(result)
+    if (result.error) return { launches, stopped: `the ${name} failed: ${result.error}` }
+  }
+  return { launches }
+}
+
+/** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
+async function oneLaunch(
+  arm: AbArm,
+  target: TargetPlan,
+  cells: CellPlan[],
+  deps: AbLaunchDeps,
+  seed: number,
+): Promise<AbLaunchResult> {
+  const started = Date.now()
+  const session = new TargetSession(target, cells, deps)
+  try {
+    const running = await session.start()
+    const info = await session.ready(running)
+    const measured = new Map<string, CellResult>()
+    for (const cell of cells) {
+      const m = await measureCell({
+        cell: withColdRound(cell),
+        adapter: session.adapter,
+        client: session.benchClient(running.baseUrl),
+        http: session.http,
+        baseUrl: running.baseUrl,
+        log: deps.log,
+        seed,
+        signal: session.signal,
+      })
+      if (session.fatal) throw new Error(session.fatal)
+      const result = measuredCell(cell, m.measurement, info, { specDecode: m.specDecode })
+      if (result.status !== 'ok') throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`)
+      measured.set(cell.id, result)
+    }
+    await session.close()
+    return { arm, cells: measured, engineMs: Date.now() - started }
+  } catch (error) {
+    const reason = session.fatal ?? errorMessage(error)
+    await session.close()
+    return { arm, error: reason, engineMs: Date.now() - started }
+  }
+}
+
+/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
+function withColdRound(cell: CellPlan): CellPlan {
+  const { rounds, discard } = cell.target.settings
+  if (discard >= 1) return cell
+  const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1 }
+  return { ...cell, target: { ...cell.target, settings } }
+}

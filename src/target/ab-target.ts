@@ -1,0 +1,99 @@
+/**
+ * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
+ * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
+ * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
+ * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
+ *
+ * The A/B verdict replaces the stored-baseline one for the speed metrics; what the cell fails outside them
+ * (output quality against the baseline's outputs, an achieved-length miss) does not depend on the box and still
+ * counts. The stored verdict is kept under `ab.stored`.
+ */
+import { abCellVerdict, cellStatus } from '../compare/index.js'
+import type { AbMode, CellPlan, GateConfig, TargetPlan } from '../core/plan.js'
+import type { CellAb, CellResult, CellVerdict } from '../core/results.js'
+import type { AbLaunches } from './ab-launches.js'
+
+/** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
+export function abWanted(cell: CellResult, mode: AbMode): string | undefined {
+  if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped) return undefined
+  if (mode === 'always') return 'ab: always'
+  const { status } = cell.verdict
+  if (status === 'regression') return 'it looks regressed against the stored baseline'
+  if (status === 'inconclusive') return 'the stored baseline cannot decide it'
+  if (status === 'new') return 'there is no stored baseline for it'
+  const changes = cell.host?.changes
+  if (changes?.length) return `the environment differs from the stored baseline's (${changes.join('; ')})`
+  return undefined
+}
+
+/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
+export function abNotRun(cell: CellResult, reason: string, extra: Omit<CellAb, 'status' | 'reason'> = {}): CellResult {
+  const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`
+  return {
+    ...cell,
+    ab: { status: 'not-run', reason, ...extra },
+    verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
+  }
+}
+
+export interface AbApplied {
+  base: { target: TargetPlan; cells: CellPlan[] }
+  /** The PR's gate for the target: the PR defines what it is held to. */
+  gate: GateConfig
+  sha: string
+  launches: number
+  outcome: AbLaunches
+}
+
+/** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
+export function applyAb(cells: readonly CellResult[], applied: AbApplied, noiseFloor?: number): CellResult[] {
+  const { outcome, sha, launches } = applied
+  const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs))
+  const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs))
+  const tested = new Set(applied.base.cells.map((c) => c.id))
+  return cells.map((cell) => {
+    if (!tested.has(cell.id)) return cell
+    const arms = outcome.launches.map((l) => {
+      const measured = l.cells?.get(cell.id)
+      return {
+        arm: l.arm,
+        status: measured ? ('ok' as const) : ('error' as const),
+        ...(l.error && { error: l.error }),
+        metrics: measured?.metrics ?? null,
+        rounds: measured?.rounds ?? [],
+        engineMs: l.engineMs,
+      }
+    })
+    const record = { base: sha, launches, arms, baseMs, prMs }
+    if (outcome.stopped) return abNotRun(cell, outcome.stopped, record)
+    const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells!.get(cell.id)! }))
+    const ab = abCellVerdict(pairs, applied.gate, { noiseFloor })
+    return {
+      ...cell,
+      ab: { status: 'ran', ...record, stored: cell.verdict },
+      verdict: abFinal(cell.verdict, ab, `A/B on this box, ABBA × ${launches}, against the base ${sha.slice(0, 7)}`),
+    }
+  })
+}
+
+/** The A/B's speed verdict with what the stored verdict fails outside the speed metrics. */
+function abFinal(stored: CellVerdict, ab: CellVerdict, said: string): CellVerdict {
+  const failures = stored.failures ?? []
+  const undecided = ab.undecided ?? []
+  const status = ab.status === 'error' ? 'error' : cellStatus(ab.metrics, failures, undecided)
+  const note = [
+    said,
+    ab.note,
+    ...failures,
+    `stored baseline: ${stored.status}${stored.note ? ` (${stored.note})` : ''}`,
+  ]
+    .filter(Boolean)
+    .join('; ')
+  const verdict: CellVerdict = { status, metrics: ab.metrics, note }
+  if (stored.reference) verdict.reference = stored.reference
+  if (failures.length) verdict.failures = [...failures]
+  if (undecided.length) verdict.undecided = [...undecided]
+  return verdict
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0)

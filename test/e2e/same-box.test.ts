@@ -1,0 +1,158 @@
+/**
+ * Same-box A/B against the PR's base commit, through `node dist/index.js` (SPEC §14): a workspace that is a git
+ * checkout of a head commit whose base commit is not there (depth 1), a pull_request event naming the base, the
+ * simulator as the engine with its speed set by the matrix file at each commit (`time-scale`), and the box's speed
+ * (`LLM_BENCH_GATE_SIM_BOX_FACTOR`) shared by both arms. The stored baseline is a results file measured earlier
+ * at box factor 1 under driver 580.95; the PR runs under driver 590.10 (the scripted nvidia-smi), so its
+ * fingerprint differs from the baseline's and `ab: confirm` wants an A/B for every cell.
+ *
+ * The simulator's decode steps take 25 ms of simulated time, so a launch's decode tok/s is 40 × time-scale × box
+ * factor, exactly but for the wall clock's lag. The figures below are that far from every limit: equal arms
+ * differ by lag alone (a few per cent at most on this machine); a 12 % slower PR is beyond the 5 % limit by more
+ * than twice the launch-to-launch band the 1.5 % noise floor gives two pairs (±2.9 %).
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { ROOT, runAction } from '../helpers/action.js'
+import { CLI } from '../helpers/cli.js'
+import { fullClone, makeOrigin, prEvent, shallowClone, worktreeList, type OriginFiles } from '../helpers/git-origin.js'
+
+interface GitWorkspace {
+  /** The head commit's checkout: the action's working directory. */
+  checkout: string
+  base: string
+}
+
+/** A PR's checkout as `actions/checkout` leaves it (depth 1: the base commit is not in it), or a full clone. */
+function gitWorkspace(files: OriginFiles, depth: 'shallow' | 'full' = 'shallow'): GitWorkspace {
+  const origin = makeOrigin('lbg-ab-', files)
+  return { checkout: depth === 'full' ? fullClone(origin) : shallowClone(origin), base: origin.base }
+}
+
+const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
+const PROFILE = JSON.stringify({
+  name: 'box',
+  model: 'box-model',
+  source: 'a decode step of 25 ms at any batch size',
+  prefill: { 'tokens-per-s': 20000 },
+  decode: { 'step-ms': 25 },
+})
+
+function matrix(timeScale: number, o: { defaults?: string; scenarios?: string } = {}): string {
+  return [
+    'version: 1',
+    'hardware: box',
+    `defaults: { rounds: 3, discard: 1, ready-timeout: 20s, request-timeout: 30s, quality: false${o.defaults ?? ''} }`,
+    'gate:',
+    '  decode: { max-regression: 5% }',
+    'scenarios:',
+    '  short: { input-tokens: 32, output-tokens: 24, concurrency: 2 }',
+    o.scenarios ?? '',
+    'targets:',
+    '  sim:',
+    '    engine: sim',
+    '    profile: profiles/box.json',
+    `    time-scale: ${timeScale}`,
+    '',
+  ].join('\n')
+}
+
+/** The environment of a run on this box: its speed and its driver. */
+function box(factor: number, driver: string): Record<string, string> {
+  return {
+    PATH: `${SMI_DIR}:${process.env.PATH}`,
+    FAKE_SMI_DRIVER: driver,
+    LLM_BENCH_GATE_SIM_BOX_FACTOR: String(factor),
+  }
+}
+
+/** The stored baseline: the base commit's matrix measured at box factor 1 under driver 580.95. */
+async function storedBaseline(): Promise<string> {
+  const ws = gitWorkspace({ base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE }, head: {} }, 'full')
+  const out = join(ws.checkout, 'stored')
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'run', '--config', 'bench.yml', '--out', 'stored'], {
+      cwd: ws.checkout,
+      env: { ...process.env, ...box(1, '580.95.05') },
+      stdio: 'ignore',
+    })
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`baseline run exited ${code}`))))
+  })
+  return join(out, 'results.json')
+}
+
+interface PrRun {
+  code: number | null
+  stdout: string
+  results: ResultsFile
+  report: string
+  runnerTemp: string
+}
+
+async function prRun(
+  ws: GitWorkspace,
+  env: Record<string, string>,
+  inputs: Record<string, string> = {},
+): Promise<PrRun> {
+  const runnerTemp = await mkdtemp(join(tmpdir(), 'lbg-runner-temp-'))
+  const run = await runAction({
+    cwd: ws.checkout,
+    inputs: { config: 'bench.yml', 'baseline-file': baseline, 'results-dir': 'out', ...inputs },
+    env: { ...env, RUNNER_TEMP: runnerTemp },
+    event: prEvent(ws.base),
+    timeoutMs: 180_000,
+  })
+  const results = JSON.parse(await readFile(join(ws.checkout, 'out', 'results.json'), 'utf8')) as ResultsFile
+  const report = await readFile(join(ws.checkout, 'out', 'report.md'), 'utf8')
+  return { code: run.code, stdout: run.stdout, results, report, runnerTemp }
+}
+
+/** No worktree of ours is left: none under RUNNER_TEMP, none registered with the checkout. */
+function noWorktreeLeft(ws: GitWorkspace, runnerTemp: string): void {
+  expect(readdirSync(runnerTemp).filter((name) => name.startsWith('llm-bench-gate-base-'))).toEqual([])
+  expect(worktreeList(ws.checkout)).toEqual([ws.checkout])
+}
+
+let baseline: string
+
+beforeAll(async () => {
+  baseline = await storedBaseline()
+}, 120_000)
+
+describe('same-box A/B against the base commit', () => {
+  it('the box became 15 % slower: off fails on the stored baseline, confirm finds base and PR equal here', async () => {
+    // The PR changes only its README: nothing that matters for speed, but the target lists no paths.
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE, 'README.md': 'a\n' },
+      head: { 'README.md': 'b\n' },
+    })
+    const slower = box(0.85, '590.10')
+    const offWs = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: { 'bench.yml': matrix(1, { defaults: ', ab: off' }) },
+    })
+    const off = await prRun(offWs, slower)
+    expect(off.results.cells[0].verdict.status).toBe('regression')
+    expect(off.results.cells[0].ab).toBeUndefined()
+    expect(off.code).toBe(1)
+
+    const confirmed = await prRun(ws, slower)
+    const cell = confirmed.results.cells[0]
+    expect(cell.ab?.status).toBe('ran')
+    expect(cell.ab?.stored?.status).toBe('regression')
+    expect(cell.verdict.status).toBe('pass')
+    expect(confirmed.code).toBe(0)
+    expect(cell.ab?.arms?.map((a) => a.arm)).toEqual(['base', 'pr', 'pr', 'base'])
+    // The base commit was not in the depth-1 checkout: it was fetched.
+    expect(confirmed.stdout).toMatch(/fetch/i)
+    expect(confirmed.report).toContain('base and PR equal on this box')
+    expect(confirmed.report).toContain('driver 580.95.05 → 590.10')
+    expect(confirmed.report).toMatch(/Same-box A\/B against the base `[0-9a-f]{7}` \(ABBA × 2\).*base arms \d/)
+    noWorktreeLeft(ws, confirmed.runnerTemp)
+  }, 300_000)
+})
