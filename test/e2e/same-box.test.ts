@@ -18,9 +18,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
-import { ROOT, runAction } from '../helpers/action.js'
+import { setTimeout as delay } from 'node:timers/promises'
+import { ROOT, onceStdout, runAction } from '../helpers/action.js'
+import { psGroup } from '../server/procs.js'
 import { CLI } from '../helpers/cli.js'
-import { fullClone, makeOrigin, prEvent, shallowClone, worktreeList, type OriginFiles } from '../helpers/git-origin.js'
+import {
+  fullClone,
+  git,
+  makeOrigin,
+  prEvent,
+  shallowClone,
+  worktreeList,
+  type OriginFiles,
+} from '../helpers/git-origin.js'
 
 interface GitWorkspace {
   /** The head commit's checkout: the action's working directory. */
@@ -155,4 +165,106 @@ describe('same-box A/B against the base commit', () => {
     expect(confirmed.report).toMatch(/Same-box A\/B against the base `[0-9a-f]{7}` \(ABBA × 2\).*base arms \d/)
     noWorktreeLeft(ws, confirmed.runnerTemp)
   }, 300_000)
+
+  it('the PR is 12 % slower than its base here, the stored baseline looks fine: A/B regression; a new cell says so', async () => {
+    // The stored baseline was measured on a box 15 % slower than this one is today.
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: {
+        'bench.yml': matrix(0.88, { scenarios: '  added: { input-tokens: 48, output-tokens: 24, concurrency: 1 }' }),
+      },
+    })
+    const run = await prRun(ws, box(1.15, '590.10'))
+    const [short, added] = ['sim/short', 'sim/added'].map((id) => run.results.cells.find((c) => c.id === id)!)
+    expect(short.ab?.stored?.status, short.verdict.note).toBe('pass')
+    expect(short.ab?.status).toBe('ran')
+    expect(short.verdict.status).toBe('regression')
+    const decode = short.verdict.metrics.decode!
+    // 40 × 1.15 tok/s at both arms' box, the PR at 0.88 of the base's time scale.
+    expect(decode.delta).toBeCloseTo(-0.12, 1)
+    expect(decode.baseline / decode.current).toBeCloseTo(1 / 0.88, 1)
+    expect(run.code).toBe(1)
+    expect(run.report).toMatch(/decode tok\/s: base [\d.]+ tok\/s → PR [\d.]+ tok\/s, −1\d\.\d% ± /)
+    expect(run.report).toContain('stored baseline: pass')
+    // The base commit does not define the new cell: no A/B, and the report says why.
+    expect(added.verdict.status).toBe('new')
+    expect(added.ab).toMatchObject({
+      status: 'not-run',
+      reason: expect.stringMatching(/does not define the cell: it is new/),
+    })
+    expect(run.report).toMatch(
+      /Same-box A\/B not run for 1 cell: the base commit `?[0-9a-f]{7}`? does not define the cell/,
+    )
+    noWorktreeLeft(ws, run.runnerTemp)
+  }, 300_000)
+
+  it('a fetch that is refused leaves the stored verdict and names the reason', async () => {
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: { 'README.md': 'b\n' },
+    })
+    git(ws.checkout, 'remote', 'set-url', 'origin', `file://${join(tmpdir(), 'lbg-no-such-origin.git')}`)
+    const run = await prRun(ws, box(0.85, '590.10'))
+    const cell = run.results.cells[0]
+    expect(cell.verdict.status).toBe('regression')
+    expect(cell.ab).toMatchObject({
+      status: 'not-run',
+      reason: expect.stringMatching(/fetching the base commit [0-9a-f]{7} from origin failed/),
+    })
+    expect(run.report).toMatch(/Same-box A\/B not run for 1 cell: fetching the base commit/)
+    expect(run.code).toBe(1)
+    noWorktreeLeft(ws, run.runnerTemp)
+  }, 300_000)
+
+  it('ab-budget: 1s leaves the stored verdict and says the base arm would not fit', async () => {
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: { 'bench.yml': matrix(1, { defaults: ', ab-budget: 1s' }) },
+    })
+    const run = await prRun(ws, box(0.85, '590.10'))
+    const cell = run.results.cells[0]
+    expect(cell.verdict.status).toBe('regression')
+    expect(cell.ab?.reason).toMatch(/past ab-budget 1s with 0ms spent/)
+    expect(run.report).toMatch(/Same-box A\/B not run for 1 cell: the base arm would take about/)
+    expect(run.stdout).not.toMatch(/A\/B base launch/)
+  }, 300_000)
+
+  it('SIGKILL of the action during a base-arm launch: no engine and no worktree after the post step', async () => {
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: { 'README.md': 'b\n' },
+    })
+    const runnerTemp = await mkdtemp(join(tmpdir(), 'lbg-runner-temp-'))
+    const env = { ...box(0.85, '590.10'), RUNNER_TEMP: runnerTemp }
+    const inputs = { config: 'bench.yml', 'baseline-file': baseline, 'results-dir': 'out' }
+    const groups: number[] = []
+    const run = await runAction({
+      cwd: ws.checkout,
+      inputs,
+      env,
+      event: prEvent(ws.base),
+      timeoutMs: 180_000,
+      onSpawn: (child) =>
+        onceStdout(child, /A\/B base launch 1[\s\S]*launched process group \d+/, () => child.kill('SIGKILL')),
+    })
+    expect(run.code).toBeNull()
+    expect(run.stdout).toMatch(/A\/B base launch 1/)
+    for (const m of run.stdout.matchAll(/launched process group (\d+)/g)) groups.push(Number(m[1]))
+    expect(groups.length, run.stdout).toBeGreaterThanOrEqual(2)
+    // The watchdog saw the pipe close; the post step is the second net.
+    const post = await runAction({ cwd: ws.checkout, inputs, env, state: { ...run.state, isPost: 'true' } })
+    expect(post.code, post.stdout).toBe(0)
+    expect(await until(() => groups.every((g) => psGroup(g).length === 0), 10_000), 'an engine is still running').toBe(
+      true,
+    )
+    expect(await until(() => readdirSync(runnerTemp).every((n) => !n.startsWith('llm-bench-gate-base-')), 10_000)).toBe(
+      true,
+    )
+    noWorktreeLeft(ws, runnerTemp)
+  }, 300_000)
 })
+
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await delay(50)) if (check()) return true
+  return check()
+}
