@@ -1,8 +1,8 @@
 /**
- * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--startup S]`.
+ * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--startup S]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
- * (`confirmCell`), `abWanted` and the A/B verdict (`abCellVerdict`) on ABBA × 2 launches — in virtual time on the
+ * (`confirmCell`), `abWanted` and the A/B verdict (`abCellVerdict`) on ABBA × `--launches` (default 2) — in virtual time on the
  * simulator's engine model (src/sim: engine.ts, virtual-run.ts, speed.ts), so thousands of PRs take seconds.
  * Every launch draws its own speed offset (`launch-cv` 3 %); the box is 8 % slower today (`box-factor` 0.92) than
  * on the day the baseline was stored at 1.0, and nothing in the environment fingerprint shows it (the hard case:
@@ -15,7 +15,14 @@
  * launch's start-up is not simulated: `--startup` adds that many seconds per launch (0 by default).
  */
 import { parseArgs } from 'node:util'
-import { abCellVerdict, confirmCell, judgeCell, needsConfirmation, type BaselineView } from '../src/compare/index.js'
+import {
+  abCellVerdict,
+  abOrder,
+  confirmCell,
+  judgeCell,
+  needsConfirmation,
+  type BaselineView,
+} from '../src/compare/index.js'
 import { loadPlan } from '../src/config/index.js'
 import type { MetricsBlock, RoundResult, Stats } from '../src/core/measurements.js'
 import type { AbMode, CellPlan, GateConfig } from '../src/core/plan.js'
@@ -24,13 +31,17 @@ import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/in
 import { abWanted } from '../src/target/ab-target.js'
 
 const { values } = parseArgs({
-  options: { trials: { type: 'string', default: '2000' }, startup: { type: 'string', default: '0' } },
+  options: {
+    trials: { type: 'string', default: '2000' },
+    startup: { type: 'string', default: '0' },
+    launches: { type: 'string', default: '2' },
+  },
 })
 const TRIALS = Number(values.trials)
 const STARTUP_MS = Number(values.startup) * 1000
 const LAUNCH_CV = 0.03
 const BOX = 0.92
-const LAUNCHES = 2
+const LAUNCHES = Number(values.launches)
 const GATE: GateConfig = {
   decode: { maxRegression: 0.05, stat: 'mean' },
   ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
@@ -133,21 +144,21 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   const wanted = judged.filter((c) => abWanted(c, mode))
   if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, ms }))
   // ABBA: every launch measures every wanted cell of the target.
-  const arms = (['base', 'pr', 'pr', 'base'] as const).flatMap((arm) => {
+  let pairSeed = 0
+  const arms = abOrder(LAUNCHES).map((arm, i) => {
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
-    const pairSeed = draw()
-    return [
-      {
-        arm,
-        cells: wanted.map((c) =>
-          measure(
-            cells.find((x) => x.id === c.id)!,
-            s,
-            pairSeed,
-          ),
+    // Both launches of a pair send the same prompts at the same times, as the action does.
+    if (i % 2 === 0) pairSeed = draw()
+    return {
+      arm,
+      cells: wanted.map((c) =>
+        measure(
+          cells.find((x) => x.id === c.id)!,
+          s,
+          pairSeed,
         ),
-      },
-    ]
+      ),
+    }
   })
   for (const a of arms) ms += a.cells.reduce((s, m) => s + m.ms, 0)
   return judged.map((c) => {
