@@ -38,12 +38,13 @@ Run 'llm-bench-gate <command> --help' for a command's options.`,
 Validates the matrix file and prints the plan: targets, launch commands with placeholders
 filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
   run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
-                          [--baseline-file FILE] [--mode MODE] [--hardware KEY] [--dry-run]
+                          [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
 
 Launches every target, measures its cells, compares with --baseline-file when given, and
 writes DIR/results.json, DIR/report.md and DIR/logs/. Prints the report. Exits 1 when the gate
 fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
-  --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)`,
+  --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)
+  --base   a commit to A/B-test against on this machine, as a PR's base (the matrix file's ab setting)`,
   compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
@@ -51,16 +52,25 @@ of --config (default thresholds without it), prints the report, exits 1 on a reg
   ingest: INGEST_HELP,
 }
 
-function localContext(): RunContext {
-  const git = (args: string[]) => {
-    try {
-      return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
-    } catch {
-      return ''
-    }
+const git = (args: string[]) => {
+  try {
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return ''
   }
+}
+
+function localContext(): RunContext {
   const branch = git(['symbolic-ref', '-q', 'HEAD'])
   return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' }
+}
+
+/** `--base REV`: the commit a same-box A/B measures as the base arm, as a pull request's base would be. */
+function baseCommit(rev: string | undefined): string | undefined {
+  if (rev === undefined) return undefined
+  const sha = git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
+  if (!sha) throw new ConfigError([`--base: "${rev}" does not name a commit of this checkout`])
+  return sha
 }
 
 const parseOptions = (args: string[]) =>
@@ -75,6 +85,7 @@ const parseOptions = (args: string[]) =>
       mode: { type: 'string' },
       hardware: { type: 'string', default: '' },
       'baseline-file': { type: 'string', default: '' },
+      base: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -140,7 +151,7 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
   try {
     const result = await runPipeline({
       options,
-      context: localContext(),
+      context: { ...localContext(), baseSha: baseCommit(values.base) },
       log,
       toolVersion: VERSION,
       signal: cancel.signal,

@@ -47,7 +47,9 @@ export interface BaseArmOptions {
 export async function prepareBaseArm(o: BaseArmOptions): Promise<BaseArm | { unavailable: string }> {
   const { context, plan } = o
   if (!context.baseSha)
-    return { unavailable: `the ${context.event || 'local'} run names no pull-request base commit to measure` }
+    return {
+      unavailable: `the ${context.event || 'local'} run names no base commit to measure (a pull request's base; on the CLI, --base REV)`,
+    }
   if (context.fork)
     return {
       unavailable: `the pull request comes from the fork ${context.fork}; the base arm runs only for pull requests within the repository`,
