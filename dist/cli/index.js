@@ -53261,6 +53261,20 @@ function qualitySetting() {
     return union([probe, literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
         .meta({ description: 'Output quality probe run after readiness; false skips it' });
 }
+/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (SPEC §14). */
+function abSettings() {
+    return {
+        ab: schemas_enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
+            description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
+        }),
+        'ab-launches': whole(1, LIMITS.abLaunches).meta({
+            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+        }),
+        'ab-budget': fields_duration().meta({
+            description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
+        }),
+    };
+}
 function settingsShape() {
     return {
         rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -53301,15 +53315,7 @@ function settingsShape() {
         }),
         'request-body': requestBodySetting(),
         quality: qualitySetting(),
-        ab: schemas_enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
-            description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
-        }),
-        'ab-launches': whole(1, LIMITS.abLaunches).meta({
-            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
-        }),
-        'ab-budget': fields_duration().meta({
-            description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
-        }),
+        ...abSettings(),
     };
 }
 const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
@@ -55200,7 +55206,7 @@ function storedLine(cell) {
     if (!stored)
         return '';
     const figures = Object.values(stored.metrics)
-        .filter((m) => m.metric in cell.verdict.metrics)
+        .filter((m) => isRelative(m.metric) && m.metric in cell.verdict.metrics)
         .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`);
     const environment = environmentNote(cell);
     return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
@@ -55213,7 +55219,10 @@ function abSection(cells) {
     if (!ran.length)
         return undefined;
     const lines = ran.map((cell) => {
-        const metrics = Object.values(cell.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
+        // A ceiling that held on both arms (no failed requests) says nothing a reader needs here.
+        const metrics = Object.values(cell.verdict.metrics)
+            .filter((m) => isRelative(m.metric) || m.status !== 'pass')
+            .map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
         const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : '';
         const stored = storedLine(cell);
         const cost = cell.ab?.baseMs === undefined ? '' : `; base arm ${formatDuration(cell.ab.baseMs)}`;
@@ -63617,7 +63626,9 @@ const DIFF_LIMITS = { timeoutMs: 60_000, maxBytes: 8 * 1024 * 1024 };
 async function prepareBaseArm(o) {
     const { context, plan } = o;
     if (!context.baseSha)
-        return { unavailable: `the ${context.event || 'local'} run names no pull-request base commit to measure` };
+        return {
+            unavailable: `the ${context.event || 'local'} run names no base commit to measure (a pull request's base; on the CLI, --base REV)`,
+        };
     if (context.fork)
         return {
             unavailable: `the pull request comes from the fork ${context.fork}; the base arm runs only for pull requests within the repository`,
@@ -63694,6 +63705,14 @@ function identicalAtBase(target, base, arm) {
 
 
 
+/** Each wanted cell as the base commit defines it and as the PR does; a cell the base lacks has no pair. */
+function cellPairs(wanted, baseTarget, plan) {
+    return wanted.flatMap((c) => {
+        const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
+        const mine = plan.cells.find((p) => p.id === c.id);
+        return scenario && mine ? [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }] : [];
+    });
+}
 function sameBox(plan, o) {
     let arm;
     let spentMs = 0;
@@ -63706,9 +63725,9 @@ function sameBox(plan, o) {
                 return cells;
             arm ??= prepareBaseArm({ ...o, plan });
             const base = await arm;
-            const skip = (reason, ids = new Set(wanted.map((c) => c.id))) => {
+            const skip = (reason, ids = new Set(wanted.map((c) => c.id)), from = cells) => {
                 log.info(`${target.id}: same-box A/B not run: ${reason}`);
-                return cells.map((c) => (ids.has(c.id) ? abNotRun(c, reason) : c));
+                return from.map((c) => (ids.has(c.id) ? abNotRun(c, reason) : c));
             };
             if ('unavailable' in base)
                 return skip(base.unavailable);
@@ -63718,11 +63737,7 @@ function sameBox(plan, o) {
             const identical = identicalAtBase(target, baseTarget, base);
             if (identical)
                 return skip(identical);
-            const pairs = wanted.flatMap((c) => {
-                const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
-                const mine = plan.cells.find((p) => p.id === c.id);
-                return scenario && mine ? [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }] : [];
-            });
+            const pairs = cellPairs(wanted, baseTarget, plan);
             const lacking = new Set(wanted.filter((c) => !pairs.some((p) => p.pr.id === c.id)).map((c) => c.id));
             const marked = lacking.size
                 ? skip(`the base commit ${base.sha.slice(0, 7)} does not define the cell: it is new`, lacking)
@@ -63731,20 +63746,11 @@ function sameBox(plan, o) {
                 return marked;
             const estimate = ab.launches * headMs;
             if (spentMs + estimate > ab.budgetMs)
-                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(spentMs)} spent`, new Set(pairs.map((p) => p.pr.id)));
-            log.info(`${target.id}: same-box A/B against the base ${base.sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
-            const outcome = await runAbLaunches({
-                base: { target: baseTarget, cells: pairs.map((p) => p.base) },
-                pr: { target, cells: pairs.map((p) => p.pr) },
-                launches: ab.launches,
-            }, { ...o.deps, budgetLeftMs: () => ab.budgetMs - spentMs, spend: (ms) => (spentMs += ms) });
-            return applyAb(marked, {
-                base: { target: baseTarget, cells: pairs.map((p) => p.base) },
-                gate: target.gate,
-                sha: base.sha,
-                launches: ab.launches,
-                outcome,
-            }, target.settings.noiseFloor);
+                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(spentMs)} spent`, new Set(pairs.map((p) => p.pr.id)), marked);
+            return abTest({ target, baseTarget, sha: base.sha, pairs, cells: marked }, o.deps, {
+                leftMs: () => ab.budgetMs - spentMs,
+                spend: (ms) => (spentMs += ms),
+            });
         },
         async close() {
             const base = await arm;
@@ -63752,6 +63758,15 @@ function sameBox(plan, o) {
                 await base.checkout.remove();
         },
     };
+}
+/** The launches of the A/B and the cells it decided. */
+async function abTest(t, deps, budget) {
+    const { target, baseTarget, sha, pairs } = t;
+    const { ab } = target.settings;
+    deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
+    const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
+    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
+    return applyAb(t.cells, { base, gate: target.gate, sha, launches: ab.launches, outcome }, target.settings.noiseFloor);
 }
 
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
@@ -65326,29 +65341,39 @@ Run 'llm-bench-gate <command> --help' for a command's options.`,
 Validates the matrix file and prints the plan: targets, launch commands with placeholders
 filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
     run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
-                          [--baseline-file FILE] [--mode MODE] [--hardware KEY] [--dry-run]
+                          [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
 
 Launches every target, measures its cells, compares with --baseline-file when given, and
 writes DIR/results.json, DIR/report.md and DIR/logs/. Prints the report. Exits 1 when the gate
 fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
-  --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)`,
+  --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)
+  --base   a commit to A/B-test against on this machine, as a PR's base (the matrix file's ab setting)`,
     compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
 
 Judges the cells of the CURRENT results file against the BASELINE results file with the gate
 of --config (default thresholds without it), prints the report, exits 1 on a regression.`,
     ingest: INGEST_HELP,
 };
+const git = (args) => {
+    try {
+        return (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    }
+    catch {
+        return '';
+    }
+};
 function localContext() {
-    const git = (args) => {
-        try {
-            return (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-        }
-        catch {
-            return '';
-        }
-    };
     const branch = git(['symbolic-ref', '-q', 'HEAD']);
     return { event: 'local', sha: git(['rev-parse', 'HEAD']), ref: branch, runUrl: '' };
+}
+/** `--base REV`: the commit a same-box A/B measures as the base arm, as a pull request's base would be. */
+function baseCommit(rev) {
+    if (rev === undefined)
+        return undefined;
+    const sha = git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+    if (!sha)
+        throw new errors_ConfigError([`--base: "${rev}" does not name a commit of this checkout`]);
+    return sha;
 }
 const main_parseOptions = (args) => (0,external_node_util_.parseArgs)({
     args,
@@ -65361,6 +65386,7 @@ const main_parseOptions = (args) => (0,external_node_util_.parseArgs)({
         mode: { type: 'string' },
         hardware: { type: 'string', default: '' },
         'baseline-file': { type: 'string', default: '' },
+        base: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
     },
@@ -65426,7 +65452,7 @@ async function main_runCommand(values) {
     try {
         const result = await runPipeline({
             options,
-            context: localContext(),
+            context: { ...localContext(), baseSha: baseCommit(values.base) },
             log,
             toolVersion: VERSION,
             signal: cancel.signal,

@@ -20,7 +20,10 @@ describe('llm-bench-gate help', () => {
 
   it.each([
     ['validate', ['--config', '--only', '--shard']],
-    ['run', ['--config', '--only', '--out', '--shard', '--baseline-file', '--mode', '--hardware', '--dry-run']],
+    [
+      'run',
+      ['--config', '--only', '--out', '--shard', '--baseline-file', '--base', '--mode', '--hardware', '--dry-run'],
+    ],
     ['compare', ['BASELINE', 'CURRENT', '--config']],
     ['ingest', ['--format', '--out', '--input-tokens', '--output-tokens', '--scenario']],
     ['sim', ['--profile', '--port', '--host', '--time-scale', '--seed', '--load-ms', '--fault']],

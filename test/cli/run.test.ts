@@ -87,4 +87,11 @@ describe('llm-bench-gate run', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('small')
   })
+
+  it('--base that names no commit is a usage error naming the flag, before anything is launched', async () => {
+    const run = await runCli(['run', '--config', 'bench.yml', '--out', 'based', '--base', 'no-such-rev'], { cwd })
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).toContain('--base: "no-such-rev" does not name a commit of this checkout')
+    expect(run.stdout).not.toMatch(/launched process group/)
+  })
 })
