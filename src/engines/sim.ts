@@ -6,10 +6,10 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import type { TargetPlan } from '../core/plan.js'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError, errorMessage } from '../core/errors.js'
 import { duration, expected, positive, relative } from '../core/fields.js'
 import { cliEntry } from '../core/cli-entry.js'
-import { loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
+import { isProfilePath, loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
 import { SIM_FAULTS } from '../sim/profile.js'
 import { DEFAULT_SLOW_FACTOR, DEFAULT_SLOW_WINDOW_MS, MAX_LAUNCH_CV } from '../sim/speed.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
@@ -19,8 +19,13 @@ import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
 import type { EngineAdapter } from './types.js'
 import { shellQuote } from '../core/shell.js'
 
-/** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
+/**
+ * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
+ * read when the launch command is built (`simArgs`), from the target's workdir: the base arm of an A/B reads the
+ * base commit's copy, which the run's working directory may not have.
+ */
 function knownProfile(ref: string, ctx: z.core.$RefinementCtx<string>): void {
+  if (isProfilePath(ref)) return
   try {
     loadProfile(ref)
   } catch (error) {
@@ -86,10 +91,16 @@ function simArgs(target: TargetPlan): string[] {
   }
   // A path is made absolute here, so the child finds it whatever its working directory; relative to the target's
   // workdir when it has one (the base commit's worktree for the base arm of an A/B: the base's copy of the profile).
-  const args = [
-    '--profile',
-    shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(target.workdir ?? process.cwd(), o.profile)),
-  ]
+  const dir = target.workdir ?? process.cwd()
+  if (isProfilePath(o.profile)) {
+    try {
+      loadProfile(o.profile, dir)
+    } catch (error) {
+      const named = target.id === target.sourceKey ? '' : ` (${target.id})`
+      throw new ConfigError([`targets.${target.sourceKey}.profile${named}: ${errorMessage(error)}`])
+    }
+  }
+  const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : resolve(dir, o.profile))]
   if (o['time-scale'] !== undefined) args.push('--time-scale', String(o['time-scale']))
   if (o.seed !== undefined) args.push('--seed', String(o.seed))
   if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))

@@ -34,6 +34,11 @@ export const SHIPPED_PROFILES: ReadonlyMap<string, unknown> = new Map(
 
 export const SHIPPED_PROFILE_NAMES: readonly string[] = [...SHIPPED_PROFILES.keys()]
 
+/** A profile reference that names a file rather than a shipped profile. */
+export function isProfilePath(ref: string): boolean {
+  return !SHIPPED_PROFILES.has(ref) && looksLikePath(ref)
+}
+
 function looksLikePath(ref: string): boolean {
   return ref.endsWith('.json') || ref.includes('/') || ref.includes('\\')
 }

@@ -216,6 +216,22 @@ describe('same-box A/B against the base commit', () => {
     noWorktreeLeft(ws, run.runnerTemp)
   }, 300_000)
 
+  it('a base engine that does not start leaves the stored verdict and names the launch', async () => {
+    const broken = matrix(1).replace('    engine: sim\n', '    engine: openai\n    launch: exit 3\n    model: m\n')
+    const ws = gitWorkspace({
+      base: { 'bench.yml': broken.replace(/ +profile: .*\n| +time-scale: .*\n/g, ''), 'profiles/box.json': PROFILE },
+      head: { 'bench.yml': matrix(1) },
+    })
+    const run = await prRun(ws, box(0.85, '590.10'))
+    const cell = run.results.cells[0]
+    expect(cell.verdict.status).toBe('regression')
+    expect(cell.ab).toMatchObject({ status: 'not-run', reason: expect.stringMatching(/^the base launch 1 failed: /) })
+    expect(cell.ab?.arms).toHaveLength(1)
+    expect(run.report).toMatch(/Same-box A\/B not run for 1 cell: the base launch 1 failed/)
+    expect(run.code).toBe(1)
+    noWorktreeLeft(ws, run.runnerTemp)
+  }, 300_000)
+
   it('ab-budget: 1s leaves the stored verdict and says the base arm would not fit', async () => {
     const ws = gitWorkspace({
       base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
