@@ -340,6 +340,55 @@ const cases: Case[] = [
     path: 'defaults.confirm',
     says: 'from 0 to 10',
   },
+  // same-box A/B
+  {
+    name: 'ab not one of the modes',
+    file: () => variant((c) => (c.defaults = { ab: 'sometimes' })),
+    path: 'defaults.ab',
+    says: 'must be one of off, confirm, always (got "sometimes")',
+  },
+  {
+    name: 'ab as a boolean on a target',
+    file: () => variant((c) => (target(c).ab = true)),
+    path: 'targets.vllm-fp8.ab',
+    says: 'must be one of off, confirm, always (got true)',
+  },
+  {
+    name: 'zero ab-launches on a target',
+    file: () => variant((c) => (target(c)['ab-launches'] = 0)),
+    path: 'targets.vllm-fp8.ab-launches',
+    says: 'must be a whole number from 1 to 10 (got 0)',
+  },
+  {
+    name: 'ab-launches past 10',
+    file: () => variant((c) => (c.defaults = { 'ab-launches': 11 })),
+    path: 'defaults.ab-launches',
+    says: 'must be a whole number from 1 to 10 (got 11)',
+  },
+  {
+    name: 'fractional ab-launches',
+    file: () => variant((c) => (c.defaults = { 'ab-launches': 2.5 })),
+    path: 'defaults.ab-launches',
+    says: 'must be a whole number from 1 to 10 (got 2.5)',
+  },
+  {
+    name: 'ab-budget without a unit',
+    file: () => variant((c) => (target(c)['ab-budget'] = 3600)),
+    path: 'targets.vllm-fp8.ab-budget',
+    says: 'needs a unit, e.g. "3600s"',
+  },
+  {
+    name: 'ab-budget not a duration',
+    file: () => variant((c) => (c.defaults = { 'ab-budget': 'an hour' })),
+    path: 'defaults.ab-budget',
+    says: '"an hour" is not a duration like 500ms, 90s, 20m or 1h30m',
+  },
+  {
+    name: 'a zero ab-budget (ab: off says that)',
+    file: () => variant((c) => (target(c)['ab-budget'] = '0s')),
+    path: 'targets.vllm-fp8.ab-budget',
+    says: 'must be positive (got "0s")',
+  },
   // pass-env
   {
     name: "pass-env naming the action's token",

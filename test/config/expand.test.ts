@@ -261,6 +261,26 @@ describe('defaults and per-target overrides', () => {
     })
   })
 
+  it('give the same-box A/B its defaults (confirm, 2 launches, 1h), the file over them and the target over both', () => {
+    const ab = (config: Record<string, unknown>) => plan(config).targets.map((t) => [t.id, t.settings.ab] as const)
+    const targets = {
+      plain: { engine: 'vllm', launch: 'x' },
+      tuned: { engine: 'vllm', launch: 'x', ab: 'always', 'ab-launches': 4, 'ab-budget': '1h30m' },
+      partial: { engine: 'vllm', launch: 'x', ab: 'off' },
+    }
+    expect(ab(withTargets(targets))).toEqual([
+      ['plain', { mode: 'confirm', launches: 2, budgetMs: 3_600_000 }],
+      ['tuned', { mode: 'always', launches: 4, budgetMs: 5_400_000 }],
+      ['partial', { mode: 'off', launches: 2, budgetMs: 3_600_000 }],
+    ])
+    const file = withTargets(targets, (c) => (c.defaults = { ab: 'always', 'ab-launches': 3, 'ab-budget': '20m' }))
+    expect(ab(file)).toEqual([
+      ['plain', { mode: 'always', launches: 3, budgetMs: 1_200_000 }],
+      ['tuned', { mode: 'always', launches: 4, budgetMs: 5_400_000 }],
+      ['partial', { mode: 'off', launches: 3, budgetMs: 1_200_000 }],
+    ])
+  })
+
   it('give requests = concurrency, and open-loop scenarios a concurrency of their request count', () => {
     const config = withTargets({ a: { engine: 'vllm', launch: 'x' } })
     config.scenarios.open = { 'input-tokens': 64, 'output-tokens': 16, rate: 2.5, requests: 20 }

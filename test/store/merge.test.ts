@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { GateConfig } from '../../src/core/plan.js'
-import { historyEntry, mergeHistory, mergeResults } from '../../src/store/merge.js'
+import { historyEntry, mergeHistory, mergeResults, storableCells } from '../../src/store/merge.js'
 import { HISTORY_SCHEMA, type HistoryEntry } from '../../src/core/results.js'
 import { cell, results } from './fixtures.js'
 
@@ -28,6 +28,28 @@ describe('mergeResults', () => {
       mergeResults(results('zzz', '2024-12-01T00:00:00Z', [cell('t/shared', [slow])]), withSummary).summary,
     ).toEqual(withSummary.summary)
     expect(mergeResults(older, withSummary).summary).toBeUndefined()
+  })
+})
+
+describe('storableCells', () => {
+  const ab = { base: 'a'.repeat(40), launches: 2, baseMs: 9000, prMs: 6000 }
+  const run = results('abc', '2025-01-03T00:00:00Z', [
+    cell('t/tested', [fast], { ab: { status: 'ran', ...ab, stored: { status: 'regression', metrics: {} } } }),
+    cell('t/not-run', [fast], { ab: { status: 'not-run', reason: 'ab-budget spent' } }),
+    cell('t/plain', [fast]),
+    cell('t/broken', [fast], { status: 'error', error: 'boom', metrics: null }),
+    cell('t/skipped', [fast], { verdict: { status: 'missing', metrics: {} } }),
+  ])
+
+  it('keeps measured cells without their A/B record: a base arm measured another commit', () => {
+    const before = structuredClone(run)
+    const kept = storableCells(run)
+    expect(kept.map((c) => c.id)).toEqual(['t/tested', 't/not-run', 't/plain'])
+    expect(kept.map((c) => 'ab' in c)).toEqual([false, false, false])
+    // Everything else of the cell is stored as it was, and the run's own cells keep their record.
+    const { ab: _ab, ...tested } = before.cells[0]
+    expect(kept[0]).toEqual(tested)
+    expect(run).toEqual(before)
   })
 })
 

@@ -121,3 +121,25 @@ describe('cellJudge().decide', () => {
     expect(judged(0.2).status).toBe('inconclusive')
   })
 })
+
+describe('judgeAll', () => {
+  it('keeps the verdict a same-box A/B decided and judges every other cell against the baseline', () => {
+    const abVerdict = {
+      status: 'pass' as const,
+      metrics: {},
+      note: 'A/B on this box, ABBA × 2, against the base abcdef1',
+    }
+    const ab = { base: 'abcdef1'.padEnd(40, '0'), launches: 2, stored: { status: 'regression' as const, metrics: {} } }
+    const decided = flatCell('a/s', { decode: 40 }, 3, 1, { verdict: abVerdict, ab: { status: 'ran', ...ab } })
+    const notRun = flatCell('a/s', { decode: 40 }, 3, 1, {
+      verdict: abVerdict,
+      ab: { status: 'not-run', reason: 'ab-budget spent' },
+    })
+    const plain = flatCell('a/s', { decode: 40 }, 3, 1, { verdict: abVerdict })
+    const [kept, rejudged, judged] = judgeAll([decided, notRun, plain], judge)
+    expect(kept).toBe(decided)
+    // 20 % slower than the stored 50 tok/s: the stored baseline's verdict, whatever the cell said before.
+    expect([rejudged.verdict.status, judged.verdict.status]).toEqual(['regression', 'regression'])
+    expect(rejudged.ab).toEqual(notRun.ab)
+  })
+})
