@@ -13,19 +13,25 @@ import { STATUS_MARK } from './marks.js'
 /** Reasons shown in the header before "and N more". */
 const SHOWN_REASONS = 3
 
+/** Base-arm engine time of the run: each target's once, finished or not (it counts against `ab-budget` either way). */
+function baseArmsMs(cells: readonly CellResult[]): number {
+  const byTarget = new Map(cells.flatMap((c) => (c.ab?.baseMs === undefined ? [] : [[c.target, c.ab.baseMs] as const])))
+  return [...byTarget.values()].reduce((sum, ms) => sum + ms, 0)
+}
+
 /** The header line: the A/B's base, launches and cost, and why it did not run where it did not. */
 export function abHeader(cells: readonly CellResult[]): string | undefined {
   const ran = cells.filter((c) => c.ab?.status === 'ran')
   const lines: string[] = []
+  const baseMs = baseArmsMs(cells)
   if (ran.length) {
-    const targets = new Map(ran.map((c) => [c.target, c.ab!]))
-    const baseMs = [...targets.values()].reduce((sum, ab) => sum + (ab.baseMs ?? 0), 0)
+    const targets = new Set(ran.map((c) => c.target))
     const bases = [...new Set(ran.map((c) => c.ab!.base ?? ''))].map((sha) => code(sha.slice(0, 7)))
     const launches = [...new Set(ran.map((c) => c.ab!.launches ?? 0))].join('/')
     lines.push(
       `Same-box A/B against the base ${bases.join(', ')} (ABBA × ${launches}): ${plural(ran.length, 'cell')} of ${plural(targets.size, 'target')}, base arms ${formatDuration(baseMs)} of engine time`,
     )
-  }
+  } else if (baseMs > 0) lines.push(`Same-box A/B: base arms ${formatDuration(baseMs)} of engine time, none finished`)
   const notRun = new Map<string, number>()
   for (const c of cells)
     if (c.ab?.status === 'not-run') notRun.set(c.ab.reason ?? '', (notRun.get(c.ab.reason ?? '') ?? 0) + 1)

@@ -17,6 +17,8 @@ import type { AbLaunches } from './ab-launches.js'
 export function abWanted(cell: CellResult, mode: AbMode): string | undefined {
   if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped) return undefined
   if (mode === 'always') return 'ab: always'
+  // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
+  if (cell.verdict.failures?.length) return undefined
   const { status } = cell.verdict
   if (status === 'regression') return 'it looks regressed against the stored baseline'
   if (status === 'inconclusive') return 'the stored baseline cannot decide it'

@@ -85,6 +85,24 @@ describe('abHeader', () => {
     )
   })
 
+  it('counts the engine time of base launches that ran before the A/B stopped, once per target', () => {
+    const stopped = (id: string, baseMs: number) =>
+      flatCell(id, { decode: 50 }, 3, 1, {
+        verdict: { status: 'regression', metrics: {} },
+        ab: { status: 'not-run', reason: 'the PR launch 1 failed: exit 1', baseMs },
+      })
+    expect(abHeader([stopped('a/s1', 4000), stopped('a/s2', 4000)])).toBe(
+      [
+        'Same-box A/B: base arms 4s of engine time, none finished',
+        'Same-box A/B not run for 2 cells: the PR launch 1 failed: exit 1',
+      ].join('<br>\n'),
+    )
+    // With an A/B that finished, the line of what ran counts the stopped target's launches too.
+    expect(abHeader([tested('b/s', EQUAL), stopped('a/s1', 4000)])?.split('<br>')[0]).toBe(
+      'Same-box A/B against the base `abcdef1` (ABBA × 2): 1 cell of 1 target, base arms 13s of engine time',
+    )
+  })
+
   it('shows at most three reasons, in the order met, then how many more there are', () => {
     const cells = ['r1', 'r2', 'r2', 'r3', 'r4', 'r5'].map((r, i) => notRun(`t${i}/s`, r))
     expect(abHeader(cells)).toBe(

@@ -49,6 +49,7 @@ describe('abWanted', () => {
     ['confirm: a pass in another environment', 'confirm', ok('pass', { host: changed }), "the environment differs from the stored baseline's (driver 580.95 → 590.10; CUDA 12.8 → 13.0)"], // prettier-ignore
     ['confirm: an improvement in another environment', 'confirm', ok('improvement', { host: changed }), "the environment differs from the stored baseline's (driver 580.95 → 590.10; CUDA 12.8 → 13.0)"], // prettier-ignore
     ['confirm: a pass in the same environment', 'confirm', ok('pass', { host: unchanged }), undefined],
+    ['confirm: a regression by a quality failure, which no A/B clears', 'confirm', ok('regression', { verdict: verdict('regression', { failures: ['accuracy 60% (baseline 100%)'] }), host: changed }), undefined], // prettier-ignore
     ['confirm: a pass without host facts', 'confirm', ok('pass'), undefined],
     ['confirm: an improvement', 'confirm', ok('improvement'), undefined],
   ])('%s', (_, mode, c, reason) => {
