@@ -111,3 +111,23 @@ function demote(v: MetricVerdict): void {
   v.needs = 'workload'
   delete v.moreLaunches
 }
+
+/**
+ * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
+ * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
+ * (`noise-floor`), since past that more rounds narrow the A/B's interval little and more launches would. With k
+ * steady rounds of relative error se, k·(se/floor)² rounds get there; at most `maxRounds` rounds in all.
+ */
+export function abMoreRounds(cell: CellResult, gate: GateConfig, noiseFloor: number, maxRounds: number): number {
+  if (noiseFloor <= 0 || !cell.metrics) return 0
+  const k = cell.rounds.filter((r) => r.steady).length
+  let wanted = k
+  for (const metric of GATED_METRICS) {
+    const stat = gatedStat(gate, metric)
+    const value = stat === undefined || !isRelative(metric) ? undefined : readMetric(cell.metrics, metric, stat)
+    if (stat === undefined || value === undefined || !(value > 0)) continue
+    const se = launchSe(cell, metric, stat, value)
+    wanted = Math.max(wanted, Math.ceil(k * (se / noiseFloor) ** 2))
+  }
+  return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length))
+}

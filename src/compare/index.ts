@@ -13,7 +13,7 @@
  * them.
  */
 export { AB_Z, MAX_MORE_LAUNCHES, abMetric, abOrder, type AbMetricInput, type AbValue, type Arm } from './ab.js'
-export { abCellVerdict, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
+export { abCellVerdict, abMoreRounds, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
 export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
 export {

@@ -6,14 +6,14 @@
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
  */
-import { abOrder } from '../compare/index.js'
+import { abMoreRounds, abOrder } from '../compare/index.js'
 import { errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
-import type { AbArm, CellResult } from '../core/results.js'
+import type { AbArm, CellResult, TargetInfo } from '../core/results.js'
 import { readMemInfo, type MemInfo } from '../server/index.js'
 import { waitMemoryReleased } from '../server/memory-release.js'
 import { measuredCell } from './cell-result.js'
-import { measureCell } from './measure-cell.js'
+import { measureCell, type MeasureCellOptions } from './measure-cell.js'
 import type { TargetRunDeps } from './run-target.js'
 import { TargetSession } from './session.js'
 
@@ -97,18 +97,8 @@ async function oneLaunch(
     const info = await session.ready(running)
     const measured = new Map<string, CellResult>()
     for (const cell of cells) {
-      const m = await measureCell({
-        cell: withColdRound(cell),
-        adapter: session.adapter,
-        client: session.benchClient(running.baseUrl),
-        http: session.http,
-        baseUrl: running.baseUrl,
-        log: deps.log,
-        seed,
-        signal: session.signal,
-      })
+      const result = await measureOnLaunch(withColdRound(cell), session, running.baseUrl, info, { ...deps, seed })
       if (session.fatal) throw new Error(session.fatal)
-      const result = measuredCell(cell, m.measurement, info, { specDecode: m.specDecode })
       if (result.status !== 'ok') throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`)
       measured.set(cell.id, result)
     }
@@ -121,10 +111,46 @@ async function oneLaunch(
   }
 }
 
+/**
+ * The cell measured once on a running launch, with more warm rounds when its round-to-round noise is what would
+ * widen the A/B's interval (`abMoreRounds`, up to `max-rounds`).
+ */
+async function measureOnLaunch(
+  cell: CellPlan,
+  session: TargetSession,
+  baseUrl: string,
+  info: TargetInfo,
+  deps: AbLaunchDeps,
+): Promise<CellResult> {
+  const { settings } = cell.target
+  const measure = (extend?: MeasureCellOptions['extend']) =>
+    measureCell({
+      cell,
+      adapter: session.adapter,
+      client: session.benchClient(baseUrl),
+      http: session.http,
+      baseUrl,
+      log: deps.log,
+      seed: deps.seed,
+      signal: session.signal,
+      extend,
+    })
+  const first = await measure()
+  const result = measuredCell(cell, first.measurement, info, { specDecode: first.specDecode })
+  const more =
+    result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0
+  if (more === 0 || session.fatal) return result
+  deps.log.info(
+    `${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`,
+  )
+  const extended = await measure({ after: first.measurement, rounds: more })
+  return measuredCell(cell, extended.measurement, info, { specDecode: first.specDecode })
+}
+
 /** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
 function withColdRound(cell: CellPlan): CellPlan {
-  const { rounds, discard } = cell.target.settings
+  const { rounds, discard, maxRounds } = cell.target.settings
   if (discard >= 1) return cell
-  const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1 }
+  const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 }
   return { ...cell, target: { ...cell.target, settings } }
 }
