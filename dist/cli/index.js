@@ -40855,6 +40855,27 @@ function ab_cell_demote(v) {
     v.needs = 'workload';
     delete v.moreLaunches;
 }
+/**
+ * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
+ * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
+ * (`noise-floor`), since past that more rounds narrow the A/B's interval little and more launches would. With k
+ * steady rounds of relative error se, k·(se/floor)² rounds get there; at most `maxRounds` rounds in all.
+ */
+function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
+    if (noiseFloor <= 0 || !cell.metrics)
+        return 0;
+    const k = cell.rounds.filter((r) => r.steady).length;
+    let wanted = k;
+    for (const metric of GATED_METRICS) {
+        const stat = gatedStat(gate, metric);
+        const value = stat === undefined || !isRelative(metric) ? undefined : readMetric(cell.metrics, metric, stat);
+        if (stat === undefined || value === undefined || !(value > 0))
+            continue;
+        const se = launchSe(cell, metric, stat, value);
+        wanted = Math.max(wanted, Math.ceil(k * (se / noiseFloor) ** 2));
+    }
+    return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length));
+}
 
 ;// CONCATENATED MODULE: ./src/compare/confirm.ts
 
@@ -52287,6 +52308,10 @@ const SHIPPED = [
 /** Raw JSON of every shipped profile by name (for docs and tests). */
 const SHIPPED_PROFILES = new Map(SHIPPED.map((json) => [json.name, json]));
 const SHIPPED_PROFILE_NAMES = [...SHIPPED_PROFILES.keys()];
+/** A profile reference that names a file rather than a shipped profile. */
+function isProfilePath(ref) {
+    return !SHIPPED_PROFILES.has(ref) && looksLikePath(ref);
+}
 function looksLikePath(ref) {
     return ref.endsWith('.json') || ref.includes('/') || ref.includes('\\');
 }
@@ -52484,8 +52509,14 @@ function shellQuote(word) {
 
 
 
-/** The check of `profile` is the simulator's own loader, so a bad name or file fails before launch. */
+/**
+ * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
+ * read when the launch command is built (`simArgs`), from the target's workdir: the base arm of an A/B reads the
+ * base commit's copy, which the run's working directory may not have.
+ */
 function knownProfile(ref, ctx) {
+    if (isProfilePath(ref))
+        return;
     try {
         loadProfile(ref);
     }
@@ -52543,10 +52574,17 @@ function simArgs(target) {
     }
     // A path is made absolute here, so the child finds it whatever its working directory; relative to the target's
     // workdir when it has one (the base commit's worktree for the base arm of an A/B: the base's copy of the profile).
-    const args = [
-        '--profile',
-        shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(target.workdir ?? process.cwd(), o.profile)),
-    ];
+    const dir = target.workdir ?? process.cwd();
+    if (isProfilePath(o.profile)) {
+        try {
+            loadProfile(o.profile, dir);
+        }
+        catch (error) {
+            const named = target.id === target.sourceKey ? '' : ` (${target.id})`;
+            throw new errors_ConfigError([`targets.${target.sourceKey}.profile${named}: ${errorMessage(error)}`]);
+        }
+    }
+    const args = ['--profile', shellQuote(SHIPPED_PROFILES.has(o.profile) ? o.profile : (0,external_node_path_.resolve)(dir, o.profile))];
     if (o['time-scale'] !== undefined)
         args.push('--time-scale', String(o['time-scale']));
     if (o.seed !== undefined)
@@ -55172,17 +55210,24 @@ function cellStatusText(cell) {
 
 /** Reasons shown in the header before "and N more". */
 const SHOWN_REASONS = 3;
+/** Base-arm engine time of the run: each target's once, finished or not (it counts against `ab-budget` either way). */
+function baseArmsMs(cells) {
+    const byTarget = new Map(cells.flatMap((c) => (c.ab?.baseMs === undefined ? [] : [[c.target, c.ab.baseMs]])));
+    return [...byTarget.values()].reduce((sum, ms) => sum + ms, 0);
+}
 /** The header line: the A/B's base, launches and cost, and why it did not run where it did not. */
 function abHeader(cells) {
     const ran = cells.filter((c) => c.ab?.status === 'ran');
     const lines = [];
+    const baseMs = baseArmsMs(cells);
     if (ran.length) {
-        const targets = new Map(ran.map((c) => [c.target, c.ab]));
-        const baseMs = [...targets.values()].reduce((sum, ab) => sum + (ab.baseMs ?? 0), 0);
+        const targets = new Set(ran.map((c) => c.target));
         const bases = [...new Set(ran.map((c) => c.ab.base ?? ''))].map((sha) => code(sha.slice(0, 7)));
         const launches = [...new Set(ran.map((c) => c.ab.launches ?? 0))].join('/');
         lines.push(`Same-box A/B against the base ${bases.join(', ')} (ABBA × ${launches}): ${plural(ran.length, 'cell')} of ${plural(targets.size, 'target')}, base arms ${formatDuration(baseMs)} of engine time`);
     }
+    else if (baseMs > 0)
+        lines.push(`Same-box A/B: base arms ${formatDuration(baseMs)} of engine time, none finished`);
     const notRun = new Map();
     for (const c of cells)
         if (c.ab?.status === 'not-run')
@@ -63386,19 +63431,9 @@ async function oneLaunch(arm, target, cells, deps, seed) {
         const info = await session.ready(running);
         const measured = new Map();
         for (const cell of cells) {
-            const m = await measureCell({
-                cell: withColdRound(cell),
-                adapter: session.adapter,
-                client: session.benchClient(running.baseUrl),
-                http: session.http,
-                baseUrl: running.baseUrl,
-                log: deps.log,
-                seed,
-                signal: session.signal,
-            });
+            const result = await measureOnLaunch(withColdRound(cell), session, running.baseUrl, info, { ...deps, seed });
             if (session.fatal)
                 throw new Error(session.fatal);
-            const result = measuredCell(cell, m.measurement, info, { specDecode: m.specDecode });
             if (result.status !== 'ok')
                 throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`);
             measured.set(cell.id, result);
@@ -63412,12 +63447,38 @@ async function oneLaunch(arm, target, cells, deps, seed) {
         return { arm, error: reason, engineMs: Date.now() - started };
     }
 }
+/**
+ * The cell measured once on a running launch, with more warm rounds when its round-to-round noise is what would
+ * widen the A/B's interval (`abMoreRounds`, up to `max-rounds`).
+ */
+async function measureOnLaunch(cell, session, baseUrl, info, deps) {
+    const { settings } = cell.target;
+    const measure = (extend) => measureCell({
+        cell,
+        adapter: session.adapter,
+        client: session.benchClient(baseUrl),
+        http: session.http,
+        baseUrl,
+        log: deps.log,
+        seed: deps.seed,
+        signal: session.signal,
+        extend,
+    });
+    const first = await measure();
+    const result = measuredCell(cell, first.measurement, info, { specDecode: first.specDecode });
+    const more = result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0;
+    if (more === 0 || session.fatal)
+        return result;
+    deps.log.info(`${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`);
+    const extended = await measure({ after: first.measurement, rounds: more });
+    return measuredCell(cell, extended.measurement, info, { specDecode: first.specDecode });
+}
 /** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
 function withColdRound(cell) {
-    const { rounds, discard } = cell.target.settings;
+    const { rounds, discard, maxRounds } = cell.target.settings;
     if (discard >= 1)
         return cell;
-    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1 };
+    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 };
     return { ...cell, target: { ...cell.target, settings } };
 }
 
@@ -63439,6 +63500,9 @@ function abWanted(cell, mode) {
         return undefined;
     if (mode === 'always')
         return 'ab: always';
+    // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
+    if (cell.verdict.failures?.length)
+        return undefined;
     const { status } = cell.verdict;
     if (status === 'regression')
         return 'it looks regressed against the stored baseline';
