@@ -21,6 +21,7 @@ import type { ResultsFile } from '../../src/core/results.js'
 import { setTimeout as delay } from 'node:timers/promises'
 import { ROOT, onceStdout, runAction } from '../helpers/action.js'
 import { psGroup } from '../server/procs.js'
+import { profileJson } from '../sim/profile-file.js'
 import { CLI } from '../helpers/cli.js'
 import {
   fullClone,
@@ -45,13 +46,8 @@ function gitWorkspace(files: OriginFiles, depth: 'shallow' | 'full' = 'shallow')
 }
 
 const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
-const PROFILE = JSON.stringify({
-  name: 'box',
-  model: 'box-model',
-  source: 'a decode step of 25 ms at any batch size',
-  prefill: { 'tokens-per-s': 20000 },
-  decode: { 'step-ms': 25 },
-})
+// A decode step of 25 ms at any batch size: 40 tok/s per stream at time-scale 1.
+const PROFILE = profileJson('box', { prefill: { 'tokens-per-s': 20000 }, decode: { 'step-ms': 25 } })
 
 function matrix(timeScale: number, o: { defaults?: string; scenarios?: string } = {}): string {
   return [
@@ -107,14 +103,15 @@ interface PrRun {
 async function prRun(
   ws: GitWorkspace,
   env: Record<string, string>,
-  inputs: Record<string, string> = {},
+  /** The head repository of a pull request from a fork. */
+  fork?: string,
 ): Promise<PrRun> {
   const runnerTemp = await mkdtemp(join(tmpdir(), 'lbg-runner-temp-'))
   const run = await runAction({
     cwd: ws.checkout,
-    inputs: { config: 'bench.yml', 'baseline-file': baseline, 'results-dir': 'out', ...inputs },
+    inputs: { config: 'bench.yml', 'baseline-file': baseline, 'results-dir': 'out' },
     env: { ...env, RUNNER_TEMP: runnerTemp },
-    event: prEvent(ws.base),
+    event: prEvent(ws.base, fork),
     timeoutMs: 180_000,
   })
   const results = JSON.parse(await readFile(join(ws.checkout, 'out', 'results.json'), 'utf8')) as ResultsFile
@@ -214,6 +211,18 @@ describe('same-box A/B against the base commit', () => {
     expect(run.report).toMatch(/Same-box A\/B not run for 1 cell: fetching the base commit/)
     expect(run.code).toBe(1)
     noWorktreeLeft(ws, run.runnerTemp)
+  }, 300_000)
+
+  it('a pull request from a fork: no base arm, the stored verdict stands and the report says why', async () => {
+    const ws = gitWorkspace({
+      base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE },
+      head: { 'README.md': 'b\n' },
+    })
+    const run = await prRun(ws, box(0.85, '590.10'), 'someone/r')
+    expect(run.results.cells[0].verdict.status).toBe('regression')
+    expect(run.results.cells[0].ab?.reason).toMatch(/^the pull request comes from the fork someone\/r; /)
+    expect(run.stdout).not.toMatch(/fetch|A\/B base launch/)
+    expect(readdirSync(run.runnerTemp)).toEqual([])
   }, 300_000)
 
   it('a base engine that does not start leaves the stored verdict and names the launch', async () => {

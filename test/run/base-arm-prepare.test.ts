@@ -12,14 +12,9 @@ import { prepareBaseArm } from '../../src/run/base-arm.js'
 import type { RunContext } from '../../src/run/context.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import { fullClone, makeOrigin, type OriginFiles } from '../helpers/git-origin.js'
+import { profileJson } from '../sim/profile-file.js'
 
-const PROFILE = JSON.stringify({
-  name: 'p',
-  model: 'm',
-  source: 's',
-  prefill: { 'tokens-per-s': 1 },
-  decode: { 'step-ms': 1 },
-})
+const PROFILE = profileJson('p')
 
 function matrix(image: string): string {
   return [
