@@ -4,7 +4,7 @@
  * runner's saved state and the watchdog's pipe) and every one is safe to run twice.
  */
 import { spawn } from 'node:child_process'
-import { closeSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, writeSync } from 'node:fs'
 import { openNoFollow } from '../core/safe-fs.js'
 import { errorMessage } from '../core/errors.js'
 import { redact } from '../core/redact.js'
@@ -29,6 +29,8 @@ export interface StopTask {
   env: Record<string, string>
   passEnv: string[]
   logPath: string
+  /** The target's workdir (the base commit's worktree for an A/B's base arm), while it exists. */
+  cwd?: string
 }
 
 /** A launched process group: signalled only while its leader is still the process we started (group-identity.ts). */
@@ -67,7 +69,9 @@ export function runStop(task: StopTask, write: Sink, timeoutMs = STOP_TIMEOUT_MS
   const { env } = engineEnv(process.env, task.passEnv, task.env)
   write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`)
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Once the worktree is gone (the post step after the watchdog), the command runs where the run did.
+    const cwd = task.cwd && existsSync(task.cwd) ? task.cwd : undefined
+    const child = spawn('bash', ['-c', task.command], { detached: true, env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let kept = 0
     let dropped = 0
     const output = (chunk: Buffer) => {

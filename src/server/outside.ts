@@ -64,6 +64,7 @@ export async function prepareOutside(
         env: at.env,
         passEnv: target.settings.passEnv,
         logPath: at.logPath,
+        ...(target.workdir && { cwd: target.workdir }),
       }
     : undefined
   const runStopTask = async (write: Sink) =>

@@ -156,7 +156,7 @@ describe('same-box A/B against the base commit', () => {
     expect(confirmed.code).toBe(0)
     expect(cell.ab?.arms?.map((a) => a.arm)).toEqual(['base', 'pr', 'pr', 'base'])
     // The base commit was not in the depth-1 checkout: it was fetched.
-    expect(confirmed.stdout).toMatch(/fetch/i)
+    expect(confirmed.stdout).toMatch(/the base commit [0-9a-f]{7} is not in the checkout: fetching it from origin/)
     expect(confirmed.report).toContain('base and PR equal on this box')
     expect(confirmed.report).toContain('driver 580.95.05 → 590.10')
     expect(confirmed.report).toMatch(/Same-box A\/B against the base `[0-9a-f]{7}` \(ABBA × 2\).*base arms \d/)

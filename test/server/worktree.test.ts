@@ -99,7 +99,7 @@ describe('removeWorktree', () => {
 })
 
 describe('runCleanup with a worktree task', () => {
-  it('removes it after the stop commands ran (they still saw the files) and reports the path', async () => {
+  it('removes it after the stop commands ran in it (they still saw the files) and reports the path', async () => {
     const { ref, repo, temp } = await worktreeOfBase()
     const logPath = join(temp, 'target.log')
     const tree = join(ref.path, WORKTREE_TREE)
@@ -108,10 +108,12 @@ describe('runCleanup with a worktree task', () => {
       {
         kind: 'stop',
         target: 't',
-        command: `test -f '${tree}/bench.yml' && echo tree-present`,
+        // Relative to its cwd: the base arm's stop command runs in the base commit's worktree.
+        command: 'test -f bench.yml && echo tree-present',
         env: {},
         passEnv: [],
         logPath,
+        cwd: tree,
       },
       { kind: 'worktree', ...ref },
     ]
@@ -121,6 +123,11 @@ describe('runCleanup with a worktree task', () => {
     expect(report.problems).toEqual([])
     expect(existsSync(ref.path)).toBe(false)
     expect(worktreeList(repo)).toEqual([repo])
+    // Again, as the post step after the watchdog: the worktree is gone, the stop command still runs (elsewhere).
+    const again = await runCleanup(tasks, 100)
+    expect(again.stops).toBe(1)
+    expect(readFileSync(logPath, 'utf8')).not.toContain('could not start')
+    expect(readFileSync(logPath, 'utf8').match(/stop: \$ test -f bench\.yml/g)).toHaveLength(2)
   })
 
   it('refuses a path that is not ours, leaves it and says so', async () => {
