@@ -956,7 +956,9 @@ function runStop(task, write, timeoutMs = STOP_TIMEOUT_MS) {
     const { env } = engineEnv(process.env, task.passEnv, task.env);
     write(`[llm-bench-gate ${new Date().toISOString()}] stop: $ ${task.command}\n`);
     return new Promise((resolve) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        // Once the worktree is gone (the post step after the watchdog), the command runs where the run did.
+        const cwd = task.cwd && (0,external_node_fs_namespaceObject.existsSync)(task.cwd) ? task.cwd : undefined;
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-c', task.command], { detached: true, env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
         let kept = 0;
         let dropped = 0;
         const output = (chunk) => {
