@@ -1,6 +1,6 @@
 /** What the baseline holds for one cell: the history's default-branch runs, else the baseline file's cell. */
 import type { CellResult, HistoryEntry, ResultsFile } from '../core/results.js'
-import { metricKey, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import { metricKey, readCellMetric, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
 import { isUsable } from '../core/stats.js'
 
 export interface BaselineView {
@@ -62,7 +62,7 @@ export function baselineRuns(
   }
   const cell = baselineCell(view, id)
   if (runs.length >= 2 || (runs.length === 1 && !cell)) return { source: 'history', runs }
-  const steady = cell && readMetric(cell.metrics, metric, stat)
+  const steady = cell && readCellMetric(cell, metric, stat)
   if (!cell || steady === undefined) return undefined
   return {
     source: 'file',
@@ -70,7 +70,7 @@ export function baselineRuns(
   }
 }
 
-/** A cell's steady rounds that had a successful request, as values of one metric. */
+/** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */
 export function steadyRounds(cell: CellResult, metric: GatedMetric, stat: GateStat): number[] {
   return cell.rounds
     .filter((r) => r.steady && r.errors < r.requests)

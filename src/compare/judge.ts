@@ -13,6 +13,7 @@ import {
   GATED_METRICS,
   HEADLINE_METRICS,
   isRelative,
+  metricInfo,
   metricLabel,
   type GateStat,
   type GatedMetric,
@@ -165,6 +166,7 @@ function judgeGated(
     runs: reference.runs,
     runRounds: reference.rounds,
     noiseFloor,
+    perLaunch: metricInfo(metric).launch,
   })
   return { verdict: judgeMetric({ metric, config: config!, current, reference, noise }), reference }
 }

@@ -30,6 +30,9 @@
  *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
  *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
  *
+ * - A launch figure (startup) is one value a launch with no rounds behind it: σ_w² = σ_c² = 0, and σ_R² is the
+ *   spread of main's values (at least f while the history is short) — the launch-to-launch part is all there is.
+ *
  * Rounds: only σ_w²/k shrinks with more rounds, so the band falls under a target after m more warm rounds when
  * σ_w²/(k+m) ≤ (target/Z)² − σ_R²/L − reference. When the right side is not positive no number of rounds helps:
  * a measured launch-to-launch part needs a quieter machine; an assumed one, or the reference part, needs more
@@ -74,16 +77,19 @@ export interface NoiseInput {
   runs: number
   runRounds: number
   noiseFloor: number
+  /** A figure of the launch (startup): no rounds behind it, so all of its noise is launch to launch. */
+  perLaunch?: boolean
 }
 
 export function noiseModel(input: NoiseInput): NoiseModel {
   const history = guardedWithin(input.rounds)
   const current = withinSquares(input.current)
   const freedom = current.freedom + history.freedom
-  const within = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2
+  const pooled = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2
+  const within = input.perLaunch ? 0 : pooled
   const guarded = guardedWithin([...input.current, ...input.rounds])
   // σ_c²/k̄ in the module header.
-  const core = (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1)
+  const core = input.perLaunch ? 0 : (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1)
   const spread = runSpread(input.steady, input.value, input.breaks)
   let restart = Math.max(spread.variance - core, 0)
   const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2

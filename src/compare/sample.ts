@@ -2,9 +2,10 @@
  * The current side of a comparison: one measurement of a cell, or several pooled into one sample (a first
  * measurement and its confirmation re-measurements). Pooled, the steady value is the mean over every steady
  * round of every measurement — each measurement's steady value weighted by its rounds — and a share (failed
- * requests) is weighted by the requests sent.
+ * requests) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
+ * and measurements of one launch carry the same value, so only a fresh launch moves the pooled one.
  */
-import { isRelative, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import { isRelative, readCellMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
 import type { CellResult } from '../core/results.js'
 import { steadyRounds } from './baseline.js'
 
@@ -36,13 +37,13 @@ export function currentValue(sample: Measured, metric: GatedMetric, stat: GateSt
   let sum = 0
   let weights = 0
   for (const cell of sample.cells) {
-    const value = readMetric(cell.metrics, metric, stat)
+    const value = readCellMetric(cell, metric, stat)
     if (value === undefined) return undefined
     const weight = isRelative(metric) ? Math.max(steadyRounds(cell, metric, stat).length, 1) : sentRequests(cell)
     sum += value * weight
     weights += weight
   }
-  return weights > 0 ? sum / weights : readMetric(sample.cells[0]?.metrics, metric, stat)
+  return weights > 0 ? sum / weights : sample.cells[0] && readCellMetric(sample.cells[0], metric, stat)
 }
 
 function sentRequests(cell: CellResult): number {

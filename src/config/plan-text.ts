@@ -98,7 +98,7 @@ export function formatGate(gate: GateConfig): string {
     const delta =
       g.minDelta === undefined
         ? ''
-        : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`
+        : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : info.unit === 's' ? formatDuration(g.minDelta * 1000) : `${g.minDelta} ${info.unit}`}`
     return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`]
   })
   if (gate.quality) parts.push(formatQualityGate(gate.quality))

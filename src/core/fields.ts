@@ -120,8 +120,21 @@ export function memoryFloor() {
     })
 }
 
-/** `min-delta`: a duration or a number of ms for latency metrics, a number for throughput ones. */
-export function minDelta(unit: 'ms' | 'tok/s') {
+/** `min-delta`: a duration or a number of ms for latency metrics, of seconds for `s` ones, a number for throughput ones. */
+export function minDelta(unit: 'ms' | 's' | 'tok/s') {
+  if (unit === 's') {
+    return z
+      .union([z.string(), z.number()], { error: expected('must be a duration like "5s" or a number of seconds') })
+      .meta({
+        description: 'Smallest absolute worsening that can count as a regression: "5s" or a number of seconds',
+        pattern: DURATION_PATTERN,
+        examples: ['5s'],
+      })
+      .transform((value, ctx) => {
+        if (typeof value === 'string') return toMs(value, ctx) / 1000
+        return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`)
+      })
+  }
   if (unit === 'tok/s') {
     return z
       .number({ error: expected('must be a number of tok/s > 0') })

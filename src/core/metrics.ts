@@ -12,13 +12,16 @@ import type { CellQuality } from './quality.js'
 export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
 export type GateStat = (typeof GATE_STATS)[number]
 
+/** Figures of a launch rather than of its rounds: keys of the cell itself (core/results.ts). */
+export type LaunchField = 'startup_s'
+
 export interface MetricInfo {
-  /** Key in `MetricsBlock`. */
-  field: DistributionMetric | ScalarMetric
+  /** Key in `MetricsBlock`; for a `launch` figure, the key in the cell. */
+  field: DistributionMetric | ScalarMetric | LaunchField
   /** Per-request distributions have statistics; round-level figures (`output_tps`) are one number each. */
   scalar: boolean
   higherIsBetter: boolean
-  unit: 'ms' | 'tok/s' | 'share'
+  unit: 'ms' | 'tok/s' | 'share' | 's'
   label: string
   /** The value with its unit, for reasons and notes. */
   format(value: number): string
@@ -41,6 +44,11 @@ export interface MetricInfo {
   primary?: true
   /** The built-in limit, written as a user writes it: the metric is in the gate of a file without `gate:`. */
   defaultGate?: Record<string, string>
+  /**
+   * A figure of the engine's launch, not of its rounds (`startup`): one value a launch, read from the cell, with
+   * no rounds behind it, so none of its noise is round-to-round (compare/noise.ts) and more rounds never decide it.
+   */
+  launch?: true
 }
 
 const ms = (value: number): string => formatDuration(value)
@@ -117,6 +125,19 @@ export const METRICS = {
     rule: 'relative',
     headline: false,
   },
+  startup: {
+    field: 'startup_s',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 's',
+    label: 'startup',
+    short: 'startup',
+    format: (value) => formatDuration(value * 1000),
+    rule: 'relative',
+    // One figure a target: the engines section shows it, not the per-cell table.
+    headline: false,
+    launch: true,
+  },
   'failed-requests': {
     field: 'failed_share',
     scalar: true,
@@ -143,6 +164,9 @@ export type CeilingMetric = Exclude<GatedMetric, RelativeMetric>
 export const GATED_METRICS = Object.keys(METRICS) as GatedMetric[]
 export const HEADLINE_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => metricInfo(m).headline !== false)
 export const PRIMARY_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => 'primary' in METRICS[m])
+
+/** Figures of a launch (`launch` in the registry): kept in every history entry, since they cost one number a cell. */
+export const LAUNCH_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => 'launch' in METRICS[m])
 
 export function metricInfo(metric: GatedMetric): MetricInfo {
   return METRICS[metric]
@@ -179,9 +203,23 @@ export function readMetric(
   metric: GatedMetric,
   stat: GateStat,
 ): number | undefined {
-  const value: unknown = block?.[METRICS[metric].field]
+  const info: MetricInfo = METRICS[metric]
+  // A launch figure is the cell's, never a block's: readCellMetric reads it.
+  if (info.launch) return undefined
+  const value: unknown = block?.[info.field as DistributionMetric | ScalarMetric]
   const picked = typeof value === 'number' ? value : (value as Partial<Record<GateStat, unknown>> | undefined)?.[stat]
   return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined
+}
+
+/** What a cell holds its figures in: the steady metrics block, and the launch's own figures. */
+export type CellFigures = { metrics: MetricsBlock | null } & Partial<Record<LaunchField, number>>
+
+/** A metric's value in a cell: a launch figure from the cell itself, anything else from its metrics block. */
+export function readCellMetric(cell: CellFigures, metric: GatedMetric, stat: GateStat): number | undefined {
+  const info: MetricInfo = METRICS[metric]
+  if (!info.launch) return readMetric(cell.metrics, metric, stat)
+  const value: unknown = cell[info.field as LaunchField]
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
 }
 
 export interface QualityFigureInfo {

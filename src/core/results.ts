@@ -136,6 +136,12 @@ export interface CellResult {
   host?: CellHost
   /** Set when another benchmark tool measured the cell (`llm-bench-gate ingest`, `engine: external`). */
   ingested?: IngestedSource
+  /**
+   * Seconds from spawning the target's launch (a container's `run`, image pull included) to the engine's first
+   * answer: the health endpoint ready and the smoke request answered. The target's first launch, on each of its
+   * cells; absent for a `url:` target (nothing launched) and for one that never got ready.
+   */
+  startup_s?: number
   /** The same-box A/B against the PR's base commit, when one was wanted (SPEC §14); never stored. */
   ab?: CellAb
   verdict: CellVerdict
@@ -235,7 +241,10 @@ export interface BaselineRef {
   samples?: number
 }
 
-/** One default-branch run in `<hardware>/history.json`: per cell, per gated metric key, steady value and per-round samples. */
+/**
+ * One default-branch run in `<hardware>/history.json`: per cell, per gated metric key, steady value and per-round
+ * samples. A launch figure (`startup_s`) is a key like the others, its `rounds` empty; entries before it lack it.
+ */
 export interface HistoryEntry {
   sha: string
   date: string

@@ -1,6 +1,6 @@
 /**
  * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
- * current baseline, then per cell trend charts of decode tok/s and TTFT over the history with detected
+ * current baseline, then per cell trend charts of decode tok/s, TTFT and startup over the history with detected
  * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
  * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
  * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
@@ -25,8 +25,8 @@ import {
 } from './leaderboard.js'
 import { pageHead } from './leaderboard-style.js'
 
-/** The charted metrics, each as its mean. */
-export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft']
+/** The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target). */
+export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'startup']
 
 export interface DashboardInput {
   hardware: string
@@ -102,6 +102,8 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
   const charts = TREND_METRICS.map((metric, m) => {
     const info = metricInfo(metric)
     const values = seriesOf(input.history, cell.id, metric)
+    // A figure no run recorded (startup of a `url:` target, or of runs before it was kept) gets no chart.
+    if (info.launch && values.every((v) => v === null)) return ''
     const latest = values.filter((v) => v !== null).at(-1)
     const chart = trendChart(
       { values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label },

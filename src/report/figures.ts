@@ -1,5 +1,5 @@
 /** The headline figures of a cell with their change against the baseline. */
-import { isRelative, readMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
+import { isRelative, readCellMetric, type GateStat, type GatedMetric } from '../core/metrics.js'
 import type { CellResult } from '../core/results.js'
 
 export interface Figure {
@@ -18,7 +18,7 @@ export function figure(cell: CellResult, metric: GatedMetric): Figure {
   // A skipped cell measured nothing: it shows the baseline's figures, without a change.
   if (cell.verdict.skipped)
     return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false }
-  const value = readMetric(cell.metrics, metric, stat)
+  const value = readCellMetric(cell, metric, stat)
   const baseline = gated?.baseline ?? reference?.value
   const delta =
     value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)

@@ -1,7 +1,8 @@
-/** Per-target detail: engine versions, launch commands, server facts, spec decoding, and why targets failed. */
+/** Per-target detail: engine versions, startup, launch commands, server facts, spec decoding, and why targets failed. */
 import type { CellResult } from '../core/results.js'
 import { clip, codeBlock, details, escapeText, tail } from './escape.js'
-import { formatNumber, plural } from '../core/format.js'
+import { formatDelta, formatNumber, plural } from '../core/format.js'
+import { metricInfo, readCellMetric } from '../core/metrics.js'
 import { acceptance } from './details.js'
 
 /** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
@@ -24,6 +25,7 @@ export function enginesSection(cells: readonly CellResult[]): string | undefined
       info.version ? `version ${escapeText(clip(info.version, 200))}` : 'version unknown',
       first.quant ? `quant ${escapeText(first.quant)}` : undefined,
       first.model ? `model ${escapeText(clip(first.model, 200))}` : undefined,
+      startupFact(first),
     ].filter(Boolean)
     const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')]
     for (const cell of group) {
@@ -42,6 +44,16 @@ export function enginesSection(cells: readonly CellResult[]): string | undefined
   return blocks.length
     ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
     : undefined
+}
+
+/** `startup 41.2s (baseline 38s)`: the launch's figure, with the baseline's when the gate compared it. */
+function startupFact(cell: CellResult): string | undefined {
+  const info = metricInfo('startup')
+  const value = readCellMetric(cell, 'startup', 'mean')
+  if (value === undefined) return undefined
+  const judged = cell.verdict.metrics.startup
+  const baseline = judged ? ` (baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)})` : ''
+  return `${info.label} ${info.format(value)}${baseline}`
 }
 
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */

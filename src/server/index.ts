@@ -1,5 +1,5 @@
 /** Process lifecycle of the engines: launch, readiness, teardown, memory guard. */
-export type { ExitInfo, MemInfo, MemoryGuardOptions, RunningTarget, StartOptions } from './types.js'
+export type { ExitInfo, MemInfo, MemoryGuardOptions, RunningTarget, StartOptions, StartupTimes } from './types.js'
 export { startTarget, logPathFor } from './start.js'
 export { startMemoryGuard, dropCaches, readMemInfo, floorBytes } from './memory.js'
 export { DEFAULT_GRACE_MS } from './process-group.js'

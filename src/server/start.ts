@@ -17,7 +17,7 @@ import { describeAnswer, exitSignal, race, waitReady } from './readiness.js'
 import { makeRunId } from './container.js'
 import { createRunGuard, type RunGuard } from './guard.js'
 import { prepareOutside, type Outside } from './outside.js'
-import type { ExitInfo, RunningTarget, StartOptions } from './types.js'
+import type { ExitInfo, RunningTarget, StartOptions, StartupTimes } from './types.js'
 import { trimSlash } from '../core/url.js'
 
 type Failure = { kind: StartError['kind']; message: string; exitCode?: number | null }
@@ -41,15 +41,22 @@ function withLine(message: string, line: string | undefined): string {
   return line ? `${message}; last log line: ${line.slice(0, 300)}` : message
 }
 
-/** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
+/** Waits for ready, then the smoke request; returns why it failed, or how long each took from `since` when up. */
 async function bringUp(
   options: StartOptions,
   baseUrl: string,
   group: LaunchedGroup | undefined,
-): Promise<Failure | undefined> {
+  since = performance.now(),
+): Promise<Failure | StartupTimes> {
   const started = Date.now()
-  return (await untilReady(options, baseUrl, group)) ?? smokeTest(options, baseUrl, group, started)
+  const notReady = await untilReady(options, baseUrl, group)
+  if (notReady) return notReady
+  const readyMs = performance.now() - since
+  const failed = await smokeTest(options, baseUrl, group, started)
+  return failed ?? { readyMs, totalMs: performance.now() - since }
 }
+
+const isFailure = (outcome: Failure | StartupTimes): outcome is Failure => 'kind' in outcome
 
 /** Polls the health endpoint until the engine is ready (undefined), exits, is cancelled or runs out of `ready-timeout`. */
 async function untilReady(
@@ -135,7 +142,8 @@ async function attach(options: StartOptions): Promise<RunningTarget> {
   const where = hostPort(baseUrl)
   if (!where?.port)
     throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`)
-  const failure = await bringUp(options, baseUrl, undefined)
+  const outcome = await bringUp(options, baseUrl, undefined)
+  const failure = isFailure(outcome) ? outcome : undefined
   if (failure) throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null)
   options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`)
   return {
@@ -190,6 +198,8 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   const filled = fillRuntime(outside.command, { port, run: runId })
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
+  // Startup counts from the spawn: the guard's registration and runtime detection before it are ours, not the engine's.
+  const spawned = performance.now()
   try {
     group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir })
   } catch (error) {
@@ -202,18 +212,22 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   group = { ...group, exit, exitSignal: exitSignal(exit) }
   const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath })
 
-  let failure: Failure | undefined
+  let outcome: Failure | StartupTimes
   try {
-    failure = await bringUp(options, baseUrl, group)
+    outcome = await bringUp(options, baseUrl, group, spawned)
   } catch (error) {
     // A throwing adapter or smoke hook must not leave the group running.
     await running.stop()
     throw error
   }
-  if (!failure) {
-    log.info(`${target.id}: ready at ${baseUrl}`)
-    return running
+  if (!isFailure(outcome)) {
+    const { readyMs, totalMs } = outcome
+    log.info(
+      `${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)})`,
+    )
+    return { ...running, startup: outcome }
   }
+  const failure = outcome
   await running.stop()
   const tail = group.log.tail()
   const message =

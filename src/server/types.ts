@@ -49,6 +49,20 @@ export interface RunningTarget {
   stop(): Promise<void>
   /** A `container:` target's runtime and image, as the runtime reports them. */
   identity?(): Promise<ContainerIdentity>
+  /** How long the launch took to come up (launched targets only; a `url:` target was up before we came). */
+  startup?: StartupTimes
+}
+
+/**
+ * From spawning the launch command. The runtime pulls a missing image inside `run` (docker's and podman's
+ * `--pull=missing` default), so a container's pull is part of `readyMs`: nothing before the first health answer
+ * tells the pull from the engine's own loading.
+ */
+export interface StartupTimes {
+  /** Until the health endpoint's first ready answer. */
+  readyMs: number
+  /** Until the smoke request was answered: the engine serves. */
+  totalMs: number
 }
 
 export interface MemInfo {

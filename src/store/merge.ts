@@ -2,10 +2,12 @@
 import {
   GATED_METRICS,
   GATE_STATS,
+  LAUNCH_METRICS,
   PRIMARY_METRICS,
   isRelative,
   metricInfo,
   metricKey,
+  readCellMetric,
   readMetric,
   type GateStat,
   type GatedMetric,
@@ -53,13 +55,16 @@ export function mergeResults(stored: ResultsFile | undefined, incoming: ResultsF
   return merged
 }
 
-/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus the registry's primary metrics' means always. */
+/**
+ * The (metric, stat) pairs history keeps for a gate: every gated metric, plus always the registry's primary metrics'
+ * means and the launch figures (one number a cell, which the dashboard draws whatever the gate says).
+ */
 function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]> {
   if (!gate)
     return GATED_METRICS.flatMap((m) =>
       (metricInfo(m).scalar ? ['mean' as const] : GATE_STATS).map((s): [GatedMetric, GateStat] => [m, s]),
     )
-  const pairs = PRIMARY_METRICS.map((m): [GatedMetric, GateStat] => [m, 'mean'])
+  const pairs = [...PRIMARY_METRICS, ...LAUNCH_METRICS].map((m): [GatedMetric, GateStat] => [m, 'mean'])
   for (const metric of GATED_METRICS) {
     if (!gate[metric]) continue
     pairs.push([metric, isRelative(metric) ? gate[metric]!.stat : 'mean'])
@@ -68,7 +73,7 @@ function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]
 }
 
 function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): MetricSamples | undefined {
-  const steady = readMetric(cell.metrics, metric, stat)
+  const steady = readCellMetric(cell, metric, stat)
   if (steady === undefined) return undefined
   const rounds = cell.rounds
     .filter((r) => r.steady && r.metrics)

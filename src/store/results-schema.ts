@@ -235,6 +235,7 @@ const cell = obj({
   }).optional(),
   quality: quality.optional(),
   host: host.optional(),
+  startup_s: num.optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)
 

@@ -52,6 +52,8 @@ export interface CellExtras {
   probe?: { probe: ProbeResult; ms: number }
   /** The target's host record; the measurement adds the rounds it re-measured. */
   host?: CellHost
+  /** Seconds the launch the cell was measured on took to come up (`startup_s`); none for a `url:` target. */
+  startupS?: number
 }
 
 export function measuredCell(
@@ -73,6 +75,7 @@ export function measuredCell(
     cell.verdict = { status: 'error', metrics: {} }
   }
   if (specDecode) cell.specDecode = specDecode
+  if (extras.startupS !== undefined) cell.startup_s = extras.startupS
   if (extras.host) cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) }
   return cell
 }

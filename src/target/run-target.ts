@@ -42,6 +42,8 @@ interface Started {
   probe?: ProbeRun
   host: CellHost
   watch: MeasureCellOptions['watch']
+  /** The target's first launch's startup, seconds: what its cells record, whatever a `confirm-fresh` relaunch took. */
+  startupS?: number
 }
 
 const EXIT_SETTLE_MS = 1000
@@ -94,10 +96,16 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       probe,
       host,
       watch: roundWatch(preflight.state, hostDeps),
+      startupS: startupSeconds(running),
     })
   } finally {
     await session.close()
   }
+}
+
+/** Launch to the smoke request's answer, in seconds to the millisecond; undefined when nothing was launched. */
+function startupSeconds(running: RunningTarget): number | undefined {
+  return running.startup && Math.round(running.startup.totalMs) / 1000
 }
 
 /** Every cell of the target an `error` with the same reason, target facts and host record. */
@@ -167,12 +175,17 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
       extend,
       watch: started.watch,
     })
-  const settled = async (m: MeasuredCell, specDecode = m.specDecode): Promise<CellResult> => {
+  const settled = async (
+    m: MeasuredCell,
+    specDecode = m.specDecode,
+    startupS = started.startupS,
+  ): Promise<CellResult> => {
     // A dying engine closes its sockets before its exit is reported: when requests failed,
     // give the exit a moment to arrive so the cell names the cause, not its symptoms.
     if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
     if (session.fatal) throw new Error(session.fatal)
-    return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host })
+    const { probe, host } = started
+    return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, startupS })
   }
   // The first measurement, which added rounds extend and whose spec-decode figures they keep.
   let first: MeasuredCell | undefined
@@ -180,8 +193,11 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
     fresh,
     async measure(attempt) {
       if (attempt === 0) return settled((first = await measure(0)))
-      if (fresh) await relaunch(cell, started)
-      return settled(await measure(attempt))
+      if (!fresh) return settled(await measure(attempt))
+      await relaunch(cell, started)
+      // A fresh re-measurement carries its own launch's startup: the pooled confirmation judges every launch.
+      const m = await measure(attempt)
+      return settled(m, m.specDecode, startupSeconds(started.running))
     },
     async addRounds(rounds) {
       if (!first) throw new Error(`${cell.id}: rounds added before the first measurement`)
