@@ -88,6 +88,16 @@ describe('historyEntry', () => {
     })
   })
 
+  it('keeps a launched cell’s startup_s whatever the gate says, with no rounds; a cell without it has none', () => {
+    const launched = results('def', '2025-01-04T00:00:00Z', [
+      cell('gated/s', [fast], { startup_s: 41.2 }),
+      cell('plain/s', [fast]),
+    ])
+    const entry = historyEntry(launched, gates)
+    expect(entry.cells['gated/s'].startup_s).toEqual({ steady: 41.2, rounds: [] })
+    expect(entry.cells['plain/s']).not.toHaveProperty('startup_s')
+  })
+
   it('keeps every metric key when no gates are given', () => {
     const keys = Object.keys(historyEntry(run).cells['plain/s'])
     // 5 distribution metrics × 4 stats + output_tps + failed_share
