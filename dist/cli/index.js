@@ -39275,6 +39275,19 @@ const METRICS = {
         rule: 'relative',
         headline: false,
     },
+    startup: {
+        field: 'startup_s',
+        scalar: true,
+        higherIsBetter: false,
+        unit: 's',
+        label: 'startup',
+        short: 'startup',
+        format: (value) => formatDuration(value * 1000),
+        rule: 'relative',
+        // One figure a target: the engines section shows it, not the per-cell table.
+        headline: false,
+        launch: true,
+    },
     'failed-requests': {
         field: 'failed_share',
         scalar: true,
@@ -39292,6 +39305,8 @@ const METRICS = {
 const GATED_METRICS = Object.keys(METRICS);
 const HEADLINE_METRICS = GATED_METRICS.filter((m) => metricInfo(m).headline !== false);
 const PRIMARY_METRICS = GATED_METRICS.filter((m) => 'primary' in METRICS[m]);
+/** Figures of a launch (`launch` in the registry): kept in every history entry, since they cost one number a cell. */
+const LAUNCH_METRICS = GATED_METRICS.filter((m) => 'launch' in METRICS[m]);
 function metricInfo(metric) {
     return METRICS[metric];
 }
@@ -39313,9 +39328,21 @@ function metricLabel(metric, stat) {
  * not a finite number (older or partial files).
  */
 function readMetric(block, metric, stat) {
-    const value = block?.[METRICS[metric].field];
+    const info = METRICS[metric];
+    // A launch figure is the cell's, never a block's: readCellMetric reads it.
+    if (info.launch)
+        return undefined;
+    const value = block?.[info.field];
     const picked = typeof value === 'number' ? value : value?.[stat];
     return typeof picked === 'number' && Number.isFinite(picked) ? picked : undefined;
+}
+/** A metric's value in a cell: a launch figure from the cell itself, anything else from its metrics block. */
+function readCellMetric(cell, metric, stat) {
+    const info = METRICS[metric];
+    if (!info.launch)
+        return readMetric(cell.metrics, metric, stat);
+    const value = cell[info.field];
+    return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 /**
  * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
@@ -39554,6 +39581,9 @@ function runSpread(values, reference, breaks = []) {
  *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
  *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
  *
+ * - A launch figure (startup) is one value a launch with no rounds behind it: σ_w² = σ_c² = 0, and σ_R² is the
+ *   spread of main's values (at least f while the history is short) — the launch-to-launch part is all there is.
+ *
  * Rounds: only σ_w²/k shrinks with more rounds, so the band falls under a target after m more warm rounds when
  * σ_w²/(k+m) ≤ (target/Z)² − σ_R²/L − reference. When the right side is not positive no number of rounds helps:
  * a measured launch-to-launch part needs a quieter machine; an assumed one, or the reference part, needs more
@@ -39569,10 +39599,11 @@ function noiseModel(input) {
     const history = guardedWithin(input.rounds);
     const current = withinSquares(input.current);
     const freedom = current.freedom + history.freedom;
-    const within = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2;
+    const pooled = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2;
+    const within = input.perLaunch ? 0 : pooled;
     const guarded = guardedWithin([...input.current, ...input.rounds]);
     // σ_c²/k̄ in the module header.
-    const core = (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1);
+    const core = input.perLaunch ? 0 : (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1);
     const spread = runSpread(input.steady, input.value, input.breaks);
     let restart = Math.max(spread.variance - core, 0);
     const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2;
@@ -39630,7 +39661,7 @@ function baselineRuns(view, id, metric, stat) {
     const cell = baselineCell(view, id);
     if (runs.length >= 2 || (runs.length === 1 && !cell))
         return { source: 'history', runs };
-    const steady = cell && readMetric(cell.metrics, metric, stat);
+    const steady = cell && readCellMetric(cell, metric, stat);
     if (!cell || steady === undefined)
         return undefined;
     return {
@@ -39638,7 +39669,7 @@ function baselineRuns(view, id, metric, stat) {
         runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
     };
 }
-/** A cell's steady rounds that had a successful request, as values of one metric. */
+/** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */
 function steadyRounds(cell, metric, stat) {
     return cell.rounds
         .filter((r) => r.steady && r.errors < r.requests)
@@ -39939,7 +39970,8 @@ function judgeCeiling(input) {
  * The current side of a comparison: one measurement of a cell, or several pooled into one sample (a first
  * measurement and its confirmation re-measurements). Pooled, the steady value is the mean over every steady
  * round of every measurement — each measurement's steady value weighted by its rounds — and a share (failed
- * requests) is weighted by the requests sent.
+ * requests) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
+ * and measurements of one launch carry the same value, so only a fresh launch moves the pooled one.
  */
 
 
@@ -39960,14 +39992,14 @@ function currentValue(sample, metric, stat) {
     let sum = 0;
     let weights = 0;
     for (const cell of sample.cells) {
-        const value = readMetric(cell.metrics, metric, stat);
+        const value = readCellMetric(cell, metric, stat);
         if (value === undefined)
             return undefined;
         const weight = isRelative(metric) ? Math.max(steadyRounds(cell, metric, stat).length, 1) : sentRequests(cell);
         sum += value * weight;
         weights += weight;
     }
-    return weights > 0 ? sum / weights : readMetric(sample.cells[0]?.metrics, metric, stat);
+    return weights > 0 ? sum / weights : sample.cells[0] && readCellMetric(sample.cells[0], metric, stat);
 }
 function sentRequests(cell) {
     return cell.rounds.filter((r) => r.steady).reduce((n, r) => n + r.requests, 0);
@@ -40687,6 +40719,7 @@ function judgeGated(sample, baseline, gate, metric, noiseFloor) {
         runs: reference.runs,
         runRounds: reference.rounds,
         noiseFloor,
+        perLaunch: metricInfo(metric).launch,
     });
     return { verdict: judgeMetric({ metric, config: config, current, reference, noise }), reference };
 }
@@ -40826,7 +40859,7 @@ function launchProblem(launches) {
 /** One gated metric over the launches: a verdict, or why there is none. */
 function abGated(launches, gate, metric, stat, noiseFloor) {
     const label = metricLabel(metric, stat);
-    const values = launches.map((l) => readMetric(l.cell.metrics, metric, stat));
+    const values = launches.map((l) => readCellMetric(l.cell, metric, stat));
     const arm = (a) => values.filter((_, i) => launches[i].arm === a);
     if (arm('base').every((v) => v === undefined))
         return { note: `${label}: the base arm did not measure it` };
@@ -52068,8 +52101,21 @@ function memoryFloor() {
         return { kind: 'bytes', value: bytes };
     });
 }
-/** `min-delta`: a duration or a number of ms for latency metrics, a number for throughput ones. */
+/** `min-delta`: a duration or a number of ms for latency metrics, of seconds for `s` ones, a number for throughput ones. */
 function minDelta(unit) {
+    if (unit === 's') {
+        return union([schemas_string(), schemas_number()], { error: expected('must be a duration like "5s" or a number of seconds') })
+            .meta({
+            description: 'Smallest absolute worsening that can count as a regression: "5s" or a number of seconds',
+            pattern: DURATION_PATTERN,
+            examples: ['5s'],
+        })
+            .transform((value, ctx) => {
+            if (typeof value === 'string')
+                return toMs(value, ctx) / 1000;
+            return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`);
+        });
+    }
     if (unit === 'tok/s') {
         return schemas_number({ error: expected('must be a number of tok/s > 0') })
             .positive({ error: expected('must be a number of tok/s > 0') })
@@ -53373,6 +53419,8 @@ function targetSettings() {
     const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].optional()]));
     return fields;
 }
+/** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
+const deltaUnit = (unit) => (unit === 'ms' || unit === 's' ? unit : 'tok/s');
 function gateMetricSchema(metric, top) {
     if (!isRelative(metric)) {
         const max = relative({ allowZero: true, capPercent: true }).meta({
@@ -53383,7 +53431,7 @@ function gateMetricSchema(metric, top) {
     const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
     return strictObject({
         'max-regression': top ? maxRegression : maxRegression.optional(),
-        'min-delta': minDelta(METRICS[metric].unit === 'ms' ? 'ms' : 'tok/s').optional(),
+        'min-delta': minDelta(deltaUnit(METRICS[metric].unit)).optional(),
         stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
     });
 }
@@ -54451,7 +54499,7 @@ function formatGate(gate) {
         // Limits are printed as the file writes them: a duration for ms, a plain number of tok/s.
         const delta = g.minDelta === undefined
             ? ''
-            : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : `${g.minDelta} ${info.unit}`}`;
+            : ` and ${info.unit === 'ms' ? formatDuration(g.minDelta) : info.unit === 's' ? formatDuration(g.minDelta * 1000) : `${g.minDelta} ${info.unit}`}`;
         return [`${metric}${info.scalar ? '' : ` ${g.stat}`} worse by > ${formatPercent(g.maxRegression)}${delta}`];
     });
     if (gate.quality)
@@ -54683,6 +54731,8 @@ function measuredCell(plan, m, info, extras = {}) {
     }
     if (specDecode)
         cell.specDecode = specDecode;
+    if (extras.startupS !== undefined)
+        cell.startup_s = extras.startupS;
     if (extras.host)
         cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
     return cell;
@@ -55959,7 +56009,7 @@ function figure(cell, metric) {
     // A skipped cell measured nothing: it shows the baseline's figures, without a change.
     if (cell.verdict.skipped)
         return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    const value = readMetric(cell.metrics, metric, stat);
+    const value = readCellMetric(cell, metric, stat);
     const baseline = gated?.baseline ?? reference?.value;
     const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
         ? (value - baseline) / baseline
@@ -56089,6 +56139,7 @@ function table_text(value) {
 
 
 
+
 /** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
 const LOG_TAIL_CHARS = 6000;
 const SERVER_CHARS = 2000;
@@ -56108,6 +56159,7 @@ function enginesSection(cells) {
             info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
             first.quant ? `quant ${escapeText(first.quant)}` : undefined,
             first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
+            startupFact(first),
         ].filter(Boolean);
         const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
         for (const cell of group) {
@@ -56124,6 +56176,16 @@ function enginesSection(cells) {
     return blocks.length
         ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
         : undefined;
+}
+/** `startup 41.2s (baseline 38s)`: the launch's figure, with the baseline's when the gate compared it. */
+function startupFact(cell) {
+    const info = metricInfo('startup');
+    const value = readCellMetric(cell, 'startup', 'mean');
+    if (value === undefined)
+        return undefined;
+    const judged = cell.verdict.metrics.startup;
+    const baseline = judged ? ` (baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)})` : '';
+    return `${info.label} ${info.format(value)}${baseline}`;
 }
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
 function failuresSection(cells, withLogs) {
@@ -56775,7 +56837,7 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
 ;// CONCATENATED MODULE: ./src/report/dashboard.ts
 /**
  * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
- * current baseline, then per cell trend charts of decode tok/s and TTFT over the history with detected
+ * current baseline, then per cell trend charts of decode tok/s, TTFT and startup over the history with detected
  * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
  * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
  * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
@@ -56789,8 +56851,8 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
 
 
 
-/** The charted metrics, each as its mean. */
-const TREND_METRICS = ['decode', 'ttft'];
+/** The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target). */
+const TREND_METRICS = ['decode', 'ttft', 'startup'];
 /** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
 const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
 const facet = {
@@ -56844,6 +56906,9 @@ function card(input, cell, index) {
     const charts = TREND_METRICS.map((metric, m) => {
         const info = metricInfo(metric);
         const values = seriesOf(input.history, cell.id, metric);
+        // A figure no run recorded (startup of a `url:` target, or of runs before it was kept) gets no chart.
+        if (info.launch && values.every((v) => v === null))
+            return '';
         const latest = values.filter((v) => v !== null).at(-1);
         const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`);
         const present = values.filter((v) => v !== null);
@@ -57098,11 +57163,14 @@ function mergeResults(stored, incoming) {
         delete merged.summary;
     return merged;
 }
-/** The (metric, stat) pairs history keeps for a gate: every gated metric, plus the registry's primary metrics' means always. */
+/**
+ * The (metric, stat) pairs history keeps for a gate: every gated metric, plus always the registry's primary metrics'
+ * means and the launch figures (one number a cell, which the dashboard draws whatever the gate says).
+ */
 function gatedPairs(gate) {
     if (!gate)
         return GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean'] : GATE_STATS).map((s) => [m, s]));
-    const pairs = PRIMARY_METRICS.map((m) => [m, 'mean']);
+    const pairs = [...PRIMARY_METRICS, ...LAUNCH_METRICS].map((m) => [m, 'mean']);
     for (const metric of GATED_METRICS) {
         if (!gate[metric])
             continue;
@@ -57111,7 +57179,7 @@ function gatedPairs(gate) {
     return pairs;
 }
 function samplesOf(cell, metric, stat) {
-    const steady = readMetric(cell.metrics, metric, stat);
+    const steady = readCellMetric(cell, metric, stat);
     if (steady === undefined)
         return undefined;
     const rounds = cell.rounds
@@ -57411,6 +57479,7 @@ const cell = obj({
     }).optional(),
     quality: quality.optional(),
     host: host.optional(),
+    startup_s: results_schema_num.optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 const run = obj({
@@ -59453,11 +59522,17 @@ function exitText(exit) {
 function withLine(message, line) {
     return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
 }
-/** Waits for ready, then the smoke request; returns why it failed, or undefined when up. */
-async function bringUp(options, baseUrl, group) {
+/** Waits for ready, then the smoke request; returns why it failed, or how long each took from `since` when up. */
+async function bringUp(options, baseUrl, group, since = performance.now()) {
     const started = Date.now();
-    return (await untilReady(options, baseUrl, group)) ?? smokeTest(options, baseUrl, group, started);
+    const notReady = await untilReady(options, baseUrl, group);
+    if (notReady)
+        return notReady;
+    const readyMs = performance.now() - since;
+    const failed = await smokeTest(options, baseUrl, group, started);
+    return failed ?? { readyMs, totalMs: performance.now() - since };
 }
+const isFailure = (outcome) => 'kind' in outcome;
 /** Polls the health endpoint until the engine is ready (undefined), exits, is cancelled or runs out of `ready-timeout`. */
 async function untilReady(options, baseUrl, group) {
     const { target, adapter, signal } = options;
@@ -59531,7 +59606,8 @@ async function attach(options) {
     const where = hostPort(baseUrl);
     if (!where?.port)
         throw new StartError(target.id, 'spawn', `url ${target.url} names no port and the target launches nothing`);
-    const failure = await bringUp(options, baseUrl, undefined);
+    const outcome = await bringUp(options, baseUrl, undefined);
+    const failure = isFailure(outcome) ? outcome : undefined;
     if (failure)
         throw new StartError(target.id, failure.kind, `${baseUrl}: ${failure.message}`, failure.exitCode ?? null);
     options.log.info(`${target.id}: attached to ${baseUrl} (external: nothing launched, nothing will be stopped)`);
@@ -59575,6 +59651,8 @@ async function launch(options, command) {
     const filled = fillRuntime(outside.command, { port, run: runId });
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
+    // Startup counts from the spawn: the guard's registration and runtime detection before it are ours, not the engine's.
+    const spawned = performance.now();
     try {
         group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir });
     }
@@ -59587,19 +59665,21 @@ async function launch(options, command) {
     const exit = outside.exit(group.exit);
     group = { ...group, exit, exitSignal: exitSignal(exit) };
     const running = groupHandle(options, group, outside, { baseUrl, host, port, launch: filled, logPath });
-    let failure;
+    let outcome;
     try {
-        failure = await bringUp(options, baseUrl, group);
+        outcome = await bringUp(options, baseUrl, group, spawned);
     }
     catch (error) {
         // A throwing adapter or smoke hook must not leave the group running.
         await running.stop();
         throw error;
     }
-    if (!failure) {
-        log.info(`${target.id}: ready at ${baseUrl}`);
-        return running;
+    if (!isFailure(outcome)) {
+        const { readyMs, totalMs } = outcome;
+        log.info(`${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)})`);
+        return { ...running, startup: outcome };
     }
+    const failure = outcome;
     await running.stop();
     const tail = group.log.tail();
     const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
@@ -63233,11 +63313,17 @@ async function runTarget(target, cells, deps) {
             probe,
             host,
             watch: roundWatch(preflight.state, hostDeps),
+            startupS: startupSeconds(running),
         });
     }
     finally {
         await session.close();
     }
+}
+/** Launch to the smoke request's answer, in seconds to the millisecond; undefined when nothing was launched. */
+/** A launch's startup (launch to the smoke request's answer), seconds to the millisecond. */
+function startupSeconds(running) {
+    return running.startup && Math.round(running.startup.totalMs) / 1000;
 }
 /** Every cell of the target an `error` with the same reason, target facts and host record. */
 function failAll(cells, reason, info, host) {
@@ -63290,14 +63376,15 @@ function launchedSource(cell, index, started) {
         extend,
         watch: started.watch,
     });
-    const settled = async (m, specDecode = m.specDecode) => {
+    const settled = async (m, specDecode = m.specDecode, startupS = started.startupS) => {
         // A dying engine closes its sockets before its exit is reported: when requests failed,
         // give the exit a moment to arrive so the cell names the cause, not its symptoms.
         if (m.measurement.errors.length)
             await Promise.race([started.running.exited, (0,external_node_timers_promises_namespaceObject.setTimeout)(EXIT_SETTLE_MS)]);
         if (session.fatal)
             throw new Error(session.fatal);
-        return measuredCell(cell, m.measurement, started.info, { specDecode, probe: started.probe, host: started.host });
+        const { probe, host } = started;
+        return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, startupS });
     };
     // The first measurement, which added rounds extend and whose spec-decode figures they keep.
     let first;
@@ -63306,9 +63393,12 @@ function launchedSource(cell, index, started) {
         async measure(attempt) {
             if (attempt === 0)
                 return settled((first = await measure(0)));
-            if (fresh)
-                await relaunch(cell, started);
-            return settled(await measure(attempt));
+            if (!fresh)
+                return settled(await measure(attempt));
+            await relaunch(cell, started);
+            // A fresh re-measurement carries its own launch's startup: the pooled confirmation judges every launch.
+            const m = await measure(attempt);
+            return settled(m, m.specDecode, startupSeconds(started.running));
         },
         async addRounds(rounds) {
             if (!first)
@@ -63388,6 +63478,7 @@ async function waitMemoryReleased(o) {
 
 
 
+
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
 const AB_SEED_OFFSET = 100_000;
 /** Runs the launches in ABBA order; never throws. */
@@ -63434,7 +63525,7 @@ async function oneLaunch(arm, target, cells, deps, seed) {
         const info = await session.ready(running);
         const measured = new Map();
         for (const cell of cells) {
-            const result = await measureOnLaunch(withColdRound(cell), session, running.baseUrl, info, { ...deps, seed });
+            const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed });
             if (session.fatal)
                 throw new Error(session.fatal);
             if (result.status !== 'ok')
@@ -63454,8 +63545,11 @@ async function oneLaunch(arm, target, cells, deps, seed) {
  * The cell measured once on a running launch, with more warm rounds when its round-to-round noise is what would
  * widen the A/B's interval (`abMoreRounds`, up to `max-rounds`).
  */
-async function measureOnLaunch(cell, session, baseUrl, info, deps) {
+async function measureOnLaunch(cell, session, running, info, deps) {
     const { settings } = cell.target;
+    const { baseUrl } = running;
+    // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
+    const extras = { startupS: startupSeconds(running) };
     const measure = (extend) => measureCell({
         cell,
         adapter: session.adapter,
@@ -63468,13 +63562,13 @@ async function measureOnLaunch(cell, session, baseUrl, info, deps) {
         extend,
     });
     const first = await measure();
-    const result = measuredCell(cell, first.measurement, info, { specDecode: first.specDecode });
+    const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode });
     const more = result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0;
     if (more === 0 || session.fatal)
         return result;
     deps.log.info(`${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`);
     const extended = await measure({ after: first.measurement, rounds: more });
-    return measuredCell(cell, extended.measurement, info, { specDecode: first.specDecode });
+    return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode });
 }
 /** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
 function withColdRound(cell) {

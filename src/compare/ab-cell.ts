@@ -6,7 +6,7 @@
  * on the arms' mean shares. A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
-import { GATED_METRICS, isRelative, metricLabel, readMetric } from '../core/metrics.js'
+import { GATED_METRICS, isRelative, metricLabel, readCellMetric, readMetric } from '../core/metrics.js'
 import type { GateStat, GatedMetric } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
@@ -83,7 +83,7 @@ function abGated(
   noiseFloor: number,
 ): MetricVerdict | NotJudged {
   const label = metricLabel(metric, stat)
-  const values = launches.map((l) => readMetric(l.cell.metrics, metric, stat))
+  const values = launches.map((l) => readCellMetric(l.cell, metric, stat))
   const arm = (a: Arm) => values.filter((_, i) => launches[i].arm === a) as number[]
   if (arm('base').every((v) => v === undefined)) return { note: `${label}: the base arm did not measure it` }
   if (values.some((v) => v === undefined))

@@ -10,11 +10,11 @@ import { abMoreRounds, abOrder } from '../compare/index.js'
 import { errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { AbArm, CellResult, TargetInfo } from '../core/results.js'
-import { readMemInfo, type MemInfo } from '../server/index.js'
+import { readMemInfo, type MemInfo, type RunningTarget } from '../server/index.js'
 import { waitMemoryReleased } from '../server/memory-release.js'
 import { measuredCell } from './cell-result.js'
 import { measureCell, type MeasureCellOptions } from './measure-cell.js'
-import type { TargetRunDeps } from './run-target.js'
+import { startupSeconds, type TargetRunDeps } from './run-target.js'
 import { TargetSession } from './session.js'
 
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
@@ -97,7 +97,7 @@ async function oneLaunch(
     const info = await session.ready(running)
     const measured = new Map<string, CellResult>()
     for (const cell of cells) {
-      const result = await measureOnLaunch(withColdRound(cell), session, running.baseUrl, info, { ...deps, seed })
+      const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed })
       if (session.fatal) throw new Error(session.fatal)
       if (result.status !== 'ok') throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`)
       measured.set(cell.id, result)
@@ -118,11 +118,14 @@ async function oneLaunch(
 async function measureOnLaunch(
   cell: CellPlan,
   session: TargetSession,
-  baseUrl: string,
+  running: RunningTarget,
   info: TargetInfo,
   deps: AbLaunchDeps,
 ): Promise<CellResult> {
   const { settings } = cell.target
+  const { baseUrl } = running
+  // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
+  const extras = { startupS: startupSeconds(running) }
   const measure = (extend?: MeasureCellOptions['extend']) =>
     measureCell({
       cell,
@@ -136,7 +139,7 @@ async function measureOnLaunch(
       extend,
     })
   const first = await measure()
-  const result = measuredCell(cell, first.measurement, info, { specDecode: first.specDecode })
+  const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode })
   const more =
     result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0
   if (more === 0 || session.fatal) return result
@@ -144,7 +147,7 @@ async function measureOnLaunch(
     `${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`,
   )
   const extended = await measure({ after: first.measurement, rounds: more })
-  return measuredCell(cell, extended.measurement, info, { specDecode: first.specDecode })
+  return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode })
 }
 
 /** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */

@@ -104,7 +104,8 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
 }
 
 /** Launch to the smoke request's answer, in seconds to the millisecond; undefined when nothing was launched. */
-function startupSeconds(running: RunningTarget): number | undefined {
+/** A launch's startup (launch to the smoke request's answer), seconds to the millisecond. */
+export function startupSeconds(running: RunningTarget): number | undefined {
   return running.startup && Math.round(running.startup.totalMs) / 1000
 }
 
