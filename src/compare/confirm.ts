@@ -12,7 +12,7 @@
  * A re-measurement that fails makes the cell an `error`: a confirmation that could not run neither confirms nor
  * clears the regression.
  */
-import type { GatedMetric } from '../core/metrics.js'
+import { metricInfo, type GatedMetric } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import type { BaselineView } from './baseline.js'
@@ -46,7 +46,7 @@ export function confirmCell(
     return { ...first.verdict, status: 'error', confirmed: again.length, note: join(first.verdict.note, note) }
   }
   const pooled = judgeSample(measured([first, ...again], options.fresh ? 1 + again.length : 1), baseline, gate, options)
-  return { ...confirmVerdict(first.verdict, pooled), confirmed: again.length }
+  return { ...confirmVerdict(first.verdict, pooled, !options.fresh), confirmed: again.length }
 }
 
 /**
@@ -54,7 +54,7 @@ export function confirmCell(
  * metric that regressed first takes the decisive verdict of the same metric; the others keep theirs (a metric
  * that only regresses in the pooled sample has not been seen twice).
  */
-export function confirmVerdict(first: CellVerdict, decisive: CellVerdict): CellVerdict {
+export function confirmVerdict(first: CellVerdict, decisive: CellVerdict, sameLaunch = false): CellVerdict {
   if (first.status !== 'regression') return first
   const confirmed = (first.confirmed ?? 0) + 1
   if (decisive.status === 'error') {
@@ -69,6 +69,11 @@ export function confirmVerdict(first: CellVerdict, decisive: CellVerdict): CellV
   const said: string[] = []
   for (const [key, m] of Object.entries(first.metrics) as [GatedMetric, MetricVerdict][]) {
     if (m.status !== 'regression') continue
+    // A launch figure (startup) re-measured on the same launch is the same number: it stands as seen once.
+    if (sameLaunch && metricInfo(key).launch) {
+      said.push(`${m.reason} (one launch; confirm-fresh measures it on another)`)
+      continue
+    }
     const again = decisive.metrics[key] ?? {
       ...m,
       status: 'inconclusive',

@@ -88,6 +88,9 @@ describe('startup under confirmation', () => {
     const judged = { ...first, verdict: judgeCell(first, file(10), STARTUP) }
     const verdict = confirmCell(judged, [launched(13)], file(10), STARTUP)
     expect(verdict.metrics.startup).toMatchObject({ status: 'regression', current: 13 })
+    // Not called confirmed: the same launch cannot confirm its own startup.
+    expect(verdict.note).toContain('(one launch; confirm-fresh measures it on another)')
+    expect(verdict.note).not.toMatch(/startup[^;]*\(confirmed\)/)
   })
 
   it('a fresh launch back at the baseline level pools to the mean of both launches and clears it', () => {
