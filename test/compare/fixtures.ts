@@ -125,7 +125,7 @@ export function historyEntry(cells: CellResult[], keys: string[], sha = 'h'.repe
 function readKey(b: MetricsBlock, key: string): number {
   const [field, stat] = key.split('.') as [keyof MetricsBlock, keyof Stats | undefined]
   const value = b[field]
-  return typeof value === 'number' ? value : value[stat ?? 'mean']
+  return typeof value === 'number' ? value : value![stat ?? 'mean']
 }
 
 /** Seeded standard normal draws (Box-Muller over mulberry32), so the simulation is reproducible. */
