@@ -251,7 +251,7 @@ function gateMetricSchema(metric: GatedMetric, top: boolean) {
   const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' })
   return z.strictObject({
     'max-regression': top ? maxRegression : maxRegression.optional(),
-    'min-delta': minDelta(METRICS[metric].unit === 'ms' ? 'ms' : 'tok/s').optional(),
+    'min-delta': minDelta(METRICS[metric].unit).optional(),
     stat: z.enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
   })
 }

@@ -120,13 +120,13 @@ export function memoryFloor() {
     })
 }
 
-/** `min-delta`: a duration or a number of ms for latency metrics, a number for throughput ones. */
-export function minDelta(unit: 'ms' | 'tok/s') {
-  if (unit === 'tok/s') {
+/** `min-delta`: a duration or a number of ms for latency metrics, a number in the metric's unit for the others. */
+export function minDelta(unit: string) {
+  if (unit !== 'ms') {
     return z
-      .number({ error: expected('must be a number of tok/s > 0') })
-      .positive({ error: expected('must be a number of tok/s > 0') })
-      .meta({ description: 'Smallest absolute worsening in tok/s that can count as a regression' })
+      .number({ error: expected(`must be a number of ${unit} > 0`) })
+      .positive({ error: expected(`must be a number of ${unit} > 0`) })
+      .meta({ description: `Smallest absolute worsening in ${unit} that can count as a regression` })
   }
   return z
     .union([z.string(), z.number()], { error: expected('must be a duration like "50ms" or a number of ms') })

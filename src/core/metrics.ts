@@ -5,20 +5,23 @@
  * Adding a gated metric is one entry here plus the code that produces its number.
  */
 import { formatDuration, formatNumber, formatPercent } from './format.js'
-import type { DistributionMetric, MetricsBlock, ScalarMetric } from './measurements.js'
+import type { DistributionMetric, MetricsBlock, OptionalScalarMetric, ScalarMetric } from './measurements.js'
 import type { CellQuality } from './quality.js'
 
 /** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
 export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
 export type GateStat = (typeof GATE_STATS)[number]
 
+/** Units of the registry's metrics; `min-delta` is a duration for `ms` and a plain number in the unit otherwise. */
+export type MetricUnit = 'ms' | 'tok/s' | 'share' | 'J/token'
+
 export interface MetricInfo {
   /** Key in `MetricsBlock`. */
-  field: DistributionMetric | ScalarMetric
+  field: DistributionMetric | ScalarMetric | OptionalScalarMetric
   /** Per-request distributions have statistics; round-level figures (`output_tps`) are one number each. */
   scalar: boolean
   higherIsBetter: boolean
-  unit: 'ms' | 'tok/s' | 'share'
+  unit: MetricUnit
   label: string
   /** The value with its unit, for reasons and notes. */
   format(value: number): string
@@ -129,6 +132,22 @@ export const METRICS = {
     headline: false,
     // A share of failed requests the baseline did not have fails the cell.
     defaultGate: { max: '1%' },
+  },
+  /**
+   * GPU energy per output token (J/token) over the round, from the sampler's power readings (host/gpu-telemetry.ts).
+   * Only where the GPUs report power, so it is in no built-in gate and no headline column: the report's details
+   * show it per round and in the steady state, and `gate.energy` gates it.
+   */
+  energy: {
+    field: 'energy_j_per_token',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 'J/token',
+    label: 'energy per token',
+    short: 'energy',
+    format: (value: number) => `${formatNumber(value)} J/token`,
+    rule: 'relative',
+    headline: false,
   },
 } as const satisfies Record<string, MetricInfo>
 

@@ -109,12 +109,12 @@ describe('readResults: malformed fields', () => {
     [
       'a verdict for an unknown metric',
       (f) => (f.cells[0].verdict.metrics.speed = f.cells[0].verdict.metrics.decode),
-      'cells[0].verdict.metrics.speed: not a gated metric (one of decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests)',
+      'cells[0].verdict.metrics.speed: not a gated metric (one of decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests, energy)',
     ],
     [
       'a metric verdict naming an unknown figure',
       (f) => (f.cells[0].verdict.metrics.decode.metric = 'decode_tps.max'),
-      'cells[0].verdict.metrics.decode.metric: expected a gated metric (decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests) or a metric key like "decode_tps.mean", got "decode_tps.max"',
+      'cells[0].verdict.metrics.decode.metric: expected a gated metric (decode, ttft, tpot, prefill, output-throughput, e2e, failed-requests, energy) or a metric key like "decode_tps.mean", got "decode_tps.max"',
     ],
     [
       'a metric verdict filed under another metric',
