@@ -8,8 +8,10 @@
  * grouped by reason, never part of a statistic.
  */
 import { describe, extent, mean } from '../core/stats.js'
+import type { RoundWindow } from '../core/telemetry.js'
 import {
   DISTRIBUTION_METRICS,
+  OPTIONAL_SCALAR_METRICS,
   SCALAR_METRICS,
   type ErrorCount,
   type MetricsBlock,
@@ -37,6 +39,12 @@ export function countReasons(reasons: Iterable<readonly [string, number]>): Erro
   return [...counts]
     .map(([reason, count]) => ({ reason, count }))
     .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+}
+
+/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
+export function roundWindow(records: readonly RequestRecord[], round: Pick<RoundResult, 'durationMs'>): RoundWindow {
+  const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0
+  return { startMs, endMs: startMs + round.durationMs }
 }
 
 export function summarizeRound(ctx: RoundContext, records: readonly RequestRecord[]): RoundResult {
@@ -119,6 +127,10 @@ export function steadyState(rounds: readonly RoundResult[]): MetricsBlock | null
     }
   }
   for (const key of SCALAR_METRICS) block[key] = mean(kept.map((r) => r.metrics[key]))
+  for (const key of OPTIONAL_SCALAR_METRICS) {
+    const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]))
+    if (values.length) block[key] = mean(values)
+  }
   // Failures count over every steady round, including one where nothing succeeded.
   const steady = rounds.filter((r) => r.steady)
   const sent = steady.reduce((n, r) => n + r.requests, 0)

@@ -5,11 +5,12 @@
 import type { ScenarioPlan } from '../core/plan.js'
 import { RequestError } from '../core/errors.js'
 import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from '../core/measurements.js'
+import type { RoundWatch, WatchedRound } from '../core/telemetry.js'
 import type { Calibration } from './calibrate.js'
 import { cellFlags } from './flags.js'
 import type { DegenerateTally } from '../core/quality.js'
 import { tallyDegenerate } from '../quality/index.js'
-import { countReasons, steadyState, summarizeRound } from './round.js'
+import { countReasons, roundWindow, steadyState, summarizeRound } from './round.js'
 import { runRound, type RoundRun } from './run-round.js'
 
 export interface RoundProgress {
@@ -39,10 +40,11 @@ export interface MeasureOptions {
    */
   after?: CellMeasurement
   /**
-   * Called before each round; the function it returns is called after the round and names what disturbed it
-   * (a GPU slowdown), if anything. A disturbed round is measured again, at most `MAX_REMEASURES` times a cell.
+   * Called before each steady round; the function it returns is called with the round's window after the round,
+   * names what disturbed it (a GPU slowdown, an SM clock drop), if anything, and gives the GPUs' telemetry,
+   * recorded as the round's `gpu`. A disturbed round is measured again, at most `MAX_REMEASURES` times a cell.
    */
-  watch?: () => Promise<() => Promise<string | undefined>>
+  watch?: RoundWatch
   /** Called when a disturbed round is about to be measured again (`again` of `max`). */
   onDisturbed?: (d: { round: number; reason: string; again: number; max: number }) => void
 }
@@ -95,8 +97,18 @@ export async function runRounds(
     const steady = r >= discard
     // A discarded round does not count, so what disturbed it does not matter.
     const end = steady ? await o.watch?.() : undefined
-    const { result, records } = await oneRound(o, calibration, send, { r, total, steady })
-    const disturbed = await end?.()
+    let round: Awaited<ReturnType<typeof oneRound>>
+    try {
+      round = await oneRound(o, calibration, send, { r, total, steady })
+    } catch (error) {
+      // The watch's sampler ends with the round, however the round ended.
+      await end?.({ startMs: 0, endMs: 0 }).catch(() => undefined)
+      throw error
+    }
+    const { result, records } = round
+    const watched = await end?.(roundWindow(records, result))
+    if (watched) withTelemetry(result, records, watched)
+    const disturbed = watched?.disturbed
     if (disturbed && !o.signal?.aborted) {
       if (again < MAX_REMEASURES) {
         again++
@@ -148,6 +160,14 @@ async function oneRound(
   const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records)
   progress(records.length, result.errors, result.metrics.output_tps)
   return { result, records }
+}
+
+/** The round's GPU record and, where the GPUs reported power, its energy per output token (J/token). */
+function withTelemetry(result: RoundResult, records: readonly RequestRecord[], watched: WatchedRound): void {
+  if (!watched.gpu) return
+  result.gpu = watched.gpu
+  const tokens = records.reduce((n, r) => n + (r.ok ? r.outputTokens : 0), 0)
+  if (watched.gpu.energyJ !== undefined && tokens > 0) result.metrics.energy_j_per_token = watched.gpu.energyJ / tokens
 }
 
 function mergeErrors(rounds: readonly RoundResult[]): ErrorCount[] {

@@ -242,8 +242,6 @@ function targetSettings() {
 }
 
 /** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
-const deltaUnit = (unit: string): 'ms' | 's' | 'tok/s' => (unit === 'ms' || unit === 's' ? unit : 'tok/s')
-
 function gateMetricSchema(metric: GatedMetric, top: boolean) {
   if (!isRelative(metric)) {
     const max = relative({ allowZero: true, capPercent: true }).meta({
@@ -254,7 +252,7 @@ function gateMetricSchema(metric: GatedMetric, top: boolean) {
   const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' })
   return z.strictObject({
     'max-regression': top ? maxRegression : maxRegression.optional(),
-    'min-delta': minDelta(deltaUnit(METRICS[metric].unit)).optional(),
+    'min-delta': minDelta(METRICS[metric].unit).optional(),
     stat: z.enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
   })
 }

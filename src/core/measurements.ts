@@ -1,6 +1,7 @@
 /** Measurement records (definitions: src/bench/README.md). All times are milliseconds from a monotonic clock. */
 import type { RequestError } from './errors.js'
 import type { DegenerateCheck } from './quality.js'
+import type { RoundGpu } from './telemetry.js'
 
 export interface Stats {
   mean: number
@@ -19,7 +20,16 @@ export type DistributionMetric = (typeof DISTRIBUTION_METRICS)[number]
 export const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'] as const
 export type ScalarMetric = (typeof SCALAR_METRICS)[number]
 
-export type MetricsBlock = Record<DistributionMetric, Stats> & Record<ScalarMetric, number>
+/**
+ * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
+ * where the GPUs reported power during it. The steady state averages them over the rounds that have them.
+ */
+export const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token'] as const
+export type OptionalScalarMetric = (typeof OPTIONAL_SCALAR_METRICS)[number]
+
+export type MetricsBlock = Record<DistributionMetric, Stats> &
+  Record<ScalarMetric, number> &
+  Partial<Record<OptionalScalarMetric, number>>
 
 /** What one streamed request produced. */
 export interface RequestRecord {
@@ -71,6 +81,8 @@ export interface RoundResult {
   retried?: number
   durationMs: number
   metrics: MetricsBlock
+  /** What the GPUs did during a steady round, where `nvidia-smi` answered (telemetry.ts). */
+  gpu?: RoundGpu
   /** Achieved lengths over successful requests. */
   achieved: { promptTokens: { min: number; max: number }; outputTokens: { min: number; max: number } }
 }

@@ -5,7 +5,7 @@
  * Adding a gated metric is one entry here plus the code that produces its number.
  */
 import { formatDuration, formatNumber, formatPercent } from './format.js'
-import type { DistributionMetric, MetricsBlock, ScalarMetric } from './measurements.js'
+import type { DistributionMetric, MetricsBlock, OptionalScalarMetric, ScalarMetric } from './measurements.js'
 import type { CellQuality } from './quality.js'
 
 /** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
@@ -15,13 +15,16 @@ export type GateStat = (typeof GATE_STATS)[number]
 /** Figures of a launch rather than of its rounds: keys of the cell itself (core/results.ts). */
 export type LaunchField = 'startup_s'
 
+/** Units of the registry's metrics; `min-delta` is a duration for `ms` and `s`, a plain number in the unit otherwise. */
+export type MetricUnit = 'ms' | 's' | 'tok/s' | 'share' | 'J/token'
+
 export interface MetricInfo {
   /** Key in `MetricsBlock`; for a `launch` figure, the key in the cell. */
-  field: DistributionMetric | ScalarMetric | LaunchField
+  field: DistributionMetric | ScalarMetric | OptionalScalarMetric | LaunchField
   /** Per-request distributions have statistics; round-level figures (`output_tps`) are one number each. */
   scalar: boolean
   higherIsBetter: boolean
-  unit: 'ms' | 'tok/s' | 'share' | 's'
+  unit: MetricUnit
   label: string
   /** The value with its unit, for reasons and notes. */
   format(value: number): string
@@ -150,6 +153,22 @@ export const METRICS = {
     headline: false,
     // A share of failed requests the baseline did not have fails the cell.
     defaultGate: { max: '1%' },
+  },
+  /**
+   * GPU energy per output token (J/token) over the round, from the sampler's power readings (host/gpu-telemetry.ts).
+   * Only where the GPUs report power, so it is in no built-in gate and no headline column: the report's details
+   * show it per round and in the steady state, and `gate.energy` gates it.
+   */
+  energy: {
+    field: 'energy_j_per_token',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 'J/token',
+    label: 'energy per token',
+    short: 'energy',
+    format: (value: number) => `${formatNumber(value)} J/token`,
+    rule: 'relative',
+    headline: false,
   },
 } as const satisfies Record<string, MetricInfo>
 

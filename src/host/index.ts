@@ -12,3 +12,12 @@ export {
   type PreflightOptions,
 } from './preflight.js'
 export { slowdowns, watchRound } from './throttle.js'
+export {
+  MAX_SAMPLES,
+  SAMPLE_INTERVAL_MS,
+  samplerArgs,
+  startGpuSampler,
+  type GpuSampler,
+  type SamplerOptions,
+} from './gpu-sampler.js'
+export { clockDrop, integrate, parseSample, summarizeGpu, type GpuSample } from './gpu-telemetry.js'

@@ -6,6 +6,7 @@ import { clip, details, escapeText } from './escape.js'
 import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
 import { environmentNote } from './host-section.js'
+import { gpuLines } from './gpu-lines.js'
 
 const TABLE = { alignDelimiters: false } as const
 
@@ -55,14 +56,17 @@ function metricsTable(m: MetricsBlock): string {
 }
 
 function scalars(m: MetricsBlock): string {
-  return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`
+  const energy = m.energy_j_per_token === undefined ? '' : ` · ${formatNumber(m.energy_j_per_token)} J/token`
+  return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`
 }
 
 /** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
 export function roundsSection(cells: readonly CellResult[]): string | undefined {
   const withRounds = cells.filter((c) => c.rounds.length)
   if (!withRounds.length) return undefined
-  const blocks = withRounds.map((c) => `**${escapeText(c.id)}**\n\n${roundsTable(c.rounds)}`)
+  const blocks = withRounds.map((c) =>
+    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds)].filter(Boolean).join('\n\n'),
+  )
   return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'))
 }
 

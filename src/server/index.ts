@@ -6,7 +6,8 @@ export { DEFAULT_GRACE_MS } from './process-group.js'
 export { createRunGuard, type RunGuard } from './guard.js'
 export { makeRunId } from './container.js'
 export { runCleanup, type CleanupTask, type WorktreeTask } from './cleanup.js'
-export { checkGroup, type GroupIdentity } from './group-identity.js'
+export { checkGroup, startTimeOf, type GroupIdentity } from './group-identity.js'
+export { groupTask } from './launch.js'
 export { runGit, gitReason, type GitResult } from './git.js'
 export {
   addWorktree,

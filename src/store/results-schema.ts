@@ -7,8 +7,10 @@
 import { z } from 'zod'
 import {
   DISTRIBUTION_METRICS,
+  OPTIONAL_SCALAR_METRICS,
   SCALAR_METRICS,
   type DistributionMetric,
+  type OptionalScalarMetric,
   type ScalarMetric,
   type Stats,
 } from '../core/measurements.js'
@@ -81,7 +83,8 @@ type BlockShape = Record<DistributionMetric, typeof stats> &
 const blockShape = Object.fromEntries([
   ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
   ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? figure.optional() : figure]),
-]) as BlockShape
+  ...OPTIONAL_SCALAR_METRICS.map((key) => [key, num.optional()]),
+]) as BlockShape & Record<OptionalScalarMetric, z.ZodOptional<typeof num>>
 const metricsBlock = z.looseObject(blockShape, { error: want('an object') })
 const metricsBlockOrNull = z.looseObject(blockShape, { error: want('an object or null') }).nullable()
 
@@ -94,6 +97,11 @@ const round = obj({
   errorReasons: list(obj({ reason: str, count: num })),
   durationMs: num,
   metrics: metricsBlock,
+  gpu: obj({
+    devices: list(obj({ index: num, samples: num })),
+    energyJ: num.optional(),
+    clockDrop: str.optional(),
+  }).optional(),
   achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare)
 

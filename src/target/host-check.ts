@@ -1,7 +1,8 @@
 /**
  * The host side of one target: the preflight read before launch (a stray GPU process or an active
- * slowdown makes every cell of the target an `error` naming it), the watch that re-measures a round the
- * GPU slowed down during, and the environment fingerprint each cell records.
+ * slowdown makes every cell of the target an `error` naming it), the watch around each steady round (its GPU
+ * sampler, owned by the run's guard; a round the GPU slowed down during is measured again), and the environment
+ * fingerprint each cell records.
  */
 import type { MeasureOptions } from '../bench/measure.js'
 import type { CellHost, HostState } from '../core/host.js'
@@ -15,10 +16,12 @@ import {
   oursBy,
   preflightProblem,
   readHost,
+  startGpuSampler,
   watchRound,
   type Run,
+  type SamplerOptions,
 } from '../host/index.js'
-import { readMemInfo, type MemInfo } from '../server/index.js'
+import { groupTask, readMemInfo, startTimeOf, type MemInfo, type RunGuard } from '../server/index.js'
 
 export interface HostDeps {
   /** `nvidia-smi` (default: the one on PATH). */
@@ -26,6 +29,10 @@ export interface HostDeps {
   /** Process groups this run launched: GPU processes in them are ours. */
   groups?: ReadonlySet<number>
   readMemory?: () => Promise<MemInfo>
+  /** The run's guard: each round's GPU sampler is registered with it, so a dead run leaves none behind. */
+  guard?: RunGuard
+  /** The sampler's program and leading arguments (default `nvidia-smi`). */
+  samplerCommand?: SamplerOptions['command']
 }
 
 export interface Preflight {
@@ -61,11 +68,20 @@ function summary(state: HostState): string {
   return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ')
 }
 
-/** The round watch of a host whose GPUs answered; none without GPU information. */
+/** The round watch of a host whose GPUs answered, with a GPU sampler per round; none without GPU information. */
 export function roundWatch(state: HostState, deps: HostDeps): MeasureOptions['watch'] {
   if (!state.gpus?.length) return undefined
   const smi = deps.smi ?? nvidiaSmi
-  return () => watchRound(smi)
+  const { guard } = deps
+  // The sampler leads its own group; its leader's start time is read in the tick it was spawned, before it can be reaped.
+  const adopt = guard
+    ? (pid: number) => {
+        const task = groupTask({ pgid: pid, start: startTimeOf(pid) })
+        guard.register(task)
+        return () => guard.forget(task)
+      }
+    : undefined
+  return () => watchRound(smi, () => startGpuSampler({ command: deps.samplerCommand, adopt }))
 }
 
 /** What each cell of a ready target records about its host. */

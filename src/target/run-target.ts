@@ -53,7 +53,7 @@ const CONFIRM_SEED_STRIDE = 1000
 /** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
   if (engineByName(target.engine).measuresItself) return runExternalTarget(target, cells, deps)
-  const hostDeps = { readMemory: deps.readMemory, ...deps.host }
+  const hostDeps: HostDeps = { readMemory: deps.readMemory, guard: deps.guard, ...deps.host }
   const preflight = await preflightTarget(target, hostDeps, deps.log)
   if (preflight.problem) {
     deps.log.error(`${target.id}: ${preflight.problem}`)

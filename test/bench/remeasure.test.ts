@@ -17,7 +17,7 @@ function scripted(verdicts: Array<string | undefined>) {
   const seen = { watched: 0 }
   const watch = async () => {
     const verdict = verdicts[seen.watched++]
-    return async () => verdict
+    return async () => (verdict ? { disturbed: verdict } : {})
   }
   return { watch, seen }
 }

@@ -10,6 +10,8 @@ export interface Figures {
   output?: number
   /** Overrides the p99 of TTFT (defaults to 1.5 × mean). */
   ttftP99?: number
+  /** J/token; absent unless given, as on a box without GPU power readings. */
+  energy?: number
 }
 
 export function stats(mean: number, p99 = mean * 1.5): Stats {
@@ -33,6 +35,7 @@ export function block(f: Figures = {}): MetricsBlock {
     per_user_tps: output / 8,
     request_tps: output / 128,
     failed_share: 0,
+    ...(f.energy !== undefined && { energy_j_per_token: f.energy }),
   }
 }
 
@@ -61,6 +64,9 @@ export function cell(id: string, rounds: RoundResult[], extra: Partial<CellResul
         tpot: avg((b) => b.tpot_ms.mean),
         output: avg((b) => b.output_tps),
         ttftP99: avg((b) => b.ttft_ms.p99),
+        ...(steady.every((r) => r.metrics.energy_j_per_token !== undefined) && {
+          energy: avg((b) => b.energy_j_per_token!),
+        }),
       })
     : null
   return {
@@ -125,7 +131,7 @@ export function historyEntry(cells: CellResult[], keys: string[], sha = 'h'.repe
 function readKey(b: MetricsBlock, key: string): number {
   const [field, stat] = key.split('.') as [keyof MetricsBlock, keyof Stats | undefined]
   const value = b[field]
-  return typeof value === 'number' ? value : value[stat ?? 'mean']
+  return typeof value === 'number' ? value : value![stat ?? 'mean']
 }
 
 /** Seeded standard normal draws (Box-Muller over mulberry32), so the simulation is reproducible. */

@@ -28,7 +28,35 @@ interface Case {
   note?: RegExp
 }
 
+const ENERGY: GateConfig = { energy: { maxRegression: 0.1, stat: 'mean' } }
+
 const cases: Case[] = [
+  // energy per token (gate.energy): lower is better
+  {
+    name: 'energy per token 15% higher is a regression under gate.energy 10%',
+    baseline: file({ energy: 0.4 }),
+    current: spread({ energy: 0.46 }, 0.005),
+    gate: ENERGY,
+    status: 'regression',
+    metrics: { energy: 'regression' },
+    reason: /^energy per token \+15\.0% \(limit 10%, noise ±\d\.\d%\)$/,
+  },
+  {
+    name: 'energy per token 5% higher is within gate.energy 10%',
+    baseline: file({ energy: 0.4 }),
+    current: spread({ energy: 0.42 }, 0.005),
+    gate: ENERGY,
+    status: 'pass',
+    metrics: { energy: 'pass' },
+  },
+  {
+    name: 'energy gated where the PR measured no power: not measured, cannot compare',
+    baseline: file({ energy: 0.4 }),
+    current: spread({}, 0.005),
+    gate: ENERGY,
+    status: 'inconclusive',
+    note: /energy per token: not measured, cannot compare/,
+  },
   // direction
   {
     name: 'decode 10% lower is a regression',

@@ -370,6 +370,12 @@ describe('gate', () => {
       { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
     ],
     [
+      'energy is gateable (J/token), never in the built-in gate',
+      { energy: { 'max-regression': '10%', 'min-delta': 0.02 } },
+      undefined,
+      { energy: { maxRegression: 0.1, minDelta: 0.02, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+    ],
+    [
       'min-delta as a duration',
       { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } },
       undefined,

@@ -40,11 +40,12 @@ describe('watchRound (scripted nvidia-smi)', () => {
   it('counters that move during the round name the reason', async () => {
     const smi = scriptedSmi('throttle-always', await mkdtemp(join(tmpdir(), 'lbg-smi-')))
     const end = await watchRound(smi)
-    expect(await end()).toBe('GPU 0 sw_thermal_slowdown +1s')
+    expect(await end({ startMs: 0, endMs: 1 })).toEqual({ disturbed: 'GPU 0 sw_thermal_slowdown +1s' })
   })
 
   it('a quiet round says nothing; without GPU information there is nothing to say', async () => {
-    expect(await (await watchRound(scriptedSmi('ok')))()).toBeUndefined()
-    expect(await (await watchRound(scriptedSmi('old-driver')))()).toBeUndefined()
+    const window = { startMs: 0, endMs: 1 }
+    expect(await (await watchRound(scriptedSmi('ok')))(window)).toEqual({})
+    expect(await (await watchRound(scriptedSmi('old-driver')))(window)).toEqual({})
   })
 })

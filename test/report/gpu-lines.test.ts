@@ -1,0 +1,33 @@
+/** The details' per-round GPU line: what the GPU reported, energy per token, a clock drop; nothing where no round was sampled. */
+import { describe, expect, it } from 'vitest'
+import { roundsSection } from '../../src/report/details.js'
+import { gpuLines } from '../../src/report/gpu-lines.js'
+import { cell, round } from '../compare/fixtures.js'
+
+describe('gpuLines', () => {
+  it('one line per sampled round; a gauge the GPU did not report is not shown', () => {
+    const sampled = round(1, true, { energy: 0.4213 })
+    sampled.gpu = {
+      devices: [
+        {
+          index: 0,
+          samples: 6,
+          powerW: { mean: 231.2, max: 262.5 },
+          smClockMhz: { mean: 1980, max: 1980 },
+          temperatureC: { mean: 61.5, max: 63 },
+        },
+      ],
+      energyJ: 693.6,
+      clockDrop: 'GPU 0 SM clock down to 1200 MHz for 2 samples (0.5 s), under 90 % of its round median 1980 MHz',
+    }
+    const lines = gpuLines([round(0, false), sampled])!
+    expect(lines).toBe(
+      '- round 1: GPU 0 231 W (max 263 W), 1,980 MHz SM, 61.5 °C (max 63.0 °C) · 0.421 J/token · GPU 0 SM clock down to 1200 MHz for 2 samples (0.5 s), under 90 % of its round median 1980 MHz',
+    )
+    expect(roundsSection([cell('t/s', [round(0, false), sampled])])).toContain(lines)
+  })
+
+  it('no sampled round: no lines', () => {
+    expect(gpuLines([round(0, true), round(1, true)])).toBeUndefined()
+  })
+})
