@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1547);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2312);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1547:
+/***/ 2312:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39300,6 +39300,22 @@ const METRICS = {
         headline: false,
         // A share of failed requests the baseline did not have fails the cell.
         defaultGate: { max: '1%' },
+    },
+    /**
+     * GPU energy per output token (J/token) over the round, from the sampler's power readings (host/gpu-telemetry.ts).
+     * Only where the GPUs report power, so it is in no built-in gate and no headline column: the report's details
+     * show it per round and in the steady state, and `gate.energy` gates it.
+     */
+    energy: {
+        field: 'energy_j_per_token',
+        scalar: true,
+        higherIsBetter: false,
+        unit: 'J/token',
+        label: 'energy per token',
+        short: 'energy',
+        format: (value) => `${formatNumber(value)} J/token`,
+        rule: 'relative',
+        headline: false,
     },
 };
 const GATED_METRICS = Object.keys(METRICS);
@@ -40911,6 +40927,21 @@ function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
 }
 
 ;// CONCATENATED MODULE: ./src/compare/confirm.ts
+/**
+ * Confirmation: a cell that looks regressed is measured again (while its server is still up, or after a fresh
+ * launch) and the regression stands only where the re-measurement agrees, metric by metric — a decode
+ * regression is confirmed by decode, not by TTFT.
+ *
+ * The decision is taken on both measurements together: the steady rounds of the first measurement and of every
+ * re-measurement form one sample, judged against the same reference (sample.ts, noise.ts). Pooling halves the
+ * round-to-round part of the noise instead of asking a second, equally noisy measurement to agree on its own; a
+ * real loss shows in both, a chance one is diluted. A launch offset shared by both measurements does not average
+ * out, which the noise model knows (its launch count is 1 unless the confirmation re-launched the engine).
+ *
+ * A re-measurement that fails makes the cell an `error`: a confirmation that could not run neither confirms nor
+ * clears the regression.
+ */
+
 
 
 function needsConfirmation(verdict) {
@@ -40929,14 +40960,14 @@ function confirmCell(first, again, baseline, gate, options = {}) {
         return { ...first.verdict, status: 'error', confirmed: again.length, note: join(first.verdict.note, note) };
     }
     const pooled = judgeSample(measured([first, ...again], options.fresh ? 1 + again.length : 1), baseline, gate, options);
-    return { ...confirmVerdict(first.verdict, pooled), confirmed: again.length };
+    return { ...confirmVerdict(first.verdict, pooled, !options.fresh), confirmed: again.length };
 }
 /**
  * Folds a decisive verdict — the pooled one from `confirmCell`, or a re-measurement's own — into the first: each
  * metric that regressed first takes the decisive verdict of the same metric; the others keep theirs (a metric
  * that only regresses in the pooled sample has not been seen twice).
  */
-function confirmVerdict(first, decisive) {
+function confirmVerdict(first, decisive, sameLaunch = false) {
     if (first.status !== 'regression')
         return first;
     const confirmed = (first.confirmed ?? 0) + 1;
@@ -40953,6 +40984,11 @@ function confirmVerdict(first, decisive) {
     for (const [key, m] of Object.entries(first.metrics)) {
         if (m.status !== 'regression')
             continue;
+        // A launch figure (startup) re-measured on the same launch is the same number: it stands as seen once.
+        if (sameLaunch && metricInfo(key).launch) {
+            said.push(`${m.reason} (one launch; confirm-fresh measures it on another)`);
+            continue;
+        }
         const again = decisive.metrics[key] ?? {
             ...m,
             status: 'inconclusive',
@@ -41798,12 +41834,100 @@ function oursBy(groups) {
     return async (pid) => groups.has(pid) || groups.has((await processGroup(pid)) ?? -1);
 }
 
+;// CONCATENATED MODULE: ./src/host/gpu-telemetry.ts
+
+
+/** The fields each row of the sampler's query carries, in order (`nvidia-smi --help-query-gpu`). */
+const SAMPLE_FIELDS = ['index', 'power.draw', 'clocks.sm', 'clocks.mem', 'temperature.gpu', 'utilization.gpu'];
+const GAUGES = ['powerW', 'smClockMhz', 'memClockMhz', 'temperatureC', 'utilizationPct'];
+const DROP_SHARE = 0.9;
+const DROP_SAMPLES = 2;
+/** A row of the query, or undefined for a line that is not one (a warning, a cut line). */
+function parseSample(line, at) {
+    const f = line.split(',');
+    const index = numberValue(f[0]);
+    if (f.length !== SAMPLE_FIELDS.length || index === undefined || !Number.isInteger(index))
+        return undefined;
+    const sample = { at, index };
+    GAUGES.forEach((name, i) => {
+        const v = numberValue(f[i + 1]);
+        if (v !== undefined)
+            sample[name] = v;
+    });
+    return sample;
+}
+const gauge = (values) => values.length ? { mean: values.reduce((s, v) => s + v, 0) / values.length, max: Math.max(...values) } : undefined;
+/** The round's telemetry; undefined when no sample fell inside the window. */
+function summarizeGpu(samples, window) {
+    const inside = samples.filter((s) => s.at >= window.startMs && s.at <= window.endMs);
+    if (!inside.length)
+        return undefined;
+    const indexes = [...new Set(inside.map((s) => s.index))].sort((a, b) => a - b);
+    const perGpu = indexes.map((index) => inside.filter((s) => s.index === index));
+    const devices = perGpu.map((rows) => {
+        const device = { index: rows[0].index, samples: rows.length };
+        for (const name of GAUGES) {
+            const g = gauge(rows.flatMap((s) => (s[name] === undefined ? [] : [s[name]])));
+            if (g)
+                device[name] = g;
+        }
+        return device;
+    });
+    const energies = perGpu.flatMap((rows) => {
+        const points = rows.flatMap((s) => (s.powerW === undefined ? [] : [{ at: s.at, value: s.powerW }]));
+        return points.length ? [integrate(points, window)] : [];
+    });
+    const gpu = { devices };
+    if (energies.length)
+        gpu.energyJ = energies.reduce((s, e) => s + e, 0);
+    const drop = perGpu.map(clockDrop).find(Boolean);
+    if (drop)
+        gpu.clockDrop = drop;
+    return gpu;
+}
+/** ∫ value dt over the window in value·seconds: trapezoids between the points, the end points held to the edges. */
+function integrate(points, window) {
+    const sorted = [...points].sort((a, b) => a.at - b.at);
+    const first = sorted[0];
+    const last = sorted[sorted.length - 1];
+    let sum = first.value * (first.at - window.startMs) + last.value * (window.endMs - last.at);
+    for (let i = 1; i < sorted.length; i++)
+        sum += ((sorted[i - 1].value + sorted[i].value) / 2) * (sorted[i].at - sorted[i - 1].at);
+    return sum / 1000;
+}
+/** The rule in the header, for one GPU's samples in time order; undefined when the clock held. */
+function clockDrop(rows) {
+    const utilization = rows.flatMap((s) => (s.utilizationPct === undefined ? [] : [s.utilizationPct]));
+    const busyFrom = utilization.length ? median(utilization) / 2 : 0;
+    const busy = rows.filter((s) => s.smClockMhz !== undefined && (s.utilizationPct ?? busyFrom) >= busyFrom);
+    if (busy.length < DROP_SAMPLES)
+        return undefined;
+    const level = median(busy.map((s) => s.smClockMhz));
+    // The longest run of consecutive low samples: busy.slice(from, from + length).
+    let from = 0;
+    let length = 0;
+    for (let i = 0, start = 0; i < busy.length; i++) {
+        if (busy[i].smClockMhz >= DROP_SHARE * level)
+            start = i + 1;
+        else if (i + 1 - start > length)
+            [from, length] = [start, i + 1 - start];
+    }
+    if (length < DROP_SAMPLES)
+        return undefined;
+    const worst = busy.slice(from, from + length);
+    const lowest = Math.min(...worst.map((s) => s.smClockMhz));
+    const seconds = ((worst[worst.length - 1].at - worst[0].at) / 1000).toFixed(1);
+    return `GPU ${rows[0].index} SM clock down to ${lowest} MHz for ${worst.length} samples (${seconds} s), under ${DROP_SHARE * 100} % of its round median ${level} MHz`;
+}
+
 ;// CONCATENATED MODULE: ./src/host/throttle.ts
 /**
  * Watching one round for GPU slowdowns: the slowdown counters (cumulative microseconds) read before and
  * after the round, and the active reasons read after it. A counter that moved, or a reason active at the
- * end, means the GPU ran slower for part of the round, so the round measured the box, not the engine.
+ * end, means the GPU ran slower for part of the round, so the round measured the box, not the engine. So does
+ * an SM clock that dropped below its own level during the round without a counter (gpu-telemetry.ts).
  */
+
 
 
 
@@ -41824,19 +41948,125 @@ function movedCounters(before, after) {
         return before[r] !== undefined && delta > 0 ? [`${r} +${formatDuration(delta / 1000)}`] : [];
     });
 }
-/** Reads the GPUs before a round; the returned function reads them after it and says what slowed it, if anything. */
-async function watchRound(smi) {
+/**
+ * Reads the GPUs before a round and starts its sampler, if any; the returned function stops the sampler once the
+ * round ended and reads the GPUs again: what slowed the round (a slowdown counter that moved, a reason active at
+ * the end, the SM clock dropping below its level) and what the GPUs did during it.
+ */
+async function watchRound(smi, startSampler) {
     const before = (await queryGpus(smi)).gpus;
-    return async () => {
+    // Started after the reading before, so its first row lands as near the round's start as it can.
+    const sampler = startSampler?.();
+    return async (window) => {
+        const samples = (await sampler?.stop()) ?? [];
         const after = (await queryGpus(smi)).gpus;
-        if (!before || !after)
-            return undefined;
-        const moved = slowdowns(before, after);
-        return moved.length ? moved.join('; ') : undefined;
+        const gpu = summarizeGpu(samples, window);
+        const disturbed = [...(before && after ? slowdowns(before, after) : []), ...(gpu?.clockDrop ? [gpu.clockDrop] : [])];
+        return { ...(disturbed.length && { disturbed: disturbed.join('; ') }), ...(gpu && { gpu }) };
+    };
+}
+
+;// CONCATENATED MODULE: ./src/host/gpu-sampler.ts
+/**
+ * The GPU sampler of one round: an `nvidia-smi --query-gpu=… -lms 500` loop (one row per GPU every 500 ms until
+ * killed, so at most 2 samples a second per GPU), spawned without a shell as the leader of a process group of its
+ * own, so that one signal ends it and the run's guard can end it too when this process dies. What it prints is
+ * bounded: lines past `MAX_LINE_BYTES` are dropped, and past `MAX_SAMPLES` rows every second row is dropped (per
+ * GPU, evenly), so a round of any length holds a bounded number of samples.
+ */
+
+
+const SAMPLE_INTERVAL_MS = 500;
+const MAX_LINE_BYTES = 1024;
+const MAX_SAMPLES = 32_768;
+/** How long a killed sampler may take to be reaped; past it the guard keeps it registered. */
+const EXIT_WAIT_MS = 2000;
+function samplerArgs(intervalMs = SAMPLE_INTERVAL_MS) {
+    return [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', `-lms`, String(intervalMs)];
+}
+/** Starts the loop; without `nvidia-smi` (or with any spawn failure) it samples nothing and says nothing. */
+function startGpuSampler(o = {}) {
+    const [file, ...pre] = o.command ?? ['nvidia-smi'];
+    const now = o.now ?? (() => performance.now());
+    const rows = createRows();
+    let child;
+    try {
+        child = (0,external_node_child_process_namespaceObject.spawn)(file, [...pre, ...samplerArgs(o.intervalMs)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    }
+    catch {
+        return { stop: async () => [] };
+    }
+    const release = child.pid === undefined ? undefined : o.adopt?.(child.pid);
+    const exited = new Promise((resolve) => {
+        child.once('error', () => resolve());
+        child.once('exit', () => resolve());
+    });
+    void exited.then(() => release?.());
+    child.stdout.on('data', (chunk) => rows.feed(chunk.toString('utf8'), now()));
+    return {
+        async stop() {
+            // Signalled only while not yet reaped: until then its pid, and so its group id, cannot be anyone else's.
+            if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+                try {
+                    process.kill(-child.pid, 'SIGKILL');
+                }
+                catch {
+                    // Gone already.
+                }
+            }
+            await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
+            child.stdout.destroy();
+            return rows.samples();
+        },
+    };
+}
+/** The rows printed so far, parsed as they arrive, bounded as the header says. */
+function createRows() {
+    let partial = '';
+    let skipping = false;
+    let stride = 1;
+    let kept = [];
+    const seen = new Map();
+    const add = (line, at) => {
+        const sample = parseSample(line, at);
+        if (!sample)
+            return;
+        const n = seen.get(sample.index) ?? 0;
+        seen.set(sample.index, n + 1);
+        if (n % stride !== 0)
+            return;
+        kept.push(sample);
+        if (kept.length < MAX_SAMPLES)
+            return;
+        stride *= 2;
+        const ordinal = new Map();
+        kept = kept.filter((s) => {
+            const i = ordinal.get(s.index) ?? 0;
+            ordinal.set(s.index, i + 1);
+            return i % 2 === 0;
+        });
+    };
+    return {
+        feed(text, at) {
+            const parts = (partial + text).split('\n');
+            partial = parts.pop() ?? '';
+            for (const line of parts) {
+                if (!skipping && line.length <= MAX_LINE_BYTES)
+                    add(line, at);
+                skipping = false;
+            }
+            if (partial.length > MAX_LINE_BYTES) {
+                partial = '';
+                skipping = true;
+            }
+        },
+        samples: () => kept,
     };
 }
 
 ;// CONCATENATED MODULE: ./src/host/index.ts
+
+
 
 
 
@@ -52101,7 +52331,7 @@ function memoryFloor() {
         return { kind: 'bytes', value: bytes };
     });
 }
-/** `min-delta`: a duration or a number of ms for latency metrics, of seconds for `s` ones, a number for throughput ones. */
+/** `min-delta`: a duration or a number of ms for latency metrics, of seconds for `s` ones, a number in the unit otherwise. */
 function minDelta(unit) {
     if (unit === 's') {
         return union([schemas_string(), schemas_number()], { error: expected('must be a duration like "5s" or a number of seconds') })
@@ -52116,10 +52346,10 @@ function minDelta(unit) {
             return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`);
         });
     }
-    if (unit === 'tok/s') {
-        return schemas_number({ error: expected('must be a number of tok/s > 0') })
-            .positive({ error: expected('must be a number of tok/s > 0') })
-            .meta({ description: 'Smallest absolute worsening in tok/s that can count as a regression' });
+    if (unit !== 'ms') {
+        return schemas_number({ error: expected(`must be a number of ${unit} > 0`) })
+            .positive({ error: expected(`must be a number of ${unit} > 0`) })
+            .meta({ description: `Smallest absolute worsening in ${unit} that can count as a regression` });
     }
     return union([schemas_string(), schemas_number()], { error: expected('must be a duration like "50ms" or a number of ms') })
         .meta({
@@ -53420,7 +53650,6 @@ function targetSettings() {
     return fields;
 }
 /** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
-const deltaUnit = (unit) => (unit === 'ms' || unit === 's' ? unit : 'tok/s');
 function gateMetricSchema(metric, top) {
     if (!isRelative(metric)) {
         const max = relative({ allowZero: true, capPercent: true }).meta({
@@ -53431,7 +53660,7 @@ function gateMetricSchema(metric, top) {
     const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
     return strictObject({
         'max-regression': top ? maxRegression : maxRegression.optional(),
-        'min-delta': minDelta(deltaUnit(METRICS[metric].unit)).optional(),
+        'min-delta': minDelta(METRICS[metric].unit).optional(),
         stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
     });
 }
@@ -55757,9 +55986,46 @@ function toAlignment(value) {
 const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
 /** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
 const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
+/**
+ * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
+ * where the GPUs reported power during it. The steady state averages them over the rounds that have them.
+ */
+const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token'];
+
+;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
+
+
+const gpu_lines_mean = (g, unit) => (g ? `${formatNumber(g.mean)} ${unit}` : undefined);
+/** `GPU 0 231 W (max 262 W), SM 1980 MHz (min …)`: gauges the GPU did not report are left out. */
+function deviceText(d) {
+    const parts = [
+        d.powerW && `${formatNumber(d.powerW.mean)} W (max ${formatNumber(d.powerW.max)} W)`,
+        gpu_lines_mean(d.smClockMhz, 'MHz SM'),
+        gpu_lines_mean(d.memClockMhz, 'MHz mem'),
+        d.temperatureC && `${formatNumber(d.temperatureC.mean)} °C (max ${formatNumber(d.temperatureC.max)} °C)`,
+        gpu_lines_mean(d.utilizationPct, '% util'),
+    ].filter(Boolean);
+    return `GPU ${d.index} ${parts.join(', ') || 'no readings'}`;
+}
+/** One line per round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any. */
+function gpuLines(rounds) {
+    const lines = rounds.flatMap((r) => {
+        if (!r.gpu)
+            return [];
+        const energy = r.metrics?.energy_j_per_token;
+        const parts = [
+            r.gpu.devices.map(deviceText).join('; '),
+            energy === undefined ? undefined : `${formatNumber(energy)} J/token`,
+            r.gpu.clockDrop && escapeText(escape_clip(r.gpu.clockDrop, 200)),
+        ].filter(Boolean);
+        return [`- round ${r.index}: ${parts.join(' · ')}`];
+    });
+    return lines.length ? lines.join('\n') : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/report/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
 
 
 
@@ -55809,14 +56075,15 @@ function metricsTable(m) {
     });
 }
 function scalars(m) {
-    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s`;
+    const energy = m.energy_j_per_token === undefined ? '' : ` · ${formatNumber(m.energy_j_per_token)} J/token`;
+    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`;
 }
 /** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
 function roundsSection(cells) {
     const withRounds = cells.filter((c) => c.rounds.length);
     if (!withRounds.length)
         return undefined;
-    const blocks = withRounds.map((c) => `**${escapeText(c.id)}**\n\n${roundsTable(c.rounds)}`);
+    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds)].filter(Boolean).join('\n\n'));
     return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
 }
 function roundsTable(rounds) {
@@ -57344,6 +57611,7 @@ const LATER_SCALARS = ['failed_share'];
 const blockShape = Object.fromEntries([
     ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
     ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? results_schema_figure.optional() : results_schema_figure]),
+    ...OPTIONAL_SCALAR_METRICS.map((key) => [key, results_schema_num.optional()]),
 ]);
 const metricsBlock = looseObject(blockShape, { error: want('an object') });
 const metricsBlockOrNull = looseObject(blockShape, { error: want('an object or null') }).nullable();
@@ -57356,6 +57624,11 @@ const round = obj({
     errorReasons: results_schema_list(obj({ reason: str, count: results_schema_num })),
     durationMs: results_schema_num,
     metrics: metricsBlock,
+    gpu: obj({
+        devices: results_schema_list(obj({ index: results_schema_num, samples: results_schema_num })),
+        energyJ: results_schema_num.optional(),
+        clockDrop: str.optional(),
+    }).optional(),
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
 const metricVerdict = preprocess(upgradeMetricVerdict, obj({
@@ -59843,6 +60116,7 @@ async function dropCaches(deps = {}) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/target/host-check.ts
 
 
@@ -59865,12 +60139,21 @@ function host_check_summary(state) {
     const governors = state.governors && `governor ${state.governors.join('/')}`;
     return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ');
 }
-/** The round watch of a host whose GPUs answered; none without GPU information. */
+/** The round watch of a host whose GPUs answered, with a GPU sampler per round; none without GPU information. */
 function roundWatch(state, deps) {
     if (!state.gpus?.length)
         return undefined;
     const smi = deps.smi ?? nvidiaSmi;
-    return () => watchRound(smi);
+    const { guard } = deps;
+    // The sampler leads its own group; its leader's start time is read in the tick it was spawned, before it can be reaped.
+    const adopt = guard
+        ? (pid) => {
+            const task = groupTask({ pgid: pid, start: startTimeOf(pid) });
+            guard.register(task);
+            return () => guard.forget(task);
+        }
+        : undefined;
+    return () => watchRound(smi, () => startGpuSampler({ command: deps.samplerCommand, adopt }));
 }
 /** What each cell of a ready target records about its host. */
 async function targetHost(target, state, info) {
@@ -62729,6 +63012,11 @@ function countReasons(reasons) {
         .map(([reason, count]) => ({ reason, count }))
         .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
+/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
+function roundWindow(records, round) {
+    const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0;
+    return { startMs, endMs: startMs + round.durationMs };
+}
 function summarizeRound(ctx, records) {
     const ok = records.filter((r) => r.ok);
     const failed = records.filter((r) => !r.ok);
@@ -62805,6 +63093,11 @@ function steadyState(rounds) {
     }
     for (const key of SCALAR_METRICS)
         block[key] = stats_mean(kept.map((r) => r.metrics[key]));
+    for (const key of OPTIONAL_SCALAR_METRICS) {
+        const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]));
+        if (values.length)
+            block[key] = stats_mean(values);
+    }
     // Failures count over every steady round, including one where nothing succeeded.
     const steady = rounds.filter((r) => r.steady);
     const sent = steady.reduce((n, r) => n + r.requests, 0);
@@ -62968,8 +63261,20 @@ async function runRounds(o, calibration, send) {
         const steady = r >= discard;
         // A discarded round does not count, so what disturbed it does not matter.
         const end = steady ? await o.watch?.() : undefined;
-        const { result, records } = await oneRound(o, calibration, send, { r, total, steady });
-        const disturbed = await end?.();
+        let round;
+        try {
+            round = await oneRound(o, calibration, send, { r, total, steady });
+        }
+        catch (error) {
+            // The watch's sampler ends with the round, however the round ended.
+            await end?.({ startMs: 0, endMs: 0 }).catch(() => undefined);
+            throw error;
+        }
+        const { result, records } = round;
+        const watched = await end?.(roundWindow(records, result));
+        if (watched)
+            withTelemetry(result, records, watched);
+        const disturbed = watched?.disturbed;
         if (disturbed && !o.signal?.aborted) {
             if (again < MAX_REMEASURES) {
                 again++;
@@ -63016,6 +63321,15 @@ async function oneRound(o, calibration, send, at) {
     const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records);
     progress(records.length, result.errors, result.metrics.output_tps);
     return { result, records };
+}
+/** The round's GPU record and, where the GPUs reported power, its energy per output token (J/token). */
+function withTelemetry(result, records, watched) {
+    if (!watched.gpu)
+        return;
+    result.gpu = watched.gpu;
+    const tokens = records.reduce((n, r) => n + (r.ok ? r.outputTokens : 0), 0);
+    if (watched.gpu.energyJ !== undefined && tokens > 0)
+        result.metrics.energy_j_per_token = watched.gpu.energyJ / tokens;
 }
 function mergeErrors(rounds) {
     return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count])));
@@ -63272,7 +63586,7 @@ const CONFIRM_SEED_STRIDE = 1000;
 async function runTarget(target, cells, deps) {
     if (engineByName(target.engine).measuresItself)
         return runExternalTarget(target, cells, deps);
-    const hostDeps = { readMemory: deps.readMemory, ...deps.host };
+    const hostDeps = { readMemory: deps.readMemory, guard: deps.guard, ...deps.host };
     const preflight = await preflightTarget(target, hostDeps, deps.log);
     if (preflight.problem) {
         deps.log.error(`${target.id}: ${preflight.problem}`);

@@ -16,6 +16,7 @@ import { PR_EVENT, onceStdout, runAction, runPrAction } from '../helpers/action.
 import { fakeLaunch } from '../engines/fake.js'
 import { SMI_DIR } from '../host/smi.js'
 import { isGone } from '../server/procs.js'
+import type { ResultsFile } from '../../src/core/results.js'
 
 const launch = fakeLaunch('vllm', '--ttft-ms 5 --itl-ms 20')
 const CONFIG = [
@@ -80,7 +81,12 @@ describe('GPU telemetry (bundled action, scripted nvidia-smi)', () => {
     const { env } = await smiEnv('ok', '130.00')
     const pr = await runPrAction({ cwd, config: 'bench.yml', out: 'pr-hot', baseline: 'base/results.json', env })
     expect(pr.cell.verdict.metrics.energy?.status, pr.stdout).toBe('regression')
-    expect(pr.cell.verdict.metrics.energy!.reason).toMatch(/^energy per token \+30\.\d%/)
+    // J/token = W ÷ tok/s: the change is the power's (× 1.3) over the token rate's, whatever a loaded machine did to
+    // the rate. Each side's steady J/token is a mean of per-round ratios, its tok/s a mean of rates: within 3 %.
+    const base = JSON.parse(await readFile(join(cwd, 'base/results.json'), 'utf8')) as ResultsFile
+    const expected = (1.3 * base.cells[0].metrics!.output_tps) / pr.cell.metrics!.output_tps - 1
+    expect(Math.abs(pr.cell.verdict.metrics.energy!.delta! - expected)).toBeLessThan(0.03)
+    expect(pr.cell.verdict.metrics.energy!.reason).toMatch(/^energy per token \+\d+\.?\d*%/)
     expect(pr.code).toBe(1)
   }, 120_000)
 
