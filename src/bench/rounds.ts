@@ -164,6 +164,7 @@ async function oneRound(
 
 /** The round's GPU record and, where the GPUs reported power, its energy per output token (J/token). */
 function withTelemetry(result: RoundResult, records: readonly RequestRecord[], watched: WatchedRound): void {
+  if (watched.server) result.server = watched.server
   if (!watched.gpu) return
   result.gpu = watched.gpu
   const tokens = records.reduce((n, r) => n + (r.ok ? r.outputTokens : 0), 0)

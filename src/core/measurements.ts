@@ -2,6 +2,7 @@
 import type { RequestError } from './errors.js'
 import type { DegenerateCheck } from './quality.js'
 import type { RoundGpu } from './telemetry.js'
+import type { RoundServer } from './server-counters.js'
 
 export interface Stats {
   mean: number
@@ -83,6 +84,8 @@ export interface RoundResult {
   metrics: MetricsBlock
   /** What the GPUs did during a steady round, where `nvidia-smi` answered (telemetry.ts). */
   gpu?: RoundGpu
+  /** The engine's counter deltas and gauge peaks over a steady round, where it has a metrics endpoint (`rounds[].server`). */
+  server?: RoundServer
   /** Achieved lengths over successful requests. */
   achieved: { promptTokens: { min: number; max: number }; outputTokens: { min: number; max: number } }
 }

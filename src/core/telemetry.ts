@@ -3,6 +3,7 @@
  * bench client runs around each steady round: started before the round, ended after it with the round's own
  * window, it names what disturbed the round and what the GPUs did during it.
  */
+import type { RoundServer } from './server-counters.js'
 
 /** Mean and maximum of one gauge over the samples taken inside the round. */
 export interface Gauge {
@@ -46,6 +47,8 @@ export interface WatchedRound {
   /** What disturbed the round (a GPU slowdown, an SM clock drop): the round is measured again. */
   disturbed?: string
   gpu?: RoundGpu
+  /** What the engine's metrics endpoint said about the round (server-counters.ts). */
+  server?: RoundServer
 }
 
 /** Called before a round; the function it returns is called with the round's window once the round ended. */

@@ -12,6 +12,7 @@ import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick, postJson } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath } from './openai.js'
+import { LLAMACPP_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 
 function speculativeSettings(settings: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -59,6 +60,7 @@ export function llamacppSpecDecode(requests: RequestRecord[]): SpecDecodeStats |
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   needsLaunchOrUrl: true,
+  serverSeries: LLAMACPP_SERIES,
   healthPath: '/health',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
   path: openaiPath,

@@ -7,6 +7,7 @@ import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
+import { SGLANG_SERIES } from './server-series.js'
 import type { EngineAdapter, HttpPorts } from './types.js'
 
 const ACCEPT_LENGTH = 'avg_spec_accept_length'
@@ -61,6 +62,7 @@ function specDecode(after: Record<string, number> | undefined): SpecDecodeStats 
 export const sglang: EngineAdapter = {
   name: 'sglang',
   needsLaunchOrUrl: true,
+  serverSeries: SGLANG_SERIES,
   healthPath: '/health',
   // 503 while loading (and while shutting down); connection refused before the HTTP server is up.
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -16,6 +16,7 @@ import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
+import { VLLM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 import { shellQuote } from '../core/shell.js'
 
@@ -122,6 +123,7 @@ export const sim: EngineAdapter = {
     return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ')
   },
 
+  serverSeries: VLLM_SERIES,
   healthPath: '/health',
   // Like vLLM: the port refuses connections while "loading", then /health answers 200.
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -6,6 +6,7 @@ import type { z } from 'zod'
 import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
+import type { ServerSeries } from '../core/server-counters.js'
 
 /** One HTTP answer as the readiness probe saw it; `status: 0` means the connection was refused. */
 export interface ProbeAnswer {
@@ -92,6 +93,9 @@ export interface EngineAdapter {
 
   /** Server-side counters to diff around a cell, for spec-decode acceptance. */
   counters?(http: HttpPorts, baseUrl: string): Promise<Counters | undefined>
+
+  /** The metrics-endpoint series that explain speed, read around and during every steady round; none: no server counters. */
+  readonly serverSeries?: ServerSeries
 
   /** Spec-decode acceptance for a cell from counter deltas and/or the requests' stream extras. */
   specDecode?(

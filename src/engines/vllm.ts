@@ -8,11 +8,13 @@ import { INFO_TIMEOUT_MS, asRecord, getJson } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { modelsInfo, openaiPath, readyOn200, tokenizePrompt } from './openai.js'
 import { VLLM_COUNTER_NAMES, sumByName, vllmSpecDecode } from './prometheus.js'
+import { VLLM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 
 export const vllm: EngineAdapter = {
   name: 'vllm',
   needsLaunchOrUrl: true,
+  serverSeries: VLLM_SERIES,
   healthPath: '/health',
   readiness: readyOn200,
   path: openaiPath,

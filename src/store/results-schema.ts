@@ -102,6 +102,13 @@ const round = obj({
     energyJ: num.optional(),
     clockDrop: str.optional(),
   }).optional(),
+  server: obj({
+    deltas: dict(num),
+    peaks: dict(num),
+    means: dict(num),
+    rates: dict(num).optional(),
+    samples: num,
+  }).optional(),
   achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare)
 

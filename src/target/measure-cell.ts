@@ -14,6 +14,7 @@ import type { Logger } from '../core/log.js'
 import type { CellPlan } from '../core/plan.js'
 import type { CellResult, CellVerdict, SpecDecodeStats } from '../core/results.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
+import { combineWatches, serverWatch } from './server-watch.js'
 
 export interface MeasureCellOptions {
   cell: CellPlan
@@ -50,7 +51,8 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
     seed: o.seed,
     signal: o.signal,
     onRound: (p) => o.log.info(progressLine(cell.id, p)),
-    watch: o.watch,
+    // The engine's counters around each steady round, next to the host's GPU watch.
+    watch: combineWatches(o.watch, serverWatch(adapter, http, baseUrl)),
     onDisturbed: (d) =>
       o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
   })

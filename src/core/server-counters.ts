@@ -1,0 +1,60 @@
+/**
+ * What the engine's own metrics endpoint said about one round (`rounds[].server`): counters read before and
+ * after the round (their deltas), gauges sampled during it (peak and mean), and rates derived from the deltas.
+ * A per-run prefix-cache hit rate must come from counter deltas: vLLM's logged rate is a rolling window of the
+ * last 1,000 requests (vllm-project/vllm PR #46938).
+ */
+
+/** The series of an engine's metrics endpoint that explain its speed, as exposed (counters with `_total`). */
+export interface ServerSeries {
+  /** Path of the Prometheus text endpoint (`/metrics`). */
+  path: string
+  /** Monotonic counters: recorded as their change over a round. */
+  counters: readonly string[]
+  /** Gauges: sampled during a round, recorded as peak and mean. */
+  gauges: readonly string[]
+  /** Derived rates: `name: [numerator counter, denominator counter]`, both deltas over the round. */
+  ratios?: Readonly<Record<string, readonly [string, string]>>
+}
+
+export interface RoundServer {
+  /** Counter changes over the round, under the engine's names. */
+  deltas: Record<string, number>
+  /** Highest value of each gauge over the samples taken during the round. */
+  peaks: Record<string, number>
+  /** Mean of each gauge over the same samples. */
+  means: Record<string, number>
+  /** Rates derived from the deltas (`prefix_cache_hit_rate`), where the denominator moved. */
+  rates?: Record<string, number>
+  /** Gauge samples taken during the round. */
+  samples: number
+}
+
+/** Δ of each counter present in both readings; a counter that went down (an engine restart) is left out. */
+export function counterDeltas(
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+  names: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of names) {
+    const a = before[name]
+    const b = after[name]
+    if (a !== undefined && b !== undefined && b >= a) out[name] = b - a
+  }
+  return out
+}
+
+/** Each ratio whose denominator moved during the round. */
+export function derivedRates(
+  deltas: Readonly<Record<string, number>>,
+  ratios: ServerSeries['ratios'],
+): Record<string, number> | undefined {
+  const out: Record<string, number> = {}
+  for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
+    const d = deltas[den]
+    const n = deltas[num]
+    if (d !== undefined && d > 0 && n !== undefined) out[name] = n / d
+  }
+  return Object.keys(out).length ? out : undefined
+}

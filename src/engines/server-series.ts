@@ -1,0 +1,79 @@
+/**
+ * Per engine, the series of its Prometheus endpoint that explain a change of speed (preemptions, prefix-cache
+ * reuse, queueing, KV-cache pressure, spec-decode acceptance), and the bounded reading of them. Names are the
+ * exposed ones: the Prometheus client appends `_total` to a counter's name.
+ */
+import type { ServerSeries } from '../core/server-counters.js'
+import { joinUrl } from '../core/url.js'
+import { sumByName } from './prometheus.js'
+import type { Counters, HttpPorts } from './types.js'
+
+/** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
+export const VLLM_SERIES: ServerSeries = {
+  path: '/metrics',
+  counters: [
+    'vllm:num_preemptions_total',
+    'vllm:prefix_cache_queries_total',
+    'vllm:prefix_cache_hits_total',
+    'vllm:spec_decode_num_drafts_total',
+    'vllm:spec_decode_num_draft_tokens_total',
+    'vllm:spec_decode_num_accepted_tokens_total',
+    'vllm:request_success_total',
+  ],
+  gauges: ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc'],
+  ratios: {
+    prefix_cache_hit_rate: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total'],
+    spec_acceptance_rate: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_draft_tokens_total'],
+  },
+}
+
+/**
+ * SGLang `python/sglang/srt/metrics/collector.py` (served with `--enable-metrics`): these are gauges, the hit
+ * rate and acceptance length included.
+ */
+export const SGLANG_SERIES: ServerSeries = {
+  path: '/metrics',
+  counters: [],
+  gauges: [
+    'sglang:cache_hit_rate',
+    'sglang:num_queue_reqs',
+    'sglang:num_running_reqs',
+    'sglang:token_usage',
+    'sglang:spec_accept_length',
+  ],
+}
+
+/** llama.cpp `tools/server/server.cpp` `/metrics` (served with `--metrics`). */
+export const LLAMACPP_SERIES: ServerSeries = {
+  path: '/metrics',
+  counters: [
+    'llamacpp:prompt_tokens_total',
+    'llamacpp:tokens_predicted_total',
+    'llamacpp:prompt_seconds_total',
+    'llamacpp:tokens_predicted_seconds_total',
+  ],
+  gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
+  ratios: {
+    prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
+    predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
+  },
+}
+
+/** One scrape's deadline: a slow endpoint costs a sample, never the round. */
+export const SCRAPE_TIMEOUT_MS = 2000
+
+/**
+ * The series' current values, or undefined when the endpoint did not answer 200 or named none of them. The
+ * body is bounded by the HTTP port (8 MiB) and only the named lines are parsed.
+ */
+export async function readSeries(
+  http: HttpPorts,
+  baseUrl: string,
+  series: ServerSeries,
+  timeoutMs = SCRAPE_TIMEOUT_MS,
+): Promise<Counters | undefined> {
+  const answer = await http.get(joinUrl(baseUrl, series.path), timeoutMs).catch(() => undefined)
+  if (answer?.status !== 200) return undefined
+  const values = sumByName(answer.body, [...series.counters, ...series.gauges])
+  return Object.keys(values).length ? values : undefined
+}
