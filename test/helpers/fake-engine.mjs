@@ -30,6 +30,8 @@
  *                          "fake-engine: grandchild pid <pid>"
  *   --ignore-sigterm       print "fake-engine: ignoring SIGTERM" and keep running on SIGTERM
  *   --record-env NAME=PATH write the value of the environment variable NAME (or "<unset>") to PATH at start
+ *   --preempt-every N      vllm: every N-th generation request counts one preemption on /metrics
+ *                          (`vllm:num_preemptions_total`, only served with this flag)
  *   --spec-k K             speculative decoding with K draft tokens per step ...
  *   --spec-accepted A      ... of which A are accepted (each step emits A + 1 tokens).
  *                          Per request of n tokens: steps = ceil(n / (A + 1)), accepted = n - steps,
@@ -66,6 +68,7 @@ const { values: flags } = parseArgs({
     'fork-grandchild': { type: 'boolean', default: false },
     'ignore-sigterm': { type: 'boolean', default: false },
     'record-env': { type: 'string' },
+    'preempt-every': { type: 'string' },
     'spec-k': { type: 'string' },
     'spec-accepted': { type: 'string' },
   },
@@ -92,6 +95,7 @@ const itlMs = num('itl-ms', 2)
 const perChunk = Math.max(1, num('tokens-per-chunk', 1))
 const failEvery = num('fail-every', 0)
 const cutEvery = num('cut-every', 0)
+const preemptEvery = num('preempt-every', 0)
 const specK = num('spec-k', 0)
 const specAccepted = num('spec-accepted', 0)
 const VERSIONS = { vllm: '0.11.0+fake', sglang: '0.5.3+fake', llamacpp: 'b6767-fake0000', openai: '1.0.0+fake' }
@@ -107,6 +111,7 @@ const state = {
   accepted: 0,
   specTokens: 0,
   specSteps: 0,
+  preemptions: 0,
 }
 const log = (line) => process.stdout.write(`fake-engine: ${line}\n`)
 
@@ -265,6 +270,7 @@ async function generate(req, res, api) {
     return sendJson(res, 400, { error: { message: 'invalid JSON body', type: 'invalid_request_error', code: 400 } })
   state.lastRequest = body
   const number = ++state.requests
+  if (preemptEvery && number % preemptEvery === 0) state.preemptions++
   if (failEvery && number % failEvery === 0) {
     return sendJson(res, 500, {
       error: { message: `simulated failure of request ${number}`, type: 'server_error', code: 500 },
@@ -361,6 +367,12 @@ function metricsText() {
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="1.0",model_name="${model}"} ${state.requests}.0`,
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="${model}"} ${state.requests}.0`,
   ]
+  if (preemptEvery)
+    lines.push(
+      '# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.',
+      '# TYPE vllm:num_preemptions_total counter',
+      `vllm:num_preemptions_total${labels} ${state.preemptions}.0`,
+    )
   if (specK) {
     for (const [name, value] of [
       ['num_drafts', state.drafts],

@@ -1,0 +1,112 @@
+/**
+ * Server counters per round through the real round loop: the bench client against the fake vLLM engine, which
+ * counts one preemption every 2nd generation request, so a round of 4 requests moves the counter by exactly 2.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { createBenchClient } from '../../src/bench/measure.js'
+import type { ScenarioPlan } from '../../src/core/plan.js'
+import type { RoundWatch } from '../../src/core/telemetry.js'
+import { httpPorts } from '../../src/engines/http.js'
+import { LLAMACPP_SERIES, SGLANG_SERIES, VLLM_SERIES } from '../../src/engines/server-series.js'
+import { vllm } from '../../src/engines/vllm.js'
+import { llamacpp } from '../../src/engines/llamacpp.js'
+import { sglang } from '../../src/engines/sglang.js'
+import { sim } from '../../src/engines/sim.js'
+import { trtllm } from '../../src/engines/trtllm.js'
+import { combineWatches, roundServer, serverWatch } from '../../src/target/server-watch.js'
+import { runFake } from '../engines/fake.js'
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+})
+
+const SCENARIO: ScenarioPlan = { id: 's', inputTokens: 16, outputTokens: 60, concurrency: 2, requests: 4 }
+
+describe('engine series tables', () => {
+  it('vLLM-dialect adapters read the same series; counters are exposed with _total, gauges without', () => {
+    expect(vllm.serverSeries).toBe(VLLM_SERIES)
+    expect(sim.serverSeries).toBe(VLLM_SERIES)
+    expect(sglang.serverSeries).toBe(SGLANG_SERIES)
+    expect(llamacpp.serverSeries).toBe(LLAMACPP_SERIES)
+    expect(trtllm.serverSeries).toBeUndefined()
+    for (const s of [VLLM_SERIES, LLAMACPP_SERIES]) {
+      expect(s.counters.every((n) => n.endsWith('_total'))).toBe(true)
+      expect(s.gauges.some((n) => n.endsWith('_total'))).toBe(false)
+      for (const [num, den] of Object.values(s.ratios ?? {}))
+        expect(s.counters).toEqual(expect.arrayContaining([num, den]))
+    }
+    expect(VLLM_SERIES.counters).toContain('vllm:num_preemptions_total')
+  })
+
+  it('deltas, gauge peak and mean, and the hit rate from deltas; a counter that went down is left out', () => {
+    const before = {
+      'vllm:prefix_cache_queries_total': 100,
+      'vllm:prefix_cache_hits_total': 10,
+      'vllm:num_preemptions_total': 9,
+    }
+    const after = {
+      'vllm:prefix_cache_queries_total': 300,
+      'vllm:prefix_cache_hits_total': 194,
+      'vllm:num_preemptions_total': 0,
+    }
+    const samples: Record<string, number>[] = [
+      { 'vllm:num_requests_waiting': 1 },
+      { 'vllm:num_requests_waiting': 5 },
+      {},
+    ]
+    expect(roundServer(VLLM_SERIES, before, after, samples)).toEqual({
+      deltas: { 'vllm:prefix_cache_queries_total': 200, 'vllm:prefix_cache_hits_total': 184 },
+      peaks: { 'vllm:num_requests_waiting': 5 },
+      means: { 'vllm:num_requests_waiting': 3 },
+      rates: { prefix_cache_hit_rate: 0.92 },
+      samples: 3,
+    })
+  })
+})
+
+describe('server counters per round (fake vLLM engine, real round loop)', () => {
+  async function measure(args: string[], watch: RoundWatch | undefined, rounds = 2) {
+    const fake = await runFake('vllm', ['--ttft-ms', '5', '--itl-ms', '20', ...args])
+    closers.push(() => fake.stop())
+    const client = createBenchClient({
+      baseUrl: fake.baseUrl,
+      adapter: vllm,
+      model: undefined,
+      api: 'completions',
+      requestTimeoutMs: 20_000,
+      maxConcurrency: 2,
+    })
+    closers.push(() => client.close())
+    const w = combineWatches(watch, serverWatch(vllm, httpPorts(), fake.baseUrl))
+    return client.measure({ scenario: SCENARIO, rounds, discard: 0, maxErrorShare: 0, seed: 1, watch: w })
+  }
+
+  it('each round records its own counter deltas and samples the gauges during it', async () => {
+    const m = await measure(['--preempt-every', '2'], undefined)
+    expect(m.rounds).toHaveLength(2)
+    for (const r of m.rounds) {
+      expect(r.server!.deltas).toEqual({ 'vllm:num_preemptions_total': 2, 'vllm:request_success_total': 4 })
+      // 60 tokens at 20 ms: a round of about 1.2 s holds at least one sample at 500 ms.
+      expect(r.server!.samples).toBeGreaterThanOrEqual(1)
+      expect(r.server!.peaks).toEqual({ 'vllm:num_requests_running': 0 })
+    }
+  }, 30_000)
+
+  it('a GPU watch alongside keeps its verdict and record; the server record is added', async () => {
+    let calls = 0
+    const gpuWatch: RoundWatch = async () => async () =>
+      calls++ === 0 ? { disturbed: 'scripted slowdown' } : { gpu: { devices: [] } }
+    const m = await measure([], gpuWatch, 1)
+    expect(m.remeasured).toEqual([{ round: 0, reason: 'scripted slowdown' }])
+    expect(m.rounds[0].gpu).toEqual({ devices: [] })
+    expect(m.rounds[0].server!.deltas).toEqual({ 'vllm:request_success_total': 4 })
+  }, 30_000)
+
+  it('an engine without a metrics endpoint records nothing', async () => {
+    expect(serverWatch(trtllm, httpPorts(), 'http://127.0.0.1:1')).toBeUndefined()
+    const watch = serverWatch(vllm, httpPorts(), 'http://127.0.0.1:1', { timeoutMs: 500 })
+    const end = await watch!()
+    expect(await end({ startMs: 0, endMs: 0 })).toEqual({})
+  })
+})
