@@ -90,6 +90,8 @@ export interface CellVerdict {
   skipped?: 'unchanged'
   /** The baseline cell this one was judged against when the baseline lacks its own id (a rename in the same change). */
   comparedWith?: string
+  /** Engine counters that changed with the cell beyond their noise (`preemptions 0 → 37 per round`; compare/server-changes.ts). */
+  serverChanges?: string[]
 }
 
 export interface TargetInfo {

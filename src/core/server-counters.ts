@@ -58,3 +58,39 @@ export function derivedRates(
   }
   return Object.keys(out).length ? out : undefined
 }
+
+const LABELS: Readonly<Record<string, string>> = {
+  'vllm:num_preemptions_total': 'preemptions',
+  'vllm:prefix_cache_queries_total': 'prefix-cache queried tokens',
+  'vllm:prefix_cache_hits_total': 'prefix-cache hit tokens',
+  'vllm:request_success_total': 'requests finished',
+  'vllm:num_requests_waiting': 'waiting',
+  'vllm:num_requests_running': 'running',
+  'vllm:kv_cache_usage_perc': 'KV-cache usage',
+  'sglang:num_queue_reqs': 'queued',
+  'sglang:num_running_reqs': 'running',
+  prefix_cache_hit_rate: 'prefix-cache hit rate',
+  spec_acceptance_rate: 'spec-decode acceptance',
+}
+
+/** A series' name in words: a known one's label, else the name without its engine prefix and `_total`. */
+export function seriesLabel(name: string): string {
+  return (
+    LABELS[name] ??
+    name
+      .replace(/^[a-z]+:/, '')
+      .replace(/_total$/, '')
+      .replace(/_/g, ' ')
+  )
+}
+
+/** Rates and usage gauges that are shares (0–1) and read as percentages. */
+export function isShare(name: string): boolean {
+  return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage'
+}
+
+/** A series' value in words: a share as a percentage, a whole count as itself (`37`), else three figures. */
+export function formatSeries(name: string, value: number, formatNumber: (v: number) => string): string {
+  if (isShare(name)) return `${formatNumber(value * 100)} %`
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value)
+}

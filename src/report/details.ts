@@ -7,6 +7,7 @@ import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
 import { environmentNote } from './host-section.js'
 import { gpuLines } from './gpu-lines.js'
+import { serverLines } from './server-lines.js'
 
 const TABLE = { alignDelimiters: false } as const
 
@@ -65,7 +66,9 @@ export function roundsSection(cells: readonly CellResult[]): string | undefined 
   const withRounds = cells.filter((c) => c.rounds.length)
   if (!withRounds.length) return undefined
   const blocks = withRounds.map((c) =>
-    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds)].filter(Boolean).join('\n\n'),
+    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+      .filter(Boolean)
+      .join('\n\n'),
   )
   return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'))
 }

@@ -75,6 +75,12 @@ function commit(sha: string | undefined, ctx: RenderContext): string {
   return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short
 }
 
+/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
+function serverNote(cell: CellResult): string | undefined {
+  const changes = cell.verdict.serverChanges
+  return changes?.length ? `server: ${escapeText(clip(changes.join(', '), 300))}` : undefined
+}
+
 /** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
 export function regressionList(cells: readonly CellResult[], accepted = false): string {
   return cells
@@ -89,6 +95,8 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
       if (environment) reasons.push(escapeText(environment))
       // A renamed cell's figures are against its old name's baseline: say which.
       if (cell.verdict.comparedWith) reasons.push(`compared with ${escapeText(cell.verdict.comparedWith)} (renamed?)`)
+      const server = serverNote(cell)
+      if (server) reasons.push(server)
       const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : ''
       return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`
     })
@@ -137,7 +145,8 @@ export function inconclusiveList(cells: readonly CellResult[]): string {
         ...(flagged.length ? [`${escapeText(clip(flagged.join('; '), 200))} — needs the requested workload`] : []),
         ...undecided.filter((u) => u.includes(' — ')).map((u) => escapeText(clip(u, 300))),
       ]
-      const why = [...metrics, ...cellWide]
+      const server = serverNote(cell)
+      const why = [...metrics, ...cellWide, ...(server ? [server] : [])]
       return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(clip(cell.verdict.note ?? 'undecided', 300))}`
     })
     .join('\n')

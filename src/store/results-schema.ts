@@ -142,6 +142,7 @@ const cellVerdict = obj({
   status: oneOf(CELL_VERDICTS),
   metrics: verdictMetrics,
   note: str.optional(),
+  serverChanges: list(str).optional(),
   confirmed: num.optional(),
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
   skipped: oneOf(['unchanged'] as const).optional(),

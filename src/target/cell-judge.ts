@@ -19,6 +19,7 @@ import {
   type RunCells,
 } from '../compare/index.js'
 import { baselineCell } from '../compare/baseline.js'
+import { serverChanges } from '../compare/server-changes.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
 import { fingerprintChanges } from '../host/index.js'
@@ -67,12 +68,13 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
       if (base.verdict) return { ...first, verdict: base.verdict }
       const verdict = withNote(judgeCell(first, base.view, gate, options), base)
       const judged = { ...first, verdict, ...evidence(first, base.view) }
-      return again.length
+      const decided = again.length
         ? {
             ...judged,
             verdict: withNote(confirmCell(judged, again, base.view, gate, { ...options, fresh }), base),
           }
         : judged
+      return withServerChanges(decided, [first, ...again], base)
     },
     moreRounds(cell, maxRounds) {
       const { gate, options } = rules(cell.target)
@@ -80,6 +82,17 @@ export function cellJudge(view: BaselineView, rulesOf: (target: string) => Targe
       return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...options, maxRounds })
     },
   }
+}
+
+/** The verdict with the engine counters that changed against the baseline cell's rounds, when any did. */
+function withServerChanges(cell: CellResult, measured: readonly CellResult[], base: CellBaseline): CellResult {
+  const baseCell = baselineCell(base.view, base.comparedWith ?? cell.id)
+  if (!baseCell) return cell
+  const changes = serverChanges(
+    measured.flatMap((m) => m.rounds),
+    baseCell.rounds,
+  )
+  return changes.length ? { ...cell, verdict: { ...cell.verdict, serverChanges: changes } } : cell
 }
 
 /** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */

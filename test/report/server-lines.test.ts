@@ -1,0 +1,28 @@
+/** The details' per-round server line: counters that moved, rates, gauge peaks; "no server counters" without any. */
+import { describe, expect, it } from 'vitest'
+import { roundsSection } from '../../src/report/details.js'
+import { serverLines } from '../../src/report/server-lines.js'
+import { cell, round } from '../compare/fixtures.js'
+
+describe('serverLines', () => {
+  it('one line per steady round with what moved; what did not move is left out', () => {
+    const r = round(1, true)
+    r.server = {
+      deltas: { 'vllm:num_preemptions_total': 37, 'vllm:spec_decode_num_drafts_total': 0 },
+      peaks: { 'vllm:num_requests_waiting': 5, 'vllm:kv_cache_usage_perc': 0.5, 'vllm:num_requests_running': 0 },
+      means: {},
+      rates: { prefix_cache_hit_rate: 0.92 },
+      samples: 4,
+    }
+    const lines = serverLines([round(0, false), r])!
+    expect(lines).toBe(
+      '- round 1: server preemptions +37 · prefix-cache hit rate 92.0 % · waiting max 5 · KV-cache usage max 50.0 %',
+    )
+    expect(roundsSection([cell('t/s', [round(0, false), r])])).toContain(lines)
+  })
+
+  it('steady rounds without server counters say so; no steady round says nothing', () => {
+    expect(serverLines([round(0, true)])).toBe('- no server counters')
+    expect(serverLines([round(0, false)])).toBeUndefined()
+  })
+})
