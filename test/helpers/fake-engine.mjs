@@ -31,7 +31,7 @@
  *   --ignore-sigterm       print "fake-engine: ignoring SIGTERM" and keep running on SIGTERM
  *   --record-env NAME=PATH write the value of the environment variable NAME (or "<unset>") to PATH at start
  *   --preempt-every N      vllm: every N-th generation request counts one preemption on /metrics
- *                          (`vllm:num_preemptions_total`, only served with this flag)
+ *                          (`vllm:num_preemptions_total`, 0 without this flag)
  *   --spec-k K             speculative decoding with K draft tokens per step ...
  *   --spec-accepted A      ... of which A are accepted (each step emits A + 1 tokens).
  *                          Per request of n tokens: steps = ceil(n / (A + 1)), accepted = n - steps,
@@ -367,12 +367,11 @@ function metricsText() {
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="1.0",model_name="${model}"} ${state.requests}.0`,
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="${model}"} ${state.requests}.0`,
   ]
-  if (preemptEvery)
-    lines.push(
-      '# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.',
-      '# TYPE vllm:num_preemptions_total counter',
-      `vllm:num_preemptions_total${labels} ${state.preemptions}.0`,
-    )
+  lines.push(
+    '# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.',
+    '# TYPE vllm:num_preemptions_total counter',
+    `vllm:num_preemptions_total${labels} ${state.preemptions}.0`,
+  )
   if (specK) {
     for (const [name, value] of [
       ['num_drafts', state.drafts],

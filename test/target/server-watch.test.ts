@@ -100,7 +100,7 @@ describe('server counters per round (fake vLLM engine, real round loop)', () => 
     const m = await measure([], gpuWatch, 1)
     expect(m.remeasured).toEqual([{ round: 0, reason: 'scripted slowdown' }])
     expect(m.rounds[0].gpu).toEqual({ devices: [] })
-    expect(m.rounds[0].server!.deltas).toEqual({ 'vllm:request_success_total': 4 })
+    expect(m.rounds[0].server!.deltas).toEqual({ 'vllm:num_preemptions_total': 0, 'vllm:request_success_total': 4 })
   }, 30_000)
 
   it('an engine without a metrics endpoint records nothing', async () => {
