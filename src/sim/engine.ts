@@ -52,12 +52,19 @@ export interface StepResult {
   drafts: number
   draftTokens: number
   accepted: number
+  /** Streams preempted at the end of this step (only with a `kv-tokens` budget). */
+  preemptions?: number
 }
 
 interface Seq extends EngineRequest {
   prefilled: number
   generated: number
+  /** Tokens to prefill again after a preemption (prompt + generated then); absent for a fresh request. */
+  recompute?: number
 }
+
+/** Tokens a stream holds in the KV cache. */
+const kvOf = (s: Seq) => s.promptTokens + s.generated
 
 interface Stream {
   rng: Rng
@@ -124,6 +131,47 @@ export class EngineModel {
       accepted: 0,
     }
 
+    this.decodePass(result, k)
+
+    if (p.kvTokens !== undefined) this.preempt(p.kvTokens, result)
+    let budget = p.chunkTokens
+    let slots = p.maxBatch - this.running.length
+    let kvFree = p.kvTokens === undefined ? Infinity : p.kvTokens - this.kvUsed()
+    const started: Seq[] = []
+    const prefilled: Seq[] = []
+    for (const seq of this.waiting) {
+      if (budget <= 0 || slots <= 0) break
+      const target = seq.recompute ?? seq.promptTokens
+      // A prompt is admitted only while it fits the KV budget, unless nothing else runs.
+      if (target > kvFree && this.running.length + started.length > 0) break
+      kvFree -= target
+      const take = Math.min(target - seq.prefilled, budget)
+      prefilled.push(seq)
+      seq.prefilled += take
+      budget -= take
+      slots -= 1
+      result.prefillTokens += take
+      if (seq.prefilled < target) break
+      started.push(seq)
+      result.emissions.push(this.prefillDone(seq))
+    }
+
+    const decodeMs = result.decodeSeqs > 0 ? p.stepMs(result.decodeSeqs) : 0
+    const prefillMs = (result.prefillTokens / p.prefillTps) * 1000
+    // A step that serves any benchmark request draws from the benchmark's stream.
+    const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side)
+    const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv)
+    result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start)
+
+    this.waiting.splice(0, started.length)
+    this.running.push(...started)
+    for (let i = this.running.length - 1; i >= 0; i--)
+      if (this.running[i].generated >= this.running[i].maxTokens) this.running.splice(i, 1)
+    return result
+  }
+
+  /** One decode/verify pass of every running stream: 1 + accepted drafts each. */
+  private decodePass(result: StepResult, k: number): void {
     for (const seq of this.running) {
       const draw = this.streamOf(seq).acceptDraw
       const want = 1 + (draw ? draw() : 0)
@@ -136,36 +184,35 @@ export class EngineModel {
       seq.generated += tokens
       result.emissions.push({ id: seq.id, tokens, first: false, done: seq.generated >= seq.maxTokens })
     }
+  }
 
-    let budget = p.chunkTokens
-    let slots = p.maxBatch - this.running.length
-    const started: Seq[] = []
-    const prefilled: Seq[] = []
-    for (const seq of this.waiting) {
-      if (budget <= 0 || slots <= 0) break
-      const take = Math.min(seq.promptTokens - seq.prefilled, budget)
-      prefilled.push(seq)
-      seq.prefilled += take
-      budget -= take
-      slots -= 1
-      result.prefillTokens += take
-      if (seq.prefilled < seq.promptTokens) break
+  /** The stream's next token once its prompt (or, after a preemption, prompt and output so far) is in the cache. */
+  private prefillDone(seq: Seq): Emission {
+    if (seq.recompute === undefined) {
       seq.generated = 1
-      started.push(seq)
-      result.emissions.push({ id: seq.id, tokens: 1, first: true, done: seq.maxTokens <= 1 })
+      return { id: seq.id, tokens: 1, first: true, done: seq.maxTokens <= 1 }
     }
+    delete seq.recompute
+    seq.generated += 1
+    return { id: seq.id, tokens: 1, first: false, done: seq.generated >= seq.maxTokens }
+  }
 
-    const decodeMs = this.running.length > 0 ? p.stepMs(this.running.length) : 0
-    const prefillMs = (result.prefillTokens / p.prefillTps) * 1000
-    // A step that serves any benchmark request draws from the benchmark's stream.
-    const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side)
-    const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv)
-    result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start)
+  /** KV tokens the unfinished running streams hold. */
+  private kvUsed(): number {
+    return this.running.reduce((n, s) => n + (s.generated < s.maxTokens ? kvOf(s) : 0), 0)
+  }
 
-    this.waiting.splice(0, started.length)
-    this.running.push(...started)
-    for (let i = this.running.length - 1; i >= 0; i--)
-      if (this.running[i].generated >= this.running[i].maxTokens) this.running.splice(i, 1)
-    return result
+  /** While the running streams exceed the budget, the newest unfinished one goes back to the front of the queue. */
+  private preempt(kvTokens: number, result: StepResult): void {
+    while (this.kvUsed() > kvTokens) {
+      const live = this.running.filter((s) => s.generated < s.maxTokens)
+      if (live.length < 2) return
+      const victim = live[live.length - 1]
+      this.running.splice(this.running.indexOf(victim), 1)
+      victim.recompute = victim.promptTokens + victim.generated
+      victim.prefilled = 0
+      this.waiting.unshift(victim)
+      result.preemptions = (result.preemptions ?? 0) + 1
+    }
   }
 }

@@ -16,8 +16,10 @@ export class SimCounters {
   drafts = 0
   draftTokens = 0
   accepted = 0
+  preemptions = 0
 
   record(step: StepResult): void {
+    this.preemptions += step.preemptions ?? 0
     this.steps += 1
     this.busySeconds += (step.end - step.start) / 1000
     this.promptTokens += step.prefillTokens
@@ -72,6 +74,11 @@ export function renderMetrics(
   metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
     [base, c.busySeconds],
   ])
+  // Served only with a KV budget, so a profile without one serves what it always did.
+  if (profile.kvTokens !== undefined)
+    metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+      [base, c.preemptions],
+    ])
   if (profile.speculative) {
     metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]])
     metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [

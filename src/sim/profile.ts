@@ -14,6 +14,11 @@
  *   i drafts in a verify step (each step emits 1 + i tokens). Realised in blocks of 20 steps.
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
+ * - `kv-tokens`: optional KV-cache budget in tokens (prompt + generated of the running streams). A waiting
+ *   prompt is admitted only while it fits; when decoding grows the running streams past it, the newest is
+ *   preempted and re-queued at the front, to be recomputed (prompt + what it generated) — vLLM v1's
+ *   recompute preemption (`vllm/v1/core/sched/scheduler.py`), counted as `vllm:num_preemptions_total`.
+ *   Unset: no budget (every shipped profile).
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
@@ -59,6 +64,7 @@ const schema = z.strictObject({
     .optional(),
   'jitter-cv': z.number().min(0).max(1).default(0),
   'max-batch': z.number().int().positive().default(256),
+  'kv-tokens': z.number().int().positive().optional(),
   fault: z.enum(SIM_FAULTS).optional(),
   reproduces: z
     .strictObject({
@@ -109,6 +115,8 @@ export interface Profile {
   speculative?: Speculative
   jitterCv: number
   maxBatch: number
+  /** KV-cache budget in tokens; absent: unlimited. */
+  kvTokens?: number
   fault?: SimFault
   reproduces?: Reproduces
 }
@@ -149,6 +157,7 @@ export function parseProfile(json: unknown, where: string): Profile {
     speculative: p.speculative,
     jitterCv: p['jitter-cv'],
     maxBatch: p['max-batch'],
+    ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
     ...(p.fault && { fault: p.fault }),
     reproduces: r && {
       inputTokens: r['input-tokens'],

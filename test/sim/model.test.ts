@@ -178,3 +178,39 @@ describe('acceptance bag', () => {
     }
   })
 })
+
+describe('KV budget (kv-tokens): preemption as vLLM recomputes it', () => {
+  function drain(model: EngineModel) {
+    const steps: StepResult[] = []
+    for (let t = 0, s = model.step(t); s; s = model.step(t)) {
+      steps.push(s)
+      t = s.end
+    }
+    return steps
+  }
+
+  it('running streams past the budget preempt the newest; every request still gets all its tokens, one first token', () => {
+    // 4 × 100-token prompts fit 600; decoding 4 tokens a step passes 600 after about 50 steps.
+    const model = new EngineModel(profile({ 'kv-tokens': 600 }), createRng(1))
+    for (let id = 0; id < 4; id++) model.submit({ id, promptTokens: 100, maxTokens: 200 })
+    const steps = drain(model)
+    const preemptions = steps.reduce((n, s) => n + (s.preemptions ?? 0), 0)
+    expect(preemptions).toBeGreaterThan(0)
+    for (let id = 0; id < 4; id++) {
+      const own = steps.flatMap((s) => s.emissions.filter((e) => e.id === id))
+      expect(own.reduce((n, e) => n + e.tokens, 0)).toBe(200)
+      expect(own.filter((e) => e.first)).toHaveLength(1)
+      expect(own.filter((e) => e.done)).toHaveLength(1)
+    }
+    // A preempted stream's prompt and output so far are prefilled again.
+    expect(steps.reduce((n, s) => n + s.prefillTokens, 0)).toBeGreaterThan(400)
+  })
+
+  it('without the field nothing is preempted and no step says so', () => {
+    const model = new EngineModel(profile(), createRng(1))
+    for (let id = 0; id < 4; id++) model.submit({ id, promptTokens: 100, maxTokens: 200 })
+    const steps = drain(model)
+    expect(steps.some((s) => 'preemptions' in s)).toBe(false)
+    expect(steps.reduce((n, s) => n + s.prefillTokens, 0)).toBe(400)
+  })
+})

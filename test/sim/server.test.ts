@@ -244,6 +244,22 @@ describe('other endpoints', () => {
     })
   })
 
+  it('/metrics: preemptions grow past a kv-tokens budget, and are not served without one', async () => {
+    // Two 10-token prompts fit 40 KV tokens; decoding both past 40 preempts the newer one.
+    const KV = profileFile('kv', { 'kv-tokens': 40 })
+    const sent = [0, 1].map(() => ({ prompt: prompt(10), max_tokens: 30, stream: true }))
+    await withServer({ profile: KV }, async (base) => {
+      const bodies = await Promise.all(sent.map((b) => postStream(`${base}/v1/completions`, b)))
+      const c = sumByName(await (await fetch(`${base}/metrics`)).text())
+      expect(c['vllm:num_preemptions_total']).toBeGreaterThan(0)
+      expect(c['vllm:generation_tokens_total']).toBe(60)
+      expect(bodies.map((b) => wordCount(b.frames.map(frameText).join('')))).toEqual([30, 30])
+    })
+    await withServer({}, async (base) => {
+      expect(await (await fetch(`${base}/metrics`)).text()).not.toContain('num_preemptions')
+    })
+  })
+
   it('/metrics: vLLM counters add up; spec-decode counters only with a speculative profile', async () => {
     for (const profile of [FLAT, SPEC]) {
       await withServer({ profile }, async (base) => {
