@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2312);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2579);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2312:
+/***/ 2579:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41374,6 +41374,121 @@ function assembleResults(input) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/core/server-counters.ts
+/**
+ * What the engine's own metrics endpoint said about one round (`rounds[].server`): counters read before and
+ * after the round (their deltas), gauges sampled during it (peak and mean), and rates derived from the deltas.
+ * A per-run prefix-cache hit rate must come from counter deltas: vLLM's logged rate is a rolling window of the
+ * last 1,000 requests (vllm-project/vllm PR #46938).
+ */
+/** Δ of each counter present in both readings; a counter that went down (an engine restart) is left out. */
+function counterDeltas(before, after, names) {
+    const out = {};
+    for (const name of names) {
+        const a = before[name];
+        const b = after[name];
+        if (a !== undefined && b !== undefined && b >= a)
+            out[name] = b - a;
+    }
+    return out;
+}
+/** Each ratio whose denominator moved during the round. */
+function derivedRates(deltas, ratios) {
+    const out = {};
+    for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
+        const d = deltas[den];
+        const n = deltas[num];
+        if (d !== undefined && d > 0 && n !== undefined)
+            out[name] = n / d;
+    }
+    return Object.keys(out).length ? out : undefined;
+}
+const LABELS = {
+    'vllm:num_preemptions_total': 'preemptions',
+    'vllm:prefix_cache_queries_total': 'prefix-cache queried tokens',
+    'vllm:prefix_cache_hits_total': 'prefix-cache hit tokens',
+    'vllm:request_success_total': 'requests finished',
+    'vllm:num_requests_waiting': 'waiting',
+    'vllm:num_requests_running': 'running',
+    'vllm:kv_cache_usage_perc': 'KV-cache usage',
+    'sglang:num_queue_reqs': 'queued',
+    'sglang:num_running_reqs': 'running',
+    prefix_cache_hit_rate: 'prefix-cache hit rate',
+    spec_acceptance_rate: 'spec-decode acceptance',
+};
+/** A series' name in words: a known one's label, else the name without its engine prefix and `_total`. */
+function seriesLabel(name) {
+    return (LABELS[name] ??
+        name
+            .replace(/^[a-z]+:/, '')
+            .replace(/_total$/, '')
+            .replace(/_/g, ' '));
+}
+/** Rates and usage gauges that are shares (0–1) and read as percentages. */
+function isShare(name) {
+    return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage';
+}
+/** A series' value in words: a share as a percentage, a whole count as itself (`37`), else three figures. */
+function formatSeries(name, value, formatNumber) {
+    if (isShare(name))
+        return `${formatNumber(value * 100)} %`;
+    return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value);
+}
+
+;// CONCATENATED MODULE: ./src/compare/server-changes.ts
+
+
+/** How many round-to-round standard deviations a change must exceed. */
+const SERVER_CHANGE_SPREADS = 2;
+function collect(rounds) {
+    const out = new Map();
+    const add = (key, value, perRound) => {
+        const s = out.get(key) ?? { values: [], perRound: [] };
+        s.values.push(value);
+        s.perRound.push(perRound);
+        out.set(key, s);
+    };
+    for (const r of rounds) {
+        if (!r.steady || !r.server)
+            continue;
+        const requests = Math.max(1, r.requests);
+        for (const [name, delta] of Object.entries(r.server.deltas))
+            add(name, delta / requests, delta);
+        for (const [name, rate] of Object.entries(r.server.rates ?? {}))
+            add(name, rate, rate);
+    }
+    return out;
+}
+const server_changes_mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+function sd(xs) {
+    if (xs.length < 2)
+        return 0;
+    const m = server_changes_mean(xs);
+    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+}
+function changed(base, current) {
+    const b = server_changes_mean(base);
+    const c = server_changes_mean(current);
+    if ((b === 0) !== (c === 0))
+        return true;
+    return Math.abs(c - b) > SERVER_CHANGE_SPREADS * Math.max(sd(base), sd(current));
+}
+const shown = (name, value) => formatSeries(name, value, formatNumber);
+/** The counters that changed beyond their noise, each as `label base → current[ per round]`; none without both sides. */
+function serverChanges(current, baseline) {
+    const now = collect(current);
+    const before = collect(baseline);
+    const lines = [];
+    for (const [name, c] of now) {
+        const b = before.get(name);
+        if (!b || !changed(b.values, c.values))
+            continue;
+        const unit = isShare(name) ? '' : ' per round';
+        lines.push(`${seriesLabel(name)} ${shown(name, server_changes_mean(b.perRound))} → ${shown(name, server_changes_mean(c.perRound))}${unit}`);
+    }
+    return lines;
+}
+
 ;// CONCATENATED MODULE: ./src/host/command.ts
 /** Host commands with a time limit and an output limit: a hung or chatty tool cannot stall or flood the run. */
 
@@ -42084,6 +42199,7 @@ function createRows() {
 
 
 
+
 /**
  * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
  * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
@@ -42110,12 +42226,13 @@ function cellJudge(view, rulesOf, run) {
                 return { ...first, verdict: base.verdict };
             const verdict = withNote(judgeCell(first, base.view, gate, options), base);
             const judged = { ...first, verdict, ...evidence(first, base.view) };
-            return again.length
+            const decided = again.length
                 ? {
                     ...judged,
                     verdict: withNote(confirmCell(judged, again, base.view, gate, { ...options, fresh }), base),
                 }
                 : judged;
+            return withServerChanges(decided, [first, ...again], base);
         },
         moreRounds(cell, maxRounds) {
             const { gate, options } = rules(cell.target);
@@ -42123,6 +42240,14 @@ function cellJudge(view, rulesOf, run) {
             return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...options, maxRounds });
         },
     };
+}
+/** The verdict with the engine counters that changed against the baseline cell's rounds, when any did. */
+function withServerChanges(cell, measured, base) {
+    const baseCell = baselineCell(base.view, base.comparedWith ?? cell.id);
+    if (!baseCell)
+        return cell;
+    const changes = serverChanges(measured.flatMap((m) => m.rounds), baseCell.rounds);
+    return changes.length ? { ...cell, verdict: { ...cell.verdict, serverChanges: changes } } : cell;
 }
 /** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */
 function withNote(verdict, base) {
@@ -43994,6 +44119,71 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
     };
 }
 
+;// CONCATENATED MODULE: ./src/engines/server-series.ts
+
+
+/** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
+const VLLM_SERIES = {
+    path: '/metrics',
+    counters: [
+        'vllm:num_preemptions_total',
+        'vllm:prefix_cache_queries_total',
+        'vllm:prefix_cache_hits_total',
+        'vllm:spec_decode_num_drafts_total',
+        'vllm:spec_decode_num_draft_tokens_total',
+        'vllm:spec_decode_num_accepted_tokens_total',
+        'vllm:request_success_total',
+    ],
+    gauges: ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc'],
+    ratios: {
+        prefix_cache_hit_rate: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total'],
+        spec_acceptance_rate: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_draft_tokens_total'],
+    },
+};
+/**
+ * SGLang `python/sglang/srt/metrics/collector.py` (served with `--enable-metrics`): these are gauges, the hit
+ * rate and acceptance length included.
+ */
+const SGLANG_SERIES = {
+    path: '/metrics',
+    counters: [],
+    gauges: [
+        'sglang:cache_hit_rate',
+        'sglang:num_queue_reqs',
+        'sglang:num_running_reqs',
+        'sglang:token_usage',
+        'sglang:spec_accept_length',
+    ],
+};
+/** llama.cpp `tools/server/server.cpp` `/metrics` (served with `--metrics`). */
+const LLAMACPP_SERIES = {
+    path: '/metrics',
+    counters: [
+        'llamacpp:prompt_tokens_total',
+        'llamacpp:tokens_predicted_total',
+        'llamacpp:prompt_seconds_total',
+        'llamacpp:tokens_predicted_seconds_total',
+    ],
+    gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
+    ratios: {
+        prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
+        predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
+    },
+};
+/** One scrape's deadline: a slow endpoint costs a sample, never the round. */
+const SCRAPE_TIMEOUT_MS = 2000;
+/**
+ * The series' current values, or undefined when the endpoint did not answer 200 or named none of them. The
+ * body is bounded by the HTTP port (8 MiB) and only the named lines are parsed.
+ */
+async function readSeries(http, baseUrl, series, timeoutMs = SCRAPE_TIMEOUT_MS) {
+    const answer = await http.get(joinUrl(baseUrl, series.path), timeoutMs).catch(() => undefined);
+    if (answer?.status !== 200)
+        return undefined;
+    const values = sumByName(answer.body, [...series.counters, ...series.gauges]);
+    return Object.keys(values).length ? values : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/engines/vllm.ts
 /**
  * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
@@ -44005,9 +44195,11 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
 
 
 
+
 const vllm = {
     name: 'vllm',
     needsLaunchOrUrl: true,
+    serverSeries: VLLM_SERIES,
     healthPath: '/health',
     readiness: readyOn200,
     path: openaiPath,
@@ -44033,6 +44225,7 @@ const vllm = {
 };
 
 ;// CONCATENATED MODULE: ./src/engines/sglang.ts
+
 
 
 
@@ -44085,6 +44278,7 @@ function specDecode(after) {
 const sglang = {
     name: 'sglang',
     needsLaunchOrUrl: true,
+    serverSeries: SGLANG_SERIES,
     healthPath: '/health',
     // 503 while loading (and while shutting down); connection refused before the HTTP server is up.
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
@@ -44108,6 +44302,7 @@ const sglang = {
 };
 
 ;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
+
 
 
 
@@ -44157,6 +44352,7 @@ function llamacppSpecDecode(requests) {
 const llamacpp = {
     name: 'llamacpp',
     needsLaunchOrUrl: true,
+    serverSeries: LLAMACPP_SERIES,
     healthPath: '/health',
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
     path: openaiPath,
@@ -52439,6 +52635,11 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  *   i drafts in a verify step (each step emits 1 + i tokens). Realised in blocks of 20 steps.
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
+ * - `kv-tokens`: optional KV-cache budget in tokens (prompt + generated of the running streams). A waiting
+ *   prompt is admitted only while it fits; when decoding grows the running streams past it, the newest is
+ *   preempted and re-queued at the front, to be recomputed (prompt + what it generated) — vLLM v1's
+ *   recompute preemption (`vllm/v1/core/sched/scheduler.py`), counted as `vllm:num_preemptions_total`.
+ *   Unset: no budget (every shipped profile).
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
@@ -52479,6 +52680,7 @@ const schema = strictObject({
         .optional(),
     'jitter-cv': schemas_number().min(0).max(1).default(0),
     'max-batch': schemas_number().int().positive().default(256),
+    'kv-tokens': schemas_number().int().positive().optional(),
     fault: schemas_enum(SIM_FAULTS).optional(),
     reproduces: strictObject({
         'input-tokens': schemas_number().int().positive(),
@@ -52535,6 +52737,7 @@ function parseProfile(json, where) {
         speculative: p.speculative,
         jitterCv: p['jitter-cv'],
         maxBatch: p['max-batch'],
+        ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
         ...(p.fault && { fault: p.fault }),
         reproduces: r && {
             inputTokens: r['input-tokens'],
@@ -52785,6 +52988,7 @@ function shellQuote(word) {
 
 
 
+
 /**
  * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
  * read when the launch command is built (`simArgs`), from the target's workdir: the base arm of an A/B reads the
@@ -52887,6 +53091,7 @@ const sim = {
         const args = simArgs(target);
         return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ');
     },
+    serverSeries: VLLM_SERIES,
     healthPath: '/health',
     // Like vLLM: the port refuses connections while "loading", then /health answers 200.
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
@@ -56023,8 +56228,40 @@ function gpuLines(rounds) {
     return lines.length ? lines.join('\n') : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/report/server-lines.ts
+
+
+
+const server_lines_value = (name, v) => formatSeries(name, v, formatNumber);
+/** `preemptions +37 · prefix-cache hit rate 92 % · waiting max 5`: what did not move is left out. */
+function serverText(s) {
+    const parts = [
+        ...Object.entries(s.deltas)
+            .filter(([, d]) => d > 0)
+            .map(([name, d]) => `${seriesLabel(name)} +${server_lines_value(name, d)}`),
+        ...Object.entries(s.rates ?? {}).map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
+        ...Object.entries(s.peaks)
+            .filter(([, p]) => p > 0)
+            .map(([name, p]) => `${seriesLabel(name)} max ${server_lines_value(name, p)}`),
+    ];
+    return parts.length ? escapeText(parts.join(' · ')) : 'no counter moved';
+}
+/**
+ * One line per steady round with server counters (`round 2: server preemptions +37 · …`); `no server counters`
+ * when steady rounds ran and none recorded any (an engine without a metrics endpoint, or one that did not answer).
+ */
+function serverLines(rounds) {
+    const steady = rounds.filter((r) => r.steady);
+    if (!steady.length)
+        return undefined;
+    if (!steady.some((r) => r.server))
+        return '- no server counters';
+    return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/report/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
 
 
 
@@ -56083,7 +56320,9 @@ function roundsSection(cells) {
     const withRounds = cells.filter((c) => c.rounds.length);
     if (!withRounds.length)
         return undefined;
-    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds)].filter(Boolean).join('\n\n'));
+    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+        .filter(Boolean)
+        .join('\n\n'));
     return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
 }
 function roundsTable(rounds) {
@@ -56202,6 +56441,11 @@ function commit(sha, ctx) {
     const repo = safeUrl(ctx.repoUrl);
     return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
 }
+/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
+function serverNote(cell) {
+    const changes = cell.verdict.serverChanges;
+    return changes?.length ? `server: ${escapeText(escape_clip(changes.join(', '), 300))}` : undefined;
+}
 /** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
 function regressionList(cells, accepted = false) {
     return cells
@@ -56218,6 +56462,9 @@ function regressionList(cells, accepted = false) {
         // A renamed cell's figures are against its old name's baseline: say which.
         if (cell.verdict.comparedWith)
             reasons.push(`compared with ${escapeText(cell.verdict.comparedWith)} (renamed?)`);
+        const server = serverNote(cell);
+        if (server)
+            reasons.push(server);
         const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
         return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
     })
@@ -56260,7 +56507,8 @@ function inconclusiveList(cells) {
             ...(flagged.length ? [`${escapeText(escape_clip(flagged.join('; '), 200))} — needs the requested workload`] : []),
             ...undecided.filter((u) => u.includes(' — ')).map((u) => escapeText(escape_clip(u, 300))),
         ];
-        const why = [...metrics, ...cellWide];
+        const server = serverNote(cell);
+        const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
         return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
     })
         .join('\n');
@@ -57629,6 +57877,13 @@ const round = obj({
         energyJ: results_schema_num.optional(),
         clockDrop: str.optional(),
     }).optional(),
+    server: obj({
+        deltas: dict(results_schema_num),
+        peaks: dict(results_schema_num),
+        means: dict(results_schema_num),
+        rates: dict(results_schema_num).optional(),
+        samples: results_schema_num,
+    }).optional(),
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
 const metricVerdict = preprocess(upgradeMetricVerdict, obj({
@@ -57656,6 +57911,7 @@ const cellVerdict = obj({
     status: oneOf(CELL_VERDICTS),
     metrics: verdictMetrics,
     note: str.optional(),
+    serverChanges: results_schema_list(str).optional(),
     confirmed: results_schema_num.optional(),
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: results_schema_num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
@@ -60166,7 +60422,92 @@ async function targetHost(target, state, info) {
     return { preflight: state, fingerprint: print };
 }
 
+;// CONCATENATED MODULE: ./src/target/server-watch.ts
+/**
+ * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
+ * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
+ * own timeout. AIPerf scrapes `/metrics` during a run the same way; `vllm bench serve` only diffs counters.
+ * The watch rides alongside the GPU watch: what it adds to the round is `server`, and it never disturbs a round.
+ */
+
+
+/** Gauges are sampled every this many ms during a round (≤ 2 samples/s). */
+const SERVER_SAMPLE_MS = 500;
+/** A round watch reading the adapter's series; undefined for an engine without a metrics endpoint. */
+function serverWatch(adapter, http, baseUrl, o = {}) {
+    const series = adapter.serverSeries;
+    if (!series)
+        return undefined;
+    const read = () => readSeries(http, baseUrl, series, o.timeoutMs ?? SCRAPE_TIMEOUT_MS);
+    return async () => {
+        const before = await read();
+        const sampler = gaugeSampler(read, o.sampleMs ?? SERVER_SAMPLE_MS);
+        return async () => {
+            const samples = await sampler.stop();
+            const after = await read();
+            const server = before && after ? roundServer(series, before, after, samples) : undefined;
+            return server ? { server } : {};
+        };
+    };
+}
+/** One scrape after another, each `sampleMs` after the previous one began, until stopped; the samples taken. */
+function gaugeSampler(read, sampleMs) {
+    const samples = [];
+    let stopped = false;
+    let wake;
+    const loop = (async () => {
+        while (!stopped) {
+            await new Promise((resolve) => {
+                wake = resolve;
+                setTimeout(resolve, sampleMs).unref();
+            });
+            if (stopped)
+                return;
+            const sample = await read();
+            if (sample && !stopped)
+                samples.push(sample);
+        }
+    })();
+    return {
+        async stop() {
+            stopped = true;
+            wake?.();
+            await loop;
+            return samples;
+        },
+    };
+}
+/** Deltas, gauge peaks and means, and the derived rates of one round. */
+function roundServer(series, before, after, samples) {
+    const deltas = counterDeltas(before, after, series.counters);
+    const peaks = {};
+    const means = {};
+    for (const name of series.gauges) {
+        const values = samples.flatMap((s) => (s[name] === undefined ? [] : [s[name]]));
+        if (!values.length)
+            continue;
+        peaks[name] = Math.max(...values);
+        means[name] = values.reduce((a, b) => a + b, 0) / values.length;
+    }
+    const rates = derivedRates(deltas, series.ratios);
+    return { deltas, peaks, means, ...(rates && { rates }), samples: samples.length };
+}
+/** Both watches around the same round: the round is disturbed when either says so; each adds its own record. */
+function combineWatches(first, second) {
+    if (!first || !second)
+        return first ?? second;
+    return async () => {
+        const endFirst = await first();
+        const endSecond = await second().catch(() => undefined);
+        return async (window) => {
+            const [a, b] = await Promise.all([endFirst(window), endSecond?.(window).catch(() => undefined)]);
+            return { ...b, ...a, ...(b?.server && { server: b.server }) };
+        };
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/target/measure-cell.ts
+
 
 
 async function measureCell(o) {
@@ -60183,7 +60524,8 @@ async function measureCell(o) {
         seed: o.seed,
         signal: o.signal,
         onRound: (p) => o.log.info(progressLine(cell.id, p)),
-        watch: o.watch,
+        // The engine's counters around each steady round, next to the host's GPU watch.
+        watch: combineWatches(o.watch, serverWatch(adapter, http, baseUrl)),
         onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
     });
     if (o.extend)
@@ -63324,6 +63666,8 @@ async function oneRound(o, calibration, send, at) {
 }
 /** The round's GPU record and, where the GPUs reported power, its energy per output token (J/token). */
 function withTelemetry(result, records, watched) {
+    if (watched.server)
+        result.server = watched.server;
     if (!watched.gpu)
         return;
     result.gpu = watched.gpu;
@@ -64596,7 +64940,9 @@ class SimCounters {
     drafts = 0;
     draftTokens = 0;
     accepted = 0;
+    preemptions = 0;
     record(step) {
+        this.preemptions += step.preemptions ?? 0;
         this.steps += 1;
         this.busySeconds += (step.end - step.start) / 1000;
         this.promptTokens += step.prefillTokens;
@@ -64639,6 +64985,11 @@ function renderMetrics(profile, c, inFlight) {
     metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
         [base, c.busySeconds],
     ]);
+    // Served only with a KV budget, so a profile without one serves what it always did.
+    if (profile.kvTokens !== undefined)
+        metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+            [base, c.preemptions],
+        ]);
     if (profile.speculative) {
         metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
         metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
@@ -64654,6 +65005,8 @@ function renderMetrics(profile, c, inFlight) {
 ;// CONCATENATED MODULE: ./src/sim/engine.ts
 
 
+/** Tokens a stream holds in the KV cache. */
+const kvOf = (s) => s.promptTokens + s.generated;
 class engine_EngineModel {
     profile;
     speed;
@@ -64707,6 +65060,48 @@ class engine_EngineModel {
             draftTokens: 0,
             accepted: 0,
         };
+        this.decodePass(result, k);
+        if (p.kvTokens !== undefined)
+            this.preempt(p.kvTokens, result);
+        let budget = p.chunkTokens;
+        let slots = p.maxBatch - this.running.length;
+        let kvFree = p.kvTokens === undefined ? Infinity : p.kvTokens - this.kvUsed();
+        const started = [];
+        const prefilled = [];
+        for (const seq of this.waiting) {
+            if (budget <= 0 || slots <= 0)
+                break;
+            const target = seq.recompute ?? seq.promptTokens;
+            // A prompt is admitted only while it fits the KV budget, unless nothing else runs.
+            if (target > kvFree && this.running.length + started.length > 0)
+                break;
+            kvFree -= target;
+            const take = Math.min(target - seq.prefilled, budget);
+            prefilled.push(seq);
+            seq.prefilled += take;
+            budget -= take;
+            slots -= 1;
+            result.prefillTokens += take;
+            if (seq.prefilled < target)
+                break;
+            started.push(seq);
+            result.emissions.push(this.prefillDone(seq));
+        }
+        const decodeMs = result.decodeSeqs > 0 ? p.stepMs(result.decodeSeqs) : 0;
+        const prefillMs = (result.prefillTokens / p.prefillTps) * 1000;
+        // A step that serves any benchmark request draws from the benchmark's stream.
+        const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side);
+        const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv);
+        result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start);
+        this.waiting.splice(0, started.length);
+        this.running.push(...started);
+        for (let i = this.running.length - 1; i >= 0; i--)
+            if (this.running[i].generated >= this.running[i].maxTokens)
+                this.running.splice(i, 1);
+        return result;
+    }
+    /** One decode/verify pass of every running stream: 1 + accepted drafts each. */
+    decodePass(result, k) {
         for (const seq of this.running) {
             const draw = this.streamOf(seq).acceptDraw;
             const want = 1 + (draw ? draw() : 0);
@@ -64719,37 +65114,34 @@ class engine_EngineModel {
             seq.generated += tokens;
             result.emissions.push({ id: seq.id, tokens, first: false, done: seq.generated >= seq.maxTokens });
         }
-        let budget = p.chunkTokens;
-        let slots = p.maxBatch - this.running.length;
-        const started = [];
-        const prefilled = [];
-        for (const seq of this.waiting) {
-            if (budget <= 0 || slots <= 0)
-                break;
-            const take = Math.min(seq.promptTokens - seq.prefilled, budget);
-            prefilled.push(seq);
-            seq.prefilled += take;
-            budget -= take;
-            slots -= 1;
-            result.prefillTokens += take;
-            if (seq.prefilled < seq.promptTokens)
-                break;
+    }
+    /** The stream's next token once its prompt (or, after a preemption, prompt and output so far) is in the cache. */
+    prefillDone(seq) {
+        if (seq.recompute === undefined) {
             seq.generated = 1;
-            started.push(seq);
-            result.emissions.push({ id: seq.id, tokens: 1, first: true, done: seq.maxTokens <= 1 });
+            return { id: seq.id, tokens: 1, first: true, done: seq.maxTokens <= 1 };
         }
-        const decodeMs = this.running.length > 0 ? p.stepMs(this.running.length) : 0;
-        const prefillMs = (result.prefillTokens / p.prefillTps) * 1000;
-        // A step that serves any benchmark request draws from the benchmark's stream.
-        const sideOnly = this.running.every((seq) => seq.side) && prefilled.every((seq) => seq.side);
-        const jitter = jitterFactor((sideOnly ? this.side : this.main).rng, p.jitterCv);
-        result.end = start + ((decodeMs + prefillMs) * jitter) / speedAt(this.speed, start);
-        this.waiting.splice(0, started.length);
-        this.running.push(...started);
-        for (let i = this.running.length - 1; i >= 0; i--)
-            if (this.running[i].generated >= this.running[i].maxTokens)
-                this.running.splice(i, 1);
-        return result;
+        delete seq.recompute;
+        seq.generated += 1;
+        return { id: seq.id, tokens: 1, first: false, done: seq.generated >= seq.maxTokens };
+    }
+    /** KV tokens the unfinished running streams hold. */
+    kvUsed() {
+        return this.running.reduce((n, s) => n + (s.generated < s.maxTokens ? kvOf(s) : 0), 0);
+    }
+    /** While the running streams exceed the budget, the newest unfinished one goes back to the front of the queue. */
+    preempt(kvTokens, result) {
+        while (this.kvUsed() > kvTokens) {
+            const live = this.running.filter((s) => s.generated < s.maxTokens);
+            if (live.length < 2)
+                return;
+            const victim = live[live.length - 1];
+            this.running.splice(this.running.indexOf(victim), 1);
+            victim.recompute = victim.promptTokens + victim.generated;
+            victim.prefilled = 0;
+            this.waiting.unshift(victim);
+            result.preemptions = (result.preemptions ?? 0) + 1;
+        }
     }
 }
 
