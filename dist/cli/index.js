@@ -63841,6 +63841,10 @@ class TargetSession {
             requestBody: target.settings.requestBody,
         }));
     }
+    /** What a measurement on the server at `baseUrl` needs of this session (`measureCell`'s engine-side options). */
+    measuring(baseUrl) {
+        return { adapter: this.adapter, client: this.benchClient(baseUrl), http: this.http, baseUrl, signal: this.signal };
+    }
     /** Drops the page cache when asked, then launches (or attaches to) the target and waits until it is ready. Throws what `startTarget` throws. */
     async start() {
         const { target, deps } = this;
@@ -64023,14 +64027,10 @@ function launchedSource(cell, index, started) {
     const { session, deps } = started;
     const fresh = cell.target.settings.confirmFresh && !cell.target.external;
     const measure = (attempt, extend) => measureCell({
+        ...session.measuring(started.running.baseUrl),
         cell,
-        adapter: session.adapter,
-        client: session.benchClient(started.running.baseUrl),
-        http: session.http,
-        baseUrl: started.running.baseUrl,
         log: deps.log,
         seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
-        signal: session.signal,
         extend,
         watch: started.watch,
     });
@@ -64205,20 +64205,9 @@ async function oneLaunch(arm, target, cells, deps, seed) {
  */
 async function measureOnLaunch(cell, session, running, info, deps) {
     const { settings } = cell.target;
-    const { baseUrl } = running;
     // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
     const extras = { startupS: startupSeconds(running) };
-    const measure = (extend) => measureCell({
-        cell,
-        adapter: session.adapter,
-        client: session.benchClient(baseUrl),
-        http: session.http,
-        baseUrl,
-        log: deps.log,
-        seed: deps.seed,
-        signal: session.signal,
-        extend,
-    });
+    const measure = (extend) => measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend });
     const first = await measure();
     const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode });
     const more = result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0;

@@ -123,21 +123,10 @@ async function measureOnLaunch(
   deps: AbLaunchDeps,
 ): Promise<CellResult> {
   const { settings } = cell.target
-  const { baseUrl } = running
   // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
   const extras = { startupS: startupSeconds(running) }
   const measure = (extend?: MeasureCellOptions['extend']) =>
-    measureCell({
-      cell,
-      adapter: session.adapter,
-      client: session.benchClient(baseUrl),
-      http: session.http,
-      baseUrl,
-      log: deps.log,
-      seed: deps.seed,
-      signal: session.signal,
-      extend,
-    })
+    measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend })
   const first = await measure()
   const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode })
   const more =

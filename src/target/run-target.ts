@@ -165,14 +165,10 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
   const fresh = cell.target.settings.confirmFresh && !cell.target.external
   const measure = (attempt: number, extend?: MeasureCellOptions['extend']): Promise<MeasuredCell> =>
     measureCell({
+      ...session.measuring(started.running.baseUrl),
       cell,
-      adapter: session.adapter,
-      client: session.benchClient(started.running.baseUrl),
-      http: session.http,
-      baseUrl: started.running.baseUrl,
       log: deps.log,
       seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
-      signal: session.signal,
       extend,
       watch: started.watch,
     })

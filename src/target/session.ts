@@ -12,6 +12,7 @@ import type { TargetInfo } from '../core/results.js'
 import { httpPorts } from '../engines/http.js'
 import { engineByName } from '../engines/registry.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
+import type { MeasureCellOptions } from './measure-cell.js'
 import {
   dropCaches,
   startMemoryGuard,
@@ -88,6 +89,11 @@ export class TargetSession {
       maxConcurrency: this.maxConcurrency,
       requestBody: target.settings.requestBody,
     }))
+  }
+
+  /** What a measurement on the server at `baseUrl` needs of this session (`measureCell`'s engine-side options). */
+  measuring(baseUrl: string): Pick<MeasureCellOptions, 'adapter' | 'client' | 'http' | 'baseUrl' | 'signal'> {
+    return { adapter: this.adapter, client: this.benchClient(baseUrl), http: this.http, baseUrl, signal: this.signal }
   }
 
   /** Drops the page cache when asked, then launches (or attaches to) the target and waits until it is ready. Throws what `startTarget` throws. */
