@@ -5,6 +5,7 @@
 import type { ScenarioPlan } from '../core/plan.js'
 import { RequestError } from '../core/errors.js'
 import type { ErrorCount, MetricsBlock, RequestRecord, RoundResult } from '../core/measurements.js'
+import type { RoundServer } from '../core/server-counters.js'
 import type { RoundWatch, WatchedRound } from '../core/telemetry.js'
 import type { Calibration } from './calibrate.js'
 import { cellFlags } from './flags.js'
@@ -45,6 +46,11 @@ export interface MeasureOptions {
    * recorded as the round's `gpu`. A disturbed round is measured again, at most `MAX_REMEASURES` times a cell.
    */
   watch?: RoundWatch
+  /**
+   * Tokens per verify step of a steady round from its engine counters (`rounds[].server`) and requests, where the
+   * engine drafts (EngineAdapter.roundAcceptance): the round then records the spec-decode split.
+   */
+  acceptance?: (server: RoundServer | undefined, records: readonly RequestRecord[]) => number | undefined
   /** Called when a disturbed round is about to be measured again (`again` of `max`). */
   onDisturbed?: (d: { round: number; reason: string; again: number; max: number }) => void
 }
@@ -108,6 +114,7 @@ export async function runRounds(
     const { result, records } = round
     const watched = await end?.(roundWindow(records, result))
     if (watched) withTelemetry(result, records, watched)
+    if (steady) withSplit(result, records, o.acceptance)
     const disturbed = watched?.disturbed
     if (disturbed && !o.signal?.aborted) {
       if (again < MAX_REMEASURES) {
@@ -169,6 +176,18 @@ function withTelemetry(result: RoundResult, records: readonly RequestRecord[], w
   result.gpu = watched.gpu
   const tokens = records.reduce((n, r) => n + (r.ok ? r.outputTokens : 0), 0)
   if (watched.gpu.energyJ !== undefined && tokens > 0) result.metrics.energy_j_per_token = watched.gpu.energyJ / tokens
+}
+
+/**
+ * The round's spec-decode split where the engine drafted: its acceptance length, and the verify step's time as
+ * acceptance length ÷ the round's decode tok/s, so that decode = acceptance length ÷ step time holds by construction.
+ */
+function withSplit(result: RoundResult, records: readonly RequestRecord[], acceptance: MeasureOptions['acceptance']) {
+  const length = acceptance?.(result.server, records)
+  const decode = result.metrics.decode_tps.mean
+  if (length === undefined || !(length >= 1) || !Number.isFinite(length) || !(decode > 0)) return
+  result.metrics.accept_length = length
+  result.metrics.step_ms = (1000 * length) / decode
 }
 
 function mergeErrors(rounds: readonly RoundResult[]): ErrorCount[] {

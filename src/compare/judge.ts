@@ -17,8 +17,9 @@ import {
   metricLabel,
   type GateStat,
   type GatedMetric,
+  type RelativeMetric,
 } from '../core/metrics.js'
-import type { GateConfig } from '../core/plan.js'
+import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
 import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
@@ -27,6 +28,7 @@ import { NOISE_FLOOR, noiseModel } from './noise.js'
 import { referenceFor, type Reference } from './reference.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 import { judgeQuality } from './cell-quality.js'
+import { factorConfig, splitDecode } from './spec-split.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
@@ -78,17 +80,7 @@ export function judgeSample(
       : { status: 'new', metrics: {}, note }
   }
 
-  const metrics: CellVerdict['metrics'] = {}
-  const notes: string[] = []
-  const unknown: string[] = []
-  let source: string | undefined
-  for (const metric of GATED_METRICS) {
-    const judged = judgeGated(sample, baseline, gate, metric, options.noiseFloor ?? NOISE_FLOOR)
-    if (!judged) continue
-    if (judged.verdict) metrics[metric] = judged.verdict
-    if (judged.note) (judged.unknown ? unknown : notes).push(judged.note)
-    if (judged.reference) source ??= referenceNote(judged.reference)
-  }
+  const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR)
   // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
   if (sample.flags.length) for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
 
@@ -123,6 +115,30 @@ export function judgeSample(
   return verdict
 }
 
+/** Every gated metric of the sample against its reference, with decode split into its spec-decode factors. */
+function judgeMetrics(sample: Measured, baseline: BaselineView, gate: GateConfig, floor: number) {
+  const metrics: CellVerdict['metrics'] = {}
+  const notes: string[] = []
+  const unknown: string[] = []
+  let source: string | undefined
+  for (const metric of GATED_METRICS) {
+    const judged = judgeGated(sample, baseline, gate, metric, floor)
+    if (!judged) continue
+    if (judged.verdict) metrics[metric] = judged.verdict
+    if (judged.note) (judged.unknown ? unknown : notes).push(judged.note)
+    if (judged.reference) source ??= referenceNote(judged.reference)
+  }
+  // Speculative decoding: decode = acceptance length ÷ step time, each factor judged with decode's limit.
+  if (metrics.decode && gate.decode) {
+    const config = factorConfig(gate.decode)
+    metrics.decode = splitDecode(
+      metrics.decode,
+      (f) => judgeRelative(sample, baseline, f, 'mean', config, floor).verdict,
+    )
+  }
+  return { metrics, notes, unknown, source }
+}
+
 /** The cell's status from its metric verdicts and what fails or leaves it undecided outside them. */
 export function cellStatus(
   metrics: CellVerdict['metrics'],
@@ -147,14 +163,29 @@ function judgeGated(
 ): Judged | undefined {
   const stat = gatedStat(gate, metric)
   if (stat === undefined) return undefined
+  if (isRelative(metric)) return judgeRelative(sample, baseline, metric, stat, gate[metric]!, noiseFloor)
   const label = metricLabel(metric, stat)
-  const config = isRelative(metric) ? gate[metric] : undefined
+  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { noiseFloor })
+  const current = currentValue(sample, metric, stat)
+  if (!reference) return { note: `${label}: no baseline value` }
+  if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
+  return { verdict: judgeCeiling({ metric, config: gate[metric]!, current, baseline: reference.value }), reference }
+}
+
+/** A relative metric of a cell against its reference under `config`, with the noise of its own rounds and history. */
+function judgeRelative(
+  sample: Measured,
+  baseline: BaselineView,
+  metric: RelativeMetric,
+  stat: GateStat,
+  config: GateMetricConfig,
+  noiseFloor: number,
+): Judged {
+  const label = metricLabel(metric, stat)
   const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor })
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
-  if (!isRelative(metric))
-    return { verdict: judgeCeiling({ metric, config: gate[metric]!, current, baseline: reference.value }), reference }
   if (!(reference.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
   const noise = noiseModel({
     current: currentRounds(sample, metric, stat),
@@ -168,7 +199,7 @@ function judgeGated(
     noiseFloor,
     perLaunch: metricInfo(metric).launch,
   })
-  return { verdict: judgeMetric({ metric, config: config!, current, reference, noise }), reference }
+  return { verdict: judgeMetric({ metric, config, current, reference, noise }), reference }
 }
 
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */

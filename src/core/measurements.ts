@@ -23,9 +23,11 @@ export type ScalarMetric = (typeof SCALAR_METRICS)[number]
 
 /**
  * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
- * where the GPUs reported power during it. The steady state averages them over the rounds that have them.
+ * where the GPUs reported power during it; `accept_length` (tokens per verify step) and `step_ms` (verify-step
+ * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding). The steady state
+ * averages them over the rounds that have them.
  */
-export const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token'] as const
+export const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token', 'accept_length', 'step_ms'] as const
 export type OptionalScalarMetric = (typeof OPTIONAL_SCALAR_METRICS)[number]
 
 export type MetricsBlock = Record<DistributionMetric, Stats> &

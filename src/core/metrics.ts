@@ -16,7 +16,7 @@ export type GateStat = (typeof GATE_STATS)[number]
 export type LaunchField = 'startup_s'
 
 /** Units of the registry's metrics; `min-delta` is a duration for `ms` and `s`, a plain number in the unit otherwise. */
-export type MetricUnit = 'ms' | 's' | 'tok/s' | 'share' | 'J/token'
+export type MetricUnit = 'ms' | 's' | 'tok/s' | 'share' | 'J/token' | 'tok/step'
 
 export interface MetricInfo {
   /** Key in `MetricsBlock`; for a `launch` figure, the key in the cell. */
@@ -52,6 +52,12 @@ export interface MetricInfo {
    * no rounds behind it, so none of its noise is round-to-round (compare/noise.ts) and more rounds never decide it.
    */
   launch?: true
+  /**
+   * A factor of another metric rather than a gated metric of its own: speculative decoding's decode tok/s is
+   * acceptance length ÷ verify-step time. A factor has no gate entry; the verdict on the metric it is a factor of
+   * judges it with that metric's limit and its own noise (compare/spec-split.ts).
+   */
+  factorOf?: 'decode'
 }
 
 const ms = (value: number): string => formatDuration(value)
@@ -170,6 +176,35 @@ export const METRICS = {
     rule: 'relative',
     headline: false,
   },
+  /**
+   * Speculative decoding's factors of decode tok/s (decode = acceptance length ÷ step time): tokens a verify step
+   * yields (the bonus token included, as vLLM's `acceptance_length = 1 + accepted / drafts`) and the verify step's
+   * duration, acceptance length ÷ the round's decode tok/s.
+   */
+  'accept-length': {
+    field: 'accept_length',
+    scalar: true,
+    higherIsBetter: true,
+    unit: 'tok/step',
+    label: 'acceptance length',
+    short: 'accept len',
+    format: (value: number) => value.toFixed(2),
+    rule: 'relative',
+    headline: false,
+    factorOf: 'decode',
+  },
+  'step-time': {
+    field: 'step_ms',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 'ms',
+    label: 'step time',
+    short: 'step',
+    format: ms,
+    rule: 'relative',
+    headline: false,
+    factorOf: 'decode',
+  },
 } as const satisfies Record<string, MetricInfo>
 
 export type GatedMetric = keyof typeof METRICS
@@ -180,7 +215,10 @@ export type RelativeMetric = {
 /** Metrics whose gate is `{ max }`. */
 export type CeilingMetric = Exclude<GatedMetric, RelativeMetric>
 
-export const GATED_METRICS = Object.keys(METRICS) as GatedMetric[]
+/** Metrics a gate names; the factors of decode are judged through decode's entry. */
+export const GATED_METRICS = (Object.keys(METRICS) as GatedMetric[]).filter((m) => !('factorOf' in METRICS[m]))
+/** Speculative decoding's factors of decode tok/s, in the order a line names them. */
+export const DECODE_FACTORS: readonly GatedMetric[] = ['accept-length', 'step-time']
 export const HEADLINE_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => metricInfo(m).headline !== false)
 export const PRIMARY_METRICS: readonly GatedMetric[] = GATED_METRICS.filter((m) => 'primary' in METRICS[m])
 

@@ -67,6 +67,11 @@ export interface MetricVerdict {
   moreLaunches?: number
   /** Set when the reference is the level main moved to at a detected shift. */
   rebased?: Rebase
+  /**
+   * Decode only, where the engine drafted on both sides: the verdicts on its factors, acceptance length and step
+   * time, under decode's limit (compare/spec-split.ts).
+   */
+  factors?: MetricVerdict[]
 }
 
 export interface CellVerdict {

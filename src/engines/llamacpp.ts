@@ -12,6 +12,7 @@ import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick, postJson } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath } from './openai.js'
+import { LLAMACPP_DRAFTS, countedAcceptance, requestAcceptance } from './round-acceptance.js'
 import { LLAMACPP_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 
@@ -89,5 +90,8 @@ export const llamacpp: EngineAdapter = {
     return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) }
   },
 
+  // The server's draft counters where this build has them (b10470 does), else the requests' timings.
+  roundAcceptance: (server, requests) =>
+    countedAcceptance(server, LLAMACPP_DRAFTS) ?? requestAcceptance(requests, ACCEPTED),
   specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
 }

@@ -7,6 +7,7 @@ import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
+import { gaugeAcceptance } from './round-acceptance.js'
 import { SGLANG_SERIES } from './server-series.js'
 import type { EngineAdapter, HttpPorts } from './types.js'
 
@@ -84,5 +85,6 @@ export const sglang: EngineAdapter = {
     return length === undefined ? undefined : { [ACCEPT_LENGTH]: length }
   },
 
+  roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
   specDecode: (_before, after) => specDecode(after),
 }

@@ -16,6 +16,7 @@ import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
+import { VLLM_DRAFTS, countedAcceptance } from './round-acceptance.js'
 import { VLLM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 import { shellQuote } from '../core/shell.js'
@@ -144,5 +145,6 @@ export const sim: EngineAdapter = {
     return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
   },
 
+  roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
   specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 }

@@ -6,7 +6,7 @@ import type { z } from 'zod'
 import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
-import type { ServerSeries } from '../core/server-counters.js'
+import type { RoundServer, ServerSeries } from '../core/server-counters.js'
 
 /** One HTTP answer as the readiness probe saw it; `status: 0` means the connection was refused. */
 export interface ProbeAnswer {
@@ -96,6 +96,12 @@ export interface EngineAdapter {
 
   /** The metrics-endpoint series that explain speed, read around and during every steady round; none: no server counters. */
   readonly serverSeries?: ServerSeries
+
+  /**
+   * Tokens per verify step over one steady round (engines/round-acceptance.ts), from the round's counter deltas
+   * or its requests' stream extras; undefined where the round drafted nothing.
+   */
+  roundAcceptance?(server: RoundServer | undefined, requests: readonly RequestRecord[]): number | undefined
 
   /** Spec-decode acceptance for a cell from counter deltas and/or the requests' stream extras. */
   specDecode?(

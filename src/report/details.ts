@@ -6,6 +6,7 @@ import { clip, details, escapeText } from './escape.js'
 import { EMPTY, formatNumber, formatPercent, plural } from '../core/format.js'
 import { STATUS_MARK } from './marks.js'
 import { environmentNote } from './host-section.js'
+import { splitLines } from './split-lines.js'
 import { gpuLines } from './gpu-lines.js'
 import { serverLines } from './server-lines.js'
 
@@ -66,7 +67,7 @@ export function roundsSection(cells: readonly CellResult[]): string | undefined 
   const withRounds = cells.filter((c) => c.rounds.length)
   if (!withRounds.length) return undefined
   const blocks = withRounds.map((c) =>
-    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
       .filter(Boolean)
       .join('\n\n'),
   )

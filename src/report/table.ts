@@ -9,6 +9,7 @@ import {
 } from '../core/metrics.js'
 import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
+import { splitText } from './split-lines.js'
 import { figure } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
 import { cellStatusText } from './marks.js'
@@ -72,10 +73,13 @@ export function qualityText(cell: CellResult): string {
 /** How quality/verdict.ts words a failure. */
 const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/
 
-/** Speculative decoding's acceptance belongs next to the decode speed it explains. */
+/** Speculative decoding's split (or, without per-round factors, its acceptance rate) next to the decode speed it explains. */
 function withAcceptance(decode: string, cell: CellResult): string {
+  if (decode === EMPTY) return decode
+  const split = splitText(cell.metrics)
+  if (split) return `${decode} · ${split}`
   const rate = cell.specDecode?.acceptanceRate
-  return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`
+  return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`
 }
 
 function text(value: string): string {

@@ -61,6 +61,8 @@ interface Seq extends EngineRequest {
   generated: number
   /** Tokens to prefill again after a preemption (prompt + generated then); absent for a fresh request. */
   recompute?: number
+  /** This request's acceptance scale (`speculative.accept-cv`); absent: the weights' own acceptance. */
+  acceptScale?: number
 }
 
 /** Tokens a stream holds in the KV cache. */
@@ -96,7 +98,10 @@ export class EngineModel {
   }
 
   submit(request: EngineRequest): void {
-    this.waiting.push({ ...request, prefilled: 0, generated: 0 })
+    const cv = this.profile.speculative?.acceptCv ?? 0
+    // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
+    const scale = cv > 0 ? { acceptScale: jitterFactor(this.streamOf(request).rng, cv) } : {}
+    this.waiting.push({ ...request, prefilled: 0, generated: 0, ...scale })
   }
 
   /** Drops a request (client went away); tokens already planned for it are simply not delivered. */
@@ -173,8 +178,7 @@ export class EngineModel {
   /** One decode/verify pass of every running stream: 1 + accepted drafts each. */
   private decodePass(result: StepResult, k: number): void {
     for (const seq of this.running) {
-      const draw = this.streamOf(seq).acceptDraw
-      const want = 1 + (draw ? draw() : 0)
+      const want = 1 + this.accepted(seq, k)
       const tokens = Math.min(want, seq.maxTokens - seq.generated)
       if (k > 0) {
         result.drafts += 1
@@ -184,6 +188,14 @@ export class EngineModel {
       seq.generated += tokens
       result.emissions.push({ id: seq.id, tokens, first: false, done: seq.generated >= seq.maxTokens })
     }
+  }
+
+  /** Drafts a verify step of `seq` accepts: the bag's draw, times the request's scale when it has one. */
+  private accepted(seq: Seq, k: number): number {
+    const stream = this.streamOf(seq)
+    const drawn = stream.acceptDraw ? stream.acceptDraw() : 0
+    if (seq.acceptScale === undefined) return drawn
+    return Math.min(k, Math.floor(drawn * seq.acceptScale + stream.rng()))
   }
 
   /** The stream's next token once its prompt (or, after a preemption, prompt and output so far) is in the cache. */

@@ -12,6 +12,10 @@
  *   interpolated linearly (extended with the end slopes).
  * - `speculative`: `{ "method", "k", "accept": [w0 … wk] }`, weights of accepting exactly
  *   i drafts in a verify step (each step emits 1 + i tokens). Realised in blocks of 20 steps.
+ *   Optional `accept-cv`: how much acceptance differs from request to request (a drafter accepts more of
+ *   some texts than of others): each request draws a scale of mean 1 and this coefficient of variation,
+ *   and a step's accepted drafts are the drawn count times the scale (stochastically rounded, at most k).
+ *   Default 0: every request accepts as the weights say.
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `kv-tokens`: optional KV-cache budget in tokens (prompt + generated of the running streams). A waiting
@@ -55,6 +59,7 @@ const schema = z.strictObject({
       method: z.string().min(1),
       k: z.number().int().min(1),
       accept: z.array(z.number().nonnegative()).min(2),
+      'accept-cv': z.number().min(0).max(1).default(0),
     })
     .refine((s) => s.accept.length === s.k + 1, {
       message: 'accept needs k + 1 weights (0..k accepted drafts)',
@@ -90,6 +95,8 @@ export interface Speculative {
   method: string
   k: number
   accept: number[]
+  /** Request-to-request spread of acceptance (coefficient of variation of a per-request scale); 0: none. */
+  acceptCv: number
 }
 
 export interface Reproduces {
@@ -154,7 +161,12 @@ export function parseProfile(json: unknown, where: string): Profile {
     prefillTps: p.prefill['tokens-per-s'],
     chunkTokens: p.prefill['chunk-tokens'] ?? Infinity,
     stepMs: stepFunction(p.decode['step-ms']),
-    speculative: p.speculative,
+    speculative: p.speculative && {
+      method: p.speculative.method,
+      k: p.speculative.k,
+      accept: p.speculative.accept,
+      acceptCv: p.speculative['accept-cv'],
+    },
     jitterCv: p['jitter-cv'],
     maxBatch: p['max-batch'],
     ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),

@@ -14,7 +14,7 @@ import {
   type ScalarMetric,
   type Stats,
 } from '../core/measurements.js'
-import { GATED_METRICS, GATE_STATS } from '../core/metrics.js'
+import { DECODE_FACTORS, GATED_METRICS, GATE_STATS, type GatedMetric } from '../core/metrics.js'
 import {
   CELL_STATUSES,
   CELL_VERDICTS,
@@ -112,6 +112,16 @@ const round = obj({
   achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare)
 
+/** A verdict on one of decode's spec-decode factors (acceptance length, step time), kept in decode's. */
+const factorVerdict = obj({
+  status: oneOf(METRIC_VERDICTS),
+  metric: oneOf(DECODE_FACTORS as readonly [GatedMetric, ...GatedMetric[]]),
+  current: num,
+  baseline: num,
+  delta: numOrNull,
+  reason: str,
+})
+
 const metricVerdict = z.preprocess(
   upgradeMetricVerdict,
   obj({
@@ -124,6 +134,7 @@ const metricVerdict = z.preprocess(
     baseline: num,
     delta: numOrNull,
     reason: str,
+    factors: list(factorVerdict).optional(),
   }),
 )
 

@@ -12,6 +12,9 @@ export interface Figures {
   ttftP99?: number
   /** J/token; absent unless given, as on a box without GPU power readings. */
   energy?: number
+  /** Spec-decode factors (tokens per verify step, verify-step ms); absent unless given, as for a cell that drafts nothing. */
+  accept?: number
+  step?: number
 }
 
 export function stats(mean: number, p99 = mean * 1.5): Stats {
@@ -36,6 +39,8 @@ export function block(f: Figures = {}): MetricsBlock {
     request_tps: output / 128,
     failed_share: 0,
     ...(f.energy !== undefined && { energy_j_per_token: f.energy }),
+    ...(f.accept !== undefined && { accept_length: f.accept }),
+    ...(f.step !== undefined && { step_ms: f.step }),
   }
 }
 
@@ -66,6 +71,10 @@ export function cell(id: string, rounds: RoundResult[], extra: Partial<CellResul
         ttftP99: avg((b) => b.ttft_ms.p99),
         ...(steady.every((r) => r.metrics.energy_j_per_token !== undefined) && {
           energy: avg((b) => b.energy_j_per_token!),
+        }),
+        ...(steady.every((r) => r.metrics.accept_length !== undefined && r.metrics.step_ms !== undefined) && {
+          accept: avg((b) => b.accept_length!),
+          step: avg((b) => b.step_ms!),
         }),
       })
     : null
@@ -113,12 +122,14 @@ export function resultsFile(cells: CellResult[], sha = 'b'.repeat(40)): ResultsF
   }
 }
 
-/** A history entry as the store writes it: per gated metric key, the steady value and the steady rounds. */
+/** A history entry as the store writes it: per gated metric key the cell has, the steady value and the steady rounds. */
 export function historyEntry(cells: CellResult[], keys: string[], sha = 'h'.repeat(40)): HistoryEntry {
   const entry: HistoryEntry = { sha, date: '2026-01-01T00:00:00Z', runUrl: 'https://example.test/run/0', cells: {} }
   for (const c of cells) {
     entry.cells[c.id] = {}
     for (const key of keys) {
+      // An optional figure the cell lacks (energy, the spec-decode factors) is not stored, as the store does.
+      if (c.metrics![key.split('.')[0] as keyof MetricsBlock] === undefined) continue
       entry.cells[c.id][key] = {
         steady: readKey(c.metrics!, key),
         rounds: c.rounds.filter((r) => r.steady).map((r) => readKey(r.metrics, key)),
