@@ -43,19 +43,34 @@ export const SGLANG_SERIES: ServerSeries = {
   ],
 }
 
-/** llama.cpp `tools/server/server.cpp` `/metrics` (served with `--metrics`). */
+/**
+ * llama.cpp `tools/server/server-task.cpp` (`server_task_result_metrics::to_metrics`, served with `--metrics`):
+ * `prompt_tokens_total` counts the prompt tokens evaluated and `prompt_tokens_cached_total` those reused from a
+ * slot's cache instead; `n_decode_total` counts `llama_decode()` calls, speculative ones excluded; the draft
+ * counters count tokens drafted and accepted and the target's verification steps, the same as the summed
+ * `timings.draft_n` / `draft_n_accepted` of the requests.
+ */
 export const LLAMACPP_SERIES: ServerSeries = {
   path: '/metrics',
   counters: [
     'llamacpp:prompt_tokens_total',
+    'llamacpp:prompt_tokens_cached_total',
     'llamacpp:tokens_predicted_total',
     'llamacpp:prompt_seconds_total',
     'llamacpp:tokens_predicted_seconds_total',
+    'llamacpp:n_decode_total',
+    'llamacpp:spec_decode_num_drafts_total',
+    'llamacpp:spec_decode_num_draft_tokens_total',
+    'llamacpp:spec_decode_num_accepted_tokens_total',
   ],
   gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
   ratios: {
     prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
     predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
+    spec_acceptance_rate: [
+      'llamacpp:spec_decode_num_accepted_tokens_total',
+      'llamacpp:spec_decode_num_draft_tokens_total',
+    ],
   },
 }
 

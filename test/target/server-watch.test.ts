@@ -7,6 +7,7 @@ import { createBenchClient } from '../../src/bench/measure.js'
 import type { ScenarioPlan } from '../../src/core/plan.js'
 import type { RoundWatch } from '../../src/core/telemetry.js'
 import { httpPorts } from '../../src/engines/http.js'
+import { sumByName } from '../../src/engines/prometheus.js'
 import { LLAMACPP_SERIES, SGLANG_SERIES, VLLM_SERIES } from '../../src/engines/server-series.js'
 import { vllm } from '../../src/engines/vllm.js'
 import { llamacpp } from '../../src/engines/llamacpp.js'
@@ -37,6 +38,46 @@ describe('engine series tables', () => {
         expect(s.counters).toEqual(expect.arrayContaining([num, den]))
     }
     expect(VLLM_SERIES.counters).toContain('vllm:num_preemptions_total')
+  })
+
+  it('llama.cpp b10470 exposes every series of its table: two draft-model completions, fresh server', () => {
+    // `/metrics` of llama-server b10470 (`--metrics`, draft model, `--spec-draft-n-max 8`), the comment lines
+    // left out, after two streamed 32-token completions with `cache_prompt: false` (timings: draft_n 132 + 180,
+    // draft_n_accepted 10 + 4); a fresh server reads 0 on every series.
+    const after = [
+      'llamacpp:prompt_tokens_total 25',
+      'llamacpp:prompt_tokens_cached_total 0',
+      'llamacpp:prompt_seconds_total 0.032899',
+      'llamacpp:tokens_predicted_total 64',
+      'llamacpp:tokens_predicted_seconds_total 1.49688',
+      'llamacpp:n_decode_total 50',
+      'llamacpp:n_tokens_max 46',
+      'llamacpp:spec_decode_num_draft_tokens_total 312',
+      'llamacpp:spec_decode_num_accepted_tokens_total 14',
+      'llamacpp:spec_decode_num_drafts_total 46',
+      'llamacpp:prompt_tokens_seconds 759.902',
+      'llamacpp:predicted_tokens_seconds 41.4196',
+      'llamacpp:requests_processing 0',
+      'llamacpp:requests_deferred 0',
+      'llamacpp:n_busy_slots_per_decode 1',
+      'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="0"} 3',
+      'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="1"} 3',
+    ].join('\n')
+    const fresh = after.replace(/ [0-9.]+$/gm, ' 0')
+    const names = [...LLAMACPP_SERIES.counters, ...LLAMACPP_SERIES.gauges]
+    const server = roundServer(LLAMACPP_SERIES, sumByName(fresh, names), sumByName(after, names), [])
+    expect(Object.keys(server.deltas).sort()).toEqual([...LLAMACPP_SERIES.counters].sort())
+    expect(server.deltas).toMatchObject({
+      'llamacpp:prompt_tokens_total': 25,
+      'llamacpp:prompt_tokens_cached_total': 0,
+      'llamacpp:tokens_predicted_total': 64,
+      'llamacpp:n_decode_total': 50,
+      'llamacpp:spec_decode_num_drafts_total': 46,
+      'llamacpp:spec_decode_num_draft_tokens_total': 312,
+      'llamacpp:spec_decode_num_accepted_tokens_total': 14,
+    })
+    expect(server.rates?.spec_acceptance_rate).toBe(14 / 312)
+    expect(server.rates?.predicted_tokens_per_second).toBe(64 / 1.49688)
   })
 
   it('deltas, gauge peak and mean, and the hit rate from deltas; a counter that went down is left out', () => {
