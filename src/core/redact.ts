@@ -104,6 +104,21 @@ export function redact(text: string): string {
   return secrets.redact(text)
 }
 
+/**
+ * A tool's message for a report or an error, on one line: control characters as spaces, the user and password of
+ * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
+ */
+export function redactLine(text: string, maxChars: number): string {
+  const clean = redact(
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f]/g, ' ')
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
+      .trim(),
+  )
+  return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean
+}
+
 declare const REDACTED: unique symbol
 
 /** A value the process-wide redactor has masked: what may be rendered, written or posted, without another pass. */

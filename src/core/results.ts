@@ -144,11 +144,16 @@ export interface CellResult {
   /** Set when another benchmark tool measured the cell (`llm-bench-gate ingest`, `engine: external`). */
   ingested?: IngestedSource
   /**
-   * Seconds from spawning the target's launch (a container's `run`, image pull included) to the engine's first
+   * Seconds from spawning the target's launch (a container's `run`, which never pulls) to the engine's first
    * answer: the health endpoint ready and the smoke request answered. The target's first launch, on each of its
    * cells; absent for a `url:` target (nothing launched) and for one that never got ready.
    */
   startup_s?: number
+  /**
+   * Seconds a `container:` target's runtime took to pull the image before that launch, when it was not present
+   * locally; not part of `startup_s`. Absent when no pull happened.
+   */
+  image_pull_s?: number
   /** The same-box A/B against the PR's base commit, when one was wanted (SPEC §14); never stored. */
   ab?: CellAb
   verdict: CellVerdict

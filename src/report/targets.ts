@@ -1,7 +1,7 @@
 /** Per-target detail: engine versions, startup, launch commands, server facts, spec decoding, and why targets failed. */
 import type { CellResult } from '../core/results.js'
 import { clip, codeBlock, details, escapeText, tail } from './escape.js'
-import { formatDelta, formatNumber, plural } from '../core/format.js'
+import { formatDelta, formatDuration, formatNumber, plural } from '../core/format.js'
 import { metricInfo, readCellMetric } from '../core/metrics.js'
 import { acceptance } from './details.js'
 
@@ -46,14 +46,20 @@ export function enginesSection(cells: readonly CellResult[]): string | undefined
     : undefined
 }
 
-/** `startup 41.2s (baseline 38s)`: the launch's figure, with the baseline's when the gate compared it. */
+/**
+ * `startup 41.2s (baseline 38s, +8.4%; image pull 3m10s apart)`: the launch's figure, with the baseline's when the
+ * gate compared it, and the image pull before the launch when there was one (never part of startup).
+ */
 function startupFact(cell: CellResult): string | undefined {
   const info = metricInfo('startup')
   const value = readCellMetric(cell, 'startup', 'mean')
   if (value === undefined) return undefined
   const judged = cell.verdict.metrics.startup
-  const baseline = judged ? ` (baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)})` : ''
-  return `${info.label} ${info.format(value)}${baseline}`
+  const notes = [
+    judged ? `baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)}` : undefined,
+    cell.image_pull_s !== undefined ? `image pull ${formatDuration(cell.image_pull_s * 1000)} apart` : undefined,
+  ].filter(Boolean)
+  return `${info.label} ${info.format(value)}${notes.length ? ` (${notes.join('; ')})` : ''}`
 }
 
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */

@@ -8,6 +8,8 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { ContainerPlan } from '../core/plan.js'
+import { formatDuration } from '../core/format.js'
+import { redactLine } from '../core/redact.js'
 import { shellQuote } from '../core/shell.js'
 
 export type Runtime = 'docker' | 'podman'
@@ -50,7 +52,9 @@ export function runCommand(
   c: ContainerPlan,
   at: { runId: string; name: string; port: number; passEnv?: readonly string[] },
 ): string {
-  const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`]
+  // `--pull=never`: a missing image is pulled before the launch (`pullImage`), so the run never pulls inside startup.
+  const label = `${RUN_LABEL}=${at.runId}`
+  const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', label, '--pull=never']
   if (c.gpus === 'all') fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']))
   if (c.shmSize) fixed.push('--shm-size', c.shmSize)
   for (const [name, value] of Object.entries({ PORT: String(at.port), ...c.env })) fixed.push('-e', `${name}=${value}`)
@@ -70,8 +74,8 @@ export interface Ran {
   code: number | null
   stdout: string
   stderr: string
-  /** Why there is no exit code: the binary is missing, or it was killed at the timeout. */
-  failure?: 'not found' | 'timed out'
+  /** Why there is no exit code: the binary is missing, it was killed at the timeout, or the run was cancelled. */
+  failure?: 'not found' | 'timed out' | 'aborted'
 }
 
 /** After the timeout's SIGTERM, what a runtime CLI gets before SIGKILL: one that ignores SIGTERM must not block teardown. */
@@ -80,10 +84,15 @@ const KILL_AFTER_MS = 2_000
 const OUTPUT_CHARS = 1024 * 1024
 
 /**
- * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs` it gets
- * SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
+ * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs`, or when
+ * `signal` aborts, it gets SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
  */
-export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<Ran> {
+export function runtimeExec(
+  runtime: Runtime,
+  args: string[],
+  timeoutMs = COMMAND_TIMEOUT_MS,
+  signal?: AbortSignal,
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(runtime, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     const out = { stdout: '', stderr: '' }
@@ -93,29 +102,35 @@ export function runtimeExec(runtime: Runtime, args: string[], timeoutMs = COMMAN
         if (out[name].length < OUTPUT_CHARS) out[name] += text.slice(0, OUTPUT_CHARS - out[name].length)
       })
     }
-    let timedOut = false
+    let ended: Ran['failure']
     let kill: NodeJS.Timeout | undefined
-    const timer = setTimeout(() => {
-      timedOut = true
+    const end = (why: 'timed out' | 'aborted') => {
+      if (ended) return
+      ended = why
       child.kill('SIGTERM')
       kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS)
-    }, timeoutMs)
+    }
+    const timer = setTimeout(() => end('timed out'), timeoutMs)
+    const onAbort = () => end('aborted')
+    signal?.addEventListener('abort', onAbort, { once: true })
+    if (signal?.aborted) onAbort()
     let settled = false
     const finish = (ran: Ran) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       clearTimeout(kill)
+      signal?.removeEventListener('abort', onAbort)
       resolve(ran)
     }
     child.once('error', (error: NodeJS.ErrnoException) =>
       finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' as const }) }),
     )
-    const ended = (code: number | null) =>
-      finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' as const }) })
+    const exited = (code: number | null) =>
+      finish({ code: ended ? null : code, ...out, ...(ended && { failure: ended }) })
     // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-    child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref())
-    child.once('close', ended)
+    child.once('exit', (code) => setTimeout(() => exited(code), 1000).unref())
+    child.once('close', exited)
   })
 }
 
@@ -216,4 +231,61 @@ export async function containerIdentity(runtime: Runtime, name: string, image: s
     : ''
   const digest = repo.split(' ')[0]?.split('@')[1] || id
   return { runtime, image, ...(digest ? { digest } : {}) }
+}
+
+/** What an error quotes of the runtime's stderr: its last lines, newest first kept (podman prints retries, then the error). */
+const STDERR_LINES = 3
+const STDERR_CHARS = 600
+
+/** The last STDERR_LINES lines that fit in STDERR_CHARS (the last one always, clipped), on one line, redacted. */
+function stderrTail(ran: Ran): string {
+  const lines = ran.stderr
+    .split(/\r?\n|\r/)
+    .map((line) => redactLine(line, STDERR_CHARS))
+    .filter(Boolean)
+  const kept: string[] = []
+  for (const line of lines.slice(-STDERR_LINES).reverse()) {
+    if (kept.length && [line, ...kept].join(' | ').length > STDERR_CHARS) break
+    kept.unshift(line)
+  }
+  return kept.join(' | ') || 'no message'
+}
+
+/** Why a runtime call gave no answer: the binary is missing, it hung past its bound, or the run was cancelled. */
+function noAnswer(runtime: Runtime, call: string, ran: Ran, timeoutMs: number): string | undefined {
+  if (ran.failure === 'not found') return `no \`${runtime}\` command on PATH`
+  if (ran.failure === 'timed out') return `\`${runtime} ${call}\` did not finish within ${formatDuration(timeoutMs)}`
+  if (ran.failure === 'aborted') return `cancelled during \`${runtime} ${call}\``
+  return undefined
+}
+
+/**
+ * Whether the runtime has the image locally, asking no registry. podman: `image exists` exits 0 when it does, 1
+ * when it does not, 125 on an error (podman-image-exists(1)). docker: `image inspect` exits 0, or 1 with "No such
+ * image" on stderr (docs.docker.com, `docker image inspect`). Any other answer throws: the runtime cannot say.
+ */
+export async function imagePresent(runtime: Runtime, image: string, signal?: AbortSignal): Promise<boolean> {
+  const args = runtime === 'podman' ? ['image', 'exists', image] : ['image', 'inspect', '--format', '{{.Id}}', image]
+  const ran = await runtimeExec(runtime, args, COMMAND_TIMEOUT_MS, signal)
+  const failed = noAnswer(runtime, args.slice(0, 2).join(' '), ran, COMMAND_TIMEOUT_MS)
+  if (failed) throw new Error(`cannot tell whether image ${image} is present: ${failed}`)
+  if (ran.code === 0) return true
+  if (ran.code === 1 && (runtime === 'podman' || /no such (image|object)/i.test(ran.stderr))) return false
+  throw new Error(
+    `cannot tell whether image ${image} is present: \`${runtime} ${args.slice(0, 2).join(' ')}\` exited with code ${ran.code}: ${stderrTail(ran)}`,
+  )
+}
+
+/** `pull <image>`, bounded by `timeoutMs` and `signal`; throws naming the image with the runtime's last stderr lines. */
+export async function pullImage(
+  runtime: Runtime,
+  image: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const ran = await runtimeExec(runtime, ['pull', image], timeoutMs, signal)
+  const failed =
+    noAnswer(runtime, `pull ${image}`, ran, timeoutMs) ??
+    (ran.code === 0 ? undefined : `\`${runtime} pull ${image}\` exited with code ${ran.code}: ${stderrTail(ran)}`)
+  if (failed) throw new Error(`image ${image} is not present locally and could not be pulled: ${failed}`)
 }

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { errorMessage } from '../core/errors.js'
-import { redact } from '../core/redact.js'
+import { redactLine } from '../core/redact.js'
 import { signalGroup } from './process-group.js'
 
 export const GIT_TIMEOUT_MS = 30_000
@@ -37,15 +37,7 @@ export function gitReason(stderr: string): string {
     .map((l) => l.trim())
     .filter(Boolean)
   const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.at(-1) ?? 'no message'
-  const clean = redact(
-    line
-      .replace(/^(fatal|error):\s*/i, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u001f\u007f]/g, ' ')
-      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
-      .trim(),
-  )
-  return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean
+  return redactLine(line.replace(/^(fatal|error):\s*/i, ''), REASON_CHARS)
 }
 
 /** Keeps the first GIT_OUTPUT_BYTES of a stream. */

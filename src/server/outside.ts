@@ -30,6 +30,8 @@ export interface Outside {
   /** After the group is signalled: stop and remove the container, run `stop:`. Returns problems worth a warning. */
   undo(write: Sink, graceMs: number): Promise<string[]>
   identity?(): Promise<ContainerIdentity>
+  /** A container's image and the runtime that runs it: pulled before the spawn when the runtime lacks it. */
+  image?: { runtime: Runtime; name: string }
   /** How the container runtime was chosen when the target names none. */
   runtimeNote?: string
 }
@@ -92,6 +94,7 @@ export async function prepareOutside(
       return [...(problem ? [problem] : []), ...(await runStopTask(write))]
     },
     identity: () => containerIdentity(runtime, name, c.image),
+    image: { runtime, name: c.image },
     ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
   }
 }

@@ -14,7 +14,7 @@ import { groupTask, launchGroup, type LaunchedGroup } from './launch.js'
 import { DEFAULT_GRACE_MS, liveMembers, terminateGroup } from './process-group.js'
 import { hostPort, pickFreePort, portAnswers, waitPortFree } from './ports.js'
 import { describeAnswer, exitSignal, race, waitReady } from './readiness.js'
-import { makeRunId } from './container.js'
+import { imagePresent, makeRunId, pullImage } from './container.js'
 import { createRunGuard, type RunGuard } from './guard.js'
 import { prepareOutside, type Outside } from './outside.js'
 import type { ExitInfo, RunningTarget, StartOptions, StartupTimes } from './types.js'
@@ -177,6 +177,30 @@ async function prepare(
   }
 }
 
+/**
+ * A container's image, pulled before the spawn when the runtime lacks it, so startup never holds a pull: the pull's
+ * milliseconds, or undefined when the image was present (or the target runs none). The pull gets the target's
+ * `ready-timeout` of its own. Nothing runs yet, so a failure throws with nothing to tear down.
+ */
+async function pullMissing(options: StartOptions, image: Outside['image']): Promise<number | undefined> {
+  if (!image) return undefined
+  const { target, log, signal } = options
+  const timeoutMs = target.settings.readyTimeoutMs
+  try {
+    if (await imagePresent(image.runtime, image.name, signal)) return undefined
+    log.info(
+      `${target.id}: image ${image.name} is not present for ${image.runtime}; pulling it (up to ${formatDuration(timeoutMs)}, timed apart from startup)`,
+    )
+    const since = performance.now()
+    await pullImage(image.runtime, image.name, timeoutMs, signal)
+    const ms = performance.now() - since
+    log.info(`${target.id}: pulled image ${image.name} in ${formatDuration(ms)}`)
+    return ms
+  } catch (error) {
+    throw new StartError(target.id, signal?.aborted ? 'aborted' : 'spawn', errorMessage(error))
+  }
+}
+
 async function launch(options: StartOptions, command: string | undefined): Promise<RunningTarget> {
   const { target, log } = options
   const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort())
@@ -195,10 +219,11 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   const extra = { ...targetEnv, PORT: String(port), [RUN_ID_VARIABLE]: runId }
   const outside = await prepare(options, command, { port, logPath, env: extra })
   if (outside.runtimeNote) log.info(`${target.id}: ${outside.runtimeNote}`)
+  const pullMs = await pullMissing(options, outside.image)
   const filled = fillRuntime(outside.command, { port, run: runId })
   const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra)
   let group: LaunchedGroup
-  // Startup counts from the spawn: the guard's registration and runtime detection before it are ours, not the engine's.
+  // Startup counts from the spawn: the guard's registration, runtime detection and image pull before it are not the engine's.
   const spawned = performance.now()
   try {
     group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir })
@@ -222,10 +247,11 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   }
   if (!isFailure(outcome)) {
     const { readyMs, totalMs } = outcome
+    const pulled = pullMs === undefined ? '' : `; image pull ${formatDuration(pullMs)} apart`
     log.info(
-      `${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)})`,
+      `${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)}${pulled})`,
     )
-    return { ...running, startup: outcome }
+    return { ...running, startup: { ...outcome, ...(pullMs !== undefined && { pullMs }) } }
   }
   const failure = outcome
   await running.stop()

@@ -54,15 +54,16 @@ export interface RunningTarget {
 }
 
 /**
- * From spawning the launch command. The runtime pulls a missing image inside `run` (docker's and podman's
- * `--pull=missing` default), so a container's pull is part of `readyMs`: nothing before the first health answer
- * tells the pull from the engine's own loading.
+ * From spawning the launch command. A `container:` target's image, when the runtime lacks it, is pulled before the
+ * spawn and its `run` gets `--pull=never`, so no pull is inside `readyMs`; the pull is timed apart as `pullMs`.
  */
 export interface StartupTimes {
   /** Until the health endpoint's first ready answer. */
   readyMs: number
   /** Until the smoke request was answered: the engine serves. */
   totalMs: number
+  /** The image pull before the spawn; absent when the image was present (no pull happened) or nothing is pulled. */
+  pullMs?: number
 }
 
 export interface MemInfo {

@@ -263,6 +263,7 @@ const cell = obj({
   quality: quality.optional(),
   host: host.optional(),
   startup_s: num.optional(),
+  image_pull_s: num.optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)
 

@@ -14,7 +14,7 @@ import { readMemInfo, type MemInfo, type RunningTarget } from '../server/index.j
 import { waitMemoryReleased } from '../server/memory-release.js'
 import { measuredCell } from './cell-result.js'
 import { measureCell, type MeasureCellOptions } from './measure-cell.js'
-import { startupSeconds, type TargetRunDeps } from './run-target.js'
+import { launchFigures, type TargetRunDeps } from './run-target.js'
 import { TargetSession } from './session.js'
 
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
@@ -124,7 +124,7 @@ async function measureOnLaunch(
 ): Promise<CellResult> {
   const { settings } = cell.target
   // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
-  const extras = { startupS: startupSeconds(running) }
+  const extras = launchFigures(running)
   const measure = (extend?: MeasureCellOptions['extend']) =>
     measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend })
   const first = await measure()

@@ -54,6 +54,8 @@ export interface CellExtras {
   host?: CellHost
   /** Seconds the launch the cell was measured on took to come up (`startup_s`); none for a `url:` target. */
   startupS?: number
+  /** Seconds the image pull before that launch took (`image_pull_s`); none when no pull happened. */
+  imagePullS?: number
 }
 
 export function measuredCell(
@@ -76,6 +78,7 @@ export function measuredCell(
   }
   if (specDecode) cell.specDecode = specDecode
   if (extras.startupS !== undefined) cell.startup_s = extras.startupS
+  if (extras.imagePullS !== undefined) cell.image_pull_s = extras.imagePullS
   if (extras.host) cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) }
   return cell
 }

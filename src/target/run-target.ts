@@ -4,7 +4,7 @@
  * happens in between.
  */
 import { setTimeout as delay } from 'node:timers/promises'
-import { errorCell, measuredCell } from './cell-result.js'
+import { errorCell, measuredCell, type CellExtras } from './cell-result.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { CellJudge } from './cell-judge.js'
@@ -42,9 +42,12 @@ interface Started {
   probe?: ProbeRun
   host: CellHost
   watch: MeasureCellOptions['watch']
-  /** The target's first launch's startup, seconds: what its cells record, whatever a `confirm-fresh` relaunch took. */
-  startupS?: number
+  /** The target's first launch's startup and image pull: what its cells record, whatever a `confirm-fresh` relaunch took. */
+  launch: LaunchFigures
 }
+
+/** A launch's figures a cell records: `startup_s` and, when the image was pulled before it, `image_pull_s`. */
+export type LaunchFigures = Pick<CellExtras, 'startupS' | 'imagePullS'>
 
 const EXIT_SETTLE_MS = 1000
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
@@ -96,17 +99,23 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       probe,
       host,
       watch: roundWatch(preflight.state, hostDeps),
-      startupS: startupSeconds(running),
+      launch: launchFigures(running),
     })
   } finally {
     await session.close()
   }
 }
 
-/** Launch to the smoke request's answer, in seconds to the millisecond; undefined when nothing was launched. */
-/** A launch's startup (launch to the smoke request's answer), seconds to the millisecond. */
-export function startupSeconds(running: RunningTarget): number | undefined {
-  return running.startup && Math.round(running.startup.totalMs) / 1000
+/**
+ * A launch's startup (spawn to the smoke request's answer) and the image pull before it, seconds to the
+ * millisecond; none when nothing was launched, no pull when the image was present.
+ */
+export function launchFigures(running: RunningTarget): LaunchFigures {
+  const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms) / 1000)
+  const { startup } = running
+  if (!startup) return {}
+  const imagePullS = seconds(startup.pullMs)
+  return { startupS: seconds(startup.totalMs), ...(imagePullS !== undefined && { imagePullS }) }
 }
 
 /** Every cell of the target an `error` with the same reason, target facts and host record. */
@@ -172,17 +181,13 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
       extend,
       watch: started.watch,
     })
-  const settled = async (
-    m: MeasuredCell,
-    specDecode = m.specDecode,
-    startupS = started.startupS,
-  ): Promise<CellResult> => {
+  const settled = async (m: MeasuredCell, specDecode = m.specDecode, launch = started.launch): Promise<CellResult> => {
     // A dying engine closes its sockets before its exit is reported: when requests failed,
     // give the exit a moment to arrive so the cell names the cause, not its symptoms.
     if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
     if (session.fatal) throw new Error(session.fatal)
     const { probe, host } = started
-    return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, startupS })
+    return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch })
   }
   // The first measurement, which added rounds extend and whose spec-decode figures they keep.
   let first: MeasuredCell | undefined
@@ -194,7 +199,7 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
       await relaunch(cell, started)
       // A fresh re-measurement carries its own launch's startup: the pooled confirmation judges every launch.
       const m = await measure(attempt)
-      return settled(m, m.specDecode, startupSeconds(started.running))
+      return settled(m, m.specDecode, launchFigures(started.running))
     },
     async addRounds(rounds) {
       if (!first) throw new Error(`${cell.id}: rounds added before the first measurement`)

@@ -81,6 +81,10 @@ describe.each(['podman', 'docker'] as const)('container targets on %s', (runtime
     expect(cell.info.container).toMatchObject({ runtime, image })
     // podman: the manifest digest; docker: the image id (an imported image has no repo digest).
     expect(cell.info.container?.digest).toMatch(/^sha256:[0-9a-f]{64}$/)
+    // The image is local: the runtime said so before the launch, nothing was pulled, and the run may not pull.
+    expect(cell).not.toHaveProperty('image_pull_s')
+    expect(cell.info.launch).toContain(' --pull=never ')
+    expect(run.stdout).not.toMatch(/boxed: (image .* is not present|pulled image)/)
     expect(ofRun(runtime, runIdOf(run))).toEqual([])
   })
 

@@ -17,7 +17,7 @@ function words(line: string): string[] {
 }
 
 describe('runCommand', () => {
-  it('docker: --init, host network, name, run label, --gpus all, shm, env, volumes, run-args, image, command', () => {
+  it('docker: --init, host network, name, run label, no pull, --gpus all, shm, env, volumes, run-args, image, command', () => {
     const c: ContainerPlan = {
       ...base,
       command: ['vllm', 'serve', '/models/m', '--port', '8123'],
@@ -36,6 +36,7 @@ describe('runCommand', () => {
       AT.name,
       '--label',
       'llm-bench-gate.run=4242-1-beefcafe',
+      '--pull=never',
       '--gpus',
       'all',
       '--shm-size',
@@ -62,6 +63,7 @@ describe('runCommand', () => {
 
   it('podman asks for GPUs through CDI; gpus: none asks for none', () => {
     expect(words(runCommand('podman', base, AT))).toContain('nvidia.com/gpu=all')
+    expect(words(runCommand('podman', base, AT))).toContain('--pull=never')
     const none = words(runCommand('podman', { ...base, gpus: 'none' }, AT))
     expect(none).not.toContain('--device')
     expect(none).not.toContain('--gpus')

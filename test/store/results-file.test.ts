@@ -84,6 +84,11 @@ describe('readResults: malformed fields', () => {
       'cells[0].metrics: expected an object or null, got "n/a"',
     ],
     ['a number for quant', (f) => (f.cells[0].quant = 8), 'cells[0].quant: expected a string or null, got 8'],
+    [
+      'an image pull as text',
+      (f) => (f.cells[0].image_pull_s = '3m'),
+      'cells[0].image_pull_s: expected a number, got "3m"',
+    ],
     ['flags as text', (f) => (f.cells[0].flags = 'slow'), 'cells[0].flags: expected a list, got "slow"'],
     ['a flag that is not text', (f) => (f.cells[0].flags = [true]), 'cells[0].flags[0]: expected a string, got true'],
     [
@@ -325,6 +330,16 @@ describe('readResults: what reads', () => {
     const read = readResults(JSON.stringify(file), WHERE).cells[0]
     expect(read.rounds.map((r) => r.metrics.failed_share)).toEqual([0.5, 0.25, 0])
     expect(read.metrics!.failed_share).toBe(2 / 16)
+  })
+
+  it('reads startup_s and image_pull_s as written, and a cell without a pull as it is', () => {
+    const file = sample()
+    file.cells[0].startup_s = 41.2
+    file.cells[0].image_pull_s = 190.5
+    file.cells[1].startup_s = 38
+    const read = readResults(JSON.stringify(file), WHERE)
+    expect(read.cells[0]).toMatchObject({ startup_s: 41.2, image_pull_s: 190.5 })
+    expect(read.cells[1]).not.toHaveProperty('image_pull_s')
   })
 
   it('keeps a written failed share as it is', () => {
