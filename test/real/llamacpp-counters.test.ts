@@ -144,7 +144,22 @@ describe('llama-server /metrics per round against the requests the gate sent', (
       for (const round of spec.rounds.filter((r) => r.steady)) {
         const d = round.server!.deltas
         expect(round.server?.rates?.spec_acceptance_rate).toBe(d[ACCEPTED] / d[DRAFTED])
+        // The round's acceptance length is the counters' 1 + accepted / drafts (vLLM's formula) …
+        const drafts = d['llamacpp:spec_decode_num_drafts_total']
+        expect(round.metrics.accept_length, `round ${round.index}: accept_length`).toBe(1 + d[ACCEPTED] / drafts)
+        expect((1000 * round.metrics.accept_length!) / round.metrics.step_ms!).toBeCloseTo(
+          round.metrics.decode_tps.mean,
+          6,
+        )
+        // … and the timings' own count agrees: a request's steps after its first token are (tokens − 1) − accepted,
+        // of which all but at most one drafted (a step with nothing left to draft for), so the round's steps lie
+        // between the counted drafts and drafts + requests.
+        const steps = round.requests * (OUTPUT - 1) - d[ACCEPTED]
+        console.log(`round ${round.index}: ${drafts} drafts counted, ${steps} steps from the timings`)
+        expect(steps).toBeGreaterThanOrEqual(drafts)
+        expect(steps).toBeLessThanOrEqual(drafts + round.requests)
       }
+      expect(cells.get('comp/c2')?.metrics?.accept_length).toBeUndefined()
     },
     LIMIT_MS + 10_000,
   )
