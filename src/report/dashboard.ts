@@ -6,7 +6,7 @@
  * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
  */
 import { formatNumber, plural } from '../core/format.js'
-import { metricInfo, metricKey, type GatedMetric } from '../core/metrics.js'
+import { PRIMARY_METRICS, metricInfo, metricKey, type GatedMetric } from '../core/metrics.js'
 import type { HistoryEntry, ResultsFile } from '../core/results.js'
 import { engineLabel, runtimeLabel } from '../core/runtime.js'
 import { trendChart } from './dashboard-chart.js'
@@ -25,8 +25,11 @@ import {
 } from './leaderboard.js'
 import { pageHead } from './leaderboard-style.js'
 
-/** The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target). */
-export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'startup']
+/**
+ * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
+ * the GPU energy per output token (only where the GPUs reported power).
+ */
+export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'startup', 'energy']
 
 export interface DashboardInput {
   hardware: string
@@ -60,8 +63,12 @@ export function renderDashboard(input: DashboardInput): string {
   const data = {
     commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
     units: TREND_METRICS.map((m) => metricInfo(m).unit),
+    // A series no run recorded has no chart to hover, so it carries nothing.
     series: cells.map((c) =>
-      TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v)))),
+      TREND_METRICS.map((m) => {
+        const values = seriesOf(input.history, c.id, m)
+        return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)))
+      }),
     ),
   }
   const last = input.history.at(-1)
@@ -102,8 +109,9 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
   const charts = TREND_METRICS.map((metric, m) => {
     const info = metricInfo(metric)
     const values = seriesOf(input.history, cell.id, metric)
-    // A figure no run recorded (startup of a `url:` target, or of runs before it was kept) gets no chart.
-    if (info.launch && values.every((v) => v === null)) return ''
+    // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
+    // kept) gets no chart; the primary figures always have one.
+    if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null)) return ''
     const latest = values.filter((v) => v !== null).at(-1)
     const chart = trendChart(
       { values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label },

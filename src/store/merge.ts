@@ -60,22 +60,24 @@ export function mergeResults(stored: ResultsFile | undefined, incoming: ResultsF
  * The (metric, stat) pairs history keeps for a gate: every gated metric, plus always the registry's primary metrics'
  * means and the launch figures (one number a cell, which the dashboard draws whatever the gate says). Decode's
  * spec-decode factors go with decode (compare/spec-split.ts judges them with it); a cell that did not draft has none.
+ * Energy per token is kept where measured, for the dashboard.
  */
 function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]> {
-  const factors = DECODE_FACTORS.map((m): [GatedMetric, GateStat] => [m, 'mean'])
+  // Energy per token too: one number a cell where the GPUs reported power, which the dashboard draws.
+  const kept = [...DECODE_FACTORS, 'energy' as const].map((m): [GatedMetric, GateStat] => [m, 'mean'])
   if (!gate)
     return [
       ...GATED_METRICS.flatMap((m) =>
         (metricInfo(m).scalar ? ['mean' as const] : GATE_STATS).map((s): [GatedMetric, GateStat] => [m, s]),
       ),
-      ...factors,
+      ...kept,
     ]
   const pairs = [...PRIMARY_METRICS, ...LAUNCH_METRICS].map((m): [GatedMetric, GateStat] => [m, 'mean'])
   for (const metric of GATED_METRICS) {
     if (!gate[metric]) continue
     pairs.push([metric, isRelative(metric) ? gate[metric]!.stat : 'mean'])
   }
-  return [...pairs, ...factors]
+  return [...pairs, ...kept]
 }
 
 function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): MetricSamples | undefined {

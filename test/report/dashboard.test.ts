@@ -62,6 +62,20 @@ describe('renderDashboard', () => {
     expect(d.series[0][0].every((v) => typeof v === 'string' && /^[\d.,]+$/.test(v))).toBe(true)
   })
 
+  it('charts energy per token where the runs recorded it, and nothing where they did not', () => {
+    const small = dashboardInput(1, 2, 4)
+    const id = small.baseline.cells[0].id
+    const history = small.history.map((e, i) => ({
+      ...e,
+      cells: { ...e.cells, [id]: { ...e.cells[id], energy_j_per_token: { steady: 0.4 + i / 100, rounds: [] } } },
+    }))
+    const page = renderDashboard({ ...small, history })
+    const energy = [...page.matchAll(/<svg class="trend"[^>]*data-metric="3"/g)]
+    expect(energy).toHaveLength(1)
+    expect(page).toContain('energy per token <span class="dim">0.430 J/token · range 0.400–0.430')
+    expect(renderDashboard(small)).not.toMatch(/data-metric="3"/)
+  })
+
   it('offers filters by engine, quant and scenario from the cells', () => {
     const options = (key: string) =>
       [...new RegExp(`<select id="filter-${key}">(.*?)</select>`).exec(html)![1].matchAll(/value="([^"]*)"/g)].map(

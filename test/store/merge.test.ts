@@ -98,6 +98,20 @@ describe('historyEntry', () => {
     expect(entry.cells['plain/s']).not.toHaveProperty('startup_s')
   })
 
+  it('keeps energy per token and the spec-decode factors where measured, whatever the gate says', () => {
+    const drafted = cell('gated/s', [fast, fast])
+    for (const block of [drafted.metrics!, ...drafted.rounds.map((r) => r.metrics)])
+      Object.assign(block, { energy_j_per_token: 0.41, accept_length: 2.65, step_ms: 148 })
+    const entry = historyEntry(results('def', '2025-01-04T00:00:00Z', [drafted, cell('plain/s', [fast])]), gates)
+    expect(entry.cells['gated/s']).toMatchObject({
+      energy_j_per_token: { steady: 0.41 },
+      accept_length: { steady: 2.65 },
+      step_ms: { steady: 148 },
+    })
+    expect(entry.cells['gated/s'].accept_length.rounds.length).toBeGreaterThan(0)
+    expect(Object.keys(entry.cells['plain/s'])).not.toContain('accept_length')
+  })
+
   it('keeps every metric key when no gates are given', () => {
     const keys = Object.keys(historyEntry(run).cells['plain/s'])
     // 5 distribution metrics × 4 stats + output_tps + failed_share
