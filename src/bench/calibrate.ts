@@ -51,12 +51,14 @@ async function fit(
   return best
 }
 
+/** `otherWords`: words the prompt carries besides its own lead, nonce and filler (a shared prefix), for the first guess. */
 export async function calibrate(
   target: number,
   build: (fillerWords: number) => string,
   counters: PromptCounters,
+  otherWords = 0,
 ): Promise<Calibration> {
-  let start = Math.max(0, target - FIXED_WORDS)
+  let start = Math.max(0, target - FIXED_WORDS - otherWords)
   if (counters.tokenize) {
     let offset = 0
     for (let round = 0; round < MAX_VERIFY; round++) {

@@ -1,10 +1,10 @@
 /**
- * A client's prompt calibrations: one per input length (a client speaks one API, so the length
- * is the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
+ * A client's prompt calibrations: one per input length and shared prefix (a client speaks one API, so those
+ * are the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
  * so the next cell tries again instead of inheriting the error.
  */
 import { RequestError } from '../core/errors.js'
-import { calibrate, type Calibration } from './calibrate.js'
+import { calibrate, type Calibration, type PromptCounters } from './calibrate.js'
 import type { StreamOutcome } from './request.js'
 
 export interface CalibratorOptions {
@@ -17,32 +17,43 @@ export interface CalibratorOptions {
   probe: (text: string, signal?: AbortSignal) => Promise<StreamOutcome>
 }
 
-export type Calibrator = (inputTokens: number, signal?: AbortSignal) => Promise<Calibration>
+/** The filler length for prompts of `inputTokens`, after `prefix` (a scenario's shared prefix) when given. */
+export type Calibrator = (inputTokens: number, signal?: AbortSignal, prefix?: string) => Promise<Calibration>
 
 export function createCalibrator(o: CalibratorOptions): Calibrator {
-  const calibrations = new Map<number, Promise<Calibration>>()
-  return (inputTokens, signal) => {
-    let pending = calibrations.get(inputTokens)
+  const calibrations = new Map<string, Promise<Calibration>>()
+  return (inputTokens, signal, prefix) => {
+    const key = `${inputTokens}\n${prefix ?? ''}`
+    let pending = calibrations.get(key)
     if (!pending) {
-      pending = calibrateLength(o, inputTokens, signal)
-      pending.catch(() => calibrations.delete(inputTokens))
-      calibrations.set(inputTokens, pending)
+      const build = prefix === undefined ? o.prompt : (words: number) => `${prefix} ${o.prompt(words)}`
+      const otherWords = prefix === undefined ? 0 : prefix.split(' ').length
+      pending = promptCounters(o, `${inputTokens} tokens`, signal).then((c) =>
+        calibrate(inputTokens, build, c, otherWords),
+      )
+      pending.catch(() => calibrations.delete(key))
+      calibrations.set(key, pending)
     }
     return pending
   }
 }
 
-async function calibrateLength(o: CalibratorOptions, inputTokens: number, signal?: AbortSignal): Promise<Calibration> {
+/** The server's counts of a text: its tokenizer where it has one, and real 1-token requests; `what` names errors. */
+export async function promptCounters(
+  o: CalibratorOptions,
+  what: string,
+  signal?: AbortSignal,
+): Promise<PromptCounters> {
   const name = await o.modelName()
   const { tokenize } = o
-  return calibrate(inputTokens, o.prompt, {
+  return {
     // A tokenizer that fails only costs the shortcut: the real requests still steer the search.
     tokenize: tokenize ? (text) => tokenize(name, text).catch(() => undefined) : undefined,
     probe: async (text) => {
       const outcome = await o.probe(text, signal)
       const e = outcome.error
-      if (e) throw new RequestError(`prompt calibration (${inputTokens} tokens): ${e.message}`, e.kind, e.status)
+      if (e) throw new RequestError(`prompt calibration (${what}): ${e.message}`, e.kind, e.status)
       return outcome.tally.promptTokens
     },
-  })
+  }
 }

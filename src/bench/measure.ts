@@ -8,7 +8,8 @@ import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
 import { createAgentPool, type AgentPool } from './agent-pool.js'
-import { createCalibrator } from './calibrator.js'
+import { createCalibrator, promptCounters, type Calibrator, type CalibratorOptions } from './calibrator.js'
+import { sharedPrefix, type SharedPrefix } from './prefix.js'
 import { servedModel } from './model.js'
 import { promptText, requestBody } from './prompt.js'
 import type { StreamOutcome } from './request.js'
@@ -73,12 +74,14 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   let sequence = 0
   const prompt = (fillerWords: number) => promptText(sequence++, fillerWords)
   const tokenize = adapter.tokenize?.bind(adapter)
-  const calibration = createCalibrator({
+  const calibrating: CalibratorOptions = {
     prompt,
     modelName,
     tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
     probe: (text, signal) => sendPrompt(text, 1, signal),
-  })
+  }
+  const calibration = createCalibrator(calibrating)
+  const measure = measurer({ pool, sendPrompt, prompt, calibration, prefixes: prefixCalibrator(calibrating) })
 
   let closed = false
   const open = () => {
@@ -91,9 +94,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
     },
     async measure(o) {
       open()
-      const cal = await calibration(o.scenario.inputTokens, o.signal)
-      await pool.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency)
-      return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal))
+      return measure(o)
     },
     async complete(text, maxTokens, options = {}) {
       open()
@@ -124,7 +125,46 @@ type SendPrompt = (
   maxTokens: number,
   signal?: AbortSignal,
   probe?: { api: Api },
+  /** The prompt starts with its scenario's shared prefix (`prefix-tokens`). */
+  sharedPrefix?: boolean,
 ) => Promise<StreamOutcome>
+
+/** A client's measurement: its scenario's shared prefix (if any) and prompt length calibrated, then its rounds. */
+function measurer(c: {
+  pool: AgentPool
+  sendPrompt: SendPrompt
+  prompt: (fillerWords: number) => string
+  calibration: Calibrator
+  prefixes: ReturnType<typeof prefixCalibrator>
+}) {
+  return async (o: MeasureOptions): Promise<CellMeasurement> => {
+    const { scenario } = o
+    const shared = scenario.prefixTokens ? await c.prefixes(scenario.id, scenario.prefixTokens, o.signal) : undefined
+    const cal = await c.calibration(scenario.inputTokens, o.signal, shared?.text)
+    await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency)
+    const text = (fillerWords: number) => (shared ? `${shared.text} ${c.prompt(fillerWords)}` : c.prompt(fillerWords))
+    return runRounds(o, cal, (fillerWords, maxTokens, signal) =>
+      c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined),
+    )
+  }
+}
+
+/** Each scenario's shared prefix, calibrated once a client; a failed calibration is forgotten. */
+function prefixCalibrator(o: CalibratorOptions) {
+  const known = new Map<string, Promise<SharedPrefix>>()
+  return (scenario: string, tokens: number, signal?: AbortSignal): Promise<SharedPrefix> => {
+    const key = `${scenario}\n${tokens}`
+    let pending = known.get(key)
+    if (!pending) {
+      pending = promptCounters(o, `shared prefix of ${tokens} tokens`, signal).then((c) =>
+        sharedPrefix(scenario, tokens, c),
+      )
+      pending.catch(() => known.delete(key))
+      known.set(key, pending)
+    }
+    return pending
+  }
+}
 
 /**
  * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or
@@ -137,7 +177,7 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
     completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
     chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
   }
-  return async (text, maxTokens, signal, probe) => {
+  return async (text, maxTokens, signal, probe, sharedPrefix) => {
     const api = probe?.api ?? target.api
     const body = requestBody({
       adapter,
@@ -147,6 +187,7 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
       maxTokens,
       ignoreEos: !probe,
       extra: target.requestBody,
+      sharedPrefix,
     })
     return send({
       url: urls[api],

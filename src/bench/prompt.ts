@@ -43,7 +43,8 @@ export function nonce(index: number): string {
 
 let fillerCache: { words: number; text: string } | undefined
 
-function filler(words: number): string {
+/** `words` filler words, the same for the same count. */
+export function filler(words: number): string {
   if (fillerCache?.words !== words) {
     const parts = new Array<string>(words)
     for (let i = 0; i < words; i++) parts[i] = FILLER_WORDS[i % FILLER_WORDS.length]
@@ -67,6 +68,8 @@ export interface BodyOptions {
   ignoreEos?: boolean
   /** The target's `request-body`: extra fields, none of OWNED_BODY_FIELDS (core/body-fields.ts). */
   extra?: Readonly<Record<string, unknown>>
+  /** The prompt starts with the scenario's shared prefix (`prefix-tokens`): engines that can cache it should. */
+  sharedPrefix?: boolean
 }
 
 /**
@@ -89,5 +92,5 @@ export function requestBody(o: BodyOptions): string {
     o.api === 'chat'
       ? { ...common, messages: [{ role: 'user', content: o.prompt }], max_completion_tokens: o.maxTokens }
       : { ...common, prompt: o.prompt }
-  return JSON.stringify(o.adapter.transformRequest(body, o.api))
+  return JSON.stringify(o.adapter.transformRequest(body, o.api, o.sharedPrefix ? { sharedPrefix: true } : undefined))
 }

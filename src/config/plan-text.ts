@@ -107,7 +107,10 @@ export function formatGate(gate: GateConfig): string {
 
 export function formatWorkload(s: ScenarioPlan): string {
   const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`
-  return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`
+  const prefix = s.prefixTokens
+    ? `, the first ${s.prefixTokens} shared by every request of a round (a prefix cache serves them once warm)`
+    : ''
+  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`
 }
 
 function count(n: number, noun: string): string {

@@ -326,8 +326,21 @@ function scenarioSchema() {
         .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
         .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
         .optional(),
+      'prefix-tokens': whole(1, LIMITS.inputTokens)
+        .meta({
+          description:
+            'Tokens every request of a round shares at its start (a system prompt, a RAG template), then its unique part; the whole prompt is still input-tokens',
+        })
+        .optional(),
     })
     .superRefine((s, ctx) => {
+      if (s['prefix-tokens'] !== undefined && s['prefix-tokens'] >= s['input-tokens']) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['prefix-tokens'],
+          message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
+        })
+      }
       if (s.rate !== undefined && s.concurrency !== undefined) {
         ctx.addIssue({
           code: 'custom',

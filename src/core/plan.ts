@@ -90,6 +90,8 @@ export interface ScenarioPlan {
   requests: number
   /** Open-loop arrival rate in requests/s (Poisson); closed-loop concurrency when absent. */
   rate?: number
+  /** Tokens every request of a round shares at its start (`prefix-tokens`), part of `inputTokens`. */
+  prefixTokens?: number
 }
 
 /** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */

@@ -22,6 +22,8 @@ export interface CellWorkload {
    * which moves from run to run, so workloads are not told apart by it.
    */
   unrequested?: ('inputTokens' | 'outputTokens')[]
+  /** Tokens every request of a round shared at its start (`prefix-tokens`); absent: every prompt unique. */
+  prefixTokens?: number
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -49,7 +51,8 @@ export function workloadFingerprint(w: CellWorkload): string {
   const rate = w.rate === null ? 'closed' : `rate${w.rate}`
   const body = w.requestBody ? ` +body:${w.requestBody}` : ''
   const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
-  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`
+  const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : ''
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prefix}`
 }
 
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
@@ -78,6 +81,8 @@ export function workloadChanges(baseline: CellWorkload, current: CellWorkload): 
   for (const [key, label] of numbers)
     if (!unrequested.has(key as 'inputTokens') && baseline[key] !== current[key])
       changes.push(`${label} ${baseline[key]} → ${current[key]}`)
+  if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
+    changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`)
   if (baseline.rate !== current.rate)
     changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`)
   if (isComplete(baseline) && isComplete(current)) {

@@ -65,7 +65,13 @@ export const llamacpp: EngineAdapter = {
   healthPath: '/health',
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
   path: openaiPath,
-  transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
+  // A slot reuses the cached prompt of its previous request unless told not to: off, but for a scenario whose
+  // requests share a prefix, where reuse is the point (tools/server/README.md, `cache_prompt`).
+  transformRequest: (body, _api, options) => ({
+    ...body,
+    temperature: 0,
+    cache_prompt: options?.sharedPrefix === true,
+  }),
   streamExtras: llamacppStreamExtras,
   freshConnectionPerRequest: true,
 

@@ -53,7 +53,10 @@ const SIM_OPTIONS = {
     .optional(),
   fault: z
     .enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
-    .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
+    .meta({
+      description:
+        "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
+    })
     .optional(),
   // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
   // launch draws its own, and the box factor is the host's, read by the simulator from its environment.

@@ -29,6 +29,11 @@ export interface HttpPorts {
 /** An engine's own matrix-file keys: optional zod fields, each with `.meta({ description })`. */
 export type OptionShape = Readonly<Record<string, z.ZodType>>
 
+/** What a request is for, beyond its body: a scenario whose requests share a prefix (`prefix-tokens`). */
+export interface RequestOptions {
+  sharedPrefix?: boolean
+}
+
 /** Server-side counters read before and after a cell (vLLM /metrics, SGLang server info). */
 export type Counters = Record<string, number>
 
@@ -72,8 +77,11 @@ export interface EngineAdapter {
 
   /** Path of the streaming endpoint for an API flavour. */
   path(api: Api): string
-  /** Engine-specific request fields on top of the common body (llama.cpp: `cache_prompt: false`). */
-  transformRequest(body: Record<string, unknown>, api: Api): Record<string, unknown>
+  /**
+   * Engine-specific request fields on top of the common body (llama.cpp: `cache_prompt: false`); `sharedPrefix`
+   * when the scenario's requests share a prefix a cache should serve (`prefix-tokens`).
+   */
+  transformRequest(body: Record<string, unknown>, api: Api, options?: RequestOptions): Record<string, unknown>
 
   /**
    * The engine closes the TCP connection after every streamed response although it advertises

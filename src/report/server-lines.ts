@@ -12,7 +12,11 @@ function serverText(s: RoundServer): string {
     ...Object.entries(s.deltas)
       .filter(([, d]) => d > 0)
       .map(([name, d]) => `${seriesLabel(name)} +${value(name, d)}`),
-    ...Object.entries(s.rates ?? {}).map(([name, r]) => `${seriesLabel(name)} ${value(name, r)}`),
+    // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
+    // the verdict's line (compare/server-changes.ts).
+    ...Object.entries(s.rates ?? {})
+      .filter(([, r]) => r > 0)
+      .map(([name, r]) => `${seriesLabel(name)} ${value(name, r)}`),
     ...Object.entries(s.peaks)
       .filter(([, p]) => p > 0)
       .map(([name, p]) => `${seriesLabel(name)} max ${value(name, p)}`),

@@ -31,6 +31,8 @@ export interface EngineRequest {
    * with or without a probe before it.
    */
   side?: boolean
+  /** Prompt tokens a prefix cache holds already (prefix-cache.ts): they skip prefill. */
+  cachedTokens?: number
 }
 
 export interface Emission {
@@ -101,7 +103,7 @@ export class EngineModel {
     const cv = this.profile.speculative?.acceptCv ?? 0
     // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
     const scale = cv > 0 ? { acceptScale: jitterFactor(this.streamOf(request).rng, cv) } : {}
-    this.waiting.push({ ...request, prefilled: 0, generated: 0, ...scale })
+    this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, ...scale })
   }
 
   /** Drops a request (client went away); tokens already planned for it are simply not delivered. */

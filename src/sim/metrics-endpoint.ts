@@ -17,6 +17,9 @@ export class SimCounters {
   draftTokens = 0
   accepted = 0
   preemptions = 0
+  /** Prompt tokens looked up in the prefix cache, and those it served (vLLM's prefix_cache_queries / hits). */
+  prefixQueries = 0
+  prefixHits = 0
 
   record(step: StepResult): void {
     this.preemptions += step.preemptions ?? 0
@@ -73,6 +76,17 @@ export function renderMetrics(
   metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]])
   metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
     [base, c.busySeconds],
+  ])
+  // vLLM v1 counts prefix-cache queries and hits in tokens (vllm/v1/metrics/loggers.py).
+  metric(
+    lines,
+    'vllm:prefix_cache_queries_total',
+    'counter',
+    'Prefix cache queries, in terms of number of queried tokens.',
+    [[base, c.prefixQueries]],
+  )
+  metric(lines, 'vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [
+    [base, c.prefixHits],
   ])
   // Served only with a KV budget, so a profile without one serves what it always did.
   if (profile.kvTokens !== undefined)

@@ -1,11 +1,13 @@
 /** Parses a `/v1/completions` or `/v1/chat/completions` body the way vLLM validates it. */
 import type { Api } from '../core/plan.js'
-import { chatTokens, contentText, promptTokens } from './tokenizer.js'
+import { chatIds, contentText, promptIds } from './tokenizer.js'
 
 export interface GenerateRequest {
   api: Api
   model: string
   promptTokens: number
+  /** The prompt's token ids, as the simulator's tokenizer makes them (the prefix cache's key). */
+  ids: number[]
   /** The prompt's text (chat: every message's content, one per line); empty for a prompt of token ids. */
   text: string
   maxTokens: number
@@ -47,7 +49,8 @@ export function parseGenerate(api: Api, body: unknown, servedModel: string, maxM
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new BadRequest('request body must be a JSON object')
   const b = body as Record<string, unknown>
-  const prompt = api === 'chat' ? chatTokens(b.messages) : promptTokens(b.prompt)
+  const ids = api === 'chat' ? chatIds(b.messages) : promptIds(b.prompt)
+  const prompt = ids?.length
   if (prompt === undefined)
     throw new BadRequest(
       api === 'chat'
@@ -70,6 +73,7 @@ export function parseGenerate(api: Api, body: unknown, servedModel: string, maxM
     api,
     model: typeof b.model === 'string' && b.model ? b.model : servedModel,
     promptTokens: prompt,
+    ids: ids!,
     text: promptText(api, b),
     maxTokens,
     stream,

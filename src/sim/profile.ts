@@ -28,7 +28,9 @@
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
- *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
+ *   probe's short requests stay right), or `no-prefix-cache` (prefix caching off: every prompt is prefilled
+ *   whole, as when an engine's automatic prefix caching breaks; output unchanged). The sim CLI's `--fault`
+ *   overrides it.
  *
  * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
  * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
@@ -37,7 +39,7 @@
 import { z } from 'zod'
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-export const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage'] as const
+export const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage', 'no-prefix-cache'] as const
 export type SimFault = (typeof SIM_FAULTS)[number]
 
 const positive = z.number().positive()

@@ -21,6 +21,7 @@ interface Pending {
   promptTokens: number
   maxTokens: number
   side: boolean
+  cachedTokens: number
 }
 
 export type EmissionListener = (emission: Emission) => void
@@ -60,7 +61,7 @@ export class RealtimeEngine {
   /**
    * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
    * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
-   * request (see `EngineRequest.side`).
+   * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill.
    */
   submit(
     promptTokens: number,
@@ -68,10 +69,11 @@ export class RealtimeEngine {
     listener: EmissionListener,
     arrivedAt = performance.now(),
     side = false,
+    cachedTokens = 0,
   ): number {
     const id = this.nextId++
     const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale)
-    this.pending.push({ id, at, promptTokens, maxTokens, side })
+    this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens })
     this.pending.sort((a, b) => a.at - b.at || a.id - b.id)
     this.listeners.set(id, listener)
     if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -102,7 +104,8 @@ export class RealtimeEngine {
   private admit(until: number): void {
     while (this.pending.length > 0 && this.pending[0].at <= until) {
       const p = this.pending.shift() as Pending
-      this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens, side: p.side })
+      const { id, promptTokens, maxTokens, side, cachedTokens } = p
+      this.model.submit({ id, promptTokens, maxTokens, side, ...(cachedTokens > 0 && { cachedTokens }) })
     }
   }
 

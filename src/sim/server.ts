@@ -6,7 +6,8 @@ import type { Api } from '../core/plan.js'
 import { renderMetrics, SimCounters } from './metrics-endpoint.js'
 import type { Profile, SimFault } from './profile.js'
 import { loadProfile } from './profiles.js'
-import { RealtimeEngine } from './realtime.js'
+import { PrefixCache } from './prefix-cache.js'
+import { RealtimeEngine, type EmissionListener } from './realtime.js'
 import { replyLength, replyTokens, type ReplyLength } from './reply.js'
 import { BadRequest, parseGenerate, type GenerateRequest } from './parse-request.js'
 import { fullReply, ReplyWriter } from './stream.js'
@@ -82,6 +83,7 @@ async function jsonBody(req: IncomingMessage): Promise<unknown> {
 
 class SimHttp {
   readonly counters = new SimCounters()
+  private readonly prefixes = new PrefixCache()
   readonly engine: RealtimeEngine
   private requests = 0
 
@@ -166,16 +168,10 @@ class SimHttp {
     const text = (tokens: number) => Array.from({ length: tokens }, () => token(produced++)).join('')
     if (request.stream) return this.stream(request, { id, length }, res, text, arrivedAt)
     let all = ''
-    const engineId = this.engine.submit(
-      request.promptTokens,
-      length.tokens,
-      (e) => {
-        all += text(e.tokens)
-        if (e.done) json(res, 200, fullReply(request, id, all, length))
-      },
-      arrivedAt,
-      !request.ignoreEos,
-    )
+    const engineId = this.submit(request, length.tokens, arrivedAt, (e) => {
+      all += text(e.tokens)
+      if (e.done) json(res, 200, fullReply(request, id, all, length))
+    })
     res.on('close', () => this.abandon(res, engineId))
   }
 
@@ -193,19 +189,29 @@ class SimHttp {
     })
     res.flushHeaders()
     const writer = new ReplyWriter(request, reply.id, reply.length.finish)
-    const engineId = this.engine.submit(
-      request.promptTokens,
-      reply.length.tokens,
-      (e) => {
-        if (res.destroyed) return
-        const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
-        if (e.done) res.end(frames + writer.end())
-        else res.write(frames)
-      },
-      arrivedAt,
-      !request.ignoreEos,
-    )
+    const engineId = this.submit(request, reply.length.tokens, arrivedAt, (e) => {
+      if (res.destroyed) return
+      const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done)
+      if (e.done) res.end(frames + writer.end())
+      else res.write(frames)
+    })
     res.on('close', () => this.abandon(res, engineId))
+  }
+
+  /**
+   * Queues a request with what the prefix cache holds of its prompt (none under the `no-prefix-cache` fault),
+   * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes.
+   */
+  private submit(request: GenerateRequest, tokens: number, arrivedAt: number, listener: EmissionListener): number {
+    const caching = this.profile.fault !== 'no-prefix-cache'
+    const cached = caching ? this.prefixes.hit(request.ids) : 0
+    this.counters.prefixQueries += request.promptTokens
+    this.counters.prefixHits += cached
+    const emit: EmissionListener = (e) => {
+      if (e.first && caching) this.prefixes.insert(request.ids)
+      listener(e)
+    }
+    return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached)
   }
 
   /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */

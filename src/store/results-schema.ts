@@ -243,6 +243,7 @@ const cell = obj({
     api: oneOf(['completions', 'chat']).optional(),
     requestBody: str.optional(),
     unrequested: list(oneOf(['inputTokens', 'outputTokens'])).optional(),
+    prefixTokens: num.optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),

@@ -675,6 +675,18 @@ const cases: Case[] = [
     path: 'scenarios.chat-1k.requests',
     says: 'less than concurrency 8',
   },
+  {
+    name: 'a shared prefix as long as the prompt',
+    file: () => variant((c) => (chat(c)['prefix-tokens'] = chat(c)['input-tokens'])),
+    path: 'scenarios.chat-1k.prefix-tokens',
+    says: 'is not less than input-tokens',
+  },
+  {
+    name: 'a shared prefix of no tokens',
+    file: () => variant((c) => (chat(c)['prefix-tokens'] = 0)),
+    path: 'scenarios.chat-1k.prefix-tokens',
+    says: 'whole number',
+  },
   // files
   {
     name: 'YAML syntax error',

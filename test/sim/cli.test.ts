@@ -29,7 +29,7 @@ describe('parseSimArgs', () => {
     { argv: ['--profile'], error: '--profile needs a value' },
     {
       argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'],
-      error: '--fault: expected one of degenerate, wrong-answers, benchmark-garbage, none, got "slow"',
+      error: '--fault: expected one of degenerate, wrong-answers, benchmark-garbage, no-prefix-cache, none, got "slow"',
     },
   ])('$argv → $error', ({ argv, error }) => {
     expect(() => parseSimArgs(argv)).toThrow(error)
