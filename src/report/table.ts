@@ -33,9 +33,15 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     text(cell.scenario),
     text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
-    ...COLUMNS.map(({ metric, head }) =>
-      spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric)),
-    ),
+    ...COLUMNS.map(({ metric, head }) => {
+      const figure = figureText(cell, metric)
+      const shown = head.acceptance
+        ? withAcceptance(figure, cell)
+        : metric === 'ttft'
+          ? withHitRate(figure, cell)
+          : figure
+      return spark(cell, metric, shown)
+    }),
     qualityText(cell),
   ])
   const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']
@@ -80,6 +86,17 @@ function withAcceptance(decode: string, cell: CellResult): string {
   if (split) return `${decode} · ${split}`
   const rate = cell.specDecode?.acceptanceRate
   return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`
+}
+
+/** A shared-prefix scenario's prefix-cache hit rate belongs next to the TTFT it explains, where the engine counts it. */
+function withHitRate(ttft: string, cell: CellResult): string {
+  if (!cell.workload.prefixTokens || ttft === EMPTY) return ttft
+  const rates = cell.rounds.flatMap((r) => {
+    const rate = r.steady ? r.server?.rates?.prefix_cache_hit_rate : undefined
+    return rate === undefined ? [] : [rate]
+  })
+  if (!rates.length) return ttft
+  return `${ttft} · hit ${formatPercent(rates.reduce((a, b) => a + b, 0) / rates.length)}`
 }
 
 function text(value: string): string {

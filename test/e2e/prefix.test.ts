@@ -53,6 +53,8 @@ describe('shared prefix (bundled action, sim prefix cache)', () => {
     // Prefill of 128 instead of 1,024 tokens a request: well below, whatever the decode steps between.
     expect(ratio).toBeGreaterThan(3)
     expect(base.report).toMatch(/round 2: server .*prefix-cache hit rate 87\.5 %/)
+    // The table shows it next to TTFT.
+    expect(base.report).toMatch(/\| shared \|.*\| [\d.]+ · hit 87\.5% \|/)
 
     const pr = await runPrAction({ cwd, config: 'pr.yml', out: 'pr', baseline: 'base/results.json' })
     const cell = pr.results.cells.find((c) => c.id === 'sim/shared')!
