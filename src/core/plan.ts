@@ -90,6 +90,8 @@ export interface ScenarioPlan {
   requests: number
   /** Open-loop arrival rate in requests/s (Poisson); closed-loop concurrency when absent. */
   rate?: number
+  /** A point of a concurrency sweep: the scenario as the file names it (`chat-1k` for the point `chat-1k@c4`). */
+  sweep?: string
 }
 
 /** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */
