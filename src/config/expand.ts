@@ -12,6 +12,7 @@ import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.j
 import { resolveGate, resolveSettings } from './settings.js'
 import { containerPlan } from './container-plan.js'
 import { trimSlash } from '../core/url.js'
+import { sweepPoint, sweepPointId } from '../core/sweep.js'
 
 /** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
 export const MAX_COMBINATIONS = 256
@@ -29,7 +30,10 @@ export interface ExpandInput {
   workdir?: string
 }
 
-export function scenarioPlan(id: string, s: ScenarioInput): ScenarioPlan {
+/** A scenario with one concurrency: as written, or one point of a sweep. */
+type PointInput = Omit<ScenarioInput, 'concurrency'> & { concurrency?: number }
+
+export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
   // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
   const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1)
   const plan: ScenarioPlan = {
@@ -44,13 +48,24 @@ export function scenarioPlan(id: string, s: ScenarioInput): ScenarioPlan {
   return plan
 }
 
+/**
+ * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
+ * closed-loop scenario with the id `<scenario>@c<N>` (SPEC §16).
+ */
+export function scenarioPlans(id: string, s: ScenarioInput): ScenarioPlan[] {
+  if (!Array.isArray(s.concurrency)) return [scenarioPlan(id, { ...s, concurrency: s.concurrency })]
+  return [...s.concurrency]
+    .sort((a, b) => a - b)
+    .map((c) => ({ ...scenarioPlan(sweepPointId(id, c), { ...s, concurrency: c }), sweep: id }))
+}
+
 export function expandTargets(input: ExpandInput, problems: Problems): TargetPlan[] {
-  const scenarios = new Map<string, ScenarioPlan>()
+  const scenarios = new Map<string, ScenarioPlan[]>()
   for (const [id, s] of Object.entries(input.scenarios)) {
     if (!ID_PATTERN.test(id)) {
       problems.add(['scenarios', id], 'scenario names use letters, digits, ., _ and - (they are part of cell ids)')
     }
-    scenarios.set(id, scenarioPlan(id, s))
+    scenarios.set(id, scenarioPlans(id, s))
   }
   const sources = new Map<string, string>()
   const plans: TargetPlan[] = []
@@ -58,7 +73,7 @@ export function expandTargets(input: ExpandInput, problems: Problems): TargetPla
     const path = ['targets', key]
     const adapter = input.engines.find((e) => e.name === target.engine)
     if (!adapter) continue // the schema has already reported it
-    const refs = scenarioRefs(target, [...scenarios.keys()], input.scenarioNames, path, problems)
+    const refs = scenarioRefs(target, scenarios, input.scenarioNames, path, problems)
     for (const combo of combinations(target.matrix ?? {}, [...path, 'matrix'], problems)) {
       const plan = expandOne(key, target, combo, adapter, input, path, problems)
       const source = `targets.${key}${Object.keys(combo).length ? ` (${describe(combo)})` : ''}`
@@ -71,7 +86,7 @@ export function expandTargets(input: ExpandInput, problems: Problems): TargetPla
         continue
       }
       sources.set(plan.id, source)
-      plan.scenarios = refs.flatMap((id) => scenarios.get(id) ?? [])
+      plan.scenarios = refs
       plans.push(plan)
     }
   }
@@ -284,16 +299,43 @@ function checkUrl(url: string, path: Path, problems: Problems): string {
   return trimSlash(url)
 }
 
-function scenarioRefs(target: TargetInput, valid: string[], all: string[], path: Path, problems: Problems): string[] {
-  if (target.scenarios === undefined) return valid
+/**
+ * The scenarios a target runs, in its list's order: a scenario's name selects every point of its sweep, a point's
+ * id (`chat-1k@c4`) that point alone.
+ */
+function scenarioRefs(
+  target: TargetInput,
+  valid: ReadonlyMap<string, ScenarioPlan[]>,
+  all: string[],
+  path: Path,
+  problems: Problems,
+): ScenarioPlan[] {
+  if (target.scenarios === undefined) return [...valid.values()].flat()
   const seen = new Set<string>()
+  const chosen = new Map<string, ScenarioPlan>()
   target.scenarios.forEach((ref, i) => {
-    if (seen.has(ref)) problems.add([...path, 'scenarios', i], `scenario "${ref}" is listed twice`)
-    else if (!all.includes(ref))
-      problems.add([...path, 'scenarios', i], `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
+    const at = [...path, 'scenarios', i]
+    if (seen.has(ref)) return problems.add(at, `scenario "${ref}" is listed twice`)
     seen.add(ref)
+    const point = sweepPoint(ref)
+    const base = point && !all.includes(ref) ? point.base : ref
+    if (!all.includes(base)) return problems.add(at, `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
+    const plans = valid.get(base)
+    if (!plans) return // invalid: the schema has reported it
+    const picked = base === ref ? plans : plans.filter((s) => s.id === ref)
+    if (!picked.length) return problems.add(at, `unknown scenario "${ref}" (${sweepText(base, plans)})`)
+    for (const s of picked) {
+      if (chosen.has(s.id)) problems.add(at, `selects ${s.id} again (an earlier entry already runs it)`)
+      chosen.set(s.id, s)
+    }
   })
-  return [...seen].filter((ref) => valid.includes(ref))
+  return [...chosen.values()]
+}
+
+function sweepText(base: string, plans: readonly ScenarioPlan[]): string {
+  return plans[0]?.sweep === undefined
+    ? `${base} is not a concurrency sweep`
+    : `the sweep ${base} has ${plans.map((s) => s.id).join(', ')}`
 }
 
 /** The cartesian product in key order, values as text; `[{}]` without a matrix. */

@@ -10,7 +10,24 @@ export function formatPlan(plan: Plan): string {
     `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
     `${count(plan.targets.length, 'target')}, ${count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
   ]
-  return [...head, ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n'
+  return [...head, ...formatSweeps(plan), ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n'
+}
+
+/** Each concurrency sweep and the cells it became: `chat-1k: concurrency sweep 1, 2, 4, 8 → cells chat-1k@c1 … @c8`. */
+function formatSweeps(plan: Plan): string[] {
+  const sweeps = new Map<string, ScenarioPlan[]>()
+  for (const s of plan.targets.flatMap((t) => t.scenarios)) {
+    if (s.sweep === undefined) continue
+    const points = sweeps.get(s.sweep) ?? []
+    if (!points.some((p) => p.id === s.id)) points.push(s)
+    sweeps.set(s.sweep, points)
+  }
+  return [...sweeps].map(([name, points]) => {
+    const sorted = [...points].sort((a, b) => a.concurrency - b.concurrency)
+    const ids = sorted.map((s) => s.id)
+    const cells = ids.length > 2 ? `${ids[0]} … ${ids.at(-1)!.slice(name.length)}` : ids.join(', ')
+    return `${name}: concurrency sweep ${sorted.map((s) => s.concurrency).join(', ')} → ${ids.length === 1 ? 'cell' : 'cells'} ${cells}`
+  })
 }
 
 function formatTarget(t: TargetPlan): string[] {

@@ -72,6 +72,7 @@ export const LIMITS = {
   probeMaxTokens: 1024,
   probeConcurrency: 64,
   abLaunches: 10,
+  sweepPoints: 32,
 } as const
 
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
@@ -309,6 +310,35 @@ function gateSchema(level: 'top' | 'target') {
   return z.strictObject({ ...metrics, quality: qualityGateSchema() })
 }
 
+/**
+ * `concurrency`: requests in flight, or a list of them, a sweep (SPEC §16) that expands into one cell per value
+ * (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed twice would make two cells of
+ * one id.
+ */
+function concurrencyField() {
+  const one = whole(1, LIMITS.concurrency)
+  const sweep = z
+    .array(one, { error: expected('must be a list of whole numbers') })
+    .min(1, { error: 'must list at least one value (or give one number)' })
+    .max(LIMITS.sweepPoints, {
+      error: (issue) => `a sweep has at most ${LIMITS.sweepPoints} values (got ${(issue.input as unknown[]).length})`,
+    })
+    .superRefine((values, ctx) => {
+      values.forEach((v, i) => {
+        if (values.indexOf(v) !== i)
+          ctx.addIssue({ code: 'custom', path: [i], message: `${v} is listed twice (each value is one cell)` })
+      })
+    })
+  return z
+    .union([one, sweep], {
+      error: expected(`must be a whole number from 1 to ${LIMITS.concurrency}, or a list of them (a sweep)`),
+    })
+    .meta({
+      description:
+        'Requests in flight (closed loop); default 1. A list is a sweep: one cell per value, scenario id <scenario>@c<N>',
+    })
+}
+
 function scenarioSchema() {
   return z
     .strictObject({
@@ -316,9 +346,7 @@ function scenarioSchema() {
         description: 'Prompt length in tokens as the server counts them',
       }),
       'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
-      concurrency: whole(1, LIMITS.concurrency)
-        .meta({ description: 'Requests in flight (closed loop); default 1' })
-        .optional(),
+      concurrency: concurrencyField().optional(),
       requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
       rate: z
         .number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
@@ -341,11 +369,14 @@ function scenarioSchema() {
           message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
         })
       }
+      const sweep = Array.isArray(s.concurrency) ? s.concurrency : undefined
       if (s.rate !== undefined && s.concurrency !== undefined) {
         ctx.addIssue({
           code: 'custom',
           path: ['rate'],
-          message: 'give either rate (open loop) or concurrency (closed loop), not both',
+          message: sweep
+            ? 'a concurrency sweep is closed loop: give either rate (open loop) or a concurrency list, not both'
+            : 'give either rate (open loop) or concurrency (closed loop), not both',
         })
       }
       if (s.rate !== undefined && s.requests === undefined) {
@@ -355,11 +386,20 @@ function scenarioSchema() {
           message: 'required with rate (how many requests a round sends)',
         })
       }
-      if (s.concurrency !== undefined && s.requests !== undefined && s.requests < s.concurrency) {
+      const requests = s.requests
+      const values = typeof s.concurrency === 'number' ? [s.concurrency] : (s.concurrency ?? [])
+      const unreached = values.filter((c) => requests !== undefined && requests < c)
+      if (unreached.length && sweep) {
         ctx.addIssue({
           code: 'custom',
           path: ['requests'],
-          message: `${s.requests} is less than concurrency ${s.concurrency}: the concurrency would never be reached`,
+          message: `${requests} is less than concurrency ${unreached.join(', ')} of the sweep ${sweep.join(', ')}: those points would never reach their concurrency (without requests, each point sends its own concurrency)`,
+        })
+      } else if (unreached.length) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['requests'],
+          message: `${requests} is less than concurrency ${unreached[0]}: the concurrency would never be reached`,
         })
       }
     })

@@ -4,6 +4,7 @@
  */
 import type { Problems } from './issues.js'
 import type { TargetPlan } from '../core/plan.js'
+import { withoutSweepPoint } from '../core/sweep.js'
 
 export function onlyPatterns(only: string | undefined): string[] {
   return (only ?? '')
@@ -66,9 +67,18 @@ export function globMatcher(full: string): (path: string) => boolean {
   }
 }
 
+/**
+ * A compiled `only` pattern over cell ids. A point of a concurrency sweep (`qwen-fp8/chat-1k@c4`) is also its
+ * scenario's cell (`qwen-fp8/chat-1k`): a pattern that names the scenario selects every point of its sweep.
+ */
+export function cellMatcher(pattern: string): (id: string) => boolean {
+  const match = compileGlob(pattern)
+  return (id) => match(id) || (withoutSweepPoint(id) !== id && match(withoutSweepPoint(id)))
+}
+
 export function matchesOnly(id: string, only: string | undefined): boolean {
   const patterns = onlyPatterns(only)
-  return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id))
+  return patterns.length === 0 || patterns.some((p) => cellMatcher(p)(id))
 }
 
 const LISTED = 12
@@ -77,7 +87,7 @@ const LISTED = 12
 export function applyOnly(targets: TargetPlan[], only: string | undefined, problems: Problems): TargetPlan[] {
   const patterns = onlyPatterns(only)
   if (patterns.length === 0) return targets
-  const matchers = patterns.map(compileGlob)
+  const matchers = patterns.map(cellMatcher)
   const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`))
   patterns.forEach((pattern, i) => {
     if (ids.some((id) => matchers[i](id))) return

@@ -92,6 +92,8 @@ export interface ScenarioPlan {
   rate?: number
   /** Tokens every request of a round shares at its start (`prefix-tokens`), part of `inputTokens`. */
   prefixTokens?: number
+  /** A point of a concurrency sweep: the scenario as the file names it (`chat-1k` for the point `chat-1k@c4`). */
+  sweep?: string
 }
 
 /** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */

@@ -24,6 +24,7 @@ import {
   type Measured,
 } from './leaderboard.js'
 import { pageHead } from './leaderboard-style.js'
+import { CURVE_CSS, curvesSection, previousRuns, sweepCurves } from './sweep-curves.js'
 
 /**
  * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
@@ -72,7 +73,8 @@ export function renderDashboard(input: DashboardInput): string {
     ),
   }
   const last = input.history.at(-1)
-  return `${pageHead(title, DASHBOARD_CSS)}
+  const curves = dashboardCurves(input, cells)
+  return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
@@ -80,7 +82,7 @@ export function renderDashboard(input: DashboardInput): string {
 <main>
 ${filters(cells)}
 ${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
-<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
+${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
 <p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
@@ -95,6 +97,24 @@ ${dashboardScript()}
 </body>
 </html>
 `
+}
+
+/**
+ * The serving curves of the baseline's sweeps: solid, the latest stored run of each point (the table's figures);
+ * dashed, the run before it in the history, so the chart shows what the latest change to the default branch did.
+ */
+function dashboardCurves(input: DashboardInput, cells: readonly Measured[]): string {
+  const previous = previousRuns(input.history, cells)
+  const curves = sweepCurves(cells, (c) => previous.get(c.id)?.output)
+  const shas = [...new Set([...previous.values()].map((p) => p.sha.slice(0, 7)))]
+  return curvesSection(curves, {
+    current: 'latest run',
+    baseline: shas.length === 1 ? `previous run ${shas[0]}` : 'previous run of each point',
+    note:
+      'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid the ' +
+      "latest stored run (the table's figures), dashed the default branch's run before it (its output tok/s; per-user " +
+      'tok/s is that divided by the concurrency). Both axes start at 0.',
+  })
 }
 
 export function seriesOf(history: readonly HistoryEntry[], id: string, metric: GatedMetric): (number | null)[] {

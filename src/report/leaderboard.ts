@@ -18,6 +18,7 @@ import { pageHead } from './leaderboard-style.js'
 import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from './marks.js'
 import { runtimeLabel } from '../core/runtime.js'
+import { CURVE_CSS, curvesSection, sweepCurves } from './sweep-curves.js'
 
 export { sortRows, sortScript, type SortDirection, type SortRow, type SortValue } from './leaderboard-sort.js'
 
@@ -116,20 +117,38 @@ export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext 
   const failed = results.cells.filter((c) => c.status === 'error')
   const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null)
   const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`)
-  return `${pageHead(title)}
+  const curves = runCurves(results, measured)
+  return `${pageHead(title, curves ? CURVE_CSS : '')}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(results, ctx)}</p>
 </header>
 <main>
 ${measured.length ? leaderboardTable(measured) : '<p>No cell was measured.</p>'}
-${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+${curves}${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
 <script>
 ${sortScript(TABLE_ID)}
 </script>
 </body>
 </html>
 `
+}
+
+/**
+ * The run's serving curves: this run's figures, and the reference each cell's verdict was judged against (the
+ * baseline file's figure, or the median of the default branch's recent runs), as `verdict.reference` records it.
+ */
+function runCurves(results: ResultsFile, measured: readonly Measured[]): string {
+  const curves = sweepCurves(measured, (c) => c.verdict.reference?.['output-throughput']?.value)
+  const sha = results.summary?.baseline?.sha
+  return curvesSection(curves, {
+    current: 'this run',
+    baseline: sha ? `baseline ${sha.slice(0, 7)}` : 'baseline',
+    note:
+      'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid this run, ' +
+      'dashed the baseline its verdicts compared with (its output tok/s; per-user tok/s is that divided by the concurrency). ' +
+      'Both axes start at 0.',
+  })
 }
 
 /** The cells with figures, in the leaderboard's default order. */

@@ -16,6 +16,7 @@ import { cellStatusText } from './marks.js'
 import { engineLabel } from '../core/runtime.js'
 import { sparkline } from './sparkline.js'
 import { BLIND_ACCURACY } from '../quality/index.js'
+import { sweepPoint } from '../core/sweep.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
@@ -27,7 +28,7 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : ''
     return line ? `${text} ${line}` : text
   }
-  const rows = cells.map((cell) => [
+  const rows = sweepsTogether(cells).map((cell) => [
     cellStatusText(cell),
     text(cell.target),
     text(cell.scenario),
@@ -48,6 +49,31 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
   const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r']
   // Unaligned delimiters keep a 400-row table about a third smaller.
   return markdownTable([header, ...rows], { align, alignDelimiters: false })
+}
+
+/**
+ * The cells in the order given, but the points of a concurrency sweep together, in concurrency order, at the place
+ * of the sweep's first point: a target's sweep reads as one block whatever each point's verdict. Other cells keep
+ * their places.
+ */
+export function sweepsTogether(cells: readonly CellResult[]): CellResult[] {
+  const sweepOf = (c: CellResult) => {
+    const point = sweepPoint(c.scenario)
+    return point && { key: JSON.stringify([c.target, point.base]), concurrency: point.concurrency }
+  }
+  const groups = new Map<string, { cell: CellResult; concurrency: number }[]>()
+  for (const cell of cells) {
+    const sweep = sweepOf(cell)
+    if (sweep) groups.set(sweep.key, [...(groups.get(sweep.key) ?? []), { cell, concurrency: sweep.concurrency }])
+  }
+  return cells.flatMap((cell) => {
+    const sweep = sweepOf(cell)
+    if (!sweep) return [cell]
+    const group = groups.get(sweep.key)
+    if (!group) return []
+    groups.delete(sweep.key)
+    return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell)
+  })
 }
 
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */

@@ -15,6 +15,7 @@ import {
 } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import { workloadDigest } from '../core/workload.js'
+import { sweepPoint } from '../core/sweep.js'
 import {
   HISTORY_SCHEMA,
   type CellResult,
@@ -80,6 +81,11 @@ function gatedPairs(gate: GateConfig | undefined): Array<[GatedMetric, GateStat]
   return [...pairs, ...kept]
 }
 
+/** A concurrency sweep's point keeps its output tok/s whatever the gate: the dashboard's serving curve draws it. */
+function sweepPairs(cell: CellResult): Array<[GatedMetric, GateStat]> {
+  return sweepPoint(cell.scenario) ? [['output-throughput', 'mean']] : []
+}
+
 function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): MetricSamples | undefined {
   const steady = readCellMetric(cell, metric, stat)
   if (steady === undefined) return undefined
@@ -92,7 +98,8 @@ function samplesOf(cell: CellResult, metric: GatedMetric, stat: GateStat): Metri
 
 /**
  * One history entry for a run: per storable cell, the steady value and steady-round samples of each
- * metric key its target's gate uses (`gates` keyed by target id). Without `gates`, every metric key.
+ * metric key its target's gate uses (`gates` keyed by target id), and a sweep point's output tok/s. Without `gates`,
+ * every metric key.
  */
 export function historyEntry(results: ResultsFile, gates?: Record<string, GateConfig>): HistoryEntry {
   const cells: HistoryEntry['cells'] = {}
@@ -100,7 +107,7 @@ export function historyEntry(results: ResultsFile, gates?: Record<string, GateCo
   for (const cell of storableCells(results)) {
     workloads[cell.id] = workloadDigest(cell.workload)
     const metrics: Record<string, MetricSamples> = {}
-    for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
+    for (const [metric, stat] of [...gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined), ...sweepPairs(cell)]) {
       const key = metricKey(metric, stat)
       const samples = key in metrics ? undefined : samplesOf(cell, metric, stat)
       if (samples) metrics[key] = samples
