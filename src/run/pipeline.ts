@@ -4,7 +4,7 @@
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellJudge, judgeAll, type CellJudge, type TargetRules } from '../target/cell-judge.js'
 import { errorCell, skippedCell, workloadOf } from '../target/cell-result.js'
@@ -323,7 +323,13 @@ function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: C
 
 /** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
 function makeStore(options: ActionOptions, deps: PipelineDeps, github?: BoundedGitHub): BaselineStore | undefined {
-  if (options.baselineFile) return fileStore(resolve(deps.cwd ?? process.cwd(), options.baselineFile))
+  if (options.baselineFile) {
+    const cwd = deps.cwd ?? process.cwd()
+    const path = resolve(cwd, options.baselineFile)
+    // Reports name it relative to the workspace: a runner's absolute paths say nothing to a reviewer.
+    const inside = relative(cwd, path)
+    return fileStore(path, inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : options.baselineFile)
+  }
   if (!github) return undefined
   const { serverUrl } = deps.context
   const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
