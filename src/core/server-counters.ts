@@ -15,6 +15,11 @@ export interface ServerSeries {
   gauges: readonly string[]
   /** Derived rates: `name: [numerator counter, denominator counter]`, both deltas over the round. */
   ratios?: Readonly<Record<string, readonly [string, string]>>
+  /**
+   * Counters and gauges among the above that describe the engine's own GPU (the simulator's energy and power): read
+   * with the others, they go into the round's GPU record (EngineAdapter.roundGpu), not into its server record.
+   */
+  gpu?: readonly string[]
 }
 
 export interface RoundServer {
@@ -43,6 +48,14 @@ export function counterDeltas(
     if (a !== undefined && b !== undefined && b >= a) out[name] = b - a
   }
   return out
+}
+
+/** The round's record without the named series (those the round's GPU record holds). */
+export function withoutSeries(server: RoundServer, names: readonly string[]): RoundServer {
+  if (!names.length) return server
+  const keep = (values: Record<string, number>) =>
+    Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)))
+  return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) }
 }
 
 /** Each ratio whose denominator moved during the round. */

@@ -5,6 +5,7 @@
  */
 import type { ServerSeries } from '../core/server-counters.js'
 import { joinUrl } from '../core/url.js'
+import { SIM_ENERGY_COUNTER, SIM_POWER_GAUGE } from '../sim/metrics-endpoint.js'
 import { sumByName } from './prometheus.js'
 import type { Counters, HttpPorts } from './types.js'
 
@@ -25,6 +26,17 @@ export const VLLM_SERIES: ServerSeries = {
     prefix_cache_hit_rate: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total'],
     spec_acceptance_rate: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_draft_tokens_total'],
   },
+}
+
+/**
+ * The simulator (`engine: sim`): vLLM's series, and for a profile with `power-w` the simulated GPU's energy counter
+ * (joules in simulated time) and power gauge (watts), which the adapter turns into the round's GPU record.
+ */
+export const SIM_SERIES: ServerSeries = {
+  ...VLLM_SERIES,
+  counters: [...VLLM_SERIES.counters, SIM_ENERGY_COUNTER],
+  gauges: [...VLLM_SERIES.gauges, SIM_POWER_GAUGE],
+  gpu: [SIM_ENERGY_COUNTER, SIM_POWER_GAUGE],
 }
 
 /**

@@ -17,8 +17,11 @@ import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
 import { VLLM_DRAFTS, countedAcceptance } from './round-acceptance.js'
-import { VLLM_SERIES } from './server-series.js'
+import { SIM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
+import type { RoundServer } from '../core/server-counters.js'
+import type { RoundGpu } from '../core/telemetry.js'
+import { SIM_ENERGY_COUNTER, SIM_POWER_GAUGE } from '../sim/metrics-endpoint.js'
 import { shellQuote } from '../core/shell.js'
 
 /**
@@ -117,6 +120,22 @@ function simArgs(target: TargetPlan): string[] {
   return args
 }
 
+/**
+ * The simulated GPU over one round: one device, its power the draw gauge's mean and peak over the round's samples,
+ * its energy the energy counter's change over the round (as vLLM's `vllm/benchmarks/lib/energy.py` diffs NVML's
+ * total-energy counter). The counter is read just before the first request and just after the last token, so the
+ * energy spans the round and the moments around it; nothing else runs then. Undefined for a profile without `power-w`.
+ */
+export function simRoundGpu(server: RoundServer): RoundGpu | undefined {
+  const energyJ = server.deltas[SIM_ENERGY_COUNTER]
+  const mean = server.means[SIM_POWER_GAUGE]
+  const max = server.peaks[SIM_POWER_GAUGE]
+  const devices =
+    mean === undefined || max === undefined ? [] : [{ index: 0, samples: server.samples, powerW: { mean, max } }]
+  if (energyJ === undefined && !devices.length) return undefined
+  return { devices, ...(energyJ !== undefined && { energyJ }) }
+}
+
 export const sim: EngineAdapter = {
   name: 'sim',
   needsLaunchOrUrl: false,
@@ -127,7 +146,8 @@ export const sim: EngineAdapter = {
     return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ')
   },
 
-  serverSeries: VLLM_SERIES,
+  serverSeries: SIM_SERIES,
+  roundGpu: simRoundGpu,
   healthPath: '/health',
   // Like vLLM: the port refuses connections while "loading", then /health answers 200.
   readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),

@@ -7,6 +7,7 @@ import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
 import type { RoundServer, ServerSeries } from '../core/server-counters.js'
+import type { RoundGpu } from '../core/telemetry.js'
 
 /** One HTTP answer as the readiness probe saw it; `status: 0` means the connection was refused. */
 export interface ProbeAnswer {
@@ -104,6 +105,13 @@ export interface EngineAdapter {
 
   /** The metrics-endpoint series that explain speed, read around and during every steady round; none: no server counters. */
   readonly serverSeries?: ServerSeries
+
+  /**
+   * The round's GPU record from the engine's own series, for an engine that models its own GPU (the simulator, whose
+   * draw is its profile's and not the host's GPU's): its power and the energy over the round; undefined where the
+   * series say nothing about power. It takes the place of the host's GPU readings for the round (server-watch.ts).
+   */
+  roundGpu?(server: RoundServer): RoundGpu | undefined
 
   /**
    * Tokens per verify step over one steady round (engines/round-acceptance.ts), from the round's counter deltas

@@ -211,8 +211,11 @@ export class EngineModel {
     return { id: seq.id, tokens: 1, first: false, done: seq.generated >= seq.maxTokens }
   }
 
-  /** KV tokens the unfinished running streams hold. */
-  private kvUsed(): number {
+  /**
+   * KV tokens the unfinished running streams hold: prompt and generated tokens, as the last planned step left them
+   * (a step's tokens are counted from its planning, delivered at its end).
+   */
+  kvUsed(): number {
     return this.running.reduce((n, s) => n + (s.generated < s.maxTokens ? kvOf(s) : 0), 0)
   }
 

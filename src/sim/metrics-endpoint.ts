@@ -1,9 +1,17 @@
 /**
  * Server-side counters in Prometheus text under vLLM's metric names, so the vLLM
  * counter-delta logic (spec-decode acceptance) works unchanged against the simulator.
+ * The simulated GPU's energy and draw, which vLLM does not serve, go under `sim:` names.
  */
 import type { StepResult } from './engine.js'
+import { EnergyMeter, type PowerDraw } from './power.js'
 import type { Profile } from './profile.js'
+import type { EngineNow } from './realtime.js'
+
+/** Joules the simulated GPU drew since the server started (a counter, like NVML's total energy). */
+export const SIM_ENERGY_COUNTER = 'sim:gpu_energy_joules_total'
+/** The simulated GPU's draw now, in watts (a gauge). */
+export const SIM_POWER_GAUGE = 'sim:gpu_power_watts'
 
 export class SimCounters {
   promptTokens = 0
@@ -20,8 +28,15 @@ export class SimCounters {
   /** Prompt tokens looked up in the prefix cache, and those it served (vLLM's prefix_cache_queries / hits). */
   prefixQueries = 0
   prefixHits = 0
+  /** The simulated GPU's energy, for a profile with `power-w`. */
+  readonly energy?: EnergyMeter
+
+  constructor(power?: PowerDraw) {
+    if (power) this.energy = new EnergyMeter(power)
+  }
 
   record(step: StepResult): void {
+    this.energy?.record(step)
     this.preemptions += step.preemptions ?? 0
     this.steps += 1
     this.busySeconds += (step.end - step.start) / 1000
@@ -34,6 +49,20 @@ export class SimCounters {
     this.draftTokens += step.draftTokens
     this.accepted += step.accepted
   }
+}
+
+/**
+ * Preemptions, and KV-cache usage as vLLM v1 serves it: a fraction of the cache in use, 0 to 1
+ * (`vllm/v1/metrics/loggers.py`, `kv_cache_usage`), here the held tokens over the budget. A lone stream
+ * larger than the budget (admitted because nothing else runs) reads 1, as a full cache does.
+ */
+function kvMetrics(lines: string[], base: string, budget: number, c: SimCounters, now: EngineNow): void {
+  metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+    [base, c.preemptions],
+  ])
+  metric(lines, 'vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
+    [base, Math.min(1, now.kvTokens / budget)],
+  ])
 }
 
 function escapeLabel(value: string): string {
@@ -52,18 +81,14 @@ function metric(
     lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`)
 }
 
-export function renderMetrics(
-  profile: Profile,
-  c: SimCounters,
-  inFlight: { running: number; waiting: number },
-): string {
+export function renderMetrics(profile: Profile, c: SimCounters, now: EngineNow): string {
   const base = `engine="0",model_name="${escapeLabel(profile.model)}"`
   const lines: string[] = []
   metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
-    [base, inFlight.running],
+    [base, now.running],
   ])
   metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
-    [base, inFlight.waiting],
+    [base, now.waiting],
   ])
   metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]])
   metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
@@ -89,10 +114,15 @@ export function renderMetrics(
     [base, c.prefixHits],
   ])
   // Served only with a KV budget, so a profile without one serves what it always did.
-  if (profile.kvTokens !== undefined)
-    metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
-      [base, c.preemptions],
+  if (profile.kvTokens !== undefined) kvMetrics(lines, base, profile.kvTokens, c, now)
+  if (c.energy) {
+    metric(lines, SIM_ENERGY_COUNTER, 'counter', 'Joules the simulated GPU drew, in simulated time.', [
+      [base, c.energy.joules(now.at, now.step)],
     ])
+    metric(lines, SIM_POWER_GAUGE, 'gauge', 'Watts the simulated GPU draws now.', [
+      [base, c.energy.watts(now.at, now.step)],
+    ])
+  }
   if (profile.speculative) {
     metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]])
     metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [

@@ -22,7 +22,11 @@
  *   prompt is admitted only while it fits; when decoding grows the running streams past it, the newest is
  *   preempted and re-queued at the front, to be recomputed (prompt + what it generated) — vLLM v1's
  *   recompute preemption (`vllm/v1/core/sched/scheduler.py`), counted as `vllm:num_preemptions_total`.
- *   Unset: no budget (every shipped profile).
+ *   Unset: no budget (every shipped profile). With a budget the simulator also serves `vllm:kv_cache_usage_perc`.
+ * - `power-w`: optional `{ "idle": W, "busy": W }`, the GPU's draw while the engine has nothing to do and while it
+ *   runs a step (busy ≥ idle). The simulator then integrates energy in simulated time (`power.ts`) and serves it as
+ *   `sim:gpu_energy_joules_total` and the current draw as `sim:gpu_power_watts`; the gate turns them into the
+ *   round's GPU record. Unset: no power figures.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
@@ -37,6 +41,7 @@
  * sim CLI's `--launch-cv`, `--box-factor` (or its environment variable) and `--slow-*` flags.
  */
 import { z } from 'zod'
+import type { PowerDraw } from './power.js'
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
 export const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage', 'no-prefix-cache'] as const
@@ -44,6 +49,11 @@ export type SimFault = (typeof SIM_FAULTS)[number]
 
 const positive = z.number().positive()
 const stepTable = z.array(z.tuple([z.number().int().positive(), positive])).min(1)
+
+const watts = z.number().nonnegative()
+const powerDraw = z
+  .strictObject({ idle: watts, busy: watts })
+  .refine((w) => w.busy >= w.idle, { message: 'busy must be at least idle', path: ['busy'] })
 
 const schema = z.strictObject({
   name: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case'),
@@ -72,6 +82,7 @@ const schema = z.strictObject({
   'jitter-cv': z.number().min(0).max(1).default(0),
   'max-batch': z.number().int().positive().default(256),
   'kv-tokens': z.number().int().positive().optional(),
+  'power-w': powerDraw.optional(),
   fault: z.enum(SIM_FAULTS).optional(),
   reproduces: z
     .strictObject({
@@ -126,6 +137,8 @@ export interface Profile {
   maxBatch: number
   /** KV-cache budget in tokens; absent: unlimited. */
   kvTokens?: number
+  /** The simulated GPU's draw; absent: the simulator serves no power or energy. */
+  power?: PowerDraw
   fault?: SimFault
   reproduces?: Reproduces
 }
@@ -172,6 +185,7 @@ export function parseProfile(json: unknown, where: string): Profile {
     jitterCv: p['jitter-cv'],
     maxBatch: p['max-batch'],
     ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
+    ...(p['power-w'] && { power: { idleW: p['power-w'].idle, busyW: p['power-w'].busy } }),
     ...(p.fault && { fault: p.fault }),
     reproduces: r && {
       inputTokens: r['input-tokens'],

@@ -14,6 +14,7 @@ import { EngineModel, type Emission, type StepResult } from './engine.js'
 import type { Profile } from './profile.js'
 import { createRng, sideStream } from './rng.js'
 import type { EngineSpeed } from './speed.js'
+import type { Span } from './power.js'
 
 interface Pending {
   id: number
@@ -28,6 +29,18 @@ export type EmissionListener = (emission: Emission) => void
 
 export const GATHER_MS = 20
 
+/** What the engine is doing at one moment, as its metrics endpoint reports it. */
+export interface EngineNow {
+  running: number
+  waiting: number
+  /** KV tokens the running streams hold (EngineModel.kvUsed). */
+  kvTokens: number
+  /** Virtual now, in modelled ms. */
+  at: number
+  /** The step planned and not yet delivered, in modelled ms; none while the engine is idle. */
+  step?: Span
+}
+
 export class RealtimeEngine {
   private readonly model: EngineModel
   private readonly origin = performance.now()
@@ -37,6 +50,7 @@ export class RealtimeEngine {
   private immediate?: NodeJS.Immediate
   private nextId = 0
   private closed = false
+  private inStep?: Span
 
   constructor(
     profile: Profile,
@@ -56,6 +70,20 @@ export class RealtimeEngine {
   get inFlight(): { running: number; waiting: number } {
     const m = this.model.inFlight
     return { running: m.running, waiting: m.waiting + this.pending.length }
+  }
+
+  /**
+   * The engine now, its step as the virtual schedule will have it. A step whose end has passed on the virtual clock
+   * may not be delivered yet (timers run late); when the engine has work left, its next step starts at that end, so
+   * the step counts as running on. While an idle engine gathers requests its step is not planned yet, but it will
+   * start at the first arrival, which has passed. So the power gauge reads busy whenever the schedule runs a step,
+   * and the energy counter does not jump when the step is planned.
+   */
+  state(): EngineNow {
+    const gathering = this.pending.length > 0 ? { start: this.pending[0].at, end: Infinity } : undefined
+    const running = this.inStep && { start: this.inStep.start, end: this.model.busy ? Infinity : this.inStep.end }
+    const step = running ?? gathering
+    return { ...this.inFlight, kvTokens: this.model.kvUsed(), at: this.now(), ...(step && { step }) }
   }
 
   /**
@@ -119,6 +147,7 @@ export class RealtimeEngine {
       this.admit(start)
     }
     const step = this.model.step(start) as StepResult
+    this.inStep = { start: step.start, end: step.end }
     this.deliverAt(step, this.origin + step.end / this.timeScale)
   }
 
@@ -135,6 +164,7 @@ export class RealtimeEngine {
 
   private deliver(step: StepResult): void {
     if (this.closed) return
+    this.inStep = undefined
     this.onStep(step)
     for (const emission of step.emissions) {
       const listener = this.listeners.get(emission.id)

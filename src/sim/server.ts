@@ -82,7 +82,7 @@ async function jsonBody(req: IncomingMessage): Promise<unknown> {
 }
 
 class SimHttp {
-  readonly counters = new SimCounters()
+  readonly counters: SimCounters
   private readonly prefixes = new PrefixCache()
   readonly engine: RealtimeEngine
   private requests = 0
@@ -93,6 +93,7 @@ class SimHttp {
     timeScale: number,
     speed: EngineSpeed,
   ) {
+    this.counters = new SimCounters(profile.power)
     this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed)
   }
 
@@ -106,7 +107,7 @@ class SimHttp {
       if (route === 'GET /v1/models') return json(res, 200, this.models())
       if (route === 'GET /metrics') {
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
-        return void res.end(renderMetrics(this.profile, this.counters, this.engine.inFlight))
+        return void res.end(renderMetrics(this.profile, this.counters, this.engine.state()))
       }
       if (route === 'POST /tokenize') return json(res, 200, this.tokenize(await jsonBody(req)))
       if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res, arrivedAt)

@@ -2,9 +2,16 @@
  * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
  * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
  * own timeout. AIPerf scrapes `/metrics` during a run the same way; `vllm bench serve` only diffs counters.
- * The watch rides alongside the GPU watch: what it adds to the round is `server`, and it never disturbs a round.
+ * The watch rides alongside the GPU watch: what it adds to the round is `server` (and `gpu` for an engine that models
+ * its own GPU, EngineAdapter.roundGpu), and it never disturbs a round.
  */
-import { counterDeltas, derivedRates, type RoundServer, type ServerSeries } from '../core/server-counters.js'
+import {
+  counterDeltas,
+  derivedRates,
+  withoutSeries,
+  type RoundServer,
+  type ServerSeries,
+} from '../core/server-counters.js'
 import type { RoundWatch, WatchedRound } from '../core/telemetry.js'
 import { readSeries, SCRAPE_TIMEOUT_MS } from '../engines/server-series.js'
 import type { Counters, EngineAdapter, HttpPorts } from '../engines/types.js'
@@ -33,8 +40,12 @@ export function serverWatch(
     return async () => {
       const samples = await sampler.stop()
       const after = await read()
-      const server = before && after ? roundServer(series, before, after, samples) : undefined
-      return server ? { server } : {}
+      const all = before && after ? roundServer(series, before, after, samples) : undefined
+      if (!all) return {}
+      // The engine's own GPU series make the round's GPU record, and only that.
+      const gpu = adapter.roundGpu?.(all)
+      const server = withoutSeries(all, series.gpu ?? [])
+      return gpu ? { server, gpu } : { server }
     }
   }
 }
@@ -85,15 +96,25 @@ export function roundServer(
   return { deltas, peaks, means, ...(rates && { rates }), samples: samples.length }
 }
 
-/** Both watches around the same round: the round is disturbed when either says so; each adds its own record. */
-export function combineWatches(first: RoundWatch | undefined, second: RoundWatch | undefined): RoundWatch | undefined {
-  if (!first || !second) return first ?? second
+/**
+ * The host's GPU watch and the server watch around the same round: the round is disturbed when the host's watch says
+ * so; the host's watch gives `gpu`, the server watch `server`. An engine that models its own GPU (the simulator) gives
+ * `gpu` too, and its record wins: the host's GPU, if it has one, is not the GPU that engine serves from, so its
+ * readings say nothing about the round's energy; without nvidia-smi the engine's record is the only one.
+ */
+export function combineWatches(host: RoundWatch | undefined, server: RoundWatch | undefined): RoundWatch | undefined {
+  if (!host || !server) return host ?? server
   return async () => {
-    const endFirst = await first()
-    const endSecond = await second().catch(() => undefined)
+    const endHost = await host()
+    const endServer = await server().catch(() => undefined)
     return async (window) => {
-      const [a, b] = await Promise.all([endFirst(window), endSecond?.(window).catch(() => undefined)])
-      return { ...b, ...a, ...(b?.server && { server: b.server }) } satisfies WatchedRound
+      const [a, b] = await Promise.all([endHost(window), endServer?.(window).catch(() => undefined)])
+      return {
+        ...b,
+        ...a,
+        ...(b?.server && { server: b.server }),
+        ...(b?.gpu && { gpu: b.gpu }),
+      } satisfies WatchedRound
     }
   }
 }

@@ -253,10 +253,15 @@ describe('other endpoints', () => {
       const c = sumByName(await (await fetch(`${base}/metrics`)).text())
       expect(c['vllm:num_preemptions_total']).toBeGreaterThan(0)
       expect(c['vllm:generation_tokens_total']).toBe(60)
+      // Both finished: nothing held.
+      expect(c['vllm:kv_cache_usage_perc']).toBe(0)
       expect(bodies.map((b) => wordCount(b.frames.map(frameText).join('')))).toEqual([30, 30])
     })
     await withServer({}, async (base) => {
-      expect(await (await fetch(`${base}/metrics`)).text()).not.toContain('num_preemptions')
+      const text = await (await fetch(`${base}/metrics`)).text()
+      expect(text).not.toContain('num_preemptions')
+      expect(text).not.toContain('kv_cache_usage')
+      expect(text).not.toContain('sim:gpu_')
     })
   })
 

@@ -8,11 +8,13 @@ import type { ScenarioPlan } from '../../src/core/plan.js'
 import type { RoundWatch } from '../../src/core/telemetry.js'
 import { httpPorts } from '../../src/engines/http.js'
 import { sumByName } from '../../src/engines/prometheus.js'
-import { LLAMACPP_SERIES, SGLANG_SERIES, VLLM_SERIES } from '../../src/engines/server-series.js'
+import { LLAMACPP_SERIES, SGLANG_SERIES, SIM_SERIES, VLLM_SERIES } from '../../src/engines/server-series.js'
 import { vllm } from '../../src/engines/vllm.js'
 import { llamacpp } from '../../src/engines/llamacpp.js'
 import { sglang } from '../../src/engines/sglang.js'
-import { sim } from '../../src/engines/sim.js'
+import { sim, simRoundGpu } from '../../src/engines/sim.js'
+import { startSimServer } from '../../src/sim/index.js'
+import { profileFiles } from '../sim/profile-file.js'
 import { trtllm } from '../../src/engines/trtllm.js'
 import { combineWatches, roundServer, serverWatch } from '../../src/target/server-watch.js'
 import { runFake } from '../engines/fake.js'
@@ -27,11 +29,18 @@ const SCENARIO: ScenarioPlan = { id: 's', inputTokens: 16, outputTokens: 60, con
 describe('engine series tables', () => {
   it('vLLM-dialect adapters read the same series; counters are exposed with _total, gauges without', () => {
     expect(vllm.serverSeries).toBe(VLLM_SERIES)
-    expect(sim.serverSeries).toBe(VLLM_SERIES)
+    // The simulator serves vLLM's series and its simulated GPU's energy counter and power gauge.
+    expect(sim.serverSeries).toBe(SIM_SERIES)
+    expect(SIM_SERIES.counters).toEqual([...VLLM_SERIES.counters, 'sim:gpu_energy_joules_total'])
+    expect(SIM_SERIES.gauges).toEqual([...VLLM_SERIES.gauges, 'sim:gpu_power_watts'])
+    expect(SIM_SERIES.ratios).toBe(VLLM_SERIES.ratios)
+    // Those two make the round's GPU record.
+    expect(SIM_SERIES.gpu).toEqual(['sim:gpu_energy_joules_total', 'sim:gpu_power_watts'])
+    expect(VLLM_SERIES.gpu).toBeUndefined()
     expect(sglang.serverSeries).toBe(SGLANG_SERIES)
     expect(llamacpp.serverSeries).toBe(LLAMACPP_SERIES)
     expect(trtllm.serverSeries).toBeUndefined()
-    for (const s of [VLLM_SERIES, LLAMACPP_SERIES]) {
+    for (const s of [VLLM_SERIES, SIM_SERIES, LLAMACPP_SERIES]) {
       expect(s.counters.every((n) => n.endsWith('_total'))).toBe(true)
       expect(s.gauges.some((n) => n.endsWith('_total'))).toBe(false)
       for (const [num, den] of Object.values(s.ratios ?? {}))
@@ -150,4 +159,69 @@ describe('server counters per round (fake vLLM engine, real round loop)', () => 
     const end = await watch!()
     expect(await end({ startMs: 0, endMs: 0 })).toEqual({})
   })
+})
+
+describe('the simulated GPU (engine: sim with power-w): its own GPU record per round', () => {
+  const profileFile = profileFiles('server-watch-')
+
+  it('one device from the power gauge, the energy from the counter; nothing for a profile without power', () => {
+    const deltas = { 'sim:gpu_energy_joules_total': 93.5, 'vllm:request_success_total': 4 }
+    const peaks = { 'sim:gpu_power_watts': 150, 'vllm:num_requests_running': 1 }
+    const means = { 'sim:gpu_power_watts': 125, 'vllm:num_requests_running': 1 }
+    expect(simRoundGpu({ deltas, peaks, means, samples: 4 })).toEqual({
+      devices: [{ index: 0, samples: 4, powerW: { mean: 125, max: 150 } }],
+      energyJ: 93.5,
+    })
+    // A round too short for a gauge sample still has its energy.
+    expect(simRoundGpu({ deltas, peaks: {}, means: {}, samples: 0 })).toEqual({ devices: [], energyJ: 93.5 })
+    expect(simRoundGpu({ deltas: { 'vllm:request_success_total': 4 }, peaks: {}, means: {}, samples: 2 })).toBe(
+      undefined,
+    )
+  })
+
+  /**
+   * Real round loop against the simulator in this process: 20 ms steps at 50 W idle / 150 W busy, one stream of 24
+   * tokens per request (23 decode steps, the prefill 16 tokens at 1,000,000/s is 16 µs): 150 W × 0.46 s = 69 J a
+   * request, 2.875 J a token, plus 50 W over the idle moments in the counter's window (the client's turnaround and
+   * the scrapes; at time scale 1 a few ms, well under the 2 % allowed: 2 % of 69 J is 28 ms at 50 W a request).
+   */
+  it('the engine record wins over a host GPU record; J/token is its energy over the tokens; server keeps the rest', async () => {
+    const path = profileFile('powered', {
+      prefill: { 'tokens-per-s': 1_000_000 },
+      'power-w': { idle: 50, busy: 150 },
+    })
+    const server = await startSimServer({ profile: path, port: 0 })
+    closers.push(() => server.close())
+    const baseUrl = `http://127.0.0.1:${server.port}`
+    const client = createBenchClient({
+      baseUrl,
+      adapter: sim,
+      model: undefined,
+      api: 'completions',
+      requestTimeoutMs: 20_000,
+      maxConcurrency: 1,
+    })
+    closers.push(() => client.close())
+    const host: RoundWatch = async () => async () => ({ gpu: { devices: [], energyJ: 1 } })
+    const scenario = { id: 's', inputTokens: 16, outputTokens: 24, concurrency: 1, requests: 3 }
+    const watch = combineWatches(host, serverWatch(sim, httpPorts(), baseUrl))
+    const m = await client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1, watch })
+    const [round] = m.rounds
+    const perToken = (150 * 23 * 0.02) / 24
+    expect(round.gpu!.energyJ! / 72).toBeGreaterThanOrEqual(perToken * (1 - 1e-6))
+    expect(round.gpu!.energyJ! / 72).toBeLessThan(perToken * 1.02)
+    expect(round.metrics.energy_j_per_token).toBeCloseTo(round.gpu!.energyJ! / 72, 9)
+    // A round of about 1.4 s holds two samples or so, taken while a step ran (but for the ms between requests).
+    const [device] = round.gpu!.devices
+    expect(round.gpu!.devices).toHaveLength(1)
+    expect(device.samples).toBe(round.server!.samples)
+    expect(device.powerW!.max).toBe(150)
+    expect(device.powerW!.mean).toBeGreaterThanOrEqual(100)
+    // The server record keeps the engine's own counters; the GPU's are in the GPU record only.
+    expect(round.server!.deltas).toEqual({ 'vllm:request_success_total': 3 })
+    expect(Object.keys({ ...round.server!.peaks, ...round.server!.means }).filter((k) => k.startsWith('sim:'))).toEqual(
+      [],
+    )
+    expect(round.server!.peaks['vllm:num_requests_running']).toBe(1)
+  }, 30_000)
 })
