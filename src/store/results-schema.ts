@@ -243,6 +243,7 @@ const cell = obj({
     api: oneOf(['completions', 'chat']).optional(),
     requestBody: str.optional(),
     unrequested: list(oneOf(['inputTokens', 'outputTokens'])).optional(),
+    slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),
