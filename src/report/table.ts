@@ -11,7 +11,7 @@ import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { splitText } from './split-lines.js'
 import { figure } from './figures.js'
-import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
+import { EMPTY, formatDelta, formatNumber, formatPercent, formatPointsDelta } from '../core/format.js'
 import { cellStatusText } from './marks.js'
 import { engineLabel } from '../core/runtime.js'
 import { sparkline } from './sparkline.js'
@@ -33,9 +33,10 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     text(cell.scenario),
     text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
-    ...COLUMNS.map(({ metric, head }) =>
-      spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric)),
-    ),
+    ...COLUMNS.map(({ metric, head }) => {
+      const text = head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric)
+      return spark(cell, metric, head.goodput ? withGoodput(text, cell) : text)
+    }),
     qualityText(cell),
   ])
   const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']
@@ -80,6 +81,22 @@ function withAcceptance(decode: string, cell: CellResult): string {
   if (split) return `${decode} · ${split}`
   const rate = cell.specDecode?.acceptanceRate
   return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`
+}
+
+/** The cell's goodput after the figure it sits next to (`108 · goodput 96% (−4 pt)`); only a cell with an `slo` has one. */
+function withGoodput(figureText: string, cell: CellResult): string {
+  const part = goodputText(cell)
+  if (!part) return figureText
+  return figureText === EMPTY ? part : `${figureText} · ${part}`
+}
+
+/** `goodput 96% (−4 pt)`: the share of requests that met the SLO, its change in points, bold when it regressed. */
+export function goodputText(cell: CellResult): string | undefined {
+  const f = figure(cell, 'goodput')
+  if (f.value === undefined) return undefined
+  const change = f.baseline === undefined ? '' : ` (${formatPointsDelta(f.value - f.baseline, 'pt')})`
+  const body = `goodput ${formatPercent(f.value)}${change}`
+  return f.regressed ? `**${body}**` : body
 }
 
 function text(value: string): string {
