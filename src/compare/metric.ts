@@ -11,6 +11,9 @@
  * from the band's 1/√k part) until the band is narrower than the change measured — a change that holds is then
  * beyond the noise, one that was noise has shrunk toward the limit — or, for a change within the limit, until it
  * is under 2L; a quieter box or more default-branch runs when rounds cannot narrow it enough.
+ *
+ * A share gated in points (goodput's `max-drop`) is judged by the same rule with L = the points ÷ the reference
+ * (dropConfig), so the band, the twice-the-limit rule and more rounds apply to it unchanged.
  */
 import { formatDelta, formatPercent, formatPoints, formatPointsDelta, formatSigned } from '../core/format.js'
 import { METRICS, isDrop, metricLabel, type CeilingMetric, type ComparedMetric } from '../core/metrics.js'
