@@ -86,6 +86,12 @@ const GROUPS: { name: string; heading: string; keys: string[]; known: string[] }
     known: ['input-tokens', 'rate'],
   },
   {
+    name: 'slo keys',
+    heading: 'slo',
+    keys: Object.keys(objectShape(objectShape(entryOf(top.scenarios, 'scenarios'), 'scenarios.*').slo, 'slo')),
+    known: ['ttft', 'tpot', 'e2e'],
+  },
+  {
     name: 'target keys',
     heading: 'Targets',
     // A target also takes every setting and its engine's options: those are documented in their own tables.

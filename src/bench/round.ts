@@ -9,6 +9,7 @@
  */
 import { describe, extent, mean } from '../core/stats.js'
 import type { RoundWindow } from '../core/telemetry.js'
+import type { SloBounds } from '../core/plan.js'
 import {
   DISTRIBUTION_METRICS,
   OPTIONAL_SCALAR_METRICS,
@@ -19,6 +20,7 @@ import {
   type RoundResult,
   type Stats,
 } from '../core/measurements.js'
+import { goodputFigures, requestTpot } from './goodput.js'
 
 export interface RoundContext {
   index: number
@@ -30,6 +32,8 @@ export interface RoundContext {
   concurrency: number | null
   /** When the round ended, for the duration of a round where nothing succeeded. */
   endedAt: number
+  /** The scenario's latency targets: the round then records its goodput (goodput.ts). */
+  slo?: SloBounds
 }
 
 /** Failure reasons with their counts, most frequent first. */
@@ -57,8 +61,7 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
   const seconds = durationMs / 1000
 
   // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
-  const decoding = ok.filter((r) => r.outputTokens > 1)
-  const tpot = decoding.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1))
+  const tpot = ok.flatMap((r) => requestTpot(r) ?? [])
   const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0)
   const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0)
   const perSecond = (x: number) => (seconds > 0 ? x / seconds : 0)
@@ -80,6 +83,7 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     request_tps: perSecond(ok.length),
     failed_share: records.length ? failed.length / records.length : 0,
   }
+  if (ctx.slo) Object.assign(metrics, goodputFigures(records, ctx.slo, durationMs))
   return {
     index: ctx.index,
     steady: ctx.steady,
@@ -135,5 +139,9 @@ export function steadyState(rounds: readonly RoundResult[]): MetricsBlock | null
   const steady = rounds.filter((r) => r.steady)
   const sent = steady.reduce((n, r) => n + r.requests, 0)
   block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0
+  // So does goodput: a round where nothing succeeded had no good request.
+  const judged = steady.filter((r) => r.metrics.goodput !== undefined)
+  const judgedSent = judged.reduce((n, r) => n + r.requests, 0)
+  if (judgedSent) block.goodput = judged.reduce((n, r) => n + r.metrics.goodput! * r.requests, 0) / judgedSent
   return block
 }

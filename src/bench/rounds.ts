@@ -164,7 +164,10 @@ async function oneRound(
     progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
   })
   const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests)
-  const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records)
+  const result = summarizeRound(
+    { index: r, steady, concurrency, endedAt: performance.now(), ...(scenario.slo && { slo: scenario.slo }) },
+    records,
+  )
   progress(records.length, result.errors, result.metrics.output_tps)
   return { result, records }
 }

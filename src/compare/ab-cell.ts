@@ -3,18 +3,27 @@
  * arms measured, and the cell's status by the rule judge.ts uses (its worst metric; undecided when a gated metric
  * is missing from a launch or a launch is flagged). A relative metric's value per launch is its steady figure and
  * its standard error the spread of its steady warm rounds; a share (failed requests) is judged against its ceiling
- * on the arms' mean shares. A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
+ * on the arms' mean shares; goodput like a relative metric whose limit is its points (compare/metric.ts). A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
-import { GATED_METRICS, isRelative, metricLabel, readCellMetric, readMetric } from '../core/metrics.js'
-import type { GateStat, GatedMetric } from '../core/metrics.js'
-import type { GateConfig } from '../core/plan.js'
+import {
+  GATED_METRICS,
+  isCeiling,
+  isDrop,
+  isRelative,
+  metricLabel,
+  readCellMetric,
+  readMetric,
+} from '../core/metrics.js'
+import type { DropMetric, GateStat, GatedMetric } from '../core/metrics.js'
+import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { mean } from '../core/stats.js'
+import { formatPercent, formatPoints } from '../core/format.js'
 import { abMetric, abOrder, type Arm } from './ab.js'
 import { steadyRounds } from './baseline.js'
-import { cellStatus, gatedStat } from './judge.js'
-import { judgeCeiling } from './metric.js'
+import { cellStatus, gatedStat, measures } from './judge.js'
+import { dropConfig, judgeCeiling, judgeFromZero } from './metric.js'
 import { NOISE_FLOOR } from './noise.js'
 
 export interface AbLaunch {
@@ -36,7 +45,7 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   const undecided: string[] = []
   for (const metric of GATED_METRICS) {
     const stat = gatedStat(gate, metric)
-    if (stat === undefined) continue
+    if (stat === undefined || !measures(launches[0].cell, metric)) continue
     const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR)
     if ('status' in judged) metrics[metric] = judged
     else (judged.unknown ? undecided : notes).push(judged.note)
@@ -45,7 +54,7 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   // A flagged launch did not measure the requested workload: its speed figures decide nothing (as judge.ts).
   if (flags.length) {
     undecided.push(`flagged (${flags.join(', ')}): speed not compared`)
-    for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
+    for (const v of Object.values(metrics)) if (!isCeiling(v.metric)) demote(v)
   }
   if (!Object.keys(metrics).length) undecided.push('no gated metric measured by both arms')
   const note = [...undecided, ...notes].join('; ')
@@ -88,12 +97,45 @@ function abGated(
   if (arm('base').every((v) => v === undefined)) return { note: `${label}: the base arm did not measure it` }
   if (values.some((v) => v === undefined))
     return { note: `${label}: not measured by every launch, cannot compare`, unknown: true }
-  if (!isRelative(metric))
+  if (isCeiling(metric))
     return judgeCeiling({ metric, config: gate[metric]!, current: mean(arm('pr')), baseline: mean(arm('base')) })
-  if (values.some((v) => !(v! > 0)))
+  const config = isDrop(metric) ? dropConfig(gate[metric]!) : gate[metric]!
+  if (values.some((v) => !(v! > 0))) {
+    if (isDrop(metric)) return abZeroShare(metric, config, arm('base'), arm('pr'))
     return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true }
+  }
   const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i]!, se: launchSe(l.cell, metric, stat, values[i]!) }))
-  return abMetric({ metric, config: gate[metric]!, launches: ab, noiseFloor })
+  return abMetric({ metric, config, launches: ab, noiseFloor })
+}
+
+/**
+ * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
+ * in points, where only a drop past twice the limit fails whatever the noise (as ab.ts), no drop passes, and a
+ * smaller one needs launches that measure a share above 0.
+ */
+function abZeroShare(metric: DropMetric, config: GateMetricConfig, base: number[], pr: number[]): MetricVerdict {
+  const [before, after] = [mean(base), mean(pr)]
+  if (!(before > 0)) return judgeFromZero(metric, config, after)
+  const limit = config.minDelta ?? 0
+  const worse = before - after
+  const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`
+  const status = worse > 2 * limit ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive'
+  const why = {
+    regression: ': more than twice the limit',
+    pass: '',
+    inconclusive: ': a launch measured 0, more launches would decide',
+  }[status]
+  const verdict: MetricVerdict = {
+    status,
+    metric,
+    stat: 'mean',
+    current: after,
+    baseline: before,
+    delta: (after - before) / before,
+    reason: `${said}${why}`,
+  }
+  if (status === 'inconclusive') verdict.needs = 'launches'
+  return verdict
 }
 
 /** A launch's relative standard error: the sd of its steady rounds / √k / its value; 0 with one round. */

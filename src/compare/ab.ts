@@ -28,8 +28,8 @@
  *
  * A cell's launches become these values in ab-cell.ts.
  */
-import { formatDelta, formatPercent } from '../core/format.js'
-import { METRICS, metricLabel, type RelativeMetric } from '../core/metrics.js'
+import { formatDelta, formatPercent, formatPoints } from '../core/format.js'
+import { METRICS, isDrop, metricLabel, type ComparedMetric } from '../core/metrics.js'
 import type { GateMetricConfig } from '../core/plan.js'
 import type { MetricVerdict } from '../core/results.js'
 import { mean } from '../core/stats.js'
@@ -57,7 +57,7 @@ export interface AbValue {
 }
 
 export interface AbMetricInput {
-  metric: RelativeMetric
+  metric: ComparedMetric
   config: GateMetricConfig
   /** In launch order: launches 2j and 2j + 1 are one base and one pr launch. */
   launches: readonly AbValue[]
@@ -101,7 +101,9 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
   const worse = info.higherIsBetter ? -delta : delta
   const limit = relativeLimit(config, ab.base)
   const h = ab.halfWidth
-  const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
+  const limits = isDrop(metric)
+    ? `limit ${formatPoints(config.minDelta ?? 0)} points`
+    : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
   const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`
   const verdict = (status: MetricVerdict['status'], why?: string): MetricVerdict => ({
     status,

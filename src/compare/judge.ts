@@ -12,18 +12,20 @@
 import {
   GATED_METRICS,
   HEADLINE_METRICS,
+  isCeiling,
+  isDrop,
   isRelative,
   metricInfo,
   metricLabel,
+  type ComparedMetric,
   type GateStat,
   type GatedMetric,
-  type RelativeMetric,
 } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
 import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
-import { judgeCeiling, judgeMetric } from './metric.js'
+import { dropConfig, judgeCeiling, judgeFromZero, judgeMetric } from './metric.js'
 import { NOISE_FLOOR, noiseModel } from './noise.js'
 import { referenceFor, type Reference } from './reference.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
@@ -82,14 +84,14 @@ export function judgeSample(
 
   const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR)
   // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
-  if (sample.flags.length) for (const v of Object.values(metrics)) if (isRelative(v.metric)) demote(v)
+  if (sample.flags.length) for (const v of Object.values(metrics)) if (!isCeiling(v.metric)) demote(v)
 
   const undecided = [...flags.undecided, ...unknown]
   // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
   const quality = judgeQuality(sample.cells, baseline, gate.quality)
   const failures = [...flags.failures, ...quality.reasons]
   notes.push(...quality.warnings)
-  const gated = GATED_METRICS.some((m) => gate[m])
+  const gated = GATED_METRICS.some((m) => gate[m] && measures(sample.cells[0], m))
   let status = cellStatus(metrics, failures, undecided)
   if (!Object.keys(metrics).length && status === 'pass' && gated) status = 'new'
   if (!gated) notes.push('no gated metrics')
@@ -162,8 +164,9 @@ function judgeGated(
   noiseFloor: number,
 ): Judged | undefined {
   const stat = gatedStat(gate, metric)
-  if (stat === undefined) return undefined
+  if (stat === undefined || !measures(sample.cells[0], metric)) return undefined
   if (isRelative(metric)) return judgeRelative(sample, baseline, metric, stat, gate[metric]!, noiseFloor)
+  if (isDrop(metric)) return judgeRelative(sample, baseline, metric, stat, dropConfig(gate[metric]!), noiseFloor)
   const label = metricLabel(metric, stat)
   const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { noiseFloor })
   const current = currentValue(sample, metric, stat)
@@ -176,7 +179,7 @@ function judgeGated(
 function judgeRelative(
   sample: Measured,
   baseline: BaselineView,
-  metric: RelativeMetric,
+  metric: ComparedMetric,
   stat: GateStat,
   config: GateMetricConfig,
   noiseFloor: number,
@@ -186,6 +189,7 @@ function judgeRelative(
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
+  if (isDrop(metric) && !(reference.value > 0)) return { verdict: judgeFromZero(metric, config, current), reference }
   if (!(reference.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
   const noise = noiseModel({
     current: currentRounds(sample, metric, stat),
@@ -200,6 +204,12 @@ function judgeRelative(
     perLaunch: metricInfo(metric).launch,
   })
   return { verdict: judgeMetric({ metric, config, current, reference, noise }), reference }
+}
+
+/** False for a metric only some workloads measure (goodput needs an `slo`) on a cell whose workload has none. */
+export function measures(cell: Pick<CellResult, 'workload'>, metric: GatedMetric): boolean {
+  const key = metricInfo(metric).onlyWith
+  return key === undefined || cell.workload?.[key] !== undefined
 }
 
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */

@@ -11,16 +11,19 @@
  * from the band's 1/√k part) until the band is narrower than the change measured — a change that holds is then
  * beyond the noise, one that was noise has shrunk toward the limit — or, for a change within the limit, until it
  * is under 2L; a quieter box or more default-branch runs when rounds cannot narrow it enough.
+ *
+ * A share gated in points (goodput's `max-drop`) is judged by the same rule with L = the points ÷ the reference
+ * (dropConfig), so the band, the twice-the-limit rule and more rounds apply to it unchanged.
  */
-import { formatDelta, formatPercent, formatSigned } from '../core/format.js'
-import { METRICS, metricLabel, type CeilingMetric, type RelativeMetric } from '../core/metrics.js'
-import type { CeilingGateConfig, GateMetricConfig } from '../core/plan.js'
+import { formatDelta, formatPercent, formatPoints, formatPointsDelta, formatSigned } from '../core/format.js'
+import { METRICS, isDrop, metricLabel, type CeilingMetric, type ComparedMetric } from '../core/metrics.js'
+import type { CeilingGateConfig, DropGateConfig, GateMetricConfig } from '../core/plan.js'
 import type { MetricVerdict } from '../core/results.js'
 import { noiseBand, roundsFor, type NoiseModel } from './noise.js'
 import { relativeLimit, type Reference } from './reference.js'
 
 export interface MetricInput {
-  metric: RelativeMetric
+  metric: ComparedMetric
   config: GateMetricConfig
   /** Steady-state value of the current side. */
   current: number
@@ -39,9 +42,7 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   const limit = relativeLimit(config, base)
   const band = noiseBand(noise)
 
-  const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`
-  const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
-  const noiseText = `noise ±${formatPercent(band)}`
+  const { change, limits, noiseText } = describe(input, band)
   const verdict = (status: MetricVerdict['status'], reason: string): MetricVerdict => {
     const v: MetricVerdict = {
       status,
@@ -73,6 +74,55 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   if (-worse > limit && -worse > band) return verdict('improvement', `${change} (${limits}, ${noiseText})`)
   if (band > 2 * limit) return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit)
   return verdict('pass', `${change} (${limits}, ${noiseText})`)
+}
+
+/**
+ * The change, the limit and the band in words: relative for speeds and latencies (`decode tok/s −6.0%`, `limit 5%`,
+ * `noise ±2.1%`), in points for a share (`goodput 100% → 94% (−6 points)`, `limit 5 points`, `noise ±3.5 points`).
+ */
+function describe(input: MetricInput, band: number): { change: string; limits: string; noiseText: string } {
+  const { metric, config, current } = input
+  const base = input.reference.value
+  const info = METRICS[metric]
+  if (isDrop(metric)) {
+    return {
+      change: `${info.label} ${info.format(base)} → ${info.format(current)} (${formatPointsDelta(current - base)})`,
+      limits: `limit ${formatPoints(config.minDelta ?? 0)} points`,
+      noiseText: `noise ±${formatPoints(band * base)} points`,
+    }
+  }
+  const delta = (current - base) / base
+  return {
+    change: `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`,
+    limits: `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`,
+    noiseText: `noise ±${formatPercent(band)}`,
+  }
+}
+
+/**
+ * A `drop` limit as the relative rule judges it: no relative part, and the points as the absolute worsening, so
+ * the effective limit is max-drop ÷ the reference (5 points of a 50 % baseline is a 10 % relative drop).
+ */
+export function dropConfig(config: DropGateConfig): GateMetricConfig {
+  return { maxRegression: 0, minDelta: config.maxDrop, stat: 'mean' }
+}
+
+/**
+ * A share whose baseline is 0 (no request met the SLO there) cannot drop, and its noise, relative to the
+ * reference, is undefined: it passes, or improves when it rose by more than the limit.
+ */
+export function judgeFromZero(metric: ComparedMetric, config: GateMetricConfig, current: number): MetricVerdict {
+  const info = METRICS[metric]
+  const rose = current > (config.minDelta ?? 0)
+  return {
+    status: rose ? 'improvement' : 'pass',
+    metric,
+    stat: 'mean',
+    current,
+    baseline: 0,
+    delta: null,
+    reason: `${info.label} ${info.format(0)} → ${info.format(current)} (the baseline's is 0: it cannot drop)`,
+  }
 }
 
 /** What would narrow the band, in words. */

@@ -2,7 +2,7 @@
  * The current side of a comparison: one measurement of a cell, or several pooled into one sample (a first
  * measurement and its confirmation re-measurements). Pooled, the steady value is the mean over every steady
  * round of every measurement — each measurement's steady value weighted by its rounds — and a share (failed
- * requests) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
+ * requests, goodput) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
  * and measurements of one launch carry the same value, so only a fresh launch moves the pooled one.
  */
 import { isRelative, readCellMetric, type GateStat, type GatedMetric } from '../core/metrics.js'

@@ -45,6 +45,7 @@ export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
   }
   if (s.rate !== undefined) plan.rate = s.rate
   if (s['prefix-tokens'] !== undefined) plan.prefixTokens = s['prefix-tokens']
+  if (s.slo !== undefined) plan.slo = { ...s.slo }
   return plan
 }
 

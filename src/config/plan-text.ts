@@ -1,9 +1,10 @@
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
-import { GATED_METRICS, METRICS, isRelative } from '../core/metrics.js'
+import { GATED_METRICS, METRICS, isDrop, isRelative } from '../core/metrics.js'
 import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
 import type { QualityGate } from '../core/quality.js'
 import { formatBytes, formatDuration, formatPercent, formatPoints } from '../core/format.js'
 import { engineByName } from '../engines/registry.js'
+import { formatSlo } from '../core/workload.js'
 
 export function formatPlan(plan: Plan): string {
   const head = [
@@ -58,7 +59,13 @@ function formatTarget(t: TargetPlan): string[] {
         ? 'none: another tool measures this target, nothing is probed'
         : formatProbe(t.settings.quality),
     ),
-    row('gate', formatGate(t.gate)),
+    row(
+      'gate',
+      formatGate(
+        t.gate,
+        t.scenarios.some((s) => s.slo),
+      ),
+    ),
     row('cells', ''),
   )
   const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length))
@@ -102,8 +109,13 @@ function formatQualityGate(q: QualityGate): string {
   return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`
 }
 
-export function formatGate(gate: GateConfig): string {
+/** The target's limits; goodput's only where one of its scenarios has an `slo` (no other cell measures it). */
+export function formatGate(gate: GateConfig, slo = false): string {
   const parts = GATED_METRICS.flatMap((metric) => {
+    if (isDrop(metric)) {
+      const g = gate[metric]
+      return g && slo ? [`${metric} down by > ${formatPoints(g.maxDrop)} points (cells with an slo)`] : []
+    }
     if (!isRelative(metric)) {
       const g = gate[metric]
       return g ? [`${metric} above ${formatPercent(g.max)}`] : []
@@ -127,7 +139,9 @@ export function formatWorkload(s: ScenarioPlan): string {
   const prefix = s.prefixTokens
     ? `, the first ${s.prefixTokens} shared by every request of a round (a prefix cache serves them once warm)`
     : ''
-  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`
+  // What a good request is: the SLO's effect.
+  const slo = s.slo ? `; goodput: requests that succeed with ${formatSlo(s.slo)}` : ''
+  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${slo}`
 }
 
 function count(n: number, noun: string): string {

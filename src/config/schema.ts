@@ -10,7 +10,15 @@ import { formatPercent } from '../core/format.js'
 import { isActionCredential } from '../core/redact.js'
 import { placeholdersIn } from './placeholders.js'
 import { pathGlobs } from './paths.js'
-import { GATE_STATS, GATED_METRICS, METRICS, isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
+import {
+  GATE_STATS,
+  GATED_METRICS,
+  METRICS,
+  isDrop,
+  isRelative,
+  metricInfo,
+  type GatedMetric,
+} from '../core/metrics.js'
 import {
   ID_PATTERN,
   NAME_PATTERN,
@@ -18,6 +26,7 @@ import {
   expected,
   memoryFloor,
   minDelta,
+  points,
   relative,
   scalar,
   show,
@@ -28,6 +37,7 @@ import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
 import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
 import { containerSchema, stopSchema } from './container-schema.js'
+import type { SloBounds } from '../core/plan.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -244,6 +254,12 @@ function targetSettings() {
 
 /** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
 function gateMetricSchema(metric: GatedMetric, top: boolean) {
+  if (isDrop(metric)) {
+    const maxDrop = points().meta({
+      description: `Points ${METRICS[metric].label} may fall below the baseline, beyond the noise, before the cell fails`,
+    })
+    return z.strictObject({ 'max-drop': top ? maxDrop : maxDrop.optional() })
+  }
   if (!isRelative(metric)) {
     const max = relative({ allowZero: true, capPercent: true }).meta({
       description: 'Share above which the cell fails',
@@ -298,7 +314,7 @@ function gateSchema(level: 'top' | 'target') {
     z
       .union([gateMetricSchema(metric, level === 'top'), z.literal(false)], {
         error: expected(
-          `must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`,
+          `must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : isDrop(metric) ? '{ max-drop: 5 }' : '{ max: 1% }'} or false`,
         ),
       })
       .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
@@ -339,69 +355,119 @@ function concurrencyField() {
     })
 }
 
+function scenarioFields() {
+  return z.strictObject({
+    'input-tokens': whole(1, LIMITS.inputTokens).meta({
+      description: 'Prompt length in tokens as the server counts them',
+    }),
+    'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
+    concurrency: concurrencyField().optional(),
+    requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
+    rate: z
+      .number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+      .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+      .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
+      .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
+      .optional(),
+    'prefix-tokens': whole(1, LIMITS.inputTokens)
+      .meta({
+        description:
+          'Tokens every request of a round shares at its start (a system prompt, a RAG template), then its unique part; the whole prompt is still input-tokens',
+      })
+      .optional(),
+    slo: sloSchema().optional(),
+  })
+}
+
+type ScenarioFields = z.output<ReturnType<typeof scenarioFields>>
+
 function scenarioSchema() {
-  return z
-    .strictObject({
-      'input-tokens': whole(1, LIMITS.inputTokens).meta({
-        description: 'Prompt length in tokens as the server counts them',
-      }),
-      'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
-      concurrency: concurrencyField().optional(),
-      requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
-      rate: z
-        .number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
-        .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
-        .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
-        .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
-        .optional(),
-      'prefix-tokens': whole(1, LIMITS.inputTokens)
-        .meta({
-          description:
-            'Tokens every request of a round shares at its start (a system prompt, a RAG template), then its unique part; the whole prompt is still input-tokens',
-        })
-        .optional(),
+  return scenarioFields().superRefine((s, ctx) => {
+    loadChecks(s, ctx)
+    shapeChecks(s, ctx)
+  })
+}
+
+/** Concurrency, a sweep's values, rate and requests against each other. */
+function loadChecks(s: ScenarioFields, ctx: z.RefinementCtx): void {
+  const sweep = Array.isArray(s.concurrency) ? s.concurrency : undefined
+  if (s.rate !== undefined && s.concurrency !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['rate'],
+      message: sweep
+        ? 'a concurrency sweep is closed loop: give either rate (open loop) or a concurrency list, not both'
+        : 'give either rate (open loop) or concurrency (closed loop), not both',
     })
-    .superRefine((s, ctx) => {
-      if (s['prefix-tokens'] !== undefined && s['prefix-tokens'] >= s['input-tokens']) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['prefix-tokens'],
-          message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
-        })
-      }
-      const sweep = Array.isArray(s.concurrency) ? s.concurrency : undefined
-      if (s.rate !== undefined && s.concurrency !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['rate'],
-          message: sweep
-            ? 'a concurrency sweep is closed loop: give either rate (open loop) or a concurrency list, not both'
-            : 'give either rate (open loop) or concurrency (closed loop), not both',
-        })
-      }
-      if (s.rate !== undefined && s.requests === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['requests'],
-          message: 'required with rate (how many requests a round sends)',
-        })
-      }
-      const requests = s.requests
-      const values = typeof s.concurrency === 'number' ? [s.concurrency] : (s.concurrency ?? [])
-      const unreached = values.filter((c) => requests !== undefined && requests < c)
-      if (unreached.length && sweep) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['requests'],
-          message: `${requests} is less than concurrency ${unreached.join(', ')} of the sweep ${sweep.join(', ')}: those points would never reach their concurrency (without requests, each point sends its own concurrency)`,
-        })
-      } else if (unreached.length) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['requests'],
-          message: `${requests} is less than concurrency ${unreached[0]}: the concurrency would never be reached`,
-        })
-      }
+  }
+  if (s.rate !== undefined && s.requests === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['requests'],
+      message: 'required with rate (how many requests a round sends)',
+    })
+  }
+  const requests = s.requests
+  const values = typeof s.concurrency === 'number' ? [s.concurrency] : (s.concurrency ?? [])
+  const unreached = values.filter((c) => requests !== undefined && requests < c)
+  if (unreached.length && sweep) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['requests'],
+      message: `${requests} is less than concurrency ${unreached.join(', ')} of the sweep ${sweep.join(', ')}: those points would never reach their concurrency (without requests, each point sends its own concurrency)`,
+    })
+  } else if (unreached.length) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['requests'],
+      message: `${requests} is less than concurrency ${unreached[0]}: the concurrency would never be reached`,
+    })
+  }
+}
+
+/** The shared prefix within the prompt, and SLO bounds the workload can meet at all. */
+function shapeChecks(s: ScenarioFields, ctx: z.RefinementCtx): void {
+  if (s['prefix-tokens'] !== undefined && s['prefix-tokens'] >= s['input-tokens']) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['prefix-tokens'],
+      message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
+    })
+  }
+  if (s.slo?.tpotMs !== undefined && s['output-tokens'] === 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['slo', 'tpot'],
+      message: 'has no effect with output-tokens 1: a request of one token has no time per output token',
+    })
+  }
+}
+
+/** `slo:` — latency targets; a request meeting every bound given is good (goodput). */
+function sloSchema() {
+  const bound = (what: string) => duration().meta({ description: `Largest ${what} of a good request, e.g. 2s` })
+  return z
+    .strictObject(
+      {
+        ttft: bound('time to first token').optional(),
+        tpot: bound('time per output token after the first').optional(),
+        e2e: bound('latency from send to last token').optional(),
+      },
+      { error: expected('must be a mapping of latency bounds, e.g. { ttft: 2s, tpot: 80ms, e2e: 30s }') },
+    )
+    .refine((slo) => slo.ttft !== undefined || slo.tpot !== undefined || slo.e2e !== undefined, {
+      error: 'must set at least one bound: ttft, tpot or e2e (e.g. { tpot: 80ms })',
+      // An unknown key (`ttfb`) is the problem to name, not the bounds it left out.
+      when: (payload) => payload.issues.length === 0,
+    })
+    .transform((slo): SloBounds => ({
+      ...(slo.ttft !== undefined && { ttftMs: slo.ttft }),
+      ...(slo.tpot !== undefined && { tpotMs: slo.tpot }),
+      ...(slo.e2e !== undefined && { e2eMs: slo.e2e }),
+    }))
+    .meta({
+      description:
+        'Latency targets: goodput is the share of requests that succeed and meet every bound given (ttft, tpot, e2e)',
     })
 }
 
@@ -605,7 +671,7 @@ export function defaultGate(): GateInput {
  * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
  * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
  * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
- * writing `gate: { decode: … }` never drops it silently.
+ * writing `gate: { decode: … }` never drops it silently. So does goodput's: a scenario's `slo` asks for it.
  */
 export function topGate(file: GateInput | undefined): GateInput {
   const builtIn = defaultGate()

@@ -1,11 +1,17 @@
 /** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
-import { GATED_METRICS, isRelative } from '../core/metrics.js'
+import { GATED_METRICS, isDrop, isRelative } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig, QualityProbeSettings, TargetSettings } from '../core/plan.js'
 import { DEFAULT_QUALITY_GATE, type QualityGate } from '../core/quality.js'
 import { Problems, type Path } from './issues.js'
 import { SETTING_KEYS, defaultGate, type GateInput, type Settings, type TargetInput } from './schema.js'
 
-type GateEntry = Partial<{ 'max-regression': number; 'min-delta': number; stat: GateMetricConfig['stat']; max: number }>
+type GateEntry = Partial<{
+  'max-regression': number
+  'min-delta': number
+  stat: GateMetricConfig['stat']
+  max: number
+  'max-drop': number
+}>
 type QualityGateEntry = NonNullable<GateInput['quality']>
 type PartialGate = Partial<Record<Exclude<keyof GateInput, 'quality'>, GateEntry | false | undefined>> & {
   quality?: QualityGateEntry
@@ -103,10 +109,14 @@ export function resolveGate(
     const own = (target as PartialGate | undefined)?.[metric]
     if (own === false || (own === undefined && !base)) continue
     const entry: GateEntry = { ...(base || {}), ...(own ?? {}) }
-    const key = isRelative(metric) ? 'max-regression' : 'max'
+    const key = isRelative(metric) ? 'max-regression' : isDrop(metric) ? 'max-drop' : 'max'
     const limit = entry[key]
     if (limit === undefined) {
       problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`)
+      continue
+    }
+    if (isDrop(metric)) {
+      gate[metric] = { maxDrop: limit }
       continue
     }
     if (!isRelative(metric)) {

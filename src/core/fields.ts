@@ -55,6 +55,8 @@ export const MAX_DURATION_MS = 24 * 3_600_000
 
 function toMs(text: string, ctx: Ctx, allowZero = false): number {
   const ms = parseDuration(text)
+  if (ms === undefined && parseDuration(text.trim().replace(/^-/, '')) !== undefined)
+    return fail(ctx, text, `must be positive (got ${show(text)})`)
   if (ms === undefined) return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`)
   if (ms < 0 || (ms === 0 && !allowZero)) return fail(ctx, text, `must be positive (got ${show(text)})`)
   if (ms > MAX_DURATION_MS) return fail(ctx, text, `must be at most 24h (got ${show(text)})`)
@@ -152,6 +154,19 @@ export function minDelta(unit: string) {
       if (typeof value === 'string') return toMs(value, ctx)
       return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`)
     })
+}
+
+/**
+ * Percentage points as a fraction (5 → 0.05): how far a share may fall below its baseline (`max-drop: 5`). A
+ * plain number, as `max-accuracy-drop` takes it; `5%` is refused, since it could be read as a relative change.
+ */
+export function points() {
+  const rule = 'must be a number of points from 0 to 100, e.g. 5 (a share going from 96% to 91% drops 5 points)'
+  return z
+    .number({ error: expected(rule) })
+    .positive({ error: expected(rule) })
+    .max(100, { error: expected(rule) })
+    .transform((p) => p / 100)
 }
 
 /** Text fields that YAML may read as numbers (`quant: 8`). */

@@ -36,6 +36,13 @@ export function formatPoints(fraction: number): string {
   return String(Math.round(fraction * 1000) / 10)
 }
 
+/** A signed change of a share in percentage points: 0.94 − 1 → `−6 points`, `+0.5 pt` with `unit: 'pt'`, `0 points`. */
+export function formatPointsDelta(diff: number, unit = 'points'): string {
+  const size = formatPoints(Math.abs(diff))
+  const sign = size === '0' ? '' : diff < 0 ? MINUS : '+'
+  return `${sign}${size} ${unit}`
+}
+
 /** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
 export function formatDelta(fraction: number | null | undefined): string {
   if (typeof fraction !== 'number' || !Number.isFinite(fraction)) return EMPTY

@@ -24,10 +24,17 @@ export type ScalarMetric = (typeof SCALAR_METRICS)[number]
 /**
  * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
  * where the GPUs reported power during it; `accept_length` (tokens per verify step) and `step_ms` (verify-step
- * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding). The steady state
- * averages them over the rounds that have them.
+ * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
+ * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
+ * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
  */
-export const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token', 'accept_length', 'step_ms'] as const
+export const OPTIONAL_SCALAR_METRICS = [
+  'energy_j_per_token',
+  'accept_length',
+  'step_ms',
+  'goodput',
+  'request_goodput',
+] as const
 export type OptionalScalarMetric = (typeof OPTIONAL_SCALAR_METRICS)[number]
 
 export type MetricsBlock = Record<DistributionMetric, Stats> &

@@ -30,23 +30,24 @@ export interface MetricInfo {
   format(value: number): string
   /**
    * How the limit is written: `relative` is `{ max-regression, min-delta, stat }` against the baseline;
-   * `ceiling` is `{ max }`, a share the value must stay under.
+   * `ceiling` is `{ max }`, a share the value must stay under; `drop` is `{ max-drop }`, the points a share may
+   * fall below the baseline (judged as a relative metric whose limit is those points, with its noise).
    */
-  rule: 'relative' | 'ceiling'
+  rule: 'relative' | 'ceiling' | 'drop'
   /** Short name for column heads (`Δ decode`). */
   short: string
   /**
    * Shown in the report's cell table, in registry order, under `column`, with its baseline value;
-   * `acceptance` puts speculative decoding's acceptance rate next to it.
+   * `acceptance` puts speculative decoding's acceptance rate next to it, `goodput` the cell's goodput.
    */
-  headline: false | { column: string; acceptance?: boolean }
+  headline: false | { column: string; acceptance?: boolean; goodput?: boolean }
   /**
    * The figures the gate promises by default: kept in every history entry whatever the gate says, and
    * given a Δ column on the leaderboard.
    */
   primary?: true
   /** The built-in limit, written as a user writes it: the metric is in the gate of a file without `gate:`. */
-  defaultGate?: Record<string, string>
+  defaultGate?: Record<string, string | number>
   /**
    * A figure of the engine's launch, not of its rounds (`startup`): one value a launch, read from the cell, with
    * no rounds behind it, so none of its noise is round-to-round (compare/noise.ts) and more rounds never decide it.
@@ -58,6 +59,11 @@ export interface MetricInfo {
    * judges it with that metric's limit and its own noise (compare/spec-split.ts).
    */
   factorOf?: 'decode'
+  /**
+   * Measured only for a cell whose workload has this key (`slo`: goodput needs latency targets). A cell without it
+   * is not gated on the metric, rather than missing it.
+   */
+  onlyWith?: 'slo'
 }
 
 const ms = (value: number): string => formatDuration(value)
@@ -121,7 +127,7 @@ export const METRICS = {
     short: 'output',
     format: tps,
     rule: 'relative',
-    headline: { column: 'Output tok/s' },
+    headline: { column: 'Output tok/s', goodput: true },
   },
   e2e: {
     field: 'e2e_ms',
@@ -205,6 +211,24 @@ export const METRICS = {
     headline: false,
     factorOf: 'decode',
   },
+  /**
+   * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/goodput.ts),
+   * higher is better. Judged in points: a drop of more than `max-drop` points below the baseline, beyond the noise,
+   * regresses. The Output column of the report shows it next to output tok/s.
+   */
+  goodput: {
+    field: 'goodput',
+    scalar: true,
+    higherIsBetter: true,
+    unit: 'share',
+    label: 'goodput',
+    short: 'goodput',
+    format: formatPercent,
+    rule: 'drop',
+    headline: false,
+    defaultGate: { 'max-drop': 5 },
+    onlyWith: 'slo',
+  },
 } as const satisfies Record<string, MetricInfo>
 
 export type GatedMetric = keyof typeof METRICS
@@ -213,7 +237,15 @@ export type RelativeMetric = {
   [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'relative' ? M : never
 }[GatedMetric]
 /** Metrics whose gate is `{ max }`. */
-export type CeilingMetric = Exclude<GatedMetric, RelativeMetric>
+export type CeilingMetric = {
+  [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'ceiling' ? M : never
+}[GatedMetric]
+/** Metrics whose gate is `{ max-drop }`: a share judged in points against the baseline. */
+export type DropMetric = {
+  [M in GatedMetric]: (typeof METRICS)[M]['rule'] extends 'drop' ? M : never
+}[GatedMetric]
+/** Metrics judged against the baseline with the noise model (compare/metric.ts): relative ones and drops. */
+export type ComparedMetric = RelativeMetric | DropMetric
 
 /** Metrics a gate names; the factors of decode are judged through decode's entry. */
 export const GATED_METRICS = (Object.keys(METRICS) as GatedMetric[]).filter((m) => !('factorOf' in METRICS[m]))
@@ -231,6 +263,14 @@ export function metricInfo(metric: GatedMetric): MetricInfo {
 
 export function isRelative(metric: GatedMetric): metric is RelativeMetric {
   return METRICS[metric].rule === 'relative'
+}
+
+export function isDrop(metric: GatedMetric): metric is DropMetric {
+  return METRICS[metric].rule === 'drop'
+}
+
+export function isCeiling(metric: GatedMetric): metric is CeilingMetric {
+  return METRICS[metric].rule === 'ceiling'
 }
 
 /** One compared figure: which metric and which statistic of it (`mean` for round-level figures). */

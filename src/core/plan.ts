@@ -3,7 +3,7 @@
  * Produced by `config/expand.ts` from the matrix file (`config/schema.ts`).
  * Nothing downstream re-reads the matrix file or the action inputs.
  */
-import type { CeilingMetric, GateStat, RelativeMetric } from './metrics.js'
+import type { CeilingMetric, DropMetric, GateStat, RelativeMetric } from './metrics.js'
 import type { QualityGate } from './quality.js'
 
 export type Api = 'completions' | 'chat'
@@ -22,8 +22,15 @@ export interface CeilingGateConfig {
   max: number
 }
 
+/** A `drop` metric's limit (`goodput: { max-drop: 5 }`): how far below the baseline the share may fall, as a fraction (5 points → 0.05). */
+export interface DropGateConfig {
+  maxDrop: number
+}
+
 /** Per gated metric of the registry, its limit; a metric without an entry is not gated. `quality` is the output quality gate. */
 export type GateConfig = { [M in RelativeMetric]?: GateMetricConfig } & { [M in CeilingMetric]?: CeilingGateConfig } & {
+  [M in DropMetric]?: DropGateConfig
+} & {
   quality?: QualityGate
 }
 
@@ -94,6 +101,15 @@ export interface ScenarioPlan {
   prefixTokens?: number
   /** A point of a concurrency sweep: the scenario as the file names it (`chat-1k` for the point `chat-1k@c4`). */
   sweep?: string
+  /** Latency targets (`slo`): a request meeting every bound counts toward goodput. */
+  slo?: SloBounds
+}
+
+/** `slo:` — per-request latency bounds in ms; at least one is set. A request is good when it meets every one given. */
+export interface SloBounds {
+  ttftMs?: number
+  tpotMs?: number
+  e2eMs?: number
 }
 
 /** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */

@@ -2,9 +2,11 @@
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
  * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
  * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
  */
 import { createHash } from 'node:crypto'
-import type { Api } from './plan.js'
+import { formatDuration } from './format.js'
+import type { Api, SloBounds } from './plan.js'
 
 export interface CellWorkload {
   inputTokens: number
@@ -24,6 +26,8 @@ export interface CellWorkload {
   unrequested?: ('inputTokens' | 'outputTokens')[]
   /** Tokens every request of a round shared at its start (`prefix-tokens`); absent: every prompt unique. */
   prefixTokens?: number
+  /** The scenario's latency targets (`slo`), which goodput is counted against; absent when it has none. */
+  slo?: SloBounds
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -52,7 +56,26 @@ export function workloadFingerprint(w: CellWorkload): string {
   const body = w.requestBody ? ` +body:${w.requestBody}` : ''
   const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
   const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : ''
-  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prefix}`
+  const slo = w.slo ? ` slo:${sloText(w.slo)}` : ''
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prefix}${slo}`
+}
+
+const SLO_BOUNDS: [keyof SloBounds, string][] = [
+  ['ttftMs', 'ttft'],
+  ['tpotMs', 'tpot'],
+  ['e2eMs', 'e2e'],
+]
+
+/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
+export function sloText(slo: SloBounds): string {
+  return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ')
+}
+
+/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
+export function formatSlo(slo: SloBounds): string {
+  return SLO_BOUNDS.flatMap(([key, name]) =>
+    slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`],
+  ).join(', ')
 }
 
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
@@ -89,5 +112,7 @@ export function workloadChanges(baseline: CellWorkload, current: CellWorkload): 
     if (baseline.api !== current.api) changes.push(`api ${baseline.api} → ${current.api}`)
     if (baseline.requestBody !== current.requestBody) changes.push('request-body changed')
   }
+  const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'))
+  if (before !== after) changes.push(`slo ${before} → ${after}`)
   return changes
 }

@@ -4,7 +4,7 @@
  * baseline it replaced, so a reader sees both what this box measured and what the history said.
  */
 import { formatDelta, formatDuration, formatPercent, plural } from '../core/format.js'
-import { METRICS, isRelative, metricLabel } from '../core/metrics.js'
+import { METRICS, isCeiling, metricLabel } from '../core/metrics.js'
 import type { CellResult, MetricVerdict } from '../core/results.js'
 import { clip, code, escapeText } from './escape.js'
 import { environmentNote } from './host-section.js'
@@ -55,7 +55,7 @@ function storedLine(cell: CellResult): string {
   const stored = cell.ab?.stored
   if (!stored) return ''
   const figures = Object.values(stored.metrics)
-    .filter((m) => isRelative(m.metric) && m.metric in cell.verdict.metrics)
+    .filter((m) => !isCeiling(m.metric) && m.metric in cell.verdict.metrics)
     .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`)
   const environment = environmentNote(cell)
   return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
@@ -70,7 +70,7 @@ export function abSection(cells: readonly CellResult[]): string | undefined {
   const lines = ran.map((cell) => {
     // A ceiling that held on both arms (no failed requests) says nothing a reader needs here.
     const metrics = Object.values(cell.verdict.metrics)
-      .filter((m) => isRelative(m.metric) || m.status !== 'pass')
+      .filter((m) => !isCeiling(m.metric) || m.status !== 'pass')
       .map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`)
     const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : ''
     const stored = storedLine(cell)

@@ -8,6 +8,7 @@ import { STATUS_MARK } from './marks.js'
 import { environmentNote } from './host-section.js'
 import { splitLines } from './split-lines.js'
 import { gpuLines } from './gpu-lines.js'
+import { formatSlo } from '../core/workload.js'
 import { serverLines } from './server-lines.js'
 
 const TABLE = { alignDelimiters: false } as const
@@ -31,7 +32,7 @@ export function metricsSection(cells: readonly CellResult[]): string | undefined
   const measured = cells.filter((c) => c.metrics)
   if (!measured.length) return undefined
   const blocks = measured.map((c) =>
-    [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), ingestedLine(c)]
+    [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), goodputLine(c), ingestedLine(c)]
       .filter(Boolean)
       .join('\n\n'),
   )
@@ -62,6 +63,14 @@ function scalars(m: MetricsBlock): string {
   return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`
 }
 
+/** `goodput 96% · 1.90 good req/s (SLO: TTFT ≤ 2s, TPOT ≤ 80ms)`, for a cell whose scenario has an `slo`. */
+function goodputLine(c: CellResult): string | undefined {
+  const m = c.metrics
+  if (!c.workload.slo || m?.goodput === undefined) return undefined
+  const rate = m.request_goodput === undefined ? '' : ` · ${formatNumber(m.request_goodput)} good req/s`
+  return `goodput ${formatPercent(m.goodput)}${rate} (SLO: ${formatSlo(c.workload.slo)})`
+}
+
 /** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
 export function roundsSection(cells: readonly CellResult[]): string | undefined {
   const withRounds = cells.filter((c) => c.rounds.length)
@@ -75,6 +84,8 @@ export function roundsSection(cells: readonly CellResult[]): string | undefined 
 }
 
 function roundsTable(rounds: readonly RoundResult[]): string {
+  // Goodput only where the scenario has an slo, so the table of every other cell keeps its columns.
+  const goodput = rounds.some((r) => r.metrics?.goodput !== undefined)
   const rows = rounds.map((r) => [
     String(r.index),
     r.steady ? 'yes' : 'discarded',
@@ -84,6 +95,7 @@ function roundsTable(rounds: readonly RoundResult[]): string {
     formatNumber(r.metrics?.ttft_ms?.mean),
     formatNumber(r.metrics?.tpot_ms?.mean),
     formatNumber(r.metrics?.output_tps),
+    ...(goodput ? [r.metrics?.goodput === undefined ? EMPTY : formatPercent(r.metrics.goodput)] : []),
     formatNumber(r.durationMs / 1000),
     r.errorReasons?.length
       ? escapeText(clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
@@ -98,10 +110,12 @@ function roundsTable(rounds: readonly RoundResult[]): string {
     'TTFT ms',
     'TPOT ms',
     'output tok/s',
+    ...(goodput ? ['goodput'] : []),
     'duration s',
     'errors seen',
   ]
-  return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] })
+  const align = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', ...(goodput ? ['r'] : []), 'r', 'l']
+  return markdownTable([header, ...rows], { ...TABLE, align })
 }
 
 /** Cells whose workload did not come out as asked (they are never compared). */

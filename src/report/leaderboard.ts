@@ -13,7 +13,8 @@ import {
 } from '../core/metrics.js'
 import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
-import { EMPTY, formatDelta, formatNumber, plural } from '../core/format.js'
+import { EMPTY, formatDelta, formatNumber, formatPercent, plural } from '../core/format.js'
+import { formatSlo } from '../core/workload.js'
 import { pageHead } from './leaderboard-style.js'
 import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from './marks.js'
@@ -111,6 +112,29 @@ export const COLUMNS: readonly Column[] = [
   ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ]
 
+/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
+export const GOODPUT_COLUMN: Column = {
+  label: 'Goodput',
+  numeric: true,
+  value: (c) => finite(c.metrics.goodput),
+  html: (c) => {
+    const share = c.metrics.goodput
+    if (share === undefined || !c.workload.slo) return EMPTY
+    const rate =
+      c.metrics.request_goodput === undefined
+        ? ''
+        : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`
+    return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`
+  },
+}
+
+/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
+export function pageColumns(cells: readonly Measured[]): readonly Column[] {
+  if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined)) return COLUMNS
+  const at = COLUMNS.findIndex((c) => c.label === 'Verdict')
+  return [...COLUMNS.slice(0, at), GOODPUT_COLUMN, ...COLUMNS.slice(at)]
+}
+
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext = {}): string {
   const measured = measuredCells(results.cells)
@@ -124,7 +148,7 @@ export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext 
 <p class="meta">${metaLine(results, ctx)}</p>
 </header>
 <main>
-${measured.length ? leaderboardTable(measured) : '<p>No cell was measured.</p>'}
+${measured.length ? leaderboardTable(measured, pageColumns(measured)) : '<p>No cell was measured.</p>'}
 ${curves}${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
 <script>
 ${sortScript(TABLE_ID)}

@@ -11,7 +11,7 @@ import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { splitText } from './split-lines.js'
 import { figure } from './figures.js'
-import { EMPTY, formatDelta, formatNumber, formatPercent } from '../core/format.js'
+import { EMPTY, formatDelta, formatNumber, formatPercent, formatPointsDelta } from '../core/format.js'
 import { cellStatusText } from './marks.js'
 import { engineLabel } from '../core/runtime.js'
 import { sparkline } from './sparkline.js'
@@ -41,7 +41,7 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
         : metric === 'ttft'
           ? withHitRate(figure, cell)
           : figure
-      return spark(cell, metric, shown)
+      return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown)
     }),
     qualityText(cell),
   ])
@@ -123,6 +123,22 @@ function withHitRate(ttft: string, cell: CellResult): string {
   })
   if (!rates.length) return ttft
   return `${ttft} · hit ${formatPercent(rates.reduce((a, b) => a + b, 0) / rates.length)}`
+}
+
+/** The cell's goodput after the figure it sits next to (`108 · goodput 96% (−4 pt)`); only a cell with an `slo` has one. */
+function withGoodput(figureText: string, cell: CellResult): string {
+  const part = goodputText(cell)
+  if (!part) return figureText
+  return figureText === EMPTY ? part : `${figureText} · ${part}`
+}
+
+/** `goodput 96% (−4 pt)`: the share of requests that met the SLO, its change in points, bold when it regressed. */
+export function goodputText(cell: CellResult): string | undefined {
+  const f = figure(cell, 'goodput')
+  if (f.value === undefined) return undefined
+  const change = f.baseline === undefined ? '' : ` (${formatPointsDelta(f.value - f.baseline, 'pt')})`
+  const body = `goodput ${formatPercent(f.value)}${change}`
+  return f.regressed ? `**${body}**` : body
 }
 
 function text(value: string): string {

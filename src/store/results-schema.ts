@@ -244,6 +244,7 @@ const cell = obj({
     requestBody: str.optional(),
     unrequested: list(oneOf(['inputTokens', 'outputTokens'])).optional(),
     prefixTokens: num.optional(),
+    slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),

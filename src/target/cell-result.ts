@@ -23,6 +23,7 @@ export function workloadOf(
     api: settings.api,
     ...(requestBody && { requestBody }),
     ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
+    ...(scenario.slo && { slo: { ...scenario.slo } }),
   }
 }
 

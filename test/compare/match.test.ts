@@ -52,6 +52,17 @@ describe('workloads', () => {
     expect(workloadChanges(W, achieved)).toEqual([])
     expect(workloadDigest(achieved)).toBe(workloadDigest({ ...achieved, outputTokens: 131 }))
   })
+
+  it('latency targets are part of the workload; a cell without them keeps the digest it always had', () => {
+    const slo = { ...W, slo: { ttftMs: 2000, tpotMs: 80 } }
+    expect(workloadFingerprint(slo)).toBe('in1024 out128 c8 n8 closed completions slo:ttft≤2000ms tpot≤80ms')
+    expect(workloadDigest({ ...W, slo: undefined })).toBe(workloadDigest(W))
+    expect(workloadDigest(slo)).not.toBe(workloadDigest(W))
+    expect(workloadDigest({ ...W, slo: { ttftMs: 2000, tpotMs: 81 } })).not.toBe(workloadDigest(slo))
+    expect(workloadChanges(W, slo)).toEqual(['slo none → ttft≤2000ms tpot≤80ms'])
+    expect(workloadChanges(slo, { ...W, slo: { tpotMs: 50 } })).toEqual(['slo ttft≤2000ms tpot≤80ms → tpot≤50ms'])
+    expect(workloadChanges(slo, { ...slo })).toEqual([])
+  })
 })
 
 describe('sameWorkload', () => {

@@ -687,6 +687,67 @@ const cases: Case[] = [
     path: 'scenarios.chat-1k.prefix-tokens',
     says: 'whole number',
   },
+  // latency targets (slo) and the goodput gate
+  {
+    name: 'an empty slo',
+    file: () => variant((c) => (chat(c).slo = {})),
+    path: 'scenarios.chat-1k.slo',
+    says: 'must set at least one bound: ttft, tpot or e2e',
+  },
+  {
+    name: 'an slo bound of 0',
+    file: () => variant((c) => (chat(c).slo = { tpot: '0ms' })),
+    path: 'scenarios.chat-1k.slo.tpot',
+    says: 'must be positive (got "0ms")',
+  },
+  {
+    name: 'a negative slo bound',
+    file: () => variant((c) => (chat(c).slo = { ttft: '-2s' })),
+    path: 'scenarios.chat-1k.slo.ttft',
+    says: 'must be positive (got "-2s")',
+  },
+  {
+    name: 'an slo bound without a unit',
+    file: () => variant((c) => (chat(c).slo = { e2e: 30 })),
+    path: 'scenarios.chat-1k.slo.e2e',
+    says: 'needs a unit',
+  },
+  {
+    name: 'an unknown slo key, with the likely one',
+    file: () => variant((c) => (chat(c).slo = { ttfb: '2s' })),
+    path: 'scenarios.chat-1k.slo.ttfb',
+    says: 'unknown key (did you mean ttft?)',
+  },
+  {
+    name: 'an slo that is not a mapping',
+    file: () => variant((c) => (chat(c).slo = '2s')),
+    path: 'scenarios.chat-1k.slo',
+    says: 'must be a mapping of latency bounds',
+  },
+  {
+    name: 'a tpot bound on one-token requests',
+    file: () => variant((c) => (c.scenarios.one = { 'input-tokens': 8, 'output-tokens': 1, slo: { tpot: '20ms' } })),
+    path: 'scenarios.one.slo.tpot',
+    says: 'has no effect with output-tokens 1',
+  },
+  {
+    name: 'max-drop as a percent',
+    file: () => variant((c) => (c.gate = { goodput: { 'max-drop': '5%' } })),
+    path: 'gate.goodput.max-drop',
+    says: 'must be a number of points from 0 to 100',
+  },
+  {
+    name: 'max-drop of 0',
+    file: () => variant((c) => (c.gate = { goodput: { 'max-drop': 0 } })),
+    path: 'gate.goodput.max-drop',
+    says: 'must be a number of points from 0 to 100',
+  },
+  {
+    name: 'goodput with the relative limit keys',
+    file: () => variant((c) => (c.gate = { goodput: { 'max-regression': '5%' } })),
+    path: 'gate.goodput.max-regression',
+    says: 'unknown key',
+  },
   // files
   {
     name: 'YAML syntax error',

@@ -82,6 +82,7 @@ describe('the SPEC §3 example', () => {
       decode: { maxRegression: 0.05, stat: 'mean' },
       ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
       'failed-requests': { max: 0.01 },
+      goodput: { maxDrop: 0.05 },
       quality: DEFAULT_QUALITY_GATE,
     })
     expect(byId(p, 'qwen38-27b-q4km-llamacpp')).toMatchObject({ quant: 'Q4_K_M', matrix: {} })
@@ -315,32 +316,56 @@ describe('gate', () => {
 
   it.each([
     [
-      'absent: decode 5%, ttft 10% + 50ms, failed requests 1%',
+      'absent: decode 5%, ttft 10% + 50ms, failed requests 1%, goodput 5 points',
       undefined,
       undefined,
       {
         decode: { maxRegression: 0.05, stat: 'mean' },
         ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
         'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
       },
     ],
     [
-      'present: replaces the default speed limits; the failed-requests ceiling stays',
+      'present: replaces the default speed limits; the failed-requests ceiling and goodput stay',
       { tpot: { 'max-regression': '3%', stat: 'p90' } },
       undefined,
-      { tpot: { maxRegression: 0.03, stat: 'p90' }, 'failed-requests': { max: 0.01 } },
+      { tpot: { maxRegression: 0.03, stat: 'p90' }, 'failed-requests': { max: 0.01 }, goodput: { maxDrop: 0.05 } },
     ],
     [
       'failed-requests: false switches the ceiling off',
       { decode: { 'max-regression': '5%' }, 'failed-requests': false },
       undefined,
-      { decode: { maxRegression: 0.05, stat: 'mean' } },
+      { decode: { maxRegression: 0.05, stat: 'mean' }, goodput: { maxDrop: 0.05 } },
+    ],
+    [
+      'goodput: false switches it off',
+      { decode: { 'max-regression': '5%' }, goodput: false },
+      undefined,
+      { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+    ],
+    [
+      "a file's own max-drop wins, in points",
+      { goodput: { 'max-drop': 2.5 } },
+      undefined,
+      { goodput: { maxDrop: 0.025 }, 'failed-requests': { max: 0.01 } },
+    ],
+    [
+      "a target's max-drop overrides the top-level one",
+      undefined,
+      { goodput: { 'max-drop': 10 } },
+      {
+        decode: { maxRegression: 0.05, stat: 'mean' },
+        ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.1 },
+      },
     ],
     [
       "a file's own failed-requests limit wins",
       { 'failed-requests': { max: '5%' } },
       undefined,
-      { 'failed-requests': { max: 0.05 } },
+      { 'failed-requests': { max: 0.05 }, goodput: { maxDrop: 0.05 } },
     ],
     [
       'target fields merge over the top-level metric',
@@ -350,6 +375,7 @@ describe('gate', () => {
         decode: { maxRegression: 0.05, stat: 'mean' },
         ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' },
         'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
       },
     ],
     [
@@ -361,25 +387,34 @@ describe('gate', () => {
         ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
         'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
         'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
       },
     ],
     [
       'false switches a metric off',
       undefined,
       { ttft: false },
-      { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+      { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 }, goodput: { maxDrop: 0.05 } },
     ],
     [
       'energy is gateable (J/token), never in the built-in gate',
       { energy: { 'max-regression': '10%', 'min-delta': 0.02 } },
       undefined,
-      { energy: { maxRegression: 0.1, minDelta: 0.02, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+      {
+        energy: { maxRegression: 0.1, minDelta: 0.02, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
+      },
     ],
     [
       'min-delta as a duration',
       { e2e: { 'max-regression': '150%', 'min-delta': '1.5s' } },
       undefined,
-      { e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' }, 'failed-requests': { max: 0.01 } },
+      {
+        e2e: { maxRegression: 1.5, minDelta: 1500, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
+      },
     ],
   ])('%s', (_name, top, own, expected) => {
     // Every gate carries the built-in quality gate unless it is switched off.

@@ -72,4 +72,35 @@ describe('formatPlan', () => {
     expect(text).toContain('    sim/burst  512 in → 64 out, 4 req/s (Poisson), 16 requests/round\n')
     expect(text).toContain('  gate    none (nothing can regress)\n')
   })
+
+  it("prints an slo's effect on its cell, and goodput's limit only for a target with such a cell", () => {
+    const plan = buildPlan(
+      {
+        version: 1,
+        scenarios: {
+          chat: { 'input-tokens': 64, 'output-tokens': 16, concurrency: 4, slo: { ttft: '2s', tpot: '80ms' } },
+          batch: { 'input-tokens': 64, 'output-tokens': 16, slo: { e2e: '1m30s' } },
+          plain: { 'input-tokens': 64, 'output-tokens': 16 },
+        },
+        targets: {
+          sim: { engine: 'sim', profile: 'spark', port: 8600, gate: { goodput: { 'max-drop': 2.5 } } },
+          other: { engine: 'openai', url: 'http://10.0.0.2:8000', scenarios: ['plain'] },
+        },
+      },
+      { configPath: 'm.yml', resolvedPath: '/repo/m.yml', engines: TEST_ENGINES },
+    )
+    const text = formatPlan(plan)
+    expect(text).toContain(
+      '    sim/chat   64 in → 16 out, concurrency 4, 4 requests/round; goodput: requests that succeed with TTFT ≤ 2s, TPOT ≤ 80ms\n',
+    )
+    expect(text).toContain(
+      '    sim/batch  64 in → 16 out, concurrency 1, 1 request/round; goodput: requests that succeed with E2E ≤ 1m30s\n',
+    )
+    expect(text).toContain('    sim/plain  64 in → 16 out, concurrency 1, 1 request/round\n')
+    expect(text).toContain('; failed-requests above 1%; goodput down by > 2.5 points (cells with an slo); quality')
+    // The other target measures no goodput, so its gate does not list it.
+    expect(text.split('\nother')[1]).toMatch(
+      / {2}gate {4}decode mean worse by > 5%; [^\n]*failed-requests above 1%; quality/,
+    )
+  })
 })

@@ -218,7 +218,12 @@ describe('the simulated GPU (engine: sim with power-w): its own GPU record per r
     expect(device.powerW!.max).toBe(150)
     expect(device.powerW!.mean).toBeGreaterThanOrEqual(100)
     // The server record keeps the engine's own counters; the GPU's are in the GPU record only.
-    expect(round.server!.deltas).toEqual({ 'vllm:request_success_total': 3 })
+    // 3 requests of 16 unique prompt tokens: queried, none served from the prefix cache.
+    expect(round.server!.deltas).toEqual({
+      'vllm:request_success_total': 3,
+      'vllm:prefix_cache_queries_total': 48,
+      'vllm:prefix_cache_hits_total': 0,
+    })
     expect(Object.keys({ ...round.server!.peaks, ...round.server!.means }).filter((k) => k.startsWith('sim:'))).toEqual(
       [],
     )
