@@ -15,6 +15,8 @@ export interface CalibratorOptions {
   tokenize?: (model: string, text: string) => Promise<number | undefined>
   /** Streams `text` with a 1-token completion. */
   probe: (text: string, signal?: AbortSignal) => Promise<StreamOutcome>
+  /** Count the settled prompt with the tokenizer too (`Calibration.tokenized`), for prompts fitted one by one. */
+  tokenizeSettled?: boolean
 }
 
 export type Calibrator = (inputTokens: number, signal?: AbortSignal) => Promise<Calibration>
@@ -35,9 +37,19 @@ export function createCalibrator(o: CalibratorOptions): Calibrator {
 async function calibrateLength(o: CalibratorOptions, inputTokens: number, signal?: AbortSignal): Promise<Calibration> {
   const name = await o.modelName()
   const { tokenize } = o
-  return calibrate(inputTokens, o.prompt, {
-    // A tokenizer that fails only costs the shortcut: the real requests still steer the search.
-    tokenize: tokenize ? (text) => tokenize(name, text).catch(() => undefined) : undefined,
+  // A tokenizer that fails only costs the shortcut: the real requests still steer the search.
+  const count = tokenize ? (text: string) => tokenize(name, text).catch(() => undefined) : undefined
+  // A count from usage is of the last prompt calibrate() built with the filler length it returns.
+  const built = new Map<number, string>()
+  const prompt = o.tokenizeSettled
+    ? (fillerWords: number) => {
+        const text = o.prompt(fillerWords)
+        built.set(fillerWords, text)
+        return text
+      }
+    : o.prompt
+  const calibration = await calibrate(inputTokens, prompt, {
+    tokenize: count,
     probe: async (text) => {
       const outcome = await o.probe(text, signal)
       const e = outcome.error
@@ -45,4 +57,10 @@ async function calibrateLength(o: CalibratorOptions, inputTokens: number, signal
       return outcome.tally.promptTokens
     },
   })
+  if (!o.tokenizeSettled || !count || calibration.source === 'estimate') return calibration
+  // Without usage the tokenizer's count is all there is, and it is the one calibrate() returned.
+  if (calibration.source === 'tokenize') return { ...calibration, tokenized: calibration.promptTokens }
+  const settled = built.get(calibration.fillerWords)
+  const tokenized = settled === undefined ? undefined : await count(settled)
+  return tokenized === undefined ? calibration : { ...calibration, tokenized }
 }

@@ -8,6 +8,10 @@ import type { QualityGate } from './quality.js'
 
 export type Api = 'completions' | 'chat'
 
+/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
+export const PROMPT_KINDS = ['synthetic', 'text'] as const
+export type PromptKind = (typeof PROMPT_KINDS)[number]
+
 export interface GateMetricConfig {
   /** Relative worsening that may count as a regression, as a fraction (5% → 0.05). */
   maxRegression: number
@@ -90,6 +94,8 @@ export interface ScenarioPlan {
   requests: number
   /** Open-loop arrival rate in requests/s (Poisson); closed-loop concurrency when absent. */
   rate?: number
+  /** `prompts: text`; absent: synthetic (bench/prompt.ts). */
+  prompts?: 'text'
 }
 
 /** `container:` — the action composes `<runtime> run` itself; placeholders are filled but `{port}`. */
