@@ -40,6 +40,7 @@ export function scenarioPlan(id: string, s: ScenarioInput): ScenarioPlan {
     requests: s.requests ?? concurrency,
   }
   if (s.rate !== undefined) plan.rate = s.rate
+  if (s.prompts === 'text') plan.prompts = 'text'
   return plan
 }
 

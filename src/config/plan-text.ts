@@ -107,7 +107,8 @@ export function formatGate(gate: GateConfig): string {
 
 export function formatWorkload(s: ScenarioPlan): string {
   const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`
-  return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round`
+  const prompts = s.prompts === 'text' ? ', text prompts (an instruction and a passage of generated prose each)' : ''
+  return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${prompts}`
 }
 
 function count(n: number, noun: string): string {

@@ -28,6 +28,7 @@ import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
 import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
 import { containerSchema, stopSchema } from './container-schema.js'
+import { PROMPT_KINDS } from '../core/plan.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -78,6 +79,9 @@ export const LIMITS = {
 export const DEFAULT_GATE = Object.fromEntries(
   GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])),
 )
+
+/** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
+export const TEXT_MIN_INPUT_TOKENS = 64
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
@@ -326,6 +330,13 @@ function scenarioSchema() {
         .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
         .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
         .optional(),
+      prompts: z
+        .enum(PROMPT_KINDS, { error: expected(`must be ${PROMPT_KINDS.join(' or ')}`) })
+        .meta({
+          description:
+            'synthetic: a word list (default); text: an instruction and a passage of generated prose per request, for speculative decoding',
+        })
+        .optional(),
     })
     .superRefine((s, ctx) => {
       if (s.rate !== undefined && s.concurrency !== undefined) {
@@ -347,6 +358,13 @@ function scenarioSchema() {
           code: 'custom',
           path: ['requests'],
           message: `${s.requests} is less than concurrency ${s.concurrency}: the concurrency would never be reached`,
+        })
+      }
+      if (s.prompts === 'text' && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['input-tokens'],
+          message: `${s['input-tokens']} is too short for prompts: text; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
         })
       }
     })

@@ -1,10 +1,10 @@
 /**
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
  * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
  */
 import { createHash } from 'node:crypto'
-import type { Api } from './plan.js'
+import type { Api, PromptKind } from './plan.js'
 
 export interface CellWorkload {
   inputTokens: number
@@ -22,6 +22,11 @@ export interface CellWorkload {
    * which moves from run to run, so workloads are not told apart by it.
    */
   unrequested?: ('inputTokens' | 'outputTokens')[]
+  /**
+   * `text` for instructions and passages of prose (`prompts: text`); absent: the word list, as every file written
+   * before prompts could be anything else measured.
+   */
+  prompts?: PromptKind
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -41,15 +46,22 @@ export function requestBodyDigest(body: Record<string, unknown>): string | undef
   return createHash('sha256').update(canonical(body)).digest('hex').slice(0, 12)
 }
 
+/** The prompts a workload sent: the word list unless it says otherwise. */
+export function promptsOf(w: CellWorkload): PromptKind {
+  return w.prompts ?? 'synthetic'
+}
+
 /**
  * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
- * (`+body:<digest>` with a request body). History entries keep its digest per cell.
+ * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
+ * cell; a word-list workload's string is what it was before prompts could be anything else.
  */
 export function workloadFingerprint(w: CellWorkload): string {
   const rate = w.rate === null ? 'closed' : `rate${w.rate}`
   const body = w.requestBody ? ` +body:${w.requestBody}` : ''
+  const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`
   const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
-  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}`
 }
 
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
@@ -84,5 +96,6 @@ export function workloadChanges(baseline: CellWorkload, current: CellWorkload): 
     if (baseline.api !== current.api) changes.push(`api ${baseline.api} → ${current.api}`)
     if (baseline.requestBody !== current.requestBody) changes.push('request-body changed')
   }
+  if (promptsOf(baseline) !== promptsOf(current)) changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`)
   return changes
 }

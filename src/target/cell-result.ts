@@ -22,6 +22,7 @@ export function workloadOf(
     rate: scenario.rate ?? null,
     api: settings.api,
     ...(requestBody && { requestBody }),
+    ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
   }
 }
 
