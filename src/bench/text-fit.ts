@@ -2,17 +2,17 @@
  * Text prompts of the requested length, one request at a time. The calibration (calibrator.ts) settles on one
  * prompt, as close to the length as whole words get, that the server counted, and counts it with the engine's
  * tokenizer too (`Calibration.tokenized`); the server's count differs from the tokenizer's by what the tokenizer
- * does not see (a chat template, BOS), the same for every prompt, so a request whose prompt the tokenizer counts
- * as the length less that difference is the requested length on the server. Each request's words are fitted to that count before
- * its round starts, outside the round's timing, with `/tokenize` alone: a real request would leave the prompt in
- * the server's prefix cache for the measured one.
+ * does not see (a chat template, BOS), the same for every prompt that starts and ends alike (text-prompt.ts), so
+ * a request whose prompt the tokenizer counts as the length less that difference is the requested length on the
+ * server. Each request's words are fitted to that count before its round starts, outside the round's timing,
+ * with `/tokenize` alone: a real request would leave the prompt in the server's prefix cache for the measured one.
  *
  * The fit moves the cut by whole words, by the shortfall in tokens over the prompt's tokens per word, then
- * bisects between the closest cuts below and above; a count one short of the goal takes a closing full stop (one token in BPE and
- * SentencePiece vocabularies); when no cut of the passage hits the count, a later passage of the topic is
- * tried. Bounded: a request that cannot be fitted goes out closest, and its achieved count flags the cell.
- * Without a tokenizer every request has the calibrated word count, which a server that counts words (the
- * simulator) counts alike, and a subword tokenizer does not: the achieved counts then flag the cell.
+ * bisects between the closest cuts below and above; when no cut hits the count (a word of several tokens steps
+ * over it), another subject and passage of the topic are tried. Bounded: a request that cannot be fitted goes
+ * out closest, and its achieved count flags the cell. Without a tokenizer every request has the calibrated word
+ * count, which a server that counts words (the simulator) counts alike, and a subword tokenizer does not: the
+ * achieved counts then flag the cell.
  */
 import type { Calibration } from './calibrate.js'
 import { FIXED_WORDS } from './prompt.js'
@@ -23,7 +23,6 @@ export interface TextSpec {
   index: number
   fillerWords: number
   variant: number
-  stop: boolean
 }
 
 /** Passages of the topic a request may try. */
@@ -34,7 +33,7 @@ const MAX_JUMPS = 6
 /** Fits in flight while a round is prepared. */
 const FIT_CONCURRENCY = 4
 
-export const specText = (s: TextSpec): string => textPrompt(s.index, s.fillerWords, s.variant, s.stop)
+export const specText = (s: TextSpec): string => textPrompt(s.index, s.fillerWords, s.variant)
 
 type Count = (text: string) => Promise<number | undefined>
 
@@ -57,28 +56,27 @@ export async function fitText(index: number, start: number, goal: number, count:
   }
   let from = start
   for (let variant = 0; variant < TEXT_VARIANTS; variant++) {
-    const hit = await fitVariant({ index, fillerWords: from, variant, stop: false }, goal, measure)
+    const hit = await fitVariant({ index, fillerWords: from, variant }, goal, measure)
     if (hit === 'exact') return best!.spec
     if (hit === 'stopped') break
     from = best?.spec.fillerWords ?? from
   }
-  return best?.spec ?? { index, fillerWords: start, variant: 0, stop: false }
+  return best?.spec ?? { index, fillerWords: start, variant: 0 }
 }
 
-/** One passage: jumps by the shortfall in words, bisection between the closest cuts, then a full stop. */
+/** One variant: jumps by the shortfall in words, then bisection between the closest cuts below and above. */
 async function fitVariant(
   first: TextSpec,
   goal: number,
   measure: (spec: TextSpec) => Promise<number | undefined>,
 ): Promise<'exact' | 'missed' | 'stopped'> {
-  const at = (fillerWords: number, stop = false): TextSpec => ({ ...first, fillerWords, stop })
-  let below: { words: number; tokens: number } | undefined
+  let below: number | undefined
   let above: number | undefined
   const step = async (words: number): Promise<number | 'exact' | 'stopped'> => {
-    const tokens = await measure(at(words))
+    const tokens = await measure({ ...first, fillerWords: words })
     if (tokens === undefined) return 'stopped'
     if (tokens === goal) return 'exact'
-    if (tokens < goal && (!below || words > below.words)) below = { words, tokens }
+    if (tokens < goal && (below === undefined || words > below)) below = words
     if (tokens > goal && (above === undefined || words < above)) above = words
     return tokens
   }
@@ -92,13 +90,11 @@ async function fitVariant(
     const perWord = Math.max(1, tokens / (words + FIXED_WORDS))
     words = Math.max(0, words + (Math.round((goal - tokens) / perWord) || Math.sign(goal - tokens)))
   }
-  while (below && above !== undefined && above - below.words > 1) {
-    const tokens = await step(Math.floor((below.words + above) / 2))
+  while (below !== undefined && above !== undefined && above - below > 1) {
+    const tokens = await step(Math.floor((below + above) / 2))
     if (typeof tokens !== 'number') return tokens
   }
-  if (!below || below.tokens !== goal - 1) return 'missed'
-  const tokens = await measure(at(below.words, true))
-  return tokens === undefined ? 'stopped' : tokens === goal ? 'exact' : 'missed'
+  return 'missed'
 }
 
 export interface TextSupply {
@@ -117,7 +113,7 @@ export interface TextSupply {
  * where no whole-word cut of the settled prompt was.
  */
 export function textSupply(cal: Calibration, inputTokens: number, index: () => number, count?: Count): TextSupply {
-  const plain = (i: number): TextSpec => ({ index: i, fillerWords: cal.fillerWords, variant: 0, stop: false })
+  const plain = (i: number): TextSpec => ({ index: i, fillerWords: cal.fillerWords, variant: 0 })
   const goal = cal.tokenized === undefined || !count ? undefined : cal.tokenized + inputTokens - cal.promptTokens
   let specs: TextSpec[] = []
   let taken = 0

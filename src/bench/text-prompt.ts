@@ -1,17 +1,22 @@
 /**
  * `prompts: text`: an instruction followed by a passage of the generated corpus (text-corpus.ts), so a draft
  * model meets prose as its users write it rather than a word list. Like the word-list prompt (prompt.ts) it is
- * unique per request index from its first word on, so no prefix cache serves one request from another: it
- * opens with a sender, FIXED_WORDS single words (`Amara Lindqvist from Porto asks:`) picked by the index's
- * digits, unique for OPENINGS indices; then the instruction, whose topic and task the index's higher digits
+ * unique per request index from its second word on, so no prefix cache serves one request from another: it
+ * opens with a sender, FIXED_WORDS words (`From Amara Lindqvist in Porto:`) of which the index's digits pick
+ * three, unique for OPENINGS indices; then the instruction, whose topic and task the index's higher digits
  * pick, so openings and instructions together repeat only after OPENINGS × topics × tasks indices; then the
- * passage, from one of the topic's passages on.
+ * passage, from one of the topic's passages on. The fixed first word, like the word list's `Note`, keeps the
+ * start of the text the same wherever it stands: a chat template puts the text after its own header, where a
+ * SentencePiece tokenizer splits a first word differently than at the start of a bare prompt, so the template
+ * costs every prompt the same only when their first word is the same. Measured on llama-server (the test
+ * models' ChatML template) over 150 prompts: a chat request cost 27 to 29 tokens more than `/tokenize` counted
+ * with the name first, 27 every time with `From` first.
  *
  * The length is counted in whitespace words, as `promptText` counts it: `textPrompt(i, n)` has exactly
  * FIXED_WORDS + n words for every index (fewer than the instruction cuts the instruction short), so a server that
  * counts words (the simulator) sees one length for every request, and calibrate.ts works on it unchanged. A
  * subword tokenizer gives each request its own count; text-fit.ts fits each request's words to the calibrated
- * count, with a closing full stop or a later passage of the topic (`variant`) when no whole-word cut hits it.
+ * count, with another subject and passage of the topic (`variant`) when no whole-word cut hits it.
  */
 import { mulberry32 } from '../core/random.js'
 import { TOPICS, corpusWords, textCorpus } from './text-corpus.js'
@@ -39,8 +44,6 @@ const CITIES = (
   'Kobe Galway Innsbruck Arusha Plovdiv Curitiba Ljubljana'
 ).split(' ')
 
-const VERBS = ['asks:', 'writes:', 'says:', 'requests:', 'adds:', 'notes:', 'explains:', 'replies:']
-
 /** Instructions by task: `{about}` names the passage's subject, `{question}` asks about it. */
 const TASKS = [
   'please summarise the following notes about {about} in three sentences.',
@@ -54,19 +57,13 @@ const TASKS = [
 ]
 
 /** Distinct openings: every index below this has its own first FIXED_WORDS words. */
-export const OPENINGS = FIRST.length * LAST.length * CITIES.length * VERBS.length
+export const OPENINGS = FIRST.length * LAST.length * CITIES.length
 
 function opening(index: number): string {
-  let n = index
-  const digit = (list: readonly string[]) => {
-    const word = list[n % list.length]
-    n = Math.floor(n / list.length)
-    return word
-  }
-  const first = digit(FIRST)
-  const last = digit(LAST)
-  const city = digit(CITIES)
-  return `${first} ${last} from ${city} ${digit(VERBS)}`
+  const first = FIRST[index % FIRST.length]
+  const last = LAST[Math.floor(index / FIRST.length) % LAST.length]
+  const city = CITIES[Math.floor(index / (FIRST.length * LAST.length)) % CITIES.length]
+  return `From ${first} ${last} in ${city}:`
 }
 
 interface Request {
@@ -97,14 +94,17 @@ function request(index: number, variant: number): Request {
 /**
  * Request `index`'s prompt of FIXED_WORDS + `fillerWords` words. `variant` moves the subject, the question and
  * the passage that many places on in the topic's lists (the opening, topic and task stay: they keep the prompt
- * unique); `stop` ends the prompt with a full stop unless it ends with punctuation already.
+ * unique). The prompt ends with the letters of its last word, never with punctuation, for the same reason it
+ * starts with a fixed word: a chat template whose markers are plain text (`<|im_end|>` in a vocabulary without
+ * it) runs on from the prompt's last character, and a full stop there merged with the marker on llama-server
+ * (26 tokens more than `/tokenize` counted instead of 27).
  */
-export function textPrompt(index: number, fillerWords: number, variant = 0, stop = false): string {
+export function textPrompt(index: number, fillerWords: number, variant = 0): string {
   const i = Math.abs(Math.trunc(index))
   const n = Math.max(0, Math.trunc(fillerWords))
   const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)))
   let text = opening(i)
   if (n > 0) text += ' ' + instruction.slice(0, n).join(' ')
   if (n > instruction.length) text += '\n\n' + corpusWords(textCorpus(), passage, n - instruction.length)
-  return stop && !/[.,:;!?]$/.test(text) ? `${text}.` : text
+  return text.replace(/[.,:;!?]+$/, '')
 }

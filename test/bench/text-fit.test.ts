@@ -47,7 +47,7 @@ describe('fitText', () => {
     for (const i of [0, 1, 2, 1234, 999_999]) {
       const c = counting(countWords)
       const spec = await fitText(i, 200, FIXED_WORDS + 200, c.fn)
-      expect(spec).toEqual({ index: i, fillerWords: 200, variant: 0, stop: false })
+      expect(spec).toEqual({ index: i, fillerWords: 200, variant: 0 })
       expect(c.calls.n).toBe(1)
     }
   })
@@ -77,7 +77,7 @@ describe('fitText', () => {
   })
 
   it('gives the closest prompt, within the bound, when no prompt has the count', async () => {
-    // BOS and two tokens a word: an even count is out of reach of every cut, every variant and a full stop.
+    // BOS and two tokens a word: an even count is out of reach of every cut and every variant.
     const pairs = (text: string) => 2 * countWords(text) + 1
     const c = counting(pairs)
     const spec = await fitText(42, 100, 300, c.fn)
@@ -87,7 +87,7 @@ describe('fitText', () => {
 
   it('sends the calibrated words unchanged when the tokenizer answers nothing', async () => {
     const spec = await fitText(7, 90, 120, async () => undefined)
-    expect(spec).toEqual({ index: 7, fillerWords: 90, variant: 0, stop: false })
+    expect(spec).toEqual({ index: 7, fillerWords: 90, variant: 0 })
   })
 })
 

@@ -69,11 +69,11 @@ describe.each(['completions', 'chat'] as const)('prompts: text over %s', (api) =
     const sent = measured(requests)
     expect(sent).toHaveLength(18)
     expect(sent.map((r) => r.promptTokens)).toEqual(Array(18).fill(300))
-    // Calibration probes and every round's requests: no two share their opening.
+    // Calibration probes and every round's requests: no two share their opening (words two to four).
     const openings = requests.map((r) => promptOf(r).split(' ').slice(0, FIXED_WORDS).join(' '))
     expect(new Set(openings).size).toBe(requests.length)
     for (const r of sent)
-      expect(promptOf(r)).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+ from [A-Z][a-z]+ [a-z]+: please .+\n\n[A-Z]/s)
+      expect(promptOf(r)).toMatch(/^From [A-Z][a-z]+ [A-Z][a-z]+ in [A-Z][a-z]+: please .+\n\n[A-Z]/s)
   })
 })
 

@@ -1,7 +1,8 @@
 /**
  * `prompts: text`: the generated corpus and the prompts drawn from it. Deterministic, an instruction followed by a
- * passage, exactly FIXED_WORDS + n whitespace words for every index, and unique from the first words on across
- * every index a client hands out (requests of every round and calibration probes alike).
+ * passage, exactly FIXED_WORDS + n whitespace words for every index, starting with the same word and ending
+ * with a word's letters, and unique from the second word on across every index a client hands out (requests of
+ * every round and calibration probes alike).
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
@@ -73,28 +74,32 @@ describe('text prompts', () => {
   it('read as a sender, an instruction, then a passage', () => {
     for (const i of [0, 1, 2, 3, 500, 77_777]) {
       const text = textPrompt(i, 200)
-      expect(text).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+ from [A-Z][a-z]+ [a-z]+: please [^\n]+[.?]\n\n[A-Z]/)
+      expect(text).toMatch(/^From [A-Z][a-z]+ [A-Z][a-z]+ in [A-Z][a-z]+: please [^\n]+[.?]\n\n[A-Z]/)
     }
     const tasks = new Set(Array.from({ length: 64 }, (_, i) => textPrompt(i, 200).split(' ').slice(6, 9).join(' ')))
     expect(tasks.size).toBeGreaterThanOrEqual(8)
-    // A closing full stop where the cut falls inside a sentence, none added to one that ends one.
-    expect(textPrompt(3, 398)).toMatch(/unusually$/)
-    expect(textPrompt(3, 398, 0, true)).toBe(`${textPrompt(3, 398)}.`)
-    expect(textPrompt(3, 399)).toMatch(/tired\.$/)
-    expect(textPrompt(3, 399, 0, true)).toBe(textPrompt(3, 399))
+  })
+
+  it('start with the same word and end with the letters of a word, wherever the cut falls', () => {
+    // Cuts after a sentence, a comma, the instruction and the opening lose their punctuation; others end as cut.
+    expect(textPrompt(3, 399)).toMatch(/ unusually tired$/)
+    expect(textPrompt(3, 398)).toMatch(/ seems unusually$/)
+    for (let n = 0; n < 600; n += 7)
+      for (const i of [3, 4_242, OPENINGS + 9]) {
+        const text = textPrompt(i, n, n % 3)
+        expect(text.startsWith('From ')).toBe(true)
+        expect(text, `index ${i}, ${n} words`).toMatch(/[A-Za-z0-9]$/)
+      }
+    expect(textPrompt(5, 0)).toMatch(/^From \S+ \S+ in [A-Z][a-z]+$/)
   })
 
   it('open with FIXED_WORDS words of their own for every index below OPENINGS', () => {
-    expect(OPENINGS).toBeGreaterThan(2_000_000)
-    // The first three words are the low digits: every combination of them once.
-    const low = 64 ** 3
-    const openings = new Set(Array.from({ length: low }, (_, i) => firstWords(textPrompt(i, 0), FIXED_WORDS)))
-    expect(openings.size).toBe(low)
-    // The fifth word is the next digit.
-    for (const r of [0, 12_345, low - 1]) {
-      const verbs = new Set(Array.from({ length: OPENINGS / low }, (_, v) => textPrompt(r + v * low, 0)))
-      expect(verbs.size).toBe(OPENINGS / low)
-    }
+    // The second to fourth words are the index's three low digits: every combination of them once.
+    expect(OPENINGS).toBe(64 ** 3)
+    const openings = new Set(Array.from({ length: OPENINGS }, (_, i) => firstWords(textPrompt(i, 0), FIXED_WORDS)))
+    expect(openings.size).toBe(OPENINGS)
+    // Consecutive indices differ from the second word on.
+    expect(new Set(Array.from({ length: 64 }, (_, i) => firstWords(textPrompt(i, 0), 2))).size).toBe(64)
   })
 
   it('past OPENINGS indices, differ in the instruction that follows a repeated opening', () => {
