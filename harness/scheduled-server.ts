@@ -6,7 +6,7 @@
  * accumulates. Serves `/v1/completions`, `/v1/chat/completions`, `/v1/models` and a
  * `/tokenize` that counts like the prompt counter below.
  *
- * Prompt tokens are whitespace-separated words, plus `chatOverhead` for the chat template.
+ * Prompt tokens are whitespace-separated words (or `countTokens`'s), plus `chatOverhead` for the chat template.
  *
  * A request with `ignore_eos: false` (the quality probe) gets EOS_AFTER tokens at most and
  * `finish_reason: "stop"`, as a real engine stops at its end-of-sequence token.
@@ -52,6 +52,8 @@ export interface ScheduledServerOptions {
   chatOverhead?: number
   model?: string
   faults?: Faults
+  /** Tokens of a prompt text, for usage and `/tokenize` (default: whitespace-separated words). */
+  countTokens?: (text: string) => number
 }
 
 export interface ReceivedRequest {
@@ -85,12 +87,17 @@ interface Step {
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length
 
-function promptTokensOf(path: string, body: Record<string, unknown>, chatOverhead: number): number {
+function promptTokensOf(
+  path: string,
+  body: Record<string, unknown>,
+  chatOverhead: number,
+  count: (text: string) => number,
+): number {
   if (path.endsWith('/chat/completions')) {
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : []
-    return chatOverhead + messages.reduce((n, m) => n + (typeof m.content === 'string' ? words(m.content) : 0), 0)
+    return chatOverhead + messages.reduce((n, m) => n + (typeof m.content === 'string' ? count(m.content) : 0), 0)
   }
-  return typeof body.prompt === 'string' ? words(body.prompt) : 0
+  return typeof body.prompt === 'string' ? count(body.prompt) : 0
 }
 
 function chunk(chat: boolean, model: string, id: string, text: string, finish: string | null, role = false): string {
@@ -107,7 +114,7 @@ function chunk(chat: boolean, model: string, id: string, text: string, finish: s
 }
 
 function plan(
-  o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens'>>,
+  o: Required<Omit<ScheduledServerOptions, 'faults' | 'outputTokens' | 'countTokens'>>,
   chat: boolean,
   reply: { n: number; finish: string },
   prompt: number,
@@ -159,6 +166,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
     model: options.model ?? 'scheduled-model',
   }
   const faults = options.faults ?? {}
+  const count = options.countTokens ?? words
   const requests: ReceivedRequest[] = []
   const firstTokenLateness: number[] = []
   const cancels = new Set<() => void>()
@@ -208,7 +216,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16
     const stops = body.ignore_eos === false
     const n = stops ? Math.min(EOS_AFTER, maxTokens) : (options.outputTokens ?? maxTokens)
-    const prompt = promptTokensOf(path, body, o.chatOverhead)
+    const prompt = promptTokensOf(path, body, o.chatOverhead, count)
     const received: ReceivedRequest = {
       path,
       body,
@@ -267,7 +275,7 @@ export async function startScheduledServer(options: ScheduledServerOptions = {})
       }
       if (req.method === 'POST' && path === '/tokenize') {
         res.writeHead(200, { 'content-type': 'application/json' })
-        return res.end(JSON.stringify({ count: typeof body.prompt === 'string' ? words(body.prompt) : 0 }))
+        return res.end(JSON.stringify({ count: typeof body.prompt === 'string' ? count(body.prompt) : 0 }))
       }
       if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions'))
         return generate(req, res, path, body, t0, arrivedAt)

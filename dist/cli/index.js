@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2579);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2451);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2579:
+/***/ 2451:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39130,6 +39130,12 @@ function formatPercent(fraction) {
 /** A fraction as percentage points with at most one decimal, no sign or unit: 0.83 → `83`, 0.125 → `12.5`. */
 function formatPoints(fraction) {
     return String(Math.round(fraction * 1000) / 10);
+}
+/** A signed change of a share in percentage points: 0.94 − 1 → `−6 points`, `+0.5 pt` with `unit: 'pt'`, `0 points`. */
+function formatPointsDelta(diff, unit = 'points') {
+    const size = formatPoints(Math.abs(diff));
+    const sign = size === '0' ? '' : diff < 0 ? MINUS : '+';
+    return `${sign}${size} ${unit}`;
 }
 /** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
 function formatDelta(fraction) {
@@ -39262,7 +39268,7 @@ const METRICS = {
         short: 'output',
         format: tps,
         rule: 'relative',
-        headline: { column: 'Output tok/s' },
+        headline: { column: 'Output tok/s', goodput: true },
     },
     e2e: {
         field: 'e2e_ms',
@@ -39317,8 +39323,58 @@ const METRICS = {
         rule: 'relative',
         headline: false,
     },
+    /**
+     * Speculative decoding's factors of decode tok/s (decode = acceptance length ÷ step time): tokens a verify step
+     * yields (the bonus token included, as vLLM's `acceptance_length = 1 + accepted / drafts`) and the verify step's
+     * duration, acceptance length ÷ the round's decode tok/s.
+     */
+    'accept-length': {
+        field: 'accept_length',
+        scalar: true,
+        higherIsBetter: true,
+        unit: 'tok/step',
+        label: 'acceptance length',
+        short: 'accept len',
+        format: (value) => value.toFixed(2),
+        rule: 'relative',
+        headline: false,
+        factorOf: 'decode',
+    },
+    'step-time': {
+        field: 'step_ms',
+        scalar: true,
+        higherIsBetter: false,
+        unit: 'ms',
+        label: 'step time',
+        short: 'step',
+        format: ms,
+        rule: 'relative',
+        headline: false,
+        factorOf: 'decode',
+    },
+    /**
+     * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/goodput.ts),
+     * higher is better. Judged in points: a drop of more than `max-drop` points below the baseline, beyond the noise,
+     * regresses. The Output column of the report shows it next to output tok/s.
+     */
+    goodput: {
+        field: 'goodput',
+        scalar: true,
+        higherIsBetter: true,
+        unit: 'share',
+        label: 'goodput',
+        short: 'goodput',
+        format: formatPercent,
+        rule: 'drop',
+        headline: false,
+        defaultGate: { 'max-drop': 5 },
+        onlyWith: 'slo',
+    },
 };
-const GATED_METRICS = Object.keys(METRICS);
+/** Metrics a gate names; the factors of decode are judged through decode's entry. */
+const GATED_METRICS = Object.keys(METRICS).filter((m) => !('factorOf' in METRICS[m]));
+/** Speculative decoding's factors of decode tok/s, in the order a line names them. */
+const DECODE_FACTORS = ['accept-length', 'step-time'];
 const HEADLINE_METRICS = GATED_METRICS.filter((m) => metricInfo(m).headline !== false);
 const PRIMARY_METRICS = GATED_METRICS.filter((m) => 'primary' in METRICS[m]);
 /** Figures of a launch (`launch` in the registry): kept in every history entry, since they cost one number a cell. */
@@ -39328,6 +39384,12 @@ function metricInfo(metric) {
 }
 function isRelative(metric) {
     return METRICS[metric].rule === 'relative';
+}
+function isDrop(metric) {
+    return METRICS[metric].rule === 'drop';
+}
+function isCeiling(metric) {
+    return METRICS[metric].rule === 'ceiling';
 }
 /** `decode_tps.mean`, `ttft_ms.p99`, `output_tps`: how history files key a metric and statistic. */
 function metricKey(metric, stat) {
@@ -39852,7 +39914,9 @@ function abMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, ab.base);
     const h = ab.halfWidth;
-    const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
+    const limits = isDrop(metric)
+        ? `limit ${formatPoints(config.minDelta ?? 0)} points`
+        : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
     const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
     const verdict = (status, why) => ({
         status,
@@ -39903,6 +39967,9 @@ function moreLaunches(n, h, target) {
  * from the band's 1/√k part) until the band is narrower than the change measured — a change that holds is then
  * beyond the noise, one that was noise has shrunk toward the limit — or, for a change within the limit, until it
  * is under 2L; a quieter box or more default-branch runs when rounds cannot narrow it enough.
+ *
+ * A share gated in points (goodput's `max-drop`) is judged by the same rule with L = the points ÷ the reference
+ * (dropConfig), so the band, the twice-the-limit rule and more rounds apply to it unchanged.
  */
 
 
@@ -39917,9 +39984,7 @@ function judgeMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, base);
     const band = noiseBand(noise);
-    const change = `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`;
-    const limits = `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
-    const noiseText = `noise ±${formatPercent(band)}`;
+    const { change, limits, noiseText } = metric_describe(input, band);
     const verdict = (status, reason) => {
         const v = {
             status,
@@ -39956,6 +40021,52 @@ function judgeMetric(input) {
         return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit);
     return verdict('pass', `${change} (${limits}, ${noiseText})`);
 }
+/**
+ * The change, the limit and the band in words: relative for speeds and latencies (`decode tok/s −6.0%`, `limit 5%`,
+ * `noise ±2.1%`), in points for a share (`goodput 100% → 94% (−6 points)`, `limit 5 points`, `noise ±3.5 points`).
+ */
+function metric_describe(input, band) {
+    const { metric, config, current } = input;
+    const base = input.reference.value;
+    const info = METRICS[metric];
+    if (isDrop(metric)) {
+        return {
+            change: `${info.label} ${info.format(base)} → ${info.format(current)} (${formatPointsDelta(current - base)})`,
+            limits: `limit ${formatPoints(config.minDelta ?? 0)} points`,
+            noiseText: `noise ±${formatPoints(band * base)} points`,
+        };
+    }
+    const delta = (current - base) / base;
+    return {
+        change: `${metricLabel(metric, config.stat)} ${formatDelta(delta)}${config.minDelta === undefined ? '' : ` / ${formatSigned(current - base, info.unit, base)}`}`,
+        limits: `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`,
+        noiseText: `noise ±${formatPercent(band)}`,
+    };
+}
+/**
+ * A `drop` limit as the relative rule judges it: no relative part, and the points as the absolute worsening, so
+ * the effective limit is max-drop ÷ the reference (5 points of a 50 % baseline is a 10 % relative drop).
+ */
+function dropConfig(config) {
+    return { maxRegression: 0, minDelta: config.maxDrop, stat: 'mean' };
+}
+/**
+ * A share whose baseline is 0 (no request met the SLO there) cannot drop, and its noise, relative to the
+ * reference, is undefined: it passes, or improves when it rose by more than the limit.
+ */
+function judgeFromZero(metric, config, current) {
+    const info = METRICS[metric];
+    const rose = current > (config.minDelta ?? 0);
+    return {
+        status: rose ? 'improvement' : 'pass',
+        metric,
+        stat: 'mean',
+        current,
+        baseline: 0,
+        delta: null,
+        reason: `${info.label} ${info.format(0)} → ${info.format(current)} (the baseline's is 0: it cannot drop)`,
+    };
+}
 /** What would narrow the band, in words. */
 function decidedBy(rounds, noise) {
     if (typeof rounds === 'number')
@@ -39986,7 +40097,7 @@ function judgeCeiling(input) {
  * The current side of a comparison: one measurement of a cell, or several pooled into one sample (a first
  * measurement and its confirmation re-measurements). Pooled, the steady value is the mean over every steady
  * round of every measurement — each measurement's steady value weighted by its rounds — and a share (failed
- * requests) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
+ * requests, goodput) is weighted by the requests sent. A launch figure (startup) has no rounds: each measurement counts once,
  * and measurements of one launch carry the same value, so only a fresh launch moves the pooled one.
  */
 
@@ -40604,6 +40715,74 @@ function judgeQuality(cells, view, gate) {
     return qualityVerdict(current, baselineCell(view, first.id)?.quality, gate);
 }
 
+;// CONCATENATED MODULE: ./src/compare/spec-split.ts
+/**
+ * Speculative decoding's split of decode tok/s (pure). A verify step yields `acceptance length` tokens in `step
+ * time`, so decode = acceptance length ÷ step time: a change of decode is the drafter's (acceptance) or the
+ * kernels' (step time). Each factor is judged like a gated metric — its steady value against its own reference,
+ * with the noise of its own rounds and history (noise.ts) — under decode's relative limit (its `min-delta` is in
+ * tok/s, which neither factor is).
+ *
+ * The factors' noise differs: at temperature 0 and a fixed seed, vLLM's spec-decode throughput varies 9.9–19.7 %
+ * from run to run, driven by per-run acceptance (vllm-project/vllm #53436), while the step's time moves little. A
+ * kernel regression can then hide in decode's band and stand out in the step time's. So:
+ *
+ * - the verdict on decode names both factors' changes (`decode −12.0 %: acceptance length −13.0 %, step time
+ *   +0.6 %`) whenever it is not a plain pass;
+ * - when decode does not fail on its own (it passes, or its band is too wide to tell) and a factor is a
+ *   regression — worse beyond the limit and beyond its own noise band — while the other factor is not an
+ *   improvement beyond its noise (which would really have made up for it), decode is a regression, attributed
+ *   to that factor: a drafter that accepted more this run by chance does not hide slower kernels. A factor's test
+ *   has the band decode's has (Z = 2.5), so an unchanged cell fails through a factor about as rarely as through
+ *   decode (test/compare/spec-split.test.ts measures both, and the power it adds).
+ */
+
+
+/** Decode's limit as the factors are held to it: the relative part, on their mean. */
+function factorConfig(decode) {
+    return { maxRegression: decode.maxRegression, stat: 'mean' };
+}
+/**
+ * Decode's verdict with its factors' verdicts (`judge` judges one factor; undefined when either side lacks it):
+ * attributed, and a regression where a factor decides what decode's own band cannot.
+ */
+function splitDecode(decode, judge) {
+    const factors = DECODE_FACTORS.flatMap((f) => {
+        const v = judge(f);
+        return v ? [v] : [];
+    });
+    if (factors.length < DECODE_FACTORS.length)
+        return decode;
+    const split = { ...decode, factors };
+    const culprit = decode.status === 'inconclusive' || decode.status === 'pass' ? decidingFactor(factors) : undefined;
+    if (culprit) {
+        delete split.needs;
+        delete split.moreRounds;
+        const own = `${metricLabel('decode', decode.stat)} ${formatDelta(decode.delta)} (noise ±${formatPercent(decode.band ?? 0)})`;
+        const why = `${metricLabel(culprit.metric, 'mean')} ${formatDelta(culprit.delta)} is beyond the limit and its own noise ±${formatPercent(culprit.band ?? 0)}`;
+        return { ...split, status: 'regression', reason: `${own}, but ${why}; ${attribution(decode, factors)}` };
+    }
+    if (decode.status !== 'pass')
+        split.reason = `${decode.reason}; ${attribution(decode, factors)}`;
+    return split;
+}
+/** The factor that makes decode a regression: a regressed one whose partner did not improve beyond its noise. */
+function decidingFactor(factors) {
+    if (factors.some((f) => f.status === 'improvement'))
+        return undefined;
+    const regressed = factors.filter((f) => f.status === 'regression');
+    // Both worse: the one farther past its band speaks for decode.
+    return regressed.sort((a, b) => excess(b) - excess(a))[0];
+}
+function excess(v) {
+    return Math.abs(v.delta ?? 0) - (v.band ?? 0);
+}
+/** `decode −12.0 %: acceptance length −13.0 %, step time +0.6 %`. */
+function attribution(decode, factors) {
+    const parts = factors.map((f) => `${metricLabel(f.metric, 'mean')} ${formatDelta(f.delta)}`);
+    return `decode ${formatDelta(decode.delta)}: ${parts.join(', ')}`;
+}
+
 ;// CONCATENATED MODULE: ./src/compare/judge.ts
 /**
  * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
@@ -40616,6 +40795,7 @@ function judgeQuality(cells, view, gate) {
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
  * - a gated metric that should have been measured and was not leaves the cell inconclusive.
  */
+
 
 
 
@@ -40647,32 +40827,18 @@ function judgeSample(sample, baseline, gate, options = {}) {
             ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided }
             : { status: 'new', metrics: {}, note };
     }
-    const metrics = {};
-    const notes = [];
-    const unknown = [];
-    let source;
-    for (const metric of GATED_METRICS) {
-        const judged = judgeGated(sample, baseline, gate, metric, options.noiseFloor ?? NOISE_FLOOR);
-        if (!judged)
-            continue;
-        if (judged.verdict)
-            metrics[metric] = judged.verdict;
-        if (judged.note)
-            (judged.unknown ? unknown : notes).push(judged.note);
-        if (judged.reference)
-            source ??= referenceNote(judged.reference);
-    }
+    const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR);
     // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
     if (sample.flags.length)
         for (const v of Object.values(metrics))
-            if (isRelative(v.metric))
+            if (!isCeiling(v.metric))
                 demote(v);
     const undecided = [...flags.undecided, ...unknown];
     // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
     const quality = judgeQuality(sample.cells, baseline, gate.quality);
     const failures = [...flags.failures, ...quality.reasons];
     notes.push(...quality.warnings);
-    const gated = GATED_METRICS.some((m) => gate[m]);
+    const gated = GATED_METRICS.some((m) => gate[m] && measures(sample.cells[0], m));
     let status = cellStatus(metrics, failures, undecided);
     if (!Object.keys(metrics).length && status === 'pass' && gated)
         status = 'new';
@@ -40701,6 +40867,30 @@ function judgeSample(sample, baseline, gate, options = {}) {
         verdict.undecided = undecided;
     return verdict;
 }
+/** Every gated metric of the sample against its reference, with decode split into its spec-decode factors. */
+function judgeMetrics(sample, baseline, gate, floor) {
+    const metrics = {};
+    const notes = [];
+    const unknown = [];
+    let source;
+    for (const metric of GATED_METRICS) {
+        const judged = judgeGated(sample, baseline, gate, metric, floor);
+        if (!judged)
+            continue;
+        if (judged.verdict)
+            metrics[metric] = judged.verdict;
+        if (judged.note)
+            (judged.unknown ? unknown : notes).push(judged.note);
+        if (judged.reference)
+            source ??= referenceNote(judged.reference);
+    }
+    // Speculative decoding: decode = acceptance length ÷ step time, each factor judged with decode's limit.
+    if (metrics.decode && gate.decode) {
+        const config = factorConfig(gate.decode);
+        metrics.decode = splitDecode(metrics.decode, (f) => judgeRelative(sample, baseline, f, 'mean', config, floor).verdict);
+    }
+    return { metrics, notes, unknown, source };
+}
 /** The cell's status from its metric verdicts and what fails or leaves it undecided outside them. */
 function cellStatus(metrics, failures = [], undecided = []) {
     const worst = Object.values(metrics).reduce((w, v) => (SEVERITY[v.status] > SEVERITY[w] ? v.status : w), 'pass');
@@ -40711,18 +40901,32 @@ function cellStatus(metrics, failures = [], undecided = []) {
 /** One gated metric of a cell against its reference; undefined when the gate does not use the metric. */
 function judgeGated(sample, baseline, gate, metric, noiseFloor) {
     const stat = gatedStat(gate, metric);
-    if (stat === undefined)
+    if (stat === undefined || !measures(sample.cells[0], metric))
         return undefined;
+    if (isRelative(metric))
+        return judgeRelative(sample, baseline, metric, stat, gate[metric], noiseFloor);
+    if (isDrop(metric))
+        return judgeRelative(sample, baseline, metric, stat, dropConfig(gate[metric]), noiseFloor);
     const label = metricLabel(metric, stat);
-    const config = isRelative(metric) ? gate[metric] : undefined;
+    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { noiseFloor });
+    const current = currentValue(sample, metric, stat);
+    if (!reference)
+        return { note: `${label}: no baseline value` };
+    if (current === undefined)
+        return { note: `${label}: not measured, cannot compare`, unknown: true };
+    return { verdict: judgeCeiling({ metric, config: gate[metric], current, baseline: reference.value }), reference };
+}
+/** A relative metric of a cell against its reference under `config`, with the noise of its own rounds and history. */
+function judgeRelative(sample, baseline, metric, stat, config, noiseFloor) {
+    const label = metricLabel(metric, stat);
     const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor });
     const current = currentValue(sample, metric, stat);
     if (!reference)
         return { note: `${label}: no baseline value` };
     if (current === undefined)
         return { note: `${label}: not measured, cannot compare`, unknown: true };
-    if (!isRelative(metric))
-        return { verdict: judgeCeiling({ metric, config: gate[metric], current, baseline: reference.value }), reference };
+    if (isDrop(metric) && !(reference.value > 0))
+        return { verdict: judgeFromZero(metric, config, current), reference };
     if (!(reference.value > 0))
         return { note: `${label}: baseline is not positive, cannot compare`, unknown: true };
     const noise = noiseModel({
@@ -40737,7 +40941,12 @@ function judgeGated(sample, baseline, gate, metric, noiseFloor) {
         noiseFloor,
         perLaunch: metricInfo(metric).launch,
     });
-    return { verdict: judgeMetric({ metric, config: config, current, reference, noise }), reference };
+    return { verdict: judgeMetric({ metric, config, current, reference, noise }), reference };
+}
+/** False for a metric only some workloads measure (goodput needs an `slo`) on a cell whose workload has none. */
+function measures(cell, metric) {
+    const key = metricInfo(metric).onlyWith;
+    return key === undefined || cell.workload?.[key] !== undefined;
 }
 /** The statistic the gate compares for a metric; undefined when the metric is not gated. */
 function gatedStat(gate, metric) {
@@ -40813,9 +41022,10 @@ function referenceValues(id, baseline, gate, options) {
  * arms measured, and the cell's status by the rule judge.ts uses (its worst metric; undecided when a gated metric
  * is missing from a launch or a launch is flagged). A relative metric's value per launch is its steady figure and
  * its standard error the spread of its steady warm rounds; a share (failed requests) is judged against its ceiling
- * on the arms' mean shares. A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
+ * on the arms' mean shares; goodput like a relative metric whose limit is its points (compare/metric.ts). A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
+
 
 
 
@@ -40833,7 +41043,7 @@ function abCellVerdict(launches, gate, options = {}) {
     const undecided = [];
     for (const metric of GATED_METRICS) {
         const stat = gatedStat(gate, metric);
-        if (stat === undefined)
+        if (stat === undefined || !measures(launches[0].cell, metric))
             continue;
         const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR);
         if ('status' in judged)
@@ -40846,7 +41056,7 @@ function abCellVerdict(launches, gate, options = {}) {
     if (flags.length) {
         undecided.push(`flagged (${flags.join(', ')}): speed not compared`);
         for (const v of Object.values(metrics))
-            if (isRelative(v.metric))
+            if (!isCeiling(v.metric))
                 ab_cell_demote(v);
     }
     if (!Object.keys(metrics).length)
@@ -40881,12 +41091,47 @@ function abGated(launches, gate, metric, stat, noiseFloor) {
         return { note: `${label}: the base arm did not measure it` };
     if (values.some((v) => v === undefined))
         return { note: `${label}: not measured by every launch, cannot compare`, unknown: true };
-    if (!isRelative(metric))
+    if (isCeiling(metric))
         return judgeCeiling({ metric, config: gate[metric], current: stats_mean(arm('pr')), baseline: stats_mean(arm('base')) });
-    if (values.some((v) => !(v > 0)))
+    const config = isDrop(metric) ? dropConfig(gate[metric]) : gate[metric];
+    if (values.some((v) => !(v > 0))) {
+        if (isDrop(metric))
+            return abZeroShare(metric, config, arm('base'), arm('pr'));
         return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true };
+    }
     const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }));
-    return abMetric({ metric, config: gate[metric], launches: ab, noiseFloor });
+    return abMetric({ metric, config, launches: ab, noiseFloor });
+}
+/**
+ * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
+ * in points, where only a drop past twice the limit fails whatever the noise (as ab.ts), no drop passes, and a
+ * smaller one needs launches that measure a share above 0.
+ */
+function abZeroShare(metric, config, base, pr) {
+    const [before, after] = [stats_mean(base), stats_mean(pr)];
+    if (!(before > 0))
+        return judgeFromZero(metric, config, after);
+    const limit = config.minDelta ?? 0;
+    const worse = before - after;
+    const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`;
+    const status = worse > 2 * limit ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive';
+    const why = {
+        regression: ': more than twice the limit',
+        pass: '',
+        inconclusive: ': a launch measured 0, more launches would decide',
+    }[status];
+    const verdict = {
+        status,
+        metric,
+        stat: 'mean',
+        current: after,
+        baseline: before,
+        delta: (after - before) / before,
+        reason: `${said}${why}`,
+    };
+    if (status === 'inconclusive')
+        verdict.needs = 'launches';
+    return verdict;
 }
 /** A launch's relative standard error: the sd of its steady rounds / √k / its value; 0 with one round. */
 function launchSe(cell, metric, stat, value) {
@@ -41124,9 +41369,11 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/core/workload.ts
 /**
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
  * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
  */
+
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
 function canonical(value) {
@@ -41145,15 +41392,36 @@ function requestBodyDigest(body) {
         return undefined;
     return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
 }
+/** The prompts a workload sent: the word list unless it says otherwise. */
+function promptsOf(w) {
+    return w.prompts ?? 'synthetic';
+}
 /**
  * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
- * (`+body:<digest>` with a request body). History entries keep its digest per cell.
+ * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
+ * cell; a word-list workload's string is what it was before prompts could be anything else.
  */
 function workloadFingerprint(w) {
     const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
     const body = w.requestBody ? ` +body:${w.requestBody}` : '';
+    const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`;
     const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
-    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}`;
+    const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
+    const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
+    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`;
+}
+const SLO_BOUNDS = [
+    ['ttftMs', 'ttft'],
+    ['tpotMs', 'tpot'],
+    ['e2eMs', 'e2e'],
+];
+/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
+function sloText(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ');
+}
+/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
+function formatSlo(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`]).join(', ');
 }
 /** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
 function workloadDigest(w) {
@@ -41179,6 +41447,8 @@ function workloadChanges(baseline, current) {
     for (const [key, label] of numbers)
         if (!unrequested.has(key) && baseline[key] !== current[key])
             changes.push(`${label} ${baseline[key]} → ${current[key]}`);
+    if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
+        changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`);
     if (baseline.rate !== current.rate)
         changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
     if (isComplete(baseline) && isComplete(current)) {
@@ -41187,6 +41457,11 @@ function workloadChanges(baseline, current) {
         if (baseline.requestBody !== current.requestBody)
             changes.push('request-body changed');
     }
+    const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'));
+    if (before !== after)
+        changes.push(`slo ${before} → ${after}`);
+    if (promptsOf(baseline) !== promptsOf(current))
+        changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
     return changes;
 }
 
@@ -41392,6 +41667,13 @@ function counterDeltas(before, after, names) {
     }
     return out;
 }
+/** The round's record without the named series (those the round's GPU record holds). */
+function withoutSeries(server, names) {
+    if (!names.length)
+        return server;
+    const keep = (values) => Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
+    return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) };
+}
 /** Each ratio whose denominator moved during the round. */
 function derivedRates(deltas, ratios) {
     const out = {};
@@ -41413,6 +41695,15 @@ const LABELS = {
     'vllm:kv_cache_usage_perc': 'KV-cache usage',
     'sglang:num_queue_reqs': 'queued',
     'sglang:num_running_reqs': 'running',
+    'llamacpp:prompt_tokens_total': 'prompt tokens evaluated',
+    'llamacpp:prompt_tokens_cached_total': 'prompt tokens from cache',
+    'llamacpp:n_decode_total': 'decode calls',
+    'llamacpp:spec_decode_num_drafts_total': 'spec-decode drafts',
+    'llamacpp:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
+    'llamacpp:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
+    'vllm:spec_decode_num_drafts_total': 'spec-decode drafts',
+    'vllm:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
+    'vllm:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
     prefix_cache_hit_rate: 'prefix-cache hit rate',
     spec_acceptance_rate: 'spec-decode acceptance',
 };
@@ -41745,7 +42036,32 @@ function proc_stat_readProcStat(pid) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/core/sweep.ts
+/**
+ * Concurrency sweeps (SPEC §16): a scenario whose `concurrency` is a list becomes one cell per value, its
+ * scenario id `<scenario>@c<N>` (`chat-1k@c4`). Scenario names never hold `@` (core/fields.ts `ID_PATTERN`), so
+ * the suffix is unambiguous: config builds the ids with `sweepPointId`, and the report and the store read a
+ * sweep's points back from any cell id with `sweepPoint`, including ids of baselines and history entries.
+ */
+const SUFFIX = /@c([1-9][0-9]*)$/;
+/** `chat-1k`, 4 → `chat-1k@c4`. */
+function sweepPointId(scenario, concurrency) {
+    return `${scenario}@c${concurrency}`;
+}
+/** The sweep point a scenario id (`chat-1k@c4`) or a cell id (`qwen-fp8/chat-1k@c4`) names; undefined for any other id. */
+function sweepPoint(id) {
+    const match = SUFFIX.exec(id);
+    if (!match)
+        return undefined;
+    return { base: id.slice(0, match.index), concurrency: Number(match[1]) };
+}
+/** The id with a sweep point's suffix taken off (`qwen-fp8/chat-1k@c4` → `qwen-fp8/chat-1k`); any other id as it is. */
+function withoutSweepPoint(id) {
+    return sweepPoint(id)?.base ?? id;
+}
+
 ;// CONCATENATED MODULE: ./src/config/select.ts
+
 function onlyPatterns(only) {
     return (only ?? '')
         .split(',')
@@ -41812,9 +42128,17 @@ function globMatcher(full) {
         return current[tokens.length] !== 0;
     };
 }
+/**
+ * A compiled `only` pattern over cell ids. A point of a concurrency sweep (`qwen-fp8/chat-1k@c4`) is also its
+ * scenario's cell (`qwen-fp8/chat-1k`): a pattern that names the scenario selects every point of its sweep.
+ */
+function cellMatcher(pattern) {
+    const match = compileGlob(pattern);
+    return (id) => match(id) || (withoutSweepPoint(id) !== id && match(withoutSweepPoint(id)));
+}
 function matchesOnly(id, only) {
     const patterns = onlyPatterns(only);
-    return patterns.length === 0 || patterns.some((p) => compileGlob(p)(id));
+    return patterns.length === 0 || patterns.some((p) => cellMatcher(p)(id));
 }
 const LISTED = 12;
 /** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
@@ -41822,7 +42146,7 @@ function applyOnly(targets, only, problems) {
     const patterns = onlyPatterns(only);
     if (patterns.length === 0)
         return targets;
-    const matchers = patterns.map(compileGlob);
+    const matchers = patterns.map(cellMatcher);
     const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
     patterns.forEach((pattern, i) => {
         if (ids.some((id) => matchers[i](id)))
@@ -44119,7 +44443,208 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
     };
 }
 
+;// CONCATENATED MODULE: ./src/engines/round-acceptance.ts
+const VLLM_DRAFTS = {
+    drafts: 'vllm:spec_decode_num_drafts_total',
+    accepted: 'vllm:spec_decode_num_accepted_tokens_total',
+};
+const LLAMACPP_DRAFTS = {
+    drafts: 'llamacpp:spec_decode_num_drafts_total',
+    accepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
+};
+/** 1 + Δaccepted / Δdrafts over the round; undefined when the round drafted nothing or the counters are absent. */
+function countedAcceptance(server, names) {
+    const drafts = server?.deltas[names.drafts];
+    const accepted = server?.deltas[names.accepted];
+    if (drafts === undefined || accepted === undefined || !(drafts > 0))
+        return undefined;
+    return 1 + accepted / drafts;
+}
+/** Σ(tokens − 1) ÷ Σ steps over the successful requests that report accepted drafts under `accepted`. */
+function requestAcceptance(requests, accepted) {
+    let tokens = 0;
+    let steps = 0;
+    for (const r of requests) {
+        const own = r.extras?.[accepted];
+        if (!r.ok || own === undefined || r.outputTokens < 2)
+            continue;
+        tokens += r.outputTokens - 1;
+        steps += Math.max(r.outputTokens - 1 - own, 1);
+    }
+    return steps > 0 && tokens > 0 ? tokens / steps : undefined;
+}
+/** The mean of a gauge that is the acceptance length itself; undefined when it was not sampled or reads 0. */
+function gaugeAcceptance(server, gauge) {
+    const value = server?.means[gauge];
+    return value !== undefined && value >= 1 ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/sim/power.ts
+/**
+ * The simulated GPU's power and energy, in simulated time: the profile's `power-w.busy` while a step runs and
+ * `power-w.idle` otherwise, integrated into joules since the server started. Both the energy and the tokens it is
+ * divided by are simulated quantities, so energy per token does not depend on the time scale: a step of d
+ * simulated ms costs busy × d / 1000 J whether it took d ms of wall time or d / 100.
+ *
+ * NVML exposes the same pair, a total-energy counter (mJ since the driver loaded) and the current draw;
+ * vLLM's `vllm/benchmarks/lib/energy.py` diffs the counter around a run. Steps follow one another; a step planned
+ * to start before the previous one ended (a request whose headers came in during that step) counts the time
+ * they share once.
+ */
+class EnergyMeter {
+    draw;
+    /** Simulated ms of delivered steps, overlaps counted once. */
+    doneMs = 0;
+    lastEnd = 0;
+    constructor(draw) {
+        this.draw = draw;
+    }
+    /** A step was delivered (steps are delivered in the order they were planned). */
+    record(step) {
+        const span = this.clip(step);
+        this.doneMs += span.end - span.start;
+        this.lastEnd = span.end;
+    }
+    /** Simulated ms the engine was busy by `now`: delivered steps and the part of the step in flight that ran. */
+    busyMs(now, inFlight) {
+        if (!inFlight)
+            return this.doneMs;
+        const span = this.clip(inFlight);
+        return this.doneMs + Math.min(Math.max(now - span.start, 0), span.end - span.start);
+    }
+    /** Joules drawn from simulated time 0 to `now` (ms). */
+    joules(now, inFlight) {
+        const busy = this.busyMs(now, inFlight);
+        const { idleW, busyW } = this.draw;
+        return (idleW * Math.max(now - busy, 0) + busyW * busy) / 1000;
+    }
+    /** The draw at `now`: busy while the step in flight runs, idle otherwise. */
+    watts(now, inFlight) {
+        const span = inFlight && this.clip(inFlight);
+        return span && now >= span.start && now < span.end ? this.draw.busyW : this.draw.idleW;
+    }
+    /** The part of a step after the previous delivered one ended. */
+    clip(step) {
+        const start = Math.max(step.start, this.lastEnd);
+        return { start, end: Math.max(step.end, start) };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/sim/metrics-endpoint.ts
+
+/** Joules the simulated GPU drew since the server started (a counter, like NVML's total energy). */
+const SIM_ENERGY_COUNTER = 'sim:gpu_energy_joules_total';
+/** The simulated GPU's draw now, in watts (a gauge). */
+const SIM_POWER_GAUGE = 'sim:gpu_power_watts';
+class SimCounters {
+    promptTokens = 0;
+    generationTokens = 0;
+    requestsOk = 0;
+    requestsAborted = 0;
+    steps = 0;
+    /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
+    busySeconds = 0;
+    drafts = 0;
+    draftTokens = 0;
+    accepted = 0;
+    preemptions = 0;
+    /** Prompt tokens looked up in the prefix cache, and those it served (vLLM's prefix_cache_queries / hits). */
+    prefixQueries = 0;
+    prefixHits = 0;
+    /** The simulated GPU's energy, for a profile with `power-w`. */
+    energy;
+    constructor(power) {
+        if (power)
+            this.energy = new EnergyMeter(power);
+    }
+    record(step) {
+        this.energy?.record(step);
+        this.preemptions += step.preemptions ?? 0;
+        this.steps += 1;
+        this.busySeconds += (step.end - step.start) / 1000;
+        this.promptTokens += step.prefillTokens;
+        for (const e of step.emissions) {
+            this.generationTokens += e.tokens;
+            if (e.done)
+                this.requestsOk += 1;
+        }
+        this.drafts += step.drafts;
+        this.draftTokens += step.draftTokens;
+        this.accepted += step.accepted;
+    }
+}
+/**
+ * Preemptions, and KV-cache usage as vLLM v1 serves it: a fraction of the cache in use, 0 to 1
+ * (`vllm/v1/metrics/loggers.py`, `kv_cache_usage`), here the held tokens over the budget. A lone stream
+ * larger than the budget (admitted because nothing else runs) reads 1, as a full cache does.
+ */
+function kvMetrics(lines, base, budget, c, now) {
+    metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+        [base, c.preemptions],
+    ]);
+    metric(lines, 'vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
+        [base, Math.min(1, now.kvTokens / budget)],
+    ]);
+}
+function escapeLabel(value) {
+    return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+function metric(lines, name, type, help, samples) {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples)
+        lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`);
+}
+function renderMetrics(profile, c, now) {
+    const base = `engine="0",model_name="${escapeLabel(profile.model)}"`;
+    const lines = [];
+    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+        [base, now.running],
+    ]);
+    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+        [base, now.waiting],
+    ]);
+    metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]]);
+    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+        [base, c.generationTokens],
+    ]);
+    metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
+        [`${base},finished_reason="length"`, c.requestsOk],
+        [`${base},finished_reason="abort"`, c.requestsAborted],
+    ]);
+    metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
+    metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
+        [base, c.busySeconds],
+    ]);
+    // vLLM v1 counts prefix-cache queries and hits in tokens (vllm/v1/metrics/loggers.py).
+    metric(lines, 'vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', [[base, c.prefixQueries]]);
+    metric(lines, 'vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [
+        [base, c.prefixHits],
+    ]);
+    // Served only with a KV budget, so a profile without one serves what it always did.
+    if (profile.kvTokens !== undefined)
+        kvMetrics(lines, base, profile.kvTokens, c, now);
+    if (c.energy) {
+        metric(lines, SIM_ENERGY_COUNTER, 'counter', 'Joules the simulated GPU drew, in simulated time.', [
+            [base, c.energy.joules(now.at, now.step)],
+        ]);
+        metric(lines, SIM_POWER_GAUGE, 'gauge', 'Watts the simulated GPU draws now.', [
+            [base, c.energy.watts(now.at, now.step)],
+        ]);
+    }
+    if (profile.speculative) {
+        metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
+        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
+            [base, c.draftTokens],
+        ]);
+        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
+            [base, c.accepted],
+        ]);
+    }
+    return lines.join('\n') + '\n';
+}
+
 ;// CONCATENATED MODULE: ./src/engines/server-series.ts
+
 
 
 /** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
@@ -44141,6 +44666,16 @@ const VLLM_SERIES = {
     },
 };
 /**
+ * The simulator (`engine: sim`): vLLM's series, and for a profile with `power-w` the simulated GPU's energy counter
+ * (joules in simulated time) and power gauge (watts), which the adapter turns into the round's GPU record.
+ */
+const SIM_SERIES = {
+    ...VLLM_SERIES,
+    counters: [...VLLM_SERIES.counters, SIM_ENERGY_COUNTER],
+    gauges: [...VLLM_SERIES.gauges, SIM_POWER_GAUGE],
+    gpu: [SIM_ENERGY_COUNTER, SIM_POWER_GAUGE],
+};
+/**
  * SGLang `python/sglang/srt/metrics/collector.py` (served with `--enable-metrics`): these are gauges, the hit
  * rate and acceptance length included.
  */
@@ -44155,19 +44690,34 @@ const SGLANG_SERIES = {
         'sglang:spec_accept_length',
     ],
 };
-/** llama.cpp `tools/server/server.cpp` `/metrics` (served with `--metrics`). */
+/**
+ * llama.cpp `tools/server/server-task.cpp` (`server_task_result_metrics::to_metrics`, served with `--metrics`):
+ * `prompt_tokens_total` counts the prompt tokens evaluated and `prompt_tokens_cached_total` those reused from a
+ * slot's cache instead; `n_decode_total` counts `llama_decode()` calls, speculative ones excluded; the draft
+ * counters count tokens drafted and accepted and the target's verification steps, the same as the summed
+ * `timings.draft_n` / `draft_n_accepted` of the requests.
+ */
 const LLAMACPP_SERIES = {
     path: '/metrics',
     counters: [
         'llamacpp:prompt_tokens_total',
+        'llamacpp:prompt_tokens_cached_total',
         'llamacpp:tokens_predicted_total',
         'llamacpp:prompt_seconds_total',
         'llamacpp:tokens_predicted_seconds_total',
+        'llamacpp:n_decode_total',
+        'llamacpp:spec_decode_num_drafts_total',
+        'llamacpp:spec_decode_num_draft_tokens_total',
+        'llamacpp:spec_decode_num_accepted_tokens_total',
     ],
     gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
     ratios: {
         prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
         predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
+        spec_acceptance_rate: [
+            'llamacpp:spec_decode_num_accepted_tokens_total',
+            'llamacpp:spec_decode_num_draft_tokens_total',
+        ],
     },
 };
 /** One scrape's deadline: a slow endpoint costs a sample, never the round. */
@@ -44191,6 +44741,7 @@ async function readSeries(http, baseUrl, series, timeoutMs = SCRAPE_TIMEOUT_MS) 
  * (EngineDeadError). Behind a proxy it answers 503 while loading too, so before its first 200
  * a 503 is "still loading" and only the process's exit ends the wait.
  */
+
 
 
 
@@ -44221,10 +44772,12 @@ const vllm = {
         const counters = sumByName(answer.body, VLLM_COUNTER_NAMES);
         return Object.keys(counters).length ? counters : undefined;
     },
+    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
     specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
 };
 
 ;// CONCATENATED MODULE: ./src/engines/sglang.ts
+
 
 
 
@@ -44298,10 +44851,12 @@ const sglang = {
         const length = doc ? acceptLength(doc) : undefined;
         return length === undefined ? undefined : { [ACCEPT_LENGTH]: length };
     },
+    roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
     specDecode: (_before, after) => specDecode(after),
 };
 
 ;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
+
 
 
 
@@ -44356,7 +44911,13 @@ const llamacpp = {
     healthPath: '/health',
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
     path: openaiPath,
-    transformRequest: (body) => ({ ...body, temperature: 0, cache_prompt: false }),
+    // A slot reuses the cached prompt of its previous request unless told not to: off, but for a scenario whose
+    // requests share a prefix, where reuse is the point (tools/server/README.md, `cache_prompt`).
+    transformRequest: (body, _api, options) => ({
+        ...body,
+        temperature: 0,
+        cache_prompt: options?.sharedPrefix === true,
+    }),
     streamExtras: llamacppStreamExtras,
     freshConnectionPerRequest: true,
     async tokenize(http, baseUrl, _model, text) {
@@ -44377,6 +44938,8 @@ const llamacpp = {
         const version = typeof props.build_info === 'string' ? props.build_info : undefined;
         return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
     },
+    // The server's draft counters where this build has them (b10470 does), else the requests' timings.
+    roundAcceptance: (server, requests) => countedAcceptance(server, LLAMACPP_DRAFTS) ?? requestAcceptance(requests, ACCEPTED),
     specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
 };
 
@@ -52463,6 +53026,8 @@ const DURATION_HINT = 'a duration like 500ms, 90s, 20m or 1h30m';
 const MAX_DURATION_MS = 24 * 3_600_000;
 function toMs(text, ctx, allowZero = false) {
     const ms = parseDuration(text);
+    if (ms === undefined && parseDuration(text.trim().replace(/^-/, '')) !== undefined)
+        return fail(ctx, text, `must be positive (got ${show(text)})`);
     if (ms === undefined)
         return fail(ctx, text, `${show(text)} is not ${DURATION_HINT}`);
     if (ms < 0 || (ms === 0 && !allowZero))
@@ -52559,6 +53124,17 @@ function minDelta(unit) {
         return value > 0 ? value : fail(ctx, value, `must be > 0 (got ${value})`);
     });
 }
+/**
+ * Percentage points as a fraction (5 → 0.05): how far a share may fall below its baseline (`max-drop: 5`). A
+ * plain number, as `max-accuracy-drop` takes it; `5%` is refused, since it could be read as a relative change.
+ */
+function points() {
+    const rule = 'must be a number of points from 0 to 100, e.g. 5 (a share going from 96% to 91% drops 5 points)';
+    return schemas_number({ error: expected(rule) })
+        .positive({ error: expected(rule) })
+        .max(100, { error: expected(rule) })
+        .transform((p) => p / 100);
+}
 /** Text fields that YAML may read as numbers (`quant: 8`). */
 function fields_text() {
     return union([schemas_string().min(1, { error: 'must not be empty' }), schemas_number()], { error: expected('must be text') })
@@ -52601,23 +53177,23 @@ function cliEntry() {
 }
 
 ;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km.json
-const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
+const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km-mtp5.json
-const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
+const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/sglang-qwen38-27b-nvfp4-nextn.json
-const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
+const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen35-08b.json
-const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
+const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-bf16.json
-const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
+const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-fp8.json
-const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
+const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-35b-a3b-nvfp4.json
-const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
+const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4.json
-const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
+const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
 ;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4-mtp3.json
-const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
+const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
 ;// CONCATENATED MODULE: ./src/sim/profile.ts
 /**
  * A sim profile: the speed of one engine/model/hardware combination, as data.
@@ -52633,19 +53209,29 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  *   interpolated linearly (extended with the end slopes).
  * - `speculative`: `{ "method", "k", "accept": [w0 … wk] }`, weights of accepting exactly
  *   i drafts in a verify step (each step emits 1 + i tokens). Realised in blocks of 20 steps.
+ *   Optional `accept-cv`: how much acceptance differs from request to request (a drafter accepts more of
+ *   some texts than of others): each request draws a scale of mean 1 and this coefficient of variation,
+ *   and a step's accepted drafts are the drawn count times the scale (stochastically rounded, at most k).
+ *   Default 0: every request accepts as the weights say.
  * - `jitter-cv`: coefficient of variation of every step duration (seeded, mean 1). Default 0.
  * - `max-batch`: most streams in flight (decode + prefill). Default 256.
  * - `kv-tokens`: optional KV-cache budget in tokens (prompt + generated of the running streams). A waiting
  *   prompt is admitted only while it fits; when decoding grows the running streams past it, the newest is
  *   preempted and re-queued at the front, to be recomputed (prompt + what it generated) — vLLM v1's
  *   recompute preemption (`vllm/v1/core/sched/scheduler.py`), counted as `vllm:num_preemptions_total`.
- *   Unset: no budget (every shipped profile).
+ *   Unset: no budget (every shipped profile). With a budget the simulator also serves `vllm:kv_cache_usage_perc`.
+ * - `power-w`: optional `{ "idle": W, "busy": W }`, the GPU's draw while the engine has nothing to do and while it
+ *   runs a step (busy ≥ idle). The simulator then integrates energy in simulated time (`power.ts`) and serves it as
+ *   `sim:gpu_energy_joules_total` and the current draw as `sim:gpu_power_watts`; the gate turns them into the
+ *   round's GPU record. Unset: no power figures.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
- *   probe's short requests stay right). The sim CLI's `--fault` overrides it.
+ *   probe's short requests stay right), or `no-prefix-cache` (prefix caching off: every prompt is prefilled
+ *   whole, as when an engine's automatic prefix caching breaks; output unchanged). The sim CLI's `--fault`
+ *   overrides it.
  *
  * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
  * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
@@ -52653,9 +53239,12 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  */
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage'];
+const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage', 'no-prefix-cache'];
 const profile_positive = schemas_number().positive();
 const stepTable = array(tuple([schemas_number().int().positive(), profile_positive])).min(1);
+const watts = schemas_number().nonnegative();
+const powerDraw = strictObject({ idle: watts, busy: watts })
+    .refine((w) => w.busy >= w.idle, { message: 'busy must be at least idle', path: ['busy'] });
 const schema = strictObject({
     name: schemas_string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case'),
     description: schemas_string().default(''),
@@ -52671,6 +53260,7 @@ const schema = strictObject({
         method: schemas_string().min(1),
         k: schemas_number().int().min(1),
         accept: array(schemas_number().nonnegative()).min(2),
+        'accept-cv': schemas_number().min(0).max(1).default(0),
     })
         .refine((s) => s.accept.length === s.k + 1, {
         message: 'accept needs k + 1 weights (0..k accepted drafts)',
@@ -52681,6 +53271,7 @@ const schema = strictObject({
     'jitter-cv': schemas_number().min(0).max(1).default(0),
     'max-batch': schemas_number().int().positive().default(256),
     'kv-tokens': schemas_number().int().positive().optional(),
+    'power-w': powerDraw.optional(),
     fault: schemas_enum(SIM_FAULTS).optional(),
     reproduces: strictObject({
         'input-tokens': schemas_number().int().positive(),
@@ -52734,10 +53325,16 @@ function parseProfile(json, where) {
         prefillTps: p.prefill['tokens-per-s'],
         chunkTokens: p.prefill['chunk-tokens'] ?? Infinity,
         stepMs: stepFunction(p.decode['step-ms']),
-        speculative: p.speculative,
+        speculative: p.speculative && {
+            method: p.speculative.method,
+            k: p.speculative.k,
+            accept: p.speculative.accept,
+            acceptCv: p.speculative['accept-cv'],
+        },
         jitterCv: p['jitter-cv'],
         maxBatch: p['max-batch'],
         ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
+        ...(p['power-w'] && { power: { idleW: p['power-w'].idle, busyW: p['power-w'].busy } }),
         ...(p.fault && { fault: p.fault }),
         reproduces: r && {
             inputTokens: r['input-tokens'],
@@ -52989,6 +53586,8 @@ function shellQuote(word) {
 
 
 
+
+
 /**
  * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
  * read when the launch command is built (`simArgs`), from the target's workdir: the base arm of an A/B reads the
@@ -53019,7 +53618,9 @@ const SIM_OPTIONS = {
         .meta({ description: 'How long the simulator loads, refusing connections, before it serves' })
         .optional(),
     fault: schemas_enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
-        .meta({ description: "Broken output at unchanged speed, over the profile's own fault (none serves it healthy)" })
+        .meta({
+        description: "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
+    })
         .optional(),
     // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
     // launch draws its own, and the box factor is the host's, read by the simulator from its environment.
@@ -53083,6 +53684,21 @@ function simArgs(target) {
         args.push('--slow-window', String(o['slow-window']));
     return args;
 }
+/**
+ * The simulated GPU over one round: one device, its power the draw gauge's mean and peak over the round's samples,
+ * its energy the energy counter's change over the round (as vLLM's `vllm/benchmarks/lib/energy.py` diffs NVML's
+ * total-energy counter). The counter is read just before the first request and just after the last token, so the
+ * energy spans the round and the moments around it; nothing else runs then. Undefined for a profile without `power-w`.
+ */
+function simRoundGpu(server) {
+    const energyJ = server.deltas[SIM_ENERGY_COUNTER];
+    const mean = server.means[SIM_POWER_GAUGE];
+    const max = server.peaks[SIM_POWER_GAUGE];
+    const devices = mean === undefined || max === undefined ? [] : [{ index: 0, samples: server.samples, powerW: { mean, max } }];
+    if (energyJ === undefined && !devices.length)
+        return undefined;
+    return { devices, ...(energyJ !== undefined && { energyJ }) };
+}
 const sim = {
     name: 'sim',
     needsLaunchOrUrl: false,
@@ -53091,7 +53707,8 @@ const sim = {
         const args = simArgs(target);
         return [shellQuote(process.execPath), shellQuote(cliEntry()), 'sim', ...args, '--port', '{port}'].join(' ');
     },
-    serverSeries: VLLM_SERIES,
+    serverSeries: SIM_SERIES,
+    roundGpu: simRoundGpu,
     healthPath: '/health',
     // Like vLLM: the port refuses connections while "loading", then /health answers 200.
     readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
@@ -53109,6 +53726,7 @@ const sim = {
         const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined);
         return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined;
     },
+    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
     specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 };
 
@@ -53489,6 +54107,18 @@ const secrets = new Redactor();
 function redact_redact(text) {
     return secrets.redact(text);
 }
+/**
+ * A tool's message for a report or an error, on one line: control characters as spaces, the user and password of
+ * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
+ */
+function redactLine(text, maxChars) {
+    const clean = redact_redact(text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
+        .trim());
+    return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
+}
 /** A copy of `value` with every known secret masked, marked as such. */
 function redacted(value) {
     return secrets.redactDeep(value);
@@ -53671,12 +54301,17 @@ function stopSchema() {
         .meta({ description: 'Shell command run after teardown and again in the post step (a Ray worker, a systemd unit)' });
 }
 
+;// CONCATENATED MODULE: ./src/core/plan.ts
+/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
+const PROMPT_KINDS = ['synthetic', 'text'];
+
 ;// CONCATENATED MODULE: ./src/config/schema.ts
 /**
  * The matrix file as a zod schema: the single source of the validation, the parsed types and
  * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
  * come from the engine registry, so adding an engine never touches this file.
  */
+
 
 
 
@@ -53729,9 +54364,12 @@ const LIMITS = {
     probeMaxTokens: 1024,
     probeConcurrency: 64,
     abLaunches: 10,
+    sweepPoints: 32,
 };
 /** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
 const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
+/** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
+const TEXT_MIN_INPUT_TOKENS = 64;
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
 /** `ab:` values (SPEC §14). */
@@ -53856,6 +54494,12 @@ function targetSettings() {
 }
 /** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
 function gateMetricSchema(metric, top) {
+    if (isDrop(metric)) {
+        const maxDrop = points().meta({
+            description: `Points ${METRICS[metric].label} may fall below the baseline, beyond the noise, before the cell fails`,
+        });
+        return strictObject({ 'max-drop': top ? maxDrop : maxDrop.optional() });
+    }
     if (!isRelative(metric)) {
         const max = relative({ allowZero: true, capPercent: true }).meta({
             description: 'Share above which the cell fails',
@@ -53898,51 +54542,158 @@ function qualityGateSchema() {
 /** Top-level gates name every field they use; a target's gate may override single fields. */
 function gateSchema(level) {
     const entry = (metric) => union([gateMetricSchema(metric, level === 'top'), literal(false)], {
-        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : '{ max: 1% }'} or false`),
+        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : isDrop(metric) ? '{ max-drop: 5 }' : '{ max: 1% }'} or false`),
     })
         .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
         .optional();
     const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)]));
     return strictObject({ ...metrics, quality: qualityGateSchema() });
 }
-function scenarioSchema() {
+/**
+ * `concurrency`: requests in flight, or a list of them, a sweep (SPEC §16) that expands into one cell per value
+ * (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed twice would make two cells of
+ * one id.
+ */
+function concurrencyField() {
+    const one = whole(1, LIMITS.concurrency);
+    const sweep = array(one, { error: expected('must be a list of whole numbers') })
+        .min(1, { error: 'must list at least one value (or give one number)' })
+        .max(LIMITS.sweepPoints, {
+        error: (issue) => `a sweep has at most ${LIMITS.sweepPoints} values (got ${issue.input.length})`,
+    })
+        .superRefine((values, ctx) => {
+        values.forEach((v, i) => {
+            if (values.indexOf(v) !== i)
+                ctx.addIssue({ code: 'custom', path: [i], message: `${v} is listed twice (each value is one cell)` });
+        });
+    });
+    return union([one, sweep], {
+        error: expected(`must be a whole number from 1 to ${LIMITS.concurrency}, or a list of them (a sweep)`),
+    })
+        .meta({
+        description: 'Requests in flight (closed loop); default 1. A list is a sweep: one cell per value, scenario id <scenario>@c<N>',
+    });
+}
+function scenarioFields() {
     return strictObject({
         'input-tokens': whole(1, LIMITS.inputTokens).meta({
             description: 'Prompt length in tokens as the server counts them',
         }),
         'output-tokens': whole(1, LIMITS.outputTokens).meta({ description: 'max_tokens of every request' }),
-        concurrency: whole(1, LIMITS.concurrency)
-            .meta({ description: 'Requests in flight (closed loop); default 1' })
-            .optional(),
+        concurrency: concurrencyField().optional(),
         requests: whole(1, LIMITS.requests).meta({ description: 'Requests per round; default = concurrency' }).optional(),
         rate: schemas_number({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
             .positive({ error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
             .max(LIMITS.rate, { error: expected(`must be a number of requests/s from 0 to ${LIMITS.rate}`) })
             .meta({ description: 'Open-loop arrival rate in requests/s (Poisson), instead of concurrency' })
             .optional(),
+        'prefix-tokens': whole(1, LIMITS.inputTokens)
+            .meta({
+            description: 'Tokens every request of a round shares at its start (a system prompt, a RAG template), then its unique part; the whole prompt is still input-tokens',
+        })
+            .optional(),
+        slo: sloSchema().optional(),
+        prompts: schemas_enum(PROMPT_KINDS, { error: expected(`must be ${PROMPT_KINDS.join(' or ')}`) })
+            .meta({
+            description: 'synthetic: a word list (default); text: an instruction and a passage of generated prose per request, for speculative decoding',
+        })
+            .optional(),
+    });
+}
+function scenarioSchema() {
+    return scenarioFields().superRefine((s, ctx) => {
+        loadChecks(s, ctx);
+        shapeChecks(s, ctx);
+    });
+}
+/** Concurrency, a sweep's values, rate and requests against each other. */
+function loadChecks(s, ctx) {
+    const sweep = Array.isArray(s.concurrency) ? s.concurrency : undefined;
+    if (s.rate !== undefined && s.concurrency !== undefined) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['rate'],
+            message: sweep
+                ? 'a concurrency sweep is closed loop: give either rate (open loop) or a concurrency list, not both'
+                : 'give either rate (open loop) or concurrency (closed loop), not both',
+        });
+    }
+    if (s.rate !== undefined && s.requests === undefined) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['requests'],
+            message: 'required with rate (how many requests a round sends)',
+        });
+    }
+    const requests = s.requests;
+    const values = typeof s.concurrency === 'number' ? [s.concurrency] : (s.concurrency ?? []);
+    const unreached = values.filter((c) => requests !== undefined && requests < c);
+    if (unreached.length && sweep) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['requests'],
+            message: `${requests} is less than concurrency ${unreached.join(', ')} of the sweep ${sweep.join(', ')}: those points would never reach their concurrency (without requests, each point sends its own concurrency)`,
+        });
+    }
+    else if (unreached.length) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['requests'],
+            message: `${requests} is less than concurrency ${unreached[0]}: the concurrency would never be reached`,
+        });
+    }
+}
+/** The shared prefix within the prompt, and SLO bounds the workload can meet at all. */
+function shapeChecks(s, ctx) {
+    if (s['prefix-tokens'] !== undefined && s['prefix-tokens'] >= s['input-tokens']) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['prefix-tokens'],
+            message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
+        });
+    }
+    if (s.prompts === 'text' && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['input-tokens'],
+            message: `${s['input-tokens']} is too short for prompts: text; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
+        });
+    }
+    if (s['prefix-tokens'] !== undefined && s.prompts === 'text') {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['prefix-tokens'],
+            message: 'a shared prefix goes with prompts: synthetic (text prompts are fitted one by one, each unique from its start)',
+        });
+    }
+    if (s.slo?.tpotMs !== undefined && s['output-tokens'] === 1) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['slo', 'tpot'],
+            message: 'has no effect with output-tokens 1: a request of one token has no time per output token',
+        });
+    }
+}
+/** `slo:` — latency targets; a request meeting every bound given is good (goodput). */
+function sloSchema() {
+    const bound = (what) => fields_duration().meta({ description: `Largest ${what} of a good request, e.g. 2s` });
+    return strictObject({
+        ttft: bound('time to first token').optional(),
+        tpot: bound('time per output token after the first').optional(),
+        e2e: bound('latency from send to last token').optional(),
+    }, { error: expected('must be a mapping of latency bounds, e.g. { ttft: 2s, tpot: 80ms, e2e: 30s }') })
+        .refine((slo) => slo.ttft !== undefined || slo.tpot !== undefined || slo.e2e !== undefined, {
+        error: 'must set at least one bound: ttft, tpot or e2e (e.g. { tpot: 80ms })',
+        // An unknown key (`ttfb`) is the problem to name, not the bounds it left out.
+        when: (payload) => payload.issues.length === 0,
     })
-        .superRefine((s, ctx) => {
-        if (s.rate !== undefined && s.concurrency !== undefined) {
-            ctx.addIssue({
-                code: 'custom',
-                path: ['rate'],
-                message: 'give either rate (open loop) or concurrency (closed loop), not both',
-            });
-        }
-        if (s.rate !== undefined && s.requests === undefined) {
-            ctx.addIssue({
-                code: 'custom',
-                path: ['requests'],
-                message: 'required with rate (how many requests a round sends)',
-            });
-        }
-        if (s.concurrency !== undefined && s.requests !== undefined && s.requests < s.concurrency) {
-            ctx.addIssue({
-                code: 'custom',
-                path: ['requests'],
-                message: `${s.requests} is less than concurrency ${s.concurrency}: the concurrency would never be reached`,
-            });
-        }
+        .transform((slo) => ({
+        ...(slo.ttft !== undefined && { ttftMs: slo.ttft }),
+        ...(slo.tpot !== undefined && { tpotMs: slo.tpot }),
+        ...(slo.e2e !== undefined && { e2eMs: slo.e2e }),
+    }))
+        .meta({
+        description: 'Latency targets: goodput is the share of requests that succeed and meet every bound given (ttft, tpot, e2e)',
     });
 }
 /** Keys a target has whatever its engine, read from the schema's own fields. */
@@ -54103,7 +54854,7 @@ function defaultGate() {
  * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
  * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
  * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
- * writing `gate: { decode: … }` never drops it silently.
+ * writing `gate: { decode: … }` never drops it silently. So does goodput's: a scenario's `slo` asks for it.
  */
 function topGate(file) {
     const builtIn = defaultGate();
@@ -54199,10 +54950,14 @@ function resolveGate(top, target, path, problems) {
         if (own === false || (own === undefined && !base))
             continue;
         const entry = { ...(base || {}), ...(own ?? {}) };
-        const key = isRelative(metric) ? 'max-regression' : 'max';
+        const key = isRelative(metric) ? 'max-regression' : isDrop(metric) ? 'max-drop' : 'max';
         const limit = entry[key];
         if (limit === undefined) {
             problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`);
+            continue;
+        }
+        if (isDrop(metric)) {
+            gate[metric] = { maxDrop: limit };
             continue;
         }
         if (!isRelative(metric)) {
@@ -54262,6 +55017,7 @@ function containerPlan(input, scope, path, problems) {
 
 
 
+
 /** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
 const MAX_COMBINATIONS = 256;
 function scenarioPlan(id, s) {
@@ -54276,7 +55032,24 @@ function scenarioPlan(id, s) {
     };
     if (s.rate !== undefined)
         plan.rate = s.rate;
+    if (s['prefix-tokens'] !== undefined)
+        plan.prefixTokens = s['prefix-tokens'];
+    if (s.slo !== undefined)
+        plan.slo = { ...s.slo };
+    if (s.prompts === 'text')
+        plan.prompts = 'text';
     return plan;
+}
+/**
+ * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
+ * closed-loop scenario with the id `<scenario>@c<N>` (SPEC §16).
+ */
+function scenarioPlans(id, s) {
+    if (!Array.isArray(s.concurrency))
+        return [scenarioPlan(id, { ...s, concurrency: s.concurrency })];
+    return [...s.concurrency]
+        .sort((a, b) => a - b)
+        .map((c) => ({ ...scenarioPlan(sweepPointId(id, c), { ...s, concurrency: c }), sweep: id }));
 }
 function expandTargets(input, problems) {
     const scenarios = new Map();
@@ -54284,7 +55057,7 @@ function expandTargets(input, problems) {
         if (!ID_PATTERN.test(id)) {
             problems.add(['scenarios', id], 'scenario names use letters, digits, ., _ and - (they are part of cell ids)');
         }
-        scenarios.set(id, scenarioPlan(id, s));
+        scenarios.set(id, scenarioPlans(id, s));
     }
     const sources = new Map();
     const plans = [];
@@ -54293,7 +55066,7 @@ function expandTargets(input, problems) {
         const adapter = input.engines.find((e) => e.name === target.engine);
         if (!adapter)
             continue; // the schema has already reported it
-        const refs = scenarioRefs(target, [...scenarios.keys()], input.scenarioNames, path, problems);
+        const refs = scenarioRefs(target, scenarios, input.scenarioNames, path, problems);
         for (const combo of combinations(target.matrix ?? {}, [...path, 'matrix'], problems)) {
             const plan = expandOne(key, target, combo, adapter, input, path, problems);
             const source = `targets.${key}${Object.keys(combo).length ? ` (${expand_describe(combo)})` : ''}`;
@@ -54303,7 +55076,7 @@ function expandTargets(input, problems) {
                 continue;
             }
             sources.set(plan.id, source);
-            plan.scenarios = refs.flatMap((id) => scenarios.get(id) ?? []);
+            plan.scenarios = refs;
             plans.push(plan);
         }
     }
@@ -54469,18 +55242,42 @@ function checkUrl(url, path, problems) {
     }
     return trimSlash(url);
 }
+/**
+ * The scenarios a target runs, in its list's order: a scenario's name selects every point of its sweep, a point's
+ * id (`chat-1k@c4`) that point alone.
+ */
 function scenarioRefs(target, valid, all, path, problems) {
     if (target.scenarios === undefined)
-        return valid;
+        return [...valid.values()].flat();
     const seen = new Set();
+    const chosen = new Map();
     target.scenarios.forEach((ref, i) => {
+        const at = [...path, 'scenarios', i];
         if (seen.has(ref))
-            problems.add([...path, 'scenarios', i], `scenario "${ref}" is listed twice`);
-        else if (!all.includes(ref))
-            problems.add([...path, 'scenarios', i], `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`);
+            return problems.add(at, `scenario "${ref}" is listed twice`);
         seen.add(ref);
+        const point = sweepPoint(ref);
+        const base = point && !all.includes(ref) ? point.base : ref;
+        if (!all.includes(base))
+            return problems.add(at, `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`);
+        const plans = valid.get(base);
+        if (!plans)
+            return; // invalid: the schema has reported it
+        const picked = base === ref ? plans : plans.filter((s) => s.id === ref);
+        if (!picked.length)
+            return problems.add(at, `unknown scenario "${ref}" (${sweepText(base, plans)})`);
+        for (const s of picked) {
+            if (chosen.has(s.id))
+                problems.add(at, `selects ${s.id} again (an earlier entry already runs it)`);
+            chosen.set(s.id, s);
+        }
     });
-    return [...seen].filter((ref) => valid.includes(ref));
+    return [...chosen.values()];
+}
+function sweepText(base, plans) {
+    return plans[0]?.sweep === undefined
+        ? `${base} is not a concurrency sweep`
+        : `the sweep ${base} has ${plans.map((s) => s.id).join(', ')}`;
 }
 /** The cartesian product in key order, values as text; `[{}]` without a matrix. */
 function combinations(matrix, path, problems) {
@@ -54851,12 +55648,31 @@ function locator(doc, lines) {
 
 
 
+
 function formatPlan(plan) {
     const head = [
         `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
         `${plan_text_count(plan.targets.length, 'target')}, ${plan_text_count(plan.cells.length, 'cell')}${plan.hardware ? `; hardware ${plan.hardware}` : ''}`,
     ];
-    return [...head, ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n';
+    return [...head, ...formatSweeps(plan), ...plan.targets.flatMap((t) => ['', ...formatTarget(t)])].join('\n') + '\n';
+}
+/** Each concurrency sweep and the cells it became: `chat-1k: concurrency sweep 1, 2, 4, 8 → cells chat-1k@c1 … @c8`. */
+function formatSweeps(plan) {
+    const sweeps = new Map();
+    for (const s of plan.targets.flatMap((t) => t.scenarios)) {
+        if (s.sweep === undefined)
+            continue;
+        const points = sweeps.get(s.sweep) ?? [];
+        if (!points.some((p) => p.id === s.id))
+            points.push(s);
+        sweeps.set(s.sweep, points);
+    }
+    return [...sweeps].map(([name, points]) => {
+        const sorted = [...points].sort((a, b) => a.concurrency - b.concurrency);
+        const ids = sorted.map((s) => s.id);
+        const cells = ids.length > 2 ? `${ids[0]} … ${ids.at(-1).slice(name.length)}` : ids.join(', ');
+        return `${name}: concurrency sweep ${sorted.map((s) => s.concurrency).join(', ')} → ${ids.length === 1 ? 'cell' : 'cells'} ${cells}`;
+    });
 }
 function formatTarget(t) {
     const matrix = Object.entries(t.matrix).map(([k, v]) => `${k}=${v}`);
@@ -54882,7 +55698,7 @@ function formatTarget(t) {
         lines.push(row('options', options.join(' ')));
     lines.push(row('runs', formatSettings(t.settings)), row('probe', engineByName(t.engine).measuresItself
         ? 'none: another tool measures this target, nothing is probed'
-        : formatProbe(t.settings.quality)), row('gate', formatGate(t.gate)), row('cells', ''));
+        : formatProbe(t.settings.quality)), row('gate', formatGate(t.gate, t.scenarios.some((s) => s.slo))), row('cells', ''));
     const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length));
     for (const s of t.scenarios)
         lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`);
@@ -54920,8 +55736,13 @@ function formatProbe(probe) {
 function formatQualityGate(q) {
     return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`;
 }
-function formatGate(gate) {
+/** The target's limits; goodput's only where one of its scenarios has an `slo` (no other cell measures it). */
+function formatGate(gate, slo = false) {
     const parts = GATED_METRICS.flatMap((metric) => {
+        if (isDrop(metric)) {
+            const g = gate[metric];
+            return g && slo ? [`${metric} down by > ${formatPoints(g.maxDrop)} points (cells with an slo)`] : [];
+        }
         if (!isRelative(metric)) {
             const g = gate[metric];
             return g ? [`${metric} above ${formatPercent(g.max)}`] : [];
@@ -54942,7 +55763,13 @@ function formatGate(gate) {
 }
 function formatWorkload(s) {
     const load = s.rate !== undefined ? `${s.rate} req/s (Poisson)` : `concurrency ${s.concurrency}`;
-    return `${s.inputTokens} in → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, 'request')}/round`;
+    const prefix = s.prefixTokens
+        ? `, the first ${s.prefixTokens} shared by every request of a round (a prefix cache serves them once warm)`
+        : '';
+    // What a good request is: the SLO's effect.
+    const slo = s.slo ? `; goodput: requests that succeed with ${formatSlo(s.slo)}` : '';
+    const prompts = s.prompts === 'text' ? ', text prompts (an instruction and a passage of generated prose each)' : '';
+    return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, 'request')}/round${prompts}${slo}`;
 }
 function plan_text_count(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -55128,6 +55955,9 @@ function workloadOf(scenario, settings) {
         rate: scenario.rate ?? null,
         api: settings.api,
         ...(requestBody && { requestBody }),
+        ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
+        ...(scenario.slo && { slo: { ...scenario.slo } }),
+        ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
     };
 }
 function skeleton(plan, info) {
@@ -55167,6 +55997,8 @@ function measuredCell(plan, m, info, extras = {}) {
         cell.specDecode = specDecode;
     if (extras.startupS !== undefined)
         cell.startup_s = extras.startupS;
+    if (extras.imagePullS !== undefined)
+        cell.image_pull_s = extras.imagePullS;
     if (extras.host)
         cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
     return cell;
@@ -55735,7 +56567,7 @@ function storedLine(cell) {
     if (!stored)
         return '';
     const figures = Object.values(stored.metrics)
-        .filter((m) => isRelative(m.metric) && m.metric in cell.verdict.metrics)
+        .filter((m) => !isCeiling(m.metric) && m.metric in cell.verdict.metrics)
         .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`);
     const environment = environmentNote(cell);
     return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
@@ -55750,7 +56582,7 @@ function abSection(cells) {
     const lines = ran.map((cell) => {
         // A ceiling that held on both arms (no failed requests) says nothing a reader needs here.
         const metrics = Object.values(cell.verdict.metrics)
-            .filter((m) => isRelative(m.metric) || m.status !== 'pass')
+            .filter((m) => !isCeiling(m.metric) || m.status !== 'pass')
             .map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
         const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : '';
         const stored = storedLine(cell);
@@ -56193,9 +57025,35 @@ const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_
 const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
 /**
  * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
- * where the GPUs reported power during it. The steady state averages them over the rounds that have them.
+ * where the GPUs reported power during it; `accept_length` (tokens per verify step) and `step_ms` (verify-step
+ * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
+ * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
+ * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
  */
-const OPTIONAL_SCALAR_METRICS = ['energy_j_per_token'];
+const OPTIONAL_SCALAR_METRICS = [
+    'energy_j_per_token',
+    'accept_length',
+    'step_ms',
+    'goodput',
+    'request_goodput',
+];
+
+;// CONCATENATED MODULE: ./src/report/split-lines.ts
+
+/** `accept len 3.40 · step 157 ms`; undefined for a block without the factors (an engine that did not draft). */
+function splitText(m) {
+    if (m?.accept_length === undefined || m.step_ms === undefined)
+        return undefined;
+    return `${METRICS['accept-length'].short} ${METRICS['accept-length'].format(m.accept_length)} · ${METRICS['step-time'].short} ${METRICS['step-time'].format(m.step_ms)}`;
+}
+/** One line for the steady rounds that drafted (`spec decode: round 1 accept len 3.40 · step 157 ms; round 2 …`). */
+function splitLines(rounds) {
+    const parts = rounds.flatMap((r) => {
+        const text = r.steady ? splitText(r.metrics) : undefined;
+        return text ? [`round ${r.index} ${text}`] : [];
+    });
+    return parts.length ? `- spec decode: ${parts.join('; ')}` : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
 
@@ -56239,7 +57097,11 @@ function serverText(s) {
         ...Object.entries(s.deltas)
             .filter(([, d]) => d > 0)
             .map(([name, d]) => `${seriesLabel(name)} +${server_lines_value(name, d)}`),
-        ...Object.entries(s.rates ?? {}).map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
+        // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
+        // the verdict's line (compare/server-changes.ts).
+        ...Object.entries(s.rates ?? {})
+            .filter(([, r]) => r > 0)
+            .map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
         ...Object.entries(s.peaks)
             .filter(([, p]) => p > 0)
             .map(([name, p]) => `${seriesLabel(name)} max ${server_lines_value(name, p)}`),
@@ -56269,6 +57131,8 @@ function serverLines(rounds) {
 
 
 
+
+
 const TABLE = { alignDelimiters: false };
 /** Why each cell that did not simply pass got its status, with every gated metric's reason. */
 function verdictNotes(cells) {
@@ -56288,7 +57152,7 @@ function metricsSection(cells) {
     const measured = cells.filter((c) => c.metrics);
     if (!measured.length)
         return undefined;
-    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), ingestedLine(c)]
+    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), goodputLine(c), ingestedLine(c)]
         .filter(Boolean)
         .join('\n\n'));
     return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
@@ -56315,17 +57179,27 @@ function scalars(m) {
     const energy = m.energy_j_per_token === undefined ? '' : ` · ${formatNumber(m.energy_j_per_token)} J/token`;
     return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`;
 }
+/** `goodput 96% · 1.90 good req/s (SLO: TTFT ≤ 2s, TPOT ≤ 80ms)`, for a cell whose scenario has an `slo`. */
+function goodputLine(c) {
+    const m = c.metrics;
+    if (!c.workload.slo || m?.goodput === undefined)
+        return undefined;
+    const rate = m.request_goodput === undefined ? '' : ` · ${formatNumber(m.request_goodput)} good req/s`;
+    return `goodput ${formatPercent(m.goodput)}${rate} (SLO: ${formatSlo(c.workload.slo)})`;
+}
 /** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
 function roundsSection(cells) {
     const withRounds = cells.filter((c) => c.rounds.length);
     if (!withRounds.length)
         return undefined;
-    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
         .filter(Boolean)
         .join('\n\n'));
     return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
 }
 function roundsTable(rounds) {
+    // Goodput only where the scenario has an slo, so the table of every other cell keeps its columns.
+    const goodput = rounds.some((r) => r.metrics?.goodput !== undefined);
     const rows = rounds.map((r) => [
         String(r.index),
         r.steady ? 'yes' : 'discarded',
@@ -56335,6 +57209,7 @@ function roundsTable(rounds) {
         formatNumber(r.metrics?.ttft_ms?.mean),
         formatNumber(r.metrics?.tpot_ms?.mean),
         formatNumber(r.metrics?.output_tps),
+        ...(goodput ? [r.metrics?.goodput === undefined ? EMPTY : formatPercent(r.metrics.goodput)] : []),
         formatNumber(r.durationMs / 1000),
         r.errorReasons?.length
             ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
@@ -56349,10 +57224,12 @@ function roundsTable(rounds) {
         'TTFT ms',
         'TPOT ms',
         'output tok/s',
+        ...(goodput ? ['goodput'] : []),
         'duration s',
         'errors seen',
     ];
-    return markdownTable([header, ...rows], { ...TABLE, align: ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
+    const align = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', ...(goodput ? ['r'] : []), 'r', 'l'];
+    return markdownTable([header, ...rows], { ...TABLE, align });
 }
 /** Cells whose workload did not come out as asked (they are never compared). */
 function flagsSection(cells) {
@@ -56589,6 +57466,8 @@ function sparkline(values, runs = SPARK_RUNS) {
 
 
 
+
+
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
 const ALIGN = ['l', 'l', 'l', 'l', 'l'];
 const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
@@ -56598,19 +57477,54 @@ function cellsTable(cells, trends = {}) {
         const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
         return line ? `${text} ${line}` : text;
     };
-    const rows = cells.map((cell) => [
+    const rows = sweepsTogether(cells).map((cell) => [
         cellStatusText(cell),
         table_text(cell.target),
         table_text(cell.scenario),
         table_text(engineLabel(cell)),
         cell.quant ? table_text(cell.quant) : EMPTY,
-        ...COLUMNS.map(({ metric, head }) => spark(cell, metric, head.acceptance ? withAcceptance(figureText(cell, metric), cell) : figureText(cell, metric))),
+        ...COLUMNS.map(({ metric, head }) => {
+            const figure = figureText(cell, metric);
+            const shown = head.acceptance
+                ? withAcceptance(figure, cell)
+                : metric === 'ttft'
+                    ? withHitRate(figure, cell)
+                    : figure;
+            return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown);
+        }),
         qualityText(cell),
     ]);
     const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
     const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
     // Unaligned delimiters keep a 400-row table about a third smaller.
     return markdownTable([header, ...rows], { align, alignDelimiters: false });
+}
+/**
+ * The cells in the order given, but the points of a concurrency sweep together, in concurrency order, at the place
+ * of the sweep's first point: a target's sweep reads as one block whatever each point's verdict. Other cells keep
+ * their places.
+ */
+function sweepsTogether(cells) {
+    const sweepOf = (c) => {
+        const point = sweepPoint(c.scenario);
+        return point && { key: JSON.stringify([c.target, point.base]), concurrency: point.concurrency };
+    };
+    const groups = new Map();
+    for (const cell of cells) {
+        const sweep = sweepOf(cell);
+        if (sweep)
+            groups.set(sweep.key, [...(groups.get(sweep.key) ?? []), { cell, concurrency: sweep.concurrency }]);
+    }
+    return cells.flatMap((cell) => {
+        const sweep = sweepOf(cell);
+        if (!sweep)
+            return [cell];
+        const group = groups.get(sweep.key);
+        if (!group)
+            return [];
+        groups.delete(sweep.key);
+        return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell);
+    });
 }
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
 function figureText(cell, metric) {
@@ -56641,10 +57555,43 @@ function qualityText(cell) {
 }
 /** How quality/verdict.ts words a failure. */
 const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
-/** Speculative decoding's acceptance belongs next to the decode speed it explains. */
+/** Speculative decoding's split (or, without per-round factors, its acceptance rate) next to the decode speed it explains. */
 function withAcceptance(decode, cell) {
+    if (decode === EMPTY)
+        return decode;
+    const split = splitText(cell.metrics);
+    if (split)
+        return `${decode} · ${split}`;
     const rate = cell.specDecode?.acceptanceRate;
-    return rate === undefined || decode === EMPTY ? decode : `${decode} · accept ${formatPercent(rate)}`;
+    return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`;
+}
+/** A shared-prefix scenario's prefix-cache hit rate belongs next to the TTFT it explains, where the engine counts it. */
+function withHitRate(ttft, cell) {
+    if (!cell.workload.prefixTokens || ttft === EMPTY)
+        return ttft;
+    const rates = cell.rounds.flatMap((r) => {
+        const rate = r.steady ? r.server?.rates?.prefix_cache_hit_rate : undefined;
+        return rate === undefined ? [] : [rate];
+    });
+    if (!rates.length)
+        return ttft;
+    return `${ttft} · hit ${formatPercent(rates.reduce((a, b) => a + b, 0) / rates.length)}`;
+}
+/** The cell's goodput after the figure it sits next to (`108 · goodput 96% (−4 pt)`); only a cell with an `slo` has one. */
+function withGoodput(figureText, cell) {
+    const part = goodputText(cell);
+    if (!part)
+        return figureText;
+    return figureText === EMPTY ? part : `${figureText} · ${part}`;
+}
+/** `goodput 96% (−4 pt)`: the share of requests that met the SLO, its change in points, bold when it regressed. */
+function goodputText(cell) {
+    const f = figure(cell, 'goodput');
+    if (f.value === undefined)
+        return undefined;
+    const change = f.baseline === undefined ? '' : ` (${formatPointsDelta(f.value - f.baseline, 'pt')})`;
+    const body = `goodput ${formatPercent(f.value)}${change}`;
+    return f.regressed ? `**${body}**` : body;
 }
 function table_text(value) {
     return escapeText(escape_clip(value, 80));
@@ -56692,15 +57639,21 @@ function enginesSection(cells) {
         ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
         : undefined;
 }
-/** `startup 41.2s (baseline 38s)`: the launch's figure, with the baseline's when the gate compared it. */
+/**
+ * `startup 41.2s (baseline 38s, +8.4%; image pull 3m10s apart)`: the launch's figure, with the baseline's when the
+ * gate compared it, and the image pull before the launch when there was one (never part of startup).
+ */
 function startupFact(cell) {
     const info = metricInfo('startup');
     const value = readCellMetric(cell, 'startup', 'mean');
     if (value === undefined)
         return undefined;
     const judged = cell.verdict.metrics.startup;
-    const baseline = judged ? ` (baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)})` : '';
-    return `${info.label} ${info.format(value)}${baseline}`;
+    const notes = [
+        judged ? `baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)}` : undefined,
+        cell.image_pull_s !== undefined ? `image pull ${formatDuration(cell.image_pull_s * 1000)} apart` : undefined,
+    ].filter(Boolean);
+    return `${info.label} ${info.format(value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
 }
 /** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
 function failuresSection(cells, withLogs) {
@@ -57039,7 +57992,225 @@ heads.forEach(function (th, column) {
     return source.replace(/<\//g, '<\\/');
 }
 
+;// CONCATENATED MODULE: ./src/report/serving-curve.ts
+/**
+ * The serving curve of a concurrency sweep (SPEC §16) as one inline SVG: output tok/s (y) against per-user tok/s
+ * (x), one path per target and side (baseline dashed with hollow points, current solid), a point at each
+ * concurrency measured. Both axes start at 0 and end at a round number at or above the largest value, so a path's
+ * height and slope are the figures' own proportions: a throughput curve is read from 0, and a 2% difference never
+ * fills the chart. Coordinates are rounded to 0.1 of the 640 × 360 view box; `curveScale` is the one mapping from
+ * figures to them, and the page says nothing a reader could not recompute from the ticks.
+ */
+
+const CURVE = { width: 640, height: 360, left: 64, right: 24, top: 16, bottom: 52 };
+/** Ticks 0, step, 2·step … up to the first multiple of step at or above `max`; step is 1, 2 or 5 × 10ⁿ, at most `most` steps. */
+function niceAxis(max, most = 5) {
+    const top = Number.isFinite(max) && max > 0 ? max : 1;
+    const raw = top / most;
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw * (1 - 1e-12));
+    const steps = Math.ceil(top / step - 1e-9);
+    const ticks = Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+    return { max: ticks[steps], step, ticks };
+}
+const tenth = (v) => Math.round(v * 10) / 10;
+/** The scale of a chart whose largest per-user and output figures are `maxPerUser` and `maxOutput`. */
+function curveScale(maxPerUser, maxOutput) {
+    const x = niceAxis(maxPerUser);
+    const y = niceAxis(maxOutput);
+    const width = CURVE.width - CURVE.left - CURVE.right;
+    const height = CURVE.height - CURVE.top - CURVE.bottom;
+    return {
+        x,
+        y,
+        px: (v) => tenth(CURVE.left + (v / x.max) * width),
+        py: (v) => tenth(CURVE.top + height - (v / y.max) * height),
+    };
+}
+/** The scale that holds every point of `lines`. */
+function scaleOf(lines) {
+    const points = lines.flatMap((l) => l.points);
+    return curveScale(Math.max(0, ...points.map((p) => p.perUser)), Math.max(0, ...points.map((p) => p.output)));
+}
+/** `1,200`, `0.5`: as many decimals as the step needs. */
+function tickText(value, step) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+function axes(s) {
+    const { left, top, width, height, bottom } = CURVE;
+    const base = height - bottom;
+    const right = width - CURVE.right;
+    const xs = s.x.ticks.map((t) => `<line class="grid" x1="${s.px(t)}" x2="${s.px(t)}" y1="${top}" y2="${base}"/>` +
+        `<text class="tick" x="${s.px(t)}" y="${base + 16}" text-anchor="middle">${tickText(t, s.x.step)}</text>`);
+    const ys = s.y.ticks.map((t) => `<line class="grid" x1="${left}" x2="${right}" y1="${s.py(t)}" y2="${s.py(t)}"/>` +
+        `<text class="tick" x="${left - 6}" y="${s.py(t) + 4}" text-anchor="end">${tickText(t, s.y.step)}</text>`);
+    return (`<g class="x-axis">${xs.join('')}</g><g class="y-axis">${ys.join('')}</g>` +
+        `<line class="axis" x1="${left}" x2="${right}" y1="${base}" y2="${base}"/>` +
+        `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${base}"/>` +
+        `<text class="title" x="${tenth((left + right) / 2)}" y="${height - 8}" text-anchor="middle">per-user tok/s</text>` +
+        `<text class="title" transform="translate(14 ${tenth((top + base) / 2)}) rotate(-90)" text-anchor="middle">output tok/s</text>`);
+}
+function line(l, s) {
+    const target = escapeHtml(l.target);
+    const d = l.points.map((p, i) => `${i ? 'L' : 'M'}${s.px(p.perUser)} ${s.py(p.output)}`).join('');
+    const points = l.points.map((p) => {
+        const tip = escapeHtml(`${l.target} · ${l.side} · concurrency ${p.concurrency}: ${p.output.toFixed(1)} output tok/s, ${p.perUser.toFixed(2)} per-user tok/s`);
+        const label = l.side === 'current'
+            ? `<text class="point-label" x="${tenth(s.px(p.perUser) + 6)}" y="${tenth(s.py(p.output) - 6)}">c${p.concurrency}</text>`
+            : '';
+        return `<circle class="point" data-target="${target}" data-side="${l.side}" data-concurrency="${p.concurrency}" cx="${s.px(p.perUser)}" cy="${s.py(p.output)}" r="3.5"><title>${tip}</title></circle>${label}`;
+    });
+    return `<g class="${l.side}" style="--c:${l.color}"><path data-target="${target}" data-side="${l.side}" d="${d}"/>${points.join('')}</g>`;
+}
+/** The chart's SVG; `label` is its accessible name (plain text, escaped here). */
+function servingCurveSvg(lines, label) {
+    const s = scaleOf(lines);
+    const ordered = [...lines.filter((l) => l.side === 'baseline'), ...lines.filter((l) => l.side === 'current')];
+    return (`<svg class="curve" viewBox="0 0 ${CURVE.width} ${CURVE.height}" role="img" aria-label="${escapeHtml(label)}"` +
+        ` data-x-max="${s.x.max}" data-y-max="${s.y.max}">${axes(s)}${ordered.map((l) => line(l, s)).join('')}</svg>`);
+}
+
+;// CONCATENATED MODULE: ./src/report/sweep-curves.ts
+/**
+ * The serving curves of a page (SPEC §16): per concurrency sweep (a scenario whose cells are `<scenario>@c<N>`),
+ * one chart with two paths per target, its current figures and its baseline's. The current point of a cell is its
+ * steady `output_tps` and `per_user_tps`; a baseline point is the baseline's output tok/s of the same cell, and its
+ * per-user tok/s that divided by the point's concurrency, as a closed-loop round computes it (bench/round.ts). Which
+ * baseline is the page's to say: the run's leaderboard takes the reference its verdicts used, the dashboard the
+ * previous run in the history. Every text from results (target ids, model names, runtimes) is escaped.
+ */
+
+
+
+
+
+/** Colours that read on the light and the dark scheme alike; targets past the eighth reuse them (the legend names each). */
+const PALETTE = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#bf3989', '#6e7781'];
+const finite = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+/** The page's sweeps, in the order their first point appears; each sweep's targets likewise. */
+function sweepCurves(cells, baselineOutput) {
+    const sweeps = new Map();
+    const colors = new Map();
+    for (const cell of cells) {
+        const point = sweepPoint(cell.scenario);
+        if (!point)
+            continue;
+        if (!colors.has(cell.target))
+            colors.set(cell.target, PALETTE[colors.size % PALETTE.length]);
+        const targets = sweeps.get(point.base) ?? new Map();
+        targets.set(cell.target, [...(targets.get(cell.target) ?? []), { cell, concurrency: point.concurrency }]);
+        sweeps.set(point.base, targets);
+    }
+    return [...sweeps].map(([sweep, targets]) => {
+        const curve = { sweep, inputTokens: 0, outputTokens: 0, concurrencies: [], targets: [], lines: [] };
+        for (const [target, unsorted] of targets) {
+            const points = [...unsorted].sort((a, b) => a.concurrency - b.concurrency);
+            const first = points[0].cell;
+            const { current, baseline } = targetLines(target, points, colors.get(target), baselineOutput);
+            curve.inputTokens = first.workload.inputTokens;
+            curve.outputTokens = first.workload.outputTokens;
+            curve.concurrencies.push(...points.map((p) => p.concurrency));
+            curve.targets.push({
+                id: target,
+                color: current.color,
+                model: first.model || first.target,
+                runtime: runtimeLabel(first),
+                baseline: baseline.points.length > 0,
+            });
+            curve.lines.push(current, ...(baseline.points.length ? [baseline] : []));
+        }
+        curve.concurrencies = [...new Set(curve.concurrencies)].sort((a, b) => a - b);
+        return curve;
+    });
+}
+/** A target's two paths over its points (ascending concurrency): what it measured, and its baseline where there is one. */
+function targetLines(target, points, color, baselineOutput) {
+    const current = points
+        .filter(({ cell }) => finite(cell.metrics.output_tps) && finite(cell.metrics.per_user_tps))
+        .map(({ cell, concurrency }) => ({
+        concurrency,
+        perUser: cell.metrics.per_user_tps,
+        output: cell.metrics.output_tps,
+    }));
+    const baseline = points.flatMap(({ cell, concurrency }) => {
+        const output = baselineOutput(cell);
+        return finite(output) ? [{ concurrency, perUser: output / concurrency, output }] : [];
+    });
+    const line = (side, pts) => ({ target, side, color, points: pts });
+    return { current: line('current', current), baseline: line('baseline', baseline) };
+}
+function legend(curve, labels) {
+    const targets = curve.targets.map((t) => `<li><span class="swatch" style="--c:${t.color}"></span><code>${escapeHtml(t.id)}</code> <span class="dim">${escapeHtml(t.model)} · ${escapeHtml(t.runtime)}${t.baseline ? '' : ' · no baseline'}</span></li>`);
+    const sides = [
+        `<li><span class="swatch key"></span>${escapeHtml(labels.current)}</li>`,
+        `<li><span class="swatch key dashed"></span>${escapeHtml(labels.baseline)}</li>`,
+    ];
+    return `<ul class="legend">${[...targets, ...sides].join('')}</ul>`;
+}
+function sweep_curves_figure(curve, labels) {
+    const name = escapeHtml(curve.sweep);
+    const shape = `${curve.inputTokens} → ${curve.outputTokens} tokens, concurrency ${curve.concurrencies.join(', ')}`;
+    const svg = servingCurveSvg(curve.lines, `Serving curve of ${curve.sweep}: output tok/s against per-user tok/s`);
+    return `<figure class="sweep" data-sweep="${name}"><figcaption><strong>${name}</strong> <span class="dim">${escapeHtml(shape)}</span></figcaption>${svg}${legend(curve, labels)}</figure>`;
+}
+/** The page's section of serving curves; empty when no cell is a sweep point. */
+function curvesSection(curves, labels) {
+    if (!curves.length)
+        return '';
+    return `<section id="serving-curves">
+<h2>Serving curves</h2>
+<p class="dim">${labels.note}</p>
+<div class="curves">
+${curves.map((c) => sweep_curves_figure(c, labels)).join('\n')}
+</div>
+</section>
+`;
+}
+/**
+ * Per sweep point of `cells`, its output tok/s in the run before the latest one that measured it, from the history
+ * (oldest first), with that run's commit: the dashboard's baseline side.
+ */
+function previousRuns(history, cells) {
+    const key = metricKey('output-throughput', 'mean');
+    const previous = new Map();
+    for (const cell of cells) {
+        if (!sweepPoint(cell.id))
+            continue;
+        const runs = history.flatMap((e) => {
+            const v = e.cells[cell.id]?.[key]?.steady;
+            return finite(v) ? [{ output: v, sha: e.sha }] : [];
+        });
+        const before = runs.at(-2);
+        if (before)
+            previous.set(cell.id, before);
+    }
+    return previous;
+}
+/** The pages' style for the curves, on top of the leaderboard's. */
+const CURVE_CSS = `
+.curves { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
+figure.sweep { margin: 0; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+figure.sweep figcaption { font-size: .95rem; margin-bottom: .25rem; }
+svg.curve { display: block; width: 100%; max-width: 48rem; height: auto; }
+svg.curve .grid { stroke: var(--line); stroke-width: 1; }
+svg.curve .axis { stroke: var(--dim); stroke-width: 1; }
+svg.curve text { fill: var(--dim); font-size: 12px; }
+svg.curve text.title { fill: var(--fg); font-size: 13px; }
+svg.curve path { fill: none; stroke: var(--c); stroke-width: 2; }
+svg.curve .baseline path { stroke-dasharray: 6 4; }
+svg.curve .point { fill: var(--c); stroke: var(--c); stroke-width: 1.5; }
+svg.curve .baseline .point { fill: Canvas; }
+svg.curve .point-label { fill: var(--c); font-size: 11px; }
+.legend { list-style: none; padding: 0; margin: .25rem 0 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; overflow-wrap: anywhere; }
+.swatch { display: inline-block; width: 1.6rem; vertical-align: middle; border-top: 3px solid var(--c); margin-right: .35rem; }
+.swatch.key { --c: var(--fg); }
+.swatch.dashed { border-top-style: dashed; }
+`;
+
 ;// CONCATENATED MODULE: ./src/report/leaderboard.ts
+
+
 
 
 
@@ -57052,12 +58223,12 @@ const TABLE_ID = 'leaderboard';
 const num = (label, value) => ({
     label,
     numeric: true,
-    value: (c) => finite(value(c.metrics)),
+    value: (c) => leaderboard_finite(value(c.metrics)),
 });
 const leaderboard_delta = (metric) => ({
     label: `Δ ${metricInfo(metric).short}`,
     numeric: true,
-    value: (c) => finite(c.verdict.metrics[metric]?.delta),
+    value: (c) => leaderboard_finite(c.verdict.metrics[metric]?.delta),
     html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
     tone: (c) => c.verdict.metrics[metric]?.status,
     perRun: true,
@@ -57069,7 +58240,7 @@ function qualityColumn(figure) {
         label: capitalised,
         numeric: true,
         whenPresent: true,
-        value: (c) => finite(info.read(c.quality)),
+        value: (c) => leaderboard_finite(info.read(c.quality)),
         html: (c) => {
             const v = info.read(c.quality);
             return v === undefined ? EMPTY : escapeHtml(info.format(v));
@@ -57107,26 +58278,64 @@ const leaderboard_COLUMNS = [
     ...PRIMARY_METRICS.map(leaderboard_delta),
     ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
 ];
+/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
+const GOODPUT_COLUMN = {
+    label: 'Goodput',
+    numeric: true,
+    value: (c) => leaderboard_finite(c.metrics.goodput),
+    html: (c) => {
+        const share = c.metrics.goodput;
+        if (share === undefined || !c.workload.slo)
+            return EMPTY;
+        const rate = c.metrics.request_goodput === undefined
+            ? ''
+            : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`;
+        return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`;
+    },
+};
+/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
+function pageColumns(cells) {
+    if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined))
+        return leaderboard_COLUMNS;
+    const at = leaderboard_COLUMNS.findIndex((c) => c.label === 'Verdict');
+    return [...leaderboard_COLUMNS.slice(0, at), GOODPUT_COLUMN, ...leaderboard_COLUMNS.slice(at)];
+}
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 function renderLeaderboard(results, ctx = {}) {
     const measured = measuredCells(results.cells);
     const failed = results.cells.filter((c) => c.status === 'error');
     const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
     const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
-    return `${pageHead(title)}
+    const curves = runCurves(results, measured);
+    return `${pageHead(title, curves ? CURVE_CSS : '')}
 <header>
 <h1>${title}</h1>
 <p class="meta">${metaLine(results, ctx)}</p>
 </header>
 <main>
-${measured.length ? leaderboardTable(measured) : '<p>No cell was measured.</p>'}
-${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+${measured.length ? leaderboardTable(measured, pageColumns(measured)) : '<p>No cell was measured.</p>'}
+${curves}${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
 <script>
 ${sortScript(TABLE_ID)}
 </script>
 </body>
 </html>
 `;
+}
+/**
+ * The run's serving curves: this run's figures, and the reference each cell's verdict was judged against (the
+ * baseline file's figure, or the median of the default branch's recent runs), as `verdict.reference` records it.
+ */
+function runCurves(results, measured) {
+    const curves = sweepCurves(measured, (c) => c.verdict.reference?.['output-throughput']?.value);
+    const sha = results.summary?.baseline?.sha;
+    return curvesSection(curves, {
+        current: 'this run',
+        baseline: sha ? `baseline ${sha.slice(0, 7)}` : 'baseline',
+        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid this run, ' +
+            'dashed the baseline its verdicts compared with (its output tok/s; per-user tok/s is that divided by the concurrency). ' +
+            'Both axes start at 0.',
+    });
 }
 /** The cells with figures, in the leaderboard's default order. */
 function measuredCells(cells) {
@@ -57217,7 +58426,7 @@ function formatDate(iso) {
         ? escapeHtml(iso || 'date unknown')
         : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
-function finite(value) {
+function leaderboard_finite(value) {
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
@@ -57366,8 +58575,12 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
 
 
 
-/** The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target). */
-const TREND_METRICS = ['decode', 'ttft', 'startup'];
+
+/**
+ * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
+ * the GPU energy per output token (only where the GPUs reported power).
+ */
+const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy'];
 /** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
 const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
 const facet = {
@@ -57383,10 +58596,15 @@ function renderDashboard(input) {
     const data = {
         commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
         units: TREND_METRICS.map((m) => metricInfo(m).unit),
-        series: cells.map((c) => TREND_METRICS.map((m) => seriesOf(input.history, c.id, m).map((v) => (v === null ? null : formatNumber(v))))),
+        // A series no run recorded has no chart to hover, so it carries nothing.
+        series: cells.map((c) => TREND_METRICS.map((m) => {
+            const values = seriesOf(input.history, c.id, m);
+            return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)));
+        })),
     };
     const last = input.history.at(-1);
-    return `${pageHead(title, DASHBOARD_CSS)}
+    const curves = dashboardCurves(input, cells);
+    return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
 <header>
 <h1>${title}</h1>
 <p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
@@ -57394,7 +58612,7 @@ function renderDashboard(input) {
 <main>
 ${filters(cells)}
 ${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
-<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
+${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
 <p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
@@ -57410,6 +58628,22 @@ ${dashboardScript()}
 </html>
 `;
 }
+/**
+ * The serving curves of the baseline's sweeps: solid, the latest stored run of each point (the table's figures);
+ * dashed, the run before it in the history, so the chart shows what the latest change to the default branch did.
+ */
+function dashboardCurves(input, cells) {
+    const previous = previousRuns(input.history, cells);
+    const curves = sweepCurves(cells, (c) => previous.get(c.id)?.output);
+    const shas = [...new Set([...previous.values()].map((p) => p.sha.slice(0, 7)))];
+    return curvesSection(curves, {
+        current: 'latest run',
+        baseline: shas.length === 1 ? `previous run ${shas[0]}` : 'previous run of each point',
+        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid the ' +
+            "latest stored run (the table's figures), dashed the default branch's run before it (its output tok/s; per-user " +
+            'tok/s is that divided by the concurrency). Both axes start at 0.',
+    });
+}
 function seriesOf(history, id, metric) {
     const key = metricKey(metric, 'mean');
     return history.map((e) => {
@@ -57421,8 +58655,9 @@ function card(input, cell, index) {
     const charts = TREND_METRICS.map((metric, m) => {
         const info = metricInfo(metric);
         const values = seriesOf(input.history, cell.id, metric);
-        // A figure no run recorded (startup of a `url:` target, or of runs before it was kept) gets no chart.
-        if (info.launch && values.every((v) => v === null))
+        // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
+        // kept) gets no chart; the primary figures always have one.
+        if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
             return '';
         const latest = values.filter((v) => v !== null).at(-1);
         const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`);
@@ -57649,6 +58884,7 @@ const ROOT_INDEX_PATH = 'index.html';
 
 
 
+
 const merge_time = (iso) => {
     const t = Date.parse(iso ?? '');
     return Number.isNaN(t) ? -Infinity : t;
@@ -57680,18 +58916,29 @@ function mergeResults(stored, incoming) {
 }
 /**
  * The (metric, stat) pairs history keeps for a gate: every gated metric, plus always the registry's primary metrics'
- * means and the launch figures (one number a cell, which the dashboard draws whatever the gate says).
+ * means and the launch figures (one number a cell, which the dashboard draws whatever the gate says). Decode's
+ * spec-decode factors go with decode (compare/spec-split.ts judges them with it); a cell that did not draft has none.
+ * Energy per token is kept where measured, for the dashboard.
  */
 function gatedPairs(gate) {
+    // Energy per token too: one number a cell where the GPUs reported power, which the dashboard draws.
+    const kept = [...DECODE_FACTORS, 'energy'].map((m) => [m, 'mean']);
     if (!gate)
-        return GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean'] : GATE_STATS).map((s) => [m, s]));
+        return [
+            ...GATED_METRICS.flatMap((m) => (metricInfo(m).scalar ? ['mean'] : GATE_STATS).map((s) => [m, s])),
+            ...kept,
+        ];
     const pairs = [...PRIMARY_METRICS, ...LAUNCH_METRICS].map((m) => [m, 'mean']);
     for (const metric of GATED_METRICS) {
         if (!gate[metric])
             continue;
         pairs.push([metric, isRelative(metric) ? gate[metric].stat : 'mean']);
     }
-    return pairs;
+    return [...pairs, ...kept];
+}
+/** A concurrency sweep's point keeps its output tok/s whatever the gate: the dashboard's serving curve draws it. */
+function sweepPairs(cell) {
+    return sweepPoint(cell.scenario) ? [['output-throughput', 'mean']] : [];
 }
 function samplesOf(cell, metric, stat) {
     const steady = readCellMetric(cell, metric, stat);
@@ -57705,7 +58952,8 @@ function samplesOf(cell, metric, stat) {
 }
 /**
  * One history entry for a run: per storable cell, the steady value and steady-round samples of each
- * metric key its target's gate uses (`gates` keyed by target id). Without `gates`, every metric key.
+ * metric key its target's gate uses (`gates` keyed by target id), and a sweep point's output tok/s. Without `gates`,
+ * every metric key.
  */
 function historyEntry(results, gates) {
     const cells = {};
@@ -57713,7 +58961,7 @@ function historyEntry(results, gates) {
     for (const cell of storableCells(results)) {
         workloads[cell.id] = workloadDigest(cell.workload);
         const metrics = {};
-        for (const [metric, stat] of gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined)) {
+        for (const [metric, stat] of [...gatedPairs(gates ? (gates[cell.target] ?? {}) : undefined), ...sweepPairs(cell)]) {
             const key = metricKey(metric, stat);
             const samples = key in metrics ? undefined : samplesOf(cell, metric, stat);
             if (samples)
@@ -57815,6 +59063,7 @@ function withCellShare(cell) {
 
 
 
+
 /** A value as a message shows it: short, and never a whole object. */
 function describeValue(value) {
     if (value === undefined)
@@ -57886,6 +59135,15 @@ const round = obj({
     }).optional(),
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
+/** A verdict on one of decode's spec-decode factors (acceptance length, step time), kept in decode's. */
+const factorVerdict = obj({
+    status: oneOf(METRIC_VERDICTS),
+    metric: oneOf(DECODE_FACTORS),
+    current: results_schema_num,
+    baseline: results_schema_num,
+    delta: numOrNull,
+    reason: str,
+});
 const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     status: oneOf(METRIC_VERDICTS),
     metric: schemas_enum(GATED_METRICS, {
@@ -57896,6 +59154,7 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     baseline: results_schema_num,
     delta: numOrNull,
     reason: str,
+    factors: results_schema_list(factorVerdict).optional(),
 }));
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
     for (const [key, verdict] of Object.entries(metrics)) {
@@ -57989,6 +59248,9 @@ const cell = obj({
         api: oneOf(['completions', 'chat']).optional(),
         requestBody: str.optional(),
         unrequested: results_schema_list(oneOf(['inputTokens', 'outputTokens'])).optional(),
+        prefixTokens: results_schema_num.optional(),
+        slo: obj({ ttftMs: results_schema_num.optional(), tpotMs: results_schema_num.optional(), e2eMs: results_schema_num.optional() }).optional(),
+        prompts: oneOf(PROMPT_KINDS).optional(),
     }),
     metrics: metricsBlockOrNull,
     rounds: results_schema_list(round),
@@ -58009,6 +59271,7 @@ const cell = obj({
     quality: quality.optional(),
     host: host.optional(),
     startup_s: results_schema_num.optional(),
+    image_pull_s: results_schema_num.optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 const run = obj({
@@ -58235,7 +59498,8 @@ function refOf(hardware, source, results, history) {
 
 
 
-function fileStore(path) {
+/** `shown`: how reports name the file (relative to the workspace); `path` by default. */
+function fileStore(path, shown = path) {
     return {
         kind: 'file',
         async load() {
@@ -58249,7 +59513,7 @@ function fileStore(path) {
             const results = readResults(text, `baseline-file ${path}`);
             // The file's own rounds are its only samples: one history entry with every metric key.
             const history = storableCells(results).length > 0 ? [historyEntry(results)] : [];
-            return { view: { results, history }, ref: refOf(results.run.hardware, `file ${path}`, results, history) };
+            return { view: { results, history }, ref: refOf(results.run.hardware, `file ${shown}`, results, history) };
         },
         async save() {
             throw new Error(`baseline-file ${path} is read-only: nothing is written to the store when baseline-file is set`);
@@ -59397,6 +60661,8 @@ function hostPort(url) {
 
 
 
+
+
 /** The label every container of a run carries; its value is the run id. */
 const RUN_LABEL = 'llm-bench-gate.run';
 const DETECT_TIMEOUT_MS = 3000;
@@ -59427,7 +60693,9 @@ function shellWords(value) {
  * command line or the log.
  */
 function container_runCommand(runtime, c, at) {
-    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
+    // `--pull=never`: a missing image is pulled before the launch (`pullImage`), so the run never pulls inside startup.
+    const label = `${RUN_LABEL}=${at.runId}`;
+    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', label, '--pull=never'];
     if (c.gpus === 'all')
         fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
     if (c.shmSize)
@@ -59453,10 +60721,10 @@ const KILL_AFTER_MS = 2_000;
 /** What is kept of a runtime CLI's output (ids, one inspect value, an error line). */
 const OUTPUT_CHARS = 1024 * 1024;
 /**
- * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs` it gets
- * SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
+ * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs`, or when
+ * `signal` aborts, it gets SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
  */
-function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
+function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS, signal) {
     return new Promise((resolve) => {
         const child = (0,external_node_child_process_namespaceObject.spawn)(runtime, args, { stdio: ['ignore', 'pipe', 'pipe'] });
         const out = { stdout: '', stderr: '' };
@@ -59467,13 +60735,20 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
                     out[name] += text.slice(0, OUTPUT_CHARS - out[name].length);
             });
         }
-        let timedOut = false;
+        let ended;
         let kill;
-        const timer = setTimeout(() => {
-            timedOut = true;
+        const end = (why) => {
+            if (ended)
+                return;
+            ended = why;
             child.kill('SIGTERM');
             kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
-        }, timeoutMs);
+        };
+        const timer = setTimeout(() => end('timed out'), timeoutMs);
+        const onAbort = () => end('aborted');
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal?.aborted)
+            onAbort();
         let settled = false;
         const finish = (ran) => {
             if (settled)
@@ -59481,13 +60756,14 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
             settled = true;
             clearTimeout(timer);
             clearTimeout(kill);
+            signal?.removeEventListener('abort', onAbort);
             resolve(ran);
         };
         child.once('error', (error) => finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' }) }));
-        const ended = (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) });
+        const exited = (code) => finish({ code: ended ? null : code, ...out, ...(ended && { failure: ended }) });
         // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-        child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref());
-        child.once('close', ended);
+        child.once('exit', (code) => setTimeout(() => exited(code), 1000).unref());
+        child.once('close', exited);
     });
 }
 let detected;
@@ -59563,6 +60839,58 @@ async function containerIdentity(runtime, name, image) {
         : '';
     const digest = repo.split(' ')[0]?.split('@')[1] || id;
     return { runtime, image, ...(digest ? { digest } : {}) };
+}
+/** What an error quotes of the runtime's stderr: its last lines, newest first kept (podman prints retries, then the error). */
+const STDERR_LINES = 3;
+const STDERR_CHARS = 600;
+/** The last STDERR_LINES lines that fit in STDERR_CHARS (the last one always, clipped), on one line, redacted. */
+function stderrTail(ran) {
+    const lines = ran.stderr
+        .split(/\r?\n|\r/)
+        .map((line) => redactLine(line, STDERR_CHARS))
+        .filter(Boolean);
+    const kept = [];
+    for (const line of lines.slice(-STDERR_LINES).reverse()) {
+        if (kept.length && [line, ...kept].join(' | ').length > STDERR_CHARS)
+            break;
+        kept.unshift(line);
+    }
+    return kept.join(' | ') || 'no message';
+}
+/** Why a runtime call gave no answer: the binary is missing, it hung past its bound, or the run was cancelled. */
+function noAnswer(runtime, call, ran, timeoutMs) {
+    if (ran.failure === 'not found')
+        return `no \`${runtime}\` command on PATH`;
+    if (ran.failure === 'timed out')
+        return `\`${runtime} ${call}\` did not finish within ${formatDuration(timeoutMs)}`;
+    if (ran.failure === 'aborted')
+        return `cancelled during \`${runtime} ${call}\``;
+    return undefined;
+}
+/**
+ * Whether the runtime has the image locally, asking no registry. podman: `image exists` exits 0 when it does, 1
+ * when it does not, 125 on an error (podman-image-exists(1)). docker: `image inspect` exits 0, or 1 with "No such
+ * image" on stderr (docs.docker.com, `docker image inspect`). Any other answer throws: the runtime cannot say.
+ */
+async function imagePresent(runtime, image, signal) {
+    const args = runtime === 'podman' ? ['image', 'exists', image] : ['image', 'inspect', '--format', '{{.Id}}', image];
+    const ran = await runtimeExec(runtime, args, COMMAND_TIMEOUT_MS, signal);
+    const failed = noAnswer(runtime, args.slice(0, 2).join(' '), ran, COMMAND_TIMEOUT_MS);
+    if (failed)
+        throw new Error(`cannot tell whether image ${image} is present: ${failed}`);
+    if (ran.code === 0)
+        return true;
+    if (ran.code === 1 && (runtime === 'podman' || /no such (image|object)/i.test(ran.stderr)))
+        return false;
+    throw new Error(`cannot tell whether image ${image} is present: \`${runtime} ${args.slice(0, 2).join(' ')}\` exited with code ${ran.code}: ${stderrTail(ran)}`);
+}
+/** `pull <image>`, bounded by `timeoutMs` and `signal`; throws naming the image with the runtime's last stderr lines. */
+async function pullImage(runtime, image, timeoutMs, signal) {
+    const ran = await runtimeExec(runtime, ['pull', image], timeoutMs, signal);
+    const failed = noAnswer(runtime, `pull ${image}`, ran, timeoutMs) ??
+        (ran.code === 0 ? undefined : `\`${runtime} pull ${image}\` exited with code ${ran.code}: ${stderrTail(ran)}`);
+    if (failed)
+        throw new Error(`image ${image} is not present locally and could not be pulled: ${failed}`);
 }
 
 ;// CONCATENATED MODULE: ./src/server/guard.ts
@@ -59672,13 +61000,7 @@ function gitReason(stderr) {
         .map((l) => l.trim())
         .filter(Boolean);
     const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.at(-1) ?? 'no message';
-    const clean = redact_redact(line
-        .replace(/^(fatal|error):\s*/i, '')
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u001f\u007f]/g, ' ')
-        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
-        .trim());
-    return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean;
+    return redactLine(line.replace(/^(fatal|error):\s*/i, ''), REASON_CHARS);
 }
 /** Keeps the first GIT_OUTPUT_BYTES of a stream. */
 function collector() {
@@ -60010,6 +61332,7 @@ async function prepareOutside(target, command, at) {
             return [...(problem ? [problem] : []), ...(await runStopTask(write))];
         },
         identity: () => containerIdentity(runtime, name, c.image),
+        image: { runtime, name: c.image },
         ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
     };
 }
@@ -60162,6 +61485,30 @@ async function prepare(options, command, at) {
         throw new StartError(options.target.id, 'spawn', `cannot prepare the launch: ${errorMessage(error)}`);
     }
 }
+/**
+ * A container's image, pulled before the spawn when the runtime lacks it, so startup never holds a pull: the pull's
+ * milliseconds, or undefined when the image was present (or the target runs none). The pull gets the target's
+ * `ready-timeout` of its own. Nothing runs yet, so a failure throws with nothing to tear down.
+ */
+async function pullMissing(options, image) {
+    if (!image)
+        return undefined;
+    const { target, log, signal } = options;
+    const timeoutMs = target.settings.readyTimeoutMs;
+    try {
+        if (await imagePresent(image.runtime, image.name, signal))
+            return undefined;
+        log.info(`${target.id}: image ${image.name} is not present for ${image.runtime}; pulling it (up to ${formatDuration(timeoutMs)}, timed apart from startup)`);
+        const since = performance.now();
+        await pullImage(image.runtime, image.name, timeoutMs, signal);
+        const ms = performance.now() - since;
+        log.info(`${target.id}: pulled image ${image.name} in ${formatDuration(ms)}`);
+        return ms;
+    }
+    catch (error) {
+        throw new StartError(target.id, signal?.aborted ? 'aborted' : 'spawn', errorMessage(error));
+    }
+}
 async function launch(options, command) {
     const { target, log } = options;
     const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
@@ -60177,10 +61524,11 @@ async function launch(options, command) {
     const outside = await prepare(options, command, { port, logPath, env: extra });
     if (outside.runtimeNote)
         log.info(`${target.id}: ${outside.runtimeNote}`);
+    const pullMs = await pullMissing(options, outside.image);
     const filled = fillRuntime(outside.command, { port, run: runId });
     const { env, withheld } = engineEnv(process.env, target.settings.passEnv, extra);
     let group;
-    // Startup counts from the spawn: the guard's registration and runtime detection before it are ours, not the engine's.
+    // Startup counts from the spawn: the guard's registration, runtime detection and image pull before it are not the engine's.
     const spawned = performance.now();
     try {
         group = await launchGroup({ command: filled, env, logPath, cwd: target.workdir });
@@ -60205,8 +61553,9 @@ async function launch(options, command) {
     }
     if (!isFailure(outcome)) {
         const { readyMs, totalMs } = outcome;
-        log.info(`${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)})`);
-        return { ...running, startup: outcome };
+        const pulled = pullMs === undefined ? '' : `; image pull ${formatDuration(pullMs)} apart`;
+        log.info(`${target.id}: ready at ${baseUrl}; startup ${formatDuration(totalMs)} (health ready after ${formatDuration(readyMs)}, smoke request ${formatDuration(totalMs - readyMs)}${pulled})`);
+        return { ...running, startup: { ...outcome, ...(pullMs !== undefined && { pullMs }) } };
     }
     const failure = outcome;
     await running.stop();
@@ -60427,7 +61776,8 @@ async function targetHost(target, state, info) {
  * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
  * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
  * own timeout. AIPerf scrapes `/metrics` during a run the same way; `vllm bench serve` only diffs counters.
- * The watch rides alongside the GPU watch: what it adds to the round is `server`, and it never disturbs a round.
+ * The watch rides alongside the GPU watch: what it adds to the round is `server` (and `gpu` for an engine that models
+ * its own GPU, EngineAdapter.roundGpu), and it never disturbs a round.
  */
 
 
@@ -60445,8 +61795,13 @@ function serverWatch(adapter, http, baseUrl, o = {}) {
         return async () => {
             const samples = await sampler.stop();
             const after = await read();
-            const server = before && after ? roundServer(series, before, after, samples) : undefined;
-            return server ? { server } : {};
+            const all = before && after ? roundServer(series, before, after, samples) : undefined;
+            if (!all)
+                return {};
+            // The engine's own GPU series make the round's GPU record, and only that.
+            const gpu = adapter.roundGpu?.(all);
+            const server = withoutSeries(all, series.gpu ?? []);
+            return gpu ? { server, gpu } : { server };
         };
     };
 }
@@ -60492,16 +61847,26 @@ function roundServer(series, before, after, samples) {
     const rates = derivedRates(deltas, series.ratios);
     return { deltas, peaks, means, ...(rates && { rates }), samples: samples.length };
 }
-/** Both watches around the same round: the round is disturbed when either says so; each adds its own record. */
-function combineWatches(first, second) {
-    if (!first || !second)
-        return first ?? second;
+/**
+ * The host's GPU watch and the server watch around the same round: the round is disturbed when the host's watch says
+ * so; the host's watch gives `gpu`, the server watch `server`. An engine that models its own GPU (the simulator) gives
+ * `gpu` too, and its record wins: the host's GPU, if it has one, is not the GPU that engine serves from, so its
+ * readings say nothing about the round's energy; without nvidia-smi the engine's record is the only one.
+ */
+function combineWatches(host, server) {
+    if (!host || !server)
+        return host ?? server;
     return async () => {
-        const endFirst = await first();
-        const endSecond = await second().catch(() => undefined);
+        const endHost = await host();
+        const endServer = await server().catch(() => undefined);
         return async (window) => {
-            const [a, b] = await Promise.all([endFirst(window), endSecond?.(window).catch(() => undefined)]);
-            return { ...b, ...a, ...(b?.server && { server: b.server }) };
+            const [a, b] = await Promise.all([endHost(window), endServer?.(window).catch(() => undefined)]);
+            return {
+                ...b,
+                ...a,
+                ...(b?.server && { server: b.server }),
+                ...(b?.gpu && { gpu: b.gpu }),
+            };
         };
     };
 }
@@ -60526,6 +61891,7 @@ async function measureCell(o) {
         onRound: (p) => o.log.info(progressLine(cell.id, p)),
         // The engine's counters around each steady round, next to the host's GPU watch.
         watch: combineWatches(o.watch, serverWatch(adapter, http, baseUrl)),
+        acceptance: adapter.roundAcceptance && ((server, records) => adapter.roundAcceptance?.(server, records)),
         onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
     });
     if (o.extend)
@@ -62107,6 +63473,7 @@ function nonce(index) {
     return words.join(' ');
 }
 let fillerCache;
+/** `words` filler words, the same for the same count. */
 function filler(words) {
     if (fillerCache?.words !== words) {
         const parts = new Array(words);
@@ -62139,7 +63506,7 @@ function requestBody(o) {
     const body = o.api === 'chat'
         ? { ...common, messages: [{ role: 'user', content: o.prompt }], max_completion_tokens: o.maxTokens }
         : { ...common, prompt: o.prompt };
-    return JSON.stringify(o.adapter.transformRequest(body, o.api));
+    return JSON.stringify(o.adapter.transformRequest(body, o.api, o.sharedPrefix ? { sharedPrefix: true } : undefined));
 }
 
 ;// CONCATENATED MODULE: ./src/bench/calibrate.ts
@@ -62149,7 +63516,8 @@ function requestBody(o) {
  * request confirms it, because `/tokenize` may skip the chat template or the BOS token; without
  * a tokenizer, throwaway 1-token requests and their `usage.prompt_tokens` steer the search.
  * Every loop is bounded; a target that cannot be hit exactly returns the closest length, and
- * the achieved counts of the real requests flag the cell.
+ * the achieved counts of the real requests flag the cell. A count from usage is of the last
+ * prompt built with the filler length returned (calibrator.ts counts that prompt again).
  */
 
 const MAX_STEPS = 6;
@@ -62171,8 +63539,9 @@ async function fit(start, goal, build, count) {
     }
     return best;
 }
-async function calibrate(target, build, counters) {
-    let start = Math.max(0, target - FIXED_WORDS);
+/** `otherWords`: words the prompt carries besides its own lead, nonce and filler (a shared prefix), for the first guess. */
+async function calibrate(target, build, counters, otherWords = 0) {
+    let start = Math.max(0, target - FIXED_WORDS - otherWords);
     if (counters.tokenize) {
         let offset = 0;
         for (let round = 0; round < MAX_VERIFY; round++) {
@@ -62196,38 +63565,63 @@ async function calibrate(target, build, counters) {
 
 ;// CONCATENATED MODULE: ./src/bench/calibrator.ts
 /**
- * A client's prompt calibrations: one per input length (a client speaks one API, so the length
- * is the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
+ * A client's prompt calibrations: one per input length and shared prefix (a client speaks one API, so those
+ * are the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
  * so the next cell tries again instead of inheriting the error.
  */
 
 
 function createCalibrator(o) {
     const calibrations = new Map();
-    return (inputTokens, signal) => {
-        let pending = calibrations.get(inputTokens);
+    return (inputTokens, signal, prefix) => {
+        const key = `${inputTokens}\n${prefix ?? ''}`;
+        let pending = calibrations.get(key);
         if (!pending) {
-            pending = calibrateLength(o, inputTokens, signal);
-            pending.catch(() => calibrations.delete(inputTokens));
-            calibrations.set(inputTokens, pending);
+            pending = calibrateLength(o, inputTokens, signal, prefix);
+            pending.catch(() => calibrations.delete(key));
+            calibrations.set(key, pending);
         }
         return pending;
     };
 }
-async function calibrateLength(o, inputTokens, signal) {
+async function calibrateLength(o, inputTokens, signal, prefix) {
+    const counters = await promptCounters(o, `${inputTokens} tokens`, signal);
+    const own = prefix === undefined ? o.prompt : (words) => `${prefix} ${o.prompt(words)}`;
+    // A count from usage is of the last prompt calibrate() built with the filler length it returns.
+    const built = new Map();
+    const prompt = o.tokenizeSettled
+        ? (fillerWords) => {
+            const text = own(fillerWords);
+            built.set(fillerWords, text);
+            return text;
+        }
+        : own;
+    const calibration = await calibrate(inputTokens, prompt, counters, prefix === undefined ? 0 : prefix.split(' ').length);
+    const count = counters.tokenize;
+    if (!o.tokenizeSettled || !count || calibration.source === 'estimate')
+        return calibration;
+    // Without usage the tokenizer's count is all there is, and it is the one calibrate() returned.
+    if (calibration.source === 'tokenize')
+        return { ...calibration, tokenized: calibration.promptTokens };
+    const settled = built.get(calibration.fillerWords);
+    const tokenized = settled === undefined ? undefined : await count(settled);
+    return tokenized === undefined ? calibration : { ...calibration, tokenized };
+}
+/** The server's counts of a text: its tokenizer where it has one, and real 1-token requests; `what` names errors. */
+async function promptCounters(o, what, signal) {
     const name = await o.modelName();
     const { tokenize } = o;
-    return calibrate(inputTokens, o.prompt, {
+    return {
         // A tokenizer that fails only costs the shortcut: the real requests still steer the search.
         tokenize: tokenize ? (text) => tokenize(name, text).catch(() => undefined) : undefined,
         probe: async (text) => {
             const outcome = await o.probe(text, signal);
             const e = outcome.error;
             if (e)
-                throw new RequestError(`prompt calibration (${inputTokens} tokens): ${e.message}`, e.kind, e.status);
+                throw new RequestError(`prompt calibration (${what}): ${e.message}`, e.kind, e.status);
             return outcome.tally.promptTokens;
         },
-    });
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/bench/events.ts
@@ -62349,6 +63743,41 @@ function servedModel(configured, http, baseUrl, timeoutMs) {
         }
         return model;
     };
+}
+
+;// CONCATENATED MODULE: ./src/bench/prefix.ts
+/**
+ * The shared prefix of a `prefix-tokens` scenario: every request of a round starts with the same text (a chat
+ * system prompt, a RAG template), then its own unique part, so a prefix cache (vLLM's automatic prefix caching,
+ * SGLang's RadixAttention, a llama.cpp slot's cached prompt) serves the prefix once it is warm. The text is
+ * the prompt's own vocabulary behind a lead word and a nonce picked from the scenario's id, so two scenarios on
+ * one server never share a prefix and one cell never warms another; the rounds of a cell (and its
+ * re-measurements) share it, so the cold round warms the cache and the warm rounds hit it.
+ *
+ * Its length is calibrated like a prompt's (calibrate.ts): the prefix alone, sent as a prompt, costs
+ * `prefix-tokens` as the server counts them, BOS and chat-template head included — what a cache can hold.
+ */
+
+
+const prefix_LEAD = 'System';
+/** Nonce indices of prefixes: far from every request's own (benchmark requests count from 0). */
+const PREFIX_NONCE = 2_000_000_000;
+/** A 31-bit FNV-1a hash of the scenario id: the prefix's nonce. */
+function keyIndex(key) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++)
+        h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+    return PREFIX_NONCE + (h & 0x7fffffff);
+}
+/** The prefix of scenario `key` with `fillerWords` words after its lead and nonce. */
+function prefixText(key, fillerWords) {
+    const tail = fillerWords > 0 ? ` ${filler(fillerWords)}` : '';
+    return `${prefix_LEAD} ${nonce(keyIndex(key))}${tail}`;
+}
+/** The prefix of scenario `key` calibrated to `tokens`. */
+async function sharedPrefix(key, tokens, counters) {
+    const fit = await calibrate(tokens, (words) => prefixText(key, words), counters);
+    return { text: prefixText(key, fit.fillerWords), tokens: fit.promptTokens };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/errors.js
@@ -63295,194 +64724,6 @@ function createSender(o) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/flags.ts
-function spread(values) {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const v of values) {
-        if (v < min)
-            min = v;
-        if (v > max)
-            max = v;
-    }
-    return min === max ? `${min}` : `${min}-${max}`;
-}
-function lengthFlag(what, values, wanted) {
-    return values.some((v) => v !== wanted) ? `lengths-missed: ${what} ${spread(values)}/${wanted}` : undefined;
-}
-/** Flags from the steady rounds and their requests. */
-function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
-    const flags = [];
-    const ok = steadyRequests.filter((r) => r.ok);
-    const counted = ok.filter((r) => r.usageReported);
-    const unreported = ok.length - counted.length;
-    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
-    const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens);
-    const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens);
-    if (prompt)
-        flags.push(prompt);
-    if (output)
-        flags.push(output);
-    if (unreported > 0)
-        flags.push(`usage-missing: ${unreported}/${ok.length} requests`);
-    for (const round of rounds) {
-        if (round.steady && round.requests > 0 && round.errors / round.requests > maxErrorShare) {
-            flags.push(`errors: ${round.errors}/${round.requests} in round ${round.index + 1}`);
-        }
-    }
-    return flags;
-}
-
-;// CONCATENATED MODULE: ./src/bench/round.ts
-/**
- * Per-round statistics and the steady state of a cell. The per-request figures follow
- * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
- * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
- * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
- * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
- * time instead), and the round's throughputs divide by it. Failed requests are counted and
- * grouped by reason, never part of a statistic.
- */
-
-
-/** Failure reasons with their counts, most frequent first. */
-function countReasons(reasons) {
-    const counts = new Map();
-    for (const [reason, n] of reasons)
-        counts.set(reason, (counts.get(reason) ?? 0) + n);
-    return [...counts]
-        .map(([reason, count]) => ({ reason, count }))
-        .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-}
-/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
-function roundWindow(records, round) {
-    const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0;
-    return { startMs, endMs: startMs + round.durationMs };
-}
-function summarizeRound(ctx, records) {
-    const ok = records.filter((r) => r.ok);
-    const failed = records.filter((r) => !r.ok);
-    const retried = records.filter((r) => r.retried).length;
-    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
-    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
-    const durationMs = Math.max(0, lastToken - firstSend);
-    const seconds = durationMs / 1000;
-    // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
-    const decoding = ok.filter((r) => r.outputTokens > 1);
-    const tpot = decoding.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1));
-    const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
-    const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0);
-    const perSecond = (x) => (seconds > 0 ? x / seconds : 0);
-    const outputTps = perSecond(outputTokens);
-    const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0);
-    const metrics = {
-        ttft_ms: describe(ok.map((r) => r.ttftMs)),
-        tpot_ms: describe(tpot),
-        itl_ms: describe(ok.flatMap((r) => r.itlMs)),
-        e2e_ms: describe(ok.map((r) => r.e2eMs)),
-        decode_tps: decodeRates(tpot),
-        prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
-        output_tps: outputTps,
-        total_tps: perSecond(outputTokens + promptTokens),
-        per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
-        request_tps: perSecond(ok.length),
-        failed_share: records.length ? failed.length / records.length : 0,
-    };
-    return {
-        index: ctx.index,
-        steady: ctx.steady,
-        requests: records.length,
-        errors: failed.length,
-        errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1])),
-        ...(retried > 0 && { retried }),
-        durationMs,
-        metrics,
-        achieved: {
-            promptTokens: extent(ok.map((r) => r.promptTokens)),
-            outputTokens: extent(ok.map((r) => r.outputTokens)),
-        },
-    };
-}
-/**
- * Per-request decode rates, 1000 / TPOT, with their percentiles as they are; the mean is 1000 / mean(TPOT), the
- * harmonic mean of the rates, which agrees with TPOT and with an engine's own aggregate. The arithmetic mean of
- * rates lets one fast request outweigh the rest: with a draft model that accepts a whole reply at once, one
- * request at 2,000 tok/s among seven at 25 makes it 272 tok/s where TPOT says 28.
- */
-function decodeRates(tpot) {
-    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report for that request.
-    const rates = describe(tpot.filter((t) => t > 0).map((t) => 1000 / t));
-    const meanTpot = stats_mean(tpot);
-    return meanTpot > 0 ? { ...rates, mean: 1000 / meanTpot } : rates;
-}
-/** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
-function steadyState(rounds) {
-    const kept = rounds.filter((r) => r.steady && r.errors < r.requests);
-    if (!kept.length)
-        return null;
-    const block = {};
-    for (const key of DISTRIBUTION_METRICS) {
-        const stats = kept.map((r) => r.metrics[key]);
-        block[key] = {
-            mean: stats_mean(stats.map((s) => s.mean)),
-            p50: stats_mean(stats.map((s) => s.p50)),
-            p90: stats_mean(stats.map((s) => s.p90)),
-            p99: stats_mean(stats.map((s) => s.p99)),
-            std: stats_mean(stats.map((s) => s.std)),
-            min: stats_mean(stats.map((s) => s.min)),
-            max: stats_mean(stats.map((s) => s.max)),
-        };
-    }
-    for (const key of SCALAR_METRICS)
-        block[key] = stats_mean(kept.map((r) => r.metrics[key]));
-    for (const key of OPTIONAL_SCALAR_METRICS) {
-        const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]));
-        if (values.length)
-            block[key] = stats_mean(values);
-    }
-    // Failures count over every steady round, including one where nothing succeeded.
-    const steady = rounds.filter((r) => r.steady);
-    const sent = steady.reduce((n, r) => n + r.requests, 0);
-    block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0;
-    return block;
-}
-
-;// CONCATENATED MODULE: ./src/bench/record.ts
-
-function toRecord(ctx, outcome) {
-    const t = outcome.tally;
-    // A completion count of 0 next to streamed tokens is no count at all (vLLM falls back the same way).
-    const reported = t.completionTokens !== undefined && !(t.completionTokens === 0 && t.chunks > 0);
-    const record = {
-        index: ctx.index,
-        ok: outcome.error === undefined && t.firstTokenAt !== undefined,
-        queueMs: ctx.queueMs,
-        sentAt: outcome.sentAt,
-        ttftMs: t.firstTokenAt === undefined ? 0 : t.firstTokenAt - outcome.sentAt,
-        e2eMs: t.lastTokenAt === undefined ? 0 : t.lastTokenAt - outcome.sentAt,
-        promptTokens: t.promptTokens ?? ctx.expectedPromptTokens,
-        outputTokens: reported ? t.completionTokens : t.chunks,
-        usageReported: reported,
-        itlMs: t.itl,
-        chunks: t.chunks,
-    };
-    if (outcome.error) {
-        record.error = outcome.error.message;
-        record.errorKind = outcome.error.kind;
-    }
-    if (record.ok)
-        record.output = checkDegenerate(t.sample);
-    if (t.firstEventAt !== undefined)
-        record.firstEventMs = t.firstEventAt - outcome.sentAt;
-    if (t.ttftEvent !== undefined)
-        record.ttftEvent = t.ttftEvent;
-    if (t.extras)
-        record.extras = t.extras;
-    if (outcome.retried)
-        record.retried = true;
-    return record;
-}
-
 ;// CONCATENATED MODULE: ./src/bench/schedule.ts
 /**
  * Load generation. Closed loop: at most `concurrency` requests in flight, the next one sent as
@@ -63541,6 +64782,1067 @@ async function openLoop(offsetsMs, send, signal) {
     return Promise.all(pending);
 }
 
+;// CONCATENATED MODULE: ./src/bench/text-topics-home.ts
+const HOME_TOPICS = [
+    {
+        name: 'cooking',
+        about: ['a weeknight dinner', 'cooking at home', 'a family recipe', 'a one-pot meal', 'cooking with vegetables'],
+        questions: [
+            'how long does the dish take to cook?',
+            'what can be used instead of the main vegetable?',
+            'when should the herbs go in?',
+            'how long do the leftovers keep?',
+        ],
+        sentences: [
+            '{dish} serves {people} people and takes about {minutes} minutes from start to finish.',
+            'Warm the {fat} in {pan} and add the {veg} once it starts to shimmer.',
+            'Cook the {veg} over {heat} until they soften, stirring every minute or so.',
+            'Add {herb} near the end, because long cooking dulls its flavour.',
+            'Most cooks agree that the real secret is to {tip}.',
+            'If the sauce looks too thick, loosen it with a splash of water or stock.',
+            'Leftovers keep for {days} days in the fridge and often taste better the next day.',
+            'A squeeze of lemon at the end lifts {dish} without making it sour.',
+            'Season in small steps, tasting as you go, rather than adding all the salt at once.',
+            'For a richer result, stir in {extra} just before serving.',
+            'You can swap the {veg} for {veg2} if that is what you have in the kitchen.',
+            'Chop the {veg} before you start, so that everything is ready when the pan is hot.',
+            'Served with rice or warm bread, {dish} makes a filling meal for {people}.',
+        ],
+        slots: {
+            dish: 'the lentil soup|a simple tomato sauce|the vegetable curry|a tray of roast potatoes|the mushroom risotto|a chickpea stew|the egg fried rice|a pot of bean chili',
+            veg: 'onions|carrots|peppers|courgettes|mushrooms|leeks|green beans|sweet potatoes',
+            herb: 'fresh parsley|a little thyme|chopped coriander|dried oregano|a bay leaf|some torn basil|a sprig of rosemary|a pinch of cumin',
+            minutes: 'twenty|twenty-five|thirty|forty|forty-five|fifty|sixty',
+            heat: 'a low heat|a medium heat|a gentle simmer|a steady heat',
+            fat: 'olive oil|butter|sunflower oil|rapeseed oil|ghee|coconut oil',
+            pan: 'a heavy pan|a wide frying pan|a deep saucepan|a cast iron pot|a large wok|a roasting tin',
+            people: 'two|four|six|eight',
+            days: 'two|three|four',
+            tip: 'taste the food before it is served|let the pan get properly hot first|cut everything to the same size|keep the lid on for the first part|rest the dish for a few minutes before serving|use less water than you think',
+            extra: 'a spoonful of yoghurt|a little cream|some grated cheese|a handful of toasted nuts|a drizzle of good oil|a knob of butter',
+        },
+    },
+    {
+        name: 'gardening',
+        about: [
+            'a vegetable patch',
+            'growing tomatoes',
+            'a small garden',
+            'looking after houseplants',
+            'the spring garden',
+        ],
+        questions: [
+            'how much sun do the plants need?',
+            'when is the best time to water?',
+            'what should be done with the weeds?',
+            'which plants should go in first?',
+        ],
+        sentences: [
+            '{plant} need at least {hours} hours of direct sun a day to do well.',
+            'Water them {when}, when the soil has had time to cool down.',
+            'A layer of {mulch} around the stems keeps the roots moist and the weeds down.',
+            'Pull weeds while they are small, before they have a chance to set seed.',
+            '{plant} grow best in {soil} soil with plenty of compost dug in.',
+            'Sow the seeds in {month} and thin the seedlings once they have two true leaves.',
+            'If the leaves turn yellow, the plants are often getting too much water rather than too little.',
+            'Slugs love {plant}, so check under the leaves after rain and move any you find.',
+            'Feed the bed with {feed} every two weeks once the first flowers appear.',
+            'Plant {plant} next to {plant2}, because the two help each other through the summer.',
+            'A cheap rain barrel collects far more water than most people expect.',
+            'Keep a notebook of what you planted where, so next year you can move the crops around.',
+            'In a small space, {plant} do surprisingly well in pots on a sunny balcony.',
+        ],
+        slots: {
+            plant: 'tomatoes|runner beans|courgettes|lettuces|strawberries|potatoes|carrots|sunflowers',
+            hours: 'four|five|six|seven|eight',
+            when: 'early in the morning|in the evening|at the base of the plant|deeply twice a week',
+            mulch: 'straw|bark chips|grass clippings|leaf mould|garden compost',
+            soil: 'light|rich|well drained|slightly acid|deep',
+            month: 'March|April|May|early spring|late spring',
+            feed: 'a liquid seaweed feed|a tomato feed|diluted nettle tea|a general fertiliser',
+        },
+    },
+    {
+        name: 'home repair',
+        about: [
+            'fixing things at home',
+            'a dripping tap',
+            'painting a room',
+            'small repairs',
+            'keeping a house in good order',
+        ],
+        questions: [
+            'what should be done before starting the repair?',
+            'which tools are needed?',
+            'how long should the paint dry?',
+            'when is it better to call a professional?',
+        ],
+        sentences: [
+            'Before you start, turn off the {supply} at the main switch or valve.',
+            'A {tool} and a little patience solve most small jobs around the house.',
+            'Fill the cracks with {filler} and let it dry completely before sanding it smooth.',
+            'Paint the {surface} in thin coats and leave {hours} hours between them.',
+            'A dripping tap usually needs nothing more than a new washer, which costs very little.',
+            'Check the {part} once a year, because a small fault found early is cheap to fix.',
+            'Wear gloves and safety glasses whenever you cut, drill or sand.',
+            'If you find {sign}, stop and ask a qualified person to take a look.',
+            'Keep spare screws, fuses and washers in one labelled box so you can find them quickly.',
+            'Measure twice and cut once, especially when the {material} is expensive.',
+            'Open the windows while you work, since {filler} and paint give off strong fumes.',
+            'Most of the mess can be avoided by covering the floor with old sheets before you begin.',
+        ],
+        slots: {
+            supply: 'water|power|gas|electricity',
+            tool: 'good screwdriver|small spirit level|sharp utility knife|cordless drill|good adjustable spanner|claw hammer',
+            filler: 'a flexible filler|fresh plaster|wood filler|a ready mixed compound',
+            surface: 'walls|ceiling|door frames|skirting boards|window sills',
+            hours: 'two|four|six|twelve',
+            part: 'smoke alarm|boiler|gutters|roof tiles|window seals|bathroom sealant',
+            sign: 'damp spreading across a wall|a burning smell near a socket|a crack that keeps growing|water under the floor',
+            material: 'timber|worktop|tile|carpet|glass',
+        },
+    },
+    {
+        name: 'pets',
+        about: ['caring for a dog', 'a new kitten', 'looking after pets', 'a rescue animal', 'keeping pets healthy'],
+        questions: [
+            'how often should the animal be fed?',
+            'what helps a new pet settle in?',
+            'when should the vet be called?',
+            'how much exercise does the animal need?',
+        ],
+        sentences: [
+            'A young {pet} needs {meals} small meals a day rather than one large one.',
+            'Give a new {pet} a quiet corner of its own for the first few days.',
+            'Most animals are happier with a fixed routine for food, play and sleep.',
+            'Short training sessions of {minutes} minutes work better than one long lesson.',
+            'Reward good behaviour at once with {reward}, so the animal links the two.',
+            'Call the vet if your {pet} stops eating for more than a day or seems unusually tired.',
+            'Fresh water should always be within reach, especially in hot weather.',
+            'Brush the coat {often} to keep it clean and to spot any problems early.',
+            'Keep {danger} out of reach, because it can make animals very ill.',
+            'A {pet} that is bored will often find its own entertainment, usually on the furniture.',
+            'Regular checks of teeth, ears and claws save a lot of trouble later on.',
+            'Introduce a new {pet} to other animals slowly, one short meeting at a time.',
+        ],
+        slots: {
+            pet: 'puppy|kitten|rabbit|dog|cat',
+            meals: 'three|four|three or four',
+            minutes: 'five|five to ten|ten',
+            reward: 'a small treat|a kind word|a favourite toy|a moment of play',
+            often: 'once a week|every few days|daily in spring',
+            danger: 'chocolate|grapes|onions|lily flowers|cleaning products',
+        },
+    },
+    {
+        name: 'health',
+        about: ['sleeping better', 'staying active', 'healthy habits', 'eating well', 'a busy working week'],
+        questions: [
+            'how much sleep do most adults need?',
+            'what is a good first step?',
+            'how often should exercise happen?',
+            'when is it worth seeing a doctor?',
+        ],
+        sentences: [
+            'Most adults need between {hours} hours of sleep a night to feel rested.',
+            'Going to bed and getting up at the same time each day helps the body keep its rhythm.',
+            'A brisk walk of {minutes} minutes a day already makes a noticeable difference.',
+            'Drink a glass of water with each meal, and more when the weather is warm.',
+            'Try to fill half the plate with {food} at lunch and dinner.',
+            'Screens in the last hour before bed make it harder for many people to fall asleep.',
+            'Small changes that last are worth more than a big plan that stops after a week.',
+            'Stretching for a few minutes after sitting for a long time eases stiff shoulders and backs.',
+            'If {symptom} lasts for more than {weeks} weeks, it is sensible to see a doctor.',
+            'Cutting down on {habit} is one of the simplest ways to feel better quickly.',
+            'A short rest in the afternoon helps some people, but a long one can spoil the night.',
+            'Writing down what you eat for a few days often shows patterns that are easy to change.',
+        ],
+        slots: {
+            hours: 'seven and nine|seven and eight|six and nine',
+            minutes: 'twenty|thirty|twenty-five|forty',
+            food: 'vegetables|salad and vegetables|fruit and vegetables|beans and greens',
+            symptom: 'a cough|tiredness|a headache|poor sleep|pain in a joint',
+            weeks: 'two|three|four',
+            habit: 'sugary drinks|late coffee|salty snacks|sitting still|alcohol',
+        },
+    },
+    {
+        name: 'personal finance',
+        about: ['a monthly budget', 'saving money', 'household bills', 'planning for a big purchase', 'paying off debt'],
+        questions: [
+            'how much should be saved each month?',
+            'what should be paid first?',
+            'how big should the emergency fund be?',
+            'what is the simplest way to start a budget?',
+        ],
+        sentences: [
+            'Start by writing down every payment for {period}, however small it seems.',
+            'Many people aim to save about {share} of what they earn each month.',
+            'An emergency fund of {months} months of costs turns a broken boiler into an annoyance instead of a crisis.',
+            'Pay off the debt with the highest interest first and keep up the minimum on the rest.',
+            'Set up the savings transfer for the day after payday, so the money never sits in your current account.',
+            'Compare {bill} prices every year, since loyalty is rarely rewarded.',
+            'A shopping list and a fixed budget for {spend} stop most impulse buys.',
+            'Check bank statements each month for subscriptions you no longer use.',
+            'Before a big purchase, wait {days} days and see whether you still want it.',
+            'Splitting the budget into needs, wants and savings makes the numbers easier to follow.',
+            'Small amounts add up: {small} a day comes to a surprising sum over a year.',
+            'Keep important papers, such as contracts and receipts, in one folder that is easy to find.',
+        ],
+        slots: {
+            period: 'a month|two weeks|a whole month|thirty days',
+            share: 'ten percent|fifteen percent|a fifth|one tenth',
+            months: 'three|four|six|three to six',
+            bill: 'energy|insurance|phone|broadband',
+            spend: 'groceries|eating out|clothes|weekend trips',
+            days: 'two|three|seven|a few',
+            small: 'a coffee|a snack|a taxi ride|one magazine',
+        },
+    },
+    {
+        name: 'music',
+        about: ['learning the guitar', 'practising an instrument', 'playing in a band', 'reading music', 'singing lessons'],
+        questions: [
+            'how long should each practice session last?',
+            'what should a beginner learn first?',
+            'how can timing be improved?',
+            'why is rest important?',
+        ],
+        sentences: [
+            'Practise for {minutes} minutes every day rather than for hours once a week.',
+            'Start each session with scales or simple exercises to warm up the fingers.',
+            'A metronome set to a slow tempo is the quickest way to steady your timing.',
+            'Learn the {part} of a song first, then add the rest once it feels easy.',
+            'Record yourself now and then, because you hear things you miss while playing.',
+            'Playing with other people teaches more about listening than any book.',
+            'If your {body} start to ache, stop and rest before you carry on.',
+            'Choose pieces you enjoy, since you will practise them far more often.',
+            'Break a hard passage into {bars} bars and repeat it slowly until it flows.',
+            'A good {teacher} can spot a bad habit before it becomes hard to change.',
+            'Tune the {instrument} before every session so that your ear learns the right pitch.',
+            'Short breaks between pieces keep the mind fresh and the hands relaxed.',
+        ],
+        slots: {
+            minutes: 'fifteen|twenty|thirty|twenty-five',
+            part: 'chorus|main riff|melody|bass line|opening',
+            body: 'fingers|wrists|shoulders|hands',
+            bars: 'two|four|two or four',
+            teacher: 'teacher|coach|friend who plays|bandmate',
+            instrument: 'guitar|violin|ukulele|cello|piano',
+        },
+    },
+    {
+        name: 'photography',
+        about: [
+            'taking better photos',
+            'photos on a phone',
+            'portrait photography',
+            'landscape pictures',
+            'editing pictures',
+        ],
+        questions: [
+            'when is the light best for photos?',
+            'how should the picture be framed?',
+            'what can be done about blurry photos?',
+            'how much editing is too much?',
+        ],
+        sentences: [
+            'The soft light of the {time} flatters almost every subject.',
+            'Place the main subject a third of the way into the frame rather than in the middle.',
+            'Hold the camera with both hands and breathe out slowly as you press the button.',
+            'Get closer to {subject} than feels natural, and the picture will have more impact.',
+            'A plain background keeps the attention on the face of the person you are photographing.',
+            'Clean the lens before you start, because a smudge blurs every picture.',
+            'In low light, lean against a wall or a tree to keep the camera steady.',
+            'Take several shots of the same scene and choose the best one later.',
+            'Turn off the flash for {subject} and use the light from a window instead.',
+            'Edit with a light touch: a little more contrast and a straight horizon are often enough.',
+            'Look for lines, such as {line}, that lead the eye into the picture.',
+            'Back up your photos {backup}, since phones and cards get lost.',
+        ],
+        slots: {
+            time: 'early morning|late afternoon|hour before sunset|first hour after sunrise',
+            subject: 'people|flowers|food|animals|buildings',
+            line: 'a road|a river|a fence|a row of trees|a staircase',
+            backup: 'every week|after every trip|to two places|once a month',
+        },
+    },
+];
+
+;// CONCATENATED MODULE: ./src/bench/text-topics-world.ts
+const WORLD_TOPICS = [
+    {
+        name: 'travel',
+        about: ['a city break', 'travelling by train', 'packing for a trip', 'a weekend away', 'travelling on a budget'],
+        questions: [
+            'what should be booked in advance?',
+            'how much luggage is needed?',
+            'what is the best way to get around?',
+            'when is the quietest time to visit?',
+        ],
+        sentences: [
+            'Book the {ticket} early, because prices rise sharply in the last {weeks} weeks.',
+            'A small bag that fits under the seat saves both money and time at the station.',
+            'The old town of {city} is best explored on foot, starting from the main square.',
+            'Visit the {sight} first thing in the morning, before the tour groups arrive.',
+            'Local buses are cheap and frequent, though the timetable is only posted at the stops.',
+            'Carry a little cash, since some {place} still do not take cards.',
+            'Pack {item} and leave the rest at home; you will wear half of what you bring.',
+            'The quietest months are {month}, when the weather is mild and the crowds are gone.',
+            'Ask the people who run your {stay} where they like to eat; they rarely send you to the tourist places.',
+            'Learn a few words of the local language, such as hello, please and thank you.',
+            'A day pass for the {transport} pays for itself after three trips.',
+            'Keep a photo of your passport on your phone in case the original goes missing.',
+        ],
+        slots: {
+            ticket: 'train tickets|flights|ferry crossing|night train|coach seats',
+            weeks: 'two|three|four|six',
+            city: 'Lisbon|Krakow|Porto|Ljubljana|Valencia|Bologna|Ghent|Tallinn',
+            sight: 'castle|cathedral|old market|harbour|museum|botanical garden',
+            place: 'cafes|market stalls|small museums|taxis|village shops',
+            item: 'layers and one warm jumper|comfortable shoes|a light raincoat|a refillable bottle',
+            month: 'April and May|September and October|late spring|early autumn',
+            stay: 'guesthouse|hostel|small hotel|apartment',
+            transport: 'trams|metro|bus network|ferries',
+        },
+    },
+    {
+        name: 'history',
+        about: [
+            'a medieval town',
+            'the history of a harbour',
+            'an old trade route',
+            'a local castle',
+            'life in a village long ago',
+        ],
+        questions: [
+            'why did the town grow?',
+            'what happened to the old trade?',
+            'who built the first walls?',
+            'what can still be seen today?',
+        ],
+        sentences: [
+            'The town grew up around a {site}, where {trade} changed hands every week.',
+            'By the {century} century the merchants were rich enough to build a stone hall.',
+            'The first walls were made of earth and wood and were replaced with stone much later.',
+            'A great fire destroyed most of the wooden houses, and the streets were rebuilt wider.',
+            'Records kept by the {keepers} tell us what people paid for bread and salt.',
+            'When the river silted up, the {trade} moved to a deeper harbour further along the coast.',
+            'Many families left during the hard winters and never came back.',
+            'The old {building} still stands, although it has been a school, a prison and a museum.',
+            'Historians still argue about who ordered the bridge to be built.',
+            'Children as young as {age} worked in the fields at harvest time.',
+            'Coins found near the {site} show that traders came from very far away.',
+            'The railway arrived in the {century2} century and changed the town more than any war.',
+        ],
+        slots: {
+            site: 'river crossing|market square|small harbour|hilltop church|crossroads',
+            trade: 'wool|salt|grain|timber|fish|cloth',
+            century: 'twelfth|thirteenth|fourteenth|fifteenth',
+            century2: 'eighteenth|nineteenth',
+            keepers: 'monks|town clerks|tax collectors|church wardens',
+            building: 'town hall|customs house|granary|watch tower|guild hall',
+            age: 'seven|eight|nine|ten',
+        },
+    },
+    {
+        name: 'programming',
+        about: ['writing clean code', 'fixing a bug', 'a small web service', 'code review', 'testing software'],
+        questions: [
+            'what should be done before changing the code?',
+            'how can the bug be found?',
+            'why are small functions useful?',
+            'what makes a good test?',
+        ],
+        sentences: [
+            'Write a failing test that shows the bug before you change any code.',
+            'Keep each function short enough to read without scrolling.',
+            'Give variables names that say what they hold, such as {name} rather than x.',
+            'Commit small changes often, each with a message that explains why.',
+            'When a {thing} fails, read the whole error message before searching the web.',
+            'Log the input of the {thing} first, because most bugs come from data nobody expected.',
+            'A {review} catches mistakes that the author no longer sees.',
+            'Remove code that is never used; it only makes the rest harder to follow.',
+            'Check the edge cases, such as {edge}, before you call the work finished.',
+            'Measure before you optimise, since the slow part is rarely where you expect.',
+            'Handle errors where you can do something useful about them, and nowhere else.',
+            'Document the reasons behind a choice, not only what the code does.',
+        ],
+        slots: {
+            name: 'userCount|retryDelay|openOrders|startTime|maxBytes|pageSize',
+            thing: 'request|build|test|script|query|job',
+            review: 'second pair of eyes|quick review|short pairing session|careful review',
+            edge: 'an empty list|a missing file|a very long name|a negative number|a slow network',
+        },
+    },
+    {
+        name: 'science',
+        about: [
+            'how the moon moves',
+            'why the sky is blue',
+            'a simple experiment',
+            'the water cycle',
+            'how plants make food',
+        ],
+        questions: [
+            'why does this happen?',
+            'what does the experiment show?',
+            'how long does the process take?',
+            'what would change on a cloudy day?',
+        ],
+        sentences: [
+            'Sunlight is made of many colours, and the air scatters blue light more than red.',
+            'The moon takes about {days} days to go through all of its phases.',
+            'Water rises from the sea as vapour, cools high up and falls again as rain.',
+            'Plants use sunlight, water and {gas} to make the sugars they live on.',
+            'In a simple experiment, {setup} shows the effect clearly within a day.',
+            'Scientists repeat a measurement many times to be sure the result is not chance.',
+            'A good experiment changes only one thing at a time and keeps the rest the same.',
+            'The same amount of water weighs less as ice, which is why ice floats.',
+            'Sound travels about a kilometre in three seconds, so you can judge how far away a storm is.',
+            'Heat moves from warmer things to colder ones until they reach the same temperature.',
+            'Write down what you expect before you start, then compare it with what happens.',
+            'Tiny {thing} can be seen with a cheap magnifying glass and a little patience.',
+        ],
+        slots: {
+            days: 'twenty-nine and a half|twenty-nine|thirty',
+            gas: 'carbon dioxide|air',
+            setup: 'a glass of water with a stick of celery in coloured ink|a plant placed in a dark cupboard|two cups of water, one covered and one open|a jar of cress seeds on a windowsill',
+            thing: 'crystals|insects|seeds|grains of sand|leaf veins',
+        },
+    },
+    {
+        name: 'sport',
+        about: [
+            'training for a race',
+            'a football season',
+            'starting to run',
+            'a swimming routine',
+            'staying fit over the winter',
+        ],
+        questions: [
+            'how far should the first runs be?',
+            'why are rest days important?',
+            'what should be eaten before a race?',
+            'how can injuries be avoided?',
+        ],
+        sentences: [
+            'Begin with {distance} runs and add no more than a tenth each week.',
+            'Rest days are when the body actually grows stronger, so do not skip them.',
+            'Warm up for {minutes} minutes before every session, even on a cold morning.',
+            'The team lost {score} in the final, but the young goalkeeper made a dozen saves.',
+            'A light meal of {food} about three hours before a race gives steady energy.',
+            'Good shoes matter more than expensive clothes when you run on hard roads.',
+            'Training with a friend makes it much harder to find an excuse to stay at home.',
+            'Swim {lengths} lengths slowly before trying to go faster.',
+            'If a sharp pain appears, stop at once; a dull ache after training is normal.',
+            'The coach asked the players to {drill} at the start of every practice.',
+            'Drink water during long sessions and not only when you feel thirsty.',
+            'Keeping a simple log of each session shows progress that is easy to miss from day to day.',
+        ],
+        slots: {
+            distance: 'short|easy|twenty minute|gentle',
+            minutes: 'five|ten|five to ten|fifteen',
+            score: 'two to one|three to two|one to nothing|on penalties',
+            food: 'porridge and banana|toast and honey|rice and eggs|pasta with a little sauce',
+            lengths: 'four|six|eight|ten',
+            drill: 'pass in small triangles|sprint between the cones|practise free kicks|work on first touches',
+        },
+    },
+    {
+        name: 'weather',
+        about: ['a weekend forecast', 'storms in autumn', 'a hot summer', 'reading the clouds', 'preparing for winter'],
+        questions: [
+            'will it rain at the weekend?',
+            'what do the clouds tell us?',
+            'how should a garden be prepared for frost?',
+            'when is the wind strongest?',
+        ],
+        sentences: [
+            'The forecast shows {weather} on {day}, clearing from the west by the afternoon.',
+            'Tall dark clouds that build through the day often bring thunder by the evening.',
+            'The wind will be strongest near the coast, with gusts of up to {speed} kilometres an hour.',
+            'Night temperatures may fall to {temp} degrees, so cover tender plants.',
+            'A red sky in the evening often means a dry morning, though not always.',
+            'After a week of heat, the air will feel fresher once the rain arrives.',
+            'Watch for {sign}, a sign that the weather will change within a day.',
+            'Ice forms first on bridges and shaded roads, even when the rest are clear.',
+            'Fog is likely in the valleys early on and should lift by mid morning.',
+            'A light jacket will be enough for most of {day}, but take an umbrella for the evening.',
+            'Long spells of dry weather make the ground hard, so heavy rain runs off instead of soaking in.',
+            'The warmest part of the day is usually a few hours after noon, not at midday itself.',
+        ],
+        slots: {
+            weather: 'heavy showers|steady rain|a mix of sun and cloud|strong winds|light drizzle',
+            day: 'Saturday|Sunday|Friday|Monday',
+            speed: 'sixty|seventy|eighty|ninety',
+            temp: 'zero|one|two|minus two',
+            sign: 'falling air pressure|a ring around the moon|thin high clouds|a sudden drop in the wind',
+        },
+    },
+    {
+        name: 'hiking',
+        about: ['a mountain walk', 'planning a day hike', 'walking in the hills', 'a coastal path', 'hiking with children'],
+        questions: [
+            'what should be packed for the walk?',
+            'how long does the route take?',
+            'what should be done if the weather turns?',
+            'where is the best place to stop?',
+        ],
+        sentences: [
+            'The route climbs steadily for {hours} hours before it reaches the ridge.',
+            'Pack {item}, even if the morning looks bright and clear.',
+            'Tell someone where you are going and when you expect to be back.',
+            'The path is well marked with {mark} as far as the old stone hut.',
+            'If the cloud comes down, turn back the way you came rather than looking for a short cut.',
+            'The lake below the summit is a good place to stop for lunch.',
+            'Start early, so that you are off the high ground before the afternoon storms.',
+            'Walk at a pace that lets you talk, and the day will feel much shorter.',
+            'Children enjoy a walk far more when there is {reward} along the way.',
+            'Good boots with a firm sole protect the ankles on loose stones.',
+            'Carry more water than you think you need, especially on {ground}.',
+            'Leave gates as you found them and take all your rubbish home with you.',
+        ],
+        slots: {
+            hours: 'two|three|two and a half|four',
+            item: 'a waterproof jacket|a warm hat|a map and compass|a spare layer|a small first aid kit',
+            mark: 'yellow arrows|painted stripes|small stone piles|wooden posts',
+            reward: 'a stream to paddle in|a picnic spot|a hill to run down|a rock to climb',
+            ground: 'open moorland|the sunny side of the valley|a long climb|hot summer days',
+        },
+    },
+    {
+        name: 'learning languages',
+        about: [
+            'learning Spanish',
+            'studying a new language',
+            'practising conversation',
+            'remembering new words',
+            'a language exchange',
+        ],
+        questions: [
+            'how many new words should be learned each day?',
+            'what is the best way to practise speaking?',
+            'how long does it take to see progress?',
+            'why are mistakes useful?',
+        ],
+        sentences: [
+            'Learn {count} new words a day and review the old ones every morning.',
+            'Speaking from the first week builds more confidence than months of grammar alone.',
+            'Label things around the house with their names in the new language.',
+            'Watch {media} with subtitles in the language you are learning.',
+            'A weekly chat with a {partner} keeps you using what you have learned.',
+            'Mistakes are a sign that you are trying, and most listeners do not mind them.',
+            'Read short texts aloud to practise the sounds and the rhythm of the language.',
+            'After about {months} months of steady practice, simple conversations start to feel easy.',
+            'Write a few sentences about your day in a notebook each evening.',
+            'Learn whole phrases, such as {phrase}, rather than single words.',
+            'Short daily sessions beat long ones at the weekend, because memory needs repetition.',
+            'Songs are a pleasant way to pick up new words and the way people really speak.',
+        ],
+        slots: {
+            count: 'five|ten|five to ten|a handful of',
+            media: 'cartoons|the evening news|a favourite film|short videos',
+            partner: 'language partner|patient friend|tutor|native speaker',
+            months: 'three|four|six|three to six',
+            phrase: 'could you say that again|where is the station|how much does it cost|I would like a coffee',
+        },
+    },
+];
+
+;// CONCATENATED MODULE: ./src/bench/text-corpus.ts
+/**
+ * The corpus `prompts: text` draws its passages from: ordinary prose on everyday topics, generated here from
+ * sentence templates and word lists (text-topics-*.ts) with a fixed seed, so it is the same in every run and on
+ * every machine, and holds no downloaded or copied text. A passage is PASSAGE_SENTENCES sentences of one topic,
+ * no template twice; passages are grouped by topic, so a prompt longer than one passage reads on into the same
+ * topic's next passages before it reaches the next topic, and past the end it starts again from the first.
+ */
+
+
+
+const TOPICS = [...HOME_TOPICS, ...WORLD_TOPICS];
+const PASSAGES_PER_TOPIC = 12;
+const PASSAGE_SENTENCES = 7;
+const SEED = 0x7e47;
+const SLOT = /\{([a-z]+)(\d?)\}/g;
+/** One sentence of a template: each slot filled, a slot of the same list twice with two different values. */
+function sentence(template, topic, random) {
+    const used = new Map();
+    const filled = template.replace(SLOT, (_, slot) => {
+        const list = topic.slots[slot]?.split('|');
+        if (!list)
+            throw new Error(`text corpus: topic ${topic.name} has no word list "${slot}"`);
+        const taken = used.get(slot) ?? [];
+        const free = list.filter((v) => !taken.includes(v));
+        const value = free[Math.floor(random() * free.length)];
+        used.set(slot, [...taken, value]);
+        return value;
+    });
+    return filled.charAt(0).toUpperCase() + filled.slice(1);
+}
+function passage(topic, random) {
+    const order = topic.sentences.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+    }
+    return order
+        .slice(0, PASSAGE_SENTENCES)
+        .map((i) => sentence(topic.sentences[i], topic, random))
+        .join(' ');
+}
+/** The corpus from its sources: the same text for the same sources. */
+function buildCorpus(topics = TOPICS) {
+    const random = mulberry32(SEED);
+    const texts = topics.flatMap((topic) => Array.from({ length: PASSAGES_PER_TOPIC }, () => passage(topic, random)));
+    const text = texts.join('\n\n');
+    const starts = [];
+    const ends = [];
+    for (const m of text.matchAll(/\S+/g)) {
+        starts.push(m.index);
+        ends.push(m.index + m[0].length);
+    }
+    const passages = topics.map(() => []);
+    let word = 0;
+    texts.forEach((t, i) => {
+        passages[Math.floor(i / PASSAGES_PER_TOPIC)].push(word);
+        word += t.split(' ').length;
+    });
+    return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends), passages };
+}
+let built;
+/** The shipped corpus, built on first use. */
+function textCorpus() {
+    built ??= buildCorpus();
+    return built;
+}
+/**
+ * `count` words of the corpus from word `first` on, as they stand in it (spaces within a passage, a blank line
+ * between passages), going round to the start again past the end.
+ */
+function corpusWords(c, first, count) {
+    const total = c.starts.length;
+    const parts = [];
+    let at = first % total;
+    for (let left = Math.max(0, Math.trunc(count)); left > 0;) {
+        const take = Math.min(left, total - at);
+        parts.push(c.text.slice(c.starts[at], c.ends[at + take - 1]));
+        left -= take;
+        at = 0;
+    }
+    return parts.join('\n\n');
+}
+
+;// CONCATENATED MODULE: ./src/bench/text-prompt.ts
+/**
+ * `prompts: text`: an instruction followed by a passage of the generated corpus (text-corpus.ts), so a draft
+ * model meets prose as its users write it rather than a word list. Like the word-list prompt (prompt.ts) it is
+ * unique per request index from its second word on, so no prefix cache serves one request from another: it
+ * opens with a sender, FIXED_WORDS words (`From Amara Lindqvist in Porto:`) of which the index's digits pick
+ * three, unique for OPENINGS indices; then the instruction, whose topic and task the index's higher digits
+ * pick, so openings and instructions together repeat only after OPENINGS × topics × tasks indices; then the
+ * passage, from one of the topic's passages on. The fixed first word, like the word list's `Note`, keeps the
+ * start of the text the same wherever it stands: a chat template puts the text after its own header, where a
+ * SentencePiece tokenizer splits a first word differently than at the start of a bare prompt, so the template
+ * costs every prompt the same only when their first word is the same. Measured on llama-server (the test
+ * models' ChatML template) over 150 prompts: a chat request cost 27 to 29 tokens more than `/tokenize` counted
+ * with the name first, 27 every time with `From` first.
+ *
+ * The length is counted in whitespace words, as `promptText` counts it: `textPrompt(i, n)` has exactly
+ * FIXED_WORDS + n words for every index (fewer than the instruction cuts the instruction short), so a server that
+ * counts words (the simulator) sees one length for every request, and calibrate.ts works on it unchanged. A
+ * subword tokenizer gives each request its own count; text-fit.ts fits each request's words to the calibrated
+ * count, with another subject and passage of the topic (`variant`) when no whole-word cut hits it.
+ */
+
+
+const FIRST = ('Amara Bruno Chen Dalia Emeka Farah Goran Hana Ivan Jonas Kira Leon Maya Nikos Omar Priya ' +
+    'Quinn Rosa Sami Tara Umar Vera Wen Ximena Yusuf Zara Anders Bea Carlos Devi Elena Felix ' +
+    'Greta Hugo Ines Jamal Kenji Lina Marco Nadia Oskar Paula Rafael Sofia Tomas Uma Viktor Wanda ' +
+    'Yara Zoltan Adele Boris Clara Diego Esme Fatima Gideon Helga Idris Julia Kofi Lucia Mateo Nora').split(' ');
+const LAST = ('Lindqvist Okafor Moreau Tanaka Novak Haddad Ferreira Kowalski Brennan Rossi Castillo Nakamura ' +
+    'Petrov Andersen Mensah Dubois Schmidt Horvat Silva Kaur Murphy Costa Larsen Ibrahim Weber Popescu ' +
+    'Santos Fischer Nyberg Alvarez Varga Keller Jansen Amoah Laurent Bianchi Torres Nilsson Yilmaz ' +
+    'Doyle Marino Hoffmann Quispe Ortega Sato Wagner Nowak Lopez Hansen Osei Baker Romano Kim Farouk ' +
+    'Sorensen Molina Vogel Castro Berg Mendes Park Rahman Flores Gallo').split(' ');
+const CITIES = ('Porto Lyon Osaka Nairobi Krakow Quito Bergen Hanoi Seville Tampere Cork Adelaide Bologna Durban ' +
+    'Leipzig Valparaiso Ghent Izmir Tallinn Halifax Mysore Utrecht Recife Zagreb Kyoto Accra Graz ' +
+    'Bristol Cusco Malmo Brno Perth Leeds Lagos Turin Aarhus Busan Kigali Rouen Cebu Split Oaxaca Nantes ' +
+    'Dundee Tbilisi Riga Salta Gdansk Lucerne Chennai Marseille Tromso Fes Hobart Vilnius Medellin Bilbao ' +
+    'Kobe Galway Innsbruck Arusha Plovdiv Curitiba Ljubljana').split(' ');
+/** Instructions by task: `{about}` names the passage's subject, `{question}` asks about it. */
+const TASKS = [
+    'please summarise the following notes about {about} in three sentences.',
+    'please rewrite this passage about {about} as a short list of clear steps.',
+    'please answer the question using only the passage below. Question: {question}',
+    'please explain the text below about {about} to a friend who is new to it.',
+    'please give these notes about {about} a title and list their main points.',
+    'please correct any mistakes in the following notes about {about} and keep the rest as it is.',
+    'please turn the passage below about {about} into a short, friendly email.',
+    'please read the passage about {about} below and suggest three questions a reader might ask.',
+];
+/** Distinct openings: every index below this has its own first FIXED_WORDS words. */
+const OPENINGS = FIRST.length * LAST.length * CITIES.length;
+function opening(index) {
+    const first = FIRST[index % FIRST.length];
+    const last = LAST[Math.floor(index / FIRST.length) % LAST.length];
+    const city = CITIES[Math.floor(index / (FIRST.length * LAST.length)) % CITIES.length];
+    return `From ${first} ${last} in ${city}:`;
+}
+/**
+ * The index's instruction and passage. With r the opening's index and q the repeats of it, the topic is
+ * (r + q) mod topics and the task (5r + ⌊q / topics⌋) mod tasks: given r, they say q mod (topics × tasks).
+ * The subject, the question and the passage are drawn by the index, each `variant` places further on.
+ */
+function request(index, variant) {
+    const r = index % OPENINGS;
+    const q = Math.floor(index / OPENINGS);
+    const topic = (r + q) % TOPICS.length;
+    const task = (5 * r + Math.floor(q / TOPICS.length)) % TASKS.length;
+    const random = mulberry32(index);
+    const pick = (list) => list[(Math.floor(random() * list.length) + variant) % list.length];
+    const source = TOPICS[topic];
+    const about = pick(source.about);
+    const question = pick(source.questions);
+    const instruction = TASKS[task].replace('{about}', about).replace('{question}', question);
+    return { instruction: instruction.split(' '), passage: pick(textCorpus().passages[topic]) };
+}
+/**
+ * Request `index`'s prompt of FIXED_WORDS + `fillerWords` words. `variant` moves the subject, the question and
+ * the passage that many places on in the topic's lists (the opening, topic and task stay: they keep the prompt
+ * unique). The prompt ends with the letters of its last word, never with punctuation, for the same reason it
+ * starts with a fixed word: a chat template whose markers are plain text (`<|im_end|>` in a vocabulary without
+ * it) runs on from the prompt's last character, and a full stop there merged with the marker on llama-server
+ * (26 tokens more than `/tokenize` counted instead of 27).
+ */
+function textPrompt(index, fillerWords, variant = 0) {
+    const i = Math.abs(Math.trunc(index));
+    const n = Math.max(0, Math.trunc(fillerWords));
+    const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)));
+    let text = opening(i);
+    if (n > 0)
+        text += ' ' + instruction.slice(0, n).join(' ');
+    if (n > instruction.length)
+        text += '\n\n' + corpusWords(textCorpus(), passage, n - instruction.length);
+    return text.replace(/[.,:;!?]+$/, '');
+}
+
+;// CONCATENATED MODULE: ./src/bench/text-fit.ts
+
+
+
+/** Passages of the topic a request may try. */
+const TEXT_VARIANTS = 6;
+/** Tokenizer calls one request's fit may make. */
+const MAX_FIT_COUNTS = 32;
+const MAX_JUMPS = 6;
+/** Fits in flight while a round is prepared. */
+const FIT_CONCURRENCY = 4;
+const specText = (s) => textPrompt(s.index, s.fillerWords, s.variant);
+/** Fits one request's prompt to `goal` tokenizer tokens from `start` words; the closest when none hits it. */
+async function fitText(index, start, goal, count) {
+    let calls = 0;
+    let best;
+    const measure = async (spec) => {
+        if (calls >= MAX_FIT_COUNTS)
+            return undefined;
+        calls++;
+        const tokens = await count(specText(spec));
+        if (tokens !== undefined && (!best || Math.abs(tokens - goal) < Math.abs(best.tokens - goal)))
+            best = { spec, tokens };
+        return tokens;
+    };
+    let from = start;
+    for (let variant = 0; variant < TEXT_VARIANTS; variant++) {
+        const hit = await fitVariant({ index, fillerWords: from, variant }, goal, measure);
+        if (hit === 'exact')
+            return best.spec;
+        if (hit === 'stopped')
+            break;
+        from = best?.spec.fillerWords ?? from;
+    }
+    return best?.spec ?? { index, fillerWords: start, variant: 0 };
+}
+/** One variant: jumps by the shortfall in words, then bisection between the closest cuts below and above. */
+async function fitVariant(first, goal, measure) {
+    let below;
+    let above;
+    const step = async (words) => {
+        const tokens = await measure({ ...first, fillerWords: words });
+        if (tokens === undefined)
+            return 'stopped';
+        if (tokens === goal)
+            return 'exact';
+        if (tokens < goal && (below === undefined || words > below))
+            below = words;
+        if (tokens > goal && (above === undefined || words < above))
+            above = words;
+        return tokens;
+    };
+    const seen = new Set();
+    let words = first.fillerWords;
+    for (let jump = 0; jump < MAX_JUMPS && !seen.has(words); jump++) {
+        seen.add(words);
+        const tokens = await step(words);
+        if (typeof tokens !== 'number')
+            return tokens;
+        // Tokens per word of this prompt so far (a subword tokenizer's are more than one): the shortfall in words.
+        const perWord = Math.max(1, tokens / (words + FIXED_WORDS));
+        words = Math.max(0, words + (Math.round((goal - tokens) / perWord) || Math.sign(goal - tokens)));
+    }
+    while (below !== undefined && above !== undefined && above - below > 1) {
+        const tokens = await step(Math.floor((below + above) / 2));
+        if (typeof tokens !== 'number')
+            return tokens;
+    }
+    return 'missed';
+}
+/**
+ * A cell's text prompts of `inputTokens`: `index` hands out request indices unique over the client's life, `count`
+ * is the engine's tokenizer for the served model (undefined without one). The settled prompt says how the server's
+ * count differs from the tokenizer's; each request is fitted to the input length less that, so it is exact even
+ * where no whole-word cut of the settled prompt was.
+ */
+function textSupply(cal, inputTokens, index, count) {
+    const plain = (i) => ({ index: i, fillerWords: cal.fillerWords, variant: 0 });
+    const goal = cal.tokenized === undefined || !count ? undefined : cal.tokenized + inputTokens - cal.promptTokens;
+    let specs = [];
+    let taken = 0;
+    return {
+        calibration: goal === undefined ? cal : { ...cal, promptTokens: inputTokens },
+        async prepare(requests, signal) {
+            const indices = Array.from({ length: requests }, index);
+            taken = 0;
+            specs =
+                goal === undefined || !count
+                    ? indices.map(plain)
+                    : await closedLoop(requests, FIT_CONCURRENCY, (i) => fitText(indices[i], cal.fillerWords, goal, count), signal);
+        },
+        next: () => specText(specs[taken++] ?? plain(index())),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/bench/flags.ts
+function spread(values) {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of values) {
+        if (v < min)
+            min = v;
+        if (v > max)
+            max = v;
+    }
+    return min === max ? `${min}` : `${min}-${max}`;
+}
+function lengthFlag(what, values, wanted) {
+    return values.some((v) => v !== wanted) ? `lengths-missed: ${what} ${spread(values)}/${wanted}` : undefined;
+}
+/** Flags from the steady rounds and their requests. */
+function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
+    const flags = [];
+    const ok = steadyRequests.filter((r) => r.ok);
+    const counted = ok.filter((r) => r.usageReported);
+    const unreported = ok.length - counted.length;
+    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
+    const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens);
+    const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens);
+    if (prompt)
+        flags.push(prompt);
+    if (output)
+        flags.push(output);
+    if (unreported > 0)
+        flags.push(`usage-missing: ${unreported}/${ok.length} requests`);
+    for (const round of rounds) {
+        if (round.steady && round.requests > 0 && round.errors / round.requests > maxErrorShare) {
+            flags.push(`errors: ${round.errors}/${round.requests} in round ${round.index + 1}`);
+        }
+    }
+    return flags;
+}
+
+;// CONCATENATED MODULE: ./src/bench/goodput.ts
+/** (e2e − TTFT) / (output tokens − 1), the per-request TPOT; undefined for a request of fewer than two tokens. */
+function requestTpot(r) {
+    return r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : undefined;
+}
+/** True when the request succeeded and meets every bound the SLO gives. */
+function meetsSlo(r, slo) {
+    if (!r.ok)
+        return false;
+    if (slo.ttftMs !== undefined && !(r.ttftMs <= slo.ttftMs))
+        return false;
+    if (slo.e2eMs !== undefined && !(r.e2eMs <= slo.e2eMs))
+        return false;
+    const tpot = requestTpot(r);
+    return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
+}
+/** The round's goodput: good requests ÷ requests sent, and good requests per second of the round's duration. */
+function goodputFigures(records, slo, durationMs) {
+    const good = records.filter((r) => meetsSlo(r, slo)).length;
+    return {
+        goodput: records.length ? good / records.length : 0,
+        request_goodput: durationMs > 0 ? good / (durationMs / 1000) : 0,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/bench/round.ts
+/**
+ * Per-round statistics and the steady state of a cell. The per-request figures follow
+ * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
+ * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
+ * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
+ * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
+ * time instead), and the round's throughputs divide by it. Failed requests are counted and
+ * grouped by reason, never part of a statistic.
+ */
+
+
+
+/** Failure reasons with their counts, most frequent first. */
+function countReasons(reasons) {
+    const counts = new Map();
+    for (const [reason, n] of reasons)
+        counts.set(reason, (counts.get(reason) ?? 0) + n);
+    return [...counts]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
+function roundWindow(records, round) {
+    const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0;
+    return { startMs, endMs: startMs + round.durationMs };
+}
+function summarizeRound(ctx, records) {
+    const ok = records.filter((r) => r.ok);
+    const failed = records.filter((r) => !r.ok);
+    const retried = records.filter((r) => r.retried).length;
+    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
+    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
+    const durationMs = Math.max(0, lastToken - firstSend);
+    const seconds = durationMs / 1000;
+    // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
+    const tpot = ok.flatMap((r) => requestTpot(r) ?? []);
+    const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
+    const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0);
+    const perSecond = (x) => (seconds > 0 ? x / seconds : 0);
+    const outputTps = perSecond(outputTokens);
+    const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0);
+    const metrics = {
+        ttft_ms: describe(ok.map((r) => r.ttftMs)),
+        tpot_ms: describe(tpot),
+        itl_ms: describe(ok.flatMap((r) => r.itlMs)),
+        e2e_ms: describe(ok.map((r) => r.e2eMs)),
+        decode_tps: decodeRates(tpot),
+        prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
+        output_tps: outputTps,
+        total_tps: perSecond(outputTokens + promptTokens),
+        per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
+        request_tps: perSecond(ok.length),
+        failed_share: records.length ? failed.length / records.length : 0,
+    };
+    if (ctx.slo)
+        Object.assign(metrics, goodputFigures(records, ctx.slo, durationMs));
+    return {
+        index: ctx.index,
+        steady: ctx.steady,
+        requests: records.length,
+        errors: failed.length,
+        errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1])),
+        ...(retried > 0 && { retried }),
+        durationMs,
+        metrics,
+        achieved: {
+            promptTokens: extent(ok.map((r) => r.promptTokens)),
+            outputTokens: extent(ok.map((r) => r.outputTokens)),
+        },
+    };
+}
+/**
+ * Per-request decode rates, 1000 / TPOT, with their percentiles as they are; the mean is 1000 / mean(TPOT), the
+ * harmonic mean of the rates, which agrees with TPOT and with an engine's own aggregate. The arithmetic mean of
+ * rates lets one fast request outweigh the rest: with a draft model that accepts a whole reply at once, one
+ * request at 2,000 tok/s among seven at 25 makes it 272 tok/s where TPOT says 28.
+ */
+function decodeRates(tpot) {
+    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report for that request.
+    const rates = describe(tpot.filter((t) => t > 0).map((t) => 1000 / t));
+    const meanTpot = stats_mean(tpot);
+    return meanTpot > 0 ? { ...rates, mean: 1000 / meanTpot } : rates;
+}
+/** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
+function steadyState(rounds) {
+    const kept = rounds.filter((r) => r.steady && r.errors < r.requests);
+    if (!kept.length)
+        return null;
+    const block = {};
+    for (const key of DISTRIBUTION_METRICS) {
+        const stats = kept.map((r) => r.metrics[key]);
+        block[key] = {
+            mean: stats_mean(stats.map((s) => s.mean)),
+            p50: stats_mean(stats.map((s) => s.p50)),
+            p90: stats_mean(stats.map((s) => s.p90)),
+            p99: stats_mean(stats.map((s) => s.p99)),
+            std: stats_mean(stats.map((s) => s.std)),
+            min: stats_mean(stats.map((s) => s.min)),
+            max: stats_mean(stats.map((s) => s.max)),
+        };
+    }
+    for (const key of SCALAR_METRICS)
+        block[key] = stats_mean(kept.map((r) => r.metrics[key]));
+    for (const key of OPTIONAL_SCALAR_METRICS) {
+        const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]));
+        if (values.length)
+            block[key] = stats_mean(values);
+    }
+    // Failures count over every steady round, including one where nothing succeeded.
+    const steady = rounds.filter((r) => r.steady);
+    const sent = steady.reduce((n, r) => n + r.requests, 0);
+    block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0;
+    // So does goodput: a round where nothing succeeded had no good request.
+    const judged = steady.filter((r) => r.metrics.goodput !== undefined);
+    const judgedSent = judged.reduce((n, r) => n + r.requests, 0);
+    if (judgedSent)
+        block.goodput = judged.reduce((n, r) => n + r.metrics.goodput * r.requests, 0) / judgedSent;
+    return block;
+}
+
+;// CONCATENATED MODULE: ./src/bench/record.ts
+
+function toRecord(ctx, outcome) {
+    const t = outcome.tally;
+    // A completion count of 0 next to streamed tokens is no count at all (vLLM falls back the same way).
+    const reported = t.completionTokens !== undefined && !(t.completionTokens === 0 && t.chunks > 0);
+    const record = {
+        index: ctx.index,
+        ok: outcome.error === undefined && t.firstTokenAt !== undefined,
+        queueMs: ctx.queueMs,
+        sentAt: outcome.sentAt,
+        ttftMs: t.firstTokenAt === undefined ? 0 : t.firstTokenAt - outcome.sentAt,
+        e2eMs: t.lastTokenAt === undefined ? 0 : t.lastTokenAt - outcome.sentAt,
+        promptTokens: t.promptTokens ?? ctx.expectedPromptTokens,
+        outputTokens: reported ? t.completionTokens : t.chunks,
+        usageReported: reported,
+        itlMs: t.itl,
+        chunks: t.chunks,
+    };
+    if (outcome.error) {
+        record.error = outcome.error.message;
+        record.errorKind = outcome.error.kind;
+    }
+    if (record.ok)
+        record.output = checkDegenerate(t.sample);
+    if (t.firstEventAt !== undefined)
+        record.firstEventMs = t.firstEventAt - outcome.sentAt;
+    if (t.ttftEvent !== undefined)
+        record.ttftEvent = t.ttftEvent;
+    if (t.extras)
+        record.extras = t.extras;
+    if (outcome.retried)
+        record.retried = true;
+    return record;
+}
+
 ;// CONCATENATED MODULE: ./src/bench/run-round.ts
 
 
@@ -63587,8 +65889,11 @@ const MAX_REMEASURES = 2;
 /** The flag of a round kept although disturbed: the cell is then not compared. */
 const THROTTLED_FLAG = 'throttled';
 const DEFAULT_PROGRESS_MS = 30_000;
-/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
-async function runRounds(o, calibration, send) {
+/**
+ * Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s
+ * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing.
+ */
+async function runRounds(o, calibration, send, prepare) {
     const { scenario } = o;
     const first = o.after?.rounds.length ?? 0;
     const total = first + o.rounds;
@@ -63601,6 +65906,7 @@ async function runRounds(o, calibration, send) {
     let again = 0;
     for (let r = first; r < total && !o.signal?.aborted; r++) {
         const steady = r >= discard;
+        await prepare?.(scenario.requests, o.signal);
         // A discarded round does not count, so what disturbed it does not matter.
         const end = steady ? await o.watch?.() : undefined;
         let round;
@@ -63616,6 +65922,8 @@ async function runRounds(o, calibration, send) {
         const watched = await end?.(roundWindow(records, result));
         if (watched)
             withTelemetry(result, records, watched);
+        if (steady)
+            withSplit(result, records, o.acceptance);
         const disturbed = watched?.disturbed;
         if (disturbed && !o.signal?.aborted) {
             if (again < MAX_REMEASURES) {
@@ -63660,7 +65968,7 @@ async function oneRound(o, calibration, send, at) {
         progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
     });
     const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests);
-    const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now() }, records);
+    const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now(), ...(scenario.slo && { slo: scenario.slo }) }, records);
     progress(records.length, result.errors, result.metrics.output_tps);
     return { result, records };
 }
@@ -63675,6 +65983,18 @@ function withTelemetry(result, records, watched) {
     if (watched.gpu.energyJ !== undefined && tokens > 0)
         result.metrics.energy_j_per_token = watched.gpu.energyJ / tokens;
 }
+/**
+ * The round's spec-decode split where the engine drafted: its acceptance length, and the verify step's time as
+ * acceptance length ÷ the round's decode tok/s, so that decode = acceptance length ÷ step time holds by construction.
+ */
+function withSplit(result, records, acceptance) {
+    const length = acceptance?.(result.server, records);
+    const decode = result.metrics.decode_tps.mean;
+    if (length === undefined || !(length >= 1) || !Number.isFinite(length) || !(decode > 0))
+        return;
+    result.metrics.accept_length = length;
+    result.metrics.step_ms = (1000 * length) / decode;
+}
 function mergeErrors(rounds) {
     return countReasons(rounds.flatMap((r) => r.errorReasons.map((e) => [e.reason, e.count])));
 }
@@ -63688,24 +66008,24 @@ function mergeErrors(rounds) {
 
 
 
+
+
+
 /** Nonce indices of benchmark-shaped greedy prompts: far from the benchmark's own, which count from 0. */
 const BENCHMARK_SHAPED_NONCE = 1_000_000_000;
 function createBenchClient(target) {
-    const { adapter, baseUrl, requestTimeoutMs } = target;
+    const { baseUrl, requestTimeoutMs } = target;
     const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs });
     // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
     const ports = httpPorts();
     const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs);
     const sendPrompt = promptSender(target, pool, modelName);
-    // Nonce index: unique over the client's life, so no two requests share a prefix.
-    let sequence = 0;
-    const prompt = (fillerWords) => promptText(sequence++, fillerWords);
-    const tokenize = adapter.tokenize?.bind(adapter);
-    const calibration = createCalibrator({
-        prompt,
+    const { prompt, calibration, measureText, measureWords } = clientPrompts({
+        target,
+        ports,
         modelName,
-        tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
-        probe: (text, signal) => sendPrompt(text, 1, signal),
+        send: sendPrompt,
+        pool,
     });
     let closed = false;
     const open = () => {
@@ -63720,9 +66040,7 @@ function createBenchClient(target) {
         },
         async measure(o) {
             open();
-            const cal = await calibration(o.scenario.inputTokens, o.signal);
-            await pool.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
-            return runRounds(o, cal, (fillerWords, maxTokens, signal) => sendPrompt(prompt(fillerWords), maxTokens, signal));
+            return o.scenario.prompts === 'text' ? measureText(o) : measureWords(o);
         },
         async complete(text, maxTokens, options = {}) {
             open();
@@ -63748,6 +66066,74 @@ function createBenchClient(target) {
         },
     };
 }
+/** A client's prompts: word-list prompts and their calibrations, and the text cells, over one request counter. */
+function clientPrompts(o) {
+    const { ports, modelName } = o;
+    const { adapter, baseUrl } = o.target;
+    // Nonce index: unique over the client's life, so no two requests share a prefix.
+    let sequence = 0;
+    const next = () => sequence++;
+    const prompt = (fillerWords) => promptText(next(), fillerWords);
+    const tokenize = adapter.tokenize?.bind(adapter);
+    const options = (build, tokenizeSettled) => ({
+        prompt: build,
+        modelName,
+        tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
+        probe: (text, signal) => o.send(text, 1, signal),
+        ...(tokenizeSettled && { tokenizeSettled }),
+    });
+    const calibrator = (build, tokenizeSettled) => createCalibrator(options(build, tokenizeSettled));
+    const measureText = textCells({
+        calibration: calibrator((fillerWords) => textPrompt(next(), fillerWords), true),
+        next,
+        count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
+        ensure: (connections) => o.pool.ensure(connections),
+        send: o.send,
+    });
+    const calibration = calibrator(prompt);
+    const measureWords = measurer({
+        pool: o.pool,
+        sendPrompt: o.send,
+        prompt,
+        calibration,
+        prefixes: prefixCalibrator(options(prompt)),
+    });
+    return { prompt, calibration, measureText, measureWords };
+}
+/** Word-list cells: the scenario's shared prefix (if any) and prompt length calibrated, then the rounds. */
+function measurer(c) {
+    return async (o) => {
+        const { scenario } = o;
+        const shared = scenario.prefixTokens ? await c.prefixes(scenario.id, scenario.prefixTokens, o.signal) : undefined;
+        const cal = await c.calibration(scenario.inputTokens, o.signal, shared?.text);
+        await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
+        const text = (fillerWords) => (shared ? `${shared.text} ${c.prompt(fillerWords)}` : c.prompt(fillerWords));
+        return runRounds(o, cal, (fillerWords, maxTokens, signal) => c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined));
+    };
+}
+/** Each scenario's shared prefix, calibrated once a client; a failed calibration is forgotten. */
+function prefixCalibrator(o) {
+    const known = new Map();
+    return (scenario, tokens, signal) => {
+        const key = `${scenario}\n${tokens}`;
+        let pending = known.get(key);
+        if (!pending) {
+            pending = promptCounters(o, `shared prefix of ${tokens} tokens`, signal).then((c) => sharedPrefix(scenario, tokens, c));
+            pending.catch(() => known.delete(key));
+            known.set(key, pending);
+        }
+        return pending;
+    };
+}
+/** `prompts: text` cells: calibrated once per length, each round's prompts fitted before it starts (text-fit.ts). */
+function textCells(t) {
+    return async (o) => {
+        const cal = await t.calibration(o.scenario.inputTokens, o.signal);
+        await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
+        const supply = textSupply(cal, o.scenario.inputTokens, t.next, t.count);
+        return runRounds(o, supply.calibration, (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal), (requests, signal) => supply.prepare(requests, signal));
+    };
+}
 /**
  * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or
  * with `probe` an untimed one that honours end of sequence, in the probe's API.
@@ -63759,7 +66145,7 @@ function promptSender(target, pool, modelName) {
         completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
         chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
     };
-    return async (text, maxTokens, signal, probe) => {
+    return async (text, maxTokens, signal, probe, sharedPrefix) => {
         const api = probe?.api ?? target.api;
         const body = requestBody({
             adapter,
@@ -63769,6 +66155,7 @@ function promptSender(target, pool, modelName) {
             maxTokens,
             ignoreEos: !probe,
             extra: target.requestBody,
+            sharedPrefix,
         });
         return send({
             url: urls[api],
@@ -63975,17 +66362,24 @@ async function runTarget(target, cells, deps) {
             probe,
             host,
             watch: roundWatch(preflight.state, hostDeps),
-            startupS: startupSeconds(running),
+            launch: launchFigures(running),
         });
     }
     finally {
         await session.close();
     }
 }
-/** Launch to the smoke request's answer, in seconds to the millisecond; undefined when nothing was launched. */
-/** A launch's startup (launch to the smoke request's answer), seconds to the millisecond. */
-function startupSeconds(running) {
-    return running.startup && Math.round(running.startup.totalMs) / 1000;
+/**
+ * A launch's startup (spawn to the smoke request's answer) and the image pull before it, seconds to the
+ * millisecond; none when nothing was launched, no pull when the image was present.
+ */
+function launchFigures(running) {
+    const seconds = (ms) => (ms === undefined ? undefined : Math.round(ms) / 1000);
+    const { startup } = running;
+    if (!startup)
+        return {};
+    const imagePullS = seconds(startup.pullMs);
+    return { startupS: seconds(startup.totalMs), ...(imagePullS !== undefined && { imagePullS }) };
 }
 /** Every cell of the target an `error` with the same reason, target facts and host record. */
 function failAll(cells, reason, info, host) {
@@ -64034,7 +66428,7 @@ function launchedSource(cell, index, started) {
         extend,
         watch: started.watch,
     });
-    const settled = async (m, specDecode = m.specDecode, startupS = started.startupS) => {
+    const settled = async (m, specDecode = m.specDecode, launch = started.launch) => {
         // A dying engine closes its sockets before its exit is reported: when requests failed,
         // give the exit a moment to arrive so the cell names the cause, not its symptoms.
         if (m.measurement.errors.length)
@@ -64042,7 +66436,7 @@ function launchedSource(cell, index, started) {
         if (session.fatal)
             throw new Error(session.fatal);
         const { probe, host } = started;
-        return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, startupS });
+        return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch });
     };
     // The first measurement, which added rounds extend and whose spec-decode figures they keep.
     let first;
@@ -64056,7 +66450,7 @@ function launchedSource(cell, index, started) {
             await relaunch(cell, started);
             // A fresh re-measurement carries its own launch's startup: the pooled confirmation judges every launch.
             const m = await measure(attempt);
-            return settled(m, m.specDecode, startupSeconds(started.running));
+            return settled(m, m.specDecode, launchFigures(started.running));
         },
         async addRounds(rounds) {
             if (!first)
@@ -64206,7 +66600,7 @@ async function oneLaunch(arm, target, cells, deps, seed) {
 async function measureOnLaunch(cell, session, running, info, deps) {
     const { settings } = cell.target;
     // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
-    const extras = { startupS: startupSeconds(running) };
+    const extras = launchFigures(running);
     const measure = (extend) => measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend });
     const first = await measure();
     const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode });
@@ -64799,8 +67193,13 @@ function skippedCells(plan, chosen, judge) {
 }
 /** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
 function makeStore(options, deps, github) {
-    if (options.baselineFile)
-        return fileStore((0,external_node_path_.resolve)(deps.cwd ?? process.cwd(), options.baselineFile));
+    if (options.baselineFile) {
+        const cwd = deps.cwd ?? process.cwd();
+        const path = (0,external_node_path_.resolve)(cwd, options.baselineFile);
+        // Reports name it relative to the workspace: a runner's absolute paths say nothing to a reviewer.
+        const inside = (0,external_node_path_.relative)(cwd, path);
+        return fileStore(path, inside && !inside.startsWith('..') && !(0,external_node_path_.isAbsolute)(inside) ? inside : options.baselineFile);
+    }
     if (!github)
         return undefined;
     const { serverUrl } = deps.context;
@@ -64917,78 +67316,56 @@ function killGroup(pgid) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/sim/metrics-endpoint.ts
-class SimCounters {
-    promptTokens = 0;
-    generationTokens = 0;
-    requestsOk = 0;
-    requestsAborted = 0;
-    steps = 0;
-    /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
-    busySeconds = 0;
-    drafts = 0;
-    draftTokens = 0;
-    accepted = 0;
-    preemptions = 0;
-    record(step) {
-        this.preemptions += step.preemptions ?? 0;
-        this.steps += 1;
-        this.busySeconds += (step.end - step.start) / 1000;
-        this.promptTokens += step.prefillTokens;
-        for (const e of step.emissions) {
-            this.generationTokens += e.tokens;
-            if (e.done)
-                this.requestsOk += 1;
+;// CONCATENATED MODULE: ./src/sim/prefix-cache.ts
+/**
+ * Automatic prefix caching as vLLM v1 does it (`vllm/v1/core/kv_cache_utils.py`, `hash_block_tokens`): a prompt's
+ * full blocks of BLOCK_TOKENS tokens are hashed, each hash chained to the previous block's, and a new prompt's
+ * leading blocks whose hashes are cached skip prefill. A hit never covers the whole prompt: the last token is
+ * computed again, for its logits. Blocks enter the cache when their prompt's prefill completes (a request that
+ * arrives while another is still prefilling the same prefix does not hit it), and the oldest leave first once
+ * the cache holds `capacity` blocks.
+ */
+/** vLLM's default KV block size (`--block-size 16`). */
+const BLOCK_TOKENS = 16;
+/** FNV-1a over the previous block's hash and this block's ids: equal chains, equal hashes. */
+function blockHash(previous, ids, from) {
+    let h = (0x811c9dc5 ^ previous) >>> 0;
+    for (let i = from; i < from + BLOCK_TOKENS; i++)
+        h = Math.imul(h ^ (ids[i] >>> 0), 0x01000193) >>> 0;
+    return h;
+}
+function chain(ids) {
+    const hashes = [];
+    for (let at = 0, h = 0; at + BLOCK_TOKENS <= ids.length; at += BLOCK_TOKENS)
+        hashes.push((h = blockHash(h, ids, at)));
+    return hashes;
+}
+class PrefixCache {
+    capacity;
+    /** Cached block hashes, oldest first (a Map keeps insertion order). */
+    blocks = new Map();
+    constructor(capacity = 65_536) {
+        this.capacity = capacity;
+    }
+    /** Tokens of `ids` the cache serves: its leading cached blocks, at most all but the last token. */
+    hit(ids) {
+        let blocks = 0;
+        for (const h of chain(ids)) {
+            if (!this.blocks.has(h))
+                break;
+            blocks++;
         }
-        this.drafts += step.drafts;
-        this.draftTokens += step.draftTokens;
-        this.accepted += step.accepted;
+        return Math.min(blocks * BLOCK_TOKENS, Math.max(ids.length - 1, 0));
     }
-}
-function escapeLabel(value) {
-    return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-function metric(lines, name, type, help, samples) {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples)
-        lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`);
-}
-function renderMetrics(profile, c, inFlight) {
-    const base = `engine="0",model_name="${escapeLabel(profile.model)}"`;
-    const lines = [];
-    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
-        [base, inFlight.running],
-    ]);
-    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
-        [base, inFlight.waiting],
-    ]);
-    metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]]);
-    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
-        [base, c.generationTokens],
-    ]);
-    metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
-        [`${base},finished_reason="length"`, c.requestsOk],
-        [`${base},finished_reason="abort"`, c.requestsAborted],
-    ]);
-    metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
-    metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
-        [base, c.busySeconds],
-    ]);
-    // Served only with a KV budget, so a profile without one serves what it always did.
-    if (profile.kvTokens !== undefined)
-        metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
-            [base, c.preemptions],
-        ]);
-    if (profile.speculative) {
-        metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
-        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
-            [base, c.draftTokens],
-        ]);
-        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
-            [base, c.accepted],
-        ]);
+    /** Caches every full block of a prompt whose prefill completed; a block already cached becomes the newest. */
+    insert(ids) {
+        for (const h of chain(ids)) {
+            this.blocks.delete(h);
+            this.blocks.set(h, true);
+        }
+        while (this.blocks.size > this.capacity)
+            this.blocks.delete(this.blocks.keys().next().value);
     }
-    return lines.join('\n') + '\n';
 }
 
 ;// CONCATENATED MODULE: ./src/sim/engine.ts
@@ -65017,7 +67394,10 @@ class engine_EngineModel {
         return seq.side ? this.side : this.main;
     }
     submit(request) {
-        this.waiting.push({ ...request, prefilled: 0, generated: 0 });
+        const cv = this.profile.speculative?.acceptCv ?? 0;
+        // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
+        const scale = cv > 0 ? { acceptScale: jitterFactor(this.streamOf(request).rng, cv) } : {};
+        this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, ...scale });
     }
     /** Drops a request (client went away); tokens already planned for it are simply not delivered. */
     cancel(id) {
@@ -65092,8 +67472,7 @@ class engine_EngineModel {
     /** One decode/verify pass of every running stream: 1 + accepted drafts each. */
     decodePass(result, k) {
         for (const seq of this.running) {
-            const draw = this.streamOf(seq).acceptDraw;
-            const want = 1 + (draw ? draw() : 0);
+            const want = 1 + this.accepted(seq, k);
             const tokens = Math.min(want, seq.maxTokens - seq.generated);
             if (k > 0) {
                 result.drafts += 1;
@@ -65103,6 +67482,14 @@ class engine_EngineModel {
             seq.generated += tokens;
             result.emissions.push({ id: seq.id, tokens, first: false, done: seq.generated >= seq.maxTokens });
         }
+    }
+    /** Drafts a verify step of `seq` accepts: the bag's draw, times the request's scale when it has one. */
+    accepted(seq, k) {
+        const stream = this.streamOf(seq);
+        const drawn = stream.acceptDraw ? stream.acceptDraw() : 0;
+        if (seq.acceptScale === undefined)
+            return drawn;
+        return Math.min(k, Math.floor(drawn * seq.acceptScale + stream.rng()));
     }
     /** The stream's next token once its prompt (or, after a preemption, prompt and output so far) is in the cache. */
     prefillDone(seq) {
@@ -65114,7 +67501,10 @@ class engine_EngineModel {
         seq.generated += 1;
         return { id: seq.id, tokens: 1, first: false, done: seq.generated >= seq.maxTokens };
     }
-    /** KV tokens the unfinished running streams hold. */
+    /**
+     * KV tokens the unfinished running streams hold: prompt and generated tokens, as the last planned step left them
+     * (a step's tokens are counted from its planning, delivered at its end).
+     */
     kvUsed() {
         return this.running.reduce((n, s) => n + (s.generated < s.maxTokens ? kvOf(s) : 0), 0);
     }
@@ -65161,6 +67551,7 @@ class RealtimeEngine {
     immediate;
     nextId = 0;
     closed = false;
+    inStep;
     constructor(profile, seed, timeScale, onStep = () => { }, speed = {}) {
         this.timeScale = timeScale;
         this.onStep = onStep;
@@ -65175,14 +67566,27 @@ class RealtimeEngine {
         return { running: m.running, waiting: m.waiting + this.pending.length };
     }
     /**
+     * The engine now, its step as the virtual schedule will have it. A step whose end has passed on the virtual clock
+     * may not be delivered yet (timers run late); when the engine has work left, its next step starts at that end, so
+     * the step counts as running on. While an idle engine gathers requests its step is not planned yet, but it will
+     * start at the first arrival, which has passed. So the power gauge reads busy whenever the schedule runs a step,
+     * and the energy counter does not jump when the step is planned.
+     */
+    state() {
+        const gathering = this.pending.length > 0 ? { start: this.pending[0].at, end: Infinity } : undefined;
+        const running = this.inStep && { start: this.inStep.start, end: this.model.busy ? Infinity : this.inStep.end };
+        const step = running ?? gathering;
+        return { ...this.inFlight, kvTokens: this.model.kvUsed(), at: this.now(), ...(step && { step }) };
+    }
+    /**
      * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
      * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
-     * request (see `EngineRequest.side`).
+     * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill.
      */
-    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now(), side = false) {
+    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now(), side = false, cachedTokens = 0) {
         const id = this.nextId++;
         const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale);
-        this.pending.push({ id, at, promptTokens, maxTokens, side });
+        this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens });
         this.pending.sort((a, b) => a.at - b.at || a.id - b.id);
         this.listeners.set(id, listener);
         if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -65211,7 +67615,8 @@ class RealtimeEngine {
     admit(until) {
         while (this.pending.length > 0 && this.pending[0].at <= until) {
             const p = this.pending.shift();
-            this.model.submit({ id: p.id, promptTokens: p.promptTokens, maxTokens: p.maxTokens, side: p.side });
+            const { id, promptTokens, maxTokens, side, cachedTokens } = p;
+            this.model.submit({ id, promptTokens, maxTokens, side, ...(cachedTokens > 0 && { cachedTokens }) });
         }
     }
     /** Plans the step starting at `start`, admitting requests that arrived by `admitUntil` (default: by `start`). */
@@ -65225,6 +67630,7 @@ class RealtimeEngine {
             this.admit(start);
         }
         const step = this.model.step(start);
+        this.inStep = { start: step.start, end: step.end };
         this.deliverAt(step, this.origin + step.end / this.timeScale);
     }
     /**
@@ -65242,6 +67648,7 @@ class RealtimeEngine {
     deliver(step) {
         if (this.closed)
             return;
+        this.inStep = undefined;
         this.onStep(step);
         for (const emission of step.emissions) {
             const listener = this.listeners.get(emission.id);
@@ -65499,7 +67906,8 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
     if (!body || typeof body !== 'object' || Array.isArray(body))
         throw new BadRequest('request body must be a JSON object');
     const b = body;
-    const prompt = api === 'chat' ? chatTokens(b.messages) : promptTokens(b.prompt);
+    const ids = api === 'chat' ? chatIds(b.messages) : promptIds(b.prompt);
+    const prompt = ids?.length;
     if (prompt === undefined)
         throw new BadRequest(api === 'chat'
             ? 'messages must be a non-empty list of {role, content}'
@@ -65518,6 +67926,7 @@ function parseGenerate(api, body, servedModel, maxModelLen) {
         api,
         model: typeof b.model === 'string' && b.model ? b.model : servedModel,
         promptTokens: prompt,
+        ids: ids,
         text: parse_request_promptText(api, b),
         maxTokens,
         stream,
@@ -65615,6 +68024,7 @@ function fullReply(request, id, text, length) {
 
 
 
+
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
 function readBody(req) {
@@ -65651,11 +68061,13 @@ async function jsonBody(req) {
 }
 class SimHttp {
     profile;
-    counters = new SimCounters();
+    counters;
+    prefixes = new PrefixCache();
     engine;
     requests = 0;
     constructor(profile, seed, timeScale, speed) {
         this.profile = profile;
+        this.counters = new SimCounters(profile.power);
         this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed);
     }
     async handle(req, res) {
@@ -65671,7 +68083,7 @@ class SimHttp {
                 return server_json(res, 200, this.models());
             if (route === 'GET /metrics') {
                 res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-                return void res.end(renderMetrics(this.profile, this.counters, this.engine.inFlight));
+                return void res.end(renderMetrics(this.profile, this.counters, this.engine.state()));
             }
             if (route === 'POST /tokenize')
                 return server_json(res, 200, this.tokenize(await jsonBody(req)));
@@ -65737,11 +68149,11 @@ class SimHttp {
         if (request.stream)
             return this.stream(request, { id, length }, res, text, arrivedAt);
         let all = '';
-        const engineId = this.engine.submit(request.promptTokens, length.tokens, (e) => {
+        const engineId = this.submit(request, length.tokens, arrivedAt, (e) => {
             all += text(e.tokens);
             if (e.done)
                 server_json(res, 200, fullReply(request, id, all, length));
-        }, arrivedAt, !request.ignoreEos);
+        });
         res.on('close', () => this.abandon(res, engineId));
     }
     stream(request, reply, res, text, arrivedAt) {
@@ -65752,7 +68164,7 @@ class SimHttp {
         });
         res.flushHeaders();
         const writer = new ReplyWriter(request, reply.id, reply.length.finish);
-        const engineId = this.engine.submit(request.promptTokens, reply.length.tokens, (e) => {
+        const engineId = this.submit(request, reply.length.tokens, arrivedAt, (e) => {
             if (res.destroyed)
                 return;
             const frames = writer.tokens(text(e.tokens), e.tokens, e.first, e.done);
@@ -65760,8 +68172,24 @@ class SimHttp {
                 res.end(frames + writer.end());
             else
                 res.write(frames);
-        }, arrivedAt, !request.ignoreEos);
+        });
         res.on('close', () => this.abandon(res, engineId));
+    }
+    /**
+     * Queues a request with what the prefix cache holds of its prompt (none under the `no-prefix-cache` fault),
+     * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes.
+     */
+    submit(request, tokens, arrivedAt, listener) {
+        const caching = this.profile.fault !== 'no-prefix-cache';
+        const cached = caching ? this.prefixes.hit(request.ids) : 0;
+        this.counters.prefixQueries += request.promptTokens;
+        this.counters.prefixHits += cached;
+        const emit = (e) => {
+            if (e.first && caching)
+                this.prefixes.insert(request.ids);
+            listener(e);
+        };
+        return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached);
     }
     /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */
     abandon(res, engineId) {
@@ -65817,7 +68245,8 @@ const FAULTS = [...SIM_FAULTS, 'none'];
 const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
          [--launch-cv X] [--launch-seed N] [--box-factor X] [--slow-share P] [--slow-factor F] [--slow-window MS]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
-  --fault: broken output at unchanged speed (overrides the profile's fault; none serves it healthy)
+  --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
+    none serves it healthy)
   --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1

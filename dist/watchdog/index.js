@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 302:
+/***/ 449:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -295,6 +295,18 @@ const secrets = new Redactor();
 function redact(text) {
     return secrets.redact(text);
 }
+/**
+ * A tool's message for a report or an error, on one line: control characters as spaces, the user and password of
+ * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
+ */
+function redact_redactLine(text, maxChars) {
+    const clean = redact(text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
+        .trim());
+    return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
+}
 /** A copy of `value` with every known secret masked, marked as such. */
 function redacted(value) {
     return secrets.redactDeep(value);
@@ -338,6 +350,155 @@ const RUN_ID_VARIABLE = 'LLM_BENCH_RUN_ID';
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: ./src/core/units.ts
+/**
+ * Durations, sizes and percents as written in the matrix file. Parsers return undefined for
+ * malformed text so the schema can word the error with the field's path.
+ */
+const NUM = String.raw `(\d+(?:\.\d+)?)`;
+// Units in descending order, each at most once: `1h30m`, `90s`, `500ms`. `m(?!s)` keeps `5ms` from reading as 5 minutes.
+const DURATION_PATTERN = `^(?:${NUM}h)?(?:${NUM}m(?!s))?(?:${NUM}s)?(?:${NUM}ms)?$`;
+const DURATION_RE = new RegExp(DURATION_PATTERN);
+const DURATION_FACTORS = (/* unused pure expression or super */ null && ([3_600_000, 60_000, 1000, 1]));
+/** Milliseconds, or undefined when the text is not a duration like `500ms`, `90s`, `20m`, `1h30m`. */
+function parseDuration(text) {
+    const trimmed = text.trim();
+    const match = DURATION_RE.exec(trimmed);
+    if (!trimmed || !match)
+        return undefined;
+    return DURATION_FACTORS.reduce((total, factor, i) => total + (match[i + 1] ? Number(match[i + 1]) * factor : 0), 0);
+}
+const units_SIZE_FACTORS = {
+    B: 1,
+    KB: 1e3,
+    MB: 1e6,
+    GB: 1e9,
+    TB: 1e12,
+    KiB: 2 ** 10,
+    MiB: 2 ** 20,
+    GiB: 2 ** 30,
+    TiB: 2 ** 40,
+};
+const SIZE = `${NUM}\\s*(${Object.keys(units_SIZE_FACTORS).join('|')})`;
+const SIZE_RE = new RegExp(`^${SIZE}$`);
+/** Bytes, or undefined when the text is not a size like `4GiB`, `512MiB`, `4GB`. */
+function parseSize(text) {
+    const match = SIZE_RE.exec(text.trim());
+    return match ? Math.round(Number(match[1]) * units_SIZE_FACTORS[match[2]]) : undefined;
+}
+const PERCENT = `${NUM}\\s*%`;
+const PERCENT_RE = new RegExp(`^${PERCENT}$`);
+/** For the JSON Schema, so editors flag a malformed value as it is typed. */
+const PERCENT_PATTERN = (/* unused pure expression or super */ null && (`^${PERCENT}$`));
+const SIZE_OR_PERCENT_PATTERN = (/* unused pure expression or super */ null && (`^(?:${SIZE}|${PERCENT})$`));
+/** A fraction (`5%` → 0.05), or undefined when the text is not a percent. */
+function parsePercent(text) {
+    const match = PERCENT_RE.exec(text.trim());
+    return match ? Number(match[1]) / 100 : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/core/format.ts
+/** How numbers, durations and sizes read wherever we print them: reports, verdict reasons, log lines, the plan. */
+
+/** A real minus sign reads better than a hyphen in tables. */
+const MINUS = '\u2212';
+const EMPTY = '—';
+/** Precision that suits the magnitude: 12,345 · 523 · 52.3 · 5.23 · 0.0523. */
+function formatNumber(value) {
+    if (typeof value !== 'number' || !Number.isFinite(value))
+        return EMPTY;
+    const size = Math.abs(value);
+    const text = size >= 1000
+        ? Math.round(size).toLocaleString('en-US')
+        : size >= 100
+            ? size.toFixed(0)
+            : size >= 10
+                ? size.toFixed(1)
+                : size >= 1
+                    ? size.toFixed(2)
+                    : size === 0
+                        ? '0'
+                        : size.toPrecision(3);
+    return value < 0 ? MINUS + text : text;
+}
+/** A fraction as a percentage without trailing zeros: 0.05 → `5%`, 0.123 → `12.3%`. */
+function formatPercent(fraction) {
+    if (!Number.isFinite(fraction))
+        return EMPTY;
+    const text = (fraction * 100).toFixed(1).replace(/\.0$/, '');
+    return `${text.replace('-', MINUS)}%`;
+}
+/** A fraction as percentage points with at most one decimal, no sign or unit: 0.83 → `83`, 0.125 → `12.5`. */
+function formatPoints(fraction) {
+    return String(Math.round(fraction * 1000) / 10);
+}
+/** A signed change of a share in percentage points: 0.94 − 1 → `−6 points`, `+0.5 pt` with `unit: 'pt'`, `0 points`. */
+function formatPointsDelta(diff, unit = 'points') {
+    const size = formatPoints(Math.abs(diff));
+    const sign = size === '0' ? '' : diff < 0 ? MINUS : '+';
+    return `${sign}${size} ${unit}`;
+}
+/** A signed relative change with one decimal: `+4.0%`, `−12.3%`, `0.0%`. */
+function formatDelta(fraction) {
+    if (typeof fraction !== 'number' || !Number.isFinite(fraction))
+        return EMPTY;
+    const text = Math.abs(fraction * 100).toFixed(1);
+    if (Number(text) === 0)
+        return '0.0%';
+    return `${fraction < 0 ? MINUS : '+'}${text}%`;
+}
+/**
+ * A signed absolute change with its unit: `+31 ms`, `−4.20 tok/s`. With `scale` (the size of the values
+ * compared) the change is rounded to the precision those values are shown at, three significant digits of
+ * `scale`: a 0.000671 ms change between two TTFTs of 220 ms reads `0 ms`, not `−0.000671 ms`.
+ */
+function formatSigned(value, unit, scale) {
+    const text = scale === undefined || !(Math.abs(scale) > 0) || !Number.isFinite(scale)
+        ? formatNumber(Math.abs(value))
+        : atPrecisionOf(Math.abs(value), Math.abs(scale));
+    const sign = /^[0.,]+$/.test(text) ? '' : value < 0 ? MINUS : '+';
+    return `${sign}${/^[0.,]+$/.test(text) ? '0' : text} ${unit}`;
+}
+function atPrecisionOf(size, scale) {
+    const exponent = Math.floor(Math.log10(scale)) - 2;
+    const decimals = Math.max(0, -exponent);
+    const quantum = 10 ** exponent;
+    const rounded = Math.round(size / quantum) * quantum;
+    return rounded >= 1000 ? Math.round(rounded).toLocaleString('en-US') : rounded.toFixed(decimals);
+}
+/** Counts with a noun: `1 cell`, `400 cells`. */
+function plural(count, noun, many = `${noun}s`) {
+    return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`;
+}
+/** Keeps at most two decimals and drops trailing zeros. */
+function round2(value) {
+    return Math.round(value * 100) / 100;
+}
+/** `500ms`, `1.5s`, `45s`, `1m30s`, `20m`, `1h5m`: the inverse of the matrix file's duration syntax. */
+function format_formatDuration(ms) {
+    if (!Number.isFinite(ms))
+        return EMPTY;
+    // Below a second, whole milliseconds: `497ms`, not `497.43ms`.
+    if (ms < 1000)
+        return `${Math.round(ms)}ms`;
+    if (ms < 60_000)
+        return `${round2(ms / 1000)}s`;
+    const h = Math.floor(ms / 3_600_000);
+    const m = Math.floor((ms % 3_600_000) / 60_000);
+    const s = round2((ms % 60_000) / 1000);
+    return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+}
+const BINARY_UNITS = (/* unused pure expression or super */ null && (['TiB', 'GiB', 'MiB', 'KiB']));
+/** `4GiB`, `1.5GiB`, `512MiB`, `100B`: binary units, as the matrix file writes memory sizes. */
+function formatBytes(bytes) {
+    for (const unit of BINARY_UNITS) {
+        const factor = SIZE_FACTORS[unit];
+        if (bytes >= factor)
+            return `${round2(bytes / factor)}${unit}`;
+    }
+    return `${bytes}B`;
+}
+
 ;// CONCATENATED MODULE: ./src/server/container.ts
 /**
  * `container:` targets: the `run` command the action composes, the runtime it picks, and the
@@ -346,6 +507,8 @@ const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(im
  * runtime's shim (`conmon`, `containerd-shim`) in a session of their own: killing the group never
  * reaches them, so every path that ends a container goes through the runtime, by name or by label.
  */
+
+
 
 
 
@@ -379,7 +542,9 @@ function shellWords(value) {
  * command line or the log.
  */
 function runCommand(runtime, c, at) {
-    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', `${RUN_LABEL}=${at.runId}`];
+    // `--pull=never`: a missing image is pulled before the launch (`pullImage`), so the run never pulls inside startup.
+    const label = `${RUN_LABEL}=${at.runId}`;
+    const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', label, '--pull=never'];
     if (c.gpus === 'all')
         fixed.push(...(runtime === 'podman' ? ['--device', 'nvidia.com/gpu=all'] : ['--gpus', 'all']));
     if (c.shmSize)
@@ -405,10 +570,10 @@ const KILL_AFTER_MS = 2_000;
 /** What is kept of a runtime CLI's output (ids, one inspect value, an error line). */
 const OUTPUT_CHARS = 1024 * 1024;
 /**
- * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs` it gets
- * SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
+ * Runs the runtime's CLI without a shell; never throws (a missing binary is code null). At `timeoutMs`, or when
+ * `signal` aborts, it gets SIGTERM and, KILL_AFTER_MS later, SIGKILL; its output is kept up to OUTPUT_CHARS.
  */
-function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
+function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS, signal) {
     return new Promise((resolve) => {
         const child = (0,external_node_child_process_namespaceObject.spawn)(runtime, args, { stdio: ['ignore', 'pipe', 'pipe'] });
         const out = { stdout: '', stderr: '' };
@@ -419,13 +584,20 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
                     out[name] += text.slice(0, OUTPUT_CHARS - out[name].length);
             });
         }
-        let timedOut = false;
+        let ended;
         let kill;
-        const timer = setTimeout(() => {
-            timedOut = true;
+        const end = (why) => {
+            if (ended)
+                return;
+            ended = why;
             child.kill('SIGTERM');
             kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
-        }, timeoutMs);
+        };
+        const timer = setTimeout(() => end('timed out'), timeoutMs);
+        const onAbort = () => end('aborted');
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal?.aborted)
+            onAbort();
         let settled = false;
         const finish = (ran) => {
             if (settled)
@@ -433,13 +605,14 @@ function runtimeExec(runtime, args, timeoutMs = COMMAND_TIMEOUT_MS) {
             settled = true;
             clearTimeout(timer);
             clearTimeout(kill);
+            signal?.removeEventListener('abort', onAbort);
             resolve(ran);
         };
         child.once('error', (error) => finish({ code: null, ...out, ...(error.code === 'ENOENT' && { failure: 'not found' }) }));
-        const ended = (code) => finish({ code: timedOut ? null : code, ...out, ...(timedOut && { failure: 'timed out' }) });
+        const exited = (code) => finish({ code: ended ? null : code, ...out, ...(ended && { failure: ended }) });
         // A helper the CLI left holding its output must not hold the call: past a second after the exit, stop waiting.
-        child.once('exit', (code) => setTimeout(() => ended(code), 1000).unref());
-        child.once('close', ended);
+        child.once('exit', (code) => setTimeout(() => exited(code), 1000).unref());
+        child.once('close', exited);
     });
 }
 let detected;
@@ -515,6 +688,58 @@ async function containerIdentity(runtime, name, image) {
         : '';
     const digest = repo.split(' ')[0]?.split('@')[1] || id;
     return { runtime, image, ...(digest ? { digest } : {}) };
+}
+/** What an error quotes of the runtime's stderr: its last lines, newest first kept (podman prints retries, then the error). */
+const STDERR_LINES = 3;
+const STDERR_CHARS = 600;
+/** The last STDERR_LINES lines that fit in STDERR_CHARS (the last one always, clipped), on one line, redacted. */
+function stderrTail(ran) {
+    const lines = ran.stderr
+        .split(/\r?\n|\r/)
+        .map((line) => redactLine(line, STDERR_CHARS))
+        .filter(Boolean);
+    const kept = [];
+    for (const line of lines.slice(-STDERR_LINES).reverse()) {
+        if (kept.length && [line, ...kept].join(' | ').length > STDERR_CHARS)
+            break;
+        kept.unshift(line);
+    }
+    return kept.join(' | ') || 'no message';
+}
+/** Why a runtime call gave no answer: the binary is missing, it hung past its bound, or the run was cancelled. */
+function noAnswer(runtime, call, ran, timeoutMs) {
+    if (ran.failure === 'not found')
+        return `no \`${runtime}\` command on PATH`;
+    if (ran.failure === 'timed out')
+        return `\`${runtime} ${call}\` did not finish within ${formatDuration(timeoutMs)}`;
+    if (ran.failure === 'aborted')
+        return `cancelled during \`${runtime} ${call}\``;
+    return undefined;
+}
+/**
+ * Whether the runtime has the image locally, asking no registry. podman: `image exists` exits 0 when it does, 1
+ * when it does not, 125 on an error (podman-image-exists(1)). docker: `image inspect` exits 0, or 1 with "No such
+ * image" on stderr (docs.docker.com, `docker image inspect`). Any other answer throws: the runtime cannot say.
+ */
+async function imagePresent(runtime, image, signal) {
+    const args = runtime === 'podman' ? ['image', 'exists', image] : ['image', 'inspect', '--format', '{{.Id}}', image];
+    const ran = await runtimeExec(runtime, args, COMMAND_TIMEOUT_MS, signal);
+    const failed = noAnswer(runtime, args.slice(0, 2).join(' '), ran, COMMAND_TIMEOUT_MS);
+    if (failed)
+        throw new Error(`cannot tell whether image ${image} is present: ${failed}`);
+    if (ran.code === 0)
+        return true;
+    if (ran.code === 1 && (runtime === 'podman' || /no such (image|object)/i.test(ran.stderr)))
+        return false;
+    throw new Error(`cannot tell whether image ${image} is present: \`${runtime} ${args.slice(0, 2).join(' ')}\` exited with code ${ran.code}: ${stderrTail(ran)}`);
+}
+/** `pull <image>`, bounded by `timeoutMs` and `signal`; throws naming the image with the runtime's last stderr lines. */
+async function pullImage(runtime, image, timeoutMs, signal) {
+    const ran = await runtimeExec(runtime, ['pull', image], timeoutMs, signal);
+    const failed = noAnswer(runtime, `pull ${image}`, ran, timeoutMs) ??
+        (ran.code === 0 ? undefined : `\`${runtime} pull ${image}\` exited with code ${ran.code}: ${stderrTail(ran)}`);
+    if (failed)
+        throw new Error(`image ${image} is not present locally and could not be pulled: ${failed}`);
 }
 
 ;// CONCATENATED MODULE: ./src/core/proc-stat.ts
@@ -760,13 +985,7 @@ function gitReason(stderr) {
         .map((l) => l.trim())
         .filter(Boolean);
     const line = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.at(-1) ?? 'no message';
-    const clean = redact(line
-        .replace(/^(fatal|error):\s*/i, '')
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u001f\u007f]/g, ' ')
-        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
-        .trim());
-    return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean;
+    return redact_redactLine(line.replace(/^(fatal|error):\s*/i, ''), REASON_CHARS);
 }
 /** Keeps the first GIT_OUTPUT_BYTES of a stream. */
 function collector() {
@@ -1100,7 +1319,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(302);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(449);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);

@@ -4,7 +4,8 @@
  * request confirms it, because `/tokenize` may skip the chat template or the BOS token; without
  * a tokenizer, throwaway 1-token requests and their `usage.prompt_tokens` steer the search.
  * Every loop is bounded; a target that cannot be hit exactly returns the closest length, and
- * the achieved counts of the real requests flag the cell.
+ * the achieved counts of the real requests flag the cell. A count from usage is of the last
+ * prompt built with the filler length returned (calibrator.ts counts that prompt again).
  */
 import { FIXED_WORDS } from './prompt.js'
 
@@ -21,6 +22,8 @@ export interface Calibration {
   promptTokens: number
   /** What the count rests on: a real request, the tokenizer alone, or a guess (no usage, no tokenizer). */
   source: 'usage' | 'tokenize' | 'estimate'
+  /** The settled prompt's count by the engine's tokenizer, where the calibrator was asked for it (text-fit.ts). */
+  tokenized?: number
 }
 
 const MAX_STEPS = 6

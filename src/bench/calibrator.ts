@@ -15,6 +15,8 @@ export interface CalibratorOptions {
   tokenize?: (model: string, text: string) => Promise<number | undefined>
   /** Streams `text` with a 1-token completion. */
   probe: (text: string, signal?: AbortSignal) => Promise<StreamOutcome>
+  /** Count the settled prompt with the tokenizer too (`Calibration.tokenized`), for prompts fitted one by one. */
+  tokenizeSettled?: boolean
 }
 
 /** The filler length for prompts of `inputTokens`, after `prefix` (a scenario's shared prefix) when given. */
@@ -26,16 +28,44 @@ export function createCalibrator(o: CalibratorOptions): Calibrator {
     const key = `${inputTokens}\n${prefix ?? ''}`
     let pending = calibrations.get(key)
     if (!pending) {
-      const build = prefix === undefined ? o.prompt : (words: number) => `${prefix} ${o.prompt(words)}`
-      const otherWords = prefix === undefined ? 0 : prefix.split(' ').length
-      pending = promptCounters(o, `${inputTokens} tokens`, signal).then((c) =>
-        calibrate(inputTokens, build, c, otherWords),
-      )
+      pending = calibrateLength(o, inputTokens, signal, prefix)
       pending.catch(() => calibrations.delete(key))
       calibrations.set(key, pending)
     }
     return pending
   }
+}
+
+async function calibrateLength(
+  o: CalibratorOptions,
+  inputTokens: number,
+  signal?: AbortSignal,
+  prefix?: string,
+): Promise<Calibration> {
+  const counters = await promptCounters(o, `${inputTokens} tokens`, signal)
+  const own = prefix === undefined ? o.prompt : (words: number) => `${prefix} ${o.prompt(words)}`
+  // A count from usage is of the last prompt calibrate() built with the filler length it returns.
+  const built = new Map<number, string>()
+  const prompt = o.tokenizeSettled
+    ? (fillerWords: number) => {
+        const text = own(fillerWords)
+        built.set(fillerWords, text)
+        return text
+      }
+    : own
+  const calibration = await calibrate(
+    inputTokens,
+    prompt,
+    counters,
+    prefix === undefined ? 0 : prefix.split(' ').length,
+  )
+  const count = counters.tokenize
+  if (!o.tokenizeSettled || !count || calibration.source === 'estimate') return calibration
+  // Without usage the tokenizer's count is all there is, and it is the one calibrate() returned.
+  if (calibration.source === 'tokenize') return { ...calibration, tokenized: calibration.promptTokens }
+  const settled = built.get(calibration.fillerWords)
+  const tokenized = settled === undefined ? undefined : await count(settled)
+  return tokenized === undefined ? calibration : { ...calibration, tokenized }
 }
 
 /** The server's counts of a text: its tokenizer where it has one, and real 1-token requests; `what` names errors. */

@@ -5,15 +5,17 @@
  */
 import type { Api } from '../core/plan.js'
 import type { RequestError } from '../core/errors.js'
-import type { EngineAdapter } from '../engines/types.js'
+import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
 import { createAgentPool, type AgentPool } from './agent-pool.js'
 import { createCalibrator, promptCounters, type Calibrator, type CalibratorOptions } from './calibrator.js'
-import { sharedPrefix, type SharedPrefix } from './prefix.js'
 import { servedModel } from './model.js'
+import { sharedPrefix, type SharedPrefix } from './prefix.js'
 import { promptText, requestBody } from './prompt.js'
 import type { StreamOutcome } from './request.js'
 import { createSender } from './send.js'
+import { textSupply } from './text-fit.js'
+import { textPrompt } from './text-prompt.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds.js'
 import { joinUrl } from '../core/url.js'
 
@@ -64,24 +66,19 @@ export interface BenchClient {
 const BENCHMARK_SHAPED_NONCE = 1_000_000_000
 
 export function createBenchClient(target: BenchTarget): BenchClient {
-  const { adapter, baseUrl, requestTimeoutMs } = target
+  const { baseUrl, requestTimeoutMs } = target
   const pool = createAgentPool({ connections: target.maxConcurrency, requestTimeoutMs })
   // Model lookup and tokenize are small calls: the engines' port, not the streaming Agent.
   const ports = httpPorts()
   const modelName = servedModel(target.model, ports, baseUrl, requestTimeoutMs)
   const sendPrompt = promptSender(target, pool, modelName)
-  // Nonce index: unique over the client's life, so no two requests share a prefix.
-  let sequence = 0
-  const prompt = (fillerWords: number) => promptText(sequence++, fillerWords)
-  const tokenize = adapter.tokenize?.bind(adapter)
-  const calibrating: CalibratorOptions = {
-    prompt,
+  const { prompt, calibration, measureText, measureWords } = clientPrompts({
+    target,
+    ports,
     modelName,
-    tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
-    probe: (text, signal) => sendPrompt(text, 1, signal),
-  }
-  const calibration = createCalibrator(calibrating)
-  const measure = measurer({ pool, sendPrompt, prompt, calibration, prefixes: prefixCalibrator(calibrating) })
+    send: sendPrompt,
+    pool,
+  })
 
   let closed = false
   const open = () => {
@@ -94,7 +91,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
     },
     async measure(o) {
       open()
-      return measure(o)
+      return o.scenario.prompts === 'text' ? measureText(o) : measureWords(o)
     },
     async complete(text, maxTokens, options = {}) {
       open()
@@ -120,16 +117,51 @@ export function createBenchClient(target: BenchTarget): BenchClient {
   }
 }
 
-type SendPrompt = (
-  text: string,
-  maxTokens: number,
-  signal?: AbortSignal,
-  probe?: { api: Api },
-  /** The prompt starts with its scenario's shared prefix (`prefix-tokens`). */
-  sharedPrefix?: boolean,
-) => Promise<StreamOutcome>
+interface PromptParts {
+  target: BenchTarget
+  ports: HttpPorts
+  modelName: () => Promise<string>
+  send: SendPrompt
+  pool: AgentPool
+}
 
-/** A client's measurement: its scenario's shared prefix (if any) and prompt length calibrated, then its rounds. */
+/** A client's prompts: word-list prompts and their calibrations, and the text cells, over one request counter. */
+function clientPrompts(o: PromptParts) {
+  const { ports, modelName } = o
+  const { adapter, baseUrl } = o.target
+  // Nonce index: unique over the client's life, so no two requests share a prefix.
+  let sequence = 0
+  const next = () => sequence++
+  const prompt = (fillerWords: number) => promptText(next(), fillerWords)
+  const tokenize = adapter.tokenize?.bind(adapter)
+  const options = (build: (fillerWords: number) => string, tokenizeSettled?: boolean): CalibratorOptions => ({
+    prompt: build,
+    modelName,
+    tokenize: tokenize && ((model, text) => tokenize(ports, baseUrl, model, text)),
+    probe: (text, signal) => o.send(text, 1, signal),
+    ...(tokenizeSettled && { tokenizeSettled }),
+  })
+  const calibrator = (build: (fillerWords: number) => string, tokenizeSettled?: boolean) =>
+    createCalibrator(options(build, tokenizeSettled))
+  const measureText = textCells({
+    calibration: calibrator((fillerWords) => textPrompt(next(), fillerWords), true),
+    next,
+    count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
+    ensure: (connections) => o.pool.ensure(connections),
+    send: o.send,
+  })
+  const calibration = calibrator(prompt)
+  const measureWords = measurer({
+    pool: o.pool,
+    sendPrompt: o.send,
+    prompt,
+    calibration,
+    prefixes: prefixCalibrator(options(prompt)),
+  })
+  return { prompt, calibration, measureText, measureWords }
+}
+
+/** Word-list cells: the scenario's shared prefix (if any) and prompt length calibrated, then the rounds. */
 function measurer(c: {
   pool: AgentPool
   sendPrompt: SendPrompt
@@ -165,6 +197,39 @@ function prefixCalibrator(o: CalibratorOptions) {
     return pending
   }
 }
+
+interface TextCells {
+  calibration: Calibrator
+  next: () => number
+  /** The engine's tokenizer for the served model; undefined when the engine has none. */
+  count?: (text: string) => Promise<number | undefined>
+  ensure: (connections: number) => Promise<void>
+  send: SendPrompt
+}
+
+/** `prompts: text` cells: calibrated once per length, each round's prompts fitted before it starts (text-fit.ts). */
+function textCells(t: TextCells): (o: MeasureOptions) => Promise<CellMeasurement> {
+  return async (o) => {
+    const cal = await t.calibration(o.scenario.inputTokens, o.signal)
+    await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency)
+    const supply = textSupply(cal, o.scenario.inputTokens, t.next, t.count)
+    return runRounds(
+      o,
+      supply.calibration,
+      (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal),
+      (requests, signal) => supply.prepare(requests, signal),
+    )
+  }
+}
+
+type SendPrompt = (
+  text: string,
+  maxTokens: number,
+  signal?: AbortSignal,
+  probe?: { api: Api },
+  /** The prompt starts with its scenario's shared prefix (`prefix-tokens`). */
+  sharedPrefix?: boolean,
+) => Promise<StreamOutcome>
 
 /**
  * One streamed request of a prompt through the pool: a benchmark request (`ignore_eos`, the target's API), or

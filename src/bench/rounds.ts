@@ -83,11 +83,15 @@ export interface CellMeasurement {
 
 const DEFAULT_PROGRESS_MS = 30_000
 
-/** Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s when given. */
+/**
+ * Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s
+ * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing.
+ */
 export async function runRounds(
   o: MeasureOptions,
   calibration: Calibration,
   send: RoundRun['send'],
+  prepare?: (requests: number, signal?: AbortSignal) => Promise<void>,
 ): Promise<CellMeasurement> {
   const { scenario } = o
   const first = o.after?.rounds.length ?? 0
@@ -101,6 +105,7 @@ export async function runRounds(
   let again = 0
   for (let r = first; r < total && !o.signal?.aborted; r++) {
     const steady = r >= discard
+    await prepare?.(scenario.requests, o.signal)
     // A discarded round does not count, so what disturbed it does not matter.
     const end = steady ? await o.watch?.() : undefined
     let round: Awaited<ReturnType<typeof oneRound>>

@@ -46,6 +46,7 @@ export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
   if (s.rate !== undefined) plan.rate = s.rate
   if (s['prefix-tokens'] !== undefined) plan.prefixTokens = s['prefix-tokens']
   if (s.slo !== undefined) plan.slo = { ...s.slo }
+  if (s.prompts === 'text') plan.prompts = 'text'
   return plan
 }
 

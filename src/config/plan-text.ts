@@ -141,7 +141,8 @@ export function formatWorkload(s: ScenarioPlan): string {
     : ''
   // What a good request is: the SLO's effect.
   const slo = s.slo ? `; goodput: requests that succeed with ${formatSlo(s.slo)}` : ''
-  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${slo}`
+  const prompts = s.prompts === 'text' ? ', text prompts (an instruction and a passage of generated prose each)' : ''
+  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${prompts}${slo}`
 }
 
 function count(n: number, noun: string): string {

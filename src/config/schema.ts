@@ -37,7 +37,7 @@ import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX
 import { DEFAULT_QUALITY_GATE } from '../core/quality.js'
 import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
 import { containerSchema, stopSchema } from './container-schema.js'
-import type { SloBounds } from '../core/plan.js'
+import { PROMPT_KINDS, type SloBounds } from '../core/plan.js'
 
 /** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
 export const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1'
@@ -89,6 +89,9 @@ export const LIMITS = {
 export const DEFAULT_GATE = Object.fromEntries(
   GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])),
 )
+
+/** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
+export const TEXT_MIN_INPUT_TOKENS = 64
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
@@ -376,6 +379,13 @@ function scenarioFields() {
       })
       .optional(),
     slo: sloSchema().optional(),
+    prompts: z
+      .enum(PROMPT_KINDS, { error: expected(`must be ${PROMPT_KINDS.join(' or ')}`) })
+      .meta({
+        description:
+          'synthetic: a word list (default); text: an instruction and a passage of generated prose per request, for speculative decoding',
+      })
+      .optional(),
   })
 }
 
@@ -432,6 +442,21 @@ function shapeChecks(s: ScenarioFields, ctx: z.RefinementCtx): void {
       code: 'custom',
       path: ['prefix-tokens'],
       message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
+    })
+  }
+  if (s.prompts === 'text' && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['input-tokens'],
+      message: `${s['input-tokens']} is too short for prompts: text; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
+    })
+  }
+  if (s['prefix-tokens'] !== undefined && s.prompts === 'text') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['prefix-tokens'],
+      message:
+        'a shared prefix goes with prompts: synthetic (text prompts are fitted one by one, each unique from its start)',
     })
   }
   if (s.slo?.tpotMs !== undefined && s['output-tokens'] === 1) {

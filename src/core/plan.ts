@@ -8,6 +8,10 @@ import type { QualityGate } from './quality.js'
 
 export type Api = 'completions' | 'chat'
 
+/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
+export const PROMPT_KINDS = ['synthetic', 'text'] as const
+export type PromptKind = (typeof PROMPT_KINDS)[number]
+
 export interface GateMetricConfig {
   /** Relative worsening that may count as a regression, as a fraction (5% → 0.05). */
   maxRegression: number
@@ -103,6 +107,8 @@ export interface ScenarioPlan {
   sweep?: string
   /** Latency targets (`slo`): a request meeting every bound counts toward goodput. */
   slo?: SloBounds
+  /** `prompts: text`; absent: synthetic (bench/prompt.ts). */
+  prompts?: 'text'
 }
 
 /** `slo:` — per-request latency bounds in ms; at least one is set. A request is good when it meets every one given. */

@@ -1,12 +1,12 @@
 /**
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body) measured different
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
  * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
  * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
  */
 import { createHash } from 'node:crypto'
 import { formatDuration } from './format.js'
-import type { Api, SloBounds } from './plan.js'
+import type { Api, PromptKind, SloBounds } from './plan.js'
 
 export interface CellWorkload {
   inputTokens: number
@@ -28,6 +28,11 @@ export interface CellWorkload {
   prefixTokens?: number
   /** The scenario's latency targets (`slo`), which goodput is counted against; absent when it has none. */
   slo?: SloBounds
+  /**
+   * `text` for instructions and passages of prose (`prompts: text`); absent: the word list, as every file written
+   * before prompts could be anything else measured.
+   */
+  prompts?: PromptKind
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -47,17 +52,24 @@ export function requestBodyDigest(body: Record<string, unknown>): string | undef
   return createHash('sha256').update(canonical(body)).digest('hex').slice(0, 12)
 }
 
+/** The prompts a workload sent: the word list unless it says otherwise. */
+export function promptsOf(w: CellWorkload): PromptKind {
+  return w.prompts ?? 'synthetic'
+}
+
 /**
  * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
- * (`+body:<digest>` with a request body). History entries keep its digest per cell.
+ * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
+ * cell; a word-list workload's string is what it was before prompts could be anything else.
  */
 export function workloadFingerprint(w: CellWorkload): string {
   const rate = w.rate === null ? 'closed' : `rate${w.rate}`
   const body = w.requestBody ? ` +body:${w.requestBody}` : ''
+  const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`
   const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
   const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : ''
   const slo = w.slo ? ` slo:${sloText(w.slo)}` : ''
-  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prefix}${slo}`
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`
 }
 
 const SLO_BOUNDS: [keyof SloBounds, string][] = [
@@ -114,5 +126,6 @@ export function workloadChanges(baseline: CellWorkload, current: CellWorkload): 
   }
   const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'))
   if (before !== after) changes.push(`slo ${before} → ${after}`)
+  if (promptsOf(baseline) !== promptsOf(current)) changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`)
   return changes
 }

@@ -28,6 +28,7 @@ import {
 import { DEGENERATE_KINDS } from '../core/quality.js'
 import { PROBE_MAX_QUESTIONS } from '../quality/index.js'
 import { SLOWDOWN_REASONS } from '../core/host.js'
+import { PROMPT_KINDS } from '../core/plan.js'
 import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
 
 /** A value as a message shows it: short, and never a whole object. */
@@ -245,6 +246,7 @@ const cell = obj({
     unrequested: list(oneOf(['inputTokens', 'outputTokens'])).optional(),
     prefixTokens: num.optional(),
     slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
+    prompts: oneOf(PROMPT_KINDS).optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),

@@ -24,6 +24,7 @@ export function workloadOf(
     ...(requestBody && { requestBody }),
     ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
     ...(scenario.slo && { slo: { ...scenario.slo } }),
+    ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
   }
 }
 

@@ -682,6 +682,12 @@ const cases: Case[] = [
     says: 'is not less than input-tokens',
   },
   {
+    name: 'a shared prefix with text prompts',
+    file: () => variant((c) => Object.assign(chat(c), { 'prefix-tokens': 64, prompts: 'text' })),
+    path: 'scenarios.chat-1k.prefix-tokens',
+    says: 'goes with prompts: synthetic',
+  },
+  {
     name: 'a shared prefix of no tokens',
     file: () => variant((c) => (chat(c)['prefix-tokens'] = 0)),
     path: 'scenarios.chat-1k.prefix-tokens',
