@@ -44444,10 +44444,6 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
 }
 
 ;// CONCATENATED MODULE: ./src/engines/round-acceptance.ts
-const VLLM_DRAFTS = {
-    drafts: 'vllm:spec_decode_num_drafts_total',
-    accepted: 'vllm:spec_decode_num_accepted_tokens_total',
-};
 const LLAMACPP_DRAFTS = {
     drafts: 'llamacpp:spec_decode_num_drafts_total',
     accepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
@@ -44772,7 +44768,7 @@ const vllm = {
         const counters = sumByName(answer.body, VLLM_COUNTER_NAMES);
         return Object.keys(counters).length ? counters : undefined;
     },
-    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
+    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
     specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
 };
 
@@ -53726,7 +53722,7 @@ const sim = {
         const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined);
         return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined;
     },
-    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
+    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
     specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 };
 
@@ -63572,14 +63568,21 @@ async function calibrate(target, build, counters, otherWords = 0) {
 
 
 function createCalibrator(o) {
-    const calibrations = new Map();
-    return (inputTokens, signal, prefix) => {
-        const key = `${inputTokens}\n${prefix ?? ''}`;
-        let pending = calibrations.get(key);
+    const once = onceEach();
+    return (inputTokens, signal, prefix) => once(`${inputTokens}\n${prefix ?? ''}`, () => calibrateLength(o, inputTokens, signal, prefix));
+}
+/**
+ * One pending answer per key, shared by every caller that asks for it while it stands; a failed one is forgotten,
+ * so the next caller tries again instead of inheriting the error.
+ */
+function onceEach() {
+    const answers = new Map();
+    return (key, run) => {
+        let pending = answers.get(key);
         if (!pending) {
-            pending = calibrateLength(o, inputTokens, signal, prefix);
-            pending.catch(() => calibrations.delete(key));
-            calibrations.set(key, pending);
+            pending = run();
+            pending.catch(() => answers.delete(key));
+            answers.set(key, pending);
         }
         return pending;
     };
@@ -66113,17 +66116,8 @@ function measurer(c) {
 }
 /** Each scenario's shared prefix, calibrated once a client; a failed calibration is forgotten. */
 function prefixCalibrator(o) {
-    const known = new Map();
-    return (scenario, tokens, signal) => {
-        const key = `${scenario}\n${tokens}`;
-        let pending = known.get(key);
-        if (!pending) {
-            pending = promptCounters(o, `shared prefix of ${tokens} tokens`, signal).then((c) => sharedPrefix(scenario, tokens, c));
-            pending.catch(() => known.delete(key));
-            known.set(key, pending);
-        }
-        return pending;
-    };
+    const once = onceEach();
+    return (scenario, tokens, signal) => once(`${scenario}\n${tokens}`, async () => sharedPrefix(scenario, tokens, await promptCounters(o, `shared prefix of ${tokens} tokens`, signal)));
 }
 /** `prompts: text` cells: calibrated once per length, each round's prompts fitted before it starts (text-fit.ts). */
 function textCells(t) {

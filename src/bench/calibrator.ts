@@ -23,14 +23,23 @@ export interface CalibratorOptions {
 export type Calibrator = (inputTokens: number, signal?: AbortSignal, prefix?: string) => Promise<Calibration>
 
 export function createCalibrator(o: CalibratorOptions): Calibrator {
-  const calibrations = new Map<string, Promise<Calibration>>()
-  return (inputTokens, signal, prefix) => {
-    const key = `${inputTokens}\n${prefix ?? ''}`
-    let pending = calibrations.get(key)
+  const once = onceEach<Calibration>()
+  return (inputTokens, signal, prefix) =>
+    once(`${inputTokens}\n${prefix ?? ''}`, () => calibrateLength(o, inputTokens, signal, prefix))
+}
+
+/**
+ * One pending answer per key, shared by every caller that asks for it while it stands; a failed one is forgotten,
+ * so the next caller tries again instead of inheriting the error.
+ */
+export function onceEach<T>(): (key: string, run: () => Promise<T>) => Promise<T> {
+  const answers = new Map<string, Promise<T>>()
+  return (key, run) => {
+    let pending = answers.get(key)
     if (!pending) {
-      pending = calibrateLength(o, inputTokens, signal, prefix)
-      pending.catch(() => calibrations.delete(key))
-      calibrations.set(key, pending)
+      pending = run()
+      pending.catch(() => answers.delete(key))
+      answers.set(key, pending)
     }
     return pending
   }

@@ -8,7 +8,7 @@ import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
 import { createAgentPool, type AgentPool } from './agent-pool.js'
-import { createCalibrator, promptCounters, type Calibrator, type CalibratorOptions } from './calibrator.js'
+import { createCalibrator, onceEach, promptCounters, type Calibrator, type CalibratorOptions } from './calibrator.js'
 import { servedModel } from './model.js'
 import { sharedPrefix, type SharedPrefix } from './prefix.js'
 import { promptText, requestBody } from './prompt.js'
@@ -183,19 +183,11 @@ function measurer(c: {
 
 /** Each scenario's shared prefix, calibrated once a client; a failed calibration is forgotten. */
 function prefixCalibrator(o: CalibratorOptions) {
-  const known = new Map<string, Promise<SharedPrefix>>()
-  return (scenario: string, tokens: number, signal?: AbortSignal): Promise<SharedPrefix> => {
-    const key = `${scenario}\n${tokens}`
-    let pending = known.get(key)
-    if (!pending) {
-      pending = promptCounters(o, `shared prefix of ${tokens} tokens`, signal).then((c) =>
-        sharedPrefix(scenario, tokens, c),
-      )
-      pending.catch(() => known.delete(key))
-      known.set(key, pending)
-    }
-    return pending
-  }
+  const once = onceEach<SharedPrefix>()
+  return (scenario: string, tokens: number, signal?: AbortSignal): Promise<SharedPrefix> =>
+    once(`${scenario}\n${tokens}`, async () =>
+      sharedPrefix(scenario, tokens, await promptCounters(o, `shared prefix of ${tokens} tokens`, signal)),
+    )
 }
 
 interface TextCells {

@@ -19,11 +19,6 @@ export interface DraftCounters {
   accepted: string
 }
 
-export const VLLM_DRAFTS: DraftCounters = {
-  drafts: 'vllm:spec_decode_num_drafts_total',
-  accepted: 'vllm:spec_decode_num_accepted_tokens_total',
-}
-
 export const LLAMACPP_DRAFTS: DraftCounters = {
   drafts: 'llamacpp:spec_decode_num_drafts_total',
   accepted: 'llamacpp:spec_decode_num_accepted_tokens_total',

@@ -15,8 +15,8 @@ import { DEFAULT_SLOW_FACTOR, DEFAULT_SLOW_WINDOW_MS, MAX_LAUNCH_CV } from '../s
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
-import { sumByName, VLLM_COUNTER_NAMES, vllmSpecDecode } from './prometheus.js'
-import { VLLM_DRAFTS, countedAcceptance } from './round-acceptance.js'
+import { sumByName, VLLM_COUNTER_NAMES, VLLM_DRAFT_COUNTERS, vllmSpecDecode } from './prometheus.js'
+import { countedAcceptance } from './round-acceptance.js'
 import { SIM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 import type { RoundServer } from '../core/server-counters.js'
@@ -168,6 +168,6 @@ export const sim: EngineAdapter = {
     return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
   },
 
-  roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
+  roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
   specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 }

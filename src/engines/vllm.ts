@@ -7,8 +7,8 @@
 import { INFO_TIMEOUT_MS, asRecord, getJson } from './http.js'
 import { joinUrl } from '../core/url.js'
 import { modelsInfo, openaiPath, readyOn200, tokenizePrompt } from './openai.js'
-import { VLLM_COUNTER_NAMES, sumByName, vllmSpecDecode } from './prometheus.js'
-import { VLLM_DRAFTS, countedAcceptance } from './round-acceptance.js'
+import { VLLM_COUNTER_NAMES, VLLM_DRAFT_COUNTERS, sumByName, vllmSpecDecode } from './prometheus.js'
+import { countedAcceptance } from './round-acceptance.js'
 import { VLLM_SERIES } from './server-series.js'
 import type { EngineAdapter } from './types.js'
 
@@ -39,6 +39,6 @@ export const vllm: EngineAdapter = {
     return Object.keys(counters).length ? counters : undefined
   },
 
-  roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFTS),
+  roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
   specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
 }
