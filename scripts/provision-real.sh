@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision what the real-engine suite (`npm run test:real`) needs on a Debian machine, as root:
 # podman + runc + catatonit (containers; catatonit is podman's `--init`), docker (docker.io, containerd,
-# tini as docker's `--init`) with its daemon running, chromium (page tests), the container runtime's
+# tini as docker's `--init`) with its daemon running, chromium and an emoji font (page tests), the container runtime's
 # config for hosts with hybrid cgroups and a capped `nofile` limit, and an offline engine image built
 # from host binaries and imported into both runtimes (no registry is needed). Safe to run twice: each
 # step is skipped when its result is already there.
@@ -25,6 +25,8 @@ command -v podman >/dev/null || need+=(podman)
 command -v runc >/dev/null || need+=(runc)
 [ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
 command -v chromium >/dev/null || need+=(chromium)
+# The comment's screenshots show its status marks as GitHub does: an emoji font.
+[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need+=(fonts-noto-color-emoji)
 command -v dockerd >/dev/null || need+=(docker.io containerd)
 command -v docker-init >/dev/null || need+=(tini)   # docker's `--init`
 if [ ${#need[@]} -gt 0 ]; then

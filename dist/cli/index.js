@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2451);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1558);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2451:
+/***/ 1558:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -56354,13 +56354,16 @@ function escapeHtml(text) {
  * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
  * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
  * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
+ * An `@` after a word character is left alone: GitHub mentions only an `@` at the start or after a non-word
+ * character (`(?:^|\W)@`, html-pipeline's lib/html_pipeline/node_filter/mention_filter.rb), so an address's `a@b`
+ * or a sweep point's `chat@c4` pings nobody, and a copied id must not carry an invisible character.
  */
 function escapeText(text) {
     return (stripControl(text)
         .replace(/\s*\n\s*/g, ' ')
         .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
         .replace(/[&<>]/g, (c) => HTML[c])
-        .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+        .replace(/(?<!\w)@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
         // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
         .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
         .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
@@ -57251,7 +57254,6 @@ function acceptance(cell) {
 
 
 
-
 function headline(results, ctx) {
     const total = results.cells.length;
     const summary = results.summary;
@@ -57314,40 +57316,37 @@ function commit(sha, ctx) {
     const repo = safeUrl(ctx.repoUrl);
     return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
 }
+
+;// CONCATENATED MODULE: ./src/report/reasons.ts
+
+
+
+
 /** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
 function serverNote(cell) {
     const changes = cell.verdict.serverChanges;
-    return changes?.length ? `server: ${escapeText(escape_clip(changes.join(', '), 300))}` : undefined;
+    return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
 }
-/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
-function regressionList(cells, accepted = false) {
-    return cells
-        .map((cell) => {
-        const reasons = Object.values(cell.verdict.metrics)
-            .filter((m) => m.status === 'regression')
-            .map((m) => escapeText(m.reason));
-        // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
-        reasons.push(...(cell.verdict.failures ?? []).map(escapeText));
-        // A changed driver, engine or model file may explain the regression: say so next to it.
-        const environment = environmentNote(cell);
-        if (environment)
-            reasons.push(escapeText(environment));
-        // A renamed cell's figures are against its old name's baseline: say which.
-        if (cell.verdict.comparedWith)
-            reasons.push(`compared with ${escapeText(cell.verdict.comparedWith)} (renamed?)`);
-        const server = serverNote(cell);
-        if (server)
-            reasons.push(server);
-        const confirmed = cell.verdict.confirmed ? ` (confirmed ${cell.verdict.confirmed}×)` : '';
-        return `- ${STATUS_MARK.regression} **${escapeText(cell.id)}**: ${reasons.join('; ')}${confirmed}${accepted ? ' — accepted' : ''}`;
-    })
-        .join('\n');
-}
-/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
-function errorList(cells) {
-    return cells
-        .map((cell) => `- ${STATUS_MARK.error} **${escapeText(cell.id)}**: ${escapeText(escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300))}`)
-        .join('\n');
+/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
+function regressionReasons(cell) {
+    const reasons = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'regression')
+        .map((m) => m.reason);
+    // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+    reasons.push(...(cell.verdict.failures ?? []));
+    // A changed driver, engine or model file may explain the regression: say so next to it.
+    const environment = environmentNote(cell);
+    if (environment)
+        reasons.push(environment);
+    // A renamed cell's figures are against its old name's baseline: say which.
+    if (cell.verdict.comparedWith)
+        reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`);
+    const server = serverNote(cell);
+    if (server)
+        reasons.push(server);
+    if (cell.verdict.confirmed)
+        reasons.push(`confirmed ${cell.verdict.confirmed}×`);
+    return reasons;
 }
 /** What would decide an inconclusive metric, in words. */
 function decider(m) {
@@ -57365,44 +57364,94 @@ function decider(m) {
             return 'the requested workload';
     }
 }
+/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
+function inconclusiveReasons(cell) {
+    const metrics = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'inconclusive')
+        // The reason starts with the metric's label and may already say what it needs.
+        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
+    // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+    const undecided = cell.verdict.undecided ?? [];
+    const flagged = undecided.filter((u) => !u.includes(' — '));
+    const cellWide = [
+        ...(flagged.length ? [`${escape_clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
+        ...undecided.filter((u) => u.includes(' — ')).map((u) => escape_clip(u, 300)),
+    ];
+    const server = serverNote(cell);
+    const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
+    return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
+}
+/** Why any cell has its status, for the compact table: the reasons above, or the metrics that moved, or its note. */
+function statusReasons(cell) {
+    const { status } = cell.verdict;
+    if (status === 'regression')
+        return regressionReasons(cell);
+    if (status === 'inconclusive')
+        return inconclusiveReasons(cell);
+    if (status === 'error')
+        return [escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300)];
+    const moved = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status !== 'pass')
+        .map((m) => m.reason);
+    return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
+}
+/** Clauses at least this long that more than one line repeats are said once, as a note. */
+const NOTE_MIN = 40;
+/**
+ * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
+ * numbered note, so "launch-to-
+ * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
+ * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
+ */
+function footnoted(lines, max = Infinity) {
+    const clauses = lines.map((reasons) => reasons.flatMap((r) => r.split('; ')).filter(Boolean));
+    const seen = new Map();
+    for (const line of clauses)
+        for (const c of new Set(line))
+            seen.set(c, (seen.get(c) ?? 0) + 1);
+    const numbers = new Map();
+    const text = clauses.map((line) => {
+        const kept = [];
+        const marks = [];
+        for (const [i, c] of [...new Set(line)].entries()) {
+            // The first clause is the line's own reason: it stays on the line whoever else says it.
+            if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2)
+                kept.push(c);
+            else {
+                if (!numbers.has(c))
+                    numbers.set(c, numbers.size + 1);
+                marks.push(numbers.get(c));
+            }
+        }
+        const said = kept.length ? escapeText(escape_clip(kept.join('; '), max)) : '';
+        const refs = marks.map((n) => `<sup>${n}</sup>`).join('');
+        return [said, refs].filter(Boolean).join(' ');
+    });
+    const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(escape_clip(c, 600))}`);
+    return { lines: text, notes };
+}
+/** The notes as one block of lines, or nothing. */
+function notesBlock(notes) {
+    return notes.length ? notes.join('<br>\n') : undefined;
+}
+/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
+function reasonList(cells, reasons, suffix = '') {
+    const { lines, notes } = footnoted(cells.map(reasons));
+    const list = cells.map((cell, i) => `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`);
+    const block = notesBlock(notes);
+    return block ? `${list.join('\n')}\n\n${block}` : list.join('\n');
+}
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+function regressionList(cells, accepted = false) {
+    return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '');
+}
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+function errorList(cells) {
+    return reasonList(cells, (c) => [escape_clip(c.error ?? c.verdict.note ?? 'error', 300)]);
+}
 /** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
 function inconclusiveList(cells) {
-    return cells
-        .map((cell) => {
-        const metrics = Object.values(cell.verdict.metrics)
-            .filter((m) => m.status === 'inconclusive')
-            // The reason starts with the metric's label and may already say what it needs.
-            .map((m) => `${escapeText(m.reason)}${m.reason.includes('needs ') ? '' : ` — needs ${decider(m)}`}`);
-        // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
-        const undecided = cell.verdict.undecided ?? [];
-        const flagged = undecided.filter((u) => !u.includes(' — '));
-        const cellWide = [
-            ...(flagged.length ? [`${escapeText(escape_clip(flagged.join('; '), 200))} — needs the requested workload`] : []),
-            ...undecided.filter((u) => u.includes(' — ')).map((u) => escapeText(escape_clip(u, 300))),
-        ];
-        const server = serverNote(cell);
-        const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
-        return `- ${STATUS_MARK.inconclusive} **${escapeText(cell.id)}**: ${why.length ? why.join('; ') : escapeText(escape_clip(cell.verdict.note ?? 'undecided', 300))}`;
-    })
-        .join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/figures.ts
-/** The headline figures of a cell with their change against the baseline. */
-
-function figure(cell, metric) {
-    const gated = cell.verdict.metrics[metric];
-    const reference = cell.verdict.reference?.[metric];
-    const stat = gated?.stat ?? reference?.stat ?? 'mean';
-    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
-    if (cell.verdict.skipped)
-        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    const value = readCellMetric(cell, metric, stat);
-    const baseline = gated?.baseline ?? reference?.value;
-    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
-        ? (value - baseline) / baseline
-        : undefined;
-    return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
+    return reasonList(cells, inconclusiveReasons);
 }
 
 ;// CONCATENATED MODULE: ./src/core/runtime.ts
@@ -57433,6 +57482,24 @@ function runtimeLabel(cell) {
 function engineLabel(cell) {
     const emulates = emulated(cell);
     return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
+}
+
+;// CONCATENATED MODULE: ./src/report/figures.ts
+/** The headline figures of a cell with their change against the baseline. */
+
+function figure(cell, metric) {
+    const gated = cell.verdict.metrics[metric];
+    const reference = cell.verdict.reference?.[metric];
+    const stat = gated?.stat ?? reference?.stat ?? 'mean';
+    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
+    if (cell.verdict.skipped)
+        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
+    const value = readCellMetric(cell, metric, stat);
+    const baseline = gated?.baseline ?? reference?.value;
+    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+        ? (value - baseline) / baseline
+        : undefined;
+    return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
 }
 
 ;// CONCATENATED MODULE: ./src/report/sparkline.ts
@@ -57593,6 +57660,100 @@ function table_text(value) {
     return escapeText(escape_clip(value, 80));
 }
 
+;// CONCATENATED MODULE: ./src/report/changed-table.ts
+/**
+ * The comment's compact table: only the cells a reviewer must look at — regressions, errors, inconclusive,
+ * improvements beyond the limit, new and missing cells — at most CHANGED_ROWS of them, in five columns that fit
+ * GitHub's conversation column (~780 px): the cell (target · scenario, engine and quant below), decode, TTFT,
+ * TPOT or output, and why. Clauses several rows repeat are said once, as numbered notes under the table. The
+ * full table of every cell follows, folded (render.ts).
+ */
+
+
+
+
+
+
+
+
+/** Rows of the compact table; the rest of the cells that need a look are counted under it. */
+const CHANGED_ROWS = 20;
+/** Characters of reasons a row keeps (repeated clauses become notes first). */
+const WHY_MAX = 220;
+const NEEDS_A_LOOK = [
+    'regression',
+    'error',
+    'inconclusive',
+    'improvement',
+    'new',
+    'missing',
+];
+/** Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. */
+function needsALook(cell) {
+    return NEEDS_A_LOOK.includes(cell.verdict.status) && !cell.verdict.skipped;
+}
+/** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */
+function cellText(cell) {
+    const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status];
+    const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(escape_clip(s, 40)));
+    return `${mark} **${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${what.join(' · ')}`;
+}
+/** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */
+function thirdMetric(cells) {
+    const output = cells.some((c) => c.workload.slo ||
+        Object.values(c.verdict.metrics).some((m) => (m.metric === 'output-throughput' || m.metric === 'goodput') && m.status !== 'pass'));
+    return output ? 'output-throughput' : 'tpot';
+}
+/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
+function figureCell(cell, metric) {
+    const shown = figureText(cell, metric).replace(' (', '&nbsp;(');
+    if (metric !== 'output-throughput')
+        return shown;
+    const goodput = goodputText(cell);
+    if (!goodput)
+        return shown;
+    return shown === EMPTY ? goodput : `${shown}<br>${goodput}`;
+}
+/**
+ * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
+ * over CHANGED_ROWS; undefined when no cell needs a look.
+ */
+function changedTable(cells) {
+    const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS));
+    if (!shown.length)
+        return undefined;
+    const more = cells.filter(needsALook).length - shown.length;
+    const third = thirdMetric(shown);
+    const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX);
+    const metrics = ['decode', 'ttft', third];
+    const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why'];
+    const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), lines[i] || EMPTY]);
+    const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false });
+    const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : '';
+    return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/paths.ts
+/**
+ * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
+ * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
+ */
+/** Escapes `text` for use inside a RegExp. */
+const paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+/**
+ * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
+ * process as `node`. Only whole path prefixes are replaced (`/work/main-2` is not inside `/work/main`).
+ */
+function workspaceRelative(text, workspace, node = process.execPath) {
+    let out = text;
+    if (node && node.startsWith('/'))
+        out = out.replace(paths_literal(node), 'node');
+    if (!workspace || workspace === '/' || !workspace.startsWith('/'))
+        return out;
+    const root = workspace.replace(/\/+$/, '');
+    return out.replace(new RegExp(`${paths_literal(root).source}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
+}
+
 ;// CONCATENATED MODULE: ./src/report/targets.ts
 
 
@@ -57675,6 +57836,9 @@ function failuresSection(cells, withLogs) {
 
 
 
+
+
+
 const ATTENTION = ['regression', 'error', 'inconclusive'];
 const FAILING = ['regression', 'error'];
 const STAGES = [
@@ -57691,8 +57855,9 @@ function reportSize(text) {
     return Buffer.byteLength(text, 'utf8');
 }
 function render(results, ctx, marker, maxChars) {
+    const compose = (d) => workspaceRelative(composeAll(results, ctx, marker, d, maxChars), ctx.workspace);
     for (const detail of STAGES) {
-        const text = compose(results, ctx, marker, detail, maxChars);
+        const text = compose(detail);
         if (reportSize(text) <= maxChars)
             return text;
     }
@@ -57702,15 +57867,15 @@ function render(results, ctx, marker, maxChars) {
     let hi = failing;
     while (lo < hi) {
         const mid = Math.ceil((lo + hi) / 2);
-        if (reportSize(compose(results, ctx, marker, { ...STAGES.at(-1), limit: mid }, maxChars)) <= maxChars)
+        if (reportSize(compose({ ...STAGES.at(-1), limit: mid })) <= maxChars)
             lo = mid;
         else
             hi = mid - 1;
     }
-    const text = compose(results, ctx, marker, { ...STAGES.at(-1), limit: lo }, maxChars);
+    const text = compose({ ...STAGES.at(-1), limit: lo });
     return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
 }
-function compose(results, ctx, marker, d, maxChars) {
+function composeAll(results, ctx, marker, d, maxChars) {
     const ordered = byAttention(results.cells);
     const regressed = ordered.filter((c) => c.verdict.status === 'regression');
     const failed = ordered.filter((c) => c.verdict.status === 'error');
@@ -57734,21 +57899,10 @@ function compose(results, ctx, marker, d, maxChars) {
     const ab = abHeader(results.cells);
     if (ab)
         parts.push(ab);
-    if (shownRegressed.length)
-        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
-    if (shownFailed.length)
-        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
-    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
-    if (undecided.length && d.limit === undefined)
-        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
-    const tested = d.limit === undefined ? abSection(ordered) : undefined;
-    if (tested)
-        parts.push(tested);
-    const dashboard = safeUrl(ctx.dashboardUrl);
-    if (dashboard)
-        parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`);
-    if (rows.length)
-        parts.push(cellsTable(rows, ctx.trends));
+    if (ctx.form === 'comment')
+        parts.push(...compact(ordered, rows, ctx, d));
+    else
+        parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d));
     const sections = [
         d.extras ? verdictNotes(ordered) : undefined,
         d.metrics ? metricsSection(ordered) : undefined,
@@ -57760,6 +57914,59 @@ function compose(results, ctx, marker, d, maxChars) {
     ];
     parts.push(...sections.filter((s) => s !== undefined));
     return parts.join('\n\n') + '\n';
+}
+/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
+function lists(ordered, shownRegressed, shownFailed, d, results) {
+    const parts = [];
+    if (shownRegressed.length)
+        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
+    if (shownFailed.length)
+        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
+    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
+    if (undecided.length && d.limit === undefined)
+        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
+    return parts;
+}
+/** The A/B section, the dashboard link and the table of `rows`, as the job summary and `report.md` show them. */
+function fullTable(ordered, rows, ctx, d) {
+    const parts = [];
+    const tested = d.limit === undefined ? abSection(ordered) : undefined;
+    if (tested)
+        parts.push(tested);
+    const link = dashboardLine(ctx);
+    if (link)
+        parts.push(link);
+    if (rows.length)
+        parts.push(cellsTable(rows, ctx.trends));
+    return parts;
+}
+/**
+ * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
+ * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
+ */
+function compact(ordered, rows, ctx, d) {
+    const parts = [];
+    const changed = changedTable(ordered);
+    if (changed)
+        parts.push(changed);
+    const fine = ordered.filter((c) => !needsALook(c)).length;
+    if (fine)
+        parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`);
+    if (rows.length)
+        parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)));
+    const tested = d.limit === undefined ? abSection(ordered) : undefined;
+    if (tested)
+        parts.push(tested);
+    const link = dashboardLine(ctx);
+    if (link)
+        parts.push(link);
+    return parts;
+}
+function dashboardLine(ctx) {
+    const dashboard = safeUrl(ctx.dashboardUrl);
+    return dashboard
+        ? `📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`
+        : undefined;
 }
 function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
     const left = [];
@@ -58827,13 +59034,13 @@ function summaryOf(hardware, text) {
 ;// CONCATENATED MODULE: ./src/store/history-bounds.ts
 const HISTORY_ENTRIES = 100;
 const HISTORY_BYTES = 2 * 1024 * 1024;
-const compact = (v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : v);
+const history_bounds_compact = (v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : v);
 function compactEntry(entry) {
     const cells = {};
     for (const [id, metrics] of Object.entries(entry.cells)) {
         const out = {};
         for (const [key, s] of Object.entries(metrics))
-            out[key] = { steady: compact(s.steady), rounds: s.rounds.map(compact) };
+            out[key] = { steady: history_bounds_compact(s.steady), rounds: s.rounds.map(history_bounds_compact) };
         cells[id] = out;
     }
     return { ...entry, cells };
@@ -59941,7 +60148,10 @@ async function publish(publication, deps) {
         written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome);
         await deps.onOutputs?.(written);
     }
-    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => renderReport(results, linked, COMMENT_LIMIT));
+    // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
+    const comment = redact_redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT));
+    writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'comment.md'), comment, p.resultsDir);
+    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => comment);
     const notWritten = await maybeWriteBaseline(p, log);
     const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
     return { ...written, commentUrl, failure: failure || undefined };
@@ -59970,6 +60180,8 @@ function renderContext(configPath, mode, context) {
         repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
         runUrl: context.runUrl || undefined,
         sha: context.sha || undefined,
+        // Actions runs the step in the workspace; a local run's paths are relative to where it was started.
+        workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
     };
 }
 async function maybeComment(behaviour, deps, verdict, body) {
@@ -68623,8 +68835,8 @@ filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing e
                           [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
 
 Launches every target, measures its cells, compares with --baseline-file when given, and
-writes DIR/results.json, DIR/report.md and DIR/logs/. Prints the report. Exits 1 when the gate
-fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
+writes DIR/results.json, DIR/report.md, DIR/comment.md (the PR comment's compact form) and
+DIR/logs/. Prints the report. Exits 1 when the gate fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
   --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)
   --base   a commit to A/B-test against on this machine, as a PR's base (the matrix file's ab setting)`,
     compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
@@ -68766,7 +68978,7 @@ async function compareFiles(positionals, config) {
         missing: { view, selected: run.selected, renames: judge.renames },
         baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
     });
-    process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n');
+    process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare', workspace: process.cwd() }, SUMMARY_LIMIT)) + '\n');
     return tally.verdict === 'regression' ? 1 : 0;
 }
 /** Per-target gates and noise floors of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */

@@ -41,8 +41,8 @@ filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing e
                           [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
 
 Launches every target, measures its cells, compares with --baseline-file when given, and
-writes DIR/results.json, DIR/report.md and DIR/logs/. Prints the report. Exits 1 when the gate
-fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
+writes DIR/results.json, DIR/report.md, DIR/comment.md (the PR comment's compact form) and
+DIR/logs/. Prints the report. Exits 1 when the gate fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
   --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)
   --base   a commit to A/B-test against on this machine, as a PR's base (the matrix file's ab setting)`,
   compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
@@ -187,7 +187,13 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
   process.stdout.write(
-    printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare' }, SUMMARY_LIMIT)) + '\n',
+    printable(
+      renderReport(
+        secrets.redactDeep(results),
+        { configPath: config, mode: 'compare', workspace: process.cwd() },
+        SUMMARY_LIMIT,
+      ),
+    ) + '\n',
   )
   return tally.verdict === 'regression' ? 1 : 0
 }

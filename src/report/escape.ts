@@ -29,6 +29,9 @@ export function escapeHtml(text: string): string {
  * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
  * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
  * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
+ * An `@` after a word character is left alone: GitHub mentions only an `@` at the start or after a non-word
+ * character (`(?:^|\W)@`, html-pipeline's lib/html_pipeline/node_filter/mention_filter.rb), so an address's `a@b`
+ * or a sweep point's `chat@c4` pings nobody, and a copied id must not carry an invisible character.
  */
 export function escapeText(text: string): string {
   return (
@@ -36,7 +39,7 @@ export function escapeText(text: string): string {
       .replace(/\s*\n\s*/g, ' ')
       .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
       .replace(/[&<>]/g, (c) => HTML[c])
-      .replace(/@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+      .replace(/(?<!\w)@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
       // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
       .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
       .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')

@@ -26,6 +26,13 @@ export interface RenderContext {
   trends?: Record<string, readonly number[]>
   /** The hardware key's dashboard, when the repository serves the data branch with GitHub Pages. */
   dashboardUrl?: string
+  /**
+   * `comment`: the PR comment's compact form (what needs a look, with why; every cell folded); `full` (the default):
+   * the job summary's and `report.md`'s, with the lists and the full table open.
+   */
+  form?: 'comment' | 'full'
+  /** Absolute paths under it are written relative to it (paths.ts). */
+  workspace?: string
 }
 
 /** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */

@@ -7,12 +7,15 @@
 import type { CellResult, CellVerdictStatus, ResultsFile } from '../core/results.js'
 import { abHeader, abSection } from './ab-section.js'
 import { flagsSection, metricsSection, roundsSection, verdictNotes } from './details.js'
-import { safeUrl } from './escape.js'
+import { details, safeUrl } from './escape.js'
 import { hostSection } from './host-section.js'
 import { plural } from '../core/format.js'
-import { errorList, headline, inconclusiveList, provenance, regressionList } from './headline.js'
+import { headline, provenance } from './headline.js'
+import { errorList, inconclusiveList, regressionList } from './reasons.js'
+import { changedTable, needsALook } from './changed-table.js'
+import { workspaceRelative } from './paths.js'
 import type { RenderContext } from './index.js'
-import { byAttention } from './marks.js'
+import { STATUS_MARK, byAttention } from './marks.js'
 import { cellsTable } from './table.js'
 import { enginesSection, failuresSection } from './targets.js'
 
@@ -47,8 +50,9 @@ export function reportSize(text: string): number {
 }
 
 export function render(results: ResultsFile, ctx: RenderContext, marker: string, maxChars: number): string {
+  const compose = (d: Detail) => workspaceRelative(composeAll(results, ctx, marker, d, maxChars), ctx.workspace)
   for (const detail of STAGES) {
-    const text = compose(results, ctx, marker, detail, maxChars)
+    const text = compose(detail)
     if (reportSize(text) <= maxChars) return text
   }
   // Even regressions and errors alone are too many: list as many as fit, regressions first.
@@ -57,14 +61,14 @@ export function render(results: ResultsFile, ctx: RenderContext, marker: string,
   let hi = failing
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2)
-    if (reportSize(compose(results, ctx, marker, { ...STAGES.at(-1)!, limit: mid }, maxChars)) <= maxChars) lo = mid
+    if (reportSize(compose({ ...STAGES.at(-1)!, limit: mid })) <= maxChars) lo = mid
     else hi = mid - 1
   }
-  const text = compose(results, ctx, marker, { ...STAGES.at(-1)!, limit: lo }, maxChars)
+  const text = compose({ ...STAGES.at(-1)!, limit: lo })
   return reportSize(text) <= maxChars ? text : hardCut(text, maxChars)
 }
 
-function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: Detail, maxChars: number): string {
+function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d: Detail, maxChars: number): string {
   const ordered = byAttention(results.cells)
   const regressed = ordered.filter((c) => c.verdict.status === 'regression')
   const failed = ordered.filter((c) => c.verdict.status === 'error')
@@ -87,17 +91,8 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   parts.push(provenance(results, ctx))
   const ab = abHeader(results.cells)
   if (ab) parts.push(ab)
-  if (shownRegressed.length)
-    parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
-  if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
-  const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
-  if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
-  const tested = d.limit === undefined ? abSection(ordered) : undefined
-  if (tested) parts.push(tested)
-  const dashboard = safeUrl(ctx.dashboardUrl)
-  if (dashboard)
-    parts.push(`📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`)
-  if (rows.length) parts.push(cellsTable(rows, ctx.trends))
+  if (ctx.form === 'comment') parts.push(...compact(ordered, rows, ctx, d))
+  else parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,
     d.metrics ? metricsSection(ordered) : undefined,
@@ -109,6 +104,64 @@ function compose(results: ResultsFile, ctx: RenderContext, marker: string, d: De
   ]
   parts.push(...sections.filter((s): s is string => s !== undefined))
   return parts.join('\n\n') + '\n'
+}
+
+/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
+function lists(
+  ordered: readonly CellResult[],
+  shownRegressed: readonly CellResult[],
+  shownFailed: readonly CellResult[],
+  d: Detail,
+  results: ResultsFile,
+): string[] {
+  const parts: string[] = []
+  if (shownRegressed.length)
+    parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
+  if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
+  const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
+  if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
+  return parts
+}
+
+/** The A/B section, the dashboard link and the table of `rows`, as the job summary and `report.md` show them. */
+function fullTable(
+  ordered: readonly CellResult[],
+  rows: readonly CellResult[],
+  ctx: RenderContext,
+  d: Detail,
+): string[] {
+  const parts: string[] = []
+  const tested = d.limit === undefined ? abSection(ordered) : undefined
+  if (tested) parts.push(tested)
+  const link = dashboardLine(ctx)
+  if (link) parts.push(link)
+  if (rows.length) parts.push(cellsTable(rows, ctx.trends))
+  return parts
+}
+
+/**
+ * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
+ * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
+ */
+function compact(ordered: readonly CellResult[], rows: readonly CellResult[], ctx: RenderContext, d: Detail): string[] {
+  const parts: string[] = []
+  const changed = changedTable(ordered)
+  if (changed) parts.push(changed)
+  const fine = ordered.filter((c) => !needsALook(c)).length
+  if (fine) parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`)
+  if (rows.length) parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)))
+  const tested = d.limit === undefined ? abSection(ordered) : undefined
+  if (tested) parts.push(tested)
+  const link = dashboardLine(ctx)
+  if (link) parts.push(link)
+  return parts
+}
+
+function dashboardLine(ctx: RenderContext): string | undefined {
+  const dashboard = safeUrl(ctx.dashboardUrl)
+  return dashboard
+    ? `📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`
+    : undefined
 }
 
 function shedNote(

@@ -92,9 +92,10 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
     written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome)
     await deps.onOutputs?.(written)
   }
-  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () =>
-    renderReport(results, linked, COMMENT_LIMIT),
-  )
+  // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
+  const comment = redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT))
+  writeFileNoFollow(join(p.resultsDir, 'comment.md'), comment, p.resultsDir)
+  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => comment)
   const notWritten = await maybeWriteBaseline(p, log)
   const failure = [written.failure, notWritten && redact(notWritten)].filter(Boolean).join('; ')
   return { ...written, commentUrl, failure: failure || undefined }
@@ -127,6 +128,8 @@ function renderContext(configPath: string, mode: string, context: RunContext): R
     repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
     runUrl: context.runUrl || undefined,
     sha: context.sha || undefined,
+    // Actions runs the step in the workspace; a local run's paths are relative to where it was started.
+    workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
   }
 }
 

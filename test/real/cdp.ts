@@ -4,10 +4,11 @@
  * https://chromedevtools.github.io/devtools-protocol/
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
+import { pathToFileURL } from 'node:url'
 
 interface Message {
   id?: number
@@ -80,4 +81,71 @@ export async function launchBrowser(path: string): Promise<Browser> {
       await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     },
   }
+}
+
+/** A tab with a page loaded from a file:// URL, and every request it made. */
+export interface Page {
+  evaluate<T>(expression: string): Promise<T>
+  requests: string[]
+  url: string
+  resize(width: number, height?: number): Promise<void>
+  /** Writes `<shots>/<prefix>-<label>.png` (the whole page, beyond the viewport) and prints its path. */
+  shot(label: string): Promise<string>
+}
+
+export interface PageOptions {
+  /** Where the page's file is written. */
+  dir: string
+  name: string
+  html: string
+  /** CSS pixels; the viewport is `height` (default 1000) tall. */
+  width: number
+  height?: number
+  shots: string
+  prefix: string
+}
+
+/** Opens `html` from a file:// URL in a fresh tab `width` CSS pixels wide, recording every request it makes. */
+export async function openPage(browser: Browser, o: PageOptions): Promise<Page> {
+  const file = join(o.dir, `${o.name}.html`)
+  await writeFile(file, o.html)
+  const url = pathToFileURL(file).href
+  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' })
+  const session = String((await browser.send('Target.attachToTarget', { targetId, flatten: true })).sessionId)
+  const requests: string[] = []
+  let loaded!: () => void
+  const load = new Promise<void>((done) => (loaded = done))
+  browser.on((m) => {
+    if (m.sessionId !== session) return
+    if (m.method === 'Network.requestWillBeSent') requests.push(String((m.params!.request as { url: string }).url))
+    if (m.method === 'Page.loadEventFired') loaded()
+  })
+  for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
+  const resize = async (width: number, height = o.height ?? 1000) => {
+    await browser.send(
+      'Emulation.setDeviceMetricsOverride',
+      { width, height, deviceScaleFactor: 1, mobile: false },
+      session,
+    )
+  }
+  await resize(o.width)
+  await browser.send('Page.navigate', { url }, session)
+  await load
+  const evaluate = async <T>(expression: string): Promise<T> => {
+    const reply = await browser.send(
+      'Runtime.evaluate',
+      { expression, returnByValue: true, awaitPromise: true },
+      session,
+    )
+    if (reply.exceptionDetails) throw new Error(`page script failed: ${JSON.stringify(reply.exceptionDetails)}`)
+    return (reply.result as { value: T }).value
+  }
+  const shot = async (label: string) => {
+    const image = await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, session)
+    const path = join(o.shots, `${o.prefix}-${label}.png`)
+    await writeFile(path, Buffer.from(String(image.data), 'base64'))
+    console.log(`${o.prefix} screenshot: ${path}`)
+    return path
+  }
+  return { evaluate, requests, url, resize, shot }
 }

@@ -5,16 +5,15 @@
  * labels), every point on its path, the hostile model name left as text, nothing loaded from elsewhere, and no
  * horizontal overflow at a desktop and at a phone's width. Screenshots go to the paths the test prints.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { renderDashboard, renderLeaderboard } from '../../src/report/index.js'
 import { CURVE } from '../../src/report/serving-curve.js'
 import { CONCURRENCIES, SWEEP_MODEL, TARGETS, sweepDashboard, sweepRun } from '../../harness/sweep-fixture.js'
-import { launchBrowser, type Browser } from './cdp.js'
+import { launchBrowser, openPage, type Browser, type Page } from './cdp.js'
 import { chromium } from './prereq.js'
 
 const SHOTS = process.env.LLM_BENCH_SCREENSHOT_DIR ?? tmpdir()
@@ -31,57 +30,9 @@ afterAll(async () => {
   await browser?.close()
 })
 
-interface Page {
-  evaluate<T>(expression: string): Promise<T>
-  requests: string[]
-  url: string
-  resize(width: number): Promise<void>
-  shot(name: string): Promise<void>
-}
-
-/** Opens `html` from a file:// URL in a fresh tab `width` CSS pixels wide, recording every request it makes. */
-async function open(name: string, html: string, width: number): Promise<Page> {
-  const file = join(dir, `${name}.html`)
-  await writeFile(file, html)
-  const url = pathToFileURL(file).href
-  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' })
-  const session = String((await browser.send('Target.attachToTarget', { targetId, flatten: true })).sessionId)
-  const requests: string[] = []
-  let loaded!: () => void
-  const load = new Promise<void>((done) => (loaded = done))
-  browser.on((m) => {
-    if (m.sessionId !== session) return
-    if (m.method === 'Network.requestWillBeSent') requests.push(String((m.params!.request as { url: string }).url))
-    if (m.method === 'Page.loadEventFired') loaded()
-  })
-  for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
-  const resize = async (w: number) => {
-    await browser.send(
-      'Emulation.setDeviceMetricsOverride',
-      { width: w, height: 1000, deviceScaleFactor: 1, mobile: false },
-      session,
-    )
-  }
-  await resize(width)
-  await browser.send('Page.navigate', { url }, session)
-  await load
-  const evaluate = async <T>(expression: string): Promise<T> => {
-    const reply = await browser.send(
-      'Runtime.evaluate',
-      { expression, returnByValue: true, awaitPromise: true },
-      session,
-    )
-    if (reply.exceptionDetails) throw new Error(`page script failed: ${JSON.stringify(reply.exceptionDetails)}`)
-    return (reply.result as { value: T }).value
-  }
-  const shot = async (label: string) => {
-    const image = await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, session)
-    const path = join(SHOTS, `serving-curve-${label}.png`)
-    await writeFile(path, Buffer.from(String(image.data), 'base64'))
-    console.log(`serving curve screenshot: ${path}`)
-  }
-  return { evaluate, requests, url, resize, shot }
-}
+/** Opens `html` in a fresh tab `width` CSS pixels wide; screenshots are named `serving-curve-<label>.png`. */
+const open = (name: string, html: string, width: number): Promise<Page> =>
+  openPage(browser, { dir, name, html, width, shots: SHOTS, prefix: 'serving-curve' })
 
 interface Drawn {
   target: string

@@ -32,7 +32,9 @@ describe('escapeText (table cells and list items)', () => {
     ['\u001b[31mred\u001b[0m\u0007', 'red'],
     ['qwen3.8-27b-fp8', 'qwen3.8-27b-fp8'],
     ['ping @octocat about #12', 'ping @&#8203;octocat about #&#8203;12'],
-    ['model@rev and issue#x', 'model@&#8203;rev and issue#x'],
+    ['model@rev and issue#x', 'model@rev and issue#x'],
+    ['a sweep point chat-128@c4', 'a sweep point chat-128@c4'],
+    ['x-@octocat and (@octocat)', 'x-@&#8203;octocat and (@&#8203;octocat)'],
   ])('%j → %j', (input, output) => {
     expect(escapeText(input)).toBe(output)
   })

@@ -1,0 +1,81 @@
+/**
+ * The comment's compact table: only the cells a reviewer must look at — regressions, errors, inconclusive,
+ * improvements beyond the limit, new and missing cells — at most CHANGED_ROWS of them, in five columns that fit
+ * GitHub's conversation column (~780 px): the cell (target · scenario, engine and quant below), decode, TTFT,
+ * TPOT or output, and why. Clauses several rows repeat are said once, as numbered notes under the table. The
+ * full table of every cell follows, folded (render.ts).
+ */
+import { markdownTable } from 'markdown-table'
+import { metricInfo, type GatedMetric } from '../core/metrics.js'
+import type { CellResult, CellVerdictStatus } from '../core/results.js'
+import { EMPTY, plural } from '../core/format.js'
+import { engineLabel } from '../core/runtime.js'
+import { clip, escapeText } from './escape.js'
+import { STATUS_MARK, SKIPPED_MARK } from './marks.js'
+import { footnoted, notesBlock, statusReasons } from './reasons.js'
+import { figureText, goodputText, sweepsTogether } from './table.js'
+
+/** Rows of the compact table; the rest of the cells that need a look are counted under it. */
+export const CHANGED_ROWS = 20
+/** Characters of reasons a row keeps (repeated clauses become notes first). */
+const WHY_MAX = 220
+
+const NEEDS_A_LOOK: readonly CellVerdictStatus[] = [
+  'regression',
+  'error',
+  'inconclusive',
+  'improvement',
+  'new',
+  'missing',
+]
+
+/** Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. */
+export function needsALook(cell: CellResult): boolean {
+  return NEEDS_A_LOOK.includes(cell.verdict.status) && !cell.verdict.skipped
+}
+
+/** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */
+function cellText(cell: CellResult): string {
+  const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status]
+  const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(clip(s!, 40)))
+  return `${mark} **${escapeText(clip(cell.target, 80))} · ${escapeText(clip(cell.scenario, 60))}**<br>${what.join(' · ')}`
+}
+
+/** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */
+function thirdMetric(cells: readonly CellResult[]): GatedMetric {
+  const output = cells.some(
+    (c) =>
+      c.workload.slo ||
+      Object.values(c.verdict.metrics).some(
+        (m) => (m.metric === 'output-throughput' || m.metric === 'goodput') && m.status !== 'pass',
+      ),
+  )
+  return output ? 'output-throughput' : 'tpot'
+}
+
+/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
+function figureCell(cell: CellResult, metric: GatedMetric): string {
+  const shown = figureText(cell, metric).replace(' (', '&nbsp;(')
+  if (metric !== 'output-throughput') return shown
+  const goodput = goodputText(cell)
+  if (!goodput) return shown
+  return shown === EMPTY ? goodput : `${shown}<br>${goodput}`
+}
+
+/**
+ * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
+ * over CHANGED_ROWS; undefined when no cell needs a look.
+ */
+export function changedTable(cells: readonly CellResult[]): string | undefined {
+  const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS))
+  if (!shown.length) return undefined
+  const more = cells.filter(needsALook).length - shown.length
+  const third = thirdMetric(shown)
+  const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX)
+  const metrics: GatedMetric[] = ['decode', 'ttft', third]
+  const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why']
+  const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), lines[i] || EMPTY])
+  const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false })
+  const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : ''
+  return [table, notesBlock(notes), over].filter(Boolean).join('\n\n')
+}

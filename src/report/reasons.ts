@@ -1,0 +1,152 @@
+/**
+ * Why a cell got its status, as plain clauses (`decode tok/s −12.0% (limit 5%, noise ±2%)`, `server: preemptions
+ * 0 → 37 per round`): the lists under the headline and the compact table's Why column say the same thing from
+ * here. Clauses that several cells repeat are said once, as a numbered note (footnoted).
+ */
+import type { CellResult, MetricVerdict } from '../core/results.js'
+import { plural } from '../core/format.js'
+import { clip, escapeText } from './escape.js'
+import { environmentNote } from './host-section.js'
+import { STATUS_MARK } from './marks.js'
+
+/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
+function serverNote(cell: CellResult): string | undefined {
+  const changes = cell.verdict.serverChanges
+  return changes?.length ? `server: ${clip(changes.join(', '), 300)}` : undefined
+}
+
+/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
+export function regressionReasons(cell: CellResult): string[] {
+  const reasons = Object.values(cell.verdict.metrics)
+    .filter((m) => m.status === 'regression')
+    .map((m) => m.reason)
+  // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+  reasons.push(...(cell.verdict.failures ?? []))
+  // A changed driver, engine or model file may explain the regression: say so next to it.
+  const environment = environmentNote(cell)
+  if (environment) reasons.push(environment)
+  // A renamed cell's figures are against its old name's baseline: say which.
+  if (cell.verdict.comparedWith) reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`)
+  const server = serverNote(cell)
+  if (server) reasons.push(server)
+  if (cell.verdict.confirmed) reasons.push(`confirmed ${cell.verdict.confirmed}×`)
+  return reasons
+}
+
+/** What would decide an inconclusive metric, in words. */
+function decider(m: MetricVerdict): string {
+  switch (m.needs) {
+    case 'rounds':
+      return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds'
+    case 'launches':
+      return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches'
+    case 'quieter-box':
+      return 'a quieter box'
+    case 'baseline':
+      return 'more default-branch runs'
+    case 'workload':
+    case undefined:
+      return 'the requested workload'
+  }
+}
+
+/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
+export function inconclusiveReasons(cell: CellResult): string[] {
+  const metrics = Object.values(cell.verdict.metrics)
+    .filter((m) => m.status === 'inconclusive')
+    // The reason starts with the metric's label and may already say what it needs.
+    .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`)
+  // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+  const undecided = cell.verdict.undecided ?? []
+  const flagged = undecided.filter((u) => !u.includes(' — '))
+  const cellWide = [
+    ...(flagged.length ? [`${clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
+    ...undecided.filter((u) => u.includes(' — ')).map((u) => clip(u, 300)),
+  ]
+  const server = serverNote(cell)
+  const why = [...metrics, ...cellWide, ...(server ? [server] : [])]
+  return why.length ? why : [clip(cell.verdict.note ?? 'undecided', 300)]
+}
+
+/** Why any cell has its status, for the compact table: the reasons above, or the metrics that moved, or its note. */
+export function statusReasons(cell: CellResult): string[] {
+  const { status } = cell.verdict
+  if (status === 'regression') return regressionReasons(cell)
+  if (status === 'inconclusive') return inconclusiveReasons(cell)
+  if (status === 'error') return [clip(cell.error ?? cell.verdict.note ?? 'error', 300)]
+  const moved = Object.values(cell.verdict.metrics)
+    .filter((m) => m.status !== 'pass')
+    .map((m) => m.reason)
+  return moved.length ? moved : cell.verdict.note ? [clip(cell.verdict.note, 300)] : []
+}
+
+/** Clauses at least this long that more than one line repeats are said once, as a note. */
+const NOTE_MIN = 40
+
+export interface Footnoted {
+  /** Each line's escaped text, its repeated clauses replaced by note marks (`<sup>1</sup>`). */
+  lines: string[]
+  /** The notes, one escaped paragraph line each, numbered as marked; empty when nothing repeats. */
+  notes: string[]
+}
+
+/**
+ * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
+ * numbered note, so "launch-to-
+ * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
+ * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
+ */
+export function footnoted(lines: readonly (readonly string[])[], max = Infinity): Footnoted {
+  const clauses = lines.map((reasons) => reasons.flatMap((r) => r.split('; ')).filter(Boolean))
+  const seen = new Map<string, number>()
+  for (const line of clauses) for (const c of new Set(line)) seen.set(c, (seen.get(c) ?? 0) + 1)
+  const numbers = new Map<string, number>()
+  const text = clauses.map((line) => {
+    const kept: string[] = []
+    const marks: number[] = []
+    for (const [i, c] of [...new Set(line)].entries()) {
+      // The first clause is the line's own reason: it stays on the line whoever else says it.
+      if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2) kept.push(c)
+      else {
+        if (!numbers.has(c)) numbers.set(c, numbers.size + 1)
+        marks.push(numbers.get(c)!)
+      }
+    }
+    const said = kept.length ? escapeText(clip(kept.join('; '), max)) : ''
+    const refs = marks.map((n) => `<sup>${n}</sup>`).join('')
+    return [said, refs].filter(Boolean).join(' ')
+  })
+  const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(clip(c, 600))}`)
+  return { lines: text, notes }
+}
+
+/** The notes as one block of lines, or nothing. */
+export function notesBlock(notes: readonly string[]): string | undefined {
+  return notes.length ? notes.join('<br>\n') : undefined
+}
+
+/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
+function reasonList(cells: readonly CellResult[], reasons: (c: CellResult) => string[], suffix = ''): string {
+  const { lines, notes } = footnoted(cells.map(reasons))
+  const list = cells.map(
+    (cell, i) =>
+      `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`,
+  )
+  const block = notesBlock(notes)
+  return block ? `${list.join('\n')}\n\n${block}` : list.join('\n')
+}
+
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+export function regressionList(cells: readonly CellResult[], accepted = false): string {
+  return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '')
+}
+
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+export function errorList(cells: readonly CellResult[]): string {
+  return reasonList(cells, (c) => [clip(c.error ?? c.verdict.note ?? 'error', 300)])
+}
+
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+export function inconclusiveList(cells: readonly CellResult[]): string {
+  return reasonList(cells, inconclusiveReasons)
+}

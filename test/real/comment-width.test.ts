@@ -1,0 +1,143 @@
+/**
+ * The PR comment at GitHub's width: the comment body rendered as GitHub renders markdown (GFM, with the marked
+ * renderer) and styled with GitHub's own markdown stylesheet (github-markdown-css), in a real headless Chromium
+ * 800 CSS pixels wide, as a conversation comment is. For the demo's run (the bundled CLI with `npm run demo`'s
+ * arguments) and for a 50-cell run with 2 regressions: the compact table does not scroll sideways, the page does
+ * not overflow, and the headline with the table of what needs a look ends within the first 700 px. The demo's
+ * outputs name no absolute path. Screenshots go to LLM_BENCH_SCREENSHOT_DIR (docs/ keeps the shipped ones).
+ */
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { marked } from 'marked'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { COMMENT_LIMIT, renderReport } from '../../src/report/index.js'
+import { CHANGED_ROWS, needsALook } from '../../src/report/changed-table.js'
+import { CTX, matrix } from '../report/fixtures.js'
+import { launchBrowser, openPage, type Browser, type Page } from './cdp.js'
+import { chromium } from './prereq.js'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const SHOTS = process.env.LLM_BENCH_SCREENSHOT_DIR ?? tmpdir()
+/** A conversation comment's column, and how much of it a reviewer sees without scrolling. */
+const WIDTH = 800
+const FIRST_SCREEN = 700
+
+const STYLESHEET = await readFile(join(ROOT, 'node_modules/github-markdown-css/github-markdown-light.css'), 'utf8')
+
+/** The comment as a page: GitHub's markdown styles, the body's padding of a comment box, nothing else. */
+function page(markdown: string): string {
+  const body = marked.parse(markdown, { gfm: true, async: false })
+  return `<!doctype html><html><head><meta charset="utf-8"><style>${STYLESHEET}
+body { margin: 0 } .markdown-body { box-sizing: border-box; width: ${WIDTH}px; padding: 16px }</style></head>
+<body><article class="markdown-body">${body}</article></body></html>`
+}
+
+interface Layout {
+  headlineTop: number
+  /** The first table (the compact one): its bottom edge, its rows, and whether it scrolls sideways. */
+  tableBottom: number
+  tableRows: number
+  tableOverflow: number
+  pageOverflow: number
+  headers: string[]
+}
+
+const LAYOUT = `(function () {
+  var h = document.querySelector('.markdown-body h3');
+  var t = document.querySelector('.markdown-body > table');
+  return {
+    headlineTop: h.getBoundingClientRect().top,
+    tableBottom: t.getBoundingClientRect().bottom,
+    tableRows: t.querySelectorAll('tbody tr').length,
+    tableOverflow: t.scrollWidth - t.clientWidth,
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    headers: Array.from(t.querySelectorAll('thead th')).map(function (th) { return th.textContent.trim(); }),
+  };
+})()`
+
+/** Rows of the folded table of every cell. */
+const EVERY_CELL_ROWS = `Array.from(document.querySelectorAll('details')).find(function (d) {
+  return d.querySelector('summary').textContent.indexOf('Every cell') === 0;
+}).querySelectorAll('tbody tr').length`
+
+let browser: Browser
+let dir: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lbg-comment-'))
+  browser = await launchBrowser(chromium().path)
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+const open = (name: string, markdown: string): Promise<Page> =>
+  openPage(browser, { dir, name, html: page(markdown), width: WIDTH, height: 900, shots: SHOTS, prefix: 'comment' })
+
+function expectFits(layout: Layout, rows: number): void {
+  expect(layout.headers).toEqual([
+    'Cell',
+    'Decode tok/s',
+    'TTFT ms',
+    expect.stringMatching(/^(TPOT ms|Output tok\/s)$/),
+    'Why',
+  ])
+  expect(layout.tableRows).toBe(rows)
+  expect(layout.tableOverflow).toBeLessThanOrEqual(0)
+  expect(layout.pageOverflow).toBeLessThanOrEqual(0)
+  expect(layout.headlineTop).toBeGreaterThanOrEqual(0)
+  expect(layout.tableBottom).toBeLessThanOrEqual(FIRST_SCREEN)
+}
+
+/** `npm run demo` as package.json says it, writing to `out`. */
+async function runDemo(out: string): Promise<number> {
+  const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
+  const args = scripts.demo
+    .replace(/^node /, '')
+    .replace(/--out \S+/, `--out ${out}`)
+    .split(/\s+/)
+  try {
+    await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 })
+    return 0
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'number') return code
+    throw error
+  }
+}
+
+describe('the comment at GitHub width', () => {
+  it('a 50-cell run with 2 regressions: the compact table fits, under the headline, in the first screen', async () => {
+    const { results } = matrix(10, 5, (i) => (i === 7 || i === 31 ? 'regression' : 'pass'))
+    const comment = renderReport(results, { ...CTX, form: 'comment' }, COMMENT_LIMIT)
+    const tab = await open('fifty', comment)
+    await tab.shot('50-cells')
+    expectFits(await tab.evaluate<Layout>(LAYOUT), 2)
+    expect(comment).toContain('✅ 48 cells within limits')
+    expect(await tab.evaluate<number>(EVERY_CELL_ROWS)).toBe(50)
+    expect(tab.requests.filter((u) => !u.startsWith('file:'))).toEqual([])
+  })
+
+  it('the demo: the compact table fits; report, comment and summary name no absolute path', async () => {
+    const out = join(dir, 'demo-results')
+    const code = await runDemo(out)
+    expect(code).toBe(0)
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as ResultsFile
+    const comment = await readFile(join(out, 'comment.md'), 'utf8')
+    const report = await readFile(join(out, 'report.md'), 'utf8')
+    for (const text of [comment, report]) {
+      for (const absolute of [ROOT, dir, homedir(), process.execPath, dirname(process.execPath)])
+        expect(text).not.toContain(absolute)
+      expect(text).not.toMatch(/(^|[\s(`'"])\/(home|root|tmp|usr|work)\//m)
+    }
+    const shown = Math.min(CHANGED_ROWS, results.cells.filter(needsALook).length)
+    const tab = await open('demo', comment)
+    await tab.shot('demo')
+    expectFits(await tab.evaluate<Layout>(LAYOUT), shown)
+  }, 150_000)
+})
