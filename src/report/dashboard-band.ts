@@ -41,7 +41,7 @@ export function trendBand(metric: GatedMetric, reference: number, gate: GateConf
   const around = `${formatNumber(reference)} ${unit}`
   const floor =
     config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : ''
-  const why = gated ? '' : gate ? " (this target's gate does not name it)" : ' (no gate given for this target)'
+  const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)'
   return {
     low: reference - half,
     high: reference + half,

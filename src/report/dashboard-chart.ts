@@ -15,7 +15,7 @@ import { median } from '../core/stats.js'
 import { escapeHtml } from './escape.js'
 
 /** The view box and the plot's margins: tick labels in `left`, the unit above them in `top`. */
-export const CHART = { width: 600, height: 140, left: 60, right: 10, top: 22, bottom: 8 } as const
+export const CHART = { width: 600, height: 140, left: 64, right: 10, top: 30, bottom: 10 } as const
 const PLOT_WIDTH = CHART.width - CHART.left - CHART.right
 const PLOT_BOTTOM = CHART.height - CHART.bottom
 const PLOT_HEIGHT = PLOT_BOTTOM - CHART.top
@@ -138,10 +138,10 @@ export function linePath(values: readonly (number | null)[], y: (v: number) => n
 function axis(scale: TrendScale, unit: string): string {
   const labels = tickLabels(scale.ticks)
   const grid = scale.ticks.map((t) => `M${CHART.left} ${scale.y(t)}h${PLOT_WIDTH}`).join('')
-  const texts = scale.ticks.map((t, k) => `<text x="${CHART.left - 6}" y="${scale.y(t) + 5}">${labels[k]}</text>`)
+  const texts = scale.ticks.map((t, k) => `<text x="${CHART.left - 6}" y="${scale.y(t) + 6}">${labels[k]}</text>`)
   return (
     `<path class="grid" d="${grid}"/><g class="ticks">${texts.join('')}</g>` +
-    `<text class="unit" x="${CHART.left - 6}" y="14">${escapeHtml(unit)}</text>`
+    `<text class="unit" x="${CHART.left - 6}" y="16">${escapeHtml(unit)}</text>`
   )
 }
 

@@ -1,6 +1,6 @@
 /**
  * The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. Tick labels are
- * in view-box units, so 16 reads about 10–11 px on a card 400 px wide. The trend line's points are its markers
+ * in view-box units, so 18 reads about 11 px on a card 400 px wide. The trend line's points are its markers
  * (dashboard-chart.ts), a same-page reference.
  */
 import { TREND_POINT_ID } from './dashboard-chart.js'
@@ -19,7 +19,8 @@ svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 600 / 140; 
 svg.trend .line { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; marker: url(#${TREND_POINT_ID}); }
 svg.trend .grid { fill: none; stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }
 svg.trend .band { fill: var(--good); fill-opacity: .14; }
-svg.trend text { fill: var(--dim); font-size: 16px; text-anchor: end; }
+svg.trend text { fill: var(--dim); font-size: 18px; text-anchor: end; }
+svg.trend text.unit { font-size: 16px; }
 svg.trend text.empty { text-anchor: middle; }
 svg.trend .dot { fill: var(--fg); }
 svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }

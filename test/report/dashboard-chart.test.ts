@@ -108,7 +108,7 @@ describe('trendChart', () => {
     expect(points[0][1]).toBeGreaterThan(points[1][1])
     expect(ticks.length).toBeGreaterThanOrEqual(3)
     expect(ticks.every((t) => /^\d+\.\d$/.test(t))).toBe(true)
-    expect(svg).toContain('<text class="unit" x="54" y="14">tok/s</text>')
+    expect(svg).toContain(`<text class="unit" x="${CHART.left - 6}" y="16">tok/s</text>`)
   })
 
   it('holds the band, which holds the reference, within the y range: ticks span both', () => {
@@ -181,11 +181,11 @@ describe('trendBand', () => {
 
   it('falls back to the built-in limit, else 5%, and says the metric is not gated', () => {
     expect(trendBand('decode', 40, undefined).note).toBe(
-      'shaded: the default limit ±5% around the reference 40.0 tok/s (no gate given for this target)',
+      'shaded: the default limit ±5% around the reference 40.0 tok/s (no gate given)',
     )
     expect(trendBand('ttft', 1000, undefined).limit).toBe(0.1)
     const startup = trendBand('startup', 20, GATE)
     expect([startup.low, startup.high]).toEqual([19, 21])
-    expect(startup.note).toContain("(this target's gate does not name it)")
+    expect(startup.note).toContain('(not in the gate)')
   })
 })

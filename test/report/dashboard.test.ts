@@ -76,7 +76,7 @@ describe('renderDashboard', () => {
     expect(energy).toHaveLength(1)
     // No gate names energy: the band is the default 5% around the median of the 4 runs, and the caption says so.
     expect(page).toContain(
-      'energy per token <span class="dim">0.430 J/token</span><span class="band-note">shaded: the default limit ±5% around the reference 0.415 J/token (this target&#39;s gate does not name it)</span>',
+      'energy per token <span class="dim">0.430 J/token</span><span class="band-note">shaded: the default limit ±5% around the reference 0.415 J/token (not in the gate)</span>',
     )
     expect(renderDashboard(small)).not.toMatch(/data-metric="3"/)
   })
