@@ -1,8 +1,9 @@
 /**
  * A baseline and history for the dashboard's tests and its size check: `targets` × `scenarios` cells,
  * `runs` history entries, decode stepping up 20% two thirds of the way through (a level shift), the first
- * target's model a hostile name.
+ * target's model a hostile name, every target under the built-in gate.
  */
+import { defaultGateConfig } from '../src/config/settings.js'
 import { historyEntry, mergeHistory } from '../src/store/index.js'
 import { historyShifts } from '../src/store/dashboard-files.js'
 import type { DashboardInput } from '../src/report/index.js'
@@ -44,11 +45,14 @@ export function dashboardInput(targets: number, scenarios: number, runs: number)
       runs,
     ).entries
   }
+  // Every target with the gate a file without `gate:` gets.
+  const gates = Object.fromEntries(baseline.cells.map((c) => [c.target, defaultGateConfig()]))
   return {
     hardware: 'nvidia-gb10',
     baseline,
     history,
-    shifts: historyShifts(baseline, history, {}),
+    shifts: historyShifts(baseline, history, gates),
+    gates,
     repoUrl: 'https://github.com/acme/serving',
   }
 }

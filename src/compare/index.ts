@@ -27,7 +27,7 @@ export {
   type JudgeOptions,
 } from './judge.js'
 export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'
-export { REFERENCE_RUNS, levelShifts, referenceFor } from './reference.js'
+export { REFERENCE_RUNS, levelShifts, referenceFor, relativeLimit } from './reference.js'
 export { moreRounds, type RoundsOptions } from './more-rounds.js'
 export { guardedWithin, qn, runSpread } from './spread.js'
 export { missingCells, runVerdict, type RunTally } from './run.js'

@@ -2,6 +2,8 @@
  * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
  * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
  * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
+ * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
+ * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
  */
 import { CHART } from './dashboard-chart.js'
 
@@ -9,12 +11,31 @@ export const DATA_ID = 'dashboard-data'
 export const TIP_ID = 'tip'
 export const FILTERS = ['engine', 'quant', 'scenario'] as const
 
+/** Per history index, the y of the line's vertex, or '' where the run did not measure the cell. */
+const VERTICES = `function ysOf(svg) {
+  var line = svg.querySelector('path.line');
+  var tokens = line ? line.getAttribute('d').match(/[Mlh]|-?[0-9.]+/g) || [] : [];
+  var ys = [], y = 0, command = '';
+  for (var t = 0; t < tokens.length; t++) {
+    if (/[Mlh]/.test(tokens[t])) { command = tokens[t]; continue; }
+    if (command === 'h') continue;
+    var dy = Number(tokens[++t]);
+    y = command === 'M' ? dy : y + dy;
+    ys.push(y);
+  }
+  var series = seriesOf(svg), out = [], k = 0;
+  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
+  return out;
+}`
+
 export function dashboardScript(): string {
   const source = `(function () {
-var W = ${CHART.width}, PAD = ${CHART.pad};
+var LEFT = ${CHART.left}, INNER = ${CHART.width - CHART.left - CHART.right};
 var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
 var tip = document.getElementById(${JSON.stringify(TIP_ID)});
-function xOf(i, n) { return Math.round(n <= 1 ? W / 2 : PAD + i * (W - 2 * PAD) / (n - 1)); }
+function xOf(i, n) { return Math.round(n <= 1 ? LEFT + INNER / 2 : LEFT + i * INNER / (n - 1)); }
+function seriesOf(svg) { return data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))]; }
+${VERTICES}
 function nearest(ys, i) {
   for (var d = 0; d < ys.length; d++) {
     if (i - d >= 0 && ys[i - d] !== '') return i - d;
@@ -23,16 +44,15 @@ function nearest(ys, i) {
   return -1;
 }
 function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
-function show(svg, event) {
+function show(svg, ys, event) {
   var n = Number(svg.getAttribute('data-n'));
-  var ys = svg.getAttribute('data-y').split(',');
   var shifts = svg.getAttribute('data-shifts').split(',');
   var rect = svg.getBoundingClientRect();
-  var vx = (event.clientX - rect.left) * W / rect.width;
-  var raw = n <= 1 ? 0 : Math.round((vx - PAD) * (n - 1) / (W - 2 * PAD));
+  var vx = (event.clientX - rect.left) * ${CHART.width} / rect.width;
+  var raw = n <= 1 ? 0 : Math.round((vx - LEFT) * (n - 1) / INNER);
   var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
   if (i < 0) return hide(svg);
-  var series = data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))];
+  var series = seriesOf(svg);
   var commit = data.commits[i];
   var dot = svg.querySelector('.dot');
   dot.setAttribute('cx', xOf(i, n));
@@ -44,7 +64,8 @@ function show(svg, event) {
   tip.style.top = (event.clientY + 12) + 'px';
 }
 Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
-  svg.addEventListener('mousemove', function (event) { show(svg, event); });
+  var ys = ysOf(svg);
+  svg.addEventListener('mousemove', function (event) { show(svg, ys, event); });
   svg.addEventListener('mouseleave', function () { hide(svg); });
 });
 var keys = ${JSON.stringify(FILTERS)};

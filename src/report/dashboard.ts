@@ -5,11 +5,14 @@
  * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
  * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
  */
+import { REFERENCE_RUNS } from '../compare/index.js'
 import { formatNumber, plural } from '../core/format.js'
 import { PRIMARY_METRICS, metricInfo, metricKey, type GatedMetric } from '../core/metrics.js'
+import type { GateConfig } from '../core/plan.js'
 import type { HistoryEntry, ResultsFile } from '../core/results.js'
 import { engineLabel, runtimeLabel } from '../core/runtime.js'
-import { trendChart } from './dashboard-chart.js'
+import { trendBand } from './dashboard-band.js'
+import { trendChart, trendDefs, trendReference } from './dashboard-chart.js'
 import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
 import { DASHBOARD_CSS } from './dashboard-style.js'
 import { escapeHtml, safeUrl } from './escape.js'
@@ -39,6 +42,11 @@ export interface DashboardInput {
   history: readonly HistoryEntry[]
   /** Per cell id and metric, the history indexes where a detected level shift starts. */
   shifts?: Record<string, Partial<Record<GatedMetric, readonly number[]>>>
+  /**
+   * Per target name, its gate (the configuration's), whose limit each chart shades around the reference. A target
+   * without one, or a metric its gate does not name, gets the default band (dashboard-band.ts).
+   */
+  gates?: Record<string, GateConfig>
   /** `https://github.com/o/r`, to link commits. */
   repoUrl?: string
   /** Link the root page listing every hardware key (on the data branch, not next to a run's results). */
@@ -83,7 +91,8 @@ export function renderDashboard(input: DashboardInput): string {
 ${filters(cells)}
 ${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
 ${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
-<p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
+<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
+${trendDefs()}
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
 </div>
@@ -132,18 +141,17 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
     // kept) gets no chart; the primary figures always have one.
     if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null)) return ''
-    const latest = values.filter((v) => v !== null).at(-1)
+    const shifts = input.shifts?.[cell.id]?.[metric] ?? []
+    const reference = trendReference(values, shifts)
+    const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target])
     const chart = trendChart(
-      { values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label },
+      { values, shifts, label: info.label, unit: info.unit, band },
       ` data-cell="${index}" data-metric="${m}"`,
     )
-    const present = values.filter((v): v is number => v !== null)
-    // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
-    const range =
-      present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : ''
-    const now =
-      latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`
-    return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`
+    const latest = values.filter((v) => v !== null).at(-1)
+    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`
+    const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : ''
+    return `<figure><figcaption>${escapeHtml(info.label)}${now}${note}</figcaption>${chart}</figure>`
   })
   const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
   return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`

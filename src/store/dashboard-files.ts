@@ -50,6 +50,7 @@ export function dashboardPage(
     baseline,
     history,
     shifts: historyShifts(baseline, history, gates),
+    gates,
     repoUrl: options.repoUrl,
     indexLink: options.onBranch,
   })

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatNumber } from '../../src/core/format.js'
-import { renderDashboard, seriesOf } from '../../src/report/index.js'
+import { metricKey } from '../../src/core/metrics.js'
+import { renderDashboard, seriesOf, type DashboardInput } from '../../src/report/index.js'
 import { CHART, xOf } from '../../src/report/dashboard-chart.js'
 import { dashboardInput, HOSTILE_MODEL } from '../../harness/dashboard-fixture.js'
 import { launchBrowser, type Browser } from './cdp.js'
@@ -25,11 +26,66 @@ let url: string
 const requests: string[] = []
 const dialogs: string[] = []
 
-async function evaluate<T>(expression: string): Promise<T> {
-  const reply = await browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, session)
+async function evaluateIn<T>(target: string, expression: string): Promise<T> {
+  const reply = await browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, target)
   if (reply.exceptionDetails) throw new Error(`page script failed: ${JSON.stringify(reply.exceptionDetails)}`)
   return (reply.result as { value: T }).value
 }
+
+const evaluate = <T>(expression: string): Promise<T> => evaluateIn<T>(session, expression)
+
+/** Opens `html` from a file:// URL in a fresh tab 1280 CSS pixels wide; its session. */
+async function openPage(html: string): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'lbg-dashboard-')), 'index.html')
+  await writeFile(file, html)
+  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' })
+  const tab = String((await browser.send('Target.attachToTarget', { targetId, flatten: true })).sessionId)
+  let loaded!: () => void
+  const load = new Promise<void>((done) => (loaded = done))
+  browser.on((m) => {
+    if (m.sessionId === tab && m.method === 'Page.loadEventFired') loaded()
+  })
+  await browser.send('Page.enable', {}, tab)
+  const metrics = { width: 1280, height: 800, deviceScaleFactor: 1, mobile: false }
+  await browser.send('Emulation.setDeviceMetricsOverride', metrics, tab)
+  await browser.send('Page.navigate', { url: pathToFileURL(file).href }, tab)
+  await load
+  return tab
+}
+
+/** One cell whose decode tok/s went 28.4 → 28.5 over two runs, under the built-in 5% limit. */
+function twoRuns(): DashboardInput {
+  const small = dashboardInput(1, 1, 2)
+  const id = small.baseline.cells[0].id
+  const key = metricKey('decode', 'mean')
+  const history = small.history.map((e, i) => ({
+    ...e,
+    cells: { ...e.cells, [id]: { ...e.cells[id], [key]: { steady: [28.4, 28.5][i], rounds: [] } } },
+  }))
+  return { ...small, history, shifts: {} }
+}
+
+interface Box {
+  top: number
+  bottom: number
+  height: number
+}
+
+/** The first decode chart's on-screen boxes, and its line's first and last vertex, in CSS pixels. */
+const GEOMETRY = `(function () {
+  var svg = document.querySelector('svg.trend[data-metric="0"]');
+  svg.scrollIntoView({ block: 'center' });
+  var line = svg.querySelector('path.line'), matrix = line.getScreenCTM();
+  var ends = [0, line.getTotalLength()].map(function (at) { var p = line.getPointAtLength(at); return new DOMPoint(p.x, p.y).matrixTransform(matrix); });
+  var box = function (el) { var r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height }; };
+  return {
+    chart: box(svg), band: box(svg.querySelector('.band')),
+    points: ends.map(function (p) { return { x: p.x, y: p.y }; }),
+    ticks: Array.from(svg.querySelectorAll('.ticks text')).map(function (t) { return t.textContent; }),
+    unit: svg.querySelector('text.unit').textContent,
+    note: svg.closest('figure').querySelector('.band-note').textContent
+  };
+})()`
 
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lbg-dashboard-'))
@@ -70,7 +126,7 @@ describe('the dashboard in headless Chromium', () => {
       `[document.querySelectorAll('#leaderboard tbody tr').length, document.querySelectorAll('section.cell').length, document.querySelectorAll('svg.trend').length, Number(document.querySelector('svg.trend').getAttribute('data-n'))]`,
     )
     expect(counts).toEqual([6, 6, 12, 30])
-    const pathLength = await evaluate<number>(`document.querySelector('svg.trend path').getTotalLength()`)
+    const pathLength = await evaluate<number>(`document.querySelector('svg.trend path.line').getTotalLength()`)
     expect(pathLength).toBeGreaterThan(CHART.width / 2)
   })
 
@@ -105,6 +161,48 @@ describe('the dashboard in headless Chromium', () => {
     expect(tip.hidden).toBe(false)
     expect(tip.text).toBe(`${value} tok/s · ${input.history[index].sha.slice(0, 7)} · 2026-01-11 00:00 UTC`)
     await browser.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: 5, y: 5 }, session)
+  })
+
+  it('draws every chart with a y axis of numeric tick labels, its unit, and the gate’s band', async () => {
+    const charts = await evaluate<{ ticks: string[]; unit: string; band: { width: number; height: number } }[]>(
+      `Array.from(document.querySelectorAll('svg.trend')).map(function (svg) { var r = svg.querySelector('.band').getBoundingClientRect(); return { ticks: Array.from(svg.querySelectorAll('.ticks text')).map(function (t) { return t.textContent }), unit: svg.querySelector('text.unit').textContent, band: { width: r.width, height: r.height } } })`,
+    )
+    expect(charts).toHaveLength(12)
+    for (const chart of charts) {
+      expect(chart.ticks.length).toBeGreaterThanOrEqual(3)
+      expect(chart.ticks.every((t) => /^[\d,]+(\.\d+)?$/.test(t))).toBe(true)
+      expect(['tok/s', 'ms']).toContain(chart.unit)
+      expect(chart.band.width).toBeGreaterThan(0)
+      expect(chart.band.height).toBeGreaterThan(0)
+    }
+  })
+
+  it('draws 28.4 → 28.5 tok/s as two points inside the 5% band, less than a tenth of the chart apart', async () => {
+    const tab = await openPage(renderDashboard(twoRuns()))
+    const g = await evaluateIn<{
+      chart: Box
+      band: Box
+      points: { x: number; y: number }[]
+      ticks: string[]
+      note: string
+    }>(tab, GEOMETRY)
+    expect(g.note).toBe("shaded: the gate's limit ±5% around the reference 28.4 tok/s")
+    expect(g.ticks.length).toBeGreaterThanOrEqual(3)
+    expect(g.points).toHaveLength(2)
+    for (const p of g.points) {
+      expect(p.y).toBeGreaterThan(g.band.top)
+      expect(p.y).toBeLessThan(g.band.bottom)
+    }
+    expect(g.points[0].y).toBeGreaterThan(g.points[1].y)
+    expect(g.points[0].y - g.points[1].y).toBeLessThan(g.chart.height / 10)
+    // Hovering the second run puts the dot on its vertex and names its value.
+    await browser.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: g.points[1].x, y: g.points[1].y }, tab)
+    const hover = await evaluateIn<{ text: string; dot: { y: number } }>(
+      tab,
+      `(function () { var r = document.querySelector('svg.trend[data-metric="0"] .dot').getBoundingClientRect(); return { text: document.getElementById('tip').textContent, dot: { y: r.top + r.height / 2 } } })()`,
+    )
+    expect(hover.text.startsWith('28.5 tok/s · ')).toBe(true)
+    expect(Math.abs(hover.dot.y - g.points[1].y)).toBeLessThan(1)
   })
 
   it('keeps the hostile model name as text: no img element, no dialog', async () => {

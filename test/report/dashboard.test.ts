@@ -47,7 +47,9 @@ describe('renderDashboard', () => {
   })
 
   it('loads nothing from elsewhere: no external script, style, image, font or frame', () => {
-    expect(html).not.toMatch(/<script[^>]+src=|<link\b|<img\b|<iframe\b|@import|url\(/i)
+    // url(#…) names an element of the page itself (the trend lines' point marker); any other url() is a request.
+    expect(html).not.toMatch(/<script[^>]+src=|<link\b|<img\b|<iframe\b|@import|url\((?!#)/i)
+    expect(html).toContain('<marker id="trend-point"')
     // No element has a src attribute (attribute values, which may quote engine text, set aside).
     expect(html.replace(/"[^"]*"/g, '""')).not.toMatch(/<[a-z][^>]*\ssrc=/i)
   })
@@ -72,7 +74,10 @@ describe('renderDashboard', () => {
     const page = renderDashboard({ ...small, history })
     const energy = [...page.matchAll(/<svg class="trend"[^>]*data-metric="3"/g)]
     expect(energy).toHaveLength(1)
-    expect(page).toContain('energy per token <span class="dim">0.430 J/token · range 0.400–0.430')
+    // No gate names energy: the band is the default 5% around the median of the 4 runs, and the caption says so.
+    expect(page).toContain(
+      'energy per token <span class="dim">0.430 J/token</span><span class="band-note">shaded: the default limit ±5% around the reference 0.415 J/token (not in the gate)</span>',
+    )
     expect(renderDashboard(small)).not.toMatch(/data-metric="3"/)
   })
 
