@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1558);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9363);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1558:
+/***/ 9363:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -58633,52 +58633,192 @@ function leaderboard_finite(value) {
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
+;// CONCATENATED MODULE: ./src/report/dashboard-band.ts
 /**
- * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a gap where a
- * run did not measure the cell, a dashed line where a level shift starts. Coordinates are whole numbers in
- * a fixed view box, so a 100-run series stays about a kilobyte; the page's script reads `data-y` to put
- * the hover dot on the line.
+ * The band a trend chart shades: the gate's limit for the metric, around the reference, as the verdict applies it
+ * (compare/reference.ts `relativeLimit`: the larger of `max-regression` and `min-delta` taken relative to the
+ * reference). A target without a gate, or a metric its gate does not name, gets the default band, and its caption
+ * says so: the built-in limit where the registry has one (decode 5%, TTFT 10% and at least 50 ms), else
+ * DEFAULT_LIMIT.
  */
 
-const CHART = { width: 600, height: 120, pad: 6 };
+
+
+
+/** The default band of a relative metric the registry has no built-in limit for (startup, energy per token). */
+const DEFAULT_LIMIT = 0.05;
+let builtIn;
+function limitConfig(metric, gate) {
+    const own = gate && isRelative(metric) ? gate[metric] : undefined;
+    if (own)
+        return { config: own, gated: true };
+    builtIn ??= defaultGateConfig();
+    const fallback = isRelative(metric) ? builtIn[metric] : undefined;
+    return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false };
+}
+/** The band of `metric` around `reference` under `gate` (the cell's target's, if any). */
+function trendBand(metric, reference, gate) {
+    const { unit } = metricInfo(metric);
+    const { config, gated } = limitConfig(metric, gate);
+    const limit = reference > 0 ? relativeLimit(config, reference) : config.maxRegression;
+    const half = Math.abs(reference) * limit;
+    const around = `${formatNumber(reference)} ${unit}`;
+    const floor = config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : '';
+    const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)';
+    return {
+        low: reference - half,
+        high: reference + half,
+        limit,
+        title: `limit ±${formatPercent(limit)}${floor} around ${around}`,
+        note: gated
+            ? `shaded: the gate's limit ±${formatPercent(limit)}${floor} around the reference ${around}`
+            : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
+/**
+ * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a point at every run
+ * that measured the cell, a gap where a run did not, a dashed line where a level shift starts, and a y axis with
+ * labelled ticks. The shaded band is the gate's limit around the reference (the median of the newest
+ * REFERENCE_RUNS runs since the last level shift, as compare/reference.ts takes it), and the y range always holds
+ * the whole band: a change the gate would not flag is drawn inside the band, never as a full-height line.
+ *
+ * Size: a 50-cell page with 100 runs has 10,000 points, so a point is not an element of its own: the line's path
+ * has a vertex at every run, written with relative coordinates, and the page's one `<marker>` (TREND_POINT_ID)
+ * draws a circle at every vertex. The page's script reads the vertices back from the path to put the hover dot.
+ */
+
+
+
+
+/** The view box and the plot's margins: tick labels in `left`, the unit above them in `top`. */
+const CHART = { width: 600, height: 140, left: 64, right: 10, top: 30, bottom: 10 };
+const PLOT_WIDTH = CHART.width - CHART.left - CHART.right;
+const PLOT_BOTTOM = CHART.height - CHART.bottom;
+const PLOT_HEIGHT = PLOT_BOTTOM - CHART.top;
+/** The marker every trend line draws at its vertices (one definition per page, `trendDefs`). */
+const TREND_POINT_ID = 'trend-point';
 /** x of history index `i` of `n`, the same rule the page's script inverts. */
 function xOf(i, n) {
-    const inner = CHART.width - 2 * CHART.pad;
-    return Math.round(n <= 1 ? CHART.width / 2 : CHART.pad + (i * inner) / (n - 1));
+    return Math.round(n <= 1 ? CHART.left + PLOT_WIDTH / 2 : CHART.left + (i * PLOT_WIDTH) / (n - 1));
 }
-function yScale(values) {
+/**
+ * The level the gate compares against: the median of the newest REFERENCE_RUNS measured values from the last level
+ * shift on; undefined when no run measured the figure.
+ */
+function trendReference(values, shifts) {
+    const from = Math.max(0, ...shifts.filter((i) => i < values.length));
+    const since = values.slice(from).filter((v) => v !== null);
+    return since.length ? median(since.slice(-REFERENCE_RUNS)) : undefined;
+}
+/**
+ * Ticks at multiples of a 1, 2 or 5 × 10ⁿ step, the first at or below `lo`, the last at or above `hi`: the smallest
+ * such step that needs at most 6 ticks, which needs at least 3 (the step before it needed 7 or more, and a step is
+ * at most 2.5 times the one before).
+ */
+function niceTicks(lo, hi) {
+    const span = hi - lo > 0 ? hi - lo : Math.abs(hi) || 1;
+    let exponent = Math.floor(Math.log10(span / 6));
+    for (;;) {
+        for (const m of [1, 2, 5]) {
+            const step = m * 10 ** exponent;
+            const first = Math.floor(lo / step + 1e-9);
+            const last = Math.max(Math.ceil(hi / step - 1e-9), first + 2);
+            if (last - first + 1 <= 6)
+                return Array.from({ length: last - first + 1 }, (_, k) => Number(((first + k) * step).toPrecision(15)));
+        }
+        exponent++;
+    }
+}
+/**
+ * Tick labels as the page writes numbers (formatNumber), unless that precision makes two of them read the same
+ * (a tight limit on a large value): then with the step's decimals.
+ */
+function tickLabels(ticks) {
+    const labels = ticks.map(formatNumber);
+    if (new Set(labels).size === labels.length)
+        return labels;
+    const step = Math.abs(ticks[1] - ticks[0]);
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return ticks.map((t) => {
+        const text = Math.abs(t).toLocaleString('en-US', {
+            minimumFractionDigits: decimals,
+            maximumFractionDigits: decimals,
+        });
+        return t < 0 ? MINUS + text : text;
+    });
+}
+/** The y axis: the data's range and the band's together, padded by 3%, widened to the nice ticks around them. */
+function trendScale(values, band) {
     const present = values.filter((v) => v !== null);
-    let lo = Math.min(...present);
-    let hi = Math.max(...present);
-    if (!(hi > lo))
-        [lo, hi] = [lo - Math.abs(lo || 1) * 0.05, hi + Math.abs(hi || 1) * 0.05];
-    const inner = CHART.height - 2 * CHART.pad;
-    return (v) => Math.round(CHART.pad + ((hi - v) * inner) / (hi - lo));
+    const ends = band ? [...present, band.low, band.high] : present;
+    let lo = Math.min(...ends);
+    let hi = Math.max(...ends);
+    const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1;
+    [lo, hi] = [lo - pad, hi + pad];
+    const ticks = niceTicks(lo, hi);
+    const [bottom, top] = [ticks[0], ticks[ticks.length - 1]];
+    return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) };
+}
+/**
+ * The line through every measured run: `M` where a run follows a gap, then relative `l` steps (x always grows, so
+ * a pair needs a separator only before a positive dy), and `h0` for a run with gaps on both sides: a vertex of
+ * its own, so it gets its marker.
+ */
+function linePath(values, y) {
+    const n = values.length;
+    let d = '';
+    let prev;
+    values.forEach((v, i) => {
+        if (v === null)
+            return void (prev = undefined);
+        const at = [xOf(i, n), y(v)];
+        if (prev) {
+            const [dx, dy] = [at[0] - prev[0], at[1] - prev[1]];
+            d += `${d.endsWith('l') ? '' : ' '}${dx}${dy < 0 ? '' : ' '}${dy}`;
+        }
+        else
+            d += `M${at[0]} ${at[1]}${i + 1 < n && values[i + 1] !== null ? 'l' : 'h0'}`;
+        prev = at;
+    });
+    return d;
+}
+function axis(scale, unit) {
+    const labels = tickLabels(scale.ticks);
+    const grid = scale.ticks.map((t) => `M${CHART.left} ${scale.y(t)}h${PLOT_WIDTH}`).join('');
+    const texts = scale.ticks.map((t, k) => `<text x="${CHART.left - 6}" y="${scale.y(t) + 6}">${labels[k]}</text>`);
+    return (`<path class="grid" d="${grid}"/><g class="ticks">${texts.join('')}</g>` +
+        `<text class="unit" x="${CHART.left - 6}" y="16">${escapeHtml(unit)}</text>`);
+}
+function bandRect(band, scale) {
+    const top = scale.y(band.high);
+    const height = Math.max(1, scale.y(band.low) - top);
+    return `<rect class="band" x="${CHART.left}" y="${top}" width="${PLOT_WIDTH}" height="${height}"><title>${escapeHtml(band.title)}</title></rect>`;
 }
 /** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
 function trendChart(trend, attrs) {
     const n = trend.values.length;
     const present = trend.values.some((v) => v !== null);
-    const y = present ? yScale(trend.values) : () => 0;
-    const ys = trend.values.map((v) => (v === null ? '' : String(y(v))));
-    let d = '';
-    let pen = false;
-    trend.values.forEach((v, i) => {
-        if (v === null)
-            return void (pen = false);
-        d += `${pen ? 'L' : 'M'}${xOf(i, n)} ${y(v)}`;
-        pen = true;
-    });
-    const single = trend.values.length === 1 && present ? `<circle cx="${xOf(0, 1)}" cy="${ys[0]}" r="3" class="point"/>` : '';
     const shifts = trend.shifts
         .filter((i) => i > 0 && i < n)
-        .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="0" y2="${CHART.height}"/>`)
+        .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
         .join('');
+    let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
+    if (present) {
+        const scale = trendScale(trend.values, trend.band);
+        const band = trend.band ? bandRect(trend.band, scale) : '';
+        body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`;
+    }
     const { width, height } = CHART;
     return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
-        ` data-n="${n}" data-y="${ys.join(',')}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
-        `${shifts}<path d="${d}"/>${single}<circle class="dot" r="4" cx="-10" cy="-10"/></svg>`);
+        ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
+        `${shifts}${body}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
+}
+/** The page's one marker definition, the point every trend line draws at each run. */
+function trendDefs() {
+    return (`<svg class="defs" aria-hidden="true" focusable="false"><marker id="${TREND_POINT_ID}" markerUnits="userSpaceOnUse"` +
+        ` viewBox="-5 -5 10 10" markerWidth="10" markerHeight="10" overflow="visible"><circle class="point" r="3.5"/></marker></svg>`);
 }
 
 ;// CONCATENATED MODULE: ./src/report/dashboard-script.ts
@@ -58686,17 +58826,37 @@ function trendChart(trend, attrs) {
  * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
  * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
  * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
+ * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
+ * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
  */
 
 const DATA_ID = 'dashboard-data';
 const TIP_ID = 'tip';
 const FILTERS = ['engine', 'quant', 'scenario'];
+/** Per history index, the y of the line's vertex, or '' where the run did not measure the cell. */
+const VERTICES = `function ysOf(svg) {
+  var line = svg.querySelector('path.line');
+  var tokens = line ? line.getAttribute('d').match(/[Mlh]|-?[0-9.]+/g) || [] : [];
+  var ys = [], y = 0, command = '';
+  for (var t = 0; t < tokens.length; t++) {
+    if (/[Mlh]/.test(tokens[t])) { command = tokens[t]; continue; }
+    if (command === 'h') continue;
+    var dy = Number(tokens[++t]);
+    y = command === 'M' ? dy : y + dy;
+    ys.push(y);
+  }
+  var series = seriesOf(svg), out = [], k = 0;
+  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
+  return out;
+}`;
 function dashboardScript() {
     const source = `(function () {
-var W = ${CHART.width}, PAD = ${CHART.pad};
+var LEFT = ${CHART.left}, INNER = ${CHART.width - CHART.left - CHART.right};
 var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
 var tip = document.getElementById(${JSON.stringify(TIP_ID)});
-function xOf(i, n) { return Math.round(n <= 1 ? W / 2 : PAD + i * (W - 2 * PAD) / (n - 1)); }
+function xOf(i, n) { return Math.round(n <= 1 ? LEFT + INNER / 2 : LEFT + i * INNER / (n - 1)); }
+function seriesOf(svg) { return data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))]; }
+${VERTICES}
 function nearest(ys, i) {
   for (var d = 0; d < ys.length; d++) {
     if (i - d >= 0 && ys[i - d] !== '') return i - d;
@@ -58705,16 +58865,15 @@ function nearest(ys, i) {
   return -1;
 }
 function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
-function show(svg, event) {
+function show(svg, ys, event) {
   var n = Number(svg.getAttribute('data-n'));
-  var ys = svg.getAttribute('data-y').split(',');
   var shifts = svg.getAttribute('data-shifts').split(',');
   var rect = svg.getBoundingClientRect();
-  var vx = (event.clientX - rect.left) * W / rect.width;
-  var raw = n <= 1 ? 0 : Math.round((vx - PAD) * (n - 1) / (W - 2 * PAD));
+  var vx = (event.clientX - rect.left) * ${CHART.width} / rect.width;
+  var raw = n <= 1 ? 0 : Math.round((vx - LEFT) * (n - 1) / INNER);
   var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
   if (i < 0) return hide(svg);
-  var series = data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))];
+  var series = seriesOf(svg);
   var commit = data.commits[i];
   var dot = svg.querySelector('.dot');
   dot.setAttribute('cx', xOf(i, n));
@@ -58726,7 +58885,8 @@ function show(svg, event) {
   tip.style.top = (event.clientY + 12) + 'px';
 }
 Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
-  svg.addEventListener('mousemove', function (event) { show(svg, event); });
+  var ys = ysOf(svg);
+  svg.addEventListener('mousemove', function (event) { show(svg, ys, event); });
   svg.addEventListener('mouseleave', function () { hide(svg); });
 });
 var keys = ${JSON.stringify(FILTERS)};
@@ -58743,7 +58903,12 @@ keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListe
 }
 
 ;// CONCATENATED MODULE: ./src/report/dashboard-style.ts
-/** The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. */
+/**
+ * The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. Tick labels are
+ * in view-box units, so 18 reads about 11 px on a card 400 px wide. The trend line's points are its markers
+ * (dashboard-chart.ts), a same-page reference.
+ */
+
 const DASHBOARD_CSS = `
 [hidden] { display: none !important; }
 .filters { margin: .5rem 0 1rem; display: flex; gap: 1rem; flex-wrap: wrap; }
@@ -58753,9 +58918,17 @@ const DASHBOARD_CSS = `
 .cell h3 { font-size: .95rem; margin: 0 0 .25rem; }
 figure { margin: .25rem 0; }
 figcaption { font-size: .85rem; }
-svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 5 / 1; background: var(--zebra); cursor: crosshair; }
-svg.trend path { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; }
-svg.trend .point, svg.trend .dot { fill: var(--fg); }
+figcaption .band-note { display: block; color: var(--dim); font-size: .8rem; }
+svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 600 / 140; background: var(--zebra); cursor: crosshair; }
+svg.trend .line { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; marker: url(#${TREND_POINT_ID}); }
+svg.trend .grid { fill: none; stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }
+svg.trend .band { fill: var(--good); fill-opacity: .14; }
+svg.trend text { fill: var(--dim); font-size: 18px; text-anchor: end; }
+svg.trend text.unit { font-size: 16px; }
+svg.trend text.empty { text-anchor: middle; }
+svg.trend .dot { fill: var(--fg); }
+svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
+svg.defs .point { fill: var(--fg); }
 svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
 #tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
@@ -58769,6 +58942,8 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
  * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
  * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
  */
+
+
 
 
 
@@ -58816,7 +58991,8 @@ function renderDashboard(input) {
 ${filters(cells)}
 ${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
 ${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
-<p class="dim">Steady-state mean per run, oldest left; a dashed line marks a detected level shift. Hover a chart for the run's commit, date and value.</p>
+<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
+${trendDefs()}
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
 </div>
@@ -58862,13 +59038,14 @@ function card(input, cell, index) {
         // kept) gets no chart; the primary figures always have one.
         if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
             return '';
+        const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
+        const reference = trendReference(values, shifts);
+        const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
+        const chart = trendChart({ values, shifts, label: info.label, unit: info.unit, band }, ` data-cell="${index}" data-metric="${m}"`);
         const latest = values.filter((v) => v !== null).at(-1);
-        const chart = trendChart({ values, shifts: input.shifts?.[cell.id]?.[metric] ?? [], label: info.label }, ` data-cell="${index}" data-metric="${m}"`);
-        const present = values.filter((v) => v !== null);
-        // The chart scales to its own range: say what the range is, so a 2% wobble does not read as a cliff.
-        const range = present.length > 1 ? ` · range ${formatNumber(Math.min(...present))}–${formatNumber(Math.max(...present))}` : '';
-        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}${range}</span>`;
-        return `<figure><figcaption>${escapeHtml(info.label)}${now}</figcaption>${chart}</figure>`;
+        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`;
+        const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
+        return `<figure><figcaption>${escapeHtml(info.label)}${now}${note}</figcaption>${chart}</figure>`;
     });
     const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
     return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
@@ -58991,6 +59168,7 @@ function dashboardPage(hardware, baseline, history, gates, options = {}) {
         baseline,
         history,
         shifts: historyShifts(baseline, history, gates),
+        gates,
         repoUrl: options.repoUrl,
         indexLink: options.onBranch,
     });
