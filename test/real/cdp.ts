@@ -85,6 +85,8 @@ export async function launchBrowser(path: string): Promise<Browser> {
 
 /** A tab with a page loaded from a file:// URL, and every request it made. */
 export interface Page {
+  /** The tab's DevTools session, for commands of its own (input events). */
+  session: string
   evaluate<T>(expression: string): Promise<T>
   requests: string[]
   url: string
@@ -147,5 +149,5 @@ export async function openPage(browser: Browser, o: PageOptions): Promise<Page> 
     console.log(`${o.prefix} screenshot: ${path}`)
     return path
   }
-  return { evaluate, requests, url, resize, shot }
+  return { session, evaluate, requests, url, resize, shot }
 }

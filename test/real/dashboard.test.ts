@@ -14,7 +14,7 @@ import { metricKey } from '../../src/core/metrics.js'
 import { renderDashboard, seriesOf, type DashboardInput } from '../../src/report/index.js'
 import { CHART, xOf } from '../../src/report/dashboard-chart.js'
 import { dashboardInput, HOSTILE_MODEL } from '../../harness/dashboard-fixture.js'
-import { launchBrowser, type Browser } from './cdp.js'
+import { launchBrowser, openPage, type Browser } from './cdp.js'
 import { chromium } from './prereq.js'
 
 const SCREENSHOT = process.env.LLM_BENCH_SCREENSHOT ?? '/tmp/dashboard.png'
@@ -33,25 +33,6 @@ async function evaluateIn<T>(target: string, expression: string): Promise<T> {
 }
 
 const evaluate = <T>(expression: string): Promise<T> => evaluateIn<T>(session, expression)
-
-/** Opens `html` from a file:// URL in a fresh tab 1280 CSS pixels wide; its session. */
-async function openPage(html: string): Promise<string> {
-  const file = join(await mkdtemp(join(tmpdir(), 'lbg-dashboard-')), 'index.html')
-  await writeFile(file, html)
-  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' })
-  const tab = String((await browser.send('Target.attachToTarget', { targetId, flatten: true })).sessionId)
-  let loaded!: () => void
-  const load = new Promise<void>((done) => (loaded = done))
-  browser.on((m) => {
-    if (m.sessionId === tab && m.method === 'Page.loadEventFired') loaded()
-  })
-  await browser.send('Page.enable', {}, tab)
-  const metrics = { width: 1280, height: 800, deviceScaleFactor: 1, mobile: false }
-  await browser.send('Emulation.setDeviceMetricsOverride', metrics, tab)
-  await browser.send('Page.navigate', { url: pathToFileURL(file).href }, tab)
-  await load
-  return tab
-}
 
 /** One cell whose decode tok/s went 28.4 → 28.5 over two runs, under the built-in 5% limit. */
 function twoRuns(): DashboardInput {
@@ -178,7 +159,18 @@ describe('the dashboard in headless Chromium', () => {
   })
 
   it('draws 28.4 → 28.5 tok/s as two points inside the 5% band, less than a tenth of the chart apart', async () => {
-    const tab = await openPage(renderDashboard(twoRuns()))
+    const dir = await mkdtemp(join(tmpdir(), 'lbg-dashboard-'))
+    const html = renderDashboard(twoRuns())
+    const page = await openPage(browser, {
+      dir,
+      name: 'two-runs',
+      html,
+      width: 1280,
+      height: 800,
+      shots: dir,
+      prefix: 'x',
+    })
+    const tab = page.session
     const g = await evaluateIn<{
       chart: Box
       band: Box
