@@ -57893,14 +57893,16 @@ function composeAll(results, ctx, marker, d, maxChars) {
     const parts = [marker, headline(results, ctx)];
     const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
     const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
-    if (shed)
+    const comment = ctx.form === 'comment';
+    // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
+    if (shed && !comment)
         parts.push(shed);
     parts.push(provenance(results, ctx));
     const ab = abHeader(results.cells);
     if (ab)
         parts.push(ab);
-    if (ctx.form === 'comment')
-        parts.push(...compact(ordered, rows, ctx, d));
+    if (comment)
+        parts.push(...compact(ordered, rows, ctx, d, shed));
     else
         parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d));
     const sections = [
@@ -57944,7 +57946,7 @@ function fullTable(ordered, rows, ctx, d) {
  * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
  * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
  */
-function compact(ordered, rows, ctx, d) {
+function compact(ordered, rows, ctx, d, shed) {
     const parts = [];
     const changed = changedTable(ordered);
     if (changed)
@@ -57952,6 +57954,8 @@ function compact(ordered, rows, ctx, d) {
     const fine = ordered.filter((c) => !needsALook(c)).length;
     if (fine)
         parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`);
+    if (shed)
+        parts.push(shed);
     if (rows.length)
         parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)));
     const tested = d.limit === undefined ? abSection(ordered) : undefined;

@@ -87,11 +87,13 @@ function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d:
   const parts = [marker, headline(results, ctx)]
   const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length
   const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
-  if (shed) parts.push(shed)
+  const comment = ctx.form === 'comment'
+  // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
+  if (shed && !comment) parts.push(shed)
   parts.push(provenance(results, ctx))
   const ab = abHeader(results.cells)
   if (ab) parts.push(ab)
-  if (ctx.form === 'comment') parts.push(...compact(ordered, rows, ctx, d))
+  if (comment) parts.push(...compact(ordered, rows, ctx, d, shed))
   else parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,
@@ -143,12 +145,19 @@ function fullTable(
  * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
  * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
  */
-function compact(ordered: readonly CellResult[], rows: readonly CellResult[], ctx: RenderContext, d: Detail): string[] {
+function compact(
+  ordered: readonly CellResult[],
+  rows: readonly CellResult[],
+  ctx: RenderContext,
+  d: Detail,
+  shed: string | undefined,
+): string[] {
   const parts: string[] = []
   const changed = changedTable(ordered)
   if (changed) parts.push(changed)
   const fine = ordered.filter((c) => !needsALook(c)).length
   if (fine) parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`)
+  if (shed) parts.push(shed)
   if (rows.length) parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)))
   const tested = d.limit === undefined ? abSection(ordered) : undefined
   if (tested) parts.push(tested)
