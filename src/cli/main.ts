@@ -39,10 +39,14 @@ Validates the matrix file and prints the plan: targets, launch commands with pla
 filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
   run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
                           [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
+                          [--no-fail-on-regression]
 
 Launches every target, measures its cells, compares with --baseline-file when given, and
 writes DIR/results.json, DIR/report.md, DIR/comment.md (the PR comment's compact form) and
-DIR/logs/. Prints the report. Exits 1 when the gate fails (a confirmed regression or a cell that could not be measured), 2 on a bad config.
+DIR/logs/. Prints the report. Exits 1 when the gate fails (a confirmed regression or a cell
+that could not be measured), 2 on a bad config.
+  --no-fail-on-regression  report a confirmed regression but exit 0 for it (the action's
+           fail-on-regression: false); a cell that could not be measured still exits 1
   --mode   ${MODES.join(' | ')} (default: compare with --baseline-file, else run)
   --base   a commit to A/B-test against on this machine, as a PR's base (the matrix file's ab setting)`,
   compare: `Usage: llm-bench-gate compare BASELINE CURRENT [--config FILE]
@@ -87,6 +91,7 @@ const parseOptions = (args: string[]) =>
       'baseline-file': { type: 'string', default: '' },
       base: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
+      'no-fail-on-regression': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -145,6 +150,7 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
     hardware: values.hardware,
     baselineFile: values['baseline-file'],
     dryRun: values['dry-run'],
+    failOnRegression: !values['no-fail-on-regression'],
   }
   const log = consoleLogger()
   const cancel = cancelOnSignals(log)
@@ -162,6 +168,8 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
       printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`),
     )
     if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
+    else if (result.verdict === 'regression' && !options.failOnRegression)
+      process.stderr.write('exit code 0 despite the regression: --no-fail-on-regression reports it without failing\n')
     return cancel.exitCode() ?? (result.configError ? 2 : result.failure ? 1 : 0)
   } finally {
     cancel.dispose()

@@ -277,10 +277,17 @@ describe('readResults: what reads', () => {
     expect(strip(read)).toEqual(raw)
   })
 
-  it('reads the shipped demo baseline, with its quality probe', async () => {
+  it('reads the shipped demo baseline, with its quality probe, energy and spec-decode factors', async () => {
     const read = readResults(await readFile(join(ROOT, 'fixtures/demo-baseline.json'), 'utf8'), 'demo')
-    expect(read.cells).toHaveLength(6)
-    for (const c of read.cells) expect(c.quality?.probe?.greedy?.length).toBeGreaterThan(0)
+    // Three engines × two scenarios and the fault target's one cell (fixtures/demo.yml), measured healthy.
+    expect(read.cells).toHaveLength(7)
+    for (const c of read.cells) {
+      expect(c.quality?.probe?.questions).toBeGreaterThan(0)
+      expect(c.metrics?.energy_j_per_token).toBeGreaterThan(0)
+    }
+    const spec = read.cells.filter((c) => /sglang|llamacpp/.test(c.target))
+    expect(spec).toHaveLength(4)
+    for (const c of spec) expect([c.metrics?.accept_length, c.metrics?.step_ms].every((v) => v! > 0)).toBe(true)
   })
 
   it('reads first-release verdicts and references as { metric, stat }', () => {
