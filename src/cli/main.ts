@@ -120,6 +120,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP[command] + '\n')
     return 0
   }
+  // Only compare takes file arguments: a stray word elsewhere is a mistyped option, not something to ignore.
+  if (command !== 'compare' && positionals.length) {
+    process.stderr.write(
+      `error: ${command} takes no arguments, got ${printable(positionals.map((p) => JSON.stringify(p)).join(' '))}\nRun 'llm-bench-gate ${command} --help' for its options.\n`,
+    )
+    return 2
+  }
   try {
     if (command === 'validate') {
       process.stdout.write(

@@ -47,4 +47,14 @@ describe('llm-bench-gate help', () => {
     expect(run.stderr).toContain('llm-bench-gate run --help')
     expect(run.stderr).not.toMatch(/^\s+at /m)
   })
+
+  it.each([
+    ['run', '--dry-run', '&&', 'echo'],
+    ['validate', '&&'],
+  ])('a stray argument to %s is named and exits 2, nothing runs', async (command, ...rest) => {
+    const run = await runCli([command, ...rest], { cwd })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(`${command} takes no arguments, got "&&"`)
+    expect(run.stdout).toBe('')
+  })
 })

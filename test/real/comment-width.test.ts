@@ -94,13 +94,11 @@ function expectFits(layout: Layout, rows: number): void {
   expect(layout.tableBottom).toBeLessThanOrEqual(FIRST_SCREEN)
 }
 
-/** `npm run demo` as package.json says it, writing to `out`. */
+/** `npm run demo`'s CLI command as package.json says it (before any `&&`), writing to `out`. */
 async function runDemo(out: string): Promise<number> {
   const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
-  const args = scripts.demo
-    .replace(/^node /, '')
-    .replace(/--out \S+/, `--out ${out}`)
-    .split(/\s+/)
+  const command = scripts.demo.split('&&')[0].trim().replace(/--out \S+/, `--out ${out}`)
+  const args = command.replace(/^node /, '').split(/\s+/)
   try {
     await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 })
     return 0
