@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9363);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1718);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9363:
+/***/ 1718:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39045,6 +39045,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   i: () => (/* binding */ main)
 });
 
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:util"
@@ -41619,6 +41621,7 @@ function cellBaseline(view, cell, run, renames) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/core/results.ts
 const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
 const CELL_STATUSES = ['ok', 'error'];
@@ -41808,8 +41811,6 @@ function runCommand(file, args, limits = COMMAND_LIMITS) {
 
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./src/host/fingerprint.ts
 /**
  * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
@@ -57322,6 +57323,7 @@ function commit(sha, ctx) {
 
 
 
+
 /** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
 function serverNote(cell) {
     const changes = cell.verdict.serverChanges;
@@ -57381,11 +57383,31 @@ function inconclusiveReasons(cell) {
     const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
     return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
 }
-/** Why any cell has its status, for the compact table: the reasons above, or the metrics that moved, or its note. */
+/**
+ * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
+ * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
+ */
+function explanations(cell) {
+    const decode = cell.verdict.metrics.decode;
+    const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
+    const environment = environmentNote(cell);
+    const server = serverNote(cell);
+    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
+    return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s) => !!s);
+}
+/**
+ * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
+ * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
+ * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
+ */
 function statusReasons(cell) {
     const { status } = cell.verdict;
-    if (status === 'regression')
-        return regressionReasons(cell);
+    if (status === 'regression') {
+        const explained = explanations(cell);
+        return explained.length && cell.ab?.status !== 'ran'
+            ? explained
+            : [...new Set([...regressionReasons(cell), ...explained])];
+    }
     if (status === 'inconclusive')
         return inconclusiveReasons(cell);
     if (status === 'error')
@@ -57733,13 +57755,13 @@ function changedTable(cells) {
     return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/paths.ts
+;// CONCATENATED MODULE: ./src/report/workspace-paths.ts
 /**
  * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
  * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
  */
 /** Escapes `text` for use inside a RegExp. */
-const paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+const workspace_paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
 /**
  * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
  * process as `node`. Only whole path prefixes are replaced (`/work/main-2` is not inside `/work/main`).
@@ -57747,11 +57769,11 @@ const paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '
 function workspaceRelative(text, workspace, node = process.execPath) {
     let out = text;
     if (node && node.startsWith('/'))
-        out = out.replace(paths_literal(node), 'node');
+        out = out.replace(workspace_paths_literal(node), 'node');
     if (!workspace || workspace === '/' || !workspace.startsWith('/'))
         return out;
     const root = workspace.replace(/\/+$/, '');
-    return out.replace(new RegExp(`${paths_literal(root).source}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
+    return out.replace(new RegExp(`${workspace_paths_literal(root).source}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
 }
 
 ;// CONCATENATED MODULE: ./src/report/targets.ts
@@ -68996,6 +69018,7 @@ async function ingestMain(args, context) {
 
 
 
+
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -69143,7 +69166,7 @@ async function main_runCommand(values) {
             onSpawn: cancel.onSpawn,
         });
         process.stdout.write(printable(result.summary) + '\n');
-        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`));
+        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\ncomment: ${(0,external_node_path_.join)((0,external_node_path_.dirname)(result.reportFile), 'comment.md')}\nverdict: ${result.verdict}\n`));
         if (result.failure)
             process.stderr.write(`failed: ${printable(result.failure)}\n`);
         else if (result.verdict === 'regression' && !options.failOnRegression)

@@ -1,4 +1,5 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
+import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { assembleResults } from '../run/assemble.js'
@@ -172,7 +173,9 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
     })
     process.stdout.write(printable(result.summary) + '\n')
     process.stderr.write(
-      printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\nverdict: ${result.verdict}\n`),
+      printable(
+        `results: ${result.resultsFile}\nreport:  ${result.reportFile}\ncomment: ${join(dirname(result.reportFile), 'comment.md')}\nverdict: ${result.verdict}\n`,
+      ),
     )
     if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
     else if (result.verdict === 'regression' && !options.failOnRegression)

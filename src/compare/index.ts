@@ -41,3 +41,4 @@ export {
   type Renames,
   type RunCells,
 } from './match.js'
+export { attribution } from './spec-split.js'

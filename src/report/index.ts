@@ -31,7 +31,7 @@ export interface RenderContext {
    * the job summary's and `report.md`'s, with the lists and the full table open.
    */
   form?: 'comment' | 'full'
-  /** Absolute paths under it are written relative to it (paths.ts). */
+  /** Absolute paths under it are written relative to it (workspace-paths.ts). */
   workspace?: string
 }
 

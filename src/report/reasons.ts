@@ -8,6 +8,7 @@ import { plural } from '../core/format.js'
 import { clip, escapeText } from './escape.js'
 import { environmentNote } from './host-section.js'
 import { STATUS_MARK } from './marks.js'
+import { attribution } from '../compare/index.js'
 
 /** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
 function serverNote(cell: CellResult): string | undefined {
@@ -68,10 +69,32 @@ export function inconclusiveReasons(cell: CellResult): string[] {
   return why.length ? why : [clip(cell.verdict.note ?? 'undecided', 300)]
 }
 
-/** Why any cell has its status, for the compact table: the reasons above, or the metrics that moved, or its note. */
+/**
+ * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
+ * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
+ */
+function explanations(cell: CellResult): string[] {
+  const decode = cell.verdict.metrics.decode
+  const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : []
+  const environment = environmentNote(cell)
+  const server = serverNote(cell)
+  const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined
+  return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s): s is string => !!s)
+}
+
+/**
+ * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
+ * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
+ * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
+ */
 export function statusReasons(cell: CellResult): string[] {
   const { status } = cell.verdict
-  if (status === 'regression') return regressionReasons(cell)
+  if (status === 'regression') {
+    const explained = explanations(cell)
+    return explained.length && cell.ab?.status !== 'ran'
+      ? explained
+      : [...new Set([...regressionReasons(cell), ...explained])]
+  }
   if (status === 'inconclusive') return inconclusiveReasons(cell)
   if (status === 'error') return [clip(cell.error ?? cell.verdict.note ?? 'error', 300)]
   const moved = Object.values(cell.verdict.metrics)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport } from '../../src/report/index.js'
 import { CHANGED_ROWS, changedTable } from '../../src/report/changed-table.js'
 import { footnoted } from '../../src/report/reasons.js'
-import { workspaceRelative } from '../../src/report/paths.js'
+import { workspaceRelative } from '../../src/report/workspace-paths.js'
 import { byAttention } from '../../src/report/marks.js'
 import type { CellResult } from '../../src/core/results.js'
 import { CTX, matrix, type Kind } from './fixtures.js'
@@ -70,6 +70,38 @@ describe('the comment', () => {
     const row = firstTable(renderReport(hostile, COMMENT, COMMENT_LIMIT))[0]
     expect(row).toContain('evil\\|&lt;img src=x&gt;@&#8203;octocat')
     expect(columns(row)).toHaveLength(5)
+  })
+})
+
+describe('why, in the compact table', () => {
+  const regressed = () => {
+    const { results } = matrix(1, 2, (i) => (i === 0 ? 'regression' : 'pass'))
+    return { results, cell: results.cells[0] as CellResult }
+  }
+  const why = (results: ReturnType<typeof regressed>['results']) =>
+    columns(firstTable(renderReport(results, COMMENT, COMMENT_LIMIT))[0])[4].trim()
+
+  it('names the counter that moved instead of the limit when the engine explains the regression', () => {
+    const { results, cell } = regressed()
+    cell.verdict.serverChanges = ['prefix-cache hit rate 87.5 % → 0 %']
+    expect(why(results)).toBe('server: prefix-cache hit rate 87.5 % → 0 %')
+    // The full report keeps every reason.
+    expect(renderReport(results, CTX, SUMMARY_LIMIT)).toMatch(/limit 5%.*server: prefix-cache hit rate 87\.5 % → 0 %/)
+  })
+
+  it('names the spec-decode factors of a decode regression split into them', () => {
+    const { results, cell } = regressed()
+    const decode = cell.verdict.metrics.decode!
+    decode.factors = [
+      { ...decode, metric: 'accept-length', delta: -0.13, band: 0.02 },
+      { ...decode, metric: 'step-time', delta: 0.006, band: 0.01, status: 'pass' },
+    ]
+    expect(why(results)).toMatch(/^decode −12\.0%: acceptance length −13\.0%, step time \+0\.6%$/)
+  })
+
+  it('keeps the limit and noise when nothing else explains it', () => {
+    const { results } = regressed()
+    expect(why(results)).toMatch(/^decode tok\/s −12\.0% \(limit 5%, noise ±[\d.]+%\): more than twice the limit$/)
   })
 })
 
