@@ -57121,6 +57121,183 @@ function serverLines(rounds) {
     return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
 }
 
+;// CONCATENATED MODULE: ./src/report/reasons.ts
+
+
+
+
+
+/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
+function serverNote(cell) {
+    const changes = cell.verdict.serverChanges;
+    return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
+}
+/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
+function regressionReasons(cell) {
+    const reasons = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'regression')
+        .map((m) => m.reason);
+    // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
+    reasons.push(...(cell.verdict.failures ?? []));
+    // A changed driver, engine or model file may explain the regression: say so next to it.
+    const environment = environmentNote(cell);
+    if (environment)
+        reasons.push(environment);
+    // A renamed cell's figures are against its old name's baseline: say which.
+    if (cell.verdict.comparedWith)
+        reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`);
+    const server = serverNote(cell);
+    if (server)
+        reasons.push(server);
+    if (cell.verdict.confirmed)
+        reasons.push(`confirmed ${cell.verdict.confirmed}×`);
+    return reasons;
+}
+/** What would decide an inconclusive metric, in words. */
+function decider(m) {
+    switch (m.needs) {
+        case 'rounds':
+            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
+        case 'launches':
+            return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches';
+        case 'quieter-box':
+            return 'a quieter box';
+        case 'baseline':
+            return 'more default-branch runs';
+        case 'workload':
+        case undefined:
+            return 'the requested workload';
+    }
+}
+/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
+function inconclusiveReasons(cell) {
+    const metrics = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'inconclusive')
+        // The reason starts with the metric's label and may already say what it needs.
+        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
+    // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+    const undecided = cell.verdict.undecided ?? [];
+    const flagged = undecided.filter((u) => !u.includes(' — '));
+    const cellWide = [
+        ...(flagged.length ? [`${escape_clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
+        ...undecided.filter((u) => u.includes(' — ')).map((u) => escape_clip(u, 300)),
+    ];
+    const server = serverNote(cell);
+    const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
+    return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
+}
+/**
+ * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
+ * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
+ */
+function explanations(cell) {
+    const decode = cell.verdict.metrics.decode;
+    const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
+    const environment = environmentNote(cell);
+    const server = serverNote(cell);
+    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
+    return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s) => !!s);
+}
+/**
+ * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
+ * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
+ * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
+ */
+function statusReasons(cell) {
+    const { status } = cell.verdict;
+    if (status === 'regression') {
+        const explained = explanations(cell);
+        return explained.length && cell.ab?.status !== 'ran'
+            ? explained
+            : [...new Set([...regressionReasons(cell), ...explained])];
+    }
+    if (status === 'inconclusive')
+        return inconclusiveReasons(cell);
+    if (status === 'error')
+        return [escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300)];
+    const moved = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status !== 'pass')
+        .map((m) => m.reason);
+    return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
+}
+/** Clauses at least this long that more than one line repeats are said once, as a note. */
+const NOTE_MIN = 40;
+/**
+ * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
+ * numbered note, so "launch-to-
+ * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
+ * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
+ */
+function footnoted(lines, max = Infinity) {
+    const clauses = lines.map((reasons) => reasons.flatMap(clausesOf).filter(Boolean));
+    const seen = new Map();
+    for (const line of clauses)
+        for (const c of new Set(line))
+            seen.set(c, (seen.get(c) ?? 0) + 1);
+    const numbers = new Map();
+    const text = clauses.map((line) => {
+        const kept = [];
+        const marks = [];
+        for (const [i, c] of [...new Set(line)].entries()) {
+            // The first clause is the line's own reason: it stays on the line whoever else says it.
+            if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2)
+                kept.push(c);
+            else {
+                if (!numbers.has(c))
+                    numbers.set(c, numbers.size + 1);
+                marks.push(numbers.get(c));
+            }
+        }
+        const said = kept.length ? escapeText(escape_clip(kept.join('; '), max)) : '';
+        const refs = marks.map((n) => `<sup>${n}</sup>`).join('');
+        return [said, refs].filter(Boolean).join(' ');
+    });
+    const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(escape_clip(c, 600))}`);
+    return { lines: text, notes };
+}
+/** A reason's `; `-separated clauses, outside brackets only: `(a pull request's base; on the CLI, --base REV)` is one. */
+function clausesOf(reason) {
+    const out = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < reason.length; i++) {
+        const c = reason[i];
+        if (c === '(' || c === '[')
+            depth++;
+        else if ((c === ')' || c === ']') && depth > 0)
+            depth--;
+        else if (depth === 0 && c === ';' && reason[i + 1] === ' ') {
+            out.push(reason.slice(start, i));
+            start = i + 2;
+        }
+    }
+    out.push(reason.slice(start));
+    return out;
+}
+/** The notes as one block of lines, or nothing. */
+function notesBlock(notes) {
+    return notes.length ? notes.join('<br>\n') : undefined;
+}
+/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
+function reasonList(cells, reasons, suffix = '') {
+    const { lines, notes } = footnoted(cells.map(reasons));
+    const list = cells.map((cell, i) => `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`);
+    const block = notesBlock(notes);
+    return block ? `${list.join('\n')}\n\n${block}` : list.join('\n');
+}
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+function regressionList(cells, accepted = false) {
+    return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '');
+}
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+function errorList(cells) {
+    return reasonList(cells, (c) => [escape_clip(c.error ?? c.verdict.note ?? 'error', 300)]);
+}
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+function inconclusiveList(cells) {
+    return reasonList(cells, inconclusiveReasons);
+}
+
 ;// CONCATENATED MODULE: ./src/report/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
 
@@ -57133,19 +57310,25 @@ function serverLines(rounds) {
 
 
 
+
 const TABLE = { alignDelimiters: false };
-/** Why each cell that did not simply pass got its status, with every gated metric's reason. */
+/**
+ * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
+ * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
+ */
 function verdictNotes(cells) {
-    const lines = cells
-        .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
-        .map((c) => {
-        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`);
-        const note = c.verdict.note ? escapeText(escape_clip(c.verdict.note, 600)) : '';
+    const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length);
+    if (!shown.length)
+        return undefined;
+    const { lines, notes } = footnoted(shown.map((c) => {
+        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`);
+        const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
         const environment = environmentNote(c);
-        const changed = environment ? escapeText(escape_clip(environment, 400)) : '';
-        return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`;
-    });
-    return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined;
+        return [...reasons, note, environment ? escape_clip(environment, 400) : ''].filter(Boolean);
+    }));
+    const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`);
+    const block = notesBlock(notes);
+    return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'));
 }
 /** Every statistic of every per-request distribution, plus the round-level throughputs. */
 function metricsSection(cells) {
@@ -57316,164 +57499,6 @@ function commit(sha, ctx) {
     const short = code(sha.slice(0, 7));
     const repo = safeUrl(ctx.repoUrl);
     return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
-}
-
-;// CONCATENATED MODULE: ./src/report/reasons.ts
-
-
-
-
-
-/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
-function serverNote(cell) {
-    const changes = cell.verdict.serverChanges;
-    return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
-}
-/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
-function regressionReasons(cell) {
-    const reasons = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status === 'regression')
-        .map((m) => m.reason);
-    // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
-    reasons.push(...(cell.verdict.failures ?? []));
-    // A changed driver, engine or model file may explain the regression: say so next to it.
-    const environment = environmentNote(cell);
-    if (environment)
-        reasons.push(environment);
-    // A renamed cell's figures are against its old name's baseline: say which.
-    if (cell.verdict.comparedWith)
-        reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`);
-    const server = serverNote(cell);
-    if (server)
-        reasons.push(server);
-    if (cell.verdict.confirmed)
-        reasons.push(`confirmed ${cell.verdict.confirmed}×`);
-    return reasons;
-}
-/** What would decide an inconclusive metric, in words. */
-function decider(m) {
-    switch (m.needs) {
-        case 'rounds':
-            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
-        case 'launches':
-            return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches';
-        case 'quieter-box':
-            return 'a quieter box';
-        case 'baseline':
-            return 'more default-branch runs';
-        case 'workload':
-        case undefined:
-            return 'the requested workload';
-    }
-}
-/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
-function inconclusiveReasons(cell) {
-    const metrics = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status === 'inconclusive')
-        // The reason starts with the metric's label and may already say what it needs.
-        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
-    // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
-    const undecided = cell.verdict.undecided ?? [];
-    const flagged = undecided.filter((u) => !u.includes(' — '));
-    const cellWide = [
-        ...(flagged.length ? [`${escape_clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
-        ...undecided.filter((u) => u.includes(' — ')).map((u) => escape_clip(u, 300)),
-    ];
-    const server = serverNote(cell);
-    const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
-    return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
-}
-/**
- * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
- * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
- */
-function explanations(cell) {
-    const decode = cell.verdict.metrics.decode;
-    const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
-    const environment = environmentNote(cell);
-    const server = serverNote(cell);
-    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
-    return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s) => !!s);
-}
-/**
- * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
- * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
- * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
- */
-function statusReasons(cell) {
-    const { status } = cell.verdict;
-    if (status === 'regression') {
-        const explained = explanations(cell);
-        return explained.length && cell.ab?.status !== 'ran'
-            ? explained
-            : [...new Set([...regressionReasons(cell), ...explained])];
-    }
-    if (status === 'inconclusive')
-        return inconclusiveReasons(cell);
-    if (status === 'error')
-        return [escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300)];
-    const moved = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status !== 'pass')
-        .map((m) => m.reason);
-    return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
-}
-/** Clauses at least this long that more than one line repeats are said once, as a note. */
-const NOTE_MIN = 40;
-/**
- * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
- * numbered note, so "launch-to-
- * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
- * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
- */
-function footnoted(lines, max = Infinity) {
-    const clauses = lines.map((reasons) => reasons.flatMap((r) => r.split('; ')).filter(Boolean));
-    const seen = new Map();
-    for (const line of clauses)
-        for (const c of new Set(line))
-            seen.set(c, (seen.get(c) ?? 0) + 1);
-    const numbers = new Map();
-    const text = clauses.map((line) => {
-        const kept = [];
-        const marks = [];
-        for (const [i, c] of [...new Set(line)].entries()) {
-            // The first clause is the line's own reason: it stays on the line whoever else says it.
-            if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2)
-                kept.push(c);
-            else {
-                if (!numbers.has(c))
-                    numbers.set(c, numbers.size + 1);
-                marks.push(numbers.get(c));
-            }
-        }
-        const said = kept.length ? escapeText(escape_clip(kept.join('; '), max)) : '';
-        const refs = marks.map((n) => `<sup>${n}</sup>`).join('');
-        return [said, refs].filter(Boolean).join(' ');
-    });
-    const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(escape_clip(c, 600))}`);
-    return { lines: text, notes };
-}
-/** The notes as one block of lines, or nothing. */
-function notesBlock(notes) {
-    return notes.length ? notes.join('<br>\n') : undefined;
-}
-/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
-function reasonList(cells, reasons, suffix = '') {
-    const { lines, notes } = footnoted(cells.map(reasons));
-    const list = cells.map((cell, i) => `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`);
-    const block = notesBlock(notes);
-    return block ? `${list.join('\n')}\n\n${block}` : list.join('\n');
-}
-/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
-function regressionList(cells, accepted = false) {
-    return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '');
-}
-/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
-function errorList(cells) {
-    return reasonList(cells, (c) => [escape_clip(c.error ?? c.verdict.note ?? 'error', 300)]);
-}
-/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
-function inconclusiveList(cells) {
-    return reasonList(cells, inconclusiveReasons);
 }
 
 ;// CONCATENATED MODULE: ./src/core/runtime.ts

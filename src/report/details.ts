@@ -10,21 +10,28 @@ import { splitLines } from './split-lines.js'
 import { gpuLines } from './gpu-lines.js'
 import { formatSlo } from '../core/workload.js'
 import { serverLines } from './server-lines.js'
+import { footnoted, notesBlock } from './reasons.js'
 
 const TABLE = { alignDelimiters: false } as const
 
-/** Why each cell that did not simply pass got its status, with every gated metric's reason. */
+/**
+ * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
+ * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
+ */
 export function verdictNotes(cells: readonly CellResult[]): string | undefined {
-  const lines = cells
-    .filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
-    .map((c) => {
-      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${escapeText(m.reason)}`)
-      const note = c.verdict.note ? escapeText(clip(c.verdict.note, 600)) : ''
+  const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
+  if (!shown.length) return undefined
+  const { lines, notes } = footnoted(
+    shown.map((c) => {
+      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`)
+      const note = c.verdict.note ? clip(c.verdict.note, 600) : ''
       const environment = environmentNote(c)
-      const changed = environment ? escapeText(clip(environment, 400)) : ''
-      return `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${[...reasons, note, changed].filter(Boolean).join('; ')}`
-    })
-  return lines.length ? details(`Verdicts (${plural(lines.length, 'cell')})`, lines.join('\n')) : undefined
+      return [...reasons, note, environment ? clip(environment, 400) : ''].filter(Boolean)
+    }),
+  )
+  const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`)
+  const block = notesBlock(notes)
+  return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'))
 }
 
 /** Every statistic of every per-request distribution, plus the round-level throughputs. */

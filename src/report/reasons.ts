@@ -120,7 +120,7 @@ export interface Footnoted {
  * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
  */
 export function footnoted(lines: readonly (readonly string[])[], max = Infinity): Footnoted {
-  const clauses = lines.map((reasons) => reasons.flatMap((r) => r.split('; ')).filter(Boolean))
+  const clauses = lines.map((reasons) => reasons.flatMap(clausesOf).filter(Boolean))
   const seen = new Map<string, number>()
   for (const line of clauses) for (const c of new Set(line)) seen.set(c, (seen.get(c) ?? 0) + 1)
   const numbers = new Map<string, number>()
@@ -141,6 +141,24 @@ export function footnoted(lines: readonly (readonly string[])[], max = Infinity)
   })
   const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(clip(c, 600))}`)
   return { lines: text, notes }
+}
+
+/** A reason's `; `-separated clauses, outside brackets only: `(a pull request's base; on the CLI, --base REV)` is one. */
+export function clausesOf(reason: string): string[] {
+  const out: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < reason.length; i++) {
+    const c = reason[i]
+    if (c === '(' || c === '[') depth++
+    else if ((c === ')' || c === ']') && depth > 0) depth--
+    else if (depth === 0 && c === ';' && reason[i + 1] === ' ') {
+      out.push(reason.slice(start, i))
+      start = i + 2
+    }
+  }
+  out.push(reason.slice(start))
+  return out
 }
 
 /** The notes as one block of lines, or nothing. */

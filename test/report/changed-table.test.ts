@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport } from '../../src/report/index.js'
 import { CHANGED_ROWS, changedTable } from '../../src/report/changed-table.js'
-import { footnoted } from '../../src/report/reasons.js'
+import { clausesOf, footnoted } from '../../src/report/reasons.js'
 import { workspaceRelative } from '../../src/report/workspace-paths.js'
 import { byAttention } from '../../src/report/marks.js'
 import type { CellResult } from '../../src/core/results.js'
@@ -126,6 +126,13 @@ describe('footnoted', () => {
     const { lines, notes } = footnoted([['confirmed 2×', NOISE], ['confirmed 2×']])
     expect(lines).toEqual([`confirmed 2×; ${NOISE}`, 'confirmed 2×'])
     expect(notes).toEqual([])
+  })
+
+  it('splits clauses outside brackets only', () => {
+    expect(
+      clausesOf("baseline: file; A/B not run: no base (a pull request's base; on the CLI, --base REV); x"),
+    ).toEqual(['baseline: file', "A/B not run: no base (a pull request's base; on the CLI, --base REV)", 'x'])
+    expect(clausesOf('a) b; c')).toEqual(['a) b', 'c'])
   })
 
   it('escapes what stays and what moves', () => {
