@@ -97,7 +97,10 @@ function expectFits(layout: Layout, rows: number): void {
 /** `npm run demo`'s CLI command as package.json says it (before any `&&`), writing to `out`. */
 async function runDemo(out: string): Promise<number> {
   const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
-  const command = scripts.demo.split('&&')[0].trim().replace(/--out \S+/, `--out ${out}`)
+  const command = scripts.demo
+    .split('&&')[0]
+    .trim()
+    .replace(/--out \S+/, `--out ${out}`)
   const args = command.replace(/^node /, '').split(/\s+/)
   try {
     await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 })
