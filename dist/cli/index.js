@@ -57763,9 +57763,9 @@ function figureCell(cell, metric) {
 }
 /**
  * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
- * over CHANGED_ROWS; undefined when no cell needs a look.
+ * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
  */
-function changedTable(cells) {
+function changedTable(cells, accepted = false) {
     const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS));
     if (!shown.length)
         return undefined;
@@ -57774,7 +57774,9 @@ function changedTable(cells) {
     const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX);
     const metrics = ['decode', 'ttft', third];
     const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why'];
-    const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), lines[i] || EMPTY]);
+    // Regressions the `benchmark-accept` label accepted say so on their row, as the lists do.
+    const why = (cell, i) => `${lines[i] || EMPTY}${accepted && cell.verdict.status === 'regression' ? ' — accepted' : ''}`;
+    const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), why(cell, i)]);
     const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false });
     const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : '';
     return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
@@ -57949,7 +57951,7 @@ function composeAll(results, ctx, marker, d, maxChars) {
     if (ab)
         parts.push(ab);
     if (comment)
-        parts.push(...compact(ordered, rows, ctx, d, shed));
+        parts.push(...compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }));
     else
         parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d));
     const sections = [
@@ -57991,11 +57993,11 @@ function fullTable(ordered, rows, ctx, d) {
 }
 /**
  * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
- * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
+ * within their limits, what was shed, then every cell's row folded, the A/B arms and the dashboard link.
  */
-function compact(ordered, rows, ctx, d, shed) {
+function compact({ ordered, rows, ctx, d, shed, accepted }) {
     const parts = [];
-    const changed = changedTable(ordered);
+    const changed = changedTable(ordered, accepted);
     if (changed)
         parts.push(changed);
     const fine = ordered.filter((c) => !needsALook(c)).length;

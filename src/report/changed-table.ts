@@ -64,9 +64,9 @@ function figureCell(cell: CellResult, metric: GatedMetric): string {
 
 /**
  * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
- * over CHANGED_ROWS; undefined when no cell needs a look.
+ * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
  */
-export function changedTable(cells: readonly CellResult[]): string | undefined {
+export function changedTable(cells: readonly CellResult[], accepted = false): string | undefined {
   const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS))
   if (!shown.length) return undefined
   const more = cells.filter(needsALook).length - shown.length
@@ -74,7 +74,10 @@ export function changedTable(cells: readonly CellResult[]): string | undefined {
   const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX)
   const metrics: GatedMetric[] = ['decode', 'ttft', third]
   const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why']
-  const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), lines[i] || EMPTY])
+  // Regressions the `benchmark-accept` label accepted say so on their row, as the lists do.
+  const why = (cell: CellResult, i: number) =>
+    `${lines[i] || EMPTY}${accepted && cell.verdict.status === 'regression' ? ' — accepted' : ''}`
+  const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), why(cell, i)])
   const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false })
   const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : ''
   return [table, notesBlock(notes), over].filter(Boolean).join('\n\n')

@@ -93,7 +93,8 @@ function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d:
   parts.push(provenance(results, ctx))
   const ab = abHeader(results.cells)
   if (ab) parts.push(ab)
-  if (comment) parts.push(...compact(ordered, rows, ctx, d, shed))
+  if (comment)
+    parts.push(...compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }))
   else parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d))
   const sections = [
     d.extras ? verdictNotes(ordered) : undefined,
@@ -141,19 +142,22 @@ function fullTable(
   return parts
 }
 
+interface CompactInput {
+  ordered: readonly CellResult[]
+  rows: readonly CellResult[]
+  ctx: RenderContext
+  d: Detail
+  shed: string | undefined
+  accepted: boolean
+}
+
 /**
  * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
- * within their limits, then every cell's row folded, the A/B arms and the dashboard link.
+ * within their limits, what was shed, then every cell's row folded, the A/B arms and the dashboard link.
  */
-function compact(
-  ordered: readonly CellResult[],
-  rows: readonly CellResult[],
-  ctx: RenderContext,
-  d: Detail,
-  shed: string | undefined,
-): string[] {
+function compact({ ordered, rows, ctx, d, shed, accepted }: CompactInput): string[] {
   const parts: string[] = []
-  const changed = changedTable(ordered)
+  const changed = changedTable(ordered, accepted)
   if (changed) parts.push(changed)
   const fine = ordered.filter((c) => !needsALook(c)).length
   if (fine) parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`)
