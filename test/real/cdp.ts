@@ -105,6 +105,8 @@ export interface PageOptions {
   height?: number
   shots: string
   prefix: string
+  /** When given, every JavaScript dialog the page opens is accepted and its message kept here. */
+  dialogs?: string[]
 }
 
 /** Opens `html` from a file:// URL in a fresh tab `width` CSS pixels wide, recording every request it makes. */
@@ -121,6 +123,10 @@ export async function openPage(browser: Browser, o: PageOptions): Promise<Page> 
     if (m.sessionId !== session) return
     if (m.method === 'Network.requestWillBeSent') requests.push(String((m.params!.request as { url: string }).url))
     if (m.method === 'Page.loadEventFired') loaded()
+    if (m.method === 'Page.javascriptDialogOpening' && o.dialogs) {
+      o.dialogs.push(String(m.params!.message))
+      void browser.send('Page.handleJavaScriptDialog', { accept: true }, session)
+    }
   })
   for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
   const resize = async (width: number, height = o.height ?? 1000) => {

@@ -79,7 +79,10 @@ afterAll(async () => {
 const open = (name: string, markdown: string): Promise<Page> =>
   openPage(browser, { dir, name, html: page(markdown), width: WIDTH, height: 900, shots: SHOTS, prefix: 'comment' })
 
-function expectFits(layout: Layout, rows: number): void {
+function expectFits(label: string, layout: Layout, rows: number): void {
+  console.log(
+    `comment ${label}: ${layout.tableRows} rows, table bottom ${Math.round(layout.tableBottom)} px, overflow ${layout.tableOverflow} px`,
+  )
   expect(layout.headers).toEqual([
     'Cell',
     'Decode tok/s',
@@ -118,7 +121,7 @@ describe('the comment at GitHub width', () => {
     const comment = renderReport(results, { ...CTX, form: 'comment' }, COMMENT_LIMIT)
     const tab = await open('fifty', comment)
     await tab.shot('50-cells')
-    expectFits(await tab.evaluate<Layout>(LAYOUT), 2)
+    expectFits('50 cells', await tab.evaluate<Layout>(LAYOUT), 2)
     expect(comment).toContain('✅ 48 cells within limits')
     expect(await tab.evaluate<number>(EVERY_CELL_ROWS)).toBe(50)
     expect(tab.requests.filter((u) => !u.startsWith('file:'))).toEqual([])
@@ -139,6 +142,6 @@ describe('the comment at GitHub width', () => {
     const shown = Math.min(CHANGED_ROWS, results.cells.filter(needsALook).length)
     const tab = await open('demo', comment)
     await tab.shot('demo')
-    expectFits(await tab.evaluate<Layout>(LAYOUT), shown)
+    expectFits('demo', await tab.evaluate<Layout>(LAYOUT), shown)
   }, 150_000)
 })

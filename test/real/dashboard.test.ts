@@ -7,7 +7,6 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatNumber } from '../../src/core/format.js'
 import { metricKey } from '../../src/core/metrics.js'
@@ -23,7 +22,7 @@ const input = dashboardInput(3, 2, 30)
 let browser: Browser
 let session: string
 let url: string
-const requests: string[] = []
+let requests: string[] = []
 const dialogs: string[] = []
 
 async function evaluateIn<T>(target: string, expression: string): Promise<T> {
@@ -70,31 +69,10 @@ const GEOMETRY = `(function () {
 
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lbg-dashboard-'))
-  const file = join(dir, 'index.html')
-  await writeFile(file, renderDashboard(input))
-  url = pathToFileURL(file).href
   browser = await launchBrowser(chromium().path)
-  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' })
-  session = String((await browser.send('Target.attachToTarget', { targetId, flatten: true })).sessionId)
-  let loaded!: () => void
-  const load = new Promise<void>((done) => (loaded = done))
-  browser.on((m) => {
-    if (m.sessionId !== session) return
-    if (m.method === 'Network.requestWillBeSent') requests.push(String((m.params!.request as { url: string }).url))
-    if (m.method === 'Page.loadEventFired') loaded()
-    if (m.method === 'Page.javascriptDialogOpening') {
-      dialogs.push(String(m.params!.message))
-      void browser.send('Page.handleJavaScriptDialog', { accept: true }, session)
-    }
-  })
-  for (const domain of ['Page.enable', 'Network.enable', 'Runtime.enable']) await browser.send(domain, {}, session)
-  await browser.send(
-    'Emulation.setDeviceMetricsOverride',
-    { width: 1760, height: 1000, deviceScaleFactor: 1, mobile: false },
-    session,
-  )
-  await browser.send('Page.navigate', { url }, session)
-  await load
+  const html = renderDashboard(input)
+  const page = await openPage(browser, { dir, name: 'index', html, width: 1760, dialogs, shots: dir, prefix: 'x' })
+  ;({ session, url, requests } = page)
 }, 60_000)
 
 afterAll(async () => {
