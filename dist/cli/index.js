@@ -58709,8 +58709,34 @@ function limitConfig(metric, gate) {
     const fallback = isRelative(metric) ? builtIn[metric] : undefined;
     return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false };
 }
-/** The band of `metric` around `reference` under `gate` (the cell's target's, if any). */
+/**
+ * The band of a share gated in points (goodput's `max-drop`), charted in percent: `reference` ± the points, the
+ * gate's or the registry's default. The gate flags a drop only; the band is drawn both ways, as for the others.
+ */
+function dropBand(metric, reference, gate) {
+    const own = gate?.[metric]?.maxDrop;
+    const drop = own ?? METRICS[metric].defaultGate['max-drop'] / 100;
+    const points = drop * 100;
+    const around = `${formatNumber(reference)} %`;
+    const words = `limit of ${formatPoints(drop)} points around the reference ${around}`;
+    // A share lies within 0–100 %: the band stops there, so the axis never offers 105 %.
+    return {
+        low: Math.max(0, reference - points),
+        high: Math.min(100, reference + points),
+        limit: reference > 0 ? points / reference : 0,
+        title: `limit ±${formatPoints(drop)} points around ${around}`,
+        note: own !== undefined
+            ? `shaded: the gate's ${words}`
+            : `shaded: the default ${words}${gate ? ' (not in the gate)' : ' (no gate given)'}`,
+    };
+}
+/**
+ * The band of `metric` around `reference` under `gate` (the cell's target's, if any). A share (goodput) is charted
+ * in percent (chartValue), so its reference and band are in percent too.
+ */
 function trendBand(metric, reference, gate) {
+    if (isDrop(metric))
+        return dropBand(metric, reference, gate);
     const { unit } = metricInfo(metric);
     const { config, gated } = limitConfig(metric, gate);
     const limit = reference > 0 ? relativeLimit(config, reference) : config.maxRegression;
@@ -58727,6 +58753,11 @@ function trendBand(metric, reference, gate) {
             ? `shaded: the gate's limit ±${formatPercent(limit)}${floor} around the reference ${around}`
             : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
     };
+}
+/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
+function chartUnit(metric) {
+    const { unit } = metricInfo(metric);
+    return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit };
 }
 
 ;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
@@ -58802,14 +58833,19 @@ function tickLabels(ticks) {
         return t < 0 ? MINUS + text : text;
     });
 }
-/** The y axis: the data's range and the band's together, padded by 3%, widened to the nice ticks around them. */
-function trendScale(values, band) {
+/**
+ * The y axis: the data's range and the band's together, padded by 3%, kept within `bounds`, widened to the nice
+ * ticks around them (a 1-2-5 step divides 0 and 100, so a share's axis still ends at 100 %).
+ */
+function trendScale(values, band, bounds) {
     const present = values.filter((v) => v !== null);
     const ends = band ? [...present, band.low, band.high] : present;
     let lo = Math.min(...ends);
     let hi = Math.max(...ends);
     const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1;
     [lo, hi] = [lo - pad, hi + pad];
+    if (bounds)
+        [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)];
     const ticks = niceTicks(lo, hi);
     const [bottom, top] = [ticks[0], ticks[ticks.length - 1]];
     return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) };
@@ -58859,7 +58895,7 @@ function trendChart(trend, attrs) {
         .join('');
     let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
     if (present) {
-        const scale = trendScale(trend.values, trend.band);
+        const scale = trendScale(trend.values, trend.band, trend.bounds);
         const band = trend.band ? bandRect(trend.band, scale) : '';
         body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`;
     }
@@ -59009,9 +59045,10 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
 
 /**
  * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
- * the GPU energy per output token (only where the GPUs reported power).
+ * the GPU energy per output token (only where the GPUs reported power), `goodput` the share of requests that met the
+ * scenario's `slo` (only for a scenario with one), in percent.
  */
-const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy'];
+const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy', 'goodput'];
 /** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
 const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
 const facet = {
@@ -59026,10 +59063,10 @@ function renderDashboard(input) {
     const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
     const data = {
         commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
-        units: TREND_METRICS.map((m) => metricInfo(m).unit),
+        units: TREND_METRICS.map((m) => chartUnit(m).unit),
         // A series no run recorded has no chart to hover, so it carries nothing.
         series: cells.map((c) => TREND_METRICS.map((m) => {
-            const values = seriesOf(input.history, c.id, m);
+            const values = chartSeries(input.history, c.id, m);
             return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)));
         })),
     };
@@ -59083,10 +59120,15 @@ function seriesOf(history, id, metric) {
         return typeof v === 'number' && Number.isFinite(v) ? v : null;
     });
 }
+/** A metric's series as its chart draws it: a share in percent (chartUnit), every other figure as recorded. */
+function chartSeries(history, id, metric) {
+    const { scale } = chartUnit(metric);
+    return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale));
+}
 function card(input, cell, index) {
     const charts = TREND_METRICS.map((metric, m) => {
-        const info = metricInfo(metric);
-        const values = seriesOf(input.history, cell.id, metric);
+        const info = { ...metricInfo(metric), unit: chartUnit(metric).unit };
+        const values = chartSeries(input.history, cell.id, metric);
         // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
         // kept) gets no chart; the primary figures always have one.
         if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
@@ -59094,7 +59136,7 @@ function card(input, cell, index) {
         const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
         const reference = trendReference(values, shifts);
         const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
-        const chart = trendChart({ values, shifts, label: info.label, unit: info.unit, band }, ` data-cell="${index}" data-metric="${m}"`);
+        const chart = trendChart({ values, shifts, label: info.label, unit: info.unit, band, bounds: chartUnit(metric).bounds }, ` data-cell="${index}" data-metric="${m}"`);
         const latest = values.filter((v) => v !== null).at(-1);
         const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`;
         const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';

@@ -7,8 +7,8 @@
  */
 import { relativeLimit } from '../compare/index.js'
 import { defaultGateConfig } from '../config/settings.js'
-import { formatNumber, formatPercent } from '../core/format.js'
-import { isRelative, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { formatNumber, formatPercent, formatPoints } from '../core/format.js'
+import { METRICS, isDrop, isRelative, metricInfo, type DropMetric, type GatedMetric } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { TrendBand } from './dashboard-chart.js'
 
@@ -32,8 +32,35 @@ function limitConfig(metric: GatedMetric, gate: GateConfig | undefined): { confi
   return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false }
 }
 
-/** The band of `metric` around `reference` under `gate` (the cell's target's, if any). */
+/**
+ * The band of a share gated in points (goodput's `max-drop`), charted in percent: `reference` ± the points, the
+ * gate's or the registry's default. The gate flags a drop only; the band is drawn both ways, as for the others.
+ */
+function dropBand(metric: DropMetric, reference: number, gate: GateConfig | undefined): DashboardBand {
+  const own = gate?.[metric]?.maxDrop
+  const drop = own ?? METRICS[metric].defaultGate['max-drop'] / 100
+  const points = drop * 100
+  const around = `${formatNumber(reference)} %`
+  const words = `limit of ${formatPoints(drop)} points around the reference ${around}`
+  // A share lies within 0–100 %: the band stops there, so the axis never offers 105 %.
+  return {
+    low: Math.max(0, reference - points),
+    high: Math.min(100, reference + points),
+    limit: reference > 0 ? points / reference : 0,
+    title: `limit ±${formatPoints(drop)} points around ${around}`,
+    note:
+      own !== undefined
+        ? `shaded: the gate's ${words}`
+        : `shaded: the default ${words}${gate ? ' (not in the gate)' : ' (no gate given)'}`,
+  }
+}
+
+/**
+ * The band of `metric` around `reference` under `gate` (the cell's target's, if any). A share (goodput) is charted
+ * in percent (chartValue), so its reference and band are in percent too.
+ */
 export function trendBand(metric: GatedMetric, reference: number, gate: GateConfig | undefined): DashboardBand {
+  if (isDrop(metric)) return dropBand(metric, reference, gate)
   const { unit } = metricInfo(metric)
   const { config, gated } = limitConfig(metric, gate)
   const limit = reference > 0 ? relativeLimit(config, reference) : config.maxRegression
@@ -51,4 +78,10 @@ export function trendBand(metric: GatedMetric, reference: number, gate: GateConf
       ? `shaded: the gate's limit ±${formatPercent(limit)}${floor} around the reference ${around}`
       : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
   }
+}
+
+/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
+export function chartUnit(metric: GatedMetric): { scale: number; unit: string; bounds?: readonly [number, number] } {
+  const { unit } = metricInfo(metric)
+  return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit }
 }

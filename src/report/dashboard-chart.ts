@@ -40,6 +40,8 @@ export interface Trend {
   /** `tok/s`, written above the tick labels. */
   unit: string
   band?: TrendBand
+  /** What the figure can be at all (a share in percent: 0–100): the axis never runs past it. */
+  bounds?: readonly [number, number]
 }
 
 /** x of history index `i` of `n`, the same rule the page's script inverts. */
@@ -101,14 +103,22 @@ export interface TrendScale {
   y(value: number): number
 }
 
-/** The y axis: the data's range and the band's together, padded by 3%, widened to the nice ticks around them. */
-export function trendScale(values: readonly (number | null)[], band?: TrendBand): TrendScale {
+/**
+ * The y axis: the data's range and the band's together, padded by 3%, kept within `bounds`, widened to the nice
+ * ticks around them (a 1-2-5 step divides 0 and 100, so a share's axis still ends at 100 %).
+ */
+export function trendScale(
+  values: readonly (number | null)[],
+  band?: TrendBand,
+  bounds?: readonly [number, number],
+): TrendScale {
   const present = values.filter((v): v is number => v !== null)
   const ends = band ? [...present, band.low, band.high] : present
   let lo = Math.min(...ends)
   let hi = Math.max(...ends)
   const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1
   ;[lo, hi] = [lo - pad, hi + pad]
+  if (bounds) [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)]
   const ticks = niceTicks(lo, hi)
   const [bottom, top] = [ticks[0], ticks[ticks.length - 1]]
   return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) }
@@ -161,7 +171,7 @@ export function trendChart(trend: Trend, attrs: string): string {
     .join('')
   let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`
   if (present) {
-    const scale = trendScale(trend.values, trend.band)
+    const scale = trendScale(trend.values, trend.band, trend.bounds)
     const band = trend.band ? bandRect(trend.band, scale) : ''
     body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`
   }

@@ -11,7 +11,7 @@ import { PRIMARY_METRICS, metricInfo, metricKey, type GatedMetric } from '../cor
 import type { GateConfig } from '../core/plan.js'
 import type { HistoryEntry, ResultsFile } from '../core/results.js'
 import { engineLabel, runtimeLabel } from '../core/runtime.js'
-import { trendBand } from './dashboard-band.js'
+import { chartUnit, trendBand } from './dashboard-band.js'
 import { trendChart, trendDefs, trendReference } from './dashboard-chart.js'
 import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
 import { DASHBOARD_CSS } from './dashboard-style.js'
@@ -31,9 +31,10 @@ import { CURVE_CSS, curvesSection, previousRuns, sweepCurves } from './sweep-cur
 
 /**
  * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
- * the GPU energy per output token (only where the GPUs reported power).
+ * the GPU energy per output token (only where the GPUs reported power), `goodput` the share of requests that met the
+ * scenario's `slo` (only for a scenario with one), in percent.
  */
-export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'startup', 'energy']
+export const TREND_METRICS: readonly GatedMetric[] = ['decode', 'ttft', 'startup', 'energy', 'goodput']
 
 export interface DashboardInput {
   hardware: string
@@ -71,11 +72,11 @@ export function renderDashboard(input: DashboardInput): string {
   const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`)
   const data = {
     commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
-    units: TREND_METRICS.map((m) => metricInfo(m).unit),
+    units: TREND_METRICS.map((m) => chartUnit(m).unit),
     // A series no run recorded has no chart to hover, so it carries nothing.
     series: cells.map((c) =>
       TREND_METRICS.map((m) => {
-        const values = seriesOf(input.history, c.id, m)
+        const values = chartSeries(input.history, c.id, m)
         return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)))
       }),
     ),
@@ -134,10 +135,16 @@ export function seriesOf(history: readonly HistoryEntry[], id: string, metric: G
   })
 }
 
+/** A metric's series as its chart draws it: a share in percent (chartUnit), every other figure as recorded. */
+function chartSeries(history: readonly HistoryEntry[], id: string, metric: GatedMetric): (number | null)[] {
+  const { scale } = chartUnit(metric)
+  return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale))
+}
+
 function card(input: DashboardInput, cell: Measured, index: number): string {
   const charts = TREND_METRICS.map((metric, m) => {
-    const info = metricInfo(metric)
-    const values = seriesOf(input.history, cell.id, metric)
+    const info = { ...metricInfo(metric), unit: chartUnit(metric).unit }
+    const values = chartSeries(input.history, cell.id, metric)
     // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
     // kept) gets no chart; the primary figures always have one.
     if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null)) return ''
@@ -145,7 +152,7 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     const reference = trendReference(values, shifts)
     const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target])
     const chart = trendChart(
-      { values, shifts, label: info.label, unit: info.unit, band },
+      { values, shifts, label: info.label, unit: info.unit, band, bounds: chartUnit(metric).bounds },
       ` data-cell="${index}" data-metric="${m}"`,
     )
     const latest = values.filter((v) => v !== null).at(-1)

@@ -137,6 +137,16 @@ describe('trendChart', () => {
     expect(ticks[0]).toBeLessThanOrEqual(39.8)
   })
 
+  it("keeps a share's axis within its bounds: 0–100 %, ending at 100 for a band that reaches it", () => {
+    const band = { low: 93, high: 100, title: '' }
+    const bounded = trendScale([98, 99.5, 97], band, [0, 100])
+    expect(bounded.ticks.at(-1)).toBe(100)
+    expect(bounded.ticks[0]).toBeLessThanOrEqual(93)
+    expect(bounded.ticks[0]).toBeGreaterThanOrEqual(0)
+    // Unbounded, the padding would run the axis past what a share can be.
+    expect(trendScale([98, 99.5, 97], band).ticks.at(-1)).toBeGreaterThan(100)
+  })
+
   it('puts a vertex (a point) at every measured run and leaves gaps as gaps', () => {
     const values = [30, 31, null, 32, null, 33, 34]
     const scale = trendScale(values)

@@ -81,6 +81,34 @@ describe('renderDashboard', () => {
     expect(renderDashboard(small)).not.toMatch(/data-metric="3"/)
   })
 
+  it("charts goodput in percent with the gate's points as its band, only where runs recorded it", () => {
+    const small = dashboardInput(1, 2, 4)
+    const [cell] = small.baseline.cells
+    const history = small.history.map((e, i) => ({
+      ...e,
+      cells: {
+        ...e.cells,
+        [cell.id]: { ...e.cells[cell.id], goodput: { steady: [0.96, 0.94, 0.98, 0.95][i], rounds: [] } },
+      },
+    }))
+    const gates = { [cell.target]: { ...small.gates?.[cell.target], goodput: { maxDrop: 0.05 } } }
+    const page = renderDashboard({ ...small, history, gates })
+    const charts = [...page.matchAll(/<svg class="trend"[^>]*data-metric="4"[^]*?<\/svg>/g)].map((m) => m[0])
+    expect(charts).toHaveLength(1)
+    // Median of the 4 runs 95.5 %, ± 5 points, stopping at 100 %: the axis holds 90.5–100 %, labelled in percent.
+    expect(page).toContain(
+      'goodput <span class="dim">95.0 %</span><span class="band-note">shaded: the gate&#39;s limit of 5 points around the reference 95.5 %</span>',
+    )
+    const ticks = [...charts[0].matchAll(/<text x="\d+" y="\d+">([^<]+)<\/text>/g)].map((m) => Number(m[1]))
+    expect(Math.min(...ticks)).toBeLessThanOrEqual(90.5)
+    expect(Math.max(...ticks)).toBe(100)
+    // Without a gate naming goodput, the registry's default 5 points, said as such.
+    expect(renderDashboard({ ...small, history, gates: {} })).toContain(
+      'shaded: the default limit of 5 points around the reference 95.5 % (no gate given)',
+    )
+    expect(renderDashboard(small)).not.toMatch(/data-metric="4"/)
+  })
+
   it('offers filters by engine, quant and scenario from the cells', () => {
     const options = (key: string) =>
       [...new RegExp(`<select id="filter-${key}">(.*?)</select>`).exec(html)![1].matchAll(/value="([^"]*)"/g)].map(
