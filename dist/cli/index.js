@@ -39045,8 +39045,6 @@ __nccwpck_require__.d(__webpack_exports__, {
   i: () => (/* binding */ main)
 });
 
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:util"
@@ -40147,6 +40145,124 @@ function mulberry32(seed) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/core/redact.ts
+/**
+ * Redaction of secrets from everything we write or post: the comment, the job summary, the results file, the
+ * HTML pages, log lines and the engine logs under the results directory. The runner masks secrets registered
+ * with it in its own log, but not in a comment body posted through the API, an uploaded artifact or a Pages
+ * site, so we replace them ourselves with `***`, before any escaping (escaping could split a secret apart).
+ *
+ * What counts as a secret: every value registered with `registerSecret` (the `github-token` input, the
+ * runner's `ACTIONS_*` tokens, values of variables whose names look secret) and well-known token shapes
+ * (GitHub's `ghp_`/`gho_`/`ghs_`/`ghu_`/`ghr_`/`github_pat_`, Hugging Face `hf_`, OpenAI-style `sk-`, and the
+ * credential after `Bearer `). A registered value may be broken across lines (a wrapped log line): it
+ * is found with a line break between any two of its characters.
+ */
+/** Names of environment variables whose values are treated as secrets (`HF_TOKEN`, `DB_PASSWORD`, `API_KEY`). */
+function looksSecret(name) {
+    const upper = name.toUpperCase();
+    return /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper) || /(^|_)KEY$/.test(upper);
+}
+/** The workflow's own credentials and plumbing: never passed to an engine, whatever `pass-env` says. */
+function isActionCredential(name) {
+    const upper = name.toUpperCase();
+    return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN';
+}
+/** Values shorter than this are not redacted by value: `true`, `1` or a port would blank out half a report. */
+const MIN_SECRET_LENGTH = 8;
+const MASK = '***';
+const SHAPES = [
+    /\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}/g,
+    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+    /\bhf_[A-Za-z0-9]{20,}/g,
+    /\bsk-[A-Za-z0-9_-]{20,}/g,
+];
+// The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
+const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `text` as a RegExp source that matches it literally. */
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+class Redactor {
+    secrets = new Set();
+    pattern;
+    /** Adds a value to redact; short or empty values are ignored. */
+    add(value) {
+        const trimmed = value?.trim();
+        if (!trimmed || trimmed.length < MIN_SECRET_LENGTH || this.secrets.has(trimmed))
+            return;
+        this.secrets.add(trimmed);
+        this.pattern = undefined;
+    }
+    /** Every secret-looking variable of an environment (name rule above, or `ACTIONS_*` tokens). */
+    addFromEnv(env) {
+        for (const [name, value] of Object.entries(env))
+            if (looksSecret(name))
+                this.add(value);
+    }
+    get size() {
+        return this.secrets.size;
+    }
+    redact(text) {
+        if (!text)
+            return text;
+        let out = text;
+        const pattern = this.compiled();
+        if (pattern)
+            out = out.replace(pattern, MASK);
+        for (const shape of SHAPES)
+            out = out.replace(shape, MASK);
+        return out.replace(BEARER, (_whole, scheme, space) => `${scheme}${space}${MASK}`);
+    }
+    /** A deep copy with every string redacted (results files, engine facts). */
+    redactDeep(value) {
+        return walk(value, (s) => this.redact(s));
+    }
+    compiled() {
+        if (this.pattern || this.secrets.size === 0)
+            return this.pattern;
+        // Longest first, so a secret that contains another is masked whole.
+        const sorted = [...this.secrets].sort((a, b) => b.length - a.length);
+        const split = (secret) => [...secret].map(escapeRegExp).join('(?:\\r?\\n)?');
+        this.pattern = new RegExp(sorted.map(split).join('|'), 'g');
+        return this.pattern;
+    }
+}
+function walk(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((v) => walk(v, redact));
+    if (value !== null && typeof value === 'object') {
+        const out = {};
+        for (const [k, v] of Object.entries(value))
+            out[k] = walk(v, redact);
+        return out;
+    }
+    return value;
+}
+/** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
+const secrets = new Redactor();
+function redact_redact(text) {
+    return secrets.redact(text);
+}
+/**
+ * A tool's message for a report or an error, on one line: control characters as spaces, the user and password of
+ * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
+ */
+function redactLine(text, maxChars) {
+    const clean = redact_redact(text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
+        .trim());
+    return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
+}
+/** A copy of `value` with every known secret masked, marked as such. */
+function redacted(value) {
+    return secrets.redactDeep(value);
+}
+
 ;// CONCATENATED MODULE: ./src/quality/probe.ts
 /**
  * Probe questions: seeded, offline, with exact whole-number answers, in the spirit of GSM8K
@@ -40159,6 +40275,7 @@ function mulberry32(seed) {
  * one: `solveQuestion` finds the last question of any template in a text and computes its
  * answer (the simulator answers the probe with it).
  */
+
 
 const TEMPLATES = [
     {
@@ -40266,7 +40383,7 @@ function compile(template) {
     const parts = template.text.split(/(\{\w+\})/).map((part) => {
         const key = /^\{(\w+)\}$/.exec(part)?.[1];
         if (!key)
-            return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+            return escapeRegExp(part).replace(/ /g, '\\s+');
         if (seen.has(key))
             return `\\k<${key}>`;
         seen.add(key);
@@ -41811,6 +41928,8 @@ function runCommand(file, args, limits = COMMAND_LIMITS) {
 
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./src/host/fingerprint.ts
 /**
  * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
@@ -54004,123 +54123,6 @@ function distance(a, b) {
     return row[b.length];
 }
 
-;// CONCATENATED MODULE: ./src/core/redact.ts
-/**
- * Redaction of secrets from everything we write or post: the comment, the job summary, the results file, the
- * HTML pages, log lines and the engine logs under the results directory. The runner masks secrets registered
- * with it in its own log, but not in a comment body posted through the API, an uploaded artifact or a Pages
- * site, so we replace them ourselves with `***`, before any escaping (escaping could split a secret apart).
- *
- * What counts as a secret: every value registered with `registerSecret` (the `github-token` input, the
- * runner's `ACTIONS_*` tokens, values of variables whose names look secret) and well-known token shapes
- * (GitHub's `ghp_`/`gho_`/`ghs_`/`ghu_`/`ghr_`/`github_pat_`, Hugging Face `hf_`, OpenAI-style `sk-`, and the
- * credential after `Bearer `). A registered value may be broken across lines (a wrapped log line): it
- * is found with a line break between any two of its characters.
- */
-/** Names of environment variables whose values are treated as secrets (`HF_TOKEN`, `DB_PASSWORD`, `API_KEY`). */
-function looksSecret(name) {
-    const upper = name.toUpperCase();
-    return /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper) || /(^|_)KEY$/.test(upper);
-}
-/** The workflow's own credentials and plumbing: never passed to an engine, whatever `pass-env` says. */
-function isActionCredential(name) {
-    const upper = name.toUpperCase();
-    return upper.startsWith('INPUT_') || upper.startsWith('ACTIONS_') || upper === 'GITHUB_TOKEN' || upper === 'GH_TOKEN';
-}
-/** Values shorter than this are not redacted by value: `true`, `1` or a port would blank out half a report. */
-const MIN_SECRET_LENGTH = 8;
-const MASK = '***';
-const SHAPES = [
-    /\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}/g,
-    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-    /\bhf_[A-Za-z0-9]{20,}/g,
-    /\bsk-[A-Za-z0-9_-]{20,}/g,
-];
-// The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
-const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-class Redactor {
-    secrets = new Set();
-    pattern;
-    /** Adds a value to redact; short or empty values are ignored. */
-    add(value) {
-        const trimmed = value?.trim();
-        if (!trimmed || trimmed.length < MIN_SECRET_LENGTH || this.secrets.has(trimmed))
-            return;
-        this.secrets.add(trimmed);
-        this.pattern = undefined;
-    }
-    /** Every secret-looking variable of an environment (name rule above, or `ACTIONS_*` tokens). */
-    addFromEnv(env) {
-        for (const [name, value] of Object.entries(env))
-            if (looksSecret(name))
-                this.add(value);
-    }
-    get size() {
-        return this.secrets.size;
-    }
-    redact(text) {
-        if (!text)
-            return text;
-        let out = text;
-        const pattern = this.compiled();
-        if (pattern)
-            out = out.replace(pattern, MASK);
-        for (const shape of SHAPES)
-            out = out.replace(shape, MASK);
-        return out.replace(BEARER, (_whole, scheme, space) => `${scheme}${space}${MASK}`);
-    }
-    /** A deep copy with every string redacted (results files, engine facts). */
-    redactDeep(value) {
-        return walk(value, (s) => this.redact(s));
-    }
-    compiled() {
-        if (this.pattern || this.secrets.size === 0)
-            return this.pattern;
-        // Longest first, so a secret that contains another is masked whole.
-        const sorted = [...this.secrets].sort((a, b) => b.length - a.length);
-        const split = (secret) => [...secret].map(escapeRegExp).join('(?:\\r?\\n)?');
-        this.pattern = new RegExp(sorted.map(split).join('|'), 'g');
-        return this.pattern;
-    }
-}
-function walk(value, redact) {
-    if (typeof value === 'string')
-        return redact(value);
-    if (Array.isArray(value))
-        return value.map((v) => walk(v, redact));
-    if (value !== null && typeof value === 'object') {
-        const out = {};
-        for (const [k, v] of Object.entries(value))
-            out[k] = walk(v, redact);
-        return out;
-    }
-    return value;
-}
-/** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
-const secrets = new Redactor();
-function redact_redact(text) {
-    return secrets.redact(text);
-}
-/**
- * A tool's message for a report or an error, on one line: control characters as spaces, the user and password of
- * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
- */
-function redactLine(text, maxChars) {
-    const clean = redact_redact(text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u001f\u007f]/g, ' ')
-        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
-        .trim());
-    return clean.length > maxChars ? `${clean.slice(0, maxChars - 1)}…` : clean;
-}
-/** A copy of `value` with every known secret masked, marked as such. */
-function redacted(value) {
-    return secrets.redactDeep(value);
-}
-
 ;// CONCATENATED MODULE: ./src/config/paths.ts
 /**
  * Path-aware selection (`select: changed`): a target's `paths` are globs of repository files it depends on;
@@ -57132,26 +57134,27 @@ function serverNote(cell) {
     const changes = cell.verdict.serverChanges;
     return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
 }
-/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
+/**
+ * What may explain a regression beside its figures: failures outside the metrics (degenerate output, an accuracy
+ * drop, a new length miss), a changed driver, engine or model file, a rename (its figures are against the old name's
+ * baseline), the engine counters that moved.
+ */
+function besideFigures(cell) {
+    const environment = environmentNote(cell);
+    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
+    return [...(cell.verdict.failures ?? []), environment, renamed, serverNote(cell)].filter((s) => !!s);
+}
+/** A regressed cell's reasons: its regressed metrics, what may explain them, and how often it was confirmed. */
 function regressionReasons(cell) {
-    const reasons = Object.values(cell.verdict.metrics)
+    const metrics = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'regression')
         .map((m) => m.reason);
-    // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
-    reasons.push(...(cell.verdict.failures ?? []));
-    // A changed driver, engine or model file may explain the regression: say so next to it.
-    const environment = environmentNote(cell);
-    if (environment)
-        reasons.push(environment);
-    // A renamed cell's figures are against its old name's baseline: say which.
-    if (cell.verdict.comparedWith)
-        reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`);
-    const server = serverNote(cell);
-    if (server)
-        reasons.push(server);
-    if (cell.verdict.confirmed)
-        reasons.push(`confirmed ${cell.verdict.confirmed}×`);
-    return reasons;
+    const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : [];
+    return [...metrics, ...besideFigures(cell), ...confirmed];
+}
+/** A failed cell's reason: its error, clipped (the full text is in the details). */
+function errorReason(cell) {
+    return escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300);
 }
 /** What would decide an inconclusive metric, in words. */
 function decider(m) {
@@ -57186,17 +57189,11 @@ function inconclusiveReasons(cell) {
     const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
     return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
 }
-/**
- * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
- * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
- */
+/** What explains a regression beyond its figures: the spec-decode factors of decode, then besideFigures. */
 function explanations(cell) {
     const decode = cell.verdict.metrics.decode;
     const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
-    const environment = environmentNote(cell);
-    const server = serverNote(cell);
-    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
-    return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s) => !!s);
+    return [...factors, ...besideFigures(cell)];
 }
 /**
  * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
@@ -57214,7 +57211,7 @@ function statusReasons(cell) {
     if (status === 'inconclusive')
         return inconclusiveReasons(cell);
     if (status === 'error')
-        return [escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300)];
+        return [errorReason(cell)];
     const moved = Object.values(cell.verdict.metrics)
         .filter((m) => m.status !== 'pass')
         .map((m) => m.reason);
@@ -57291,7 +57288,7 @@ function regressionList(cells, accepted = false) {
 }
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 function errorList(cells) {
-    return reasonList(cells, (c) => [escape_clip(c.error ?? c.verdict.note ?? 'error', 300)]);
+    return reasonList(cells, (c) => [errorReason(c)]);
 }
 /** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
 function inconclusiveList(cells) {
@@ -57766,10 +57763,11 @@ function figureCell(cell, metric) {
  * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
  */
 function changedTable(cells, accepted = false) {
-    const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS));
+    const wanted = cells.filter(needsALook);
+    const shown = sweepsTogether(wanted.slice(0, CHANGED_ROWS));
     if (!shown.length)
         return undefined;
-    const more = cells.filter(needsALook).length - shown.length;
+    const more = wanted.length - shown.length;
     const third = thirdMetric(shown);
     const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX);
     const metrics = ['decode', 'ttft', third];
@@ -57787,8 +57785,7 @@ function changedTable(cells, accepted = false) {
  * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
  * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
  */
-/** Escapes `text` for use inside a RegExp. */
-const workspace_paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+
 /**
  * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
  * process as `node`. Only whole path prefixes are replaced (`/work/main-2` is not inside `/work/main`).
@@ -57796,11 +57793,11 @@ const workspace_paths_literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[
 function workspaceRelative(text, workspace, node = process.execPath) {
     let out = text;
     if (node && node.startsWith('/'))
-        out = out.replace(workspace_paths_literal(node), 'node');
+        out = out.replaceAll(node, 'node');
     if (!workspace || workspace === '/' || !workspace.startsWith('/'))
         return out;
     const root = workspace.replace(/\/+$/, '');
-    return out.replace(new RegExp(`${workspace_paths_literal(root).source}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
+    return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
 }
 
 ;// CONCATENATED MODULE: ./src/report/targets.ts
@@ -58701,12 +58698,13 @@ function leaderboard_finite(value) {
 /** The default band of a relative metric the registry has no built-in limit for (startup, energy per token). */
 const DEFAULT_LIMIT = 0.05;
 let builtIn;
+/** The registry's built-in gate, resolved once. */
+const builtInGate = () => (builtIn ??= defaultGateConfig());
 function limitConfig(metric, gate) {
     const own = gate && isRelative(metric) ? gate[metric] : undefined;
     if (own)
         return { config: own, gated: true };
-    builtIn ??= defaultGateConfig();
-    const fallback = isRelative(metric) ? builtIn[metric] : undefined;
+    const fallback = isRelative(metric) ? builtInGate()[metric] : undefined;
     return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false };
 }
 /**
@@ -58715,7 +58713,7 @@ function limitConfig(metric, gate) {
  */
 function dropBand(metric, reference, gate) {
     const own = gate?.[metric]?.maxDrop;
-    const drop = own ?? METRICS[metric].defaultGate['max-drop'] / 100;
+    const drop = own ?? builtInGate()[metric]?.maxDrop ?? 0;
     const points = drop * 100;
     const around = `${formatNumber(reference)} %`;
     const words = `limit of ${formatPoints(drop)} points around the reference ${around}`;
@@ -59127,7 +59125,8 @@ function chartSeries(history, id, metric) {
 }
 function card(input, cell, index) {
     const charts = TREND_METRICS.map((metric, m) => {
-        const info = { ...metricInfo(metric), unit: chartUnit(metric).unit };
+        const { label } = metricInfo(metric);
+        const { unit, bounds } = chartUnit(metric);
         const values = chartSeries(input.history, cell.id, metric);
         // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
         // kept) gets no chart; the primary figures always have one.
@@ -59136,11 +59135,11 @@ function card(input, cell, index) {
         const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
         const reference = trendReference(values, shifts);
         const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
-        const chart = trendChart({ values, shifts, label: info.label, unit: info.unit, band, bounds: chartUnit(metric).bounds }, ` data-cell="${index}" data-metric="${m}"`);
+        const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`);
         const latest = values.filter((v) => v !== null).at(-1);
-        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`;
+        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`;
         const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
-        return `<figure><figcaption>${escapeHtml(info.label)}${now}${note}</figcaption>${chart}</figure>`;
+        return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`;
     });
     const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
     return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
@@ -60423,11 +60422,12 @@ async function publish(publication, deps) {
     }
     // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
     const comment = redact_redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT));
-    writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'comment.md'), comment, p.resultsDir);
-    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => comment);
+    const commentFile = (0,external_node_path_.join)(p.resultsDir, 'comment.md');
+    writeFileNoFollow(commentFile, comment, p.resultsDir);
+    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment);
     const notWritten = await maybeWriteBaseline(p, log);
     const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
-    return { ...written, commentUrl, failure: failure || undefined };
+    return { ...written, commentFile, commentUrl, failure: failure || undefined };
 }
 function writeLocalDashboard(p, shard) {
     // A shard's page would be partial: the merge run writes the whole dashboard.
@@ -60469,7 +60469,7 @@ async function maybeComment(behaviour, deps, verdict, body) {
         return undefined;
     }
     try {
-        const { url, action } = await github.operation('the PR comment', (api) => upsertComment({ ...api, issueNumber, configPath: options.config, body: body() }));
+        const { url, action } = await github.operation('the PR comment', (api) => upsertComment({ ...api, issueNumber, configPath: options.config, body }));
         log.info(`PR comment ${action}: ${url}`);
         return url;
     }
@@ -69087,7 +69087,6 @@ async function ingestMain(args, context) {
 
 
 
-
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -69235,7 +69234,7 @@ async function main_runCommand(values) {
             onSpawn: cancel.onSpawn,
         });
         process.stdout.write(printable(result.summary) + '\n');
-        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\ncomment: ${(0,external_node_path_.join)((0,external_node_path_.dirname)(result.reportFile), 'comment.md')}\nverdict: ${result.verdict}\n`));
+        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\n${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`));
         if (result.failure)
             process.stderr.write(`failed: ${printable(result.failure)}\n`);
         else if (result.verdict === 'regression' && !options.failOnRegression)

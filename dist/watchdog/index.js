@@ -229,6 +229,7 @@ const SHAPES = [
 ];
 // The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
 const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `text` as a RegExp source that matches it literally. */
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

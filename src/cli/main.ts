@@ -1,5 +1,4 @@
 /** The `llm-bench-gate` CLI: the same pipeline as the action, without @actions/*. */
-import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { assembleResults } from '../run/assemble.js'
@@ -174,7 +173,7 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
     process.stdout.write(printable(result.summary) + '\n')
     process.stderr.write(
       printable(
-        `results: ${result.resultsFile}\nreport:  ${result.reportFile}\ncomment: ${join(dirname(result.reportFile), 'comment.md')}\nverdict: ${result.verdict}\n`,
+        `results: ${result.resultsFile}\nreport:  ${result.reportFile}\n${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`,
       ),
     )
     if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)

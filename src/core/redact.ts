@@ -37,7 +37,8 @@ const SHAPES: readonly RegExp[] = [
 // The credential after `Bearer` (RFC 6750 b64token), however it is shaped; the scheme word stays readable.
 const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi
 
-function escapeRegExp(text: string): string {
+/** `text` as a RegExp source that matches it literally. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 

@@ -10,6 +10,7 @@
  * answer (the simulator answers the probe with it).
  */
 import { mulberry32 } from '../core/random.js'
+import { escapeRegExp } from '../core/redact.js'
 
 export interface ProbeQuestion {
   /** `q1`, `q2`, … in generation order. */
@@ -141,7 +142,7 @@ function compile(template: Template): RegExp {
   const seen = new Set<string>()
   const parts = template.text.split(/(\{\w+\})/).map((part) => {
     const key = /^\{(\w+)\}$/.exec(part)?.[1]
-    if (!key) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')
+    if (!key) return escapeRegExp(part).replace(/ /g, '\\s+')
     if (seen.has(key)) return `\\k<${key}>`
     seen.add(key)
     return key in WORDS ? `(?<${key}>\\p{L}+)` : `(?<${key}>\\d+)`

@@ -67,9 +67,10 @@ function figureCell(cell: CellResult, metric: GatedMetric): string {
  * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
  */
 export function changedTable(cells: readonly CellResult[], accepted = false): string | undefined {
-  const shown = sweepsTogether(cells.filter(needsALook).slice(0, CHANGED_ROWS))
+  const wanted = cells.filter(needsALook)
+  const shown = sweepsTogether(wanted.slice(0, CHANGED_ROWS))
   if (!shown.length) return undefined
-  const more = cells.filter(needsALook).length - shown.length
+  const more = wanted.length - shown.length
   const third = thirdMetric(shown)
   const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX)
   const metrics: GatedMetric[] = ['decode', 'ttft', third]

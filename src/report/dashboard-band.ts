@@ -8,7 +8,7 @@
 import { relativeLimit } from '../compare/index.js'
 import { defaultGateConfig } from '../config/settings.js'
 import { formatNumber, formatPercent, formatPoints } from '../core/format.js'
-import { METRICS, isDrop, isRelative, metricInfo, type DropMetric, type GatedMetric } from '../core/metrics.js'
+import { isDrop, isRelative, metricInfo, type DropMetric, type GatedMetric } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { TrendBand } from './dashboard-chart.js'
 
@@ -23,12 +23,13 @@ export interface DashboardBand extends TrendBand {
 }
 
 let builtIn: GateConfig | undefined
+/** The registry's built-in gate, resolved once. */
+const builtInGate = (): GateConfig => (builtIn ??= defaultGateConfig())
 
 function limitConfig(metric: GatedMetric, gate: GateConfig | undefined): { config: GateMetricConfig; gated: boolean } {
   const own = gate && isRelative(metric) ? gate[metric] : undefined
   if (own) return { config: own, gated: true }
-  builtIn ??= defaultGateConfig()
-  const fallback = isRelative(metric) ? builtIn[metric] : undefined
+  const fallback = isRelative(metric) ? builtInGate()[metric] : undefined
   return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false }
 }
 
@@ -38,7 +39,7 @@ function limitConfig(metric: GatedMetric, gate: GateConfig | undefined): { confi
  */
 function dropBand(metric: DropMetric, reference: number, gate: GateConfig | undefined): DashboardBand {
   const own = gate?.[metric]?.maxDrop
-  const drop = own ?? METRICS[metric].defaultGate['max-drop'] / 100
+  const drop = own ?? builtInGate()[metric]?.maxDrop ?? 0
   const points = drop * 100
   const around = `${formatNumber(reference)} %`
   const words = `limit of ${formatPoints(drop)} points around the reference ${around}`

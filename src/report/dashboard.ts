@@ -143,7 +143,8 @@ function chartSeries(history: readonly HistoryEntry[], id: string, metric: Gated
 
 function card(input: DashboardInput, cell: Measured, index: number): string {
   const charts = TREND_METRICS.map((metric, m) => {
-    const info = { ...metricInfo(metric), unit: chartUnit(metric).unit }
+    const { label } = metricInfo(metric)
+    const { unit, bounds } = chartUnit(metric)
     const values = chartSeries(input.history, cell.id, metric)
     // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
     // kept) gets no chart; the primary figures always have one.
@@ -151,14 +152,11 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     const shifts = input.shifts?.[cell.id]?.[metric] ?? []
     const reference = trendReference(values, shifts)
     const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target])
-    const chart = trendChart(
-      { values, shifts, label: info.label, unit: info.unit, band, bounds: chartUnit(metric).bounds },
-      ` data-cell="${index}" data-metric="${m}"`,
-    )
+    const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`)
     const latest = values.filter((v) => v !== null).at(-1)
-    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(info.unit)}</span>`
+    const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`
     const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : ''
-    return `<figure><figcaption>${escapeHtml(info.label)}${now}${note}</figcaption>${chart}</figure>`
+    return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`
   })
   const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
   return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`

@@ -16,22 +16,29 @@ function serverNote(cell: CellResult): string | undefined {
   return changes?.length ? `server: ${clip(changes.join(', '), 300)}` : undefined
 }
 
-/** A regressed cell's reasons: its regressed metrics, failures outside them, and what may explain them. */
+/**
+ * What may explain a regression beside its figures: failures outside the metrics (degenerate output, an accuracy
+ * drop, a new length miss), a changed driver, engine or model file, a rename (its figures are against the old name's
+ * baseline), the engine counters that moved.
+ */
+function besideFigures(cell: CellResult): string[] {
+  const environment = environmentNote(cell)
+  const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined
+  return [...(cell.verdict.failures ?? []), environment, renamed, serverNote(cell)].filter((s): s is string => !!s)
+}
+
+/** A regressed cell's reasons: its regressed metrics, what may explain them, and how often it was confirmed. */
 export function regressionReasons(cell: CellResult): string[] {
-  const reasons = Object.values(cell.verdict.metrics)
+  const metrics = Object.values(cell.verdict.metrics)
     .filter((m) => m.status === 'regression')
     .map((m) => m.reason)
-  // Failures outside the metrics: degenerate output, an accuracy drop, a new length miss.
-  reasons.push(...(cell.verdict.failures ?? []))
-  // A changed driver, engine or model file may explain the regression: say so next to it.
-  const environment = environmentNote(cell)
-  if (environment) reasons.push(environment)
-  // A renamed cell's figures are against its old name's baseline: say which.
-  if (cell.verdict.comparedWith) reasons.push(`compared with ${cell.verdict.comparedWith} (renamed?)`)
-  const server = serverNote(cell)
-  if (server) reasons.push(server)
-  if (cell.verdict.confirmed) reasons.push(`confirmed ${cell.verdict.confirmed}×`)
-  return reasons
+  const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : []
+  return [...metrics, ...besideFigures(cell), ...confirmed]
+}
+
+/** A failed cell's reason: its error, clipped (the full text is in the details). */
+function errorReason(cell: CellResult): string {
+  return clip(cell.error ?? cell.verdict.note ?? 'error', 300)
 }
 
 /** What would decide an inconclusive metric, in words. */
@@ -69,17 +76,11 @@ export function inconclusiveReasons(cell: CellResult): string[] {
   return why.length ? why : [clip(cell.verdict.note ?? 'undecided', 300)]
 }
 
-/**
- * What explains a regression beyond its figures: failures outside the metrics, the spec-decode factor that moved,
- * the engine counters that moved, a changed environment, a rename. Empty when only the figures speak.
- */
+/** What explains a regression beyond its figures: the spec-decode factors of decode, then besideFigures. */
 function explanations(cell: CellResult): string[] {
   const decode = cell.verdict.metrics.decode
   const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : []
-  const environment = environmentNote(cell)
-  const server = serverNote(cell)
-  const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined
-  return [...(cell.verdict.failures ?? []), ...factors, server, environment, renamed].filter((s): s is string => !!s)
+  return [...factors, ...besideFigures(cell)]
 }
 
 /**
@@ -96,7 +97,7 @@ export function statusReasons(cell: CellResult): string[] {
       : [...new Set([...regressionReasons(cell), ...explained])]
   }
   if (status === 'inconclusive') return inconclusiveReasons(cell)
-  if (status === 'error') return [clip(cell.error ?? cell.verdict.note ?? 'error', 300)]
+  if (status === 'error') return [errorReason(cell)]
   const moved = Object.values(cell.verdict.metrics)
     .filter((m) => m.status !== 'pass')
     .map((m) => m.reason)
@@ -184,7 +185,7 @@ export function regressionList(cells: readonly CellResult[], accepted = false): 
 
 /** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
 export function errorList(cells: readonly CellResult[]): string {
-  return reasonList(cells, (c) => [clip(c.error ?? c.verdict.note ?? 'error', 300)])
+  return reasonList(cells, (c) => [errorReason(c)])
 }
 
 /** One line per inconclusive cell: why each undecided metric is, and what would decide it. */

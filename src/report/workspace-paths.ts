@@ -2,9 +2,7 @@
  * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
  * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
  */
-
-/** Escapes `text` for use inside a RegExp. */
-const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')
+import { escapeRegExp } from '../core/redact.js'
 
 /**
  * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
@@ -12,10 +10,10 @@ const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[
  */
 export function workspaceRelative(text: string, workspace: string | undefined, node = process.execPath): string {
   let out = text
-  if (node && node.startsWith('/')) out = out.replace(literal(node), 'node')
+  if (node && node.startsWith('/')) out = out.replaceAll(node, 'node')
   if (!workspace || workspace === '/' || !workspace.startsWith('/')) return out
   const root = workspace.replace(/\/+$/, '')
-  return out.replace(new RegExp(`${literal(root).source}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash: string) =>
+  return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash: string) =>
     slash ? '' : '.',
   )
 }

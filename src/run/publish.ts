@@ -30,6 +30,8 @@ export interface PipelineResult {
   regressions: number
   resultsFile: string
   reportFile: string
+  /** The PR comment's compact form beside report.md, written whether or not the run posts it. */
+  commentFile?: string
   /** The report for the job summary (may be empty when nothing ran). */
   summary: string
   commentUrl?: string
@@ -94,11 +96,12 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   }
   // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
   const comment = redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT))
-  writeFileNoFollow(join(p.resultsDir, 'comment.md'), comment, p.resultsDir)
-  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, () => comment)
+  const commentFile = join(p.resultsDir, 'comment.md')
+  writeFileNoFollow(commentFile, comment, p.resultsDir)
+  const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment)
   const notWritten = await maybeWriteBaseline(p, log)
   const failure = [written.failure, notWritten && redact(notWritten)].filter(Boolean).join('; ')
-  return { ...written, commentUrl, failure: failure || undefined }
+  return { ...written, commentFile, commentUrl, failure: failure || undefined }
 }
 
 function writeLocalDashboard(p: Publication, shard: string): void {
@@ -137,7 +140,7 @@ async function maybeComment(
   behaviour: Behaviour,
   deps: PublishDeps,
   verdict: RunVerdict,
-  body: () => string,
+  body: string,
 ): Promise<string | undefined> {
   const { options, context, log, github } = deps
   const issueNumber = context.prNumber
@@ -149,7 +152,7 @@ async function maybeComment(
   }
   try {
     const { url, action } = await github.operation('the PR comment', (api) =>
-      upsertComment({ ...api, issueNumber, configPath: options.config, body: body() }),
+      upsertComment({ ...api, issueNumber, configPath: options.config, body }),
     )
     log.info(`PR comment ${action}: ${url}`)
     return url
