@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../helpers/action.js'
-import { runCli, type CliRun } from '../helpers/cli.js'
+import { demoArgs, runCli, type CliRun } from '../helpers/cli.js'
 import type { ResultsFile } from '../../src/core/results.js'
 
 const SCRIPTS = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
@@ -18,15 +18,6 @@ const MATRIX = parse(await readFile(join(ROOT, 'fixtures/demo.yml'), 'utf8')) as
   targets: Record<string, { fault?: string }>
 }
 const FAULTY = Object.keys(MATRIX.targets).filter((t) => MATRIX.targets[t].fault && MATRIX.targets[t].fault !== 'none')
-
-/** The demo script's CLI arguments (after `node dist/cli/index.js`, before any `&&`), writing to `out`. */
-function demoArgs(out: string): string[] {
-  const command = SCRIPTS.demo.split('&&')[0].trim().split(/\s+/)
-  expect(command.slice(0, 2)).toEqual(['node', 'dist/cli/index.js'])
-  const args = command.slice(2)
-  args[args.indexOf('--out') + 1] = out
-  return args
-}
 
 let run: CliRun
 let results: ResultsFile

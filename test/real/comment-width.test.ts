@@ -6,11 +6,9 @@
  * not overflow, and the headline with the table of what needs a look ends within the first 700 px. The demo's
  * outputs name no absolute path. Screenshots go to LLM_BENCH_SCREENSHOT_DIR (docs/ keeps the shipped ones).
  */
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { dirname, join } from 'node:path'
 import { marked } from 'marked'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
@@ -19,8 +17,9 @@ import { CHANGED_ROWS, needsALook } from '../../src/report/changed-table.js'
 import { CTX, matrix } from '../report/fixtures.js'
 import { launchBrowser, openPage, type Browser, type Page } from './cdp.js'
 import { chromium } from './prereq.js'
+import { demoArgs, runCli } from '../helpers/cli.js'
+import { ROOT } from '../helpers/action.js'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const SHOTS = process.env.LLM_BENCH_SCREENSHOT_DIR ?? tmpdir()
 /** A conversation comment's column, and how much of it a reviewer sees without scrolling. */
 const WIDTH = 800
@@ -97,24 +96,6 @@ function expectFits(label: string, layout: Layout, rows: number): void {
   expect(layout.tableBottom).toBeLessThanOrEqual(FIRST_SCREEN)
 }
 
-/** `npm run demo`'s CLI command as package.json says it (before any `&&`), writing to `out`. */
-async function runDemo(out: string): Promise<number> {
-  const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>
-  const command = scripts.demo
-    .split('&&')[0]
-    .trim()
-    .replace(/--out \S+/, `--out ${out}`)
-  const args = command.replace(/^node /, '').split(/\s+/)
-  try {
-    await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 })
-    return 0
-  } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (typeof code === 'number') return code
-    throw error
-  }
-}
-
 describe('the comment at GitHub width', () => {
   it('a 50-cell run with 2 regressions: the compact table fits, under the headline, in the first screen', async () => {
     const { results } = matrix(10, 5, (i) => (i === 7 || i === 31 ? 'regression' : 'pass'))
@@ -129,8 +110,8 @@ describe('the comment at GitHub width', () => {
 
   it('the demo: the compact table fits; report, comment and summary name no absolute path', async () => {
     const out = join(dir, 'demo-results')
-    const code = await runDemo(out)
-    expect(code).toBe(0)
+    const run = await runCli(demoArgs(out), { cwd: ROOT, timeoutMs: 150_000 })
+    expect(run.code, run.stderr).toBe(0)
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as ResultsFile
     const comment = await readFile(join(out, 'comment.md'), 'utf8')
     const report = await readFile(join(out, 'report.md'), 'utf8')
