@@ -1,10 +1,10 @@
 /**
- * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--startup S]`.
+ * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--startup S] [--box X]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
  * (`confirmCell`), `abWanted` and the A/B verdict (`abCellVerdict`) on ABBA × `--launches` (default 2) — in virtual time on the
  * simulator's engine model (src/sim: engine.ts, virtual-run.ts, speed.ts), so thousands of PRs take seconds.
- * Every launch draws its own speed offset (`launch-cv` 3 %); the box is 8 % slower today (`box-factor` 0.92) than
+ * Every launch draws its own speed offset (`launch-cv` 3 %); the box is 8 % slower today (`--box`, default 0.92) than
  * on the day the baseline was stored at 1.0, and nothing in the environment fingerprint shows it (the hard case:
  * `ab: confirm` gets no hint from a changed driver). The gate is the built-in one (decode 5 %, TTFT 10 % and
  * 50 ms, failed requests 1 %); rounds 3, discard 1, confirm 1, noise floor 1.5 %.
@@ -16,11 +16,14 @@
  */
 import { parseArgs } from 'node:util'
 import {
+  AB_MAX_LAUNCHES,
   abCellVerdict,
+  abFinal,
   abOrder,
   confirmCell,
   judgeCell,
   needsConfirmation,
+  type Arm,
   type BaselineView,
 } from '../src/compare/index.js'
 import { loadPlan } from '../src/config/index.js'
@@ -28,19 +31,20 @@ import type { MetricsBlock, RoundResult, Stats } from '../src/core/measurements.
 import type { AbMode, CellPlan, GateConfig } from '../src/core/plan.js'
 import type { CellResult } from '../src/core/results.js'
 import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/index.js'
-import { abWanted } from '../src/target/ab-target.js'
+import { abWanted, wantsLaunches } from '../src/target/ab-target.js'
 
 const { values } = parseArgs({
   options: {
     trials: { type: 'string', default: '2000' },
     startup: { type: 'string', default: '0' },
     launches: { type: 'string', default: '2' },
+    box: { type: 'string', default: '0.92' },
   },
 })
 const TRIALS = Number(values.trials)
 const STARTUP_MS = Number(values.startup) * 1000
 const LAUNCH_CV = 0.03
-const BOX = 0.92
+const BOX = Number(values.box)
 const LAUNCHES = Number(values.launches)
 const GATE: GateConfig = {
   decode: { maxRegression: 0.05, stat: 'mean' },
@@ -143,13 +147,23 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   })
   const wanted = judged.filter((c) => abWanted(c, mode))
   if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, ms }))
-  // ABBA: every launch measures every wanted cell of the target.
+  // ABBA: every launch measures every wanted cell of the target; from the minimum on, another block (two launches
+  // per arm) while a cell's A/B verdict asks for launches, up to AB_MAX_LAUNCHES per arm (target/ab-launches.ts).
   let pairSeed = 0
-  const arms = abOrder(LAUNCHES).map((arm, i) => {
+  const order = abOrder(Math.max(LAUNCHES, AB_MAX_LAUNCHES))
+  const arms: { arm: Arm; cells: { result: CellResult; ms: number }[] }[] = []
+  const verdictOf = (i: number) =>
+    abCellVerdict(
+      arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
+      GATE,
+    )
+  for (const [l, arm] of order.entries()) {
+    const boundary = l >= 2 * LAUNCHES && (l - 2 * LAUNCHES) % 4 === 0
+    if (boundary && (l / 2 + 2 > AB_MAX_LAUNCHES || !wanted.some((_, i) => wantsLaunches(verdictOf(i))))) break
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
     // Both launches of a pair send the same prompts at the same times, as the action does.
-    if (i % 2 === 0) pairSeed = draw()
-    return {
+    if (l % 2 === 0) pairSeed = draw()
+    arms.push({
       arm,
       cells: wanted.map((c) =>
         measure(
@@ -158,17 +172,14 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
           pairSeed,
         ),
       ),
-    }
-  })
+    })
+  }
   for (const a of arms) ms += a.cells.reduce((s, m) => s + m.ms, 0)
   return judged.map((c) => {
     const i = wanted.findIndex((w) => w.id === c.id)
-    if (i < 0) return { status: c.verdict.status, launches: 1 + 2 * LAUNCHES, ms }
-    const v = abCellVerdict(
-      arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
-      GATE,
-    )
-    return { status: v.status, launches: 1 + 2 * LAUNCHES, ms }
+    if (i < 0) return { status: c.verdict.status, launches: 1 + arms.length, ms }
+    const final = abFinal({ stored: c.verdict, ab: verdictOf(i), said: 'A/B' })
+    return { status: final.status, launches: 1 + arms.length, ms }
   })
 }
 

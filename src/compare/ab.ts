@@ -38,6 +38,13 @@ import { relativeLimit } from './reference.js'
 
 export type Arm = 'base' | 'pr'
 export const AB_Z = 1.96
+/**
+ * The most launches per arm an A/B runs while a cell is undecided: three ABBA blocks. Past the minimum
+ * (`ab-launches`) another block runs only while a cell is still undecided, and a verdict needs its whole interval
+ * on one side of the limit at every look, so the looks add no false regression of note (an identical PR's
+ * interval lies past the limit far less often than 1 %).
+ */
+export const AB_MAX_LAUNCHES = 6
 /** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
 export const MAX_MORE_LAUNCHES = 20
 

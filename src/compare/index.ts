@@ -12,7 +12,17 @@
  * launches of both arms instead: `abOrder` says which arm each launch runs, `abCellVerdict` (ab-cell.ts) judges
  * them.
  */
-export { AB_Z, MAX_MORE_LAUNCHES, abMetric, abOrder, type AbMetricInput, type AbValue, type Arm } from './ab.js'
+export { abFinal, type AbFinalInput } from './ab-final.js'
+export {
+  AB_MAX_LAUNCHES,
+  AB_Z,
+  MAX_MORE_LAUNCHES,
+  abMetric,
+  abOrder,
+  type AbMetricInput,
+  type AbValue,
+  type Arm,
+} from './ab.js'
 export { abCellVerdict, abMoreRounds, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
 export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'

@@ -64,8 +64,11 @@ export const DEFAULT_SETTINGS = {
   'ab-budget': '1h',
 } as const
 
-/** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
-const DERIVED_SETTINGS = ['max-rounds'] as const
+/**
+ * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
+ * command unless given.
+ */
+const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'] as const
 
 /**
  * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
@@ -78,6 +81,7 @@ export const LIMITS = {
   requests: 100_000,
   rate: 10_000,
   rounds: 100,
+  abSetupChars: 4096,
   confirm: 10,
   probeMaxTokens: 1024,
   probeConcurrency: 64,
@@ -167,6 +171,13 @@ function abSettings() {
       description:
         'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
     }),
+    'ab-setup': z
+      .string({ error: expected('must be a shell command (a string)') })
+      .max(LIMITS.abSetupChars, { error: `must be at most ${LIMITS.abSetupChars} characters` })
+      .meta({
+        description:
+          "Shell command run in the base commit's worktree before its first base launch, to build or install the base's engine apart from the PR's; empty: none",
+      }),
   }
 }
 

@@ -68,7 +68,12 @@ export function resolveSettings(
     allowGpuProcesses: [...merged['allow-gpu-processes']],
     requestBody: { ...merged['request-body'] },
     quality: probeSettings(merged.quality),
-    ab: { mode: merged.ab, launches: merged['ab-launches'], budgetMs: merged['ab-budget'] },
+    ab: {
+      mode: merged.ab,
+      launches: merged['ab-launches'],
+      budgetMs: merged['ab-budget'],
+      ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
+    },
   }
 }
 

@@ -67,6 +67,8 @@ export interface Fingerprint {
   digest?: string
   /** A model given as a local path: its size and modification time. */
   model?: { bytes: number; mtime: string }
+  /** The program the launch command runs and a hash of its contents (`llama-server sha256:0123456789abcdef`). */
+  program?: string
 }
 
 export interface RemeasuredRound {
@@ -83,4 +85,6 @@ export interface CellHost {
   remeasured?: RemeasuredRound[]
   /** How this fingerprint differs from the baseline cell's (`driver 580.95 → 590.10`). */
   changes?: string[]
+  /** The baseline cell's fingerprint, where it differs from this one: what a same-box A/B's arms are checked against. */
+  baseline?: Fingerprint
 }

@@ -90,6 +90,8 @@ export interface AbSettings {
   launches: number
   /** Most engine time the run's base arms may take, in ms. */
   budgetMs: number
+  /** Shell command run in the base commit's worktree before its first base launch (`ab-setup`); absent: none. */
+  setup?: string
 }
 
 export interface ScenarioPlan {

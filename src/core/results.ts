@@ -3,7 +3,7 @@
  * Its keys and their meanings are fixed; later releases may add fields, never rename or drop one.
  * Shared by bench, store, compare and report.
  */
-import type { CellHost } from './host.js'
+import type { CellHost, Fingerprint } from './host.js'
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { GateStat, GatedMetric } from './metrics.js'
 import type { CellQuality } from './quality.js'
@@ -156,6 +156,11 @@ export interface CellResult {
   image_pull_s?: number
   /** The same-box A/B against the PR's base commit, when one was wanted (SPEC §14); never stored. */
   ab?: CellAb
+  /**
+   * How the PR's matrix file loosens this cell's gate against the base commit's definition of its target
+   * (`raises decode tok/s's limit 5% → 50%`); absent when it does not, or when the base's was not read.
+   */
+  loosened?: string[]
   verdict: CellVerdict
 }
 
@@ -182,6 +187,13 @@ export interface CellAb {
   prMs?: number
   /** The verdict against the stored baseline, which the A/B verdict replaced. */
   stored?: CellVerdict
+  /**
+   * The engine changes since the stored baseline that both arms ran alike (`engine 1.0 → 1.1, base arm 1.1`): the
+   * A/B measured the same engine twice and cannot clear the stored verdict. Absent when the arms differ as the PR does.
+   */
+  sameEngine?: string[]
+  /** Why no more launches ran while the cell was undecided (the most per arm, or the budget left). */
+  ended?: string
 }
 
 export interface AbLaunch {
@@ -192,6 +204,8 @@ export interface AbLaunch {
   rounds: RoundResult[]
   /** Launch to teardown, ms. */
   engineMs: number
+  /** What the launch ran (engine version, image, launched program), from its own reading. */
+  fingerprint?: Fingerprint
 }
 
 /** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import type { Fingerprint, HostState } from '../core/host.js'
 import { formatBytes } from '../core/format.js'
+import { launchedProgram } from './launched-program.js'
 
 export interface FingerprintInputs {
   host: HostState
@@ -14,6 +15,8 @@ export interface FingerprintInputs {
   container?: { image: string; digest?: string }
   /** The target's `model`; a local file or directory path gives size and mtime. */
   model?: string
+  /** The launch command and its environment: the program it runs is hashed (launched-program.ts). */
+  launch?: { command?: string; env: Readonly<Record<string, string | undefined>> }
   cwd?: string
 }
 
@@ -27,6 +30,8 @@ export async function fingerprint(i: FingerprintInputs): Promise<Fingerprint> {
   if (i.container?.digest) f.digest = i.container.digest
   const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()))
   if (model) f.model = model
+  const program = i.launch && (await launchedProgram(i.launch.command, i.launch.env, i.cwd ?? process.cwd()))
+  if (program) f.program = program
   return f
 }
 
@@ -43,7 +48,39 @@ const FIELDS: ReadonlyArray<[keyof Omit<Fingerprint, 'model'>, string]> = [
   ['engine', 'engine'],
   ['image', 'image'],
   ['digest', 'image digest'],
+  ['program', 'launched program'],
 ]
+
+/** The fields that say which engine ran, as opposed to the box it ran on (driver, CUDA). */
+const ENGINE_FIELDS: ReadonlyArray<keyof Fingerprint> = ['engine', 'image', 'digest', 'program', 'model']
+
+const shown = (f: Fingerprint, key: keyof Fingerprint): string | undefined => {
+  const v = f[key]
+  return typeof v === 'object' ? `${formatBytes(v.bytes)} of ${v.mtime}` : v
+}
+
+/**
+ * The engine changes since the stored baseline that the A/B's base arm did not reproduce: each engine field the
+ * baseline and the PR recorded differently where some base launch recorded the PR's value or nothing (it ran the
+ * engine the PR's workflow installed, not the base's). Empty when the arms differ the way the PR differs from the
+ * baseline, or when nothing of the engine changed.
+ */
+export function unreproducedChanges(
+  stored: Fingerprint | undefined,
+  pr: Fingerprint | undefined,
+  baseArm: readonly (Fingerprint | undefined)[],
+): string[] {
+  if (!stored || !pr) return []
+  return ENGINE_FIELDS.flatMap((key) => {
+    const [was, now] = [shown(stored, key), shown(pr, key)]
+    if (was === undefined || now === undefined || was === now) return []
+    const base = baseArm.map((f) => (f ? shown(f, key) : undefined))
+    if (base.length && base.every((b) => b !== undefined && b !== now)) return []
+    const label = key === 'model' ? 'model file' : FIELDS.find(([k]) => k === key)![1]
+    const ran = base.find((b) => b === now) ? now : 'unknown'
+    return [`${label} ${was} → ${now}, base arm ${ran}`]
+  })
+}
 
 /** Each field both fingerprints have and that differs (`driver 580.95 → 590.10`); a field only one side recorded is not a change. */
 export function fingerprintChanges(baseline: Fingerprint | undefined, current: Fingerprint): string[] {

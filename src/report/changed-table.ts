@@ -12,7 +12,7 @@ import { EMPTY, plural } from '../core/format.js'
 import { engineLabel } from '../core/runtime.js'
 import { clip, escapeText } from './escape.js'
 import { STATUS_MARK, SKIPPED_MARK } from './marks.js'
-import { footnoted, notesBlock, statusReasons } from './reasons.js'
+import { footnoted, notesBlock, overturned, statusReasons } from './reasons.js'
 import { figureText, goodputText, sweepsTogether } from './table.js'
 
 /** Rows of the compact table; the rest of the cells that need a look are counted under it. */
@@ -29,9 +29,13 @@ const NEEDS_A_LOOK: readonly CellVerdictStatus[] = [
   'missing',
 ]
 
-/** Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. */
+/**
+ * Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. A cell whose stored-baseline
+ * regression the same-box A/B overturned is one, and so is a cell this PR holds to a looser gate than its base.
+ */
 export function needsALook(cell: CellResult): boolean {
-  return NEEDS_A_LOOK.includes(cell.verdict.status) && !cell.verdict.skipped
+  if (cell.verdict.skipped) return false
+  return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length
 }
 
 /** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */

@@ -4,6 +4,7 @@ import { clip, code, escapeText, safeUrl } from './escape.js'
 import { plural } from '../core/format.js'
 import { RUN_MARK, SKIPPED_MARK, SKIPPED_WORD, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from './marks.js'
 import type { RenderContext } from './index.js'
+import { overturned } from './reasons.js'
 
 export function headline(results: ResultsFile, ctx: RenderContext): string {
   const total = results.cells.length
@@ -28,8 +29,37 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     (s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`,
   )
   if (skipped) counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`)
-  const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : ''
-  return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`
+  const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)]
+  const after = notes.filter(Boolean).map((n) => `\n\n${n}`)
+  return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`
+}
+
+/** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
+function overturnedNote(results: ResultsFile): string | undefined {
+  const cells = results.cells.filter(overturned)
+  if (!cells.length) return undefined
+  const ids = cells.slice(0, 5).map((c) => code(clip(c.id, 120)))
+  const more = cells.length > 5 ? ` and ${cells.length - 5} more` : ''
+  return (
+    `> [!NOTE]\n> The same-box A/B overturned the stored baseline's regression in ${plural(cells.length, 'cell')} ` +
+    `(${ids.join(', ')}${more}): measured against the base commit on this box, ${cells.length === 1 ? 'it does' : 'they do'} not regress. Each row says what both found.`
+  )
+}
+
+/** Targets whose gate this PR loosened against the base commit's matrix file: the reviewer decides whether that stands. */
+function loosenedGateNote(results: ResultsFile): string | undefined {
+  const byTarget = new Map<string, string[]>()
+  for (const c of results.cells) if (c.loosened?.length && !byTarget.has(c.target)) byTarget.set(c.target, c.loosened)
+  if (!byTarget.size) return undefined
+  const lines = [...byTarget]
+    .slice(0, 10)
+    .map(([t, l]) => `> - ${code(clip(t, 120))}: ${escapeText(clip(l.join(', '), 400))}`)
+  const more = byTarget.size > 10 ? [`> - … and ${plural(byTarget.size - 10, 'more target')}`] : []
+  return [
+    `> [!WARNING]\n> This PR loosens the gate it is held to, against its base commit's matrix file:`,
+    ...lines,
+    ...more,
+  ].join('\n')
 }
 
 /** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */

@@ -89,7 +89,33 @@ function explanations(cell: CellResult): string[] {
  * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
  */
 export function statusReasons(cell: CellResult): string[] {
+  const reasons = ownReasons(cell)
+  return cell.loosened?.length ? [...reasons, loosenedNote(cell.loosened)] : reasons
+}
+
+/** `this PR loosens its gate: raises decode tok/s's limit 5% → 50%` */
+export function loosenedNote(loosened: readonly string[]): string {
+  return `this PR loosens its gate against the base commit's: ${clip(loosened.join(', '), 300)}`
+}
+
+/** A cell the stored baseline called a regression and the same-box A/B cleared: it passes, and says so. */
+export function overturned(cell: CellResult): boolean {
+  return cell.ab?.status === 'ran' && cell.ab.stored?.status === 'regression' && cell.verdict.status !== 'regression'
+}
+
+/** What the A/B found where the stored baseline saw a regression, then the stored reasons it overturned. */
+function overturnedReasons(cell: CellResult): string[] {
+  const stored = Object.values(cell.ab!.stored!.metrics).filter((m) => m.status === 'regression')
+  const ab = stored.flatMap((m) => {
+    const now = cell.verdict.metrics[m.metric]
+    return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : []
+  })
+  return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)]
+}
+
+function ownReasons(cell: CellResult): string[] {
   const { status } = cell.verdict
+  if (overturned(cell)) return overturnedReasons(cell)
   if (status === 'regression') {
     const explained = explanations(cell)
     return explained.length && cell.ab?.status !== 'ran'

@@ -17,3 +17,10 @@ export {
   WORKTREE_TREE,
   type WorktreeRef,
 } from './worktree.js'
+export {
+  AB_ARM_VARIABLE,
+  AB_BASE_SHA_VARIABLE,
+  runSetupCommand,
+  type SetupCommand,
+  type SetupOutcome,
+} from './setup-command.js'

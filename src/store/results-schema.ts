@@ -206,6 +206,10 @@ const gpuState = obj({
   active: list(oneOf(SLOWDOWN_REASONS)),
   counters: slowdownCounters.optional(),
 })
+const fingerprint = obj({
+  ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest', 'program'].map((k) => [k, str.optional()])),
+  model: obj({ bytes: num, mtime: str }).optional(),
+})
 const host = obj({
   preflight: obj({
     gpus: list(gpuState).optional(),
@@ -217,12 +221,10 @@ const host = obj({
     memory: obj({ availableBytes: num, totalBytes: num }).optional(),
     governors: list(str).optional(),
   }),
-  fingerprint: obj({
-    ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
-    model: obj({ bytes: num, mtime: str }).optional(),
-  }),
+  fingerprint,
   remeasured: list(obj({ round: num, reason: str })).optional(),
   changes: list(str).optional(),
+  baseline: fingerprint.optional(),
 })
 
 const cell = obj({

@@ -5,8 +5,14 @@
  * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
+ *
+ * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
+ * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
+ * base launches fit in what is left of `ab-budget`; why they ended is said.
  */
-import { abMoreRounds, abOrder } from '../compare/index.js'
+import { AB_MAX_LAUNCHES, abMoreRounds, abOrder } from '../compare/index.js'
+import type { Fingerprint } from '../core/host.js'
+import { formatDuration } from '../core/format.js'
 import { errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { AbArm, CellResult, TargetInfo } from '../core/results.js'
@@ -14,6 +20,7 @@ import { readMemInfo, type MemInfo, type RunningTarget } from '../server/index.j
 import { waitMemoryReleased } from '../server/memory-release.js'
 import { measuredCell } from './cell-result.js'
 import { measureCell, type MeasureCellOptions } from './measure-cell.js'
+import { engineFingerprint } from './host-check.js'
 import { launchFigures, type TargetRunDeps } from './run-target.js'
 import { TargetSession } from './session.js'
 
@@ -25,7 +32,10 @@ export interface AbArms {
   base: { target: TargetPlan; cells: CellPlan[] }
   /** The same cells as the PR defines them. */
   pr: { target: TargetPlan; cells: CellPlan[] }
+  /** Launches per arm at least. */
   launches: number
+  /** Whether the launches so far leave a cell undecided (another block could decide it); none: stop at the minimum. */
+  undecided?(launches: readonly AbLaunchResult[]): boolean
 }
 
 export interface AbLaunchResult {
@@ -35,6 +45,8 @@ export interface AbLaunchResult {
   error?: string
   /** Launch to teardown. */
   engineMs: number
+  /** What the launch ran: engine version, image, launched program (for the check that the arms differ as the PR does). */
+  fingerprint?: Fingerprint
 }
 
 export interface AbLaunchDeps extends TargetRunDeps {
@@ -48,17 +60,36 @@ export interface AbLaunches {
   launches: AbLaunchResult[]
   /** Why the A/B ended before its last launch. */
   stopped?: string
+  /** Why no more launches ran while a cell was still undecided (the most per arm, or the budget). */
+  ended?: string
 }
 
-/** Runs the launches in ABBA order; never throws. */
+/** Whether another ABBA block may run after `done` launches, or why not. */
+function anotherBlock(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLaunchDeps): true | string | undefined {
+  const perArm = done.length / 2
+  if (perArm < arms.launches) return true
+  if (!arms.undecided?.(done)) return undefined
+  if (perArm + 2 > AB_MAX_LAUNCHES) return `still undecided after ${perArm} launches per arm, the most an A/B runs`
+  const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs)
+  const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length)
+  const left = deps.budgetLeftMs()
+  if (block > left)
+    return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`
+  return true
+}
+
+/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
 export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<AbLaunches> {
-  const order = abOrder(arms.launches)
+  const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES))
   const launches: AbLaunchResult[] = []
   const read = deps.readMemory ?? readMemInfo
   let before: MemInfo | undefined
   for (const [i, arm] of order.entries()) {
     const nth = order.slice(0, i + 1).filter((a) => a === arm).length
     const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`
+    // A block starts at the minimum's end and every 4 launches after it.
+    const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true
+    if (more !== true) return { launches, ...(more && { ended: more }) }
     if (deps.signal.aborted) return { launches, stopped: `cancelled before the ${name}` }
     if (arm === 'base' && deps.budgetLeftMs() <= 0) return { launches, stopped: `ab-budget spent before the ${name}` }
     const { target, cells } = arms[arm]
@@ -79,7 +110,8 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
     launches.push(result)
     if (result.error) return { launches, stopped: `the ${name} failed: ${result.error}` }
   }
-  return { launches }
+  const ended = anotherBlock(arms, launches, deps)
+  return { launches, ...(typeof ended === 'string' && { ended }) }
 }
 
 /** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
@@ -95,6 +127,7 @@ async function oneLaunch(
   try {
     const running = await session.start()
     const info = await session.ready(running)
+    const print = await engineFingerprint(target, {}, info)
     const measured = new Map<string, CellResult>()
     for (const cell of cells) {
       const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed })
@@ -103,7 +136,7 @@ async function oneLaunch(
       measured.set(cell.id, result)
     }
     await session.close()
-    return { arm, cells: measured, engineMs: Date.now() - started }
+    return { arm, cells: measured, engineMs: Date.now() - started, fingerprint: print }
   } catch (error) {
     const reason = session.fatal ?? errorMessage(error)
     await session.close()

@@ -108,10 +108,13 @@ function withNote(verdict: CellResult['verdict'], base: CellBaseline): CellResul
 /** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
 function evidence(cell: CellResult, view: BaselineView): Pick<CellResult, 'quality' | 'host'> {
   const agreement = cellAgreement(cell, view)
-  const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint)
+  const before = baselineCell(view, cell.id)?.host?.fingerprint
+  const changes = cell.host && fingerprintChanges(before, cell.host.fingerprint)
+  // The baseline's fingerprint goes with the changes: a same-box A/B checks its arms against it (ab-target.ts).
+  const host = changes?.length && cell.host ? { ...cell.host, changes, baseline: before } : undefined
   return {
     ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
-    ...(changes !== undefined && changes.length > 0 && cell.host !== undefined && { host: { ...cell.host, changes } }),
+    ...(host && { host }),
   }
 }
 

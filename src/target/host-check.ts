@@ -5,7 +5,7 @@
  * fingerprint each cell records.
  */
 import type { MeasureOptions } from '../bench/measure.js'
-import type { CellHost, HostState } from '../core/host.js'
+import type { CellHost, Fingerprint, HostState } from '../core/host.js'
 import type { Logger } from '../core/log.js'
 import type { TargetPlan } from '../core/plan.js'
 import type { TargetInfo } from '../core/results.js'
@@ -86,11 +86,17 @@ export function roundWatch(state: HostState, deps: HostDeps): MeasureOptions['wa
 
 /** What each cell of a ready target records about its host. */
 export async function targetHost(target: TargetPlan, state: HostState, info: TargetInfo): Promise<CellHost> {
-  const print = await fingerprint({
+  return { preflight: state, fingerprint: await engineFingerprint(target, state, info) }
+}
+
+/** The target's environment fingerprint; the launched program is resolved as the launch's shell would (its env and workdir). */
+export function engineFingerprint(target: TargetPlan, state: HostState, info: TargetInfo): Promise<Fingerprint> {
+  return fingerprint({
     host: state,
     engineVersion: info.version,
     container: info.container,
     model: target.model,
+    launch: target.container ? undefined : { command: target.launch, env: { ...process.env, ...target.env } },
+    cwd: target.workdir,
   })
-  return { preflight: state, fingerprint: print }
 }
