@@ -1,7 +1,8 @@
 /**
  * What bounds the same-box A/B's base arm, through `node dist/index.js` (SPEC §14, §4): the base commit's fetch
  * from an origin that accepts the connection and never answers is ended with the run, even a SIGKILLed one (the
- * watchdog and the post step kill the `git` processes the run started).
+ * watchdog and the post step kill the `git` processes the run started), and `ab-budget` ends a base launch whose
+ * engine never gets ready, rather than its `ready-timeout`.
  *
  * The workspace is a depth-1 checkout of the head commit (the base commit is missing, as after `actions/checkout`),
  * the event a pull request naming the base commit, and no stored baseline: every cell is `new`, which `ab: confirm`
@@ -9,15 +10,16 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, readFile } from 'node:fs/promises'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
 import { runAction } from '../helpers/action.js'
 import { git, makeOrigin, prEvent, shallowClone, worktreeList, type OriginFiles } from '../helpers/git-origin.js'
-import { isGone, killGroupQuietly } from '../server/procs.js'
+import { isGone, killGroupQuietly, psGroup } from '../server/procs.js'
 import { profileJson } from '../sim/profile-file.js'
 
 const PROFILE = profileJson('box', { prefill: { 'tokens-per-s': 20000 }, decode: { 'step-ms': 25 } })
@@ -138,6 +140,43 @@ describe('bounds of the base arm', () => {
     expect(ok, `git processes left: ${ours().join(', ')}`).toBe(true)
     console.log(`SIGKILL of the main step → no git process of ours: ${ms} ms`)
     expect(readdirSync(ws.runnerTemp).filter((n) => n.startsWith('llm-bench-gate-base-'))).toEqual([])
+    expect(worktreeList(ws.checkout)).toEqual([ws.checkout])
+  }, 180_000)
+
+  it('ab-budget: 15s ends a base launch that never gets ready at the budget, not at its 60 s ready-timeout', async () => {
+    // An engine bump renamed a flag at the base: its server never opens the port.
+    const never = '    engine: openai\n    model: m\n    launch: sleep 600'
+    const ws = await workspace({
+      base: { 'bench.yml': matrix({ engine: never, readyTimeout: '60s' }) },
+      head: { 'bench.yml': matrix({ defaults: ', ab-budget: 15s' }), 'profiles/box.json': PROFILE },
+    })
+    const run = await runAction({
+      cwd: ws.checkout,
+      inputs: INPUTS,
+      env: { RUNNER_TEMP: ws.runnerTemp },
+      event: prEvent(ws.base),
+      timeoutMs: 150_000,
+    })
+    const groups = [...run.stdout.matchAll(/launched process group (\d+)/g)].map((m) => Number(m[1]))
+    leftovers.push(() => groups.forEach(killGroupQuietly))
+    const results = JSON.parse(await readFile(join(ws.checkout, 'out', 'results.json'), 'utf8')) as ResultsFile
+    const report = await readFile(join(ws.checkout, 'out', 'report.md'), 'utf8')
+    const cell = results.cells[0]
+    expect(cell.ab, run.stdout).toMatchObject({
+      status: 'not-run',
+      reason: 'ab-budget spent during the base launch 1',
+    })
+    // The stored-baseline verdict stands (there is none: the cell is new), and the report says why.
+    expect(cell.verdict.status).toBe('new')
+    expect(report).toMatch(/Same-box A\/B not run for 1 cell: ab-budget spent during the base launch 1/)
+    const baseMs = cell.ab!.arms![0].engineMs
+    console.log(`ab-budget 15s, base never ready: run ${run.elapsedMs} ms, base launch ${baseMs} ms`)
+    // The launch ends at the budget (15 s, none spent before it), then its teardown: well within the 4.5 s SIGTERM grace.
+    expect(baseMs).toBeGreaterThanOrEqual(14_000)
+    expect(baseMs).toBeLessThan(20_000)
+    expect(run.elapsedMs).toBeLessThan(60_000)
+    expect(groups.length, run.stdout).toBe(2)
+    expect(groups.flatMap(psGroup), 'a launched process is still running').toEqual([])
     expect(worktreeList(ws.checkout)).toEqual([ws.checkout])
   }, 180_000)
 })
