@@ -14,6 +14,7 @@ import {
   makeWorktreeFolder,
   removeWorktree,
   runGit,
+  STALLED_TRANSFER_ENDS,
   WORKTREE_TREE,
   type RunGuard,
   type WorktreeTask,
@@ -50,8 +51,8 @@ const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const CANCELLED = 'the run was cancelled before the base commit was checked out'
 
 /** Whether the repository has that commit. */
-async function hasCommit(repo: string, sha: string, signal?: AbortSignal): Promise<boolean> {
-  return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: repo, signal })).ok
+async function hasCommit(o: BaseOptions, repo: string, sha: string): Promise<boolean> {
+  return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: repo, signal: o.signal, guard: o.guard })).ok
 }
 
 /** The commit in the checkout, fetched when missing; `fetched`, or why it is not there. */
@@ -61,19 +62,21 @@ async function ensureCommit(
   sha: string,
 ): Promise<{ fetched: boolean } | BaseUnavailable> {
   const short = sha.slice(0, 7)
-  const inside = await runGit(['rev-parse', '--git-dir'], { cwd: repo, signal: o.signal })
+  const inside = await runGit(['rev-parse', '--git-dir'], { cwd: repo, signal: o.signal, guard: o.guard })
   if (o.signal?.aborted) return { unavailable: CANCELLED }
   if (!inside.ok) return { unavailable: `${repo} is not a git checkout (${inside.reason})` }
-  if (await hasCommit(repo, sha, o.signal)) return { fetched: false }
+  if (await hasCommit(o, repo, sha)) return { fetched: false }
   o.log.info(`the base commit ${short} is not in the checkout: fetching it from origin`)
-  const fetch = await runGit(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', 'origin', sha], {
+  const args = ['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', 'origin', sha]
+  const fetch = await runGit([...STALLED_TRANSFER_ENDS, ...args], {
     cwd: repo,
     timeoutMs: o.fetchTimeoutMs ?? FETCH_TIMEOUT_MS,
     signal: o.signal,
+    guard: o.guard,
   })
   if (o.signal?.aborted) return { unavailable: CANCELLED }
   if (!fetch.ok) return { unavailable: `fetching the base commit ${short} from origin failed: ${fetch.reason}` }
-  if (!(await hasCommit(repo, sha, o.signal)))
+  if (!(await hasCommit(o, repo, sha)))
     return { unavailable: `fetching the base commit ${short} from origin did not bring that commit` }
   return { fetched: true }
 }
@@ -107,7 +110,7 @@ export async function checkoutBase(o: BaseOptions): Promise<BaseCheckout | BaseU
     else if ('problem' in outcome) o.log.warn(`base worktree: ${outcome.problem}`)
     else o.guard?.forget(task)
   }
-  const added = await addWorktree(task, sha, o.signal)
+  const added = await addWorktree(task, sha, { signal: o.signal, guard: o.guard })
   if (!added.ok) {
     await remove()
     if (o.signal?.aborted) return { unavailable: CANCELLED }

@@ -3,16 +3,30 @@
  * ENVIRONMENT), messages in English (they end up in a report), a time limit past which its whole process
  * group is killed (a fetch runs `git-remote-*` and `upload-pack` children), and a cap on what its output
  * may hold. Never throws: a failure comes back with git's most telling error line.
+ *
+ * The time limit is this process's timer: when this process dies (a SIGKILLed step), nothing of it is left.
+ * So git runs as the leader of its own process group, registered with the run's guard like an engine's, and
+ * the watchdog or the post step kills what is left of it; a network command also gets git's own stall limit.
  */
 import { spawn } from 'node:child_process'
 import { errorMessage } from '../core/errors.js'
 import { redactLine } from '../core/redact.js'
+import type { RunGuard } from './guard.js'
+import { startTimeOf } from './group-identity.js'
+import { groupTask } from './launch.js'
 import { signalGroup } from './process-group.js'
 
 export const GIT_TIMEOUT_MS = 30_000
 
 /** What one stream of git's output may hold; the rest is counted and dropped. */
 export const GIT_OUTPUT_BYTES = 256 * 1024
+
+/**
+ * Put before a network command (`fetch`): an HTTP transfer slower than 1000 bytes/s for 30 s is aborted
+ * (git-config(1) `http.lowSpeedLimit`, `http.lowSpeedTime`; curl's CURLOPT_LOW_SPEED_LIMIT/TIME), so a remote
+ * that accepts the connection and never answers ends the command by itself, even once the process that started it is gone.
+ */
+export const STALLED_TRANSFER_ENDS = ['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=30'] as const
 
 /** What a reason quotes of git's message. */
 const REASON_CHARS = 200
@@ -22,6 +36,8 @@ export interface GitOptions {
   cwd: string
   timeoutMs?: number
   signal?: AbortSignal
+  /** The run's guard: git's process group is registered while it runs, so the watchdog and the post step kill it. */
+  guard?: Pick<RunGuard, 'register' | 'forget'>
 }
 
 export type GitResult = { ok: true; stdout: string } | { ok: false; reason: string }
@@ -67,6 +83,9 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    // The leader's start time is read in the tick it was spawned, before it can be reaped (group-identity.ts).
+    const task = child.pid === undefined ? undefined : groupTask({ pgid: child.pid, start: startTimeOf(child.pid) })
+    if (task) options.guard?.register(task)
     const stdout = collector()
     const stderr = collector()
     child.stdout.on('data', stdout.add)
@@ -83,6 +102,8 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     const settle = (result: GitResult) => {
       clearTimeout(timer)
       options.signal?.removeEventListener('abort', onAbort)
+      // Settled on 'close': every process holding git's output is gone, so its group id may be reused.
+      if (task) options.guard?.forget(task)
       resolve(result)
     }
     child.once('error', (error) => settle({ ok: false, reason: `git could not start: ${errorMessage(error)}` }))

@@ -8,7 +8,7 @@ export { makeRunId } from './container.js'
 export { runCleanup, type CleanupTask, type WorktreeTask } from './cleanup.js'
 export { checkGroup, startTimeOf, type GroupIdentity } from './group-identity.js'
 export { groupTask } from './launch.js'
-export { runGit, gitReason, type GitResult } from './git.js'
+export { runGit, gitReason, STALLED_TRANSFER_ENDS, type GitResult } from './git.js'
 export {
   addWorktree,
   makeWorktreeFolder,

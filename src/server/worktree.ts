@@ -8,7 +8,7 @@
 import { lstat, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { basename, isAbsolute, join, resolve } from 'node:path'
 import { errorMessage } from '../core/errors.js'
-import { runGit, type GitResult } from './git.js'
+import { runGit, type GitOptions, type GitResult } from './git.js'
 
 export const WORKTREE_PREFIX = 'llm-bench-gate-base-'
 export const WORKTREE_MARKER = 'llm-bench-gate-worktree.json'
@@ -39,11 +39,15 @@ export async function makeWorktreeFolder(repo: string, tempDir: string): Promise
 }
 
 /** `git worktree add --detach <path>/tree <commit>`: a checkout of that commit, on no branch. */
-export function addWorktree(ref: WorktreeRef, commit: string, signal?: AbortSignal): Promise<GitResult> {
+export function addWorktree(
+  ref: WorktreeRef,
+  commit: string,
+  options: Pick<GitOptions, 'signal' | 'guard'> = {},
+): Promise<GitResult> {
   return runGit(['worktree', 'add', '--detach', join(ref.path, WORKTREE_TREE), commit], {
     cwd: ref.repo,
     timeoutMs: WORKTREE_ADD_TIMEOUT_MS,
-    signal,
+    ...options,
   })
 }
 

@@ -50,7 +50,7 @@ export interface AbLaunchResult {
 }
 
 export interface AbLaunchDeps extends TargetRunDeps {
-  /** Engine time the base arm may still take, ms: no base launch starts past it. */
+  /** Engine time the base arm may still take, ms: no base launch starts past it, and one in flight ends at it. */
   budgetLeftMs(): number
   /** Called with each base launch's engine time. */
   spend(ms: number): void
@@ -104,26 +104,48 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
       })
     before = await read().catch(() => undefined)
     deps.log.info(`${target.id}: A/B ${name} (${i + 1}/${order.length})`)
+    const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined
     // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
-    const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2))
+    const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline)
     if (arm === 'base') deps.spend(result.engineMs)
     launches.push(result)
-    if (result.error) return { launches, stopped: `the ${name} failed: ${result.error}` }
+    if (result.error) return { launches, stopped: launchStopped(name, result.error, deadline) }
   }
   const ended = anotherBlock(arms, launches, deps)
   return { launches, ...(typeof ended === 'string' && { ended }) }
 }
 
-/** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
+/** When a launch must end, and the reason it then ends with. */
+interface Deadline {
+  ms: number
+  reason: string
+}
+
+/**
+ * A base launch ends when `ab-budget` runs out, whatever it is doing (its ready wait, a round in flight): an engine
+ * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
+ */
+function budgetDeadline(name: string, deps: AbLaunchDeps): Deadline {
+  return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` }
+}
+
+/** Why the A/B ended with this launch: the budget running out says only that. */
+function launchStopped(name: string, error: string, deadline: Deadline | undefined): string {
+  return error === deadline?.reason ? error : `the ${name} failed: ${error}`
+}
+
+/** One launch: start, ready, each cell measured once with a discarded cold round, teardown; ended at `deadline`. */
 async function oneLaunch(
   arm: AbArm,
   target: TargetPlan,
   cells: CellPlan[],
   deps: AbLaunchDeps,
   seed: number,
+  deadline?: Deadline,
 ): Promise<AbLaunchResult> {
   const started = Date.now()
   const session = new TargetSession(target, cells, deps)
+  if (deadline) session.endAfter(deadline.ms, deadline.reason)
   try {
     const running = await session.start()
     const info = await session.ready(running)

@@ -44,6 +44,7 @@ export class TargetSession {
   private readonly onOuterAbort = (): void => this.abort.abort(this.deps.signal.reason)
   private readonly guard: { stop(): void } | undefined
   private fatalReason: string | undefined
+  private deadline: ReturnType<typeof setTimeout> | undefined
   private client: BenchClient | undefined
   private running: RunningTarget | undefined
 
@@ -75,6 +76,21 @@ export class TargetSession {
   fail(reason: string): void {
     this.fatalReason ??= reason
     this.abort.abort(new Error(reason))
+  }
+
+  /**
+   * Ends the target with `reason` once `ms` have passed, whatever it is doing then (launching, waiting for ready,
+   * a round in flight): a bound the caller holds over this session, such as the A/B's `ab-budget`.
+   */
+  endAfter(ms: number, reason: string): void {
+    clearTimeout(this.deadline)
+    this.deadline = setTimeout(
+      () => {
+        this.deps.log.info(`${this.target.id}: ${reason}; stopping it`)
+        this.fail(reason)
+      },
+      Math.max(0, ms),
+    )
   }
 
   /** The target's one bench client, created on first use: the smoke request needs it before the server is ready. */
@@ -144,6 +160,7 @@ export class TargetSession {
 
   async close(): Promise<void> {
     const { target, deps } = this
+    clearTimeout(this.deadline)
     this.guard?.stop()
     deps.signal.removeEventListener('abort', this.onOuterAbort)
     await this.client?.close().catch(() => undefined)

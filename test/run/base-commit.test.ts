@@ -31,15 +31,20 @@ function fresh(): { origin: Origin; temp: string } {
   return { origin, temp }
 }
 
-/** A guard that records what it is told and whether the worktree existed at that moment. */
+/**
+ * A guard that records what it is told about the worktree and whether it existed at that moment (`events`), and
+ * the process groups of the git commands, registered while each runs (`groups`).
+ */
 function recordingGuard() {
   const events: { what: 'register' | 'forget'; task: CleanupTask; marker: boolean; tree: boolean }[] = []
+  const groups: { what: 'register' | 'forget'; pgid: number }[] = []
   const note = (what: 'register' | 'forget') => (task: CleanupTask) => {
+    if (task.kind === 'group') return groups.push({ what, pgid: task.pgid })
     const path = task.kind === 'worktree' ? task.path : ''
     events.push({ what, task, marker: existsSync(join(path, WORKTREE_MARKER)), tree: existsSync(join(path, 'tree')) })
   }
   const guard: RunGuard = { runId: 'test', register: note('register'), forget: note('forget'), close: async () => {} }
-  return { guard, events }
+  return { guard, events, groups }
 }
 
 /** A git:// remote on loopback that takes the connection and never answers, as origin of `repo`. */
@@ -80,9 +85,16 @@ describe('checkoutBase', () => {
     const { origin, temp } = fresh()
     const repo = shallowClone(origin)
     expect(() => git(repo, 'cat-file', '-e', `${origin.base}^{commit}`)).toThrow()
-    const { guard, events } = recordingGuard()
+    const { guard, events, groups } = recordingGuard()
     const log = memoryLogger()
     const checkout = expectCheckout(await checkoutBase({ repoRoot: repo, sha: origin.base, tempDir: temp, guard, log }))
+    // Each git command (rev-parse, cat-file, fetch, cat-file, worktree add) was a group of ours while it ran.
+    expect(groups).toHaveLength(10)
+    for (let i = 0; i < groups.length; i += 2)
+      expect([groups[i], groups[i + 1]]).toEqual([
+        { what: 'register', pgid: groups[i].pgid },
+        { what: 'forget', pgid: groups[i].pgid },
+      ])
     expect(checkout).toMatchObject({ sha: origin.base, fetched: true })
     expect(log.lines.join('\n')).toContain(`the base commit ${origin.base.slice(0, 7)} is not in the checkout`)
     expect(readFileSync(join(checkout.root, 'bench.yml'), 'utf8')).toBe('base\n')
