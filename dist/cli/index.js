@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1718);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(783);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1718:
+/***/ 783:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39530,6 +39530,58 @@ function isUsable(value) {
     return typeof value === 'number' && Number.isFinite(value);
 }
 
+;// CONCATENATED MODULE: ./src/compare/baseline.ts
+
+
+/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
+const HISTORY_WINDOW = 20;
+/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
+function baselineCell(view, id) {
+    const cell = view.results?.cells.find((c) => c.id === id);
+    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
+}
+/** True when the baseline knows the cell at all (any history run or the file measured it). */
+function hasBaseline(view, id) {
+    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
+}
+/** True when there is no baseline of any cell: the first run on this hardware. */
+function isFirstRun(view) {
+    return !view.results && view.history.length === 0;
+}
+/**
+ * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
+ * one run with its steady rounds; undefined when neither has the value.
+ */
+function baselineRuns(view, id, metric, stat) {
+    const key = metricKey(metric, stat);
+    const runs = [];
+    for (const entry of recent(view)) {
+        const samples = entry.cells[id]?.[key];
+        if (samples && isUsable(samples.steady))
+            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
+    }
+    const cell = baselineCell(view, id);
+    if (runs.length >= 2 || (runs.length === 1 && !cell))
+        return { source: 'history', runs };
+    const steady = cell && readCellMetric(cell, metric, stat);
+    if (!cell || steady === undefined)
+        return undefined;
+    return {
+        source: 'file',
+        runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
+    };
+}
+/** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */
+function steadyRounds(cell, metric, stat) {
+    return cell.rounds
+        .filter((r) => r.steady && r.errors < r.requests)
+        .map((r) => readMetric(r.metrics, metric, stat))
+        .filter(isUsable);
+}
+function recent(view) {
+    return view.history.slice(-HISTORY_WINDOW);
+}
+
 ;// CONCATENATED MODULE: ./src/compare/spread.ts
 /**
  * Robust spread estimators for the noise model: an odd round or an odd default-branch run (a throttled round, a
@@ -39706,58 +39758,6 @@ function roundsFor(model, target) {
     return Math.max(1, Math.ceil(model.within / room - model.rounds));
 }
 
-;// CONCATENATED MODULE: ./src/compare/baseline.ts
-
-
-/** Runs the level-shift scan and the run-to-run spread look at; the reference itself uses at most REFERENCE_RUNS. */
-const HISTORY_WINDOW = 20;
-/** A baseline cell that was measured (a missing or failed cell in a stored file is no reference). */
-function baselineCell(view, id) {
-    const cell = view.results?.cells.find((c) => c.id === id);
-    return cell && cell.status === 'ok' && cell.metrics ? cell : undefined;
-}
-/** True when the baseline knows the cell at all (any history run or the file measured it). */
-function hasBaseline(view, id) {
-    return baselineCell(view, id) !== undefined || recent(view).some((entry) => entry.cells[id] !== undefined);
-}
-/** True when there is no baseline of any cell: the first run on this hardware. */
-function isFirstRun(view) {
-    return !view.results && view.history.length === 0;
-}
-/**
- * The history's runs of a metric when it has two or more (or one and no file), else the baseline file's cell as
- * one run with its steady rounds; undefined when neither has the value.
- */
-function baselineRuns(view, id, metric, stat) {
-    const key = metricKey(metric, stat);
-    const runs = [];
-    for (const entry of recent(view)) {
-        const samples = entry.cells[id]?.[key];
-        if (samples && isUsable(samples.steady))
-            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
-    }
-    const cell = baselineCell(view, id);
-    if (runs.length >= 2 || (runs.length === 1 && !cell))
-        return { source: 'history', runs };
-    const steady = cell && readCellMetric(cell, metric, stat);
-    if (!cell || steady === undefined)
-        return undefined;
-    return {
-        source: 'file',
-        runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
-    };
-}
-/** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */
-function steadyRounds(cell, metric, stat) {
-    return cell.rounds
-        .filter((r) => r.steady && r.errors < r.requests)
-        .map((r) => readMetric(r.metrics, metric, stat))
-        .filter(isUsable);
-}
-function recent(view) {
-    return view.history.slice(-HISTORY_WINDOW);
-}
-
 ;// CONCATENATED MODULE: ./src/compare/reference.ts
 
 
@@ -39830,127 +39830,6 @@ function steps(values, rounds, level, threshold) {
     const away = (v) => (v - level) / level;
     const side = Math.sign(away(values[0]));
     return values.every((v, i) => side * away(v) > threshold && rounds[i].every((r) => side * away(r) > threshold / 2));
-}
-
-;// CONCATENATED MODULE: ./src/compare/ab.ts
-/**
- * Same-box A/B against the base commit (pure): a cell judged from launches of the base commit's build (the `base`
- * arm) and the PR's (`pr`) alternated on this machine, rather than against a baseline stored on another day.
- *
- * Model. Launch i of arm a measures level × a × d_i × ε_i: the arm's true speed, the drift d_i the box goes
- * through while the A/B runs (clocks settling, a chassis warming up) and the launch's own regime ε_i (one launch of
- * an engine can settle faster or slower than the next, vLLM #39903). Launches run B P P B B P P B … (abOrder) and
- * each is paired with its neighbour, (0,1), (2,3), …: one launch of each arm, one launch apart. So
- * r_j = ln(pr_j / base_j) = ln(a_pr / a_base) ± δ + noise, δ the drift over one launch with its sign alternating
- * between B-P and P-B pairs, and a linear drift cancels in the mean of every two pairs. reth's benchmark CI runs
- * baseline, feature, feature, baseline for that reason: temporally adjacent pairs cancel thermal and cache drift
- * (paradigmxyz/reth PRs #22321, #22335). tango-bench measures the two versions as pairs (bazhenov/tango,
- * src/lib.rs); Chromium's Pinpoint runs both arms on the same device.
- *
- * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
- * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
- *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
- *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
- *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
- *   small; σ0 keeps a lucky pair from narrowing the interval.
- * - Rule, with `worse` the change for the worse and L the limit (relativeLimit: the stricter of max-regression
- *   and min-delta, §8): regression when worse − h > L (the interval lies past the limit) or worse > 2L (a loss
- *   that large fails whatever the noise); improvement when −worse − h > L; inconclusive when worse > L (the
- *   interval straddles the limit); pass when worse + h ≤ 2L; otherwise inconclusive (the interval could hide a
- *   loss of twice the limit).
- * - An inconclusive metric says how many more launches per arm would decide it: h shrinks as 1/√n, until
- *   h < worse − L (a change straddling the limit) or h ≤ 2L − worse (a wide interval), at most MAX_MORE_LAUNCHES.
- *
- * A cell's launches become these values in ab-cell.ts.
- */
-
-
-
-
-
-const AB_Z = 1.96;
-/** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
-const MAX_MORE_LAUNCHES = 20;
-/** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
-function abOrder(launchesPerArm) {
-    if (!Number.isInteger(launchesPerArm) || launchesPerArm < 1)
-        throw new RangeError(`ab-launches: expected a whole number of launches per arm ≥ 1, got ${launchesPerArm}`);
-    return Array.from({ length: 2 * launchesPerArm }, (_, i) => ((i + 1) % 4 < 2 ? 'base' : 'pr'));
-}
-/** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
-function abPairs(launches, noiseFloor = NOISE_FLOOR) {
-    if (launches.length < 2 || launches.length % 2)
-        throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`);
-    const ratios = [];
-    const expected = [];
-    for (let j = 0; j < launches.length; j += 2) {
-        const [a, b] = [launches[j], launches[j + 1]];
-        if (a.arm === b.arm)
-            throw new RangeError(`A/B: launches ${j + 1} and ${j + 2} are both ${a.arm} launches`);
-        const [base, pr] = a.arm === 'base' ? [a, b] : [b, a];
-        if (!(base.value > 0 && pr.value > 0))
-            throw new RangeError(`A/B: launch values must be positive`);
-        ratios.push(Math.log(pr.value / base.value));
-        expected.push(2 * noiseFloor ** 2 + (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2);
-    }
-    const n = ratios.length;
-    const m = stats_mean(ratios);
-    const s2 = n >= 2 ? ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0;
-    const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
-    return {
-        n,
-        logChange: m,
-        halfWidth: AB_Z * Math.sqrt(Math.max(s2, stats_mean(expected)) / n),
-        base: geo('base'),
-        pr: geo('pr'),
-    };
-}
-/** The A/B verdict on one relative metric (see the module header). */
-function abMetric(input) {
-    const { metric, config } = input;
-    const info = METRICS[metric];
-    const ab = abPairs(input.launches, input.noiseFloor);
-    const delta = Math.expm1(ab.logChange);
-    const worse = info.higherIsBetter ? -delta : delta;
-    const limit = relativeLimit(config, ab.base);
-    const h = ab.halfWidth;
-    const limits = isDrop(metric)
-        ? `limit ${formatPoints(config.minDelta ?? 0)} points`
-        : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
-    const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
-    const verdict = (status, why) => ({
-        status,
-        metric,
-        stat: info.scalar ? 'mean' : config.stat,
-        current: ab.pr,
-        baseline: ab.base,
-        delta,
-        reason: why ? `${said}: ${why}` : said,
-        band: h,
-    });
-    const undecided = (why, target) => {
-        const more = moreLaunches(ab.n, h, target);
-        const decides = more < MAX_MORE_LAUNCHES
-            ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
-            : `at least ${more} more launches per arm would be needed`;
-        return { ...verdict('inconclusive', `${why}; ${decides}`), needs: 'launches', moreLaunches: more };
-    };
-    if (worse - h > limit)
-        return verdict('regression');
-    if (worse > 2 * limit)
-        return verdict('regression', 'more than twice the limit');
-    if (-worse - h > limit)
-        return verdict('improvement');
-    if (worse > limit)
-        return undecided('the interval straddles the limit', worse - limit);
-    if (worse + h <= 2 * limit)
-        return verdict('pass');
-    return undecided('the interval is too wide to rule out a loss of twice the limit', 2 * limit - worse);
-}
-/** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
-function moreLaunches(n, h, target) {
-    const needed = target > 0 ? Math.floor(n * (h / target) ** 2) + 1 : Infinity;
-    return Math.min(Math.max(needed - n, 1), MAX_MORE_LAUNCHES);
 }
 
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
@@ -41135,6 +41014,198 @@ function referenceValues(id, baseline, gate, options) {
     return values;
 }
 
+;// CONCATENATED MODULE: ./src/compare/ab-final.ts
+
+
+/** The cell's verdict: the A/B's where it may speak, the stored one where it may not; never `error` unless the A/B's is. */
+function abFinal({ stored, ab, said, sameEngine = [] }) {
+    const failures = stored.failures ?? [];
+    const metrics = {};
+    const kept = [];
+    const names = new Set([...Object.keys(ab.metrics), ...Object.keys(stored.metrics)]);
+    for (const metric of names) {
+        const chosen = finalMetric(stored.metrics[metric], ab.metrics[metric], sameEngine.length > 0);
+        if (!chosen)
+            continue;
+        metrics[metric] = chosen.verdict;
+        if (chosen.kept)
+            kept.push(chosen.kept);
+    }
+    const undecided = ab.undecided ?? [];
+    const status = ab.status === 'error' ? 'error' : cellStatus(metrics, failures, undecided);
+    const engine = sameEngine.length
+        ? `both arms ran the PR's engine (${sameEngine.join('; ')}), so the A/B cannot clear the stored-baseline verdict; build or install the base's engine apart (ab-setup) for an A/B that can`
+        : undefined;
+    const note = [
+        said,
+        engine,
+        ...kept,
+        ab.note,
+        ...failures,
+        `stored baseline: ${stored.status}${stored.note ? ` (${stored.note})` : ''}`,
+    ]
+        .filter(Boolean)
+        .join('; ');
+    const verdict = { status, metrics, note };
+    if (stored.reference)
+        verdict.reference = stored.reference;
+    if (failures.length)
+        verdict.failures = [...failures];
+    if (undecided.length)
+        verdict.undecided = [...undecided];
+    if (status === 'regression' && stored.serverChanges)
+        verdict.serverChanges = [...stored.serverChanges];
+    return verdict;
+}
+/**
+ * One metric's final verdict: the A/B's, or the stored one with a line saying why it was kept. A metric only the
+ * stored path judged is kept when it is a regression (the A/B did not measure it, so it cannot clear it).
+ */
+function finalMetric(stored, ab, sameEngine) {
+    if (!ab)
+        return stored?.status === 'regression' ? keep(stored, 'the A/B did not measure it') : undefined;
+    if (!stored || ab.status === 'regression')
+        return { verdict: ab };
+    if (sameEngine && stored.status !== 'pass' && stored.status !== 'improvement')
+        return keep(stored, `the A/B on the same engine found ${ab.status}`, ab);
+    if (ab.status === 'inconclusive' && stored.status === 'regression')
+        return keep(stored, 'the A/B could not decide it', ab);
+    return { verdict: ab };
+}
+function keep(stored, why, ab) {
+    const label = metricLabel(stored.metric, stored.stat);
+    const kept = `${label}: the stored-baseline ${stored.status} stands, ${why}${ab ? ` (${ab.reason})` : ''}`;
+    return { verdict: { ...stored, reason: `${stored.reason}; ${why}` }, kept };
+}
+
+;// CONCATENATED MODULE: ./src/compare/ab.ts
+/**
+ * Same-box A/B against the base commit (pure): a cell judged from launches of the base commit's build (the `base`
+ * arm) and the PR's (`pr`) alternated on this machine, rather than against a baseline stored on another day.
+ *
+ * Model. Launch i of arm a measures level × a × d_i × ε_i: the arm's true speed, the drift d_i the box goes
+ * through while the A/B runs (clocks settling, a chassis warming up) and the launch's own regime ε_i (one launch of
+ * an engine can settle faster or slower than the next, vLLM #39903). Launches run B P P B B P P B … (abOrder) and
+ * each is paired with its neighbour, (0,1), (2,3), …: one launch of each arm, one launch apart. So
+ * r_j = ln(pr_j / base_j) = ln(a_pr / a_base) ± δ + noise, δ the drift over one launch with its sign alternating
+ * between B-P and P-B pairs, and a linear drift cancels in the mean of every two pairs. reth's benchmark CI runs
+ * baseline, feature, feature, baseline for that reason: temporally adjacent pairs cancel thermal and cache drift
+ * (paradigmxyz/reth PRs #22321, #22335). tango-bench measures the two versions as pairs (bazhenov/tango,
+ * src/lib.rs); Chromium's Pinpoint runs both arms on the same device.
+ *
+ * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
+ * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
+ *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
+ *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
+ *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
+ *   small; σ0 keeps a lucky pair from narrowing the interval.
+ * - Rule, with `worse` the change for the worse and L the limit (relativeLimit: the stricter of max-regression
+ *   and min-delta, §8): regression when worse − h > L (the interval lies past the limit) or worse > 2L (a loss
+ *   that large fails whatever the noise); improvement when −worse − h > L; inconclusive when worse > L (the
+ *   interval straddles the limit); pass when worse + h ≤ 2L; otherwise inconclusive (the interval could hide a
+ *   loss of twice the limit).
+ * - An inconclusive metric says how many more launches per arm would decide it: h shrinks as 1/√n, until
+ *   h < worse − L (a change straddling the limit) or h ≤ 2L − worse (a wide interval), at most MAX_MORE_LAUNCHES.
+ *
+ * A cell's launches become these values in ab-cell.ts.
+ */
+
+
+
+
+
+const AB_Z = 1.96;
+/**
+ * The most launches per arm an A/B runs while a cell is undecided: three ABBA blocks. Past the minimum
+ * (`ab-launches`) another block runs only while a cell is still undecided, and a verdict needs its whole interval
+ * on one side of the limit at every look, so the looks add no false regression of note (an identical PR's
+ * interval lies past the limit far less often than 1 %).
+ */
+const AB_MAX_LAUNCHES = 6;
+/** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
+const MAX_MORE_LAUNCHES = 20;
+/** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
+function abOrder(launchesPerArm) {
+    if (!Number.isInteger(launchesPerArm) || launchesPerArm < 1)
+        throw new RangeError(`ab-launches: expected a whole number of launches per arm ≥ 1, got ${launchesPerArm}`);
+    return Array.from({ length: 2 * launchesPerArm }, (_, i) => ((i + 1) % 4 < 2 ? 'base' : 'pr'));
+}
+/** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
+function abPairs(launches, noiseFloor = NOISE_FLOOR) {
+    if (launches.length < 2 || launches.length % 2)
+        throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`);
+    const ratios = [];
+    const expected = [];
+    for (let j = 0; j < launches.length; j += 2) {
+        const [a, b] = [launches[j], launches[j + 1]];
+        if (a.arm === b.arm)
+            throw new RangeError(`A/B: launches ${j + 1} and ${j + 2} are both ${a.arm} launches`);
+        const [base, pr] = a.arm === 'base' ? [a, b] : [b, a];
+        if (!(base.value > 0 && pr.value > 0))
+            throw new RangeError(`A/B: launch values must be positive`);
+        ratios.push(Math.log(pr.value / base.value));
+        expected.push(2 * noiseFloor ** 2 + (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2);
+    }
+    const n = ratios.length;
+    const m = stats_mean(ratios);
+    const s2 = n >= 2 ? ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0;
+    const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
+    return {
+        n,
+        logChange: m,
+        halfWidth: AB_Z * Math.sqrt(Math.max(s2, stats_mean(expected)) / n),
+        base: geo('base'),
+        pr: geo('pr'),
+    };
+}
+/** The A/B verdict on one relative metric (see the module header). */
+function abMetric(input) {
+    const { metric, config } = input;
+    const info = METRICS[metric];
+    const ab = abPairs(input.launches, input.noiseFloor);
+    const delta = Math.expm1(ab.logChange);
+    const worse = info.higherIsBetter ? -delta : delta;
+    const limit = relativeLimit(config, ab.base);
+    const h = ab.halfWidth;
+    const limits = isDrop(metric)
+        ? `limit ${formatPoints(config.minDelta ?? 0)} points`
+        : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
+    const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
+    const verdict = (status, why) => ({
+        status,
+        metric,
+        stat: info.scalar ? 'mean' : config.stat,
+        current: ab.pr,
+        baseline: ab.base,
+        delta,
+        reason: why ? `${said}: ${why}` : said,
+        band: h,
+    });
+    const undecided = (why, target) => {
+        const more = moreLaunches(ab.n, h, target);
+        const decides = more < MAX_MORE_LAUNCHES
+            ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
+            : `at least ${more} more launches per arm would be needed`;
+        return { ...verdict('inconclusive', `${why}; ${decides}`), needs: 'launches', moreLaunches: more };
+    };
+    if (worse - h > limit)
+        return verdict('regression');
+    if (worse > 2 * limit)
+        return verdict('regression', 'more than twice the limit');
+    if (-worse - h > limit)
+        return verdict('improvement');
+    if (worse > limit)
+        return undecided('the interval straddles the limit', worse - limit);
+    if (worse + h <= 2 * limit)
+        return verdict('pass');
+    return undecided('the interval is too wide to rule out a loss of twice the limit', 2 * limit - worse);
+}
+/** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
+function moreLaunches(n, h, target) {
+    const needed = target > 0 ? Math.floor(n * (h / target) ** 2) + 1 : Infinity;
+    return Math.min(Math.max(needed - n, 1), MAX_MORE_LAUNCHES);
+}
+
 ;// CONCATENATED MODULE: ./src/compare/ab-cell.ts
 /**
  * The A/B verdict on a cell (pure): its launches of both arms in order (ab.ts) → one verdict per gated metric both
@@ -41739,6 +41810,7 @@ function cellBaseline(view, cell, run, renames) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/core/results.ts
 const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
 const CELL_STATUSES = ['ok', 'error'];
@@ -41930,12 +42002,91 @@ function runCommand(file, args, limits = COMMAND_LIMITS) {
 var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/host/launched-program.ts
+/**
+ * The program a launch command runs, as a content hash: what tells two builds of an engine apart when both report
+ * the same version (a rebuilt `llama-server` at a fixed build prefix, a wrapper script that moved to another
+ * engine). The launch is a `bash -c` text; its program is the first word after leading `VAR=value` assignments and
+ * `exec`, with `$VAR` / `${VAR}` expanded from the launch's environment, resolved against the launch's working
+ * directory when it names a path and along `PATH` otherwise — bash's own rule for a command name without a slash
+ * (bash manual, "Command Search and Execution"). A word that needs more of the shell than that (quotes around a
+ * variable, `$(…)`, globbing) is not guessed at: no hash, and nothing compares.
+ */
+
+
+
+
+/** Largest program hashed: an engine binary is tens of MiB; a multi-GiB file is not a program worth reading. */
+const MAX_PROGRAM_BYTES = 1024 * 1024 * 1024;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=\S*$/;
+const PLAIN_WORD = /^[A-Za-z0-9_./${}:+@%,-]+$/;
+/** The launch command's program word with its variables expanded; undefined when it takes more of the shell. */
+function programWord(command, env) {
+    const words = command.trim().split(/\s+/);
+    let i = 0;
+    while (i < words.length && (ASSIGNMENT.test(words[i]) || words[i] === 'exec'))
+        i++;
+    const word = words[i];
+    if (!word || !PLAIN_WORD.test(word))
+        return undefined;
+    let unknown = false;
+    const expanded = word.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_, a, b) => {
+        const value = env[(a ?? b)];
+        if (value === undefined)
+            unknown = true;
+        return value ?? '';
+    });
+    return unknown || expanded.includes('$') || !expanded ? undefined : expanded;
+}
+/** The regular file the word names: relative to `cwd` with a slash, else the first match along `PATH`. */
+async function resolveProgram(word, cwd, path) {
+    const candidates = word.includes('/')
+        ? [(0,external_node_path_.isAbsolute)(word) ? word : (0,external_node_path_.resolve)(cwd, word)]
+        : (path ?? '')
+            .split(external_node_path_.delimiter)
+            .filter(Boolean)
+            .map((dir) => (0,external_node_path_.join)((0,external_node_path_.resolve)(cwd, dir), word));
+    for (const file of candidates) {
+        const s = await (0,promises_.stat)(file).catch(() => undefined);
+        if (s?.isFile() && s.size <= MAX_PROGRAM_BYTES)
+            return file;
+    }
+    return undefined;
+}
+async function sha256(file) {
+    const hash = (0,external_node_crypto_.createHash)('sha256');
+    for await (const chunk of (0,external_node_fs_namespaceObject.createReadStream)(file))
+        hash.update(chunk);
+    return hash.digest('hex');
+}
+/**
+ * `llama-server sha256:0123456789abcdef`: the launched program's name and the first 16 hex digits of its SHA-256;
+ * undefined when the program cannot be told (see the header). Never throws.
+ */
+async function launchedProgram(command, env, cwd) {
+    if (!command)
+        return undefined;
+    const word = programWord(command, env);
+    if (!word)
+        return undefined;
+    try {
+        const file = await resolveProgram(word, cwd, env.PATH);
+        return file ? `${(0,external_node_path_.basename)(file)} sha256:${(await sha256(file)).slice(0, 16)}` : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/host/fingerprint.ts
 /**
  * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
  * file size and mtime — and how it differs from the baseline's, so a change in speed can be read next
  * to a change of environment that may explain it.
  */
+
 
 
 
@@ -41955,6 +42106,9 @@ async function fingerprint(i) {
     const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()));
     if (model)
         f.model = model;
+    const program = i.launch && (await launchedProgram(i.launch.command, i.launch.env, i.cwd ?? process.cwd()));
+    if (program)
+        f.program = program;
     return f;
 }
 /** A model name that looks like a path (`/models/x.gguf`, `./x`, `~` is not expanded) and exists. */
@@ -41970,7 +42124,35 @@ const FIELDS = [
     ['engine', 'engine'],
     ['image', 'image'],
     ['digest', 'image digest'],
+    ['program', 'launched program'],
 ];
+/** The fields that say which engine ran, as opposed to the box it ran on (driver, CUDA). */
+const ENGINE_FIELDS = ['engine', 'image', 'digest', 'program', 'model'];
+const fingerprint_shown = (f, key) => {
+    const v = f[key];
+    return typeof v === 'object' ? `${formatBytes(v.bytes)} of ${v.mtime}` : v;
+};
+/**
+ * The engine changes since the stored baseline that the A/B's base arm did not reproduce: each engine field the
+ * baseline and the PR recorded differently where some base launch recorded the PR's value or nothing (it ran the
+ * engine the PR's workflow installed, not the base's). Empty when the arms differ the way the PR differs from the
+ * baseline, or when nothing of the engine changed.
+ */
+function unreproducedChanges(stored, pr, baseArm) {
+    if (!stored || !pr)
+        return [];
+    return ENGINE_FIELDS.flatMap((key) => {
+        const [was, now] = [fingerprint_shown(stored, key), fingerprint_shown(pr, key)];
+        if (was === undefined || now === undefined || was === now)
+            return [];
+        const base = baseArm.map((f) => (f ? fingerprint_shown(f, key) : undefined));
+        if (base.length && base.every((b) => b !== undefined && b !== now))
+            return [];
+        const label = key === 'model' ? 'model file' : FIELDS.find(([k]) => k === key)[1];
+        const ran = base.find((b) => b === now) ? now : 'unknown';
+        return [`${label} ${was} → ${now}, base arm ${ran}`];
+    });
+}
 /** Each field both fingerprints have and that differs (`driver 580.95 → 590.10`); a field only one side recorded is not a change. */
 function fingerprintChanges(baseline, current) {
     if (!baseline)
@@ -42118,8 +42300,6 @@ async function queryCuda(run) {
 }
 const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/core/proc-stat.ts
 /**
  * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
@@ -42704,10 +42884,13 @@ function withNote(verdict, base) {
 /** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
 function evidence(cell, view) {
     const agreement = cellAgreement(cell, view);
-    const changes = cell.host && fingerprintChanges(baselineCell(view, cell.id)?.host?.fingerprint, cell.host.fingerprint);
+    const before = baselineCell(view, cell.id)?.host?.fingerprint;
+    const changes = cell.host && fingerprintChanges(before, cell.host.fingerprint);
+    // The baseline's fingerprint goes with the changes: a same-box A/B checks its arms against it (ab-target.ts).
+    const host = changes?.length && cell.host ? { ...cell.host, changes, baseline: before } : undefined;
     return {
         ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
-        ...(changes !== undefined && changes.length > 0 && cell.host !== undefined && { host: { ...cell.host, changes } }),
+        ...(host && { host }),
     };
 }
 /**
@@ -54346,8 +54529,11 @@ const DEFAULT_SETTINGS = {
     'ab-launches': 2,
     'ab-budget': '1h',
 };
-/** Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`. */
-const DERIVED_SETTINGS = ['max-rounds'];
+/**
+ * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
+ * command unless given.
+ */
+const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'];
 /**
  * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
  * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
@@ -54359,6 +54545,7 @@ const LIMITS = {
     requests: 100_000,
     rate: 10_000,
     rounds: 100,
+    abSetupChars: 4096,
     confirm: 10,
     probeMaxTokens: 1024,
     probeConcurrency: 64,
@@ -54428,6 +54615,11 @@ function abSettings() {
         }),
         'ab-budget': fields_duration().meta({
             description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
+        }),
+        'ab-setup': schemas_string({ error: expected('must be a shell command (a string)') })
+            .max(LIMITS.abSetupChars, { error: `must be at most ${LIMITS.abSetupChars} characters` })
+            .meta({
+            description: "Shell command run in the base commit's worktree before its first base launch, to build or install the base's engine apart from the PR's; empty: none",
         }),
     };
 }
@@ -54911,7 +55103,12 @@ function resolveSettings(defaults, target, path, problems) {
         allowGpuProcesses: [...merged['allow-gpu-processes']],
         requestBody: { ...merged['request-body'] },
         quality: probeSettings(merged.quality),
-        ab: { mode: merged.ab, launches: merged['ab-launches'], budgetMs: merged['ab-budget'] },
+        ab: {
+            mode: merged.ab,
+            launches: merged['ab-launches'],
+            budgetMs: merged['ab-budget'],
+            ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
+        },
     };
 }
 function probeSettings(quality) {
@@ -57201,7 +57398,30 @@ function explanations(cell) {
  * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
  */
 function statusReasons(cell) {
+    const reasons = ownReasons(cell);
+    return cell.loosened?.length ? [...reasons, loosenedNote(cell.loosened)] : reasons;
+}
+/** `this PR loosens its gate: raises decode tok/s's limit 5% → 50%` */
+function loosenedNote(loosened) {
+    return `this PR loosens its gate against the base commit's: ${escape_clip(loosened.join(', '), 300)}`;
+}
+/** A cell the stored baseline called a regression and the same-box A/B cleared: it passes, and says so. */
+function overturned(cell) {
+    return cell.ab?.status === 'ran' && cell.ab.stored?.status === 'regression' && cell.verdict.status !== 'regression';
+}
+/** What the A/B found where the stored baseline saw a regression, then the stored reasons it overturned. */
+function overturnedReasons(cell) {
+    const stored = Object.values(cell.ab.stored.metrics).filter((m) => m.status === 'regression');
+    const ab = stored.flatMap((m) => {
+        const now = cell.verdict.metrics[m.metric];
+        return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : [];
+    });
+    return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)];
+}
+function ownReasons(cell) {
     const { status } = cell.verdict;
+    if (overturned(cell))
+        return overturnedReasons(cell);
     if (status === 'regression') {
         const explained = explanations(cell);
         return explained.length && cell.ab?.status !== 'ran'
@@ -57435,6 +57655,7 @@ function acceptance(cell) {
 
 
 
+
 function headline(results, ctx) {
     const total = results.cells.length;
     const summary = results.summary;
@@ -57457,8 +57678,37 @@ function headline(results, ctx) {
     const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
     if (skipped)
         counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
-    const accepted = summary.accepted ? `\n\n${acceptedNote(summary.accepted)}` : '';
-    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${accepted}`;
+    const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)];
+    const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
+    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
+}
+/** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
+function overturnedNote(results) {
+    const cells = results.cells.filter(overturned);
+    if (!cells.length)
+        return undefined;
+    const ids = cells.slice(0, 5).map((c) => code(escape_clip(c.id, 120)));
+    const more = cells.length > 5 ? ` and ${cells.length - 5} more` : '';
+    return (`> [!NOTE]\n> The same-box A/B overturned the stored baseline's regression in ${plural(cells.length, 'cell')} ` +
+        `(${ids.join(', ')}${more}): measured against the base commit on this box, ${cells.length === 1 ? 'it does' : 'they do'} not regress. Each row says what both found.`);
+}
+/** Targets whose gate this PR loosened against the base commit's matrix file: the reviewer decides whether that stands. */
+function loosenedGateNote(results) {
+    const byTarget = new Map();
+    for (const c of results.cells)
+        if (c.loosened?.length && !byTarget.has(c.target))
+            byTarget.set(c.target, c.loosened);
+    if (!byTarget.size)
+        return undefined;
+    const lines = [...byTarget]
+        .slice(0, 10)
+        .map(([t, l]) => `> - ${code(escape_clip(t, 120))}: ${escapeText(escape_clip(l.join(', '), 400))}`);
+    const more = byTarget.size > 10 ? [`> - … and ${plural(byTarget.size - 10, 'more target')}`] : [];
+    return [
+        `> [!WARNING]\n> This PR loosens the gate it is held to, against its base commit's matrix file:`,
+        ...lines,
+        ...more,
+    ].join('\n');
 }
 /** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
 function acceptedNote(accepted) {
@@ -57732,9 +57982,14 @@ const NEEDS_A_LOOK = [
     'new',
     'missing',
 ];
-/** Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. */
+/**
+ * Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. A cell whose stored-baseline
+ * regression the same-box A/B overturned is one, and so is a cell this PR holds to a looser gate than its base.
+ */
 function needsALook(cell) {
-    return NEEDS_A_LOOK.includes(cell.verdict.status) && !cell.verdict.skipped;
+    if (cell.verdict.skipped)
+        return false;
+    return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length;
 }
 /** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */
 function cellText(cell) {
@@ -59688,6 +59943,10 @@ const gpuState = obj({
     active: results_schema_list(oneOf(SLOWDOWN_REASONS)),
     counters: slowdownCounters.optional(),
 });
+const results_schema_fingerprint = obj({
+    ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest', 'program'].map((k) => [k, str.optional()])),
+    model: obj({ bytes: results_schema_num, mtime: str }).optional(),
+});
 const host = obj({
     preflight: obj({
         gpus: results_schema_list(gpuState).optional(),
@@ -59697,12 +59956,10 @@ const host = obj({
         memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
         governors: results_schema_list(str).optional(),
     }),
-    fingerprint: obj({
-        ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest'].map((k) => [k, str.optional()])),
-        model: obj({ bytes: results_schema_num, mtime: str }).optional(),
-    }),
+    fingerprint: results_schema_fingerprint,
     remeasured: results_schema_list(obj({ round: results_schema_num, reason: str })).optional(),
     changes: results_schema_list(str).optional(),
+    baseline: results_schema_fingerprint.optional(),
 });
 const cell = obj({
     id: str,
@@ -62191,7 +62448,71 @@ async function dropCaches(deps = {}) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/server/setup-command.ts
+/**
+ * A command that prepares a launch and must end by itself (`ab-setup`: build or install the base commit's engine in
+ * its worktree): run under `bash -c` as the leader of its own process group, registered with the run's guard the
+ * way an engine is (so the post step and the watchdog end it if this process dies), its output in a bounded log,
+ * bounded in time. Whatever the group still holds when the command exits (a daemon it started) is ended with it.
+ */
+
+
+
+
+
+
+/** In `ab-setup`'s environment: `base`, the arm it prepares. */
+const AB_ARM_VARIABLE = 'LLM_BENCH_GATE_ARM';
+/** In `ab-setup`'s environment: the base commit's full id. */
+const AB_BASE_SHA_VARIABLE = 'LLM_BENCH_GATE_BASE_SHA';
+/** Runs the command to its end, or ends it at its time limit or the run's cancellation; never throws. */
+async function runSetupCommand(s) {
+    const started = Date.now();
+    const ms = () => Date.now() - started;
+    let group;
+    try {
+        group = await launchGroup({
+            command: s.command,
+            env: engineEnv(process.env, s.passEnv, s.env).env,
+            logPath: s.logPath,
+            cwd: s.cwd,
+        });
+    }
+    catch (error) {
+        return { ok: false, reason: `${s.name} could not start: ${errorMessage(error)}`, ms: ms() };
+    }
+    const task = groupTask(group);
+    s.guard?.register(task);
+    let timer;
+    const ended = await Promise.race([
+        group.exit.then((info) => ({ info })),
+        new Promise((resolve) => (timer = setTimeout(() => resolve({ late: true }), s.timeoutMs))),
+        new Promise((resolve) => {
+            if (s.signal.aborted)
+                resolve({ cancelled: true });
+            s.signal.addEventListener('abort', () => resolve({ cancelled: true }), { once: true });
+        }),
+    ]);
+    clearTimeout(timer);
+    await terminateGroup(group.pgid);
+    s.guard?.forget(task);
+    // The pipes close with the group's last writer; the log's last line is read after them.
+    await Promise.race([group.drained, (0,external_node_timers_promises_namespaceObject.setTimeout)(1000)]);
+    group.log.close();
+    const last = group.log.lastLine();
+    const tail = last ? `; its last line: ${last.slice(0, 300)}` : '';
+    if ('late' in ended)
+        return { ok: false, reason: `${s.name} did not finish within ${formatDuration(s.timeoutMs)}${tail}`, ms: ms() };
+    if ('cancelled' in ended)
+        return { ok: false, reason: `${s.name} was cancelled`, ms: ms() };
+    const { code, signal } = ended.info;
+    if (code === 0)
+        return { ok: true, ms: ms() };
+    return { ok: false, reason: `${s.name} failed (${signal ? `signal ${signal}` : `exit ${code}`})${tail}`, ms: ms() };
+}
+
 ;// CONCATENATED MODULE: ./src/server/index.ts
+
 
 
 
@@ -62243,13 +62564,18 @@ function roundWatch(state, deps) {
 }
 /** What each cell of a ready target records about its host. */
 async function targetHost(target, state, info) {
-    const print = await fingerprint({
+    return { preflight: state, fingerprint: await engineFingerprint(target, state, info) };
+}
+/** The target's environment fingerprint; the launched program is resolved as the launch's shell would (its env and workdir). */
+function engineFingerprint(target, state, info) {
+    return fingerprint({
         host: state,
         engineVersion: info.version,
         container: info.container,
         model: target.model,
+        launch: target.container ? undefined : { command: target.launch, env: { ...process.env, ...target.env } },
+        cwd: target.workdir,
     });
-    return { preflight: state, fingerprint: print };
 }
 
 ;// CONCATENATED MODULE: ./src/target/server-watch.ts
@@ -67001,7 +67327,13 @@ async function waitMemoryReleased(o) {
  * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
+ *
+ * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
+ * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
+ * base launches fit in what is left of `ab-budget`; why they ended is said.
  */
+
+
 
 
 
@@ -67012,15 +67344,35 @@ async function waitMemoryReleased(o) {
 
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
 const AB_SEED_OFFSET = 100_000;
-/** Runs the launches in ABBA order; never throws. */
+/** Whether another ABBA block may run after `done` launches, or why not. */
+function anotherBlock(arms, done, deps) {
+    const perArm = done.length / 2;
+    if (perArm < arms.launches)
+        return true;
+    if (!arms.undecided?.(done))
+        return undefined;
+    if (perArm + 2 > AB_MAX_LAUNCHES)
+        return `still undecided after ${perArm} launches per arm, the most an A/B runs`;
+    const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs);
+    const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length);
+    const left = deps.budgetLeftMs();
+    if (block > left)
+        return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
+    return true;
+}
+/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
 async function runAbLaunches(arms, deps) {
-    const order = abOrder(arms.launches);
+    const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES));
     const launches = [];
     const read = deps.readMemory ?? readMemInfo;
     let before;
     for (const [i, arm] of order.entries()) {
         const nth = order.slice(0, i + 1).filter((a) => a === arm).length;
         const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`;
+        // A block starts at the minimum's end and every 4 launches after it.
+        const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true;
+        if (more !== true)
+            return { launches, ...(more && { ended: more }) };
         if (deps.signal.aborted)
             return { launches, stopped: `cancelled before the ${name}` };
         if (arm === 'base' && deps.budgetLeftMs() <= 0)
@@ -67045,7 +67397,8 @@ async function runAbLaunches(arms, deps) {
         if (result.error)
             return { launches, stopped: `the ${name} failed: ${result.error}` };
     }
-    return { launches };
+    const ended = anotherBlock(arms, launches, deps);
+    return { launches, ...(typeof ended === 'string' && { ended }) };
 }
 /** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
 async function oneLaunch(arm, target, cells, deps, seed) {
@@ -67054,6 +67407,7 @@ async function oneLaunch(arm, target, cells, deps, seed) {
     try {
         const running = await session.start();
         const info = await session.ready(running);
+        const print = await engineFingerprint(target, {}, info);
         const measured = new Map();
         for (const cell of cells) {
             const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed });
@@ -67064,7 +67418,7 @@ async function oneLaunch(arm, target, cells, deps, seed) {
             measured.set(cell.id, result);
         }
         await session.close();
-        return { arm, cells: measured, engineMs: Date.now() - started };
+        return { arm, cells: measured, engineMs: Date.now() - started, fingerprint: print };
     }
     catch (error) {
         const reason = session.fatal ?? errorMessage(error);
@@ -67106,10 +67460,13 @@ function withColdRound(cell) {
  * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
  * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
  *
- * The A/B verdict replaces the stored-baseline one for the speed metrics; what the cell fails outside them
- * (output quality against the baseline's outputs, an achieved-length miss) does not depend on the box and still
- * counts. The stored verdict is kept under `ab.stored`.
+ * The A/B verdict replaces the stored-baseline one for the speed metrics where it may (compare/ab-final.ts: an
+ * undecided A/B never clears a stored regression, and arms that ran the same engine never clear a verdict the
+ * engine change may explain); what the cell fails outside them (output quality against the baseline's outputs,
+ * an achieved-length miss) does not depend on the box and still counts. The stored verdict is kept under
+ * `ab.stored`.
  */
+
 
 /** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
 function abWanted(cell, mode) {
@@ -67141,61 +67498,117 @@ function abNotRun(cell, reason, extra = {}) {
         verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
     };
 }
+/** The cell's launches as the results file records them. */
+function launchRecords(cell, outcome) {
+    return outcome.launches.map((l) => {
+        const measured = l.cells?.get(cell.id);
+        return {
+            arm: l.arm,
+            status: measured ? 'ok' : 'error',
+            ...(l.error && { error: l.error }),
+            metrics: measured?.metrics ?? null,
+            rounds: measured?.rounds ?? [],
+            engineMs: l.engineMs,
+            ...(l.fingerprint && { fingerprint: l.fingerprint }),
+        };
+    });
+}
+/** The A/B's verdict on the cell's launches (undecided when none ran); for the loop that decides whether to add a block. */
+function abVerdictOf(cellId, outcome, gate, noiseFloor) {
+    const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
+    return abCellVerdict(pairs, gate, { noiseFloor });
+}
+/** Whether an A/B verdict is still undecided in a way more launches could change: a metric asks for launches. */
+function wantsLaunches(verdict) {
+    return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
+}
 /** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
 function applyAb(cells, applied, noiseFloor) {
-    const { outcome, sha, launches } = applied;
+    const { outcome, sha } = applied;
     const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs));
     const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs));
+    const perArm = Math.floor(outcome.launches.length / 2);
     const tested = new Set(applied.base.cells.map((c) => c.id));
     return cells.map((cell) => {
         if (!tested.has(cell.id))
             return cell;
-        const arms = outcome.launches.map((l) => {
-            const measured = l.cells?.get(cell.id);
-            return {
-                arm: l.arm,
-                status: measured ? 'ok' : 'error',
-                ...(l.error && { error: l.error }),
-                metrics: measured?.metrics ?? null,
-                rounds: measured?.rounds ?? [],
-                engineMs: l.engineMs,
-            };
-        });
-        const record = { base: sha, launches, arms, baseMs, prMs };
+        const record = { base: sha, launches: perArm, arms: launchRecords(cell, outcome), baseMs, prMs };
         if (outcome.stopped)
-            return abNotRun(cell, outcome.stopped, record);
-        const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cell.id) }));
-        const ab = abCellVerdict(pairs, applied.gate, { noiseFloor });
+            return abNotRun(cell, outcome.stopped, { ...record, launches: applied.launches });
+        const ab = abVerdictOf(cell.id, outcome, applied.gate, noiseFloor);
+        const baseArm = outcome.launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
+        const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
+        const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${outcome.ended ? ` (${outcome.ended})` : ''}`;
         return {
             ...cell,
-            ab: { status: 'ran', ...record, stored: cell.verdict },
-            verdict: abFinal(cell.verdict, ab, `A/B on this box, ABBA × ${launches}, against the base ${sha.slice(0, 7)}`),
+            ab: {
+                status: 'ran',
+                ...record,
+                stored: cell.verdict,
+                ...(sameEngine.length && { sameEngine }),
+                ...(outcome.ended && { ended: outcome.ended }),
+            },
+            verdict: abFinal({ stored: cell.verdict, ab, said, sameEngine }),
         };
     });
 }
-/** The A/B's speed verdict with what the stored verdict fails outside the speed metrics. */
-function abFinal(stored, ab, said) {
-    const failures = stored.failures ?? [];
-    const undecided = ab.undecided ?? [];
-    const status = ab.status === 'error' ? 'error' : cellStatus(ab.metrics, failures, undecided);
-    const note = [
-        said,
-        ab.note,
-        ...failures,
-        `stored baseline: ${stored.status}${stored.note ? ` (${stored.note})` : ''}`,
-    ]
-        .filter(Boolean)
-        .join('; ');
-    const verdict = { status, metrics: ab.metrics, note };
-    if (stored.reference)
-        verdict.reference = stored.reference;
-    if (failures.length)
-        verdict.failures = [...failures];
-    if (undecided.length)
-        verdict.undecided = [...undecided];
-    return verdict;
-}
 const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+;// CONCATENATED MODULE: ./src/config/gate-changes.ts
+/**
+ * How a PR's matrix file loosens the gate a target is held to, against the same target at the PR's base commit
+ * (pure). A PR brings the matrix file it is judged by, so it can raise a limit or drop a metric from the gate and
+ * pass a regression that way; the base commit's definition is the one the PR is held to, so the report names
+ * every such change. A stricter gate is the PR's to choose and is not listed.
+ */
+
+
+const label = (metric) => METRICS[metric].label;
+/** One gated metric's loosening, in words; undefined when it is as strict or stricter. */
+function metricChange(metric, base, pr) {
+    const name = label(metric);
+    if (!pr)
+        return `${name} is no longer gated`;
+    if (isCeiling(metric))
+        return (pr.max ?? 0) > (base.max ?? 0)
+            ? `raises ${name}' ceiling ${formatPercent(base.max ?? 0)} → ${formatPercent(pr.max ?? 0)}`
+            : undefined;
+    if (isDrop(metric))
+        return (pr.maxDrop ?? 0) > (base.maxDrop ?? 0)
+            ? `raises ${name}'s max-drop ${gate_changes_points(base.maxDrop)} → ${gate_changes_points(pr.maxDrop)} points`
+            : undefined;
+    const changes = [];
+    if ((pr.maxRegression ?? 0) > (base.maxRegression ?? 0))
+        changes.push(`raises ${name}'s limit ${formatPercent(base.maxRegression ?? 0)} → ${formatPercent(pr.maxRegression ?? 0)}`);
+    if ((pr.minDelta ?? 0) > (base.minDelta ?? 0))
+        changes.push(`raises ${name}'s min-delta ${base.minDelta ?? 0} → ${pr.minDelta} ${METRICS[metric].unit}`.trimEnd());
+    return changes.length ? changes.join(', ') : undefined;
+}
+const gate_changes_points = (share) => String(Math.round((share ?? 0) * 1000) / 10);
+/** Every way the PR's gate for a target is looser than the base's (`raises decode tok/s's limit 5% → 50%`). */
+function loosenedGate(pr, base) {
+    const changes = GATED_METRICS.flatMap((metric) => {
+        const was = base.gate[metric];
+        if (!was)
+            return [];
+        const change = metricChange(metric, was, pr.gate[metric]);
+        return change ? [change] : [];
+    });
+    const quality = qualityChange(base.gate, pr.gate);
+    if (quality)
+        changes.push(quality);
+    const [was, now] = [base.settings.noiseFloor, pr.settings.noiseFloor];
+    if (now > was)
+        changes.push(`raises noise-floor ${formatPercent(was)} → ${formatPercent(now)}`);
+    if (base.settings.ab.mode !== 'off' && pr.settings.ab.mode === 'off')
+        changes.push('turns the same-box A/B off');
+    return changes;
+}
+function qualityChange(base, pr) {
+    if (base.quality && !pr.quality)
+        return 'output quality is no longer gated';
+    return undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/run/base-commit.ts
 /**
@@ -67386,51 +67799,78 @@ function identicalAtBase(target, base, arm) {
 
 
 
-/** Each wanted cell as the base commit defines it and as the PR does; a cell the base lacks has no pair. */
+
+
+
+
+/**
+ * Each wanted cell as the base commit defines it and as the PR does. A cell the base lacks has no pair; nor has one
+ * whose workload the PR changed (input or output length, concurrency, requests, rate, API, body, prompts, prefix,
+ * SLO): the arms would measure different work, and a lighter workload would read as an improvement, a heavier
+ * one as a regression. Such a cell is listed with what changed.
+ */
 function cellPairs(wanted, baseTarget, plan) {
-    return wanted.flatMap((c) => {
+    const changed = new Map();
+    const pairs = wanted.flatMap((c) => {
         const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
         const mine = plan.cells.find((p) => p.id === c.id);
-        return scenario && mine ? [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }] : [];
+        if (!scenario || !mine)
+            return [];
+        const changes = workloadChanges(workloadOf(scenario, baseTarget.settings), workloadOf(mine.scenario, mine.target.settings));
+        if (changes.length) {
+            changed.set(c.id, changes);
+            return [];
+        }
+        return [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }];
     });
+    return { pairs, changed };
+}
+/** The cells with the gate loosenings recorded on each (those of a target the PR holds to a looser gate). */
+function withLoosened(cells, loosened) {
+    return loosened.length ? cells.map((c) => ({ ...c, loosened: [...loosened] })) : cells;
 }
 function sameBox(plan, o) {
     let arm;
-    let spentMs = 0;
+    const budget = { spentMs: 0 };
+    const setups = new Map();
     const log = o.deps.log;
     return {
-        async test(target, cells, headMs) {
+        async test(target, measured, headMs) {
             const { ab } = target.settings;
+            if (ab.mode === 'off')
+                return measured;
+            // Read for every target that may be A/B-tested: the base's definition names a gate this PR loosened.
+            arm ??= prepareBaseArm({ ...o, plan });
+            const base = await arm;
+            const baseTarget = 'unavailable' in base ? undefined : base.plan.targets.find((t) => t.id === target.id);
+            const cells = withLoosened(measured, baseTarget ? loosenedGate(target, baseTarget) : []);
             const wanted = cells.filter((c) => abWanted(c, ab.mode));
             if (!wanted.length)
                 return cells;
-            arm ??= prepareBaseArm({ ...o, plan });
-            const base = await arm;
             const skip = (reason, ids = new Set(wanted.map((c) => c.id)), from = cells) => {
                 log.info(`${target.id}: same-box A/B not run: ${reason}`);
                 return from.map((c) => (ids.has(c.id) ? abNotRun(c, reason) : c));
             };
             if ('unavailable' in base)
                 return skip(base.unavailable);
-            const baseTarget = base.plan.targets.find((t) => t.id === target.id);
             if (!baseTarget)
                 return skip(`the base commit ${base.sha.slice(0, 7)} does not define ${target.id}`);
             const identical = identicalAtBase(target, baseTarget, base);
             if (identical)
                 return skip(identical);
-            const pairs = cellPairs(wanted, baseTarget, plan);
-            const lacking = new Set(wanted.filter((c) => !pairs.some((p) => p.pr.id === c.id)).map((c) => c.id));
-            const marked = lacking.size
-                ? skip(`the base commit ${base.sha.slice(0, 7)} does not define the cell: it is new`, lacking)
-                : cells;
+            const { pairs, marked } = pairOrSkip(cells, wanted, baseTarget, plan, base.sha, skip);
             if (!pairs.length)
                 return marked;
+            const pairIds = new Set(pairs.map((p) => p.pr.id));
             const estimate = ab.launches * headMs;
-            if (spentMs + estimate > ab.budgetMs)
-                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(spentMs)} spent`, new Set(pairs.map((p) => p.pr.id)), marked);
+            if (budget.spentMs + estimate > ab.budgetMs)
+                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(budget.spentMs)} spent`, pairIds, marked);
+            const setup = await baseSetup(target, baseTarget, base, { setups, budget, deps: o.deps, guard: o.guard });
+            if (!setup.ok)
+                return skip(setup.reason, pairIds, marked);
             return abTest({ target, baseTarget, sha: base.sha, pairs, cells: marked }, o.deps, {
-                leftMs: () => ab.budgetMs - spentMs,
-                spend: (ms) => (spentMs += ms),
+                leftMs: () => ab.budgetMs - budget.spentMs,
+                spend: (ms) => (budget.spentMs += ms),
             });
         },
         async close() {
@@ -67440,13 +67880,62 @@ function sameBox(plan, o) {
         },
     };
 }
+/** The wanted cells paired, and the target's cells with those that have no pair marked (new, or another workload). */
+function pairOrSkip(cells, wanted, baseTarget, plan, sha, skip) {
+    const short = sha.slice(0, 7);
+    const { pairs, changed } = cellPairs(wanted, baseTarget, plan);
+    const paired = new Set(pairs.map((p) => p.pr.id));
+    const lacking = new Set(wanted.filter((c) => !changed.has(c.id) && !paired.has(c.id)).map((c) => c.id));
+    let marked = lacking.size
+        ? skip(`the base commit ${short} does not define the cell: it is new`, lacking, cells)
+        : cells;
+    for (const [id, changes] of changed)
+        marked = skip(`the PR changed the cell's workload since the base commit ${short} (${changes.join(', ')}): the arms would measure different work`, new Set([id]), marked);
+    return { pairs, marked };
+}
+/**
+ * The target's `ab-setup` run in the base's worktree, once per command and worktree folder in a run, before the
+ * first base launch that needs it; its time counts against `ab-budget` and it may take no more than is left.
+ */
+function baseSetup(target, baseTarget, base, s) {
+    const command = target.settings.ab.setup;
+    if (!command)
+        return Promise.resolve({ ok: true, ms: 0 });
+    const cwd = baseTarget.workdir ?? base.worktree;
+    const key = `${cwd}\0${command}`;
+    let setup = s.setups.get(key);
+    if (!setup) {
+        const name = `ab-setup of ${target.id} at the base ${base.sha.slice(0, 7)}`;
+        s.deps.log.info(`${target.id}: ${name}: ${command}`);
+        setup = runSetupCommand({
+            name,
+            command,
+            cwd,
+            env: { ...target.env, [AB_ARM_VARIABLE]: 'base', [AB_BASE_SHA_VARIABLE]: base.sha },
+            passEnv: target.settings.passEnv,
+            logPath: logPathFor(s.deps.logDir, `${target.id}.ab-setup`),
+            timeoutMs: Math.max(1, target.settings.ab.budgetMs - s.budget.spentMs),
+            guard: s.guard,
+            signal: s.deps.signal,
+        }).then((outcome) => {
+            s.budget.spentMs += outcome.ms;
+            return outcome;
+        });
+        s.setups.set(key, setup);
+    }
+    return setup;
+}
 /** The launches of the A/B and the cells it decided. */
 async function abTest(t, deps, budget) {
     const { target, baseTarget, sha, pairs } = t;
     const { ab } = target.settings;
     deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
     const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
-    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
+    // Another ABBA block while a cell's A/B verdict asks for launches (an interval that straddles the limit).
+    const undecided = (launches) => pairs.some((p) => wantsLaunches(abVerdictOf(p.pr.id, { launches: [...launches] }, target.gate, target.settings.noiseFloor)));
+    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches, undecided }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
+    if (outcome.ended)
+        deps.log.info(`${target.id}: ${outcome.ended}`);
     return applyAb(t.cells, { base, gate: target.gate, sha, launches: ab.launches, outcome }, target.settings.noiseFloor);
 }
 

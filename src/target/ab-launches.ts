@@ -103,7 +103,7 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
         read,
       })
     before = await read().catch(() => undefined)
-    deps.log.info(`${target.id}: A/B ${name} (${i + 1}/${order.length})`)
+    deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`)
     const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined
     // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
     const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline)
