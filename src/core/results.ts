@@ -227,6 +227,11 @@ export interface RunMeta {
   hardware: string
   repository?: string
   config?: string
+  /**
+   * What the run did once `auto` was resolved (`compare`, `update-baseline`, `run`, `merge`); `merge` reads a shard's
+   * to tell whether that shard could have run a same-box A/B. Absent in files of earlier releases.
+   */
+  mode?: string
   shard?: string
   /** `mode: merge`: how many shards the split had and which of them sent no results file. */
   shards?: ShardTally

@@ -13,7 +13,7 @@ import { engineLabel } from '../core/runtime.js'
 import { clip, escapeText } from './escape.js'
 import { STATUS_MARK, SKIPPED_MARK } from './marks.js'
 import { footnoted, notesBlock, overturned, statusReasons } from './reasons.js'
-import { figureText, goodputText, sweepsTogether } from './table.js'
+import { figureText, goodputText, sweepsTogether, withReference } from './table.js'
 
 /** Rows of the compact table; the rest of the cells that need a look are counted under it. */
 export const CHANGED_ROWS = 20
@@ -38,11 +38,15 @@ export function needsALook(cell: CellResult): boolean {
   return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length
 }
 
-/** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */
+/**
+ * `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line, and what the row's
+ * changes are against when a same-box A/B decided the cell (`· Δ vs base arm`).
+ */
 function cellText(cell: CellResult): string {
   const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status]
   const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(clip(s!, 40)))
-  return `${mark} **${escapeText(clip(cell.target, 80))} · ${escapeText(clip(cell.scenario, 60))}**<br>${what.join(' · ')}`
+  const second = withReference(what.join(' · '), cell)
+  return `${mark} **${escapeText(clip(cell.target, 80))} · ${escapeText(clip(cell.scenario, 60))}**<br>${second}`
 }
 
 /** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */

@@ -1,4 +1,7 @@
-/** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
+/**
+ * The table of cells: headline figures, each with its change against the baseline, and a status mark. A row a
+ * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
+ */
 import { markdownTable } from 'markdown-table'
 import {
   HEADLINE_METRICS,
@@ -10,7 +13,7 @@ import {
 import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { splitText } from './split-lines.js'
-import { figure } from './figures.js'
+import { figure, rowReference } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent, formatPointsDelta } from '../core/format.js'
 import { cellStatusText } from './marks.js'
 import { engineLabel } from '../core/runtime.js'
@@ -29,7 +32,7 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     return line ? `${text} ${line}` : text
   }
   const rows = sweepsTogether(cells).map((cell) => [
-    cellStatusText(cell),
+    withReference(cellStatusText(cell), cell),
     text(cell.target),
     text(cell.scenario),
     text(engineLabel(cell)),
@@ -74,6 +77,12 @@ export function sweepsTogether(cells: readonly CellResult[]): CellResult[] {
     groups.delete(sweep.key)
     return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell)
   })
+}
+
+/** The row's text with what its changes are against, when a same-box A/B decided the cell: `… · Δ vs base arm`. */
+export function withReference(text: string, cell: CellResult): string {
+  const reference = rowReference(cell)
+  return reference ? `${text} · Δ vs ${reference}` : text
 }
 
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */

@@ -32,6 +32,7 @@ import {
 } from '../core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { readShardResults } from './shard-files.js'
+import { shardAb } from './shard-ab.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
 import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/index.js'
 import { runTarget, type TargetRunDeps } from '../target/run-target.js'
@@ -94,12 +95,14 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   const cwd = deps.cwd ?? process.cwd()
   const resultsDir = resolve(cwd, options.resultsDir)
   const startedAt = new Date().toISOString()
-  const meta = (hardware: string) => runMeta(context, deps.toolVersion, startedAt, options, hardware)
+  const behaviour = resolveBehaviour(options.mode, context)
+  const meta = (hardware: string) =>
+    runMeta(context, { version: deps.toolVersion, startedAt, mode: behaviour.name }, options, hardware)
   const signal = deps.signal ?? new AbortController().signal
   const run: Run = {
     cwd,
     resultsDir,
-    behaviour: resolveBehaviour(options.mode, context),
+    behaviour,
     signal,
     // The one place the port is wrapped: whatever reaches GitHub below goes through these bounds.
     github: deps.github && boundedGitHub(deps.github, signal, deps.apiTimeouts),
@@ -223,7 +226,10 @@ async function measure(
   const { log } = deps
   if (!behaviour.measure) {
     const read = await readShardResults(resultsDir, plan, log)
-    return judge ? { ...read, cells: judgeAll(read.cells, judge) } : read
+    if (!judge) return read
+    const judged = judgeAll(read.cells, judge)
+    // As in a run that measures: the A/B (here the shards') belongs to a run that compares without writing the baseline.
+    return { ...read, cells: behaviour.writeBaseline ? judged : shardAb(judged, read, plan) }
   }
   const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
   try {
@@ -403,8 +409,7 @@ async function loadBaseline(
 
 function runMeta(
   context: RunContext,
-  version: string,
-  startedAt: string,
+  { version, startedAt, mode }: { version: string; startedAt: string; mode: Behaviour['name'] },
   options: ActionOptions,
   hardware: string,
 ): ResultsFile['run'] {
@@ -417,6 +422,7 @@ function runMeta(
     hardware,
     repository: context.repository ? `${context.repository.owner}/${context.repository.repo}` : undefined,
     config: options.config,
+    mode,
     shard: options.shard || undefined,
     tool: { name: 'llm-bench-gate', version },
   }

@@ -145,6 +145,9 @@ async function maybeComment(
   const { options, context, log, github } = deps
   const issueNumber = context.prNumber
   if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined) return undefined
+  // One comment per PR and config (SPEC §9): a shard's would show its share of the cells until the next one replaced it.
+  if (options.shard)
+    return void log.info("a shard does not write the PR comment: the merge run writes it, with every shard's cells")
   if (options.comment === 'on-regression' && verdict !== 'regression') return undefined
   if (!github) {
     log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report')

@@ -35,12 +35,14 @@ export interface ShardResults {
   cells: CellResult[]
   /** The shard count the files name (`run.shard: i/n`) and the indices no file came from. */
   shards?: ShardTally
+  /** Per cell read from a file, the mode that file's run recorded (`run.mode`; undefined in older files). */
+  modes: ReadonlyMap<string, string | undefined>
 }
 
 /** Cells of every shard results file under `dir`, restricted to the plan's cells. */
 export async function readShardResults(dir: string, plan: Plan, log: Logger): Promise<ShardResults> {
   const wanted = new Set(plan.cells.map((c) => c.id))
-  const byId = new Map<string, { cell: CellResult; startedAt: string; where: string }>()
+  const byId = new Map<string, { cell: CellResult; startedAt: string; where: string; mode?: string }>()
   const seen: string[] = []
   let files = 0
   for await (const path of walk(dir)) {
@@ -64,7 +66,7 @@ export async function readShardResults(dir: string, plan: Plan, log: Logger): Pr
         log.warn(
           `${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`,
         )
-      if (later) byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where })
+      if (later) byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where, mode: parsed.run.mode })
     }
   }
   if (files === 0)
@@ -80,6 +82,7 @@ export async function readShardResults(dir: string, plan: Plan, log: Logger): Pr
       (c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {}),
     ),
     shards,
+    modes: new Map([...byId].map(([id, read]) => [id, read.mode])),
   }
 }
 

@@ -283,6 +283,7 @@ const run = obj({
   hardware: str,
   repository: str.optional(),
   config: str.optional(),
+  mode: str.optional(),
   shard: str.optional(),
   selection: str.optional(),
   shards: obj({ count: num, missing: list(num) }).optional(),

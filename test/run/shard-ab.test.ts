@@ -1,0 +1,78 @@
+/**
+ * What the merge says of a cell's same-box A/B, by what its shard recorded (run/shard-ab.ts): an A/B the shard
+ * ran or could not run stands, and a cell that wants one by the merge's verdict without any record says why none
+ * ran, by the mode its shard's results file names. The bundle runs the shard workflow in test/e2e/shards-ab.test.ts.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadPlan } from '../../src/config/index.js'
+import type { Plan } from '../../src/core/plan.js'
+import type { CellResult } from '../../src/core/results.js'
+import { shardAb } from '../../src/run/shard-ab.js'
+import { cell } from '../store/fixtures.js'
+
+let plan: Plan
+
+beforeAll(async () => {
+  const root = await mkdtemp(join(tmpdir(), 'lbg-shard-ab-'))
+  const yml = [
+    'version: 1',
+    'scenarios:',
+    '  a: { input-tokens: 16, output-tokens: 16, concurrency: 1 }',
+    'targets:',
+    '  t: { engine: openai, launch: "exit 3", model: m }',
+    '  off: { engine: openai, launch: "exit 3", model: m, ab: off }',
+    '  attached: { engine: openai, url: "http://127.0.0.1:9", model: m }',
+    '',
+  ].join('\n')
+  await writeFile(join(root, 'bench.yml'), yml)
+  plan = await loadPlan('bench.yml', { cwd: root })
+})
+
+const figures = [{ decode: 50, ttft: 300 }]
+const regressed = (id = 't/a', extra: Partial<CellResult> = {}) =>
+  cell(id, figures, { verdict: { status: 'regression', metrics: {}, note: 'decode −20%' }, ...extra })
+
+/** The merge's view of one cell: judged `judged`, read from its shard as `read` in a file of `mode`. */
+function merged(judged: CellResult, mode: string | undefined, read: CellResult = judged): CellResult {
+  return shardAb([judged], { cells: [read], modes: new Map([[judged.id, mode]]) }, plan)[0]
+}
+
+describe('shardAb', () => {
+  it.each([
+    ['run', /^the shard ran mode: run, which only measures, so it judged nothing and ran no A\/B \(on a pull request/],
+    ['update-baseline', /^the shard ran mode: update-baseline, which runs no A\/B \(on a pull request/],
+    [undefined, /^its shard's results file records no mode \(an earlier release\) and no A\/B/],
+  ])('a wanting cell whose shard ran mode %s: not run, and why', (mode, reason) => {
+    const cell = merged(regressed(), mode)
+    expect(cell.ab).toEqual({ status: 'not-run', reason: expect.stringMatching(reason) })
+    expect(cell.verdict.status).toBe('regression')
+    expect(cell.verdict.note).toMatch(/^decode −20%; same-box A\/B not run: .*; the stored-baseline verdict stands$/)
+  })
+
+  it('a shard that compared and wanted none: the merge says what each judged', () => {
+    const shard = cell('t/a', figures, { verdict: { status: 'pass', metrics: {} } })
+    expect(merged(regressed(), 'compare', shard).ab?.reason).toBe(
+      'its shard judged it pass against the stored baseline and wanted none; judged again on merging, it looks regressed against the stored baseline',
+    )
+  })
+
+  it('an A/B the shard could not run says so again once judged; one that ran and a cell wanting none stay as they are', () => {
+    const notRun = regressed('t/a', { ab: { status: 'not-run', reason: 'ab-budget spent', baseMs: 5 } })
+    expect(merged(notRun, 'compare')).toMatchObject({
+      ab: { status: 'not-run', reason: 'ab-budget spent', baseMs: 5 },
+      verdict: { note: 'decode −20%; same-box A/B not run: ab-budget spent; the stored-baseline verdict stands' },
+    })
+    const ran = regressed('t/a', { ab: { status: 'ran', base: 'b'.repeat(40) } })
+    expect(merged(ran, 'compare')).toBe(ran)
+    const passed = cell('t/a', figures)
+    expect(merged(passed, 'run')).toBe(passed)
+    // ab: off, and a target the run attaches to rather than launches (no A/B without a launch).
+    for (const id of ['off/a', 'attached/a']) {
+      const unwanted = regressed(id)
+      expect(merged(unwanted, 'run')).toBe(unwanted)
+    }
+  })
+})
