@@ -1,4 +1,5 @@
-// Builds the committed bundles: the action (main and post step share dist/index.js), the CLI and the watchdog.
+// Builds the committed bundles: the action (main and post step share dist/index.js), the CLI, the watchdog and the
+// scrape worker.
 // Type checking is `npm run lint`'s job; ncc only transpiles here, which keeps `npm test` fast.
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
@@ -8,6 +9,8 @@ const entries = [
   ['src/cli.ts', 'dist/cli'],
   // The watchdog the action and the CLI start next to themselves (src/server/guard.ts finds it).
   ['src/watchdog.ts', 'dist/watchdog'],
+  // The worker thread that scrapes an engine's metrics endpoint during a round (src/target/round-scrape.ts finds it).
+  ['src/scrape-worker.ts', 'dist/scrape-worker'],
 ]
 
 rmSync('dist', { recursive: true, force: true })

@@ -7,6 +7,7 @@ import { printable } from '../core/log.js'
 import { RESULTS_SCHEMA, type ResultsFile } from '../core/results.js'
 import { VERSION } from '../core/version.js'
 import { INGEST_FORMAT_NAMES, ingestFiles, type RequestOptions } from '../ingest/index.js'
+import { checkReadBack } from '../store/index.js'
 
 export const INGEST_HELP = `Usage: llm-bench-gate ingest --format ${INGEST_FORMAT_NAMES.join('|')} FILE… [--out FILE]
          [--input-tokens N --output-tokens N] [--scenario ID]
@@ -85,7 +86,8 @@ export async function ingestMain(args: string[], context: () => RunContext): Pro
       outputTokens: tokens('--output-tokens', values['output-tokens']),
     }
     const results = await ingestResults(values.format, positionals, context(), request)
-    const text = JSON.stringify(results, null, 2) + '\n'
+    // Never write what `compare` or `baseline-file` could not read back.
+    const text = checkReadBack(JSON.stringify(results, null, 2) + '\n', values.out ?? 'the ingested results', 'results')
     if (values.out) await writeFile(values.out, text)
     else process.stdout.write(text)
     return 0

@@ -7,7 +7,7 @@
  * their per-round values. Evidence only: it never changes a verdict.
  */
 import type { RoundResult } from '../core/measurements.js'
-import { formatSeries, isShare, seriesLabel } from '../core/server-counters.js'
+import { clampShare, formatSeries, isShare, seriesLabel } from '../core/server-counters.js'
 import { formatNumber } from '../core/format.js'
 
 /** How many round-to-round standard deviations a change must exceed. */
@@ -26,11 +26,15 @@ function collect(rounds: readonly RoundResult[]): Map<string, Series> {
     s.perRound.push(perRound)
     out.set(key, s)
   }
+  // A stored file may hold what a broken endpoint gave before readings were checked (server-counters.ts): a
+  // negative change says nothing, and a share is read clamped to [0, 1].
+  const fine = (v: number) => Number.isFinite(v) && v >= 0
   for (const r of rounds) {
     if (!r.steady || !r.server) continue
     const requests = Math.max(1, r.requests)
-    for (const [name, delta] of Object.entries(r.server.deltas)) add(name, delta / requests, delta)
-    for (const [name, rate] of Object.entries(r.server.rates ?? {})) add(name, rate, rate)
+    for (const [name, delta] of Object.entries(r.server.deltas)) if (fine(delta)) add(name, delta / requests, delta)
+    for (const [name, rate] of Object.entries(r.server.rates ?? {}))
+      if (fine(rate)) add(name, clampShare(name, rate), clampShare(name, rate))
   }
   return out
 }

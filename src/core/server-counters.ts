@@ -35,7 +35,29 @@ export interface RoundServer {
   samples: number
 }
 
-/** Δ of each counter present in both readings; a counter that went down (an engine restart) is left out. */
+/**
+ * What a round may record of the engine's figures. A Prometheus counter only goes up from 0 and the gauges an
+ * adapter names are counts and levels (https://prometheus.io/docs/concepts/metric_types/), so a negative or
+ * non-finite reading is a broken endpoint: missing, never a value. A share (a hit rate, a usage fraction) lies
+ * in [0, 1]: a reading outside it is clamped, so no report says 100,000 % or −3 %.
+ */
+const usable = (value: number | undefined): value is number =>
+  value !== undefined && Number.isFinite(value) && value >= 0
+
+/** A share clamped to [0, 1]; any other series' value as it is. */
+export function clampShare(name: string, value: number): number {
+  return isShare(name) ? Math.min(1, Math.max(0, value)) : value
+}
+
+/** A gauge sample as a round records it: undefined when negative or not finite, a share clamped to [0, 1]. */
+export function gaugeValue(name: string, value: number | undefined): number | undefined {
+  return usable(value) ? clampShare(name, value) : undefined
+}
+
+/**
+ * Δ of each counter present in both readings. A counter that went down (an engine restart resets it to 0) is left
+ * out rather than turned into a negative change, and so is one that read negative or not finite.
+ */
 export function counterDeltas(
   before: Readonly<Record<string, number>>,
   after: Readonly<Record<string, number>>,
@@ -45,7 +67,7 @@ export function counterDeltas(
   for (const name of names) {
     const a = before[name]
     const b = after[name]
-    if (a !== undefined && b !== undefined && b >= a) out[name] = b - a
+    if (usable(a) && usable(b) && b >= a) out[name] = b - a
   }
   return out
 }
@@ -58,7 +80,7 @@ export function withoutSeries(server: RoundServer, names: readonly string[]): Ro
   return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) }
 }
 
-/** Each ratio whose denominator moved during the round. */
+/** Each ratio whose denominator moved during the round and whose quotient is finite; a share clamped to [0, 1]. */
 export function derivedRates(
   deltas: Readonly<Record<string, number>>,
   ratios: ServerSeries['ratios'],
@@ -67,7 +89,8 @@ export function derivedRates(
   for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
     const d = deltas[den]
     const n = deltas[num]
-    if (d !== undefined && d > 0 && n !== undefined) out[name] = n / d
+    // A denormal denominator makes a finite numerator's quotient overflow: missing, like a zero one.
+    if (usable(d) && d > 0 && usable(n) && Number.isFinite(n / d)) out[name] = clampShare(name, n / d)
   }
   return Object.keys(out).length ? out : undefined
 }
@@ -111,8 +134,11 @@ export function isShare(name: string): boolean {
   return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage'
 }
 
-/** A series' value in words: a share as a percentage, a whole count as itself (`37`), else three figures. */
+/**
+ * A series' value in words: a share as a percentage (clamped to 0–100 %, since a stored file may hold one a broken
+ * endpoint gave before shares were clamped), a whole count as itself (`37`), else three figures.
+ */
 export function formatSeries(name: string, value: number, formatNumber: (v: number) => string): string {
-  if (isShare(name)) return `${formatNumber(value * 100)} %`
+  if (isShare(name)) return `${formatNumber(clampShare(name, value) * 100)} %`
   return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value)
 }

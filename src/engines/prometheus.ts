@@ -2,7 +2,14 @@
  * Prometheus text exposition (format 0.0.4, and the OpenMetrics subset engines emit) and
  * the vLLM spec-decode formulas over counter deltas (as `vllm bench serve` computes them).
  * Engines export thousands of histogram lines, so the readers given names only parse the
- * lines whose metric name was asked for.
+ * lines whose metric name was asked for, one line at a time (`seriesSums`), so a body can be
+ * read as it streams in.
+ *
+ * The format allows `+Inf`, `-Inf` and `NaN` as sample values
+ * (https://prometheus.io/docs/instrumenting/exposition_formats/#text-format-details); none of them
+ * is a count or a level a round can record, and JSON has no way to write them (`JSON.stringify`
+ * writes `null`). So a sample that is not a finite number is missing, and so is a series whose sum
+ * over its label sets passes the largest double: absent, never a value.
  */
 import type { SpecDecodeStats } from '../core/results.js'
 import type { Counters } from './types.js'
@@ -13,10 +20,10 @@ interface PromSample {
   value: number
 }
 
+/** A sample's value; NaN for anything but a finite number (`+Inf`, `-Inf`, `NaN`, `1e400`, garbage). */
 function parseValue(token: string): number {
-  if (token === '+Inf' || token === 'Inf') return Number.POSITIVE_INFINITY
-  if (token === '-Inf') return Number.NEGATIVE_INFINITY
-  return token === '' ? Number.NaN : Number(token)
+  const value = token === '' ? Number.NaN : Number(token)
+  return Number.isFinite(value) ? value : Number.NaN
 }
 
 /** Where the metric name of a sample line ends (`{` or whitespace), or -1 for comments and blanks. */
@@ -70,25 +77,50 @@ function parseLine(line: string, end: number): PromSample | undefined {
   return Number.isNaN(value) ? undefined : { name, labels, value }
 }
 
+export interface SeriesSums {
+  /** Adds one line of the body (without its newline); comments, other metrics and malformed lines are skipped. */
+  add(line: string): void
+  /** One finite number per metric name seen, summed over its label sets. */
+  sums(): Counters
+}
+
 /**
- * One number per metric name, summed over label sets (engine ranks, model names).
- * `names` keeps only those metrics; absent ones stay absent rather than 0.
+ * Sums per metric name over label sets (engine ranks, model names), a line at a time. `names` keeps only those
+ * metrics; absent ones stay absent rather than 0, and a name whose sum is not finite is absent too.
  */
-export function sumByName(text: string, names?: readonly string[]): Counters {
+export function seriesSums(names?: readonly string[]): SeriesSums {
   const wanted = names ? new Set(names) : undefined
   const counters: Counters = {}
+  const overflowed = new Set<string>()
+  return {
+    add(raw) {
+      const line = raw.trim()
+      const end = nameEnd(line)
+      if (end <= 0 || (wanted && !wanted.has(line.slice(0, end)))) return
+      const sample = parseLine(line, end)
+      if (!sample || overflowed.has(sample.name)) return
+      const sum = (counters[sample.name] ?? 0) + sample.value
+      if (Number.isFinite(sum)) counters[sample.name] = sum
+      else {
+        overflowed.add(sample.name)
+        delete counters[sample.name]
+      }
+    },
+    sums: () => ({ ...counters }),
+  }
+}
+
+/** `seriesSums` over a whole body. */
+export function sumByName(text: string, names?: readonly string[]): Counters {
+  const sums = seriesSums(names)
   let start = 0
   while (start < text.length) {
     let stop = text.indexOf('\n', start)
     if (stop < 0) stop = text.length
-    const line = text.slice(start, stop).trim()
+    sums.add(text.slice(start, stop))
     start = stop + 1
-    const end = nameEnd(line)
-    if (end <= 0 || (wanted && !wanted.has(line.slice(0, end)))) continue
-    const sample = parseLine(line, end)
-    if (sample) counters[sample.name] = (counters[sample.name] ?? 0) + sample.value
   }
-  return counters
+  return sums.sums()
 }
 
 export const VLLM_DRAFT_COUNTERS = {
@@ -125,10 +157,14 @@ export function vllmSpecDecode(
   const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens)
   const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted)
   if (drafts === undefined || draftTokens === undefined || accepted === undefined) return undefined
-  if (drafts <= 0 || draftTokens <= 0) return undefined
+  if (drafts <= 0 || draftTokens <= 0 || accepted < 0) return undefined
+  const acceptanceRate = accepted / draftTokens
+  const acceptanceLength = 1 + accepted / drafts
+  // Counters a restart reset, or that overflow when divided, give no figure rather than a wrong one.
+  if (!Number.isFinite(acceptanceRate) || !Number.isFinite(acceptanceLength)) return undefined
   return {
-    acceptanceRate: accepted / draftTokens,
-    acceptanceLength: 1 + accepted / drafts,
+    acceptanceRate: Math.min(1, acceptanceRate),
+    acceptanceLength,
     draftTokens,
     acceptedTokens: accepted,
     source,

@@ -29,7 +29,9 @@ export function countedAcceptance(server: RoundServer | undefined, names: DraftC
   const drafts = server?.deltas[names.drafts]
   const accepted = server?.deltas[names.accepted]
   if (drafts === undefined || accepted === undefined || !(drafts > 0)) return undefined
-  return 1 + accepted / drafts
+  // A denormal count of drafts makes the quotient overflow: no figure rather than an infinite one.
+  const length = 1 + accepted / drafts
+  return Number.isFinite(length) ? length : undefined
 }
 
 /** Σ(tokens − 1) ÷ Σ steps over the successful requests that report accepted drafts under `accepted`. */

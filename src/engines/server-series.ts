@@ -1,13 +1,10 @@
 /**
  * Per engine, the series of its Prometheus endpoint that explain a change of speed (preemptions, prefix-cache
- * reuse, queueing, KV-cache pressure, spec-decode acceptance), and the bounded reading of them. Names are the
- * exposed ones: the Prometheus client appends `_total` to a counter's name.
+ * reuse, queueing, KV-cache pressure, spec-decode acceptance); scrape.ts reads them. Names are the exposed
+ * ones: the Prometheus client appends `_total` to a counter's name.
  */
 import type { ServerSeries } from '../core/server-counters.js'
-import { joinUrl } from '../core/url.js'
 import { SIM_ENERGY_COUNTER, SIM_POWER_GAUGE } from '../sim/metrics-endpoint.js'
-import { sumByName } from './prometheus.js'
-import type { Counters, HttpPorts } from './types.js'
 
 /** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
 export const VLLM_SERIES: ServerSeries = {
@@ -84,23 +81,4 @@ export const LLAMACPP_SERIES: ServerSeries = {
       'llamacpp:spec_decode_num_draft_tokens_total',
     ],
   },
-}
-
-/** One scrape's deadline: a slow endpoint costs a sample, never the round. */
-export const SCRAPE_TIMEOUT_MS = 2000
-
-/**
- * The series' current values, or undefined when the endpoint did not answer 200 or named none of them. The
- * body is bounded by the HTTP port (8 MiB) and only the named lines are parsed.
- */
-export async function readSeries(
-  http: HttpPorts,
-  baseUrl: string,
-  series: ServerSeries,
-  timeoutMs = SCRAPE_TIMEOUT_MS,
-): Promise<Counters | undefined> {
-  const answer = await http.get(joinUrl(baseUrl, series.path), timeoutMs).catch(() => undefined)
-  if (answer?.status !== 200) return undefined
-  const values = sumByName(answer.body, [...series.counters, ...series.gauges])
-  return Object.keys(values).length ? values : undefined
 }

@@ -5,20 +5,22 @@ import { formatNumber } from '../core/format.js'
 import { escapeText } from './escape.js'
 
 const value = (name: string, v: number) => formatSeries(name, v, formatNumber)
+/** Only what moved is shown; a negative or non-finite figure (a stored file from a broken endpoint) never is. */
+const moved = ([, v]: [string, number]) => Number.isFinite(v) && v > 0
 
 /** `preemptions +37 · prefix-cache hit rate 92 % · waiting max 5`: what did not move is left out. */
 function serverText(s: RoundServer): string {
   const parts = [
     ...Object.entries(s.deltas)
-      .filter(([, d]) => d > 0)
+      .filter(moved)
       .map(([name, d]) => `${seriesLabel(name)} +${value(name, d)}`),
     // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
     // the verdict's line (compare/server-changes.ts).
     ...Object.entries(s.rates ?? {})
-      .filter(([, r]) => r > 0)
+      .filter(moved)
       .map(([name, r]) => `${seriesLabel(name)} ${value(name, r)}`),
     ...Object.entries(s.peaks)
-      .filter(([, p]) => p > 0)
+      .filter(moved)
       .map(([name, p]) => `${seriesLabel(name)} max ${value(name, p)}`),
   ]
   return parts.length ? escapeText(parts.join(' · ')) : 'no counter moved'

@@ -156,7 +156,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   log.info(
     `mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`,
   )
-  const store = makeStore(options, deps, run.github)
+  const store = makeStore(options, deps, run.github, behaviour.writeBaseline)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
   if ('configError' in loaded) {
     const { problems, message } = loaded.configError
@@ -328,7 +328,12 @@ function skippedCells(plan: Plan, chosen: ChangedSelection | undefined, judge: C
 }
 
 /** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
-function makeStore(options: ActionOptions, deps: PipelineDeps, github?: BoundedGitHub): BaselineStore | undefined {
+function makeStore(
+  options: ActionOptions,
+  deps: PipelineDeps,
+  github: BoundedGitHub | undefined,
+  writes: boolean,
+): BaselineStore | undefined {
   if (options.baselineFile) {
     const cwd = deps.cwd ?? process.cwd()
     const path = resolve(cwd, options.baselineFile)
@@ -339,7 +344,8 @@ function makeStore(options: ActionOptions, deps: PipelineDeps, github?: BoundedG
   if (!github) return undefined
   const { serverUrl } = deps.context
   const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
-  const on = (api: OperationApi) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl })
+  const on = (api: OperationApi) =>
+    branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl, replaceUnreadable: writes })
   return {
     kind: 'branch',
     load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),

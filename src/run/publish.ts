@@ -3,6 +3,7 @@
  * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
  * API does, or fails to do, can keep the local outputs from being written.
  */
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RunTally } from '../compare/index.js'
 import type { ActionOptions } from '../config/inputs.js'
@@ -22,7 +23,7 @@ import {
   upsertComment,
   type RenderContext,
 } from '../report/index.js'
-import type { BaselineStore } from '../store/index.js'
+import { readBackProblem, type BaselineStore } from '../store/index.js'
 import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
 
 export interface PipelineResult {
@@ -218,7 +219,8 @@ export function resultsFileName(shard: string): string {
 /**
  * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
  * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
- * config error's notice), so it gets its own pass.
+ * config error's notice), so it gets its own pass. A results file that would not read back is not written (and
+ * one an earlier run left there is removed): the step fails naming the field, and the report is still written.
  */
 export async function writeOutputs(
   resultsDir: string,
@@ -235,10 +237,14 @@ export async function writeOutputs(
     summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
   }
   const report = redact(summary)
-  writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir)
+  const text = JSON.stringify(clean, null, 2) + '\n'
+  const refused = readBackProblem(text, resultsFile, 'results')
+  if (refused) rmSync(resultsFile, { force: true })
+  else writeFileNoFollow(resultsFile, text, resultsDir)
   writeFileNoFollow(reportFile, report, resultsDir)
   // A shard's page would be partial: the merge run writes the whole leaderboard.
   if (clean.cells.length && !shard)
     writeFileNoFollow(join(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir)
-  return { ...outcome, failure: outcome.failure && redact(outcome.failure), resultsFile, reportFile, summary: report }
+  const failure = [outcome.failure, refused].filter(Boolean).join('; ')
+  return { ...outcome, failure: failure ? redact(failure) : undefined, resultsFile, reportFile, summary: report }
 }

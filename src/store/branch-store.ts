@@ -14,7 +14,8 @@ import { boundedHistory, HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds
 import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
 import { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH, serialize } from './layout.js'
 import { historyEntry, mergeHistory, mergeResults, storableCells } from './merge.js'
-import { readHistory, readResults } from './results-file.js'
+import { readOwnHistory, readOwnResults } from './own-files.js'
+import { checkReadBack } from './results-file.js'
 
 export function branchStore(options: BranchStoreOptions): Required<BaselineStore> {
   const { request, repo, branch, log } = options
@@ -28,8 +29,10 @@ export function branchStore(options: BranchStoreOptions): Required<BaselineStore
         readFile(request, repo, branch, base),
         readFile(request, repo, branch, hist),
       ])
-      const results = baseFile && readResults(baseFile.text, `${branch}:${base}`)
-      const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : []
+      // A run that writes the baseline replaces its own key's unreadable files; any other fails closed on them.
+      const replace = options.replaceUnreadable ? log : undefined
+      const results = baseFile ? readOwnResults(baseFile.text, `${branch}:${base}`, replace) : undefined
+      const history = (histFile && readOwnHistory(histFile.text, `${branch}:${hist}`, replace)?.entries) || []
       if (!results && history.length === 0) {
         log.info(`no baseline for ${hardware} on branch ${branch}`)
         return { view: { history: [] } }
@@ -73,24 +76,24 @@ async function updateFiles(
   entry: HistoryEntry,
   gates: Record<string, GateConfig>,
 ): Promise<Map<string, string>> {
-  const { branch } = options
+  const { branch, log } = options
   const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
+  const [baseWhere, histWhere] = [`${branch}:${base}`, `${branch}:${hist}`]
   const [baseText, histText] = await Promise.all([snapshot.read(base), snapshot.read(hist)])
-  const baseline = mergeResults(
-    baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`),
-    incoming,
-  )
+  // Only a run that writes the baseline gets here: its own key's unreadable files are replaced (own-files.ts).
+  const baseline = mergeResults(baseText === undefined ? undefined : readOwnResults(baseText, baseWhere, log), incoming)
   const merged = mergeHistory(
-    histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`),
+    histText === undefined ? undefined : readOwnHistory(histText, histWhere, log),
     entry,
     hardware,
     options.historyLimit ?? HISTORY_ENTRIES,
   )
   const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES)
   const updated = baseline.run.finishedAt || baseline.run.startedAt
+  // Never store what cannot be read: both files are read back with the reader's checks before the commit.
   return new Map([
-    [base, serialize(baseline)],
-    [hist, history.text],
+    [base, checkReadBack(serialize(baseline), baseWhere, 'results')],
+    [hist, checkReadBack(history.text, histWhere, 'history')],
     [
       dashboardPath(hardware),
       dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),

@@ -16,7 +16,16 @@ export { historyEntry, mergeHistory, mergeResults } from './merge.js'
 export { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH } from './layout.js'
 export { HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
 export { dashboardPage } from './dashboard-files.js'
-export { isForeign, parseJson, readHistory, readResults, readResultsFile, resultsFromJson } from './results-file.js'
+export {
+  checkReadBack,
+  isForeign,
+  parseJson,
+  readBackProblem,
+  readHistory,
+  readResults,
+  readResultsFile,
+  resultsFromJson,
+} from './results-file.js'
 
 export interface LoadedBaseline {
   view: BaselineView
@@ -43,6 +52,11 @@ export interface BranchStoreOptions {
   historyLimit?: number
   /** Bytes history.json may take (default HISTORY_BYTES, 2 MiB); the oldest runs go first. */
   historyBytes?: number
+  /**
+   * The run writes the baseline: `load` replaces this key's unreadable baseline or history with a warning instead of
+   * failing (own-files.ts). `save` always does, since only such a run saves.
+   */
+  replaceUnreadable?: boolean
   /** `https://github.com/o/r`, for commit links on the dashboard. */
   repoUrl?: string
   /** Retries when the branch moved meanwhile (default 5). */

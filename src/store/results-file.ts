@@ -40,6 +40,32 @@ export function historyFromJson(value: unknown, where: string): HistoryFile {
 export const readResults = (text: string, where: string): ResultsFile => resultsFromJson(parseJson(text, where), where)
 export const readHistory = (text: string, where: string): HistoryFile => historyFromJson(parseJson(text, where), where)
 
+/**
+ * Never store what cannot be read: the text a writer is about to write, read back with this reader's own checks.
+ * `JSON.stringify` writes NaN and ±Infinity as `null`, which no number field accepts, so a non-finite figure that
+ * slipped through would make the file unreadable to every later run. Undefined when the text reads back; else why
+ * not, naming the file and each field (`out/results.json: not written, it would not read back:
+ * cells[0].rounds[1].server.peaks["vllm:kv_cache_usage_perc"]: expected a number, got null`).
+ */
+export function readBackProblem(text: string, where: string, kind: 'results' | 'history'): string | undefined {
+  try {
+    if (kind === 'results') readResults(text, where)
+    else readHistory(text, where)
+    return undefined
+  } catch (error) {
+    const problems = error instanceof ConfigError ? error.problems : [errorMessage(error)]
+    const own = problems.map((p) => (p.startsWith(`${where}: `) ? p.slice(where.length + 2) : p))
+    return `${where}: not written, it would not read back: ${own.join('; ')}`
+  }
+}
+
+/** readBackProblem, thrown: for a writer whose one job is that file (the store's update, `ingest --out`). */
+export function checkReadBack(text: string, where: string, kind: 'results' | 'history'): string {
+  const problem = readBackProblem(text, where, kind)
+  if (problem) throw new Error(problem)
+  return text
+}
+
 /** Reads a results file from disk; `label` says what it is for (`baseline`), the path follows it in messages. */
 export async function readResultsFile(path: string, label: string): Promise<ResultsFile> {
   const where = `${label} ${path}`

@@ -52,7 +52,7 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
     signal: o.signal,
     onRound: (p) => o.log.info(progressLine(cell.id, p)),
     // The engine's counters around each steady round, next to the host's GPU watch.
-    watch: combineWatches(o.watch, serverWatch(adapter, http, baseUrl)),
+    watch: combineWatches(o.watch, serverWatch(adapter, baseUrl, { log: o.log })),
     acceptance: adapter.roundAcceptance && ((server, records) => adapter.roundAcceptance?.(server, records)),
     onDisturbed: (d) =>
       o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),

@@ -37,4 +37,10 @@ describe('serverChanges', () => {
     expect(serverChanges(now, [round(0, true)])).toEqual([])
     expect(serverChanges([round(0, true)], base)).toEqual([])
   })
+
+  it('a stored file from a broken endpoint: a share over 1 reads as 100 %, a negative change says nothing', () => {
+    const base = rounds([{ [P]: 0 }, { [P]: 0 }], [{ prefix_cache_hit_rate: 0.5 }, { prefix_cache_hit_rate: 0.5 }])
+    const now = rounds([{ [P]: -40 }, { [P]: -40 }], [{ prefix_cache_hit_rate: 1000 }, { prefix_cache_hit_rate: 1000 }])
+    expect(serverChanges(now, base)).toEqual(['prefix-cache hit rate 50.0 % → 100 %'])
+  })
 })

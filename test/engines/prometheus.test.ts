@@ -82,3 +82,51 @@ describe('vllmSpecDecode', () => {
     expect(vllmSpecDecode(before, after)).toBeUndefined()
   })
 })
+
+describe('sumByName: what is not a finite number is missing, never a value', () => {
+  it.each([
+    ['+Inf', 'vllm:kv_cache_usage_perc +Inf'],
+    ['Inf', 'vllm:kv_cache_usage_perc Inf'],
+    ['-Inf', 'vllm:kv_cache_usage_perc -Inf'],
+    ['NaN', 'vllm:kv_cache_usage_perc NaN'],
+    ['a literal past the largest double', 'vllm:kv_cache_usage_perc 1e400'],
+    ['garbage', 'vllm:kv_cache_usage_perc fast'],
+  ])('a sample of %s', (_, line) => {
+    expect(sumByName(`${line}\nvllm:num_requests_running 2\n`)).toEqual({ 'vllm:num_requests_running': 2 })
+  })
+
+  it('a series whose sum over its label sets overflows is missing, whatever label sets follow', () => {
+    const text = [
+      'vllm:num_requests_waiting{engine="0"} 1.5e308',
+      'vllm:num_requests_waiting{engine="1"} 1.5e308',
+      'vllm:num_requests_waiting{engine="2"} -1.5e308',
+      'vllm:num_requests_running{engine="0"} 1.5e308',
+      'vllm:num_requests_running{engine="1"} 1',
+    ].join('\n')
+    expect(sumByName(text)).toEqual({ 'vllm:num_requests_running': 1.5e308 + 1 })
+  })
+
+  it('one +Inf label set leaves the others summed', () => {
+    const text = 'vllm:num_requests_waiting{engine="0"} +Inf\nvllm:num_requests_waiting{engine="1"} 3\n'
+    expect(sumByName(text)).toEqual({ 'vllm:num_requests_waiting': 3 })
+  })
+})
+
+describe('vllmSpecDecode on counters that overflow or move backwards', () => {
+  const names = VLLM_DRAFT_COUNTERS
+  it('a denormal count of drafts gives no figure rather than an infinite one; a share is at most 1', () => {
+    const before = { [names.drafts]: 0, [names.draftTokens]: 0, [names.accepted]: 0 }
+    expect(vllmSpecDecode(before, { [names.drafts]: 5e-324, [names.draftTokens]: 5e-324, [names.accepted]: 10 })).toBe(
+      undefined,
+    )
+    expect(
+      vllmSpecDecode(before, { [names.drafts]: 10, [names.draftTokens]: 40, [names.accepted]: 80 })?.acceptanceRate,
+    ).toBe(1)
+    expect(
+      vllmSpecDecode(
+        { ...before, [names.accepted]: 50 },
+        { [names.drafts]: 10, [names.draftTokens]: 40, [names.accepted]: 5 },
+      ),
+    ).toBe(undefined)
+  })
+})

@@ -41,6 +41,12 @@ describe('acceptance length of a round', () => {
     expect(vllm.roundAcceptance?.(round, [])).toBeCloseTo(2.65, 10)
     expect(vllm.roundAcceptance?.(server({ 'vllm:spec_decode_num_drafts_total': 0 }), [])).toBeUndefined()
     expect(vllm.roundAcceptance?.(undefined, [])).toBeUndefined()
+    // A denormal count of drafts would make it infinite: no figure instead.
+    const denormal = server({
+      'vllm:spec_decode_num_drafts_total': 5e-324,
+      'vllm:spec_decode_num_accepted_tokens_total': 66,
+    })
+    expect(vllm.roundAcceptance?.(denormal, [])).toBeUndefined()
   })
 
   it("llama.cpp: the server's counters where it has them, as vLLM's formula", () => {

@@ -37,6 +37,11 @@
  *                          Per request of n tokens: steps = ceil(n / (A + 1)), accepted = n - steps,
  *                          draft tokens = steps * K. vllm: /metrics counters; sglang:
  *                          avg_spec_accept_length = Σn / Σsteps; llamacpp: timings.draft_n*.
+ *   --metrics-extra PATH   vllm: the file's lines are served at the end of /metrics, `{requests}` in them
+ *                          replaced by the generation requests so far and `{requests*N}` by N times that
+ *   --metrics-pad-bytes N  vllm: about N bytes of histogram lines of a series no adapter reads, served in
+ *                          /metrics after `vllm:request_success_total` and before `vllm:num_preemptions_total`;
+ *                          built once, so serving it costs the fake no parsing
  *
  * Every dialect serves POST /tokenize: llamacpp `{content}` → `{tokens}`, the others
  * `{model, prompt | messages}` → `{count, max_model_len, tokens}`.
@@ -45,7 +50,7 @@
  */
 import http from 'node:http'
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
 const { values: flags } = parseArgs({
@@ -71,6 +76,8 @@ const { values: flags } = parseArgs({
     'preempt-every': { type: 'string' },
     'spec-k': { type: 'string' },
     'spec-accepted': { type: 'string' },
+    'metrics-extra': { type: 'string' },
+    'metrics-pad-bytes': { type: 'string' },
   },
   strict: true,
 })
@@ -98,6 +105,8 @@ const cutEvery = num('cut-every', 0)
 const preemptEvery = num('preempt-every', 0)
 const specK = num('spec-k', 0)
 const specAccepted = num('spec-accepted', 0)
+const metricsExtra = flags['metrics-extra'] ? readFileSync(flags['metrics-extra'], 'utf8') : ''
+const metricsPad = padLines(num('metrics-pad-bytes', 0))
 const VERSIONS = { vllm: '0.11.0+fake', sglang: '0.5.3+fake', llamacpp: 'b6767-fake0000', openai: '1.0.0+fake' }
 const version = flags['engine-version'] ?? VERSIONS[dialect]
 const started = Date.now()
@@ -353,6 +362,34 @@ async function generate(req, res, api) {
   res.end(sse(shapes.tail(body.stream_options?.include_usage === true)) + 'data: [DONE]\n\n')
 }
 
+/** About `bytes` of bucket lines of a histogram no adapter reads, as one Buffer. */
+function padLines(bytes) {
+  const lines = ['# TYPE vllm:fake_padding_seconds histogram']
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const line = `vllm:fake_padding_seconds_bucket{engine="0",le="${i}.0",model_name="fake-model",slot="${i % 97}"} ${i}.0`
+    lines.push(line)
+    size += line.length + 1
+  }
+  return bytes > 0 ? Buffer.from(lines.join('\n') + '\n') : undefined
+}
+
+const withRequests = (text) =>
+  text.replace(/\{requests(?:\*([0-9.eE+-]+))?\}/g, (_, times) => String(state.requests * Number(times ?? 1)))
+
+/** /metrics in parts: the head, the padding (when asked for), the tail with the extra lines. */
+function sendMetrics(res) {
+  const [head, tail] = metricsText().map((t) => Buffer.from(t))
+  const parts = metricsPad ? [head, metricsPad, tail] : [head, tail]
+  res.on('error', () => undefined)
+  res.writeHead(200, {
+    'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+    'content-length': parts.reduce((n, p) => n + p.length, 0),
+  })
+  for (const part of parts) res.write(part)
+  res.end()
+}
+
 function metricsText() {
   const labels = `{engine="0",model_name="${model}"}`
   const lines = [
@@ -367,6 +404,8 @@ function metricsText() {
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="1.0",model_name="${model}"} ${state.requests}.0`,
     `vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="${model}"} ${state.requests}.0`,
   ]
+  const head = lines.join('\n') + '\n'
+  lines.length = 0
   lines.push(
     '# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.',
     '# TYPE vllm:num_preemptions_total counter',
@@ -388,7 +427,7 @@ function metricsText() {
       )
     }
   }
-  return lines.join('\n') + '\n'
+  return [head, lines.join('\n') + '\n' + withRequests(metricsExtra)]
 }
 
 function serverInfo() {
@@ -456,7 +495,7 @@ const ROUTES = {
     ? {
         'GET /health': (req, res) => sendText(res, 200, ''),
         'GET /version': (req, res) => sendJson(res, 200, { version }),
-        'GET /metrics': (req, res) => sendText(res, 200, metricsText(), 'text/plain; version=0.0.4; charset=utf-8'),
+        'GET /metrics': (req, res) => sendMetrics(res),
       }
     : {}),
   ...(dialect === 'sglang'

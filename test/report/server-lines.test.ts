@@ -25,4 +25,22 @@ describe('serverLines', () => {
     expect(serverLines([round(0, true)])).toBe('- no server counters')
     expect(serverLines([round(0, false)])).toBeUndefined()
   })
+
+  it('a share over 1 shows as 100 %; negative and non-finite figures are not shown', () => {
+    const r = round(1, true)
+    r.server = {
+      deltas: { 'vllm:num_preemptions_total': -3, 'vllm:request_success_total': 4 },
+      peaks: {
+        'vllm:num_requests_running': -7,
+        'vllm:kv_cache_usage_perc': 1.7,
+        'vllm:num_requests_waiting': Number.NaN,
+      },
+      means: {},
+      rates: { prefix_cache_hit_rate: 1000 },
+      samples: 2,
+    }
+    expect(serverLines([r])).toBe(
+      '- round 1: server requests finished +4 · prefix-cache hit rate 100 % · KV-cache usage max 100 %',
+    )
+  })
 })

@@ -276,6 +276,66 @@ describe('branchStore', () => {
     )
   })
 
+  it('never commits a file that would not read back: the error names the file and the field', async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    const head = gh.state.head(BRANCH)
+    const bad = cell('t/b', [fast])
+    bad.rounds[1].durationMs = Number.NaN
+    await expect(s.save('cpu', results('b', day(2), [bad]), gates)).rejects.toThrow(
+      `${BRANCH}:cpu/baseline.json: not written, it would not read back: cells[0].rounds[1].durationMs: expected a number, got null`,
+    )
+    expect(gh.state.head(BRANCH)).toBe(head)
+  })
+
+  it("a run that writes the baseline replaces its own key's unreadable files, warning; a run that compares fails closed", async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('a', day(1), [cell('t/a', [fast]), cell('t/b', [slow])]), gates)
+    await s.save('cpu', results('b', day(2), [cell('t/a', [fast]), cell('t/b', [slow])]), gates)
+    // An older writer left a null where a number belongs: in one cell of the baseline, in one entry of the history.
+    const baseline = stored<ResultsFile>('cpu/baseline.json')
+    ;(baseline.cells[0].rounds[1] as { durationMs: unknown }).durationMs = null
+    gh.state.writeFile(BRANCH, 'cpu/baseline.json', JSON.stringify(baseline))
+    const history = stored<HistoryFile>('cpu/history.json')
+    ;(history.entries[0].cells['t/a']['decode_tps.mean'] as { steady: unknown }).steady = null
+    gh.state.writeFile(BRANCH, 'cpu/history.json', JSON.stringify(history))
+    const nullBase = 'cells[0].rounds[1].durationMs: expected a number, got null'
+    const nullHist = 'entries[0].cells["t/a"]["decode_tps.mean"].steady: expected a number, got null'
+
+    await expect(s.load('cpu')).rejects.toThrow(nullBase)
+    const writer = store({ replaceUnreadable: true })
+    const loaded = await writer.store.load('cpu')
+    expect(loaded.view.results?.cells.map((c) => c.id)).toEqual(['t/b'])
+    expect(loaded.view.history.map((e) => e.sha)).toEqual(['b'])
+    const warnings = writer.log.lines.filter((l) => l.includes('does not read'))
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toContain(
+      `${BRANCH}:cpu/baseline.json does not read (${BRANCH}:cpu/baseline.json: ${nullBase})`,
+    )
+    expect(warnings[0]).toContain('replaces the file, keeping the 1 of its 2 cells that read')
+    expect(warnings[1]).toContain(nullHist)
+    expect(warnings[1]).toContain('keeping the 1 of its 2 entries that read')
+
+    // The save of such a run replaces them (a save is only ever a run that writes the baseline).
+    const { store: saver, log } = store()
+    await saver.save('cpu', results('c', day(3), [cell('t/c', [fast])]), gates)
+    expect(log.lines.filter((l) => l.includes('does not read'))).toHaveLength(2)
+    const after = await s.load('cpu')
+    expect(after.view.results?.cells.map((c) => c.id).sort()).toEqual(['t/b', 't/c'])
+    expect(after.view.history.map((e) => e.sha)).toEqual(['b', 'c'])
+  })
+
+  it('a file that is not JSON at all is replaced whole', async () => {
+    const { store: s } = store()
+    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":')
+    const writer = store({ replaceUnreadable: true })
+    expect((await writer.store.load('cpu')).view.results).toBeUndefined()
+    expect(writer.log.lines.some((l) => l.includes('not valid JSON') && l.includes('nothing of it reads'))).toBe(true)
+    await writer.store.save('cpu', results('b', day(2), [cell('t/b', [fast])]), gates)
+    expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/b'])
+  })
+
   it.each(['', '../x', 'a/b', '.hidden'])('refuses hardware key %j as a path', async (key) => {
     await expect(store().store.load(key)).rejects.toThrow('must be a slug')
   })

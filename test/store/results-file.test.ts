@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.js'
 import { GATED_METRICS, readMetric } from '../../src/core/metrics.js'
 import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
-import { readHistory, readResults, readResultsFile } from '../../src/store/index.js'
+import { checkReadBack, readBackProblem, readHistory, readResults, readResultsFile } from '../../src/store/index.js'
 import { ROOT } from '../helpers/action.js'
 import { cell, readProblems, results } from './fixtures.js'
 
@@ -451,5 +451,43 @@ describe('readHistory', () => {
     expect(() => readHistory(JSON.stringify(h), 'llm-bench-data:cpu/history.json')).toThrow(
       new ConfigError([`llm-bench-data:cpu/history.json: ${problem}`]),
     )
+  })
+})
+
+describe('readBackProblem: never write what cannot be read', () => {
+  it('a results file with NaN and Infinity where numbers belong (JSON writes null) is refused, naming each field', () => {
+    const file = results('a', '2025-03-01T00:00:00Z', [cell('t/a', [{ decode: 50, ttft: 300 }])])
+    file.cells[0].rounds[1].server = {
+      deltas: { 'vllm:num_preemptions_total': 2 },
+      peaks: { 'vllm:kv_cache_usage_perc': Number.POSITIVE_INFINITY },
+      means: { 'vllm:kv_cache_usage_perc': Number.NaN },
+      samples: 2,
+    }
+    const text = JSON.stringify(file, null, 2)
+    expect(readBackProblem(text, 'out/results.json', 'results')).toBe(
+      'out/results.json: not written, it would not read back: ' +
+        'cells[0].rounds[1].server.peaks["vllm:kv_cache_usage_perc"]: expected a number, got null; ' +
+        'cells[0].rounds[1].server.means["vllm:kv_cache_usage_perc"]: expected a number, got null',
+    )
+    expect(() => checkReadBack(text, 'out/results.json', 'results')).toThrow('would not read back')
+    // A null figure of a metrics block is "not measured", which reads.
+    file.cells[0].rounds[1].server = undefined
+    file.cells[0].metrics!.ttft_ms.p90 = Number.NaN
+    expect(readBackProblem(JSON.stringify(file), 'out/results.json', 'results')).toBeUndefined()
+  })
+
+  it('a history file with a NaN round sample is refused; one that reads is returned as it is', () => {
+    const entry = {
+      sha: 'a',
+      date: '2025-03-01T00:00:00Z',
+      runUrl: '',
+      cells: { 't/a': { output_tps: { steady: 1, rounds: [Number.NaN] } } },
+    }
+    const text = JSON.stringify({ schema: HISTORY_SCHEMA, hardware: 'cpu', entries: [entry] })
+    expect(readBackProblem(text, 'h', 'history')).toBe(
+      'h: not written, it would not read back: entries[0].cells["t/a"].output_tps.rounds[0]: expected a number, got null',
+    )
+    const fine = text.replace('null', '2')
+    expect(checkReadBack(fine, 'h', 'history')).toBe(fine)
   })
 })

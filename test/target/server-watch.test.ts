@@ -2,11 +2,11 @@
  * Server counters per round through the real round loop: the bench client against the fake vLLM engine, which
  * counts one preemption every 2nd generation request, so a round of 4 requests moves the counter by exactly 2.
  */
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
 import type { ScenarioPlan } from '../../src/core/plan.js'
 import type { RoundWatch } from '../../src/core/telemetry.js'
-import { httpPorts } from '../../src/engines/http.js'
 import { sumByName } from '../../src/engines/prometheus.js'
 import { LLAMACPP_SERIES, SGLANG_SERIES, SIM_SERIES, VLLM_SERIES } from '../../src/engines/server-series.js'
 import { vllm } from '../../src/engines/vllm.js'
@@ -17,6 +17,8 @@ import { startSimServer } from '../../src/sim/index.js'
 import { profileFiles } from '../sim/profile-file.js'
 import { trtllm } from '../../src/engines/trtllm.js'
 import { combineWatches, roundServer, serverWatch } from '../../src/target/server-watch.js'
+import { bundledScrapeWorker, startRoundScrape } from '../../src/target/round-scrape.js'
+import { ROOT } from '../helpers/action.js'
 import { runFake } from '../engines/fake.js'
 
 const closers: (() => Promise<void>)[] = []
@@ -115,6 +117,102 @@ describe('engine series tables', () => {
   })
 })
 
+describe('what a round records of readings that cannot be', () => {
+  const V = {
+    queries: 'vllm:prefix_cache_queries_total',
+    hits: 'vllm:prefix_cache_hits_total',
+    preemptions: 'vllm:num_preemptions_total',
+    finished: 'vllm:request_success_total',
+    draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
+    accepted: 'vllm:spec_decode_num_accepted_tokens_total',
+    running: 'vllm:num_requests_running',
+    waiting: 'vllm:num_requests_waiting',
+    kv: 'vllm:kv_cache_usage_perc',
+  }
+
+  it('a negative or non-finite gauge sample is missing and a share clamped; no negative delta, no infinite rate', () => {
+    const before = {
+      [V.queries]: 0,
+      [V.hits]: 0,
+      [V.preemptions]: 9,
+      [V.finished]: -4,
+      [V.draftTokens]: 0,
+      [V.accepted]: 0,
+    }
+    // Hits a thousand times the queries; the preemption counter reset by a restart; a denormal draft count.
+    const after = {
+      [V.queries]: 100,
+      [V.hits]: 100_000,
+      [V.preemptions]: 3,
+      [V.finished]: 4,
+      [V.draftTokens]: 5e-324,
+      [V.accepted]: 10,
+    }
+    const samples = [
+      { [V.running]: -7, [V.kv]: 1.7, [V.waiting]: 2 },
+      { [V.running]: 3, [V.kv]: 0.5, [V.waiting]: 1.7e308 },
+      { [V.running]: Number.NaN, [V.kv]: -0.1, [V.waiting]: 1.7e308 },
+    ]
+    const server = roundServer(VLLM_SERIES, before, after, samples)
+    expect(server.deltas).toEqual({ [V.queries]: 100, [V.hits]: 100_000, [V.draftTokens]: 5e-324, [V.accepted]: 10 })
+    expect(server.rates).toEqual({ prefix_cache_hit_rate: 1 })
+    expect(server.peaks).toEqual({ [V.running]: 3, [V.kv]: 1, [V.waiting]: 1.7e308 })
+    expect(server.means[V.running]).toBe(3)
+    expect(server.means[V.kv]).toBeCloseTo(0.75, 12)
+    // Three samples near the largest double average to one, not to Infinity.
+    expect(server.means[V.waiting]).toBeGreaterThan(1.1e308)
+    expect(Number.isFinite(server.means[V.waiting])).toBe(true)
+  })
+})
+
+describe("the round's scrapes in the bundled worker thread", () => {
+  const WORKER = join(ROOT, 'dist', 'scrape-worker', 'index.js')
+
+  it('reads before, samples during and reads after in the worker; a script that cannot start falls back here', async () => {
+    // The action's bundle and the CLI's find the worker next to themselves.
+    expect(bundledScrapeWorker(join(ROOT, 'dist', 'index.js'))).toBe(WORKER)
+    expect(bundledScrapeWorker(join(ROOT, 'dist', 'cli', 'index.js'))).toBe(WORKER)
+    const fake = await runFake('vllm', ['--preempt-every', '1'])
+    closers.push(() => fake.stop())
+    const spec = {
+      url: `${fake.baseUrl}/metrics`,
+      names: [...VLLM_SERIES.counters, ...VLLM_SERIES.gauges],
+      sampleMs: 50,
+      timeoutMs: 2000,
+      maxBytes: 1 << 20,
+    }
+    for (const script of [WORKER, join(ROOT, 'no-such-worker.js')]) {
+      const scrape = await startRoundScrape(spec, script)
+      await fetch(`${fake.baseUrl}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'a b', max_tokens: 2 }),
+      }).then((r) => r.text())
+      await new Promise((r) => setTimeout(r, 300))
+      const readings = await scrape.stop()
+      expect(readings.samples.length).toBeGreaterThanOrEqual(2)
+      const server = roundServer(VLLM_SERIES, readings.before!, readings.after!, readings.samples)
+      expect(server.deltas).toEqual({ 'vllm:num_preemptions_total': 1, 'vllm:request_success_total': 1 })
+      expect(readings.cutAt).toBeUndefined()
+    }
+  }, 30_000)
+
+  it('says where it stopped reading a body past the cap', async () => {
+    const fake = await runFake('vllm', ['--metrics-pad-bytes', String(1 << 20)])
+    closers.push(() => fake.stop())
+    const spec = {
+      url: `${fake.baseUrl}/metrics`,
+      names: [...VLLM_SERIES.counters],
+      sampleMs: 1000,
+      timeoutMs: 2000,
+      maxBytes: 64 * 1024,
+    }
+    const readings = await (await startRoundScrape(spec, WORKER)).stop()
+    expect(readings.cutAt).toBe(64 * 1024)
+    // Served before the padding: read; after it: not.
+    expect(readings.after).toEqual({ 'vllm:request_success_total': 0 })
+  }, 30_000)
+})
+
 describe('server counters per round (fake vLLM engine, real round loop)', () => {
   async function measure(args: string[], watch: RoundWatch | undefined, rounds = 2) {
     const fake = await runFake('vllm', ['--ttft-ms', '5', '--itl-ms', '20', ...args])
@@ -128,7 +226,7 @@ describe('server counters per round (fake vLLM engine, real round loop)', () => 
       maxConcurrency: 2,
     })
     closers.push(() => client.close())
-    const w = combineWatches(watch, serverWatch(vllm, httpPorts(), fake.baseUrl))
+    const w = combineWatches(watch, serverWatch(vllm, fake.baseUrl))
     return client.measure({ scenario: SCENARIO, rounds, discard: 0, maxErrorShare: 0, seed: 1, watch: w })
   }
 
@@ -154,8 +252,8 @@ describe('server counters per round (fake vLLM engine, real round loop)', () => 
   }, 30_000)
 
   it('an engine without a metrics endpoint records nothing', async () => {
-    expect(serverWatch(trtllm, httpPorts(), 'http://127.0.0.1:1')).toBeUndefined()
-    const watch = serverWatch(vllm, httpPorts(), 'http://127.0.0.1:1', { timeoutMs: 500 })
+    expect(serverWatch(trtllm, 'http://127.0.0.1:1')).toBeUndefined()
+    const watch = serverWatch(vllm, 'http://127.0.0.1:1', { timeoutMs: 500 })
     const end = await watch!()
     expect(await end({ startMs: 0, endMs: 0 })).toEqual({})
   })
@@ -204,7 +302,7 @@ describe('the simulated GPU (engine: sim with power-w): its own GPU record per r
     closers.push(() => client.close())
     const host: RoundWatch = async () => async () => ({ gpu: { devices: [], energyJ: 1 } })
     const scenario = { id: 's', inputTokens: 16, outputTokens: 24, concurrency: 1, requests: 3 }
-    const watch = combineWatches(host, serverWatch(sim, httpPorts(), baseUrl))
+    const watch = combineWatches(host, serverWatch(sim, baseUrl))
     const m = await client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1, watch })
     const [round] = m.rounds
     const perToken = (150 * 23 * 0.02) / 24

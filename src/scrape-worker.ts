@@ -1,0 +1,3 @@
+import { runScrapeWorker } from './target/round-scrape.js'
+
+await runScrapeWorker()
