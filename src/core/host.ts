@@ -22,6 +22,8 @@ export type SlowdownReason = (typeof SLOWDOWN_REASONS)[number]
 
 export interface GpuState {
   name?: string
+  /** `GPU-…`, from `nvidia-smi --query-gpu=uuid`. */
+  uuid?: string
   driver?: string
   smClockMhz?: number
   maxSmClockMhz?: number
@@ -39,10 +41,31 @@ export interface GpuProcess {
   pid: number
   name: string
   usedMemoryMiB?: number
+  /** The GPU it runs on: `nvidia-smi`'s index and UUID (`--query-compute-apps=gpu_uuid`). */
+  gpu?: number
+  gpuUuid?: string
+  /** On a GPU the target does not use: listed, never counted against it. */
+  outside?: boolean
   /** Started by this run (its process group is one this run launched). */
   ours: boolean
   /** Not ours, but matched by the target's `allow-gpu-processes`. */
   allowed?: boolean
+}
+
+/** One GPU as `nvidia-smi` names it: its index (`--query-gpu=index`) and UUID (`uuid`, `GPU-…`). */
+export interface GpuId {
+  index: number
+  uuid?: string
+}
+
+/**
+ * The GPUs a target's checks, telemetry and energy count (host/gpu-scope.ts): `gpus` of the `of` GPUs the host
+ * has, and how they were chosen (`the target's env CUDA_VISIBLE_DEVICES=1`, `every GPU: …`).
+ */
+export interface GpuScope {
+  gpus: GpuId[]
+  of: number
+  from: string
 }
 
 export interface HostState {
@@ -80,6 +103,8 @@ export interface RemeasuredRound {
 
 export interface CellHost {
   preflight: HostState
+  /** The GPUs counted for the target (results field `host.counted`). */
+  counted?: GpuScope
   fingerprint: Fingerprint
   /** Rounds measured again because the GPU slowed down during them. */
   remeasured?: RemeasuredRound[]

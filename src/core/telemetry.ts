@@ -3,6 +3,7 @@
  * bench client runs around each steady round: started before the round, ended after it with the round's own
  * window, it names what disturbed the round and what the GPUs did during it.
  */
+import type { GpuScope } from './host.js'
 import type { RoundServer } from './server-counters.js'
 
 /** Mean and maximum of one gauge over the samples taken inside the round. */
@@ -32,6 +33,8 @@ export interface RoundGpu {
   devices: GpuRoundDevice[]
   /** Energy of every GPU over the round's window (joules), where each reported power. */
   energyJ?: number
+  /** The GPUs `devices` and `energyJ` count, of the host's (`rounds[].gpu.counted`); absent for an engine's own record. */
+  counted?: GpuScope
   /** Why the SM clock counts as having dropped during the round (`GPU 0 SM clock 1200 MHz for 1.0 s, < 90 % of 1980 MHz`). */
   clockDrop?: string
 }

@@ -25,6 +25,8 @@ export interface SamplerOptions {
   adopt?: (pid: number) => () => void
   /** The request records' clock. */
   now?: () => number
+  /** The GPU indexes whose rows are kept (the target's); absent: every GPU's. */
+  keep?: ReadonlySet<number>
 }
 
 export interface GpuSampler {
@@ -40,7 +42,7 @@ export function samplerArgs(intervalMs = SAMPLE_INTERVAL_MS): string[] {
 export function startGpuSampler(o: SamplerOptions = {}): GpuSampler {
   const [file, ...pre] = o.command ?? ['nvidia-smi']
   const now = o.now ?? (() => performance.now())
-  const rows = createRows()
+  const rows = createRows(o.keep)
   let child: ChildProcess
   try {
     child = spawn(file, [...pre, ...samplerArgs(o.intervalMs)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
@@ -71,8 +73,8 @@ export function startGpuSampler(o: SamplerOptions = {}): GpuSampler {
   }
 }
 
-/** The rows printed so far, parsed as they arrive, bounded as the header says. */
-function createRows() {
+/** The rows printed so far (of the kept GPUs), parsed as they arrive, bounded as the header says. */
+function createRows(keep?: ReadonlySet<number>) {
   let partial = ''
   let skipping = false
   let stride = 1
@@ -80,7 +82,7 @@ function createRows() {
   const seen = new Map<number, number>()
   const add = (line: string, at: number) => {
     const sample = parseSample(line, at)
-    if (!sample) return
+    if (!sample || (keep && !keep.has(sample.index))) return
     const n = seen.get(sample.index) ?? 0
     seen.set(sample.index, n + 1)
     if (n % stride !== 0) return

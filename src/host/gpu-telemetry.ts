@@ -3,6 +3,8 @@
  * of each gauge over the samples taken inside the round, the energy over the round, and whether the SM clock
  * dropped below its own level during it.
  *
+ * - The rows are the target's GPUs' alone (throttle.ts keeps those gpu-scope.ts chose), so a neighbour's GPU never
+ *   enters its gauges or its energy.
  * - Energy is ∫ power dt over the round's window, per GPU, summed over the GPUs that report power: the trapezoid
  *   between consecutive samples inside the window, and at each end the nearest inside sample held to the edge.
  *   Samples outside the window are not used: the one before the first request and the one after the last token

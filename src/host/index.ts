@@ -1,8 +1,20 @@
 export { COMMAND_LIMITS, runCommand, type CommandLimits, type CommandResult } from './command.js'
 export { fingerprint, fingerprintChanges, unreproducedChanges, type FingerprintInputs } from './fingerprint.js'
-export { nvidiaSmi, parseComputeApps, parseCounters, parseGpuStates, queryGpus, type Run } from './nvidia-smi.js'
 export {
+  nvidiaSmi,
+  parseComputeApps,
+  parseCounters,
+  parseGpuIds,
+  parseGpuStates,
+  queryComputeApps,
+  queryGpus,
+  type Run,
+} from './nvidia-smi.js'
+export { gpuLayers, resolveGpus, runArgsGpus, scopeGpus, scopeIndexes, scopeText, type GpuLayer } from './gpu-scope.js'
+export {
+  hostGpuIds,
   markAllowed,
+  markOutside,
   oursBy,
   preflightProblem,
   processGroup,

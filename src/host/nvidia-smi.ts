@@ -1,10 +1,13 @@
 /**
  * Reading the GPUs through `nvidia-smi` queries (CSV, no header, no units). Any value may be `[N/A]`
  * (GB10 reports its unified memory that way) or `[Not Supported]`: such a value is absent, never zero.
- * Field names follow `nvidia-smi --help-query-gpu`; drivers before 535 spell the slowdown reasons
- * `clocks_throttle_reasons.*`, so a query the driver rejects is asked again with the old names.
+ * Field names follow `nvidia-smi --help-query-gpu` and `--help-query-compute-apps` (NVIDIA's nvidia-smi(1) manual,
+ * docs.nvidia.com/deploy/nvidia-smi): `--query-gpu=index,uuid` names each GPU as CUDA_VISIBLE_DEVICES may (an index
+ * or a `GPU-…` UUID), and `--query-compute-apps=pid,gpu_uuid,…` says which GPU each compute process is on. Drivers
+ * before 535 spell the slowdown reasons `clocks_throttle_reasons.*`, so a query the driver rejects is asked again
+ * with the old names.
  */
-import { SLOWDOWN_REASONS, type GpuState, type SlowdownReason } from '../core/host.js'
+import { SLOWDOWN_REASONS, type GpuId, type GpuState, type SlowdownReason } from '../core/host.js'
 import { runCommand, type CommandResult } from './command.js'
 
 export type Run = (args: readonly string[]) => Promise<CommandResult>
@@ -87,27 +90,51 @@ export async function queryCounters(run: Run): Promise<Array<Partial<Record<Slow
   return result.ok ? parseCounters(result.stdout) : undefined
 }
 
+/** `index, uuid` per line: each GPU's index and UUID; a line without an integer index is left out. */
+export function parseGpuIds(stdout: string): GpuId[] {
+  return lines(stdout).flatMap((line) => {
+    const f = line.split(',')
+    const index = numberValue(f[0])
+    if (index === undefined || !Number.isInteger(index) || index < 0) return []
+    const uuid = value(f[1])
+    return [uuid === undefined ? { index } : { index, uuid }]
+  })
+}
+
+/** The GPUs' indexes and UUIDs; undefined when the driver does not answer. */
+export async function queryGpuIds(run: Run): Promise<GpuId[] | undefined> {
+  const result = await run(csv('index,uuid'))
+  return result.ok ? parseGpuIds(result.stdout) : undefined
+}
+
 export interface ComputeApp {
   pid: number
   name: string
   usedMemoryMiB?: number
+  /** The UUID of the GPU it runs on. */
+  gpuUuid?: string
 }
 
-/** `pid, process_name, used_memory` per line; a name may itself hold commas. */
+/** `pid, gpu_uuid, process_name, used_memory` per line; a name may itself hold commas. */
 export function parseComputeApps(stdout: string): ComputeApp[] {
   return lines(stdout).flatMap((line) => {
     const f = line.split(',')
     const pid = numberValue(f[0])
-    if (pid === undefined || f.length < 3) return []
+    if (pid === undefined || f.length < 4) return []
     const used = numberValue(f[f.length - 1]?.replace(/\s*MiB$/, ''))
-    const app: ComputeApp = { pid, name: f.slice(1, -1).join(',').trim() }
+    const app: ComputeApp = { pid, name: f.slice(2, -1).join(',').trim() }
+    const uuid = value(f[1])
+    if (uuid !== undefined) app.gpuUuid = uuid
     if (used !== undefined) app.usedMemoryMiB = used
     return [app]
   })
 }
 
 export async function queryComputeApps(run: Run): Promise<ComputeApp[] | undefined> {
-  const result = await run(['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits'])
+  const result = await run([
+    '--query-compute-apps=pid,gpu_uuid,process_name,used_memory',
+    '--format=csv,noheader,nounits',
+  ])
   return result.ok ? parseComputeApps(result.stdout) : undefined
 }
 

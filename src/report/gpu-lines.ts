@@ -2,6 +2,7 @@
 import type { RoundResult } from '../core/measurements.js'
 import type { Gauge, GpuRoundDevice } from '../core/telemetry.js'
 import { formatNumber } from '../core/format.js'
+import { scopeText } from '../host/gpu-scope.js'
 import { clip, escapeText } from './escape.js'
 
 const mean = (g: Gauge | undefined, unit: string) => (g ? `${formatNumber(g.mean)} ${unit}` : undefined)
@@ -18,8 +19,13 @@ function deviceText(d: GpuRoundDevice): string {
   return `GPU ${d.index} ${parts.join(', ') || 'no readings'}`
 }
 
-/** One line per round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any. */
+/**
+ * Which GPUs the rounds' telemetry and energy count (`energy and telemetry over GPU 1 of 8 (…)`), then one line per
+ * round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any.
+ */
 export function gpuLines(rounds: readonly RoundResult[]): string | undefined {
+  const scopes = new Set(rounds.flatMap((r) => (r.gpu?.counted ? [scopeText(r.gpu.counted)] : [])))
+  const counted = [...scopes].map((s) => `- energy and telemetry over ${escapeText(clip(s, 400))}`)
   const lines = rounds.flatMap((r) => {
     if (!r.gpu) return []
     const energy = r.metrics?.energy_j_per_token
@@ -30,5 +36,5 @@ export function gpuLines(rounds: readonly RoundResult[]): string | undefined {
     ].filter(Boolean)
     return [`- round ${r.index}: ${parts.join(' · ')}`]
   })
-  return lines.length ? lines.join('\n') : undefined
+  return lines.length ? [...counted, ...lines].join('\n') : undefined
 }

@@ -1,5 +1,6 @@
 /** The host section: each target's host before launch, its environment fingerprint, what changed since the baseline, rounds measured again. */
-import type { CellHost, Fingerprint, GpuState, HostState } from '../core/host.js'
+import type { CellHost, Fingerprint, GpuProcess, GpuState, HostState } from '../core/host.js'
+import { scopeText } from '../host/gpu-scope.js'
 import type { CellResult } from '../core/results.js'
 import { formatBytes, plural } from '../core/format.js'
 import { clip, details, escapeText } from './escape.js'
@@ -18,11 +19,19 @@ function gpuLine(g: GpuState, i: number): string {
   return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`
 }
 
+/** `pid 4242 python on GPU 0 (not this target’s GPU)`: the GPU only on a box of several. */
+function processText(q: GpuProcess, several: boolean): string {
+  const on = several && q.gpu !== undefined ? ` on GPU ${q.gpu}` : ''
+  const mark = q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : q.outside ? ' (not this target’s GPU)' : ''
+  return `pid ${q.pid} ${q.name}${on}${mark}`
+}
+
 export function preflightText(p: HostState): string {
   const memory =
     p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`
+  const several = (p.gpus?.length ?? 0) > 1
   const processes = p.processes?.length
-    ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
+    ? `GPU processes: ${p.processes.map((q) => processText(q, several)).join(', ')}`
     : p.processes && 'no other GPU process'
   const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)'
   return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ')
@@ -44,6 +53,7 @@ function hostLines(id: string, h: CellHost): string {
     `- **${escapeText(id)}**: ${escapeText(clip(preflightText(h.preflight), 600))}`,
     `  - environment: ${escapeText(clip(fingerprintText(h.fingerprint), 400))}`,
   ]
+  if (h.counted) lines.splice(1, 0, `  - GPUs counted: ${escapeText(clip(scopeText(h.counted), 400))}`)
   if (h.changes?.length) lines.push(`  - changed since the baseline: ${escapeText(clip(h.changes.join('; '), 400))}`)
   for (const r of h.remeasured ?? [])
     lines.push(`  - round ${r.round + 1} measured again: ${escapeText(clip(r.reason, 200))}`)

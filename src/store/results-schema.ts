@@ -90,6 +90,8 @@ const metricsBlock = z.looseObject(blockShape, { error: want('an object') })
 const metricsBlockOrNull = z.looseObject(blockShape, { error: want('an object or null') }).nullable()
 
 const range = obj({ min: num, max: num })
+/** The GPUs a target's checks and energy counted (`rounds[].gpu.counted`, `host.counted`). */
+const gpuScope = obj({ gpus: list(obj({ index: num, uuid: str.optional() })), of: num, from: str })
 const round = obj({
   index: num,
   steady: bool,
@@ -101,6 +103,7 @@ const round = obj({
   gpu: obj({
     devices: list(obj({ index: num, samples: num })),
     energyJ: num.optional(),
+    counted: gpuScope.optional(),
     clockDrop: str.optional(),
   }).optional(),
   server: obj({
@@ -197,6 +200,7 @@ const quality = obj({
 const slowdownCounters = z.partialRecord(z.enum(SLOWDOWN_REASONS), num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'))
 const gpuState = obj({
   name: str.optional(),
+  uuid: str.optional(),
   driver: str.optional(),
   smClockMhz: num.optional(),
   maxSmClockMhz: num.optional(),
@@ -216,11 +220,21 @@ const host = obj({
     noGpu: str.optional(),
     cuda: str.optional(),
     processes: list(
-      obj({ pid: num, name: str, usedMemoryMiB: num.optional(), ours: bool, allowed: bool.optional() }),
+      obj({
+        pid: num,
+        name: str,
+        usedMemoryMiB: num.optional(),
+        gpu: num.optional(),
+        gpuUuid: str.optional(),
+        ours: bool,
+        allowed: bool.optional(),
+        outside: bool.optional(),
+      }),
     ).optional(),
     memory: obj({ availableBytes: num, totalBytes: num }).optional(),
     governors: list(str).optional(),
   }),
+  counted: gpuScope.optional(),
   fingerprint,
   remeasured: list(obj({ round: num, reason: str })).optional(),
   changes: list(str).optional(),

@@ -10,7 +10,7 @@ import type { CellPlan, TargetPlan } from '../core/plan.js'
 import type { CellJudge } from './cell-judge.js'
 import type { CellHost } from '../core/host.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
-import { preflightTarget, roundWatch, targetHost, type HostDeps } from './host-check.js'
+import { preflightTarget, readyScope, roundWatch, targetHost, type HostDeps } from './host-check.js'
 import {
   measureAndDecide,
   measureCell,
@@ -60,7 +60,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
   const preflight = await preflightTarget(target, hostDeps, deps.log)
   if (preflight.problem) {
     deps.log.error(`${target.id}: ${preflight.problem}`)
-    const host = await targetHost(target, preflight.state, {})
+    const host = await targetHost(target, preflight.state, {}, preflight.scope)
     return failAll(cells, preflight.problem, { launch: target.launch }, host)
   }
   const session = new TargetSession(target, cells, deps)
@@ -72,7 +72,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       const message = session.fatal ?? errorMessage(error)
       const started = error instanceof StartError ? error : undefined
       deps.log.error(message)
-      const host = await targetHost(target, preflight.state, {})
+      const host = await targetHost(target, preflight.state, {}, preflight.scope)
       return failAll(
         cells,
         message,
@@ -81,7 +81,8 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       )
     }
     const info = await session.ready(running)
-    const host = await targetHost(target, preflight.state, info)
+    const scope = await readyScope(target, preflight, running.pgid, hostDeps, deps.log)
+    const host = await targetHost(target, preflight.state, info, scope)
     let probe: ProbeRun | undefined
     try {
       probe = await probeTarget(target, session, running)
@@ -98,7 +99,7 @@ export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: Tar
       deps,
       probe,
       host,
-      watch: roundWatch(preflight.state, hostDeps),
+      watch: roundWatch(preflight.state, hostDeps, scope),
       launch: launchFigures(running),
     })
   } finally {

@@ -12,6 +12,7 @@ import { runPrAction } from '../helpers/action.js'
 import { SMI_DIR } from '../host/smi.js'
 
 let cwd: string
+const UUID_0 = 'GPU-00000000-0000-4000-8000-000000000000'
 
 const CONFIG = [
   'version: 1',
@@ -46,6 +47,12 @@ beforeAll(async () => {
     join(cwd, 'allowed.yml'),
     CONFIG.replace('quality: false }', 'quality: false, allow-gpu-processes: [python*] }'),
   )
+  // The same target on GPU 1, and on GPU 0, of a 2-GPU box.
+  for (const gpu of [0, 1])
+    await writeFile(
+      join(cwd, `gpu${gpu}.yml`),
+      CONFIG.replace('seed: 3 }', `seed: 3, env: { CUDA_VISIBLE_DEVICES: "${gpu}" } }`),
+    )
 })
 
 describe('host preflight', () => {
@@ -75,7 +82,9 @@ describe('host preflight', () => {
     expect(pr.cell.error).toBe('GPU busy: pid 4242 python (not started by this run)')
     expect(pr.cell.verdict.status).toBe('error')
     expect(pr.results.summary).toMatchObject({ verdict: 'error', regressions: 0 })
-    expect(pr.cell.host!.preflight.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false }])
+    expect(pr.cell.host!.preflight.processes).toEqual([
+      { pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, gpu: 0, gpuUuid: UUID_0 },
+    ])
     expect(pr.report).toContain('GPU busy: pid 4242 python (not started by this run)')
     expect(pr.stdout).toContain('1 cell(s) could not be measured')
     expect(pr.stdout).not.toContain('regressed')
@@ -90,12 +99,32 @@ describe('host preflight', () => {
     expect(tolerated.cell.verdict.status).toBe('error')
   }, 240_000)
 
+  it('a process on GPU 0 does not stop a target on GPU 1 (it is listed); it stops one on GPU 0', async () => {
+    const env = { FAKE_SMI_GPUS: '2' }
+    const other = await run('pr-gpu1', 'stray', { baseline: 'base/results.json', config: 'gpu1.yml', env })
+    expect(other.code, other.stdout).toBe(0)
+    expect(other.cell.status).toBe('ok')
+    expect(other.cell.host!.preflight.processes).toEqual([
+      { pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, gpu: 0, gpuUuid: UUID_0, outside: true },
+    ])
+    expect(other.stdout).toContain(
+      "small: preflight: GPU process pid 4242 python on GPU 0 is not on this target's GPUs (GPU 1 of 2); not counted against it",
+    )
+    expect(other.report).toContain('pid 4242 python on GPU 0 (not this target’s GPU)')
+
+    const same = await run('pr-gpu0', 'stray', { baseline: 'base/results.json', config: 'gpu0.yml', env })
+    expect(same.code, same.stdout).toBe(1)
+    expect(same.cell.status).toBe('error')
+    expect(same.cell.error).toBe('GPU busy: pid 4242 python on GPU 0 (not started by this run)')
+    expect(same.stdout).not.toMatch(/ready at http/)
+  }, 240_000)
+
   it('a GPU process the matrix allows: recorded and named, the target is measured', async () => {
     const pr = await run('pr-allowed', 'stray', { baseline: 'base/results.json', config: 'allowed.yml' })
     expect(pr.code, pr.stdout).toBe(0)
     expect(pr.cell.status).toBe('ok')
     expect(pr.cell.host!.preflight.processes).toEqual([
-      { pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, allowed: true },
+      { pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false, allowed: true, gpu: 0, gpuUuid: UUID_0 },
     ])
     expect(pr.stdout).toContain(
       'small: preflight: GPU process pid 4242 python is allowed by allow-gpu-processes; it shares the GPU with the engine',

@@ -1,6 +1,6 @@
 /** Parsing nvidia-smi's CSV through the scripted nvidia-smi: N/A is absent, old drivers' field names, compute processes. */
 import { describe, expect, it } from 'vitest'
-import { parseComputeApps, queryGpus, runCommand } from '../../src/host/index.js'
+import { parseComputeApps, parseGpuIds, queryGpus, runCommand } from '../../src/host/index.js'
 import { scriptedSmi } from './smi.js'
 
 describe('GPU state', () => {
@@ -57,15 +57,34 @@ describe('GPU state', () => {
   })
 })
 
-describe('compute processes', () => {
+describe('compute processes (pid, gpu_uuid, process_name, used_memory)', () => {
   it.each([
-    ['4242, python, 1024', [{ pid: 4242, name: 'python', usedMemoryMiB: 1024 }]],
-    ['4242, python, [N/A]', [{ pid: 4242, name: 'python' }]],
-    ['17, /usr/bin/a, b, 10 MiB', [{ pid: 17, name: '/usr/bin/a, b', usedMemoryMiB: 10 }]],
-    ['[N/A], x, 1', []],
+    ['4242, GPU-ab12, python, 1024', [{ pid: 4242, gpuUuid: 'GPU-ab12', name: 'python', usedMemoryMiB: 1024 }]],
+    ['4242, GPU-ab12, python, [N/A]', [{ pid: 4242, gpuUuid: 'GPU-ab12', name: 'python' }]],
+    ['4242, [N/A], python, 1', [{ pid: 4242, name: 'python', usedMemoryMiB: 1 }]],
+    ['17, GPU-c, /usr/bin/a, b, 10 MiB', [{ pid: 17, gpuUuid: 'GPU-c', name: '/usr/bin/a, b', usedMemoryMiB: 10 }]],
+    ['[N/A], GPU-c, x, 1', []],
+    ['4242, python, 1024', []],
     ['', []],
   ])('%j', (line, apps) => {
     expect(parseComputeApps(line)).toEqual(apps)
+  })
+})
+
+describe('GPU indexes and UUIDs (index, uuid)', () => {
+  it.each([
+    [
+      '0, GPU-a\n1, GPU-b',
+      [
+        { index: 0, uuid: 'GPU-a' },
+        { index: 1, uuid: 'GPU-b' },
+      ],
+    ],
+    ['0, [N/A]', [{ index: 0 }]],
+    ['x, GPU-a\n-1, GPU-b\n1.5, GPU-c', []],
+    ['', []],
+  ])('%j', (text, ids) => {
+    expect(parseGpuIds(text)).toEqual(ids)
   })
 })
 

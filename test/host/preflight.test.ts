@@ -4,17 +4,51 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { HostState } from '../../src/core/host.js'
-import { markAllowed, oursBy, preflightProblem, readGovernors, readHost, runCommand } from '../../src/host/index.js'
+import {
+  markAllowed,
+  markOutside,
+  oursBy,
+  preflightProblem,
+  readGovernors,
+  readHost,
+  runCommand,
+} from '../../src/host/index.js'
 import { scriptedSmi } from './smi.js'
 
 const memory = async () => ({ availableBytes: 100 * 1024 ** 3, totalBytes: 128 * 1024 ** 3 })
 const launched = { attached: false }
+const UUID = (index: number) => `GPU-00000000-0000-4000-8000-${String(index).padStart(12, '0')}`
 
 describe('preflight', () => {
   it('a GPU compute process this run did not start: GPU busy, naming it', async () => {
     const host = await readHost({ smi: scriptedSmi('stray'), memory, ours: oursBy(new Set()) })
-    expect(host.processes).toEqual([{ pid: 4242, name: 'python', usedMemoryMiB: 1024, ours: false }])
+    expect(host.processes).toEqual([
+      { pid: 4242, name: 'python', usedMemoryMiB: 1024, gpu: 0, gpuUuid: UUID(0), ours: false },
+    ])
+    expect(host.gpus![0].uuid).toBe(UUID(0))
     expect(preflightProblem(host, launched)).toBe('GPU busy: pid 4242 python (not started by this run)')
+  })
+
+  it.each([
+    { on: 0, scope: [1], problem: undefined, outside: [4242] },
+    { on: 1, scope: [1], problem: 'GPU busy: pid 4242 python on GPU 1 (not started by this run)', outside: [] },
+    { on: 0, scope: [0, 1], problem: 'GPU busy: pid 4242 python on GPU 0 (not started by this run)', outside: [] },
+    { on: 1, scope: [], problem: undefined, outside: [4242] },
+  ])('2 GPUs, a process on GPU $on, the target on GPUs $scope: $problem', async ({ on, scope, problem, outside }) => {
+    const host = await readHost({
+      smi: scriptedSmi('stray', undefined, { FAKE_SMI_GPUS: '2', FAKE_SMI_STRAY_GPU: String(on) }),
+    })
+    const counted = { gpus: scope.map((index) => ({ index, uuid: UUID(index) })), of: 2, from: 'test' }
+    expect(markOutside(host, counted).map((p) => p.pid)).toEqual(outside)
+    expect(host.processes![0].outside).toBe(outside.length ? true : undefined)
+    expect(preflightProblem(host, { ...launched, scope: counted })).toBe(problem)
+  })
+
+  it('a slowdown on a GPU the target does not use is not the target’s', async () => {
+    const host = await readHost({ smi: scriptedSmi('throttled', undefined, { FAKE_SMI_GPUS: '2' }) })
+    const on = (index: number) => ({ ...launched, scope: { gpus: [{ index }], of: 2, from: 'test' } })
+    expect(preflightProblem(host, on(1))).toBeUndefined()
+    expect(preflightProblem(host, on(0))).toBe('GPU throttled before launch: GPU 0 sw_thermal_slowdown')
   })
 
   it('a process in a group this run launched is ours', async () => {

@@ -5,7 +5,11 @@ import { ROOT } from '../helpers/action.js'
 
 export const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
 
-export function scriptedSmi(scenario: string, state?: string): Run {
-  const env = [`FAKE_SMI_SCENARIO=${scenario}`, ...(state ? [`FAKE_SMI_STATE=${state}`] : [])]
+export function scriptedSmi(scenario: string, state?: string, vars: Record<string, string> = {}): Run {
+  const env = [
+    `FAKE_SMI_SCENARIO=${scenario}`,
+    ...(state ? [`FAKE_SMI_STATE=${state}`] : []),
+    ...Object.entries(vars).map(([k, v]) => `${k}=${v}`),
+  ]
   return (args) => runCommand('env', [...env, join(SMI_DIR, 'nvidia-smi'), ...args])
 }

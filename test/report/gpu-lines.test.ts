@@ -27,6 +27,21 @@ describe('gpuLines', () => {
     expect(roundsSection([cell('t/s', [round(0, false), sampled])])).toContain(lines)
   })
 
+  it('names the GPUs counted once, before the rounds; an environment value is escaped', () => {
+    const counted = { gpus: [{ index: 1 }], of: 8, from: "the target's env CUDA_VISIBLE_DEVICES=1 <b>@x</b>" }
+    const rounds = [1, 2].map((i) => {
+      const r = round(i, true, { energy: 0.5 })
+      r.gpu = { devices: [{ index: 1, samples: 3, powerW: { mean: 100, max: 100 } }], energyJ: 50, counted }
+      return r
+    })
+    const lines = gpuLines(rounds)!.split('\n')
+    expect(lines).toHaveLength(3)
+    expect(lines[0]).toMatch(/^- energy and telemetry over GPU 1 of 8 \(the target's env CUDA\\_VISIBLE\\_DEVICES=1 /)
+    expect(lines[0]).not.toContain('<b>')
+    expect(lines[0]).not.toContain('@x')
+    expect(lines[1]).toBe('- round 1: GPU 1 100 W (max 100 W) · 0.500 J/token')
+  })
+
   it('no sampled round: no lines', () => {
     expect(gpuLines([round(0, true), round(1, true)])).toBeUndefined()
   })
