@@ -249,7 +249,7 @@ const demoTargets = demo.targets.map((target) =>
 )
 const costTrials = Math.max(1, Math.round(TRIALS / 10))
 console.log(
-  `Engine time per identical PR on the slower box (${costTrials} PRs; start-up ${STARTUP_MS / 1000} s per launch):`,
+  `Engine time per identical PR at box ${BOX} (${costTrials} PRs; start-up ${STARTUP_MS / 1000} s per launch):`,
 )
 for (const mode of MODES) {
   console.log(

@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(783);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8742);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 783:
+/***/ 8742:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41848,13 +41848,31 @@ function assembleResults(input) {
  * A per-run prefix-cache hit rate must come from counter deltas: vLLM's logged rate is a rolling window of the
  * last 1,000 requests (vllm-project/vllm PR #46938).
  */
-/** Δ of each counter present in both readings; a counter that went down (an engine restart) is left out. */
+/**
+ * What a round may record of the engine's figures. A Prometheus counter only goes up from 0 and the gauges an
+ * adapter names are counts and levels (https://prometheus.io/docs/concepts/metric_types/), so a negative or
+ * non-finite reading is a broken endpoint: missing, never a value. A share (a hit rate, a usage fraction) lies
+ * in [0, 1]: a reading outside it is clamped, so no report says 100,000 % or −3 %.
+ */
+const usable = (value) => value !== undefined && Number.isFinite(value) && value >= 0;
+/** A share clamped to [0, 1]; any other series' value as it is. */
+function clampShare(name, value) {
+    return isShare(name) ? Math.min(1, Math.max(0, value)) : value;
+}
+/** A gauge sample as a round records it: undefined when negative or not finite, a share clamped to [0, 1]. */
+function gaugeValue(name, value) {
+    return usable(value) ? clampShare(name, value) : undefined;
+}
+/**
+ * Δ of each counter present in both readings. A counter that went down (an engine restart resets it to 0) is left
+ * out rather than turned into a negative change, and so is one that read negative or not finite.
+ */
 function counterDeltas(before, after, names) {
     const out = {};
     for (const name of names) {
         const a = before[name];
         const b = after[name];
-        if (a !== undefined && b !== undefined && b >= a)
+        if (usable(a) && usable(b) && b >= a)
             out[name] = b - a;
     }
     return out;
@@ -41866,14 +41884,15 @@ function withoutSeries(server, names) {
     const keep = (values) => Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
     return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) };
 }
-/** Each ratio whose denominator moved during the round. */
+/** Each ratio whose denominator moved during the round and whose quotient is finite; a share clamped to [0, 1]. */
 function derivedRates(deltas, ratios) {
     const out = {};
     for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
         const d = deltas[den];
         const n = deltas[num];
-        if (d !== undefined && d > 0 && n !== undefined)
-            out[name] = n / d;
+        // A denormal denominator makes a finite numerator's quotient overflow: missing, like a zero one.
+        if (usable(d) && d > 0 && usable(n) && Number.isFinite(n / d))
+            out[name] = clampShare(name, n / d);
     }
     return Object.keys(out).length ? out : undefined;
 }
@@ -41911,10 +41930,13 @@ function seriesLabel(name) {
 function isShare(name) {
     return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage';
 }
-/** A series' value in words: a share as a percentage, a whole count as itself (`37`), else three figures. */
+/**
+ * A series' value in words: a share as a percentage (clamped to 0–100 %, since a stored file may hold one a broken
+ * endpoint gave before shares were clamped), a whole count as itself (`37`), else three figures.
+ */
 function formatSeries(name, value, formatNumber) {
     if (isShare(name))
-        return `${formatNumber(value * 100)} %`;
+        return `${formatNumber(clampShare(name, value) * 100)} %`;
     return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value);
 }
 
@@ -41931,14 +41953,19 @@ function collect(rounds) {
         s.perRound.push(perRound);
         out.set(key, s);
     };
+    // A stored file may hold what a broken endpoint gave before readings were checked (server-counters.ts): a
+    // negative change says nothing, and a share is read clamped to [0, 1].
+    const fine = (v) => Number.isFinite(v) && v >= 0;
     for (const r of rounds) {
         if (!r.steady || !r.server)
             continue;
         const requests = Math.max(1, r.requests);
         for (const [name, delta] of Object.entries(r.server.deltas))
-            add(name, delta / requests, delta);
+            if (fine(delta))
+                add(name, delta / requests, delta);
         for (const [name, rate] of Object.entries(r.server.rates ?? {}))
-            add(name, rate, rate);
+            if (fine(rate))
+                add(name, clampShare(name, rate), clampShare(name, rate));
     }
     return out;
 }
@@ -42196,8 +42223,11 @@ const SLOWDOWN_REASONS = [
 /**
  * Reading the GPUs through `nvidia-smi` queries (CSV, no header, no units). Any value may be `[N/A]`
  * (GB10 reports its unified memory that way) or `[Not Supported]`: such a value is absent, never zero.
- * Field names follow `nvidia-smi --help-query-gpu`; drivers before 535 spell the slowdown reasons
- * `clocks_throttle_reasons.*`, so a query the driver rejects is asked again with the old names.
+ * Field names follow `nvidia-smi --help-query-gpu` and `--help-query-compute-apps` (NVIDIA's nvidia-smi(1) manual,
+ * docs.nvidia.com/deploy/nvidia-smi): `--query-gpu=index,uuid` names each GPU as CUDA_VISIBLE_DEVICES may (an index
+ * or a `GPU-…` UUID), and `--query-compute-apps=pid,gpu_uuid,…` says which GPU each compute process is on. Drivers
+ * before 535 spell the slowdown reasons `clocks_throttle_reasons.*`, so a query the driver rejects is asked again
+ * with the old names.
  */
 
 
@@ -42275,22 +42305,44 @@ async function queryCounters(run) {
     const result = await run(csv(SLOWDOWN_REASONS.map((r) => `clocks_event_reasons_counters.${r}`).join(',')));
     return result.ok ? parseCounters(result.stdout) : undefined;
 }
-/** `pid, process_name, used_memory` per line; a name may itself hold commas. */
+/** `index, uuid` per line: each GPU's index and UUID; a line without an integer index is left out. */
+function parseGpuIds(stdout) {
+    return lines(stdout).flatMap((line) => {
+        const f = line.split(',');
+        const index = numberValue(f[0]);
+        if (index === undefined || !Number.isInteger(index) || index < 0)
+            return [];
+        const uuid = value(f[1]);
+        return [uuid === undefined ? { index } : { index, uuid }];
+    });
+}
+/** The GPUs' indexes and UUIDs; undefined when the driver does not answer. */
+async function queryGpuIds(run) {
+    const result = await run(csv('index,uuid'));
+    return result.ok ? parseGpuIds(result.stdout) : undefined;
+}
+/** `pid, gpu_uuid, process_name, used_memory` per line; a name may itself hold commas. */
 function parseComputeApps(stdout) {
     return lines(stdout).flatMap((line) => {
         const f = line.split(',');
         const pid = numberValue(f[0]);
-        if (pid === undefined || f.length < 3)
+        if (pid === undefined || f.length < 4)
             return [];
         const used = numberValue(f[f.length - 1]?.replace(/\s*MiB$/, ''));
-        const app = { pid, name: f.slice(1, -1).join(',').trim() };
+        const app = { pid, name: f.slice(2, -1).join(',').trim() };
+        const uuid = value(f[1]);
+        if (uuid !== undefined)
+            app.gpuUuid = uuid;
         if (used !== undefined)
             app.usedMemoryMiB = used;
         return [app];
     });
 }
 async function queryComputeApps(run) {
-    const result = await run(['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits']);
+    const result = await run([
+        '--query-compute-apps=pid,gpu_uuid,process_name,used_memory',
+        '--format=csv,noheader,nounits',
+    ]);
     return result.ok ? parseComputeApps(result.stdout) : undefined;
 }
 /** The CUDA version from the plain `nvidia-smi` header (`CUDA Version: 13.0`). */
@@ -42299,6 +42351,112 @@ async function queryCuda(run) {
     return result.ok ? /CUDA Version:\s*([0-9][0-9.]*)/.exec(result.stdout)?.[1] : undefined;
 }
 const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
+
+;// CONCATENATED MODULE: ./src/host/gpu-scope.ts
+const MAX_VALUE = 120;
+const gpu_scope_shown = (value) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);
+const gpu_scope_layer = (name, value) => ({ label: `${name}=${gpu_scope_shown(value)}`, value });
+const CUDA = 'CUDA_VISIBLE_DEVICES';
+const NVIDIA = 'NVIDIA_VISIBLE_DEVICES';
+/** The layers that choose a target's GPUs, in the order they apply; none when nothing chooses them. */
+function gpuLayers(target, runner) {
+    if (target.container)
+        return containerLayers(target.container);
+    const layers = [];
+    if (target.env[NVIDIA] !== undefined)
+        layers.push(gpu_scope_layer(`the target's env ${NVIDIA}`, target.env[NVIDIA]));
+    if (target.env[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`the target's env ${CUDA}`, target.env[CUDA]));
+    else if (runner[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`the runner's ${CUDA}`, runner[CUDA]));
+    return layers;
+}
+function containerLayers(c) {
+    const layers = [];
+    if (c.gpus === 'none') {
+        const flag = runArgsGpus(c.runArgs);
+        if (flag)
+            layers.push(flag);
+        else if (c.env[NVIDIA] !== undefined)
+            layers.push(gpu_scope_layer(`container.env ${NVIDIA}`, c.env[NVIDIA]));
+    }
+    if (c.env[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`container.env ${CUDA}`, c.env[CUDA]));
+    return layers;
+}
+/** The GPUs `run-args` give a container: docker's last `--gpus`, or every podman `--device nvidia.com/gpu=…`. */
+function runArgsGpus(runArgs) {
+    const words = (typeof runArgs === 'string' ? runArgs.split(/\s+/) : (runArgs ?? [])).map((w) => w.replace(/^['"]+|['"]+$/g, ''));
+    let gpus;
+    const cdi = [];
+    for (const [i, word] of words.entries()) {
+        const value = word.startsWith('--gpus=') ? word.slice(7) : word === '--gpus' ? words[i + 1] : undefined;
+        if (value !== undefined)
+            gpus = value.replace(/^['"]+|['"]+$/g, '');
+        const device = word.startsWith('--device=') ? word.slice(9) : word === '--device' ? words[i + 1] : undefined;
+        const name = /^nvidia\.com\/gpu=(.+)$/.exec(device ?? '')?.[1];
+        if (name)
+            cdi.push(name);
+    }
+    if (gpus !== undefined) {
+        const count = /^(?:count=)?(\d+)$/.exec(gpus)?.[1];
+        if (count)
+            return { label: `container run-args --gpus ${count}`, value: countToDevices(Number(count)) };
+        const devices = /(?:^|,)device=([^"']+)/.exec(gpus)?.[1] ?? (gpus === 'all' ? 'all' : undefined);
+        return devices === undefined ? undefined : gpu_scope_layer('container run-args --gpus device', devices);
+    }
+    return cdi.length ? gpu_scope_layer('container run-args --device nvidia.com/gpu', cdi.join(',')) : undefined;
+}
+const countToDevices = (n) => Array.from({ length: n }, (_, i) => String(i)).join(',');
+const NONE = new Set(['', 'none', 'void', '-1']);
+/** The GPUs the layers leave of the host's, or why a layer names a GPU the host lacks; `chosen` when one narrowed. */
+function resolveGpus(layers, host) {
+    let current = [...host].sort((a, b) => a.index - b.index);
+    const chosen = [];
+    for (const l of layers) {
+        const value = l.value.trim();
+        if (value.toLowerCase() === 'all')
+            continue;
+        const entries = NONE.has(value.toLowerCase()) ? [] : value.split(',').map((e) => e.trim());
+        // A MIG instance is not one of the GPUs nvidia-smi's GPU queries list.
+        if (entries.some((e) => /^MIG-/i.test(e) || e.includes(':')))
+            continue;
+        const next = [];
+        for (const entry of entries) {
+            const gpu = /^\d+$/.test(entry)
+                ? current[Number(entry)]
+                : current.find((g) => entry.length > 0 && g.uuid?.toLowerCase().startsWith(entry.toLowerCase()));
+            if (!gpu)
+                return { problem: `${l.label}: ${missing(entry, current, host)}` };
+            if (!next.includes(gpu))
+                next.push(gpu);
+        }
+        current = next;
+        chosen.push(l.label);
+    }
+    const from = chosen.length ? chosen.join(', then ') : "nothing names the target's GPUs";
+    return { scope: { gpus: current, of: host.length, from }, chosen: chosen.length > 0 };
+}
+/** Why an entry names no GPU: none by that index or UUID, or no UUID to match it against. */
+function missing(entry, current, host) {
+    if (!/^\d+$/.test(entry) && current.length && current.every((g) => g.uuid === undefined))
+        return `no GPU UUID to match ${gpu_scope_shown(entry)} against: nvidia-smi gave none (--query-gpu=index,uuid)`;
+    const among = current.length === host.length ? 'of this host' : 'it can see';
+    return `no GPU ${gpu_scope_shown(entry)} among the ${current.length} GPUs ${among}`;
+}
+/** `GPU 1 of 8`, `GPUs 0, 3 of 8`, `no GPU of 8`, `every GPU (2)`. */
+function scopeGpus(scope) {
+    const indexes = scope.gpus.map((g) => g.index);
+    if (indexes.length === 0)
+        return `no GPU of ${scope.of}`;
+    if (indexes.length === scope.of && scope.of > 1)
+        return `every GPU (${scope.of})`;
+    return `GPU${indexes.length === 1 ? '' : 's'} ${indexes.join(', ')} of ${scope.of}`;
+}
+/** The GPUs and how they were chosen: `GPU 1 of 8 (the target's env CUDA_VISIBLE_DEVICES=1)`. */
+const scopeText = (scope) => `${scopeGpus(scope)} (${scope.from})`;
+/** The scope's GPU indexes. */
+const scopeIndexes = (scope) => new Set(scope.gpus.map((g) => g.index));
 
 ;// CONCATENATED MODULE: ./src/core/proc-stat.ts
 /**
@@ -42492,9 +42650,11 @@ function applyShard(targets, shard) {
 ;// CONCATENATED MODULE: ./src/host/preflight.ts
 /**
  * The host's state before a target launches, and what in it makes a measurement worthless: a GPU
- * compute process this run did not start (it shares the GPU with the engine), or a clock slowdown
- * already active (the box is throttled). Either is an infrastructure error, never a regression.
+ * compute process this run did not start on one of the target's GPUs (it shares the GPU with the engine),
+ * or a clock slowdown already active on one of them (the box is throttled). Either is an infrastructure
+ * error, never a regression. Another GPU's process or slowdown is recorded, not counted (gpu-scope.ts).
  */
+
 
 
 
@@ -42506,11 +42666,14 @@ async function readHost(readers = {}) {
     const gpu = await queryGpus(smi);
     if (gpu.gpus) {
         host.gpus = gpu.gpus;
-        const [cuda, apps] = await Promise.all([queryCuda(smi), queryComputeApps(smi)]);
+        const [cuda, apps, ids] = await Promise.all([queryCuda(smi), queryComputeApps(smi), queryGpuIds(smi)]);
         if (cuda)
             host.cuda = cuda;
+        for (const id of ids ?? [])
+            if (id.uuid && host.gpus[id.index])
+                host.gpus[id.index].uuid = id.uuid;
         if (apps)
-            host.processes = await Promise.all(apps.map(async (a) => ({ ...a, ours: (await readers.ours?.(a.pid)) ?? false })));
+            host.processes = await Promise.all(apps.map((a) => gpuProcess(a, host, readers.ours)));
     }
     else {
         host.noGpu = gpu.missing ? 'no GPU information: nvidia-smi not found' : `no GPU information: ${gpu.reason}`;
@@ -42523,11 +42686,36 @@ async function readHost(readers = {}) {
         host.governors = governors;
     return host;
 }
+/** One compute process as the preflight records it: the GPU it is on by index, and whether this run started it. */
+async function gpuProcess(app, host, ours) {
+    const gpu = app.gpuUuid === undefined ? -1 : (host.gpus ?? []).findIndex((g) => g.uuid === app.gpuUuid);
+    return { ...app, ...(gpu >= 0 && { gpu }), ours: (await ours?.(app.pid)) ?? false };
+}
+/** The host's GPUs by `nvidia-smi` index, with their UUIDs where the driver gave them. */
+function hostGpuIds(host) {
+    return (host.gpus ?? []).map((g, index) => (g.uuid === undefined ? { index } : { index, uuid: g.uuid }));
+}
 /** The distinct `scaling_governor` values; none in a VM without cpufreq. */
 async function readGovernors(root) {
     const cpus = (await (0,promises_.readdir)(root).catch(() => [])).filter((n) => /^cpu\d+$/.test(n)).slice(0, MAX_CPUS);
     const values = await Promise.all(cpus.map((cpu) => (0,promises_.readFile)(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')));
     return [...new Set(values.filter(Boolean))].sort();
+}
+/**
+ * Marks the processes on a GPU the target does not use (`outside`): recorded, never counted against it. A process
+ * whose GPU is unknown is left unmarked, so it still counts.
+ */
+function markOutside(host, scope) {
+    const inside = scopeIndexes(scope);
+    const outside = [];
+    host.processes = host.processes?.map((p) => {
+        if (p.ours || p.gpu === undefined || inside.has(p.gpu))
+            return p;
+        const marked = { ...p, outside: true };
+        outside.push(marked);
+        return marked;
+    });
+    return outside;
 }
 /**
  * Marks the processes `allow-gpu-processes` expects on this host. A glob matches the name as
@@ -42550,15 +42738,18 @@ function markAllowed(host, globs) {
 }
 /** Why the target must not be measured on this host now, or undefined. */
 function preflightProblem(host, o) {
-    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed);
+    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed && !p.outside);
+    // Which GPU a process is on says something only on a box of several.
+    const several = (host.gpus?.length ?? 0) > 1;
     if (stray.length) {
         const named = stray
             .slice(0, 3)
-            .map((p) => `pid ${p.pid} ${p.name}`)
+            .map((p) => `pid ${p.pid} ${p.name}${p.gpu === undefined || !several ? '' : ` on GPU ${p.gpu}`}`)
             .join(', ');
         return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
     }
-    const throttled = (host.gpus ?? []).flatMap((g, i) => (g.active.length ? [`GPU ${i} ${g.active.join(', ')}`] : []));
+    const inside = o.scope && scopeIndexes(o.scope);
+    const throttled = (host.gpus ?? []).flatMap((g, i) => g.active.length && (!inside || inside.has(i)) ? [`GPU ${i} ${g.active.join(', ')}`] : []);
     if (throttled.length)
         return `GPU throttled before launch: ${throttled.join('; ')}`;
     return undefined;
@@ -42670,9 +42861,15 @@ function clockDrop(rows) {
 
 
 
-/** What moved between two readings of the same GPUs, e.g. `GPU 0 sw_thermal_slowdown +1.2 s`; empty when nothing did. */
-function slowdowns(before, after) {
+
+/**
+ * What moved between two readings of the same GPUs, e.g. `GPU 0 sw_thermal_slowdown +1.2 s`, on the GPUs in `keep`
+ * (every GPU without it); empty when nothing did.
+ */
+function slowdowns(before, after, keep) {
     return after.flatMap((gpu, i) => {
+        if (keep && !keep.has(i))
+            return [];
         const moved = movedCounters(before[i]?.counters, gpu.counters);
         const active = gpu.active.filter((r) => !moved.some((m) => m.startsWith(r))).map((r) => `${r} active`);
         const all = [...moved, ...active];
@@ -42690,17 +42887,21 @@ function movedCounters(before, after) {
 /**
  * Reads the GPUs before a round and starts its sampler, if any; the returned function stops the sampler once the
  * round ended and reads the GPUs again: what slowed the round (a slowdown counter that moved, a reason active at
- * the end, the SM clock dropping below its level) and what the GPUs did during it.
+ * the end, the SM clock dropping below its level) and what the GPUs did during it. With a scope, only the target's
+ * GPUs count (gpu-scope.ts): the record names them (`counted`), and the sampler's rows are theirs alone.
  */
-async function watchRound(smi, startSampler) {
+async function watchRound(smi, startSampler, scope) {
+    const keep = scope && scopeIndexes(scope);
     const before = (await queryGpus(smi)).gpus;
     // Started after the reading before, so its first row lands as near the round's start as it can.
     const sampler = startSampler?.();
     return async (window) => {
-        const samples = (await sampler?.stop()) ?? [];
+        const samples = ((await sampler?.stop()) ?? []).filter((s) => !keep || keep.has(s.index));
         const after = (await queryGpus(smi)).gpus;
-        const gpu = summarizeGpu(samples, window);
-        const disturbed = [...(before && after ? slowdowns(before, after) : []), ...(gpu?.clockDrop ? [gpu.clockDrop] : [])];
+        const summary = summarizeGpu(samples, window);
+        const gpu = summary && scope ? { ...summary, counted: scope } : summary;
+        const moved = before && after ? slowdowns(before, after, keep) : [];
+        const disturbed = [...moved, ...(gpu?.clockDrop ? [gpu.clockDrop] : [])];
         return { ...(disturbed.length && { disturbed: disturbed.join('; ') }), ...(gpu && { gpu }) };
     };
 }
@@ -42727,7 +42928,7 @@ function samplerArgs(intervalMs = SAMPLE_INTERVAL_MS) {
 function startGpuSampler(o = {}) {
     const [file, ...pre] = o.command ?? ['nvidia-smi'];
     const now = o.now ?? (() => performance.now());
-    const rows = createRows();
+    const rows = createRows(o.keep);
     let child;
     try {
         child = (0,external_node_child_process_namespaceObject.spawn)(file, [...pre, ...samplerArgs(o.intervalMs)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -42759,8 +42960,8 @@ function startGpuSampler(o = {}) {
         },
     };
 }
-/** The rows printed so far, parsed as they arrive, bounded as the header says. */
-function createRows() {
+/** The rows printed so far (of the kept GPUs), parsed as they arrive, bounded as the header says. */
+function createRows(keep) {
     let partial = '';
     let skipping = false;
     let stride = 1;
@@ -42768,7 +42969,7 @@ function createRows() {
     const seen = new Map();
     const add = (line, at) => {
         const sample = parseSample(line, at);
-        if (!sample)
+        if (!sample || (keep && !keep.has(sample.index)))
             return;
         const n = seen.get(sample.index) ?? 0;
         seen.set(sample.index, n + 1);
@@ -42804,6 +43005,7 @@ function createRows() {
 }
 
 ;// CONCATENATED MODULE: ./src/host/index.ts
+
 
 
 
@@ -44618,12 +44820,10 @@ const openai = {
 };
 
 ;// CONCATENATED MODULE: ./src/engines/prometheus.ts
+/** A sample's value; NaN for anything but a finite number (`+Inf`, `-Inf`, `NaN`, `1e400`, garbage). */
 function parseValue(token) {
-    if (token === '+Inf' || token === 'Inf')
-        return Number.POSITIVE_INFINITY;
-    if (token === '-Inf')
-        return Number.NEGATIVE_INFINITY;
-    return token === '' ? Number.NaN : Number(token);
+    const value = token === '' ? Number.NaN : Number(token);
+    return Number.isFinite(value) ? value : Number.NaN;
 }
 /** Where the metric name of a sample line ends (`{` or whitespace), or -1 for comments and blanks. */
 function nameEnd(line) {
@@ -44683,27 +44883,45 @@ function parseLine(line, end) {
     return Number.isNaN(value) ? undefined : { name, labels, value };
 }
 /**
- * One number per metric name, summed over label sets (engine ranks, model names).
- * `names` keeps only those metrics; absent ones stay absent rather than 0.
+ * Sums per metric name over label sets (engine ranks, model names), a line at a time. `names` keeps only those
+ * metrics; absent ones stay absent rather than 0, and a name whose sum is not finite is absent too.
  */
-function sumByName(text, names) {
+function seriesSums(names) {
     const wanted = names ? new Set(names) : undefined;
     const counters = {};
+    const overflowed = new Set();
+    return {
+        add(raw) {
+            const line = raw.trim();
+            const end = nameEnd(line);
+            if (end <= 0 || (wanted && !wanted.has(line.slice(0, end))))
+                return;
+            const sample = parseLine(line, end);
+            if (!sample || overflowed.has(sample.name))
+                return;
+            const sum = (counters[sample.name] ?? 0) + sample.value;
+            if (Number.isFinite(sum))
+                counters[sample.name] = sum;
+            else {
+                overflowed.add(sample.name);
+                delete counters[sample.name];
+            }
+        },
+        sums: () => ({ ...counters }),
+    };
+}
+/** `seriesSums` over a whole body. */
+function sumByName(text, names) {
+    const sums = seriesSums(names);
     let start = 0;
     while (start < text.length) {
         let stop = text.indexOf('\n', start);
         if (stop < 0)
             stop = text.length;
-        const line = text.slice(start, stop).trim();
+        sums.add(text.slice(start, stop));
         start = stop + 1;
-        const end = nameEnd(line);
-        if (end <= 0 || (wanted && !wanted.has(line.slice(0, end))))
-            continue;
-        const sample = parseLine(line, end);
-        if (sample)
-            counters[sample.name] = (counters[sample.name] ?? 0) + sample.value;
     }
-    return counters;
+    return sums.sums();
 }
 const VLLM_DRAFT_COUNTERS = {
     drafts: 'vllm:spec_decode_num_drafts_total',
@@ -44735,11 +44953,16 @@ function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') 
     const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted);
     if (drafts === undefined || draftTokens === undefined || accepted === undefined)
         return undefined;
-    if (drafts <= 0 || draftTokens <= 0)
+    if (drafts <= 0 || draftTokens <= 0 || accepted < 0)
+        return undefined;
+    const acceptanceRate = accepted / draftTokens;
+    const acceptanceLength = 1 + accepted / drafts;
+    // Counters a restart reset, or that overflow when divided, give no figure rather than a wrong one.
+    if (!Number.isFinite(acceptanceRate) || !Number.isFinite(acceptanceLength))
         return undefined;
     return {
-        acceptanceRate: accepted / draftTokens,
-        acceptanceLength: 1 + accepted / drafts,
+        acceptanceRate: Math.min(1, acceptanceRate),
+        acceptanceLength,
         draftTokens,
         acceptedTokens: accepted,
         source,
@@ -44757,7 +44980,9 @@ function countedAcceptance(server, names) {
     const accepted = server?.deltas[names.accepted];
     if (drafts === undefined || accepted === undefined || !(drafts > 0))
         return undefined;
-    return 1 + accepted / drafts;
+    // A denormal count of drafts makes the quotient overflow: no figure rather than an infinite one.
+    const length = 1 + accepted / drafts;
+    return Number.isFinite(length) ? length : undefined;
 }
 /** Σ(tokens − 1) ÷ Σ steps over the successful requests that report accepted drafts under `accepted`. */
 function requestAcceptance(requests, accepted) {
@@ -44944,8 +45169,6 @@ function renderMetrics(profile, c, now) {
 
 ;// CONCATENATED MODULE: ./src/engines/server-series.ts
 
-
-
 /** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
 const VLLM_SERIES = {
     path: '/metrics',
@@ -45019,19 +45242,6 @@ const LLAMACPP_SERIES = {
         ],
     },
 };
-/** One scrape's deadline: a slow endpoint costs a sample, never the round. */
-const SCRAPE_TIMEOUT_MS = 2000;
-/**
- * The series' current values, or undefined when the endpoint did not answer 200 or named none of them. The
- * body is bounded by the HTTP port (8 MiB) and only the named lines are parsed.
- */
-async function readSeries(http, baseUrl, series, timeoutMs = SCRAPE_TIMEOUT_MS) {
-    const answer = await http.get(joinUrl(baseUrl, series.path), timeoutMs).catch(() => undefined);
-    if (answer?.status !== 200)
-        return undefined;
-    const values = sumByName(answer.body, [...series.counters, ...series.gauges]);
-    return Object.keys(values).length ? values : undefined;
-}
 
 ;// CONCATENATED MODULE: ./src/engines/vllm.ts
 /**
@@ -45263,19 +45473,19 @@ function cloneIssues(issues) {
 }
 const recursive = /*@__PURE__*/ new WeakMap();
 /** What the walk established, in order of certainty: ordered so the strongest answer among children wins. */
-const NONE = 0;
+const memoizer_NONE = 0;
 const ASSUMED = 1;
 const PROVEN = 2;
 /** Whether this schema's subtree contains a cycle, so one parse can re-enter it. */
 function isRecursive(inst, stack, resolve) {
     const cached = recursive.get(inst);
     if (cached !== undefined)
-        return cached ? PROVEN : NONE;
+        return cached ? PROVEN : memoizer_NONE;
     // Relative to the walk in progress, so not cached.
     if (stack.has(inst))
         return PROVEN;
     stack.add(inst);
-    let result = NONE;
+    let result = memoizer_NONE;
     const check = (child) => {
         if (result !== PROVEN && child?._zod) {
             const answer = isRecursive(child, stack, resolve);
@@ -45285,14 +45495,14 @@ function isRecursive(inst, stack, resolve) {
     };
     // `Reflect.ownKeys` rather than `Object.keys`, so a cycle through a declared symbol key is still seen
     const shape = (sh, spread) => {
-        let answer = NONE;
+        let answer = memoizer_NONE;
         for (const key of Reflect.ownKeys(sh)) {
             const desc = Object.getOwnPropertyDescriptor(sh, key);
             // an object resolves its shape by spread, so a key it does not enumerate is never parsed; `z.properties` reads every own key and so keeps them all
             if (spread && !desc.enumerable)
                 continue;
             // resolving runs user code, and a factory mints a fresh subtree per read, so an edge the walk can't follow counts as a cycle
-            const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+            const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : memoizer_NONE;
             if (child > answer)
                 answer = child;
         }
@@ -45421,7 +45631,7 @@ function settle(inst, answer) {
  */
 function isRecursiveSchema(inst) {
     // z.compile never parses, so nothing would ever resolve a lazy for it; it runs once and already treats a throw here as recursive
-    return isRecursive(inst, new Set(), true) !== NONE;
+    return isRecursive(inst, new Set(), true) !== memoizer_NONE;
 }
 function bucketFor(state, inst) {
     let bucket = state.buckets.get(inst);
@@ -45476,7 +45686,7 @@ const memo = {
             const wrapped = (payload, ctx) => {
                 if (isRecursiveInst === undefined) {
                     const walked = isRecursive(inst, new Set(), false);
-                    if (walked === NONE) {
+                    if (walked === memoizer_NONE) {
                         // Nothing here can ever fire, so take it back out.
                         inst._zod.parse = base;
                         if (inst._zod.run === wrapped)
@@ -56604,6 +56814,7 @@ function details(summary, body) {
 ;// CONCATENATED MODULE: ./src/report/host-section.ts
 
 
+
 function gpuLine(g, i) {
     const clocks = g.smClockMhz === undefined
         ? undefined
@@ -56616,10 +56827,17 @@ function gpuLine(g, i) {
     ];
     return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
 }
+/** `pid 4242 python on GPU 0 (not this target’s GPU)`: the GPU only on a box of several. */
+function processText(q, several) {
+    const on = several && q.gpu !== undefined ? ` on GPU ${q.gpu}` : '';
+    const mark = q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : q.outside ? ' (not this target’s GPU)' : '';
+    return `pid ${q.pid} ${q.name}${on}${mark}`;
+}
 function preflightText(p) {
     const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
+    const several = (p.gpus?.length ?? 0) > 1;
     const processes = p.processes?.length
-        ? `GPU processes: ${p.processes.map((q) => `pid ${q.pid} ${q.name}${q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : ''}`).join(', ')}`
+        ? `GPU processes: ${p.processes.map((q) => processText(q, several)).join(', ')}`
         : p.processes && 'no other GPU process';
     const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
     return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
@@ -56639,6 +56857,8 @@ function hostLines(id, h) {
         `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
         `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
     ];
+    if (h.counted)
+        lines.splice(1, 0, `  - GPUs counted: ${escapeText(escape_clip(scopeText(h.counted), 400))}`);
     if (h.changes?.length)
         lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
     for (const r of h.remeasured ?? [])
@@ -57257,6 +57477,7 @@ function splitLines(rounds) {
 ;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
 
 
+
 const gpu_lines_mean = (g, unit) => (g ? `${formatNumber(g.mean)} ${unit}` : undefined);
 /** `GPU 0 231 W (max 262 W), SM 1980 MHz (min …)`: gauges the GPU did not report are left out. */
 function deviceText(d) {
@@ -57269,8 +57490,13 @@ function deviceText(d) {
     ].filter(Boolean);
     return `GPU ${d.index} ${parts.join(', ') || 'no readings'}`;
 }
-/** One line per round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any. */
+/**
+ * Which GPUs the rounds' telemetry and energy count (`energy and telemetry over GPU 1 of 8 (…)`), then one line per
+ * round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any.
+ */
 function gpuLines(rounds) {
+    const scopes = new Set(rounds.flatMap((r) => (r.gpu?.counted ? [scopeText(r.gpu.counted)] : [])));
+    const counted = [...scopes].map((s) => `- energy and telemetry over ${escapeText(escape_clip(s, 400))}`);
     const lines = rounds.flatMap((r) => {
         if (!r.gpu)
             return [];
@@ -57282,7 +57508,7 @@ function gpuLines(rounds) {
         ].filter(Boolean);
         return [`- round ${r.index}: ${parts.join(' · ')}`];
     });
-    return lines.length ? lines.join('\n') : undefined;
+    return lines.length ? [...counted, ...lines].join('\n') : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/report/server-lines.ts
@@ -57290,19 +57516,21 @@ function gpuLines(rounds) {
 
 
 const server_lines_value = (name, v) => formatSeries(name, v, formatNumber);
+/** Only what moved is shown; a negative or non-finite figure (a stored file from a broken endpoint) never is. */
+const moved = ([, v]) => Number.isFinite(v) && v > 0;
 /** `preemptions +37 · prefix-cache hit rate 92 % · waiting max 5`: what did not move is left out. */
 function serverText(s) {
     const parts = [
         ...Object.entries(s.deltas)
-            .filter(([, d]) => d > 0)
+            .filter(moved)
             .map(([name, d]) => `${seriesLabel(name)} +${server_lines_value(name, d)}`),
         // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
         // the verdict's line (compare/server-changes.ts).
         ...Object.entries(s.rates ?? {})
-            .filter(([, r]) => r > 0)
+            .filter(moved)
             .map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
         ...Object.entries(s.peaks)
-            .filter(([, p]) => p > 0)
+            .filter(moved)
             .map(([name, p]) => `${seriesLabel(name)} max ${server_lines_value(name, p)}`),
     ];
     return parts.length ? escapeText(parts.join(' · ')) : 'no counter moved';
@@ -57779,21 +58007,74 @@ function engineLabel(cell) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/figures.ts
-/** The headline figures of a cell with their change against the baseline. */
+/**
+ * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
+ * same-box A/B decided the cell (SPEC §14), the base arm on this box. Then every figure of the row comes from the
+ * A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
+ * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
+ * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
+ */
 
+/** Each arm's metrics blocks, when an A/B decided the cell and every one of its launches measured it. */
+function abArms(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    const arms = cell.ab.arms ?? [];
+    const blocks = (arm) => arms.filter((a) => a.arm === arm).map((a) => a.metrics);
+    const [base, pr] = [blocks('base'), blocks('pr')];
+    const measured = (b) => b.length > 0 && b.every(Boolean);
+    return measured(base) && measured(pr) ? { base, pr } : undefined;
+}
+/**
+ * The row's reference when an A/B ran: the base arm, or the stored baseline when a launch measured nothing (the
+ * A/B's verdict is then an error, and the row keeps the stored baseline's figures). Undefined without an A/B.
+ */
+function rowReference(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    return abArms(cell) ? 'base arm' : 'stored baseline';
+}
 function figure(cell, metric) {
-    const gated = cell.verdict.metrics[metric];
-    const reference = cell.verdict.reference?.[metric];
-    const stat = gated?.stat ?? reference?.stat ?? 'mean';
+    const arms = abArms(cell);
+    if (arms)
+        return armsFigure(cell, metric, arms);
+    // An A/B that could not finish leaves the row against the stored baseline, as its verdict was before.
+    const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict;
+    const gated = against.metrics[metric];
+    const reference = against.reference?.[metric];
+    const stat = statOf(against, metric);
+    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
     // A skipped cell measured nothing: it shows the baseline's figures, without a change.
     if (cell.verdict.skipped)
         return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    const value = readCellMetric(cell, metric, stat);
-    const baseline = gated?.baseline ?? reference?.value;
-    const delta = value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
-        ? (value - baseline) / baseline
+    return withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed }, gated?.baseline ?? reference?.value);
+}
+/** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
+function armsFigure(cell, metric, arms) {
+    const stat = statOf(cell.verdict, metric);
+    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
+    const center = (blocks) => {
+        const values = blocks.map((metrics) => readCellMetric({ metrics }, metric, stat));
+        if (values.some((v) => v === undefined))
+            return undefined;
+        const known = values;
+        return known.every((v) => v > 0)
+            ? Math.exp(known.reduce((sum, v) => sum + Math.log(v), 0) / known.length)
+            : known.reduce((sum, v) => sum + v, 0) / known.length;
+    };
+    const [value, baseline] = [center(arms.pr), center(arms.base)];
+    if (value === undefined || baseline === undefined)
+        return { value: readCellMetric(cell, metric, stat), stat, baseline: undefined, delta: undefined, regressed };
+    return withDelta(metric, { value, stat, regressed }, baseline);
+}
+function statOf(verdict, metric) {
+    return verdict.metrics[metric]?.stat ?? verdict.reference?.[metric]?.stat ?? 'mean';
+}
+function withDelta(metric, f, baseline) {
+    const delta = f.value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+        ? (f.value - baseline) / baseline
         : undefined;
-    return { value, stat, baseline, delta, regressed: gated?.status === 'regression' };
+    return { ...f, baseline, delta };
 }
 
 ;// CONCATENATED MODULE: ./src/report/sparkline.ts
@@ -57813,7 +58094,10 @@ function sparkline(values, runs = SPARK_RUNS) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/table.ts
-/** The table of cells: headline figures, each with its change against the baseline, and a status mark. */
+/**
+ * The table of cells: headline figures, each with its change against the baseline, and a status mark. A row a
+ * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
+ */
 
 
 
@@ -57835,7 +58119,7 @@ function cellsTable(cells, trends = {}) {
         return line ? `${text} ${line}` : text;
     };
     const rows = sweepsTogether(cells).map((cell) => [
-        cellStatusText(cell),
+        withReference(cellStatusText(cell), cell),
         table_text(cell.target),
         table_text(cell.scenario),
         table_text(engineLabel(cell)),
@@ -57882,6 +58166,11 @@ function sweepsTogether(cells) {
         groups.delete(sweep.key);
         return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell);
     });
+}
+/** The row's text with what its changes are against, when a same-box A/B decided the cell: `… · Δ vs base arm`. */
+function withReference(text, cell) {
+    const reference = rowReference(cell);
+    return reference ? `${text} · Δ vs ${reference}` : text;
 }
 /** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
 function figureText(cell, metric) {
@@ -57991,11 +58280,15 @@ function needsALook(cell) {
         return false;
     return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length;
 }
-/** `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line. */
+/**
+ * `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line, and what the row's
+ * changes are against when a same-box A/B decided the cell (`· Δ vs base arm`).
+ */
 function cellText(cell) {
     const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status];
     const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(escape_clip(s, 40)));
-    return `${mark} **${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${what.join(' · ')}`;
+    const second = withReference(what.join(' · '), cell);
+    return `${mark} **${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${second}`;
 }
 /** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */
 function thirdMetric(cells) {
@@ -59843,6 +60136,8 @@ const blockShape = Object.fromEntries([
 const metricsBlock = looseObject(blockShape, { error: want('an object') });
 const metricsBlockOrNull = looseObject(blockShape, { error: want('an object or null') }).nullable();
 const range = obj({ min: results_schema_num, max: results_schema_num });
+/** The GPUs a target's checks and energy counted (`rounds[].gpu.counted`, `host.counted`). */
+const gpuScope = obj({ gpus: results_schema_list(obj({ index: results_schema_num, uuid: str.optional() })), of: results_schema_num, from: str });
 const round = obj({
     index: results_schema_num,
     steady: bool,
@@ -59854,6 +60149,7 @@ const round = obj({
     gpu: obj({
         devices: results_schema_list(obj({ index: results_schema_num, samples: results_schema_num })),
         energyJ: results_schema_num.optional(),
+        counted: gpuScope.optional(),
         clockDrop: str.optional(),
     }).optional(),
     server: obj({
@@ -59934,6 +60230,7 @@ const quality = obj({
 const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), results_schema_num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
 const gpuState = obj({
     name: str.optional(),
+    uuid: str.optional(),
     driver: str.optional(),
     smClockMhz: results_schema_num.optional(),
     maxSmClockMhz: results_schema_num.optional(),
@@ -59952,10 +60249,20 @@ const host = obj({
         gpus: results_schema_list(gpuState).optional(),
         noGpu: str.optional(),
         cuda: str.optional(),
-        processes: results_schema_list(obj({ pid: results_schema_num, name: str, usedMemoryMiB: results_schema_num.optional(), ours: bool, allowed: bool.optional() })).optional(),
+        processes: results_schema_list(obj({
+            pid: results_schema_num,
+            name: str,
+            usedMemoryMiB: results_schema_num.optional(),
+            gpu: results_schema_num.optional(),
+            gpuUuid: str.optional(),
+            ours: bool,
+            allowed: bool.optional(),
+            outside: bool.optional(),
+        })).optional(),
         memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
         governors: results_schema_list(str).optional(),
     }),
+    counted: gpuScope.optional(),
     fingerprint: results_schema_fingerprint,
     remeasured: results_schema_list(obj({ round: results_schema_num, reason: str })).optional(),
     changes: results_schema_list(str).optional(),
@@ -60016,6 +60323,7 @@ const run = obj({
     hardware: str,
     repository: str.optional(),
     config: str.optional(),
+    mode: str.optional(),
     shard: str.optional(),
     selection: str.optional(),
     shards: obj({ count: results_schema_num, missing: results_schema_list(results_schema_num) }).optional(),
@@ -60087,6 +60395,34 @@ function historyFromJson(value, where) {
 /** `where` names the file in every message: `baseline-file ./base.json`, `llm-bench-data:cpu/baseline.json`. */
 const readResults = (text, where) => resultsFromJson(results_file_parseJson(text, where), where);
 const readHistory = (text, where) => historyFromJson(results_file_parseJson(text, where), where);
+/**
+ * Never store what cannot be read: the text a writer is about to write, read back with this reader's own checks.
+ * `JSON.stringify` writes NaN and ±Infinity as `null`, which no number field accepts, so a non-finite figure that
+ * slipped through would make the file unreadable to every later run. Undefined when the text reads back; else why
+ * not, naming the file and each field (`out/results.json: not written, it would not read back:
+ * cells[0].rounds[1].server.peaks["vllm:kv_cache_usage_perc"]: expected a number, got null`).
+ */
+function readBackProblem(text, where, kind) {
+    try {
+        if (kind === 'results')
+            readResults(text, where);
+        else
+            readHistory(text, where);
+        return undefined;
+    }
+    catch (error) {
+        const problems = error instanceof errors_ConfigError ? error.problems : [errorMessage(error)];
+        const own = problems.map((p) => (p.startsWith(`${where}: `) ? p.slice(where.length + 2) : p));
+        return `${where}: not written, it would not read back: ${own.join('; ')}`;
+    }
+}
+/** readBackProblem, thrown: for a writer whose one job is that file (the store's update, `ingest --out`). */
+function checkReadBack(text, where, kind) {
+    const problem = readBackProblem(text, where, kind);
+    if (problem)
+        throw new Error(problem);
+    return text;
+}
 /** Reads a results file from disk; `label` says what it is for (`baseline`), the path follows it in messages. */
 async function readResultsFile(path, label) {
     const where = `${label} ${path}`;
@@ -60141,7 +60477,78 @@ function fieldPath(path) {
         .join('');
 }
 
+;// CONCATENATED MODULE: ./src/store/own-files.ts
+/**
+ * Reading this run's own hardware key's baseline and history. A run that only compares (a PR) fails closed on a file
+ * that does not read (SPEC §6: never a silent "new, passes"). A run that writes the baseline replaces such a file
+ * instead, saying so at warning level with the file and the reason: were it to fail closed too, one unreadable
+ * write would stop every later run, PR and default branch alike, until someone edited the data branch by hand.
+ * What still reads is kept: the cells of the baseline and the entries of the history that pass the reader's checks
+ * one by one.
+ */
+
+
+const own_files_reasonOf = (error) => (error instanceof errors_ConfigError ? error.problems.join('; ') : errorMessage(error));
+/** The items of `list` that read on their own, in the file they came from; undefined when the rest does not read. */
+function own_files_salvage(text, list, read) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return { of: 0 };
+    }
+    const items = value?.[list];
+    if (!Array.isArray(items))
+        return { of: 0 };
+    const reads = (item) => {
+        try {
+            read({ ...value, [list]: [item] });
+            return true;
+        }
+        catch {
+            return false;
+        }
+    };
+    try {
+        return { file: read({ ...value, [list]: items.filter(reads) }), of: items.length };
+    }
+    catch {
+        return { of: items.length };
+    }
+}
+function readOwn(text, where, replace, o) {
+    try {
+        return o.read(text);
+    }
+    catch (error) {
+        if (!replace)
+            throw error;
+        const { file, of } = own_files_salvage(text, o.list, o.fromJson);
+        const kept = file ? `keeping the ${o.size(file)} of its ${of} ${o.list} that read` : 'nothing of it reads';
+        replace.warn(`${where} does not read (${own_files_reasonOf(error)}); this run writes the baseline, so it replaces the file, ${kept}`);
+        return file;
+    }
+}
+function readOwnResults(text, where, replace) {
+    return readOwn(text, where, replace, {
+        list: 'cells',
+        read: (t) => readResults(t, where),
+        fromJson: (v) => resultsFromJson(v, where),
+        size: (f) => f.cells.length,
+    });
+}
+function readOwnHistory(text, where, replace) {
+    return readOwn(text, where, replace, {
+        list: 'entries',
+        read: (t) => readHistory(t, where),
+        fromJson: (v) => historyFromJson(v, where),
+        size: (f) => f.entries.length,
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/store/branch-store.ts
+
 
 
 
@@ -60160,8 +60567,10 @@ function branchStore(options) {
                 readFile(request, repo, branch, base),
                 readFile(request, repo, branch, hist),
             ]);
-            const results = baseFile && readResults(baseFile.text, `${branch}:${base}`);
-            const history = histFile ? readHistory(histFile.text, `${branch}:${hist}`).entries : [];
+            // A run that writes the baseline replaces its own key's unreadable files; any other fails closed on them.
+            const replace = options.replaceUnreadable ? log : undefined;
+            const results = baseFile ? readOwnResults(baseFile.text, `${branch}:${base}`, replace) : undefined;
+            const history = (histFile && readOwnHistory(histFile.text, `${branch}:${hist}`, replace)?.entries) || [];
             if (!results && history.length === 0) {
                 log.info(`no baseline for ${hardware} on branch ${branch}`);
                 return { view: { history: [] } };
@@ -60190,16 +60599,19 @@ function branchStore(options) {
 }
 /** The four files of one update, merged with what the snapshot's head holds. */
 async function updateFiles(options, snapshot, hardware, incoming, entry, gates) {
-    const { branch } = options;
+    const { branch, log } = options;
     const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
+    const [baseWhere, histWhere] = [`${branch}:${base}`, `${branch}:${hist}`];
     const [baseText, histText] = await Promise.all([snapshot.read(base), snapshot.read(hist)]);
-    const baseline = mergeResults(baseText === undefined ? undefined : readResults(baseText, `${branch}:${base}`), incoming);
-    const merged = mergeHistory(histText === undefined ? undefined : readHistory(histText, `${branch}:${hist}`), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES);
+    // Only a run that writes the baseline gets here: its own key's unreadable files are replaced (own-files.ts).
+    const baseline = mergeResults(baseText === undefined ? undefined : readOwnResults(baseText, baseWhere, log), incoming);
+    const merged = mergeHistory(histText === undefined ? undefined : readOwnHistory(histText, histWhere, log), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES);
     const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES);
     const updated = baseline.run.finishedAt || baseline.run.startedAt;
+    // Never store what cannot be read: both files are read back with the reader's checks before the commit.
     return new Map([
-        [base, layout_serialize(baseline)],
-        [hist, history.text],
+        [base, checkReadBack(layout_serialize(baseline), baseWhere, 'results')],
+        [hist, checkReadBack(history.text, histWhere, 'history')],
         [
             dashboardPath(hardware),
             dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),
@@ -60554,7 +60966,7 @@ async function readShardResults(dir, plan, log) {
             if (earlier)
                 log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`);
             if (later)
-                byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where });
+                byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where, mode: parsed.run.mode });
         }
     }
     if (files === 0)
@@ -60569,6 +60981,7 @@ async function readShardResults(dir, plan, log) {
     return {
         cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
         shards,
+        modes: new Map([...byId].map(([id, read]) => [id, read.mode])),
     };
 }
 /** Shard indices from the files' `i/n`; the count is the one most files name (a file of another split is warned about). */
@@ -60596,6 +61009,137 @@ function missingReason(shards, shard) {
     if (shards.missing.includes(shard))
         return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`;
     return `shard ${shard}/${shards.count} sent results without this cell`;
+}
+
+;// CONCATENATED MODULE: ./src/target/ab-target.ts
+/**
+ * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
+ * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
+ * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
+ * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
+ *
+ * The A/B verdict replaces the stored-baseline one for the speed metrics where it may (compare/ab-final.ts: an
+ * undecided A/B never clears a stored regression, and arms that ran the same engine never clear a verdict the
+ * engine change may explain); what the cell fails outside them (output quality against the baseline's outputs,
+ * an achieved-length miss) does not depend on the box and still counts. The stored verdict is kept under
+ * `ab.stored`.
+ */
+
+
+/** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
+function abWanted(cell, mode) {
+    if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
+        return undefined;
+    if (mode === 'always')
+        return 'ab: always';
+    // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
+    if (cell.verdict.failures?.length)
+        return undefined;
+    const { status } = cell.verdict;
+    if (status === 'regression')
+        return 'it looks regressed against the stored baseline';
+    if (status === 'inconclusive')
+        return 'the stored baseline cannot decide it';
+    if (status === 'new')
+        return 'there is no stored baseline for it';
+    const changes = cell.host?.changes;
+    if (changes?.length)
+        return `the environment differs from the stored baseline's (${changes.join('; ')})`;
+    return undefined;
+}
+/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
+function abNotRun(cell, reason, extra = {}) {
+    const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`;
+    return {
+        ...cell,
+        ab: { status: 'not-run', reason, ...extra },
+        verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
+    };
+}
+/** The cell's launches as the results file records them. */
+function launchRecords(cell, outcome) {
+    return outcome.launches.map((l) => {
+        const measured = l.cells?.get(cell.id);
+        return {
+            arm: l.arm,
+            status: measured ? 'ok' : 'error',
+            ...(l.error && { error: l.error }),
+            metrics: measured?.metrics ?? null,
+            rounds: measured?.rounds ?? [],
+            engineMs: l.engineMs,
+            ...(l.fingerprint && { fingerprint: l.fingerprint }),
+        };
+    });
+}
+/** The A/B's verdict on the cell's launches (undecided when none ran); for the loop that decides whether to add a block. */
+function abVerdictOf(cellId, outcome, gate, noiseFloor) {
+    const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
+    return abCellVerdict(pairs, gate, { noiseFloor });
+}
+/** Whether an A/B verdict is still undecided in a way more launches could change: a metric asks for launches. */
+function wantsLaunches(verdict) {
+    return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
+}
+/** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
+function applyAb(cells, applied, noiseFloor) {
+    const { outcome, sha } = applied;
+    const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs));
+    const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs));
+    const perArm = Math.floor(outcome.launches.length / 2);
+    const tested = new Set(applied.base.cells.map((c) => c.id));
+    return cells.map((cell) => {
+        if (!tested.has(cell.id))
+            return cell;
+        const record = { base: sha, launches: perArm, arms: launchRecords(cell, outcome), baseMs, prMs };
+        if (outcome.stopped)
+            return abNotRun(cell, outcome.stopped, { ...record, launches: applied.launches });
+        const ab = abVerdictOf(cell.id, outcome, applied.gate, noiseFloor);
+        const baseArm = outcome.launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
+        const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
+        const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${outcome.ended ? ` (${outcome.ended})` : ''}`;
+        return {
+            ...cell,
+            ab: {
+                status: 'ran',
+                ...record,
+                stored: cell.verdict,
+                ...(sameEngine.length && { sameEngine }),
+                ...(outcome.ended && { ended: outcome.ended }),
+            },
+            verdict: abFinal({ stored: cell.verdict, ab, said, sameEngine }),
+        };
+    });
+}
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+;// CONCATENATED MODULE: ./src/run/shard-ab.ts
+
+const HOW = 'on a pull request, run the shards with mode: compare';
+/** The merged cells judged (`judged`, in the order `read` holds them), with what each shard's A/B said, or why none ran. */
+function shardAb(judged, read, plan) {
+    const targets = new Map(plan.targets.map((t) => [t.id, t]));
+    return judged.map((cell, i) => {
+        if (cell.ab?.status === 'not-run') {
+            // Judged again on the merge's baseline: its verdict says once more that the stored baseline decided it.
+            const { status: _status, reason = '', ...record } = cell.ab;
+            return abNotRun(cell, reason, record);
+        }
+        const target = targets.get(cell.target);
+        if (cell.ab || !target || target.external)
+            return cell;
+        const wanted = abWanted(cell, target.settings.ab.mode);
+        return wanted ? abNotRun(cell, notRunReason(read.modes.get(cell.id), read.cells[i], wanted)) : cell;
+    });
+}
+/** Why the shard that measured a cell ran no A/B for it, by the mode its results file recorded. */
+function notRunReason(mode, shardCell, wanted) {
+    if (mode === 'run')
+        return `the shard ran mode: run, which only measures, so it judged nothing and ran no A/B (${HOW})`;
+    if (mode === 'compare')
+        return `its shard judged it ${shardCell.verdict.status} against the stored baseline and wanted none; judged again on merging, ${wanted}`;
+    if (mode)
+        return `the shard ran mode: ${mode}, which runs no A/B (${HOW})`;
+    return `its shard's results file records no mode (an earlier release) and no A/B (${HOW})`;
 }
 
 ;// CONCATENATED MODULE: ./src/run/dashboard-links.ts
@@ -60645,6 +61189,8 @@ function localDashboard(results, history, gates) {
  * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
  * API does, or fails to do, can keep the local outputs from being written.
  */
+
+
 
 
 
@@ -60719,6 +61265,9 @@ async function maybeComment(behaviour, deps, verdict, body) {
     const issueNumber = context.prNumber;
     if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined)
         return undefined;
+    // One comment per PR and config (SPEC §9): a shard's would show its share of the cells until the next one replaced it.
+    if (options.shard)
+        return void log.info("a shard does not write the PR comment: the merge run writes it, with every shard's cells");
     if (options.comment === 'on-regression' && verdict !== 'regression')
         return undefined;
     if (!github) {
@@ -60788,7 +61337,8 @@ function resultsFileName(shard) {
 /**
  * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
  * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
- * config error's notice), so it gets its own pass.
+ * config error's notice), so it gets its own pass. A results file that would not read back is not written (and
+ * one an earlier run left there is removed): the step fails naming the field, and the report is still written.
  */
 async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     ensureDir(resultsDir);
@@ -60799,12 +61349,18 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
         summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
     };
     const report = redact_redact(summary);
-    writeFileNoFollow(resultsFile, JSON.stringify(clean, null, 2) + '\n', resultsDir);
+    const text = JSON.stringify(clean, null, 2) + '\n';
+    const refused = readBackProblem(text, resultsFile, 'results');
+    if (refused)
+        (0,external_node_fs_namespaceObject.rmSync)(resultsFile, { force: true });
+    else
+        writeFileNoFollow(resultsFile, text, resultsDir);
     writeFileNoFollow(reportFile, report, resultsDir);
     // A shard's page would be partial: the merge run writes the whole leaderboard.
     if (clean.cells.length && !shard)
         writeFileNoFollow((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir);
-    return { ...outcome, failure: outcome.failure && redact_redact(outcome.failure), resultsFile, reportFile, summary: report };
+    const failure = [outcome.failure, refused].filter(Boolean).join('; ');
+    return { ...outcome, failure: failure ? redact_redact(failure) : undefined, resultsFile, reportFile, summary: report };
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -61717,7 +62273,13 @@ function createRunGuard(options) {
  * ENVIRONMENT), messages in English (they end up in a report), a time limit past which its whole process
  * group is killed (a fetch runs `git-remote-*` and `upload-pack` children), and a cap on what its output
  * may hold. Never throws: a failure comes back with git's most telling error line.
+ *
+ * The time limit is this process's timer: when this process dies (a SIGKILLed step), nothing of it is left.
+ * So git runs as the leader of its own process group, registered with the run's guard like an engine's, and
+ * the watchdog or the post step kills what is left of it; a network command also gets git's own stall limit.
  */
+
+
 
 
 
@@ -61725,6 +62287,12 @@ function createRunGuard(options) {
 const GIT_TIMEOUT_MS = 30_000;
 /** What one stream of git's output may hold; the rest is counted and dropped. */
 const GIT_OUTPUT_BYTES = 256 * 1024;
+/**
+ * Put before a network command (`fetch`): an HTTP transfer slower than 1000 bytes/s for 30 s is aborted
+ * (git-config(1) `http.lowSpeedLimit`, `http.lowSpeedTime`; curl's CURLOPT_LOW_SPEED_LIMIT/TIME), so a remote
+ * that accepts the connection and never answers ends the command by itself, even once the process that started it is gone.
+ */
+const STALLED_TRANSFER_ENDS = ['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=30'];
 /** What a reason quotes of git's message. */
 const REASON_CHARS = 200;
 /**
@@ -61768,6 +62336,10 @@ function runGit(args, options) {
             env,
             stdio: ['ignore', 'pipe', 'pipe'],
         });
+        // The leader's start time is read in the tick it was spawned, before it can be reaped (group-identity.ts).
+        const task = child.pid === undefined ? undefined : groupTask({ pgid: child.pid, start: startTimeOf(child.pid) });
+        if (task)
+            options.guard?.register(task);
         const stdout = collector();
         const stderr = collector();
         child.stdout.on('data', stdout.add);
@@ -61785,6 +62357,9 @@ function runGit(args, options) {
         const settle = (result) => {
             clearTimeout(timer);
             options.signal?.removeEventListener('abort', onAbort);
+            // Settled on 'close': every process holding git's output is gone, so its group id may be reused.
+            if (task)
+                options.guard?.forget(task);
             resolve(result);
         };
         child.once('error', (error) => settle({ ok: false, reason: `git could not start: ${errorMessage(error)}` }));
@@ -61825,11 +62400,11 @@ async function makeWorktreeFolder(repo, tempDir) {
     return { repo, path };
 }
 /** `git worktree add --detach <path>/tree <commit>`: a checkout of that commit, on no branch. */
-function addWorktree(ref, commit, signal) {
+function addWorktree(ref, commit, options = {}) {
     return runGit(['worktree', 'add', '--detach', (0,external_node_path_.join)(ref.path, WORKTREE_TREE), commit], {
         cwd: ref.repo,
         timeoutMs: WORKTREE_ADD_TIMEOUT_MS,
-        signal,
+        ...options,
     });
 }
 /** Why `ref.path` is not a folder we made, or undefined when it is; `gone` when there is nothing there. */
@@ -62534,11 +63109,53 @@ async function preflightTarget(target, deps, log) {
         ours: oursBy(deps.groups ?? new Set()),
     });
     log.info(`${target.id}: preflight: ${host_check_summary(state)}`);
+    const resolved = state.gpus && resolveGpus(gpuLayers(target, deps.env ?? process.env), hostGpuIds(state));
+    if (resolved && 'problem' in resolved)
+        return { state, problem: resolved.problem };
+    const scope = resolved?.scope;
+    if (resolved?.chosen)
+        log.info(`${target.id}: GPUs counted: ${scopeText(resolved.scope)}`);
     for (const p of markAllowed(state, target.settings.allowGpuProcesses)) {
         log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} is allowed by allow-gpu-processes; it shares the GPU with the engine`);
     }
-    const problem = preflightProblem(state, { attached: Boolean(target.external) });
-    return problem ? { state, problem } : { state };
+    const outside = scope ? markOutside(state, scope) : [];
+    for (const p of outside) {
+        log.info(`${target.id}: preflight: GPU process pid ${p.pid} ${p.name} on GPU ${p.gpu} is not on this target's GPUs (${scope && scopeGpus(scope)}); not counted against it`);
+    }
+    const problem = preflightProblem(state, { attached: Boolean(target.external), scope });
+    return { state, ...(scope && { scope, named: resolved.chosen }), ...(problem && { problem }) };
+}
+/** Compute processes looked at for the target's own (bounded: `nvidia-smi`'s output is, this is too). */
+const MAX_APPS = 256;
+/**
+ * The target's GPUs once it is ready: those its environment named; else the GPUs its processes (its process group's)
+ * are on, as `nvidia-smi --query-compute-apps=pid,gpu_uuid` lists them; else every GPU. Logged.
+ */
+async function readyScope(target, preflight, pgid, deps, log) {
+    const { scope, named, state } = preflight;
+    if (!scope || named)
+        return scope;
+    const ids = hostGpuIds(state);
+    const apps = pgid === undefined ? [] : ((await queryComputeApps(deps.smi ?? nvidiaSmi)) ?? []).slice(0, MAX_APPS);
+    const mine = oursBy(new Set(pgid === undefined ? [] : [pgid]));
+    const found = [];
+    const gpus = new Set();
+    for (const app of apps) {
+        const gpu = ids.find((g) => g.uuid !== undefined && g.uuid === app.gpuUuid);
+        if (!gpu || !(await mine(app.pid)))
+            continue;
+        gpus.add(gpu.index);
+        found.push(`pid ${app.pid} on GPU ${gpu.index}`);
+    }
+    const counted = found.length
+        ? {
+            gpus: ids.filter((g) => gpus.has(g.index)),
+            of: ids.length,
+            from: `the target's processes: ${found.slice(0, 4).join(', ')}${found.length > 4 ? ', …' : ''}`,
+        }
+        : { ...scope, from: `${scope.from}, and none of its processes is on one` };
+    log.info(`${target.id}: GPUs counted: ${scopeText(counted)}`);
+    return counted;
 }
 function host_check_summary(state) {
     const gpus = state.gpus?.map((g, i) => `GPU ${i} ${g.name ?? '?'} ${g.smClockMhz ?? '?'}/${g.maxSmClockMhz ?? '?'} MHz ${g.temperatureC ?? '?'} °C ${g.powerW ?? '?'} W`);
@@ -62546,9 +63163,12 @@ function host_check_summary(state) {
     const governors = state.governors && `governor ${state.governors.join('/')}`;
     return [...(gpus ?? [state.noGpu]), processes, governors].filter(Boolean).join('; ');
 }
-/** The round watch of a host whose GPUs answered, with a GPU sampler per round; none without GPU information. */
-function roundWatch(state, deps) {
-    if (!state.gpus?.length)
+/**
+ * The round watch of a host whose GPUs answered, with a GPU sampler per round over the target's GPUs (`scope`; every
+ * GPU without one); none without GPU information or when the target uses no GPU.
+ */
+function roundWatch(state, deps, scope) {
+    if (!state.gpus?.length || scope?.gpus.length === 0)
         return undefined;
     const smi = deps.smi ?? nvidiaSmi;
     const { guard } = deps;
@@ -62560,11 +63180,12 @@ function roundWatch(state, deps) {
             return () => guard.forget(task);
         }
         : undefined;
-    return () => watchRound(smi, () => startGpuSampler({ command: deps.samplerCommand, adopt }));
+    const keep = scope && scopeIndexes(scope);
+    return () => watchRound(smi, () => startGpuSampler({ command: deps.samplerCommand, adopt, keep }), scope);
 }
-/** What each cell of a ready target records about its host. */
-async function targetHost(target, state, info) {
-    return { preflight: state, fingerprint: await engineFingerprint(target, state, info) };
+/** What each cell of a ready target records about its host, with the GPUs counted for it (`host.counted`). */
+async function targetHost(target, state, info, counted) {
+    return { preflight: state, ...(counted && { counted }), fingerprint: await engineFingerprint(target, state, info) };
 }
 /** The target's environment fingerprint; the launched program is resolved as the launch's shell would (its env and workdir). */
 function engineFingerprint(target, state, info) {
@@ -62578,38 +63199,137 @@ function engineFingerprint(target, state, info) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/target/server-watch.ts
+;// CONCATENATED MODULE: ./src/engines/scrape.ts
 /**
- * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
- * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
- * own timeout. AIPerf scrapes `/metrics` during a run the same way; `vllm bench serve` only diffs counters.
- * The watch rides alongside the GPU watch: what it adds to the round is `server` (and `gpu` for an engine that models
- * its own GPU, EngineAdapter.roundGpu), and it never disturbs a round.
+ * One bounded read of an engine's Prometheus endpoint that keeps only the named series: the body is read as it
+ * streams in, a complete line at a time (`seriesSums`), and reading stops at `maxBytes`, closing the connection.
+ * A busy engine's endpoint is mostly histogram buckets (vLLM exports several per engine rank and model, each with
+ * a dozen or more `le` buckets), none of which an adapter names; nothing of them is kept beyond the line being read.
+ * A line cut at the cap is dropped, not parsed: `12345` cut to `12` would be a wrong value, not a missing one.
  */
 
 
-/** Gauges are sampled every this many ms during a round (≤ 2 samples/s). */
-const SERVER_SAMPLE_MS = 500;
-/** A round watch reading the adapter's series; undefined for an engine without a metrics endpoint. */
-function serverWatch(adapter, http, baseUrl, o = {}) {
-    const series = adapter.serverSeries;
-    if (!series)
-        return undefined;
-    const read = () => readSeries(http, baseUrl, series, o.timeoutMs ?? SCRAPE_TIMEOUT_MS);
-    return async () => {
-        const before = await read();
-        const sampler = gaugeSampler(read, o.sampleMs ?? SERVER_SAMPLE_MS);
-        return async () => {
+
+
+/**
+ * What one scrape reads at most. vLLM's endpoint is a few hundred KiB for one engine rank and model; a data-parallel
+ * server with several ranks is still well under this. Past it, the series after the cap are missing for that scrape.
+ */
+const SCRAPE_MAX_BYTES = 2 * 1024 * 1024;
+/** One scrape's deadline: a slow endpoint costs a sample, never the round. */
+const SCRAPE_TIMEOUT_MS = 2000;
+/** The named series at `url`, or undefined when it did not answer 200 in time or the connection failed mid-body. */
+function scrapeSeries(url, names, limits) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return Promise.resolve(undefined);
+    }
+    const client = parsed.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
+    return new Promise((resolve) => {
+        let settled = false;
+        const headers = { connection: 'close', accept: 'text/plain' };
+        const request = client.get(parsed, { headers, agent: false }, (res) => {
+            if (res.statusCode !== 200)
+                return finish(undefined);
+            readBody(res, names, limits.maxBytes, finish);
+        });
+        const timer = setTimeout(() => finish(undefined), limits.timeoutMs);
+        request.on('error', () => finish(undefined));
+        function finish(scrape) {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            request.destroy();
+            resolve(scrape);
+        }
+    });
+}
+function readBody(res, names, maxBytes, finish) {
+    const sums = seriesSums(names);
+    const decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    let pending = '';
+    let bytes = 0;
+    const feed = (text) => {
+        const lines = (pending + text).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines)
+            sums.add(line);
+    };
+    res.on('data', (chunk) => {
+        const room = maxBytes - bytes;
+        if (chunk.length <= room) {
+            bytes += chunk.length;
+            return feed(decoder.write(chunk));
+        }
+        bytes += room;
+        feed(decoder.write(chunk.subarray(0, room)));
+        // The line the cap cut through is dropped.
+        finish({ values: sums.sums(), bytes, cut: true });
+    });
+    res.on('end', () => {
+        feed(decoder.end());
+        if (pending)
+            sums.add(pending);
+        finish({ values: sums.sums(), bytes, cut: false });
+    });
+    // Closed before its end (and not by us): what arrived is a partial body, so the scrape gave nothing.
+    res.on('close', () => finish(undefined));
+    res.on('error', () => finish(undefined));
+}
+
+// EXTERNAL MODULE: external "node:worker_threads"
+var external_node_worker_threads_ = __nccwpck_require__(5919);
+;// CONCATENATED MODULE: ./src/target/round-scrape.ts
+/**
+ * The scrapes of one round, off the thread that times it: the engine's series read before the round, its gauges
+ * sampled during it, and the series read after it.
+ *
+ * Why a worker thread rather than scraping only between rounds: the gauges (requests waiting and running, KV-cache
+ * usage) say what happened under load, and a queue that builds during a round is gone after it, so they are sampled
+ * during the round (SPEC: "gauges sampled during it, bounded"). But every scrape read and parsed on the event loop
+ * that reads the SSE streams holds each token read behind it: a 7 MiB endpoint held that loop 50–110 ms a scrape and
+ * turned a 20 ms inter-token schedule's p99 into 250 ms. So the whole round's scraping runs in a worker thread, with
+ * its own event loop, sockets and timers (https://nodejs.org/api/worker_threads.html); the measuring thread starts it
+ * before the round, posts `stop` after it, and gets back a few numbers per sample.
+ *
+ * The worker script is the bundle's `scrape-worker/index.js` next to the running bundle. Where there is none (the
+ * sources run directly) or the worker cannot start, the same loop runs in this thread, still bounded by the cap.
+ */
+
+
+
+
+/** Starts the round's scrapes (in a worker running `script`, if given) once the reading before the round is done. */
+function startRoundScrape(spec, script) {
+    return script ? inWorker(spec, script) : scrapeRound(spec);
+}
+/** `dist/scrape-worker/index.js`, seen from the action (`dist/index.js`) or the CLI (`dist/cli/index.js`). */
+function bundledScrapeWorker(entry = process.argv[1] ?? '') {
+    // The CLI may be started through a bin symlink: look next to the file it points to.
+    const dir = (0,external_node_path_.dirname)((0,external_node_fs_namespaceObject.existsSync)(entry) ? (0,external_node_fs_namespaceObject.realpathSync)(entry) : entry);
+    return [(0,external_node_path_.join)(dir, 'scrape-worker', 'index.js'), (0,external_node_path_.join)(dir, '..', 'scrape-worker', 'index.js')].find((path) => (0,external_node_fs_namespaceObject.existsSync)(path));
+}
+/** The round's scrapes in this thread. */
+async function scrapeRound(spec) {
+    let cutAt;
+    const read = async () => {
+        const scrape = await scrapeSeries(spec.url, spec.names, spec);
+        if (scrape?.cut)
+            cutAt = Math.max(cutAt ?? 0, scrape.bytes);
+        return scrape && Object.keys(scrape.values).length ? scrape.values : undefined;
+    };
+    const before = await read();
+    const sampler = gaugeSampler(read, spec.sampleMs);
+    return {
+        async stop() {
             const samples = await sampler.stop();
             const after = await read();
-            const all = before && after ? roundServer(series, before, after, samples) : undefined;
-            if (!all)
-                return {};
-            // The engine's own GPU series make the round's GPU record, and only that.
-            const gpu = adapter.roundGpu?.(all);
-            const server = withoutSeries(all, series.gpu ?? []);
-            return gpu ? { server, gpu } : { server };
-        };
+            return { before, after, samples, ...(cutAt !== undefined && { cutAt }) };
+        },
     };
 }
 /** One scrape after another, each `sampleMs` after the previous one began, until stopped; the samples taken. */
@@ -62639,17 +63359,135 @@ function gaugeSampler(read, sampleMs) {
         },
     };
 }
-/** Deltas, gauge peaks and means, and the derived rates of one round. */
+/**
+ * The round's scrapes in a worker. It never keeps the process alive and is terminated once it answered; one that
+ * does not start falls back to this thread, and one that does not answer `stop` within two scrapes' deadlines gives
+ * the round no readings.
+ */
+async function inWorker(spec, script) {
+    let worker;
+    try {
+        worker = new external_node_worker_threads_.Worker(script, { workerData: spec });
+    }
+    catch {
+        return scrapeRound(spec);
+    }
+    worker.unref();
+    const gone = new Promise((resolve) => {
+        worker.on('error', () => resolve());
+        worker.once('exit', () => resolve());
+    });
+    const heard = (type, ms) => new Promise((resolve) => {
+        const done = (m) => {
+            clearTimeout(timer);
+            worker.off('message', listener);
+            resolve(m);
+        };
+        const listener = (m) => m.type === type && done(m);
+        const timer = setTimeout(done, ms);
+        worker.on('message', listener);
+        void gone.then(() => done());
+    });
+    // Starting a worker takes tens of milliseconds; the first scrape then has its own deadline.
+    if (!(await heard('started', spec.timeoutMs + 10_000))) {
+        await worker.terminate();
+        return scrapeRound(spec);
+    }
+    return {
+        async stop() {
+            const answer = heard('readings', 2 * spec.timeoutMs + 1000);
+            worker.postMessage('stop');
+            const m = await answer;
+            await worker.terminate();
+            return m?.type === 'readings' ? m.readings : { samples: [] };
+        },
+    };
+}
+/** The worker's side: scrape from the start, and on `stop` answer with the readings. */
+async function runScrapeWorker() {
+    const port = parentPort;
+    if (!port)
+        throw new Error('the scrape worker runs only as a worker thread');
+    const scrape = await scrapeRound(workerData);
+    port.once('message', () => {
+        void scrape.stop().then((readings) => {
+            port.postMessage({ type: 'readings', readings });
+            port.close();
+        });
+    });
+    port.postMessage({ type: 'started' });
+}
+
+;// CONCATENATED MODULE: ./src/target/server-watch.ts
+/**
+ * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
+ * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
+ * own timeout and a size cap, and all of it off the measuring thread (round-scrape.ts). AIPerf scrapes `/metrics`
+ * during a run the same way; `vllm bench serve` only diffs counters.
+ * The watch rides alongside the GPU watch: what it adds to the round is `server` (and `gpu` for an engine that models
+ * its own GPU, EngineAdapter.roundGpu), and it never disturbs a round.
+ */
+
+
+
+
+
+/** Gauges are sampled every this many ms during a round (≤ 2 samples/s). */
+const SERVER_SAMPLE_MS = 500;
+/** A round watch reading the adapter's series; undefined for an engine without a metrics endpoint. */
+function serverWatch(adapter, baseUrl, o = {}) {
+    const series = adapter.serverSeries;
+    if (!series)
+        return undefined;
+    const spec = {
+        url: joinUrl(baseUrl, series.path),
+        names: [...series.counters, ...series.gauges],
+        sampleMs: o.sampleMs ?? SERVER_SAMPLE_MS,
+        timeoutMs: o.timeoutMs ?? SCRAPE_TIMEOUT_MS,
+        maxBytes: o.maxBytes ?? SCRAPE_MAX_BYTES,
+    };
+    const script = o.script ?? bundledScrapeWorker();
+    let warned = false;
+    const sayCut = (readings) => {
+        if (readings.cutAt === undefined || warned)
+            return;
+        warned = true;
+        o.log?.warn(`${spec.url}: the body passed ${formatBytes(spec.maxBytes)}; reading stopped there, so a series the engine serves after it is missing from the round's server counters`);
+    };
+    return async () => {
+        const scrape = await startRoundScrape(spec, script);
+        return async () => {
+            const readings = await scrape.stop();
+            sayCut(readings);
+            const { before, after, samples } = readings;
+            const all = before && after ? roundServer(series, before, after, samples) : undefined;
+            if (!all)
+                return {};
+            // The engine's own GPU series make the round's GPU record, and only that.
+            const gpu = adapter.roundGpu?.(all);
+            const server = withoutSeries(all, series.gpu ?? []);
+            return gpu ? { server, gpu } : { server };
+        };
+    };
+}
+/**
+ * Deltas, gauge peaks and means, and the derived rates of one round. A gauge sample that is negative or not finite
+ * is missing, a share is clamped to [0, 1] (core/server-counters.ts); the mean is kept as a running mean, so large
+ * finite samples never sum past the largest double.
+ */
 function roundServer(series, before, after, samples) {
     const deltas = counterDeltas(before, after, series.counters);
     const peaks = {};
     const means = {};
     for (const name of series.gauges) {
-        const values = samples.flatMap((s) => (s[name] === undefined ? [] : [s[name]]));
+        const values = samples.flatMap((s) => {
+            const v = gaugeValue(name, s[name]);
+            return v === undefined ? [] : [v];
+        });
         if (!values.length)
             continue;
         peaks[name] = Math.max(...values);
-        means[name] = values.reduce((a, b) => a + b, 0) / values.length;
+        means[name] = values.reduce((m, v, i) => m + (v - m) / (i + 1), 0);
     }
     const rates = derivedRates(deltas, series.ratios);
     return { deltas, peaks, means, ...(rates && { rates }), samples: samples.length };
@@ -62697,7 +63535,7 @@ async function measureCell(o) {
         signal: o.signal,
         onRound: (p) => o.log.info(progressLine(cell.id, p)),
         // The engine's counters around each steady round, next to the host's GPU watch.
-        watch: combineWatches(o.watch, serverWatch(adapter, http, baseUrl)),
+        watch: combineWatches(o.watch, serverWatch(adapter, baseUrl, { log: o.log })),
         acceptance: adapter.roundAcceptance && ((server, records) => adapter.roundAcceptance?.(server, records)),
         onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
     });
@@ -63620,7 +64458,7 @@ function resolveLength(run, which, options) {
         note: `achieved lengths: ${what} not checked, none requested (the workload's is the achieved mean)`,
     };
 }
-function missing(format, run, lengths) {
+function requested_missing(format, run, lengths) {
     const which = lengths.map((l) => WORD[l]).join(' and ');
     const pass = lengths.map((l) => `${OPTION[l]} N`).join(' ');
     const hint = format.lengthsHint ? `, ${format.lengthsHint}` : '';
@@ -63704,7 +64542,7 @@ function placeRuns(format, runs, options = {}) {
         if (!input || !output) {
             // One message per file: an --append-result file of 20k runs that lacks them is one problem.
             if (!refused.has(run.file))
-                problems.push(missing(format, run, input ? ['outputTokens'] : output ? ['inputTokens'] : ['inputTokens', 'outputTokens']));
+                problems.push(requested_missing(format, run, input ? ['outputTokens'] : output ? ['inputTokens'] : ['inputTokens', 'outputTokens']));
             refused.add(run.file);
             continue;
         }
@@ -66995,6 +67833,7 @@ class TargetSession {
     onOuterAbort = () => this.abort.abort(this.deps.signal.reason);
     guard;
     fatalReason;
+    deadline;
     client;
     running;
     /** Starts watching the run's cancellation and, for a target we launch, available memory. */
@@ -67019,6 +67858,17 @@ class TargetSession {
     fail(reason) {
         this.fatalReason ??= reason;
         this.abort.abort(new Error(reason));
+    }
+    /**
+     * Ends the target with `reason` once `ms` have passed, whatever it is doing then (launching, waiting for ready,
+     * a round in flight): a bound the caller holds over this session, such as the A/B's `ab-budget`.
+     */
+    endAfter(ms, reason) {
+        clearTimeout(this.deadline);
+        this.deadline = setTimeout(() => {
+            this.deps.log.info(`${this.target.id}: ${reason}; stopping it`);
+            this.fail(reason);
+        }, Math.max(0, ms));
     }
     /** The target's one bench client, created on first use: the smoke request needs it before the server is ready. */
     benchClient(baseUrl) {
@@ -67084,6 +67934,7 @@ class TargetSession {
     }
     async close() {
         const { target, deps } = this;
+        clearTimeout(this.deadline);
         this.guard?.stop();
         deps.signal.removeEventListener('abort', this.onOuterAbort);
         await this.client?.close().catch(() => undefined);
@@ -67130,7 +67981,7 @@ async function runTarget(target, cells, deps) {
     const preflight = await preflightTarget(target, hostDeps, deps.log);
     if (preflight.problem) {
         deps.log.error(`${target.id}: ${preflight.problem}`);
-        const host = await targetHost(target, preflight.state, {});
+        const host = await targetHost(target, preflight.state, {}, preflight.scope);
         return failAll(cells, preflight.problem, { launch: target.launch }, host);
     }
     const session = new TargetSession(target, cells, deps);
@@ -67143,11 +67994,12 @@ async function runTarget(target, cells, deps) {
             const message = session.fatal ?? errorMessage(error);
             const started = error instanceof StartError ? error : undefined;
             deps.log.error(message);
-            const host = await targetHost(target, preflight.state, {});
+            const host = await targetHost(target, preflight.state, {}, preflight.scope);
             return failAll(cells, message, { logTail: started?.logTail || undefined, launch: started?.launch ?? target.launch }, host);
         }
         const info = await session.ready(running);
-        const host = await targetHost(target, preflight.state, info);
+        const scope = await readyScope(target, preflight, running.pgid, hostDeps, deps.log);
+        const host = await targetHost(target, preflight.state, info, scope);
         let probe;
         try {
             probe = await probeTarget(target, session, running);
@@ -67166,7 +68018,7 @@ async function runTarget(target, cells, deps) {
             deps,
             probe,
             host,
-            watch: roundWatch(preflight.state, hostDeps),
+            watch: roundWatch(preflight.state, hostDeps, scope),
             launch: launchFigures(running),
         });
     }
@@ -67388,22 +68240,36 @@ async function runAbLaunches(arms, deps) {
                 read,
             });
         before = await read().catch(() => undefined);
-        deps.log.info(`${target.id}: A/B ${name} (${i + 1}/${order.length})`);
+        deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`);
+        const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined;
         // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
-        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2));
+        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline);
         if (arm === 'base')
             deps.spend(result.engineMs);
         launches.push(result);
         if (result.error)
-            return { launches, stopped: `the ${name} failed: ${result.error}` };
+            return { launches, stopped: launchStopped(name, result.error, deadline) };
     }
     const ended = anotherBlock(arms, launches, deps);
     return { launches, ...(typeof ended === 'string' && { ended }) };
 }
-/** One launch: start, ready, each cell measured once with a discarded cold round, teardown. */
-async function oneLaunch(arm, target, cells, deps, seed) {
+/**
+ * A base launch ends when `ab-budget` runs out, whatever it is doing (its ready wait, a round in flight): an engine
+ * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
+ */
+function budgetDeadline(name, deps) {
+    return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` };
+}
+/** Why the A/B ended with this launch: the budget running out says only that. */
+function launchStopped(name, error, deadline) {
+    return error === deadline?.reason ? error : `the ${name} failed: ${error}`;
+}
+/** One launch: start, ready, each cell measured once with a discarded cold round, teardown; ended at `deadline`. */
+async function oneLaunch(arm, target, cells, deps, seed, deadline) {
     const started = Date.now();
     const session = new TargetSession(target, cells, deps);
+    if (deadline)
+        session.endAfter(deadline.ms, deadline.reason);
     try {
         const running = await session.start();
         const info = await session.ready(running);
@@ -67452,107 +68318,6 @@ function withColdRound(cell) {
     const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 };
     return { ...cell, target: { ...cell.target, settings } };
 }
-
-;// CONCATENATED MODULE: ./src/target/ab-target.ts
-/**
- * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
- * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
- * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
- * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
- *
- * The A/B verdict replaces the stored-baseline one for the speed metrics where it may (compare/ab-final.ts: an
- * undecided A/B never clears a stored regression, and arms that ran the same engine never clear a verdict the
- * engine change may explain); what the cell fails outside them (output quality against the baseline's outputs,
- * an achieved-length miss) does not depend on the box and still counts. The stored verdict is kept under
- * `ab.stored`.
- */
-
-
-/** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
-function abWanted(cell, mode) {
-    if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
-        return undefined;
-    if (mode === 'always')
-        return 'ab: always';
-    // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
-    if (cell.verdict.failures?.length)
-        return undefined;
-    const { status } = cell.verdict;
-    if (status === 'regression')
-        return 'it looks regressed against the stored baseline';
-    if (status === 'inconclusive')
-        return 'the stored baseline cannot decide it';
-    if (status === 'new')
-        return 'there is no stored baseline for it';
-    const changes = cell.host?.changes;
-    if (changes?.length)
-        return `the environment differs from the stored baseline's (${changes.join('; ')})`;
-    return undefined;
-}
-/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
-function abNotRun(cell, reason, extra = {}) {
-    const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`;
-    return {
-        ...cell,
-        ab: { status: 'not-run', reason, ...extra },
-        verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
-    };
-}
-/** The cell's launches as the results file records them. */
-function launchRecords(cell, outcome) {
-    return outcome.launches.map((l) => {
-        const measured = l.cells?.get(cell.id);
-        return {
-            arm: l.arm,
-            status: measured ? 'ok' : 'error',
-            ...(l.error && { error: l.error }),
-            metrics: measured?.metrics ?? null,
-            rounds: measured?.rounds ?? [],
-            engineMs: l.engineMs,
-            ...(l.fingerprint && { fingerprint: l.fingerprint }),
-        };
-    });
-}
-/** The A/B's verdict on the cell's launches (undecided when none ran); for the loop that decides whether to add a block. */
-function abVerdictOf(cellId, outcome, gate, noiseFloor) {
-    const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
-    return abCellVerdict(pairs, gate, { noiseFloor });
-}
-/** Whether an A/B verdict is still undecided in a way more launches could change: a metric asks for launches. */
-function wantsLaunches(verdict) {
-    return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
-}
-/** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
-function applyAb(cells, applied, noiseFloor) {
-    const { outcome, sha } = applied;
-    const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs));
-    const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs));
-    const perArm = Math.floor(outcome.launches.length / 2);
-    const tested = new Set(applied.base.cells.map((c) => c.id));
-    return cells.map((cell) => {
-        if (!tested.has(cell.id))
-            return cell;
-        const record = { base: sha, launches: perArm, arms: launchRecords(cell, outcome), baseMs, prMs };
-        if (outcome.stopped)
-            return abNotRun(cell, outcome.stopped, { ...record, launches: applied.launches });
-        const ab = abVerdictOf(cell.id, outcome, applied.gate, noiseFloor);
-        const baseArm = outcome.launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
-        const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
-        const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${outcome.ended ? ` (${outcome.ended})` : ''}`;
-        return {
-            ...cell,
-            ab: {
-                status: 'ran',
-                ...record,
-                stored: cell.verdict,
-                ...(sameEngine.length && { sameEngine }),
-                ...(outcome.ended && { ended: outcome.ended }),
-            },
-            verdict: abFinal({ stored: cell.verdict, ab, said, sameEngine }),
-        };
-    });
-}
-const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 ;// CONCATENATED MODULE: ./src/config/gate-changes.ts
 /**
@@ -67627,30 +68392,32 @@ const FETCH_TIMEOUT_MS = 2 * 60_000;
 const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const CANCELLED = 'the run was cancelled before the base commit was checked out';
 /** Whether the repository has that commit. */
-async function hasCommit(repo, sha, signal) {
-    return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: repo, signal })).ok;
+async function hasCommit(o, repo, sha) {
+    return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: repo, signal: o.signal, guard: o.guard })).ok;
 }
 /** The commit in the checkout, fetched when missing; `fetched`, or why it is not there. */
 async function ensureCommit(o, repo, sha) {
     const short = sha.slice(0, 7);
-    const inside = await runGit(['rev-parse', '--git-dir'], { cwd: repo, signal: o.signal });
+    const inside = await runGit(['rev-parse', '--git-dir'], { cwd: repo, signal: o.signal, guard: o.guard });
     if (o.signal?.aborted)
         return { unavailable: CANCELLED };
     if (!inside.ok)
         return { unavailable: `${repo} is not a git checkout (${inside.reason})` };
-    if (await hasCommit(repo, sha, o.signal))
+    if (await hasCommit(o, repo, sha))
         return { fetched: false };
     o.log.info(`the base commit ${short} is not in the checkout: fetching it from origin`);
-    const fetch = await runGit(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', 'origin', sha], {
+    const args = ['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', 'origin', sha];
+    const fetch = await runGit([...STALLED_TRANSFER_ENDS, ...args], {
         cwd: repo,
         timeoutMs: o.fetchTimeoutMs ?? FETCH_TIMEOUT_MS,
         signal: o.signal,
+        guard: o.guard,
     });
     if (o.signal?.aborted)
         return { unavailable: CANCELLED };
     if (!fetch.ok)
         return { unavailable: `fetching the base commit ${short} from origin failed: ${fetch.reason}` };
-    if (!(await hasCommit(repo, sha, o.signal)))
+    if (!(await hasCommit(o, repo, sha)))
         return { unavailable: `fetching the base commit ${short} from origin did not bring that commit` };
     return { fetched: true };
 }
@@ -67689,7 +68456,7 @@ async function checkoutBase(o) {
         else
             o.guard?.forget(task);
     };
-    const added = await addWorktree(task, sha, o.signal);
+    const added = await addWorktree(task, sha, { signal: o.signal, guard: o.guard });
     if (!added.ok) {
         await remove();
         if (o.signal?.aborted)
@@ -67968,17 +68735,19 @@ async function abTest(t, deps, budget) {
 
 
 
+
 async function runPipeline(deps) {
     const { options, context, log } = deps;
     const cwd = deps.cwd ?? process.cwd();
     const resultsDir = (0,external_node_path_.resolve)(cwd, options.resultsDir);
     const startedAt = new Date().toISOString();
-    const meta = (hardware) => runMeta(context, deps.toolVersion, startedAt, options, hardware);
+    const behaviour = resolveBehaviour(options.mode, context);
+    const meta = (hardware) => runMeta(context, { version: deps.toolVersion, startedAt, mode: behaviour.name }, options, hardware);
     const signal = deps.signal ?? new AbortController().signal;
     const run = {
         cwd,
         resultsDir,
-        behaviour: resolveBehaviour(options.mode, context),
+        behaviour,
         signal,
         // The one place the port is wrapped: whatever reaches GitHub below goes through these bounds.
         github: deps.github && boundedGitHub(deps.github, signal, deps.apiTimeouts),
@@ -68024,7 +68793,7 @@ async function measurePlan(plan, run, deps) {
     const { behaviour, resultsDir, signal } = run;
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
-    const store = makeStore(options, deps, run.github);
+    const store = makeStore(options, deps, run.github, behaviour.writeBaseline);
     const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
     if ('configError' in loaded) {
         const { problems, message } = loaded.configError;
@@ -68074,7 +68843,11 @@ async function measure(plan, behaviour, m) {
     const { log } = deps;
     if (!behaviour.measure) {
         const read = await readShardResults(resultsDir, plan, log);
-        return judge ? { ...read, cells: judgeAll(read.cells, judge) } : read;
+        if (!judge)
+            return read;
+        const judged = judgeAll(read.cells, judge);
+        // As in a run that measures: the A/B (here the shards') belongs to a run that compares without writing the baseline.
+        return { ...read, cells: behaviour.writeBaseline ? judged : shardAb(judged, read, plan) };
     }
     const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
     try {
@@ -68160,7 +68933,7 @@ function skippedCells(plan, chosen, judge) {
         .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)));
 }
 /** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
-function makeStore(options, deps, github) {
+function makeStore(options, deps, github, writes) {
     if (options.baselineFile) {
         const cwd = deps.cwd ?? process.cwd();
         const path = (0,external_node_path_.resolve)(cwd, options.baselineFile);
@@ -68172,7 +68945,7 @@ function makeStore(options, deps, github) {
         return undefined;
     const { serverUrl } = deps.context;
     const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined;
-    const on = (api) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl });
+    const on = (api) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl, replaceUnreadable: writes });
     return {
         kind: 'branch',
         load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
@@ -68229,7 +69002,7 @@ async function loadBaseline(store, hardware, log) {
         return { unreadable: reason };
     }
 }
-function runMeta(context, version, startedAt, options, hardware) {
+function runMeta(context, { version, startedAt, mode }, options, hardware) {
     return {
         sha: context.sha,
         ref: context.ref,
@@ -68239,6 +69012,7 @@ function runMeta(context, version, startedAt, options, hardware) {
         hardware,
         repository: context.repository ? `${context.repository.owner}/${context.repository.repo}` : undefined,
         config: options.config,
+        mode,
         shard: options.shard || undefined,
         tool: { name: 'llm-bench-gate', version },
     };
@@ -68995,7 +69769,7 @@ function fullReply(request, id, text, length) {
 
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
-function readBody(req) {
+function server_readBody(req) {
     return new Promise((resolve, reject) => {
         const parts = [];
         let size = 0;
@@ -69019,7 +69793,7 @@ function apiError(res, error) {
     server_json(res, error.status, { error: { message: error.message, type: error.type, param: null, code: error.status } });
 }
 async function jsonBody(req) {
-    const text = await readBody(req);
+    const text = await server_readBody(req);
     try {
         return JSON.parse(text);
     }
@@ -69472,6 +70246,7 @@ const VERSION = package_namespaceObject.rE;
 
 
 
+
 const INGEST_HELP = `Usage: llm-bench-gate ingest --format ${INGEST_FORMAT_NAMES.join('|')} FILE… [--out FILE]
          [--input-tokens N --output-tokens N] [--scenario ID]
 
@@ -69543,7 +70318,8 @@ async function ingestMain(args, context) {
             outputTokens: ingest_command_tokens('--output-tokens', values['output-tokens']),
         };
         const results = await ingestResults(values.format, positionals, context(), request);
-        const text = JSON.stringify(results, null, 2) + '\n';
+        // Never write what `compare` or `baseline-file` could not read back.
+        const text = checkReadBack(JSON.stringify(results, null, 2) + '\n', values.out ?? 'the ingested results', 'results');
         if (values.out)
             await (0,promises_.writeFile)(values.out, text);
         else

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 449:
+/***/ 640:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40,7 +40,7 @@ class UnsafePathError extends Error {
  * Creates `dir` and its missing parents below `base`, refusing any existing component that is a symlink or
  * not a directory.
  */
-function ensureDir(dir, base = defaultBase(dir)) {
+function safe_fs_ensureDir(dir, base = defaultBase(dir)) {
     const target = resolve(dir);
     const from = resolve(base);
     const steps = relative(from, target).split(sep).filter(Boolean);
@@ -75,7 +75,7 @@ function defaultBase(dir) {
     return base;
 }
 /** Opens a file for writing (`append` or truncate) without following a symlink at its name. */
-function openNoFollow(path, mode) {
+function safe_fs_openNoFollow(path, mode) {
     const flags = external_node_fs_namespaceObject.constants.O_WRONLY |
         external_node_fs_namespaceObject.constants.O_CREAT |
         external_node_fs_namespaceObject.constants.O_NOFOLLOW |
@@ -91,8 +91,8 @@ function openNoFollow(path, mode) {
 }
 /** Writes a whole file inside a checked directory, never through a symlink. */
 function writeFileNoFollow(path, data, base) {
-    ensureDir(dirname(path), base);
-    const fd = openNoFollow(path, 'truncate');
+    safe_fs_ensureDir(dirname(path), base);
+    const fd = safe_fs_openNoFollow(path, 'truncate');
     try {
         const bytes = Buffer.from(data, 'utf8');
         for (let at = 0; at < bytes.length;)
@@ -293,7 +293,7 @@ function walk(value, redact) {
 }
 /** The process-wide redactor every writer goes through; the runner and the CLI fill it at start. */
 const secrets = new Redactor();
-function redact(text) {
+function redact_redact(text) {
     return secrets.redact(text);
 }
 /**
@@ -301,7 +301,7 @@ function redact(text) {
  * a URL (`https://user:token@host`, RFC 3986 §3.2.1 userinfo) masked, known secrets masked, at most `maxChars`.
  */
 function redact_redactLine(text, maxChars) {
-    const clean = redact(text
+    const clean = redact_redact(text
         // eslint-disable-next-line no-control-regex
         .replace(/[\u0000-\u001f\u007f]/g, ' ')
         .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, `$1${MASK}@`)
@@ -770,7 +770,7 @@ function parseProcStat(text) {
     return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
 }
 /** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
-function proc_stat_readProcStat(pid) {
+function readProcStat(pid) {
     try {
         return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
     }
@@ -821,11 +821,11 @@ const CHECK_TEXT = {
 let procAvailable;
 /** True where /proc/self/stat can be read (Linux); cached. */
 function hasProc() {
-    procAvailable ??= proc_stat_readProcStat('self') !== undefined;
+    procAvailable ??= readProcStat('self') !== undefined;
     return procAvailable;
 }
 /** The process's start time, clock ticks after boot; undefined where it or /proc is not there. */
-function startTimeOf(pid) {
+function group_identity_startTimeOf(pid) {
     return readProcStat(pid)?.startTime;
 }
 function groupExists(pgid) {
@@ -843,7 +843,7 @@ function checkGroup(group) {
         return groupExists(group.pgid) ? 'unchecked' : 'gone';
     if (group.start === undefined)
         return groupExists(group.pgid) ? 'unrecorded' : 'gone';
-    const leader = proc_stat_readProcStat(group.pgid);
+    const leader = readProcStat(group.pgid);
     if (leader && leader.startTime !== group.start)
         return 'reused';
     if (leader && leader.pgrp === group.pgid)
@@ -866,7 +866,7 @@ const KILL_WAIT_MS = 1000;
 const POLL_MS = 50;
 /** Our own process group: never a target of these signals. */
 function ownProcessGroup() {
-    return proc_stat_readProcStat('self')?.pgrp;
+    return readProcStat('self')?.pgrp;
 }
 /** Pids of the group's members that are not zombies (a zombie is dead, merely not reaped yet). */
 function liveMembers(pgid) {
@@ -876,7 +876,7 @@ function liveMembers(pgid) {
     for (const entry of (0,external_node_fs_namespaceObject.readdirSync)('/proc')) {
         if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57)
             continue;
-        const stat = proc_stat_readProcStat(entry);
+        const stat = readProcStat(entry);
         if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X')
             pids.push(Number(entry));
     }
@@ -959,13 +959,324 @@ async function killProcessGroups(groups, graceMs = DEFAULT_GRACE_MS, passed = ()
     return alive;
 }
 
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/server/log-file.ts
+/**
+ * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
+ * usually the reason it failed) are kept, then only a window of the latest output. When the
+ * part after the head grows past twice the window it is rewritten as a marker plus the last
+ * `tailBytes`, so a runaway engine costs at most head + 2 × tail on disk.
+ */
+
+
+
+
+
+const DEFAULT_HEAD_BYTES = (/* unused pure expression or super */ null && (1024 * 1024));
+const DEFAULT_TAIL_BYTES = (/* unused pure expression or super */ null && (256 * 1024));
+/** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
+const PARTIAL_LINE_CHARS = (/* unused pure expression or super */ null && (64 * 1024));
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+class log_file_BoundedLog {
+    path;
+    fd;
+    base;
+    headBytes;
+    tailBytes;
+    head = 0;
+    afterHead = 0;
+    inFile = 0;
+    recent = [];
+    recentBytes = 0;
+    decoder = new StringDecoder('utf8');
+    partial = '';
+    constructor(path, options = {}) {
+        this.path = path;
+        this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
+        this.tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
+        ensureDir(dirname(path));
+        this.fd = openNoFollow(path, 'append');
+        // Appending to an earlier run's log: the bound applies to what this run adds.
+        this.base = fstatSync(this.fd).size;
+    }
+    /** Bytes written by the engine that are no longer in the file. */
+    get droppedBytes() {
+        return this.afterHead - Math.min(this.afterHead, this.inFile);
+    }
+    /**
+     * Engine output: goes to the file and to the tail, redacted of secrets a line at a time (a partial line
+     * waits for its end, up to PARTIAL_LINE_CHARS); `close` redacts the whole file once more, for secrets a
+     * line break split.
+     */
+    write(data) {
+        const text = this.partial + (typeof data === 'string' ? data : this.decoder.write(data));
+        const cut = text.lastIndexOf('\n') + 1;
+        const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
+        this.partial = text.slice(ready.length);
+        if (ready)
+            this.append(Buffer.from(redact(ready)), true);
+    }
+    /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
+    note(text) {
+        this.flushPartial();
+        this.append(Buffer.from(redact(text)), false);
+    }
+    flushPartial() {
+        const rest = this.partial + this.decoder.end();
+        this.partial = '';
+        if (rest)
+            this.append(Buffer.from(redact(rest)), true);
+    }
+    append(chunk, remember) {
+        if (chunk.length === 0)
+            return;
+        if (remember)
+            this.remember(chunk);
+        if (this.fd === undefined)
+            return;
+        let rest = chunk;
+        if (this.head < this.headBytes) {
+            const part = rest.subarray(0, this.headBytes - this.head);
+            writeSync(this.fd, part);
+            this.head += part.length;
+            rest = rest.subarray(part.length);
+        }
+        if (rest.length === 0)
+            return;
+        writeSync(this.fd, rest);
+        this.afterHead += rest.length;
+        this.inFile += rest.length;
+        if (this.inFile > 2 * this.tailBytes)
+            this.rotate();
+    }
+    remember(chunk) {
+        this.recent.push(chunk);
+        this.recentBytes += chunk.length;
+        while (this.recent.length > 1 && this.recentBytes - this.recent[0].length >= this.tailBytes) {
+            this.recentBytes -= this.recent.shift().length;
+        }
+    }
+    latest() {
+        const all = Buffer.concat(this.recent);
+        return all.length > this.tailBytes ? all.subarray(all.length - this.tailBytes) : all;
+    }
+    rotate() {
+        const fd = this.fd;
+        // Notes written after the head are not in the ring; losing them with the rest is fine.
+        const kept = this.latest();
+        const dropped = this.afterHead - kept.length;
+        ftruncateSync(fd, this.base + this.head);
+        const marker = Buffer.from(`\n[llm-bench-gate: ${dropped} bytes of engine output dropped to bound the log size]\n`);
+        writeSync(fd, marker);
+        writeSync(fd, kept);
+        this.inFile = kept.length;
+    }
+    /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
+    tail(lines = 40) {
+        const text = redact((this.latest().toString('utf8') + this.partial).replace(ANSI, ''));
+        const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
+        return all.slice(-lines).join('\n');
+    }
+    lastLine() {
+        return this.tail(1) || undefined;
+    }
+    close() {
+        if (this.fd === undefined)
+            return;
+        this.flushPartial();
+        const fd = this.fd;
+        this.fd = undefined;
+        try {
+            this.redactWritten(fd);
+        }
+        finally {
+            closeSync(fd);
+        }
+    }
+    /** What this run wrote, redacted as a whole (the file is bounded to head + 2 × tail bytes). */
+    redactWritten(fd) {
+        const all = readFileSync(this.path);
+        const mine = all.subarray(this.base).toString('utf8');
+        const clean = redact(mine);
+        if (clean === mine)
+            return;
+        ftruncateSync(fd, this.base);
+        writeSync(fd, Buffer.from(clean));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/readiness.ts
+/**
+ * Waiting for an engine: poll its health endpoint fast, classify each answer with the
+ * adapter, print a progress line now and then, and stop early when the process exits or the
+ * caller aborts. Loading is not death: before the first ready answer, a 503, any other
+ * non-200 or a refused connection means "still loading" for every engine while its process
+ * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
+ * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
+ */
+
+
+const readiness_POLL_MS = 200;
+const PROGRESS_MS = 15_000;
+const PROBE_TIMEOUT_MS = 2000;
+/** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
+function describeAnswer(answer) {
+    if (!answer)
+        return 'no answer yet';
+    if (answer.status === 0)
+        return answer.body || 'no connection';
+    const body = answer.body.replace(/\s+/g, ' ').trim().slice(0, 120);
+    return body ? `HTTP ${answer.status}: ${body}` : `HTTP ${answer.status}`;
+}
+/** An AbortSignal that fires when the process exits, with the ExitInfo as its reason. */
+function readiness_exitSignal(exit) {
+    const controller = new AbortController();
+    void exit.then((info) => controller.abort(info));
+    return controller.signal;
+}
+/**
+ * Settles with whichever comes first of `promise`, the process exit, the abort or `ms`.
+ * The timer and both listeners are released either way (this runs every poll for minutes).
+ */
+function race(promise, ms, exit, signal) {
+    return new Promise((resolve) => {
+        let done = false;
+        const finish = (outcome) => {
+            if (done)
+                return;
+            done = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            exit?.removeEventListener('abort', onExit);
+            resolve(outcome);
+        };
+        const onAbort = () => finish({ aborted: true });
+        const onExit = () => finish({ exit: exit.reason });
+        const timer = setTimeout(() => finish({ timeout: true }), Math.max(0, ms));
+        if (exit?.aborted)
+            return onExit();
+        if (signal?.aborted)
+            return onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        exit?.addEventListener('abort', onExit, { once: true });
+        promise.then((value) => finish({ value }), (error) => finish({ error }));
+    });
+}
+async function waitReady(options) {
+    const { adapter, http, log, exit, signal } = options;
+    const url = joinUrl(options.baseUrl, adapter.healthPath);
+    const pollMs = options.pollMs ?? readiness_POLL_MS;
+    const progressMs = options.progressIntervalMs ?? PROGRESS_MS;
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
+    let last;
+    let nextProgress = progressMs;
+    for (;;) {
+        const remaining = options.timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timeout', last, elapsedMs: elapsed() };
+        const probe = await race(http.get(url, Math.min(PROBE_TIMEOUT_MS, Math.max(100, remaining))), remaining, exit, signal);
+        if ('aborted' in probe)
+            return { kind: 'aborted', elapsedMs: elapsed() };
+        if ('exit' in probe)
+            return { kind: 'exit', exit: probe.exit, elapsedMs: elapsed() };
+        if ('timeout' in probe)
+            return { kind: 'timeout', last, elapsedMs: elapsed() };
+        last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
+        if (adapter.readiness(last) === 'ready')
+            return { kind: 'ready', elapsedMs: elapsed() };
+        if (elapsed() >= nextProgress) {
+            nextProgress += progressMs;
+            const line = options.lastLogLine?.();
+            log.info(`${options.id}: waiting for ${adapter.name} to be ready (${formatDuration(Math.round(elapsed() / 100) * 100)} of ${formatDuration(options.timeoutMs)}, ` +
+                `GET ${adapter.healthPath}: ${describeAnswer(last)})${line ? `; last log line: ${line.slice(0, 200)}` : ''}`);
+        }
+        const pause = await race(new Promise(() => undefined), Math.min(pollMs, options.timeoutMs - elapsed()), exit, signal);
+        if ('aborted' in pause)
+            return { kind: 'aborted', elapsedMs: elapsed() };
+        if ('exit' in pause)
+            return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/server/launch.ts
+/**
+ * Runs a launch command under `bash -c` as the leader of a new process group, with its
+ * output going to a bounded log file. Output goes through us (not straight to a file
+ * descriptor) so the file stays bounded and the last lines are at hand for errors.
+ */
+
+
+
+
+function stamp() {
+    return new Date().toISOString();
+}
+/** Spawns the command; throws the spawn error (no bash, bad cwd) synchronously or on the first tick. */
+async function launchGroup(spec) {
+    const log = new BoundedLog(spec.logPath, spec.logOptions);
+    log.note(`[llm-bench-gate ${stamp()}] $ ${spec.command}\n`);
+    let child;
+    try {
+        child = spawn('bash', ['-c', spec.command], {
+            detached: true,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            // The whole environment, as the caller built it (least privilege: server/env.ts); nothing is inherited.
+            env: spec.env,
+            cwd: spec.cwd,
+        });
+    }
+    catch (error) {
+        log.close();
+        throw error;
+    }
+    // Read before this tick ends: the child is reaped (and its pid freed) only from the event loop, so the
+    // pid still names it here, running or a zombie.
+    const start = child.pid === undefined ? undefined : startTimeOf(child.pid);
+    const spawned = new Promise((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+    });
+    try {
+        await spawned;
+    }
+    catch (error) {
+        log.close();
+        throw error;
+    }
+    child.stdout.on('data', (chunk) => log.write(chunk));
+    child.stderr.on('data', (chunk) => log.write(chunk));
+    let info;
+    const exit = new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+            info = { code, signal };
+            log.note(`[llm-bench-gate ${stamp()}] launch process exited (${signal ? `signal ${signal}` : `code ${code}`})\n`);
+            resolve(info);
+        });
+    });
+    const drained = new Promise((resolve) => child.once('close', () => resolve()));
+    return { pgid: child.pid, start, child, log, exit, exitSignal: exitSignal(exit), exitInfo: () => info, drained };
+}
+/** The group's cleanup task: what the guard records, and forgets once a teardown saw the group gone. */
+function groupTask(group) {
+    return { kind: 'group', pgid: group.pgid, start: group.start };
+}
+
 ;// CONCATENATED MODULE: ./src/server/git.ts
 /**
  * `git`, bounded: no shell (an argument list), no prompt for credentials (`GIT_TERMINAL_PROMPT=0`, git(1)
  * ENVIRONMENT), messages in English (they end up in a report), a time limit past which its whole process
  * group is killed (a fetch runs `git-remote-*` and `upload-pack` children), and a cap on what its output
  * may hold. Never throws: a failure comes back with git's most telling error line.
+ *
+ * The time limit is this process's timer: when this process dies (a SIGKILLed step), nothing of it is left.
+ * So git runs as the leader of its own process group, registered with the run's guard like an engine's, and
+ * the watchdog or the post step kills what is left of it; a network command also gets git's own stall limit.
  */
+
+
 
 
 
@@ -973,6 +1284,12 @@ async function killProcessGroups(groups, graceMs = DEFAULT_GRACE_MS, passed = ()
 const GIT_TIMEOUT_MS = 30_000;
 /** What one stream of git's output may hold; the rest is counted and dropped. */
 const GIT_OUTPUT_BYTES = 256 * 1024;
+/**
+ * Put before a network command (`fetch`): an HTTP transfer slower than 1000 bytes/s for 30 s is aborted
+ * (git-config(1) `http.lowSpeedLimit`, `http.lowSpeedTime`; curl's CURLOPT_LOW_SPEED_LIMIT/TIME), so a remote
+ * that accepts the connection and never answers ends the command by itself, even once the process that started it is gone.
+ */
+const STALLED_TRANSFER_ENDS = (/* unused pure expression or super */ null && (['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=30']));
 /** What a reason quotes of git's message. */
 const REASON_CHARS = 200;
 /**
@@ -1016,6 +1333,10 @@ function git_runGit(args, options) {
             env,
             stdio: ['ignore', 'pipe', 'pipe'],
         });
+        // The leader's start time is read in the tick it was spawned, before it can be reaped (group-identity.ts).
+        const task = child.pid === undefined ? undefined : groupTask({ pgid: child.pid, start: group_identity_startTimeOf(child.pid) });
+        if (task)
+            options.guard?.register(task);
         const stdout = collector();
         const stderr = collector();
         child.stdout.on('data', stdout.add);
@@ -1033,6 +1354,9 @@ function git_runGit(args, options) {
         const settle = (result) => {
             clearTimeout(timer);
             options.signal?.removeEventListener('abort', onAbort);
+            // Settled on 'close': every process holding git's output is gone, so its group id may be reused.
+            if (task)
+                options.guard?.forget(task);
             resolve(result);
         };
         child.once('error', (error) => settle({ ok: false, reason: `git could not start: ${errorMessage(error)}` }));
@@ -1073,11 +1397,11 @@ async function makeWorktreeFolder(repo, tempDir) {
     return { repo, path };
 }
 /** `git worktree add --detach <path>/tree <commit>`: a checkout of that commit, on no branch. */
-function addWorktree(ref, commit, signal) {
+function addWorktree(ref, commit, options = {}) {
     return runGit(['worktree', 'add', '--detach', join(ref.path, WORKTREE_TREE), commit], {
         cwd: ref.repo,
         timeoutMs: WORKTREE_ADD_TIMEOUT_MS,
-        signal,
+        ...options,
     });
 }
 /** Why `ref.path` is not a folder we made, or undefined when it is; `gone` when there is nothing there. */
@@ -1154,9 +1478,9 @@ const STOP_OUTPUT_BYTES = 1024 * 1024;
 function appendToLog(path) {
     return (text) => {
         try {
-            const fd = openNoFollow(path, 'append');
+            const fd = safe_fs_openNoFollow(path, 'append');
             try {
-                (0,external_node_fs_namespaceObject.writeSync)(fd, redact(text));
+                (0,external_node_fs_namespaceObject.writeSync)(fd, redact_redact(text));
             }
             finally {
                 (0,external_node_fs_namespaceObject.closeSync)(fd);
@@ -1320,7 +1644,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(449);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(640);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);
