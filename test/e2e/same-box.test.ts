@@ -11,7 +11,6 @@
  * differ by lag alone (a few per cent at most on this machine); a 12 % slower PR is beyond the 5 % limit by more
  * than twice the launch-to-launch band the 1.5 % noise floor gives two pairs (±2.9 %).
  */
-import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -19,35 +18,10 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ResultsFile } from '../../src/core/results.js'
 import { setTimeout as delay } from 'node:timers/promises'
-import { ROOT, onceStdout, runAction } from '../helpers/action.js'
+import { onceStdout, runAction } from '../helpers/action.js'
+import { PROFILE, box, gitWorkspace, storedBaseline, type GitWorkspace } from '../helpers/ab-box.js'
 import { psGroup } from '../server/procs.js'
-import { profileJson } from '../sim/profile-file.js'
-import { CLI } from '../helpers/cli.js'
-import {
-  fullClone,
-  git,
-  makeOrigin,
-  prEvent,
-  shallowClone,
-  worktreeList,
-  type OriginFiles,
-} from '../helpers/git-origin.js'
-
-interface GitWorkspace {
-  /** The head commit's checkout: the action's working directory. */
-  checkout: string
-  base: string
-}
-
-/** A PR's checkout as `actions/checkout` leaves it (depth 1: the base commit is not in it), or a full clone. */
-function gitWorkspace(files: OriginFiles, depth: 'shallow' | 'full' = 'shallow'): GitWorkspace {
-  const origin = makeOrigin('lbg-ab-', files)
-  return { checkout: depth === 'full' ? fullClone(origin) : shallowClone(origin), base: origin.base }
-}
-
-const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
-// A decode step of 25 ms at any batch size: 40 tok/s per stream at time-scale 1.
-const PROFILE = profileJson('box', { prefill: { 'tokens-per-s': 20000 }, decode: { 'step-ms': 25 } })
+import { git, prEvent, worktreeList } from '../helpers/git-origin.js'
 
 function matrix(timeScale: number, o: { defaults?: string; scenarios?: string } = {}): string {
   return [
@@ -66,30 +40,6 @@ function matrix(timeScale: number, o: { defaults?: string; scenarios?: string } 
     `    time-scale: ${timeScale}`,
     '',
   ].join('\n')
-}
-
-/** The environment of a run on this box: its speed and its driver. */
-function box(factor: number, driver: string): Record<string, string> {
-  return {
-    PATH: `${SMI_DIR}:${process.env.PATH}`,
-    FAKE_SMI_DRIVER: driver,
-    LLM_BENCH_GATE_SIM_BOX_FACTOR: String(factor),
-  }
-}
-
-/** The stored baseline: the base commit's matrix measured at box factor 1 under driver 580.95. */
-async function storedBaseline(): Promise<string> {
-  const ws = gitWorkspace({ base: { 'bench.yml': matrix(1), 'profiles/box.json': PROFILE }, head: {} }, 'full')
-  const out = join(ws.checkout, 'stored')
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'run', '--config', 'bench.yml', '--out', 'stored'], {
-      cwd: ws.checkout,
-      env: { ...process.env, ...box(1, '580.95.05') },
-      stdio: 'ignore',
-    })
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`baseline run exited ${code}`))))
-  })
-  return join(out, 'results.json')
 }
 
 interface PrRun {
@@ -128,7 +78,7 @@ function noWorktreeLeft(ws: GitWorkspace, runnerTemp: string): void {
 let baseline: string
 
 beforeAll(async () => {
-  baseline = await storedBaseline()
+  baseline = await storedBaseline(matrix(1))
 }, 120_000)
 
 describe('same-box A/B against the base commit', () => {
