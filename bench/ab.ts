@@ -20,6 +20,8 @@ import {
   abCellVerdict,
   abFinal,
   abOrder,
+  abUndecided,
+  abWanted,
   confirmCell,
   judgeCell,
   needsConfirmation,
@@ -31,7 +33,6 @@ import type { MetricsBlock, RoundResult, Stats } from '../src/core/measurements.
 import type { AbMode, CellPlan, GateConfig } from '../src/core/plan.js'
 import type { CellResult } from '../src/core/results.js'
 import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/index.js'
-import { abWanted, wantsLaunches } from '../src/target/ab-target.js'
 
 const { values } = parseArgs({
   options: {
@@ -157,9 +158,11 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
       arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
       GATE,
     )
+  const runs = () =>
+    arms.map((a) => ({ arm: a.arm, engineMs: 0, cells: new Map(wanted.map((c, i) => [c.id, a.cells[i].result])) }))
   for (const [l, arm] of order.entries()) {
     const boundary = l >= 2 * LAUNCHES && (l - 2 * LAUNCHES) % 4 === 0
-    if (boundary && (l / 2 + 2 > AB_MAX_LAUNCHES || !wanted.some((_, i) => wantsLaunches(verdictOf(i))))) break
+    if (boundary && (l / 2 + 2 > AB_MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
     // Both launches of a pair send the same prompts at the same times, as the action does.
     if (l % 2 === 0) pairSeed = draw()

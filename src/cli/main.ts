@@ -2,13 +2,12 @@
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { assembleResults } from '../run/assemble.js'
-import { cellJudge, judgeAll, type TargetRules } from '../target/cell-judge.js'
 import { loadPlan } from '../config/index.js'
 import { formatPlan } from '../config/plan-text.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from '../config/inputs.js'
-import { defaultGateConfig } from '../config/settings.js'
 import type { RunContext } from '../run/context.js'
-import type { RunCells } from '../compare/index.js'
+import { cellJudge, runFailure, type RunCells } from '../compare/index.js'
+import type { TargetPlan } from '../core/plan.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { consoleLogger, printable } from '../core/log.js'
 import { secrets } from '../core/redact.js'
@@ -192,14 +191,14 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
     readResultsFile(baselinePath, 'baseline'),
     readResultsFile(currentPath, 'current'),
   ])
-  const rules = await configRules(config)
+  const targets = await configTargets(config)
   const view = { results: baseline, history: [] }
   // The current file is the whole run: a baseline cell it lacks is missing, and a new cell may be its rename.
   const run: RunCells = { cells: current.cells, selected: () => true }
-  const judge = cellJudge(view, (target) => rules[target] ?? { gate: defaultGateConfig() }, run)
+  const judge = cellJudge(view, targets, run)
   const { results, tally } = assembleResults({
     run: current.run,
-    cells: judgeAll(current.cells, judge),
+    cells: current.cells.map((cell) => judge.decide({ read: cell })),
     missing: { view, selected: run.selected, renames: judge.renames },
     baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
   })
@@ -212,16 +211,21 @@ async function compareFiles(positionals: string[], config: string): Promise<numb
       ),
     ) + '\n',
   )
-  return tally.verdict === 'regression' ? 1 : 0
+  // The action's rule, with its defaults: a regression or a cell that could not be measured fails.
+  const failure = runFailure(tally, results.cells, { failOnRegression: true, failOnError: true })
+  if (failure) process.stderr.write(`failed: ${printable(failure)}\n`)
+  return failure ? 1 : 0
 }
 
-/** Per-target gates and noise floors of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
-async function configRules(config: string): Promise<Record<string, TargetRules>> {
+/**
+ * The matrix file's targets, whose gates and noise floors judge the cells. A path named with --config must load;
+ * the default path may be absent or unusable, and then every cell gets the built-in gate (compare/cell-judge.ts).
+ */
+async function configTargets(config: string): Promise<TargetPlan[]> {
   try {
-    const plan = await loadPlan(config)
-    return Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]))
+    return (await loadPlan(config)).targets
   } catch (error) {
     if (config !== DEFAULTS.config) throw error
-    return {}
+    return []
   }
 }

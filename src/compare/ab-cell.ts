@@ -24,6 +24,7 @@ import { abMetric, abOrder, type Arm } from './ab.js'
 import { steadyRounds } from './baseline.js'
 import { cellStatus, gatedStat, measures } from './judge.js'
 import { dropConfig, judgeCeiling, judgeFromZero } from './metric.js'
+import { demoteSpeeds, flagNote, pastTwiceTheLimit } from './rules.js'
 import { NOISE_FLOOR } from './noise.js'
 
 export interface AbLaunch {
@@ -51,10 +52,10 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
     else (judged.unknown ? undecided : notes).push(judged.note)
   }
   const flags = [...new Set(launches.flatMap((l) => l.cell.flags))]
-  // A flagged launch did not measure the requested workload: its speed figures decide nothing (as judge.ts).
+  // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
   if (flags.length) {
-    undecided.push(`flagged (${flags.join(', ')}): speed not compared`)
-    for (const v of Object.values(metrics)) if (!isCeiling(v.metric)) demote(v)
+    undecided.push(flagNote(flags))
+    demoteSpeeds(metrics)
   }
   if (!Object.keys(metrics).length) undecided.push('no gated metric measured by both arms')
   const note = [...undecided, ...notes].join('; ')
@@ -110,7 +111,7 @@ function abGated(
 
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
- * in points, where only a drop past twice the limit fails whatever the noise (as ab.ts), no drop passes, and a
+ * in points, where only a drop past twice the limit fails whatever the noise (rules.ts), no drop passes, and a
  * smaller one needs launches that measure a share above 0.
  */
 function abZeroShare(metric: DropMetric, config: GateMetricConfig, base: number[], pr: number[]): MetricVerdict {
@@ -119,7 +120,7 @@ function abZeroShare(metric: DropMetric, config: GateMetricConfig, base: number[
   const limit = config.minDelta ?? 0
   const worse = before - after
   const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`
-  const status = worse > 2 * limit ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive'
+  const status = pastTwiceTheLimit(worse, limit) ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive'
   const why = {
     regression: ': more than twice the limit',
     pass: '',
@@ -145,13 +146,6 @@ export function launchSe(cell: CellResult, metric: GatedMetric, stat: GateStat, 
   if (k < 2) return 0
   const m = mean(rounds)
   return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value
-}
-
-function demote(v: MetricVerdict): void {
-  if (v.status !== 'regression' && v.status !== 'improvement') return
-  v.status = 'inconclusive'
-  v.needs = 'workload'
-  delete v.moreLaunches
 }
 
 /**

@@ -35,6 +35,7 @@ import type { MetricVerdict } from '../core/results.js'
 import { mean } from '../core/stats.js'
 import { NOISE_FLOOR } from './noise.js'
 import { relativeLimit } from './reference.js'
+import { pastTwiceTheLimit, twiceTheLimit } from './rules.js'
 
 export type Arm = 'base' | 'pr'
 export const AB_Z = 1.96
@@ -132,11 +133,11 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
   }
 
   if (worse - h > limit) return verdict('regression')
-  if (worse > 2 * limit) return verdict('regression', 'more than twice the limit')
+  if (pastTwiceTheLimit(worse, limit)) return verdict('regression', 'more than twice the limit')
   if (-worse - h > limit) return verdict('improvement')
   if (worse > limit) return undecided('the interval straddles the limit', worse - limit)
-  if (worse + h <= 2 * limit) return verdict('pass')
-  return undecided('the interval is too wide to rule out a loss of twice the limit', 2 * limit - worse)
+  if (!pastTwiceTheLimit(worse + h, limit)) return verdict('pass')
+  return undecided('the interval is too wide to rule out a loss of twice the limit', twiceTheLimit(limit) - worse)
 }
 
 /** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */

@@ -2,17 +2,19 @@
  * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
  * (reference.ts: level shifts, the median of the runs since the last one); a gated metric regresses when it is
  * worse than the reference by more than the limit and by more than the noise of both sides explains (noise.ts,
- * metric.ts), or by more than twice the limit whatever the noise. A cell kept inconclusive by noise alone measures
- * more warm rounds (rounds.ts); a cell that looks regressed is re-measured and judged on both measurements pooled,
- * metric by metric (confirm.ts).
+ * metric.ts), or by more than twice the limit whatever the noise (rules.ts). A cell kept inconclusive by noise
+ * alone measures more warm rounds (more-rounds.ts); a cell that looks regressed is re-measured and judged on both
+ * measurements pooled, metric by metric (confirm.ts). A same-box A/B against the base commit (ab.ts, ab-cell.ts)
+ * judges a cell from launches of both arms, and its verdict replaces the stored one where it may (ab-final.ts).
  *
- * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
- * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
- * `missingCells` and `runVerdict` over the run. A same-box A/B against the base commit (ab.ts) judges a cell from
- * launches of both arms instead: `abOrder` says which arm each launch runs, `abCellVerdict` (ab-cell.ts) judges
- * them.
+ * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
+ * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
  */
 export { abFinal, type AbFinalInput } from './ab-final.js'
+export { abUndecided, abWanted, type AbEvidence, type AbRun } from './ab-verdict.js'
+export { cellJudge, targetRules, type CellJudge, type Evidence, type TargetRules } from './cell-judge.js'
+export { fingerprintChanges, unreproducedChanges } from './fingerprint-changes.js'
+export { pastTwiceTheLimit, runFailure, type FailOn } from './rules.js'
 export {
   AB_MAX_LAUNCHES,
   AB_Z,
@@ -34,6 +36,7 @@ export {
   cellStatus,
   judgeCell,
   skippedVerdict,
+  skippedFigures,
   type JudgeOptions,
 } from './judge.js'
 export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'

@@ -12,7 +12,6 @@
 import {
   GATED_METRICS,
   HEADLINE_METRICS,
-  isCeiling,
   isDrop,
   isRelative,
   metricInfo,
@@ -31,6 +30,7 @@ import { referenceFor, type Reference } from './reference.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 import { judgeQuality } from './cell-quality.js'
 import { factorConfig, splitDecode } from './spec-split.js'
+import { demoteSpeeds, flagNote } from './rules.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
 export const NEW_CELL_NOTE = 'no baseline for this cell yet'
@@ -84,7 +84,7 @@ export function judgeSample(
 
   const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR)
   // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
-  if (sample.flags.length) for (const v of Object.values(metrics)) if (!isCeiling(v.metric)) demote(v)
+  if (sample.flags.length) demoteSpeeds(metrics)
 
   const undecided = [...flags.undecided, ...unknown]
   // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
@@ -236,17 +236,6 @@ function flagKind(flag: string): string {
   return flag.replace(/\s*\d.*$/, '')
 }
 
-function flagNote(flags: readonly string[]): string {
-  return `flagged (${flags.join(', ')}): speed not compared`
-}
-
-function demote(v: MetricVerdict): void {
-  if (v.status !== 'regression' && v.status !== 'improvement') return
-  v.status = 'inconclusive'
-  v.needs = 'workload'
-  delete v.moreRounds
-}
-
 function referenceNote(reference: Reference): string {
   if (reference.source === 'file') return 'baseline: baseline file'
   return reference.runs === 1 ? 'baseline: one history run' : `baseline: median of ${reference.runs} runs`
@@ -257,20 +246,22 @@ function rebasedNote(v: MetricVerdict): string {
   return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`
 }
 
-/** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
-export function skippedVerdict(
+/**
+ * The verdict of a cell `select: changed` left out: not measured, never a pass or a failure; with the baseline's
+ * figures to show when the run compares (`skippedFigures`).
+ */
+export function skippedVerdict(reference?: CellVerdict['reference']): CellVerdict {
+  return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', ...(reference && { reference }) }
+}
+
+/** A skipped cell's verdict with the baseline's figures for it. */
+export function skippedFigures(
   id: string,
   baseline: BaselineView,
   gate: GateConfig,
   options: JudgeOptions = {},
 ): CellVerdict {
-  return {
-    status: 'missing',
-    metrics: {},
-    note: SKIPPED_NOTE,
-    skipped: 'unchanged',
-    reference: referenceValues(id, baseline, gate, options),
-  }
+  return skippedVerdict(referenceValues(id, baseline, gate, options))
 }
 
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */

@@ -21,6 +21,7 @@ import type { CeilingGateConfig, DropGateConfig, GateMetricConfig } from '../cor
 import type { MetricVerdict } from '../core/results.js'
 import { noiseBand, roundsFor, type NoiseModel } from './noise.js'
 import { relativeLimit, type Reference } from './reference.js'
+import { pastTwiceTheLimit, twiceTheLimit } from './rules.js'
 
 export interface MetricInput {
   metric: ComparedMetric
@@ -65,14 +66,16 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
     return v
   }
 
-  if (worse > 2 * limit) return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`)
+  if (pastTwiceTheLimit(worse, limit))
+    return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`)
   if (worse > limit) {
     return worse > band
       ? verdict('regression', `${change} (${limits}, ${noiseText})`)
       : undecided(`${change} (${limits}) but within ${noiseText}`, worse)
   }
   if (-worse > limit && -worse > band) return verdict('improvement', `${change} (${limits}, ${noiseText})`)
-  if (band > 2 * limit) return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit)
+  if (pastTwiceTheLimit(band, limit))
+    return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, twiceTheLimit(limit))
   return verdict('pass', `${change} (${limits}, ${noiseText})`)
 }
 

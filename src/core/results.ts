@@ -164,6 +164,11 @@ export interface CellResult {
   verdict: CellVerdict
 }
 
+/** The verdict a cell carries until a baseline judges it, and keeps in a run that only measures (or an ingested file). */
+export function notComparedVerdict(): CellVerdict {
+  return { status: 'new', metrics: {}, note: 'not compared with a baseline' }
+}
+
 export type AbArm = 'base' | 'pr'
 
 /**

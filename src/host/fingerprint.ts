@@ -1,12 +1,11 @@
 /**
  * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
- * file size and mtime — and how it differs from the baseline's, so a change in speed can be read next
- * to a change of environment that may explain it.
+ * file size and mtime, the launched program — read from the host. How two fingerprints differ is the judge's
+ * (compare/fingerprint-changes.ts).
  */
 import { stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import type { Fingerprint, HostState } from '../core/host.js'
-import { formatBytes } from '../core/format.js'
 import { launchedProgram } from './launched-program.js'
 
 export interface FingerprintInputs {
@@ -40,59 +39,4 @@ async function modelFile(model: string, cwd: string): Promise<Fingerprint['model
   if (!isAbsolute(model) && !model.startsWith('./') && !model.startsWith('../')) return undefined
   const s = await stat(resolve(cwd, model)).catch(() => undefined)
   return s ? { bytes: s.size, mtime: s.mtime.toISOString() } : undefined
-}
-
-const FIELDS: ReadonlyArray<[keyof Omit<Fingerprint, 'model'>, string]> = [
-  ['driver', 'driver'],
-  ['cuda', 'CUDA'],
-  ['engine', 'engine'],
-  ['image', 'image'],
-  ['digest', 'image digest'],
-  ['program', 'launched program'],
-]
-
-/** The fields that say which engine ran, as opposed to the box it ran on (driver, CUDA). */
-const ENGINE_FIELDS: ReadonlyArray<keyof Fingerprint> = ['engine', 'image', 'digest', 'program', 'model']
-
-const shown = (f: Fingerprint, key: keyof Fingerprint): string | undefined => {
-  const v = f[key]
-  return typeof v === 'object' ? `${formatBytes(v.bytes)} of ${v.mtime}` : v
-}
-
-/**
- * The engine changes since the stored baseline that the A/B's base arm did not reproduce: each engine field the
- * baseline and the PR recorded differently where some base launch recorded the PR's value or nothing (it ran the
- * engine the PR's workflow installed, not the base's). Empty when the arms differ the way the PR differs from the
- * baseline, or when nothing of the engine changed.
- */
-export function unreproducedChanges(
-  stored: Fingerprint | undefined,
-  pr: Fingerprint | undefined,
-  baseArm: readonly (Fingerprint | undefined)[],
-): string[] {
-  if (!stored || !pr) return []
-  return ENGINE_FIELDS.flatMap((key) => {
-    const [was, now] = [shown(stored, key), shown(pr, key)]
-    if (was === undefined || now === undefined || was === now) return []
-    const base = baseArm.map((f) => (f ? shown(f, key) : undefined))
-    if (base.length && base.every((b) => b !== undefined && b !== now)) return []
-    const label = key === 'model' ? 'model file' : FIELDS.find(([k]) => k === key)![1]
-    const ran = base.find((b) => b === now) ? now : 'unknown'
-    return [`${label} ${was} → ${now}, base arm ${ran}`]
-  })
-}
-
-/** Each field both fingerprints have and that differs (`driver 580.95 → 590.10`); a field only one side recorded is not a change. */
-export function fingerprintChanges(baseline: Fingerprint | undefined, current: Fingerprint): string[] {
-  if (!baseline) return []
-  const changes = FIELDS.flatMap(([key, label]) => {
-    const was = baseline[key]
-    const now = current[key]
-    return was !== undefined && now !== undefined && was !== now ? [`${label} ${was} → ${now}`] : []
-  })
-  const a = baseline.model
-  const b = current.model
-  if (a && b && a.bytes !== b.bytes) changes.push(`model file ${formatBytes(a.bytes)} → ${formatBytes(b.bytes)}`)
-  else if (a && b && a.mtime !== b.mtime) changes.push(`model file modified ${a.mtime} → ${b.mtime}`)
-  return changes
 }

@@ -1,5 +1,5 @@
 export { COMMAND_LIMITS, runCommand, type CommandLimits, type CommandResult } from './command.js'
-export { fingerprint, fingerprintChanges, unreproducedChanges, type FingerprintInputs } from './fingerprint.js'
+export { fingerprint, type FingerprintInputs } from './fingerprint.js'
 export {
   nvidiaSmi,
   parseComputeApps,

@@ -12,7 +12,7 @@ import {
   type RoundResult,
   type Stats,
 } from '../core/measurements.js'
-import type { CellResult } from '../core/results.js'
+import { notComparedVerdict, type CellResult } from '../core/results.js'
 import { mean } from '../core/stats.js'
 import { lengthMisses } from './lengths.js'
 import type { Figures, IngestedRun } from './types.js'
@@ -114,7 +114,7 @@ function cell(tool: string, runs: readonly IngestedRun[], discard: number): Cell
     rounds,
     info: version ? { version } : {},
     ingested: { tool, files: [...new Set(runs.map((r) => r.file))], unmapped },
-    verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
+    verdict: notComparedVerdict(),
   }
 }
 

@@ -6,10 +6,11 @@
  */
 import { existsSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { definition, loadPlan, matchesPaths } from '../config/index.js'
+import { loadPlan } from '../config/index.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import type { Logger } from '../core/log.js'
-import type { Plan, TargetPlan } from '../core/plan.js'
+import type { Plan } from '../core/plan.js'
+import type { BaseArm } from '../target/same-box.js'
 import { runCommand } from '../host/index.js'
 import type { RunGuard } from '../server/index.js'
 import { checkoutBase, type BaseCheckout } from './base-commit.js'
@@ -19,17 +20,8 @@ import type { RunContext } from './context.js'
 /** `git diff --name-only` of a PR against its base: bounded like every host command, a little more generous. */
 const DIFF_LIMITS = { timeoutMs: 60_000, maxBytes: 8 * 1024 * 1024 }
 
-export interface BaseArm {
-  sha: string
-  /** The base commit's plan, every target's launch in the worktree. */
-  plan: Plan
-  /** The PR's plan, for the comparison of definitions. */
-  repoRoot: string
-  worktree: string
-  /** Files that differ between the base commit and the checkout, repository paths; undefined when git could not say. */
-  changed?: string[]
-  checkout: BaseCheckout
-}
+/** The base arm the targets are handed, and the checkout the run removes when its measuring ends. */
+export type PreparedBaseArm = BaseArm & { checkout: BaseCheckout }
 
 export interface BaseArmOptions {
   plan: Plan
@@ -44,7 +36,7 @@ export interface BaseArmOptions {
 }
 
 /** The base arm, or why there is none. Never throws. */
-export async function prepareBaseArm(o: BaseArmOptions): Promise<BaseArm | { unavailable: string }> {
+export async function prepareBaseArm(o: BaseArmOptions): Promise<PreparedBaseArm | { unavailable: string }> {
   const { context, plan } = o
   if (!context.baseSha)
     return {
@@ -86,22 +78,4 @@ export async function prepareBaseArm(o: BaseArmOptions): Promise<BaseArm | { una
   const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined
   if (!diff.ok) o.log.warn(`the files the PR changes since ${short} could not be listed (${diff.reason})`)
   return { sha: checkout.sha, plan: basePlan, repoRoot, worktree: checkout.root, changed, checkout }
-}
-
-/**
- * Why the target need not be A/B-tested, or undefined when it must be: both arms would run the same thing when
- * its expanded definition and every file its `paths` match are byte-identical at base and head. A target
- * without `paths` does not say what it depends on, so it is always tested.
- */
-export function identicalAtBase(target: TargetPlan, base: TargetPlan, arm: BaseArm): string | undefined {
-  // The base's launch resolved its paths in the worktree: the same files, seen from the other checkout.
-  const scenarios = target.scenarios.map((s) => base.scenarios.find((b) => b.id === s.id))
-  if (scenarios.some((s) => !s)) return undefined
-  const baseDefinition = definition(base, scenarios as TargetPlan['scenarios'])
-    .split(arm.worktree)
-    .join(arm.repoRoot)
-  if (definition(target) !== baseDefinition) return undefined
-  if (!target.paths || !arm.changed) return undefined
-  if (arm.changed.some((file) => matchesPaths(target.paths!, file))) return undefined
-  return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`
 }

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RunTally } from '../compare/index.js'
+import { runFailure, type RunTally } from '../compare/index.js'
 import type { ActionOptions } from '../config/inputs.js'
 import type { Behaviour, RunContext } from './context.js'
 import { errorMessage } from '../core/errors.js'
@@ -14,7 +14,7 @@ import { ensureDir, writeFileNoFollow } from '../core/safe-fs.js'
 import { httpStatus, type BoundedGitHub } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { GateConfig } from '../core/plan.js'
-import type { CellResult, HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
+import type { HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
 import {
   COMMENT_LIMIT,
   SUMMARY_LIMIT,
@@ -82,7 +82,7 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   const outcome: RunOutcome = {
     verdict: tally.verdict,
     regressions: tally.regressions,
-    failure: failureReason(tally.verdict, tally.regressions, results.cells, options),
+    failure: runFailure(tally, results.cells, options),
   }
   const report = (ctx: RenderContext) => renderReport(results, ctx, SUMMARY_LIMIT)
   let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome)
@@ -196,19 +196,6 @@ async function maybeWriteBaseline(p: Publication, log: Logger): Promise<string |
     // The step fails with this (the runner's error); the log has it once, there.
     return `baseline for ${hardware} not written: ${errorMessage(error)}`
   }
-}
-
-function failureReason(
-  verdict: RunVerdict,
-  regressions: number,
-  cells: CellResult[],
-  options: ActionOptions,
-): string | undefined {
-  const errors = cells.filter((c) => c.verdict.status === 'error').length
-  const reasons: string[] = []
-  if (verdict === 'regression' && options.failOnRegression) reasons.push(`${regressions} cell(s) regressed`)
-  if (errors && options.failOnError) reasons.push(`${errors} cell(s) could not be measured`)
-  return reasons.length ? reasons.join('; ') : undefined
 }
 
 /** Results file name: one per shard so `merge` can read them side by side. */

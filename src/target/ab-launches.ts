@@ -10,8 +10,7 @@
  * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
  * base launches fit in what is left of `ab-budget`; why they ended is said.
  */
-import { AB_MAX_LAUNCHES, abMoreRounds, abOrder } from '../compare/index.js'
-import type { Fingerprint } from '../core/host.js'
+import { AB_MAX_LAUNCHES, abMoreRounds, abOrder, type AbRun } from '../compare/index.js'
 import { formatDuration } from '../core/format.js'
 import { errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
@@ -21,7 +20,8 @@ import { waitMemoryReleased } from '../server/memory-release.js'
 import { measuredCell } from './cell-result.js'
 import { measureCell, type MeasureCellOptions } from './measure-cell.js'
 import { engineFingerprint } from './host-check.js'
-import { launchFigures, type TargetRunDeps } from './run-target.js'
+import { launchFigures } from './run-target.js'
+import type { SessionDeps } from './session.js'
 import { TargetSession } from './session.js'
 
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
@@ -38,18 +38,11 @@ export interface AbArms {
   undecided?(launches: readonly AbLaunchResult[]): boolean
 }
 
-export interface AbLaunchResult {
-  arm: AbArm
-  /** The cells measured on this launch, by id; absent when the launch failed. */
-  cells?: Map<string, CellResult>
-  error?: string
-  /** Launch to teardown. */
-  engineMs: number
-  /** What the launch ran: engine version, image, launched program (for the check that the arms differ as the PR does). */
-  fingerprint?: Fingerprint
-}
+/** One launch of the A/B as the judge reads it (compare/ab-verdict.ts). */
+export type AbLaunchResult = AbRun
 
-export interface AbLaunchDeps extends TargetRunDeps {
+export interface AbLaunchDeps extends SessionDeps {
+  seed: number
   /** Engine time the base arm may still take, ms: no base launch starts past it, and one in flight ends at it. */
   budgetLeftMs(): number
   /** Called with each base launch's engine time. */

@@ -1,10 +1,10 @@
 /** Building cell results from a plan cell and what happened to it. */
 import type { CellMeasurement } from '../bench/measure.js'
-import { SKIPPED_NOTE } from '../compare/index.js'
+import { skippedVerdict } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
 import type { CellPlan, ScenarioPlan, TargetSettings } from '../core/plan.js'
 import { requestBodyDigest, type CellWorkload } from '../core/workload.js'
-import type { CellResult, SpecDecodeStats, TargetInfo } from '../core/results.js'
+import { notComparedVerdict, type CellResult, type SpecDecodeStats, type TargetInfo } from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
 
 /** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
@@ -45,7 +45,7 @@ function skeleton(plan: CellPlan, info: TargetInfo): CellResult {
     rounds: [],
     info,
     // Replaced by the judge when the run compares; `run` mode keeps it.
-    verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
+    verdict: notComparedVerdict(),
   }
 }
 
@@ -100,6 +100,6 @@ export function errorCell(plan: CellPlan, error: string, info: TargetInfo): Cell
  */
 export function skippedCell(plan: CellPlan): CellResult {
   const cell = skeleton(plan, {})
-  cell.verdict = { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' }
+  cell.verdict = skippedVerdict()
   return cell
 }

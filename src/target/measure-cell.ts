@@ -7,7 +7,7 @@
  * metric, so a regression fails the gate only when it holds.
  */
 import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from '../bench/measure.js'
-import type { CellJudge } from './cell-judge.js'
+import type { CellJudge } from '../compare/index.js'
 import { needsConfirmation } from '../compare/index.js'
 import { formatPercent } from '../core/format.js'
 import type { Logger } from '../core/log.js'
@@ -93,14 +93,14 @@ export async function measureAndDecide(
   const { maxRounds, confirm: times } = cell.target.settings
   let first = await source.measure(0)
   if (!judge || first.status !== 'ok') return first
-  let judged = judge.decide([first])
+  let judged = judge.decide({ measured: [first] })
   for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
     log.info(
       `${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`,
     )
     first = await source.addRounds(more)
     if (first.status !== 'ok') return first
-    judged = judge.decide([first])
+    judged = judge.decide({ measured: [first] })
   }
   const again: CellResult[] = []
   while (again.length < times && needsConfirmation(judged.verdict)) {
@@ -108,7 +108,7 @@ export async function measureAndDecide(
       `${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`,
     )
     again.push(await source.measure(again.length + 1))
-    judged = judge.decide([first, ...again], source.fresh)
+    judged = judge.decide({ measured: [first, ...again], fresh: source.fresh })
   }
   return judged
 }

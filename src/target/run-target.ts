@@ -1,13 +1,13 @@
 /**
  * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
- * happens in between.
+ * happens in between; then, on a pull request, the same-box A/B of the cells that want one (same-box.ts).
  */
 import { setTimeout as delay } from 'node:timers/promises'
 import { errorCell, measuredCell, type CellExtras } from './cell-result.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
-import type { CellJudge } from './cell-judge.js'
+import type { CellJudge } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
 import { preflightTarget, readyScope, roundWatch, targetHost, type HostDeps } from './host-check.js'
@@ -23,6 +23,7 @@ import { runExternalTarget } from './external-target.js'
 import { runProbe, type ProbeRun } from './probe-run.js'
 import type { RunningTarget } from '../server/index.js'
 import { TargetSession, type SessionDeps } from './session.js'
+import { sameBoxTest, type SameBoxRun } from './same-box.js'
 
 export interface TargetRunDeps extends SessionDeps {
   seed: number
@@ -30,6 +31,8 @@ export interface TargetRunDeps extends SessionDeps {
   judge?: CellJudge
   /** How the host is read before launch and watched during rounds. */
   host?: HostDeps
+  /** The run's same-box A/B (its base arm, budget and setups); absent when the run runs none. */
+  sameBox?: SameBoxRun
 }
 
 /** What the cells of a started target share. */
@@ -53,9 +56,17 @@ const EXIT_SETTLE_MS = 1000
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
 const CONFIRM_SEED_STRIDE = 1000
 
-/** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
+/** Runs every cell of one target, then its same-box A/B; never throws, every failure becomes an `error` cell. */
 export async function runTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
   if (engineByName(target.engine).measuresItself) return runExternalTarget(target, cells, deps)
+  const started = Date.now()
+  const own = await launchedTarget(target, cells, deps)
+  const { sameBox, judge } = deps
+  return sameBox && judge ? sameBoxTest(target, cells, own, Date.now() - started, sameBox, { ...deps, judge }) : own
+}
+
+/** The target launched here: preflight, start, probe, its cells measured and judged, teardown. */
+async function launchedTarget(target: TargetPlan, cells: CellPlan[], deps: TargetRunDeps): Promise<CellResult[]> {
   const hostDeps: HostDeps = { readMemory: deps.readMemory, guard: deps.guard, ...deps.host }
   const preflight = await preflightTarget(target, hostDeps, deps.log)
   if (preflight.problem) {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Fingerprint } from '../../src/core/host.js'
-import { fingerprint, fingerprintChanges } from '../../src/host/index.js'
+import { fingerprint } from '../../src/host/index.js'
+import { fingerprintChanges } from '../../src/compare/index.js'
 
 describe('fingerprint', () => {
   it('driver and CUDA from the host, engine version, container image, and a local model file', async () => {

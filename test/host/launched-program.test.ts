@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { launchedProgram, programWord } from '../../src/host/launched-program.js'
-import { unreproducedChanges } from '../../src/host/index.js'
+import { unreproducedChanges } from '../../src/compare/index.js'
 
 describe('programWord', () => {
   it.each([

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { ScenarioPlan, TargetPlan } from '../../src/core/plan.js'
-import { identicalAtBase, type BaseArm } from '../../src/run/base-arm.js'
+import { identicalAtBase, type BaseArm } from '../../src/target/same-box.js'
 import { targetPlan } from '../server/target.js'
 
 const SHA = 'abcdef1234567890abcdef1234567890abcdef12'
@@ -38,7 +38,6 @@ function arm(changed: string[] | undefined): BaseArm {
     repoRoot: REPO,
     worktree: WORKTREE,
     ...(changed && { changed }),
-    checkout: { sha: SHA, root: WORKTREE, fetched: false, remove: async () => {} },
   }
 }
 

@@ -1,14 +1,13 @@
 /**
- * Which judged cells want a same-box A/B and what its launches make of them: the reasons by mode, the
- * stored-baseline verdict kept and annotated when no A/B ran, and the A/B verdict with what the stored verdict
- * fails outside the speed metrics when one did.
+ * Which judged cells want a same-box A/B and what its launches make of them (compare/ab-verdict.ts, through the
+ * judge's `decide`): the reasons by mode, the stored-baseline verdict kept and annotated when no A/B ran, and the
+ * A/B verdict with what the stored verdict fails outside the speed metrics when one did.
  */
 import { describe, expect, it } from 'vitest'
-import { abOrder } from '../../src/compare/index.js'
-import type { AbMode, CellPlan, GateConfig, ScenarioPlan } from '../../src/core/plan.js'
+import { abOrder, cellJudge, type AbEvidence, type AbRun } from '../../src/compare/index.js'
+import { abNotRun, abWanted } from '../../src/compare/ab-verdict.js'
+import type { AbMode, GateConfig, ScenarioPlan } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
-import type { AbLaunchResult, AbLaunches } from '../../src/target/ab-launches.js'
-import { abNotRun, abWanted, applyAb, type AbApplied } from '../../src/target/ab-target.js'
 import { cell, round } from '../compare/fixtures.js'
 import { targetPlan } from '../server/target.js'
 
@@ -83,23 +82,28 @@ describe('abNotRun', () => {
   })
 })
 
-describe('applyAb', () => {
+type AbOutcome = Pick<AbEvidence, 'launches' | 'stopped' | 'ended'>
+
+describe("decide on a cell's same-box A/B", () => {
   const scenario: ScenarioPlan = { id: 'chat-1k', inputTokens: 1024, outputTokens: 128, concurrency: 8, requests: 8 }
-  const target = targetPlan({ id: 'sim-fp8', scenarios: [scenario] })
-  const base: AbApplied['base'] = { target, cells: [{ id: ID, target, scenario } satisfies CellPlan] }
+  const target = targetPlan({ id: 'sim-fp8', scenarios: [scenario], gate: GATE })
+  const judge = cellJudge({ history: [] }, [target])
+  /** The target's cells after its A/B: the tested one (ID) decided on the launches, the others as they were. */
+  const applyAb = (cells: CellResult[], ab: AbEvidence) =>
+    cells.map((c) => (c.id === ID ? judge.decide({ judged: c, ab }) : c))
   /** Engine time of launch i: distinct per launch, so the arms' sums tell which launches they took. */
   const ENGINE_MS = [1000, 2000, 4000, 8000]
 
   /** ABBA × 2 with every base launch at `baseDecode` and every PR launch at `prDecode`. */
-  function outcome(baseDecode: number, prDecode: number): AbLaunches {
-    const launches: AbLaunchResult[] = abOrder(2).map((arm, i) => ({
+  function outcome(baseDecode: number, prDecode: number): AbOutcome {
+    const launches: AbRun[] = abOrder(2).map((arm, i) => ({
       arm,
       cells: new Map([[ID, measured(ID, arm === 'base' ? baseDecode : prDecode)]]),
       engineMs: ENGINE_MS[i],
     }))
     return { launches }
   }
-  const applied = (o: AbLaunches): AbApplied => ({ base, gate: GATE, sha: SHA, launches: 2, outcome: o })
+  const applied = (o: AbOutcome): AbEvidence => ({ sha: SHA, minimum: 2, ...o })
   const stored = verdict('regression', {
     note: 'decode −16.0% beyond the limit',
     reference: { decode: { stat: 'mean', value: 41.4 } },
@@ -111,7 +115,7 @@ describe('applyAb', () => {
 
   it('gives the tested cell the A/B verdict, its launches in order and both arms’ engine time', () => {
     const cells = judged()
-    const [tested, other] = applyAb(cells, applied(outcome(35, 35)), 0.015)
+    const [tested, other] = applyAb(cells, applied(outcome(35, 35)))
     expect(other).toBe(cells[1])
     expect(tested.ab).toMatchObject({ status: 'ran', base: SHA, launches: 2, baseMs: 9000, prMs: 6000, stored })
     expect(tested.ab!.arms!.map((a) => [a.arm, a.status, a.engineMs, a.metrics?.decode_tps.mean])).toEqual([
@@ -141,7 +145,7 @@ describe('applyAb', () => {
 
   it('judges a PR slower than its base on this box a regression, whatever the stored baseline said', () => {
     const passing = [measured(ID, 40, { verdict: verdict('new') })]
-    const [tested] = applyAb(passing, applied(outcome(50, 40)), 0.015)
+    const [tested] = applyAb(passing, applied(outcome(50, 40)))
     expect(tested.verdict.status).toBe('regression')
     expect(tested.verdict.metrics.decode).toMatchObject({
       status: 'regression',
@@ -155,7 +159,7 @@ describe('applyAb', () => {
   it('keeps what the stored verdict fails outside the speed metrics: a quality failure still regresses', () => {
     const failure = 'greedy agreement 0.40 < 0.90 with the baseline outputs'
     const cells = [measured(ID, 35, { verdict: verdict('regression', { failures: [failure] }) })]
-    const [tested] = applyAb(cells, applied(outcome(35, 35)), 0.015)
+    const [tested] = applyAb(cells, applied(outcome(35, 35)))
     expect(tested.verdict.metrics.decode?.status).toBe('pass')
     expect(tested.verdict.status).toBe('regression')
     expect(tested.verdict.failures).toEqual([failure])
@@ -166,12 +170,12 @@ describe('applyAb', () => {
 
   it('an A/B that stopped keeps the stored verdict, says why, and records the launches it had', () => {
     const reason = 'the PR launch 1 failed: exit 1 before ready'
-    const launches: AbLaunchResult[] = [
+    const launches: AbRun[] = [
       { arm: 'base', cells: new Map([[ID, measured(ID, 35)]]), engineMs: 1500 },
       { arm: 'pr', error: 'exit 1 before ready', engineMs: 300 },
     ]
     const cells = judged()
-    const [tested, other] = applyAb(cells, applied({ launches, stopped: reason }), 0.015)
+    const [tested, other] = applyAb(cells, applied({ launches, stopped: reason }))
     expect(other).toBe(cells[1])
     expect(tested.verdict).toEqual({
       ...stored,
