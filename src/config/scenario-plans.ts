@@ -29,7 +29,7 @@ export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
 
 /**
  * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
- * closed-loop scenario with the id `<scenario>@c<N>` (SPEC §16).
+ * closed-loop scenario with the id `<scenario>@c<N>` (docs/matrix-file.md, "Concurrency sweeps").
  */
 export function scenarioPlans(id: string, s: ScenarioInput): ScenarioPlan[] {
   if (!Array.isArray(s.concurrency)) return [scenarioPlan(id, { ...s, concurrency: s.concurrency })]

@@ -12,9 +12,9 @@ import { LIMITS } from './field-limits.js'
 export const TEXT_MIN_INPUT_TOKENS = 64
 
 /**
- * `concurrency`: requests in flight, or a list of them, a sweep (SPEC §16) that expands into one cell per value
- * (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed twice would make two cells of
- * one id.
+ * `concurrency`: requests in flight, or a list of them, a sweep (docs/matrix-file.md, "Concurrency sweeps") that
+ * expands into one cell per value (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed
+ * twice would make two cells of one id.
  */
 function concurrencyField() {
   const one = whole(1, LIMITS.concurrency)

@@ -40,7 +40,7 @@ const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'] as const
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
-/** `ab:` values (SPEC §14). */
+/** `ab:` values (docs/same-box.md, "When it runs"). */
 export const AB_MODES = ['off', 'confirm', 'always'] as const
 
 const API = z.enum(['completions', 'chat'], { error: expected('must be completions or chat') })
@@ -98,7 +98,7 @@ function qualitySetting() {
     .meta({ description: 'Output quality probe run after readiness; false skips it' })
 }
 
-/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (SPEC §14). */
+/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (docs/same-box.md). */
 function abSettings() {
   return {
     ab: z.enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({

@@ -154,7 +154,7 @@ export interface CellResult {
    * locally; not part of `startup_s`. Absent when no pull happened.
    */
   image_pull_s?: number
-  /** The same-box A/B against the PR's base commit, when one was wanted (SPEC §14); never stored. */
+  /** The same-box A/B against the PR's base commit, when one was wanted (docs/same-box.md); never stored. */
   ab?: CellAb
   /**
    * How the PR's matrix file loosens this cell's gate against the base commit's definition of its target

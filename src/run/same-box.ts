@@ -1,5 +1,5 @@
 /**
- * Same-box A/B for one run (SPEC §14): after a target's cells are measured and judged against the stored
+ * Same-box A/B for one run (docs/same-box.md): after a target's cells are measured and judged against the stored
  * baseline, the cells that want it (target/ab-target.ts) are measured again, alternately as the PR's base commit
  * defines them and as the PR does, and judged on the paired launches. The base arm is prepared once, for the
  * first target that wants it; its worktree is removed when the run's measuring ends (and by the post step or the

@@ -1,10 +1,10 @@
 /**
- * The same-box A/B of a merged run (SPEC §7, §14). `merge` launches nothing: the A/B runs in the shards. A shard that
- * compares on a pull request tests its own targets, and its cells arrive with their `ab`: a verdict an A/B gave
- * stands (judgeAll keeps it), and a cell whose A/B did not run still says why once the merge has judged it again.
- * A cell that wants an A/B by the merge's verdict (target/ab-target.ts) but arrives with no record of one — its
- * shard only measured (`mode: run`), or judged it differently — is said per cell, and its stored-baseline verdict
- * stands: a base arm that did not run is never a silent pass.
+ * The same-box A/B of a merged run (docs/workflows.md, "Shards"; docs/same-box.md). `merge` launches nothing: the A/B
+ * runs in the shards. A shard that compares on a pull request tests its own targets, and its cells arrive with their
+ * `ab`: a verdict an A/B gave stands (judgeAll keeps it), and a cell whose A/B did not run still says why once the
+ * merge has judged it again. A cell that wants an A/B by the merge's verdict (target/ab-target.ts) but arrives with no
+ * record of one — its shard only measured (`mode: run`), or judged it differently — is said per cell, and its
+ * stored-baseline verdict stands: a base arm that did not run is never a silent pass.
  */
 import type { Plan } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'

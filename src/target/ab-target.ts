@@ -1,5 +1,5 @@
 /**
- * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
+ * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (docs/same-box.md). Under
  * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
  * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
  * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
