@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
-import { CORE_TARGET_KEYS, DEFAULT_SETTINGS, SETTING_KEYS, buildMatrixSchema } from '../src/config/schema.js'
+import { buildMatrixSchema } from '../src/config/schema.js'
+import { DEFAULT_SETTINGS, SETTING_KEYS } from '../src/config/settings-schema.js'
+import { CORE_TARGET_KEYS } from '../src/config/target-schema.js'
 import { ENGINES } from '../src/engines/registry.js'
 
 const DOC_PATH = 'docs/matrix-file.md'

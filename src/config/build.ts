@@ -9,7 +9,8 @@ import { ConfigError } from '../core/errors.js'
 import { expandTargets, type ExpandInput } from './expand.js'
 import { Problems, zodProblems, type Locate, type Path } from './issues.js'
 import type { CellPlan, Plan } from '../core/plan.js'
-import { topGate, matrixSchema, type MatrixSchema } from './schema.js'
+import { topGate } from './gate-schema.js'
+import { matrixSchema, type MatrixSchema } from './schema.js'
 import { applyOnly, applyShard, parseShard } from './select.js'
 
 export interface BuildOptions {

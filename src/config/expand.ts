@@ -8,14 +8,14 @@ import { ID_PATTERN } from '../core/fields.js'
 import type { Path, Problems } from './issues.js'
 import { fill, fillPort, placeholdersIn, type Scope } from './placeholders.js'
 import type { ScenarioPlan, TargetPlan } from '../core/plan.js'
-import type { GateInput, ScenarioInput, Settings, TargetInput } from './schema.js'
+import type { GateInput } from './gate-schema.js'
+import type { ScenarioInput, Settings, TargetInput } from './schema.js'
 import { resolveGate, resolveSettings } from './settings.js'
 import { containerPlan } from './container-plan.js'
 import { trimSlash } from '../core/url.js'
-import { sweepPoint, sweepPointId } from '../core/sweep.js'
-
-/** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
-export const MAX_COMBINATIONS = 256
+import { combinations, describe } from './matrix-combinations.js'
+import { scenarioPlans, scenarioRefs } from './scenario-plans.js'
+import { NO_MODEL, NO_QUANT, defined, names } from './target-names.js'
 
 export interface ExpandInput {
   defaults: Settings
@@ -28,37 +28,6 @@ export interface ExpandInput {
   engines: readonly EngineAdapter[]
   /** Every target's workdir (TargetPlan.workdir): the base commit's worktree when the plan is an A/B's base arm. */
   workdir?: string
-}
-
-/** A scenario with one concurrency: as written, or one point of a sweep. */
-type PointInput = Omit<ScenarioInput, 'concurrency'> & { concurrency?: number }
-
-export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
-  // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
-  const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1)
-  const plan: ScenarioPlan = {
-    id,
-    inputTokens: s['input-tokens'],
-    outputTokens: s['output-tokens'],
-    concurrency,
-    requests: s.requests ?? concurrency,
-  }
-  if (s.rate !== undefined) plan.rate = s.rate
-  if (s['prefix-tokens'] !== undefined) plan.prefixTokens = s['prefix-tokens']
-  if (s.slo !== undefined) plan.slo = { ...s.slo }
-  if (s.prompts === 'text') plan.prompts = 'text'
-  return plan
-}
-
-/**
- * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
- * closed-loop scenario with the id `<scenario>@c<N>` (SPEC §16).
- */
-export function scenarioPlans(id: string, s: ScenarioInput): ScenarioPlan[] {
-  if (!Array.isArray(s.concurrency)) return [scenarioPlan(id, { ...s, concurrency: s.concurrency })]
-  return [...s.concurrency]
-    .sort((a, b) => a - b)
-    .map((c) => ({ ...scenarioPlan(sweepPointId(id, c), { ...s, concurrency: c }), sweep: id }))
 }
 
 export function expandTargets(input: ExpandInput, problems: Problems): TargetPlan[] {
@@ -213,57 +182,6 @@ function filledOption(field: OptionShape[string], text: string, scope: Scope, pa
   return filled
 }
 
-const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)'
-const NO_QUANT = 'no quant is set (give quant, or quant in matrix)'
-const NO_MODEL = 'no model is set (give model, or model in matrix)'
-
-/**
- * Quant, then the target id, then the model, each seeing the ones before: a model path may use
- * `{target}`, but a target id never holds a model path. Matrix `quant`/`model` fill the fields.
- */
-function names(key: string, target: TargetInput, combo: Record<string, string>, path: Path, problems: Problems) {
-  const scope = (values: Record<string, string | undefined>, missing: Record<string, string>): Scope => ({
-    values: { ...combo, ...defined(values) },
-    missing: { port: NOT_YET, quant: NO_QUANT, ...missing },
-    keep: [],
-  })
-  const cannot = (field: string, name: string) => `${field} cannot use {${name}}`
-  const quant =
-    target.quant === undefined
-      ? combo.quant
-      : fill(
-          target.quant,
-          scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }),
-          [...path, 'quant'],
-          problems,
-        )
-  const idScope = scope(
-    { quant },
-    { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') },
-  )
-  const id = fill(key, idScope, path, problems)
-  if (!ID_PATTERN.test(id)) {
-    problems.add(
-      path,
-      `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`,
-    )
-  }
-  const model =
-    target.model === undefined
-      ? combo.model
-      : fill(
-          target.model,
-          scope({ quant, target: id }, { model: cannot('model', 'model') }),
-          [...path, 'model'],
-          problems,
-        )
-  return { quant, id, model }
-}
-
-function defined(values: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined))
-}
-
 function defaultLaunch(
   adapter: EngineAdapter,
   plan: TargetPlan,
@@ -299,74 +217,4 @@ function checkUrl(url: string, path: Path, problems: Problems): string {
     problems.add(path, 'give the server root without /v1 (each engine adds its own paths)')
   }
   return trimSlash(url)
-}
-
-/**
- * The scenarios a target runs, in its list's order: a scenario's name selects every point of its sweep, a point's
- * id (`chat-1k@c4`) that point alone.
- */
-function scenarioRefs(
-  target: TargetInput,
-  valid: ReadonlyMap<string, ScenarioPlan[]>,
-  all: string[],
-  path: Path,
-  problems: Problems,
-): ScenarioPlan[] {
-  if (target.scenarios === undefined) return [...valid.values()].flat()
-  const seen = new Set<string>()
-  const chosen = new Map<string, ScenarioPlan>()
-  target.scenarios.forEach((ref, i) => {
-    const at = [...path, 'scenarios', i]
-    if (seen.has(ref)) return problems.add(at, `scenario "${ref}" is listed twice`)
-    seen.add(ref)
-    const point = sweepPoint(ref)
-    const base = point && !all.includes(ref) ? point.base : ref
-    if (!all.includes(base)) return problems.add(at, `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`)
-    const plans = valid.get(base)
-    if (!plans) return // invalid: the schema has reported it
-    const picked = base === ref ? plans : plans.filter((s) => s.id === ref)
-    if (!picked.length) return problems.add(at, `unknown scenario "${ref}" (${sweepText(base, plans)})`)
-    for (const s of picked) {
-      if (chosen.has(s.id)) problems.add(at, `selects ${s.id} again (an earlier entry already runs it)`)
-      chosen.set(s.id, s)
-    }
-  })
-  return [...chosen.values()]
-}
-
-function sweepText(base: string, plans: readonly ScenarioPlan[]): string {
-  return plans[0]?.sweep === undefined
-    ? `${base} is not a concurrency sweep`
-    : `the sweep ${base} has ${plans.map((s) => s.id).join(', ')}`
-}
-
-/** The cartesian product in key order, values as text; `[{}]` without a matrix. */
-function combinations(
-  matrix: Record<string, readonly (string | number | boolean)[]>,
-  path: Path,
-  problems: Problems,
-): Record<string, string>[] {
-  const entries = Object.entries(matrix)
-  for (const reserved of ['port', 'target']) {
-    if (reserved in matrix) problems.add([...path, reserved], `{${reserved}} is set by the action, not the matrix`)
-  }
-  for (const [name, values] of entries) {
-    const texts = values.map(String)
-    texts.forEach((v, i) => texts.indexOf(v) !== i && problems.add([...path, name, i], `value "${v}" is listed twice`))
-  }
-  const total = entries.reduce((n, [, values]) => n * values.length, 1)
-  if (total > MAX_COMBINATIONS) {
-    problems.add(path, `expands to ${total} combinations (at most ${MAX_COMBINATIONS})`)
-    return []
-  }
-  return entries.reduce<Record<string, string>[]>(
-    (combos, [name, values]) => combos.flatMap((combo) => values.map((v) => ({ ...combo, [name]: String(v) }))),
-    [{}],
-  )
-}
-
-function describe(combo: Record<string, string>): string {
-  return Object.entries(combo)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ')
 }

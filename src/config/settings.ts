@@ -3,7 +3,9 @@ import { GATED_METRICS, isDrop, isRelative } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig, QualityProbeSettings, TargetSettings } from '../core/plan.js'
 import { DEFAULT_QUALITY_GATE, type QualityGate } from '../core/quality.js'
 import { Problems, type Path } from './issues.js'
-import { SETTING_KEYS, defaultGate, type GateInput, type Settings, type TargetInput } from './schema.js'
+import { defaultGate, type GateInput } from './gate-schema.js'
+import type { Settings, TargetInput } from './schema.js'
+import { SETTING_KEYS } from './settings-schema.js'
 
 type GateEntry = Partial<{
   'max-regression': number

@@ -5,66 +5,12 @@
  * Adding a gated metric is one entry here plus the code that produces its number.
  */
 import { formatDuration, formatNumber, formatPercent } from './format.js'
-import type { DistributionMetric, MetricsBlock, OptionalScalarMetric, ScalarMetric } from './measurements.js'
-import type { CellQuality } from './quality.js'
+import type { DistributionMetric, MetricsBlock, ScalarMetric } from './measurements.js'
+import type { LaunchField, MetricInfo } from './metric-info.js'
 
 /** Per-request statistics a gate may compare (percentiles as `vllm bench serve` reports them). */
 export const GATE_STATS = ['mean', 'p50', 'p90', 'p99'] as const
 export type GateStat = (typeof GATE_STATS)[number]
-
-/** Figures of a launch rather than of its rounds: keys of the cell itself (core/results.ts). */
-export type LaunchField = 'startup_s'
-
-/** Units of the registry's metrics; `min-delta` is a duration for `ms` and `s`, a plain number in the unit otherwise. */
-export type MetricUnit = 'ms' | 's' | 'tok/s' | 'share' | 'J/token' | 'tok/step'
-
-export interface MetricInfo {
-  /** Key in `MetricsBlock`; for a `launch` figure, the key in the cell. */
-  field: DistributionMetric | ScalarMetric | OptionalScalarMetric | LaunchField
-  /** Per-request distributions have statistics; round-level figures (`output_tps`) are one number each. */
-  scalar: boolean
-  higherIsBetter: boolean
-  unit: MetricUnit
-  label: string
-  /** The value with its unit, for reasons and notes. */
-  format(value: number): string
-  /**
-   * How the limit is written: `relative` is `{ max-regression, min-delta, stat }` against the baseline;
-   * `ceiling` is `{ max }`, a share the value must stay under; `drop` is `{ max-drop }`, the points a share may
-   * fall below the baseline (judged as a relative metric whose limit is those points, with its noise).
-   */
-  rule: 'relative' | 'ceiling' | 'drop'
-  /** Short name for column heads (`Δ decode`). */
-  short: string
-  /**
-   * Shown in the report's cell table, in registry order, under `column`, with its baseline value;
-   * `acceptance` puts speculative decoding's acceptance rate next to it, `goodput` the cell's goodput.
-   */
-  headline: false | { column: string; acceptance?: boolean; goodput?: boolean }
-  /**
-   * The figures the gate promises by default: kept in every history entry whatever the gate says, and
-   * given a Δ column on the leaderboard.
-   */
-  primary?: true
-  /** The built-in limit, written as a user writes it: the metric is in the gate of a file without `gate:`. */
-  defaultGate?: Record<string, string | number>
-  /**
-   * A figure of the engine's launch, not of its rounds (`startup`): one value a launch, read from the cell, with
-   * no rounds behind it, so none of its noise is round-to-round (compare/noise.ts) and more rounds never decide it.
-   */
-  launch?: true
-  /**
-   * A factor of another metric rather than a gated metric of its own: speculative decoding's decode tok/s is
-   * acceptance length ÷ verify-step time. A factor has no gate entry; the verdict on the metric it is a factor of
-   * judges it with that metric's limit and its own noise (compare/spec-split.ts).
-   */
-  factorOf?: 'decode'
-  /**
-   * Measured only for a cell whose workload has this key (`slo`: goodput needs latency targets). A cell without it
-   * is not gated on the metric, rather than missing it.
-   */
-  onlyWith?: 'slo'
-}
 
 const ms = (value: number): string => formatDuration(value)
 const tps = (value: number): string => `${formatNumber(value)} tok/s`
@@ -318,51 +264,3 @@ export function readCellMetric(cell: CellFigures, metric: GatedMetric, stat: Gat
   const value: unknown = cell[info.field as LaunchField]
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined
 }
-
-export interface QualityFigureInfo {
-  label: string
-  /** Short name in the report's Quality column (`acc 100%`). */
-  short: string
-  higherIsBetter: boolean
-  format(value: number): string
-  /** The figure in a cell's `quality`; undefined when it was not recorded. */
-  read(quality: CellQuality | undefined): number | undefined
-  /** Shown in the report's Quality column and as a leaderboard column. */
-  shown: boolean
-}
-
-/**
- * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
- * list the report's Quality column and the leaderboard read.
- */
-export const QUALITY_FIGURES = {
-  accuracy: {
-    label: 'probe accuracy',
-    short: 'acc',
-    higherIsBetter: true,
-    format: formatPercent,
-    read: (q) => q?.probe?.accuracy,
-    shown: true,
-  },
-  agreement: {
-    label: 'greedy agreement',
-    short: 'agree',
-    higherIsBetter: true,
-    format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
-    read: (q) => q?.agreement?.mean,
-    shown: true,
-  },
-  'degenerate-share': {
-    label: 'degenerate output',
-    short: 'degenerate',
-    higherIsBetter: false,
-    format: formatPercent,
-    read: (q) => q?.degenerate?.share ?? undefined,
-    shown: false,
-  },
-} as const satisfies Record<string, QualityFigureInfo>
-
-export type QualityFigure = keyof typeof QUALITY_FIGURES
-export const SHOWN_QUALITY_FIGURES = (Object.keys(QUALITY_FIGURES) as QualityFigure[]).filter(
-  (f) => QUALITY_FIGURES[f].shown,
-)

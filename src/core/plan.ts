@@ -78,7 +78,7 @@ export interface TargetSettings {
   allowGpuProcesses: string[]
   /** false: no probe for this target. */
   quality: QualityProbeSettings | false
-  /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-budget`; SPEC §14). */
+  /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-budget`; docs/same-box.md). */
   ab: AbSettings
 }
 

@@ -1,8 +1,10 @@
 /**
  * Output quality figures: what the results file records per cell under `quality`, and the
  * gate that compares them with the same cell's baseline. Shared by the quality checks, the
- * config, compare, report and store, so the shapes live here.
+ * config, compare, report and store, so the shapes live here; so does the one list of the figures the report
+ * shows (`QUALITY_FIGURES`).
  */
+import { formatPercent } from './format.js'
 
 /** Why a response counts as degenerate: one short fragment repeated, a collapsed vocabulary, or a longer loop. */
 export const DEGENERATE_KINDS = ['repeat', 'vocabulary', 'compression'] as const
@@ -92,3 +94,51 @@ export interface QualityGate {
 }
 
 export const DEFAULT_QUALITY_GATE: QualityGate = { maxAccuracyDrop: 0.05, minAgreement: 0.8, degenerate: 'fail' }
+
+export interface QualityFigureInfo {
+  label: string
+  /** Short name in the report's Quality column (`acc 100%`). */
+  short: string
+  higherIsBetter: boolean
+  format(value: number): string
+  /** The figure in a cell's `quality`; undefined when it was not recorded. */
+  read(quality: CellQuality | undefined): number | undefined
+  /** Shown in the report's Quality column and as a leaderboard column. */
+  shown: boolean
+}
+
+/**
+ * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
+ * list the report's Quality column and the leaderboard read.
+ */
+export const QUALITY_FIGURES = {
+  accuracy: {
+    label: 'probe accuracy',
+    short: 'acc',
+    higherIsBetter: true,
+    format: formatPercent,
+    read: (q) => q?.probe?.accuracy,
+    shown: true,
+  },
+  agreement: {
+    label: 'greedy agreement',
+    short: 'agree',
+    higherIsBetter: true,
+    format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
+    read: (q) => q?.agreement?.mean,
+    shown: true,
+  },
+  'degenerate-share': {
+    label: 'degenerate output',
+    short: 'degenerate',
+    higherIsBetter: false,
+    format: formatPercent,
+    read: (q) => q?.degenerate?.share ?? undefined,
+    shown: false,
+  },
+} as const satisfies Record<string, QualityFigureInfo>
+
+export type QualityFigure = keyof typeof QUALITY_FIGURES
+export const SHOWN_QUALITY_FIGURES = (Object.keys(QUALITY_FIGURES) as QualityFigure[]).filter(
+  (f) => QUALITY_FIGURES[f].shown,
+)

@@ -1,8 +1,8 @@
 /**
- * Concurrency sweeps (SPEC §16): a scenario whose `concurrency` is a list becomes one cell per value, its
- * scenario id `<scenario>@c<N>` (`chat-1k@c4`). Scenario names never hold `@` (core/fields.ts `ID_PATTERN`), so
- * the suffix is unambiguous: config builds the ids with `sweepPointId`, and the report and the store read a
- * sweep's points back from any cell id with `sweepPoint`, including ids of baselines and history entries.
+ * Concurrency sweeps (docs/matrix-file.md, "Concurrency sweeps"): a scenario whose `concurrency` is a list becomes one
+ * cell per value, its scenario id `<scenario>@c<N>` (`chat-1k@c4`). Scenario names never hold `@` (core/fields.ts
+ * `ID_PATTERN`), so the suffix is unambiguous: config builds the ids with `sweepPointId`, and the report and the store
+ * read a sweep's points back from any cell id with `sweepPoint`, including ids of baselines and history entries.
  */
 
 const SUFFIX = /@c([1-9][0-9]*)$/

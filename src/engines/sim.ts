@@ -61,8 +61,8 @@ const SIM_OPTIONS = {
         "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
     })
     .optional(),
-  // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
-  // launch draws its own, and the box factor is the host's, read by the simulator from its environment.
+  // Launch-to-launch and host speed (the same-box A/B of docs/same-box.md needs launches that differ). No seed option:
+  // every launch draws its own, and the box factor is the host's, read by the simulator from its environment.
   'launch-cv': relative({ allowZero: true })
     .refine((f) => f < MAX_LAUNCH_CV, { error: `must be below ${MAX_LAUNCH_CV * 100}%` })
     .meta({

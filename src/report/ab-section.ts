@@ -1,6 +1,6 @@
 /**
- * The same-box A/B in the report (SPEC §14): one line at the top with what ran against which base commit and what
- * the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
+ * The same-box A/B in the report (docs/same-box.md): one line at the top with what ran against which base commit and
+ * what the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
  * baseline it replaced, so a reader sees both what this box measured and what the history said.
  */
 import { formatDelta, formatDuration, formatPercent, plural } from '../core/format.js'

@@ -1,7 +1,7 @@
 /**
  * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
- * same-box A/B decided the cell (SPEC §14), the base arm on this box. Then every figure of the row comes from the
- * A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
+ * same-box A/B decided the cell (docs/same-box.md), the base arm on this box. Then every figure of the row comes from
+ * the A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
  * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
  * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
  */

@@ -3,14 +3,8 @@
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
 import type { MetricsBlock } from '../core/measurements.js'
-import {
-  PRIMARY_METRICS,
-  QUALITY_FIGURES,
-  SHOWN_QUALITY_FIGURES,
-  metricInfo,
-  type GatedMetric,
-  type QualityFigure,
-} from '../core/metrics.js'
+import { PRIMARY_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, type QualityFigure } from '../core/quality.js'
 import type { CellResult, ResultsFile, RunMeta } from '../core/results.js'
 import { clip, escapeHtml, safeUrl } from './escape.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent, plural } from '../core/format.js'

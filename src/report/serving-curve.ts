@@ -1,10 +1,10 @@
 /**
- * The serving curve of a concurrency sweep (SPEC §16) as one inline SVG: output tok/s (y) against per-user tok/s
- * (x), one path per target and side (baseline dashed with hollow points, current solid), a point at each
- * concurrency measured. Both axes start at 0 and end at a round number at or above the largest value, so a path's
- * height and slope are the figures' own proportions: a throughput curve is read from 0, and a 2% difference never
- * fills the chart. Coordinates are rounded to 0.1 of the 640 × 360 view box; `curveScale` is the one mapping from
- * figures to them, and the page says nothing a reader could not recompute from the ticks.
+ * The serving curve of a concurrency sweep (docs/reading-the-report.md, "Serving curves") as one inline SVG: output
+ * tok/s (y) against per-user tok/s (x), one path per target and side (baseline dashed with hollow points, current
+ * solid), a point at each concurrency measured. Both axes start at 0 and end at a round number at or above the largest
+ * value, so a path's height and slope are the figures' own proportions: a throughput curve is read from 0, and a 2%
+ * difference never fills the chart. Coordinates are rounded to 0.1 of the 640 × 360 view box; `curveScale` is the one
+ * mapping from figures to them, and the page says nothing a reader could not recompute from the ticks.
  */
 import { escapeHtml } from './escape.js'
 

@@ -3,13 +3,8 @@
  * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
  */
 import { markdownTable } from 'markdown-table'
-import {
-  HEADLINE_METRICS,
-  QUALITY_FIGURES,
-  SHOWN_QUALITY_FIGURES,
-  metricInfo,
-  type GatedMetric,
-} from '../core/metrics.js'
+import { HEADLINE_METRICS, metricInfo, type GatedMetric } from '../core/metrics.js'
+import { QUALITY_FIGURES, SHOWN_QUALITY_FIGURES } from '../core/quality.js'
 import type { CellResult } from '../core/results.js'
 import { clip, escapeText } from './escape.js'
 import { splitText } from './split-lines.js'

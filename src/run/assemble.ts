@@ -1,7 +1,7 @@
 /**
  * A run's judged cells → its results file: add the baseline's cells the run left out and tally the
  * run verdict. The pipeline and the CLI's `compare` both assemble results files through here; the
- * cells arrive judged (target/cell-judge.ts decides every one).
+ * cells arrive judged (compare/cell-judge.ts decides every one).
  */
 import { missingCells, runVerdict, type BaselineView, type Renames, type RunTally } from '../compare/index.js'
 import { RESULTS_SCHEMA, type BaselineRef, type CellResult, type ResultsFile, type RunMeta } from '../core/results.js'

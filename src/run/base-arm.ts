@@ -1,8 +1,8 @@
 /**
- * The base arm of a same-box A/B (SPEC §14): the PR's base commit checked out in a temporary worktree, its
- * matrix file expanded the same way as the PR's, each target's launch running in that worktree so that its
- * relative paths name the base's files. Read once per run, when the first target wants an A/B; whatever makes
- * it unavailable is one line the report shows.
+ * The base arm of a same-box A/B (docs/same-box.md, "What the base arm runs"): the PR's base commit checked out in a
+ * temporary worktree, its matrix file expanded the same way as the PR's, each target's launch running in that worktree
+ * so that its relative paths name the base's files. Prepared once per run, before the first target, when any target
+ * wants an A/B (run/measure-targets.ts); whatever makes it unavailable is one line the report shows.
  */
 import { existsSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'

@@ -146,7 +146,8 @@ async function maybeComment(
   const { options, context, log, github } = deps
   const issueNumber = context.prNumber
   if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined) return undefined
-  // One comment per PR and config (SPEC §9): a shard's would show its share of the cells until the next one replaced it.
+  // One comment per PR and config (docs/reading-the-report.md): a shard's would show its share of the cells until the
+  // next one replaced it.
   if (options.shard)
     return void log.info("a shard does not write the PR comment: the merge run writes it, with every shard's cells")
   if (options.comment === 'on-regression' && verdict !== 'regression') return undefined
@@ -170,9 +171,10 @@ async function maybeComment(
 
 /**
  * The store write of a run that writes the baseline. A run that leaves the write out on purpose says so in a
- * warning: it was cancelled, a cell could not be measured (SPEC §6: only a run with no `error` cells writes),
- * the baseline is a read-only `baseline-file`; flagged cells are left out of the write. A write that was
- * tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step fails.
+ * warning: it was cancelled, a cell could not be measured (docs/data-branch.md, "What a baseline update writes": only a
+ * run with no `error` cells writes), the baseline is a read-only `baseline-file`; flagged cells are left out of the
+ * write. A write that was tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step
+ * fails.
  */
 async function maybeWriteBaseline(p: Publication, log: Logger): Promise<string | undefined> {
   const { behaviour, store, hardware, results, gates, signal } = p

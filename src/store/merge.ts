@@ -35,7 +35,7 @@ export function storableCells(results: ResultsFile): CellResult[] {
   return (
     results.cells
       .filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
-      // A same-box A/B's base arm measured another commit: the store never keeps it (SPEC §14).
+      // A same-box A/B's base arm measured another commit: the store never keeps it (docs/same-box.md).
       .map(({ ab: _ab, ...cell }) => cell)
   )
 }

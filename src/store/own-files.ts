@@ -1,10 +1,10 @@
 /**
  * Reading this run's own hardware key's baseline and history. A run that only compares (a PR) fails closed on a file
- * that does not read (SPEC §6: never a silent "new, passes"). A run that writes the baseline replaces such a file
- * instead, saying so at warning level with the file and the reason: were it to fail closed too, one unreadable
- * write would stop every later run, PR and default branch alike, until someone edited the data branch by hand.
- * What still reads is kept: the cells of the baseline and the entries of the history that pass the reader's checks
- * one by one.
+ * that does not read (docs/data-branch.md, "How PRs read it": never a silent "new, passes"). A run that writes the
+ * baseline replaces such a file instead, saying so at warning level with the file and the reason: were it to fail
+ * closed too, one unreadable write would stop every later run, PR and default branch alike, until someone edited the
+ * data branch by hand. What still reads is kept: the cells of the baseline and the entries of the history that pass the
+ * reader's checks one by one.
  */
 import { ConfigError, errorMessage } from '../core/errors.js'
 import type { Logger } from '../core/log.js'

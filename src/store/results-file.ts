@@ -7,7 +7,8 @@
 import type { z } from 'zod'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { HISTORY_SCHEMA, RESULTS_SCHEMA, type HistoryFile, type ResultsFile } from '../core/results.js'
-import { describeValue, historySchema, resultsSchema } from './results-schema.js'
+import { describeValue } from './results-fields.js'
+import { historySchema, resultsSchema } from './results-schema.js'
 import { readRegularFile } from '../core/safe-fs.js'
 
 const FAMILY = 'llm-bench-gate/'

@@ -1,5 +1,5 @@
 /**
- * The launches of a same-box A/B (SPEC §14): the target as the PR's base commit defines it and as the PR does,
+ * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
  * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
  * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildPlan, loadPlan } from '../../src/config/index.js'
 import { formatPlan, formatWorkload } from '../../src/config/plan-text.js'
-import { TEXT_MIN_INPUT_TOKENS } from '../../src/config/schema.js'
+import { TEXT_MIN_INPUT_TOKENS } from '../../src/config/scenario-schema.js'
 import { ConfigError } from '../../src/core/errors.js'
 import type { Plan } from '../../src/core/plan.js'
 import { TEST_ENGINES } from './engines.js'
