@@ -38,6 +38,7 @@ export {
 } from './judge.js'
 export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'
 export { REFERENCE_RUNS, levelShifts, referenceFor, relativeLimit } from './reference.js'
+export { historyShifts, referenceOptions, type HistoryShifts, type ShiftRules } from './history-shifts.js'
 export { moreRounds, type RoundsOptions } from './more-rounds.js'
 export { guardedWithin, qn, runSpread } from './spread.js'
 export { missingCells, runVerdict, type RunTally } from './run.js'

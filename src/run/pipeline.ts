@@ -22,7 +22,7 @@ import {
   type OperationApi,
 } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
-import type { GateConfig, MemoryFloor, Plan } from '../core/plan.js'
+import type { MemoryFloor, Plan } from '../core/plan.js'
 import {
   RESULTS_SCHEMA,
   type BaselineRef,
@@ -201,9 +201,8 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
-  const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
   return publish(
-    { results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history },
+    { results, tally, behaviour, store, hardware, rules, resultsDir, signal, history: baseline.view.history },
     { ...deps, github: run.github },
   )
 }
@@ -342,15 +341,12 @@ function makeStore(
     return fileStore(path, inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : options.baselineFile)
   }
   if (!github) return undefined
-  const { serverUrl } = deps.context
-  const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
   const on = (api: OperationApi) =>
-    branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl, replaceUnreadable: writes })
+    branchStore({ ...api, branch: options.baselineBranch, log: deps.log, replaceUnreadable: writes })
   return {
     kind: 'branch',
     load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
-    save: (hardware, results, gates) =>
-      github.operation('the baseline write', (api) => on(api).save(hardware, results, gates)),
+    save: (...update) => github.operation('the baseline write', (api) => on(api).save(...update)),
     keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
   }
 }
