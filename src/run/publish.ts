@@ -16,10 +16,12 @@ import type { Logger } from '../core/log.js'
 import type { CellResult, HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
 import {
   COMMENT_LIMIT,
+  LINK_ROOM,
   SUMMARY_LIMIT,
   renderLeaderboard,
   renderReport,
   upsertComment,
+  withDashboardLink,
   type RenderContext,
 } from '../report/index.js'
 import { readBackProblem, type BaselineStore } from '../store/index.js'
@@ -51,7 +53,7 @@ export interface PublishDeps {
   log: Logger
   /** GitHub API access, every call bounded; absent outside Actions or without a token. */
   github?: BoundedGitHub
-  /** Hears of the local outputs before any API call, and again when the report changes (see PipelineDeps). */
+  /** Hears of the local outputs before any API call, and again when the dashboard link is added (see PipelineDeps). */
   onOutputs?: (written: PipelineResult) => Promise<void>
 }
 
@@ -85,15 +87,16 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
     regressions: tally.regressions,
     failure: failureReason(tally.verdict, tally.regressions, results.cells, options),
   }
-  const report = (ctx: RenderContext) => renderReport(results, ctx, SUMMARY_LIMIT)
-  let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome)
+  // Rendered once, before any API call, with room for the dashboard link's line should the Pages lookup find one.
+  const report = renderReport(results, renderCtx, SUMMARY_LIMIT - LINK_ROOM)
+  let written = await writeOutputs(p.resultsDir, options.shard, results, report, outcome)
   writeLocalDashboard(p, options.shard)
   await deps.onOutputs?.(written)
 
   const dashboardUrl = await dashboardLink(p, deps)
   const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx
   if (dashboardUrl) {
-    written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome)
+    written = await writeOutputs(p.resultsDir, options.shard, results, withDashboardLink(report, dashboardUrl), outcome)
     await deps.onOutputs?.(written)
   }
   // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
