@@ -5,8 +5,8 @@
  */
 import { defaultGateConfig } from '../src/config/settings.js'
 import { historyEntry, mergeHistory } from '../src/store/index.js'
-import { historyShifts } from '../src/store/dashboard-files.js'
-import type { DashboardInput } from '../src/report/index.js'
+import { historyShifts } from '../src/compare/index.js'
+import { TREND_METRICS, type DashboardInput } from '../src/report/index.js'
 import type { CellResult, HistoryEntry } from '../src/core/results.js'
 import { flatCell, resultsFile } from '../test/compare/fixtures.js'
 
@@ -47,11 +47,12 @@ export function dashboardInput(targets: number, scenarios: number, runs: number)
   }
   // Every target with the gate a file without `gate:` gets.
   const gates = Object.fromEntries(baseline.cells.map((c) => [c.target, defaultGateConfig()]))
+  const rules = Object.fromEntries(Object.entries(gates).map(([target, gate]) => [target, { gate }]))
   return {
     hardware: 'nvidia-gb10',
     baseline,
     history,
-    shifts: historyShifts(baseline, history, gates),
+    shifts: historyShifts(baseline.cells, history, TREND_METRICS, rules),
     gates,
     repoUrl: 'https://github.com/acme/serving',
   }

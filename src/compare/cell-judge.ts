@@ -8,7 +8,7 @@
  * wants another block.
  */
 import { defaultGateConfig } from '../config/settings.js'
-import type { AbMode, GateConfig, TargetPlan } from '../core/plan.js'
+import type { AbMode, TargetPlan } from '../core/plan.js'
 import type { CellAb, CellResult } from '../core/results.js'
 import { abDecided, abNotRun, abUndecided, abWanted, type AbEvidence, type AbRun } from './ab-verdict.js'
 import { baselineCell, type BaselineView } from './baseline.js'
@@ -19,6 +19,7 @@ import { judgeCell, skippedFigures, type JudgeOptions } from './judge.js'
 import { cellBaseline, findRenames, type CellBaseline, type Renames, type RunCells } from './match.js'
 import { moreRounds } from './more-rounds.js'
 import { serverChanges } from './server-changes.js'
+import type { ShiftRules } from './history-shifts.js'
 
 /** What a cell's verdict is decided from. */
 export type Evidence =
@@ -49,11 +50,8 @@ export interface CellJudge {
   readonly renames: Renames
 }
 
-/** What a target's cells are judged by. */
-export interface TargetRules {
-  gate: GateConfig
-  /** Launch-to-launch spread assumed while the history is short (`noise-floor`); the built-in one when absent. */
-  noiseFloor?: number
+/** What a target's cells are judged by: the gate and `noise-floor` its level shifts are found under, and its `ab`. */
+export interface TargetRules extends ShiftRules {
   ab: AbMode
   /** Measured by another tool: no same-box A/B. */
   external?: boolean
@@ -64,13 +62,18 @@ export interface TargetRules {
  * results file's, read by `compare` without its matrix file) is held to the built-in gate, never to none.
  */
 export function targetRules(targets: readonly TargetPlan[]): (target: string) => TargetRules {
-  const rules = new Map<string, TargetRules>(
+  const rules = new Map(Object.entries(rulesByTarget(targets)))
+  return (target) => rules.get(target) ?? { gate: defaultGateConfig(), ab: 'off' }
+}
+
+/** Each target's rules, by target id. */
+export function rulesByTarget(targets: readonly TargetPlan[]): Record<string, TargetRules> {
+  return Object.fromEntries(
     targets.map((t) => [
       t.id,
       { gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
     ]),
   )
-  return (target) => rules.get(target) ?? { gate: defaultGateConfig(), ab: 'off' }
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 export { abFinal, type AbFinalInput } from './ab-final.js'
 export { abUndecided, abWanted, type AbEvidence, type AbRun } from './ab-verdict.js'
-export { cellJudge, targetRules, type CellJudge, type Evidence, type TargetRules } from './cell-judge.js'
+export { cellJudge, rulesByTarget, targetRules, type CellJudge, type Evidence, type TargetRules } from './cell-judge.js'
 export { fingerprintChanges, unreproducedChanges } from './fingerprint-changes.js'
 export { pastTwiceTheLimit, runFailure, type FailOn } from './rules.js'
 export {
@@ -41,6 +41,7 @@ export {
 } from './judge.js'
 export { NOISE_FLOOR, NOISE_Z, noiseBand, noiseModel, roundsFor, type NoiseModel } from './noise.js'
 export { REFERENCE_RUNS, levelShifts, referenceFor, relativeLimit } from './reference.js'
+export { historyShifts, referenceOptions, type HistoryShifts, type ShiftRules } from './history-shifts.js'
 export { moreRounds, type RoundsOptions } from './more-rounds.js'
 export { guardedWithin, qn, runSpread } from './spread.js'
 export { missingCells, runVerdict, type RunTally } from './run.js'

@@ -20,13 +20,14 @@ import {
   type GateStat,
   type GatedMetric,
 } from '../core/metrics.js'
-import type { GateConfig, GateMetricConfig } from '../core/plan.js'
+import type { GateConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
 import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
-import { dropConfig, judgeCeiling, judgeFromZero, judgeMetric } from './metric.js'
+import { judgeCeiling, judgeFromZero, judgeMetric } from './metric.js'
 import { NOISE_FLOOR, noiseModel } from './noise.js'
-import { referenceFor, type Reference } from './reference.js'
+import { referenceFor, type Reference, type ReferenceOptions } from './reference.js'
+import { referenceOptions } from './history-shifts.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 import { judgeQuality } from './cell-quality.js'
 import { factorConfig, splitDecode } from './spec-split.js'
@@ -135,7 +136,7 @@ function judgeMetrics(sample: Measured, baseline: BaselineView, gate: GateConfig
     const config = factorConfig(gate.decode)
     metrics.decode = splitDecode(
       metrics.decode,
-      (f) => judgeRelative(sample, baseline, f, 'mean', config, floor).verdict,
+      (f) => judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict,
     )
   }
   return { metrics, notes, unknown, source }
@@ -165,10 +166,12 @@ function judgeGated(
 ): Judged | undefined {
   const stat = gatedStat(gate, metric)
   if (stat === undefined || !measures(sample.cells[0], metric)) return undefined
-  if (isRelative(metric)) return judgeRelative(sample, baseline, metric, stat, gate[metric]!, noiseFloor)
-  if (isDrop(metric)) return judgeRelative(sample, baseline, metric, stat, dropConfig(gate[metric]!), noiseFloor)
+  // The same options the pages' level shifts are found under (history-shifts.ts): one reference per metric.
+  const options = referenceOptions(metric, { gate, noiseFloor })
+  if (isRelative(metric) || isDrop(metric))
+    return judgeRelative(sample, baseline, metric, stat, { ...options, config: options.config! })
   const label = metricLabel(metric, stat)
-  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { noiseFloor })
+  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, options)
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
@@ -181,11 +184,11 @@ function judgeRelative(
   baseline: BaselineView,
   metric: ComparedMetric,
   stat: GateStat,
-  config: GateMetricConfig,
-  noiseFloor: number,
+  options: Required<ReferenceOptions>,
 ): Judged {
+  const { config, noiseFloor } = options
   const label = metricLabel(metric, stat)
-  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor })
+  const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, options)
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
@@ -274,11 +277,7 @@ function referenceValues(
   const values: CellVerdict['reference'] = {}
   for (const metric of HEADLINE_METRICS) {
     const stat = gatedStat(gate, metric) ?? 'mean'
-    const config = isRelative(metric) ? gate[metric] : undefined
-    const reference = referenceFor(baseline, id, metric, stat, {
-      config,
-      noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
-    })
+    const reference = referenceFor(baseline, id, metric, stat, referenceOptions(metric, { gate, ...options }))
     if (reference) values[metric] = { stat, value: reference.value }
   }
   return values

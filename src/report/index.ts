@@ -3,13 +3,13 @@
  * the short notices of runs that measured nothing, the sticky comment upsert, and the HTML leaderboard.
  */
 import type { ResultsFile } from '../core/results.js'
-import { render } from './render.js'
+import { LINK_ROOM, render, withDashboardLink } from './render.js'
 
 export { upsertComment, type UpsertOptions } from './comment.js'
 export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
 export { configErrorNotice, couldNotRunNotice, dryRunNotice } from './notices.js'
 export { formatDelta, formatNumber, formatPercent, formatSigned } from '../core/format.js'
-export { reportSize } from './render.js'
+export { LINK_ROOM, reportSize, withDashboardLink } from './render.js'
 
 /** GitHub rejects issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -35,9 +35,15 @@ export interface RenderContext {
   workspace?: string
 }
 
-/** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
+/**
+ * The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed.
+ * The full form carries the dashboard link last: the report rendered without it, LINK_ROOM bytes under the limit,
+ * then the link's line (withDashboardLink).
+ */
 export function renderReport(results: ResultsFile, ctx: RenderContext, maxChars: number): string {
-  return render(results, ctx, commentMarker(ctx.configPath), maxChars)
+  const marker = commentMarker(ctx.configPath)
+  if (ctx.form === 'comment' || ctx.dashboardUrl === undefined) return render(results, ctx, marker, maxChars)
+  return withDashboardLink(render(results, ctx, marker, maxChars - LINK_ROOM), ctx.dashboardUrl)
 }
 
 /** Hidden marker that finds our comment again: one comment per PR and config file. */

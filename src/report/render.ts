@@ -126,7 +126,7 @@ function lists(
   return parts
 }
 
-/** The A/B section, the dashboard link and the table of `rows`, as the job summary and `report.md` show them. */
+/** The A/B section and the table of `rows`, as the job summary and `report.md` show them (the link comes last). */
 function fullTable(
   ordered: readonly CellResult[],
   rows: readonly CellResult[],
@@ -136,8 +136,6 @@ function fullTable(
   const parts: string[] = []
   const tested = d.limit === undefined ? abSection(ordered) : undefined
   if (tested) parts.push(tested)
-  const link = dashboardLine(ctx)
-  if (link) parts.push(link)
   if (rows.length) parts.push(cellsTable(rows, ctx.trends))
   return parts
 }
@@ -165,16 +163,29 @@ function compact({ ordered, rows, ctx, d, shed, accepted }: CompactInput): strin
   if (rows.length) parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)))
   const tested = d.limit === undefined ? abSection(ordered) : undefined
   if (tested) parts.push(tested)
-  const link = dashboardLine(ctx)
+  const link = dashboardLine(ctx.dashboardUrl)
   if (link) parts.push(link)
   return parts
 }
 
-function dashboardLine(ctx: RenderContext): string | undefined {
-  const dashboard = safeUrl(ctx.dashboardUrl)
+function dashboardLine(url: string | undefined): string | undefined {
+  const dashboard = safeUrl(url)
   return dashboard
     ? `📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`
     : undefined
+}
+
+/** Bytes the full form keeps free under its limit for the dashboard link's line (withDashboardLink). */
+export const LINK_ROOM = 2048
+
+/**
+ * The full form's dashboard link, a line of its own after the report: the Pages lookup that finds the link is a
+ * GitHub API call, made after the report is written, and the report becomes the linked one by this line alone,
+ * without being rendered again. The report was rendered LINK_ROOM bytes under its limit; a longer line is left out.
+ */
+export function withDashboardLink(report: string, url: string | undefined): string {
+  const line = dashboardLine(url)
+  return line && reportSize(`\n${line}\n`) <= LINK_ROOM ? `${report}\n${line}\n` : report
 }
 
 function shedNote(

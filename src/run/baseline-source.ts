@@ -36,15 +36,12 @@ export function makeStore(
     return fileStore(path, inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : options.baselineFile)
   }
   if (!github) return undefined
-  const { serverUrl } = deps.context
-  const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
   const on = (api: OperationApi) =>
-    branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl, replaceUnreadable: writes })
+    branchStore({ ...api, branch: options.baselineBranch, log: deps.log, replaceUnreadable: writes })
   return {
     kind: 'branch',
     load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
-    save: (hardware, results, gates) =>
-      github.operation('the baseline write', (api) => on(api).save(hardware, results, gates)),
+    save: (...update) => github.operation('the baseline write', (api) => on(api).save(...update)),
     keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
   }
 }

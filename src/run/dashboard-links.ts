@@ -7,11 +7,11 @@
  */
 import type { GitHubRequest, RepoRef } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
-import type { GateConfig } from '../core/plan.js'
 import { HISTORY_SCHEMA, type CellResult, type HistoryEntry, type ResultsFile } from '../core/results.js'
 import { errorMessage } from '../core/errors.js'
 import { seriesOf, SPARK_RUNS } from '../report/index.js'
-import { dashboardPage, HISTORY_ENTRIES, historyEntry, mergeHistory } from '../store/index.js'
+import { HISTORY_ENTRIES, historyEntry, mergeHistory } from '../store/index.js'
+import { dashboardPage, gatesOf, type RunRules } from './pages.js'
 
 /** Per cell id, decode tok/s over the most recent default-branch runs that measured it, oldest first. */
 export function recentTrends(cells: readonly CellResult[], history: readonly HistoryEntry[]): Record<string, number[]> {
@@ -48,9 +48,9 @@ export async function pagesDashboardUrl(
 export function localDashboard(
   results: ResultsFile,
   history: readonly HistoryEntry[],
-  gates: Record<string, GateConfig>,
+  rules: RunRules,
 ): string | undefined {
-  const entry = historyEntry(results, gates)
+  const entry = historyEntry(results, gatesOf(rules))
   if (Object.keys(entry.cells).length === 0) return undefined
   const merged = mergeHistory(
     { schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] },
@@ -58,5 +58,5 @@ export function localDashboard(
     results.run.hardware,
     HISTORY_ENTRIES,
   )
-  return dashboardPage(results.run.hardware, results, merged.entries, gates)
+  return dashboardPage(results.run.hardware, results, merged.entries, rules)
 }

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellsOfRun, loadBaseline, makeStore, type LoadedBaseline } from './baseline-source.js'
-import { cellJudge, type CellJudge } from '../compare/index.js'
+import { cellJudge, rulesByTarget, type CellJudge } from '../compare/index.js'
 import { errorCell, skippedCell } from '../target/cell-result.js'
 import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
 import { formatPlan, loadPlan } from '../config/index.js'
@@ -15,7 +15,7 @@ import { baselineWriteRefusal, resolveBehaviour, type Behaviour, type RunContext
 import { ConfigError } from '../core/errors.js'
 import { boundedGitHub, type ApiTimeouts, type BoundedGitHub, type GitHubApi } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
-import type { GateConfig, Plan } from '../core/plan.js'
+import type { Plan } from '../core/plan.js'
 import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { measure } from './measure-targets.js'
@@ -173,9 +173,8 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
-  const gates: Record<string, GateConfig> = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]))
   return publish(
-    { results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history },
+    { results, tally, behaviour, store, hardware, rules: rulesByTarget(plan.targets), resultsDir, signal, history: baseline.view.history },
     { ...deps, github: run.github },
   )
 }

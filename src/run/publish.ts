@@ -13,18 +13,20 @@ import { redact, redacted, type Redacted } from '../core/redact.js'
 import { ensureDir, writeFileNoFollow } from '../core/safe-fs.js'
 import { httpStatus, type BoundedGitHub } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
-import type { GateConfig } from '../core/plan.js'
 import type { HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
 import {
   COMMENT_LIMIT,
+  LINK_ROOM,
   SUMMARY_LIMIT,
   renderLeaderboard,
   renderReport,
   upsertComment,
+  withDashboardLink,
   type RenderContext,
 } from '../report/index.js'
 import { readBackProblem, type BaselineStore } from '../store/index.js'
 import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
+import { branchPages, gatesOf, type RunRules } from './pages.js'
 
 export interface PipelineResult {
   verdict: RunVerdict
@@ -51,7 +53,7 @@ export interface PublishDeps {
   log: Logger
   /** GitHub API access, every call bounded; absent outside Actions or without a token. */
   github?: BoundedGitHub
-  /** Hears of the local outputs before any API call, and again when the report changes (see PipelineDeps). */
+  /** Hears of the local outputs before any API call, and again when the dashboard link is added (see PipelineDeps). */
   onOutputs?: (written: PipelineResult) => Promise<void>
 }
 
@@ -62,7 +64,8 @@ export interface Publication {
   /** Where a healthy run writes its baseline; absent without a token or a baseline file. */
   store: BaselineStore | undefined
   hardware: string
-  gates: Record<string, GateConfig>
+  /** Per target id, its gate and `noise-floor`: what the history keeps, and the level shifts the pages draw. */
+  rules: RunRules
   resultsDir: string
   signal: AbortSignal
   /** Main's history as the baseline store gave it, oldest first. */
@@ -74,7 +77,7 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   // the run: the report, the comment, the baseline write and the files all take these results.
   const p = { ...publication, results: redacted(publication.results) }
   const { results, tally, behaviour } = p
-  const { options, context, log } = deps
+  const { options, context } = deps
   const renderCtx: RenderContext = {
     ...renderContext(options.config, behaviour.name, context),
     trends: recentTrends(results.cells, p.history ?? []),
@@ -84,15 +87,16 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
     regressions: tally.regressions,
     failure: runFailure(tally, results.cells, options),
   }
-  const report = (ctx: RenderContext) => renderReport(results, ctx, SUMMARY_LIMIT)
-  let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome)
+  // Rendered once, before any API call, with room for the dashboard link's line should the Pages lookup find one.
+  const report = renderReport(results, renderCtx, SUMMARY_LIMIT - LINK_ROOM)
+  let written = await writeOutputs(p.resultsDir, options.shard, results, report, outcome)
   writeLocalDashboard(p, options.shard)
   await deps.onOutputs?.(written)
 
   const dashboardUrl = await dashboardLink(p, deps)
   const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx
   if (dashboardUrl) {
-    written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome)
+    written = await writeOutputs(p.resultsDir, options.shard, results, withDashboardLink(report, dashboardUrl), outcome)
     await deps.onOutputs?.(written)
   }
   // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
@@ -100,14 +104,14 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   const commentFile = join(p.resultsDir, 'comment.md')
   writeFileNoFollow(commentFile, comment, p.resultsDir)
   const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment)
-  const notWritten = await maybeWriteBaseline(p, log)
+  const notWritten = await maybeWriteBaseline(p, deps)
   const failure = [written.failure, notWritten && redact(notWritten)].filter(Boolean).join('; ')
   return { ...written, commentFile, commentUrl, failure: failure || undefined }
 }
 
 function writeLocalDashboard(p: Publication, shard: string): void {
   // A shard's page would be partial: the merge run writes the whole dashboard.
-  const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.gates)
+  const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules)
   if (!page) return
   ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
   // The page also draws the stored history, which came from the data branch and was not redacted here.
@@ -176,8 +180,9 @@ async function maybeComment(
  * write. A write that was tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step
  * fails.
  */
-async function maybeWriteBaseline(p: Publication, log: Logger): Promise<string | undefined> {
-  const { behaviour, store, hardware, results, gates, signal } = p
+async function maybeWriteBaseline(p: Publication, deps: PublishDeps): Promise<string | undefined> {
+  const { behaviour, store, hardware, results, rules, signal } = p
+  const { log, github, context } = deps
   if (!behaviour.writeBaseline) return undefined
   const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length
   if (signal.aborted) return void log.warn('baseline not updated: the run was cancelled')
@@ -191,7 +196,10 @@ async function maybeWriteBaseline(p: Publication, log: Logger): Promise<string |
   for (const cell of flagged) log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`)
   const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results
   try {
-    await store.save(hardware, healthy, gates)
+    // The dashboard links commits in the repository the data branch belongs to.
+    const repoUrl =
+      github && context.serverUrl ? `${context.serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined
+    await store.save(hardware, healthy, gatesOf(rules), branchPages(rules, repoUrl))
     log.info(`baseline for ${hardware} updated`)
     return undefined
   } catch (error) {

@@ -1,18 +1,19 @@
 /**
- * The default store: `<hardware>/baseline.json` (a results file), `<hardware>/history.json` (a bounded
- * history of default-branch runs), `<hardware>/index.html` (the dashboard) and the root `index.html` on a
- * data branch, created as an orphan when missing, so it shares no history with the code. Each update is
- * one commit carrying all four (commit-files.ts): the files are built from the branch head, and when
- * another writer moved the branch meanwhile they are re-read, re-merged and committed again.
+ * The default store: `<hardware>/baseline.json` (a results file) and `<hardware>/history.json` (a bounded history
+ * of default-branch runs) on a data branch, created as an orphan when missing, so it shares no history with the
+ * code, next to the pages the caller builds from them (the run writes `<hardware>/index.html`, the dashboard, and
+ * the root `index.html`). Each update is one commit carrying them all (commit-files.ts): the files are built from
+ * the branch head, and when another writer moved the branch meanwhile they are re-read, re-merged, the pages built
+ * again, and committed again.
  */
 import type { GateConfig } from '../core/plan.js'
 import type { BaselineRef, HistoryEntry, ResultsFile } from '../core/results.js'
 import { commitFiles, type Snapshot } from './commit-files.js'
-import { dashboardPage, rootIndex } from './dashboard-files.js'
 import { ensureBranch, listFolders, readFile } from './github-files.js'
 import { boundedHistory, HISTORY_BYTES, HISTORY_ENTRIES } from './history-bounds.js'
-import type { BaselineStore, BranchStoreOptions, LoadedBaseline } from './index.js'
-import { baselinePath, dashboardPath, historyPath, ROOT_INDEX_PATH, serialize } from './layout.js'
+import type { BaselineStore, BranchStoreOptions, LoadedBaseline, PagesOf } from './index.js'
+import { keySummaries } from './key-summaries.js'
+import { baselinePath, historyPath, serialize } from './layout.js'
 import { historyEntry, mergeHistory, mergeResults, storableCells } from './merge.js'
 import { readOwnHistory, readOwnResults } from './own-files.js'
 import { checkReadBack } from './results-file.js'
@@ -44,7 +45,12 @@ export function branchStore(options: BranchStoreOptions): Required<BaselineStore
       return listFolders(request, repo, branch)
     },
 
-    async save(hardware: string, results: ResultsFile, gates: Record<string, GateConfig>): Promise<void> {
+    async save(
+      hardware: string,
+      results: ResultsFile,
+      gates: Record<string, GateConfig>,
+      pages?: PagesOf,
+    ): Promise<void> {
       const cells = storableCells(results)
       if (cells.length === 0)
         return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`)
@@ -57,24 +63,28 @@ export function branchStore(options: BranchStoreOptions): Required<BaselineStore
       const message = `llm-bench-gate: baseline ${hardware} @ ${results.run.sha.slice(0, 7)}`
       const commit = await commitFiles(
         options,
-        (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates),
+        (snapshot) => updateFiles(options, snapshot, { hardware, incoming, entry, pages }),
         message,
       )
       log.info(
-        `stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`,
+        `stored baseline, history${pages ? ' and pages' : ''} for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`,
       )
     },
   }
 }
 
-/** The four files of one update, merged with what the snapshot's head holds. */
+interface Update {
+  hardware: string
+  incoming: ResultsFile
+  entry: HistoryEntry
+  pages?: PagesOf
+}
+
+/** The files of one update: baseline and history merged with what the snapshot's head holds, and the caller's pages. */
 async function updateFiles(
   options: BranchStoreOptions,
   snapshot: Snapshot,
-  hardware: string,
-  incoming: ResultsFile,
-  entry: HistoryEntry,
-  gates: Record<string, GateConfig>,
+  { hardware, incoming, entry, pages }: Update,
 ): Promise<Map<string, string>> {
   const { branch, log } = options
   const [base, hist] = [baselinePath(hardware), historyPath(hardware)]
@@ -89,20 +99,26 @@ async function updateFiles(
     options.historyLimit ?? HISTORY_ENTRIES,
   )
   const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES)
-  const updated = baseline.run.finishedAt || baseline.run.startedAt
   // Never store what cannot be read: both files are read back with the reader's checks before the commit.
-  return new Map([
+  const files = new Map([
     [base, checkReadBack(serialize(baseline), baseWhere, 'results')],
     [hist, checkReadBack(history.text, histWhere, 'history')],
-    [
-      dashboardPath(hardware),
-      dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),
-    ],
-    [
-      ROOT_INDEX_PATH,
-      await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length }),
-    ],
   ])
+  if (!pages) return files
+  const updated = baseline.run.finishedAt || baseline.run.startedAt
+  const current = { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length }
+  const keys = await keySummaries(snapshot, current)
+  for (const [path, text] of Object.entries(pages({ hardware, baseline, history: history.file.entries, keys }))) {
+    // A page never stands in for the data it is built from, nor leaves the branch's tree.
+    if (files.has(path) || !isPagePath(path)) throw new Error(`store: ${branch}:${path} is not a page the store writes`)
+    files.set(path, text)
+  }
+  return files
+}
+
+/** A relative path of plain segments ending in `.html`. */
+function isPagePath(path: string): boolean {
+  return /\.html$/.test(path) && path.split('/').every((segment) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(segment))
 }
 
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */

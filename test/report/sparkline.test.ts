@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderReport, sparkline } from '../../src/report/index.js'
+import { LINK_ROOM, renderReport, sparkline, withDashboardLink } from '../../src/report/index.js'
 import { cellsTable } from '../../src/report/table.js'
 import { flatCell, resultsFile } from '../compare/fixtures.js'
 
@@ -37,5 +37,18 @@ describe('the comment with history', () => {
     ).toContain('📈 [Dashboard](https://octo.github.io/repo/gb10/index.html)')
     expect(renderReport(results, { ...ctx, dashboardUrl: 'javascript:alert(1)' }, 65_536)).not.toContain('Dashboard')
     expect(renderReport(results, ctx, 65_536)).not.toContain('Dashboard')
+  })
+
+  it('the full form carries the link last: the report without it, rendered LINK_ROOM under the limit, plus its line', () => {
+    const ctx = { configPath: 'bench.yml', mode: 'compare' }
+    const url = 'https://octo.github.io/repo/gb10/index.html'
+    const linked = renderReport(results, { ...ctx, dashboardUrl: url }, 65_536)
+    const plain = renderReport(results, ctx, 65_536 - LINK_ROOM)
+    expect(linked).toBe(withDashboardLink(plain, url))
+    expect(linked).toBe(
+      `${plain}\n📈 [Dashboard](${url}): every cell's decode and TTFT over the default branch's runs.\n`,
+    )
+    // A line longer than the room kept for it is left out rather than pushing the report past its limit.
+    expect(withDashboardLink(plain, `https://octo.github.io/${'x'.repeat(LINK_ROOM)}`)).toBe(plain)
   })
 })

@@ -2,12 +2,13 @@ import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { GateConfig } from '../../src/core/plan.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
-import { branchStore, StoreError, type BranchStoreOptions } from '../../src/store/index.js'
+import { branchStore, StoreError, type BranchStoreOptions, type MergedUpdate } from '../../src/store/index.js'
 import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
 import { boundedGitHub } from '../../src/core/github-port.js'
 import { cell, results } from './fixtures.js'
 import { workloadDigest } from '../../src/core/workload.js'
+import { branchPages } from '../../src/run/pages.js'
 
 const BRANCH = 'llm-bench-data'
 const gates: Record<string, GateConfig> = { t: { decode: { maxRegression: 0.05, stat: 'p50' } } }
@@ -22,12 +23,21 @@ afterEach(async () => {
   await gh.close()
 })
 
+const github = () => ({
+  request: getOctokit('test-token', { baseUrl: gh.url }).request,
+  repo: { owner: gh.state.owner, repo: gh.state.repo },
+})
+
+/** A branch store whose saves write the pages a run gives them (run/pages.ts): the dashboard and the root index. */
 function store(options: Partial<BranchStoreOptions> = {}) {
-  const octokit = getOctokit('test-token', { baseUrl: gh.url })
   const log = memoryLogger()
-  const repo = { owner: gh.state.owner, repo: gh.state.repo }
-  return { log, store: branchStore({ request: octokit.request, repo, branch: BRANCH, log, backoffMs: 1, ...options }) }
+  const raw = branchStore({ ...github(), branch: BRANCH, log, backoffMs: 1, ...options })
+  const save: typeof raw.save = (hardware, results, g, pages = branchPages(rulesOf(g), undefined)) =>
+    raw.save(hardware, results, g, pages)
+  return { log, store: { ...raw, save } }
 }
+const rulesOf = (g: Record<string, GateConfig>) =>
+  Object.fromEntries(Object.entries(g).map(([target, gate]) => [target, { gate }]))
 
 const stored = <T>(path: string): T => JSON.parse(gh.state.readFile(BRANCH, path) ?? 'null') as T
 const refUpdates = () =>
@@ -334,6 +344,31 @@ describe('branchStore', () => {
     expect(writer.log.lines.some((l) => l.includes('not valid JSON') && l.includes('nothing of it reads'))).toBe(true)
     await writer.store.save('cpu', results('b', day(2), [cell('t/b', [fast])]), gates)
     expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/b'])
+  })
+
+  it('writes the pages its caller builds from the merged files, none without, and never a page over the data', async () => {
+    const { store: s } = store()
+    const raw = branchStore({ ...github(), branch: BRANCH, log: memoryLogger(), backoffMs: 1 })
+    await raw.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    expect(changedPaths(gh.state.head(BRANCH)!)).toEqual(['cpu/baseline.json', 'cpu/history.json'])
+    await s.save('gpu', results('g', day(1), [cell('t/g', [slow])]), gates)
+    // The pages see this update's merge and every key with a baseline on the branch.
+    let seen: MergedUpdate | undefined
+    const pages = (merged: MergedUpdate) => ((seen = merged), { 'cpu/notes.html': `${merged.history.length} runs` })
+    await raw.save('cpu', results('b', day(2), [cell('t/b', [fast])]), gates, pages)
+    expect(changedPaths(gh.state.head(BRANCH)!)).toEqual(['cpu/baseline.json', 'cpu/history.json', 'cpu/notes.html'])
+    expect(gh.state.readFile(BRANCH, 'cpu/notes.html')).toBe('2 runs')
+    expect(seen?.baseline.cells.map((c) => c.id).sort()).toEqual(['t/a', 't/b'])
+    expect(seen?.keys.map((k) => [k.hardware, k.sha, k.cells])).toEqual([
+      ['cpu', 'b', 2],
+      ['gpu', 'g', 1],
+    ])
+    const head = gh.state.head(BRANCH)
+    for (const path of ['cpu/baseline.json', '../index.html', 'cpu/notes.txt'])
+      await expect(
+        raw.save('cpu', results('c', day(3), [cell('t/c', [fast])]), gates, () => ({ [path]: 'x' })),
+      ).rejects.toThrow(`store: ${BRANCH}:${path} is not a page the store writes`)
+    expect(gh.state.head(BRANCH)).toBe(head)
   })
 
   it.each(['', '../x', 'a/b', '.hidden'])('refuses hardware key %j as a path', async (key) => {
