@@ -10,7 +10,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import { GATED_METRICS, readMetric } from '../../src/core/metrics.js'
 import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
 import { checkReadBack, readBackProblem, readHistory, readResults, readResultsFile } from '../../src/store/index.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { cell, readProblems, results } from './fixtures.js'
 
 const WHERE = 'baseline-file ./base.json'

@@ -13,7 +13,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import { runPipeline } from '../../src/run/pipeline.js'
 import { readResultsFile } from '../../src/store/index.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 
 let fast: ScheduledServer
