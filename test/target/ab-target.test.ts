@@ -9,7 +9,7 @@ import type { AbMode, CellPlan, GateConfig, ScenarioPlan } from '../../src/core/
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
 import type { AbLaunchResult, AbLaunches } from '../../src/target/ab-launches.js'
 import { abNotRun, abWanted, applyAb, type AbApplied } from '../../src/target/ab-target.js'
-import { cell, round } from '../compare/fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 import { targetPlan } from '../server/target.js'
 
 const ID = 'sim-fp8/chat-1k'

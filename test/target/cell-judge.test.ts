@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { BaselineView } from '../../src/compare/index.js'
 import type { CellResult } from '../../src/core/results.js'
 import { cellJudge, judgeAll } from '../../src/target/cell-judge.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 
 const gate = { decode: { maxRegression: 0.05, stat: 'mean' as const } }
 const greedy = [{ prompt: 'Count to five.', text: 'one two three four five' }]
