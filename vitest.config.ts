@@ -27,11 +27,11 @@ export default defineConfig({
           name: 'slow',
           include: SLOW_TESTS,
           exclude: [REAL_TESTS, '**/node_modules/**'],
-          // Two files at once: these tests mostly wait (a paced server's next token, a subprocess starting), and every
-          // wall-clock bound in them allows for a loaded runner (test/helpers/load.ts), so a second file beside them
-          // is load they already tolerate. More would put three action processes and their engines on a 2-core
-          // runner at once.
-          maxWorkers: 2,
+          // Three files at once. These files mostly wait (a paced server's next token, a subprocess starting, a
+          // timeout running out): two at a time kept a 2-core runner's cores only about half busy. Every wall-clock
+          // bound in them allows for a loaded runner (test/helpers/load.ts, test/helpers/lag-trace.ts), so the files
+          // beside one are load it already tolerates.
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
