@@ -6,7 +6,18 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'schema/', 'fixtures/', 'node_modules/', 'demo-results/', 'coverage/', 'llm-bench-results/'] },
+  {
+    ignores: [
+      'dist/',
+      '.dist-*/',
+      'schema/',
+      'fixtures/',
+      'node_modules/',
+      'demo-results/',
+      'coverage/',
+      'llm-bench-results/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   prettier,

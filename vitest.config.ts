@@ -1,14 +1,40 @@
 import { defineConfig } from 'vitest/config'
+import { ALL_TESTS, REAL_TESTS, SLOW_TESTS } from './test/projects.js'
 
+// Two projects, run one after the other by `npm test` (sequence.groupOrder). Which file goes where, and the rule a
+// fast file keeps: test/projects.ts and test/projects.test.ts.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // test/real needs the llama.cpp server, podman and chromium: `npm run test:real` (vitest.real.config.ts).
-    exclude: ['test/real/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Timing tests measure wall-clock schedules; running files in parallel on a
-    // 2-core machine would add scheduler noise to every tolerance.
-    fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: [ALL_TESTS],
+          exclude: [REAL_TESTS, ...SLOW_TESTS, '**/node_modules/**'],
+          // Pure and in-process tests: files in parallel, as many workers as vitest picks for the machine.
+          pool: 'threads',
+          // Fails a test that starts a process: such a test is a slow one.
+          setupFiles: ['test/helpers/no-processes.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW_TESTS,
+          exclude: [REAL_TESTS, '**/node_modules/**'],
+          // Three files at once. These files mostly wait (a paced server's next token, a subprocess starting, a
+          // timeout running out): two at a time kept a 2-core runner's cores only about half busy. Every wall-clock
+          // bound in them allows for a loaded runner (test/helpers/load.ts, test/helpers/lag-trace.ts), so the files
+          // beside one are load it already tolerates.
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 })

@@ -8,7 +8,7 @@ import { historyEntry, mergeHistory } from '../src/store/index.js'
 import { historyShifts } from '../src/compare/index.js'
 import { TREND_METRICS, type DashboardInput } from '../src/report/index.js'
 import type { CellResult, HistoryEntry } from '../src/core/results.js'
-import { flatCell, resultsFile } from '../test/compare/fixtures.js'
+import { flatCell, resultsFile } from '../test/helpers/builders.js'
 
 export const HOSTILE_MODEL = '<img src=x onerror=alert(1)>'
 const ENGINES = ['vllm', 'sglang', 'llamacpp']

@@ -11,7 +11,7 @@ import type { CellResult, HistoryEntry, ResultsFile } from '../src/core/results.
 import { sweepPointId } from '../src/core/sweep.js'
 import type { DashboardInput } from '../src/report/index.js'
 import { historyEntry, mergeHistory } from '../src/store/index.js'
-import { flatCell, resultsFile } from '../test/compare/fixtures.js'
+import { flatCell, resultsFile } from '../test/helpers/builders.js'
 
 export const SWEEP_MODEL = '<img src=x onerror=alert(1)>'
 export const CONCURRENCIES = [1, 2, 4, 8] as const

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { posix } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ROOT } from './helpers/action.js'
+import { ROOT } from './helpers/root.js'
 import { sourceFiles } from './helpers/sources.js'
 
 const DOC = 'docs/architecture.md'

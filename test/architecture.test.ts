@@ -16,7 +16,7 @@ import { posix } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { ENGINES } from '../src/engines/registry.js'
-import { ROOT } from './helpers/action.js'
+import { ROOT } from './helpers/root.js'
 import { sourceFiles, type SourceFile } from './helpers/sources.js'
 
 const DOC = 'docs/architecture.md'

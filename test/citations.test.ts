@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { ROOT } from './helpers/action.js'
+import { ROOT } from './helpers/root.js'
 import { sourceFiles } from './helpers/sources.js'
 
 const CITATION = /\bSPEC\b/

@@ -174,7 +174,17 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
   return publish(
-    { results, tally, behaviour, store, hardware, rules: rulesByTarget(plan.targets), resultsDir, signal, history: baseline.view.history },
+    {
+      results,
+      tally,
+      behaviour,
+      store,
+      hardware,
+      rules: rulesByTarget(plan.targets),
+      resultsDir,
+      signal,
+      history: baseline.view.history,
+    },
     { ...deps, github: run.github },
   )
 }

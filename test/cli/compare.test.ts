@@ -9,19 +9,19 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../helpers/action.js'
 import { runCli } from '../helpers/cli.js'
-import { cell, results } from '../store/fixtures.js'
+import { storedCell, storedResults } from '../helpers/builders.js'
 
 let cwd: string
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'lbg-cli-compare-'))
   // Steady rounds 1 % apart: a spread narrow enough that a 20 % change is far beyond noise.
   const run = (sha: string, decode: number) =>
-    results(sha, '2025-03-01T00:00:00Z', [
-      cell('engine-a/chat', [
+    storedResults(sha, '2025-03-01T00:00:00Z', [
+      storedCell('engine-a/chat', [
         { decode, ttft: 300 },
         { decode: decode * 1.01, ttft: 303 },
       ]),
-      cell('engine-b/chat', [
+      storedCell('engine-b/chat', [
         { decode: 80, ttft: 200 },
         { decode: 80.8, ttft: 202 },
       ]),

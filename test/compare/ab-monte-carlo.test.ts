@@ -27,7 +27,7 @@ import { abCellVerdict, abOrder, AB_Z } from '../../src/compare/index.js'
 import { NOISE_FLOOR } from '../../src/compare/noise.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import { createRng, jitterFactor, normal } from '../../src/sim/rng.js'
-import { simCell } from './fixtures.js'
+import { simCell } from '../helpers/sim-launch.js'
 
 const TRIALS = 2000
 const LIMIT = 0.05

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { abMoreRounds } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
-import { cell, round } from './fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 
 const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }
 

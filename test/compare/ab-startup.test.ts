@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { abCellVerdict, abOrder } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
-import { cell, round } from './fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 
 const GATE: GateConfig = { startup: { maxRegression: 0.2, stat: 'mean' } }
 

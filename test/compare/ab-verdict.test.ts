@@ -8,7 +8,7 @@ import { abOrder, cellJudge, type AbEvidence, type AbRun } from '../../src/compa
 import { abNotRun, abWanted } from '../../src/compare/ab-verdict.js'
 import type { AbMode, GateConfig, ScenarioPlan } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
-import { cell, round } from '../compare/fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 import { targetPlan } from '../server/target.js'
 
 const ID = 'sim-fp8/chat-1k'

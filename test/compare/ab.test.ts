@@ -11,7 +11,7 @@ import {
 import type { RelativeMetric } from '../../src/core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
-import { cell, flatCell, round, type Figures } from './fixtures.js'
+import { type Figures, cell, flatCell, round } from '../helpers/builders.js'
 
 const ID = 'sim-fp8/chat-1k'
 const DECODE: GateMetricConfig = { maxRegression: 0.05, stat: 'mean' }

@@ -8,7 +8,7 @@ import type { BaselineView } from '../../src/compare/index.js'
 import type { CellResult } from '../../src/core/results.js'
 import { cellJudge } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 import { targetPlan } from '../server/target.js'
 
 const gate = { decode: { maxRegression: 0.05, stat: 'mean' as const } }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { abCellVerdict, judgeCell, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
-import { cell, resultsFile, round } from './fixtures.js'
+import { cell, resultsFile, round } from '../helpers/builders.js'
 
 const ID = 'sim-fp8/chat'
 const SLO = { ttftMs: 2000, tpotMs: 80 }

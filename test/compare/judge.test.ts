@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { FIRST_RUN_NOTE, NEW_CELL_NOTE, judgeCell, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
-import { cell, flatCell, historyEntry, resultsFile, round, type Figures } from './fixtures.js'
+import { type Figures, cell, flatCell, historyEntry, resultsFile, round } from '../helpers/builders.js'
 
 const ID = 'sim-fp8/chat-1k'
 const DECODE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { cellBaseline, findRenames, sameWorkload, type CellIdentity, type RunCells } from '../../src/compare/index.js'
 import type { CellResult } from '../../src/core/results.js'
 import { workloadChanges, workloadDigest, workloadFingerprint, type CellWorkload } from '../../src/core/workload.js'
-import { flatCell, historyEntry, resultsFile } from './fixtures.js'
+import { flatCell, historyEntry, resultsFile } from '../helpers/builders.js'
 
 const W: CellWorkload = {
   inputTokens: 1024,

@@ -8,7 +8,7 @@ import type { ScenarioPlan, TargetSettings } from '../../src/core/plan.js'
 import { workloadChanges, workloadDigest, workloadFingerprint, type CellWorkload } from '../../src/core/workload.js'
 import { readResults } from '../../src/store/index.js'
 import { workloadOf } from '../../src/target/cell-result.js'
-import { flatCell, historyEntry, resultsFile } from './fixtures.js'
+import { flatCell, historyEntry, resultsFile } from '../helpers/builders.js'
 
 const W: CellWorkload = { inputTokens: 1024, outputTokens: 128, concurrency: 8, requests: 8, rate: null, api: 'chat' }
 const TEXT: CellWorkload = { ...W, prompts: 'text' }

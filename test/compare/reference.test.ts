@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { NOISE_FLOOR, REFERENCE_RUNS, levelShifts, referenceFor, type BaselineView } from '../../src/compare/index.js'
 import type { GateMetricConfig } from '../../src/core/plan.js'
 import type { HistoryEntry } from '../../src/core/results.js'
-import { launch, normalSource, simCell, uniformSource, type SimNoise } from './fixtures.js'
+import { type SimNoise, launch, normalSource, simCell, uniformSource } from '../helpers/sim-launch.js'
 
 const ID = 'sim-fp8/chat-1k'
 const DECODE: GateMetricConfig = { maxRegression: 0.05, stat: 'mean' }

@@ -11,7 +11,7 @@ import {
 } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict, CellVerdictStatus } from '../../src/core/results.js'
-import { cell, flatCell, historyEntry, resultsFile, round, type Figures } from './fixtures.js'
+import { type Figures, cell, flatCell, historyEntry, resultsFile, round } from '../helpers/builders.js'
 
 const withVerdict = (id: string, status: CellVerdictStatus): CellResult => ({
   ...flatCell(id, {}),

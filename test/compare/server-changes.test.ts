@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RoundResult } from '../../src/core/measurements.js'
 import { serverChanges } from '../../src/compare/server-changes.js'
-import { round } from './fixtures.js'
+import { round } from '../helpers/builders.js'
 
 const P = 'vllm:num_preemptions_total'
 const Q = 'vllm:prefix_cache_queries_total'

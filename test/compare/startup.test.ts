@@ -8,7 +8,7 @@ import { confirmCell, judgeCell, moreRounds, type BaselineView } from '../../src
 import { readCellMetric } from '../../src/core/metrics.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
-import { flatCell, resultsFile } from './fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 
 const ID = 'sim-fp8/chat-1k'
 const STARTUP: GateConfig = { startup: { maxRegression: 0.2, stat: 'mean' } }

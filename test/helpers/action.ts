@@ -6,10 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { ResultsFile } from '../../src/core/results.js'
+import { ROOT } from './root.js'
 
-export const ROOT = resolve(import.meta.dirname, '../..')
+export { ROOT }
 
 export interface ActionRun {
   code: number | null

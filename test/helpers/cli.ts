@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from './action.js'
+import { ROOT } from './root.js'
 
 export const CLI = join(ROOT, 'dist/cli/index.js')
 

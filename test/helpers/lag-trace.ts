@@ -20,6 +20,11 @@ export interface LagTrace {
    * up: the longest spell that held the stamp or began within `nearMs` after it.
    */
   heldAfter(at: number, nearMs?: number): number
+  /**
+   * How long the loop was held, in all, over `from` to `to`: what a chain of timers run over that span (each armed
+   * when the one before fired) can have fallen behind, since each spell delays the link it holds by its length at most.
+   */
+  heldWithin(from: number, to: number, nearMs?: number): number
 }
 
 /** What a request record says of its timing (`RequestRecord` in src/bench/record.ts). */
@@ -71,10 +76,16 @@ export function traceLag(): LagTrace {
   }
   const lateBy = (at: number, nearMs = 5) => longest((_, to) => Math.abs(to - at) <= nearMs)
   const heldAfter = (at: number, nearMs = 5) => longest((from, to) => at >= from - nearMs && at <= to)
+  const heldWithin = (from: number, to: number, nearMs = 5) => {
+    let held = 0
+    for (let i = 0; i < firedAt.length; i++) if (firedAt[i] >= from && firedAt[i] <= to + nearMs) held += late[i]
+    return held + 1
+  }
   return {
     stop: () => clearInterval(timer),
     lateBy,
     heldAfter,
+    heldWithin,
     ofRequests(requests) {
       const each = requests.map((q) => ({
         held: heldAfter(q.sentAt),
@@ -88,5 +99,30 @@ export function traceLag(): LagTrace {
         roundMs: worst((e) => e.held) + worst((e) => e.last),
       }
     },
+  }
+}
+
+/**
+ * Times `run` with this thread's loop traced, for a wall-clock bound on code that waits on timers and loopback
+ * servers in this thread: it ends once what it waits for is due, late by no more than the loop was held over the
+ * run (`heldWithin`) and the whole-millisecond rounding of each timer it chains (`timers`, 1 ms each), plus 2 ms
+ * for the trip over loopback. Returns what `run` returned, its wall time and that bound for a wait of `dueMs`.
+ */
+export async function timedInLoop<T>(
+  run: () => Promise<T>,
+): Promise<{ value: T; elapsed: number; bound: (dueMs: number, timers?: number) => number }> {
+  const lag = traceLag()
+  const started = performance.now()
+  let ended = started
+  try {
+    const value = await run()
+    ended = performance.now()
+    return {
+      value,
+      elapsed: ended - started,
+      bound: (dueMs, timers = 1) => dueMs + lag.heldWithin(started, ended) + timers + 2,
+    }
+  } finally {
+    lag.stop()
   }
 }

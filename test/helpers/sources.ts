@@ -1,7 +1,7 @@
 /** The TypeScript files under src/, read once, with posix paths relative to src/ (`bench/round.ts`). */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import { ROOT } from './action.js'
+import { ROOT } from './root.js'
 
 export const SRC_DIR = join(ROOT, 'src')
 

@@ -1,7 +1,7 @@
 /** The scripted nvidia-smi (test/helpers/nvidia-smi) as a host reader, one scenario per reader. */
 import { join } from 'node:path'
 import { runCommand, type Run } from '../../src/host/index.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 
 export const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
 

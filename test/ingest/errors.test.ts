@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.js'
 import { ingestFormat, ingestText } from '../../src/ingest/index.js'
 import { pythonJson } from '../../src/ingest/read.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 
 const vllmText = () => readFile(join(ROOT, 'fixtures/ingest/vllm-save-result.json'), 'utf8')
 

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CellResult } from '../../src/core/results.js'
 import { ONE_ROUND, ingestFiles } from '../../src/ingest/index.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 
 const FIXTURES = join(ROOT, 'fixtures/ingest')
 const fixture = (name: string) => join(FIXTURES, name)

@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import type { CellResult } from '../../src/core/results.js'
 import { ingestFormat, ingestText, ingestedCells, type RequestOptions } from '../../src/ingest/index.js'
 import { placeRuns } from '../../src/ingest/requested.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 
 type Row = Record<string, any>
 const fixture = async (name: string) => readFile(join(ROOT, 'fixtures/ingest', name), 'utf8')

@@ -7,8 +7,7 @@ import { runVerdict } from '../../src/compare/index.js'
 import type { CellAb, CellResult, CellVerdict, MetricVerdict } from '../../src/core/results.js'
 import { abHeader, abSection } from '../../src/report/ab-section.js'
 import { COMMENT_LIMIT, renderReport } from '../../src/report/index.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
-import { CTX } from './fixtures.js'
+import { CTX, flatCell, resultsFile } from '../helpers/builders.js'
 
 const SHA = 'abcdef1234567890abcdef1234567890abcdef12'
 

@@ -5,7 +5,7 @@ import { clausesOf, footnoted } from '../../src/report/reasons.js'
 import { workspaceRelative } from '../../src/report/workspace-paths.js'
 import { byAttention } from '../../src/report/marks.js'
 import type { CellResult } from '../../src/core/results.js'
-import { CTX, matrix, type Kind } from './fixtures.js'
+import { CTX, type Kind, matrix } from '../helpers/builders.js'
 
 const COMMENT = { ...CTX, form: 'comment' as const }
 /** Rows of the first markdown table in `md` (header and delimiter left out). */

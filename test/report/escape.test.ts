@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { clip, codeBlock, escapeHtml, escapeText, safeUrl, stripControl, tail } from '../../src/report/escape.js'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport } from '../../src/report/index.js'
-import { CTX, failed, judged, measured } from './fixtures.js'
+import { CTX, failed, judged, measured } from '../helpers/builders.js'
 
 /** Splits markdown into fenced code blocks and the rest, by CommonMark's backtick-fence rules. */
 function fences(md: string): { outside: string; blocks: string[] } {

@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest'
 import type { AbLaunch, CellResult } from '../../src/core/results.js'
 import { figure, rowReference } from '../../src/report/figures.js'
 import { cellsTable } from '../../src/report/table.js'
-import { block, cell } from '../store/fixtures.js'
+import { storedBlock, storedCell } from '../helpers/builders.js'
 
 const launch = (arm: AbLaunch['arm'], decode: number | null): AbLaunch => ({
   arm,
   status: decode === null ? 'error' : 'ok',
-  metrics: decode === null ? null : block({ decode, ttft: 100 * (50 / decode) }),
+  metrics: decode === null ? null : storedBlock({ decode, ttft: 100 * (50 / decode) }),
   rounds: [],
   engineMs: 1000,
 })
@@ -25,7 +25,7 @@ function decided(arms: AbLaunch[]): CellResult {
     metrics: {},
     reference: { tpot: { value: 1000 / 60, stat: 'mean' as const } },
   }
-  return cell('t/a', [{ decode: 45, ttft: 100 }], {
+  return storedCell('t/a', [{ decode: 45, ttft: 100 }], {
     ab: { status: 'ran', base: 'b'.repeat(40), launches: 2, arms, stored },
     verdict: {
       status: 'regression',
@@ -66,6 +66,6 @@ describe('figures of a row a same-box A/B decided', () => {
   })
 
   it('a row without an A/B names no reference', () => {
-    expect(rowReference(cell('t/a', [{ decode: 45, ttft: 100 }]))).toBeUndefined()
+    expect(rowReference(storedCell('t/a', [{ decode: 45, ttft: 100 }]))).toBeUndefined()
   })
 })

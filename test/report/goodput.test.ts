@@ -8,8 +8,7 @@ import { judgeCell, runVerdict } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
 import { COMMENT_LIMIT, renderLeaderboard, renderReport } from '../../src/report/index.js'
-import { resultsFile } from '../compare/fixtures.js'
-import { CTX, GATE, measured } from './fixtures.js'
+import { CTX, GATE, measured, resultsFile } from '../helpers/builders.js'
 
 const SLO = { ttftMs: 2000, tpotMs: 80 }
 const GOODPUT_GATE: GateConfig = { ...GATE, goodput: { maxDrop: 0.05 } }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { roundsSection } from '../../src/report/details.js'
 import { gpuLines } from '../../src/report/gpu-lines.js'
-import { cell, round } from '../compare/fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 
 describe('gpuLines', () => {
   it('one line per sampled round; a gauge the GPU did not report is not shown', () => {

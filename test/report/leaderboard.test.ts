@@ -11,8 +11,7 @@ import {
 } from '../../src/report/leaderboard.js'
 import { formatDelta, formatNumber } from '../../src/core/format.js'
 import type { CellResult, MetricVerdict } from '../../src/core/results.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
-import { failed, matrix } from './fixtures.js'
+import { failed, flatCell, matrix, resultsFile } from '../helpers/builders.js'
 
 const RUN_URL = 'https://github.com/acme/serving/actions/runs/42'
 const XSS = '<script>alert(1)</script>'

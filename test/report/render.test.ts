@@ -2,8 +2,17 @@ import { describe, expect, it } from 'vitest'
 import { COMMENT_LIMIT, SUMMARY_LIMIT, commentMarker, renderReport } from '../../src/report/index.js'
 import { judgeCell } from '../../src/compare/index.js'
 import type { ResultsFile } from '../../src/core/results.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
-import { CTX, LOG_TAIL, failed, judged, matrix, measured, type Kind } from './fixtures.js'
+import {
+  CTX,
+  type Kind,
+  LOG_TAIL,
+  failed,
+  flatCell,
+  judged,
+  matrix,
+  measured,
+  resultsFile,
+} from '../helpers/builders.js'
 
 /** Table rows (not header or delimiter) of the cells table, by the status mark they start with. */
 const tableRows = (md: string) => md.split('\n').filter((l) => /^\| (🔴|💥|🟡|🟢|⚪|🆕|✅) /.test(l))

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { roundsSection } from '../../src/report/details.js'
 import { serverLines } from '../../src/report/server-lines.js'
-import { cell, round } from '../compare/fixtures.js'
+import { cell, round } from '../helpers/builders.js'
 
 describe('serverLines', () => {
   it('one line per steady round with what moved; what did not move is left out', () => {

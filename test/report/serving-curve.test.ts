@@ -20,7 +20,7 @@ import {
   sweepDashboard,
   sweepRun,
 } from '../../harness/sweep-fixture.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 
 interface Circle {
   target: string

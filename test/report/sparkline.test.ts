@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { LINK_ROOM, renderReport, sparkline, withDashboardLink } from '../../src/report/index.js'
 import { cellsTable } from '../../src/report/table.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 
 describe('sparkline', () => {
   it.each<[number[], string]>([

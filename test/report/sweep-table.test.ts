@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { renderReport } from '../../src/report/index.js'
 import { sweepsTogether } from '../../src/report/table.js'
 import type { CellResult } from '../../src/core/results.js'
-import { CTX, judged, measured, type Kind } from './fixtures.js'
+import { CTX, type Kind, judged, measured } from '../helpers/builders.js'
 
 /** Target and scenario of each table row, top to bottom. */
 function rowIds(markdown: string): string[] {

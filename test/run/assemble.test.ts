@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BaselineView } from '../../src/compare/index.js'
 import { assembleResults } from '../../src/run/assemble.js'
-import { flatCell, resultsFile } from '../compare/fixtures.js'
+import { flatCell, resultsFile } from '../helpers/builders.js'
 
 const view: BaselineView = {
   results: resultsFile(['a/s', 'b/s', 'c/s', 'd/s'].map((id) => flatCell(id, { decode: 50 }))),

@@ -4,7 +4,7 @@ import { memoryLogger } from '../helpers/memory-logger.js'
 import type { HistoryEntry } from '../../src/core/results.js'
 import { pagesDashboardUrl, recentTrends } from '../../src/run/dashboard-links.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
-import { flatCell } from '../compare/fixtures.js'
+import { flatCell } from '../helpers/builders.js'
 
 let gh: FakeGitHub
 beforeEach(async () => {

@@ -12,7 +12,7 @@ import { loadPlan } from '../../src/config/index.js'
 import type { Plan } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
 import { shardAb } from '../../src/run/shard-ab.js'
-import { cell } from '../store/fixtures.js'
+import { storedCell } from '../helpers/builders.js'
 
 let plan: Plan
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
 
 const figures = [{ decode: 50, ttft: 300 }]
 const regressed = (id = 't/a', extra: Partial<CellResult> = {}) =>
-  cell(id, figures, { verdict: { status: 'regression', metrics: {}, note: 'decode −20%' }, ...extra })
+  storedCell(id, figures, { verdict: { status: 'regression', metrics: {}, note: 'decode −20%' }, ...extra })
 
 /** The merge's view of one cell: judged `judged`, read from its shard as `read` in a file of `mode`. */
 function merged(judged: CellResult, mode: string | undefined, read: CellResult = judged): CellResult {
@@ -55,7 +55,7 @@ describe('shardAb', () => {
   })
 
   it('a shard that compared and wanted none: the merge says what each judged', () => {
-    const shard = cell('t/a', figures, { verdict: { status: 'pass', metrics: {} } })
+    const shard = storedCell('t/a', figures, { verdict: { status: 'pass', metrics: {} } })
     expect(merged(regressed(), 'compare', shard).ab?.reason).toBe(
       'its shard judged it pass against the stored baseline and wanted none; judged again on merging, it looks regressed against the stored baseline',
     )
@@ -67,7 +67,7 @@ describe('shardAb', () => {
     expect(merged(notRun, 'compare')).toBe(notRun)
     const ran = regressed('t/a', { ab: { status: 'ran', base: 'b'.repeat(40) } })
     expect(merged(ran, 'compare')).toBe(ran)
-    const passed = cell('t/a', figures)
+    const passed = storedCell('t/a', figures)
     expect(merged(passed, 'run')).toBe(passed)
     // ab: off, and a target the run attaches to rather than launches (no A/B without a launch).
     for (const id of ['off/a', 'attached/a']) {

@@ -8,7 +8,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import type { Plan } from '../../src/core/plan.js'
 import { readShardResults } from '../../src/run/shard-files.js'
-import { cell, results } from '../store/fixtures.js'
+import { storedCell, storedResults } from '../helpers/builders.js'
 
 let root: string
 let plan: Plan
@@ -35,7 +35,9 @@ async function shardDir(files: Record<string, string>): Promise<string> {
   return dir
 }
 
-const good = JSON.stringify(results('s', '2025-03-01T00:00:00Z', [cell('t/a', [{ decode: 50, ttft: 300 }])]))
+const good = JSON.stringify(
+  storedResults('s', '2025-03-01T00:00:00Z', [storedCell('t/a', [{ decode: 50, ttft: 300 }])]),
+)
 
 describe('readShardResults', () => {
   it('skips JSON that is not ours with a warning and merges the rest', async () => {
@@ -93,7 +95,7 @@ describe('readShardResults over a split into shards', () => {
     split = await loadPlan('split.yml', { cwd: root })
   })
   const shardFile = (i: number, n: number, startedAt: string, decode = 50) => {
-    const file = results('s', startedAt, [cell(`t${i}/a`, [{ decode, ttft: 300 }])])
+    const file = storedResults('s', startedAt, [storedCell(`t${i}/a`, [{ decode, ttft: 300 }])])
     file.run.shard = `${i}/${n}`
     return JSON.stringify(file)
   }
@@ -143,8 +145,8 @@ describe('readShardResults over a split into shards', () => {
   })
 
   it('keeps a shard’s skipped cells (select: changed) rather than calling them unreported', async () => {
-    const file = results('s', '2025-03-01T00:00:00Z', [
-      cell('t1/a', [{ decode: 50, ttft: 300 }], {
+    const file = storedResults('s', '2025-03-01T00:00:00Z', [
+      storedCell('t1/a', [{ decode: 50, ttft: 300 }], {
         metrics: null,
         verdict: { status: 'missing', metrics: {}, skipped: 'unchanged' },
       }),

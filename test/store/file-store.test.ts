@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.js'
 import { fileStore } from '../../src/store/index.js'
-import { cell, results } from './fixtures.js'
+import { storedCell, storedResults } from '../helpers/builders.js'
 
 let dir: string
 beforeEach(async () => {
@@ -17,8 +17,8 @@ afterEach(async () => {
 describe('fileStore', () => {
   it('loads a results file as the baseline, its rounds as one history entry', async () => {
     const run = {
-      ...results('f00d', '2025-03-01T00:00:00Z', [
-        cell('t/a', [
+      ...storedResults('f00d', '2025-03-01T00:00:00Z', [
+        storedCell('t/a', [
           { decode: 50, ttft: 300 },
           { decode: 40, ttft: 400 },
         ]),
@@ -58,7 +58,7 @@ describe('fileStore', () => {
 
   it('is read-only', async () => {
     const path = join(dir, 'b.json')
-    await expect(fileStore(path).save('cpu', results('x', '2025-03-01T00:00:00Z', []), {})).rejects.toThrow(
+    await expect(fileStore(path).save('cpu', storedResults('x', '2025-03-01T00:00:00Z', []), {})).rejects.toThrow(
       `baseline-file ${path} is read-only`,
     )
   })

@@ -2,14 +2,20 @@ import { describe, expect, it } from 'vitest'
 import type { GateConfig } from '../../src/core/plan.js'
 import { historyEntry, mergeHistory, mergeResults, storableCells } from '../../src/store/merge.js'
 import { HISTORY_SCHEMA, type HistoryEntry } from '../../src/core/results.js'
-import { cell, results } from './fixtures.js'
+import { storedCell, storedResults } from '../helpers/builders.js'
 
 const fast = { decode: 50, ttft: 300 }
 const slow = { decode: 40, ttft: 400 }
 
 describe('mergeResults', () => {
-  const older = results('aaa', '2025-01-01T00:00:00Z', [cell('t/shared', [slow]), cell('t/old-only', [slow])])
-  const newer = results('bbb', '2025-01-02T00:00:00Z', [cell('t/shared', [fast]), cell('t/new-only', [fast])])
+  const older = storedResults('aaa', '2025-01-01T00:00:00Z', [
+    storedCell('t/shared', [slow]),
+    storedCell('t/old-only', [slow]),
+  ])
+  const newer = storedResults('bbb', '2025-01-02T00:00:00Z', [
+    storedCell('t/shared', [fast]),
+    storedCell('t/new-only', [fast]),
+  ])
 
   it.each([
     ['incoming newer', older, newer],
@@ -25,7 +31,7 @@ describe('mergeResults', () => {
     const withSummary = { ...newer, summary: { verdict: 'pass' as const, regressions: 0, counts: { pass: 2 } } }
     expect(mergeResults(undefined, withSummary)).toBe(withSummary)
     expect(
-      mergeResults(results('zzz', '2024-12-01T00:00:00Z', [cell('t/shared', [slow])]), withSummary).summary,
+      mergeResults(storedResults('zzz', '2024-12-01T00:00:00Z', [storedCell('t/shared', [slow])]), withSummary).summary,
     ).toEqual(withSummary.summary)
     expect(mergeResults(older, withSummary).summary).toBeUndefined()
   })
@@ -33,12 +39,12 @@ describe('mergeResults', () => {
 
 describe('storableCells', () => {
   const ab = { base: 'a'.repeat(40), launches: 2, baseMs: 9000, prMs: 6000 }
-  const run = results('abc', '2025-01-03T00:00:00Z', [
-    cell('t/tested', [fast], { ab: { status: 'ran', ...ab, stored: { status: 'regression', metrics: {} } } }),
-    cell('t/not-run', [fast], { ab: { status: 'not-run', reason: 'ab-budget spent' } }),
-    cell('t/plain', [fast]),
-    cell('t/broken', [fast], { status: 'error', error: 'boom', metrics: null }),
-    cell('t/skipped', [fast], { verdict: { status: 'missing', metrics: {} } }),
+  const run = storedResults('abc', '2025-01-03T00:00:00Z', [
+    storedCell('t/tested', [fast], { ab: { status: 'ran', ...ab, stored: { status: 'regression', metrics: {} } } }),
+    storedCell('t/not-run', [fast], { ab: { status: 'not-run', reason: 'ab-budget spent' } }),
+    storedCell('t/plain', [fast]),
+    storedCell('t/broken', [fast], { status: 'error', error: 'boom', metrics: null }),
+    storedCell('t/skipped', [fast], { verdict: { status: 'missing', metrics: {} } }),
   ])
 
   it('keeps measured cells without their A/B record: a base arm measured another commit', () => {
@@ -54,11 +60,11 @@ describe('storableCells', () => {
 })
 
 describe('historyEntry', () => {
-  const run = results('abc', '2025-01-03T00:00:00Z', [
-    cell('gated/s', [fast, slow]),
-    cell('plain/s', [fast]),
-    cell('broken/s', [fast], { status: 'error', error: 'boom', metrics: null }),
-    cell('skipped/s', [fast], { verdict: { status: 'missing', metrics: {} } }),
+  const run = storedResults('abc', '2025-01-03T00:00:00Z', [
+    storedCell('gated/s', [fast, slow]),
+    storedCell('plain/s', [fast]),
+    storedCell('broken/s', [fast], { status: 'error', error: 'boom', metrics: null }),
+    storedCell('skipped/s', [fast], { verdict: { status: 'missing', metrics: {} } }),
   ])
   const gates: Record<string, GateConfig> = {
     gated: {
@@ -89,9 +95,9 @@ describe('historyEntry', () => {
   })
 
   it('keeps a launched cell’s startup_s whatever the gate says, with no rounds; a cell without it has none', () => {
-    const launched = results('def', '2025-01-04T00:00:00Z', [
-      cell('gated/s', [fast], { startup_s: 41.2 }),
-      cell('plain/s', [fast]),
+    const launched = storedResults('def', '2025-01-04T00:00:00Z', [
+      storedCell('gated/s', [fast], { startup_s: 41.2 }),
+      storedCell('plain/s', [fast]),
     ])
     const entry = historyEntry(launched, gates)
     expect(entry.cells['gated/s'].startup_s).toEqual({ steady: 41.2, rounds: [] })
@@ -99,10 +105,13 @@ describe('historyEntry', () => {
   })
 
   it('keeps energy per token and the spec-decode factors where measured, whatever the gate says', () => {
-    const drafted = cell('gated/s', [fast, fast])
+    const drafted = storedCell('gated/s', [fast, fast])
     for (const block of [drafted.metrics!, ...drafted.rounds.map((r) => r.metrics)])
       Object.assign(block, { energy_j_per_token: 0.41, accept_length: 2.65, step_ms: 148 })
-    const entry = historyEntry(results('def', '2025-01-04T00:00:00Z', [drafted, cell('plain/s', [fast])]), gates)
+    const entry = historyEntry(
+      storedResults('def', '2025-01-04T00:00:00Z', [drafted, storedCell('plain/s', [fast])]),
+      gates,
+    )
     expect(entry.cells['gated/s']).toMatchObject({
       energy_j_per_token: { steady: 0.41 },
       accept_length: { steady: 2.65 },

@@ -10,21 +10,21 @@ import { ConfigError } from '../../src/core/errors.js'
 import { GATED_METRICS, readMetric } from '../../src/core/metrics.js'
 import { HISTORY_SCHEMA, type ResultsFile } from '../../src/core/results.js'
 import { checkReadBack, readBackProblem, readHistory, readResults, readResultsFile } from '../../src/store/index.js'
-import { ROOT } from '../helpers/action.js'
-import { cell, readProblems, results } from './fixtures.js'
+import { ROOT } from '../helpers/root.js'
+import { readProblems, storedCell, storedResults } from '../helpers/builders.js'
 
 const WHERE = 'baseline-file ./base.json'
 const PROBE = { seed: 1, questions: 40, correct: 40, accuracy: 1, greedy: [{ prompt: 'Say hi.', text: 'Hi there.' }] }
 
 /** Three cells; the first carries a judged verdict in the current shape. */
 function sample(): ResultsFile {
-  const file = results('f00d', '2025-03-01T00:00:00Z', [
-    cell('t/a', [
+  const file = storedResults('f00d', '2025-03-01T00:00:00Z', [
+    storedCell('t/a', [
       { decode: 50, ttft: 300 },
       { decode: 52, ttft: 310 },
     ]),
-    cell('t/b', [{ decode: 40, ttft: 200 }]),
-    cell('u/a', [{ decode: 30, ttft: 100 }]),
+    storedCell('t/b', [{ decode: 40, ttft: 200 }]),
+    storedCell('u/a', [{ decode: 30, ttft: 100 }]),
   ])
   file.cells[0].verdict = {
     status: 'pass',
@@ -456,7 +456,7 @@ describe('readHistory', () => {
 
 describe('readBackProblem: never write what cannot be read', () => {
   it('a results file with NaN and Infinity where numbers belong (JSON writes null) is refused, naming each field', () => {
-    const file = results('a', '2025-03-01T00:00:00Z', [cell('t/a', [{ decode: 50, ttft: 300 }])])
+    const file = storedResults('a', '2025-03-01T00:00:00Z', [storedCell('t/a', [{ decode: 50, ttft: 300 }])])
     file.cells[0].rounds[1].server = {
       deltas: { 'vllm:num_preemptions_total': 2 },
       peaks: { 'vllm:kv_cache_usage_perc': Number.POSITIVE_INFINITY },

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CellHost } from '../../src/core/host.js'
 import { readResults } from '../../src/store/index.js'
-import { cell, readProblems, results } from './fixtures.js'
+import { readProblems, storedCell, storedResults } from '../helpers/builders.js'
 
 const WHERE = 'baseline-file ./base.json'
 
@@ -34,9 +34,9 @@ const HOST: CellHost = {
 }
 
 function sample() {
-  return results('f00d', '2025-03-01T00:00:00Z', [
-    cell('t/a', [{ decode: 50, ttft: 300 }]),
-    cell('t/b', [{ decode: 40, ttft: 200 }]),
+  return storedResults('f00d', '2025-03-01T00:00:00Z', [
+    storedCell('t/a', [{ decode: 50, ttft: 300 }]),
+    storedCell('t/b', [{ decode: 40, ttft: 200 }]),
   ])
 }
 

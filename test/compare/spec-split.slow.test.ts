@@ -17,7 +17,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { confirmCell, judgeCell, moreRounds, needsConfirmation, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
-import { cell, flatCell, historyEntry, normalSource, resultsFile, round } from './fixtures.js'
+import { cell, flatCell, historyEntry, resultsFile, round } from '../helpers/builders.js'
+import { normalSource } from '../helpers/sim-launch.js'
 
 const TRIALS = 2000
 const MAX_ROUNDS = 6

@@ -19,16 +19,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { confirmCell, judgeCell, moreRounds, needsConfirmation, type BaselineView } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult, CellVerdict } from '../../src/core/results.js'
-import {
-  extendCell,
-  historyEntry,
-  launch,
-  normalSource,
-  resultsFile,
-  simCell,
-  uniformSource,
-  type SimNoise,
-} from './fixtures.js'
+import { historyEntry, resultsFile } from '../helpers/builders.js'
+import { type SimNoise, extendCell, launch, normalSource, simCell, uniformSource } from '../helpers/sim-launch.js'
 
 const TRIALS = 2000
 const MAX_ROUNDS = 6

@@ -17,7 +17,7 @@ import { checkoutBase, type BaseCheckout } from '../../src/run/base-commit.js'
 import type { RunGuard } from '../../src/server/guard.js'
 import type { CleanupTask } from '../../src/server/cleanup.js'
 import { WORKTREE_MARKER, WORKTREE_PREFIX } from '../../src/server/worktree.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { fullClone, git, makeOrigin, shallowClone, worktreeList, type Origin } from '../helpers/git-origin.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 

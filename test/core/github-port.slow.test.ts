@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getOctokit } from '@actions/github'
+import { timedInLoop } from '../helpers/lag-trace.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   ApiAbortError,
@@ -62,15 +63,15 @@ const until = async (check: () => boolean, ms = 2000) => {
 describe('boundedRequest', () => {
   it('a request with no answer ends at its bound, names the route and the bound, and closes the socket', async () => {
     const gh = await loopback()
-    const started = Date.now()
-    const error = await boundedRequest(gh.request, 300)(ROUTE, repo).catch((e: unknown) => e)
-    const took = Date.now() - started
+    const timed = await timedInLoop(() => boundedRequest(gh.request, 300)(ROUTE, repo).catch((e: unknown) => e))
+    const { value: error, elapsed: took } = timed
     expect(error).toBeInstanceOf(ApiAbortError)
     expect((error as Error).message).toBe(`${ROUTE}: no answer within 300ms`)
     // Not an HTTP answer: octokit would call the aborted fetch a 500.
     expect(httpStatus(error)).toBeUndefined()
-    expect(took).toBeGreaterThanOrEqual(300)
-    expect(took).toBeLessThan(300 + 1000)
+    // A timer may fire up to 1 ms early on the loop's whole-millisecond clock.
+    expect(took).toBeGreaterThanOrEqual(299)
+    expect(took).toBeLessThanOrEqual(timed.bound(300))
     expect(gh.arrived).toBe(1)
     await until(() => gh.closed === 1)
     expect(gh.closed).toBe(1)
@@ -81,10 +82,14 @@ describe('boundedRequest', () => {
     const cancel = new AbortController()
     const pending = boundedRequest(gh.request, 30_000, cancel.signal)(ROUTE, repo).catch((e: unknown) => e)
     await until(() => gh.arrived === 1)
-    const started = Date.now()
-    cancel.abort(new Error('cancelled by SIGTERM'))
-    const error = await pending
-    expect(Date.now() - started).toBeLessThan(200)
+    const timed = await timedInLoop(() => {
+      cancel.abort(new Error('cancelled by SIGTERM'))
+      return pending
+    })
+    const error = timed.value
+    // At once: nothing is due, so only the loop's spells and a few turns of the abort's own path (well under a
+    // millisecond each) stand between the abort and the rejection; 10 turns of 1 ms for that path.
+    expect(timed.elapsed).toBeLessThanOrEqual(timed.bound(0, 10))
     expect((error as Error).message).toBe(`${ROUTE}: cancelled by SIGTERM`)
     await until(() => gh.closed === 1)
     expect(gh.closed).toBe(1)
@@ -113,19 +118,21 @@ describe('boundedGitHub', () => {
     const gh = await loopback(100)
     const api = boundedGitHub({ request: gh.request, repo }, undefined, { requestMs: 1000, operationMs: 450 })
     let answered = 0
-    const started = Date.now()
-    const error = await api
-      .operation('the baseline write', async (o) => {
-        for (let i = 0; i < 50; i++) {
-          await o.request(ROUTE, { ...o.repo })
-          answered++
-        }
-      })
-      .catch((e: unknown) => e)
-    const took = Date.now() - started
+    const timed = await timedInLoop(() =>
+      api
+        .operation('the baseline write', async (o) => {
+          for (let i = 0; i < 50; i++) {
+            await o.request(ROUTE, { ...o.repo })
+            answered++
+          }
+        })
+        .catch((e: unknown) => e),
+    )
+    const { value: error, elapsed: took } = timed
     expect((error as Error).message).toBe(`${ROUTE}: the baseline write took longer than 450ms`)
-    expect(took).toBeGreaterThanOrEqual(450)
-    expect(took).toBeLessThan(450 + 1000)
+    // A timer may fire up to 1 ms early on the loop's whole-millisecond clock.
+    expect(took).toBeGreaterThanOrEqual(449)
+    expect(took).toBeLessThanOrEqual(timed.bound(450))
     // Four answers fit in 450 ms at 100 ms each (fewer on a slow machine); the fifth request was cut.
     expect(answered).toBeLessThanOrEqual(4)
     // The request the deadline cut had been sent, unless the deadline fell between an answer and the next send.

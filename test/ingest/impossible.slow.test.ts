@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { runCli } from '../helpers/cli.js'
 
 let cwd: string

@@ -39,7 +39,7 @@ function timeScale(name: string): number {
 }
 
 describe('measurement client against the simulator reproduces the published rows', () => {
-  it.each(SHIPPED_PROFILE_NAMES)('%s', { timeout: 60_000 }, async (name) => {
+  it.each(SHIPPED_PROFILE_NAMES)('%s', { timeout: 180_000 }, async (name) => {
     const profile = loadProfile(name)
     const r = profile.reproduces
     expect(r).toBeDefined()
@@ -54,7 +54,6 @@ describe('measurement client against the simulator reproduces the published rows
       requestTimeoutMs: 60_000,
       maxConcurrency: r.concurrency,
     })
-    const lag = traceLag()
     try {
       const scenario = {
         id: 'published',
@@ -62,20 +61,6 @@ describe('measurement client against the simulator reproduces the published rows
         outputTokens: r.outputTokens,
         concurrency: r.concurrency,
         requests: r.concurrency,
-      }
-      const cell = await client.measure({ scenario, rounds: r.rounds, discard: r.discard, maxErrorShare: 0, seed: 1 })
-      lag.stop()
-      expect(cell.flags).toEqual([])
-      expect(cell.rounds.map((x) => x.errors)).toEqual(Array(r.rounds).fill(0))
-      const m = cell.metrics
-      expect(m).not.toBeNull()
-      if (!m) return
-      const measured: Record<string, number> = {
-        ttftMs: m.ttft_ms.mean * scale,
-        tpotMs: m.tpot_ms.mean * scale,
-        outputTps: m.output_tps / scale,
-        prefillTps: m.prefill_tps.mean / scale,
-        decodeTps: m.decode_tps.mean / scale,
       }
       const published = Object.entries(r.expect).filter((e): e is [string, number] => e[1] !== undefined)
       // Single-stream rows publish prefill and decode; TTFT and TPOT are their reciprocals.
@@ -85,22 +70,49 @@ describe('measurement client against the simulator reproduces the published rows
       // The wall interval each figure is taken over: a mean's error is bounded by the mean interval.
       const ttftWallMs = row.ttftMs / scale
       const decodeWallMs = (row.tpotMs * (r.outputTokens - 1)) / scale
-      const moved = lag.ofRequests(cell.requests)
-      // [wall ms of the interval, how much the loop may have moved it]
-      const intervals: Record<string, [number, number]> = {
-        ttftMs: [ttftWallMs, moved.ttftMs],
-        prefillTps: [ttftWallMs, moved.ttftMs],
-        tpotMs: [decodeWallMs, moved.decodeMs],
-        decodeTps: [decodeWallMs, moved.decodeMs],
-        // A round lasts at least one request's TTFT and decode window.
-        outputTps: [ttftWallMs + decodeWallMs, moved.roundMs],
+
+      /** One measurement: the figures scaled back, and per figure the wall-clock term its traced lag allows. */
+      const measureOnce = async () => {
+        const lag = traceLag()
+        const cell = await client
+          .measure({ scenario, rounds: r.rounds, discard: r.discard, maxErrorShare: 0, seed: 1 })
+          .finally(() => lag.stop())
+        expect(cell.flags).toEqual([])
+        expect(cell.rounds.map((x) => x.errors)).toEqual(Array(r.rounds).fill(0))
+        const m = cell.metrics!
+        expect(m).not.toBeNull()
+        const measured: Record<string, number> = {
+          ttftMs: m.ttft_ms.mean * scale,
+          tpotMs: m.tpot_ms.mean * scale,
+          outputTps: m.output_tps / scale,
+          prefillTps: m.prefill_tps.mean / scale,
+          decodeTps: m.decode_tps.mean / scale,
+        }
+        const moved = lag.ofRequests(cell.requests)
+        // [wall ms of the interval, how much the loop may have moved it]
+        const intervals: Record<string, [number, number]> = {
+          ttftMs: [ttftWallMs, moved.ttftMs],
+          prefillTps: [ttftWallMs, moved.ttftMs],
+          tpotMs: [decodeWallMs, moved.decodeMs],
+          decodeTps: [decodeWallMs, moved.decodeMs],
+          // A round lasts at least one request's TTFT and decode window.
+          outputTps: [ttftWallMs + decodeWallMs, moved.roundMs],
+        }
+        const busiest = Math.max(...published.map(([key]) => relativeBound(...intervals[key])))
+        return { measured, intervals, busiest }
       }
+
+      // A measurement whose wall-clock term passed MAX_WALL_CLOCK says nothing about the client (a loaded runner
+      // held this thread up around its timestamps): measure again, up to three times in all.
+      let attempt = await measureOnce()
+      for (let tries = 1; tries < 3 && attempt.busiest > MAX_WALL_CLOCK; tries++) attempt = await measureOnce()
+      const { measured, intervals } = attempt
       for (const [key, value] of published) {
         const [wallMs, lagMs] = intervals[key]
         const wallClock = relativeBound(wallMs, lagMs)
         expect(
           wallClock,
-          `${name} ${key}: ${lagMs.toFixed(1)} ms of event-loop lag over a ${wallMs.toFixed(0)} ms window; too busy to measure`,
+          `${name} ${key}: ${lagMs.toFixed(1)} ms of event-loop lag over a ${wallMs.toFixed(0)} ms window in each of three measurements; too busy to measure`,
         ).toBeLessThanOrEqual(MAX_WALL_CLOCK)
         const off = Math.abs(measured[key] - value) / value
         expect(
@@ -109,7 +121,6 @@ describe('measurement client against the simulator reproduces the published rows
         ).toBeLessThanOrEqual(MODEL_TOLERANCE + wallClock)
       }
     } finally {
-      lag.stop()
       await client.close()
       await server.close()
     }

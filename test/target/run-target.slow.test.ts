@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { buildPlan } from '../../src/config/index.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import { runTarget } from '../../src/target/run-target.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { killGroupQuietly, psGroup } from '../server/procs.js'
 
 const FAKE = join(ROOT, 'test/helpers/fake-engine.mjs')

@@ -117,6 +117,9 @@ describe('sim CLI: box factor and launch offset', () => {
     ]
     try {
       const [slow, plain] = await Promise.all(runs.slice(0, 2).map(async (r) => serveOne(await r.port)))
+      // The third serves nothing, but is stopped only once it listens: its seed is on stderr and its SIGTERM handler
+      // is in place. Stopped while `tsx` still loads it (a loaded runner takes seconds), it died of the signal.
+      await runs[2].port
       const [slowErr, plainErr, otherErr] = await Promise.all(runs.map(stopped))
 
       const drawn = launchSpeed({ launchCv: 0.03, launchSeed: 7, boxFactor: 0.5 })

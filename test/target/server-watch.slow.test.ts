@@ -18,7 +18,7 @@ import { profileFiles } from '../sim/profile-file.js'
 import { trtllm } from '../../src/engines/trtllm.js'
 import { combineWatches, roundServer, serverWatch } from '../../src/target/server-watch.js'
 import { bundledScrapeWorker, startRoundScrape } from '../../src/target/round-scrape.js'
-import { ROOT } from '../helpers/action.js'
+import { ROOT } from '../helpers/root.js'
 import { runFake } from '../engines/fake.js'
 
 const closers: (() => Promise<void>)[] = []

@@ -1,12 +1,13 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { GateConfig } from '../../src/core/plan.js'
+import { timedInLoop } from '../helpers/lag-trace.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import { branchStore, StoreError, type BranchStoreOptions, type MergedUpdate } from '../../src/store/index.js'
 import { HISTORY_SCHEMA, type HistoryFile, type ResultsFile } from '../../src/core/results.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
 import { boundedGitHub } from '../../src/core/github-port.js'
-import { cell, results } from './fixtures.js'
+import { storedCell, storedResults } from '../helpers/builders.js'
 import { workloadDigest } from '../../src/core/workload.js'
 import { branchPages } from '../../src/run/pages.js'
 
@@ -64,7 +65,7 @@ describe('branchStore', () => {
 
   it('creates the data branch as an orphan on the first save, then writes baseline and history', async () => {
     const { store: s } = store()
-    const run = results('1111111aaa', day(1), [cell('t/chat', [fast, slow])])
+    const run = storedResults('1111111aaa', day(1), [storedCell('t/chat', [fast, slow])])
     await s.save('cpu', run, gates)
 
     const created = gh.state.log.find((r) => r.method === 'POST' && r.path.endsWith('/git/refs'))!
@@ -103,7 +104,7 @@ describe('branchStore', () => {
 
   it('reads back what it saved, with where it came from', async () => {
     const { store: s } = store()
-    const run = results('2222222bbb', day(2), [cell('t/chat', [fast])])
+    const run = storedResults('2222222bbb', day(2), [storedCell('t/chat', [fast])])
     await s.save('nvidia-gb10', run, gates)
     const loaded = await store().store.load('nvidia-gb10')
     expect(loaded.view.results).toEqual(run)
@@ -123,15 +124,19 @@ describe('branchStore', () => {
   it('keeps a bounded history, newest last, with one entry per sha', async () => {
     const { store: s } = store({ historyLimit: 3 })
     for (let d = 1; d <= 5; d++)
-      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+      await s.save(
+        'cpu',
+        storedResults(`sha${d}`, day(d), [storedCell('t/chat', [{ decode: 10 * d, ttft: 100 }])]),
+        gates,
+      )
     // Re-running sha5 replaces its entry instead of adding one.
-    await s.save('cpu', results('sha5', day(6), [cell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
+    await s.save('cpu', storedResults('sha5', day(6), [storedCell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
     const history = stored<HistoryFile>('cpu/history.json').entries
     expect(history.map((e) => e.sha)).toEqual(['sha3', 'sha4', 'sha5'])
     expect(history.map((e) => e.cells['t/chat']['decode_tps.mean'].steady)).toEqual([30, 40, 99])
     // The same run saved twice writes nothing the second time.
     const before = gh.state.head(BRANCH)
-    await s.save('cpu', results('sha5', day(6), [cell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
+    await s.save('cpu', storedResults('sha5', day(6), [storedCell('t/chat', [{ decode: 99, ttft: 100 }])]), gates)
     expect(gh.state.head(BRANCH)).toBe(before)
   })
 
@@ -141,7 +146,11 @@ describe('branchStore', () => {
     const { store: s } = store()
     for (let d = 1; d <= 3; d++) {
       const before = gh.state.head(BRANCH)
-      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+      await s.save(
+        'cpu',
+        storedResults(`sha${d}`, day(d), [storedCell('t/chat', [{ decode: 10 * d, ttft: 100 }])]),
+        gates,
+      )
       const head = gh.state.commits.get(gh.state.head(BRANCH)!)!
       if (before) expect(head.parents).toEqual([before])
       expect(changedPaths(head.sha)).toEqual(FOUR)
@@ -157,21 +166,29 @@ describe('branchStore', () => {
 
   it('re-reads and merges when the branch moved: two conflicts, then the commit keeps both writers’ cells', async () => {
     const { store: s, log } = store()
-    await s.save('cpu', results('base', day(1), [cell('t/shared', [slow]), cell('t/first', [slow])]), gates)
-    await store().store.save('gpu', results('gpu1', day(1), [cell('t/g', [slow])]), gates)
+    await s.save(
+      'cpu',
+      storedResults('base', day(1), [storedCell('t/shared', [slow]), storedCell('t/first', [slow])]),
+      gates,
+    )
+    await store().store.save('gpu', storedResults('gpu1', day(1), [storedCell('t/g', [slow])]), gates)
     let competing = 0
     // Before the first ref update another job commits its own cells; before the second, an unrelated file.
     gh.inject.beforeRefUpdates(2, () => {
       if (competing++ === 0) {
-        const other = results('other', day(2), [
-          cell('t/shared', [slow]),
-          cell('t/first', [slow]),
-          cell('u/other', [slow]),
+        const other = storedResults('other', day(2), [
+          storedCell('t/shared', [slow]),
+          storedCell('t/first', [slow]),
+          storedCell('u/other', [slow]),
         ])
         gh.state.writeFile(BRANCH, 'cpu/baseline.json', JSON.stringify(other))
       } else gh.state.writeFile(BRANCH, 'notes.txt', 'a note')
     })
-    await s.save('cpu', results('mine', day(3), [cell('t/shared', [fast]), cell('t/mine', [fast])]), gates)
+    await s.save(
+      'cpu',
+      storedResults('mine', day(3), [storedCell('t/shared', [fast]), storedCell('t/mine', [fast])]),
+      gates,
+    )
 
     expect(
       refUpdates()
@@ -190,10 +207,12 @@ describe('branchStore', () => {
 
   it('gives up after maxRetries conflicts with an error naming the branch, leaving it as the other writer left it', async () => {
     const { store: s } = store({ maxRetries: 3 })
-    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    await s.save('cpu', storedResults('base', day(1), [storedCell('t/a', [slow])]), gates)
     let n = 0
     gh.inject.beforeRefUpdates(1000, () => gh.state.writeFile(BRANCH, 'notes.txt', `note ${n++}`))
-    const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
+    const error = await s
+      .save('cpu', storedResults('next', day(2), [storedCell('t/a', [fast])]), gates)
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StoreError)
     expect(error).toMatchObject({
       status: 422,
@@ -207,25 +226,26 @@ describe('branchStore', () => {
     const octokit = getOctokit('test-token', { baseUrl: gh.url })
     const repo = { owner: gh.state.owner, repo: gh.state.repo }
     const { store: setup } = store()
-    await setup.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    await setup.save('cpu', storedResults('base', day(1), [storedCell('t/a', [slow])]), gates)
     let n = 0
     gh.inject.beforeRefUpdates(1000, () => gh.state.writeFile(BRANCH, 'notes.txt', `note ${n++}`))
     // Without the deadline: 20 retries of 2 s × 2^attempt backoff (capped at 30 s) would take minutes.
     const api = boundedGitHub({ request: octokit.request, repo }, undefined, { requestMs: 5000, operationMs: 800 })
-    const started = Date.now()
-    const error = await api
-      .operation('the baseline write', (o) =>
-        branchStore({ ...o, branch: BRANCH, log: memoryLogger(), maxRetries: 20, backoffMs: 2000 }).save(
-          'cpu',
-          results('next', day(2), [cell('t/a', [fast])]),
-          gates,
-        ),
-      )
-      .catch((e: unknown) => e)
-    const took = Date.now() - started
-    expect((error as Error).message).toMatch(/the baseline write took longer than 800ms/)
-    expect(took).toBeGreaterThanOrEqual(800)
-    expect(took).toBeLessThan(800 + 1000)
+    const timed = await timedInLoop(() =>
+      api
+        .operation('the baseline write', (o) =>
+          branchStore({ ...o, branch: BRANCH, log: memoryLogger(), maxRetries: 20, backoffMs: 2000 }).save(
+            'cpu',
+            storedResults('next', day(2), [storedCell('t/a', [fast])]),
+            gates,
+          ),
+        )
+        .catch((e: unknown) => e),
+    )
+    expect((timed.value as Error).message).toMatch(/the baseline write took longer than 800ms/)
+    // A timer may fire up to 1 ms early on the loop's whole-millisecond clock; the fake GitHub answers in this loop.
+    expect(timed.elapsed).toBeGreaterThanOrEqual(799)
+    expect(timed.elapsed).toBeLessThanOrEqual(timed.bound(800))
     // The deadline fell in the first backoff wait (2 to 3 s), which ended with it: one conflict, no second try.
     expect(refUpdates().filter((r) => r.status === 422).length).toBeLessThanOrEqual(1)
     expect(stored<ResultsFile>('cpu/baseline.json').run.sha).toBe('base')
@@ -233,9 +253,11 @@ describe('branchStore', () => {
 
   it('does not retry other errors and keeps their status', async () => {
     const { store: s } = store()
-    await s.save('cpu', results('base', day(1), [cell('t/a', [slow])]), gates)
+    await s.save('cpu', storedResults('base', day(1), [storedCell('t/a', [slow])]), gates)
     gh.state.refs.delete(`refs/heads/${BRANCH}`) // deleted behind the store's back: reading the head answers 404
-    const error = await s.save('cpu', results('next', day(2), [cell('t/a', [fast])]), gates).catch((e: unknown) => e)
+    const error = await s
+      .save('cpu', storedResults('next', day(2), [storedCell('t/a', [fast])]), gates)
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ name: 'StoreError', status: 404 })
     expect(refUpdates()).toHaveLength(1)
   })
@@ -243,7 +265,11 @@ describe('branchStore', () => {
   it('bounds history by bytes too, dropping the oldest runs', async () => {
     const { store: s } = store({ historyBytes: 1500 })
     for (let d = 1; d <= 6; d++)
-      await s.save('cpu', results(`sha${d}`, day(d), [cell('t/chat', [{ decode: 10 * d, ttft: 100 }])]), gates)
+      await s.save(
+        'cpu',
+        storedResults(`sha${d}`, day(d), [storedCell('t/chat', [{ decode: 10 * d, ttft: 100 }])]),
+        gates,
+      )
     const text = gh.state.readFile(BRANCH, 'cpu/history.json')!
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1500)
     const shas = stored<HistoryFile>('cpu/history.json').entries.map((e) => e.sha)
@@ -258,7 +284,7 @@ describe('branchStore', () => {
     await gh.close()
     gh = await startFakeGitHub({ largeFileBytes: 2000 })
     const { store: s } = store()
-    const run = results('big', day(1), [cell('t/a', [fast]), cell('t/b', [slow])])
+    const run = storedResults('big', day(1), [storedCell('t/a', [fast]), storedCell('t/b', [slow])])
     await s.save('cpu', run, gates)
     expect(gh.state.readFile(BRANCH, 'cpu/baseline.json')!.length).toBeGreaterThan(2000)
     const loaded = await s.load('cpu')
@@ -269,17 +295,17 @@ describe('branchStore', () => {
 
   it('stores only healthy measured cells and skips the write when there are none', async () => {
     const { store: s, log } = store()
-    const broken = cell('t/broken', [fast], { status: 'error', error: 'exit 1', metrics: null })
-    await s.save('cpu', results('e', day(1), [broken]), gates)
+    const broken = storedCell('t/broken', [fast], { status: 'error', error: 'exit 1', metrics: null })
+    await s.save('cpu', storedResults('e', day(1), [broken]), gates)
     expect(gh.state.head(BRANCH)).toBeUndefined()
     expect(log.lines.some((l) => l.includes('no healthy cells'))).toBe(true)
-    await s.save('cpu', results('f', day(2), [broken, cell('t/ok', [fast])]), gates)
+    await s.save('cpu', storedResults('f', day(2), [broken, storedCell('t/ok', [fast])]), gates)
     expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/ok'])
   })
 
   it('rejects a corrupt stored file with a message naming it', async () => {
     const { store: s } = store()
-    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    await s.save('cpu', storedResults('a', day(1), [storedCell('t/a', [fast])]), gates)
     gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":"something-else"}')
     await expect(s.load('cpu')).rejects.toThrow(
       `${BRANCH}:cpu/baseline.json: not a llm-bench-gate results file: schema is "something-else"`,
@@ -288,11 +314,11 @@ describe('branchStore', () => {
 
   it('never commits a file that would not read back: the error names the file and the field', async () => {
     const { store: s } = store()
-    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    await s.save('cpu', storedResults('a', day(1), [storedCell('t/a', [fast])]), gates)
     const head = gh.state.head(BRANCH)
-    const bad = cell('t/b', [fast])
+    const bad = storedCell('t/b', [fast])
     bad.rounds[1].durationMs = Number.NaN
-    await expect(s.save('cpu', results('b', day(2), [bad]), gates)).rejects.toThrow(
+    await expect(s.save('cpu', storedResults('b', day(2), [bad]), gates)).rejects.toThrow(
       `${BRANCH}:cpu/baseline.json: not written, it would not read back: cells[0].rounds[1].durationMs: expected a number, got null`,
     )
     expect(gh.state.head(BRANCH)).toBe(head)
@@ -300,8 +326,8 @@ describe('branchStore', () => {
 
   it("a run that writes the baseline replaces its own key's unreadable files, warning; a run that compares fails closed", async () => {
     const { store: s } = store()
-    await s.save('cpu', results('a', day(1), [cell('t/a', [fast]), cell('t/b', [slow])]), gates)
-    await s.save('cpu', results('b', day(2), [cell('t/a', [fast]), cell('t/b', [slow])]), gates)
+    await s.save('cpu', storedResults('a', day(1), [storedCell('t/a', [fast]), storedCell('t/b', [slow])]), gates)
+    await s.save('cpu', storedResults('b', day(2), [storedCell('t/a', [fast]), storedCell('t/b', [slow])]), gates)
     // An older writer left a null where a number belongs: in one cell of the baseline, in one entry of the history.
     const baseline = stored<ResultsFile>('cpu/baseline.json')
     ;(baseline.cells[0].rounds[1] as { durationMs: unknown }).durationMs = null
@@ -328,7 +354,7 @@ describe('branchStore', () => {
 
     // The save of such a run replaces them (a save is only ever a run that writes the baseline).
     const { store: saver, log } = store()
-    await saver.save('cpu', results('c', day(3), [cell('t/c', [fast])]), gates)
+    await saver.save('cpu', storedResults('c', day(3), [storedCell('t/c', [fast])]), gates)
     expect(log.lines.filter((l) => l.includes('does not read'))).toHaveLength(2)
     const after = await s.load('cpu')
     expect(after.view.results?.cells.map((c) => c.id).sort()).toEqual(['t/b', 't/c'])
@@ -337,25 +363,25 @@ describe('branchStore', () => {
 
   it('a file that is not JSON at all is replaced whole', async () => {
     const { store: s } = store()
-    await s.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    await s.save('cpu', storedResults('a', day(1), [storedCell('t/a', [fast])]), gates)
     gh.state.writeFile(BRANCH, 'cpu/baseline.json', '{"schema":')
     const writer = store({ replaceUnreadable: true })
     expect((await writer.store.load('cpu')).view.results).toBeUndefined()
     expect(writer.log.lines.some((l) => l.includes('not valid JSON') && l.includes('nothing of it reads'))).toBe(true)
-    await writer.store.save('cpu', results('b', day(2), [cell('t/b', [fast])]), gates)
+    await writer.store.save('cpu', storedResults('b', day(2), [storedCell('t/b', [fast])]), gates)
     expect(stored<ResultsFile>('cpu/baseline.json').cells.map((c) => c.id)).toEqual(['t/b'])
   })
 
   it('writes the pages its caller builds from the merged files, none without, and never a page over the data', async () => {
     const { store: s } = store()
     const raw = branchStore({ ...github(), branch: BRANCH, log: memoryLogger(), backoffMs: 1 })
-    await raw.save('cpu', results('a', day(1), [cell('t/a', [fast])]), gates)
+    await raw.save('cpu', storedResults('a', day(1), [storedCell('t/a', [fast])]), gates)
     expect(changedPaths(gh.state.head(BRANCH)!)).toEqual(['cpu/baseline.json', 'cpu/history.json'])
-    await s.save('gpu', results('g', day(1), [cell('t/g', [slow])]), gates)
+    await s.save('gpu', storedResults('g', day(1), [storedCell('t/g', [slow])]), gates)
     // The pages see this update's merge and every key with a baseline on the branch.
     let seen: MergedUpdate | undefined
     const pages = (merged: MergedUpdate) => ((seen = merged), { 'cpu/notes.html': `${merged.history.length} runs` })
-    await raw.save('cpu', results('b', day(2), [cell('t/b', [fast])]), gates, pages)
+    await raw.save('cpu', storedResults('b', day(2), [storedCell('t/b', [fast])]), gates, pages)
     expect(changedPaths(gh.state.head(BRANCH)!)).toEqual(['cpu/baseline.json', 'cpu/history.json', 'cpu/notes.html'])
     expect(gh.state.readFile(BRANCH, 'cpu/notes.html')).toBe('2 runs')
     expect(seen?.baseline.cells.map((c) => c.id).sort()).toEqual(['t/a', 't/b'])
@@ -366,7 +392,7 @@ describe('branchStore', () => {
     const head = gh.state.head(BRANCH)
     for (const path of ['cpu/baseline.json', '../index.html', 'cpu/notes.txt'])
       await expect(
-        raw.save('cpu', results('c', day(3), [cell('t/c', [fast])]), gates, () => ({ [path]: 'x' })),
+        raw.save('cpu', storedResults('c', day(3), [storedCell('t/c', [fast])]), gates, () => ({ [path]: 'x' })),
       ).rejects.toThrow(`store: ${BRANCH}:${path} is not a page the store writes`)
     expect(gh.state.head(BRANCH)).toBe(head)
   })
