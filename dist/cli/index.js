@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8742);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1174);
 /* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8742:
+/***/ 1174:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39422,37 +39422,6 @@ function readCellMetric(cell, metric, stat) {
     const value = cell[info.field];
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
-/**
- * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
- * list the report's Quality column and the leaderboard read.
- */
-const QUALITY_FIGURES = {
-    accuracy: {
-        label: 'probe accuracy',
-        short: 'acc',
-        higherIsBetter: true,
-        format: formatPercent,
-        read: (q) => q?.probe?.accuracy,
-        shown: true,
-    },
-    agreement: {
-        label: 'greedy agreement',
-        short: 'agree',
-        higherIsBetter: true,
-        format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
-        read: (q) => q?.agreement?.mean,
-        shown: true,
-    },
-    'degenerate-share': {
-        label: 'degenerate output',
-        short: 'degenerate',
-        higherIsBetter: false,
-        format: formatPercent,
-        read: (q) => q?.degenerate?.share ?? undefined,
-        shown: false,
-    },
-};
-const SHOWN_QUALITY_FIGURES = Object.keys(QUALITY_FIGURES).filter((f) => QUALITY_FIGURES[f].shown);
 
 ;// CONCATENATED MODULE: ./src/core/stats.ts
 const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
@@ -39832,6 +39801,60 @@ function steps(values, rounds, level, threshold) {
     return values.every((v, i) => side * away(v) > threshold && rounds[i].every((r) => side * away(r) > threshold / 2));
 }
 
+;// CONCATENATED MODULE: ./src/compare/rules.ts
+/**
+ * The rules every verdict path shares (the stored baseline's, its re-measurement's and the same-box A/B's), each
+ * stated once:
+ *
+ * - **Twice the limit.** A loss of more than twice the limit fails whatever the noise: a loss this large must
+ *   never pass for noise. The same bound is what a pass must rule out: a band or interval wide enough to hide a
+ *   loss of twice the limit cannot pass.
+ * - **A flagged workload decides no speed.** A measurement flagged for not running the requested workload (short
+ *   outputs, missing usage; bench/flags.ts) did not measure what the other side did: its regression or improvement
+ *   on a speed metric becomes inconclusive, needing the workload, and what more rounds or launches were said to
+ *   decide it no longer applies.
+ * - **Does the run fail.** A regression fails the step unless `fail-on-regression` is off; a cell that could not be
+ *   measured fails it unless `fail-on-error` is off. The action and the CLI's `compare` both ask this.
+ */
+
+/** Twice the limit: the loss that fails whatever the noise, and the one a pass must rule out. */
+function twiceTheLimit(limit) {
+    return 2 * limit;
+}
+/** Whether a change for the worse (`worse`, a fraction or points, like `limit`) is past twice the limit. */
+function pastTwiceTheLimit(worse, limit) {
+    return worse > twiceTheLimit(limit);
+}
+/** The metric verdicts of a flagged measurement: every speed demoted, the failed-requests ceiling still judged. */
+function demoteSpeeds(metrics) {
+    for (const v of Object.values(metrics))
+        if (!isCeiling(v.metric))
+            demote(v);
+}
+/** What a flagged measurement's verdict says of its flags. */
+function flagNote(flags) {
+    return `flagged (${flags.join(', ')}): speed not compared`;
+}
+/** A metric verdict of a measurement that did not run the requested workload: a speed decides nothing. */
+function demote(v) {
+    if (v.status !== 'regression' && v.status !== 'improvement')
+        return;
+    v.status = 'inconclusive';
+    v.needs = 'workload';
+    delete v.moreRounds;
+    delete v.moreLaunches;
+}
+/** Why the run fails (regressions, cells that could not be measured), or undefined when it passes. */
+function runFailure(tally, cells, failOn) {
+    const errors = cells.filter((c) => c.verdict.status === 'error').length;
+    const reasons = [];
+    if (tally.verdict === 'regression' && failOn.failOnRegression)
+        reasons.push(`${tally.regressions} cell(s) regressed`);
+    if (errors && failOn.failOnError)
+        reasons.push(`${errors} cell(s) could not be measured`);
+    return reasons.length ? reasons.join('; ') : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
 /**
  * The verdict on one gated metric of one cell. With L the effective limit (the stricter of max-regression and
@@ -39850,6 +39873,7 @@ function steps(values, rounds, level, threshold) {
  * A share gated in points (goodput's `max-drop`) is judged by the same rule with L = the points ÷ the reference
  * (dropConfig), so the band, the twice-the-limit rule and more rounds apply to it unchanged.
  */
+
 
 
 
@@ -39887,7 +39911,7 @@ function judgeMetric(input) {
             v.moreRounds = rounds;
         return v;
     };
-    if (worse > 2 * limit)
+    if (pastTwiceTheLimit(worse, limit))
         return verdict('regression', `${change} (${limits}, ${noiseText}): more than twice the limit`);
     if (worse > limit) {
         return worse > band
@@ -39896,8 +39920,8 @@ function judgeMetric(input) {
     }
     if (-worse > limit && -worse > band)
         return verdict('improvement', `${change} (${limits}, ${noiseText})`);
-    if (band > 2 * limit)
-        return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, 2 * limit);
+    if (pastTwiceTheLimit(band, limit))
+        return undecided(`${change}: ${noiseText} is too wide for the ${limits}`, twiceTheLimit(limit));
     return verdict('pass', `${change} (${limits}, ${noiseText})`);
 }
 /**
@@ -39969,6 +39993,49 @@ function judgeCeiling(input) {
             ? 'improvement'
             : 'pass';
     return { status, metric, stat: 'mean', current, baseline, delta, reason: said };
+}
+
+;// CONCATENATED MODULE: ./src/compare/history-shifts.ts
+/**
+ * Level shifts in a stored history as a page draws them: per cell and metric, the runs where a new level starts,
+ * found by the same scan (`levelShifts`, reference.ts) under the same options the verdict's reference of that
+ * metric is computed with — the cell's target's gate limit and its `noise-floor` — so a page never marks a step
+ * the verdict did not take as main's new level, nor leaves out one it did.
+ */
+
+
+
+
+
+/**
+ * The options the verdict's reference of `metric` is computed with under `rules` (judge.ts): a relative metric's
+ * limit from the gate, a share's drop as the absolute limit it is judged by (`dropConfig`), no limit for a ceiling
+ * or an ungated metric; the target's noise floor, else the built-in one.
+ */
+function referenceOptions(metric, rules) {
+    const noiseFloor = rules?.noiseFloor ?? NOISE_FLOOR;
+    if (isRelative(metric))
+        return { config: rules?.gate[metric], noiseFloor };
+    const drop = isDrop(metric) ? rules?.gate[metric] : undefined;
+    return drop ? { config: dropConfig(drop), noiseFloor } : { noiseFloor };
+}
+/**
+ * The level shifts of each cell's steady means of `metrics` over the whole `history` (oldest first), each cell
+ * under its target's `rules`; a run that did not measure the figure is skipped, and the indexes are the history's.
+ */
+function historyShifts(cells, history, metrics, rules) {
+    const shifts = {};
+    for (const cell of cells) {
+        for (const metric of metrics) {
+            const key = metricKey(metric, 'mean');
+            const at = history.flatMap((e, i) => (isUsable(e.cells[cell.id]?.[key]?.steady) ? [i] : []));
+            const samples = at.map((i) => history[i].cells[cell.id][key]);
+            const starts = levelShifts(samples.map((s) => s.steady), samples.map((s) => s.rounds.filter(isUsable)), referenceOptions(metric, rules[cell.target]));
+            if (starts.length)
+                (shifts[cell.id] ??= {})[metric] = starts.map((s) => at[s]);
+        }
+    }
+    return shifts;
 }
 
 ;// CONCATENATED MODULE: ./src/compare/sample.ts
@@ -40421,11 +40488,44 @@ var external_node_zlib_ = __nccwpck_require__(8522);
 /**
  * Output quality figures: what the results file records per cell under `quality`, and the
  * gate that compares them with the same cell's baseline. Shared by the quality checks, the
- * config, compare, report and store, so the shapes live here.
+ * config, compare, report and store, so the shapes live here; so does the one list of the figures the report
+ * shows (`QUALITY_FIGURES`).
  */
+
 /** Why a response counts as degenerate: one short fragment repeated, a collapsed vocabulary, or a longer loop. */
 const DEGENERATE_KINDS = ['repeat', 'vocabulary', 'compression'];
 const DEFAULT_QUALITY_GATE = { maxAccuracyDrop: 0.05, minAgreement: 0.8, degenerate: 'fail' };
+/**
+ * The output quality figures the gate judges (`gate.quality`, quality/verdict.ts) and the report shows: the one
+ * list the report's Quality column and the leaderboard read.
+ */
+const QUALITY_FIGURES = {
+    accuracy: {
+        label: 'probe accuracy',
+        short: 'acc',
+        higherIsBetter: true,
+        format: formatPercent,
+        read: (q) => q?.probe?.accuracy,
+        shown: true,
+    },
+    agreement: {
+        label: 'greedy agreement',
+        short: 'agree',
+        higherIsBetter: true,
+        format: (v) => (Math.floor(v * 100 + 1e-9) / 100).toFixed(2),
+        read: (q) => q?.agreement?.mean,
+        shown: true,
+    },
+    'degenerate-share': {
+        label: 'degenerate output',
+        short: 'degenerate',
+        higherIsBetter: false,
+        format: formatPercent,
+        read: (q) => q?.degenerate?.share ?? undefined,
+        shown: false,
+    },
+};
+const SHOWN_QUALITY_FIGURES = Object.keys(QUALITY_FIGURES).filter((f) => QUALITY_FIGURES[f].shown);
 
 ;// CONCATENATED MODULE: ./src/quality/degenerate.ts
 /**
@@ -40802,6 +40902,8 @@ function attribution(decode, factors) {
 
 
 
+
+
 const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
@@ -40828,9 +40930,7 @@ function judgeSample(sample, baseline, gate, options = {}) {
     const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR);
     // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
     if (sample.flags.length)
-        for (const v of Object.values(metrics))
-            if (!isCeiling(v.metric))
-                demote(v);
+        demoteSpeeds(metrics);
     const undecided = [...flags.undecided, ...unknown];
     // Output quality fails the cell like a new length miss: it is not a speed figure, so flags do not demote it.
     const quality = judgeQuality(sample.cells, baseline, gate.quality);
@@ -40885,7 +40985,7 @@ function judgeMetrics(sample, baseline, gate, floor) {
     // Speculative decoding: decode = acceptance length ÷ step time, each factor judged with decode's limit.
     if (metrics.decode && gate.decode) {
         const config = factorConfig(gate.decode);
-        metrics.decode = splitDecode(metrics.decode, (f) => judgeRelative(sample, baseline, f, 'mean', config, floor).verdict);
+        metrics.decode = splitDecode(metrics.decode, (f) => judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict);
     }
     return { metrics, notes, unknown, source };
 }
@@ -40901,12 +41001,12 @@ function judgeGated(sample, baseline, gate, metric, noiseFloor) {
     const stat = gatedStat(gate, metric);
     if (stat === undefined || !measures(sample.cells[0], metric))
         return undefined;
-    if (isRelative(metric))
-        return judgeRelative(sample, baseline, metric, stat, gate[metric], noiseFloor);
-    if (isDrop(metric))
-        return judgeRelative(sample, baseline, metric, stat, dropConfig(gate[metric]), noiseFloor);
+    // The same options the pages' level shifts are found under (history-shifts.ts): one reference per metric.
+    const options = referenceOptions(metric, { gate, noiseFloor });
+    if (isRelative(metric) || isDrop(metric))
+        return judgeRelative(sample, baseline, metric, stat, { ...options, config: options.config });
     const label = metricLabel(metric, stat);
-    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { noiseFloor });
+    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, options);
     const current = currentValue(sample, metric, stat);
     if (!reference)
         return { note: `${label}: no baseline value` };
@@ -40915,9 +41015,10 @@ function judgeGated(sample, baseline, gate, metric, noiseFloor) {
     return { verdict: judgeCeiling({ metric, config: gate[metric], current, baseline: reference.value }), reference };
 }
 /** A relative metric of a cell against its reference under `config`, with the noise of its own rounds and history. */
-function judgeRelative(sample, baseline, metric, stat, config, noiseFloor) {
+function judgeRelative(sample, baseline, metric, stat, options) {
+    const { config, noiseFloor } = options;
     const label = metricLabel(metric, stat);
-    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, { config, noiseFloor });
+    const reference = referenceFor(baseline, sample.cells[0].id, metric, stat, options);
     const current = currentValue(sample, metric, stat);
     if (!reference)
         return { note: `${label}: no baseline value` };
@@ -40969,16 +41070,6 @@ function flagState(flags, known) {
 function flagKind(flag) {
     return flag.replace(/\s*\d.*$/, '');
 }
-function flagNote(flags) {
-    return `flagged (${flags.join(', ')}): speed not compared`;
-}
-function demote(v) {
-    if (v.status !== 'regression' && v.status !== 'improvement')
-        return;
-    v.status = 'inconclusive';
-    v.needs = 'workload';
-    delete v.moreRounds;
-}
 function referenceNote(reference) {
     if (reference.source === 'file')
         return 'baseline: baseline file';
@@ -40988,26 +41079,23 @@ function rebasedNote(v) {
     const { sha, change, runs } = v.rebased;
     return `${metricLabel(v.metric, v.stat)}: main changed ${formatDelta(change)} at ${sha.slice(0, 7)}; comparing with the ${runs} runs since`;
 }
-/** The verdict of a cell `select: changed` left out: not measured, with the baseline's figures to show. */
-function skippedVerdict(id, baseline, gate, options = {}) {
-    return {
-        status: 'missing',
-        metrics: {},
-        note: SKIPPED_NOTE,
-        skipped: 'unchanged',
-        reference: referenceValues(id, baseline, gate, options),
-    };
+/**
+ * The verdict of a cell `select: changed` left out: not measured, never a pass or a failure; with the baseline's
+ * figures to show when the run compares (`skippedFigures`).
+ */
+function skippedVerdict(reference) {
+    return { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged', ...(reference && { reference }) };
+}
+/** A skipped cell's verdict with the baseline's figures for it. */
+function skippedFigures(id, baseline, gate, options = {}) {
+    return skippedVerdict(referenceValues(id, baseline, gate, options));
 }
 /** Reference values of the report's headline figures, in the stat the gate compares (mean when not gated). */
 function referenceValues(id, baseline, gate, options) {
     const values = {};
     for (const metric of HEADLINE_METRICS) {
         const stat = gatedStat(gate, metric) ?? 'mean';
-        const config = isRelative(metric) ? gate[metric] : undefined;
-        const reference = referenceFor(baseline, id, metric, stat, {
-            config,
-            noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
-        });
+        const reference = referenceFor(baseline, id, metric, stat, referenceOptions(metric, { gate, ...options }));
         if (reference)
             values[metric] = { stat, value: reference.value };
     }
@@ -41114,6 +41202,7 @@ function keep(stored, why, ab) {
 
 
 
+
 const AB_Z = 1.96;
 /**
  * The most launches per arm an A/B runs while a cell is undecided: three ABBA blocks. Past the minimum
@@ -41190,15 +41279,15 @@ function abMetric(input) {
     };
     if (worse - h > limit)
         return verdict('regression');
-    if (worse > 2 * limit)
+    if (pastTwiceTheLimit(worse, limit))
         return verdict('regression', 'more than twice the limit');
     if (-worse - h > limit)
         return verdict('improvement');
     if (worse > limit)
         return undecided('the interval straddles the limit', worse - limit);
-    if (worse + h <= 2 * limit)
+    if (!pastTwiceTheLimit(worse + h, limit))
         return verdict('pass');
-    return undecided('the interval is too wide to rule out a loss of twice the limit', 2 * limit - worse);
+    return undecided('the interval is too wide to rule out a loss of twice the limit', twiceTheLimit(limit) - worse);
 }
 /** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
 function moreLaunches(n, h, target) {
@@ -41215,6 +41304,7 @@ function moreLaunches(n, h, target) {
  * on the arms' mean shares; goodput like a relative metric whose limit is its points (compare/metric.ts). A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
+
 
 
 
@@ -41242,12 +41332,10 @@ function abCellVerdict(launches, gate, options = {}) {
             (judged.unknown ? undecided : notes).push(judged.note);
     }
     const flags = [...new Set(launches.flatMap((l) => l.cell.flags))];
-    // A flagged launch did not measure the requested workload: its speed figures decide nothing (as judge.ts).
+    // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
     if (flags.length) {
-        undecided.push(`flagged (${flags.join(', ')}): speed not compared`);
-        for (const v of Object.values(metrics))
-            if (!isCeiling(v.metric))
-                ab_cell_demote(v);
+        undecided.push(flagNote(flags));
+        demoteSpeeds(metrics);
     }
     if (!Object.keys(metrics).length)
         undecided.push('no gated metric measured by both arms');
@@ -41294,7 +41382,7 @@ function abGated(launches, gate, metric, stat, noiseFloor) {
 }
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
- * in points, where only a drop past twice the limit fails whatever the noise (as ab.ts), no drop passes, and a
+ * in points, where only a drop past twice the limit fails whatever the noise (rules.ts), no drop passes, and a
  * smaller one needs launches that measure a share above 0.
  */
 function abZeroShare(metric, config, base, pr) {
@@ -41304,7 +41392,7 @@ function abZeroShare(metric, config, base, pr) {
     const limit = config.minDelta ?? 0;
     const worse = before - after;
     const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`;
-    const status = worse > 2 * limit ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive';
+    const status = pastTwiceTheLimit(worse, limit) ? 'regression' : worse <= 0 ? 'pass' : 'inconclusive';
     const why = {
         regression: ': more than twice the limit',
         pass: '',
@@ -41332,13 +41420,6 @@ function launchSe(cell, metric, stat, value) {
     const m = stats_mean(rounds);
     return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value;
 }
-function ab_cell_demote(v) {
-    if (v.status !== 'regression' && v.status !== 'improvement')
-        return;
-    v.status = 'inconclusive';
-    v.needs = 'workload';
-    delete v.moreLaunches;
-}
 /**
  * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
  * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
@@ -41361,790 +41442,8 @@ function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
     return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length));
 }
 
-;// CONCATENATED MODULE: ./src/compare/confirm.ts
-/**
- * Confirmation: a cell that looks regressed is measured again (while its server is still up, or after a fresh
- * launch) and the regression stands only where the re-measurement agrees, metric by metric — a decode
- * regression is confirmed by decode, not by TTFT.
- *
- * The decision is taken on both measurements together: the steady rounds of the first measurement and of every
- * re-measurement form one sample, judged against the same reference (sample.ts, noise.ts). Pooling halves the
- * round-to-round part of the noise instead of asking a second, equally noisy measurement to agree on its own; a
- * real loss shows in both, a chance one is diluted. A launch offset shared by both measurements does not average
- * out, which the noise model knows (its launch count is 1 unless the confirmation re-launched the engine).
- *
- * A re-measurement that fails makes the cell an `error`: a confirmation that could not run neither confirms nor
- * clears the regression.
- */
+;// CONCATENATED MODULE: ./src/compare/fingerprint-changes.ts
 
-
-
-function needsConfirmation(verdict) {
-    return verdict.status === 'regression';
-}
-/**
- * The verdict after re-measuring: `first` carries its own verdict (from `judgeCell`), `again` every
- * re-measurement so far, oldest first (with `confirm: n`, call again after each while `needsConfirmation` holds).
- */
-function confirmCell(first, again, baseline, gate, options = {}) {
-    if (!needsConfirmation(first.verdict))
-        return first.verdict;
-    const failed = again.findIndex((c) => c.status === 'error' || !c.metrics);
-    if (failed >= 0) {
-        const note = `re-measurement ${failed + 1} failed (${again[failed].error ?? 'nothing measured'})`;
-        return { ...first.verdict, status: 'error', confirmed: again.length, note: join(first.verdict.note, note) };
-    }
-    const pooled = judgeSample(measured([first, ...again], options.fresh ? 1 + again.length : 1), baseline, gate, options);
-    return { ...confirmVerdict(first.verdict, pooled, !options.fresh), confirmed: again.length };
-}
-/**
- * Folds a decisive verdict — the pooled one from `confirmCell`, or a re-measurement's own — into the first: each
- * metric that regressed first takes the decisive verdict of the same metric; the others keep theirs (a metric
- * that only regresses in the pooled sample has not been seen twice).
- */
-function confirmVerdict(first, decisive, sameLaunch = false) {
-    if (first.status !== 'regression')
-        return first;
-    const confirmed = (first.confirmed ?? 0) + 1;
-    if (decisive.status === 'error') {
-        return {
-            ...first,
-            status: 'error',
-            confirmed,
-            note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`),
-        };
-    }
-    const metrics = { ...first.metrics };
-    const said = [];
-    for (const [key, m] of Object.entries(first.metrics)) {
-        if (m.status !== 'regression')
-            continue;
-        // A launch figure (startup) re-measured on the same launch is the same number: it stands as seen once.
-        if (sameLaunch && metricInfo(key).launch) {
-            said.push(`${m.reason} (one launch; confirm-fresh measures it on another)`);
-            continue;
-        }
-        const again = decisive.metrics[key] ?? {
-            ...m,
-            status: 'inconclusive',
-            needs: 'rounds',
-            reason: `${m.reason}; not measured again`,
-        };
-        metrics[key] = again;
-        said.push(`${again.reason} (${again.status === 'regression' ? 'confirmed' : `first ${m.reason}`})`);
-    }
-    // A failure outside the metrics (a new length miss) stands when the decisive verdict still has it.
-    const failures = first.failures?.length && decisive.failures?.length ? decisive.failures : undefined;
-    const undecided = decisive.undecided;
-    const status = cellStatus(metrics, failures, undecided);
-    const outcome = status === 'regression'
-        ? `confirmed by re-measurement ${confirmed}`
-        : `regressed once, not confirmed by re-measurement ${confirmed}`;
-    const verdict = {
-        ...first,
-        status,
-        metrics,
-        confirmed,
-        note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`),
-    };
-    if (failures)
-        verdict.failures = failures;
-    else
-        delete verdict.failures;
-    if (undecided)
-        verdict.undecided = undecided;
-    else
-        delete verdict.undecided;
-    return verdict;
-}
-function join(a, b) {
-    return a ? `${a}; ${b}` : b;
-}
-
-;// CONCATENATED MODULE: ./src/compare/more-rounds.ts
-
-/**
- * How many more rounds to measure before deciding the cell; 0 to decide now. `cell` is the cell so far: every
- * round measured, its steady state recomputed over them. The pipeline measures the rounds (one at a time is
- * fine: the band is re-estimated on every call), then asks again.
- */
-function moreRounds(cell, baseline, gate, options) {
-    const left = options.maxRounds - cell.rounds.length;
-    if (left <= 0 || cell.status !== 'ok')
-        return 0;
-    const verdict = judgeCell(cell, baseline, gate, options);
-    // A regression goes to confirmation; a flagged or unmeasured metric is not undecided for noise.
-    if (verdict.status !== 'inconclusive' || verdict.undecided?.length)
-        return 0;
-    const wanted = Object.values(verdict.metrics).flatMap((m) => m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []);
-    const fewest = Math.min(...wanted);
-    return fewest <= left ? fewest : 0;
-}
-
-;// CONCATENATED MODULE: ./src/compare/run.ts
-
-
-/**
- * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
- * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
- * accepted, and only the rest of the run decides its verdict.
- */
-function runVerdict(cells, acceptance) {
-    const counts = {};
-    for (const cell of cells)
-        counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1;
-    if (acceptance && counts.regression) {
-        const verdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
-        return {
-            verdict,
-            regressions: 0,
-            counts,
-            accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
-        };
-    }
-    const regressions = counts.regression ?? 0;
-    const verdict = regressions
-        ? 'regression'
-        : counts.error
-            ? 'error'
-            : counts.inconclusive
-                ? 'inconclusive'
-                : 'pass';
-    return { verdict, regressions, counts };
-}
-/**
- * Cells the baseline measured (its file, or the newest history run) that this run did not, among those still
- * selected by `only`/`shard`. Such a cell is neither measured nor failed, so it is represented as `status: 'ok'`
- * (nothing went wrong), `metrics: null` (nothing was measured) and the verdict `missing`, which never fails the
- * gate. Baseline cells without metrics are themselves leftovers of older runs and are not reported again.
- */
-function missingCells(baseline, ran, selected, renamedTo = new Map()) {
-    const ids = new Set();
-    for (const cell of baseline.results?.cells ?? [])
-        if (baselineCell(baseline, cell.id))
-            ids.add(cell.id);
-    for (const id of Object.keys(baseline.history.at(-1)?.cells ?? {}))
-        ids.add(id);
-    return [...ids]
-        .filter((id) => !ran.has(id) && selected(id))
-        .sort()
-        .map((id) => notRun(id, baselineCell(baseline, id), renamedTo.get(id)));
-}
-function notRun(id, known, renamed) {
-    const slash = id.indexOf('/');
-    return {
-        id,
-        target: known?.target ?? (slash < 0 ? id : id.slice(0, slash)),
-        scenario: known?.scenario ?? (slash < 0 ? '' : id.slice(slash + 1)),
-        engine: known?.engine ?? '',
-        quant: known?.quant ?? null,
-        model: known?.model ?? null,
-        status: 'ok',
-        error: null,
-        flags: [],
-        workload: known?.workload ?? { inputTokens: 0, outputTokens: 0, concurrency: 0, requests: 0, rate: null },
-        metrics: null,
-        rounds: [],
-        info: {},
-        verdict: {
-            status: 'missing',
-            metrics: {},
-            note: renamed ? `${NOT_MEASURED_NOTE}; ${renamed} was compared with its baseline (renamed?)` : NOT_MEASURED_NOTE,
-        },
-    };
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/core/workload.ts
-/**
- * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
- * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
- * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
- */
-
-
-/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
-function canonical(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonical).join(',')}]`;
-    if (value && typeof value === 'object')
-        return `{${Object.keys(value)
-            .sort()
-            .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-            .join(',')}}`;
-    return JSON.stringify(value) ?? 'null';
-}
-/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
-function requestBodyDigest(body) {
-    if (Object.keys(body).length === 0)
-        return undefined;
-    return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
-}
-/** The prompts a workload sent: the word list unless it says otherwise. */
-function promptsOf(w) {
-    return w.prompts ?? 'synthetic';
-}
-/**
- * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
- * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
- * cell; a word-list workload's string is what it was before prompts could be anything else.
- */
-function workloadFingerprint(w) {
-    const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
-    const body = w.requestBody ? ` +body:${w.requestBody}` : '';
-    const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`;
-    const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
-    const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
-    const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
-    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`;
-}
-const SLO_BOUNDS = [
-    ['ttftMs', 'ttft'],
-    ['tpotMs', 'tpot'],
-    ['e2eMs', 'e2e'],
-];
-/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
-function sloText(slo) {
-    return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ');
-}
-/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
-function formatSlo(slo) {
-    return SLO_BOUNDS.flatMap(([key, name]) => slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`]).join(', ');
-}
-/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
-function workloadDigest(w) {
-    return (0,external_node_crypto_.createHash)('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8);
-}
-/** True when the workload records its API, so that its digest covers everything a workload is. */
-function isComplete(w) {
-    return w.api !== undefined;
-}
-/**
- * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
- * are the same. A workload written before the API and request body were recorded is compared on what it has.
- */
-function workloadChanges(baseline, current) {
-    const changes = [];
-    const numbers = [
-        ['inputTokens', 'input tokens'],
-        ['outputTokens', 'output tokens'],
-        ['concurrency', 'concurrency'],
-        ['requests', 'requests'],
-    ];
-    const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])]);
-    for (const [key, label] of numbers)
-        if (!unrequested.has(key) && baseline[key] !== current[key])
-            changes.push(`${label} ${baseline[key]} → ${current[key]}`);
-    if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
-        changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`);
-    if (baseline.rate !== current.rate)
-        changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
-    if (isComplete(baseline) && isComplete(current)) {
-        if (baseline.api !== current.api)
-            changes.push(`api ${baseline.api} → ${current.api}`);
-        if (baseline.requestBody !== current.requestBody)
-            changes.push('request-body changed');
-    }
-    const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'));
-    if (before !== after)
-        changes.push(`slo ${before} → ${after}`);
-    if (promptsOf(baseline) !== promptsOf(current))
-        changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/compare/match.ts
-
-
-const WORKLOAD_DECIDES = 'the default-branch run after merge measures the new workload';
-const NEW_CELL_DECIDES = 'the default-branch run after merge measures it';
-/** Cells of the baseline a run does not measure: the file's measured cells and the newest history run's. */
-function unmeasured(view, run) {
-    const ids = new Set();
-    for (const cell of view.results?.cells ?? [])
-        if (baselineCell(view, cell.id))
-            ids.add(cell.id);
-    for (const id of Object.keys(view.history.at(-1)?.cells ?? {}))
-        ids.add(id);
-    const ran = new Set(run.cells.map((c) => c.id));
-    return [...ids].filter((id) => !ran.has(id) && run.selected(id)).sort();
-}
-/** Pairs new cells with unmeasured baseline cells, one to one (see the top of the file). */
-function findRenames(view, run) {
-    const missing = unmeasured(view, run);
-    const fresh = run.cells.filter((c) => !hasBaseline(view, c.id));
-    const known = new Map(missing.flatMap((id) => (baselineCell(view, id) ? [[id, baselineCell(view, id)]] : [])));
-    const alike = (n, m) => m.engine === n.engine &&
-        m.quant === n.quant &&
-        (m.target === n.target || m.scenario === n.scenario) &&
-        workloadChanges(m.workload, n.workload).length === 0;
-    const candidates = new Map(fresh.map((n) => [n.id, [...known.values()].filter((m) => alike(n, m)).map((m) => m.id)]));
-    const aliases = new Map();
-    for (const [id, [only, ...more]] of candidates) {
-        if (only === undefined || more.length)
-            continue;
-        const rivals = [...candidates.values()].filter((c) => c.includes(only)).length;
-        if (rivals === 1)
-            aliases.set(id, only);
-    }
-    const paired = new Set(aliases.values());
-    return { aliases, unpaired: missing.filter((id) => !paired.has(id)) };
-}
-/** The view with `from`'s baseline (file cell and history) under the id `to`. */
-function aliased(view, from, to) {
-    const moved = (cell) => (cell.id === from ? { ...cell, id: to } : cell);
-    const results = view.results && {
-        ...view.results,
-        cells: view.results.cells.filter((c) => c.id !== to).map(moved),
-    };
-    const history = view.history.map((entry) => {
-        const { [from]: cell, ...cells } = entry.cells;
-        if (!cell)
-            return entry;
-        const { [from]: digest, ...workloads } = entry.workloads ?? {};
-        return {
-            ...entry,
-            cells: { ...cells, [to]: cell },
-            ...(entry.workloads && { workloads: digest === undefined ? workloads : { ...workloads, [to]: digest } }),
-        };
-    });
-    return { ...view, ...(results && { results }), history };
-}
-/**
- * The view without the baseline runs of `id` that measured another workload. A history entry records a digest
- * per cell; one written before digests were kept counts as the workload of the baseline file's cell (the file
- * is the newest default-branch run, so older entries most likely measured what it did).
- */
-function sameWorkload(view, id, workload) {
-    const file = view.results?.cells.find((c) => c.id === id);
-    const fileChanges = file ? workloadChanges(file.workload, workload) : [];
-    const digest = workloadDigest(workload);
-    const differs = (entry) => {
-        const recorded = entry.workloads?.[id];
-        return recorded === undefined ? fileChanges.length > 0 : recorded !== digest;
-    };
-    const dropped = view.history.filter((e) => e.cells[id] && differs(e));
-    if (!fileChanges.length && !dropped.length)
-        return { view, changes: [] };
-    const history = view.history.map((entry) => {
-        if (!dropped.includes(entry))
-            return entry;
-        const { [id]: _gone, ...cells } = entry.cells;
-        return { ...entry, cells };
-    });
-    const results = view.results && fileChanges.length
-        ? { ...view.results, cells: view.results.cells.filter((c) => c.id !== id) }
-        : view.results;
-    return {
-        view: { ...view, ...(results && { results }), history },
-        changes: fileChanges.length ? fileChanges : ['the workload differs from the one the baseline measured'],
-    };
-}
-// Notes are plain text: the report escapes them for markdown.
-const list = (ids, most = 4) => ids.slice(0, most).join(', ') + (ids.length > most ? ` and ${ids.length - most} more` : '');
-function notCompared(note, decides) {
-    return { status: 'inconclusive', metrics: {}, note, undecided: [`${note} — ${decides}`] };
-}
-/** The baseline `cell` is judged against, or the verdict of a cell that has none it may use. */
-function cellBaseline(view, cell, run, renames) {
-    if (!hasBaseline(view, cell.id)) {
-        const from = renames.aliases.get(cell.id);
-        if (from) {
-            const same = sameWorkload(aliased(view, from, cell.id), cell.id, cell.workload);
-            return {
-                view: same.view,
-                note: `compared with ${from} (renamed? ${from} is not in this run)`,
-                comparedWith: from,
-            };
-        }
-        if (renames.unpaired.length)
-            return {
-                view,
-                verdict: notCompared(`new cell, while the baseline's ${list(renames.unpaired)} ${renames.unpaired.length === 1 ? 'was' : 'were'} not measured (renamed?): nothing to compare it with`, NEW_CELL_DECIDES),
-            };
-        const others = run?.hardware?.others ?? [];
-        if (isFirstRun(view) && others.length && run?.hardware)
-            return {
-                view,
-                verdict: notCompared(`no baseline under hardware key ${run.hardware.key}, while the store holds ${list(others)}: if this change moved the key (the matrix file's hardware, the hardware input, or the GPU detected), nothing is compared`, 'the default-branch run after merge records this key'),
-            };
-        return { view };
-    }
-    const same = sameWorkload(view, cell.id, cell.workload);
-    if (same.changes.length && !hasBaseline(same.view, cell.id))
-        return {
-            view: same.view,
-            verdict: notCompared(`workload changed since the baseline (${same.changes.join(', ')}): not compared`, WORKLOAD_DECIDES),
-        };
-    return { view: same.view };
-}
-
-;// CONCATENATED MODULE: ./src/compare/index.ts
-/**
- * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
- * (reference.ts: level shifts, the median of the runs since the last one); a gated metric regresses when it is
- * worse than the reference by more than the limit and by more than the noise of both sides explains (noise.ts,
- * metric.ts), or by more than twice the limit whatever the noise. A cell kept inconclusive by noise alone measures
- * more warm rounds (rounds.ts); a cell that looks regressed is re-measured and judged on both measurements pooled,
- * metric by metric (confirm.ts).
- *
- * The pipeline calls, per measured cell: `judgeCell`, then `moreRounds` between rounds while it asks for some
- * (re-judging after), then `confirmCell` while `needsConfirmation` holds (up to `confirm` times); finally
- * `missingCells` and `runVerdict` over the run. A same-box A/B against the base commit (ab.ts) judges a cell from
- * launches of both arms instead: `abOrder` says which arm each launch runs, `abCellVerdict` (ab-cell.ts) judges
- * them.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/core/results.ts
-const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
-const CELL_STATUSES = ['ok', 'error'];
-const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
-const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
-const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
-const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
-
-;// CONCATENATED MODULE: ./src/run/assemble.ts
-/**
- * A run's judged cells → its results file: add the baseline's cells the run left out and tally the
- * run verdict. The pipeline and the CLI's `compare` both assemble results files through here; the
- * cells arrive judged (target/cell-judge.ts decides every one).
- */
-
-
-function assembleResults(input) {
-    const { missing } = input;
-    const cells = [...input.cells];
-    if (missing) {
-        const renamedTo = new Map([...(missing.renames?.aliases ?? [])].map(([to, from]) => [from, to]));
-        cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected, renamedTo));
-    }
-    const tally = runVerdict(cells, input.acceptance);
-    return {
-        results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } },
-        tally,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/core/server-counters.ts
-/**
- * What the engine's own metrics endpoint said about one round (`rounds[].server`): counters read before and
- * after the round (their deltas), gauges sampled during it (peak and mean), and rates derived from the deltas.
- * A per-run prefix-cache hit rate must come from counter deltas: vLLM's logged rate is a rolling window of the
- * last 1,000 requests (vllm-project/vllm PR #46938).
- */
-/**
- * What a round may record of the engine's figures. A Prometheus counter only goes up from 0 and the gauges an
- * adapter names are counts and levels (https://prometheus.io/docs/concepts/metric_types/), so a negative or
- * non-finite reading is a broken endpoint: missing, never a value. A share (a hit rate, a usage fraction) lies
- * in [0, 1]: a reading outside it is clamped, so no report says 100,000 % or −3 %.
- */
-const usable = (value) => value !== undefined && Number.isFinite(value) && value >= 0;
-/** A share clamped to [0, 1]; any other series' value as it is. */
-function clampShare(name, value) {
-    return isShare(name) ? Math.min(1, Math.max(0, value)) : value;
-}
-/** A gauge sample as a round records it: undefined when negative or not finite, a share clamped to [0, 1]. */
-function gaugeValue(name, value) {
-    return usable(value) ? clampShare(name, value) : undefined;
-}
-/**
- * Δ of each counter present in both readings. A counter that went down (an engine restart resets it to 0) is left
- * out rather than turned into a negative change, and so is one that read negative or not finite.
- */
-function counterDeltas(before, after, names) {
-    const out = {};
-    for (const name of names) {
-        const a = before[name];
-        const b = after[name];
-        if (usable(a) && usable(b) && b >= a)
-            out[name] = b - a;
-    }
-    return out;
-}
-/** The round's record without the named series (those the round's GPU record holds). */
-function withoutSeries(server, names) {
-    if (!names.length)
-        return server;
-    const keep = (values) => Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
-    return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) };
-}
-/** Each ratio whose denominator moved during the round and whose quotient is finite; a share clamped to [0, 1]. */
-function derivedRates(deltas, ratios) {
-    const out = {};
-    for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
-        const d = deltas[den];
-        const n = deltas[num];
-        // A denormal denominator makes a finite numerator's quotient overflow: missing, like a zero one.
-        if (usable(d) && d > 0 && usable(n) && Number.isFinite(n / d))
-            out[name] = clampShare(name, n / d);
-    }
-    return Object.keys(out).length ? out : undefined;
-}
-const LABELS = {
-    'vllm:num_preemptions_total': 'preemptions',
-    'vllm:prefix_cache_queries_total': 'prefix-cache queried tokens',
-    'vllm:prefix_cache_hits_total': 'prefix-cache hit tokens',
-    'vllm:request_success_total': 'requests finished',
-    'vllm:num_requests_waiting': 'waiting',
-    'vllm:num_requests_running': 'running',
-    'vllm:kv_cache_usage_perc': 'KV-cache usage',
-    'sglang:num_queue_reqs': 'queued',
-    'sglang:num_running_reqs': 'running',
-    'llamacpp:prompt_tokens_total': 'prompt tokens evaluated',
-    'llamacpp:prompt_tokens_cached_total': 'prompt tokens from cache',
-    'llamacpp:n_decode_total': 'decode calls',
-    'llamacpp:spec_decode_num_drafts_total': 'spec-decode drafts',
-    'llamacpp:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
-    'llamacpp:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
-    'vllm:spec_decode_num_drafts_total': 'spec-decode drafts',
-    'vllm:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
-    'vllm:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
-    prefix_cache_hit_rate: 'prefix-cache hit rate',
-    spec_acceptance_rate: 'spec-decode acceptance',
-};
-/** A series' name in words: a known one's label, else the name without its engine prefix and `_total`. */
-function seriesLabel(name) {
-    return (LABELS[name] ??
-        name
-            .replace(/^[a-z]+:/, '')
-            .replace(/_total$/, '')
-            .replace(/_/g, ' '));
-}
-/** Rates and usage gauges that are shares (0–1) and read as percentages. */
-function isShare(name) {
-    return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage';
-}
-/**
- * A series' value in words: a share as a percentage (clamped to 0–100 %, since a stored file may hold one a broken
- * endpoint gave before shares were clamped), a whole count as itself (`37`), else three figures.
- */
-function formatSeries(name, value, formatNumber) {
-    if (isShare(name))
-        return `${formatNumber(clampShare(name, value) * 100)} %`;
-    return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value);
-}
-
-;// CONCATENATED MODULE: ./src/compare/server-changes.ts
-
-
-/** How many round-to-round standard deviations a change must exceed. */
-const SERVER_CHANGE_SPREADS = 2;
-function collect(rounds) {
-    const out = new Map();
-    const add = (key, value, perRound) => {
-        const s = out.get(key) ?? { values: [], perRound: [] };
-        s.values.push(value);
-        s.perRound.push(perRound);
-        out.set(key, s);
-    };
-    // A stored file may hold what a broken endpoint gave before readings were checked (server-counters.ts): a
-    // negative change says nothing, and a share is read clamped to [0, 1].
-    const fine = (v) => Number.isFinite(v) && v >= 0;
-    for (const r of rounds) {
-        if (!r.steady || !r.server)
-            continue;
-        const requests = Math.max(1, r.requests);
-        for (const [name, delta] of Object.entries(r.server.deltas))
-            if (fine(delta))
-                add(name, delta / requests, delta);
-        for (const [name, rate] of Object.entries(r.server.rates ?? {}))
-            if (fine(rate))
-                add(name, clampShare(name, rate), clampShare(name, rate));
-    }
-    return out;
-}
-const server_changes_mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-function sd(xs) {
-    if (xs.length < 2)
-        return 0;
-    const m = server_changes_mean(xs);
-    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
-}
-function changed(base, current) {
-    const b = server_changes_mean(base);
-    const c = server_changes_mean(current);
-    if ((b === 0) !== (c === 0))
-        return true;
-    return Math.abs(c - b) > SERVER_CHANGE_SPREADS * Math.max(sd(base), sd(current));
-}
-const shown = (name, value) => formatSeries(name, value, formatNumber);
-/** The counters that changed beyond their noise, each as `label base → current[ per round]`; none without both sides. */
-function serverChanges(current, baseline) {
-    const now = collect(current);
-    const before = collect(baseline);
-    const lines = [];
-    for (const [name, c] of now) {
-        const b = before.get(name);
-        if (!b || !changed(b.values, c.values))
-            continue;
-        const unit = isShare(name) ? '' : ' per round';
-        lines.push(`${seriesLabel(name)} ${shown(name, server_changes_mean(b.perRound))} → ${shown(name, server_changes_mean(c.perRound))}${unit}`);
-    }
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./src/host/command.ts
-/** Host commands with a time limit and an output limit: a hung or chatty tool cannot stall or flood the run. */
-
-const COMMAND_LIMITS = { timeoutMs: 5000, maxBytes: 256 * 1024 };
-/** Runs `file args` (no shell); `missing` when the program is not on PATH. Never throws. */
-function runCommand(file, args, limits = COMMAND_LIMITS) {
-    return new Promise((resolve) => {
-        (0,external_node_child_process_namespaceObject.execFile)(file, [...args], { timeout: limits.timeoutMs, maxBuffer: limits.maxBytes, killSignal: 'SIGKILL', encoding: 'utf8' }, (error, stdout, stderr) => {
-            if (!error)
-                return resolve({ ok: true, stdout });
-            const code = error.code;
-            if (code === 'ENOENT')
-                return resolve({ ok: false, missing: true, reason: `${file} not found` });
-            if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
-                return resolve({ ok: false, missing: false, reason: `${file} failed: output over ${limits.maxBytes} bytes` });
-            const why = error.killed
-                ? `timed out after ${limits.timeoutMs} ms`
-                : String(stdout || stderr || error.message)
-                    .trim()
-                    .split('\n')[0]
-                    .slice(0, 200);
-            resolve({ ok: false, missing: false, reason: `${file} failed: ${why}` });
-        });
-    });
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/host/launched-program.ts
-/**
- * The program a launch command runs, as a content hash: what tells two builds of an engine apart when both report
- * the same version (a rebuilt `llama-server` at a fixed build prefix, a wrapper script that moved to another
- * engine). The launch is a `bash -c` text; its program is the first word after leading `VAR=value` assignments and
- * `exec`, with `$VAR` / `${VAR}` expanded from the launch's environment, resolved against the launch's working
- * directory when it names a path and along `PATH` otherwise — bash's own rule for a command name without a slash
- * (bash manual, "Command Search and Execution"). A word that needs more of the shell than that (quotes around a
- * variable, `$(…)`, globbing) is not guessed at: no hash, and nothing compares.
- */
-
-
-
-
-/** Largest program hashed: an engine binary is tens of MiB; a multi-GiB file is not a program worth reading. */
-const MAX_PROGRAM_BYTES = 1024 * 1024 * 1024;
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=\S*$/;
-const PLAIN_WORD = /^[A-Za-z0-9_./${}:+@%,-]+$/;
-/** The launch command's program word with its variables expanded; undefined when it takes more of the shell. */
-function programWord(command, env) {
-    const words = command.trim().split(/\s+/);
-    let i = 0;
-    while (i < words.length && (ASSIGNMENT.test(words[i]) || words[i] === 'exec'))
-        i++;
-    const word = words[i];
-    if (!word || !PLAIN_WORD.test(word))
-        return undefined;
-    let unknown = false;
-    const expanded = word.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_, a, b) => {
-        const value = env[(a ?? b)];
-        if (value === undefined)
-            unknown = true;
-        return value ?? '';
-    });
-    return unknown || expanded.includes('$') || !expanded ? undefined : expanded;
-}
-/** The regular file the word names: relative to `cwd` with a slash, else the first match along `PATH`. */
-async function resolveProgram(word, cwd, path) {
-    const candidates = word.includes('/')
-        ? [(0,external_node_path_.isAbsolute)(word) ? word : (0,external_node_path_.resolve)(cwd, word)]
-        : (path ?? '')
-            .split(external_node_path_.delimiter)
-            .filter(Boolean)
-            .map((dir) => (0,external_node_path_.join)((0,external_node_path_.resolve)(cwd, dir), word));
-    for (const file of candidates) {
-        const s = await (0,promises_.stat)(file).catch(() => undefined);
-        if (s?.isFile() && s.size <= MAX_PROGRAM_BYTES)
-            return file;
-    }
-    return undefined;
-}
-async function sha256(file) {
-    const hash = (0,external_node_crypto_.createHash)('sha256');
-    for await (const chunk of (0,external_node_fs_namespaceObject.createReadStream)(file))
-        hash.update(chunk);
-    return hash.digest('hex');
-}
-/**
- * `llama-server sha256:0123456789abcdef`: the launched program's name and the first 16 hex digits of its SHA-256;
- * undefined when the program cannot be told (see the header). Never throws.
- */
-async function launchedProgram(command, env, cwd) {
-    if (!command)
-        return undefined;
-    const word = programWord(command, env);
-    if (!word)
-        return undefined;
-    try {
-        const file = await resolveProgram(word, cwd, env.PATH);
-        return file ? `${(0,external_node_path_.basename)(file)} sha256:${(await sha256(file)).slice(0, 16)}` : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/host/fingerprint.ts
-/**
- * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
- * file size and mtime — and how it differs from the baseline's, so a change in speed can be read next
- * to a change of environment that may explain it.
- */
-
-
-
-
-async function fingerprint(i) {
-    const f = {};
-    const driver = i.host.gpus?.find((g) => g.driver)?.driver;
-    if (driver)
-        f.driver = driver;
-    if (i.host.cuda)
-        f.cuda = i.host.cuda;
-    if (i.engineVersion)
-        f.engine = i.engineVersion;
-    if (i.container?.image)
-        f.image = i.container.image;
-    if (i.container?.digest)
-        f.digest = i.container.digest;
-    const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()));
-    if (model)
-        f.model = model;
-    const program = i.launch && (await launchedProgram(i.launch.command, i.launch.env, i.cwd ?? process.cwd()));
-    if (program)
-        f.program = program;
-    return f;
-}
-/** A model name that looks like a path (`/models/x.gguf`, `./x`, `~` is not expanded) and exists. */
-async function modelFile(model, cwd) {
-    if (!(0,external_node_path_.isAbsolute)(model) && !model.startsWith('./') && !model.startsWith('../'))
-        return undefined;
-    const s = await (0,promises_.stat)((0,external_node_path_.resolve)(cwd, model)).catch(() => undefined);
-    return s ? { bytes: s.size, mtime: s.mtime.toISOString() } : undefined;
-}
 const FIELDS = [
     ['driver', 'driver'],
     ['cuda', 'CUDA'],
@@ -42155,7 +41454,7 @@ const FIELDS = [
 ];
 /** The fields that say which engine ran, as opposed to the box it ran on (driver, CUDA). */
 const ENGINE_FIELDS = ['engine', 'image', 'digest', 'program', 'model'];
-const fingerprint_shown = (f, key) => {
+const shown = (f, key) => {
     const v = f[key];
     return typeof v === 'object' ? `${formatBytes(v.bytes)} of ${v.mtime}` : v;
 };
@@ -42169,10 +41468,10 @@ function unreproducedChanges(stored, pr, baseArm) {
     if (!stored || !pr)
         return [];
     return ENGINE_FIELDS.flatMap((key) => {
-        const [was, now] = [fingerprint_shown(stored, key), fingerprint_shown(pr, key)];
+        const [was, now] = [shown(stored, key), shown(pr, key)];
         if (was === undefined || now === undefined || was === now)
             return [];
-        const base = baseArm.map((f) => (f ? fingerprint_shown(f, key) : undefined));
+        const base = baseArm.map((f) => (f ? shown(f, key) : undefined));
         if (base.length && base.every((b) => b !== undefined && b !== now))
             return [];
         const label = key === 'model' ? 'model file' : FIELDS.find(([k]) => k === key)[1];
@@ -42198,909 +41497,205 @@ function fingerprintChanges(baseline, current) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/core/host.ts
-/**
- * What the results file records about the host a target ran on: its state just before launch (GPU
- * clocks, power, temperature, slowdown reasons and their counters, GPU compute processes, available
- * memory, CPU governor), the environment fingerprint compared with the baseline's, and the rounds
- * re-measured because the GPU slowed down during them. Every figure is optional: a host without
- * `nvidia-smi`, a VM without cpufreq, a GB10 reporting `[N/A]` simply leave it out.
- */
-/**
- * Clock slowdown reasons that make a measurement unrepresentative, by their `nvidia-smi` field names
- * (`clocks_event_reasons.<name>`; `clocks_throttle_reasons.<name>` on drivers before 535). Idle,
- * application-clock and sync-boost reasons are left out: they do not mean the box is throttled.
- */
-const SLOWDOWN_REASONS = [
-    'hw_slowdown',
-    'sw_thermal_slowdown',
-    'hw_thermal_slowdown',
-    'hw_power_brake_slowdown',
-    'sw_power_cap',
-];
-
-;// CONCATENATED MODULE: ./src/host/nvidia-smi.ts
-/**
- * Reading the GPUs through `nvidia-smi` queries (CSV, no header, no units). Any value may be `[N/A]`
- * (GB10 reports its unified memory that way) or `[Not Supported]`: such a value is absent, never zero.
- * Field names follow `nvidia-smi --help-query-gpu` and `--help-query-compute-apps` (NVIDIA's nvidia-smi(1) manual,
- * docs.nvidia.com/deploy/nvidia-smi): `--query-gpu=index,uuid` names each GPU as CUDA_VISIBLE_DEVICES may (an index
- * or a `GPU-…` UUID), and `--query-compute-apps=pid,gpu_uuid,…` says which GPU each compute process is on. Drivers
- * before 535 spell the slowdown reasons `clocks_throttle_reasons.*`, so a query the driver rejects is asked again
- * with the old names.
- */
+;// CONCATENATED MODULE: ./src/compare/ab-verdict.ts
 
 
-const STATE_FIELDS = ['name', 'driver_version', 'clocks.sm', 'clocks.max.sm', 'power.draw', 'temperature.gpu'];
-function stateQuery(prefix) {
-    return [...STATE_FIELDS, `${prefix}.active`, ...SLOWDOWN_REASONS.map((r) => `${prefix}.${r}`)].join(',');
-}
-const csv = (fields) => [`--query-gpu=${fields}`, '--format=csv,noheader,nounits'];
-/** A CSV value, or undefined for `[N/A]`, `N/A`, `[Not Supported]`, `[Unknown Error]` and empty. */
-function value(raw) {
-    const v = raw?.trim();
-    if (!v || /^\[.*\]$/.test(v) || v === 'N/A')
+
+/** Why the cell wants an A/B under `mode`, or undefined when its stored-baseline verdict stands on its own. */
+function abWanted(cell, mode) {
+    if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
         return undefined;
-    return v;
-}
-function numberValue(raw) {
-    const v = value(raw);
-    if (v === undefined)
+    if (mode === 'always')
+        return 'ab: always';
+    // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
+    if (cell.verdict.failures?.length)
         return undefined;
-    const n = Number(v);
-    return Number.isFinite(n) ? n : undefined;
-}
-const lines = (stdout) => stdout
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-/** One GPU per line of the state query. */
-function parseGpuStates(stdout) {
-    return lines(stdout).map((line) => {
-        const f = line.split(',');
-        const gpu = { active: SLOWDOWN_REASONS.filter((_, i) => value(f[7 + i]) === 'Active') };
-        const set = (key, v) => {
-            if (v !== undefined)
-                gpu[key] = v;
-        };
-        set('name', value(f[0]));
-        set('driver', value(f[1]));
-        set('smClockMhz', numberValue(f[2]));
-        set('maxSmClockMhz', numberValue(f[3]));
-        set('powerW', numberValue(f[4]));
-        set('temperatureC', numberValue(f[5]));
-        set('activeMask', value(f[6]));
-        return gpu;
-    });
-}
-/** Per GPU, the cumulative slowdown counters (microseconds) the driver reports. */
-function parseCounters(stdout) {
-    return lines(stdout).map((line) => {
-        const f = line.split(',');
-        const counters = {};
-        SLOWDOWN_REASONS.forEach((reason, i) => {
-            const n = numberValue(f[i]);
-            if (n !== undefined)
-                counters[reason] = n;
-        });
-        return counters;
-    });
-}
-/** The GPUs' state; the old field names when the driver does not know the new ones. */
-async function queryGpus(run) {
-    let result = await run(csv(stateQuery('clocks_event_reasons')));
-    if (!result.ok && !result.missing)
-        result = await run(csv(stateQuery('clocks_throttle_reasons')));
-    if (!result.ok)
-        return { reason: result.reason, missing: result.missing };
-    const gpus = parseGpuStates(result.stdout);
-    const counters = await queryCounters(run);
-    for (const [i, gpu] of gpus.entries())
-        if (counters?.[i] && Object.keys(counters[i]).length)
-            gpu.counters = counters[i];
-    return { gpus };
-}
-/** The slowdown counters, per GPU; undefined where the driver has none. */
-async function queryCounters(run) {
-    const result = await run(csv(SLOWDOWN_REASONS.map((r) => `clocks_event_reasons_counters.${r}`).join(',')));
-    return result.ok ? parseCounters(result.stdout) : undefined;
-}
-/** `index, uuid` per line: each GPU's index and UUID; a line without an integer index is left out. */
-function parseGpuIds(stdout) {
-    return lines(stdout).flatMap((line) => {
-        const f = line.split(',');
-        const index = numberValue(f[0]);
-        if (index === undefined || !Number.isInteger(index) || index < 0)
-            return [];
-        const uuid = value(f[1]);
-        return [uuid === undefined ? { index } : { index, uuid }];
-    });
-}
-/** The GPUs' indexes and UUIDs; undefined when the driver does not answer. */
-async function queryGpuIds(run) {
-    const result = await run(csv('index,uuid'));
-    return result.ok ? parseGpuIds(result.stdout) : undefined;
-}
-/** `pid, gpu_uuid, process_name, used_memory` per line; a name may itself hold commas. */
-function parseComputeApps(stdout) {
-    return lines(stdout).flatMap((line) => {
-        const f = line.split(',');
-        const pid = numberValue(f[0]);
-        if (pid === undefined || f.length < 4)
-            return [];
-        const used = numberValue(f[f.length - 1]?.replace(/\s*MiB$/, ''));
-        const app = { pid, name: f.slice(2, -1).join(',').trim() };
-        const uuid = value(f[1]);
-        if (uuid !== undefined)
-            app.gpuUuid = uuid;
-        if (used !== undefined)
-            app.usedMemoryMiB = used;
-        return [app];
-    });
-}
-async function queryComputeApps(run) {
-    const result = await run([
-        '--query-compute-apps=pid,gpu_uuid,process_name,used_memory',
-        '--format=csv,noheader,nounits',
-    ]);
-    return result.ok ? parseComputeApps(result.stdout) : undefined;
-}
-/** The CUDA version from the plain `nvidia-smi` header (`CUDA Version: 13.0`). */
-async function queryCuda(run) {
-    const result = await run([]);
-    return result.ok ? /CUDA Version:\s*([0-9][0-9.]*)/.exec(result.stdout)?.[1] : undefined;
-}
-const nvidiaSmi = (args) => runCommand('nvidia-smi', args);
-
-;// CONCATENATED MODULE: ./src/host/gpu-scope.ts
-const MAX_VALUE = 120;
-const gpu_scope_shown = (value) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);
-const gpu_scope_layer = (name, value) => ({ label: `${name}=${gpu_scope_shown(value)}`, value });
-const CUDA = 'CUDA_VISIBLE_DEVICES';
-const NVIDIA = 'NVIDIA_VISIBLE_DEVICES';
-/** The layers that choose a target's GPUs, in the order they apply; none when nothing chooses them. */
-function gpuLayers(target, runner) {
-    if (target.container)
-        return containerLayers(target.container);
-    const layers = [];
-    if (target.env[NVIDIA] !== undefined)
-        layers.push(gpu_scope_layer(`the target's env ${NVIDIA}`, target.env[NVIDIA]));
-    if (target.env[CUDA] !== undefined)
-        layers.push(gpu_scope_layer(`the target's env ${CUDA}`, target.env[CUDA]));
-    else if (runner[CUDA] !== undefined)
-        layers.push(gpu_scope_layer(`the runner's ${CUDA}`, runner[CUDA]));
-    return layers;
-}
-function containerLayers(c) {
-    const layers = [];
-    if (c.gpus === 'none') {
-        const flag = runArgsGpus(c.runArgs);
-        if (flag)
-            layers.push(flag);
-        else if (c.env[NVIDIA] !== undefined)
-            layers.push(gpu_scope_layer(`container.env ${NVIDIA}`, c.env[NVIDIA]));
-    }
-    if (c.env[CUDA] !== undefined)
-        layers.push(gpu_scope_layer(`container.env ${CUDA}`, c.env[CUDA]));
-    return layers;
-}
-/** The GPUs `run-args` give a container: docker's last `--gpus`, or every podman `--device nvidia.com/gpu=…`. */
-function runArgsGpus(runArgs) {
-    const words = (typeof runArgs === 'string' ? runArgs.split(/\s+/) : (runArgs ?? [])).map((w) => w.replace(/^['"]+|['"]+$/g, ''));
-    let gpus;
-    const cdi = [];
-    for (const [i, word] of words.entries()) {
-        const value = word.startsWith('--gpus=') ? word.slice(7) : word === '--gpus' ? words[i + 1] : undefined;
-        if (value !== undefined)
-            gpus = value.replace(/^['"]+|['"]+$/g, '');
-        const device = word.startsWith('--device=') ? word.slice(9) : word === '--device' ? words[i + 1] : undefined;
-        const name = /^nvidia\.com\/gpu=(.+)$/.exec(device ?? '')?.[1];
-        if (name)
-            cdi.push(name);
-    }
-    if (gpus !== undefined) {
-        const count = /^(?:count=)?(\d+)$/.exec(gpus)?.[1];
-        if (count)
-            return { label: `container run-args --gpus ${count}`, value: countToDevices(Number(count)) };
-        const devices = /(?:^|,)device=([^"']+)/.exec(gpus)?.[1] ?? (gpus === 'all' ? 'all' : undefined);
-        return devices === undefined ? undefined : gpu_scope_layer('container run-args --gpus device', devices);
-    }
-    return cdi.length ? gpu_scope_layer('container run-args --device nvidia.com/gpu', cdi.join(',')) : undefined;
-}
-const countToDevices = (n) => Array.from({ length: n }, (_, i) => String(i)).join(',');
-const NONE = new Set(['', 'none', 'void', '-1']);
-/** The GPUs the layers leave of the host's, or why a layer names a GPU the host lacks; `chosen` when one narrowed. */
-function resolveGpus(layers, host) {
-    let current = [...host].sort((a, b) => a.index - b.index);
-    const chosen = [];
-    for (const l of layers) {
-        const value = l.value.trim();
-        if (value.toLowerCase() === 'all')
-            continue;
-        const entries = NONE.has(value.toLowerCase()) ? [] : value.split(',').map((e) => e.trim());
-        // A MIG instance is not one of the GPUs nvidia-smi's GPU queries list.
-        if (entries.some((e) => /^MIG-/i.test(e) || e.includes(':')))
-            continue;
-        const next = [];
-        for (const entry of entries) {
-            const gpu = /^\d+$/.test(entry)
-                ? current[Number(entry)]
-                : current.find((g) => entry.length > 0 && g.uuid?.toLowerCase().startsWith(entry.toLowerCase()));
-            if (!gpu)
-                return { problem: `${l.label}: ${missing(entry, current, host)}` };
-            if (!next.includes(gpu))
-                next.push(gpu);
-        }
-        current = next;
-        chosen.push(l.label);
-    }
-    const from = chosen.length ? chosen.join(', then ') : "nothing names the target's GPUs";
-    return { scope: { gpus: current, of: host.length, from }, chosen: chosen.length > 0 };
-}
-/** Why an entry names no GPU: none by that index or UUID, or no UUID to match it against. */
-function missing(entry, current, host) {
-    if (!/^\d+$/.test(entry) && current.length && current.every((g) => g.uuid === undefined))
-        return `no GPU UUID to match ${gpu_scope_shown(entry)} against: nvidia-smi gave none (--query-gpu=index,uuid)`;
-    const among = current.length === host.length ? 'of this host' : 'it can see';
-    return `no GPU ${gpu_scope_shown(entry)} among the ${current.length} GPUs ${among}`;
-}
-/** `GPU 1 of 8`, `GPUs 0, 3 of 8`, `no GPU of 8`, `every GPU (2)`. */
-function scopeGpus(scope) {
-    const indexes = scope.gpus.map((g) => g.index);
-    if (indexes.length === 0)
-        return `no GPU of ${scope.of}`;
-    if (indexes.length === scope.of && scope.of > 1)
-        return `every GPU (${scope.of})`;
-    return `GPU${indexes.length === 1 ? '' : 's'} ${indexes.join(', ')} of ${scope.of}`;
-}
-/** The GPUs and how they were chosen: `GPU 1 of 8 (the target's env CUDA_VISIBLE_DEVICES=1)`. */
-const scopeText = (scope) => `${scopeGpus(scope)} (${scope.from})`;
-/** The scope's GPU indexes. */
-const scopeIndexes = (scope) => new Set(scope.gpus.map((g) => g.index));
-
-;// CONCATENATED MODULE: ./src/core/proc-stat.ts
-/**
- * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
- * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
- * name in parentheses, and a process may name itself anything (prctl(PR_SET_NAME), up to 15
- * bytes), spaces and parentheses included: the fields are counted from after the last `)`.
- */
-
-const COUNT = /^\d+$/;
-/** The fields this project reads, or undefined for a line that is not a stat line. */
-function parseProcStat(text) {
-    const close = text.lastIndexOf(')');
-    if (close < 0 || text[close + 1] !== ' ')
-        return undefined;
-    // fields[0] is field 3.
-    const fields = text
-        .slice(close + 2)
-        .trimEnd()
-        .split(' ');
-    const [state, , pgrp] = fields;
-    const startTime = fields[19];
-    if (!/^[A-Za-z]$/.test(state ?? '') || !COUNT.test(pgrp ?? '') || !COUNT.test(startTime ?? ''))
-        return undefined;
-    const stat = { state, pgrp: Number(pgrp), startTime: Number(startTime) };
-    return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
-}
-/** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
-function proc_stat_readProcStat(pid) {
-    try {
-        return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/core/sweep.ts
-/**
- * Concurrency sweeps (SPEC §16): a scenario whose `concurrency` is a list becomes one cell per value, its
- * scenario id `<scenario>@c<N>` (`chat-1k@c4`). Scenario names never hold `@` (core/fields.ts `ID_PATTERN`), so
- * the suffix is unambiguous: config builds the ids with `sweepPointId`, and the report and the store read a
- * sweep's points back from any cell id with `sweepPoint`, including ids of baselines and history entries.
- */
-const SUFFIX = /@c([1-9][0-9]*)$/;
-/** `chat-1k`, 4 → `chat-1k@c4`. */
-function sweepPointId(scenario, concurrency) {
-    return `${scenario}@c${concurrency}`;
-}
-/** The sweep point a scenario id (`chat-1k@c4`) or a cell id (`qwen-fp8/chat-1k@c4`) names; undefined for any other id. */
-function sweepPoint(id) {
-    const match = SUFFIX.exec(id);
-    if (!match)
-        return undefined;
-    return { base: id.slice(0, match.index), concurrency: Number(match[1]) };
-}
-/** The id with a sweep point's suffix taken off (`qwen-fp8/chat-1k@c4` → `qwen-fp8/chat-1k`); any other id as it is. */
-function withoutSweepPoint(id) {
-    return sweepPoint(id)?.base ?? id;
-}
-
-;// CONCATENATED MODULE: ./src/config/select.ts
-
-function onlyPatterns(only) {
-    return (only ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0);
-}
-/**
- * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
- * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
- * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
- */
-function compileGlob(pattern) {
-    return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`);
-}
-/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
-function globMatcher(full) {
-    const tokens = [];
-    for (let i = 0; i < full.length; i++) {
-        if (full[i] === '*' && full[i + 1] === '*') {
-            // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
-            tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') });
-            i++;
-        }
-        else if (full[i] === '*')
-            tokens.push({ kind: 'star' });
-        else if (full[i] === '?')
-            tokens.push({ kind: 'one' });
-        else
-            tokens.push({ kind: 'char', char: full[i] });
-    }
-    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
-    // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
-    // state i has matched anything yet (only then may `**/` skip its slash too).
-    const enter = (states, i, fresh = true) => {
-        for (; i <= tokens.length; i++) {
-            const mark = fresh ? 2 : 1;
-            if (states[i] >= mark)
-                return;
-            states[i] = mark;
-            if (i === tokens.length || !skippable(tokens[i]))
-                return;
-            const t = tokens[i];
-            if (fresh && t.kind === 'globstar' && t.dirs)
-                enter(states, i + 2);
-            fresh = true;
-        }
-    };
-    return (id) => {
-        let current = new Uint8Array(tokens.length + 1);
-        enter(current, 0);
-        for (const c of id) {
-            const next = new Uint8Array(tokens.length + 1);
-            for (let i = 0; i < tokens.length; i++) {
-                if (!current[i])
-                    continue;
-                const t = tokens[i];
-                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
-                    enter(next, i, false);
-                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
-                    enter(next, i + 1);
-            }
-            current = next;
-        }
-        return current[tokens.length] !== 0;
-    };
-}
-/**
- * A compiled `only` pattern over cell ids. A point of a concurrency sweep (`qwen-fp8/chat-1k@c4`) is also its
- * scenario's cell (`qwen-fp8/chat-1k`): a pattern that names the scenario selects every point of its sweep.
- */
-function cellMatcher(pattern) {
-    const match = compileGlob(pattern);
-    return (id) => match(id) || (withoutSweepPoint(id) !== id && match(withoutSweepPoint(id)));
-}
-function matchesOnly(id, only) {
-    const patterns = onlyPatterns(only);
-    return patterns.length === 0 || patterns.some((p) => cellMatcher(p)(id));
-}
-const LISTED = 12;
-/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
-function applyOnly(targets, only, problems) {
-    const patterns = onlyPatterns(only);
-    if (patterns.length === 0)
-        return targets;
-    const matchers = patterns.map(cellMatcher);
-    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
-    patterns.forEach((pattern, i) => {
-        if (ids.some((id) => matchers[i](id)))
-            return;
-        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
-        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
-    });
-    return targets
-        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
-        .filter((t) => t.scenarios.length > 0);
-}
-/** More shards than a workflow matrix can hold is a typo. */
-const MAX_SHARDS = 256;
-function select_parseShard(text, problems) {
-    const trimmed = text?.trim() ?? '';
-    if (trimmed === '')
-        return undefined;
-    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
-    const index = match ? Number(match[1]) : NaN;
-    const count = match ? Number(match[2]) : NaN;
-    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
-        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
-        return undefined;
-    }
-    return { index, count };
-}
-/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
-function shardOf(targets, count) {
-    const load = new Array(count).fill(0);
-    return targets.map((t) => {
-        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
-        load[shard] += t.scenarios.length;
-        return shard + 1;
-    });
-}
-function applyShard(targets, shard) {
-    if (!shard)
-        return targets;
-    const assigned = shardOf(targets, shard.count);
-    return targets.filter((_, i) => assigned[i] === shard.index);
-}
-
-;// CONCATENATED MODULE: ./src/host/preflight.ts
-/**
- * The host's state before a target launches, and what in it makes a measurement worthless: a GPU
- * compute process this run did not start on one of the target's GPUs (it shares the GPU with the engine),
- * or a clock slowdown already active on one of them (the box is throttled). Either is an infrastructure
- * error, never a regression. Another GPU's process or slowdown is recorded, not counted (gpu-scope.ts).
- */
-
-
-
-
-
-const MAX_CPUS = 4096;
-async function readHost(readers = {}) {
-    const smi = readers.smi ?? nvidiaSmi;
-    const host = {};
-    const gpu = await queryGpus(smi);
-    if (gpu.gpus) {
-        host.gpus = gpu.gpus;
-        const [cuda, apps, ids] = await Promise.all([queryCuda(smi), queryComputeApps(smi), queryGpuIds(smi)]);
-        if (cuda)
-            host.cuda = cuda;
-        for (const id of ids ?? [])
-            if (id.uuid && host.gpus[id.index])
-                host.gpus[id.index].uuid = id.uuid;
-        if (apps)
-            host.processes = await Promise.all(apps.map((a) => gpuProcess(a, host, readers.ours)));
-    }
-    else {
-        host.noGpu = gpu.missing ? 'no GPU information: nvidia-smi not found' : `no GPU information: ${gpu.reason}`;
-    }
-    const memory = await readers.memory?.().catch(() => undefined);
-    if (memory && Number.isFinite(memory.availableBytes) && Number.isFinite(memory.totalBytes))
-        host.memory = memory;
-    const governors = await readGovernors(readers.cpuRoot ?? '/sys/devices/system/cpu');
-    if (governors.length)
-        host.governors = governors;
-    return host;
-}
-/** One compute process as the preflight records it: the GPU it is on by index, and whether this run started it. */
-async function gpuProcess(app, host, ours) {
-    const gpu = app.gpuUuid === undefined ? -1 : (host.gpus ?? []).findIndex((g) => g.uuid === app.gpuUuid);
-    return { ...app, ...(gpu >= 0 && { gpu }), ours: (await ours?.(app.pid)) ?? false };
-}
-/** The host's GPUs by `nvidia-smi` index, with their UUIDs where the driver gave them. */
-function hostGpuIds(host) {
-    return (host.gpus ?? []).map((g, index) => (g.uuid === undefined ? { index } : { index, uuid: g.uuid }));
-}
-/** The distinct `scaling_governor` values; none in a VM without cpufreq. */
-async function readGovernors(root) {
-    const cpus = (await (0,promises_.readdir)(root).catch(() => [])).filter((n) => /^cpu\d+$/.test(n)).slice(0, MAX_CPUS);
-    const values = await Promise.all(cpus.map((cpu) => (0,promises_.readFile)(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')));
-    return [...new Set(values.filter(Boolean))].sort();
-}
-/**
- * Marks the processes on a GPU the target does not use (`outside`): recorded, never counted against it. A process
- * whose GPU is unknown is left unmarked, so it still counts.
- */
-function markOutside(host, scope) {
-    const inside = scopeIndexes(scope);
-    const outside = [];
-    host.processes = host.processes?.map((p) => {
-        if (p.ours || p.gpu === undefined || inside.has(p.gpu))
-            return p;
-        const marked = { ...p, outside: true };
-        outside.push(marked);
-        return marked;
-    });
-    return outside;
-}
-/**
- * Marks the processes `allow-gpu-processes` expects on this host. A glob matches the name as
- * nvidia-smi prints it (often a full path) or its last path segment: `ollama`, `python*`, `/opt/dcgm/**`.
- */
-function markAllowed(host, globs) {
-    if (!globs.length || !host.processes)
-        return [];
-    const matchers = globs.map(globMatcher);
-    const allowed = [];
-    host.processes = host.processes.map((p) => {
-        const base = p.name.slice(p.name.lastIndexOf('/') + 1);
-        if (p.ours || !matchers.some((m) => m(p.name) || m(base)))
-            return p;
-        const marked = { ...p, allowed: true };
-        allowed.push(marked);
-        return marked;
-    });
-    return allowed;
-}
-/** Why the target must not be measured on this host now, or undefined. */
-function preflightProblem(host, o) {
-    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed && !p.outside);
-    // Which GPU a process is on says something only on a box of several.
-    const several = (host.gpus?.length ?? 0) > 1;
-    if (stray.length) {
-        const named = stray
-            .slice(0, 3)
-            .map((p) => `pid ${p.pid} ${p.name}${p.gpu === undefined || !several ? '' : ` on GPU ${p.gpu}`}`)
-            .join(', ');
-        return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
-    }
-    const inside = o.scope && scopeIndexes(o.scope);
-    const throttled = (host.gpus ?? []).flatMap((g, i) => g.active.length && (!inside || inside.has(i)) ? [`GPU ${i} ${g.active.join(', ')}`] : []);
-    if (throttled.length)
-        return `GPU throttled before launch: ${throttled.join('; ')}`;
+    const { status } = cell.verdict;
+    if (status === 'regression')
+        return 'it looks regressed against the stored baseline';
+    if (status === 'inconclusive')
+        return 'the stored baseline cannot decide it';
+    if (status === 'new')
+        return 'there is no stored baseline for it';
+    const changes = cell.host?.changes;
+    if (changes?.length)
+        return `the environment differs from the stored baseline's (${changes.join('; ')})`;
     return undefined;
 }
-/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
-async function processGroup(pid) {
-    const stat = await (0,promises_.readFile)(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    return stat ? parseProcStat(stat)?.pgrp : undefined;
+/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
+function abNotRun(cell, reason, extra = {}) {
+    const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`;
+    return {
+        ...cell,
+        ab: { status: 'not-run', reason, ...extra },
+        verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
+    };
 }
-/** A process is ours when it leads, or belongs to, a process group this run launched. */
-function oursBy(groups) {
-    return async (pid) => groups.has(pid) || groups.has((await processGroup(pid)) ?? -1);
+/** The A/B's own verdict on one cell's launches so far (undecided when none ran). */
+function abVerdictOf(cellId, launches, gate, noiseFloor) {
+    const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
+    return abCellVerdict(pairs, gate, { noiseFloor });
 }
-
-;// CONCATENATED MODULE: ./src/host/gpu-telemetry.ts
-
-
-/** The fields each row of the sampler's query carries, in order (`nvidia-smi --help-query-gpu`). */
-const SAMPLE_FIELDS = ['index', 'power.draw', 'clocks.sm', 'clocks.mem', 'temperature.gpu', 'utilization.gpu'];
-const GAUGES = ['powerW', 'smClockMhz', 'memClockMhz', 'temperatureC', 'utilizationPct'];
-const DROP_SHARE = 0.9;
-const DROP_SAMPLES = 2;
-/** A row of the query, or undefined for a line that is not one (a warning, a cut line). */
-function parseSample(line, at) {
-    const f = line.split(',');
-    const index = numberValue(f[0]);
-    if (f.length !== SAMPLE_FIELDS.length || index === undefined || !Number.isInteger(index))
-        return undefined;
-    const sample = { at, index };
-    GAUGES.forEach((name, i) => {
-        const v = numberValue(f[i + 1]);
-        if (v !== undefined)
-            sample[name] = v;
+/** Whether the launches so far leave the cell undecided in a way more launches could change: a metric asks for launches. */
+function abUndecided(cellId, launches, gate, noiseFloor) {
+    const verdict = abVerdictOf(cellId, launches, gate, noiseFloor);
+    return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
+}
+/** The cell's launches as the results file records them. */
+function launchRecords(cell, launches) {
+    return launches.map((l) => {
+        const measured = l.cells?.get(cell.id);
+        return {
+            arm: l.arm,
+            status: measured ? 'ok' : 'error',
+            ...(l.error && { error: l.error }),
+            metrics: measured?.metrics ?? null,
+            rounds: measured?.rounds ?? [],
+            engineMs: l.engineMs,
+            ...(l.fingerprint && { fingerprint: l.fingerprint }),
+        };
     });
-    return sample;
 }
-const gauge = (values) => values.length ? { mean: values.reduce((s, v) => s + v, 0) / values.length, max: Math.max(...values) } : undefined;
-/** The round's telemetry; undefined when no sample fell inside the window. */
-function summarizeGpu(samples, window) {
-    const inside = samples.filter((s) => s.at >= window.startMs && s.at <= window.endMs);
-    if (!inside.length)
-        return undefined;
-    const indexes = [...new Set(inside.map((s) => s.index))].sort((a, b) => a - b);
-    const perGpu = indexes.map((index) => inside.filter((s) => s.index === index));
-    const devices = perGpu.map((rows) => {
-        const device = { index: rows[0].index, samples: rows.length };
-        for (const name of GAUGES) {
-            const g = gauge(rows.flatMap((s) => (s[name] === undefined ? [] : [s[name]])));
-            if (g)
-                device[name] = g;
+/** A judged cell after its target's A/B: the A/B's verdict where it may speak, or why it did not finish. */
+function abDecided(cell, ab, gate, noiseFloor) {
+    const { launches, sha } = ab;
+    const engine = (arm) => sum(launches.filter((l) => l.arm === arm).map((l) => l.engineMs));
+    const perArm = Math.floor(launches.length / 2);
+    const record = {
+        base: sha,
+        launches: perArm,
+        arms: launchRecords(cell, launches),
+        baseMs: engine('base'),
+        prMs: engine('pr'),
+    };
+    if (ab.stopped)
+        return abNotRun(cell, ab.stopped, { ...record, launches: ab.minimum });
+    const verdict = abVerdictOf(cell.id, launches, gate, noiseFloor);
+    const baseArm = launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
+    const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
+    const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${ab.ended ? ` (${ab.ended})` : ''}`;
+    return {
+        ...cell,
+        ab: {
+            status: 'ran',
+            ...record,
+            stored: cell.verdict,
+            ...(sameEngine.length && { sameEngine }),
+            ...(ab.ended && { ended: ab.ended }),
+        },
+        verdict: abFinal({ stored: cell.verdict, ab: verdict, said, sameEngine }),
+    };
+}
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+;// CONCATENATED MODULE: ./src/config/issues.ts
+function formatPath(path) {
+    if (path.length === 0)
+        return '(file)';
+    return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+/** Collects problems in order and drops exact repeats (one per matrix expansion would be noise). */
+class issues_Problems {
+    items = [];
+    add(path, message, inFile = true) {
+        this.items.push({ path, message, inFile });
+    }
+    /** A problem someone else worded in full; `path` is where in the file it points. */
+    addText(path, text) {
+        this.items.push({ path, message: '', text });
+    }
+    addAll(problems) {
+        this.items.push(...problems);
+    }
+    get size() {
+        return this.items.length;
+    }
+    /** Formatted, in file order when lines are known (problems without a line keep their order, last). */
+    lines(locate) {
+        const located = this.items.map((p) => ({ p, line: p.inFile !== false ? locate?.(p.path)?.line : undefined }));
+        located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+        const text = located.map(({ p, line }) => `${p.text ?? `${formatPath(p.path)}: ${p.message}`}${line ? ` (line ${line})` : ''}`);
+        return [...new Set(text)];
+    }
+}
+/** Reword zod issues; `schema` is walked to suggest the key an unknown one was meant to be. */
+function zodProblems(issues, schema, base = []) {
+    return issues.flatMap((issue) => issueProblems(issue, schema, [...base, ...issue.path]));
+}
+function issueProblems(issue, schema, path) {
+    switch (issue.code) {
+        case 'unrecognized_keys':
+            return issue.keys.map((key) => ({ path: [...path, key], message: unknownKey(key, keysAt(schema, path)) }));
+        case 'invalid_union': {
+            // A union of a mapping and a scalar: report the branch that got past the type check.
+            const informative = issue.errors.filter((branch) => !branch.every((i) => i.path.length === 0 && isTypeMismatch(i)));
+            if (informative.length === 1)
+                return zodProblems(informative[0], schema, path);
+            return [{ path, message: issue.message }];
         }
-        return device;
-    });
-    const energies = perGpu.flatMap((rows) => {
-        const points = rows.flatMap((s) => (s.powerW === undefined ? [] : [{ at: s.at, value: s.powerW }]));
-        return points.length ? [integrate(points, window)] : [];
-    });
-    const gpu = { devices };
-    if (energies.length)
-        gpu.energyJ = energies.reduce((s, e) => s + e, 0);
-    const drop = perGpu.map(clockDrop).find(Boolean);
-    if (drop)
-        gpu.clockDrop = drop;
-    return gpu;
-}
-/** ∫ value dt over the window in value·seconds: trapezoids between the points, the end points held to the edges. */
-function integrate(points, window) {
-    const sorted = [...points].sort((a, b) => a.at - b.at);
-    const first = sorted[0];
-    const last = sorted[sorted.length - 1];
-    let sum = first.value * (first.at - window.startMs) + last.value * (window.endMs - last.at);
-    for (let i = 1; i < sorted.length; i++)
-        sum += ((sorted[i - 1].value + sorted[i].value) / 2) * (sorted[i].at - sorted[i - 1].at);
-    return sum / 1000;
-}
-/** The rule in the header, for one GPU's samples in time order; undefined when the clock held. */
-function clockDrop(rows) {
-    const utilization = rows.flatMap((s) => (s.utilizationPct === undefined ? [] : [s.utilizationPct]));
-    const busyFrom = utilization.length ? median(utilization) / 2 : 0;
-    const busy = rows.filter((s) => s.smClockMhz !== undefined && (s.utilizationPct ?? busyFrom) >= busyFrom);
-    if (busy.length < DROP_SAMPLES)
-        return undefined;
-    const level = median(busy.map((s) => s.smClockMhz));
-    // The longest run of consecutive low samples: busy.slice(from, from + length).
-    let from = 0;
-    let length = 0;
-    for (let i = 0, start = 0; i < busy.length; i++) {
-        if (busy[i].smClockMhz >= DROP_SHARE * level)
-            start = i + 1;
-        else if (i + 1 - start > length)
-            [from, length] = [start, i + 1 - start];
+        case 'invalid_key':
+            return [{ path, message: issue.issues[0]?.message ?? issue.message }];
+        default:
+            return [{ path, message: issue.message }];
     }
-    if (length < DROP_SAMPLES)
-        return undefined;
-    const worst = busy.slice(from, from + length);
-    const lowest = Math.min(...worst.map((s) => s.smClockMhz));
-    const seconds = ((worst[worst.length - 1].at - worst[0].at) / 1000).toFixed(1);
-    return `GPU ${rows[0].index} SM clock down to ${lowest} MHz for ${worst.length} samples (${seconds} s), under ${DROP_SHARE * 100} % of its round median ${level} MHz`;
 }
-
-;// CONCATENATED MODULE: ./src/host/throttle.ts
-/**
- * Watching one round for GPU slowdowns: the slowdown counters (cumulative microseconds) read before and
- * after the round, and the active reasons read after it. A counter that moved, or a reason active at the
- * end, means the GPU ran slower for part of the round, so the round measured the box, not the engine. So does
- * an SM clock that dropped below its own level during the round without a counter (gpu-telemetry.ts).
- */
-
-
-
-
-
-/**
- * What moved between two readings of the same GPUs, e.g. `GPU 0 sw_thermal_slowdown +1.2 s`, on the GPUs in `keep`
- * (every GPU without it); empty when nothing did.
- */
-function slowdowns(before, after, keep) {
-    return after.flatMap((gpu, i) => {
-        if (keep && !keep.has(i))
+function isTypeMismatch(issue) {
+    return issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union';
+}
+function unknownKey(key, known) {
+    const norm = (s) => s.toLowerCase().replaceAll('_', '-');
+    const close = known.find((k) => norm(k) === norm(key)) ?? known.find((k) => distance(norm(k), norm(key)) <= 2);
+    if (close)
+        return `unknown key (did you mean ${close}?)`;
+    return known.length > 0 && known.length <= 12 ? `unknown key (valid: ${known.join(', ')})` : 'unknown key';
+}
+/** Object keys the schema accepts at `path`, looking through optional/default/pipe/union wrappers. */
+function keysAt(schema, path) {
+    let node = unwrap(schema);
+    for (const segment of path) {
+        const def = node?._zod.def;
+        if (!def)
             return [];
-        const moved = movedCounters(before[i]?.counters, gpu.counters);
-        const active = gpu.active.filter((r) => !moved.some((m) => m.startsWith(r))).map((r) => `${r} active`);
-        const all = [...moved, ...active];
-        return all.length ? [`GPU ${i} ${all.join(', ')}`] : [];
-    });
-}
-function movedCounters(before, after) {
-    if (!before || !after)
-        return [];
-    return SLOWDOWN_REASONS.flatMap((r) => {
-        const delta = (after[r] ?? 0) - (before[r] ?? 0);
-        return before[r] !== undefined && delta > 0 ? [`${r} +${formatDuration(delta / 1000)}`] : [];
-    });
-}
-/**
- * Reads the GPUs before a round and starts its sampler, if any; the returned function stops the sampler once the
- * round ended and reads the GPUs again: what slowed the round (a slowdown counter that moved, a reason active at
- * the end, the SM clock dropping below its level) and what the GPUs did during it. With a scope, only the target's
- * GPUs count (gpu-scope.ts): the record names them (`counted`), and the sampler's rows are theirs alone.
- */
-async function watchRound(smi, startSampler, scope) {
-    const keep = scope && scopeIndexes(scope);
-    const before = (await queryGpus(smi)).gpus;
-    // Started after the reading before, so its first row lands as near the round's start as it can.
-    const sampler = startSampler?.();
-    return async (window) => {
-        const samples = ((await sampler?.stop()) ?? []).filter((s) => !keep || keep.has(s.index));
-        const after = (await queryGpus(smi)).gpus;
-        const summary = summarizeGpu(samples, window);
-        const gpu = summary && scope ? { ...summary, counted: scope } : summary;
-        const moved = before && after ? slowdowns(before, after, keep) : [];
-        const disturbed = [...moved, ...(gpu?.clockDrop ? [gpu.clockDrop] : [])];
-        return { ...(disturbed.length && { disturbed: disturbed.join('; ') }), ...(gpu && { gpu }) };
-    };
-}
-
-;// CONCATENATED MODULE: ./src/host/gpu-sampler.ts
-/**
- * The GPU sampler of one round: an `nvidia-smi --query-gpu=… -lms 500` loop (one row per GPU every 500 ms until
- * killed, so at most 2 samples a second per GPU), spawned without a shell as the leader of a process group of its
- * own, so that one signal ends it and the run's guard can end it too when this process dies. What it prints is
- * bounded: lines past `MAX_LINE_BYTES` are dropped, and past `MAX_SAMPLES` rows every second row is dropped (per
- * GPU, evenly), so a round of any length holds a bounded number of samples.
- */
-
-
-const SAMPLE_INTERVAL_MS = 500;
-const MAX_LINE_BYTES = 1024;
-const MAX_SAMPLES = 32_768;
-/** How long a killed sampler may take to be reaped; past it the guard keeps it registered. */
-const EXIT_WAIT_MS = 2000;
-function samplerArgs(intervalMs = SAMPLE_INTERVAL_MS) {
-    return [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', `-lms`, String(intervalMs)];
-}
-/** Starts the loop; without `nvidia-smi` (or with any spawn failure) it samples nothing and says nothing. */
-function startGpuSampler(o = {}) {
-    const [file, ...pre] = o.command ?? ['nvidia-smi'];
-    const now = o.now ?? (() => performance.now());
-    const rows = createRows(o.keep);
-    let child;
-    try {
-        child = (0,external_node_child_process_namespaceObject.spawn)(file, [...pre, ...samplerArgs(o.intervalMs)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        if (def.type === 'object')
+            node = def.shape[String(segment)];
+        else if (def.type === 'record')
+            node = def.valueType;
+        else if (def.type === 'array')
+            node = def.element;
+        else
+            return [];
+        node = node && unwrap(node);
     }
-    catch {
-        return { stop: async () => [] };
+    const def = node?._zod.def;
+    return def?.type === 'object' && def.shape ? Object.keys(def.shape).filter((k) => k !== '$schema') : [];
+}
+function unwrap(schema) {
+    let node = schema;
+    for (let depth = 0; node && depth < 16; depth++) {
+        const def = node._zod.def;
+        if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(def.type))
+            node = def.innerType;
+        else if (def.type === 'pipe')
+            node = def.in;
+        else if (def.type === 'union')
+            node = def.options.find((o) => o._zod.def.type === 'object');
+        else
+            return node;
     }
-    const release = child.pid === undefined ? undefined : o.adopt?.(child.pid);
-    const exited = new Promise((resolve) => {
-        child.once('error', () => resolve());
-        child.once('exit', () => resolve());
-    });
-    void exited.then(() => release?.());
-    child.stdout.on('data', (chunk) => rows.feed(chunk.toString('utf8'), now()));
-    return {
-        async stop() {
-            // Signalled only while not yet reaped: until then its pid, and so its group id, cannot be anyone else's.
-            if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-                try {
-                    process.kill(-child.pid, 'SIGKILL');
-                }
-                catch {
-                    // Gone already.
-                }
-            }
-            await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
-            child.stdout.destroy();
-            return rows.samples();
-        },
-    };
+    return node;
 }
-/** The rows printed so far (of the kept GPUs), parsed as they arrive, bounded as the header says. */
-function createRows(keep) {
-    let partial = '';
-    let skipping = false;
-    let stride = 1;
-    let kept = [];
-    const seen = new Map();
-    const add = (line, at) => {
-        const sample = parseSample(line, at);
-        if (!sample || (keep && !keep.has(sample.index)))
-            return;
-        const n = seen.get(sample.index) ?? 0;
-        seen.set(sample.index, n + 1);
-        if (n % stride !== 0)
-            return;
-        kept.push(sample);
-        if (kept.length < MAX_SAMPLES)
-            return;
-        stride *= 2;
-        const ordinal = new Map();
-        kept = kept.filter((s) => {
-            const i = ordinal.get(s.index) ?? 0;
-            ordinal.set(s.index, i + 1);
-            return i % 2 === 0;
-        });
-    };
-    return {
-        feed(text, at) {
-            const parts = (partial + text).split('\n');
-            partial = parts.pop() ?? '';
-            for (const line of parts) {
-                if (!skipping && line.length <= MAX_LINE_BYTES)
-                    add(line, at);
-                skipping = false;
-            }
-            if (partial.length > MAX_LINE_BYTES) {
-                partial = '';
-                skipping = true;
-            }
-        },
-        samples: () => kept,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/host/index.ts
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/target/cell-judge.ts
-/**
- * The one place a cell's verdict is computed: the verdict rules of a run bound to its baseline, each cell
- * judged with its own target's gate and `noise-floor`. A cell measured here (after each measurement, while
- * its server is still up), read back from a results file (a shard's, or `compare`'s CURRENT) and one that
- * `select: changed` skipped all go through `decide`, which returns the judged cell as a new object and leaves
- * the one it was given as it was.
- */
-
-
-
-
-/**
- * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
- * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
- * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
- * measured its workload.
- */
-function cellJudge(view, rulesOf, run) {
-    const rules = (target) => {
-        const { gate, noiseFloor } = rulesOf(target);
-        return { gate, options: noiseFloor === undefined ? {} : { noiseFloor } };
-    };
-    const renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] };
-    const baselineOf = (cell) => cellBaseline(view, cell, run, renames);
-    return {
-        renames,
-        decide([first, ...again], fresh = false) {
-            if (first.status !== 'ok')
-                return first;
-            const { gate, options } = rules(first.target);
-            const base = baselineOf(first);
-            if (first.verdict?.skipped)
-                return { ...first, verdict: skippedVerdict(first.id, base.view, gate, options) };
-            if (base.verdict)
-                return { ...first, verdict: base.verdict };
-            const verdict = withNote(judgeCell(first, base.view, gate, options), base);
-            const judged = { ...first, verdict, ...evidence(first, base.view) };
-            const decided = again.length
-                ? {
-                    ...judged,
-                    verdict: withNote(confirmCell(judged, again, base.view, gate, { ...options, fresh }), base),
-                }
-                : judged;
-            return withServerChanges(decided, [first, ...again], base);
-        },
-        moreRounds(cell, maxRounds) {
-            const { gate, options } = rules(cell.target);
-            const base = baselineOf(cell);
-            return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...options, maxRounds });
-        },
-    };
-}
-/** The verdict with the engine counters that changed against the baseline cell's rounds, when any did. */
-function withServerChanges(cell, measured, base) {
-    const baseCell = baselineCell(base.view, base.comparedWith ?? cell.id);
-    if (!baseCell)
-        return cell;
-    const changes = serverChanges(measured.flatMap((m) => m.rounds), baseCell.rounds);
-    return changes.length ? { ...cell, verdict: { ...cell.verdict, serverChanges: changes } } : cell;
-}
-/** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */
-function withNote(verdict, base) {
-    const { note, comparedWith } = base;
-    const noted = !note || verdict.note?.startsWith(note)
-        ? verdict
-        : { ...verdict, note: verdict.note ? `${note}; ${verdict.note}` : note };
-    return comparedWith ? { ...noted, comparedWith } : noted;
-}
-/** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
-function evidence(cell, view) {
-    const agreement = cellAgreement(cell, view);
-    const before = baselineCell(view, cell.id)?.host?.fingerprint;
-    const changes = cell.host && fingerprintChanges(before, cell.host.fingerprint);
-    // The baseline's fingerprint goes with the changes: a same-box A/B checks its arms against it (ab-target.ts).
-    const host = changes?.length && cell.host ? { ...cell.host, changes, baseline: before } : undefined;
-    return {
-        ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
-        ...(host && { host }),
-    };
-}
-/**
- * Cells read from results files, each judged; what could not be measured keeps its verdict, and so does a cell a
- * same-box A/B decided (a shard's): its paired launches outrank the stored baseline.
- */
-function judgeAll(cells, judge) {
-    return cells.map((cell) => (cell.ab?.status === 'ran' ? cell : judge.decide([cell])));
+function distance(a, b) {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+        let diagonal = row[0];
+        row[0] = i;
+        for (let j = 1; j <= b.length; j++) {
+            const above = row[j];
+            row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+            diagonal = above;
+        }
+    }
+    return row[b.length];
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -44121,1337 +42716,6 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
-
-
-/* Computing the message eagerly is expensive (pretty-printed JSON of all
- * issues), so defer it until first read. The accessor functions and
- * descriptors are shared across instances to keep error construction
- * cheap; the computed message is cached on the internals object. The
- * setter preserves plain assignment semantics for consumers that
- * overwrite `message`. */
-function _getMessage() {
-    const internals = this._zod;
-    internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-    return internals.message;
-}
-function _setMessage(value) {
-    this._zod.message = value;
-}
-const _messageDesc = {
-    get: _getMessage,
-    set: _setMessage,
-    enumerable: true,
-    configurable: true,
-};
-const _issuesDesc = { value: undefined, enumerable: false };
-/* Prototypes that already carry the lazy `toString`. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-const initializer = (inst, def) => {
-    inst.name = "$ZodError";
-    // `_zod` is already non-enumerable: $constructor's init defined it with this same descriptor
-    _issuesDesc.value = def;
-    Object.defineProperty(inst, "issues", _issuesDesc);
-    // Clear the shared slot; a retained `value` pins the last error's issues.
-    _issuesDesc.value = undefined;
-    Object.defineProperty(inst, "message", _messageDesc);
-    /* `toString` lives as a non-enumerable lazy getter on the shared
-     * prototype; on first access it caches a per-instance closure so
-     * detached usage still works. */
-    const proto = Object.getPrototypeOf(inst);
-    if (!_installedToString.has(proto)) {
-        _installedToString.add(proto);
-        Object.defineProperty(proto, "toString", {
-            configurable: true,
-            enumerable: false,
-            get() {
-                const value = () => this.message;
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-                return value;
-            },
-            set(value) {
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-            },
-        });
-    }
-};
-const $ZodError = $constructor("$ZodError", initializer);
-const $ZodRealError = $constructor("$ZodError", initializer, undefined, {
-    Parent: Error,
-});
-/** Get-or-create `obj[key]` as an own data property. A path segment naming an inherited member
- * ("toString", "constructor") would otherwise read through to the prototype, and assigning
- * "__proto__" would hit the setter instead of creating a key. */
-function node(obj, key, make) {
-    if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-        if (key === "__proto__") {
-            Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
-        }
-        else {
-            obj[key] = make();
-        }
-    }
-    return obj[key];
-}
-function flattenError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = {};
-    const formErrors = [];
-    for (const sub of error.issues) {
-        if (sub.path.length > 0) {
-            node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
-        }
-        else {
-            formErrors.push(mapper(sub));
-        }
-    }
-    return { formErrors, fieldErrors };
-}
-function formatError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = { _errors: [] };
-    const processError = (error, path = []) => {
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    fieldErrors._errors.push(mapper(issue));
-                }
-                else {
-                    let curr = fieldErrors;
-                    let i = 0;
-                    while (i < fullpath.length) {
-                        const el = fullpath[i];
-                        const terminal = i === fullpath.length - 1;
-                        // `_errors` is reserved by this legacy format, so merge a matching path segment into the current node instead of treating its array as a child.
-                        if (el === "_errors") {
-                            if (terminal)
-                                curr._errors.push(mapper(issue));
-                            i++;
-                            continue;
-                        }
-                        // A path element may collide with an inherited property name such as
-                        // "__proto__" or "constructor". Truthiness checks read the prototype
-                        // (so no node is created, then ._errors.push throws), and bracket
-                        // assignment of "__proto__" hits the setter instead of creating an
-                        // own key. Guard the read with hasOwnProperty and create the node
-                        // with defineProperty so any path element becomes a real own key.
-                        if (!Object.prototype.hasOwnProperty.call(curr, el)) {
-                            Object.defineProperty(curr, el, {
-                                value: { _errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        const node = curr[el];
-                        if (terminal) {
-                            node._errors.push(mapper(issue));
-                        }
-                        curr = node;
-                        i++;
-                    }
-                }
-            }
-        }
-    };
-    processError(error);
-    return fieldErrors;
-}
-function treeifyError(error, mapper = (issue) => issue.message) {
-    const result = { errors: [] };
-    const processError = (error, path = []) => {
-        var _a;
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                // regular union error
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    result.errors.push(mapper(issue));
-                    continue;
-                }
-                let curr = result;
-                let i = 0;
-                while (i < fullpath.length) {
-                    const el = fullpath[i];
-                    const terminal = i === fullpath.length - 1;
-                    if (typeof el === "string") {
-                        curr.properties ?? (curr.properties = {});
-                        // el may collide with an inherited property name ("__proto__",
-                        // "constructor", ...); ??= reads the prototype so the node is never
-                        // created and curr.errors.push throws. Guard with hasOwnProperty and
-                        // create the node with defineProperty so "__proto__" becomes a real
-                        // own key rather than invoking the prototype setter.
-                        if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
-                            Object.defineProperty(curr.properties, el, {
-                                value: { errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        curr = curr.properties[el];
-                    }
-                    else {
-                        curr.items ?? (curr.items = []);
-                        (_a = curr.items)[el] ?? (_a[el] = { errors: [] });
-                        curr = curr.items[el];
-                    }
-                    if (terminal) {
-                        curr.errors.push(mapper(issue));
-                    }
-                    i++;
-                }
-            }
-        }
-    };
-    processError(error);
-    return result;
-}
-/** Format a ZodError as a human-readable string in the following form.
- *
- * From
- *
- * ```ts
- * ZodError {
- *   issues: [
- *     {
- *       expected: 'string',
- *       code: 'invalid_type',
- *       path: [ 'username' ],
- *       message: 'Invalid input: expected string'
- *     },
- *     {
- *       expected: 'number',
- *       code: 'invalid_type',
- *       path: [ 'favoriteNumbers', 1 ],
- *       message: 'Invalid input: expected number'
- *     }
- *   ];
- * }
- * ```
- *
- * to
- *
- * ```
- * username
- *   ✖ Expected number, received string at "username
- * favoriteNumbers[0]
- *   ✖ Invalid input: expected number
- * ```
- */
-function toDotPath(_path) {
-    const segs = [];
-    const path = _path.map((seg) => (typeof seg === "object" ? seg.key : seg));
-    for (const seg of path) {
-        if (typeof seg === "number")
-            segs.push(`[${seg}]`);
-        else if (typeof seg === "symbol")
-            segs.push(`[${JSON.stringify(String(seg))}]`);
-        else if (/[^\w$]/.test(seg))
-            segs.push(`[${JSON.stringify(seg)}]`);
-        else {
-            if (segs.length)
-                segs.push(".");
-            segs.push(seg);
-        }
-    }
-    return segs.join("");
-}
-function prettifyError(error) {
-    const lines = [];
-    // sort by path length
-    const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
-    // Process each issue
-    for (const issue of issues) {
-        lines.push(`✖ ${issue.message}`);
-        if (issue.path?.length)
-            lines.push(`  → at ${toDotPath(issue.path)}`);
-    }
-    // Convert Map to formatted string
-    return lines.join("\n");
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
-
-
-
-// Always both keys, so the `_params` read site in `_parse` sees one object shape rather than two.
-function finalizeParams(callee, params) {
-    return { callee: params?.callee ?? callee, Err: params?.Err };
-}
-const _parse = (_Err) => {
-    const fn = (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-        const result = schema._zod.run({ value, issues: [] }, ctx);
-        if (result instanceof Promise) {
-            throw new $ZodAsyncError();
-        }
-        if (result.issues.length) {
-            const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-            captureStackTrace(e, _params?.callee ?? fn);
-            throw e;
-        }
-        return result.value;
-    };
-    return fn;
-};
-const parse_parse = /* @__PURE__*/ _parse($ZodRealError);
-const _parseAsync = (_Err) => {
-    const fn = async (schema, value, _ctx, params) => {
-        const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-        let result = schema._zod.run({ value, issues: [] }, ctx);
-        if (result instanceof Promise)
-            result = await result;
-        if (result.issues.length) {
-            const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-            captureStackTrace(e, params?.callee ?? fn);
-            throw e;
-        }
-        return result.value;
-    };
-    return fn;
-};
-const parse_parseAsync = /* @__PURE__*/ _parseAsync($ZodRealError);
-const _safeParse = (_Err) => (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-        throw new $ZodAsyncError();
-    }
-    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-const safeParse = /* @__PURE__*/ _safeParse($ZodRealError);
-// the error is built on the first read of `error`: finalizing the issues and constructing the instance is most of a failing parse, and a caller that only branches on `success` never pays it. a getter in the literal keeps this small; the alternative, one shared accessor descriptor plus a hidden state slot, reads ~15% faster but costs ~75 B gzipped in every bundle
-function failure(Err, issues, ctx) {
-    let error;
-    return {
-        success: false,
-        get error() {
-            if (!error) {
-                error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-                // finalizeIssue drops `input`, so the built error holds nothing; keeping the raw issues past this point pins the parsed value for the life of the result
-                issues = undefined;
-                ctx = undefined;
-            }
-            return error;
-        },
-        set error(e) {
-            error = e;
-            // a replacement makes the getter's branch unreachable, so the captures have to go here too
-            issues = undefined;
-            ctx = undefined;
-        },
-    };
-}
-const _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-        result = await result;
-    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-const safeParseAsync = /* @__PURE__*/ _safeParseAsync($ZodRealError);
-// registry mirrors of the compiler's sentinels, so this module never imports the compiler
-const COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
-const COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
-// Deliberately tiny, because v8 will not inline a body carrying the fallback's object literals and throw. Everything that is not the compiled happy path lives in validateFallback, and that split is worth ~35% on a compiled schema.
-const validate = ((schema, value, _ctx) => {
-    const validator = schema._zod.bag.validator;
-    if (validator !== undefined) {
-        if (validator(value) !== COMPILE_INVALID)
-            return true;
-        // a definite sentinel means the runtime would reject, so skip the re-parse; a ctx can still change the answer
-        if (validator.definite === true && _ctx === undefined)
-            return false;
-    }
-    return validateFallback(schema, value, _ctx);
-});
-function validateFallback(schema, value, _ctx) {
-    const ctx = _ctx
-        ? { ..._ctx, async: false, abortEarly: true }
-        : { async: false, abortEarly: true };
-    const fallbackRun = schema._zod.bag.fallbackRun;
-    let result;
-    if (fallbackRun) {
-        // skip nested fast paths on the fallback, so user callbacks keep the at-most-twice bound
-        ctx[COMPILE_FALLBACK] = true;
-        result = fallbackRun({ value, issues: [] }, ctx);
-    }
-    else {
-        result = schema._zod.run({ value, issues: [] }, ctx);
-    }
-    if (result instanceof Promise) {
-        throw new $ZodAsyncError();
-    }
-    return result.issues.length === 0;
-}
-// no fast path: the compiler keeps async parses on the runtime, because a promise-returning callback that is not declared async compiles to a throw
-const validateAsync = async (schema, value, _ctx) => {
-    const ctx = _ctx
-        ? { ..._ctx, async: true, abortEarly: true }
-        : { async: true, abortEarly: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-        result = await result;
-    return result.issues.length === 0;
-};
-const _encode = (_Err) => {
-    const parse = _parse(_Err);
-    const fn = (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-        return parse(schema, value, ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const encode = /* @__PURE__*/ _encode($ZodRealError);
-const _decode = (_Err) => {
-    const parse = _parse(_Err);
-    const fn = (schema, value, _ctx, _params) => {
-        return parse(schema, value, _ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const decode = /* @__PURE__*/ _decode($ZodRealError);
-const _encodeAsync = (_Err) => {
-    const parseAsync = _parseAsync(_Err);
-    const fn = async (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-        return (await parseAsync(schema, value, ctx, finalizeParams(fn, _params)));
-    };
-    return fn;
-};
-const encodeAsync = /* @__PURE__*/ _encodeAsync($ZodRealError);
-const _decodeAsync = (_Err) => {
-    const parseAsync = _parseAsync(_Err);
-    const fn = async (schema, value, _ctx, _params) => {
-        return await parseAsync(schema, value, _ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const decodeAsync = /* @__PURE__*/ _decodeAsync($ZodRealError);
-const _safeEncode = (_Err) => (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return _safeParse(_Err)(schema, value, ctx);
-};
-const safeEncode = /* @__PURE__*/ _safeEncode($ZodRealError);
-const _safeDecode = (_Err) => (schema, value, _ctx) => {
-    return _safeParse(_Err)(schema, value, _ctx);
-};
-const safeDecode = /* @__PURE__*/ _safeDecode($ZodRealError);
-const _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return _safeParseAsync(_Err)(schema, value, ctx);
-};
-const safeEncodeAsync = /* @__PURE__*/ _safeEncodeAsync($ZodRealError);
-const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
-    return _safeParseAsync(_Err)(schema, value, _ctx);
-};
-const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
-
-
-
-/* Prototypes that already carry the lazy helper methods. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-/* Helper methods live as non-enumerable lazy getters on the shared
- * prototype instead of own properties on every instance. On first
- * access the getter allocates the per-instance closure and caches it
- * as a non-enumerable own property, so detached usage still works and
- * the allocation only happens for methods actually touched. */
-function _lazyMethod(proto, key, make) {
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        enumerable: false,
-        get() {
-            const value = make(this);
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-            return value;
-        },
-        set(value) {
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-        },
-    });
-}
-const errors_initializer = (inst, issues) => {
-    $ZodError.init(inst, issues);
-    inst.name = "ZodError";
-    const proto = Object.getPrototypeOf(inst);
-    if (_installedErrorProtos.has(proto))
-        return;
-    _installedErrorProtos.add(proto);
-    _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-    _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-    _lazyMethod(proto, "addIssue", (self) => (issue) => {
-        self.issues.push(issue);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    _lazyMethod(proto, "addIssues", (self) => (issues) => {
-        self.issues.push(...issues);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    Object.defineProperty(proto, "isEmpty", {
-        configurable: true,
-        enumerable: false,
-        get() {
-            return this.issues.length === 0;
-        },
-    });
-};
-const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
-const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
-    Parent: Error,
-});
-// /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
-// export type ErrorMapCtx = core.$ZodErrorMapCtx;
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
-
-
-const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
-const classic_parse_parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
-const parse_safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
-const parse_safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
-
-// Codec functions
-const parse_encode = /* @__PURE__ */ _encode(ZodRealError);
-const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
-const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
-const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
-const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
-const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
-const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
-const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
-
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
-;// CONCATENATED MODULE: ./src/engines/http.ts
-/**
- * The small HTTP port adapters and the readiness probe use: one GET or POST with a hard
- * timeout, a fresh connection each time (nothing pooled is left open), and network
- * failures folded into `status: 0` so a loading engine is an answer, not an exception.
- */
-
-
-/** Bodies past this are cut: /metrics of a busy engine is well under it, a runaway one is not our problem. */
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-function networkFailure(error) {
-    const code = error.code;
-    if (code === 'ECONNREFUSED')
-        return { status: 0, body: 'connection refused' };
-    return { status: 0, body: code ? `${code}: ${error.message}` : String(error.message ?? error) };
-}
-function send(method, url, payload, timeoutMs) {
-    return new Promise((resolve) => {
-        let settled = false;
-        const finish = (answer) => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            resolve(answer);
-        };
-        let parsed;
-        try {
-            parsed = new URL(url);
-        }
-        catch {
-            finish({ status: 0, body: `invalid URL ${url}` });
-            return;
-        }
-        const client = parsed.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
-        const headers = { connection: 'close', accept: 'application/json, text/plain, */*' };
-        if (payload !== undefined) {
-            headers['content-type'] = 'application/json';
-            headers['content-length'] = String(Buffer.byteLength(payload));
-        }
-        const req = client.request(parsed, { method, headers, agent: false }, (res) => {
-            const chunks = [];
-            let size = 0;
-            res.on('data', (chunk) => {
-                if (size >= MAX_BODY_BYTES)
-                    return;
-                chunks.push(chunk);
-                size += chunk.length;
-                if (size >= MAX_BODY_BYTES)
-                    res.destroy();
-            });
-            const done = () => finish({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-            res.on('end', done);
-            res.on('close', done);
-            res.on('error', done);
-        });
-        const timer = setTimeout(() => {
-            req.destroy();
-            finish({ status: 0, body: `no answer within ${timeoutMs} ms` });
-        }, timeoutMs);
-        req.on('error', (error) => finish(networkFailure(error)));
-        req.end(payload);
-    });
-}
-/** Loopback GET/POST; POST bodies are sent as JSON. */
-function httpPorts() {
-    return {
-        get: (url, timeoutMs) => send('GET', url, undefined, timeoutMs),
-        post: (url, body, timeoutMs) => send('POST', url, JSON.stringify(body), timeoutMs),
-    };
-}
-/** Info calls are short: an engine that is up answers these in milliseconds. */
-const INFO_TIMEOUT_MS = 5000;
-function parseJson(answer) {
-    if (answer.status < 200 || answer.status >= 300)
-        return undefined;
-    try {
-        return JSON.parse(answer.body);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** GET a JSON document; undefined on any failure, never throws (callers record what they could get). */
-async function getJson(ports, url, timeoutMs = INFO_TIMEOUT_MS) {
-    return parseJson(await ports.get(url, timeoutMs).catch(() => ({ status: 0, body: '' })));
-}
-async function postJson(ports, url, body, timeoutMs = INFO_TIMEOUT_MS) {
-    return parseJson(await ports.post(url, body, timeoutMs).catch(() => ({ status: 0, body: '' })));
-}
-/** Narrowing helper for untyped JSON. */
-function asRecord(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-        ? value
-        : undefined;
-}
-/** Copies the listed keys that are present and not null. */
-function http_pick(source, keys) {
-    const out = {};
-    for (const key of keys)
-        if (source?.[key] !== undefined && source[key] !== null)
-            out[key] = source[key];
-    return out;
-}
-
-;// CONCATENATED MODULE: ./src/core/url.ts
-/** Base URLs as the matrix file gives them (`http://127.0.0.1:8000/`), and the paths engines add to them. */
-/** The base without trailing slashes, so paths join with exactly one. */
-function trimSlash(url) {
-    return url.replace(/\/+$/, '');
-}
-/** `base` + `path`, one slash between them whatever either side has. */
-function joinUrl(base, path) {
-    return trimSlash(base) + (path.startsWith('/') ? path : `/${path}`);
-}
-
-;// CONCATENATED MODULE: ./src/engines/openai.ts
-
-
-const PATHS = { completions: '/v1/completions', chat: '/v1/chat/completions' };
-function openaiPath(api) {
-    return PATHS[api];
-}
-/**
- * Ready on a 200 from the health endpoint; anything else (connection refused, 503 "Loading model", a proxy's 502)
- * is "not yet": before an engine has answered ready once, only the exit of its process ends the wait.
- */
-function readyOn200(answer) {
-    return answer.status === 200 ? 'ready' : 'loading';
-}
-/** Served model ids and, when the server says, the context length. */
-async function modelsInfo(http, baseUrl) {
-    const list = asRecord(await getJson(http, joinUrl(baseUrl, '/v1/models')));
-    const data = Array.isArray(list?.data) ? list.data.map(asRecord).filter((m) => m !== undefined) : [];
-    const ids = data.map((m) => m.id).filter((id) => typeof id === 'string');
-    const out = {};
-    if (ids.length)
-        out.models = ids;
-    const first = data[0];
-    if (typeof first?.root === 'string' && first.root !== first.id)
-        out.root = first.root;
-    if (typeof first?.max_model_len === 'number')
-        out.max_model_len = first.max_model_len;
-    return out;
-}
-/** A `tokenize` hook for `POST <path> {model, prompt}` → `{count, tokens}`, the dialect vLLM's `/tokenize` set. */
-function tokenizeAt(path) {
-    return async (http, baseUrl, model, text) => {
-        const answer = asRecord(await postJson(http, joinUrl(baseUrl, path), { ...(model ? { model } : {}), prompt: text }));
-        if (typeof answer?.count === 'number')
-            return answer.count;
-        return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
-    };
-}
-/** `POST /tokenize` (vLLM, and SGLang's compatible endpoint). */
-const tokenizePrompt = tokenizeAt('/tokenize');
-const openai = {
-    name: 'openai',
-    needsLaunchOrUrl: true,
-    healthPath: '/v1/models',
-    readiness: readyOn200,
-    path: openaiPath,
-    transformRequest: (body) => ({ ...body }),
-    async info(http, baseUrl) {
-        const server = await modelsInfo(http, baseUrl).catch(() => ({}));
-        return Object.keys(server).length ? { server } : {};
-    },
-};
-
-;// CONCATENATED MODULE: ./src/engines/prometheus.ts
-/** A sample's value; NaN for anything but a finite number (`+Inf`, `-Inf`, `NaN`, `1e400`, garbage). */
-function parseValue(token) {
-    const value = token === '' ? Number.NaN : Number(token);
-    return Number.isFinite(value) ? value : Number.NaN;
-}
-/** Where the metric name of a sample line ends (`{` or whitespace), or -1 for comments and blanks. */
-function nameEnd(line) {
-    if (line === '' || line[0] === '#')
-        return -1;
-    for (let i = 0; i < line.length; i++) {
-        const c = line.charCodeAt(i);
-        if (c === 123 /* { */ || c === 32 || c === 9)
-            return i;
-    }
-    return -1;
-}
-/** Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); returns the labels and the index after `}`. */
-function parseLabels(line, start) {
-    const labels = {};
-    let i = start + 1;
-    while (i < line.length) {
-        while (line[i] === ' ' || line[i] === ',')
-            i++;
-        if (line[i] === '}')
-            return { labels, end: i + 1 };
-        const eq = line.indexOf('=', i);
-        if (eq < 0 || line[eq + 1] !== '"')
-            return undefined;
-        const key = line.slice(i, eq).trim();
-        let value = '';
-        let j = eq + 2;
-        for (; j < line.length && line[j] !== '"'; j++) {
-            if (line[j] === '\\' && j + 1 < line.length) {
-                j++;
-                value += line[j] === 'n' ? '\n' : line[j];
-            }
-            else
-                value += line[j];
-        }
-        if (j >= line.length)
-            return undefined;
-        labels[key] = value;
-        i = j + 1;
-    }
-    return undefined;
-}
-function parseLine(line, end) {
-    const name = line.slice(0, end);
-    let labels = {};
-    let rest = end;
-    if (line[end] === '{') {
-        const parsed = parseLabels(line, end);
-        if (!parsed)
-            return undefined;
-        labels = parsed.labels;
-        rest = parsed.end;
-    }
-    // value, then an optional timestamp
-    const token = line.slice(rest).trim().split(/\s+/)[0] ?? '';
-    const value = parseValue(token);
-    return Number.isNaN(value) ? undefined : { name, labels, value };
-}
-/**
- * Sums per metric name over label sets (engine ranks, model names), a line at a time. `names` keeps only those
- * metrics; absent ones stay absent rather than 0, and a name whose sum is not finite is absent too.
- */
-function seriesSums(names) {
-    const wanted = names ? new Set(names) : undefined;
-    const counters = {};
-    const overflowed = new Set();
-    return {
-        add(raw) {
-            const line = raw.trim();
-            const end = nameEnd(line);
-            if (end <= 0 || (wanted && !wanted.has(line.slice(0, end))))
-                return;
-            const sample = parseLine(line, end);
-            if (!sample || overflowed.has(sample.name))
-                return;
-            const sum = (counters[sample.name] ?? 0) + sample.value;
-            if (Number.isFinite(sum))
-                counters[sample.name] = sum;
-            else {
-                overflowed.add(sample.name);
-                delete counters[sample.name];
-            }
-        },
-        sums: () => ({ ...counters }),
-    };
-}
-/** `seriesSums` over a whole body. */
-function sumByName(text, names) {
-    const sums = seriesSums(names);
-    let start = 0;
-    while (start < text.length) {
-        let stop = text.indexOf('\n', start);
-        if (stop < 0)
-            stop = text.length;
-        sums.add(text.slice(start, stop));
-        start = stop + 1;
-    }
-    return sums.sums();
-}
-const VLLM_DRAFT_COUNTERS = {
-    drafts: 'vllm:spec_decode_num_drafts_total',
-    draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
-    accepted: 'vllm:spec_decode_num_accepted_tokens_total',
-};
-/** Counters worth diffing around a cell on a vLLM-dialect server. */
-const VLLM_COUNTER_NAMES = [
-    ...Object.values(VLLM_DRAFT_COUNTERS),
-    'vllm:prompt_tokens_total',
-    'vllm:generation_tokens_total',
-    'vllm:request_success_total',
-];
-function delta(before, after, name) {
-    const end = after[name];
-    if (end === undefined)
-        return undefined;
-    return end - (before?.[name] ?? 0);
-}
-/**
- * vLLM formulas: acceptance_rate = Δaccepted / Δdraft_tokens, acceptance_length = 1 + Δaccepted / Δdrafts.
- * Undefined when the server has no spec-decode counters or drafted nothing in the window.
- */
-function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') {
-    if (!after)
-        return undefined;
-    const drafts = delta(before, after, VLLM_DRAFT_COUNTERS.drafts);
-    const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens);
-    const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted);
-    if (drafts === undefined || draftTokens === undefined || accepted === undefined)
-        return undefined;
-    if (drafts <= 0 || draftTokens <= 0 || accepted < 0)
-        return undefined;
-    const acceptanceRate = accepted / draftTokens;
-    const acceptanceLength = 1 + accepted / drafts;
-    // Counters a restart reset, or that overflow when divided, give no figure rather than a wrong one.
-    if (!Number.isFinite(acceptanceRate) || !Number.isFinite(acceptanceLength))
-        return undefined;
-    return {
-        acceptanceRate: Math.min(1, acceptanceRate),
-        acceptanceLength,
-        draftTokens,
-        acceptedTokens: accepted,
-        source,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/engines/round-acceptance.ts
-const LLAMACPP_DRAFTS = {
-    drafts: 'llamacpp:spec_decode_num_drafts_total',
-    accepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
-};
-/** 1 + Δaccepted / Δdrafts over the round; undefined when the round drafted nothing or the counters are absent. */
-function countedAcceptance(server, names) {
-    const drafts = server?.deltas[names.drafts];
-    const accepted = server?.deltas[names.accepted];
-    if (drafts === undefined || accepted === undefined || !(drafts > 0))
-        return undefined;
-    // A denormal count of drafts makes the quotient overflow: no figure rather than an infinite one.
-    const length = 1 + accepted / drafts;
-    return Number.isFinite(length) ? length : undefined;
-}
-/** Σ(tokens − 1) ÷ Σ steps over the successful requests that report accepted drafts under `accepted`. */
-function requestAcceptance(requests, accepted) {
-    let tokens = 0;
-    let steps = 0;
-    for (const r of requests) {
-        const own = r.extras?.[accepted];
-        if (!r.ok || own === undefined || r.outputTokens < 2)
-            continue;
-        tokens += r.outputTokens - 1;
-        steps += Math.max(r.outputTokens - 1 - own, 1);
-    }
-    return steps > 0 && tokens > 0 ? tokens / steps : undefined;
-}
-/** The mean of a gauge that is the acceptance length itself; undefined when it was not sampled or reads 0. */
-function gaugeAcceptance(server, gauge) {
-    const value = server?.means[gauge];
-    return value !== undefined && value >= 1 ? value : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/sim/power.ts
-/**
- * The simulated GPU's power and energy, in simulated time: the profile's `power-w.busy` while a step runs and
- * `power-w.idle` otherwise, integrated into joules since the server started. Both the energy and the tokens it is
- * divided by are simulated quantities, so energy per token does not depend on the time scale: a step of d
- * simulated ms costs busy × d / 1000 J whether it took d ms of wall time or d / 100.
- *
- * NVML exposes the same pair, a total-energy counter (mJ since the driver loaded) and the current draw;
- * vLLM's `vllm/benchmarks/lib/energy.py` diffs the counter around a run. Steps follow one another; a step planned
- * to start before the previous one ended (a request whose headers came in during that step) counts the time
- * they share once.
- */
-class EnergyMeter {
-    draw;
-    /** Simulated ms of delivered steps, overlaps counted once. */
-    doneMs = 0;
-    lastEnd = 0;
-    constructor(draw) {
-        this.draw = draw;
-    }
-    /** A step was delivered (steps are delivered in the order they were planned). */
-    record(step) {
-        const span = this.clip(step);
-        this.doneMs += span.end - span.start;
-        this.lastEnd = span.end;
-    }
-    /** Simulated ms the engine was busy by `now`: delivered steps and the part of the step in flight that ran. */
-    busyMs(now, inFlight) {
-        if (!inFlight)
-            return this.doneMs;
-        const span = this.clip(inFlight);
-        return this.doneMs + Math.min(Math.max(now - span.start, 0), span.end - span.start);
-    }
-    /** Joules drawn from simulated time 0 to `now` (ms). */
-    joules(now, inFlight) {
-        const busy = this.busyMs(now, inFlight);
-        const { idleW, busyW } = this.draw;
-        return (idleW * Math.max(now - busy, 0) + busyW * busy) / 1000;
-    }
-    /** The draw at `now`: busy while the step in flight runs, idle otherwise. */
-    watts(now, inFlight) {
-        const span = inFlight && this.clip(inFlight);
-        return span && now >= span.start && now < span.end ? this.draw.busyW : this.draw.idleW;
-    }
-    /** The part of a step after the previous delivered one ended. */
-    clip(step) {
-        const start = Math.max(step.start, this.lastEnd);
-        return { start, end: Math.max(step.end, start) };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/sim/metrics-endpoint.ts
-
-/** Joules the simulated GPU drew since the server started (a counter, like NVML's total energy). */
-const SIM_ENERGY_COUNTER = 'sim:gpu_energy_joules_total';
-/** The simulated GPU's draw now, in watts (a gauge). */
-const SIM_POWER_GAUGE = 'sim:gpu_power_watts';
-class SimCounters {
-    promptTokens = 0;
-    generationTokens = 0;
-    requestsOk = 0;
-    requestsAborted = 0;
-    steps = 0;
-    /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
-    busySeconds = 0;
-    drafts = 0;
-    draftTokens = 0;
-    accepted = 0;
-    preemptions = 0;
-    /** Prompt tokens looked up in the prefix cache, and those it served (vLLM's prefix_cache_queries / hits). */
-    prefixQueries = 0;
-    prefixHits = 0;
-    /** The simulated GPU's energy, for a profile with `power-w`. */
-    energy;
-    constructor(power) {
-        if (power)
-            this.energy = new EnergyMeter(power);
-    }
-    record(step) {
-        this.energy?.record(step);
-        this.preemptions += step.preemptions ?? 0;
-        this.steps += 1;
-        this.busySeconds += (step.end - step.start) / 1000;
-        this.promptTokens += step.prefillTokens;
-        for (const e of step.emissions) {
-            this.generationTokens += e.tokens;
-            if (e.done)
-                this.requestsOk += 1;
-        }
-        this.drafts += step.drafts;
-        this.draftTokens += step.draftTokens;
-        this.accepted += step.accepted;
-    }
-}
-/**
- * Preemptions, and KV-cache usage as vLLM v1 serves it: a fraction of the cache in use, 0 to 1
- * (`vllm/v1/metrics/loggers.py`, `kv_cache_usage`), here the held tokens over the budget. A lone stream
- * larger than the budget (admitted because nothing else runs) reads 1, as a full cache does.
- */
-function kvMetrics(lines, base, budget, c, now) {
-    metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
-        [base, c.preemptions],
-    ]);
-    metric(lines, 'vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
-        [base, Math.min(1, now.kvTokens / budget)],
-    ]);
-}
-function escapeLabel(value) {
-    return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-function metric(lines, name, type, help, samples) {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples)
-        lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`);
-}
-function renderMetrics(profile, c, now) {
-    const base = `engine="0",model_name="${escapeLabel(profile.model)}"`;
-    const lines = [];
-    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
-        [base, now.running],
-    ]);
-    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
-        [base, now.waiting],
-    ]);
-    metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]]);
-    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
-        [base, c.generationTokens],
-    ]);
-    metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
-        [`${base},finished_reason="length"`, c.requestsOk],
-        [`${base},finished_reason="abort"`, c.requestsAborted],
-    ]);
-    metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
-    metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
-        [base, c.busySeconds],
-    ]);
-    // vLLM v1 counts prefix-cache queries and hits in tokens (vllm/v1/metrics/loggers.py).
-    metric(lines, 'vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', [[base, c.prefixQueries]]);
-    metric(lines, 'vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [
-        [base, c.prefixHits],
-    ]);
-    // Served only with a KV budget, so a profile without one serves what it always did.
-    if (profile.kvTokens !== undefined)
-        kvMetrics(lines, base, profile.kvTokens, c, now);
-    if (c.energy) {
-        metric(lines, SIM_ENERGY_COUNTER, 'counter', 'Joules the simulated GPU drew, in simulated time.', [
-            [base, c.energy.joules(now.at, now.step)],
-        ]);
-        metric(lines, SIM_POWER_GAUGE, 'gauge', 'Watts the simulated GPU draws now.', [
-            [base, c.energy.watts(now.at, now.step)],
-        ]);
-    }
-    if (profile.speculative) {
-        metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
-        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
-            [base, c.draftTokens],
-        ]);
-        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
-            [base, c.accepted],
-        ]);
-    }
-    return lines.join('\n') + '\n';
-}
-
-;// CONCATENATED MODULE: ./src/engines/server-series.ts
-
-/** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
-const VLLM_SERIES = {
-    path: '/metrics',
-    counters: [
-        'vllm:num_preemptions_total',
-        'vllm:prefix_cache_queries_total',
-        'vllm:prefix_cache_hits_total',
-        'vllm:spec_decode_num_drafts_total',
-        'vllm:spec_decode_num_draft_tokens_total',
-        'vllm:spec_decode_num_accepted_tokens_total',
-        'vllm:request_success_total',
-    ],
-    gauges: ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc'],
-    ratios: {
-        prefix_cache_hit_rate: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total'],
-        spec_acceptance_rate: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_draft_tokens_total'],
-    },
-};
-/**
- * The simulator (`engine: sim`): vLLM's series, and for a profile with `power-w` the simulated GPU's energy counter
- * (joules in simulated time) and power gauge (watts), which the adapter turns into the round's GPU record.
- */
-const SIM_SERIES = {
-    ...VLLM_SERIES,
-    counters: [...VLLM_SERIES.counters, SIM_ENERGY_COUNTER],
-    gauges: [...VLLM_SERIES.gauges, SIM_POWER_GAUGE],
-    gpu: [SIM_ENERGY_COUNTER, SIM_POWER_GAUGE],
-};
-/**
- * SGLang `python/sglang/srt/metrics/collector.py` (served with `--enable-metrics`): these are gauges, the hit
- * rate and acceptance length included.
- */
-const SGLANG_SERIES = {
-    path: '/metrics',
-    counters: [],
-    gauges: [
-        'sglang:cache_hit_rate',
-        'sglang:num_queue_reqs',
-        'sglang:num_running_reqs',
-        'sglang:token_usage',
-        'sglang:spec_accept_length',
-    ],
-};
-/**
- * llama.cpp `tools/server/server-task.cpp` (`server_task_result_metrics::to_metrics`, served with `--metrics`):
- * `prompt_tokens_total` counts the prompt tokens evaluated and `prompt_tokens_cached_total` those reused from a
- * slot's cache instead; `n_decode_total` counts `llama_decode()` calls, speculative ones excluded; the draft
- * counters count tokens drafted and accepted and the target's verification steps, the same as the summed
- * `timings.draft_n` / `draft_n_accepted` of the requests.
- */
-const LLAMACPP_SERIES = {
-    path: '/metrics',
-    counters: [
-        'llamacpp:prompt_tokens_total',
-        'llamacpp:prompt_tokens_cached_total',
-        'llamacpp:tokens_predicted_total',
-        'llamacpp:prompt_seconds_total',
-        'llamacpp:tokens_predicted_seconds_total',
-        'llamacpp:n_decode_total',
-        'llamacpp:spec_decode_num_drafts_total',
-        'llamacpp:spec_decode_num_draft_tokens_total',
-        'llamacpp:spec_decode_num_accepted_tokens_total',
-    ],
-    gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
-    ratios: {
-        prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
-        predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
-        spec_acceptance_rate: [
-            'llamacpp:spec_decode_num_accepted_tokens_total',
-            'llamacpp:spec_decode_num_draft_tokens_total',
-        ],
-    },
-};
-
-;// CONCATENATED MODULE: ./src/engines/vllm.ts
-/**
- * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
- * probe sees connection refused; `/health` then answers 200, and 503 when the engine died
- * (EngineDeadError). Behind a proxy it answers 503 while loading too, so before its first 200
- * a 503 is "still loading" and only the process's exit ends the wait.
- */
-
-
-
-
-
-
-const vllm = {
-    name: 'vllm',
-    needsLaunchOrUrl: true,
-    serverSeries: VLLM_SERIES,
-    healthPath: '/health',
-    readiness: readyOn200,
-    path: openaiPath,
-    // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
-    transformRequest: (body) => ({ ...body }),
-    tokenize: tokenizePrompt,
-    async info(http, baseUrl) {
-        const [version, server] = await Promise.all([
-            getJson(http, joinUrl(baseUrl, '/version')).catch(() => undefined),
-            modelsInfo(http, baseUrl).catch(() => ({})),
-        ]);
-        const v = asRecord(version)?.version;
-        return { ...(typeof v === 'string' ? { version: v } : {}), ...(Object.keys(server).length ? { server } : {}) };
-    },
-    async counters(http, baseUrl) {
-        const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined);
-        if (answer?.status !== 200)
-            return undefined;
-        const counters = sumByName(answer.body, VLLM_COUNTER_NAMES);
-        return Object.keys(counters).length ? counters : undefined;
-    },
-    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
-    specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
-};
-
-;// CONCATENATED MODULE: ./src/engines/sglang.ts
-
-
-
-
-
-const ACCEPT_LENGTH = 'avg_spec_accept_length';
-const SERVER_FACTS = [
-    'model_path',
-    'served_model_name',
-    'tp_size',
-    'dp_size',
-    'context_length',
-    'quantization',
-    'kv_cache_dtype',
-    'mem_fraction_static',
-    'chunked_prefill_size',
-    'attention_backend',
-    'speculative_algorithm',
-    'speculative_num_steps',
-    'speculative_eagle_topk',
-    'speculative_num_draft_tokens',
-];
-async function serverInfo(http, baseUrl) {
-    for (const path of ['/get_server_info', '/server_info']) {
-        const doc = asRecord(await getJson(http, joinUrl(baseUrl, path)).catch(() => undefined));
-        if (doc)
-            return doc;
-    }
-    return undefined;
-}
-/** Prefill/decode disaggregation nests the decode server's document under `decode[0]`. */
-function acceptLength(doc) {
-    const decode = Array.isArray(doc.decode) ? asRecord(doc.decode[0]) : undefined;
-    const states = (decode ?? doc).internal_states;
-    const value = Array.isArray(states) ? asRecord(states[0])?.[ACCEPT_LENGTH] : undefined;
-    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-/**
- * SGLang only exposes the running average since server start (cum length / cum steps),
- * not the two sums, so a cell's own acceptance cannot be recovered from two readings.
- * The value is reported as what it is, labelled cumulative.
- */
-function specDecode(after) {
-    const length = after?.[ACCEPT_LENGTH];
-    if (length === undefined)
-        return undefined;
-    return {
-        acceptanceLength: length,
-        source: 'sglang server info avg_spec_accept_length (cumulative since server start)',
-    };
-}
-const sglang = {
-    name: 'sglang',
-    needsLaunchOrUrl: true,
-    serverSeries: SGLANG_SERIES,
-    healthPath: '/health',
-    // 503 while loading (and while shutting down); connection refused before the HTTP server is up.
-    readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
-    path: openaiPath,
-    transformRequest: (body) => ({ ...body }),
-    tokenize: tokenizePrompt,
-    async info(http, baseUrl) {
-        const doc = await serverInfo(http, baseUrl).catch(() => undefined);
-        if (!doc)
-            return {};
-        const version = typeof doc.version === 'string' ? doc.version : undefined;
-        const server = http_pick(doc, SERVER_FACTS);
-        return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
-    },
-    async counters(http, baseUrl) {
-        const doc = await serverInfo(http, baseUrl).catch(() => undefined);
-        const length = doc ? acceptLength(doc) : undefined;
-        return length === undefined ? undefined : { [ACCEPT_LENGTH]: length };
-    },
-    roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
-    specDecode: (_before, after) => specDecode(after),
-};
-
-;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
-
-
-
-
-
-function speculativeSettings(settings) {
-    const out = {};
-    if (typeof settings?.speculative === 'boolean')
-        out.speculative = settings.speculative;
-    const params = asRecord(settings?.params);
-    for (const [key, value] of Object.entries(params ?? {}))
-        if (key.startsWith('speculative'))
-            out[key] = value;
-    return out;
-}
-const DRAFTED = 'draft_n';
-const ACCEPTED = 'draft_n_accepted';
-function count(value) {
-    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-/** `timings.draft_n` / `draft_n_accepted` of one event, when the request drafted at all. */
-function llamacppStreamExtras(event) {
-    const timings = asRecord(event.timings);
-    const drafted = count(timings?.[DRAFTED]);
-    if (drafted === undefined)
-        return undefined;
-    return { [DRAFTED]: drafted, [ACCEPTED]: count(timings?.[ACCEPTED]) ?? 0 };
-}
-/** Σ draft_n_accepted / Σ draft_n over the successful requests that drafted. */
-function llamacppSpecDecode(requests) {
-    let drafted = 0;
-    let accepted = 0;
-    for (const r of requests) {
-        const own = r.extras?.[DRAFTED];
-        if (!r.ok || !own)
-            continue;
-        drafted += own;
-        accepted += r.extras?.[ACCEPTED] ?? 0;
-    }
-    if (drafted <= 0)
-        return undefined;
-    return {
-        acceptanceRate: accepted / drafted,
-        draftTokens: drafted,
-        acceptedTokens: accepted,
-        source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests',
-    };
-}
-const llamacpp = {
-    name: 'llamacpp',
-    needsLaunchOrUrl: true,
-    serverSeries: LLAMACPP_SERIES,
-    healthPath: '/health',
-    readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
-    path: openaiPath,
-    // A slot reuses the cached prompt of its previous request unless told not to: off, but for a scenario whose
-    // requests share a prefix, where reuse is the point (tools/server/README.md, `cache_prompt`).
-    transformRequest: (body, _api, options) => ({
-        ...body,
-        temperature: 0,
-        cache_prompt: options?.sharedPrefix === true,
-    }),
-    streamExtras: llamacppStreamExtras,
-    freshConnectionPerRequest: true,
-    async tokenize(http, baseUrl, _model, text) {
-        // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
-        const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined));
-        return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
-    },
-    async info(http, baseUrl) {
-        const props = asRecord(await getJson(http, joinUrl(baseUrl, '/props')).catch(() => undefined));
-        if (!props)
-            return {};
-        const settings = asRecord(props.default_generation_settings);
-        const server = {
-            ...http_pick(props, ['model_path', 'total_slots']),
-            ...http_pick(settings, ['n_ctx']),
-            ...speculativeSettings(settings),
-        };
-        const version = typeof props.build_info === 'string' ? props.build_info : undefined;
-        return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
-    },
-    // The server's draft counters where this build has them (b10470 does), else the requests' timings.
-    roundAcceptance: (server, requests) => countedAcceptance(server, LLAMACPP_DRAFTS) ?? requestAcceptance(requests, ACCEPTED),
-    specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
-};
-
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
@@ -45473,19 +42737,19 @@ function cloneIssues(issues) {
 }
 const recursive = /*@__PURE__*/ new WeakMap();
 /** What the walk established, in order of certainty: ordered so the strongest answer among children wins. */
-const memoizer_NONE = 0;
+const NONE = 0;
 const ASSUMED = 1;
 const PROVEN = 2;
 /** Whether this schema's subtree contains a cycle, so one parse can re-enter it. */
 function isRecursive(inst, stack, resolve) {
     const cached = recursive.get(inst);
     if (cached !== undefined)
-        return cached ? PROVEN : memoizer_NONE;
+        return cached ? PROVEN : NONE;
     // Relative to the walk in progress, so not cached.
     if (stack.has(inst))
         return PROVEN;
     stack.add(inst);
-    let result = memoizer_NONE;
+    let result = NONE;
     const check = (child) => {
         if (result !== PROVEN && child?._zod) {
             const answer = isRecursive(child, stack, resolve);
@@ -45495,14 +42759,14 @@ function isRecursive(inst, stack, resolve) {
     };
     // `Reflect.ownKeys` rather than `Object.keys`, so a cycle through a declared symbol key is still seen
     const shape = (sh, spread) => {
-        let answer = memoizer_NONE;
+        let answer = NONE;
         for (const key of Reflect.ownKeys(sh)) {
             const desc = Object.getOwnPropertyDescriptor(sh, key);
             // an object resolves its shape by spread, so a key it does not enumerate is never parsed; `z.properties` reads every own key and so keeps them all
             if (spread && !desc.enumerable)
                 continue;
             // resolving runs user code, and a factory mints a fresh subtree per read, so an edge the walk can't follow counts as a cycle
-            const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : memoizer_NONE;
+            const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
             if (child > answer)
                 answer = child;
         }
@@ -45631,7 +42895,7 @@ function settle(inst, answer) {
  */
 function isRecursiveSchema(inst) {
     // z.compile never parses, so nothing would ever resolve a lazy for it; it runs once and already treats a throw here as recursive
-    return isRecursive(inst, new Set(), true) !== memoizer_NONE;
+    return isRecursive(inst, new Set(), true) !== NONE;
 }
 function bucketFor(state, inst) {
     let bucket = state.buckets.get(inst);
@@ -45686,7 +42950,7 @@ const memo = {
             const wrapped = (payload, ctx) => {
                 if (isRecursiveInst === undefined) {
                     const walked = isRecursive(inst, new Set(), false);
-                    if (walked === memoizer_NONE) {
+                    if (walked === NONE) {
                         // Nothing here can ever fire, so take it back out.
                         inst._zod.parse = base;
                         if (inst._zod.run === wrapped)
@@ -46621,7 +43885,7 @@ const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
 /** The Standard Schema surface for `inst`. Shared so wrappers can extend it without forcing it. */
 // a Standard Schema result only reports issues, so a failure finalizes them straight off the raw payload: no ZodError, and no lazy result to read through
 const toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
-async function schemas_validateAsync(inst, value) {
+async function validateAsync(inst, value) {
     const ctx = { async: true };
     return toStandardResult((await inst._zod.run({ value, issues: [] }, ctx)), ctx);
 }
@@ -46636,7 +43900,7 @@ function standardProps(inst) {
             }
             catch (_) { }
             // async function so a synchronously throwing check rejects instead of escaping validate
-            return schemas_validateAsync(inst, value);
+            return validateAsync(inst, value);
         },
         vendor: "zod",
         version: 1,
@@ -51909,6 +49173,529 @@ const error = () => {
     };
 }
 
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+
+
+/* Computing the message eagerly is expensive (pretty-printed JSON of all
+ * issues), so defer it until first read. The accessor functions and
+ * descriptors are shared across instances to keep error construction
+ * cheap; the computed message is cached on the internals object. The
+ * setter preserves plain assignment semantics for consumers that
+ * overwrite `message`. */
+function _getMessage() {
+    const internals = this._zod;
+    internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
+    return internals.message;
+}
+function _setMessage(value) {
+    this._zod.message = value;
+}
+const _messageDesc = {
+    get: _getMessage,
+    set: _setMessage,
+    enumerable: true,
+    configurable: true,
+};
+const _issuesDesc = { value: undefined, enumerable: false };
+/* Prototypes that already carry the lazy `toString`. Seeded with the
+ * intrinsics so that `init` on a foreign object — it accepts any object —
+ * can never install an accessor onto a prototype we do not own. */
+const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+const initializer = (inst, def) => {
+    inst.name = "$ZodError";
+    // `_zod` is already non-enumerable: $constructor's init defined it with this same descriptor
+    _issuesDesc.value = def;
+    Object.defineProperty(inst, "issues", _issuesDesc);
+    // Clear the shared slot; a retained `value` pins the last error's issues.
+    _issuesDesc.value = undefined;
+    Object.defineProperty(inst, "message", _messageDesc);
+    /* `toString` lives as a non-enumerable lazy getter on the shared
+     * prototype; on first access it caches a per-instance closure so
+     * detached usage still works. */
+    const proto = Object.getPrototypeOf(inst);
+    if (!_installedToString.has(proto)) {
+        _installedToString.add(proto);
+        Object.defineProperty(proto, "toString", {
+            configurable: true,
+            enumerable: false,
+            get() {
+                const value = () => this.message;
+                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+                return value;
+            },
+            set(value) {
+                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+            },
+        });
+    }
+};
+const $ZodError = $constructor("$ZodError", initializer);
+const $ZodRealError = $constructor("$ZodError", initializer, undefined, {
+    Parent: Error,
+});
+/** Get-or-create `obj[key]` as an own data property. A path segment naming an inherited member
+ * ("toString", "constructor") would otherwise read through to the prototype, and assigning
+ * "__proto__" would hit the setter instead of creating a key. */
+function node(obj, key, make) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+        if (key === "__proto__") {
+            Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+        }
+        else {
+            obj[key] = make();
+        }
+    }
+    return obj[key];
+}
+function flattenError(error, mapper = (issue) => issue.message) {
+    const fieldErrors = {};
+    const formErrors = [];
+    for (const sub of error.issues) {
+        if (sub.path.length > 0) {
+            node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
+        }
+        else {
+            formErrors.push(mapper(sub));
+        }
+    }
+    return { formErrors, fieldErrors };
+}
+function formatError(error, mapper = (issue) => issue.message) {
+    const fieldErrors = { _errors: [] };
+    const processError = (error, path = []) => {
+        for (const issue of error.issues) {
+            if (issue.code === "invalid_union" && issue.errors.length) {
+                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
+            }
+            else if (issue.code === "invalid_key") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else if (issue.code === "invalid_element") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else {
+                const fullpath = [...path, ...issue.path];
+                if (fullpath.length === 0) {
+                    fieldErrors._errors.push(mapper(issue));
+                }
+                else {
+                    let curr = fieldErrors;
+                    let i = 0;
+                    while (i < fullpath.length) {
+                        const el = fullpath[i];
+                        const terminal = i === fullpath.length - 1;
+                        // `_errors` is reserved by this legacy format, so merge a matching path segment into the current node instead of treating its array as a child.
+                        if (el === "_errors") {
+                            if (terminal)
+                                curr._errors.push(mapper(issue));
+                            i++;
+                            continue;
+                        }
+                        // A path element may collide with an inherited property name such as
+                        // "__proto__" or "constructor". Truthiness checks read the prototype
+                        // (so no node is created, then ._errors.push throws), and bracket
+                        // assignment of "__proto__" hits the setter instead of creating an
+                        // own key. Guard the read with hasOwnProperty and create the node
+                        // with defineProperty so any path element becomes a real own key.
+                        if (!Object.prototype.hasOwnProperty.call(curr, el)) {
+                            Object.defineProperty(curr, el, {
+                                value: { _errors: [] },
+                                enumerable: true,
+                                writable: true,
+                                configurable: true,
+                            });
+                        }
+                        const node = curr[el];
+                        if (terminal) {
+                            node._errors.push(mapper(issue));
+                        }
+                        curr = node;
+                        i++;
+                    }
+                }
+            }
+        }
+    };
+    processError(error);
+    return fieldErrors;
+}
+function treeifyError(error, mapper = (issue) => issue.message) {
+    const result = { errors: [] };
+    const processError = (error, path = []) => {
+        var _a;
+        for (const issue of error.issues) {
+            if (issue.code === "invalid_union" && issue.errors.length) {
+                // regular union error
+                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
+            }
+            else if (issue.code === "invalid_key") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else if (issue.code === "invalid_element") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else {
+                const fullpath = [...path, ...issue.path];
+                if (fullpath.length === 0) {
+                    result.errors.push(mapper(issue));
+                    continue;
+                }
+                let curr = result;
+                let i = 0;
+                while (i < fullpath.length) {
+                    const el = fullpath[i];
+                    const terminal = i === fullpath.length - 1;
+                    if (typeof el === "string") {
+                        curr.properties ?? (curr.properties = {});
+                        // el may collide with an inherited property name ("__proto__",
+                        // "constructor", ...); ??= reads the prototype so the node is never
+                        // created and curr.errors.push throws. Guard with hasOwnProperty and
+                        // create the node with defineProperty so "__proto__" becomes a real
+                        // own key rather than invoking the prototype setter.
+                        if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
+                            Object.defineProperty(curr.properties, el, {
+                                value: { errors: [] },
+                                enumerable: true,
+                                writable: true,
+                                configurable: true,
+                            });
+                        }
+                        curr = curr.properties[el];
+                    }
+                    else {
+                        curr.items ?? (curr.items = []);
+                        (_a = curr.items)[el] ?? (_a[el] = { errors: [] });
+                        curr = curr.items[el];
+                    }
+                    if (terminal) {
+                        curr.errors.push(mapper(issue));
+                    }
+                    i++;
+                }
+            }
+        }
+    };
+    processError(error);
+    return result;
+}
+/** Format a ZodError as a human-readable string in the following form.
+ *
+ * From
+ *
+ * ```ts
+ * ZodError {
+ *   issues: [
+ *     {
+ *       expected: 'string',
+ *       code: 'invalid_type',
+ *       path: [ 'username' ],
+ *       message: 'Invalid input: expected string'
+ *     },
+ *     {
+ *       expected: 'number',
+ *       code: 'invalid_type',
+ *       path: [ 'favoriteNumbers', 1 ],
+ *       message: 'Invalid input: expected number'
+ *     }
+ *   ];
+ * }
+ * ```
+ *
+ * to
+ *
+ * ```
+ * username
+ *   ✖ Expected number, received string at "username
+ * favoriteNumbers[0]
+ *   ✖ Invalid input: expected number
+ * ```
+ */
+function toDotPath(_path) {
+    const segs = [];
+    const path = _path.map((seg) => (typeof seg === "object" ? seg.key : seg));
+    for (const seg of path) {
+        if (typeof seg === "number")
+            segs.push(`[${seg}]`);
+        else if (typeof seg === "symbol")
+            segs.push(`[${JSON.stringify(String(seg))}]`);
+        else if (/[^\w$]/.test(seg))
+            segs.push(`[${JSON.stringify(seg)}]`);
+        else {
+            if (segs.length)
+                segs.push(".");
+            segs.push(seg);
+        }
+    }
+    return segs.join("");
+}
+function prettifyError(error) {
+    const lines = [];
+    // sort by path length
+    const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
+    // Process each issue
+    for (const issue of issues) {
+        lines.push(`✖ ${issue.message}`);
+        if (issue.path?.length)
+            lines.push(`  → at ${toDotPath(issue.path)}`);
+    }
+    // Convert Map to formatted string
+    return lines.join("\n");
+}
+
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+
+
+
+// Always both keys, so the `_params` read site in `_parse` sees one object shape rather than two.
+function finalizeParams(callee, params) {
+    return { callee: params?.callee ?? callee, Err: params?.Err };
+}
+const _parse = (_Err) => {
+    const fn = (schema, value, _ctx, _params) => {
+        const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+        const result = schema._zod.run({ value, issues: [] }, ctx);
+        if (result instanceof Promise) {
+            throw new $ZodAsyncError();
+        }
+        if (result.issues.length) {
+            const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+            captureStackTrace(e, _params?.callee ?? fn);
+            throw e;
+        }
+        return result.value;
+    };
+    return fn;
+};
+const parse_parse = /* @__PURE__*/ _parse($ZodRealError);
+const _parseAsync = (_Err) => {
+    const fn = async (schema, value, _ctx, params) => {
+        const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+        let result = schema._zod.run({ value, issues: [] }, ctx);
+        if (result instanceof Promise)
+            result = await result;
+        if (result.issues.length) {
+            const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+            captureStackTrace(e, params?.callee ?? fn);
+            throw e;
+        }
+        return result.value;
+    };
+    return fn;
+};
+const parse_parseAsync = /* @__PURE__*/ _parseAsync($ZodRealError);
+const _safeParse = (_Err) => (schema, value, _ctx) => {
+    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+    const result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+        throw new $ZodAsyncError();
+    }
+    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+const safeParse = /* @__PURE__*/ _safeParse($ZodRealError);
+// the error is built on the first read of `error`: finalizing the issues and constructing the instance is most of a failing parse, and a caller that only branches on `success` never pays it. a getter in the literal keeps this small; the alternative, one shared accessor descriptor plus a hidden state slot, reads ~15% faster but costs ~75 B gzipped in every bundle
+function failure(Err, issues, ctx) {
+    let error;
+    return {
+        success: false,
+        get error() {
+            if (!error) {
+                error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
+                // finalizeIssue drops `input`, so the built error holds nothing; keeping the raw issues past this point pins the parsed value for the life of the result
+                issues = undefined;
+                ctx = undefined;
+            }
+            return error;
+        },
+        set error(e) {
+            error = e;
+            // a replacement makes the getter's branch unreachable, so the captures have to go here too
+            issues = undefined;
+            ctx = undefined;
+        },
+    };
+}
+const _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+        result = await result;
+    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+const safeParseAsync = /* @__PURE__*/ _safeParseAsync($ZodRealError);
+// registry mirrors of the compiler's sentinels, so this module never imports the compiler
+const COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
+const COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
+// Deliberately tiny, because v8 will not inline a body carrying the fallback's object literals and throw. Everything that is not the compiled happy path lives in validateFallback, and that split is worth ~35% on a compiled schema.
+const validate = ((schema, value, _ctx) => {
+    const validator = schema._zod.bag.validator;
+    if (validator !== undefined) {
+        if (validator(value) !== COMPILE_INVALID)
+            return true;
+        // a definite sentinel means the runtime would reject, so skip the re-parse; a ctx can still change the answer
+        if (validator.definite === true && _ctx === undefined)
+            return false;
+    }
+    return validateFallback(schema, value, _ctx);
+});
+function validateFallback(schema, value, _ctx) {
+    const ctx = _ctx
+        ? { ..._ctx, async: false, abortEarly: true }
+        : { async: false, abortEarly: true };
+    const fallbackRun = schema._zod.bag.fallbackRun;
+    let result;
+    if (fallbackRun) {
+        // skip nested fast paths on the fallback, so user callbacks keep the at-most-twice bound
+        ctx[COMPILE_FALLBACK] = true;
+        result = fallbackRun({ value, issues: [] }, ctx);
+    }
+    else {
+        result = schema._zod.run({ value, issues: [] }, ctx);
+    }
+    if (result instanceof Promise) {
+        throw new $ZodAsyncError();
+    }
+    return result.issues.length === 0;
+}
+// no fast path: the compiler keeps async parses on the runtime, because a promise-returning callback that is not declared async compiles to a throw
+const parse_validateAsync = async (schema, value, _ctx) => {
+    const ctx = _ctx
+        ? { ..._ctx, async: true, abortEarly: true }
+        : { async: true, abortEarly: true };
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+        result = await result;
+    return result.issues.length === 0;
+};
+const _encode = (_Err) => {
+    const parse = _parse(_Err);
+    const fn = (schema, value, _ctx, _params) => {
+        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+        return parse(schema, value, ctx, finalizeParams(fn, _params));
+    };
+    return fn;
+};
+const encode = /* @__PURE__*/ _encode($ZodRealError);
+const _decode = (_Err) => {
+    const parse = _parse(_Err);
+    const fn = (schema, value, _ctx, _params) => {
+        return parse(schema, value, _ctx, finalizeParams(fn, _params));
+    };
+    return fn;
+};
+const decode = /* @__PURE__*/ _decode($ZodRealError);
+const _encodeAsync = (_Err) => {
+    const parseAsync = _parseAsync(_Err);
+    const fn = async (schema, value, _ctx, _params) => {
+        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+        return (await parseAsync(schema, value, ctx, finalizeParams(fn, _params)));
+    };
+    return fn;
+};
+const encodeAsync = /* @__PURE__*/ _encodeAsync($ZodRealError);
+const _decodeAsync = (_Err) => {
+    const parseAsync = _parseAsync(_Err);
+    const fn = async (schema, value, _ctx, _params) => {
+        return await parseAsync(schema, value, _ctx, finalizeParams(fn, _params));
+    };
+    return fn;
+};
+const decodeAsync = /* @__PURE__*/ _decodeAsync($ZodRealError);
+const _safeEncode = (_Err) => (schema, value, _ctx) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return _safeParse(_Err)(schema, value, ctx);
+};
+const safeEncode = /* @__PURE__*/ _safeEncode($ZodRealError);
+const _safeDecode = (_Err) => (schema, value, _ctx) => {
+    return _safeParse(_Err)(schema, value, _ctx);
+};
+const safeDecode = /* @__PURE__*/ _safeDecode($ZodRealError);
+const _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return _safeParseAsync(_Err)(schema, value, ctx);
+};
+const safeEncodeAsync = /* @__PURE__*/ _safeEncodeAsync($ZodRealError);
+const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
+    return _safeParseAsync(_Err)(schema, value, _ctx);
+};
+const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
+
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+
+
+
+/* Prototypes that already carry the lazy helper methods. Seeded with the
+ * intrinsics so that `init` on a foreign object — it accepts any object —
+ * can never install an accessor onto a prototype we do not own. */
+const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+/* Helper methods live as non-enumerable lazy getters on the shared
+ * prototype instead of own properties on every instance. On first
+ * access the getter allocates the per-instance closure and caches it
+ * as a non-enumerable own property, so detached usage still works and
+ * the allocation only happens for methods actually touched. */
+function _lazyMethod(proto, key, make) {
+    Object.defineProperty(proto, key, {
+        configurable: true,
+        enumerable: false,
+        get() {
+            const value = make(this);
+            Object.defineProperty(this, key, { value, configurable: true, writable: true });
+            return value;
+        },
+        set(value) {
+            Object.defineProperty(this, key, { value, configurable: true, writable: true });
+        },
+    });
+}
+const errors_initializer = (inst, issues) => {
+    $ZodError.init(inst, issues);
+    inst.name = "ZodError";
+    const proto = Object.getPrototypeOf(inst);
+    if (_installedErrorProtos.has(proto))
+        return;
+    _installedErrorProtos.add(proto);
+    _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
+    _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
+    _lazyMethod(proto, "addIssue", (self) => (issue) => {
+        self.issues.push(issue);
+        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+    });
+    _lazyMethod(proto, "addIssues", (self) => (issues) => {
+        self.issues.push(...issues);
+        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+    });
+    Object.defineProperty(proto, "isEmpty", {
+        configurable: true,
+        enumerable: false,
+        get() {
+            return this.issues.length === 0;
+        },
+    });
+};
+const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
+const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
+    Parent: Error,
+});
+// /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
+// export type ErrorMapCtx = core.$ZodErrorMapCtx;
+
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+
+
+const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
+const classic_parse_parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
+const parse_safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
+const parse_safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
+
+// Codec functions
+const parse_encode = /* @__PURE__ */ _encode(ZodRealError);
+const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
+const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
+const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
+const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
+const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
+const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
+const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
 
 
@@ -52066,7 +49853,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         return validate(this, data, params);
     },
     validateAsync(data, params) {
-        return validateAsync(this, data, params);
+        return parse_validateAsync(this, data, params);
     },
     encode: function _encode(data, params) {
         return parse_encode(this, data, params, { callee: _encode });
@@ -53446,57 +51233,6 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/core/errors.ts
-/**
- * The small error taxonomy: one class per failure a caller handles differently (a bad config stops
- * the run before launch, a start failure turns a target's cells into errors, a request error is
- * counted in its round). Messages name the thing that failed: `vllm-fp8: not ready after 20m`.
- */
-/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
-class errors_ConfigError extends Error {
-    problems;
-    constructor(problems) {
-        super(problems.length === 1
-            ? problems[0]
-            : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-        this.problems = problems;
-        this.name = 'ConfigError';
-    }
-}
-/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
-class StartError extends Error {
-    target;
-    kind;
-    exitCode;
-    logTail;
-    launch;
-    constructor(target, kind, message, exitCode = null, logTail = '', 
-    /** The launch command as run (port filled), once it was. */
-    launch) {
-        super(`${target}: ${message}`);
-        this.target = target;
-        this.kind = kind;
-        this.exitCode = exitCode;
-        this.logTail = logTail;
-        this.launch = launch;
-        this.name = 'StartError';
-    }
-}
-/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
-class RequestError extends Error {
-    kind;
-    status;
-    constructor(message, kind, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'RequestError';
-    }
-}
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
 ;// CONCATENATED MODULE: ./src/core/fields.ts
 /**
  * Field schemas shared by the matrix file's blocks. Unit fields take the text users write
@@ -53653,6 +51389,2062 @@ const scalar = union([schemas_string(), schemas_number(), schemas_boolean()], {
     error: expected('must be text, a number or true/false'),
 });
 
+;// CONCATENATED MODULE: ./src/config/gate-schema.ts
+/**
+ * `gate:` in the matrix file, at the top and per target: one entry per gated metric of the registry, written the
+ * way its rule says (`max-regression`, `max`, `max-drop`), and the quality gate. The built-in gate is the
+ * registry's default limits.
+ */
+
+
+
+
+/** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
+const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
+/** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
+function gateMetricSchema(metric, top) {
+    if (isDrop(metric)) {
+        const maxDrop = points().meta({
+            description: `Points ${METRICS[metric].label} may fall below the baseline, beyond the noise, before the cell fails`,
+        });
+        return strictObject({ 'max-drop': top ? maxDrop : maxDrop.optional() });
+    }
+    if (!isRelative(metric)) {
+        const max = relative({ allowZero: true, capPercent: true }).meta({
+            description: 'Share above which the cell fails',
+        });
+        return strictObject({ max: top ? max : max.optional() });
+    }
+    const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
+    return strictObject({
+        'max-regression': top ? maxRegression : maxRegression.optional(),
+        'min-delta': minDelta(METRICS[metric].unit).optional(),
+        stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
+    });
+}
+/** `gate.quality`: every field optional (the built-in value, or the top-level one for a target); false switches it off. */
+function qualityGateSchema() {
+    const d = DEFAULT_QUALITY_GATE;
+    return union([
+        strictObject({
+            'max-accuracy-drop': schemas_number({ error: expected('must be a number of points from 0 to 100') })
+                .min(0, { error: expected('must be a number of points from 0 to 100') })
+                .max(100, { error: expected('must be a number of points from 0 to 100') })
+                .meta({ description: `Largest accuracy drop in points that passes (default ${d.maxAccuracyDrop * 100})` })
+                .optional(),
+            'min-agreement': schemas_number({ error: expected('must be a number from 0 to 1') })
+                .min(0, { error: expected('must be a number from 0 to 1') })
+                .max(1, { error: expected('must be a number from 0 to 1') })
+                .meta({
+                description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})`,
+            })
+                .optional(),
+            degenerate: schemas_enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') })
+                .meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` })
+                .optional(),
+        }),
+        literal(false),
+    ], { error: expected('must be a mapping like { max-accuracy-drop: 5 } or false') })
+        .meta({ description: 'Output quality gate against the same cell baseline; false switches it off' })
+        .optional();
+}
+/** Top-level gates name every field they use; a target's gate may override single fields. */
+function gateSchema(level) {
+    const entry = (metric) => union([gateMetricSchema(metric, level === 'top'), literal(false)], {
+        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : isDrop(metric) ? '{ max-drop: 5 }' : '{ max: 1% }'} or false`),
+    })
+        .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
+        .optional();
+    const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)]));
+    return strictObject({ ...metrics, quality: qualityGateSchema() });
+}
+/** The built-in gate in parsed form (the file's `gate` replaces it when present). */
+function defaultGate() {
+    return gateSchema('top').parse(DEFAULT_GATE);
+}
+/**
+ * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
+ * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
+ * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
+ * writing `gate: { decode: … }` never drops it silently. So does goodput's: a scenario's `slo` asks for it.
+ */
+function topGate(file) {
+    const builtIn = defaultGate();
+    if (!file)
+        return builtIn;
+    const kept = GATED_METRICS.filter((m) => !isRelative(m) && file[m] === undefined && builtIn[m] !== undefined);
+    return { ...file, ...Object.fromEntries(kept.map((m) => [m, builtIn[m]])) };
+}
+
+;// CONCATENATED MODULE: ./src/core/body-fields.ts
+/**
+ * Fields of the request body the measurement depends on: what is sent (model, prompt, messages),
+ * how it streams and counts (stream, stream_options, echo), how long it runs (max_tokens,
+ * max_completion_tokens, ignore_eos, min_tokens) and that it is greedy and single (temperature, n,
+ * best_of). A target's `request-body` may add any other field, never one of these.
+ */
+const OWNED_BODY_FIELDS = [
+    'model',
+    'prompt',
+    'messages',
+    'stream',
+    'stream_options',
+    'echo',
+    'max_tokens',
+    'max_completion_tokens',
+    'ignore_eos',
+    'min_tokens',
+    'temperature',
+    'n',
+    'best_of',
+];
+
+;// CONCATENATED MODULE: ./src/config/field-limits.ts
+/** Upper bounds of the matrix file's numbers, shared by the settings and the scenario schemas. */
+/**
+ * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
+ * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
+ */
+const LIMITS = {
+    inputTokens: 1_048_576,
+    outputTokens: 131_072,
+    concurrency: 4096,
+    requests: 100_000,
+    rate: 10_000,
+    rounds: 100,
+    abSetupChars: 4096,
+    confirm: 10,
+    probeMaxTokens: 1024,
+    probeConcurrency: 64,
+    abLaunches: 10,
+    sweepPoints: 32,
+};
+
+;// CONCATENATED MODULE: ./src/config/settings-schema.ts
+/**
+ * The settings of the matrix file: what `defaults:` holds, each with its built-in value, and what a target may
+ * set for itself (rounds, timeouts, the quality probe, the same-box A/B, request fields, …).
+ */
+
+
+
+
+
+
+
+/** Built-in `defaults` as a user would write them. */
+const DEFAULT_SETTINGS = {
+    rounds: 3,
+    discard: 1,
+    'ready-timeout': '20m',
+    'request-timeout': '10m',
+    api: 'completions',
+    confirm: 1,
+    'memory-floor': '4GiB',
+    'drop-caches': false,
+    'max-error-share': '10%',
+    'pass-env': [],
+    'noise-floor': '1.5%',
+    'confirm-fresh': false,
+    'allow-gpu-processes': [],
+    'request-body': {},
+    quality: {},
+    ab: 'confirm',
+    'ab-launches': 2,
+    'ab-budget': '1h',
+};
+/**
+ * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
+ * command unless given.
+ */
+const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'];
+/** Past half the value, a "noise floor" would wave every regression through. */
+const MAX_NOISE_FLOOR = 0.5;
+/** `ab:` values (docs/same-box.md, "When it runs"). */
+const AB_MODES = ['off', 'confirm', 'always'];
+const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
+/** Past this a `request-body` is not a few engine switches. */
+const MAX_REQUEST_BODY_BYTES = 16 * 1024;
+/** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
+function requestBodySetting() {
+    return (record(schemas_string(), unknown(), {
+        error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }'),
+    })
+        .superRefine((body, ctx) => {
+        for (const key of Object.keys(body)) {
+            if (OWNED_BODY_FIELDS.includes(key)) {
+                ctx.addIssue({
+                    code: 'custom',
+                    path: [key],
+                    message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden`,
+                });
+            }
+        }
+        const bytes = Buffer.byteLength(JSON.stringify(body));
+        if (bytes > MAX_REQUEST_BODY_BYTES)
+            ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` });
+    })
+        .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' }));
+}
+/** `quality:` — the output quality probe; `false` skips it for the target. */
+function qualitySetting() {
+    const probe = strictObject({
+        questions: whole(1, PROBE_MAX_QUESTIONS)
+            .default(PROBE_DEFAULT_QUESTIONS)
+            .meta({ description: 'Probe questions with exact answers' }),
+        prompts: whole(0, GREEDY_PROMPTS.length)
+            .default(GREEDY_PROMPTS.length)
+            .meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
+        'max-tokens': whole(1, LIMITS.probeMaxTokens)
+            .default(PROBE_MAX_TOKENS)
+            .meta({ description: 'max_tokens of each probe question' }),
+        api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
+        // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
+        // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
+        concurrency: whole(1, LIMITS.probeConcurrency).default(64).meta({ description: 'Probe requests in flight' }),
+    });
+    return union([probe, literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
+        .meta({ description: 'Output quality probe run after readiness; false skips it' });
+}
+/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (docs/same-box.md). */
+function abSettings() {
+    return {
+        ab: schemas_enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
+            description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
+        }),
+        'ab-launches': whole(1, LIMITS.abLaunches).meta({
+            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+        }),
+        'ab-budget': fields_duration().meta({
+            description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
+        }),
+        'ab-setup': schemas_string({ error: expected('must be a shell command (a string)') })
+            .max(LIMITS.abSetupChars, { error: `must be at most ${LIMITS.abSetupChars} characters` })
+            .meta({
+            description: "Shell command run in the base commit's worktree before its first base launch, to build or install the base's engine apart from the PR's; empty: none",
+        }),
+    };
+}
+function settingsShape() {
+    return {
+        rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
+        discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
+        'ready-timeout': fields_duration(),
+        'request-timeout': fields_duration(),
+        api: API,
+        confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
+        'confirm-fresh': schemas_boolean({ error: expected('must be true or false') })
+            .meta({ description: 'Relaunch the engine for each re-measurement' }),
+        'max-rounds': whole(1, LIMITS.rounds).meta({
+            description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
+        }),
+        'noise-floor': relative({ allowZero: true })
+            .refine((f) => f <= MAX_NOISE_FLOOR, {
+            error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})`,
+        })
+            .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
+        'memory-floor': memoryFloor(),
+        'drop-caches': schemas_boolean({ error: expected('must be true or false') }),
+        'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
+            description: 'A round whose failed-request share exceeds this makes the cell inconclusive',
+        }),
+        'pass-env': array(schemas_string({ error: expected('must be a variable name') })
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
+            .refine((name) => !isActionCredential(name), {
+            error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine`,
+        }), { error: expected('must be a list of variable names') })
+            .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
+        'allow-gpu-processes': array(schemas_string({ error: expected('must be a process name or glob') })
+            .min(1, { error: expected('must not be empty') })
+            .max(256, { error: expected('must be at most 256 characters') }), {
+            error: expected('must be a list of process names or globs'),
+        })
+            .max(64, { error: expected('must list at most 64 processes') })
+            .meta({
+            description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch',
+        }),
+        'request-body': requestBodySetting(),
+        quality: qualitySetting(),
+        ...abSettings(),
+    };
+}
+const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
+/** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
+function defaultsSchema() {
+    const s = settingsShape();
+    const fixed = Object.fromEntries(Object.keys(DEFAULT_SETTINGS).map((key) => [
+        key,
+        s[key].prefault(DEFAULT_SETTINGS[key]),
+    ]));
+    const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]));
+    return strictObject({ ...fixed, ...derived });
+}
+/** A target may set any setting directly; the target's value wins over `defaults`. */
+function targetSettings() {
+    const s = settingsShape();
+    const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].optional()]));
+    return fields;
+}
+
+;// CONCATENATED MODULE: ./src/config/settings.ts
+/** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
+
+
+
+
+
+function resolveSettings(defaults, target, path, problems) {
+    const own = target;
+    const merged = { ...defaults };
+    for (const key of SETTING_KEYS) {
+        if (own[key] !== undefined)
+            merged[key] = own[key];
+    }
+    if (merged.discard >= merged.rounds) {
+        // Point at whichever side this target set; with neither, the file's defaults are at fault.
+        const at = own.discard !== undefined
+            ? [...path, 'discard']
+            : own.rounds !== undefined
+                ? [...path, 'rounds']
+                : ['defaults', 'discard'];
+        problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`);
+    }
+    const maxRounds = merged['max-rounds'] ?? merged.rounds;
+    if (maxRounds < merged.rounds) {
+        const at = own['max-rounds'] !== undefined
+            ? [...path, 'max-rounds']
+            : own.rounds !== undefined
+                ? [...path, 'rounds']
+                : ['defaults', 'max-rounds'];
+        problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
+    }
+    return {
+        rounds: merged.rounds,
+        discard: merged.discard,
+        readyTimeoutMs: merged['ready-timeout'],
+        requestTimeoutMs: merged['request-timeout'],
+        api: merged.api,
+        confirm: merged.confirm,
+        confirmFresh: merged['confirm-fresh'],
+        maxRounds: Math.max(maxRounds, merged.rounds),
+        noiseFloor: merged['noise-floor'],
+        memoryFloor: merged['memory-floor'],
+        dropCaches: merged['drop-caches'],
+        maxErrorShare: merged['max-error-share'],
+        passEnv: [...merged['pass-env']],
+        allowGpuProcesses: [...merged['allow-gpu-processes']],
+        requestBody: { ...merged['request-body'] },
+        quality: probeSettings(merged.quality),
+        ab: {
+            mode: merged.ab,
+            launches: merged['ab-launches'],
+            budgetMs: merged['ab-budget'],
+            ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
+        },
+    };
+}
+function probeSettings(quality) {
+    if (quality === false)
+        return false;
+    const { questions, prompts, concurrency, api } = quality;
+    return { questions, prompts, maxTokens: quality['max-tokens'], concurrency, ...(api && { api }) };
+}
+/** The quality gate: the built-in one, the top-level fields over it, the target's over those; false at either level switches it off. */
+function resolveQualityGate(top, own) {
+    if (own === false || (own === undefined && top === false))
+        return undefined;
+    const gate = { ...DEFAULT_QUALITY_GATE };
+    for (const entry of [top, own]) {
+        if (!entry)
+            continue;
+        if (entry['max-accuracy-drop'] !== undefined)
+            gate.maxAccuracyDrop = entry['max-accuracy-drop'] / 100;
+        if (entry['min-agreement'] !== undefined)
+            gate.minAgreement = entry['min-agreement'];
+        if (entry.degenerate !== undefined)
+            gate.degenerate = entry.degenerate;
+    }
+    return gate;
+}
+/** Merge field by field per metric; `false` switches a metric off. */
+function resolveGate(top, target, path, problems) {
+    const gate = {};
+    const quality = resolveQualityGate(top.quality, target?.quality);
+    if (quality)
+        gate.quality = quality;
+    for (const metric of GATED_METRICS) {
+        const base = top[metric];
+        const own = target?.[metric];
+        if (own === false || (own === undefined && !base))
+            continue;
+        const entry = { ...(base || {}), ...(own ?? {}) };
+        const key = isRelative(metric) ? 'max-regression' : isDrop(metric) ? 'max-drop' : 'max';
+        const limit = entry[key];
+        if (limit === undefined) {
+            problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`);
+            continue;
+        }
+        if (isDrop(metric)) {
+            gate[metric] = { maxDrop: limit };
+            continue;
+        }
+        if (!isRelative(metric)) {
+            gate[metric] = { max: limit };
+            continue;
+        }
+        const config = { maxRegression: limit, stat: entry.stat ?? 'mean' };
+        if (entry['min-delta'] !== undefined)
+            config.minDelta = entry['min-delta'];
+        gate[metric] = config;
+    }
+    return gate;
+}
+/** The gate a file without a `gate:` block gets (the registry's metrics at their built-in limits). */
+function defaultGateConfig() {
+    return resolveGate(defaultGate(), undefined, [], new issues_Problems());
+}
+
+;// CONCATENATED MODULE: ./src/compare/confirm.ts
+/**
+ * Confirmation: a cell that looks regressed is measured again (while its server is still up, or after a fresh
+ * launch) and the regression stands only where the re-measurement agrees, metric by metric — a decode
+ * regression is confirmed by decode, not by TTFT.
+ *
+ * The decision is taken on both measurements together: the steady rounds of the first measurement and of every
+ * re-measurement form one sample, judged against the same reference (sample.ts, noise.ts). Pooling halves the
+ * round-to-round part of the noise instead of asking a second, equally noisy measurement to agree on its own; a
+ * real loss shows in both, a chance one is diluted. A launch offset shared by both measurements does not average
+ * out, which the noise model knows (its launch count is 1 unless the confirmation re-launched the engine).
+ *
+ * A re-measurement that fails makes the cell an `error`: a confirmation that could not run neither confirms nor
+ * clears the regression.
+ */
+
+
+
+function needsConfirmation(verdict) {
+    return verdict.status === 'regression';
+}
+/**
+ * The verdict after re-measuring: `first` carries its own verdict (from `judgeCell`), `again` every
+ * re-measurement so far, oldest first (with `confirm: n`, call again after each while `needsConfirmation` holds).
+ */
+function confirmCell(first, again, baseline, gate, options = {}) {
+    if (!needsConfirmation(first.verdict))
+        return first.verdict;
+    const failed = again.findIndex((c) => c.status === 'error' || !c.metrics);
+    if (failed >= 0) {
+        const note = `re-measurement ${failed + 1} failed (${again[failed].error ?? 'nothing measured'})`;
+        return { ...first.verdict, status: 'error', confirmed: again.length, note: join(first.verdict.note, note) };
+    }
+    const pooled = judgeSample(measured([first, ...again], options.fresh ? 1 + again.length : 1), baseline, gate, options);
+    return { ...confirmVerdict(first.verdict, pooled, !options.fresh), confirmed: again.length };
+}
+/**
+ * Folds a decisive verdict — the pooled one from `confirmCell`, or a re-measurement's own — into the first: each
+ * metric that regressed first takes the decisive verdict of the same metric; the others keep theirs (a metric
+ * that only regresses in the pooled sample has not been seen twice).
+ */
+function confirmVerdict(first, decisive, sameLaunch = false) {
+    if (first.status !== 'regression')
+        return first;
+    const confirmed = (first.confirmed ?? 0) + 1;
+    if (decisive.status === 'error') {
+        return {
+            ...first,
+            status: 'error',
+            confirmed,
+            note: join(first.note, `the re-measurement failed (${decisive.note ?? 'error'})`),
+        };
+    }
+    const metrics = { ...first.metrics };
+    const said = [];
+    for (const [key, m] of Object.entries(first.metrics)) {
+        if (m.status !== 'regression')
+            continue;
+        // A launch figure (startup) re-measured on the same launch is the same number: it stands as seen once.
+        if (sameLaunch && metricInfo(key).launch) {
+            said.push(`${m.reason} (one launch; confirm-fresh measures it on another)`);
+            continue;
+        }
+        const again = decisive.metrics[key] ?? {
+            ...m,
+            status: 'inconclusive',
+            needs: 'rounds',
+            reason: `${m.reason}; not measured again`,
+        };
+        metrics[key] = again;
+        said.push(`${again.reason} (${again.status === 'regression' ? 'confirmed' : `first ${m.reason}`})`);
+    }
+    // A failure outside the metrics (a new length miss) stands when the decisive verdict still has it.
+    const failures = first.failures?.length && decisive.failures?.length ? decisive.failures : undefined;
+    const undecided = decisive.undecided;
+    const status = cellStatus(metrics, failures, undecided);
+    const outcome = status === 'regression'
+        ? `confirmed by re-measurement ${confirmed}`
+        : `regressed once, not confirmed by re-measurement ${confirmed}`;
+    const verdict = {
+        ...first,
+        status,
+        metrics,
+        confirmed,
+        note: join(first.note, `${outcome}: ${[...said, ...(failures ?? [])].join('; ')}`),
+    };
+    if (failures)
+        verdict.failures = failures;
+    else
+        delete verdict.failures;
+    if (undecided)
+        verdict.undecided = undecided;
+    else
+        delete verdict.undecided;
+    return verdict;
+}
+function join(a, b) {
+    return a ? `${a}; ${b}` : b;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/core/workload.ts
+/**
+ * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
+ * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
+ */
+
+
+/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
+function canonical(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonical).join(',')}]`;
+    if (value && typeof value === 'object')
+        return `{${Object.keys(value)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+            .join(',')}}`;
+    return JSON.stringify(value) ?? 'null';
+}
+/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
+function requestBodyDigest(body) {
+    if (Object.keys(body).length === 0)
+        return undefined;
+    return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
+}
+/** The prompts a workload sent: the word list unless it says otherwise. */
+function promptsOf(w) {
+    return w.prompts ?? 'synthetic';
+}
+/**
+ * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
+ * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
+ * cell; a word-list workload's string is what it was before prompts could be anything else.
+ */
+function workloadFingerprint(w) {
+    const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
+    const body = w.requestBody ? ` +body:${w.requestBody}` : '';
+    const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`;
+    const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
+    const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
+    const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
+    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`;
+}
+const SLO_BOUNDS = [
+    ['ttftMs', 'ttft'],
+    ['tpotMs', 'tpot'],
+    ['e2eMs', 'e2e'],
+];
+/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
+function sloText(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ');
+}
+/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
+function formatSlo(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`]).join(', ');
+}
+/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
+function workloadDigest(w) {
+    return (0,external_node_crypto_.createHash)('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8);
+}
+/** True when the workload records its API, so that its digest covers everything a workload is. */
+function isComplete(w) {
+    return w.api !== undefined;
+}
+/**
+ * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
+ * are the same. A workload written before the API and request body were recorded is compared on what it has.
+ */
+function workloadChanges(baseline, current) {
+    const changes = [];
+    const numbers = [
+        ['inputTokens', 'input tokens'],
+        ['outputTokens', 'output tokens'],
+        ['concurrency', 'concurrency'],
+        ['requests', 'requests'],
+    ];
+    const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])]);
+    for (const [key, label] of numbers)
+        if (!unrequested.has(key) && baseline[key] !== current[key])
+            changes.push(`${label} ${baseline[key]} → ${current[key]}`);
+    if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
+        changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`);
+    if (baseline.rate !== current.rate)
+        changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
+    if (isComplete(baseline) && isComplete(current)) {
+        if (baseline.api !== current.api)
+            changes.push(`api ${baseline.api} → ${current.api}`);
+        if (baseline.requestBody !== current.requestBody)
+            changes.push('request-body changed');
+    }
+    const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'));
+    if (before !== after)
+        changes.push(`slo ${before} → ${after}`);
+    if (promptsOf(baseline) !== promptsOf(current))
+        changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/compare/match.ts
+
+
+const WORKLOAD_DECIDES = 'the default-branch run after merge measures the new workload';
+const NEW_CELL_DECIDES = 'the default-branch run after merge measures it';
+/** Cells of the baseline a run does not measure: the file's measured cells and the newest history run's. */
+function unmeasured(view, run) {
+    const ids = new Set();
+    for (const cell of view.results?.cells ?? [])
+        if (baselineCell(view, cell.id))
+            ids.add(cell.id);
+    for (const id of Object.keys(view.history.at(-1)?.cells ?? {}))
+        ids.add(id);
+    const ran = new Set(run.cells.map((c) => c.id));
+    return [...ids].filter((id) => !ran.has(id) && run.selected(id)).sort();
+}
+/** Pairs new cells with unmeasured baseline cells, one to one (see the top of the file). */
+function findRenames(view, run) {
+    const missing = unmeasured(view, run);
+    const fresh = run.cells.filter((c) => !hasBaseline(view, c.id));
+    const known = new Map(missing.flatMap((id) => (baselineCell(view, id) ? [[id, baselineCell(view, id)]] : [])));
+    const alike = (n, m) => m.engine === n.engine &&
+        m.quant === n.quant &&
+        (m.target === n.target || m.scenario === n.scenario) &&
+        workloadChanges(m.workload, n.workload).length === 0;
+    const candidates = new Map(fresh.map((n) => [n.id, [...known.values()].filter((m) => alike(n, m)).map((m) => m.id)]));
+    const aliases = new Map();
+    for (const [id, [only, ...more]] of candidates) {
+        if (only === undefined || more.length)
+            continue;
+        const rivals = [...candidates.values()].filter((c) => c.includes(only)).length;
+        if (rivals === 1)
+            aliases.set(id, only);
+    }
+    const paired = new Set(aliases.values());
+    return { aliases, unpaired: missing.filter((id) => !paired.has(id)) };
+}
+/** The view with `from`'s baseline (file cell and history) under the id `to`. */
+function aliased(view, from, to) {
+    const moved = (cell) => (cell.id === from ? { ...cell, id: to } : cell);
+    const results = view.results && {
+        ...view.results,
+        cells: view.results.cells.filter((c) => c.id !== to).map(moved),
+    };
+    const history = view.history.map((entry) => {
+        const { [from]: cell, ...cells } = entry.cells;
+        if (!cell)
+            return entry;
+        const { [from]: digest, ...workloads } = entry.workloads ?? {};
+        return {
+            ...entry,
+            cells: { ...cells, [to]: cell },
+            ...(entry.workloads && { workloads: digest === undefined ? workloads : { ...workloads, [to]: digest } }),
+        };
+    });
+    return { ...view, ...(results && { results }), history };
+}
+/**
+ * The view without the baseline runs of `id` that measured another workload. A history entry records a digest
+ * per cell; one written before digests were kept counts as the workload of the baseline file's cell (the file
+ * is the newest default-branch run, so older entries most likely measured what it did).
+ */
+function sameWorkload(view, id, workload) {
+    const file = view.results?.cells.find((c) => c.id === id);
+    const fileChanges = file ? workloadChanges(file.workload, workload) : [];
+    const digest = workloadDigest(workload);
+    const differs = (entry) => {
+        const recorded = entry.workloads?.[id];
+        return recorded === undefined ? fileChanges.length > 0 : recorded !== digest;
+    };
+    const dropped = view.history.filter((e) => e.cells[id] && differs(e));
+    if (!fileChanges.length && !dropped.length)
+        return { view, changes: [] };
+    const history = view.history.map((entry) => {
+        if (!dropped.includes(entry))
+            return entry;
+        const { [id]: _gone, ...cells } = entry.cells;
+        return { ...entry, cells };
+    });
+    const results = view.results && fileChanges.length
+        ? { ...view.results, cells: view.results.cells.filter((c) => c.id !== id) }
+        : view.results;
+    return {
+        view: { ...view, ...(results && { results }), history },
+        changes: fileChanges.length ? fileChanges : ['the workload differs from the one the baseline measured'],
+    };
+}
+// Notes are plain text: the report escapes them for markdown.
+const list = (ids, most = 4) => ids.slice(0, most).join(', ') + (ids.length > most ? ` and ${ids.length - most} more` : '');
+function notCompared(note, decides) {
+    return { status: 'inconclusive', metrics: {}, note, undecided: [`${note} — ${decides}`] };
+}
+/** The baseline `cell` is judged against, or the verdict of a cell that has none it may use. */
+function cellBaseline(view, cell, run, renames) {
+    if (!hasBaseline(view, cell.id)) {
+        const from = renames.aliases.get(cell.id);
+        if (from) {
+            const same = sameWorkload(aliased(view, from, cell.id), cell.id, cell.workload);
+            return {
+                view: same.view,
+                note: `compared with ${from} (renamed? ${from} is not in this run)`,
+                comparedWith: from,
+            };
+        }
+        if (renames.unpaired.length)
+            return {
+                view,
+                verdict: notCompared(`new cell, while the baseline's ${list(renames.unpaired)} ${renames.unpaired.length === 1 ? 'was' : 'were'} not measured (renamed?): nothing to compare it with`, NEW_CELL_DECIDES),
+            };
+        const others = run?.hardware?.others ?? [];
+        if (isFirstRun(view) && others.length && run?.hardware)
+            return {
+                view,
+                verdict: notCompared(`no baseline under hardware key ${run.hardware.key}, while the store holds ${list(others)}: if this change moved the key (the matrix file's hardware, the hardware input, or the GPU detected), nothing is compared`, 'the default-branch run after merge records this key'),
+            };
+        return { view };
+    }
+    const same = sameWorkload(view, cell.id, cell.workload);
+    if (same.changes.length && !hasBaseline(same.view, cell.id))
+        return {
+            view: same.view,
+            verdict: notCompared(`workload changed since the baseline (${same.changes.join(', ')}): not compared`, WORKLOAD_DECIDES),
+        };
+    return { view: same.view };
+}
+
+;// CONCATENATED MODULE: ./src/compare/more-rounds.ts
+
+/**
+ * How many more rounds to measure before deciding the cell; 0 to decide now. `cell` is the cell so far: every
+ * round measured, its steady state recomputed over them. The pipeline measures the rounds (one at a time is
+ * fine: the band is re-estimated on every call), then asks again.
+ */
+function moreRounds(cell, baseline, gate, options) {
+    const left = options.maxRounds - cell.rounds.length;
+    if (left <= 0 || cell.status !== 'ok')
+        return 0;
+    const verdict = judgeCell(cell, baseline, gate, options);
+    // A regression goes to confirmation; a flagged or unmeasured metric is not undecided for noise.
+    if (verdict.status !== 'inconclusive' || verdict.undecided?.length)
+        return 0;
+    const wanted = Object.values(verdict.metrics).flatMap((m) => m.status === 'inconclusive' && m.moreRounds !== undefined ? [m.moreRounds] : []);
+    const fewest = Math.min(...wanted);
+    return fewest <= left ? fewest : 0;
+}
+
+;// CONCATENATED MODULE: ./src/core/server-counters.ts
+/**
+ * What the engine's own metrics endpoint said about one round (`rounds[].server`): counters read before and
+ * after the round (their deltas), gauges sampled during it (peak and mean), and rates derived from the deltas.
+ * A per-run prefix-cache hit rate must come from counter deltas: vLLM's logged rate is a rolling window of the
+ * last 1,000 requests (vllm-project/vllm PR #46938).
+ */
+/**
+ * What a round may record of the engine's figures. A Prometheus counter only goes up from 0 and the gauges an
+ * adapter names are counts and levels (https://prometheus.io/docs/concepts/metric_types/), so a negative or
+ * non-finite reading is a broken endpoint: missing, never a value. A share (a hit rate, a usage fraction) lies
+ * in [0, 1]: a reading outside it is clamped, so no report says 100,000 % or −3 %.
+ */
+const usable = (value) => value !== undefined && Number.isFinite(value) && value >= 0;
+/** A share clamped to [0, 1]; any other series' value as it is. */
+function clampShare(name, value) {
+    return isShare(name) ? Math.min(1, Math.max(0, value)) : value;
+}
+/** A gauge sample as a round records it: undefined when negative or not finite, a share clamped to [0, 1]. */
+function gaugeValue(name, value) {
+    return usable(value) ? clampShare(name, value) : undefined;
+}
+/**
+ * Δ of each counter present in both readings. A counter that went down (an engine restart resets it to 0) is left
+ * out rather than turned into a negative change, and so is one that read negative or not finite.
+ */
+function counterDeltas(before, after, names) {
+    const out = {};
+    for (const name of names) {
+        const a = before[name];
+        const b = after[name];
+        if (usable(a) && usable(b) && b >= a)
+            out[name] = b - a;
+    }
+    return out;
+}
+/** The round's record without the named series (those the round's GPU record holds). */
+function withoutSeries(server, names) {
+    if (!names.length)
+        return server;
+    const keep = (values) => Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
+    return { ...server, deltas: keep(server.deltas), peaks: keep(server.peaks), means: keep(server.means) };
+}
+/** Each ratio whose denominator moved during the round and whose quotient is finite; a share clamped to [0, 1]. */
+function derivedRates(deltas, ratios) {
+    const out = {};
+    for (const [name, [num, den]] of Object.entries(ratios ?? {})) {
+        const d = deltas[den];
+        const n = deltas[num];
+        // A denormal denominator makes a finite numerator's quotient overflow: missing, like a zero one.
+        if (usable(d) && d > 0 && usable(n) && Number.isFinite(n / d))
+            out[name] = clampShare(name, n / d);
+    }
+    return Object.keys(out).length ? out : undefined;
+}
+const LABELS = {
+    'vllm:num_preemptions_total': 'preemptions',
+    'vllm:prefix_cache_queries_total': 'prefix-cache queried tokens',
+    'vllm:prefix_cache_hits_total': 'prefix-cache hit tokens',
+    'vllm:request_success_total': 'requests finished',
+    'vllm:num_requests_waiting': 'waiting',
+    'vllm:num_requests_running': 'running',
+    'vllm:kv_cache_usage_perc': 'KV-cache usage',
+    'sglang:num_queue_reqs': 'queued',
+    'sglang:num_running_reqs': 'running',
+    'llamacpp:prompt_tokens_total': 'prompt tokens evaluated',
+    'llamacpp:prompt_tokens_cached_total': 'prompt tokens from cache',
+    'llamacpp:n_decode_total': 'decode calls',
+    'llamacpp:spec_decode_num_drafts_total': 'spec-decode drafts',
+    'llamacpp:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
+    'llamacpp:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
+    'vllm:spec_decode_num_drafts_total': 'spec-decode drafts',
+    'vllm:spec_decode_num_draft_tokens_total': 'spec-decode draft tokens',
+    'vllm:spec_decode_num_accepted_tokens_total': 'spec-decode accepted tokens',
+    prefix_cache_hit_rate: 'prefix-cache hit rate',
+    spec_acceptance_rate: 'spec-decode acceptance',
+};
+/** A series' name in words: a known one's label, else the name without its engine prefix and `_total`. */
+function seriesLabel(name) {
+    return (LABELS[name] ??
+        name
+            .replace(/^[a-z]+:/, '')
+            .replace(/_total$/, '')
+            .replace(/_/g, ' '));
+}
+/** Rates and usage gauges that are shares (0–1) and read as percentages. */
+function isShare(name) {
+    return name.endsWith('_rate') || name.endsWith('_perc') || name === 'sglang:token_usage';
+}
+/**
+ * A series' value in words: a share as a percentage (clamped to 0–100 %, since a stored file may hold one a broken
+ * endpoint gave before shares were clamped), a whole count as itself (`37`), else three figures.
+ */
+function formatSeries(name, value, formatNumber) {
+    if (isShare(name))
+        return `${formatNumber(clampShare(name, value) * 100)} %`;
+    return Number.isInteger(value) ? value.toLocaleString('en-US') : formatNumber(value);
+}
+
+;// CONCATENATED MODULE: ./src/compare/server-changes.ts
+
+
+/** How many round-to-round standard deviations a change must exceed. */
+const SERVER_CHANGE_SPREADS = 2;
+function collect(rounds) {
+    const out = new Map();
+    const add = (key, value, perRound) => {
+        const s = out.get(key) ?? { values: [], perRound: [] };
+        s.values.push(value);
+        s.perRound.push(perRound);
+        out.set(key, s);
+    };
+    // A stored file may hold what a broken endpoint gave before readings were checked (server-counters.ts): a
+    // negative change says nothing, and a share is read clamped to [0, 1].
+    const fine = (v) => Number.isFinite(v) && v >= 0;
+    for (const r of rounds) {
+        if (!r.steady || !r.server)
+            continue;
+        const requests = Math.max(1, r.requests);
+        for (const [name, delta] of Object.entries(r.server.deltas))
+            if (fine(delta))
+                add(name, delta / requests, delta);
+        for (const [name, rate] of Object.entries(r.server.rates ?? {}))
+            if (fine(rate))
+                add(name, clampShare(name, rate), clampShare(name, rate));
+    }
+    return out;
+}
+const server_changes_mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+function sd(xs) {
+    if (xs.length < 2)
+        return 0;
+    const m = server_changes_mean(xs);
+    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+}
+function changed(base, current) {
+    const b = server_changes_mean(base);
+    const c = server_changes_mean(current);
+    if ((b === 0) !== (c === 0))
+        return true;
+    return Math.abs(c - b) > SERVER_CHANGE_SPREADS * Math.max(sd(base), sd(current));
+}
+const server_changes_shown = (name, value) => formatSeries(name, value, formatNumber);
+/** The counters that changed beyond their noise, each as `label base → current[ per round]`; none without both sides. */
+function serverChanges(current, baseline) {
+    const now = collect(current);
+    const before = collect(baseline);
+    const lines = [];
+    for (const [name, c] of now) {
+        const b = before.get(name);
+        if (!b || !changed(b.values, c.values))
+            continue;
+        const unit = isShare(name) ? '' : ' per round';
+        lines.push(`${seriesLabel(name)} ${server_changes_shown(name, server_changes_mean(b.perRound))} → ${server_changes_shown(name, server_changes_mean(c.perRound))}${unit}`);
+    }
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/compare/cell-judge.ts
+/**
+ * The one place a cell's verdict is decided: the verdict rules of a run bound to its baseline, each cell judged
+ * with its own target's gate and `noise-floor`. Every verdict a cell gets goes through `decide` — measured here
+ * (after each measurement, while its server is still up), with its re-measurements pooled, skipped by
+ * `select: changed`, read back from a results file (a shard's, or `compare`'s CURRENT), and after a same-box A/B
+ * or the reason none ran — which returns the judged cell as a new object and leaves the one it was given as it
+ * was. What to measure next is asked here too: more warm rounds, whether a cell wants an A/B, whether an A/B
+ * wants another block.
+ */
+
+
+
+
+
+
+
+
+
+
+/**
+ * Each target's rules by id: its gate, `noise-floor` and `ab`. A cell of a target the plan does not define (a
+ * results file's, read by `compare` without its matrix file) is held to the built-in gate, never to none.
+ */
+function targetRules(targets) {
+    const rules = new Map(Object.entries(rulesByTarget(targets)));
+    return (target) => rules.get(target) ?? { gate: defaultGateConfig(), ab: 'off' };
+}
+/** Each target's rules, by target id. */
+function rulesByTarget(targets) {
+    return Object.fromEntries(targets.map((t) => [
+        t.id,
+        { gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+    ]));
+}
+/**
+ * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
+ * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
+ * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
+ * measured its workload.
+ */
+function cellJudge(view, targets, run) {
+    const rulesOf = targetRules(targets);
+    const renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] };
+    const bound = { rulesOf, baselineOf: (cell) => cellBaseline(view, cell, run, renames) };
+    return {
+        renames,
+        decide(e) {
+            if ('measured' in e)
+                return judgeMeasured(e.measured, e.fresh ?? false, bound);
+            if ('read' in e)
+                return judgeRead(e.read, bound);
+            if ('ab' in e) {
+                const { gate, noiseFloor } = rulesOf(e.judged.target);
+                return abDecided(e.judged, e.ab, gate, noiseFloor);
+            }
+            return abNotRun(e.judged, e.abNotRun, e.record);
+        },
+        moreRounds(cell, maxRounds) {
+            const base = bound.baselineOf(cell);
+            const { gate } = rulesOf(cell.target);
+            return base.verdict ? 0 : moreRounds(cell, base.view, gate, { ...judgeOptions(rulesOf(cell.target)), maxRounds });
+        },
+        abWanted(cell) {
+            const { ab, external } = rulesOf(cell.target);
+            return external ? undefined : abWanted(cell, ab);
+        },
+        abUndecided(cell, launches) {
+            const { gate, noiseFloor } = rulesOf(cell.target);
+            return abUndecided(cell.id, launches, gate, noiseFloor);
+        },
+    };
+}
+function judgeOptions({ noiseFloor }) {
+    return noiseFloor === undefined ? {} : { noiseFloor };
+}
+/** A measured cell: its first measurement judged, then with its re-measurements pooled. */
+function judgeMeasured([first, ...again], fresh, { rulesOf, baselineOf }) {
+    if (first.status !== 'ok')
+        return first;
+    const rules = rulesOf(first.target);
+    const options = judgeOptions(rules);
+    const base = baselineOf(first);
+    if (first.verdict?.skipped)
+        return { ...first, verdict: skippedFigures(first.id, base.view, rules.gate, options) };
+    if (base.verdict)
+        return { ...first, verdict: base.verdict };
+    const verdict = withNote(judgeCell(first, base.view, rules.gate, options), base);
+    const judged = { ...first, verdict, ...evidence(first, base.view) };
+    if (!again.length)
+        return withServerChanges(judged, [first], base);
+    const confirmed = confirmCell(judged, again, base.view, rules.gate, { ...options, fresh });
+    return withServerChanges({ ...judged, verdict: withNote(confirmed, base) }, [first, ...again], base);
+}
+/** A cell read back: an A/B's verdict stands; one whose A/B did not run says so again once judged anew. */
+function judgeRead(cell, bound) {
+    if (cell.ab?.status === 'ran')
+        return cell;
+    const judged = judgeMeasured([cell], false, bound);
+    if (cell.ab?.status !== 'not-run' || judged === cell)
+        return judged;
+    const { status: _status, reason = '', ...record } = cell.ab;
+    return abNotRun(judged, reason, record);
+}
+/** The verdict with the engine counters that changed against the baseline cell's rounds, when any did. */
+function withServerChanges(cell, measured, base) {
+    const baseCell = baselineCell(base.view, base.comparedWith ?? cell.id);
+    if (!baseCell)
+        return cell;
+    const changes = serverChanges(measured.flatMap((m) => m.rounds), baseCell.rounds);
+    return changes.length ? { ...cell, verdict: { ...cell.verdict, serverChanges: changes } } : cell;
+}
+/** The verdict with the baseline's note said first, and the cell it was compared with when that is another. */
+function withNote(verdict, base) {
+    const { note, comparedWith } = base;
+    const noted = !note || verdict.note?.startsWith(note)
+        ? verdict
+        : { ...verdict, note: verdict.note ? `${note}; ${verdict.note}` : note };
+    return comparedWith ? { ...noted, comparedWith } : noted;
+}
+/** What the results file records next to the verdict: the greedy agreement and the environment changes, as new objects. */
+function evidence(cell, view) {
+    const agreement = cellAgreement(cell, view);
+    const before = baselineCell(view, cell.id)?.host?.fingerprint;
+    const changes = cell.host && fingerprintChanges(before, cell.host.fingerprint);
+    // The baseline's fingerprint goes with the changes: a same-box A/B checks its arms against it (ab-verdict.ts).
+    const host = changes?.length && cell.host ? { ...cell.host, changes, baseline: before } : undefined;
+    return {
+        ...(agreement !== undefined && cell.quality !== undefined && { quality: { ...cell.quality, agreement } }),
+        ...(host && { host }),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/compare/run.ts
+
+
+/**
+ * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
+ * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
+ * accepted, and only the rest of the run decides its verdict.
+ */
+function runVerdict(cells, acceptance) {
+    const counts = {};
+    for (const cell of cells)
+        counts[cell.verdict.status] = (counts[cell.verdict.status] ?? 0) + 1;
+    if (acceptance && counts.regression) {
+        const verdict = counts.error ? 'error' : counts.inconclusive ? 'inconclusive' : 'pass';
+        return {
+            verdict,
+            regressions: 0,
+            counts,
+            accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
+        };
+    }
+    const regressions = counts.regression ?? 0;
+    const verdict = regressions
+        ? 'regression'
+        : counts.error
+            ? 'error'
+            : counts.inconclusive
+                ? 'inconclusive'
+                : 'pass';
+    return { verdict, regressions, counts };
+}
+/**
+ * Cells the baseline measured (its file, or the newest history run) that this run did not, among those still
+ * selected by `only`/`shard`. Such a cell is neither measured nor failed, so it is represented as `status: 'ok'`
+ * (nothing went wrong), `metrics: null` (nothing was measured) and the verdict `missing`, which never fails the
+ * gate. Baseline cells without metrics are themselves leftovers of older runs and are not reported again.
+ */
+function missingCells(baseline, ran, selected, renamedTo = new Map()) {
+    const ids = new Set();
+    for (const cell of baseline.results?.cells ?? [])
+        if (baselineCell(baseline, cell.id))
+            ids.add(cell.id);
+    for (const id of Object.keys(baseline.history.at(-1)?.cells ?? {}))
+        ids.add(id);
+    return [...ids]
+        .filter((id) => !ran.has(id) && selected(id))
+        .sort()
+        .map((id) => notRun(id, baselineCell(baseline, id), renamedTo.get(id)));
+}
+function notRun(id, known, renamed) {
+    const slash = id.indexOf('/');
+    return {
+        id,
+        target: known?.target ?? (slash < 0 ? id : id.slice(0, slash)),
+        scenario: known?.scenario ?? (slash < 0 ? '' : id.slice(slash + 1)),
+        engine: known?.engine ?? '',
+        quant: known?.quant ?? null,
+        model: known?.model ?? null,
+        status: 'ok',
+        error: null,
+        flags: [],
+        workload: known?.workload ?? { inputTokens: 0, outputTokens: 0, concurrency: 0, requests: 0, rate: null },
+        metrics: null,
+        rounds: [],
+        info: {},
+        verdict: {
+            status: 'missing',
+            metrics: {},
+            note: renamed ? `${NOT_MEASURED_NOTE}; ${renamed} was compared with its baseline (renamed?)` : NOT_MEASURED_NOTE,
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/compare/index.ts
+/**
+ * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
+ * (reference.ts: level shifts, the median of the runs since the last one); a gated metric regresses when it is
+ * worse than the reference by more than the limit and by more than the noise of both sides explains (noise.ts,
+ * metric.ts), or by more than twice the limit whatever the noise (rules.ts). A cell kept inconclusive by noise
+ * alone measures more warm rounds (more-rounds.ts); a cell that looks regressed is re-measured and judged on both
+ * measurements pooled, metric by metric (confirm.ts). A same-box A/B against the base commit (ab.ts, ab-cell.ts)
+ * judges a cell from launches of both arms, and its verdict replaces the stored one where it may (ab-final.ts).
+ *
+ * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
+ * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/core/results.ts
+const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
+const CELL_STATUSES = ['ok', 'error'];
+const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
+const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
+const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
+/** The verdict a cell carries until a baseline judges it, and keeps in a run that only measures (or an ingested file). */
+function notComparedVerdict() {
+    return { status: 'new', metrics: {}, note: 'not compared with a baseline' };
+}
+const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
+
+;// CONCATENATED MODULE: ./src/run/assemble.ts
+/**
+ * A run's judged cells → its results file: add the baseline's cells the run left out and tally the
+ * run verdict. The pipeline and the CLI's `compare` both assemble results files through here; the
+ * cells arrive judged (compare/cell-judge.ts decides every one).
+ */
+
+
+function assembleResults(input) {
+    const { missing } = input;
+    const cells = [...input.cells];
+    if (missing) {
+        const renamedTo = new Map([...(missing.renames?.aliases ?? [])].map(([to, from]) => [from, to]));
+        cells.push(...missingCells(missing.view, new Set(cells.map((c) => c.id)), missing.selected, renamedTo));
+    }
+    const tally = runVerdict(cells, input.acceptance);
+    return {
+        results: { schema: RESULTS_SCHEMA, run: input.run, cells, summary: { ...tally, baseline: input.baseline } },
+        tally,
+    };
+}
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: ./src/engines/http.ts
+/**
+ * The small HTTP port adapters and the readiness probe use: one GET or POST with a hard
+ * timeout, a fresh connection each time (nothing pooled is left open), and network
+ * failures folded into `status: 0` so a loading engine is an answer, not an exception.
+ */
+
+
+/** Bodies past this are cut: /metrics of a busy engine is well under it, a runaway one is not our problem. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+function networkFailure(error) {
+    const code = error.code;
+    if (code === 'ECONNREFUSED')
+        return { status: 0, body: 'connection refused' };
+    return { status: 0, body: code ? `${code}: ${error.message}` : String(error.message ?? error) };
+}
+function send(method, url, payload, timeoutMs) {
+    return new Promise((resolve) => {
+        let settled = false;
+        const finish = (answer) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            resolve(answer);
+        };
+        let parsed;
+        try {
+            parsed = new URL(url);
+        }
+        catch {
+            finish({ status: 0, body: `invalid URL ${url}` });
+            return;
+        }
+        const client = parsed.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
+        const headers = { connection: 'close', accept: 'application/json, text/plain, */*' };
+        if (payload !== undefined) {
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(Buffer.byteLength(payload));
+        }
+        const req = client.request(parsed, { method, headers, agent: false }, (res) => {
+            const chunks = [];
+            let size = 0;
+            res.on('data', (chunk) => {
+                if (size >= MAX_BODY_BYTES)
+                    return;
+                chunks.push(chunk);
+                size += chunk.length;
+                if (size >= MAX_BODY_BYTES)
+                    res.destroy();
+            });
+            const done = () => finish({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+            res.on('end', done);
+            res.on('close', done);
+            res.on('error', done);
+        });
+        const timer = setTimeout(() => {
+            req.destroy();
+            finish({ status: 0, body: `no answer within ${timeoutMs} ms` });
+        }, timeoutMs);
+        req.on('error', (error) => finish(networkFailure(error)));
+        req.end(payload);
+    });
+}
+/** Loopback GET/POST; POST bodies are sent as JSON. */
+function httpPorts() {
+    return {
+        get: (url, timeoutMs) => send('GET', url, undefined, timeoutMs),
+        post: (url, body, timeoutMs) => send('POST', url, JSON.stringify(body), timeoutMs),
+    };
+}
+/** Info calls are short: an engine that is up answers these in milliseconds. */
+const INFO_TIMEOUT_MS = 5000;
+function parseJson(answer) {
+    if (answer.status < 200 || answer.status >= 300)
+        return undefined;
+    try {
+        return JSON.parse(answer.body);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** GET a JSON document; undefined on any failure, never throws (callers record what they could get). */
+async function getJson(ports, url, timeoutMs = INFO_TIMEOUT_MS) {
+    return parseJson(await ports.get(url, timeoutMs).catch(() => ({ status: 0, body: '' })));
+}
+async function postJson(ports, url, body, timeoutMs = INFO_TIMEOUT_MS) {
+    return parseJson(await ports.post(url, body, timeoutMs).catch(() => ({ status: 0, body: '' })));
+}
+/** Narrowing helper for untyped JSON. */
+function asRecord(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? value
+        : undefined;
+}
+/** Copies the listed keys that are present and not null. */
+function http_pick(source, keys) {
+    const out = {};
+    for (const key of keys)
+        if (source?.[key] !== undefined && source[key] !== null)
+            out[key] = source[key];
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/core/url.ts
+/** Base URLs as the matrix file gives them (`http://127.0.0.1:8000/`), and the paths engines add to them. */
+/** The base without trailing slashes, so paths join with exactly one. */
+function trimSlash(url) {
+    return url.replace(/\/+$/, '');
+}
+/** `base` + `path`, one slash between them whatever either side has. */
+function joinUrl(base, path) {
+    return trimSlash(base) + (path.startsWith('/') ? path : `/${path}`);
+}
+
+;// CONCATENATED MODULE: ./src/engines/openai.ts
+
+
+const PATHS = { completions: '/v1/completions', chat: '/v1/chat/completions' };
+function openaiPath(api) {
+    return PATHS[api];
+}
+/**
+ * Ready on a 200 from the health endpoint; anything else (connection refused, 503 "Loading model", a proxy's 502)
+ * is "not yet": before an engine has answered ready once, only the exit of its process ends the wait.
+ */
+function readyOn200(answer) {
+    return answer.status === 200 ? 'ready' : 'loading';
+}
+/** Served model ids and, when the server says, the context length. */
+async function modelsInfo(http, baseUrl) {
+    const list = asRecord(await getJson(http, joinUrl(baseUrl, '/v1/models')));
+    const data = Array.isArray(list?.data) ? list.data.map(asRecord).filter((m) => m !== undefined) : [];
+    const ids = data.map((m) => m.id).filter((id) => typeof id === 'string');
+    const out = {};
+    if (ids.length)
+        out.models = ids;
+    const first = data[0];
+    if (typeof first?.root === 'string' && first.root !== first.id)
+        out.root = first.root;
+    if (typeof first?.max_model_len === 'number')
+        out.max_model_len = first.max_model_len;
+    return out;
+}
+/** A `tokenize` hook for `POST <path> {model, prompt}` → `{count, tokens}`, the dialect vLLM's `/tokenize` set. */
+function tokenizeAt(path) {
+    return async (http, baseUrl, model, text) => {
+        const answer = asRecord(await postJson(http, joinUrl(baseUrl, path), { ...(model ? { model } : {}), prompt: text }));
+        if (typeof answer?.count === 'number')
+            return answer.count;
+        return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
+    };
+}
+/** `POST /tokenize` (vLLM, and SGLang's compatible endpoint). */
+const tokenizePrompt = tokenizeAt('/tokenize');
+const openai = {
+    name: 'openai',
+    needsLaunchOrUrl: true,
+    healthPath: '/v1/models',
+    readiness: readyOn200,
+    path: openaiPath,
+    transformRequest: (body) => ({ ...body }),
+    async info(http, baseUrl) {
+        const server = await modelsInfo(http, baseUrl).catch(() => ({}));
+        return Object.keys(server).length ? { server } : {};
+    },
+};
+
+;// CONCATENATED MODULE: ./src/engines/prometheus.ts
+/** A sample's value; NaN for anything but a finite number (`+Inf`, `-Inf`, `NaN`, `1e400`, garbage). */
+function parseValue(token) {
+    const value = token === '' ? Number.NaN : Number(token);
+    return Number.isFinite(value) ? value : Number.NaN;
+}
+/** Where the metric name of a sample line ends (`{` or whitespace), or -1 for comments and blanks. */
+function nameEnd(line) {
+    if (line === '' || line[0] === '#')
+        return -1;
+    for (let i = 0; i < line.length; i++) {
+        const c = line.charCodeAt(i);
+        if (c === 123 /* { */ || c === 32 || c === 9)
+            return i;
+    }
+    return -1;
+}
+/** Parses `{a="x",b="y\"z"}` starting at `start` (the `{`); returns the labels and the index after `}`. */
+function parseLabels(line, start) {
+    const labels = {};
+    let i = start + 1;
+    while (i < line.length) {
+        while (line[i] === ' ' || line[i] === ',')
+            i++;
+        if (line[i] === '}')
+            return { labels, end: i + 1 };
+        const eq = line.indexOf('=', i);
+        if (eq < 0 || line[eq + 1] !== '"')
+            return undefined;
+        const key = line.slice(i, eq).trim();
+        let value = '';
+        let j = eq + 2;
+        for (; j < line.length && line[j] !== '"'; j++) {
+            if (line[j] === '\\' && j + 1 < line.length) {
+                j++;
+                value += line[j] === 'n' ? '\n' : line[j];
+            }
+            else
+                value += line[j];
+        }
+        if (j >= line.length)
+            return undefined;
+        labels[key] = value;
+        i = j + 1;
+    }
+    return undefined;
+}
+function parseLine(line, end) {
+    const name = line.slice(0, end);
+    let labels = {};
+    let rest = end;
+    if (line[end] === '{') {
+        const parsed = parseLabels(line, end);
+        if (!parsed)
+            return undefined;
+        labels = parsed.labels;
+        rest = parsed.end;
+    }
+    // value, then an optional timestamp
+    const token = line.slice(rest).trim().split(/\s+/)[0] ?? '';
+    const value = parseValue(token);
+    return Number.isNaN(value) ? undefined : { name, labels, value };
+}
+/**
+ * Sums per metric name over label sets (engine ranks, model names), a line at a time. `names` keeps only those
+ * metrics; absent ones stay absent rather than 0, and a name whose sum is not finite is absent too.
+ */
+function seriesSums(names) {
+    const wanted = names ? new Set(names) : undefined;
+    const counters = {};
+    const overflowed = new Set();
+    return {
+        add(raw) {
+            const line = raw.trim();
+            const end = nameEnd(line);
+            if (end <= 0 || (wanted && !wanted.has(line.slice(0, end))))
+                return;
+            const sample = parseLine(line, end);
+            if (!sample || overflowed.has(sample.name))
+                return;
+            const sum = (counters[sample.name] ?? 0) + sample.value;
+            if (Number.isFinite(sum))
+                counters[sample.name] = sum;
+            else {
+                overflowed.add(sample.name);
+                delete counters[sample.name];
+            }
+        },
+        sums: () => ({ ...counters }),
+    };
+}
+/** `seriesSums` over a whole body. */
+function sumByName(text, names) {
+    const sums = seriesSums(names);
+    let start = 0;
+    while (start < text.length) {
+        let stop = text.indexOf('\n', start);
+        if (stop < 0)
+            stop = text.length;
+        sums.add(text.slice(start, stop));
+        start = stop + 1;
+    }
+    return sums.sums();
+}
+const VLLM_DRAFT_COUNTERS = {
+    drafts: 'vllm:spec_decode_num_drafts_total',
+    draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
+    accepted: 'vllm:spec_decode_num_accepted_tokens_total',
+};
+/** Counters worth diffing around a cell on a vLLM-dialect server. */
+const VLLM_COUNTER_NAMES = [
+    ...Object.values(VLLM_DRAFT_COUNTERS),
+    'vllm:prompt_tokens_total',
+    'vllm:generation_tokens_total',
+    'vllm:request_success_total',
+];
+function delta(before, after, name) {
+    const end = after[name];
+    if (end === undefined)
+        return undefined;
+    return end - (before?.[name] ?? 0);
+}
+/**
+ * vLLM formulas: acceptance_rate = Δaccepted / Δdraft_tokens, acceptance_length = 1 + Δaccepted / Δdrafts.
+ * Undefined when the server has no spec-decode counters or drafted nothing in the window.
+ */
+function vllmSpecDecode(before, after, source = 'vllm /metrics counter deltas') {
+    if (!after)
+        return undefined;
+    const drafts = delta(before, after, VLLM_DRAFT_COUNTERS.drafts);
+    const draftTokens = delta(before, after, VLLM_DRAFT_COUNTERS.draftTokens);
+    const accepted = delta(before, after, VLLM_DRAFT_COUNTERS.accepted);
+    if (drafts === undefined || draftTokens === undefined || accepted === undefined)
+        return undefined;
+    if (drafts <= 0 || draftTokens <= 0 || accepted < 0)
+        return undefined;
+    const acceptanceRate = accepted / draftTokens;
+    const acceptanceLength = 1 + accepted / drafts;
+    // Counters a restart reset, or that overflow when divided, give no figure rather than a wrong one.
+    if (!Number.isFinite(acceptanceRate) || !Number.isFinite(acceptanceLength))
+        return undefined;
+    return {
+        acceptanceRate: Math.min(1, acceptanceRate),
+        acceptanceLength,
+        draftTokens,
+        acceptedTokens: accepted,
+        source,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/engines/round-acceptance.ts
+const LLAMACPP_DRAFTS = {
+    drafts: 'llamacpp:spec_decode_num_drafts_total',
+    accepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
+};
+/** 1 + Δaccepted / Δdrafts over the round; undefined when the round drafted nothing or the counters are absent. */
+function countedAcceptance(server, names) {
+    const drafts = server?.deltas[names.drafts];
+    const accepted = server?.deltas[names.accepted];
+    if (drafts === undefined || accepted === undefined || !(drafts > 0))
+        return undefined;
+    // A denormal count of drafts makes the quotient overflow: no figure rather than an infinite one.
+    const length = 1 + accepted / drafts;
+    return Number.isFinite(length) ? length : undefined;
+}
+/** Σ(tokens − 1) ÷ Σ steps over the successful requests that report accepted drafts under `accepted`. */
+function requestAcceptance(requests, accepted) {
+    let tokens = 0;
+    let steps = 0;
+    for (const r of requests) {
+        const own = r.extras?.[accepted];
+        if (!r.ok || own === undefined || r.outputTokens < 2)
+            continue;
+        tokens += r.outputTokens - 1;
+        steps += Math.max(r.outputTokens - 1 - own, 1);
+    }
+    return steps > 0 && tokens > 0 ? tokens / steps : undefined;
+}
+/** The mean of a gauge that is the acceptance length itself; undefined when it was not sampled or reads 0. */
+function gaugeAcceptance(server, gauge) {
+    const value = server?.means[gauge];
+    return value !== undefined && value >= 1 ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/sim/power.ts
+/**
+ * The simulated GPU's power and energy, in simulated time: the profile's `power-w.busy` while a step runs and
+ * `power-w.idle` otherwise, integrated into joules since the server started. Both the energy and the tokens it is
+ * divided by are simulated quantities, so energy per token does not depend on the time scale: a step of d
+ * simulated ms costs busy × d / 1000 J whether it took d ms of wall time or d / 100.
+ *
+ * NVML exposes the same pair, a total-energy counter (mJ since the driver loaded) and the current draw;
+ * vLLM's `vllm/benchmarks/lib/energy.py` diffs the counter around a run. Steps follow one another; a step planned
+ * to start before the previous one ended (a request whose headers came in during that step) counts the time
+ * they share once.
+ */
+class EnergyMeter {
+    draw;
+    /** Simulated ms of delivered steps, overlaps counted once. */
+    doneMs = 0;
+    lastEnd = 0;
+    constructor(draw) {
+        this.draw = draw;
+    }
+    /** A step was delivered (steps are delivered in the order they were planned). */
+    record(step) {
+        const span = this.clip(step);
+        this.doneMs += span.end - span.start;
+        this.lastEnd = span.end;
+    }
+    /** Simulated ms the engine was busy by `now`: delivered steps and the part of the step in flight that ran. */
+    busyMs(now, inFlight) {
+        if (!inFlight)
+            return this.doneMs;
+        const span = this.clip(inFlight);
+        return this.doneMs + Math.min(Math.max(now - span.start, 0), span.end - span.start);
+    }
+    /** Joules drawn from simulated time 0 to `now` (ms). */
+    joules(now, inFlight) {
+        const busy = this.busyMs(now, inFlight);
+        const { idleW, busyW } = this.draw;
+        return (idleW * Math.max(now - busy, 0) + busyW * busy) / 1000;
+    }
+    /** The draw at `now`: busy while the step in flight runs, idle otherwise. */
+    watts(now, inFlight) {
+        const span = inFlight && this.clip(inFlight);
+        return span && now >= span.start && now < span.end ? this.draw.busyW : this.draw.idleW;
+    }
+    /** The part of a step after the previous delivered one ended. */
+    clip(step) {
+        const start = Math.max(step.start, this.lastEnd);
+        return { start, end: Math.max(step.end, start) };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/sim/metrics-endpoint.ts
+
+/** Joules the simulated GPU drew since the server started (a counter, like NVML's total energy). */
+const SIM_ENERGY_COUNTER = 'sim:gpu_energy_joules_total';
+/** The simulated GPU's draw now, in watts (a gauge). */
+const SIM_POWER_GAUGE = 'sim:gpu_power_watts';
+class SimCounters {
+    promptTokens = 0;
+    generationTokens = 0;
+    requestsOk = 0;
+    requestsAborted = 0;
+    steps = 0;
+    /** Simulated seconds spent in steps: the served speed, read without a wall clock. */
+    busySeconds = 0;
+    drafts = 0;
+    draftTokens = 0;
+    accepted = 0;
+    preemptions = 0;
+    /** Prompt tokens looked up in the prefix cache, and those it served (vLLM's prefix_cache_queries / hits). */
+    prefixQueries = 0;
+    prefixHits = 0;
+    /** The simulated GPU's energy, for a profile with `power-w`. */
+    energy;
+    constructor(power) {
+        if (power)
+            this.energy = new EnergyMeter(power);
+    }
+    record(step) {
+        this.energy?.record(step);
+        this.preemptions += step.preemptions ?? 0;
+        this.steps += 1;
+        this.busySeconds += (step.end - step.start) / 1000;
+        this.promptTokens += step.prefillTokens;
+        for (const e of step.emissions) {
+            this.generationTokens += e.tokens;
+            if (e.done)
+                this.requestsOk += 1;
+        }
+        this.drafts += step.drafts;
+        this.draftTokens += step.draftTokens;
+        this.accepted += step.accepted;
+    }
+}
+/**
+ * Preemptions, and KV-cache usage as vLLM v1 serves it: a fraction of the cache in use, 0 to 1
+ * (`vllm/v1/metrics/loggers.py`, `kv_cache_usage`), here the held tokens over the budget. A lone stream
+ * larger than the budget (admitted because nothing else runs) reads 1, as a full cache does.
+ */
+function kvMetrics(lines, base, budget, c, now) {
+    metric(lines, 'vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+        [base, c.preemptions],
+    ]);
+    metric(lines, 'vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
+        [base, Math.min(1, now.kvTokens / budget)],
+    ]);
+}
+function escapeLabel(value) {
+    return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+function metric(lines, name, type, help, samples) {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples)
+        lines.push(`${name}{${labels}} ${Number.isInteger(value) ? value.toFixed(1) : value}`);
+}
+function renderMetrics(profile, c, now) {
+    const base = `engine="0",model_name="${escapeLabel(profile.model)}"`;
+    const lines = [];
+    metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+        [base, now.running],
+    ]);
+    metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+        [base, now.waiting],
+    ]);
+    metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, c.promptTokens]]);
+    metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+        [base, c.generationTokens],
+    ]);
+    metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
+        [`${base},finished_reason="length"`, c.requestsOk],
+        [`${base},finished_reason="abort"`, c.requestsAborted],
+    ]);
+    metric(lines, 'sim:engine_steps_total', 'counter', 'Engine steps run by the simulator.', [[base, c.steps]]);
+    metric(lines, 'sim:engine_busy_seconds_total', 'counter', 'Simulated seconds the engine spent in steps.', [
+        [base, c.busySeconds],
+    ]);
+    // vLLM v1 counts prefix-cache queries and hits in tokens (vllm/v1/metrics/loggers.py).
+    metric(lines, 'vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', [[base, c.prefixQueries]]);
+    metric(lines, 'vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [
+        [base, c.prefixHits],
+    ]);
+    // Served only with a KV budget, so a profile without one serves what it always did.
+    if (profile.kvTokens !== undefined)
+        kvMetrics(lines, base, profile.kvTokens, c, now);
+    if (c.energy) {
+        metric(lines, SIM_ENERGY_COUNTER, 'counter', 'Joules the simulated GPU drew, in simulated time.', [
+            [base, c.energy.joules(now.at, now.step)],
+        ]);
+        metric(lines, SIM_POWER_GAUGE, 'gauge', 'Watts the simulated GPU draws now.', [
+            [base, c.energy.watts(now.at, now.step)],
+        ]);
+    }
+    if (profile.speculative) {
+        metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [[base, c.drafts]]);
+        metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
+            [base, c.draftTokens],
+        ]);
+        metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
+            [base, c.accepted],
+        ]);
+    }
+    return lines.join('\n') + '\n';
+}
+
+;// CONCATENATED MODULE: ./src/engines/server-series.ts
+
+/** vLLM v1 `vllm/v1/metrics/loggers.py` (PrometheusStatLogger); prefix-cache counters count tokens. */
+const VLLM_SERIES = {
+    path: '/metrics',
+    counters: [
+        'vllm:num_preemptions_total',
+        'vllm:prefix_cache_queries_total',
+        'vllm:prefix_cache_hits_total',
+        'vllm:spec_decode_num_drafts_total',
+        'vllm:spec_decode_num_draft_tokens_total',
+        'vllm:spec_decode_num_accepted_tokens_total',
+        'vllm:request_success_total',
+    ],
+    gauges: ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc'],
+    ratios: {
+        prefix_cache_hit_rate: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total'],
+        spec_acceptance_rate: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_draft_tokens_total'],
+    },
+};
+/**
+ * The simulator (`engine: sim`): vLLM's series, and for a profile with `power-w` the simulated GPU's energy counter
+ * (joules in simulated time) and power gauge (watts), which the adapter turns into the round's GPU record.
+ */
+const SIM_SERIES = {
+    ...VLLM_SERIES,
+    counters: [...VLLM_SERIES.counters, SIM_ENERGY_COUNTER],
+    gauges: [...VLLM_SERIES.gauges, SIM_POWER_GAUGE],
+    gpu: [SIM_ENERGY_COUNTER, SIM_POWER_GAUGE],
+};
+/**
+ * SGLang `python/sglang/srt/metrics/collector.py` (served with `--enable-metrics`): these are gauges, the hit
+ * rate and acceptance length included.
+ */
+const SGLANG_SERIES = {
+    path: '/metrics',
+    counters: [],
+    gauges: [
+        'sglang:cache_hit_rate',
+        'sglang:num_queue_reqs',
+        'sglang:num_running_reqs',
+        'sglang:token_usage',
+        'sglang:spec_accept_length',
+    ],
+};
+/**
+ * llama.cpp `tools/server/server-task.cpp` (`server_task_result_metrics::to_metrics`, served with `--metrics`):
+ * `prompt_tokens_total` counts the prompt tokens evaluated and `prompt_tokens_cached_total` those reused from a
+ * slot's cache instead; `n_decode_total` counts `llama_decode()` calls, speculative ones excluded; the draft
+ * counters count tokens drafted and accepted and the target's verification steps, the same as the summed
+ * `timings.draft_n` / `draft_n_accepted` of the requests.
+ */
+const LLAMACPP_SERIES = {
+    path: '/metrics',
+    counters: [
+        'llamacpp:prompt_tokens_total',
+        'llamacpp:prompt_tokens_cached_total',
+        'llamacpp:tokens_predicted_total',
+        'llamacpp:prompt_seconds_total',
+        'llamacpp:tokens_predicted_seconds_total',
+        'llamacpp:n_decode_total',
+        'llamacpp:spec_decode_num_drafts_total',
+        'llamacpp:spec_decode_num_draft_tokens_total',
+        'llamacpp:spec_decode_num_accepted_tokens_total',
+    ],
+    gauges: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
+    ratios: {
+        prompt_tokens_per_second: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_seconds_total'],
+        predicted_tokens_per_second: ['llamacpp:tokens_predicted_total', 'llamacpp:tokens_predicted_seconds_total'],
+        spec_acceptance_rate: [
+            'llamacpp:spec_decode_num_accepted_tokens_total',
+            'llamacpp:spec_decode_num_draft_tokens_total',
+        ],
+    },
+};
+
+;// CONCATENATED MODULE: ./src/engines/vllm.ts
+/**
+ * vLLM (`vllm serve`). While the model loads the socket is bound but not listening, so the
+ * probe sees connection refused; `/health` then answers 200, and 503 when the engine died
+ * (EngineDeadError). Behind a proxy it answers 503 while loading too, so before its first 200
+ * a 503 is "still loading" and only the process's exit ends the wait.
+ */
+
+
+
+
+
+
+const vllm = {
+    name: 'vllm',
+    needsLaunchOrUrl: true,
+    serverSeries: VLLM_SERIES,
+    healthPath: '/health',
+    readiness: readyOn200,
+    path: openaiPath,
+    // ignore_eos, temperature and stream_options are common; vLLM needs nothing more.
+    transformRequest: (body) => ({ ...body }),
+    tokenize: tokenizePrompt,
+    async info(http, baseUrl) {
+        const [version, server] = await Promise.all([
+            getJson(http, joinUrl(baseUrl, '/version')).catch(() => undefined),
+            modelsInfo(http, baseUrl).catch(() => ({})),
+        ]);
+        const v = asRecord(version)?.version;
+        return { ...(typeof v === 'string' ? { version: v } : {}), ...(Object.keys(server).length ? { server } : {}) };
+    },
+    async counters(http, baseUrl) {
+        const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined);
+        if (answer?.status !== 200)
+            return undefined;
+        const counters = sumByName(answer.body, VLLM_COUNTER_NAMES);
+        return Object.keys(counters).length ? counters : undefined;
+    },
+    roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
+    specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
+};
+
+;// CONCATENATED MODULE: ./src/engines/sglang.ts
+
+
+
+
+
+const ACCEPT_LENGTH = 'avg_spec_accept_length';
+const SERVER_FACTS = [
+    'model_path',
+    'served_model_name',
+    'tp_size',
+    'dp_size',
+    'context_length',
+    'quantization',
+    'kv_cache_dtype',
+    'mem_fraction_static',
+    'chunked_prefill_size',
+    'attention_backend',
+    'speculative_algorithm',
+    'speculative_num_steps',
+    'speculative_eagle_topk',
+    'speculative_num_draft_tokens',
+];
+async function serverInfo(http, baseUrl) {
+    for (const path of ['/get_server_info', '/server_info']) {
+        const doc = asRecord(await getJson(http, joinUrl(baseUrl, path)).catch(() => undefined));
+        if (doc)
+            return doc;
+    }
+    return undefined;
+}
+/** Prefill/decode disaggregation nests the decode server's document under `decode[0]`. */
+function acceptLength(doc) {
+    const decode = Array.isArray(doc.decode) ? asRecord(doc.decode[0]) : undefined;
+    const states = (decode ?? doc).internal_states;
+    const value = Array.isArray(states) ? asRecord(states[0])?.[ACCEPT_LENGTH] : undefined;
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+/**
+ * SGLang only exposes the running average since server start (cum length / cum steps),
+ * not the two sums, so a cell's own acceptance cannot be recovered from two readings.
+ * The value is reported as what it is, labelled cumulative.
+ */
+function specDecode(after) {
+    const length = after?.[ACCEPT_LENGTH];
+    if (length === undefined)
+        return undefined;
+    return {
+        acceptanceLength: length,
+        source: 'sglang server info avg_spec_accept_length (cumulative since server start)',
+    };
+}
+const sglang = {
+    name: 'sglang',
+    needsLaunchOrUrl: true,
+    serverSeries: SGLANG_SERIES,
+    healthPath: '/health',
+    // 503 while loading (and while shutting down); connection refused before the HTTP server is up.
+    readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+    path: openaiPath,
+    transformRequest: (body) => ({ ...body }),
+    tokenize: tokenizePrompt,
+    async info(http, baseUrl) {
+        const doc = await serverInfo(http, baseUrl).catch(() => undefined);
+        if (!doc)
+            return {};
+        const version = typeof doc.version === 'string' ? doc.version : undefined;
+        const server = http_pick(doc, SERVER_FACTS);
+        return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
+    },
+    async counters(http, baseUrl) {
+        const doc = await serverInfo(http, baseUrl).catch(() => undefined);
+        const length = doc ? acceptLength(doc) : undefined;
+        return length === undefined ? undefined : { [ACCEPT_LENGTH]: length };
+    },
+    roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
+    specDecode: (_before, after) => specDecode(after),
+};
+
+;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
+
+
+
+
+
+function speculativeSettings(settings) {
+    const out = {};
+    if (typeof settings?.speculative === 'boolean')
+        out.speculative = settings.speculative;
+    const params = asRecord(settings?.params);
+    for (const [key, value] of Object.entries(params ?? {}))
+        if (key.startsWith('speculative'))
+            out[key] = value;
+    return out;
+}
+const DRAFTED = 'draft_n';
+const ACCEPTED = 'draft_n_accepted';
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+/** `timings.draft_n` / `draft_n_accepted` of one event, when the request drafted at all. */
+function llamacppStreamExtras(event) {
+    const timings = asRecord(event.timings);
+    const drafted = count(timings?.[DRAFTED]);
+    if (drafted === undefined)
+        return undefined;
+    return { [DRAFTED]: drafted, [ACCEPTED]: count(timings?.[ACCEPTED]) ?? 0 };
+}
+/** Σ draft_n_accepted / Σ draft_n over the successful requests that drafted. */
+function llamacppSpecDecode(requests) {
+    let drafted = 0;
+    let accepted = 0;
+    for (const r of requests) {
+        const own = r.extras?.[DRAFTED];
+        if (!r.ok || !own)
+            continue;
+        drafted += own;
+        accepted += r.extras?.[ACCEPTED] ?? 0;
+    }
+    if (drafted <= 0)
+        return undefined;
+    return {
+        acceptanceRate: accepted / drafted,
+        draftTokens: drafted,
+        acceptedTokens: accepted,
+        source: 'llama.cpp timings.draft_n / draft_n_accepted summed over requests',
+    };
+}
+const llamacpp = {
+    name: 'llamacpp',
+    needsLaunchOrUrl: true,
+    serverSeries: LLAMACPP_SERIES,
+    healthPath: '/health',
+    readiness: (answer) => (answer.status === 200 ? 'ready' : 'loading'),
+    path: openaiPath,
+    // A slot reuses the cached prompt of its previous request unless told not to: off, but for a scenario whose
+    // requests share a prefix, where reuse is the point (tools/server/README.md, `cache_prompt`).
+    transformRequest: (body, _api, options) => ({
+        ...body,
+        temperature: 0,
+        cache_prompt: options?.sharedPrefix === true,
+    }),
+    streamExtras: llamacppStreamExtras,
+    freshConnectionPerRequest: true,
+    async tokenize(http, baseUrl, _model, text) {
+        // add_special: the server adds BOS when it tokenizes a completion prompt; count it the same way.
+        const answer = asRecord(await postJson(http, joinUrl(baseUrl, '/tokenize'), { content: text, add_special: true }).catch(() => undefined));
+        return Array.isArray(answer?.tokens) ? answer.tokens.length : undefined;
+    },
+    async info(http, baseUrl) {
+        const props = asRecord(await getJson(http, joinUrl(baseUrl, '/props')).catch(() => undefined));
+        if (!props)
+            return {};
+        const settings = asRecord(props.default_generation_settings);
+        const server = {
+            ...http_pick(props, ['model_path', 'total_slots']),
+            ...http_pick(settings, ['n_ctx']),
+            ...speculativeSettings(settings),
+        };
+        const version = typeof props.build_info === 'string' ? props.build_info : undefined;
+        return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
+    },
+    // The server's draft counters where this build has them (b10470 does), else the requests' timings.
+    roundAcceptance: (server, requests) => countedAcceptance(server, LLAMACPP_DRAFTS) ?? requestAcceptance(requests, ACCEPTED),
+    specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
+};
+
+;// CONCATENATED MODULE: ./src/core/errors.ts
+/**
+ * The small error taxonomy: one class per failure a caller handles differently (a bad config stops
+ * the run before launch, a start failure turns a target's cells into errors, a request error is
+ * counted in its round). Messages name the thing that failed: `vllm-fp8: not ready after 20m`.
+ */
+/** Bad matrix file or inputs: every problem, each as `path: what is wrong`. */
+class errors_ConfigError extends Error {
+    problems;
+    constructor(problems) {
+        super(problems.length === 1
+            ? problems[0]
+            : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+        this.problems = problems;
+        this.name = 'ConfigError';
+    }
+}
+/** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
+class StartError extends Error {
+    target;
+    kind;
+    exitCode;
+    logTail;
+    launch;
+    constructor(target, kind, message, exitCode = null, logTail = '', 
+    /** The launch command as run (port filled), once it was. */
+    launch) {
+        super(`${target}: ${message}`);
+        this.target = target;
+        this.kind = kind;
+        this.exitCode = exitCode;
+        this.logTail = logTail;
+        this.launch = launch;
+        this.name = 'StartError';
+    }
+}
+/** One request failed: HTTP status, in-band error event, malformed stream, cut connection, timeout. */
+class RequestError extends Error {
+    kind;
+    status;
+    constructor(message, kind, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'RequestError';
+    }
+}
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/core/cli-entry.ts
@@ -54131,8 +53923,8 @@ const SIM_OPTIONS = {
         description: "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
     })
         .optional(),
-    // Launch-to-launch and host speed (SPEC §14's same-box A/B needs launches that differ). No seed option: every
-    // launch draws its own, and the box factor is the host's, read by the simulator from its environment.
+    // Launch-to-launch and host speed (the same-box A/B of docs/same-box.md needs launches that differ). No seed option:
+    // every launch draws its own, and the box factor is the host's, read by the simulator from its environment.
     'launch-cv': relative({ allowZero: true })
         .refine((f) => f < MAX_LAUNCH_CV, { error: `must be below ${MAX_LAUNCH_CV * 100}%` })
         .meta({
@@ -54406,554 +54198,388 @@ function fillPort(text, port) {
     return fillRuntime(text, { port });
 }
 
-;// CONCATENATED MODULE: ./src/config/issues.ts
-function formatPath(path) {
-    if (path.length === 0)
-        return '(file)';
-    return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
-}
-/** Collects problems in order and drops exact repeats (one per matrix expansion would be noise). */
-class issues_Problems {
-    items = [];
-    add(path, message, inFile = true) {
-        this.items.push({ path, message, inFile });
+;// CONCATENATED MODULE: ./src/config/container-plan.ts
+
+function containerPlan(input, scope, path, problems) {
+    const at = (...rest) => [...path, ...rest];
+    const words = (value, key) => value === undefined
+        ? undefined
+        : typeof value === 'string'
+            ? placeholders_fill(value, scope, at(key), problems)
+            : value.map((w, i) => placeholders_fill(w, scope, at(key, i), problems));
+    const env = {};
+    for (const [name, value] of Object.entries(input.env ?? {})) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            problems.add(at('env', name), 'environment variable names use letters, digits and _');
+        env[name] = placeholders_fill(String(value), scope, at('env', name), problems);
     }
-    /** A problem someone else worded in full; `path` is where in the file it points. */
-    addText(path, text) {
-        this.items.push({ path, message: '', text });
-    }
-    addAll(problems) {
-        this.items.push(...problems);
-    }
-    get size() {
-        return this.items.length;
-    }
-    /** Formatted, in file order when lines are known (problems without a line keep their order, last). */
-    lines(locate) {
-        const located = this.items.map((p) => ({ p, line: p.inFile !== false ? locate?.(p.path)?.line : undefined }));
-        located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-        const text = located.map(({ p, line }) => `${p.text ?? `${formatPath(p.path)}: ${p.message}`}${line ? ` (line ${line})` : ''}`);
-        return [...new Set(text)];
-    }
-}
-/** Reword zod issues; `schema` is walked to suggest the key an unknown one was meant to be. */
-function zodProblems(issues, schema, base = []) {
-    return issues.flatMap((issue) => issueProblems(issue, schema, [...base, ...issue.path]));
-}
-function issueProblems(issue, schema, path) {
-    switch (issue.code) {
-        case 'unrecognized_keys':
-            return issue.keys.map((key) => ({ path: [...path, key], message: unknownKey(key, keysAt(schema, path)) }));
-        case 'invalid_union': {
-            // A union of a mapping and a scalar: report the branch that got past the type check.
-            const informative = issue.errors.filter((branch) => !branch.every((i) => i.path.length === 0 && isTypeMismatch(i)));
-            if (informative.length === 1)
-                return zodProblems(informative[0], schema, path);
-            return [{ path, message: issue.message }];
-        }
-        case 'invalid_key':
-            return [{ path, message: issue.issues[0]?.message ?? issue.message }];
-        default:
-            return [{ path, message: issue.message }];
-    }
-}
-function isTypeMismatch(issue) {
-    return issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union';
-}
-function unknownKey(key, known) {
-    const norm = (s) => s.toLowerCase().replaceAll('_', '-');
-    const close = known.find((k) => norm(k) === norm(key)) ?? known.find((k) => distance(norm(k), norm(key)) <= 2);
-    if (close)
-        return `unknown key (did you mean ${close}?)`;
-    return known.length > 0 && known.length <= 12 ? `unknown key (valid: ${known.join(', ')})` : 'unknown key';
-}
-/** Object keys the schema accepts at `path`, looking through optional/default/pipe/union wrappers. */
-function keysAt(schema, path) {
-    let node = unwrap(schema);
-    for (const segment of path) {
-        const def = node?._zod.def;
-        if (!def)
-            return [];
-        if (def.type === 'object')
-            node = def.shape[String(segment)];
-        else if (def.type === 'record')
-            node = def.valueType;
-        else if (def.type === 'array')
-            node = def.element;
-        else
-            return [];
-        node = node && unwrap(node);
-    }
-    const def = node?._zod.def;
-    return def?.type === 'object' && def.shape ? Object.keys(def.shape).filter((k) => k !== '$schema') : [];
-}
-function unwrap(schema) {
-    let node = schema;
-    for (let depth = 0; node && depth < 16; depth++) {
-        const def = node._zod.def;
-        if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(def.type))
-            node = def.innerType;
-        else if (def.type === 'pipe')
-            node = def.in;
-        else if (def.type === 'union')
-            node = def.options.find((o) => o._zod.def.type === 'object');
-        else
-            return node;
-    }
-    return node;
-}
-function distance(a, b) {
-    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-        let diagonal = row[0];
-        row[0] = i;
-        for (let j = 1; j <= b.length; j++) {
-            const above = row[j];
-            row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-            diagonal = above;
-        }
-    }
-    return row[b.length];
+    const plan = {
+        image: placeholders_fill(input.image, scope, at('image'), problems),
+        volumes: (input.volumes ?? []).map((v, i) => placeholders_fill(v, scope, at('volumes', i), problems)),
+        env,
+        gpus: input.gpus,
+    };
+    const command = words(input.command, 'command');
+    const runArgs = words(input['run-args'], 'run-args');
+    if (command !== undefined)
+        plan.command = command;
+    if (runArgs !== undefined)
+        plan.runArgs = runArgs;
+    if (input['shm-size'] !== undefined)
+        plan.shmSize = input['shm-size'];
+    if (input.runtime !== undefined)
+        plan.runtime = input.runtime;
+    return plan;
 }
 
-;// CONCATENATED MODULE: ./src/config/paths.ts
+;// CONCATENATED MODULE: ./src/config/matrix-combinations.ts
+/** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
+const MAX_COMBINATIONS = 256;
+/** The cartesian product in key order, values as text; `[{}]` without a matrix. */
+function combinations(matrix, path, problems) {
+    const entries = Object.entries(matrix);
+    for (const reserved of ['port', 'target']) {
+        if (reserved in matrix)
+            problems.add([...path, reserved], `{${reserved}} is set by the action, not the matrix`);
+    }
+    for (const [name, values] of entries) {
+        const texts = values.map(String);
+        texts.forEach((v, i) => texts.indexOf(v) !== i && problems.add([...path, name, i], `value "${v}" is listed twice`));
+    }
+    const total = entries.reduce((n, [, values]) => n * values.length, 1);
+    if (total > MAX_COMBINATIONS) {
+        problems.add(path, `expands to ${total} combinations (at most ${MAX_COMBINATIONS})`);
+        return [];
+    }
+    return entries.reduce((combos, [name, values]) => combos.flatMap((combo) => values.map((v) => ({ ...combo, [name]: String(v) }))), [{}]);
+}
+function matrix_combinations_describe(combo) {
+    return Object.entries(combo)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
+}
+
+;// CONCATENATED MODULE: ./src/core/sweep.ts
 /**
- * Path-aware selection (`select: changed`): a target's `paths` are globs of repository files it depends on;
- * on a pull request only the targets a changed file matches, or whose definition in the matrix file changed,
- * are run. Pure: the changed files and the base revision's plan come from the caller.
+ * Concurrency sweeps (docs/matrix-file.md, "Concurrency sweeps"): a scenario whose `concurrency` is a list becomes one
+ * cell per value, its scenario id `<scenario>@c<N>` (`chat-1k@c4`). Scenario names never hold `@` (core/fields.ts
+ * `ID_PATTERN`), so the suffix is unambiguous: config builds the ids with `sweepPointId`, and the report and the store
+ * read a sweep's points back from any cell id with `sweepPoint`, including ids of baselines and history entries.
  */
-
-
-
-const PATHS_HINT = 'a glob of repository files relative to the repository root, like scripts/sglang.sh or models/**';
-/** Why a path is no glob of repository files, or undefined when it is one. */
-function pathProblem(path) {
-    if (path.trim() === '')
-        return 'must not be empty';
-    if (path !== path.trim())
-        return `must not start or end with spaces (got ${show(path)})`;
-    if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
-        return `must be relative to the repository root (got ${show(path)})`;
-    if (path.includes('\\'))
-        return `uses / between directories, never \\ (got ${show(path)})`;
-    if (path.split('/').some((s) => s === '..' || s === '.' || s === ''))
-        return `must not contain ., .. or empty segments (got ${show(path)})`;
-    if (/[{}[\]!]/.test(path))
-        return `supports *, ** and ? only; list alternatives as separate entries (got ${show(path)})`;
-    return undefined;
+const SUFFIX = /@c([1-9][0-9]*)$/;
+/** `chat-1k`, 4 → `chat-1k@c4`. */
+function sweepPointId(scenario, concurrency) {
+    return `${scenario}@c${concurrency}`;
 }
-/** `paths:` of a target: a non-empty list of globs of repository files. */
-function pathGlobs() {
-    const glob = schemas_string({
-        error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`),
-    })
-        .superRefine((path, ctx) => {
-        const problem = pathProblem(path);
-        if (problem)
-            ctx.addIssue({ code: 'custom', message: problem, input: path });
-    });
-    return array(glob, {
-        error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`),
-    })
-        .min(1, { error: 'must list at least one glob (leave the key out to always run the target)' })
-        .meta({
-        description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed',
-    })
-        .optional();
-}
-/** A repository path as the changed-files list spells it, from a path relative to the repository root. */
-function repoPath(path) {
-    return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-}
-function matchesPaths(globs, file) {
-    return globs.some((glob) => globMatcher(glob)(file));
-}
-/**
- * What a target's cells are compared on to tell whether its definition changed: everything but the key it came
- * from and the directory its launch runs in.
- */
-function definition(target, scenarios = target.scenarios) {
-    const { sourceKey: _key, scenarios: _all, workdir: _dir, ...rest } = target;
-    return JSON.stringify({ ...rest, scenarios });
-}
-/**
- * Targets to run and to skip. A target runs when it has no `paths`, when a changed file matches one of its
- * globs, or when the PR changes the matrix file and the target's expanded definition (settings, gate,
- * launch, its selected scenarios, …) differs from the base's, or the base has no such target.
- */
-function selectChanged(input) {
-    const { targets, changed, configFile, base } = input;
-    const configChanged = changed.includes(configFile);
-    const before = new Map((base ?? []).map((t) => [t.id, t]));
-    const run = [];
-    const skipped = [];
-    const reasons = {};
-    for (const target of targets) {
-        const reason = runReason(target, changed, configChanged ? { base, before } : undefined);
-        if (reason === undefined)
-            skipped.push(target);
-        else {
-            run.push(target);
-            reasons[target.id] = reason;
-        }
-    }
-    return { run, skipped, reasons };
-}
-const SHOWN_FILES = 3;
-function runReason(target, changed, config) {
-    if (!target.paths)
-        return 'no paths: always runs';
-    if (config && !config.base)
-        return 'the matrix file changed and its base revision could not be read';
-    if (config) {
-        const old = config.before.get(target.id);
-        if (!old)
-            return 'new in the matrix file';
-        // Only the scenarios this run selected are compared: the base's other ones are not this run's business.
-        const oldScenarios = target.scenarios.map((s) => old.scenarios.find((o) => o.id === s.id));
-        if (definition(target) !== definition(old, oldScenarios))
-            return 'its definition in the matrix file changed';
-    }
-    const hits = changed.filter((file) => matchesPaths(target.paths, file));
-    if (!hits.length)
+/** The sweep point a scenario id (`chat-1k@c4`) or a cell id (`qwen-fp8/chat-1k@c4`) names; undefined for any other id. */
+function sweepPoint(id) {
+    const match = SUFFIX.exec(id);
+    if (!match)
         return undefined;
-    const more = hits.length > SHOWN_FILES ? ` and ${hits.length - SHOWN_FILES} more` : '';
-    return `paths changed: ${hits.slice(0, SHOWN_FILES).join(', ')}${more}`;
+    return { base: id.slice(0, match.index), concurrency: Number(match[1]) };
+}
+/** The id with a sweep point's suffix taken off (`qwen-fp8/chat-1k@c4` → `qwen-fp8/chat-1k`); any other id as it is. */
+function withoutSweepPoint(id) {
+    return sweepPoint(id)?.base ?? id;
 }
 
-;// CONCATENATED MODULE: ./src/core/body-fields.ts
+;// CONCATENATED MODULE: ./src/config/scenario-plans.ts
+
+function scenarioPlan(id, s) {
+    // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
+    const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1);
+    const plan = {
+        id,
+        inputTokens: s['input-tokens'],
+        outputTokens: s['output-tokens'],
+        concurrency,
+        requests: s.requests ?? concurrency,
+    };
+    if (s.rate !== undefined)
+        plan.rate = s.rate;
+    if (s['prefix-tokens'] !== undefined)
+        plan.prefixTokens = s['prefix-tokens'];
+    if (s.slo !== undefined)
+        plan.slo = { ...s.slo };
+    if (s.prompts === 'text')
+        plan.prompts = 'text';
+    return plan;
+}
 /**
- * Fields of the request body the measurement depends on: what is sent (model, prompt, messages),
- * how it streams and counts (stream, stream_options, echo), how long it runs (max_tokens,
- * max_completion_tokens, ignore_eos, min_tokens) and that it is greedy and single (temperature, n,
- * best_of). A target's `request-body` may add any other field, never one of these.
+ * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
+ * closed-loop scenario with the id `<scenario>@c<N>` (docs/matrix-file.md, "Concurrency sweeps").
  */
-const OWNED_BODY_FIELDS = [
-    'model',
-    'prompt',
-    'messages',
-    'stream',
-    'stream_options',
-    'echo',
-    'max_tokens',
-    'max_completion_tokens',
-    'ignore_eos',
-    'min_tokens',
-    'temperature',
-    'n',
-    'best_of',
-];
-
-;// CONCATENATED MODULE: ./src/config/container-schema.ts
+function scenarioPlans(id, s) {
+    if (!Array.isArray(s.concurrency))
+        return [scenarioPlan(id, { ...s, concurrency: s.concurrency })];
+    return [...s.concurrency]
+        .sort((a, b) => a - b)
+        .map((c) => ({ ...scenarioPlan(sweepPointId(id, c), { ...s, concurrency: c }), sweep: id }));
+}
 /**
- * The target keys for what lives outside the launch's process group: `container:` (the action composes
- * `docker run` / `podman run` itself) and `stop:` (a shell command run on teardown and in the post step).
+ * The scenarios a target runs, in its list's order: a scenario's name selects every point of its sweep, a point's
+ * id (`chat-1k@c4`) that point alone.
  */
-
-
-const words = (what) => union([
-    schemas_string().min(1, { error: 'must not be empty' }),
-    array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' }),
-], {
-    error: expected(`must be ${what} (a string, or a list of words)`),
-});
-/** `host:container[:ro|rw]` with an absolute container path; the host side may be a path or a named volume. */
-const VOLUME = /^[^:\s]+:\/[^:]*(:(ro|rw))?$/;
-function containerSchema() {
-    return strictObject({
-        image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') })
-            .min(1, { error: 'must not be empty' }),
-        command: words('the command run in the container')
-            .meta({ description: 'What runs in the container; placeholders allowed' })
-            .optional(),
-        'run-args': words('extra flags for run')
-            .meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' })
-            .optional(),
-        volumes: array(schemas_string()
-            .regex(VOLUME, { error: expected('must be host:container[:ro] with an absolute container path') }), {
-            error: expected('must be a list of host:container[:ro] strings'),
-        })
-            .optional(),
-        env: record(schemas_string(), scalar, { error: expected('must map variable names to values') }).optional(),
-        gpus: schemas_enum(['all', 'none'], { error: expected('must be all or none') }).default('all'),
-        'shm-size': schemas_string({ error: expected('must be a size like 16g') })
-            .regex(/^\d+(\.\d+)?[bkmg]?$/i, { error: expected('must be a size like 16g') })
-            .optional(),
-        runtime: schemas_enum(['docker', 'podman'], { error: expected('must be docker or podman') }).optional(),
-    }, {
-        error: expected('must be a mapping with image (and optional command, run-args, volumes, env, gpus, shm-size, runtime)'),
-    })
-        .meta({
-        description: 'Run the engine in a container (--init, --network host, labelled with the run id); excludes launch',
+function scenarioRefs(target, valid, all, path, problems) {
+    if (target.scenarios === undefined)
+        return [...valid.values()].flat();
+    const seen = new Set();
+    const chosen = new Map();
+    target.scenarios.forEach((ref, i) => {
+        const at = [...path, 'scenarios', i];
+        if (seen.has(ref))
+            return problems.add(at, `scenario "${ref}" is listed twice`);
+        seen.add(ref);
+        const point = sweepPoint(ref);
+        const base = point && !all.includes(ref) ? point.base : ref;
+        if (!all.includes(base))
+            return problems.add(at, `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`);
+        const plans = valid.get(base);
+        if (!plans)
+            return; // invalid: the schema has reported it
+        const picked = base === ref ? plans : plans.filter((s) => s.id === ref);
+        if (!picked.length)
+            return problems.add(at, `unknown scenario "${ref}" (${sweepText(base, plans)})`);
+        for (const s of picked) {
+            if (chosen.has(s.id))
+                problems.add(at, `selects ${s.id} again (an earlier entry already runs it)`);
+            chosen.set(s.id, s);
+        }
     });
+    return [...chosen.values()];
 }
-function stopSchema() {
-    return schemas_string({ error: expected('must be a shell command') })
-        .min(1, { error: 'must not be empty' })
-        .meta({ description: 'Shell command run after teardown and again in the post step (a Ray worker, a systemd unit)' });
+function sweepText(base, plans) {
+    return plans[0]?.sweep === undefined
+        ? `${base} is not a concurrency sweep`
+        : `the sweep ${base} has ${plans.map((s) => s.id).join(', ')}`;
+}
+
+;// CONCATENATED MODULE: ./src/config/target-names.ts
+
+
+const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)';
+const NO_QUANT = 'no quant is set (give quant, or quant in matrix)';
+const NO_MODEL = 'no model is set (give model, or model in matrix)';
+/**
+ * Quant, then the target id, then the model, each seeing the ones before: a model path may use
+ * `{target}`, but a target id never holds a model path. Matrix `quant`/`model` fill the fields.
+ */
+function names(key, target, combo, path, problems) {
+    const scope = (values, missing) => ({
+        values: { ...combo, ...defined(values) },
+        missing: { port: NOT_YET, quant: NO_QUANT, ...missing },
+        keep: [],
+    });
+    const cannot = (field, name) => `${field} cannot use {${name}}`;
+    const quant = target.quant === undefined
+        ? combo.quant
+        : placeholders_fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems);
+    const idScope = scope({ quant }, { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') });
+    const id = placeholders_fill(key, idScope, path, problems);
+    if (!ID_PATTERN.test(id)) {
+        problems.add(path, `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`);
+    }
+    const model = target.model === undefined
+        ? combo.model
+        : placeholders_fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems);
+    return { quant, id, model };
+}
+function defined(values) {
+    return Object.fromEntries(Object.entries(values).filter((e) => e[1] !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/config/expand.ts
+
+
+
+
+
+
+
+
+
+function expandTargets(input, problems) {
+    const scenarios = new Map();
+    for (const [id, s] of Object.entries(input.scenarios)) {
+        if (!ID_PATTERN.test(id)) {
+            problems.add(['scenarios', id], 'scenario names use letters, digits, ., _ and - (they are part of cell ids)');
+        }
+        scenarios.set(id, scenarioPlans(id, s));
+    }
+    const sources = new Map();
+    const plans = [];
+    for (const [key, target] of Object.entries(input.targets)) {
+        const path = ['targets', key];
+        const adapter = input.engines.find((e) => e.name === target.engine);
+        if (!adapter)
+            continue; // the schema has already reported it
+        const refs = scenarioRefs(target, scenarios, input.scenarioNames, path, problems);
+        for (const combo of combinations(target.matrix ?? {}, [...path, 'matrix'], problems)) {
+            const plan = expandOne(key, target, combo, adapter, input, path, problems);
+            const source = `targets.${key}${Object.keys(combo).length ? ` (${matrix_combinations_describe(combo)})` : ''}`;
+            const earlier = sources.get(plan.id);
+            if (earlier) {
+                problems.add(path, `target id "${plan.id}" is produced twice: by ${earlier} and by ${source} (cells ${plan.id}/… would collide)`);
+                continue;
+            }
+            sources.set(plan.id, source);
+            plan.scenarios = refs;
+            plans.push(plan);
+        }
+    }
+    return plans;
+}
+function expandOne(key, target, combo, adapter, input, path, problems) {
+    const at = (...rest) => [...path, ...rest];
+    const port = target.port !== undefined ? String(target.port) : undefined;
+    const { quant, id, model } = names(key, target, combo, path, problems);
+    const values = { ...combo, target: id, ...defined({ quant, model, port }) };
+    const missing = {
+        ...(quant === undefined ? { quant: NO_QUANT } : {}),
+        ...(model === undefined ? { model: NO_MODEL } : {}),
+    };
+    // {run} is the run's id, known only when the run starts; {port} too when the launcher picks it.
+    const full = { values, missing, keep: [...(port ? [] : ['port']), 'run'] };
+    const env = filledEnv(target, full, at('env'), problems);
+    const engineOptions = optionValues(adapter, target, full, path, problems);
+    const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
+    if (external && port === undefined && target.url?.includes('{port}')) {
+        problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
+    }
+    const url = checkUrl(placeholders_fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems);
+    const plan = {
+        id,
+        sourceKey: key,
+        engine: adapter.name,
+        url,
+        external,
+        env,
+        matrix: combo,
+        engineOptions,
+        settings: resolveSettings(input.defaults, target, path, problems),
+        gate: resolveGate(input.gate, target.gate, path, problems),
+        scenarios: [],
+    };
+    if (quant !== undefined)
+        plan.quant = quant;
+    if (model !== undefined)
+        plan.model = model;
+    if (target.port !== undefined)
+        plan.port = target.port;
+    if (target.stop !== undefined)
+        plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
+    if (target.paths !== undefined)
+        plan.paths = target.paths;
+    if (input.workdir !== undefined)
+        plan.workdir = input.workdir;
+    setStart(plan, target, { adapter, scope: full, port, path }, problems);
+    return plan;
+}
+/** The target's `env`, placeholders filled; a name the shell could not export is a problem. */
+function filledEnv(target, scope, path, problems) {
+    const env = {};
+    for (const [name, value] of Object.entries(target.env ?? {})) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            problems.add([...path, name], 'environment variable names use letters, digits and _');
+        env[name] = placeholders_fill(String(value), scope, [...path, name], problems);
+    }
+    return env;
+}
+/** How the target's server starts: its `launch`, its `container`, the engine's default launch, or (with `url`) not at all. */
+function setStart(plan, target, o, problems) {
+    const { adapter, scope, path } = o;
+    if (target.launch !== undefined)
+        plan.launch = placeholders_fill(target.launch, scope, [...path, 'launch'], problems);
+    else if (target.container !== undefined)
+        plan.container = containerPlan(target.container, scope, [...path, 'container'], problems);
+    else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
+        const launch = defaultLaunch(adapter, plan, o.port, path, problems);
+        if (launch !== undefined)
+            plan.launch = launch;
+    }
+    else if (target.url === undefined) {
+        problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`);
+    }
+}
+/** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
+function optionValues(adapter, target, scope, path, problems) {
+    const values = {};
+    for (const [option, field] of Object.entries(adapter.options ?? {})) {
+        const value = target[option];
+        if (value === undefined)
+            continue;
+        const raw = typeof value === 'string' && placeholdersIn(value).length > 0;
+        const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])];
+        values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value;
+    }
+    for (const option of adapter.requiredOptions ?? [])
+        if (values[option] === undefined)
+            problems.add([...path, option], `required for engine ${adapter.name}`);
+    return values;
+}
+function filledOption(field, text, scope, path, problems) {
+    const before = problems.size;
+    const filled = placeholders_fill(text, scope, path, problems);
+    if (problems.size > before)
+        return filled;
+    const parsed = field.safeParse(filled);
+    if (parsed.success)
+        return parsed.data;
+    for (const issue of parsed.error.issues)
+        problems.add([...path, ...issue.path], issue.message);
+    return filled;
+}
+function defaultLaunch(adapter, plan, port, path, problems) {
+    try {
+        const launch = adapter.defaultLaunch?.(plan);
+        return launch !== undefined && port ? fillPort(launch, port) : launch;
+    }
+    catch (error) {
+        // An adapter checks its own options and words its problems with their paths already.
+        if (error instanceof errors_ConfigError)
+            error.problems.forEach((text) => problems.addText(path, text));
+        else
+            problems.add(path, `engine ${adapter.name} cannot build its launch command: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+    }
+}
+function checkUrl(url, path, problems) {
+    let parsed;
+    try {
+        parsed = new URL(url.replaceAll('{port}', '1'));
+    }
+    catch {
+        parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+        problems.add(path, `${JSON.stringify(url)} is not an http(s) URL`);
+    }
+    else if (/\/v1\/?$/.test(parsed.pathname)) {
+        problems.add(path, 'give the server root without /v1 (each engine adds its own paths)');
+    }
+    return trimSlash(url);
 }
 
 ;// CONCATENATED MODULE: ./src/core/plan.ts
 /** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
 const PROMPT_KINDS = ['synthetic', 'text'];
 
-;// CONCATENATED MODULE: ./src/config/schema.ts
+;// CONCATENATED MODULE: ./src/config/scenario-schema.ts
 /**
- * The matrix file as a zod schema: the single source of the validation, the parsed types and
- * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
- * come from the engine registry, so adding an engine never touches this file.
+ * `scenarios:` in the matrix file: one workload each (prompt and output lengths, closed or open loop, a
+ * concurrency sweep, a shared prefix, latency targets, prompt kind), and the checks of its fields against each
+ * other.
  */
 
 
 
 
-
-
-
-
-
-
-
-
-
-/** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
-const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1';
-/** Built-in `defaults` as a user would write them. */
-const DEFAULT_SETTINGS = {
-    rounds: 3,
-    discard: 1,
-    'ready-timeout': '20m',
-    'request-timeout': '10m',
-    api: 'completions',
-    confirm: 1,
-    'memory-floor': '4GiB',
-    'drop-caches': false,
-    'max-error-share': '10%',
-    'pass-env': [],
-    'noise-floor': '1.5%',
-    'confirm-fresh': false,
-    'allow-gpu-processes': [],
-    'request-body': {},
-    quality: {},
-    ab: 'confirm',
-    'ab-launches': 2,
-    'ab-budget': '1h',
-};
-/**
- * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
- * command unless given.
- */
-const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'];
-/**
- * Upper bounds of the workload fields: past them a value is a typo or an attack, and would exhaust memory
- * (one prompt of 10⁹ tokens), file descriptors (25,000 sockets) or time before any request is sent.
- */
-const LIMITS = {
-    inputTokens: 1_048_576,
-    outputTokens: 131_072,
-    concurrency: 4096,
-    requests: 100_000,
-    rate: 10_000,
-    rounds: 100,
-    abSetupChars: 4096,
-    confirm: 10,
-    probeMaxTokens: 1024,
-    probeConcurrency: 64,
-    abLaunches: 10,
-    sweepPoints: 32,
-};
-/** The gate used when the file has no top-level `gate`: the registry's metrics that have a built-in limit. */
-const DEFAULT_GATE = Object.fromEntries(GATED_METRICS.flatMap((m) => (metricInfo(m).defaultGate ? [[m, metricInfo(m).defaultGate]] : [])));
 /** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
 const TEXT_MIN_INPUT_TOKENS = 64;
-/** Past half the value, a "noise floor" would wave every regression through. */
-const MAX_NOISE_FLOOR = 0.5;
-/** `ab:` values (SPEC §14). */
-const AB_MODES = ['off', 'confirm', 'always'];
-const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
-/** Past this a `request-body` is not a few engine switches. */
-const MAX_REQUEST_BODY_BYTES = 16 * 1024;
-/** `request-body:` — extra fields for every request (benchmark and probe), never one the measurement owns. */
-function requestBodySetting() {
-    return (record(schemas_string(), unknown(), {
-        error: expected('must be a mapping of request fields, e.g. { chat_template_kwargs: { enable_thinking: false } }'),
-    })
-        .superRefine((body, ctx) => {
-        for (const key of Object.keys(body)) {
-            if (OWNED_BODY_FIELDS.includes(key)) {
-                ctx.addIssue({
-                    code: 'custom',
-                    path: [key],
-                    message: `is set by the gate for every request (${OWNED_BODY_FIELDS.join(', ')}) and cannot be overridden`,
-                });
-            }
-        }
-        const bytes = Buffer.byteLength(JSON.stringify(body));
-        if (bytes > MAX_REQUEST_BODY_BYTES)
-            ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes as JSON; at most ${MAX_REQUEST_BODY_BYTES}` });
-    })
-        .meta({ description: 'Extra fields of every request body (e.g. chat_template_kwargs), never one the gate sets' }));
-}
-/** `quality:` — the output quality probe; `false` skips it for the target. */
-function qualitySetting() {
-    const probe = strictObject({
-        questions: whole(1, PROBE_MAX_QUESTIONS)
-            .default(PROBE_DEFAULT_QUESTIONS)
-            .meta({ description: 'Probe questions with exact answers' }),
-        prompts: whole(0, GREEDY_PROMPTS.length)
-            .default(GREEDY_PROMPTS.length)
-            .meta({ description: 'Greedy prompts whose outputs the baseline keeps' }),
-        'max-tokens': whole(1, LIMITS.probeMaxTokens)
-            .default(PROBE_MAX_TOKENS)
-            .meta({ description: 'max_tokens of each probe question' }),
-        api: API.optional().meta({ description: "API the probe uses; default the target's api" }),
-        // All of the default probe (40 questions + 12 prompts) in flight at once: one batch on an engine with continuous
-        // batching and that many slots; an engine with fewer slots (llama.cpp's `-np`) queues the rest itself.
-        concurrency: whole(1, LIMITS.probeConcurrency).default(64).meta({ description: 'Probe requests in flight' }),
-    });
-    return union([probe, literal(false)], { error: expected('must be a mapping like { questions: 40 } or false') })
-        .meta({ description: 'Output quality probe run after readiness; false skips it' });
-}
-/** `ab`, `ab-launches`, `ab-budget`: the same-box A/B against the PR's base commit (SPEC §14). */
-function abSettings() {
-    return {
-        ab: schemas_enum(AB_MODES, { error: expected(`must be one of ${AB_MODES.join(', ')}`) }).meta({
-            description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
-        }),
-        'ab-launches': whole(1, LIMITS.abLaunches).meta({
-            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
-        }),
-        'ab-budget': fields_duration().meta({
-            description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
-        }),
-        'ab-setup': schemas_string({ error: expected('must be a shell command (a string)') })
-            .max(LIMITS.abSetupChars, { error: `must be at most ${LIMITS.abSetupChars} characters` })
-            .meta({
-            description: "Shell command run in the base commit's worktree before its first base launch, to build or install the base's engine apart from the PR's; empty: none",
-        }),
-    };
-}
-function settingsShape() {
-    return {
-        rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
-        discard: whole(0, LIMITS.rounds - 1).meta({ description: 'Leading rounds left out of the steady state' }),
-        'ready-timeout': fields_duration(),
-        'request-timeout': fields_duration(),
-        api: API,
-        confirm: whole(0, LIMITS.confirm).meta({ description: 'Re-measurements of a cell that looks regressed' }),
-        'confirm-fresh': schemas_boolean({ error: expected('must be true or false') })
-            .meta({ description: 'Relaunch the engine for each re-measurement' }),
-        'max-rounds': whole(1, LIMITS.rounds).meta({
-            description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
-        }),
-        'noise-floor': relative({ allowZero: true })
-            .refine((f) => f <= MAX_NOISE_FLOOR, {
-            error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})`,
-        })
-            .meta({ description: 'Launch-to-launch spread assumed while the history is short, e.g. 1.5%' }),
-        'memory-floor': memoryFloor(),
-        'drop-caches': schemas_boolean({ error: expected('must be true or false') }),
-        'max-error-share': relative({ allowZero: true, capPercent: true }).meta({
-            description: 'A round whose failed-request share exceeds this makes the cell inconclusive',
-        }),
-        'pass-env': array(schemas_string({ error: expected('must be a variable name') })
-            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected('must be a variable name (letters, digits and _)') })
-            .refine((name) => !isActionCredential(name), {
-            error: (issue) => `${show(issue.input)} is the action's own credential and is never passed to an engine`,
-        }), { error: expected('must be a list of variable names') })
-            .meta({ description: 'Secret-looking variables of the runner to pass to the engine on purpose (e.g. HF_TOKEN)' }),
-        'allow-gpu-processes': array(schemas_string({ error: expected('must be a process name or glob') })
-            .min(1, { error: expected('must not be empty') })
-            .max(256, { error: expected('must be at most 256 characters') }), {
-            error: expected('must be a list of process names or globs'),
-        })
-            .max(64, { error: expected('must list at most 64 processes') })
-            .meta({
-            description: 'GPU processes expected on this host (names or globs, e.g. ollama, /opt/dcgm/**): preflight records them instead of refusing to launch',
-        }),
-        'request-body': requestBodySetting(),
-        quality: qualitySetting(),
-        ...abSettings(),
-    };
-}
-const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
-/** `defaults:` takes every setting, each with its built-in value (or none, when it derives from another). */
-function defaultsSchema() {
-    const s = settingsShape();
-    const fixed = Object.fromEntries(Object.keys(DEFAULT_SETTINGS).map((key) => [
-        key,
-        s[key].prefault(DEFAULT_SETTINGS[key]),
-    ]));
-    const derived = Object.fromEntries(DERIVED_SETTINGS.map((key) => [key, s[key].optional()]));
-    return strictObject({ ...fixed, ...derived });
-}
-/** A target may set any setting directly; the target's value wins over `defaults`. */
-function targetSettings() {
-    const s = settingsShape();
-    const fields = Object.fromEntries(SETTING_KEYS.map((key) => [key, s[key].optional()]));
-    return fields;
-}
-/** The unit `min-delta` is written in: a duration for time figures, a plain number otherwise. */
-function gateMetricSchema(metric, top) {
-    if (isDrop(metric)) {
-        const maxDrop = points().meta({
-            description: `Points ${METRICS[metric].label} may fall below the baseline, beyond the noise, before the cell fails`,
-        });
-        return strictObject({ 'max-drop': top ? maxDrop : maxDrop.optional() });
-    }
-    if (!isRelative(metric)) {
-        const max = relative({ allowZero: true, capPercent: true }).meta({
-            description: 'Share above which the cell fails',
-        });
-        return strictObject({ max: top ? max : max.optional() });
-    }
-    const maxRegression = relative().meta({ description: 'Relative worsening that may count as a regression' });
-    return strictObject({
-        'max-regression': top ? maxRegression : maxRegression.optional(),
-        'min-delta': minDelta(METRICS[metric].unit).optional(),
-        stat: schemas_enum(GATE_STATS, { error: expected(`must be one of ${GATE_STATS.join(', ')}`) }).optional(),
-    });
-}
-/** `gate.quality`: every field optional (the built-in value, or the top-level one for a target); false switches it off. */
-function qualityGateSchema() {
-    const d = DEFAULT_QUALITY_GATE;
-    return union([
-        strictObject({
-            'max-accuracy-drop': schemas_number({ error: expected('must be a number of points from 0 to 100') })
-                .min(0, { error: expected('must be a number of points from 0 to 100') })
-                .max(100, { error: expected('must be a number of points from 0 to 100') })
-                .meta({ description: `Largest accuracy drop in points that passes (default ${d.maxAccuracyDrop * 100})` })
-                .optional(),
-            'min-agreement': schemas_number({ error: expected('must be a number from 0 to 1') })
-                .min(0, { error: expected('must be a number from 0 to 1') })
-                .max(1, { error: expected('must be a number from 0 to 1') })
-                .meta({
-                description: `Lowest agreement with the baseline's greedy outputs that passes (default ${d.minAgreement})`,
-            })
-                .optional(),
-            degenerate: schemas_enum(['fail', 'warn', 'off'], { error: expected('must be fail, warn or off') })
-                .meta({ description: `What a rise of degenerate output does (default ${d.degenerate})` })
-                .optional(),
-        }),
-        literal(false),
-    ], { error: expected('must be a mapping like { max-accuracy-drop: 5 } or false') })
-        .meta({ description: 'Output quality gate against the same cell baseline; false switches it off' })
-        .optional();
-}
-/** Top-level gates name every field they use; a target's gate may override single fields. */
-function gateSchema(level) {
-    const entry = (metric) => union([gateMetricSchema(metric, level === 'top'), literal(false)], {
-        error: expected(`must be a mapping like ${isRelative(metric) ? '{ max-regression: 5% }' : isDrop(metric) ? '{ max-drop: 5 }' : '{ max: 1% }'} or false`),
-    })
-        .meta({ description: `${METRICS[metric].label}; false switches the metric off` })
-        .optional();
-    const metrics = Object.fromEntries(GATED_METRICS.map((m) => [m, entry(m)]));
-    return strictObject({ ...metrics, quality: qualityGateSchema() });
-}
 /**
- * `concurrency`: requests in flight, or a list of them, a sweep (SPEC §16) that expands into one cell per value
- * (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed twice would make two cells of
- * one id.
+ * `concurrency`: requests in flight, or a list of them, a sweep (docs/matrix-file.md, "Concurrency sweeps") that
+ * expands into one cell per value (`<scenario>@c<N>`). Each value is checked like a single one, and a value listed
+ * twice would make two cells of one id.
  */
 function concurrencyField() {
     const one = whole(1, LIMITS.concurrency);
@@ -55097,6 +54723,303 @@ function sloSchema() {
         description: 'Latency targets: goodput is the share of requests that succeed and meet every bound given (ttft, tpot, e2e)',
     });
 }
+
+;// CONCATENATED MODULE: ./src/config/select.ts
+
+function onlyPatterns(only) {
+    return (only ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0);
+}
+/**
+ * A compiled `only` pattern: `*` stays within a path segment, `?` is one character, `**` crosses `/`; no `/`
+ * means every scenario. `only` is free text from a `workflow_dispatch` form, so matching must not backtrack:
+ * the pattern runs as a set of states over the id (a Thompson simulation), at most pattern × id steps.
+ */
+function compileGlob(pattern) {
+    return globMatcher(pattern.includes('/') ? pattern : `${pattern}/*`);
+}
+/** The same glob over any `/`-separated path; `**` followed by `/` also matches no directory at all (`a/**` + `/b` matches `a/b`). */
+function globMatcher(full) {
+    const tokens = [];
+    for (let i = 0; i < full.length; i++) {
+        if (full[i] === '*' && full[i + 1] === '*') {
+            // `**/` at the start of a segment may also match no directory: the glob steps over it and its slash.
+            tokens.push({ kind: 'globstar', dirs: full[i + 2] === '/' && (i === 0 || full[i - 1] === '/') });
+            i++;
+        }
+        else if (full[i] === '*')
+            tokens.push({ kind: 'star' });
+        else if (full[i] === '?')
+            tokens.push({ kind: 'one' });
+        else
+            tokens.push({ kind: 'char', char: full[i] });
+    }
+    const skippable = (t) => t.kind === 'star' || t.kind === 'globstar';
+    // Adds state i and every state reachable from it by letting a star match nothing; `fresh` when no star of
+    // state i has matched anything yet (only then may `**/` skip its slash too).
+    const enter = (states, i, fresh = true) => {
+        for (; i <= tokens.length; i++) {
+            const mark = fresh ? 2 : 1;
+            if (states[i] >= mark)
+                return;
+            states[i] = mark;
+            if (i === tokens.length || !skippable(tokens[i]))
+                return;
+            const t = tokens[i];
+            if (fresh && t.kind === 'globstar' && t.dirs)
+                enter(states, i + 2);
+            fresh = true;
+        }
+    };
+    return (id) => {
+        let current = new Uint8Array(tokens.length + 1);
+        enter(current, 0);
+        for (const c of id) {
+            const next = new Uint8Array(tokens.length + 1);
+            for (let i = 0; i < tokens.length; i++) {
+                if (!current[i])
+                    continue;
+                const t = tokens[i];
+                if (t.kind === 'globstar' || (t.kind === 'star' && c !== '/'))
+                    enter(next, i, false);
+                else if ((t.kind === 'one' && c !== '/') || (t.kind === 'char' && t.char === c))
+                    enter(next, i + 1);
+            }
+            current = next;
+        }
+        return current[tokens.length] !== 0;
+    };
+}
+/**
+ * A compiled `only` pattern over cell ids. A point of a concurrency sweep (`qwen-fp8/chat-1k@c4`) is also its
+ * scenario's cell (`qwen-fp8/chat-1k`): a pattern that names the scenario selects every point of its sweep.
+ */
+function cellMatcher(pattern) {
+    const match = compileGlob(pattern);
+    return (id) => match(id) || (withoutSweepPoint(id) !== id && match(withoutSweepPoint(id)));
+}
+function matchesOnly(id, only) {
+    const patterns = onlyPatterns(only);
+    return patterns.length === 0 || patterns.some((p) => cellMatcher(p)(id));
+}
+const LISTED = 12;
+/** Keep the cells `only` selects; a pattern that selects nothing is a problem (likely a typo). */
+function applyOnly(targets, only, problems) {
+    const patterns = onlyPatterns(only);
+    if (patterns.length === 0)
+        return targets;
+    const matchers = patterns.map(cellMatcher);
+    const ids = targets.flatMap((t) => t.scenarios.map((s) => `${t.id}/${s.id}`));
+    patterns.forEach((pattern, i) => {
+        if (ids.some((id) => matchers[i](id)))
+            return;
+        const shown = ids.slice(0, LISTED).join(', ') + (ids.length > LISTED ? `, … ${ids.length - LISTED} more` : '');
+        problems.add(['only'], `"${pattern}" matches no cell (cells: ${shown || 'none'})`, false);
+    });
+    return targets
+        .map((t) => ({ ...t, scenarios: t.scenarios.filter((s) => matchers.some((match) => match(`${t.id}/${s.id}`))) }))
+        .filter((t) => t.scenarios.length > 0);
+}
+/** More shards than a workflow matrix can hold is a typo. */
+const MAX_SHARDS = 256;
+function select_parseShard(text, problems) {
+    const trimmed = text?.trim() ?? '';
+    if (trimmed === '')
+        return undefined;
+    const match = /^(\d+)\s*\/\s*(\d+)$/.exec(trimmed);
+    const index = match ? Number(match[1]) : NaN;
+    const count = match ? Number(match[2]) : NaN;
+    if (!match || count < 1 || index < 1 || index > count || count > MAX_SHARDS) {
+        problems.add(['shard'], `"${trimmed}" is not i/n with 1 ≤ i ≤ n ≤ ${MAX_SHARDS} (e.g. 1/2)`, false);
+        return undefined;
+    }
+    return { index, count };
+}
+/** Greedy, in file order: each target goes to the shard with the fewest cells so far (ties: lowest). */
+function shardOf(targets, count) {
+    const load = new Array(count).fill(0);
+    return targets.map((t) => {
+        const shard = load.reduce((best, cells, i) => (cells < load[best] ? i : best), 0);
+        load[shard] += t.scenarios.length;
+        return shard + 1;
+    });
+}
+function applyShard(targets, shard) {
+    if (!shard)
+        return targets;
+    const assigned = shardOf(targets, shard.count);
+    return targets.filter((_, i) => assigned[i] === shard.index);
+}
+
+;// CONCATENATED MODULE: ./src/config/paths.ts
+/**
+ * Path-aware selection (`select: changed`): a target's `paths` are globs of repository files it depends on;
+ * on a pull request only the targets a changed file matches, or whose definition in the matrix file changed,
+ * are run. Pure: the changed files and the base revision's plan come from the caller.
+ */
+
+
+
+const PATHS_HINT = 'a glob of repository files relative to the repository root, like scripts/sglang.sh or models/**';
+/** Why a path is no glob of repository files, or undefined when it is one. */
+function pathProblem(path) {
+    if (path.trim() === '')
+        return 'must not be empty';
+    if (path !== path.trim())
+        return `must not start or end with spaces (got ${show(path)})`;
+    if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
+        return `must be relative to the repository root (got ${show(path)})`;
+    if (path.includes('\\'))
+        return `uses / between directories, never \\ (got ${show(path)})`;
+    if (path.split('/').some((s) => s === '..' || s === '.' || s === ''))
+        return `must not contain ., .. or empty segments (got ${show(path)})`;
+    if (/[{}[\]!]/.test(path))
+        return `supports *, ** and ? only; list alternatives as separate entries (got ${show(path)})`;
+    return undefined;
+}
+/** `paths:` of a target: a non-empty list of globs of repository files. */
+function pathGlobs() {
+    const glob = schemas_string({
+        error: (issue) => (issue.input === undefined ? 'required' : `must be ${PATHS_HINT} (got ${show(issue.input)})`),
+    })
+        .superRefine((path, ctx) => {
+        const problem = pathProblem(path);
+        if (problem)
+            ctx.addIssue({ code: 'custom', message: problem, input: path });
+    });
+    return array(glob, {
+        error: (issue) => (issue.input === undefined ? 'required' : `must be a list of globs (got ${show(issue.input)})`),
+    })
+        .min(1, { error: 'must list at least one glob (leave the key out to always run the target)' })
+        .meta({
+        description: 'Globs of repository files the target depends on; with select: changed, a PR runs the target only when one of them changed',
+    })
+        .optional();
+}
+/** A repository path as the changed-files list spells it, from a path relative to the repository root. */
+function repoPath(path) {
+    return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+}
+function matchesPaths(globs, file) {
+    return globs.some((glob) => globMatcher(glob)(file));
+}
+/**
+ * What a target's cells are compared on to tell whether its definition changed: everything but the key it came
+ * from and the directory its launch runs in.
+ */
+function definition(target, scenarios = target.scenarios) {
+    const { sourceKey: _key, scenarios: _all, workdir: _dir, ...rest } = target;
+    return JSON.stringify({ ...rest, scenarios });
+}
+/**
+ * Targets to run and to skip. A target runs when it has no `paths`, when a changed file matches one of its
+ * globs, or when the PR changes the matrix file and the target's expanded definition (settings, gate,
+ * launch, its selected scenarios, …) differs from the base's, or the base has no such target.
+ */
+function selectChanged(input) {
+    const { targets, changed, configFile, base } = input;
+    const configChanged = changed.includes(configFile);
+    const before = new Map((base ?? []).map((t) => [t.id, t]));
+    const run = [];
+    const skipped = [];
+    const reasons = {};
+    for (const target of targets) {
+        const reason = runReason(target, changed, configChanged ? { base, before } : undefined);
+        if (reason === undefined)
+            skipped.push(target);
+        else {
+            run.push(target);
+            reasons[target.id] = reason;
+        }
+    }
+    return { run, skipped, reasons };
+}
+const SHOWN_FILES = 3;
+function runReason(target, changed, config) {
+    if (!target.paths)
+        return 'no paths: always runs';
+    if (config && !config.base)
+        return 'the matrix file changed and its base revision could not be read';
+    if (config) {
+        const old = config.before.get(target.id);
+        if (!old)
+            return 'new in the matrix file';
+        // Only the scenarios this run selected are compared: the base's other ones are not this run's business.
+        const oldScenarios = target.scenarios.map((s) => old.scenarios.find((o) => o.id === s.id));
+        if (definition(target) !== definition(old, oldScenarios))
+            return 'its definition in the matrix file changed';
+    }
+    const hits = changed.filter((file) => matchesPaths(target.paths, file));
+    if (!hits.length)
+        return undefined;
+    const more = hits.length > SHOWN_FILES ? ` and ${hits.length - SHOWN_FILES} more` : '';
+    return `paths changed: ${hits.slice(0, SHOWN_FILES).join(', ')}${more}`;
+}
+
+;// CONCATENATED MODULE: ./src/config/container-schema.ts
+/**
+ * The target keys for what lives outside the launch's process group: `container:` (the action composes
+ * `docker run` / `podman run` itself) and `stop:` (a shell command run on teardown and in the post step).
+ */
+
+
+const words = (what) => union([
+    schemas_string().min(1, { error: 'must not be empty' }),
+    array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' }),
+], {
+    error: expected(`must be ${what} (a string, or a list of words)`),
+});
+/** `host:container[:ro|rw]` with an absolute container path; the host side may be a path or a named volume. */
+const VOLUME = /^[^:\s]+:\/[^:]*(:(ro|rw))?$/;
+function containerSchema() {
+    return strictObject({
+        image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') })
+            .min(1, { error: 'must not be empty' }),
+        command: words('the command run in the container')
+            .meta({ description: 'What runs in the container; placeholders allowed' })
+            .optional(),
+        'run-args': words('extra flags for run')
+            .meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' })
+            .optional(),
+        volumes: array(schemas_string()
+            .regex(VOLUME, { error: expected('must be host:container[:ro] with an absolute container path') }), {
+            error: expected('must be a list of host:container[:ro] strings'),
+        })
+            .optional(),
+        env: record(schemas_string(), scalar, { error: expected('must map variable names to values') }).optional(),
+        gpus: schemas_enum(['all', 'none'], { error: expected('must be all or none') }).default('all'),
+        'shm-size': schemas_string({ error: expected('must be a size like 16g') })
+            .regex(/^\d+(\.\d+)?[bkmg]?$/i, { error: expected('must be a size like 16g') })
+            .optional(),
+        runtime: schemas_enum(['docker', 'podman'], { error: expected('must be docker or podman') }).optional(),
+    }, {
+        error: expected('must be a mapping with image (and optional command, run-args, volumes, env, gpus, shm-size, runtime)'),
+    })
+        .meta({
+        description: 'Run the engine in a container (--init, --network host, labelled with the run id); excludes launch',
+    });
+}
+function stopSchema() {
+    return schemas_string({ error: expected('must be a shell command') })
+        .min(1, { error: 'must not be empty' })
+        .meta({ description: 'Shell command run after teardown and again in the post step (a Ray worker, a systemd unit)' });
+}
+
+;// CONCATENATED MODULE: ./src/config/target-schema.ts
+/**
+ * `targets:` in the matrix file: the keys every target has (engine, url or launch or container, model, matrix,
+ * scenarios, gate, paths), the settings it may set for itself, and the engine options, which come from the
+ * engine registry and are parsed with the target's own engine's fields.
+ */
+
+
+
+
+
+
+
 /** Keys a target has whatever its engine, read from the schema's own fields. */
 const CORE_TARGET_KEYS = Object.keys(coreTargetFields(['engine']));
 /** Every engine-specific key and the engines that declare it. */
@@ -55217,6 +55140,24 @@ function targetSchema(engines) {
     })
         .transform((target, ctx) => parseOptions(target, engines, owners, ctx)));
 }
+
+;// CONCATENATED MODULE: ./src/config/schema.ts
+/**
+ * The matrix file as a zod schema: the single source of the validation, the parsed types and
+ * the published JSON Schema. Engine names and engine-specific keys (with their own zod fields)
+ * come from the engine registry, so adding an engine never touches this file. Its parts:
+ * settings-schema.ts (`defaults:`), gate-schema.ts (`gate:`), scenario-schema.ts (`scenarios:`) and
+ * target-schema.ts (`targets:`).
+ */
+
+
+
+
+
+
+
+/** Stable identifier of the published schema (a URN: the file is served from wherever the action lives). */
+const SCHEMA_ID = 'urn:llm-bench-gate:matrix-file:1';
 function buildMatrixSchema(engines = ENGINES) {
     const shape = {
         $schema: schemas_string().optional(),
@@ -55247,473 +55188,13 @@ function matrixJsonSchema(engines) {
     const { $schema, ...rest } = generated;
     return { $schema, $id: SCHEMA_ID, title: 'llm-bench-gate matrix file', ...rest };
 }
-/** The built-in gate in parsed form (the file's `gate` replaces it when present). */
-function defaultGate() {
-    return gateSchema('top').parse(DEFAULT_GATE);
-}
-/**
- * The gate a file's targets start from. A file's own `gate:` replaces the built-in limits of the speed
- * metrics, but a ceiling with a built-in limit (failed requests) is a health check, not a speed target: it
- * stays at its built-in value unless the file sets it or switches it off (`failed-requests: false`), so
- * writing `gate: { decode: … }` never drops it silently. So does goodput's: a scenario's `slo` asks for it.
- */
-function topGate(file) {
-    const builtIn = defaultGate();
-    if (!file)
-        return builtIn;
-    const kept = GATED_METRICS.filter((m) => !isRelative(m) && file[m] === undefined && builtIn[m] !== undefined);
-    return { ...file, ...Object.fromEntries(kept.map((m) => [m, builtIn[m]])) };
-}
-
-;// CONCATENATED MODULE: ./src/config/settings.ts
-/** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
-
-
-
-
-function resolveSettings(defaults, target, path, problems) {
-    const own = target;
-    const merged = { ...defaults };
-    for (const key of SETTING_KEYS) {
-        if (own[key] !== undefined)
-            merged[key] = own[key];
-    }
-    if (merged.discard >= merged.rounds) {
-        // Point at whichever side this target set; with neither, the file's defaults are at fault.
-        const at = own.discard !== undefined
-            ? [...path, 'discard']
-            : own.rounds !== undefined
-                ? [...path, 'rounds']
-                : ['defaults', 'discard'];
-        problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`);
-    }
-    const maxRounds = merged['max-rounds'] ?? merged.rounds;
-    if (maxRounds < merged.rounds) {
-        const at = own['max-rounds'] !== undefined
-            ? [...path, 'max-rounds']
-            : own.rounds !== undefined
-                ? [...path, 'rounds']
-                : ['defaults', 'max-rounds'];
-        problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
-    }
-    return {
-        rounds: merged.rounds,
-        discard: merged.discard,
-        readyTimeoutMs: merged['ready-timeout'],
-        requestTimeoutMs: merged['request-timeout'],
-        api: merged.api,
-        confirm: merged.confirm,
-        confirmFresh: merged['confirm-fresh'],
-        maxRounds: Math.max(maxRounds, merged.rounds),
-        noiseFloor: merged['noise-floor'],
-        memoryFloor: merged['memory-floor'],
-        dropCaches: merged['drop-caches'],
-        maxErrorShare: merged['max-error-share'],
-        passEnv: [...merged['pass-env']],
-        allowGpuProcesses: [...merged['allow-gpu-processes']],
-        requestBody: { ...merged['request-body'] },
-        quality: probeSettings(merged.quality),
-        ab: {
-            mode: merged.ab,
-            launches: merged['ab-launches'],
-            budgetMs: merged['ab-budget'],
-            ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
-        },
-    };
-}
-function probeSettings(quality) {
-    if (quality === false)
-        return false;
-    const { questions, prompts, concurrency, api } = quality;
-    return { questions, prompts, maxTokens: quality['max-tokens'], concurrency, ...(api && { api }) };
-}
-/** The quality gate: the built-in one, the top-level fields over it, the target's over those; false at either level switches it off. */
-function resolveQualityGate(top, own) {
-    if (own === false || (own === undefined && top === false))
-        return undefined;
-    const gate = { ...DEFAULT_QUALITY_GATE };
-    for (const entry of [top, own]) {
-        if (!entry)
-            continue;
-        if (entry['max-accuracy-drop'] !== undefined)
-            gate.maxAccuracyDrop = entry['max-accuracy-drop'] / 100;
-        if (entry['min-agreement'] !== undefined)
-            gate.minAgreement = entry['min-agreement'];
-        if (entry.degenerate !== undefined)
-            gate.degenerate = entry.degenerate;
-    }
-    return gate;
-}
-/** Merge field by field per metric; `false` switches a metric off. */
-function resolveGate(top, target, path, problems) {
-    const gate = {};
-    const quality = resolveQualityGate(top.quality, target?.quality);
-    if (quality)
-        gate.quality = quality;
-    for (const metric of GATED_METRICS) {
-        const base = top[metric];
-        const own = target?.[metric];
-        if (own === false || (own === undefined && !base))
-            continue;
-        const entry = { ...(base || {}), ...(own ?? {}) };
-        const key = isRelative(metric) ? 'max-regression' : isDrop(metric) ? 'max-drop' : 'max';
-        const limit = entry[key];
-        if (limit === undefined) {
-            problems.add([...path, 'gate', metric, key], `required (${metric} is not in the top-level gate)`);
-            continue;
-        }
-        if (isDrop(metric)) {
-            gate[metric] = { maxDrop: limit };
-            continue;
-        }
-        if (!isRelative(metric)) {
-            gate[metric] = { max: limit };
-            continue;
-        }
-        const config = { maxRegression: limit, stat: entry.stat ?? 'mean' };
-        if (entry['min-delta'] !== undefined)
-            config.minDelta = entry['min-delta'];
-        gate[metric] = config;
-    }
-    return gate;
-}
-/** The gate a file without a `gate:` block gets (the registry's metrics at their built-in limits). */
-function defaultGateConfig() {
-    return resolveGate(defaultGate(), undefined, [], new issues_Problems());
-}
-
-;// CONCATENATED MODULE: ./src/config/container-plan.ts
-
-function containerPlan(input, scope, path, problems) {
-    const at = (...rest) => [...path, ...rest];
-    const words = (value, key) => value === undefined
-        ? undefined
-        : typeof value === 'string'
-            ? placeholders_fill(value, scope, at(key), problems)
-            : value.map((w, i) => placeholders_fill(w, scope, at(key, i), problems));
-    const env = {};
-    for (const [name, value] of Object.entries(input.env ?? {})) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-            problems.add(at('env', name), 'environment variable names use letters, digits and _');
-        env[name] = placeholders_fill(String(value), scope, at('env', name), problems);
-    }
-    const plan = {
-        image: placeholders_fill(input.image, scope, at('image'), problems),
-        volumes: (input.volumes ?? []).map((v, i) => placeholders_fill(v, scope, at('volumes', i), problems)),
-        env,
-        gpus: input.gpus,
-    };
-    const command = words(input.command, 'command');
-    const runArgs = words(input['run-args'], 'run-args');
-    if (command !== undefined)
-        plan.command = command;
-    if (runArgs !== undefined)
-        plan.runArgs = runArgs;
-    if (input['shm-size'] !== undefined)
-        plan.shmSize = input['shm-size'];
-    if (input.runtime !== undefined)
-        plan.runtime = input.runtime;
-    return plan;
-}
-
-;// CONCATENATED MODULE: ./src/config/expand.ts
-
-
-
-
-
-
-
-/** Same cap as a GitHub job matrix: past it a typo is likelier than intent. */
-const MAX_COMBINATIONS = 256;
-function scenarioPlan(id, s) {
-    // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
-    const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1);
-    const plan = {
-        id,
-        inputTokens: s['input-tokens'],
-        outputTokens: s['output-tokens'],
-        concurrency,
-        requests: s.requests ?? concurrency,
-    };
-    if (s.rate !== undefined)
-        plan.rate = s.rate;
-    if (s['prefix-tokens'] !== undefined)
-        plan.prefixTokens = s['prefix-tokens'];
-    if (s.slo !== undefined)
-        plan.slo = { ...s.slo };
-    if (s.prompts === 'text')
-        plan.prompts = 'text';
-    return plan;
-}
-/**
- * A scenario's cells: one, or for a `concurrency` list one per value, in ascending order, each an ordinary
- * closed-loop scenario with the id `<scenario>@c<N>` (SPEC §16).
- */
-function scenarioPlans(id, s) {
-    if (!Array.isArray(s.concurrency))
-        return [scenarioPlan(id, { ...s, concurrency: s.concurrency })];
-    return [...s.concurrency]
-        .sort((a, b) => a - b)
-        .map((c) => ({ ...scenarioPlan(sweepPointId(id, c), { ...s, concurrency: c }), sweep: id }));
-}
-function expandTargets(input, problems) {
-    const scenarios = new Map();
-    for (const [id, s] of Object.entries(input.scenarios)) {
-        if (!ID_PATTERN.test(id)) {
-            problems.add(['scenarios', id], 'scenario names use letters, digits, ., _ and - (they are part of cell ids)');
-        }
-        scenarios.set(id, scenarioPlans(id, s));
-    }
-    const sources = new Map();
-    const plans = [];
-    for (const [key, target] of Object.entries(input.targets)) {
-        const path = ['targets', key];
-        const adapter = input.engines.find((e) => e.name === target.engine);
-        if (!adapter)
-            continue; // the schema has already reported it
-        const refs = scenarioRefs(target, scenarios, input.scenarioNames, path, problems);
-        for (const combo of combinations(target.matrix ?? {}, [...path, 'matrix'], problems)) {
-            const plan = expandOne(key, target, combo, adapter, input, path, problems);
-            const source = `targets.${key}${Object.keys(combo).length ? ` (${expand_describe(combo)})` : ''}`;
-            const earlier = sources.get(plan.id);
-            if (earlier) {
-                problems.add(path, `target id "${plan.id}" is produced twice: by ${earlier} and by ${source} (cells ${plan.id}/… would collide)`);
-                continue;
-            }
-            sources.set(plan.id, source);
-            plan.scenarios = refs;
-            plans.push(plan);
-        }
-    }
-    return plans;
-}
-function expandOne(key, target, combo, adapter, input, path, problems) {
-    const at = (...rest) => [...path, ...rest];
-    const port = target.port !== undefined ? String(target.port) : undefined;
-    const { quant, id, model } = names(key, target, combo, path, problems);
-    const values = { ...combo, target: id, ...defined({ quant, model, port }) };
-    const missing = {
-        ...(quant === undefined ? { quant: NO_QUANT } : {}),
-        ...(model === undefined ? { model: NO_MODEL } : {}),
-    };
-    // {run} is the run's id, known only when the run starts; {port} too when the launcher picks it.
-    const full = { values, missing, keep: [...(port ? [] : ['port']), 'run'] };
-    const env = filledEnv(target, full, at('env'), problems);
-    const engineOptions = optionValues(adapter, target, full, path, problems);
-    const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
-    if (external && port === undefined && target.url?.includes('{port}')) {
-        problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
-    }
-    const url = checkUrl(placeholders_fill(target.url ?? 'http://127.0.0.1:{port}', full, at('url'), problems), at('url'), problems);
-    const plan = {
-        id,
-        sourceKey: key,
-        engine: adapter.name,
-        url,
-        external,
-        env,
-        matrix: combo,
-        engineOptions,
-        settings: resolveSettings(input.defaults, target, path, problems),
-        gate: resolveGate(input.gate, target.gate, path, problems),
-        scenarios: [],
-    };
-    if (quant !== undefined)
-        plan.quant = quant;
-    if (model !== undefined)
-        plan.model = model;
-    if (target.port !== undefined)
-        plan.port = target.port;
-    if (target.stop !== undefined)
-        plan.stop = placeholders_fill(target.stop, full, at('stop'), problems);
-    if (target.paths !== undefined)
-        plan.paths = target.paths;
-    if (input.workdir !== undefined)
-        plan.workdir = input.workdir;
-    setStart(plan, target, { adapter, scope: full, port, path }, problems);
-    return plan;
-}
-/** The target's `env`, placeholders filled; a name the shell could not export is a problem. */
-function filledEnv(target, scope, path, problems) {
-    const env = {};
-    for (const [name, value] of Object.entries(target.env ?? {})) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-            problems.add([...path, name], 'environment variable names use letters, digits and _');
-        env[name] = placeholders_fill(String(value), scope, [...path, name], problems);
-    }
-    return env;
-}
-/** How the target's server starts: its `launch`, its `container`, the engine's default launch, or (with `url`) not at all. */
-function setStart(plan, target, o, problems) {
-    const { adapter, scope, path } = o;
-    if (target.launch !== undefined)
-        plan.launch = placeholders_fill(target.launch, scope, [...path, 'launch'], problems);
-    else if (target.container !== undefined)
-        plan.container = containerPlan(target.container, scope, [...path, 'container'], problems);
-    else if (target.url === undefined && adapter.needsLaunchOrUrl === false) {
-        const launch = defaultLaunch(adapter, plan, o.port, path, problems);
-        if (launch !== undefined)
-            plan.launch = launch;
-    }
-    else if (target.url === undefined) {
-        problems.add(path, `engine ${adapter.name} needs launch (a command that starts the server) or url (a server already running)`);
-    }
-}
-/** The options the schema parsed; the strings it left with placeholders are filled, then parsed with the engine's field. */
-function optionValues(adapter, target, scope, path, problems) {
-    const values = {};
-    for (const [option, field] of Object.entries(adapter.options ?? {})) {
-        const value = target[option];
-        if (value === undefined)
-            continue;
-        const raw = typeof value === 'string' && placeholdersIn(value).length > 0;
-        const keep = [...scope.keep, ...(adapter.runtimePlaceholders?.[option] ?? [])];
-        values[option] = raw ? filledOption(field, value, { ...scope, keep }, [...path, option], problems) : value;
-    }
-    for (const option of adapter.requiredOptions ?? [])
-        if (values[option] === undefined)
-            problems.add([...path, option], `required for engine ${adapter.name}`);
-    return values;
-}
-function filledOption(field, text, scope, path, problems) {
-    const before = problems.size;
-    const filled = placeholders_fill(text, scope, path, problems);
-    if (problems.size > before)
-        return filled;
-    const parsed = field.safeParse(filled);
-    if (parsed.success)
-        return parsed.data;
-    for (const issue of parsed.error.issues)
-        problems.add([...path, ...issue.path], issue.message);
-    return filled;
-}
-const NOT_YET = '{port} is only known at launch (use it in launch, url, env or engine options)';
-const NO_QUANT = 'no quant is set (give quant, or quant in matrix)';
-const NO_MODEL = 'no model is set (give model, or model in matrix)';
-/**
- * Quant, then the target id, then the model, each seeing the ones before: a model path may use
- * `{target}`, but a target id never holds a model path. Matrix `quant`/`model` fill the fields.
- */
-function names(key, target, combo, path, problems) {
-    const scope = (values, missing) => ({
-        values: { ...combo, ...defined(values) },
-        missing: { port: NOT_YET, quant: NO_QUANT, ...missing },
-        keep: [],
-    });
-    const cannot = (field, name) => `${field} cannot use {${name}}`;
-    const quant = target.quant === undefined
-        ? combo.quant
-        : placeholders_fill(target.quant, scope({}, { model: cannot('quant', 'model'), target: cannot('quant', 'target') }), [...path, 'quant'], problems);
-    const idScope = scope({ quant }, { model: 'a target name cannot use {model} (paths are not ids)', target: cannot('a target name', 'target') });
-    const id = placeholders_fill(key, idScope, path, problems);
-    if (!ID_PATTERN.test(id)) {
-        problems.add(path, `target id "${id}" must use letters, digits, ., _ and - (it becomes part of cell ids and file names)`);
-    }
-    const model = target.model === undefined
-        ? combo.model
-        : placeholders_fill(target.model, scope({ quant, target: id }, { model: cannot('model', 'model') }), [...path, 'model'], problems);
-    return { quant, id, model };
-}
-function defined(values) {
-    return Object.fromEntries(Object.entries(values).filter((e) => e[1] !== undefined));
-}
-function defaultLaunch(adapter, plan, port, path, problems) {
-    try {
-        const launch = adapter.defaultLaunch?.(plan);
-        return launch !== undefined && port ? fillPort(launch, port) : launch;
-    }
-    catch (error) {
-        // An adapter checks its own options and words its problems with their paths already.
-        if (error instanceof errors_ConfigError)
-            error.problems.forEach((text) => problems.addText(path, text));
-        else
-            problems.add(path, `engine ${adapter.name} cannot build its launch command: ${error instanceof Error ? error.message : String(error)}`);
-        return undefined;
-    }
-}
-function checkUrl(url, path, problems) {
-    let parsed;
-    try {
-        parsed = new URL(url.replaceAll('{port}', '1'));
-    }
-    catch {
-        parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-        problems.add(path, `${JSON.stringify(url)} is not an http(s) URL`);
-    }
-    else if (/\/v1\/?$/.test(parsed.pathname)) {
-        problems.add(path, 'give the server root without /v1 (each engine adds its own paths)');
-    }
-    return trimSlash(url);
-}
-/**
- * The scenarios a target runs, in its list's order: a scenario's name selects every point of its sweep, a point's
- * id (`chat-1k@c4`) that point alone.
- */
-function scenarioRefs(target, valid, all, path, problems) {
-    if (target.scenarios === undefined)
-        return [...valid.values()].flat();
-    const seen = new Set();
-    const chosen = new Map();
-    target.scenarios.forEach((ref, i) => {
-        const at = [...path, 'scenarios', i];
-        if (seen.has(ref))
-            return problems.add(at, `scenario "${ref}" is listed twice`);
-        seen.add(ref);
-        const point = sweepPoint(ref);
-        const base = point && !all.includes(ref) ? point.base : ref;
-        if (!all.includes(base))
-            return problems.add(at, `unknown scenario "${ref}" (defined: ${all.join(', ') || 'none'})`);
-        const plans = valid.get(base);
-        if (!plans)
-            return; // invalid: the schema has reported it
-        const picked = base === ref ? plans : plans.filter((s) => s.id === ref);
-        if (!picked.length)
-            return problems.add(at, `unknown scenario "${ref}" (${sweepText(base, plans)})`);
-        for (const s of picked) {
-            if (chosen.has(s.id))
-                problems.add(at, `selects ${s.id} again (an earlier entry already runs it)`);
-            chosen.set(s.id, s);
-        }
-    });
-    return [...chosen.values()];
-}
-function sweepText(base, plans) {
-    return plans[0]?.sweep === undefined
-        ? `${base} is not a concurrency sweep`
-        : `the sweep ${base} has ${plans.map((s) => s.id).join(', ')}`;
-}
-/** The cartesian product in key order, values as text; `[{}]` without a matrix. */
-function combinations(matrix, path, problems) {
-    const entries = Object.entries(matrix);
-    for (const reserved of ['port', 'target']) {
-        if (reserved in matrix)
-            problems.add([...path, reserved], `{${reserved}} is set by the action, not the matrix`);
-    }
-    for (const [name, values] of entries) {
-        const texts = values.map(String);
-        texts.forEach((v, i) => texts.indexOf(v) !== i && problems.add([...path, name, i], `value "${v}" is listed twice`));
-    }
-    const total = entries.reduce((n, [, values]) => n * values.length, 1);
-    if (total > MAX_COMBINATIONS) {
-        problems.add(path, `expands to ${total} combinations (at most ${MAX_COMBINATIONS})`);
-        return [];
-    }
-    return entries.reduce((combos, [name, values]) => combos.flatMap((combo) => values.map((v) => ({ ...combo, [name]: String(v) }))), [{}]);
-}
-function expand_describe(combo) {
-    return Object.entries(combo)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(', ');
-}
 
 ;// CONCATENATED MODULE: ./src/config/build.ts
 /**
  * Parsed data → Plan. Validation and expansion both run even when the other finds problems, so
  * one pass lists everything wrong with the file; only then is anything thrown.
  */
+
 
 
 
@@ -55799,6 +55280,8 @@ function isRecord(value) {
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(1455);
 ;// CONCATENATED MODULE: ./src/core/safe-fs.ts
 /**
  * Writing under the results directory without following symbolic links. The directory is inside the
@@ -56344,88 +55827,6 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
     };
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/target/cell-result.ts
-
-
-/** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
-function workloadOf(scenario, settings) {
-    const { inputTokens, outputTokens, concurrency, requests } = scenario;
-    const requestBody = requestBodyDigest(settings.requestBody);
-    return {
-        inputTokens,
-        outputTokens,
-        concurrency,
-        requests,
-        rate: scenario.rate ?? null,
-        api: settings.api,
-        ...(requestBody && { requestBody }),
-        ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
-        ...(scenario.slo && { slo: { ...scenario.slo } }),
-        ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
-    };
-}
-function skeleton(plan, info) {
-    const { target, scenario } = plan;
-    return {
-        id: plan.id,
-        target: target.id,
-        scenario: scenario.id,
-        engine: target.engine,
-        quant: target.quant ?? null,
-        model: target.model ?? null,
-        status: 'ok',
-        error: null,
-        flags: [],
-        workload: workloadOf(scenario, target.settings),
-        metrics: null,
-        rounds: [],
-        info,
-        // Replaced by the judge when the run compares; `run` mode keeps it.
-        verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
-    };
-}
-function measuredCell(plan, m, info, extras = {}) {
-    const { specDecode, probe } = extras;
-    const cell = skeleton(plan, info);
-    cell.quality = { ...(probe && { probe: probe.probe, probeMs: Math.round(probe.ms) }), degenerate: m.degenerate };
-    cell.metrics = m.metrics;
-    cell.rounds = m.rounds;
-    cell.flags = [...m.flags];
-    if (!m.metrics) {
-        cell.status = 'error';
-        const reasons = m.errors.map((e) => `${e.reason} ×${e.count}`).join('; ');
-        cell.error = `no request succeeded${reasons ? `: ${reasons}` : ''}`;
-        cell.verdict = { status: 'error', metrics: {} };
-    }
-    if (specDecode)
-        cell.specDecode = specDecode;
-    if (extras.startupS !== undefined)
-        cell.startup_s = extras.startupS;
-    if (extras.imagePullS !== undefined)
-        cell.image_pull_s = extras.imagePullS;
-    if (extras.host)
-        cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
-    return cell;
-}
-function errorCell(plan, error, info) {
-    const cell = skeleton(plan, info);
-    cell.status = 'error';
-    cell.error = error;
-    cell.verdict = { status: 'error', metrics: {}, note: error };
-    return cell;
-}
-/**
- * A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see
- * `CellVerdict`); the judge adds the baseline's figures when the run compares.
- */
-function skippedCell(plan) {
-    const cell = skeleton(plan, {});
-    cell.verdict = { status: 'missing', metrics: {}, note: SKIPPED_NOTE, skipped: 'unchanged' };
-    return cell;
-}
-
 ;// CONCATENATED MODULE: ./src/core/github-port.ts
 /**
  * The slice of the GitHub REST API the store and the comment need, as a port:
@@ -56738,3129 +56139,16 @@ async function createCommit(options, baseTree, parent, files, message) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/report/escape.ts
-/**
- * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
- * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
- */
-// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
-// matching control characters is the point of these two patterns.
-/* eslint-disable no-control-regex */
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-/* eslint-enable no-control-regex */
-// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
-// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function stripControl(text) {
-    return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
-}
-const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** For raw HTML contexts (`<summary>`, attributes). */
-function escapeHtml(text) {
-    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
-}
-/**
- * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
- * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
- * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
- * An `@` after a word character is left alone: GitHub mentions only an `@` at the start or after a non-word
- * character (`(?:^|\W)@`, html-pipeline's lib/html_pipeline/node_filter/mention_filter.rb), so an address's `a@b`
- * or a sweep point's `chat@c4` pings nobody, and a copied id must not carry an invisible character.
- */
-function escapeText(text) {
-    return (stripControl(text)
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-        .replace(/[&<>]/g, (c) => HTML[c])
-        .replace(/(?<!\w)@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
-        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
-        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
-        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
-        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-'));
-}
-/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
-function escape_clip(text, max) {
-    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
-}
-/** Keeps the last `max` characters, starting at a line boundary when one is near. */
-function tail(text, max) {
-    if (text.length <= max)
-        return text;
-    const cut = text.slice(-max);
-    const newline = cut.indexOf('\n');
-    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
-}
-/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
-function codeBlock(text, lang = '') {
-    const body = stripControl(text).replace(/\n+$/, '');
-    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${lang}\n${body}\n${fence}`;
-}
-/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
-function code(text) {
-    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
-}
-/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
-function safeUrl(url) {
-    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
-}
-/** A collapsed section; the blank lines let GitHub render the markdown inside. */
-function details(summary, body) {
-    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
-}
-
-;// CONCATENATED MODULE: ./src/report/host-section.ts
-
-
-
-function gpuLine(g, i) {
-    const clocks = g.smClockMhz === undefined
-        ? undefined
-        : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
-    const parts = [
-        clocks,
-        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
-        g.powerW === undefined ? undefined : `${g.powerW} W`,
-        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
-    ];
-    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
-}
-/** `pid 4242 python on GPU 0 (not this target’s GPU)`: the GPU only on a box of several. */
-function processText(q, several) {
-    const on = several && q.gpu !== undefined ? ` on GPU ${q.gpu}` : '';
-    const mark = q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : q.outside ? ' (not this target’s GPU)' : '';
-    return `pid ${q.pid} ${q.name}${on}${mark}`;
-}
-function preflightText(p) {
-    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
-    const several = (p.gpus?.length ?? 0) > 1;
-    const processes = p.processes?.length
-        ? `GPU processes: ${p.processes.map((q) => processText(q, several)).join(', ')}`
-        : p.processes && 'no other GPU process';
-    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
-    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
-}
-function fingerprintText(f) {
-    const parts = [
-        f.driver && `driver ${f.driver}`,
-        f.cuda && `CUDA ${f.cuda}`,
-        f.engine && `engine ${f.engine}`,
-        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
-        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
-    ];
-    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
-}
-function hostLines(id, h) {
-    const lines = [
-        `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
-        `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
-    ];
-    if (h.counted)
-        lines.splice(1, 0, `  - GPUs counted: ${escapeText(escape_clip(scopeText(h.counted), 400))}`);
-    if (h.changes?.length)
-        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
-    for (const r of h.remeasured ?? [])
-        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    return lines.join('\n');
-}
-/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
-function hostSection(cells) {
-    const seen = new Set();
-    const lines = cells.flatMap((c) => {
-        if (!c.host)
-            return [];
-        const first = !seen.has(c.target);
-        seen.add(c.target);
-        if (first)
-            return [hostLines(c.target, c.host)];
-        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
-    });
-    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
-}
-/** What changed in the environment since the baseline, to read next to a change in speed. */
-function environmentNote(cell) {
-    const changes = cell.host?.changes;
-    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/marks.ts
-const STATUS_MARK = {
-    regression: '🔴',
-    error: '💥',
-    inconclusive: '🟡',
-    improvement: '🟢',
-    missing: '⚪',
-    new: '🆕',
-    pass: '✅',
-};
-const STATUS_WORD = {
-    regression: 'regressed',
-    error: 'error',
-    inconclusive: 'inconclusive',
-    improvement: 'improved',
-    missing: 'missing',
-    new: 'new',
-    pass: 'passed',
-};
-const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
-const STATUS_ORDER = [
-    'regression',
-    'error',
-    'inconclusive',
-    'improvement',
-    'missing',
-    'new',
-    'pass',
-];
-/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
-function byAttention(cells) {
-    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
-        .map((x) => x.cell);
-}
-function statusCell(status) {
-    return `${STATUS_MARK[status]} ${status}`;
-}
-/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
-const SKIPPED_MARK = '⏭️';
-const SKIPPED_WORD = 'skipped (unchanged)';
-function cellStatusText(cell) {
-    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
-}
-
-;// CONCATENATED MODULE: ./src/report/ab-section.ts
-/**
- * The same-box A/B in the report (SPEC §14): one line at the top with what ran against which base commit and what
- * the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
- * baseline it replaced, so a reader sees both what this box measured and what the history said.
- */
-
-
-
-
-
-/** Reasons shown in the header before "and N more". */
-const SHOWN_REASONS = 3;
-/** Base-arm engine time of the run: each target's once, finished or not (it counts against `ab-budget` either way). */
-function baseArmsMs(cells) {
-    const byTarget = new Map(cells.flatMap((c) => (c.ab?.baseMs === undefined ? [] : [[c.target, c.ab.baseMs]])));
-    return [...byTarget.values()].reduce((sum, ms) => sum + ms, 0);
-}
-/** The header line: the A/B's base, launches and cost, and why it did not run where it did not. */
-function abHeader(cells) {
-    const ran = cells.filter((c) => c.ab?.status === 'ran');
-    const lines = [];
-    const baseMs = baseArmsMs(cells);
-    if (ran.length) {
-        const targets = new Set(ran.map((c) => c.target));
-        const bases = [...new Set(ran.map((c) => c.ab.base ?? ''))].map((sha) => code(sha.slice(0, 7)));
-        const launches = [...new Set(ran.map((c) => c.ab.launches ?? 0))].join('/');
-        lines.push(`Same-box A/B against the base ${bases.join(', ')} (ABBA × ${launches}): ${plural(ran.length, 'cell')} of ${plural(targets.size, 'target')}, base arms ${formatDuration(baseMs)} of engine time`);
-    }
-    else if (baseMs > 0)
-        lines.push(`Same-box A/B: base arms ${formatDuration(baseMs)} of engine time, none finished`);
-    const notRun = new Map();
-    for (const c of cells)
-        if (c.ab?.status === 'not-run')
-            notRun.set(c.ab.reason ?? '', (notRun.get(c.ab.reason ?? '') ?? 0) + 1);
-    const reasons = [...notRun.entries()];
-    for (const [reason, count] of reasons.slice(0, SHOWN_REASONS))
-        lines.push(`Same-box A/B not run for ${plural(count, 'cell')}: ${escapeText(escape_clip(reason, 300))}`);
-    if (reasons.length > SHOWN_REASONS)
-        lines.push(`… and ${reasons.length - SHOWN_REASONS} more reasons (see results.json)`);
-    return lines.length ? lines.join('<br>\n') : undefined;
-}
-/** A metric's two arms: `decode tok/s: base 21.8 → PR 19.1, −12.4 % ± 1.1 %`. */
-function abFigures(m) {
-    const info = METRICS[m.metric];
-    const band = m.band === undefined ? '' : ` ± ${formatPercent(m.band)}`;
-    return `${metricLabel(m.metric, m.stat)}: base ${info.format(m.baseline)} → PR ${info.format(m.current)}, ${formatDelta(m.delta)}${band}`;
-}
-/** What the stored baseline said of the cell the A/B re-judged. */
-function storedLine(cell) {
-    const stored = cell.ab?.stored;
-    if (!stored)
-        return '';
-    const figures = Object.values(stored.metrics)
-        .filter((m) => !isCeiling(m.metric) && m.metric in cell.verdict.metrics)
-        .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`);
-    const environment = environmentNote(cell);
-    return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
-        .filter(Boolean)
-        .join('; ');
-}
-/** One line per cell the A/B decided: its verdict, both arms of each gated metric, and the stored baseline's view. */
-function abSection(cells) {
-    const ran = cells.filter((c) => c.ab?.status === 'ran');
-    if (!ran.length)
-        return undefined;
-    const lines = ran.map((cell) => {
-        // A ceiling that held on both arms (no failed requests) says nothing a reader needs here.
-        const metrics = Object.values(cell.verdict.metrics)
-            .filter((m) => !isCeiling(m.metric) || m.status !== 'pass')
-            .map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
-        const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : '';
-        const stored = storedLine(cell);
-        const cost = cell.ab?.baseMs === undefined ? '' : `; base arm ${formatDuration(cell.ab.baseMs)}`;
-        return `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${equal}${metrics.join('; ')} (${escapeText(escape_clip(stored, 400))}${cost})`;
-    });
-    return `#### Same-box A/B\n\n${lines.join('\n')}`;
-}
-
-;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
-// To do: next major: remove.
-/**
- * @typedef {Options} MarkdownTableOptions
- *   Configuration.
- */
-
-/**
- * @typedef Options
- *   Configuration.
- * @property {boolean | null | undefined} [alignDelimiters=true]
- *   Whether to align the delimiters (default: `true`);
- *   they are aligned by default:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   Pass `false` to make them staggered:
- *
- *   ```markdown
- *   | Alpha | B |
- *   | - | - |
- *   | C | Delta |
- *   ```
- * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
- *   How to align columns (default: `''`);
- *   one style for all columns or styles for their respective columns;
- *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
- *   other values are treated as `''`, which doesn’t place the colon in the
- *   alignment row but does align left;
- *   *only the lowercased first character is used, so `Right` is fine.*
- * @property {boolean | null | undefined} [delimiterEnd=true]
- *   Whether to end each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no ending delimiters:
- *
- *   ```markdown
- *   | Alpha | B
- *   | ----- | -----
- *   | C     | Delta
- *   ```
- * @property {boolean | null | undefined} [fillRows=true]
- *   Whether to fill rows with empty cells up to the most cells in a row
- *   (default: `true`).
- *
- *   When `true`, all rows have as many cells as the longest row:
- *
- *   ```markdown
- *   | Alpha | B    |   |
- *   | ----- | ---- | - |
- *   | C     |      |   |
- *   | D     | Echo | F |
- *   ```
- *
- *   When `false`, rows keep their cells,
- *   and the delimiter row has as many cells as the header row:
- *
- *   ```markdown
- *   | Alpha | B    |
- *   | ----- | ---- |
- *   | C     |
- *   | D     | Echo | F |
- *   ```
- * @property {boolean | null | undefined} [delimiterStart=true]
- *   Whether to begin each row with the delimiter (default: `true`).
- *
- *   > 👉 **Note**: please don’t use this: it could create fragile structures
- *   > that aren’t understandable to some markdown parsers.
- *
- *   When `true`, there are starting delimiters:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there are no starting delimiters:
- *
- *   ```markdown
- *   Alpha | B     |
- *   ----- | ----- |
- *   C     | Delta |
- *   ```
- * @property {boolean | null | undefined} [padding=true]
- *   Whether to add a space of padding between delimiters and cells
- *   (default: `true`).
- *
- *   When `true`, there is padding:
- *
- *   ```markdown
- *   | Alpha | B     |
- *   | ----- | ----- |
- *   | C     | Delta |
- *   ```
- *
- *   When `false`, there is no padding:
- *
- *   ```markdown
- *   |Alpha|B    |
- *   |-----|-----|
- *   |C    |Delta|
- *   ```
- * @property {((value: string) => number) | null | undefined} [stringLength]
- *   Function to detect the length of table cell content (optional);
- *   this is used when aligning the delimiters (`|`) between table cells;
- *   full-width characters and emoji mess up delimiter alignment when viewing
- *   the markdown source;
- *   to fix this, you can pass this function,
- *   which receives the cell content and returns its “visible” size;
- *   note that what is and isn’t visible depends on where the text is displayed.
- *
- *   Without such a function, the following:
- *
- *   ```js
- *   markdownTable([
- *     ['Alpha', 'Bravo'],
- *     ['中文', 'Charlie'],
- *     ['👩‍❤️‍👩', 'Delta']
- *   ])
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo |
- *   | - | - |
- *   | 中文 | Charlie |
- *   | 👩‍❤️‍👩 | Delta |
- *   ```
- *
- *   With [`string-width`](https://github.com/sindresorhus/string-width):
- *
- *   ```js
- *   import stringWidth from 'string-width'
- *
- *   markdownTable(
- *     [
- *       ['Alpha', 'Bravo'],
- *       ['中文', 'Charlie'],
- *       ['👩‍❤️‍👩', 'Delta']
- *     ],
- *     {stringLength: stringWidth}
- *   )
- *   ```
- *
- *   Yields:
- *
- *   ```markdown
- *   | Alpha | Bravo   |
- *   | ----- | ------- |
- *   | 中文  | Charlie |
- *   | 👩‍❤️‍👩    | Delta   |
- *   ```
- */
-
-/**
- * Get the length of a cell.
- *
- * @param {string} value
- *   Cell value.
- * @returns {number}
- *   Cell size.
- */
-function defaultStringLength(value) {
-  return value.length
-}
-
-/**
- * Generate a markdown
- * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
- * table.
- *
- * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
- *   Table data (matrix of strings).
- * @param {Readonly<Options> | null | undefined} [options]
- *   Configuration (optional).
- * @returns {string}
- *   Result.
- */
-function markdownTable(table, options) {
-  const settings = options || {}
-  // To do: next major: change to spread.
-  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
-  const align = (settings.align || []).concat()
-  const stringLength = settings.stringLength || defaultStringLength
-  /** @type {Array<number>} Character codes as symbols for alignment per column. */
-  const alignments = []
-  /** @type {Array<Array<string>>} Cells per row. */
-  const cellMatrix = []
-  /** @type {Array<Array<number>>} Sizes of each cell per row. */
-  const sizeMatrix = []
-  /** @type {Array<number>} */
-  const longestCellByColumn = []
-  let mostCellsPerRow = 0
-  let rowIndex = -1
-
-  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
-  // do superfluous work when aligning, so optimize for aligning.
-  while (++rowIndex < table.length) {
-    /** @type {Array<string>} */
-    const row = []
-    /** @type {Array<number>} */
-    const sizes = []
-    let columnIndex = -1
-
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length
-    }
-
-    while (++columnIndex < table[rowIndex].length) {
-      const cell = serialize(table[rowIndex][columnIndex])
-
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell)
-        sizes[columnIndex] = size
-
-        if (
-          longestCellByColumn[columnIndex] === undefined ||
-          size > longestCellByColumn[columnIndex]
-        ) {
-          longestCellByColumn[columnIndex] = size
-        }
-      }
-
-      row.push(cell)
-    }
-
-    cellMatrix[rowIndex] = row
-    sizeMatrix[rowIndex] = sizes
-  }
-
-  // Figure out which alignments to use.
-  let columnIndex = -1
-
-  if (typeof align === 'object' && 'length' in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex])
-    }
-  } else {
-    const code = toAlignment(align)
-
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code
-    }
-  }
-
-  // Inject the alignment row.
-  columnIndex = -1
-  /** @type {Array<string>} */
-  const row = []
-  /** @type {Array<number>} */
-  const sizes = []
-
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex]
-    let before = ''
-    let after = ''
-
-    if (code === 99 /* `c` */) {
-      before = ':'
-      after = ':'
-    } else if (code === 108 /* `l` */) {
-      before = ':'
-    } else if (code === 114 /* `r` */) {
-      after = ':'
-    }
-
-    // There *must* be at least one hyphen-minus in each alignment cell.
-    let size =
-      settings.alignDelimiters === false
-        ? 1
-        : Math.max(
-            1,
-            longestCellByColumn[columnIndex] - before.length - after.length
-          )
-
-    const cell = before + '-'.repeat(size) + after
-
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length
-
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size
-      }
-
-      sizes[columnIndex] = size
-    }
-
-    row[columnIndex] = cell
-  }
-
-  // Inject the alignment row.
-  cellMatrix.splice(1, 0, row)
-  sizeMatrix.splice(1, 0, sizes)
-
-  rowIndex = -1
-  /** @type {Array<string>} */
-  const lines = []
-
-  while (++rowIndex < cellMatrix.length) {
-    const row = cellMatrix[rowIndex]
-    const sizes = sizeMatrix[rowIndex]
-    const cellsInRow =
-      settings.fillRows === false
-        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
-        : mostCellsPerRow
-    columnIndex = -1
-    /** @type {Array<string>} */
-    const line = []
-
-    while (++columnIndex < cellsInRow) {
-      const cell = row[columnIndex] || ''
-      let before = ''
-      let after = ''
-
-      if (settings.alignDelimiters !== false) {
-        const size =
-          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
-        const code = alignments[columnIndex]
-
-        if (code === 114 /* `r` */) {
-          before = ' '.repeat(size)
-        } else if (code === 99 /* `c` */) {
-          const half = size / 2
-
-          if (size % 2) {
-            before = ' '.repeat(half + 0.5)
-            after = ' '.repeat(half - 0.5)
-          } else {
-            before = ' '.repeat(half)
-            after = before
-          }
-        } else {
-          after = ' '.repeat(size)
-        }
-      }
-
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push('|')
-      }
-
-      if (
-        settings.padding !== false &&
-        // Don’t add the opening space if we’re not aligning and the cell is
-        // empty: there will be a closing space.
-        !(settings.alignDelimiters === false && cell === '') &&
-        (settings.delimiterStart !== false || columnIndex)
-      ) {
-        line.push(' ')
-      }
-
-      if (settings.alignDelimiters !== false) {
-        line.push(before)
-      }
-
-      line.push(cell)
-
-      if (settings.alignDelimiters !== false) {
-        line.push(after)
-      }
-
-      if (settings.padding !== false) {
-        line.push(' ')
-      }
-
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push('|')
-      }
-    }
-
-    lines.push(
-      settings.delimiterEnd === false
-        ? line.join('').replace(/ +$/, '')
-        : line.join('')
-    )
-  }
-
-  return lines.join('\n')
-}
-
-/**
- * Serialize a cell value.
- *
- * @param {string | null | undefined} [value]
- *   Value to serialize.
- * @returns {string}
- *   Result.
- */
-function serialize(value) {
-  return value === null || value === undefined ? '' : String(value)
-}
-
-/**
- * Get the alignment character code from a value.
- *
- * @param {string | null | undefined} value
- *   Value.
- * @returns {number}
- *   Alignment.
- */
-function toAlignment(value) {
-  const code = typeof value === 'string' ? value.codePointAt(0) : 0
-
-  return code === 67 /* `C` */ || code === 99 /* `c` */
-    ? 99 /* `c` */
-    : code === 76 /* `L` */ || code === 108 /* `l` */
-      ? 108 /* `l` */
-      : code === 82 /* `R` */ || code === 114 /* `r` */
-        ? 114 /* `r` */
-        : 0
-}
-
-;// CONCATENATED MODULE: ./src/core/measurements.ts
-const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
-/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
-const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
-/**
- * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
- * where the GPUs reported power during it; `accept_length` (tokens per verify step) and `step_ms` (verify-step
- * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
- * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
- * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
- */
-const OPTIONAL_SCALAR_METRICS = [
-    'energy_j_per_token',
-    'accept_length',
-    'step_ms',
-    'goodput',
-    'request_goodput',
-];
-
-;// CONCATENATED MODULE: ./src/report/split-lines.ts
-
-/** `accept len 3.40 · step 157 ms`; undefined for a block without the factors (an engine that did not draft). */
-function splitText(m) {
-    if (m?.accept_length === undefined || m.step_ms === undefined)
-        return undefined;
-    return `${METRICS['accept-length'].short} ${METRICS['accept-length'].format(m.accept_length)} · ${METRICS['step-time'].short} ${METRICS['step-time'].format(m.step_ms)}`;
-}
-/** One line for the steady rounds that drafted (`spec decode: round 1 accept len 3.40 · step 157 ms; round 2 …`). */
-function splitLines(rounds) {
-    const parts = rounds.flatMap((r) => {
-        const text = r.steady ? splitText(r.metrics) : undefined;
-        return text ? [`round ${r.index} ${text}`] : [];
-    });
-    return parts.length ? `- spec decode: ${parts.join('; ')}` : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
-
-
-
-const gpu_lines_mean = (g, unit) => (g ? `${formatNumber(g.mean)} ${unit}` : undefined);
-/** `GPU 0 231 W (max 262 W), SM 1980 MHz (min …)`: gauges the GPU did not report are left out. */
-function deviceText(d) {
-    const parts = [
-        d.powerW && `${formatNumber(d.powerW.mean)} W (max ${formatNumber(d.powerW.max)} W)`,
-        gpu_lines_mean(d.smClockMhz, 'MHz SM'),
-        gpu_lines_mean(d.memClockMhz, 'MHz mem'),
-        d.temperatureC && `${formatNumber(d.temperatureC.mean)} °C (max ${formatNumber(d.temperatureC.max)} °C)`,
-        gpu_lines_mean(d.utilizationPct, '% util'),
-    ].filter(Boolean);
-    return `GPU ${d.index} ${parts.join(', ') || 'no readings'}`;
-}
-/**
- * Which GPUs the rounds' telemetry and energy count (`energy and telemetry over GPU 1 of 8 (…)`), then one line per
- * round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any.
- */
-function gpuLines(rounds) {
-    const scopes = new Set(rounds.flatMap((r) => (r.gpu?.counted ? [scopeText(r.gpu.counted)] : [])));
-    const counted = [...scopes].map((s) => `- energy and telemetry over ${escapeText(escape_clip(s, 400))}`);
-    const lines = rounds.flatMap((r) => {
-        if (!r.gpu)
-            return [];
-        const energy = r.metrics?.energy_j_per_token;
-        const parts = [
-            r.gpu.devices.map(deviceText).join('; '),
-            energy === undefined ? undefined : `${formatNumber(energy)} J/token`,
-            r.gpu.clockDrop && escapeText(escape_clip(r.gpu.clockDrop, 200)),
-        ].filter(Boolean);
-        return [`- round ${r.index}: ${parts.join(' · ')}`];
-    });
-    return lines.length ? [...counted, ...lines].join('\n') : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/server-lines.ts
-
-
-
-const server_lines_value = (name, v) => formatSeries(name, v, formatNumber);
-/** Only what moved is shown; a negative or non-finite figure (a stored file from a broken endpoint) never is. */
-const moved = ([, v]) => Number.isFinite(v) && v > 0;
-/** `preemptions +37 · prefix-cache hit rate 92 % · waiting max 5`: what did not move is left out. */
-function serverText(s) {
-    const parts = [
-        ...Object.entries(s.deltas)
-            .filter(moved)
-            .map(([name, d]) => `${seriesLabel(name)} +${server_lines_value(name, d)}`),
-        // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
-        // the verdict's line (compare/server-changes.ts).
-        ...Object.entries(s.rates ?? {})
-            .filter(moved)
-            .map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
-        ...Object.entries(s.peaks)
-            .filter(moved)
-            .map(([name, p]) => `${seriesLabel(name)} max ${server_lines_value(name, p)}`),
-    ];
-    return parts.length ? escapeText(parts.join(' · ')) : 'no counter moved';
-}
-/**
- * One line per steady round with server counters (`round 2: server preemptions +37 · …`); `no server counters`
- * when steady rounds ran and none recorded any (an engine without a metrics endpoint, or one that did not answer).
- */
-function serverLines(rounds) {
-    const steady = rounds.filter((r) => r.steady);
-    if (!steady.length)
-        return undefined;
-    if (!steady.some((r) => r.server))
-        return '- no server counters';
-    return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/reasons.ts
-
-
-
-
-
-/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
-function serverNote(cell) {
-    const changes = cell.verdict.serverChanges;
-    return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
-}
-/**
- * What may explain a regression beside its figures: failures outside the metrics (degenerate output, an accuracy
- * drop, a new length miss), a changed driver, engine or model file, a rename (its figures are against the old name's
- * baseline), the engine counters that moved.
- */
-function besideFigures(cell) {
-    const environment = environmentNote(cell);
-    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
-    return [...(cell.verdict.failures ?? []), environment, renamed, serverNote(cell)].filter((s) => !!s);
-}
-/** A regressed cell's reasons: its regressed metrics, what may explain them, and how often it was confirmed. */
-function regressionReasons(cell) {
-    const metrics = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status === 'regression')
-        .map((m) => m.reason);
-    const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : [];
-    return [...metrics, ...besideFigures(cell), ...confirmed];
-}
-/** A failed cell's reason: its error, clipped (the full text is in the details). */
-function errorReason(cell) {
-    return escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300);
-}
-/** What would decide an inconclusive metric, in words. */
-function decider(m) {
-    switch (m.needs) {
-        case 'rounds':
-            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
-        case 'launches':
-            return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches';
-        case 'quieter-box':
-            return 'a quieter box';
-        case 'baseline':
-            return 'more default-branch runs';
-        case 'workload':
-        case undefined:
-            return 'the requested workload';
-    }
-}
-/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
-function inconclusiveReasons(cell) {
-    const metrics = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status === 'inconclusive')
-        // The reason starts with the metric's label and may already say what it needs.
-        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
-    // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
-    const undecided = cell.verdict.undecided ?? [];
-    const flagged = undecided.filter((u) => !u.includes(' — '));
-    const cellWide = [
-        ...(flagged.length ? [`${escape_clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
-        ...undecided.filter((u) => u.includes(' — ')).map((u) => escape_clip(u, 300)),
-    ];
-    const server = serverNote(cell);
-    const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
-    return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
-}
-/** What explains a regression beyond its figures: the spec-decode factors of decode, then besideFigures. */
-function explanations(cell) {
-    const decode = cell.verdict.metrics.decode;
-    const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
-    return [...factors, ...besideFigures(cell)];
-}
-/**
- * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
- * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
- * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
- */
-function statusReasons(cell) {
-    const reasons = ownReasons(cell);
-    return cell.loosened?.length ? [...reasons, loosenedNote(cell.loosened)] : reasons;
-}
-/** `this PR loosens its gate: raises decode tok/s's limit 5% → 50%` */
-function loosenedNote(loosened) {
-    return `this PR loosens its gate against the base commit's: ${escape_clip(loosened.join(', '), 300)}`;
-}
-/** A cell the stored baseline called a regression and the same-box A/B cleared: it passes, and says so. */
-function overturned(cell) {
-    return cell.ab?.status === 'ran' && cell.ab.stored?.status === 'regression' && cell.verdict.status !== 'regression';
-}
-/** What the A/B found where the stored baseline saw a regression, then the stored reasons it overturned. */
-function overturnedReasons(cell) {
-    const stored = Object.values(cell.ab.stored.metrics).filter((m) => m.status === 'regression');
-    const ab = stored.flatMap((m) => {
-        const now = cell.verdict.metrics[m.metric];
-        return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : [];
-    });
-    return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)];
-}
-function ownReasons(cell) {
-    const { status } = cell.verdict;
-    if (overturned(cell))
-        return overturnedReasons(cell);
-    if (status === 'regression') {
-        const explained = explanations(cell);
-        return explained.length && cell.ab?.status !== 'ran'
-            ? explained
-            : [...new Set([...regressionReasons(cell), ...explained])];
-    }
-    if (status === 'inconclusive')
-        return inconclusiveReasons(cell);
-    if (status === 'error')
-        return [errorReason(cell)];
-    const moved = Object.values(cell.verdict.metrics)
-        .filter((m) => m.status !== 'pass')
-        .map((m) => m.reason);
-    return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
-}
-/** Clauses at least this long that more than one line repeats are said once, as a note. */
-const NOTE_MIN = 40;
-/**
- * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
- * numbered note, so "launch-to-
- * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
- * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
- */
-function footnoted(lines, max = Infinity) {
-    const clauses = lines.map((reasons) => reasons.flatMap(clausesOf).filter(Boolean));
-    const seen = new Map();
-    for (const line of clauses)
-        for (const c of new Set(line))
-            seen.set(c, (seen.get(c) ?? 0) + 1);
-    const numbers = new Map();
-    const text = clauses.map((line) => {
-        const kept = [];
-        const marks = [];
-        for (const [i, c] of [...new Set(line)].entries()) {
-            // The first clause is the line's own reason: it stays on the line whoever else says it.
-            if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2)
-                kept.push(c);
-            else {
-                if (!numbers.has(c))
-                    numbers.set(c, numbers.size + 1);
-                marks.push(numbers.get(c));
-            }
-        }
-        const said = kept.length ? escapeText(escape_clip(kept.join('; '), max)) : '';
-        const refs = marks.map((n) => `<sup>${n}</sup>`).join('');
-        return [said, refs].filter(Boolean).join(' ');
-    });
-    const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(escape_clip(c, 600))}`);
-    return { lines: text, notes };
-}
-/** A reason's `; `-separated clauses, outside brackets only: `(a pull request's base; on the CLI, --base REV)` is one. */
-function clausesOf(reason) {
-    const out = [];
-    let depth = 0;
-    let start = 0;
-    for (let i = 0; i < reason.length; i++) {
-        const c = reason[i];
-        if (c === '(' || c === '[')
-            depth++;
-        else if ((c === ')' || c === ']') && depth > 0)
-            depth--;
-        else if (depth === 0 && c === ';' && reason[i + 1] === ' ') {
-            out.push(reason.slice(start, i));
-            start = i + 2;
-        }
-    }
-    out.push(reason.slice(start));
-    return out;
-}
-/** The notes as one block of lines, or nothing. */
-function notesBlock(notes) {
-    return notes.length ? notes.join('<br>\n') : undefined;
-}
-/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
-function reasonList(cells, reasons, suffix = '') {
-    const { lines, notes } = footnoted(cells.map(reasons));
-    const list = cells.map((cell, i) => `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`);
-    const block = notesBlock(notes);
-    return block ? `${list.join('\n')}\n\n${block}` : list.join('\n');
-}
-/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
-function regressionList(cells, accepted = false) {
-    return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '');
-}
-/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
-function errorList(cells) {
-    return reasonList(cells, (c) => [errorReason(c)]);
-}
-/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
-function inconclusiveList(cells) {
-    return reasonList(cells, inconclusiveReasons);
-}
-
-;// CONCATENATED MODULE: ./src/report/details.ts
-/** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
-
-
-
-
-
-
-
-
-
-
-
-const TABLE = { alignDelimiters: false };
-/**
- * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
- * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
- */
-function verdictNotes(cells) {
-    const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length);
-    if (!shown.length)
-        return undefined;
-    const { lines, notes } = footnoted(shown.map((c) => {
-        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`);
-        const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
-        const environment = environmentNote(c);
-        return [...reasons, note, environment ? escape_clip(environment, 400) : ''].filter(Boolean);
-    }));
-    const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`);
-    const block = notesBlock(notes);
-    return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'));
-}
-/** Every statistic of every per-request distribution, plus the round-level throughputs. */
-function metricsSection(cells) {
-    const measured = cells.filter((c) => c.metrics);
-    if (!measured.length)
-        return undefined;
-    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), goodputLine(c), ingestedLine(c)]
-        .filter(Boolean)
-        .join('\n\n'));
-    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
-}
-/** For a cell another tool measured: which tool, and what of our figures it could not give. */
-function ingestedLine(c) {
-    const source = c.ingested;
-    if (!source)
-        return undefined;
-    const unmapped = source.unmapped.length ? `; not mapped: ${source.unmapped.join('; ')}` : '';
-    return `measured by ${escapeText(source.tool)}${escapeText(escape_clip(unmapped, 800))}`;
-}
-function metricsTable(m) {
-    const rows = DISTRIBUTION_METRICS.map((key) => {
-        const s = m[key];
-        return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)];
-    });
-    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], {
-        ...TABLE,
-        align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    });
-}
-function scalars(m) {
-    const energy = m.energy_j_per_token === undefined ? '' : ` · ${formatNumber(m.energy_j_per_token)} J/token`;
-    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`;
-}
-/** `goodput 96% · 1.90 good req/s (SLO: TTFT ≤ 2s, TPOT ≤ 80ms)`, for a cell whose scenario has an `slo`. */
-function goodputLine(c) {
-    const m = c.metrics;
-    if (!c.workload.slo || m?.goodput === undefined)
-        return undefined;
-    const rate = m.request_goodput === undefined ? '' : ` · ${formatNumber(m.request_goodput)} good req/s`;
-    return `goodput ${formatPercent(m.goodput)}${rate} (SLO: ${formatSlo(c.workload.slo)})`;
-}
-/** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
-function roundsSection(cells) {
-    const withRounds = cells.filter((c) => c.rounds.length);
-    if (!withRounds.length)
-        return undefined;
-    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
-        .filter(Boolean)
-        .join('\n\n'));
-    return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
-}
-function roundsTable(rounds) {
-    // Goodput only where the scenario has an slo, so the table of every other cell keeps its columns.
-    const goodput = rounds.some((r) => r.metrics?.goodput !== undefined);
-    const rows = rounds.map((r) => [
-        String(r.index),
-        r.steady ? 'yes' : 'discarded',
-        String(r.requests),
-        String(r.errors),
-        formatNumber(r.metrics?.decode_tps?.mean),
-        formatNumber(r.metrics?.ttft_ms?.mean),
-        formatNumber(r.metrics?.tpot_ms?.mean),
-        formatNumber(r.metrics?.output_tps),
-        ...(goodput ? [r.metrics?.goodput === undefined ? EMPTY : formatPercent(r.metrics.goodput)] : []),
-        formatNumber(r.durationMs / 1000),
-        r.errorReasons?.length
-            ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
-            : EMPTY,
-    ]);
-    const header = [
-        'round',
-        'steady',
-        'requests',
-        'errors',
-        'decode tok/s',
-        'TTFT ms',
-        'TPOT ms',
-        'output tok/s',
-        ...(goodput ? ['goodput'] : []),
-        'duration s',
-        'errors seen',
-    ];
-    const align = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', ...(goodput ? ['r'] : []), 'r', 'l'];
-    return markdownTable([header, ...rows], { ...TABLE, align });
-}
-/** Cells whose workload did not come out as asked (they are never compared). */
-function flagsSection(cells) {
-    const flagged = cells.filter((c) => c.flags.length);
-    if (!flagged.length)
-        return undefined;
-    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(escape_clip(f, 200))).join(', ')}`);
-    return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'));
-}
-function acceptance(cell) {
-    const s = cell.specDecode;
-    if (!s)
-        return undefined;
-    const parts = [
-        s.acceptanceRate === undefined ? undefined : `acceptance ${formatPercent(s.acceptanceRate)}`,
-        s.acceptanceLength === undefined ? undefined : `${formatNumber(s.acceptanceLength)} tokens per step`,
-        s.draftTokens === undefined ? undefined : `${s.acceptedTokens ?? '?'} of ${s.draftTokens} drafted tokens accepted`,
-    ].filter(Boolean);
-    return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
-}
-
-;// CONCATENATED MODULE: ./src/report/headline.ts
-
-
-
-
-function headline(results, ctx) {
-    const total = results.cells.length;
-    const summary = results.summary;
-    if (!summary || ctx.mode === 'run') {
-        return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`;
-    }
-    const n = summary.counts;
-    const title = {
-        pass: `No regression in ${plural(total, 'cell')}`,
-        regression: `Regression in ${summary.regressions} of ${plural(total, 'cell')}`,
-        error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
-        inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
-    }[summary.verdict];
-    const shown = summary.accepted
-        ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted`
-        : title;
-    // Skipped cells are counted as `missing` (not measured); the report tells them apart.
-    const skipped = results.cells.filter((c) => c.verdict.skipped).length;
-    const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
-    const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
-    if (skipped)
-        counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
-    const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)];
-    const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
-    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
-}
-/** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
-function overturnedNote(results) {
-    const cells = results.cells.filter(overturned);
-    if (!cells.length)
-        return undefined;
-    const ids = cells.slice(0, 5).map((c) => code(escape_clip(c.id, 120)));
-    const more = cells.length > 5 ? ` and ${cells.length - 5} more` : '';
-    return (`> [!NOTE]\n> The same-box A/B overturned the stored baseline's regression in ${plural(cells.length, 'cell')} ` +
-        `(${ids.join(', ')}${more}): measured against the base commit on this box, ${cells.length === 1 ? 'it does' : 'they do'} not regress. Each row says what both found.`);
-}
-/** Targets whose gate this PR loosened against the base commit's matrix file: the reviewer decides whether that stands. */
-function loosenedGateNote(results) {
-    const byTarget = new Map();
-    for (const c of results.cells)
-        if (c.loosened?.length && !byTarget.has(c.target))
-            byTarget.set(c.target, c.loosened);
-    if (!byTarget.size)
-        return undefined;
-    const lines = [...byTarget]
-        .slice(0, 10)
-        .map(([t, l]) => `> - ${code(escape_clip(t, 120))}: ${escapeText(escape_clip(l.join(', '), 400))}`);
-    const more = byTarget.size > 10 ? [`> - … and ${plural(byTarget.size - 10, 'more target')}`] : [];
-    return [
-        `> [!WARNING]\n> This PR loosens the gate it is held to, against its base commit's matrix file:`,
-        ...lines,
-        ...more,
-    ].join('\n');
-}
-/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
-function acceptedNote(accepted) {
-    const who = accepted.by ? `by ${code(accepted.by)} ` : '';
-    return (`> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
-        'the check passes. Once merged, the default branch measures the new level and its reference moves there.');
-}
-function provenance(results, ctx) {
-    const run = results.run;
-    const baseline = results.summary?.baseline;
-    const runUrl = safeUrl(ctx.runUrl);
-    const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`;
-    const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : '';
-    const selection = (run.selection ? `<br>\n${escapeText(escape_clip(run.selection, 1000))}` : '') + shards;
-    if (!results.summary || ctx.mode === 'run')
-        return here + selection;
-    return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`;
-}
-function shardsLine(shards) {
-    const which = shards.missing.join(', ');
-    return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`;
-}
-function baselineLine(baseline, ctx) {
-    if (!baseline)
-        return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.';
-    const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run';
-    const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : '';
-    const url = safeUrl(baseline.runUrl);
-    const link = url ? ` · [baseline run](${url})` : '';
-    return `Baseline: ${commit(baseline.sha, ctx)} on ${code(baseline.hardware)} (${from} from ${code(baseline.source)}${when})${link}`;
-}
-function commit(sha, ctx) {
-    if (!sha)
-        return 'unknown commit';
-    const short = code(sha.slice(0, 7));
-    const repo = safeUrl(ctx.repoUrl);
-    return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
-}
-
-;// CONCATENATED MODULE: ./src/core/runtime.ts
-/** The engine a simulator profile stands in for (`vLLM nv_vllm 26.03`), when the server reported one. */
-function emulated(cell) {
-    const value = cell.info.server?.emulates;
-    return typeof value === 'string' && value.trim() && value !== 'sim' ? value.trim() : undefined;
-}
-/** `vllm-openai:v0.9.1` for an image `docker.io/vllm/vllm-openai:v0.9.1@sha256:…`. */
-function imageTag(image) {
-    const name = image.split('@')[0];
-    return name.slice(name.lastIndexOf('/') + 1) || image;
-}
-/** `vllm-openai:v0.9.1`, `vLLM nv_vllm 26.03 (sim)`, `llamacpp b6100`, or the engine alone. */
-function runtimeLabel(cell) {
-    const image = cell.info.container?.image;
-    if (image)
-        return imageTag(image);
-    const emulates = emulated(cell);
-    if (emulates)
-        return `${emulates} (sim)`;
-    const version = cell.info.version?.trim();
-    if (!version)
-        return cell.engine;
-    return version.toLowerCase().startsWith(cell.engine.toLowerCase()) ? version : `${cell.engine} ${version}`;
-}
-/** The engine's name as the report's Engine column shows it: `vLLM (sim)` for a simulator standing in for vLLM. */
-function engineLabel(cell) {
-    const emulates = emulated(cell);
-    return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
-}
-
-;// CONCATENATED MODULE: ./src/report/figures.ts
-/**
- * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
- * same-box A/B decided the cell (SPEC §14), the base arm on this box. Then every figure of the row comes from the
- * A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
- * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
- * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
- */
-
-/** Each arm's metrics blocks, when an A/B decided the cell and every one of its launches measured it. */
-function abArms(cell) {
-    if (cell.ab?.status !== 'ran')
-        return undefined;
-    const arms = cell.ab.arms ?? [];
-    const blocks = (arm) => arms.filter((a) => a.arm === arm).map((a) => a.metrics);
-    const [base, pr] = [blocks('base'), blocks('pr')];
-    const measured = (b) => b.length > 0 && b.every(Boolean);
-    return measured(base) && measured(pr) ? { base, pr } : undefined;
-}
-/**
- * The row's reference when an A/B ran: the base arm, or the stored baseline when a launch measured nothing (the
- * A/B's verdict is then an error, and the row keeps the stored baseline's figures). Undefined without an A/B.
- */
-function rowReference(cell) {
-    if (cell.ab?.status !== 'ran')
-        return undefined;
-    return abArms(cell) ? 'base arm' : 'stored baseline';
-}
-function figure(cell, metric) {
-    const arms = abArms(cell);
-    if (arms)
-        return armsFigure(cell, metric, arms);
-    // An A/B that could not finish leaves the row against the stored baseline, as its verdict was before.
-    const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict;
-    const gated = against.metrics[metric];
-    const reference = against.reference?.[metric];
-    const stat = statOf(against, metric);
-    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
-    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
-    if (cell.verdict.skipped)
-        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    return withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed }, gated?.baseline ?? reference?.value);
-}
-/** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
-function armsFigure(cell, metric, arms) {
-    const stat = statOf(cell.verdict, metric);
-    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
-    const center = (blocks) => {
-        const values = blocks.map((metrics) => readCellMetric({ metrics }, metric, stat));
-        if (values.some((v) => v === undefined))
-            return undefined;
-        const known = values;
-        return known.every((v) => v > 0)
-            ? Math.exp(known.reduce((sum, v) => sum + Math.log(v), 0) / known.length)
-            : known.reduce((sum, v) => sum + v, 0) / known.length;
-    };
-    const [value, baseline] = [center(arms.pr), center(arms.base)];
-    if (value === undefined || baseline === undefined)
-        return { value: readCellMetric(cell, metric, stat), stat, baseline: undefined, delta: undefined, regressed };
-    return withDelta(metric, { value, stat, regressed }, baseline);
-}
-function statOf(verdict, metric) {
-    return verdict.metrics[metric]?.stat ?? verdict.reference?.[metric]?.stat ?? 'mean';
-}
-function withDelta(metric, f, baseline) {
-    const delta = f.value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
-        ? (f.value - baseline) / baseline
-        : undefined;
-    return { ...f, baseline, delta };
-}
-
-;// CONCATENATED MODULE: ./src/report/sparkline.ts
-/** A Unicode sparkline (▁▂▃▄▅▆▇█) of a series, lowest value as the lowest bar; a flat series is a row of middle bars. */
-const BARS = '▁▂▃▄▅▆▇█';
-/** Runs a sparkline shows: the most recent ones. */
-const SPARK_RUNS = 12;
-function sparkline(values, runs = SPARK_RUNS) {
-    const recent = values.filter((v) => Number.isFinite(v)).slice(-runs);
-    if (recent.length < 2)
-        return '';
-    const lo = Math.min(...recent);
-    const hi = Math.max(...recent);
-    if (!(hi > lo))
-        return BARS[3].repeat(recent.length);
-    return recent.map((v) => BARS[Math.min(BARS.length - 1, Math.floor(((v - lo) / (hi - lo)) * BARS.length))]).join('');
-}
-
-;// CONCATENATED MODULE: ./src/report/table.ts
-/**
- * The table of cells: headline figures, each with its change against the baseline, and a status mark. A row a
- * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
- */
-
-
-
-
-
-
-
-
-
-
-
-const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
-const ALIGN = ['l', 'l', 'l', 'l', 'l'];
-const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
-/** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
-function cellsTable(cells, trends = {}) {
-    const spark = (cell, metric, text) => {
-        const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
-        return line ? `${text} ${line}` : text;
-    };
-    const rows = sweepsTogether(cells).map((cell) => [
-        withReference(cellStatusText(cell), cell),
-        table_text(cell.target),
-        table_text(cell.scenario),
-        table_text(engineLabel(cell)),
-        cell.quant ? table_text(cell.quant) : EMPTY,
-        ...COLUMNS.map(({ metric, head }) => {
-            const figure = figureText(cell, metric);
-            const shown = head.acceptance
-                ? withAcceptance(figure, cell)
-                : metric === 'ttft'
-                    ? withHitRate(figure, cell)
-                    : figure;
-            return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown);
-        }),
-        qualityText(cell),
-    ]);
-    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
-    const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
-    // Unaligned delimiters keep a 400-row table about a third smaller.
-    return markdownTable([header, ...rows], { align, alignDelimiters: false });
-}
-/**
- * The cells in the order given, but the points of a concurrency sweep together, in concurrency order, at the place
- * of the sweep's first point: a target's sweep reads as one block whatever each point's verdict. Other cells keep
- * their places.
- */
-function sweepsTogether(cells) {
-    const sweepOf = (c) => {
-        const point = sweepPoint(c.scenario);
-        return point && { key: JSON.stringify([c.target, point.base]), concurrency: point.concurrency };
-    };
-    const groups = new Map();
-    for (const cell of cells) {
-        const sweep = sweepOf(cell);
-        if (sweep)
-            groups.set(sweep.key, [...(groups.get(sweep.key) ?? []), { cell, concurrency: sweep.concurrency }]);
-    }
-    return cells.flatMap((cell) => {
-        const sweep = sweepOf(cell);
-        if (!sweep)
-            return [cell];
-        const group = groups.get(sweep.key);
-        if (!group)
-            return [];
-        groups.delete(sweep.key);
-        return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell);
-    });
-}
-/** The row's text with what its changes are against, when a same-box A/B decided the cell: `… · Δ vs base arm`. */
-function withReference(text, cell) {
-    const reference = rowReference(cell);
-    return reference ? `${text} · Δ vs ${reference}` : text;
-}
-/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
-function figureText(cell, metric) {
-    const f = figure(cell, metric);
-    if (f.value === undefined)
-        return EMPTY;
-    const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
-    const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`;
-    const body = `${formatNumber(f.value)}${stat}${change}`;
-    return f.regressed ? `**${body}**` : body;
-}
-/**
- * `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate; `acc 0% ⚠️` when
- * the probe had too few right answers to see wrong ones (the verdict note says so in words).
- */
-function qualityText(cell) {
-    const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
-        const value = QUALITY_FIGURES[f].read(cell.quality);
-        return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`];
-    });
-    if (!parts.length)
-        return EMPTY;
-    const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
-    const accuracy = cell.quality?.probe?.accuracy;
-    if (!failed && accuracy !== undefined && accuracy < BLIND_ACCURACY)
-        parts[0] += ' ⚠️';
-    return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
-}
-/** How quality/verdict.ts words a failure. */
-const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
-/** Speculative decoding's split (or, without per-round factors, its acceptance rate) next to the decode speed it explains. */
-function withAcceptance(decode, cell) {
-    if (decode === EMPTY)
-        return decode;
-    const split = splitText(cell.metrics);
-    if (split)
-        return `${decode} · ${split}`;
-    const rate = cell.specDecode?.acceptanceRate;
-    return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`;
-}
-/** A shared-prefix scenario's prefix-cache hit rate belongs next to the TTFT it explains, where the engine counts it. */
-function withHitRate(ttft, cell) {
-    if (!cell.workload.prefixTokens || ttft === EMPTY)
-        return ttft;
-    const rates = cell.rounds.flatMap((r) => {
-        const rate = r.steady ? r.server?.rates?.prefix_cache_hit_rate : undefined;
-        return rate === undefined ? [] : [rate];
-    });
-    if (!rates.length)
-        return ttft;
-    return `${ttft} · hit ${formatPercent(rates.reduce((a, b) => a + b, 0) / rates.length)}`;
-}
-/** The cell's goodput after the figure it sits next to (`108 · goodput 96% (−4 pt)`); only a cell with an `slo` has one. */
-function withGoodput(figureText, cell) {
-    const part = goodputText(cell);
-    if (!part)
-        return figureText;
-    return figureText === EMPTY ? part : `${figureText} · ${part}`;
-}
-/** `goodput 96% (−4 pt)`: the share of requests that met the SLO, its change in points, bold when it regressed. */
-function goodputText(cell) {
-    const f = figure(cell, 'goodput');
-    if (f.value === undefined)
-        return undefined;
-    const change = f.baseline === undefined ? '' : ` (${formatPointsDelta(f.value - f.baseline, 'pt')})`;
-    const body = `goodput ${formatPercent(f.value)}${change}`;
-    return f.regressed ? `**${body}**` : body;
-}
-function table_text(value) {
-    return escapeText(escape_clip(value, 80));
-}
-
-;// CONCATENATED MODULE: ./src/report/changed-table.ts
-/**
- * The comment's compact table: only the cells a reviewer must look at — regressions, errors, inconclusive,
- * improvements beyond the limit, new and missing cells — at most CHANGED_ROWS of them, in five columns that fit
- * GitHub's conversation column (~780 px): the cell (target · scenario, engine and quant below), decode, TTFT,
- * TPOT or output, and why. Clauses several rows repeat are said once, as numbered notes under the table. The
- * full table of every cell follows, folded (render.ts).
- */
-
-
-
-
-
-
-
-
-/** Rows of the compact table; the rest of the cells that need a look are counted under it. */
-const CHANGED_ROWS = 20;
-/** Characters of reasons a row keeps (repeated clauses become notes first). */
-const WHY_MAX = 220;
-const NEEDS_A_LOOK = [
-    'regression',
-    'error',
-    'inconclusive',
-    'improvement',
-    'new',
-    'missing',
-];
-/**
- * Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. A cell whose stored-baseline
- * regression the same-box A/B overturned is one, and so is a cell this PR holds to a looser gate than its base.
- */
-function needsALook(cell) {
-    if (cell.verdict.skipped)
-        return false;
-    return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length;
-}
-/**
- * `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line, and what the row's
- * changes are against when a same-box A/B decided the cell (`· Δ vs base arm`).
- */
-function cellText(cell) {
-    const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status];
-    const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(escape_clip(s, 40)));
-    const second = withReference(what.join(' · '), cell);
-    return `${mark} **${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${second}`;
-}
-/** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */
-function thirdMetric(cells) {
-    const output = cells.some((c) => c.workload.slo ||
-        Object.values(c.verdict.metrics).some((m) => (m.metric === 'output-throughput' || m.metric === 'goodput') && m.status !== 'pass'));
-    return output ? 'output-throughput' : 'tpot';
-}
-/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
-function figureCell(cell, metric) {
-    const shown = figureText(cell, metric).replace(' (', '&nbsp;(');
-    if (metric !== 'output-throughput')
-        return shown;
-    const goodput = goodputText(cell);
-    if (!goodput)
-        return shown;
-    return shown === EMPTY ? goodput : `${shown}<br>${goodput}`;
-}
-/**
- * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
- * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
- */
-function changedTable(cells, accepted = false) {
-    const wanted = cells.filter(needsALook);
-    const shown = sweepsTogether(wanted.slice(0, CHANGED_ROWS));
-    if (!shown.length)
-        return undefined;
-    const more = wanted.length - shown.length;
-    const third = thirdMetric(shown);
-    const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX);
-    const metrics = ['decode', 'ttft', third];
-    const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why'];
-    // Regressions the `benchmark-accept` label accepted say so on their row, as the lists do.
-    const why = (cell, i) => `${lines[i] || EMPTY}${accepted && cell.verdict.status === 'regression' ? ' — accepted' : ''}`;
-    const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), why(cell, i)]);
-    const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false });
-    const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : '';
-    return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/workspace-paths.ts
-/**
- * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
- * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
- */
-
-/**
- * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
- * process as `node`. Only whole path prefixes are replaced (`/work/main-2` is not inside `/work/main`).
- */
-function workspaceRelative(text, workspace, node = process.execPath) {
-    let out = text;
-    if (node && node.startsWith('/'))
-        out = out.replaceAll(node, 'node');
-    if (!workspace || workspace === '/' || !workspace.startsWith('/'))
-        return out;
-    const root = workspace.replace(/\/+$/, '');
-    return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
-}
-
-;// CONCATENATED MODULE: ./src/report/targets.ts
-
-
-
-
-/** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
-const LOG_TAIL_CHARS = 6000;
-const SERVER_CHARS = 2000;
-function byTarget(cells) {
-    const groups = new Map();
-    for (const cell of cells)
-        groups.set(cell.target, [...(groups.get(cell.target) ?? []), cell]);
-    return groups;
-}
-function enginesSection(cells) {
-    const blocks = [];
-    for (const [target, group] of byTarget(cells.filter((c) => c.verdict.status !== 'missing'))) {
-        const first = group[0];
-        const info = first.info ?? {};
-        const facts = [
-            `engine ${escapeText(first.engine)}`,
-            info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
-            first.quant ? `quant ${escapeText(first.quant)}` : undefined,
-            first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
-            startupFact(first),
-        ].filter(Boolean);
-        const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
-        for (const cell of group) {
-            const spec = acceptance(cell);
-            if (spec)
-                lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
-        }
-        if (info.launch)
-            lines.push('', codeBlock(info.launch, 'sh'));
-        if (info.server && Object.keys(info.server).length)
-            lines.push('', codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
-        blocks.push(lines.join('\n'));
-    }
-    return blocks.length
-        ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
-        : undefined;
-}
-/**
- * `startup 41.2s (baseline 38s, +8.4%; image pull 3m10s apart)`: the launch's figure, with the baseline's when the
- * gate compared it, and the image pull before the launch when there was one (never part of startup).
- */
-function startupFact(cell) {
-    const info = metricInfo('startup');
-    const value = readCellMetric(cell, 'startup', 'mean');
-    if (value === undefined)
-        return undefined;
-    const judged = cell.verdict.metrics.startup;
-    const notes = [
-        judged ? `baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)}` : undefined,
-        cell.image_pull_s !== undefined ? `image pull ${formatDuration(cell.image_pull_s * 1000)} apart` : undefined,
-    ].filter(Boolean);
-    return `${info.label} ${info.format(value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
-}
-/** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
-function failuresSection(cells, withLogs) {
-    const blocks = [];
-    for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
-        const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
-        const lines = [`#### ${escapeText(target)}`, '', codeBlock(errors.join('\n'))];
-        const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
-        if (withLogs && logTail)
-            lines.push('', 'Last log lines:', '', codeBlock(tail(logTail, LOG_TAIL_CHARS)));
-        blocks.push(lines.join('\n'));
-    }
-    return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/render.ts
-
-
-
-
-
-
-
-
-
-
-
-
-const ATTENTION = ['regression', 'error', 'inconclusive'];
-const FAILING = ['regression', 'error'];
-const STAGES = [
-    { logTails: true, rounds: true, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: true, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: true, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: true, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'all' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'attention' },
-    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'failing' },
-];
-/** Size as UTF-8 bytes: never less than the character count GitHub limits, and what the summary file holds. */
-function reportSize(text) {
-    return Buffer.byteLength(text, 'utf8');
-}
-function render(results, ctx, marker, maxChars) {
-    const compose = (d) => workspaceRelative(composeAll(results, ctx, marker, d, maxChars), ctx.workspace);
-    for (const detail of STAGES) {
-        const text = compose(detail);
-        if (reportSize(text) <= maxChars)
-            return text;
-    }
-    // Even regressions and errors alone are too many: list as many as fit, regressions first.
-    const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length;
-    let lo = 0;
-    let hi = failing;
-    while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        if (reportSize(compose({ ...STAGES.at(-1), limit: mid })) <= maxChars)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const text = compose({ ...STAGES.at(-1), limit: lo });
-    return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
-}
-function composeAll(results, ctx, marker, d, maxChars) {
-    const ordered = byAttention(results.cells);
-    const regressed = ordered.filter((c) => c.verdict.status === 'regression');
-    const failed = ordered.filter((c) => c.verdict.status === 'error');
-    const limit = d.limit ?? Infinity;
-    const shownRegressed = regressed.slice(0, limit);
-    const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
-    const keep = (c) => d.rows === 'all'
-        ? true
-        : d.rows === 'attention'
-            ? ATTENTION.includes(c.verdict.status)
-            : FAILING.includes(c.verdict.status);
-    let rows = ordered.filter(keep);
-    if (d.limit !== undefined)
-        rows = [...shownRegressed, ...shownFailed];
-    const parts = [marker, headline(results, ctx)];
-    const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
-    const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
-    const comment = ctx.form === 'comment';
-    // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
-    if (shed && !comment)
-        parts.push(shed);
-    parts.push(provenance(results, ctx));
-    const ab = abHeader(results.cells);
-    if (ab)
-        parts.push(ab);
-    if (comment)
-        parts.push(...compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }));
-    else
-        parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d));
-    const sections = [
-        d.extras ? verdictNotes(ordered) : undefined,
-        d.metrics ? metricsSection(ordered) : undefined,
-        d.rounds ? roundsSection(ordered) : undefined,
-        d.extras ? flagsSection(ordered) : undefined,
-        d.extras ? hostSection(ordered) : undefined,
-        d.extras ? enginesSection(ordered) : undefined,
-        failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
-    ];
-    parts.push(...sections.filter((s) => s !== undefined));
-    return parts.join('\n\n') + '\n';
-}
-/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
-function lists(ordered, shownRegressed, shownFailed, d, results) {
-    const parts = [];
-    if (shownRegressed.length)
-        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
-    if (shownFailed.length)
-        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
-    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
-    if (undecided.length && d.limit === undefined)
-        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
-    return parts;
-}
-/** The A/B section, the dashboard link and the table of `rows`, as the job summary and `report.md` show them. */
-function fullTable(ordered, rows, ctx, d) {
-    const parts = [];
-    const tested = d.limit === undefined ? abSection(ordered) : undefined;
-    if (tested)
-        parts.push(tested);
-    const link = dashboardLine(ctx);
-    if (link)
-        parts.push(link);
-    if (rows.length)
-        parts.push(cellsTable(rows, ctx.trends));
-    return parts;
-}
-/**
- * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
- * within their limits, what was shed, then every cell's row folded, the A/B arms and the dashboard link.
- */
-function compact({ ordered, rows, ctx, d, shed, accepted }) {
-    const parts = [];
-    const changed = changedTable(ordered, accepted);
-    if (changed)
-        parts.push(changed);
-    const fine = ordered.filter((c) => !needsALook(c)).length;
-    if (fine)
-        parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`);
-    if (shed)
-        parts.push(shed);
-    if (rows.length)
-        parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)));
-    const tested = d.limit === undefined ? abSection(ordered) : undefined;
-    if (tested)
-        parts.push(tested);
-    const link = dashboardLine(ctx);
-    if (link)
-        parts.push(link);
-    return parts;
-}
-function dashboardLine(ctx) {
-    const dashboard = safeUrl(ctx.dashboardUrl);
-    return dashboard
-        ? `📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`
-        : undefined;
-}
-function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
-    const left = [];
-    if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail))
-        left.push('engine log tails');
-    if (!d.rounds)
-        left.push('per-round figures');
-    if (!d.metrics)
-        left.push('the full metrics');
-    if (!d.extras)
-        left.push('verdict notes, flags, host preflight, engine versions and launch commands');
-    if (hiddenRows)
-        left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`);
-    if (unlisted)
-        left.push(`${plural(unlisted, 'more regressed or failed cell')}`);
-    if (!left.length)
-        return undefined;
-    const runUrl = safeUrl(ctx.runUrl);
-    const where = runUrl ? `the job summary of [the workflow run](${runUrl})` : 'the job summary';
-    return [
-        '> [!NOTE]',
-        `> Shortened to stay under ${maxChars.toLocaleString('en-US')} characters; left out: ${left.join('; ')}.`,
-        `> More is in ${where} and \`report.md\`; every figure is in \`results.json\` (results directory and artifact).`,
-    ].join('\n');
-}
-function hardCut(text, maxChars) {
-    const ending = '\n\n… (cut to fit the size limit)\n';
-    let cut = text.slice(0, Math.max(0, maxChars - ending.length));
-    while (reportSize(cut + ending) > maxChars)
-        cut = cut.slice(0, Math.floor(cut.length * 0.95));
-    // Never leave half of a surrogate pair at the cut.
-    if (/[\ud800-\udbff]$/.test(cut))
-        cut = cut.slice(0, -1);
-    return cut + ending;
-}
-
-;// CONCATENATED MODULE: ./src/report/comment.ts
-/**
- * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
- * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
- * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
- * read-only token) into a warning.
- */
-
-const PER_PAGE = 100;
-/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
-const MAX_PAGES = 50;
-/** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
-const markerOf = (configPath) => `<!-- llm-bench-gate:${configPath} -->`;
-const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
-/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
-async function findMarked(request, repo, issueNumber, marker) {
-    const found = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-            ...repo,
-            issue_number: issueNumber,
-            per_page: PER_PAGE,
-            page,
-        });
-        const items = res.data;
-        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
-        const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === PER_PAGE;
-        if (!more || items.length === 0)
-            break;
-    }
-    return found;
-}
-async function upsertComment(options) {
-    const { request, repo, issueNumber } = options;
-    const marker = markerOf(options.configPath);
-    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
-    const marked = await findMarked(request, repo, issueNumber, marker);
-    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
-    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
-    if (target) {
-        try {
-            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
-                ...repo,
-                comment_id: target.id,
-                body,
-            });
-            return { url: String(res.data.html_url), action: 'updated' };
-        }
-        catch (error) {
-            // Someone else's comment (a token can only edit its own): fall through and post ours.
-            const status = httpStatus(error);
-            if (isBot(target) || (status !== 403 && status !== 404))
-                throw error;
-        }
-    }
-    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        ...repo,
-        issue_number: issueNumber,
-        body,
-    });
-    return { url: String(res.data.html_url), action: 'created' };
-}
-
-;// CONCATENATED MODULE: ./src/report/notices.ts
-/**
- * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
- * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
- * and plans are cut, saying how much was left out and where the rest is.
- */
-
-
-/** Problems listed before the rest is counted; a file with more has one mistake repeated by a matrix. */
-const MAX_PROBLEMS = 200;
-/** Characters of a plan or error kept in a notice: well under the summary's 1 MiB with the markup around them. */
-const MAX_TEXT = 512 * 1024;
-function configErrorNotice(configPath, problems) {
-    const shown = problems.slice(0, MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`);
-    if (problems.length > MAX_PROBLEMS)
-        shown.push(`- … and ${plural(problems.length - MAX_PROBLEMS, 'more problem')} (all are in the step log)`);
-    return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
-}
-function dryRunNotice(mode, plan) {
-    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
-}
-function couldNotRunNotice(message) {
-    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
-}
-function cut(text, where) {
-    return text.length <= MAX_TEXT
-        ? text
-        : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
-}
-
-;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
-/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
-const LEADERBOARD_CSS = `
-:root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
-  --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
-@media (prefers-color-scheme: dark) {
-  :root { --fg: #e6edf3; --dim: #9198a1; --line: #3d444d; --head: #151b23; --zebra: #12171e;
-    --bad: #ff7b72; --good: #3fb950; --warn: #d29922; }
-}
-body { margin: 2rem auto; max-width: 110rem; padding: 0 1rem; color: var(--fg);
-  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
-h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
-.meta, .dim, caption { color: var(--dim); }
-code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
-main { overflow-x: auto; }
-table { border-collapse: collapse; width: 100%; }
-caption { caption-side: top; text-align: left; padding: .5rem 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
-thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
-th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
-th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
-th.num button { text-align: right; }
-th[aria-sort="ascending"] button::after { content: " ▲"; }
-th[aria-sort="descending"] button::after { content: " ▼"; }
-tbody tr:nth-child(even) { background: var(--zebra); }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.regression, td.error { color: var(--bad); font-weight: 600; }
-td.improvement { color: var(--good); }
-td.inconclusive { color: var(--warn); }
-#errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
-`;
-/** A page's opening up to `<body>`: the leaderboard's style plus `css`; `title` is HTML, already escaped. */
-function pageHead(title, css = '') {
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${LEADERBOARD_CSS}${css}</style>
-</head>
-<body>`;
-}
-
-;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
-/**
- * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
- * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
- */
-/** A sorted copy: numbers numerically, texts with numeric collation (`9B` before `27B`), missing values last. */
-function sortRows(rows, column, direction) {
-    const sign = direction === 'descending' ? -1 : 1;
-    return rows.slice().sort(function (x, y) {
-        const a = x.values[column];
-        const b = y.values[column];
-        const noA = a === null || a === undefined;
-        const noB = b === null || b === undefined;
-        if (noA || noB)
-            return noA === noB ? x.index - y.index : noA ? 1 : -1;
-        const order = typeof a === 'number' && typeof b === 'number'
-            ? a - b
-            : String(a).localeCompare(String(b), 'en', { numeric: true, sensitivity: 'base' });
-        return sign * order || x.index - y.index;
-    });
-}
-/**
- * The page's script: reads each row's values from `data-value` (numbers for `data-type="number"` columns),
- * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
- */
-function sortScript(tableId) {
-    // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
-    const source = `(function () {
-${sortRows.toString()}
-var table = document.getElementById(${JSON.stringify(tableId)});
-if (!table) return;
-var body = table.tBodies[0];
-var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
-var rows = Array.prototype.map.call(body.rows, function (tr, index) {
-  var values = Array.prototype.map.call(tr.cells, function (td, column) {
-    var raw = td.getAttribute('data-value');
-    if (raw === null || raw === '') return null;
-    return heads[column].getAttribute('data-type') === 'number' ? Number(raw) : raw;
-  });
-  return { el: tr, index: index, values: values };
-});
-heads.forEach(function (th, column) {
-  th.querySelector('button').addEventListener('click', function () {
-    var direction = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
-    heads.forEach(function (other) { other.removeAttribute('aria-sort'); });
-    th.setAttribute('aria-sort', direction);
-    sortRows(rows, column, direction).forEach(function (row) { body.appendChild(row.el); });
-  });
-});
-})();`;
-    return source.replace(/<\//g, '<\\/');
-}
-
-;// CONCATENATED MODULE: ./src/report/serving-curve.ts
-/**
- * The serving curve of a concurrency sweep (SPEC §16) as one inline SVG: output tok/s (y) against per-user tok/s
- * (x), one path per target and side (baseline dashed with hollow points, current solid), a point at each
- * concurrency measured. Both axes start at 0 and end at a round number at or above the largest value, so a path's
- * height and slope are the figures' own proportions: a throughput curve is read from 0, and a 2% difference never
- * fills the chart. Coordinates are rounded to 0.1 of the 640 × 360 view box; `curveScale` is the one mapping from
- * figures to them, and the page says nothing a reader could not recompute from the ticks.
- */
-
-const CURVE = { width: 640, height: 360, left: 64, right: 24, top: 16, bottom: 52 };
-/** Ticks 0, step, 2·step … up to the first multiple of step at or above `max`; step is 1, 2 or 5 × 10ⁿ, at most `most` steps. */
-function niceAxis(max, most = 5) {
-    const top = Number.isFinite(max) && max > 0 ? max : 1;
-    const raw = top / most;
-    const magnitude = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw * (1 - 1e-12));
-    const steps = Math.ceil(top / step - 1e-9);
-    const ticks = Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toPrecision(12)));
-    return { max: ticks[steps], step, ticks };
-}
-const tenth = (v) => Math.round(v * 10) / 10;
-/** The scale of a chart whose largest per-user and output figures are `maxPerUser` and `maxOutput`. */
-function curveScale(maxPerUser, maxOutput) {
-    const x = niceAxis(maxPerUser);
-    const y = niceAxis(maxOutput);
-    const width = CURVE.width - CURVE.left - CURVE.right;
-    const height = CURVE.height - CURVE.top - CURVE.bottom;
-    return {
-        x,
-        y,
-        px: (v) => tenth(CURVE.left + (v / x.max) * width),
-        py: (v) => tenth(CURVE.top + height - (v / y.max) * height),
-    };
-}
-/** The scale that holds every point of `lines`. */
-function scaleOf(lines) {
-    const points = lines.flatMap((l) => l.points);
-    return curveScale(Math.max(0, ...points.map((p) => p.perUser)), Math.max(0, ...points.map((p) => p.output)));
-}
-/** `1,200`, `0.5`: as many decimals as the step needs. */
-function tickText(value, step) {
-    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-    return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-}
-function axes(s) {
-    const { left, top, width, height, bottom } = CURVE;
-    const base = height - bottom;
-    const right = width - CURVE.right;
-    const xs = s.x.ticks.map((t) => `<line class="grid" x1="${s.px(t)}" x2="${s.px(t)}" y1="${top}" y2="${base}"/>` +
-        `<text class="tick" x="${s.px(t)}" y="${base + 16}" text-anchor="middle">${tickText(t, s.x.step)}</text>`);
-    const ys = s.y.ticks.map((t) => `<line class="grid" x1="${left}" x2="${right}" y1="${s.py(t)}" y2="${s.py(t)}"/>` +
-        `<text class="tick" x="${left - 6}" y="${s.py(t) + 4}" text-anchor="end">${tickText(t, s.y.step)}</text>`);
-    return (`<g class="x-axis">${xs.join('')}</g><g class="y-axis">${ys.join('')}</g>` +
-        `<line class="axis" x1="${left}" x2="${right}" y1="${base}" y2="${base}"/>` +
-        `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${base}"/>` +
-        `<text class="title" x="${tenth((left + right) / 2)}" y="${height - 8}" text-anchor="middle">per-user tok/s</text>` +
-        `<text class="title" transform="translate(14 ${tenth((top + base) / 2)}) rotate(-90)" text-anchor="middle">output tok/s</text>`);
-}
-function line(l, s) {
-    const target = escapeHtml(l.target);
-    const d = l.points.map((p, i) => `${i ? 'L' : 'M'}${s.px(p.perUser)} ${s.py(p.output)}`).join('');
-    const points = l.points.map((p) => {
-        const tip = escapeHtml(`${l.target} · ${l.side} · concurrency ${p.concurrency}: ${p.output.toFixed(1)} output tok/s, ${p.perUser.toFixed(2)} per-user tok/s`);
-        const label = l.side === 'current'
-            ? `<text class="point-label" x="${tenth(s.px(p.perUser) + 6)}" y="${tenth(s.py(p.output) - 6)}">c${p.concurrency}</text>`
-            : '';
-        return `<circle class="point" data-target="${target}" data-side="${l.side}" data-concurrency="${p.concurrency}" cx="${s.px(p.perUser)}" cy="${s.py(p.output)}" r="3.5"><title>${tip}</title></circle>${label}`;
-    });
-    return `<g class="${l.side}" style="--c:${l.color}"><path data-target="${target}" data-side="${l.side}" d="${d}"/>${points.join('')}</g>`;
-}
-/** The chart's SVG; `label` is its accessible name (plain text, escaped here). */
-function servingCurveSvg(lines, label) {
-    const s = scaleOf(lines);
-    const ordered = [...lines.filter((l) => l.side === 'baseline'), ...lines.filter((l) => l.side === 'current')];
-    return (`<svg class="curve" viewBox="0 0 ${CURVE.width} ${CURVE.height}" role="img" aria-label="${escapeHtml(label)}"` +
-        ` data-x-max="${s.x.max}" data-y-max="${s.y.max}">${axes(s)}${ordered.map((l) => line(l, s)).join('')}</svg>`);
-}
-
-;// CONCATENATED MODULE: ./src/report/sweep-curves.ts
-/**
- * The serving curves of a page (SPEC §16): per concurrency sweep (a scenario whose cells are `<scenario>@c<N>`),
- * one chart with two paths per target, its current figures and its baseline's. The current point of a cell is its
- * steady `output_tps` and `per_user_tps`; a baseline point is the baseline's output tok/s of the same cell, and its
- * per-user tok/s that divided by the point's concurrency, as a closed-loop round computes it (bench/round.ts). Which
- * baseline is the page's to say: the run's leaderboard takes the reference its verdicts used, the dashboard the
- * previous run in the history. Every text from results (target ids, model names, runtimes) is escaped.
- */
-
-
-
-
-
-/** Colours that read on the light and the dark scheme alike; targets past the eighth reuse them (the legend names each). */
-const PALETTE = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#bf3989', '#6e7781'];
-const finite = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-/** The page's sweeps, in the order their first point appears; each sweep's targets likewise. */
-function sweepCurves(cells, baselineOutput) {
-    const sweeps = new Map();
-    const colors = new Map();
-    for (const cell of cells) {
-        const point = sweepPoint(cell.scenario);
-        if (!point)
-            continue;
-        if (!colors.has(cell.target))
-            colors.set(cell.target, PALETTE[colors.size % PALETTE.length]);
-        const targets = sweeps.get(point.base) ?? new Map();
-        targets.set(cell.target, [...(targets.get(cell.target) ?? []), { cell, concurrency: point.concurrency }]);
-        sweeps.set(point.base, targets);
-    }
-    return [...sweeps].map(([sweep, targets]) => {
-        const curve = { sweep, inputTokens: 0, outputTokens: 0, concurrencies: [], targets: [], lines: [] };
-        for (const [target, unsorted] of targets) {
-            const points = [...unsorted].sort((a, b) => a.concurrency - b.concurrency);
-            const first = points[0].cell;
-            const { current, baseline } = targetLines(target, points, colors.get(target), baselineOutput);
-            curve.inputTokens = first.workload.inputTokens;
-            curve.outputTokens = first.workload.outputTokens;
-            curve.concurrencies.push(...points.map((p) => p.concurrency));
-            curve.targets.push({
-                id: target,
-                color: current.color,
-                model: first.model || first.target,
-                runtime: runtimeLabel(first),
-                baseline: baseline.points.length > 0,
-            });
-            curve.lines.push(current, ...(baseline.points.length ? [baseline] : []));
-        }
-        curve.concurrencies = [...new Set(curve.concurrencies)].sort((a, b) => a - b);
-        return curve;
-    });
-}
-/** A target's two paths over its points (ascending concurrency): what it measured, and its baseline where there is one. */
-function targetLines(target, points, color, baselineOutput) {
-    const current = points
-        .filter(({ cell }) => finite(cell.metrics.output_tps) && finite(cell.metrics.per_user_tps))
-        .map(({ cell, concurrency }) => ({
-        concurrency,
-        perUser: cell.metrics.per_user_tps,
-        output: cell.metrics.output_tps,
-    }));
-    const baseline = points.flatMap(({ cell, concurrency }) => {
-        const output = baselineOutput(cell);
-        return finite(output) ? [{ concurrency, perUser: output / concurrency, output }] : [];
-    });
-    const line = (side, pts) => ({ target, side, color, points: pts });
-    return { current: line('current', current), baseline: line('baseline', baseline) };
-}
-function legend(curve, labels) {
-    const targets = curve.targets.map((t) => `<li><span class="swatch" style="--c:${t.color}"></span><code>${escapeHtml(t.id)}</code> <span class="dim">${escapeHtml(t.model)} · ${escapeHtml(t.runtime)}${t.baseline ? '' : ' · no baseline'}</span></li>`);
-    const sides = [
-        `<li><span class="swatch key"></span>${escapeHtml(labels.current)}</li>`,
-        `<li><span class="swatch key dashed"></span>${escapeHtml(labels.baseline)}</li>`,
-    ];
-    return `<ul class="legend">${[...targets, ...sides].join('')}</ul>`;
-}
-function sweep_curves_figure(curve, labels) {
-    const name = escapeHtml(curve.sweep);
-    const shape = `${curve.inputTokens} → ${curve.outputTokens} tokens, concurrency ${curve.concurrencies.join(', ')}`;
-    const svg = servingCurveSvg(curve.lines, `Serving curve of ${curve.sweep}: output tok/s against per-user tok/s`);
-    return `<figure class="sweep" data-sweep="${name}"><figcaption><strong>${name}</strong> <span class="dim">${escapeHtml(shape)}</span></figcaption>${svg}${legend(curve, labels)}</figure>`;
-}
-/** The page's section of serving curves; empty when no cell is a sweep point. */
-function curvesSection(curves, labels) {
-    if (!curves.length)
-        return '';
-    return `<section id="serving-curves">
-<h2>Serving curves</h2>
-<p class="dim">${labels.note}</p>
-<div class="curves">
-${curves.map((c) => sweep_curves_figure(c, labels)).join('\n')}
-</div>
-</section>
-`;
-}
-/**
- * Per sweep point of `cells`, its output tok/s in the run before the latest one that measured it, from the history
- * (oldest first), with that run's commit: the dashboard's baseline side.
- */
-function previousRuns(history, cells) {
-    const key = metricKey('output-throughput', 'mean');
-    const previous = new Map();
-    for (const cell of cells) {
-        if (!sweepPoint(cell.id))
-            continue;
-        const runs = history.flatMap((e) => {
-            const v = e.cells[cell.id]?.[key]?.steady;
-            return finite(v) ? [{ output: v, sha: e.sha }] : [];
-        });
-        const before = runs.at(-2);
-        if (before)
-            previous.set(cell.id, before);
-    }
-    return previous;
-}
-/** The pages' style for the curves, on top of the leaderboard's. */
-const CURVE_CSS = `
-.curves { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
-figure.sweep { margin: 0; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
-figure.sweep figcaption { font-size: .95rem; margin-bottom: .25rem; }
-svg.curve { display: block; width: 100%; max-width: 48rem; height: auto; }
-svg.curve .grid { stroke: var(--line); stroke-width: 1; }
-svg.curve .axis { stroke: var(--dim); stroke-width: 1; }
-svg.curve text { fill: var(--dim); font-size: 12px; }
-svg.curve text.title { fill: var(--fg); font-size: 13px; }
-svg.curve path { fill: none; stroke: var(--c); stroke-width: 2; }
-svg.curve .baseline path { stroke-dasharray: 6 4; }
-svg.curve .point { fill: var(--c); stroke: var(--c); stroke-width: 1.5; }
-svg.curve .baseline .point { fill: Canvas; }
-svg.curve .point-label { fill: var(--c); font-size: 11px; }
-.legend { list-style: none; padding: 0; margin: .25rem 0 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; overflow-wrap: anywhere; }
-.swatch { display: inline-block; width: 1.6rem; vertical-align: middle; border-top: 3px solid var(--c); margin-right: .35rem; }
-.swatch.key { --c: var(--fg); }
-.swatch.dashed { border-top-style: dashed; }
-`;
-
-;// CONCATENATED MODULE: ./src/report/leaderboard.ts
-
-
-
-
-
-
-
-
-
-
-const TABLE_ID = 'leaderboard';
-const num = (label, value) => ({
-    label,
-    numeric: true,
-    value: (c) => leaderboard_finite(value(c.metrics)),
-});
-const leaderboard_delta = (metric) => ({
-    label: `Δ ${metricInfo(metric).short}`,
-    numeric: true,
-    value: (c) => leaderboard_finite(c.verdict.metrics[metric]?.delta),
-    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
-    tone: (c) => c.verdict.metrics[metric]?.status,
-    perRun: true,
-});
-function qualityColumn(figure) {
-    const info = QUALITY_FIGURES[figure];
-    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
-    return {
-        label: capitalised,
-        numeric: true,
-        whenPresent: true,
-        value: (c) => leaderboard_finite(info.read(c.quality)),
-        html: (c) => {
-            const v = info.read(c.quality);
-            return v === undefined ? EMPTY : escapeHtml(info.format(v));
-        },
-    };
-}
-const leaderboard_COLUMNS = [
-    { label: 'Model', numeric: false, value: modelName },
-    { label: 'Runtime', numeric: false, value: runtime },
-    {
-        label: 'Quant',
-        numeric: false,
-        value: (c) => c.quant || null,
-        html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
-    },
-    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
-    num('Total tok/s', (m) => m.total_tps),
-    num('Output tok/s', (m) => m.output_tps),
-    num('Per-user tok/s', (m) => m.per_user_tps),
-    num('TTFT avg ms', (m) => m.ttft_ms?.mean),
-    num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
-    num('TPOT avg ms', (m) => m.tpot_ms?.mean),
-    num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-    num('Decode tok/s', (m) => m.decode_tps?.mean),
-    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-    {
-        label: 'Verdict',
-        numeric: true,
-        value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
-        html: verdictHtml,
-        words: true,
-        tone: (c) => c.verdict.status,
-        perRun: true,
-    },
-    ...PRIMARY_METRICS.map(leaderboard_delta),
-    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
-];
-/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
-const GOODPUT_COLUMN = {
-    label: 'Goodput',
-    numeric: true,
-    value: (c) => leaderboard_finite(c.metrics.goodput),
-    html: (c) => {
-        const share = c.metrics.goodput;
-        if (share === undefined || !c.workload.slo)
-            return EMPTY;
-        const rate = c.metrics.request_goodput === undefined
-            ? ''
-            : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`;
-        return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`;
-    },
-};
-/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
-function pageColumns(cells) {
-    if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined))
-        return leaderboard_COLUMNS;
-    const at = leaderboard_COLUMNS.findIndex((c) => c.label === 'Verdict');
-    return [...leaderboard_COLUMNS.slice(0, at), GOODPUT_COLUMN, ...leaderboard_COLUMNS.slice(at)];
-}
-/** The leaderboard page for a results file; everything from engines and configs is escaped. */
-function renderLeaderboard(results, ctx = {}) {
-    const measured = measuredCells(results.cells);
-    const failed = results.cells.filter((c) => c.status === 'error');
-    const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
-    const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
-    const curves = runCurves(results, measured);
-    return `${pageHead(title, curves ? CURVE_CSS : '')}
-<header>
-<h1>${title}</h1>
-<p class="meta">${metaLine(results, ctx)}</p>
-</header>
-<main>
-${measured.length ? leaderboardTable(measured, pageColumns(measured)) : '<p>No cell was measured.</p>'}
-${curves}${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
-<script>
-${sortScript(TABLE_ID)}
-</script>
-</body>
-</html>
-`;
-}
-/**
- * The run's serving curves: this run's figures, and the reference each cell's verdict was judged against (the
- * baseline file's figure, or the median of the default branch's recent runs), as `verdict.reference` records it.
- */
-function runCurves(results, measured) {
-    const curves = sweepCurves(measured, (c) => c.verdict.reference?.['output-throughput']?.value);
-    const sha = results.summary?.baseline?.sha;
-    return curvesSection(curves, {
-        current: 'this run',
-        baseline: sha ? `baseline ${sha.slice(0, 7)}` : 'baseline',
-        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid this run, ' +
-            'dashed the baseline its verdicts compared with (its output tok/s; per-user tok/s is that divided by the concurrency). ' +
-            'Both axes start at 0.',
-    });
-}
-/** The cells with figures, in the leaderboard's default order. */
-function measuredCells(cells) {
-    return defaultOrder(cells.filter((c) => c.status === 'ok' && c.metrics !== null));
-}
-/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
-function defaultOrder(cells) {
-    const collate = (a, b) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
-        .map((x) => x.cell);
-}
-/** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
-function leaderboardTable(cells, columns = leaderboard_COLUMNS, rowAttrs = () => '') {
-    const heads = columns.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
-    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`);
-    return `<table id="${TABLE_ID}">
-<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
-<thead><tr>${heads.join('')}</tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>`;
-}
-function td(col, cell) {
-    const value = col.value(cell);
-    const html = col.html
-        ? col.html(cell)
-        : col.numeric
-            ? formatNumber(value)
-            : escapeHtml(String(value ?? EMPTY));
-    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
-    const attr = value === null ? '' : escapeHtml(String(value));
-    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
-}
-function metaLine(results, ctx) {
-    const run = results.run;
-    const sha = ctx.sha || run.sha;
-    const baseline = results.summary?.baseline;
-    const url = safeUrl(ctx.runUrl || run.runUrl);
-    return [
-        sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
-        `hardware <code>${escapeHtml(run.hardware)}</code>`,
-        formatDate(run.finishedAt || run.startedAt),
-        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
-        baseline
-            ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
-            : 'no baseline',
-        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
-    ]
-        .filter(Boolean)
-        .join(' · ');
-}
-function failedSection(cells) {
-    if (!cells.length)
-        return '';
-    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
-        `<pre>${escapeHtml(escape_clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
-    return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
-}
-function unmeasuredSection(cells) {
-    if (!cells.length)
-        return '';
-    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
-    return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
-}
-function modelName(cell) {
-    return cell.model || cell.target;
-}
-function runtime(cell) {
-    return runtimeLabel(cell);
-}
-function scenarioHtml(cell) {
-    const w = cell.workload;
-    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
-    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
-    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
-}
-function verdictHtml(cell) {
-    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
-    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
-    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
-}
-function formatDate(iso) {
-    const time = iso ? Date.parse(iso) : NaN;
-    return Number.isNaN(time)
-        ? escapeHtml(iso || 'date unknown')
-        : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-function leaderboard_finite(value) {
-    return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-;// CONCATENATED MODULE: ./src/report/dashboard-band.ts
-/**
- * The band a trend chart shades: the gate's limit for the metric, around the reference, as the verdict applies it
- * (compare/reference.ts `relativeLimit`: the larger of `max-regression` and `min-delta` taken relative to the
- * reference). A target without a gate, or a metric its gate does not name, gets the default band, and its caption
- * says so: the built-in limit where the registry has one (decode 5%, TTFT 10% and at least 50 ms), else
- * DEFAULT_LIMIT.
- */
-
-
-
-
-/** The default band of a relative metric the registry has no built-in limit for (startup, energy per token). */
-const DEFAULT_LIMIT = 0.05;
-let builtIn;
-/** The registry's built-in gate, resolved once. */
-const builtInGate = () => (builtIn ??= defaultGateConfig());
-function limitConfig(metric, gate) {
-    const own = gate && isRelative(metric) ? gate[metric] : undefined;
-    if (own)
-        return { config: own, gated: true };
-    const fallback = isRelative(metric) ? builtInGate()[metric] : undefined;
-    return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false };
-}
-/**
- * The band of a share gated in points (goodput's `max-drop`), charted in percent: `reference` ± the points, the
- * gate's or the registry's default. The gate flags a drop only; the band is drawn both ways, as for the others.
- */
-function dropBand(metric, reference, gate) {
-    const own = gate?.[metric]?.maxDrop;
-    const drop = own ?? builtInGate()[metric]?.maxDrop ?? 0;
-    const points = drop * 100;
-    const around = `${formatNumber(reference)} %`;
-    const words = `limit of ${formatPoints(drop)} points around the reference ${around}`;
-    // A share lies within 0–100 %: the band stops there, so the axis never offers 105 %.
-    return {
-        low: Math.max(0, reference - points),
-        high: Math.min(100, reference + points),
-        limit: reference > 0 ? points / reference : 0,
-        title: `limit ±${formatPoints(drop)} points around ${around}`,
-        note: own !== undefined
-            ? `shaded: the gate's ${words}`
-            : `shaded: the default ${words}${gate ? ' (not in the gate)' : ' (no gate given)'}`,
-    };
-}
-/**
- * The band of `metric` around `reference` under `gate` (the cell's target's, if any). A share (goodput) is charted
- * in percent (chartValue), so its reference and band are in percent too.
- */
-function trendBand(metric, reference, gate) {
-    if (isDrop(metric))
-        return dropBand(metric, reference, gate);
-    const { unit } = metricInfo(metric);
-    const { config, gated } = limitConfig(metric, gate);
-    const limit = reference > 0 ? relativeLimit(config, reference) : config.maxRegression;
-    const half = Math.abs(reference) * limit;
-    const around = `${formatNumber(reference)} ${unit}`;
-    const floor = config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : '';
-    const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)';
-    return {
-        low: reference - half,
-        high: reference + half,
-        limit,
-        title: `limit ±${formatPercent(limit)}${floor} around ${around}`,
-        note: gated
-            ? `shaded: the gate's limit ±${formatPercent(limit)}${floor} around the reference ${around}`
-            : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
-    };
-}
-/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
-function chartUnit(metric) {
-    const { unit } = metricInfo(metric);
-    return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit };
-}
-
-;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
-/**
- * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a point at every run
- * that measured the cell, a gap where a run did not, a dashed line where a level shift starts, and a y axis with
- * labelled ticks. The shaded band is the gate's limit around the reference (the median of the newest
- * REFERENCE_RUNS runs since the last level shift, as compare/reference.ts takes it), and the y range always holds
- * the whole band: a change the gate would not flag is drawn inside the band, never as a full-height line.
- *
- * Size: a 50-cell page with 100 runs has 10,000 points, so a point is not an element of its own: the line's path
- * has a vertex at every run, written with relative coordinates, and the page's one `<marker>` (TREND_POINT_ID)
- * draws a circle at every vertex. The page's script reads the vertices back from the path to put the hover dot.
- */
-
-
-
-
-/** The view box and the plot's margins: tick labels in `left`, the unit above them in `top`. */
-const CHART = { width: 600, height: 140, left: 64, right: 10, top: 30, bottom: 10 };
-const PLOT_WIDTH = CHART.width - CHART.left - CHART.right;
-const PLOT_BOTTOM = CHART.height - CHART.bottom;
-const PLOT_HEIGHT = PLOT_BOTTOM - CHART.top;
-/** The marker every trend line draws at its vertices (one definition per page, `trendDefs`). */
-const TREND_POINT_ID = 'trend-point';
-/** x of history index `i` of `n`, the same rule the page's script inverts. */
-function xOf(i, n) {
-    return Math.round(n <= 1 ? CHART.left + PLOT_WIDTH / 2 : CHART.left + (i * PLOT_WIDTH) / (n - 1));
-}
-/**
- * The level the gate compares against: the median of the newest REFERENCE_RUNS measured values from the last level
- * shift on; undefined when no run measured the figure.
- */
-function trendReference(values, shifts) {
-    const from = Math.max(0, ...shifts.filter((i) => i < values.length));
-    const since = values.slice(from).filter((v) => v !== null);
-    return since.length ? median(since.slice(-REFERENCE_RUNS)) : undefined;
-}
-/**
- * Ticks at multiples of a 1, 2 or 5 × 10ⁿ step, the first at or below `lo`, the last at or above `hi`: the smallest
- * such step that needs at most 6 ticks, which needs at least 3 (the step before it needed 7 or more, and a step is
- * at most 2.5 times the one before).
- */
-function niceTicks(lo, hi) {
-    const span = hi - lo > 0 ? hi - lo : Math.abs(hi) || 1;
-    let exponent = Math.floor(Math.log10(span / 6));
-    for (;;) {
-        for (const m of [1, 2, 5]) {
-            const step = m * 10 ** exponent;
-            const first = Math.floor(lo / step + 1e-9);
-            const last = Math.max(Math.ceil(hi / step - 1e-9), first + 2);
-            if (last - first + 1 <= 6)
-                return Array.from({ length: last - first + 1 }, (_, k) => Number(((first + k) * step).toPrecision(15)));
-        }
-        exponent++;
-    }
-}
-/**
- * Tick labels as the page writes numbers (formatNumber), unless that precision makes two of them read the same
- * (a tight limit on a large value): then with the step's decimals.
- */
-function tickLabels(ticks) {
-    const labels = ticks.map(formatNumber);
-    if (new Set(labels).size === labels.length)
-        return labels;
-    const step = Math.abs(ticks[1] - ticks[0]);
-    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-    return ticks.map((t) => {
-        const text = Math.abs(t).toLocaleString('en-US', {
-            minimumFractionDigits: decimals,
-            maximumFractionDigits: decimals,
-        });
-        return t < 0 ? MINUS + text : text;
-    });
-}
-/**
- * The y axis: the data's range and the band's together, padded by 3%, kept within `bounds`, widened to the nice
- * ticks around them (a 1-2-5 step divides 0 and 100, so a share's axis still ends at 100 %).
- */
-function trendScale(values, band, bounds) {
-    const present = values.filter((v) => v !== null);
-    const ends = band ? [...present, band.low, band.high] : present;
-    let lo = Math.min(...ends);
-    let hi = Math.max(...ends);
-    const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1;
-    [lo, hi] = [lo - pad, hi + pad];
-    if (bounds)
-        [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)];
-    const ticks = niceTicks(lo, hi);
-    const [bottom, top] = [ticks[0], ticks[ticks.length - 1]];
-    return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) };
-}
-/**
- * The line through every measured run: `M` where a run follows a gap, then relative `l` steps (x always grows, so
- * a pair needs a separator only before a positive dy), and `h0` for a run with gaps on both sides: a vertex of
- * its own, so it gets its marker.
- */
-function linePath(values, y) {
-    const n = values.length;
-    let d = '';
-    let prev;
-    values.forEach((v, i) => {
-        if (v === null)
-            return void (prev = undefined);
-        const at = [xOf(i, n), y(v)];
-        if (prev) {
-            const [dx, dy] = [at[0] - prev[0], at[1] - prev[1]];
-            d += `${d.endsWith('l') ? '' : ' '}${dx}${dy < 0 ? '' : ' '}${dy}`;
-        }
-        else
-            d += `M${at[0]} ${at[1]}${i + 1 < n && values[i + 1] !== null ? 'l' : 'h0'}`;
-        prev = at;
-    });
-    return d;
-}
-function axis(scale, unit) {
-    const labels = tickLabels(scale.ticks);
-    const grid = scale.ticks.map((t) => `M${CHART.left} ${scale.y(t)}h${PLOT_WIDTH}`).join('');
-    const texts = scale.ticks.map((t, k) => `<text x="${CHART.left - 6}" y="${scale.y(t) + 6}">${labels[k]}</text>`);
-    return (`<path class="grid" d="${grid}"/><g class="ticks">${texts.join('')}</g>` +
-        `<text class="unit" x="${CHART.left - 6}" y="16">${escapeHtml(unit)}</text>`);
-}
-function bandRect(band, scale) {
-    const top = scale.y(band.high);
-    const height = Math.max(1, scale.y(band.low) - top);
-    return `<rect class="band" x="${CHART.left}" y="${top}" width="${PLOT_WIDTH}" height="${height}"><title>${escapeHtml(band.title)}</title></rect>`;
-}
-/** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
-function trendChart(trend, attrs) {
-    const n = trend.values.length;
-    const present = trend.values.some((v) => v !== null);
-    const shifts = trend.shifts
-        .filter((i) => i > 0 && i < n)
-        .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
-        .join('');
-    let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
-    if (present) {
-        const scale = trendScale(trend.values, trend.band, trend.bounds);
-        const band = trend.band ? bandRect(trend.band, scale) : '';
-        body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`;
-    }
-    const { width, height } = CHART;
-    return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
-        ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
-        `${shifts}${body}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
-}
-/** The page's one marker definition, the point every trend line draws at each run. */
-function trendDefs() {
-    return (`<svg class="defs" aria-hidden="true" focusable="false"><marker id="${TREND_POINT_ID}" markerUnits="userSpaceOnUse"` +
-        ` viewBox="-5 -5 10 10" markerWidth="10" markerHeight="10" overflow="visible"><circle class="point" r="3.5"/></marker></svg>`);
-}
-
-;// CONCATENATED MODULE: ./src/report/dashboard-script.ts
-/**
- * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
- * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
- * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
- * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
- * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
- */
-
-const DATA_ID = 'dashboard-data';
-const TIP_ID = 'tip';
-const FILTERS = ['engine', 'quant', 'scenario'];
-/** Per history index, the y of the line's vertex, or '' where the run did not measure the cell. */
-const VERTICES = `function ysOf(svg) {
-  var line = svg.querySelector('path.line');
-  var tokens = line ? line.getAttribute('d').match(/[Mlh]|-?[0-9.]+/g) || [] : [];
-  var ys = [], y = 0, command = '';
-  for (var t = 0; t < tokens.length; t++) {
-    if (/[Mlh]/.test(tokens[t])) { command = tokens[t]; continue; }
-    if (command === 'h') continue;
-    var dy = Number(tokens[++t]);
-    y = command === 'M' ? dy : y + dy;
-    ys.push(y);
-  }
-  var series = seriesOf(svg), out = [], k = 0;
-  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
-  return out;
-}`;
-function dashboardScript() {
-    const source = `(function () {
-var LEFT = ${CHART.left}, INNER = ${CHART.width - CHART.left - CHART.right};
-var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
-var tip = document.getElementById(${JSON.stringify(TIP_ID)});
-function xOf(i, n) { return Math.round(n <= 1 ? LEFT + INNER / 2 : LEFT + i * INNER / (n - 1)); }
-function seriesOf(svg) { return data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))]; }
-${VERTICES}
-function nearest(ys, i) {
-  for (var d = 0; d < ys.length; d++) {
-    if (i - d >= 0 && ys[i - d] !== '') return i - d;
-    if (i + d < ys.length && ys[i + d] !== '') return i + d;
-  }
-  return -1;
-}
-function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
-function show(svg, ys, event) {
-  var n = Number(svg.getAttribute('data-n'));
-  var shifts = svg.getAttribute('data-shifts').split(',');
-  var rect = svg.getBoundingClientRect();
-  var vx = (event.clientX - rect.left) * ${CHART.width} / rect.width;
-  var raw = n <= 1 ? 0 : Math.round((vx - LEFT) * (n - 1) / INNER);
-  var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
-  if (i < 0) return hide(svg);
-  var series = seriesOf(svg);
-  var commit = data.commits[i];
-  var dot = svg.querySelector('.dot');
-  dot.setAttribute('cx', xOf(i, n));
-  dot.setAttribute('cy', ys[i]);
-  var unit = data.units[Number(svg.getAttribute('data-metric'))];
-  tip.textContent = series[i] + ' ' + unit + ' \\u00b7 ' + commit[0] + ' \\u00b7 ' + commit[1] + (shifts.indexOf(String(i)) >= 0 ? ' \\u00b7 level shift' : '');
-  tip.hidden = false;
-  tip.style.left = (event.clientX + 12) + 'px';
-  tip.style.top = (event.clientY + 12) + 'px';
-}
-Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
-  var ys = ysOf(svg);
-  svg.addEventListener('mousemove', function (event) { show(svg, ys, event); });
-  svg.addEventListener('mouseleave', function () { hide(svg); });
-});
-var keys = ${JSON.stringify(FILTERS)};
-function applyFilters() {
-  var chosen = keys.map(function (k) { return document.getElementById('filter-' + k).value; });
-  Array.prototype.forEach.call(document.querySelectorAll('[data-engine]'), function (el) {
-    var keep = keys.every(function (k, j) { return chosen[j] === '' || el.getAttribute('data-' + k) === chosen[j]; });
-    el.hidden = !keep;
-  });
-}
-keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListener('change', applyFilters); });
-})();`;
-    return source.replace(/<\//g, '<\\/');
-}
-
-;// CONCATENATED MODULE: ./src/report/dashboard-style.ts
-/**
- * The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. Tick labels are
- * in view-box units, so 18 reads about 11 px on a card 400 px wide. The trend line's points are its markers
- * (dashboard-chart.ts), a same-page reference.
- */
-
-const DASHBOARD_CSS = `
-[hidden] { display: none !important; }
-.filters { margin: .5rem 0 1rem; display: flex; gap: 1rem; flex-wrap: wrap; }
-.filters label { color: var(--dim); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: 1rem; }
-.cell { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
-.cell h3 { font-size: .95rem; margin: 0 0 .25rem; }
-figure { margin: .25rem 0; }
-figcaption { font-size: .85rem; }
-figcaption .band-note { display: block; color: var(--dim); font-size: .8rem; }
-svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 600 / 140; background: var(--zebra); cursor: crosshair; }
-svg.trend .line { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; marker: url(#${TREND_POINT_ID}); }
-svg.trend .grid { fill: none; stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }
-svg.trend .band { fill: var(--good); fill-opacity: .14; }
-svg.trend text { fill: var(--dim); font-size: 18px; text-anchor: end; }
-svg.trend text.unit { font-size: 16px; }
-svg.trend text.empty { text-anchor: middle; }
-svg.trend .dot { fill: var(--fg); }
-svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
-svg.defs .point { fill: var(--fg); }
-svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
-#tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
-  border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
-`;
-
-;// CONCATENATED MODULE: ./src/report/dashboard.ts
-/**
- * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
- * current baseline, then per cell trend charts of decode tok/s, TTFT and startup over the history with detected
- * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
- * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
- * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
- * the GPU energy per output token (only where the GPUs reported power), `goodput` the share of requests that met the
- * scenario's `slo` (only for a scenario with one), in percent.
- */
-const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy', 'goodput'];
-/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
-const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
-const facet = {
-    engine: (c) => engineLabel(c),
-    quant: (c) => c.quant ?? '',
-    scenario: (c) => c.scenario,
-};
-const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('');
-/** The page for one hardware key. */
-function renderDashboard(input) {
-    const cells = measuredCells(input.baseline.cells);
-    const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
-    const data = {
-        commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
-        units: TREND_METRICS.map((m) => chartUnit(m).unit),
-        // A series no run recorded has no chart to hover, so it carries nothing.
-        series: cells.map((c) => TREND_METRICS.map((m) => {
-            const values = chartSeries(input.history, c.id, m);
-            return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)));
-        })),
-    };
-    const last = input.history.at(-1);
-    const curves = dashboardCurves(input, cells);
-    return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
-<header>
-<h1>${title}</h1>
-<p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
-</header>
-<main>
-${filters(cells)}
-${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
-${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
-<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
-${trendDefs()}
-<div class="cards">
-${cells.map((c, i) => card(input, c, i)).join('\n')}
-</div>
-</main>
-<div id="${TIP_ID}" role="tooltip" hidden></div>
-<script type="application/json" id="${DATA_ID}">${jsonForScript(data)}</script>
-<script>
-${sortScript(TABLE_ID)}
-${dashboardScript()}
-</script>
-</body>
-</html>
-`;
-}
-/**
- * The serving curves of the baseline's sweeps: solid, the latest stored run of each point (the table's figures);
- * dashed, the run before it in the history, so the chart shows what the latest change to the default branch did.
- */
-function dashboardCurves(input, cells) {
-    const previous = previousRuns(input.history, cells);
-    const curves = sweepCurves(cells, (c) => previous.get(c.id)?.output);
-    const shas = [...new Set([...previous.values()].map((p) => p.sha.slice(0, 7)))];
-    return curvesSection(curves, {
-        current: 'latest run',
-        baseline: shas.length === 1 ? `previous run ${shas[0]}` : 'previous run of each point',
-        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid the ' +
-            "latest stored run (the table's figures), dashed the default branch's run before it (its output tok/s; per-user " +
-            'tok/s is that divided by the concurrency). Both axes start at 0.',
-    });
-}
-function seriesOf(history, id, metric) {
-    const key = metricKey(metric, 'mean');
-    return history.map((e) => {
-        const v = e.cells[id]?.[key]?.steady;
-        return typeof v === 'number' && Number.isFinite(v) ? v : null;
-    });
-}
-/** A metric's series as its chart draws it: a share in percent (chartUnit), every other figure as recorded. */
-function chartSeries(history, id, metric) {
-    const { scale } = chartUnit(metric);
-    return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale));
-}
-function card(input, cell, index) {
-    const charts = TREND_METRICS.map((metric, m) => {
-        const { label } = metricInfo(metric);
-        const { unit, bounds } = chartUnit(metric);
-        const values = chartSeries(input.history, cell.id, metric);
-        // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
-        // kept) gets no chart; the primary figures always have one.
-        if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
-            return '';
-        const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
-        const reference = trendReference(values, shifts);
-        const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
-        const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`);
-        const latest = values.filter((v) => v !== null).at(-1);
-        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`;
-        const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
-        return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`;
-    });
-    const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
-    return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
-}
-function filters(cells) {
-    const selects = FILTERS.map((key) => {
-        const values = [...new Set(cells.map(facet[key]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-        const options = values.map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v || '—')}</option>`).join('');
-        return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`;
-    });
-    return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`;
-}
-function dashboard_metaLine(input, last) {
-    const run = input.baseline.run;
-    const url = safeUrl(run.runUrl);
-    const repo = safeUrl(input.repoUrl);
-    const sha = run.sha ? `<code title="${escapeHtml(run.sha)}">${escapeHtml(run.sha.slice(0, 12))}</code>` : 'unknown';
-    return [
-        `baseline ${repo && run.sha ? `<a href="${escapeHtml(`${repo}/commit/${run.sha}`)}">${sha}</a>` : sha}`,
-        `updated ${formatDate(last?.date ?? run.finishedAt ?? run.startedAt)}`,
-        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
-        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
-    ]
-        .filter(Boolean)
-        .join(' · ');
-}
-/** JSON inside a script element: nothing in it may end the element or read as markup. */
-function jsonForScript(value) {
-    return JSON.stringify(value)
-        .replace(/</g, '\\u003c')
-        .replace(/>/g, '\\u003e')
-        .replace(/&/g, '\\u0026')
-        .replace(/\u2028/g, '\\u2028')
-        .replace(/\u2029/g, '\\u2029');
-}
-
-;// CONCATENATED MODULE: ./src/report/dashboard-index.ts
-/** The data branch's root `index.html`: every hardware key with its latest update, linking its dashboard. */
-
-
-
-
-function renderHardwareIndex(keys) {
-    const sorted = [...keys].sort((a, b) => a.hardware.localeCompare(b.hardware, 'en', { numeric: true }));
-    const rows = sorted.map((k) => {
-        const href = `${encodeURIComponent(k.hardware)}/index.html`;
-        const sha = k.sha ? `<code>${escapeHtml(k.sha.slice(0, 12))}</code>` : '—';
-        return `<tr><td><a href="${escapeHtml(href)}">${escapeHtml(k.hardware)}</a></td><td>${formatDate(k.updated)}</td><td>${sha}</td><td class="num">${k.cells ?? '—'}</td></tr>`;
-    });
-    return `${pageHead('LLM serving benchmarks')}
-<header><h1>LLM serving benchmarks</h1><p class="meta">${plural(sorted.length, 'hardware key')}</p></header>
-<main>
-<table>
-<thead><tr><th scope="col">Hardware</th><th scope="col">Latest update</th><th scope="col">Baseline commit</th><th scope="col" class="num">Cells</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>
-</main>
-</body>
-</html>
-`;
-}
-
-;// CONCATENATED MODULE: ./src/report/index.ts
-
-
-
-
-
-
-/** GitHub rejects issue comments longer than this. */
-const COMMENT_LIMIT = 65_536;
-/** The job summary upload aborts past 1024k per step. */
-const SUMMARY_LIMIT = 1024 * 1024;
-/** The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed. */
-function renderReport(results, ctx, maxChars) {
-    return render(results, ctx, commentMarker(ctx.configPath), maxChars);
-}
-/** Hidden marker that finds our comment again: one comment per PR and config file. */
-function commentMarker(configPath) {
-    return `<!-- llm-bench-gate:${configPath} -->`;
-}
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/store/dashboard-files.ts
-/**
- * The pages of the data branch, built from what an update stores: `<hardware>/index.html` (the dashboard
- * of the merged baseline and history, with the level shifts the verdicts would see) and the root
- * `index.html` listing every hardware key that has a baseline with its latest update.
- */
-
-
-
-const BASELINE = /^([^/]+)\/baseline\.json$/;
-/** Per cell and charted metric, the history indexes where a level shift starts. */
-function historyShifts(baseline, history, gates) {
-    const shifts = {};
-    for (const cell of baseline.cells) {
-        for (const metric of TREND_METRICS) {
-            const values = seriesOf(history, cell.id, metric);
-            const at = values.flatMap((v, i) => (v === null ? [] : [i]));
-            const key = metricKey(metric, 'mean');
-            const rounds = at.map((i) => history[i].cells[cell.id]?.[key]?.rounds ?? []);
-            const config = isRelative(metric) ? gates[cell.target]?.[metric] : undefined;
-            const starts = levelShifts(at.map((i) => values[i]), rounds, { config, noiseFloor: NOISE_FLOOR });
-            if (starts.length)
-                (shifts[cell.id] ??= {})[metric] = starts.map((s) => at[s]);
-        }
-    }
-    return shifts;
-}
-/** `onBranch`: the page sits next to the root index, so it links it. */
-function dashboardPage(hardware, baseline, history, gates, options = {}) {
-    return renderDashboard({
-        hardware,
-        baseline,
-        history,
-        shifts: historyShifts(baseline, history, gates),
-        gates,
-        repoUrl: options.repoUrl,
-        indexLink: options.onBranch,
-    });
-}
-/** The root page: this update's key from what it writes, every other key from its stored baseline. */
-async function rootIndex(snapshot, current) {
-    const keys = new Map([[current.hardware, current]]);
-    for (const path of await snapshot.paths()) {
-        const hardware = BASELINE.exec(path)?.[1];
-        if (!hardware || keys.has(hardware))
-            continue;
-        keys.set(hardware, summaryOf(hardware, await snapshot.read(path)));
-    }
-    return renderHardwareIndex([...keys.values()]);
-}
-/**
- * Another key's baseline, as the root page lists it. The data branch is untrusted: what another writer left
- * unreadable or of the wrong shape still gets its row, with what can be read of it, and never stops this
- * key's update.
- */
-function summaryOf(hardware, text) {
-    let file;
-    try {
-        file = JSON.parse(text ?? '');
-    }
-    catch {
-        return { hardware };
-    }
-    const record = (v) => typeof v === 'object' && v !== null ? v : {};
-    const string = (v) => (typeof v === 'string' ? v : undefined);
-    const run = record(record(file).run);
-    const cells = record(file).cells;
-    return {
-        hardware,
-        updated: string(run.finishedAt) ?? string(run.startedAt),
-        sha: string(run.sha),
-        cells: Array.isArray(cells) ? cells.length : undefined,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/store/history-bounds.ts
 const HISTORY_ENTRIES = 100;
 const HISTORY_BYTES = 2 * 1024 * 1024;
-const history_bounds_compact = (v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : v);
+const compact = (v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : v);
 function compactEntry(entry) {
     const cells = {};
     for (const [id, metrics] of Object.entries(entry.cells)) {
         const out = {};
         for (const [key, s] of Object.entries(metrics))
-            out[key] = { steady: history_bounds_compact(s.steady), rounds: s.rounds.map(history_bounds_compact) };
+            out[key] = { steady: compact(s.steady), rounds: s.rounds.map(compact) };
         cells[id] = out;
     }
     return { ...entry, cells };
@@ -59886,6 +56174,44 @@ function boundedHistory(file, maxBytes = HISTORY_BYTES) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/store/key-summaries.ts
+const BASELINE = /^([^/]+)\/baseline\.json$/;
+/** `current` first, then every other key whose `<key>/baseline.json` the snapshot holds, in the tree's order. */
+async function keySummaries(snapshot, current) {
+    const keys = new Map([[current.hardware, current]]);
+    for (const path of await snapshot.paths()) {
+        const hardware = BASELINE.exec(path)?.[1];
+        if (!hardware || keys.has(hardware))
+            continue;
+        keys.set(hardware, summaryOf(hardware, await snapshot.read(path)));
+    }
+    return [...keys.values()];
+}
+/**
+ * Another key's baseline, as a root page lists it. The data branch is untrusted: what another writer left
+ * unreadable or of the wrong shape still gets its row, with what can be read of it, and never stops this
+ * key's update.
+ */
+function summaryOf(hardware, text) {
+    let file;
+    try {
+        file = JSON.parse(text ?? '');
+    }
+    catch {
+        return { hardware };
+    }
+    const record = (v) => typeof v === 'object' && v !== null ? v : {};
+    const string = (v) => (typeof v === 'string' ? v : undefined);
+    const run = record(record(file).run);
+    const cells = record(file).cells;
+    return {
+        hardware,
+        updated: string(run.finishedAt) ?? string(run.startedAt),
+        sha: string(run.sha),
+        cells: Array.isArray(cells) ? cells.length : undefined,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/store/layout.ts
 /** File layout of the data branch: one directory per hardware key. What is read back goes through results-file.ts. */
 /** A hardware key becomes a directory name, so it must be one plain path segment. */
@@ -59897,7 +56223,7 @@ function checkHardware(hardware) {
 }
 const baselinePath = (hardware) => `${checkHardware(hardware)}/baseline.json`;
 const historyPath = (hardware) => `${checkHardware(hardware)}/history.json`;
-const layout_serialize = (value) => JSON.stringify(value, null, 2) + '\n';
+const serialize = (value) => JSON.stringify(value, null, 2) + '\n';
 const dashboardPath = (hardware) => `${checkHardware(hardware)}/index.html`;
 /** The data branch's root page, listing every hardware key. */
 const ROOT_INDEX_PATH = 'index.html';
@@ -59916,7 +56242,7 @@ const merge_time = (iso) => {
 function storableCells(results) {
     return (results.cells
         .filter((c) => c.status === 'ok' && c.metrics !== null && c.verdict?.status !== 'missing')
-        // A same-box A/B's base arm measured another commit: the store never keeps it (SPEC §14).
+        // A same-box A/B's base arm measured another commit: the store never keeps it (docs/same-box.md).
         .map(({ ab: _ab, ...cell }) => cell));
 }
 /**
@@ -60015,6 +56341,79 @@ function mergeHistory(stored, entry, hardware, limit) {
     return { schema: HISTORY_SCHEMA, hardware, entries: entries.slice(-Math.max(1, limit)) };
 }
 
+;// CONCATENATED MODULE: ./src/store/results-fields.ts
+/**
+ * The zod fields the readers of results and history files are built from: each error message says what was
+ * expected and what came (`expected a number, got "12"`), never a whole object.
+ */
+
+/** A value as a message shows it: short, and never a whole object. */
+function describeValue(value) {
+    if (value === undefined)
+        return 'nothing';
+    if (Array.isArray(value))
+        return `a list of ${value.length}`;
+    if (typeof value === 'object' && value !== null)
+        return 'an object';
+    if (typeof value !== 'string')
+        return String(value);
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+const want = (what) => (issue) => issue.input === undefined ? `missing (expected ${what})` : `expected ${what}, got ${describeValue(issue.input)}`;
+const num = schemas_number({ error: want('a number') });
+const numOrNull = schemas_number({ error: want('a number or null') }).nullable();
+const str = schemas_string({ error: want('a string') });
+const strOrNull = schemas_string({ error: want('a string or null') }).nullable();
+const bool = schemas_boolean({ error: want('true or false') });
+const oneOf = (values) => schemas_enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) });
+const results_fields_list = (item) => array(item, { error: want('a list') });
+const obj = (shape) => looseObject(shape, { error: want('an object') });
+const dict = (value) => record(schemas_string(), value, { error: want('an object') });
+/** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
+const keyedBy = (keys, noun) => ({
+    error: (issue) => issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue),
+});
+
+;// CONCATENATED MODULE: ./src/core/measurements.ts
+const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
+/** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
+const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps', 'failed_share'];
+/**
+ * Round-level figures only some rounds have: `energy_j_per_token` (GPU energy over the round ÷ its output tokens)
+ * where the GPUs reported power during it; `accept_length` (tokens per verify step) and `step_ms` (verify-step
+ * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
+ * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
+ * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
+ */
+const OPTIONAL_SCALAR_METRICS = [
+    'energy_j_per_token',
+    'accept_length',
+    'step_ms',
+    'goodput',
+    'request_goodput',
+];
+
+;// CONCATENATED MODULE: ./src/core/host.ts
+/**
+ * What the results file records about the host a target ran on: its state just before launch (GPU
+ * clocks, power, temperature, slowdown reasons and their counters, GPU compute processes, available
+ * memory, CPU governor), the environment fingerprint compared with the baseline's, and the rounds
+ * re-measured because the GPU slowed down during them. Every figure is optional: a host without
+ * `nvidia-smi`, a VM without cpufreq, a GB10 reporting `[N/A]` simply leave it out.
+ */
+/**
+ * Clock slowdown reasons that make a measurement unrepresentative, by their `nvidia-smi` field names
+ * (`clocks_event_reasons.<name>`; `clocks_throttle_reasons.<name>` on drivers before 535). Idle,
+ * application-clock and sync-boost reasons are left out: they do not mean the box is throttled.
+ */
+const SLOWDOWN_REASONS = [
+    'hw_slowdown',
+    'sw_thermal_slowdown',
+    'hw_thermal_slowdown',
+    'hw_power_brake_slowdown',
+    'sw_power_cap',
+];
+
 ;// CONCATENATED MODULE: ./src/store/release-one.ts
 /**
  * Results files written by the first release, read as the current shapes. Three things differ there:
@@ -60071,12 +56470,11 @@ function withCellShare(cell) {
     return { ...cell, metrics: { ...cell.metrics, failed_share: share(cell.rounds.filter((r) => r.steady)) } };
 }
 
-;// CONCATENATED MODULE: ./src/store/results-schema.ts
+;// CONCATENATED MODULE: ./src/store/cell-schema.ts
 /**
- * zod schemas of `llm-bench-gate/results@1` and `llm-bench-gate/history@1`, mirroring the types in
- * core/results.ts and core/measurements.ts. The keys those types name are checked; any other field is
- * kept as it is, since a results file may grow. Numbers must be finite; null only where the type says
- * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
+ * zod schema of one cell of a `llm-bench-gate/results@1` file, mirroring `CellResult` in core/results.ts and the
+ * blocks of core/measurements.ts: its workload, steady metrics and rounds, verdict, output quality and host.
+ * First-release shapes are upgraded as they are read (release-one.ts).
  */
 
 
@@ -60087,77 +56485,52 @@ function withCellShare(cell) {
 
 
 
-/** A value as a message shows it: short, and never a whole object. */
-function describeValue(value) {
-    if (value === undefined)
-        return 'nothing';
-    if (Array.isArray(value))
-        return `a list of ${value.length}`;
-    if (typeof value === 'object' && value !== null)
-        return 'an object';
-    if (typeof value !== 'string')
-        return String(value);
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-}
-const want = (what) => (issue) => issue.input === undefined ? `missing (expected ${what})` : `expected ${what}, got ${describeValue(issue.input)}`;
-const results_schema_num = schemas_number({ error: want('a number') });
-const numOrNull = schemas_number({ error: want('a number or null') }).nullable();
-const str = schemas_string({ error: want('a string') });
-const strOrNull = schemas_string({ error: want('a string or null') }).nullable();
-const bool = schemas_boolean({ error: want('true or false') });
-const oneOf = (values) => schemas_enum(values, { error: want(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`) });
-const results_schema_list = (item) => array(item, { error: want('a list') });
-const obj = (shape) => looseObject(shape, { error: want('an object') });
-const dict = (value) => record(schemas_string(), value, { error: want('an object') });
-/** Errors of an object whose keys come from a fixed list: a key outside it is named (`not a gated metric (…)`). */
-const keyedBy = (keys, noun) => ({
-    error: (issue) => issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue),
-});
+
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
 const byGatedMetric = (value) => partialRecord(schemas_enum(GATED_METRICS), value, keyedBy(GATED_METRICS, 'gated metric'));
 // null: a figure the tool that measured the cell did not report (an ingested file without p90, say).
-const results_schema_figure = results_schema_num.nullable();
+const figure = num.nullable();
 const stats = obj({
-    mean: results_schema_figure,
-    p50: results_schema_figure,
-    p90: results_schema_figure,
-    p99: results_schema_figure,
-    std: results_schema_figure,
-    min: results_schema_figure,
-    max: results_schema_figure,
+    mean: figure,
+    p50: figure,
+    p90: figure,
+    p99: figure,
+    std: figure,
+    min: figure,
+    max: figure,
 });
 /** Round-level figures the first release did not write. */
 const LATER_SCALARS = ['failed_share'];
 const blockShape = Object.fromEntries([
     ...DISTRIBUTION_METRICS.map((key) => [key, stats]),
-    ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? results_schema_figure.optional() : results_schema_figure]),
-    ...OPTIONAL_SCALAR_METRICS.map((key) => [key, results_schema_num.optional()]),
+    ...SCALAR_METRICS.map((key) => [key, LATER_SCALARS.includes(key) ? figure.optional() : figure]),
+    ...OPTIONAL_SCALAR_METRICS.map((key) => [key, num.optional()]),
 ]);
 const metricsBlock = looseObject(blockShape, { error: want('an object') });
 const metricsBlockOrNull = looseObject(blockShape, { error: want('an object or null') }).nullable();
-const range = obj({ min: results_schema_num, max: results_schema_num });
+const range = obj({ min: num, max: num });
 /** The GPUs a target's checks and energy counted (`rounds[].gpu.counted`, `host.counted`). */
-const gpuScope = obj({ gpus: results_schema_list(obj({ index: results_schema_num, uuid: str.optional() })), of: results_schema_num, from: str });
+const gpuScope = obj({ gpus: results_fields_list(obj({ index: num, uuid: str.optional() })), of: num, from: str });
 const round = obj({
-    index: results_schema_num,
+    index: num,
     steady: bool,
-    requests: results_schema_num,
-    errors: results_schema_num,
-    errorReasons: results_schema_list(obj({ reason: str, count: results_schema_num })),
-    durationMs: results_schema_num,
+    requests: num,
+    errors: num,
+    errorReasons: results_fields_list(obj({ reason: str, count: num })),
+    durationMs: num,
     metrics: metricsBlock,
     gpu: obj({
-        devices: results_schema_list(obj({ index: results_schema_num, samples: results_schema_num })),
-        energyJ: results_schema_num.optional(),
+        devices: results_fields_list(obj({ index: num, samples: num })),
+        energyJ: num.optional(),
         counted: gpuScope.optional(),
         clockDrop: str.optional(),
     }).optional(),
     server: obj({
-        deltas: dict(results_schema_num),
-        peaks: dict(results_schema_num),
-        means: dict(results_schema_num),
-        rates: dict(results_schema_num).optional(),
-        samples: results_schema_num,
+        deltas: dict(num),
+        peaks: dict(num),
+        means: dict(num),
+        rates: dict(num).optional(),
+        samples: num,
     }).optional(),
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
@@ -60165,8 +56538,8 @@ const round = obj({
 const factorVerdict = obj({
     status: oneOf(METRIC_VERDICTS),
     metric: oneOf(DECODE_FACTORS),
-    current: results_schema_num,
-    baseline: results_schema_num,
+    current: num,
+    baseline: num,
     delta: numOrNull,
     reason: str,
 });
@@ -60176,11 +56549,11 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
         error: want(`a gated metric (${GATED_METRICS.join(', ')}) or a metric key like "decode_tps.mean"`),
     }),
     stat: oneOf(GATE_STATS),
-    current: results_schema_num,
-    baseline: results_schema_num,
+    current: num,
+    baseline: num,
     delta: numOrNull,
     reason: str,
-    factors: results_schema_list(factorVerdict).optional(),
+    factors: results_fields_list(factorVerdict).optional(),
 }));
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
     for (const [key, verdict] of Object.entries(metrics)) {
@@ -60196,79 +56569,79 @@ const cellVerdict = obj({
     status: oneOf(CELL_VERDICTS),
     metrics: verdictMetrics,
     note: str.optional(),
-    serverChanges: results_schema_list(str).optional(),
-    confirmed: results_schema_num.optional(),
-    reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: results_schema_num }))).optional(),
+    serverChanges: results_fields_list(str).optional(),
+    confirmed: num.optional(),
+    reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
     comparedWith: str.optional(),
 });
-const results_schema_share = schemas_number({ error: want('a number from 0 to 1') })
+const cell_schema_share = schemas_number({ error: want('a number from 0 to 1') })
     .min(0, { error: want('a number from 0 to 1') })
     .max(1, { error: want('a number from 0 to 1') });
 /** `quality`, which files before the output quality guard lack. */
 const quality = obj({
     probe: obj({
-        seed: results_schema_num,
-        questions: results_schema_num,
-        correct: results_schema_num,
-        accuracy: results_schema_share,
-        missed: results_schema_list(results_schema_num).max(PROBE_MAX_QUESTIONS).optional(),
-        cut: results_schema_num.optional(),
-        greedy: results_schema_list(obj({ prompt: str, text: str })),
-        failed: results_schema_num.optional(),
+        seed: num,
+        questions: num,
+        correct: num,
+        accuracy: cell_schema_share,
+        missed: results_fields_list(num).max(PROBE_MAX_QUESTIONS).optional(),
+        cut: num.optional(),
+        greedy: results_fields_list(obj({ prompt: str, text: str })),
+        failed: num.optional(),
     }).optional(),
-    probeMs: results_schema_num.optional(),
-    agreement: obj({ mean: results_schema_share, prompts: results_schema_num, worst: str.optional() }).optional(),
+    probeMs: num.optional(),
+    agreement: obj({ mean: cell_schema_share, prompts: num, worst: str.optional() }).optional(),
     degenerate: obj({
-        judged: results_schema_num,
-        degenerate: results_schema_num,
-        share: results_schema_share.nullable(),
-        kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, results_schema_num]))),
+        judged: num,
+        degenerate: num,
+        share: cell_schema_share.nullable(),
+        kinds: obj(Object.fromEntries(DEGENERATE_KINDS.map((k) => [k, num]))),
         example: str.optional(),
     }).optional(),
 });
-const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), results_schema_num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
+const slowdownCounters = partialRecord(schemas_enum(SLOWDOWN_REASONS), num, keyedBy(SLOWDOWN_REASONS, 'slowdown reason'));
 const gpuState = obj({
     name: str.optional(),
     uuid: str.optional(),
     driver: str.optional(),
-    smClockMhz: results_schema_num.optional(),
-    maxSmClockMhz: results_schema_num.optional(),
-    powerW: results_schema_num.optional(),
-    temperatureC: results_schema_num.optional(),
+    smClockMhz: num.optional(),
+    maxSmClockMhz: num.optional(),
+    powerW: num.optional(),
+    temperatureC: num.optional(),
     activeMask: str.optional(),
-    active: results_schema_list(oneOf(SLOWDOWN_REASONS)),
+    active: results_fields_list(oneOf(SLOWDOWN_REASONS)),
     counters: slowdownCounters.optional(),
 });
-const results_schema_fingerprint = obj({
+const fingerprint = obj({
     ...Object.fromEntries(['driver', 'cuda', 'engine', 'image', 'digest', 'program'].map((k) => [k, str.optional()])),
-    model: obj({ bytes: results_schema_num, mtime: str }).optional(),
+    model: obj({ bytes: num, mtime: str }).optional(),
 });
 const host = obj({
     preflight: obj({
-        gpus: results_schema_list(gpuState).optional(),
+        gpus: results_fields_list(gpuState).optional(),
         noGpu: str.optional(),
         cuda: str.optional(),
-        processes: results_schema_list(obj({
-            pid: results_schema_num,
+        processes: results_fields_list(obj({
+            pid: num,
             name: str,
-            usedMemoryMiB: results_schema_num.optional(),
-            gpu: results_schema_num.optional(),
+            usedMemoryMiB: num.optional(),
+            gpu: num.optional(),
             gpuUuid: str.optional(),
             ours: bool,
             allowed: bool.optional(),
             outside: bool.optional(),
         })).optional(),
-        memory: obj({ availableBytes: results_schema_num, totalBytes: results_schema_num }).optional(),
-        governors: results_schema_list(str).optional(),
+        memory: obj({ availableBytes: num, totalBytes: num }).optional(),
+        governors: results_fields_list(str).optional(),
     }),
     counted: gpuScope.optional(),
-    fingerprint: results_schema_fingerprint,
-    remeasured: results_schema_list(obj({ round: results_schema_num, reason: str })).optional(),
-    changes: results_schema_list(str).optional(),
-    baseline: results_schema_fingerprint.optional(),
+    fingerprint,
+    remeasured: results_fields_list(obj({ round: num, reason: str })).optional(),
+    changes: results_fields_list(str).optional(),
+    baseline: fingerprint.optional(),
 });
-const cell = obj({
+const cellSchema = obj({
     id: str,
     target: str,
     scenario: str,
@@ -60277,22 +56650,22 @@ const cell = obj({
     model: strOrNull,
     status: oneOf(CELL_STATUSES),
     error: strOrNull,
-    flags: results_schema_list(str),
+    flags: results_fields_list(str),
     workload: obj({
-        inputTokens: results_schema_num,
-        outputTokens: results_schema_num,
-        concurrency: results_schema_num,
-        requests: results_schema_num,
+        inputTokens: num,
+        outputTokens: num,
+        concurrency: num,
+        requests: num,
         rate: numOrNull,
         api: oneOf(['completions', 'chat']).optional(),
         requestBody: str.optional(),
-        unrequested: results_schema_list(oneOf(['inputTokens', 'outputTokens'])).optional(),
-        prefixTokens: results_schema_num.optional(),
-        slo: obj({ ttftMs: results_schema_num.optional(), tpotMs: results_schema_num.optional(), e2eMs: results_schema_num.optional() }).optional(),
+        unrequested: results_fields_list(oneOf(['inputTokens', 'outputTokens'])).optional(),
+        prefixTokens: num.optional(),
+        slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
         prompts: oneOf(PROMPT_KINDS).optional(),
     }),
     metrics: metricsBlockOrNull,
-    rounds: results_schema_list(round),
+    rounds: results_fields_list(round),
     info: obj({
         version: str.optional(),
         launch: str.optional(),
@@ -60301,18 +56674,30 @@ const cell = obj({
         container: obj({ runtime: str, image: str, digest: str.optional() }).optional(),
     }),
     specDecode: obj({
-        acceptanceRate: results_schema_num.optional(),
-        acceptanceLength: results_schema_num.optional(),
-        draftTokens: results_schema_num.optional(),
-        acceptedTokens: results_schema_num.optional(),
+        acceptanceRate: num.optional(),
+        acceptanceLength: num.optional(),
+        draftTokens: num.optional(),
+        acceptedTokens: num.optional(),
         source: str,
     }).optional(),
     quality: quality.optional(),
     host: host.optional(),
-    startup_s: results_schema_num.optional(),
-    image_pull_s: results_schema_num.optional(),
+    startup_s: num.optional(),
+    image_pull_s: num.optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
+
+;// CONCATENATED MODULE: ./src/store/results-schema.ts
+/**
+ * zod schemas of `llm-bench-gate/results@1` and `llm-bench-gate/history@1`, mirroring the types in
+ * core/results.ts and core/measurements.ts. The keys those types name are checked; any other field is
+ * kept as it is, since a results file may grow. Numbers must be finite; null only where the type says
+ * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
+ */
+
+
+
+
 const run = obj({
     sha: str,
     ref: str,
@@ -60326,20 +56711,20 @@ const run = obj({
     mode: str.optional(),
     shard: str.optional(),
     selection: str.optional(),
-    shards: obj({ count: results_schema_num, missing: results_schema_list(results_schema_num) }).optional(),
+    shards: obj({ count: num, missing: results_fields_list(num) }).optional(),
     tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 });
 const summary = obj({
     verdict: oneOf(RUN_VERDICTS),
-    regressions: results_schema_num,
-    counts: partialRecord(schemas_enum(CELL_VERDICTS), results_schema_num, keyedBy(CELL_VERDICTS, 'cell verdict')),
+    regressions: num,
+    counts: partialRecord(schemas_enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
     baseline: obj({
         sha: str,
         hardware: str,
         source: str,
         runUrl: str.optional(),
         date: str.optional(),
-        samples: results_schema_num.optional(),
+        samples: num.optional(),
     }).optional(),
 });
 /**
@@ -60349,20 +56734,20 @@ const summary = obj({
 const resultsSchema = obj({
     schema: literal(RESULTS_SCHEMA),
     run,
-    cells: results_schema_list(cell),
+    cells: results_fields_list(cellSchema),
     summary: summary.optional(),
 });
 const results_schema_historyEntry = obj({
     sha: str,
     date: str,
     runUrl: str,
-    cells: dict(dict(obj({ steady: results_schema_num, rounds: results_schema_list(results_schema_num) }))),
+    cells: dict(dict(obj({ steady: num, rounds: results_fields_list(num) }))),
     workloads: dict(str).optional(),
 });
 const historySchema = obj({
     schema: literal(HISTORY_SCHEMA),
     hardware: str,
-    entries: results_schema_list(results_schema_historyEntry),
+    entries: results_fields_list(results_schema_historyEntry),
 });
 
 ;// CONCATENATED MODULE: ./src/store/results-file.ts
@@ -60370,9 +56755,10 @@ const historySchema = obj({
 
 
 
+
 const FAMILY = 'llm-bench-gate/';
 /** Past this many, the rest of a file's problems are counted, not listed. */
-const results_file_MAX_PROBLEMS = 20;
+const MAX_PROBLEMS = 20;
 function results_file_parseJson(text, where) {
     try {
         return JSON.parse(text);
@@ -60452,8 +56838,8 @@ function results_file_check(value, where, expected, kind, schema) {
     if (parsed.success)
         return parsed.data;
     const problems = parsed.error.issues.flatMap((issue) => issueLines(issue, where));
-    const extra = problems.length - results_file_MAX_PROBLEMS;
-    throw new errors_ConfigError(extra > 1 ? [...problems.slice(0, results_file_MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems);
+    const extra = problems.length - MAX_PROBLEMS;
+    throw new errors_ConfigError(extra > 1 ? [...problems.slice(0, MAX_PROBLEMS), `${where}: … and ${extra} more problems`] : problems);
 }
 function issueLines(issue, where) {
     const path = issue.path;
@@ -60480,11 +56866,11 @@ function fieldPath(path) {
 ;// CONCATENATED MODULE: ./src/store/own-files.ts
 /**
  * Reading this run's own hardware key's baseline and history. A run that only compares (a PR) fails closed on a file
- * that does not read (SPEC §6: never a silent "new, passes"). A run that writes the baseline replaces such a file
- * instead, saying so at warning level with the file and the reason: were it to fail closed too, one unreadable
- * write would stop every later run, PR and default branch alike, until someone edited the data branch by hand.
- * What still reads is kept: the cells of the baseline and the entries of the history that pass the reader's checks
- * one by one.
+ * that does not read (docs/data-branch.md, "How PRs read it": never a silent "new, passes"). A run that writes the
+ * baseline replaces such a file instead, saying so at warning level with the file and the reason: were it to fail
+ * closed too, one unreadable write would stop every later run, PR and default branch alike, until someone edited the
+ * data branch by hand. What still reads is kept: the cells of the baseline and the entries of the history that pass the
+ * reader's checks one by one.
  */
 
 
@@ -60580,7 +56966,7 @@ function branchStore(options) {
         async keys() {
             return listFolders(request, repo, branch);
         },
-        async save(hardware, results, gates) {
+        async save(hardware, results, gates, pages) {
             const cells = storableCells(results);
             if (cells.length === 0)
                 return log.warn(`store: no healthy cells to store for ${hardware}; ${branch} left as it is`);
@@ -60592,13 +56978,13 @@ function branchStore(options) {
             const incoming = { ...results, cells };
             const entry = historyEntry(incoming, gates);
             const message = `llm-bench-gate: baseline ${hardware} @ ${results.run.sha.slice(0, 7)}`;
-            const commit = await commitFiles(options, (snapshot) => updateFiles(options, snapshot, hardware, incoming, entry, gates), message);
-            log.info(`stored baseline, history and dashboard for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`);
+            const commit = await commitFiles(options, (snapshot) => updateFiles(options, snapshot, { hardware, incoming, entry, pages }), message);
+            log.info(`stored baseline, history${pages ? ' and pages' : ''} for ${hardware} (${cells.length} cells) on ${branch}${commit ? ` in ${commit.slice(0, 7)}` : ' (unchanged)'}`);
         },
     };
 }
-/** The four files of one update, merged with what the snapshot's head holds. */
-async function updateFiles(options, snapshot, hardware, incoming, entry, gates) {
+/** The files of one update: baseline and history merged with what the snapshot's head holds, and the caller's pages. */
+async function updateFiles(options, snapshot, { hardware, incoming, entry, pages }) {
     const { branch, log } = options;
     const [base, hist] = [baselinePath(hardware), historyPath(hardware)];
     const [baseWhere, histWhere] = [`${branch}:${base}`, `${branch}:${hist}`];
@@ -60607,20 +56993,27 @@ async function updateFiles(options, snapshot, hardware, incoming, entry, gates) 
     const baseline = mergeResults(baseText === undefined ? undefined : readOwnResults(baseText, baseWhere, log), incoming);
     const merged = mergeHistory(histText === undefined ? undefined : readOwnHistory(histText, histWhere, log), entry, hardware, options.historyLimit ?? HISTORY_ENTRIES);
     const history = boundedHistory(merged, options.historyBytes ?? HISTORY_BYTES);
-    const updated = baseline.run.finishedAt || baseline.run.startedAt;
     // Never store what cannot be read: both files are read back with the reader's checks before the commit.
-    return new Map([
-        [base, checkReadBack(layout_serialize(baseline), baseWhere, 'results')],
+    const files = new Map([
+        [base, checkReadBack(serialize(baseline), baseWhere, 'results')],
         [hist, checkReadBack(history.text, histWhere, 'history')],
-        [
-            dashboardPath(hardware),
-            dashboardPage(hardware, baseline, history.file.entries, gates, { repoUrl: options.repoUrl, onBranch: true }),
-        ],
-        [
-            ROOT_INDEX_PATH,
-            await rootIndex(snapshot, { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length }),
-        ],
     ]);
+    if (!pages)
+        return files;
+    const updated = baseline.run.finishedAt || baseline.run.startedAt;
+    const current = { hardware, updated, sha: baseline.run.sha, cells: baseline.cells.length };
+    const keys = await keySummaries(snapshot, current);
+    for (const [path, text] of Object.entries(pages({ hardware, baseline, history: history.file.entries, keys }))) {
+        // A page never stands in for the data it is built from, nor leaves the branch's tree.
+        if (files.has(path) || !isPagePath(path))
+            throw new Error(`store: ${branch}:${path} is not a page the store writes`);
+        files.set(path, text);
+    }
+    return files;
+}
+/** A relative path of plain segments ending in `.html`. */
+function isPagePath(path) {
+    return /\.html$/.test(path) && path.split('/').every((segment) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(segment));
 }
 /** Describes a stored baseline: the baseline file's run, else the newest history entry. */
 function refOf(hardware, source, results, history) {
@@ -60674,6 +57067,167 @@ function fileStore(path, shown = path) {
 
 
 
+;// CONCATENATED MODULE: ./src/target/cell-result.ts
+
+
+
+/** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
+function workloadOf(scenario, settings) {
+    const { inputTokens, outputTokens, concurrency, requests } = scenario;
+    const requestBody = requestBodyDigest(settings.requestBody);
+    return {
+        inputTokens,
+        outputTokens,
+        concurrency,
+        requests,
+        rate: scenario.rate ?? null,
+        api: settings.api,
+        ...(requestBody && { requestBody }),
+        ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
+        ...(scenario.slo && { slo: { ...scenario.slo } }),
+        ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
+    };
+}
+function skeleton(plan, info) {
+    const { target, scenario } = plan;
+    return {
+        id: plan.id,
+        target: target.id,
+        scenario: scenario.id,
+        engine: target.engine,
+        quant: target.quant ?? null,
+        model: target.model ?? null,
+        status: 'ok',
+        error: null,
+        flags: [],
+        workload: workloadOf(scenario, target.settings),
+        metrics: null,
+        rounds: [],
+        info,
+        // Replaced by the judge when the run compares; `run` mode keeps it.
+        verdict: notComparedVerdict(),
+    };
+}
+function measuredCell(plan, m, info, extras = {}) {
+    const { specDecode, probe } = extras;
+    const cell = skeleton(plan, info);
+    cell.quality = { ...(probe && { probe: probe.probe, probeMs: Math.round(probe.ms) }), degenerate: m.degenerate };
+    cell.metrics = m.metrics;
+    cell.rounds = m.rounds;
+    cell.flags = [...m.flags];
+    if (!m.metrics) {
+        cell.status = 'error';
+        const reasons = m.errors.map((e) => `${e.reason} ×${e.count}`).join('; ');
+        cell.error = `no request succeeded${reasons ? `: ${reasons}` : ''}`;
+        cell.verdict = { status: 'error', metrics: {} };
+    }
+    if (specDecode)
+        cell.specDecode = specDecode;
+    if (extras.startupS !== undefined)
+        cell.startup_s = extras.startupS;
+    if (extras.imagePullS !== undefined)
+        cell.image_pull_s = extras.imagePullS;
+    if (extras.host)
+        cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
+    return cell;
+}
+function errorCell(plan, error, info) {
+    const cell = skeleton(plan, info);
+    cell.status = 'error';
+    cell.error = error;
+    cell.verdict = { status: 'error', metrics: {}, note: error };
+    return cell;
+}
+/**
+ * A cell `select: changed` did not run: nothing measured, its verdict `missing` with `skipped` (see
+ * `CellVerdict`); the judge adds the baseline's figures when the run compares.
+ */
+function skippedCell(plan) {
+    const cell = skeleton(plan, {});
+    cell.verdict = skippedVerdict();
+    return cell;
+}
+
+;// CONCATENATED MODULE: ./src/run/baseline-source.ts
+/**
+ * Where a run's baseline comes from and what the judge must know of the run around it: the store (a
+ * `baseline-file`, or the data branch through the bounded GitHub API), the baseline loaded from it — or why
+ * there is none, failing closed — and the cells of the whole run.
+ */
+
+
+
+
+
+
+/** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
+function makeStore(options, deps, github, writes) {
+    if (options.baselineFile) {
+        const cwd = deps.cwd ?? process.cwd();
+        const path = (0,external_node_path_.resolve)(cwd, options.baselineFile);
+        // Reports name it relative to the workspace: a runner's absolute paths say nothing to a reviewer.
+        const inside = (0,external_node_path_.relative)(cwd, path);
+        return fileStore(path, inside && !inside.startsWith('..') && !(0,external_node_path_.isAbsolute)(inside) ? inside : options.baselineFile);
+    }
+    if (!github)
+        return undefined;
+    const on = (api) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, replaceUnreadable: writes });
+    return {
+        kind: 'branch',
+        load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
+        save: (...update) => github.operation('the baseline write', (api) => on(api).save(...update)),
+        keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
+    };
+}
+/**
+ * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
+ * any other failure to read the store is not: the run is an error naming the file and the reason, never a
+ * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
+ */
+/**
+ * What the judge needs to know of the whole run (a shard sees only its part; the merge run judges the whole):
+ * every planned cell, `only` for the baseline cells that are not this run's, and on a first run that does not
+ * write the baseline, the other hardware keys the store holds.
+ */
+async function cellsOfRun(plan, baseline, store, hardware, behaviour, deps) {
+    const { options, log } = deps;
+    const cells = plan.cells.map((c) => ({
+        id: c.id,
+        target: c.target.id,
+        scenario: c.scenario.id,
+        engine: c.target.engine,
+        quant: c.target.quant ?? null,
+        workload: workloadOf(c.scenario, c.target.settings),
+    }));
+    const run = { cells, selected: (id) => matchesOnly(id, options.only) };
+    if (!isFirstRun(baseline.view) || !store?.keys || behaviour.writeBaseline)
+        return run;
+    try {
+        const others = (await store.keys()).filter((key) => key !== hardware);
+        return { ...run, hardware: { key: hardware, others } };
+    }
+    catch (error) {
+        log.warn(`could not list the store's hardware keys (${errorMessage(error)}): a first run on ${hardware} passes`);
+        return run;
+    }
+}
+async function loadBaseline(store, hardware, log) {
+    try {
+        const loaded = await store.load(hardware);
+        if (!loaded.ref)
+            log.info(`no baseline for hardware ${hardware} yet: every cell is new and passes`);
+        return loaded;
+    }
+    catch (error) {
+        if (error instanceof errors_ConfigError && store.kind === 'file') {
+            log.error(`baseline-file could not be used: ${error.problems.join('; ')}`);
+            return { configError: error };
+        }
+        const reason = `the baseline could not be read (${errorMessage(error)})`;
+        log.error(`${reason}: the run fails closed, nothing is compared or launched`);
+        return { unreadable: reason };
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/run/changed-files.ts
 /**
@@ -60691,16 +57245,16 @@ function fileStore(path, shown = path) {
 
 /** The files API lists at most this many files of a pull request (docs.github.com/rest/pulls/pulls#list-pull-requests-files). */
 const PR_FILES_LIMIT = 3000;
-const changed_files_PER_PAGE = 100;
+const PER_PAGE = 100;
 /** Every file the PR touches (a rename counts for its old path too), or why the list is incomplete. */
 async function listChangedFiles(request, repo, pr) {
     const files = new Set();
     let listed = 0;
-    for (let page = 1; page <= PR_FILES_LIMIT / changed_files_PER_PAGE; page++) {
+    for (let page = 1; page <= PR_FILES_LIMIT / PER_PAGE; page++) {
         const { data } = await request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', {
             ...repo,
             pull_number: pr,
-            per_page: changed_files_PER_PAGE,
+            per_page: PER_PAGE,
             page,
         });
         if (!Array.isArray(data))
@@ -60713,7 +57267,7 @@ async function listChangedFiles(request, repo, pr) {
                 files.add(file.previous_filename);
         }
         listed += data.length;
-        if (data.length < changed_files_PER_PAGE)
+        if (data.length < PER_PAGE)
             break;
     }
     if (listed >= PR_FILES_LIMIT)
@@ -60907,464 +57461,8 @@ async function hardwareKey(input, config, detect = detectHardware) {
     return detect();
 }
 
-;// CONCATENATED MODULE: ./src/run/shard-files.ts
-/** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
-
-
-
-
-
-
-
-
-const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/;
-async function* shard_files_walk(dir, depth = 0) {
-    if (depth > 4)
-        return;
-    const entries = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        const path = (0,external_node_path_.join)(dir, entry.name);
-        if (entry.isDirectory() && entry.name !== 'logs')
-            yield* shard_files_walk(path, depth + 1);
-        else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json'))
-            yield path;
-    }
-}
-async function readText(path, where) {
-    try {
-        return await readRegularFile(path);
-    }
-    catch (error) {
-        throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
-    }
-}
-/** Cells of every shard results file under `dir`, restricted to the plan's cells. */
-async function readShardResults(dir, plan, log) {
-    const wanted = new Set(plan.cells.map((c) => c.id));
-    const byId = new Map();
-    const seen = [];
-    let files = 0;
-    for await (const path of shard_files_walk(dir)) {
-        const where = (0,external_node_path_.relative)(dir, path);
-        const value = results_file_parseJson(await readText(path, where), where);
-        // Another tool's JSON under a matching name is not ours to judge; a file that says it is ours must read.
-        if (isForeign(value)) {
-            log.warn(`${where}: skipped, not a ${RESULTS_SCHEMA} file (no "schema" naming llm-bench-gate)`);
-            continue;
-        }
-        const parsed = resultsFromJson(value, where);
-        files++;
-        if (parsed.run.shard)
-            seen.push(parsed.run.shard);
-        for (const cell of parsed.cells) {
-            // A skipped cell (`select: changed`) is the shard's report on it; a baseline cell it did not run is not.
-            if (!wanted.has(cell.id) || (cell.verdict?.status === 'missing' && !cell.verdict.skipped))
-                continue;
-            // A re-run's attempt uploads its own artifact: the latest run of a cell wins (file order breaks a tie).
-            const earlier = byId.get(cell.id);
-            const later = !earlier || parsed.run.startedAt >= earlier.startedAt;
-            if (earlier)
-                log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`);
-            if (later)
-                byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where, mode: parsed.run.mode });
-        }
-    }
-    if (files === 0)
-        throw new errors_ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`]);
-    log.info(`merged ${byId.size} cells from ${files} results files`);
-    const shards = tallyShards(seen, log);
-    if (shards?.missing.length)
-        log.error(`shard(s) ${shards.missing.join(', ')} of ${shards.count} sent no results file`);
-    const assigned = shards ? shardOf(plan.targets, shards.count) : [];
-    const shardOfTarget = new Map(plan.targets.map((t, i) => [t.id, assigned[i]]));
-    // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
-    return {
-        cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
-        shards,
-        modes: new Map([...byId].map(([id, read]) => [id, read.mode])),
-    };
-}
-/** Shard indices from the files' `i/n`; the count is the one most files name (a file of another split is warned about). */
-function tallyShards(seen, log) {
-    const parsed = seen.flatMap((s) => {
-        const m = /^(\d+)\/(\d+)$/.exec(s);
-        return m ? [{ index: Number(m[1]), count: Number(m[2]) }] : [];
-    });
-    if (!parsed.length)
-        return undefined;
-    const votes = new Map();
-    for (const p of parsed)
-        votes.set(p.count, (votes.get(p.count) ?? 0) + 1);
-    const count = [...votes].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
-    for (const p of parsed)
-        if (p.count !== count)
-            log.warn(`a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`);
-    const present = new Set(parsed.filter((p) => p.count === count).map((p) => p.index));
-    const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
-    return { count, missing };
-}
-function missingReason(shards, shard) {
-    if (!shards || shard === undefined)
-        return 'no shard results file contained this cell';
-    if (shards.missing.includes(shard))
-        return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`;
-    return `shard ${shard}/${shards.count} sent results without this cell`;
-}
-
-;// CONCATENATED MODULE: ./src/target/ab-target.ts
-/**
- * Which judged cells of a target want a same-box A/B, and the verdict an A/B gives them (SPEC §14). Under
- * `ab: confirm` a cell wants one when its stored-baseline verdict cannot be trusted on its own: it looks
- * regressed (after its re-measurement), it is inconclusive, there is no stored baseline for it, or the
- * environment it was measured in differs from the baseline's. Under `ab: always` every measured cell does.
- *
- * The A/B verdict replaces the stored-baseline one for the speed metrics where it may (compare/ab-final.ts: an
- * undecided A/B never clears a stored regression, and arms that ran the same engine never clear a verdict the
- * engine change may explain); what the cell fails outside them (output quality against the baseline's outputs,
- * an achieved-length miss) does not depend on the box and still counts. The stored verdict is kept under
- * `ab.stored`.
- */
-
-
-/** Why the cell wants an A/B, or undefined when its stored-baseline verdict stands on its own. */
-function abWanted(cell, mode) {
-    if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
-        return undefined;
-    if (mode === 'always')
-        return 'ab: always';
-    // A failure outside the speed metrics (output quality, a length miss) does not depend on the box: no A/B clears it.
-    if (cell.verdict.failures?.length)
-        return undefined;
-    const { status } = cell.verdict;
-    if (status === 'regression')
-        return 'it looks regressed against the stored baseline';
-    if (status === 'inconclusive')
-        return 'the stored baseline cannot decide it';
-    if (status === 'new')
-        return 'there is no stored baseline for it';
-    const changes = cell.host?.changes;
-    if (changes?.length)
-        return `the environment differs from the stored baseline's (${changes.join('; ')})`;
-    return undefined;
-}
-/** The cell with the reason no A/B ran; its stored-baseline verdict stands, and says so. */
-function abNotRun(cell, reason, extra = {}) {
-    const note = `same-box A/B not run: ${reason}; the stored-baseline verdict stands`;
-    return {
-        ...cell,
-        ab: { status: 'not-run', reason, ...extra },
-        verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
-    };
-}
-/** The cell's launches as the results file records them. */
-function launchRecords(cell, outcome) {
-    return outcome.launches.map((l) => {
-        const measured = l.cells?.get(cell.id);
-        return {
-            arm: l.arm,
-            status: measured ? 'ok' : 'error',
-            ...(l.error && { error: l.error }),
-            metrics: measured?.metrics ?? null,
-            rounds: measured?.rounds ?? [],
-            engineMs: l.engineMs,
-            ...(l.fingerprint && { fingerprint: l.fingerprint }),
-        };
-    });
-}
-/** The A/B's verdict on the cell's launches (undecided when none ran); for the loop that decides whether to add a block. */
-function abVerdictOf(cellId, outcome, gate, noiseFloor) {
-    const pairs = outcome.launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
-    return abCellVerdict(pairs, gate, { noiseFloor });
-}
-/** Whether an A/B verdict is still undecided in a way more launches could change: a metric asks for launches. */
-function wantsLaunches(verdict) {
-    return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
-}
-/** The target's cells with the A/B's verdicts, or with why it did not finish; cells it did not test unchanged. */
-function applyAb(cells, applied, noiseFloor) {
-    const { outcome, sha } = applied;
-    const baseMs = sum(outcome.launches.filter((l) => l.arm === 'base').map((l) => l.engineMs));
-    const prMs = sum(outcome.launches.filter((l) => l.arm === 'pr').map((l) => l.engineMs));
-    const perArm = Math.floor(outcome.launches.length / 2);
-    const tested = new Set(applied.base.cells.map((c) => c.id));
-    return cells.map((cell) => {
-        if (!tested.has(cell.id))
-            return cell;
-        const record = { base: sha, launches: perArm, arms: launchRecords(cell, outcome), baseMs, prMs };
-        if (outcome.stopped)
-            return abNotRun(cell, outcome.stopped, { ...record, launches: applied.launches });
-        const ab = abVerdictOf(cell.id, outcome, applied.gate, noiseFloor);
-        const baseArm = outcome.launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
-        const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
-        const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${outcome.ended ? ` (${outcome.ended})` : ''}`;
-        return {
-            ...cell,
-            ab: {
-                status: 'ran',
-                ...record,
-                stored: cell.verdict,
-                ...(sameEngine.length && { sameEngine }),
-                ...(outcome.ended && { ended: outcome.ended }),
-            },
-            verdict: abFinal({ stored: cell.verdict, ab, said, sameEngine }),
-        };
-    });
-}
-const sum = (values) => values.reduce((a, b) => a + b, 0);
-
-;// CONCATENATED MODULE: ./src/run/shard-ab.ts
-
-const HOW = 'on a pull request, run the shards with mode: compare';
-/** The merged cells judged (`judged`, in the order `read` holds them), with what each shard's A/B said, or why none ran. */
-function shardAb(judged, read, plan) {
-    const targets = new Map(plan.targets.map((t) => [t.id, t]));
-    return judged.map((cell, i) => {
-        if (cell.ab?.status === 'not-run') {
-            // Judged again on the merge's baseline: its verdict says once more that the stored baseline decided it.
-            const { status: _status, reason = '', ...record } = cell.ab;
-            return abNotRun(cell, reason, record);
-        }
-        const target = targets.get(cell.target);
-        if (cell.ab || !target || target.external)
-            return cell;
-        const wanted = abWanted(cell, target.settings.ab.mode);
-        return wanted ? abNotRun(cell, notRunReason(read.modes.get(cell.id), read.cells[i], wanted)) : cell;
-    });
-}
-/** Why the shard that measured a cell ran no A/B for it, by the mode its results file recorded. */
-function notRunReason(mode, shardCell, wanted) {
-    if (mode === 'run')
-        return `the shard ran mode: run, which only measures, so it judged nothing and ran no A/B (${HOW})`;
-    if (mode === 'compare')
-        return `its shard judged it ${shardCell.verdict.status} against the stored baseline and wanted none; judged again on merging, ${wanted}`;
-    if (mode)
-        return `the shard ran mode: ${mode}, which runs no A/B (${HOW})`;
-    return `its shard's results file records no mode (an earlier release) and no A/B (${HOW})`;
-}
-
-;// CONCATENATED MODULE: ./src/run/dashboard-links.ts
-
-
-
-
-/** Per cell id, decode tok/s over the most recent default-branch runs that measured it, oldest first. */
-function recentTrends(cells, history) {
-    const trends = {};
-    for (const cell of cells) {
-        const values = seriesOf(history, cell.id, 'decode').filter((v) => v !== null);
-        if (values.length >= 2)
-            trends[cell.id] = values.slice(-SPARK_RUNS);
-    }
-    return trends;
-}
-/** `<pages site>/<hardware>/index.html` when Pages publishes `branch`; undefined otherwise. */
-async function pagesDashboardUrl(github, branch, hardware, log) {
-    try {
-        const { data } = await github.request('GET /repos/{owner}/{repo}/pages', { ...github.repo });
-        const url = typeof data?.html_url === 'string' ? data.html_url : undefined;
-        if (!url || data?.source?.branch !== branch)
-            return undefined;
-        return `${url.replace(/\/+$/, '')}/${encodeURIComponent(hardware)}/index.html`;
-    }
-    catch (error) {
-        log.debug(`no dashboard link: GitHub Pages lookup failed (${errorMessage(error)})`);
-        return undefined;
-    }
-}
-/**
- * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
- * as the baseline, over the stored history with this run appended, as the data branch would show it.
- */
-function localDashboard(results, history, gates) {
-    const entry = historyEntry(results, gates);
-    if (Object.keys(entry.cells).length === 0)
-        return undefined;
-    const merged = mergeHistory({ schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] }, entry, results.run.hardware, HISTORY_ENTRIES);
-    return dashboardPage(results.run.hardware, results, merged.entries, gates);
-}
-
-;// CONCATENATED MODULE: ./src/run/publish.ts
-/**
- * The end of a run: the files in the results directory and the job summary first, then what needs the GitHub
- * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
- * API does, or fails to do, can keep the local outputs from being written.
- */
-
-
-
-
-
-
-
-
-
-async function publish(publication, deps) {
-    // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
-    // the run: the report, the comment, the baseline write and the files all take these results.
-    const p = { ...publication, results: redacted(publication.results) };
-    const { results, tally, behaviour } = p;
-    const { options, context, log } = deps;
-    const renderCtx = {
-        ...renderContext(options.config, behaviour.name, context),
-        trends: recentTrends(results.cells, p.history ?? []),
-    };
-    const outcome = {
-        verdict: tally.verdict,
-        regressions: tally.regressions,
-        failure: failureReason(tally.verdict, tally.regressions, results.cells, options),
-    };
-    const report = (ctx) => renderReport(results, ctx, SUMMARY_LIMIT);
-    let written = await writeOutputs(p.resultsDir, options.shard, results, report(renderCtx), outcome);
-    writeLocalDashboard(p, options.shard);
-    await deps.onOutputs?.(written);
-    const dashboardUrl = await dashboardLink(p, deps);
-    const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx;
-    if (dashboardUrl) {
-        written = await writeOutputs(p.resultsDir, options.shard, results, report(linked), outcome);
-        await deps.onOutputs?.(written);
-    }
-    // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
-    const comment = redact_redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT));
-    const commentFile = (0,external_node_path_.join)(p.resultsDir, 'comment.md');
-    writeFileNoFollow(commentFile, comment, p.resultsDir);
-    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment);
-    const notWritten = await maybeWriteBaseline(p, log);
-    const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
-    return { ...written, commentFile, commentUrl, failure: failure || undefined };
-}
-function writeLocalDashboard(p, shard) {
-    // A shard's page would be partial: the merge run writes the whole dashboard.
-    const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.gates);
-    if (!page)
-        return;
-    ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
-    // The page also draws the stored history, which came from the data branch and was not redacted here.
-    writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
-}
-/** Only a run that comments asks GitHub where Pages serves the data branch from. */
-async function dashboardLink(p, deps) {
-    const { github } = deps;
-    if (!p.behaviour.comment || !github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
-        return undefined;
-    return github.operation('the GitHub Pages lookup', (api) => pagesDashboardUrl(api, deps.options.baselineBranch, p.hardware, deps.log));
-}
-function renderContext(configPath, mode, context) {
-    const { repository, serverUrl } = context;
-    return {
-        configPath,
-        mode,
-        repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
-        runUrl: context.runUrl || undefined,
-        sha: context.sha || undefined,
-        // Actions runs the step in the workspace; a local run's paths are relative to where it was started.
-        workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
-    };
-}
-async function maybeComment(behaviour, deps, verdict, body) {
-    const { options, context, log, github } = deps;
-    const issueNumber = context.prNumber;
-    if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined)
-        return undefined;
-    // One comment per PR and config (SPEC §9): a shard's would show its share of the cells until the next one replaced it.
-    if (options.shard)
-        return void log.info("a shard does not write the PR comment: the merge run writes it, with every shard's cells");
-    if (options.comment === 'on-regression' && verdict !== 'regression')
-        return undefined;
-    if (!github) {
-        log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report');
-        return undefined;
-    }
-    try {
-        const { url, action } = await github.operation('the PR comment', (api) => upsertComment({ ...api, issueNumber, configPath: options.config, body }));
-        log.info(`PR comment ${action}: ${url}`);
-        return url;
-    }
-    catch (error) {
-        const status = httpStatus(error);
-        const hint = status === 403 ? ' (fork PR or read-only token: grant `pull-requests: write`)' : '';
-        log.warn(`the PR comment could not be written${hint}: ${errorMessage(error)}; the job summary has the report`);
-        return undefined;
-    }
-}
-/**
- * The store write of a run that writes the baseline. A run that leaves the write out on purpose says so in a
- * warning: it was cancelled, a cell could not be measured (SPEC §6: only a run with no `error` cells writes),
- * the baseline is a read-only `baseline-file`; flagged cells are left out of the write. A write that was
- * tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step fails.
- */
-async function maybeWriteBaseline(p, log) {
-    const { behaviour, store, hardware, results, gates, signal } = p;
-    if (!behaviour.writeBaseline)
-        return undefined;
-    const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length;
-    if (signal.aborted)
-        return void log.warn('baseline not updated: the run was cancelled');
-    if (errors)
-        return void log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
-    // Refused before launch (pipeline.ts); kept for a caller that skipped that check.
-    if (!store)
-        return `baseline for ${hardware} not written: no GitHub token or repository`;
-    if (store.kind === 'file')
-        return void log.warn('baseline not updated: baseline-file is read-only, nothing is written to the store');
-    // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
-    const flagged = results.cells.filter((c) => c.flags.length);
-    for (const cell of flagged)
-        log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`);
-    const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results;
-    try {
-        await store.save(hardware, healthy, gates);
-        log.info(`baseline for ${hardware} updated`);
-        return undefined;
-    }
-    catch (error) {
-        // The step fails with this (the runner's error); the log has it once, there.
-        return `baseline for ${hardware} not written: ${errorMessage(error)}`;
-    }
-}
-function failureReason(verdict, regressions, cells, options) {
-    const errors = cells.filter((c) => c.verdict.status === 'error').length;
-    const reasons = [];
-    if (verdict === 'regression' && options.failOnRegression)
-        reasons.push(`${regressions} cell(s) regressed`);
-    if (errors && options.failOnError)
-        reasons.push(`${errors} cell(s) could not be measured`);
-    return reasons.length ? reasons.join('; ') : undefined;
-}
-/** Results file name: one per shard so `merge` can read them side by side. */
-function resultsFileName(shard) {
-    return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
-}
-/**
- * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
- * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
- * config error's notice), so it gets its own pass. A results file that would not read back is not written (and
- * one an earlier run left there is removed): the step fails naming the field, and the report is still written.
- */
-async function writeOutputs(resultsDir, shard, results, summary, outcome) {
-    ensureDir(resultsDir);
-    const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
-    const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
-    const clean = {
-        ...results,
-        summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
-    };
-    const report = redact_redact(summary);
-    const text = JSON.stringify(clean, null, 2) + '\n';
-    const refused = readBackProblem(text, resultsFile, 'results');
-    if (refused)
-        (0,external_node_fs_namespaceObject.rmSync)(resultsFile, { force: true });
-    else
-        writeFileNoFollow(resultsFile, text, resultsDir);
-    writeFileNoFollow(reportFile, report, resultsDir);
-    // A shard's page would be partial: the merge run writes the whole leaderboard.
-    if (clean.cells.length && !shard)
-        writeFileNoFollow((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir);
-    const failure = [outcome.failure, refused].filter(Boolean).join('; ');
-    return { ...outcome, failure: failure ? redact_redact(failure) : undefined, resultsFile, reportFile, summary: report };
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/server/env.ts
 /**
  * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
@@ -61420,7 +57518,7 @@ const DEFAULT_TAIL_BYTES = 256 * 1024;
 /** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
 const PARTIAL_LINE_CHARS = 64 * 1024;
 // eslint-disable-next-line no-control-regex
-const log_file_ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 class BoundedLog {
     path;
     fd;
@@ -61517,7 +57615,7 @@ class BoundedLog {
     }
     /** The last `lines` lines (ANSI colours stripped, `\r` progress bars split), newest last; redacted. */
     tail(lines = 40) {
-        const text = redact_redact((this.latest().toString('utf8') + this.partial).replace(log_file_ANSI, ''));
+        const text = redact_redact((this.latest().toString('utf8') + this.partial).replace(ANSI, ''));
         const all = text.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
         return all.slice(-lines).join('\n');
     }
@@ -61640,6 +57738,42 @@ async function waitReady(options) {
             return { kind: 'aborted', elapsedMs: elapsed() };
         if ('exit' in pause)
             return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/core/proc-stat.ts
+/**
+ * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
+ * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
+ * name in parentheses, and a process may name itself anything (prctl(PR_SET_NAME), up to 15
+ * bytes), spaces and parentheses included: the fields are counted from after the last `)`.
+ */
+
+const COUNT = /^\d+$/;
+/** The fields this project reads, or undefined for a line that is not a stat line. */
+function parseProcStat(text) {
+    const close = text.lastIndexOf(')');
+    if (close < 0 || text[close + 1] !== ' ')
+        return undefined;
+    // fields[0] is field 3.
+    const fields = text
+        .slice(close + 2)
+        .trimEnd()
+        .split(' ');
+    const [state, , pgrp] = fields;
+    const startTime = fields[19];
+    if (!/^[A-Za-z]$/.test(state ?? '') || !COUNT.test(pgrp ?? '') || !COUNT.test(startTime ?? ''))
+        return undefined;
+    const stat = { state, pgrp: Number(pgrp), startTime: Number(startTime) };
+    return Number.isSafeInteger(stat.pgrp) && Number.isSafeInteger(stat.startTime) ? stat : undefined;
+}
+/** `/proc/<pid>/stat` read and parsed; undefined where the process or /proc is not there. */
+function proc_stat_readProcStat(pid) {
+    try {
+        return parseProcStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return undefined;
     }
 }
 
@@ -61986,7 +58120,7 @@ function shellWords(value) {
  * variable won't be set in the container"), so a passed secret reaches the container without appearing in the
  * command line or the log.
  */
-function container_runCommand(runtime, c, at) {
+function runCommand(runtime, c, at) {
     // `--pull=never`: a missing image is pulled before the launch (`pullImage`), so the run never pulls inside startup.
     const label = `${RUN_LABEL}=${at.runId}`;
     const fixed = ['run', '--init', '--network', 'host', '--name', at.name, '--label', label, '--pull=never'];
@@ -62637,7 +58771,7 @@ async function prepareOutside(target, command, at) {
         guard.register(stop);
     return {
         // `{port}` may be anywhere in the block (command, env, run-args): fill it in the composed line.
-        command: fillPort(container_runCommand(runtime, c, { runId: guard.runId, name, port, passEnv: target.settings.passEnv }), port),
+        command: fillPort(runCommand(runtime, c, { runId: guard.runId, name, port, passEnv: target.settings.passEnv }), port),
         exit: (group) => containerExit(runtime, name, group, () => stopped),
         async undo(write, graceMs) {
             stopped = true;
@@ -62650,42 +58784,21 @@ async function prepareOutside(target, command, at) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/server/start.ts
+;// CONCATENATED MODULE: ./src/server/bring-up.ts
 /**
- * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
- * wait until its health endpoint says ready, run the smoke request, and hand back a handle
- * whose `stop()` tears the whole group down. Any failure on the way kills the group first
- * and then throws a StartError carrying the log tail.
+ * Whether a started target comes up: its health endpoint polled until the engine is ready, then the smoke request,
+ * each bounded by the target's `ready-timeout`. The outcome is why it failed, or how long each step took.
  */
-
-
-
-
-
-
-
-
-
-
 
 
 
 
 const SMOKE_ATTEMPTS = 3;
 const SMOKE_MIN_MS = 10_000;
-const PORT_FREE_WAIT_MS = 700;
-const DRAIN_WAIT_MS = 300;
-/** `<logDir>/<target id, path separators and odd characters replaced>.log` */
-function logPathFor(logDir, targetId) {
-    return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
-}
 function exitText(exit) {
     if (exit.signal)
         return `was killed by ${exit.signal}${exit.signal === 'SIGKILL' ? ' (out of memory?)' : ''}`;
     return `exited with code ${exit.code}`;
-}
-function withLine(message, line) {
-    return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
 }
 /** Waits for ready, then the smoke request; returns why it failed, or how long each took from `since` when up. */
 async function bringUp(options, baseUrl, group, since = performance.now()) {
@@ -62764,6 +58877,37 @@ async function smokeTest(options, baseUrl, group, started) {
             await race(new Promise(() => undefined), 500, group?.exitSignal, signal);
     }
     return { kind: 'smoke', message: `smoke request failed after ${SMOKE_ATTEMPTS} attempts: ${errorMessage(lastError)}` };
+}
+
+;// CONCATENATED MODULE: ./src/server/start.ts
+/**
+ * Bringing a target up: launch it in its own process group (or attach to a `url:` target),
+ * wait until its health endpoint says ready and run the smoke request (bring-up.ts), and hand back a handle
+ * whose `stop()` tears the whole group down. Any failure on the way kills the group first
+ * and then throws a StartError carrying the log tail.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const PORT_FREE_WAIT_MS = 700;
+const DRAIN_WAIT_MS = 300;
+/** `<logDir>/<target id, path separators and odd characters replaced>.log` */
+function logPathFor(logDir, targetId) {
+    return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
+}
+function withLine(message, line) {
+    return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
 }
 async function attach(options) {
     const { target } = options;
@@ -63023,6 +59167,8 @@ async function dropCaches(deps = {}) {
     }
 }
 
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/server/setup-command.ts
 /**
  * A command that prepares a launch and must end by itself (`ab-setup`: build or install the base commit's engine in
@@ -63090,6 +59236,792 @@ async function runSetupCommand(s) {
 
 
 
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/server/memory-release.ts
+/**
+ * Memory release between targets. An engine's memory can come back to the system seconds after
+ * its processes are gone (a driver or a unified-memory box freeing a model's pages late), and the
+ * next target launched into that gap can trip the memory guard through no fault of its own. So
+ * the next target launches only once available memory is back within the previous target's
+ * memory floor of what it was just before that target launched, or after a bounded wait, with a
+ * progress line while it waits.
+ */
+
+
+const RELEASE_WAIT_MS = 60_000;
+const memory_release_POLL_MS = 500;
+const memory_release_PROGRESS_MS = 10_000;
+async function waitMemoryReleased(o) {
+    const read = o.read ?? readMemInfo;
+    const maxWaitMs = o.maxWaitMs ?? RELEASE_WAIT_MS;
+    const progressMs = o.progressMs ?? memory_release_PROGRESS_MS;
+    const want = o.before.availableBytes - floorBytes(o.floor, o.before.totalBytes);
+    const started = Date.now();
+    let nextProgress = progressMs;
+    for (;;) {
+        const waitedMs = Date.now() - started;
+        const { availableBytes } = await read().catch(() => ({ availableBytes: Number.POSITIVE_INFINITY }));
+        if (availableBytes >= want)
+            return { kind: 'back', waitedMs, availableBytes };
+        if (o.signal?.aborted)
+            return { kind: 'aborted', waitedMs, availableBytes };
+        if (waitedMs >= maxWaitMs) {
+            o.log.warn(`${o.previous}: memory not back after ${formatDuration(maxWaitMs)} (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted); launching the next target anyway`);
+            return { kind: 'timeout', waitedMs, availableBytes };
+        }
+        if (waitedMs >= nextProgress) {
+            nextProgress += progressMs;
+            o.log.info(`${o.previous}: waiting for its memory to come back (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted, ${formatDuration(Math.round(waitedMs / 100) * 100)} of ${formatDuration(maxWaitMs)})`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(o.pollMs ?? memory_release_POLL_MS, Math.max(1, maxWaitMs - waitedMs))));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/host/command.ts
+/** Host commands with a time limit and an output limit: a hung or chatty tool cannot stall or flood the run. */
+
+const COMMAND_LIMITS = { timeoutMs: 5000, maxBytes: 256 * 1024 };
+/** Runs `file args` (no shell); `missing` when the program is not on PATH. Never throws. */
+function command_runCommand(file, args, limits = COMMAND_LIMITS) {
+    return new Promise((resolve) => {
+        (0,external_node_child_process_namespaceObject.execFile)(file, [...args], { timeout: limits.timeoutMs, maxBuffer: limits.maxBytes, killSignal: 'SIGKILL', encoding: 'utf8' }, (error, stdout, stderr) => {
+            if (!error)
+                return resolve({ ok: true, stdout });
+            const code = error.code;
+            if (code === 'ENOENT')
+                return resolve({ ok: false, missing: true, reason: `${file} not found` });
+            if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+                return resolve({ ok: false, missing: false, reason: `${file} failed: output over ${limits.maxBytes} bytes` });
+            const why = error.killed
+                ? `timed out after ${limits.timeoutMs} ms`
+                : String(stdout || stderr || error.message)
+                    .trim()
+                    .split('\n')[0]
+                    .slice(0, 200);
+            resolve({ ok: false, missing: false, reason: `${file} failed: ${why}` });
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/host/launched-program.ts
+/**
+ * The program a launch command runs, as a content hash: what tells two builds of an engine apart when both report
+ * the same version (a rebuilt `llama-server` at a fixed build prefix, a wrapper script that moved to another
+ * engine). The launch is a `bash -c` text; its program is the first word after leading `VAR=value` assignments and
+ * `exec`, with `$VAR` / `${VAR}` expanded from the launch's environment, resolved against the launch's working
+ * directory when it names a path and along `PATH` otherwise — bash's own rule for a command name without a slash
+ * (bash manual, "Command Search and Execution"). A word that needs more of the shell than that (quotes around a
+ * variable, `$(…)`, globbing) is not guessed at: no hash, and nothing compares.
+ */
+
+
+
+
+/** Largest program hashed: an engine binary is tens of MiB; a multi-GiB file is not a program worth reading. */
+const MAX_PROGRAM_BYTES = 1024 * 1024 * 1024;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=\S*$/;
+const PLAIN_WORD = /^[A-Za-z0-9_./${}:+@%,-]+$/;
+/** The launch command's program word with its variables expanded; undefined when it takes more of the shell. */
+function programWord(command, env) {
+    const words = command.trim().split(/\s+/);
+    let i = 0;
+    while (i < words.length && (ASSIGNMENT.test(words[i]) || words[i] === 'exec'))
+        i++;
+    const word = words[i];
+    if (!word || !PLAIN_WORD.test(word))
+        return undefined;
+    let unknown = false;
+    const expanded = word.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_, a, b) => {
+        const value = env[(a ?? b)];
+        if (value === undefined)
+            unknown = true;
+        return value ?? '';
+    });
+    return unknown || expanded.includes('$') || !expanded ? undefined : expanded;
+}
+/** The regular file the word names: relative to `cwd` with a slash, else the first match along `PATH`. */
+async function resolveProgram(word, cwd, path) {
+    const candidates = word.includes('/')
+        ? [(0,external_node_path_.isAbsolute)(word) ? word : (0,external_node_path_.resolve)(cwd, word)]
+        : (path ?? '')
+            .split(external_node_path_.delimiter)
+            .filter(Boolean)
+            .map((dir) => (0,external_node_path_.join)((0,external_node_path_.resolve)(cwd, dir), word));
+    for (const file of candidates) {
+        const s = await (0,promises_.stat)(file).catch(() => undefined);
+        if (s?.isFile() && s.size <= MAX_PROGRAM_BYTES)
+            return file;
+    }
+    return undefined;
+}
+async function sha256(file) {
+    const hash = (0,external_node_crypto_.createHash)('sha256');
+    for await (const chunk of (0,external_node_fs_namespaceObject.createReadStream)(file))
+        hash.update(chunk);
+    return hash.digest('hex');
+}
+/**
+ * `llama-server sha256:0123456789abcdef`: the launched program's name and the first 16 hex digits of its SHA-256;
+ * undefined when the program cannot be told (see the header). Never throws.
+ */
+async function launchedProgram(command, env, cwd) {
+    if (!command)
+        return undefined;
+    const word = programWord(command, env);
+    if (!word)
+        return undefined;
+    try {
+        const file = await resolveProgram(word, cwd, env.PATH);
+        return file ? `${(0,external_node_path_.basename)(file)} sha256:${(await sha256(file)).slice(0, 16)}` : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/host/fingerprint.ts
+/**
+ * The environment fingerprint of a target — driver, CUDA, engine version, container image digest, model
+ * file size and mtime, the launched program — read from the host. How two fingerprints differ is the judge's
+ * (compare/fingerprint-changes.ts).
+ */
+
+
+
+async function fingerprint_fingerprint(i) {
+    const f = {};
+    const driver = i.host.gpus?.find((g) => g.driver)?.driver;
+    if (driver)
+        f.driver = driver;
+    if (i.host.cuda)
+        f.cuda = i.host.cuda;
+    if (i.engineVersion)
+        f.engine = i.engineVersion;
+    if (i.container?.image)
+        f.image = i.container.image;
+    if (i.container?.digest)
+        f.digest = i.container.digest;
+    const model = i.model && (await modelFile(i.model, i.cwd ?? process.cwd()));
+    if (model)
+        f.model = model;
+    const program = i.launch && (await launchedProgram(i.launch.command, i.launch.env, i.cwd ?? process.cwd()));
+    if (program)
+        f.program = program;
+    return f;
+}
+/** A model name that looks like a path (`/models/x.gguf`, `./x`, `~` is not expanded) and exists. */
+async function modelFile(model, cwd) {
+    if (!(0,external_node_path_.isAbsolute)(model) && !model.startsWith('./') && !model.startsWith('../'))
+        return undefined;
+    const s = await (0,promises_.stat)((0,external_node_path_.resolve)(cwd, model)).catch(() => undefined);
+    return s ? { bytes: s.size, mtime: s.mtime.toISOString() } : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/host/nvidia-smi.ts
+/**
+ * Reading the GPUs through `nvidia-smi` queries (CSV, no header, no units). Any value may be `[N/A]`
+ * (GB10 reports its unified memory that way) or `[Not Supported]`: such a value is absent, never zero.
+ * Field names follow `nvidia-smi --help-query-gpu` and `--help-query-compute-apps` (NVIDIA's nvidia-smi(1) manual,
+ * docs.nvidia.com/deploy/nvidia-smi): `--query-gpu=index,uuid` names each GPU as CUDA_VISIBLE_DEVICES may (an index
+ * or a `GPU-…` UUID), and `--query-compute-apps=pid,gpu_uuid,…` says which GPU each compute process is on. Drivers
+ * before 535 spell the slowdown reasons `clocks_throttle_reasons.*`, so a query the driver rejects is asked again
+ * with the old names.
+ */
+
+
+const STATE_FIELDS = ['name', 'driver_version', 'clocks.sm', 'clocks.max.sm', 'power.draw', 'temperature.gpu'];
+function stateQuery(prefix) {
+    return [...STATE_FIELDS, `${prefix}.active`, ...SLOWDOWN_REASONS.map((r) => `${prefix}.${r}`)].join(',');
+}
+const csv = (fields) => [`--query-gpu=${fields}`, '--format=csv,noheader,nounits'];
+/** A CSV value, or undefined for `[N/A]`, `N/A`, `[Not Supported]`, `[Unknown Error]` and empty. */
+function value(raw) {
+    const v = raw?.trim();
+    if (!v || /^\[.*\]$/.test(v) || v === 'N/A')
+        return undefined;
+    return v;
+}
+function numberValue(raw) {
+    const v = value(raw);
+    if (v === undefined)
+        return undefined;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : undefined;
+}
+const lines = (stdout) => stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+/** One GPU per line of the state query. */
+function parseGpuStates(stdout) {
+    return lines(stdout).map((line) => {
+        const f = line.split(',');
+        const gpu = { active: SLOWDOWN_REASONS.filter((_, i) => value(f[7 + i]) === 'Active') };
+        const set = (key, v) => {
+            if (v !== undefined)
+                gpu[key] = v;
+        };
+        set('name', value(f[0]));
+        set('driver', value(f[1]));
+        set('smClockMhz', numberValue(f[2]));
+        set('maxSmClockMhz', numberValue(f[3]));
+        set('powerW', numberValue(f[4]));
+        set('temperatureC', numberValue(f[5]));
+        set('activeMask', value(f[6]));
+        return gpu;
+    });
+}
+/** Per GPU, the cumulative slowdown counters (microseconds) the driver reports. */
+function parseCounters(stdout) {
+    return lines(stdout).map((line) => {
+        const f = line.split(',');
+        const counters = {};
+        SLOWDOWN_REASONS.forEach((reason, i) => {
+            const n = numberValue(f[i]);
+            if (n !== undefined)
+                counters[reason] = n;
+        });
+        return counters;
+    });
+}
+/** The GPUs' state; the old field names when the driver does not know the new ones. */
+async function queryGpus(run) {
+    let result = await run(csv(stateQuery('clocks_event_reasons')));
+    if (!result.ok && !result.missing)
+        result = await run(csv(stateQuery('clocks_throttle_reasons')));
+    if (!result.ok)
+        return { reason: result.reason, missing: result.missing };
+    const gpus = parseGpuStates(result.stdout);
+    const counters = await queryCounters(run);
+    for (const [i, gpu] of gpus.entries())
+        if (counters?.[i] && Object.keys(counters[i]).length)
+            gpu.counters = counters[i];
+    return { gpus };
+}
+/** The slowdown counters, per GPU; undefined where the driver has none. */
+async function queryCounters(run) {
+    const result = await run(csv(SLOWDOWN_REASONS.map((r) => `clocks_event_reasons_counters.${r}`).join(',')));
+    return result.ok ? parseCounters(result.stdout) : undefined;
+}
+/** `index, uuid` per line: each GPU's index and UUID; a line without an integer index is left out. */
+function parseGpuIds(stdout) {
+    return lines(stdout).flatMap((line) => {
+        const f = line.split(',');
+        const index = numberValue(f[0]);
+        if (index === undefined || !Number.isInteger(index) || index < 0)
+            return [];
+        const uuid = value(f[1]);
+        return [uuid === undefined ? { index } : { index, uuid }];
+    });
+}
+/** The GPUs' indexes and UUIDs; undefined when the driver does not answer. */
+async function queryGpuIds(run) {
+    const result = await run(csv('index,uuid'));
+    return result.ok ? parseGpuIds(result.stdout) : undefined;
+}
+/** `pid, gpu_uuid, process_name, used_memory` per line; a name may itself hold commas. */
+function parseComputeApps(stdout) {
+    return lines(stdout).flatMap((line) => {
+        const f = line.split(',');
+        const pid = numberValue(f[0]);
+        if (pid === undefined || f.length < 4)
+            return [];
+        const used = numberValue(f[f.length - 1]?.replace(/\s*MiB$/, ''));
+        const app = { pid, name: f.slice(2, -1).join(',').trim() };
+        const uuid = value(f[1]);
+        if (uuid !== undefined)
+            app.gpuUuid = uuid;
+        if (used !== undefined)
+            app.usedMemoryMiB = used;
+        return [app];
+    });
+}
+async function queryComputeApps(run) {
+    const result = await run([
+        '--query-compute-apps=pid,gpu_uuid,process_name,used_memory',
+        '--format=csv,noheader,nounits',
+    ]);
+    return result.ok ? parseComputeApps(result.stdout) : undefined;
+}
+/** The CUDA version from the plain `nvidia-smi` header (`CUDA Version: 13.0`). */
+async function queryCuda(run) {
+    const result = await run([]);
+    return result.ok ? /CUDA Version:\s*([0-9][0-9.]*)/.exec(result.stdout)?.[1] : undefined;
+}
+const nvidiaSmi = (args) => command_runCommand('nvidia-smi', args);
+
+;// CONCATENATED MODULE: ./src/host/gpu-scope.ts
+const MAX_VALUE = 120;
+const gpu_scope_shown = (value) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);
+const gpu_scope_layer = (name, value) => ({ label: `${name}=${gpu_scope_shown(value)}`, value });
+const CUDA = 'CUDA_VISIBLE_DEVICES';
+const NVIDIA = 'NVIDIA_VISIBLE_DEVICES';
+/** The layers that choose a target's GPUs, in the order they apply; none when nothing chooses them. */
+function gpuLayers(target, runner) {
+    if (target.container)
+        return containerLayers(target.container);
+    const layers = [];
+    if (target.env[NVIDIA] !== undefined)
+        layers.push(gpu_scope_layer(`the target's env ${NVIDIA}`, target.env[NVIDIA]));
+    if (target.env[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`the target's env ${CUDA}`, target.env[CUDA]));
+    else if (runner[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`the runner's ${CUDA}`, runner[CUDA]));
+    return layers;
+}
+function containerLayers(c) {
+    const layers = [];
+    if (c.gpus === 'none') {
+        const flag = runArgsGpus(c.runArgs);
+        if (flag)
+            layers.push(flag);
+        else if (c.env[NVIDIA] !== undefined)
+            layers.push(gpu_scope_layer(`container.env ${NVIDIA}`, c.env[NVIDIA]));
+    }
+    if (c.env[CUDA] !== undefined)
+        layers.push(gpu_scope_layer(`container.env ${CUDA}`, c.env[CUDA]));
+    return layers;
+}
+/** The GPUs `run-args` give a container: docker's last `--gpus`, or every podman `--device nvidia.com/gpu=…`. */
+function runArgsGpus(runArgs) {
+    const words = (typeof runArgs === 'string' ? runArgs.split(/\s+/) : (runArgs ?? [])).map((w) => w.replace(/^['"]+|['"]+$/g, ''));
+    let gpus;
+    const cdi = [];
+    for (const [i, word] of words.entries()) {
+        const value = word.startsWith('--gpus=') ? word.slice(7) : word === '--gpus' ? words[i + 1] : undefined;
+        if (value !== undefined)
+            gpus = value.replace(/^['"]+|['"]+$/g, '');
+        const device = word.startsWith('--device=') ? word.slice(9) : word === '--device' ? words[i + 1] : undefined;
+        const name = /^nvidia\.com\/gpu=(.+)$/.exec(device ?? '')?.[1];
+        if (name)
+            cdi.push(name);
+    }
+    if (gpus !== undefined) {
+        const count = /^(?:count=)?(\d+)$/.exec(gpus)?.[1];
+        if (count)
+            return { label: `container run-args --gpus ${count}`, value: countToDevices(Number(count)) };
+        const devices = /(?:^|,)device=([^"']+)/.exec(gpus)?.[1] ?? (gpus === 'all' ? 'all' : undefined);
+        return devices === undefined ? undefined : gpu_scope_layer('container run-args --gpus device', devices);
+    }
+    return cdi.length ? gpu_scope_layer('container run-args --device nvidia.com/gpu', cdi.join(',')) : undefined;
+}
+const countToDevices = (n) => Array.from({ length: n }, (_, i) => String(i)).join(',');
+const gpu_scope_NONE = new Set(['', 'none', 'void', '-1']);
+/** The GPUs the layers leave of the host's, or why a layer names a GPU the host lacks; `chosen` when one narrowed. */
+function resolveGpus(layers, host) {
+    let current = [...host].sort((a, b) => a.index - b.index);
+    const chosen = [];
+    for (const l of layers) {
+        const value = l.value.trim();
+        if (value.toLowerCase() === 'all')
+            continue;
+        const entries = gpu_scope_NONE.has(value.toLowerCase()) ? [] : value.split(',').map((e) => e.trim());
+        // A MIG instance is not one of the GPUs nvidia-smi's GPU queries list.
+        if (entries.some((e) => /^MIG-/i.test(e) || e.includes(':')))
+            continue;
+        const next = [];
+        for (const entry of entries) {
+            const gpu = /^\d+$/.test(entry)
+                ? current[Number(entry)]
+                : current.find((g) => entry.length > 0 && g.uuid?.toLowerCase().startsWith(entry.toLowerCase()));
+            if (!gpu)
+                return { problem: `${l.label}: ${missing(entry, current, host)}` };
+            if (!next.includes(gpu))
+                next.push(gpu);
+        }
+        current = next;
+        chosen.push(l.label);
+    }
+    const from = chosen.length ? chosen.join(', then ') : "nothing names the target's GPUs";
+    return { scope: { gpus: current, of: host.length, from }, chosen: chosen.length > 0 };
+}
+/** Why an entry names no GPU: none by that index or UUID, or no UUID to match it against. */
+function missing(entry, current, host) {
+    if (!/^\d+$/.test(entry) && current.length && current.every((g) => g.uuid === undefined))
+        return `no GPU UUID to match ${gpu_scope_shown(entry)} against: nvidia-smi gave none (--query-gpu=index,uuid)`;
+    const among = current.length === host.length ? 'of this host' : 'it can see';
+    return `no GPU ${gpu_scope_shown(entry)} among the ${current.length} GPUs ${among}`;
+}
+/** `GPU 1 of 8`, `GPUs 0, 3 of 8`, `no GPU of 8`, `every GPU (2)`. */
+function scopeGpus(scope) {
+    const indexes = scope.gpus.map((g) => g.index);
+    if (indexes.length === 0)
+        return `no GPU of ${scope.of}`;
+    if (indexes.length === scope.of && scope.of > 1)
+        return `every GPU (${scope.of})`;
+    return `GPU${indexes.length === 1 ? '' : 's'} ${indexes.join(', ')} of ${scope.of}`;
+}
+/** The GPUs and how they were chosen: `GPU 1 of 8 (the target's env CUDA_VISIBLE_DEVICES=1)`. */
+const scopeText = (scope) => `${scopeGpus(scope)} (${scope.from})`;
+/** The scope's GPU indexes. */
+const scopeIndexes = (scope) => new Set(scope.gpus.map((g) => g.index));
+
+;// CONCATENATED MODULE: ./src/host/preflight.ts
+/**
+ * The host's state before a target launches, and what in it makes a measurement worthless: a GPU
+ * compute process this run did not start on one of the target's GPUs (it shares the GPU with the engine),
+ * or a clock slowdown already active on one of them (the box is throttled). Either is an infrastructure
+ * error, never a regression. Another GPU's process or slowdown is recorded, not counted (gpu-scope.ts).
+ */
+
+
+
+
+
+const MAX_CPUS = 4096;
+async function readHost(readers = {}) {
+    const smi = readers.smi ?? nvidiaSmi;
+    const host = {};
+    const gpu = await queryGpus(smi);
+    if (gpu.gpus) {
+        host.gpus = gpu.gpus;
+        const [cuda, apps, ids] = await Promise.all([queryCuda(smi), queryComputeApps(smi), queryGpuIds(smi)]);
+        if (cuda)
+            host.cuda = cuda;
+        for (const id of ids ?? [])
+            if (id.uuid && host.gpus[id.index])
+                host.gpus[id.index].uuid = id.uuid;
+        if (apps)
+            host.processes = await Promise.all(apps.map((a) => gpuProcess(a, host, readers.ours)));
+    }
+    else {
+        host.noGpu = gpu.missing ? 'no GPU information: nvidia-smi not found' : `no GPU information: ${gpu.reason}`;
+    }
+    const memory = await readers.memory?.().catch(() => undefined);
+    if (memory && Number.isFinite(memory.availableBytes) && Number.isFinite(memory.totalBytes))
+        host.memory = memory;
+    const governors = await readGovernors(readers.cpuRoot ?? '/sys/devices/system/cpu');
+    if (governors.length)
+        host.governors = governors;
+    return host;
+}
+/** One compute process as the preflight records it: the GPU it is on by index, and whether this run started it. */
+async function gpuProcess(app, host, ours) {
+    const gpu = app.gpuUuid === undefined ? -1 : (host.gpus ?? []).findIndex((g) => g.uuid === app.gpuUuid);
+    return { ...app, ...(gpu >= 0 && { gpu }), ours: (await ours?.(app.pid)) ?? false };
+}
+/** The host's GPUs by `nvidia-smi` index, with their UUIDs where the driver gave them. */
+function hostGpuIds(host) {
+    return (host.gpus ?? []).map((g, index) => (g.uuid === undefined ? { index } : { index, uuid: g.uuid }));
+}
+/** The distinct `scaling_governor` values; none in a VM without cpufreq. */
+async function readGovernors(root) {
+    const cpus = (await (0,promises_.readdir)(root).catch(() => [])).filter((n) => /^cpu\d+$/.test(n)).slice(0, MAX_CPUS);
+    const values = await Promise.all(cpus.map((cpu) => (0,promises_.readFile)(`${root}/${cpu}/cpufreq/scaling_governor`, 'utf8').then((s) => s.trim().slice(0, 64), () => '')));
+    return [...new Set(values.filter(Boolean))].sort();
+}
+/**
+ * Marks the processes on a GPU the target does not use (`outside`): recorded, never counted against it. A process
+ * whose GPU is unknown is left unmarked, so it still counts.
+ */
+function markOutside(host, scope) {
+    const inside = scopeIndexes(scope);
+    const outside = [];
+    host.processes = host.processes?.map((p) => {
+        if (p.ours || p.gpu === undefined || inside.has(p.gpu))
+            return p;
+        const marked = { ...p, outside: true };
+        outside.push(marked);
+        return marked;
+    });
+    return outside;
+}
+/**
+ * Marks the processes `allow-gpu-processes` expects on this host. A glob matches the name as
+ * nvidia-smi prints it (often a full path) or its last path segment: `ollama`, `python*`, `/opt/dcgm/**`.
+ */
+function markAllowed(host, globs) {
+    if (!globs.length || !host.processes)
+        return [];
+    const matchers = globs.map(globMatcher);
+    const allowed = [];
+    host.processes = host.processes.map((p) => {
+        const base = p.name.slice(p.name.lastIndexOf('/') + 1);
+        if (p.ours || !matchers.some((m) => m(p.name) || m(base)))
+            return p;
+        const marked = { ...p, allowed: true };
+        allowed.push(marked);
+        return marked;
+    });
+    return allowed;
+}
+/** Why the target must not be measured on this host now, or undefined. */
+function preflightProblem(host, o) {
+    const stray = o.attached ? [] : (host.processes ?? []).filter((p) => !p.ours && !p.allowed && !p.outside);
+    // Which GPU a process is on says something only on a box of several.
+    const several = (host.gpus?.length ?? 0) > 1;
+    if (stray.length) {
+        const named = stray
+            .slice(0, 3)
+            .map((p) => `pid ${p.pid} ${p.name}${p.gpu === undefined || !several ? '' : ` on GPU ${p.gpu}`}`)
+            .join(', ');
+        return `GPU busy: ${named}${stray.length > 3 ? ` and ${stray.length - 3} more` : ''} (not started by this run)`;
+    }
+    const inside = o.scope && scopeIndexes(o.scope);
+    const throttled = (host.gpus ?? []).flatMap((g, i) => g.active.length && (!inside || inside.has(i)) ? [`GPU ${i} ${g.active.join(', ')}`] : []);
+    if (throttled.length)
+        return `GPU throttled before launch: ${throttled.join('; ')}`;
+    return undefined;
+}
+/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
+async function processGroup(pid) {
+    const stat = await (0,promises_.readFile)(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    return stat ? parseProcStat(stat)?.pgrp : undefined;
+}
+/** A process is ours when it leads, or belongs to, a process group this run launched. */
+function oursBy(groups) {
+    return async (pid) => groups.has(pid) || groups.has((await processGroup(pid)) ?? -1);
+}
+
+;// CONCATENATED MODULE: ./src/host/gpu-telemetry.ts
+
+
+/** The fields each row of the sampler's query carries, in order (`nvidia-smi --help-query-gpu`). */
+const SAMPLE_FIELDS = ['index', 'power.draw', 'clocks.sm', 'clocks.mem', 'temperature.gpu', 'utilization.gpu'];
+const GAUGES = ['powerW', 'smClockMhz', 'memClockMhz', 'temperatureC', 'utilizationPct'];
+const DROP_SHARE = 0.9;
+const DROP_SAMPLES = 2;
+/** A row of the query, or undefined for a line that is not one (a warning, a cut line). */
+function parseSample(line, at) {
+    const f = line.split(',');
+    const index = numberValue(f[0]);
+    if (f.length !== SAMPLE_FIELDS.length || index === undefined || !Number.isInteger(index))
+        return undefined;
+    const sample = { at, index };
+    GAUGES.forEach((name, i) => {
+        const v = numberValue(f[i + 1]);
+        if (v !== undefined)
+            sample[name] = v;
+    });
+    return sample;
+}
+const gauge = (values) => values.length ? { mean: values.reduce((s, v) => s + v, 0) / values.length, max: Math.max(...values) } : undefined;
+/** The round's telemetry; undefined when no sample fell inside the window. */
+function summarizeGpu(samples, window) {
+    const inside = samples.filter((s) => s.at >= window.startMs && s.at <= window.endMs);
+    if (!inside.length)
+        return undefined;
+    const indexes = [...new Set(inside.map((s) => s.index))].sort((a, b) => a - b);
+    const perGpu = indexes.map((index) => inside.filter((s) => s.index === index));
+    const devices = perGpu.map((rows) => {
+        const device = { index: rows[0].index, samples: rows.length };
+        for (const name of GAUGES) {
+            const g = gauge(rows.flatMap((s) => (s[name] === undefined ? [] : [s[name]])));
+            if (g)
+                device[name] = g;
+        }
+        return device;
+    });
+    const energies = perGpu.flatMap((rows) => {
+        const points = rows.flatMap((s) => (s.powerW === undefined ? [] : [{ at: s.at, value: s.powerW }]));
+        return points.length ? [integrate(points, window)] : [];
+    });
+    const gpu = { devices };
+    if (energies.length)
+        gpu.energyJ = energies.reduce((s, e) => s + e, 0);
+    const drop = perGpu.map(clockDrop).find(Boolean);
+    if (drop)
+        gpu.clockDrop = drop;
+    return gpu;
+}
+/** ∫ value dt over the window in value·seconds: trapezoids between the points, the end points held to the edges. */
+function integrate(points, window) {
+    const sorted = [...points].sort((a, b) => a.at - b.at);
+    const first = sorted[0];
+    const last = sorted[sorted.length - 1];
+    let sum = first.value * (first.at - window.startMs) + last.value * (window.endMs - last.at);
+    for (let i = 1; i < sorted.length; i++)
+        sum += ((sorted[i - 1].value + sorted[i].value) / 2) * (sorted[i].at - sorted[i - 1].at);
+    return sum / 1000;
+}
+/** The rule in the header, for one GPU's samples in time order; undefined when the clock held. */
+function clockDrop(rows) {
+    const utilization = rows.flatMap((s) => (s.utilizationPct === undefined ? [] : [s.utilizationPct]));
+    const busyFrom = utilization.length ? median(utilization) / 2 : 0;
+    const busy = rows.filter((s) => s.smClockMhz !== undefined && (s.utilizationPct ?? busyFrom) >= busyFrom);
+    if (busy.length < DROP_SAMPLES)
+        return undefined;
+    const level = median(busy.map((s) => s.smClockMhz));
+    // The longest run of consecutive low samples: busy.slice(from, from + length).
+    let from = 0;
+    let length = 0;
+    for (let i = 0, start = 0; i < busy.length; i++) {
+        if (busy[i].smClockMhz >= DROP_SHARE * level)
+            start = i + 1;
+        else if (i + 1 - start > length)
+            [from, length] = [start, i + 1 - start];
+    }
+    if (length < DROP_SAMPLES)
+        return undefined;
+    const worst = busy.slice(from, from + length);
+    const lowest = Math.min(...worst.map((s) => s.smClockMhz));
+    const seconds = ((worst[worst.length - 1].at - worst[0].at) / 1000).toFixed(1);
+    return `GPU ${rows[0].index} SM clock down to ${lowest} MHz for ${worst.length} samples (${seconds} s), under ${DROP_SHARE * 100} % of its round median ${level} MHz`;
+}
+
+;// CONCATENATED MODULE: ./src/host/throttle.ts
+/**
+ * Watching one round for GPU slowdowns: the slowdown counters (cumulative microseconds) read before and
+ * after the round, and the active reasons read after it. A counter that moved, or a reason active at the
+ * end, means the GPU ran slower for part of the round, so the round measured the box, not the engine. So does
+ * an SM clock that dropped below its own level during the round without a counter (gpu-telemetry.ts).
+ */
+
+
+
+
+
+/**
+ * What moved between two readings of the same GPUs, e.g. `GPU 0 sw_thermal_slowdown +1.2 s`, on the GPUs in `keep`
+ * (every GPU without it); empty when nothing did.
+ */
+function slowdowns(before, after, keep) {
+    return after.flatMap((gpu, i) => {
+        if (keep && !keep.has(i))
+            return [];
+        const moved = movedCounters(before[i]?.counters, gpu.counters);
+        const active = gpu.active.filter((r) => !moved.some((m) => m.startsWith(r))).map((r) => `${r} active`);
+        const all = [...moved, ...active];
+        return all.length ? [`GPU ${i} ${all.join(', ')}`] : [];
+    });
+}
+function movedCounters(before, after) {
+    if (!before || !after)
+        return [];
+    return SLOWDOWN_REASONS.flatMap((r) => {
+        const delta = (after[r] ?? 0) - (before[r] ?? 0);
+        return before[r] !== undefined && delta > 0 ? [`${r} +${formatDuration(delta / 1000)}`] : [];
+    });
+}
+/**
+ * Reads the GPUs before a round and starts its sampler, if any; the returned function stops the sampler once the
+ * round ended and reads the GPUs again: what slowed the round (a slowdown counter that moved, a reason active at
+ * the end, the SM clock dropping below its level) and what the GPUs did during it. With a scope, only the target's
+ * GPUs count (gpu-scope.ts): the record names them (`counted`), and the sampler's rows are theirs alone.
+ */
+async function watchRound(smi, startSampler, scope) {
+    const keep = scope && scopeIndexes(scope);
+    const before = (await queryGpus(smi)).gpus;
+    // Started after the reading before, so its first row lands as near the round's start as it can.
+    const sampler = startSampler?.();
+    return async (window) => {
+        const samples = ((await sampler?.stop()) ?? []).filter((s) => !keep || keep.has(s.index));
+        const after = (await queryGpus(smi)).gpus;
+        const summary = summarizeGpu(samples, window);
+        const gpu = summary && scope ? { ...summary, counted: scope } : summary;
+        const moved = before && after ? slowdowns(before, after, keep) : [];
+        const disturbed = [...moved, ...(gpu?.clockDrop ? [gpu.clockDrop] : [])];
+        return { ...(disturbed.length && { disturbed: disturbed.join('; ') }), ...(gpu && { gpu }) };
+    };
+}
+
+;// CONCATENATED MODULE: ./src/host/gpu-sampler.ts
+/**
+ * The GPU sampler of one round: an `nvidia-smi --query-gpu=… -lms 500` loop (one row per GPU every 500 ms until
+ * killed, so at most 2 samples a second per GPU), spawned without a shell as the leader of a process group of its
+ * own, so that one signal ends it and the run's guard can end it too when this process dies. What it prints is
+ * bounded: lines past `MAX_LINE_BYTES` are dropped, and past `MAX_SAMPLES` rows every second row is dropped (per
+ * GPU, evenly), so a round of any length holds a bounded number of samples.
+ */
+
+
+const SAMPLE_INTERVAL_MS = 500;
+const MAX_LINE_BYTES = 1024;
+const MAX_SAMPLES = 32_768;
+/** How long a killed sampler may take to be reaped; past it the guard keeps it registered. */
+const EXIT_WAIT_MS = 2000;
+function samplerArgs(intervalMs = SAMPLE_INTERVAL_MS) {
+    return [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', `-lms`, String(intervalMs)];
+}
+/** Starts the loop; without `nvidia-smi` (or with any spawn failure) it samples nothing and says nothing. */
+function startGpuSampler(o = {}) {
+    const [file, ...pre] = o.command ?? ['nvidia-smi'];
+    const now = o.now ?? (() => performance.now());
+    const rows = createRows(o.keep);
+    let child;
+    try {
+        child = (0,external_node_child_process_namespaceObject.spawn)(file, [...pre, ...samplerArgs(o.intervalMs)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    }
+    catch {
+        return { stop: async () => [] };
+    }
+    const release = child.pid === undefined ? undefined : o.adopt?.(child.pid);
+    const exited = new Promise((resolve) => {
+        child.once('error', () => resolve());
+        child.once('exit', () => resolve());
+    });
+    void exited.then(() => release?.());
+    child.stdout.on('data', (chunk) => rows.feed(chunk.toString('utf8'), now()));
+    return {
+        async stop() {
+            // Signalled only while not yet reaped: until then its pid, and so its group id, cannot be anyone else's.
+            if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+                try {
+                    process.kill(-child.pid, 'SIGKILL');
+                }
+                catch {
+                    // Gone already.
+                }
+            }
+            await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
+            child.stdout.destroy();
+            return rows.samples();
+        },
+    };
+}
+/** The rows printed so far (of the kept GPUs), parsed as they arrive, bounded as the header says. */
+function createRows(keep) {
+    let partial = '';
+    let skipping = false;
+    let stride = 1;
+    let kept = [];
+    const seen = new Map();
+    const add = (line, at) => {
+        const sample = parseSample(line, at);
+        if (!sample || (keep && !keep.has(sample.index)))
+            return;
+        const n = seen.get(sample.index) ?? 0;
+        seen.set(sample.index, n + 1);
+        if (n % stride !== 0)
+            return;
+        kept.push(sample);
+        if (kept.length < MAX_SAMPLES)
+            return;
+        stride *= 2;
+        const ordinal = new Map();
+        kept = kept.filter((s) => {
+            const i = ordinal.get(s.index) ?? 0;
+            ordinal.set(s.index, i + 1);
+            return i % 2 === 0;
+        });
+    };
+    return {
+        feed(text, at) {
+            const parts = (partial + text).split('\n');
+            partial = parts.pop() ?? '';
+            for (const line of parts) {
+                if (!skipping && line.length <= MAX_LINE_BYTES)
+                    add(line, at);
+                skipping = false;
+            }
+            if (partial.length > MAX_LINE_BYTES) {
+                partial = '';
+                skipping = true;
+            }
+        },
+        samples: () => kept,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/host/index.ts
 
 
 
@@ -63189,7 +60121,7 @@ async function targetHost(target, state, info, counted) {
 }
 /** The target's environment fingerprint; the launched program is resolved as the launch's shell would (its env and workdir). */
 function engineFingerprint(target, state, info) {
-    return fingerprint({
+    return fingerprint_fingerprint({
         host: state,
         engineVersion: info.version,
         container: info.container,
@@ -63290,7 +60222,7 @@ var external_node_worker_threads_ = __nccwpck_require__(5919);
  *
  * Why a worker thread rather than scraping only between rounds: the gauges (requests waiting and running, KV-cache
  * usage) say what happened under load, and a queue that builds during a round is gone after it, so they are sampled
- * during the round (SPEC: "gauges sampled during it, bounded"). But every scrape read and parsed on the event loop
+ * during the round. But every scrape read and parsed on the event loop
  * that reads the SSE streams holds each token read behind it: a 7 MiB endpoint held that loop 50–110 ms a scrape and
  * turned a 20 ms inter-token schedule's p99 into 250 ms. So the whole round's scraping runs in a worker thread, with
  * its own event loop, sockets and timers (https://nodejs.org/api/worker_threads.html); the measuring thread starts it
@@ -63557,19 +60489,19 @@ async function measureAndDecide(cell, source, judge, log) {
     let first = await source.measure(0);
     if (!judge || first.status !== 'ok')
         return first;
-    let judged = judge.decide([first]);
+    let judged = judge.decide({ measured: [first] });
     for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
         log.info(`${cell.id}: inconclusive (noise ±${formatPercent(widestBand(judged.verdict))}), measuring ${more} more round${more === 1 ? '' : 's'} (${first.rounds.length + more}/${maxRounds})`);
         first = await source.addRounds(more);
         if (first.status !== 'ok')
             return first;
-        judged = judge.decide([first]);
+        judged = judge.decide({ measured: [first] });
     }
     const again = [];
     while (again.length < times && needsConfirmation(judged.verdict)) {
         log.info(`${cell.id}: looks regressed (${regressions(judged.verdict)}); re-measuring to confirm (${again.length + 1}/${times}${source.fresh ? ', fresh launch' : ''})`);
         again.push(await source.measure(again.length + 1));
-        judged = judge.decide([first, ...again], source.fresh);
+        judged = judge.decide({ measured: [first, ...again], fresh: source.fresh });
     }
     return judged;
 }
@@ -63828,6 +60760,7 @@ function lengthMisses(wanted, achieved) {
 
 
 
+
 const STAT_KEYS = ['mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'];
 /** The engine value of an ingested cell: what measured it is another tool, not one of our engines. */
 const INGESTED_ENGINE = 'external';
@@ -63839,13 +60772,13 @@ function cells_metricsBlock(figures) {
     const block = {};
     for (const key of DISTRIBUTION_METRICS) {
         const stats = figures[key] ?? {};
-        block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, cells_finite(stats[s]) ?? NOT_REPORTED]));
+        block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, finite(stats[s]) ?? NOT_REPORTED]));
     }
     for (const key of SCALAR_METRICS)
-        block[key] = cells_finite(figures[key]) ?? NOT_REPORTED;
+        block[key] = finite(figures[key]) ?? NOT_REPORTED;
     return block;
 }
-const cells_finite = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+const finite = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 /**
  * What of our figures a run lacks, in our names (`ttft_ms: no p90, min, max`, `prefill_tps: not reported`), after
  * the tool's own reasons (`failed_share: SGLang counts no failed requests`), which name a figure first.
@@ -63858,11 +60791,11 @@ function unmappedOf(run) {
             continue;
         const value = run.figures[key];
         if (value === undefined || typeof value === 'number') {
-            if (cells_finite(value) === undefined)
+            if (finite(value) === undefined)
                 missing.push(`${key}: not reported`);
             continue;
         }
-        const absent = STAT_KEYS.filter((s) => cells_finite(value[s]) === undefined);
+        const absent = STAT_KEYS.filter((s) => finite(value[s]) === undefined);
         if (absent.length === STAT_KEYS.length)
             missing.push(`${key}: not reported`);
         else if (absent.length)
@@ -63884,7 +60817,7 @@ function cells_round(run, index, discard) {
 }
 /** Mean over the rounds of each figure; null when any round lacks it. */
 function steady(rounds) {
-    const pick = (values) => values.every((v) => cells_finite(v) !== undefined) ? stats_mean(values) : NOT_REPORTED;
+    const pick = (values) => values.every((v) => finite(v) !== undefined) ? stats_mean(values) : NOT_REPORTED;
     const block = {};
     for (const key of DISTRIBUTION_METRICS) {
         block[key] = Object.fromEntries(STAT_KEYS.map((s) => [s, pick(rounds.map((r) => r.metrics[key][s]))]));
@@ -63893,7 +60826,7 @@ function steady(rounds) {
         block[key] = pick(rounds.map((r) => r.metrics[key]));
     return block;
 }
-function cells_cell(tool, runs, discard) {
+function cell(tool, runs, discard) {
     const [first] = runs;
     const rounds = runs.map((run, i) => cells_round(run, i, discard));
     const kept = rounds.filter((r) => r.steady);
@@ -63916,7 +60849,7 @@ function cells_cell(tool, runs, discard) {
         rounds,
         info: version ? { version } : {},
         ingested: { tool, files: [...new Set(runs.map((r) => r.file))], unmapped },
-        verdict: { status: 'new', metrics: {}, note: 'not compared with a baseline' },
+        verdict: notComparedVerdict(),
     };
 }
 /** Cells in the order their first run came; each cell's first `discard` rounds are warm-up, outside its figures. */
@@ -63930,7 +60863,7 @@ function ingestedCells(tool, runs, discard = 0) {
         else
             groups.set(id, [run]);
     }
-    return [...groups.values()].map((group) => cells_cell(tool, group, discard));
+    return [...groups.values()].map((group) => cell(tool, group, discard));
 }
 
 ;// CONCATENATED MODULE: ./src/ingest/guidellm.ts
@@ -67955,12 +64888,386 @@ class TargetSession {
     }
 }
 
+;// CONCATENATED MODULE: ./src/config/gate-changes.ts
+/**
+ * How a PR's matrix file loosens the gate a target is held to, against the same target at the PR's base commit
+ * (pure). A PR brings the matrix file it is judged by, so it can raise a limit or drop a metric from the gate and
+ * pass a regression that way; the base commit's definition is the one the PR is held to, so the report names
+ * every such change. A stricter gate is the PR's to choose and is not listed.
+ */
+
+
+const label = (metric) => METRICS[metric].label;
+/** One gated metric's loosening, in words; undefined when it is as strict or stricter. */
+function metricChange(metric, base, pr) {
+    const name = label(metric);
+    if (!pr)
+        return `${name} is no longer gated`;
+    if (isCeiling(metric))
+        return (pr.max ?? 0) > (base.max ?? 0)
+            ? `raises ${name}' ceiling ${formatPercent(base.max ?? 0)} → ${formatPercent(pr.max ?? 0)}`
+            : undefined;
+    if (isDrop(metric))
+        return (pr.maxDrop ?? 0) > (base.maxDrop ?? 0)
+            ? `raises ${name}'s max-drop ${gate_changes_points(base.maxDrop)} → ${gate_changes_points(pr.maxDrop)} points`
+            : undefined;
+    const changes = [];
+    if ((pr.maxRegression ?? 0) > (base.maxRegression ?? 0))
+        changes.push(`raises ${name}'s limit ${formatPercent(base.maxRegression ?? 0)} → ${formatPercent(pr.maxRegression ?? 0)}`);
+    if ((pr.minDelta ?? 0) > (base.minDelta ?? 0))
+        changes.push(`raises ${name}'s min-delta ${base.minDelta ?? 0} → ${pr.minDelta} ${METRICS[metric].unit}`.trimEnd());
+    return changes.length ? changes.join(', ') : undefined;
+}
+const gate_changes_points = (share) => String(Math.round((share ?? 0) * 1000) / 10);
+/** Every way the PR's gate for a target is looser than the base's (`raises decode tok/s's limit 5% → 50%`). */
+function loosenedGate(pr, base) {
+    const changes = GATED_METRICS.flatMap((metric) => {
+        const was = base.gate[metric];
+        if (!was)
+            return [];
+        const change = metricChange(metric, was, pr.gate[metric]);
+        return change ? [change] : [];
+    });
+    const quality = qualityChange(base.gate, pr.gate);
+    if (quality)
+        changes.push(quality);
+    const [was, now] = [base.settings.noiseFloor, pr.settings.noiseFloor];
+    if (now > was)
+        changes.push(`raises noise-floor ${formatPercent(was)} → ${formatPercent(now)}`);
+    if (base.settings.ab.mode !== 'off' && pr.settings.ab.mode === 'off')
+        changes.push('turns the same-box A/B off');
+    return changes;
+}
+function qualityChange(base, pr) {
+    if (base.quality && !pr.quality)
+        return 'output quality is no longer gated';
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/target/ab-launches.ts
+/**
+ * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
+ * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
+ * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
+ * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
+ * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
+ * verdict stands.
+ *
+ * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
+ * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
+ * base launches fit in what is left of `ab-budget`; why they ended is said.
+ */
+
+
+
+
+
+
+
+
+
+
+/** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
+const AB_SEED_OFFSET = 100_000;
+/** Whether another ABBA block may run after `done` launches, or why not. */
+function anotherBlock(arms, done, deps) {
+    const perArm = done.length / 2;
+    if (perArm < arms.launches)
+        return true;
+    if (!arms.undecided?.(done))
+        return undefined;
+    if (perArm + 2 > AB_MAX_LAUNCHES)
+        return `still undecided after ${perArm} launches per arm, the most an A/B runs`;
+    const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs);
+    const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length);
+    const left = deps.budgetLeftMs();
+    if (block > left)
+        return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
+    return true;
+}
+/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
+async function runAbLaunches(arms, deps) {
+    const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES));
+    const launches = [];
+    const read = deps.readMemory ?? readMemInfo;
+    let before;
+    for (const [i, arm] of order.entries()) {
+        const nth = order.slice(0, i + 1).filter((a) => a === arm).length;
+        const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`;
+        // A block starts at the minimum's end and every 4 launches after it.
+        const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true;
+        if (more !== true)
+            return { launches, ...(more && { ended: more }) };
+        if (deps.signal.aborted)
+            return { launches, stopped: `cancelled before the ${name}` };
+        if (arm === 'base' && deps.budgetLeftMs() <= 0)
+            return { launches, stopped: `ab-budget spent before the ${name}` };
+        const { target, cells } = arms[arm];
+        if (before)
+            await waitMemoryReleased({
+                previous: target.id,
+                before,
+                floor: target.settings.memoryFloor,
+                log: deps.log,
+                signal: deps.signal,
+                read,
+            });
+        before = await read().catch(() => undefined);
+        deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`);
+        const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined;
+        // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
+        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline);
+        if (arm === 'base')
+            deps.spend(result.engineMs);
+        launches.push(result);
+        if (result.error)
+            return { launches, stopped: launchStopped(name, result.error, deadline) };
+    }
+    const ended = anotherBlock(arms, launches, deps);
+    return { launches, ...(typeof ended === 'string' && { ended }) };
+}
+/**
+ * A base launch ends when `ab-budget` runs out, whatever it is doing (its ready wait, a round in flight): an engine
+ * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
+ */
+function budgetDeadline(name, deps) {
+    return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` };
+}
+/** Why the A/B ended with this launch: the budget running out says only that. */
+function launchStopped(name, error, deadline) {
+    return error === deadline?.reason ? error : `the ${name} failed: ${error}`;
+}
+/** One launch: start, ready, each cell measured once with a discarded cold round, teardown; ended at `deadline`. */
+async function oneLaunch(arm, target, cells, deps, seed, deadline) {
+    const started = Date.now();
+    const session = new TargetSession(target, cells, deps);
+    if (deadline)
+        session.endAfter(deadline.ms, deadline.reason);
+    try {
+        const running = await session.start();
+        const info = await session.ready(running);
+        const print = await engineFingerprint(target, {}, info);
+        const measured = new Map();
+        for (const cell of cells) {
+            const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed });
+            if (session.fatal)
+                throw new Error(session.fatal);
+            if (result.status !== 'ok')
+                throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`);
+            measured.set(cell.id, result);
+        }
+        await session.close();
+        return { arm, cells: measured, engineMs: Date.now() - started, fingerprint: print };
+    }
+    catch (error) {
+        const reason = session.fatal ?? errorMessage(error);
+        await session.close();
+        return { arm, error: reason, engineMs: Date.now() - started };
+    }
+}
+/**
+ * The cell measured once on a running launch, with more warm rounds when its round-to-round noise is what would
+ * widen the A/B's interval (`abMoreRounds`, up to `max-rounds`).
+ */
+async function measureOnLaunch(cell, session, running, info, deps) {
+    const { settings } = cell.target;
+    // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
+    const extras = launchFigures(running);
+    const measure = (extend) => measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend });
+    const first = await measure();
+    const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode });
+    const more = result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0;
+    if (more === 0 || session.fatal)
+        return result;
+    deps.log.info(`${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`);
+    const extended = await measure({ after: first.measurement, rounds: more });
+    return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode });
+}
+/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
+function withColdRound(cell) {
+    const { rounds, discard, maxRounds } = cell.target.settings;
+    if (discard >= 1)
+        return cell;
+    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 };
+    return { ...cell, target: { ...cell.target, settings } };
+}
+
+;// CONCATENATED MODULE: ./src/target/same-box.ts
+/**
+ * Same-box A/B of one target (docs/same-box.md): after the target's cells are measured and judged against the
+ * stored baseline, the cells the judge says want one (compare/ab-verdict.ts) are measured again, alternately as
+ * the PR's base commit defines them and as the PR does (ab-launches.ts), and judged on the paired launches. The
+ * run prepares the base arm once, before its first target, and hands it down as data (`SameBoxRun`); `ab-budget`
+ * bounds the base arms' engine time over the whole run, and an `ab-setup` command runs once per worktree folder.
+ */
+
+
+
+
+
+
+
+/** A run's same-box state around its base arm, nothing spent yet. */
+function sameBoxRun(base) {
+    return { base, budget: { spentMs: 0 }, setups: new Map() };
+}
+/**
+ * Each wanted cell as the base commit defines it and as the PR does. A cell the base lacks has no pair; nor has one
+ * whose workload the PR changed (input or output length, concurrency, requests, rate, API, body, prompts, prefix,
+ * SLO): the arms would measure different work, and a lighter workload would read as an improvement, a heavier
+ * one as a regression. Such a cell is listed with what changed.
+ */
+function cellPairs(wanted, baseTarget, plans) {
+    const changed = new Map();
+    const pairs = wanted.flatMap((c) => {
+        const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
+        const mine = plans.find((p) => p.id === c.id);
+        if (!scenario || !mine)
+            return [];
+        const changes = workloadChanges(workloadOf(scenario, baseTarget.settings), workloadOf(mine.scenario, mine.target.settings));
+        if (changes.length) {
+            changed.set(c.id, changes);
+            return [];
+        }
+        return [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }];
+    });
+    return { pairs, changed };
+}
+/** The cells with the gate loosenings recorded on each (those of a target the PR holds to a looser gate). */
+function withLoosened(cells, loosened) {
+    return loosened.length ? cells.map((c) => ({ ...c, loosened: [...loosened] })) : cells;
+}
+/**
+ * The target's judged cells, A/B-tested where the judge wants it; `headMs` is how long the target's own run took
+ * (the estimate of one launch against `ab-budget`). A target whose `ab` is off is returned as it is.
+ */
+async function sameBoxTest(target, plans, measured, headMs, box, deps) {
+    const { ab } = target.settings;
+    if (ab.mode === 'off')
+        return measured;
+    const { base, budget } = box;
+    const { judge, log } = deps;
+    // Read for every target that may be A/B-tested: the base's definition names a gate this PR loosened.
+    const baseTarget = 'unavailable' in base ? undefined : base.plan.targets.find((t) => t.id === target.id);
+    const cells = withLoosened(measured, baseTarget ? loosenedGate(target, baseTarget) : []);
+    const wanted = cells.filter((c) => judge.abWanted(c));
+    if (!wanted.length)
+        return cells;
+    const skip = (reason, ids = new Set(wanted.map((c) => c.id)), from = cells) => {
+        log.info(`${target.id}: same-box A/B not run: ${reason}`);
+        return from.map((c) => (ids.has(c.id) ? judge.decide({ judged: c, abNotRun: reason }) : c));
+    };
+    if ('unavailable' in base)
+        return skip(base.unavailable);
+    if (!baseTarget)
+        return skip(`the base commit ${base.sha.slice(0, 7)} does not define ${target.id}`);
+    const identical = identicalAtBase(target, baseTarget, base);
+    if (identical)
+        return skip(identical);
+    const { pairs, marked } = pairOrSkip(cells, wanted, baseTarget, plans, base.sha, skip);
+    if (!pairs.length)
+        return marked;
+    const pairIds = new Set(pairs.map((p) => p.pr.id));
+    const estimate = ab.launches * headMs;
+    if (budget.spentMs + estimate > ab.budgetMs)
+        return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(budget.spentMs)} spent`, pairIds, marked);
+    const setup = await baseSetup(target, baseTarget, base, { setups: box.setups, budget, deps });
+    if (!setup.ok)
+        return skip(setup.reason, pairIds, marked);
+    return abTest({ target, baseTarget, sha: base.sha, pairs, cells: marked }, deps, {
+        leftMs: () => ab.budgetMs - budget.spentMs,
+        spend: (ms) => (budget.spentMs += ms),
+    });
+}
+/** The wanted cells paired, and the target's cells with those that have no pair marked (new, or another workload). */
+function pairOrSkip(cells, wanted, baseTarget, plans, sha, skip) {
+    const short = sha.slice(0, 7);
+    const { pairs, changed } = cellPairs(wanted, baseTarget, plans);
+    const paired = new Set(pairs.map((p) => p.pr.id));
+    const lacking = new Set(wanted.filter((c) => !changed.has(c.id) && !paired.has(c.id)).map((c) => c.id));
+    let marked = lacking.size
+        ? skip(`the base commit ${short} does not define the cell: it is new`, lacking, cells)
+        : cells;
+    for (const [id, changes] of changed)
+        marked = skip(`the PR changed the cell's workload since the base commit ${short} (${changes.join(', ')}): the arms would measure different work`, new Set([id]), marked);
+    return { pairs, marked };
+}
+/**
+ * The target's `ab-setup` run in the base's worktree, once per command and worktree folder in a run, before the
+ * first base launch that needs it; its time counts against `ab-budget` and it may take no more than is left.
+ */
+function baseSetup(target, baseTarget, base, s) {
+    const command = target.settings.ab.setup;
+    if (!command)
+        return Promise.resolve({ ok: true, ms: 0 });
+    const cwd = baseTarget.workdir ?? base.worktree;
+    const key = `${cwd}\0${command}`;
+    let setup = s.setups.get(key);
+    if (!setup) {
+        const name = `ab-setup of ${target.id} at the base ${base.sha.slice(0, 7)}`;
+        s.deps.log.info(`${target.id}: ${name}: ${command}`);
+        setup = runSetupCommand({
+            name,
+            command,
+            cwd,
+            env: { ...target.env, [AB_ARM_VARIABLE]: 'base', [AB_BASE_SHA_VARIABLE]: base.sha },
+            passEnv: target.settings.passEnv,
+            logPath: logPathFor(s.deps.logDir, `${target.id}.ab-setup`),
+            timeoutMs: Math.max(1, target.settings.ab.budgetMs - s.budget.spentMs),
+            guard: s.deps.guard,
+            signal: s.deps.signal,
+        }).then((outcome) => {
+            s.budget.spentMs += outcome.ms;
+            return outcome;
+        });
+        s.setups.set(key, setup);
+    }
+    return setup;
+}
+/** The launches of the A/B and the cells it decided. */
+async function abTest(t, deps, budget) {
+    const { target, baseTarget, sha, pairs } = t;
+    const { ab } = target.settings;
+    deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
+    const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
+    // Another ABBA block while a cell's A/B verdict asks for launches (an interval that straddles the limit).
+    const undecided = (launches) => pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches));
+    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches, undecided }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
+    if (outcome.ended)
+        deps.log.info(`${target.id}: ${outcome.ended}`);
+    const evidence = { sha, minimum: ab.launches, ...outcome };
+    const tested = new Set(pairs.map((p) => p.pr.id));
+    return t.cells.map((cell) => (tested.has(cell.id) ? deps.judge.decide({ judged: cell, ab: evidence }) : cell));
+}
+/**
+ * Why the target need not be A/B-tested, or undefined when it must be: both arms would run the same thing when
+ * its expanded definition and every file its `paths` match are byte-identical at base and head. A target
+ * without `paths` does not say what it depends on, so it is always tested.
+ */
+function identicalAtBase(target, base, arm) {
+    // The base's launch resolved its paths in the worktree: the same files, seen from the other checkout.
+    const scenarios = target.scenarios.map((s) => base.scenarios.find((b) => b.id === s.id));
+    if (scenarios.some((s) => !s))
+        return undefined;
+    const baseDefinition = definition(base, scenarios)
+        .split(arm.worktree)
+        .join(arm.repoRoot);
+    if (definition(target) !== baseDefinition)
+        return undefined;
+    if (!target.paths || !arm.changed)
+        return undefined;
+    if (arm.changed.some((file) => matchesPaths(target.paths, file)))
+        return undefined;
+    return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`;
+}
+
 ;// CONCATENATED MODULE: ./src/target/run-target.ts
 /**
  * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
- * happens in between.
+ * happens in between; then, on a pull request, the same-box A/B of the cells that want one (same-box.ts).
  */
+
 
 
 
@@ -67973,10 +65280,17 @@ class TargetSession {
 const EXIT_SETTLE_MS = 1000;
 /** Seed distance between a cell's measurement and its re-measurements, so none repeats another's arrivals. */
 const CONFIRM_SEED_STRIDE = 1000;
-/** Runs every cell of one target; never throws, every failure becomes an `error` cell. */
+/** Runs every cell of one target, then its same-box A/B; never throws, every failure becomes an `error` cell. */
 async function runTarget(target, cells, deps) {
     if (engineByName(target.engine).measuresItself)
         return runExternalTarget(target, cells, deps);
+    const started = Date.now();
+    const own = await launchedTarget(target, cells, deps);
+    const { sameBox, judge } = deps;
+    return sameBox && judge ? sameBoxTest(target, cells, own, Date.now() - started, sameBox, { ...deps, judge }) : own;
+}
+/** The target launched here: preflight, start, probe, its cells measured and judged, teardown. */
+async function launchedTarget(target, cells, deps) {
     const hostDeps = { readMemory: deps.readMemory, guard: deps.guard, ...deps.host };
     const preflight = await preflightTarget(target, hostDeps, deps.log);
     if (preflight.problem) {
@@ -68131,250 +65445,6 @@ async function relaunch(cell, started) {
     started.info = await started.session.ready(started.running);
 }
 
-;// CONCATENATED MODULE: ./src/server/memory-release.ts
-/**
- * Memory release between targets. An engine's memory can come back to the system seconds after
- * its processes are gone (a driver or a unified-memory box freeing a model's pages late), and the
- * next target launched into that gap can trip the memory guard through no fault of its own. So
- * the next target launches only once available memory is back within the previous target's
- * memory floor of what it was just before that target launched, or after a bounded wait, with a
- * progress line while it waits.
- */
-
-
-const RELEASE_WAIT_MS = 60_000;
-const memory_release_POLL_MS = 500;
-const memory_release_PROGRESS_MS = 10_000;
-async function waitMemoryReleased(o) {
-    const read = o.read ?? readMemInfo;
-    const maxWaitMs = o.maxWaitMs ?? RELEASE_WAIT_MS;
-    const progressMs = o.progressMs ?? memory_release_PROGRESS_MS;
-    const want = o.before.availableBytes - floorBytes(o.floor, o.before.totalBytes);
-    const started = Date.now();
-    let nextProgress = progressMs;
-    for (;;) {
-        const waitedMs = Date.now() - started;
-        const { availableBytes } = await read().catch(() => ({ availableBytes: Number.POSITIVE_INFINITY }));
-        if (availableBytes >= want)
-            return { kind: 'back', waitedMs, availableBytes };
-        if (o.signal?.aborted)
-            return { kind: 'aborted', waitedMs, availableBytes };
-        if (waitedMs >= maxWaitMs) {
-            o.log.warn(`${o.previous}: memory not back after ${formatDuration(maxWaitMs)} (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted); launching the next target anyway`);
-            return { kind: 'timeout', waitedMs, availableBytes };
-        }
-        if (waitedMs >= nextProgress) {
-            nextProgress += progressMs;
-            o.log.info(`${o.previous}: waiting for its memory to come back (${formatBytes(availableBytes)} available, ${formatBytes(want)} wanted, ${formatDuration(Math.round(waitedMs / 100) * 100)} of ${formatDuration(maxWaitMs)})`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(o.pollMs ?? memory_release_POLL_MS, Math.max(1, maxWaitMs - waitedMs))));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/target/ab-launches.ts
-/**
- * The launches of a same-box A/B (SPEC §14): the target as the PR's base commit defines it and as the PR does,
- * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
- * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
- * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
- * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
- * verdict stands.
- *
- * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
- * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
- * base launches fit in what is left of `ab-budget`; why they ended is said.
- */
-
-
-
-
-
-
-
-
-
-
-/** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
-const AB_SEED_OFFSET = 100_000;
-/** Whether another ABBA block may run after `done` launches, or why not. */
-function anotherBlock(arms, done, deps) {
-    const perArm = done.length / 2;
-    if (perArm < arms.launches)
-        return true;
-    if (!arms.undecided?.(done))
-        return undefined;
-    if (perArm + 2 > AB_MAX_LAUNCHES)
-        return `still undecided after ${perArm} launches per arm, the most an A/B runs`;
-    const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs);
-    const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length);
-    const left = deps.budgetLeftMs();
-    if (block > left)
-        return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
-    return true;
-}
-/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
-async function runAbLaunches(arms, deps) {
-    const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES));
-    const launches = [];
-    const read = deps.readMemory ?? readMemInfo;
-    let before;
-    for (const [i, arm] of order.entries()) {
-        const nth = order.slice(0, i + 1).filter((a) => a === arm).length;
-        const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`;
-        // A block starts at the minimum's end and every 4 launches after it.
-        const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true;
-        if (more !== true)
-            return { launches, ...(more && { ended: more }) };
-        if (deps.signal.aborted)
-            return { launches, stopped: `cancelled before the ${name}` };
-        if (arm === 'base' && deps.budgetLeftMs() <= 0)
-            return { launches, stopped: `ab-budget spent before the ${name}` };
-        const { target, cells } = arms[arm];
-        if (before)
-            await waitMemoryReleased({
-                previous: target.id,
-                before,
-                floor: target.settings.memoryFloor,
-                log: deps.log,
-                signal: deps.signal,
-                read,
-            });
-        before = await read().catch(() => undefined);
-        deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`);
-        const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined;
-        // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
-        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline);
-        if (arm === 'base')
-            deps.spend(result.engineMs);
-        launches.push(result);
-        if (result.error)
-            return { launches, stopped: launchStopped(name, result.error, deadline) };
-    }
-    const ended = anotherBlock(arms, launches, deps);
-    return { launches, ...(typeof ended === 'string' && { ended }) };
-}
-/**
- * A base launch ends when `ab-budget` runs out, whatever it is doing (its ready wait, a round in flight): an engine
- * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
- */
-function budgetDeadline(name, deps) {
-    return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` };
-}
-/** Why the A/B ended with this launch: the budget running out says only that. */
-function launchStopped(name, error, deadline) {
-    return error === deadline?.reason ? error : `the ${name} failed: ${error}`;
-}
-/** One launch: start, ready, each cell measured once with a discarded cold round, teardown; ended at `deadline`. */
-async function oneLaunch(arm, target, cells, deps, seed, deadline) {
-    const started = Date.now();
-    const session = new TargetSession(target, cells, deps);
-    if (deadline)
-        session.endAfter(deadline.ms, deadline.reason);
-    try {
-        const running = await session.start();
-        const info = await session.ready(running);
-        const print = await engineFingerprint(target, {}, info);
-        const measured = new Map();
-        for (const cell of cells) {
-            const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed });
-            if (session.fatal)
-                throw new Error(session.fatal);
-            if (result.status !== 'ok')
-                throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`);
-            measured.set(cell.id, result);
-        }
-        await session.close();
-        return { arm, cells: measured, engineMs: Date.now() - started, fingerprint: print };
-    }
-    catch (error) {
-        const reason = session.fatal ?? errorMessage(error);
-        await session.close();
-        return { arm, error: reason, engineMs: Date.now() - started };
-    }
-}
-/**
- * The cell measured once on a running launch, with more warm rounds when its round-to-round noise is what would
- * widen the A/B's interval (`abMoreRounds`, up to `max-rounds`).
- */
-async function measureOnLaunch(cell, session, running, info, deps) {
-    const { settings } = cell.target;
-    // Each launch's own startup: with `gate.startup` the A/B pairs the arms' launches like any other figure.
-    const extras = launchFigures(running);
-    const measure = (extend) => measureCell({ ...session.measuring(running.baseUrl), cell, log: deps.log, seed: deps.seed, extend });
-    const first = await measure();
-    const result = measuredCell(cell, first.measurement, info, { ...extras, specDecode: first.specDecode });
-    const more = result.status === 'ok' ? abMoreRounds(result, cell.target.gate, settings.noiseFloor, settings.maxRounds) : 0;
-    if (more === 0 || session.fatal)
-        return result;
-    deps.log.info(`${cell.id}: round-to-round noise above the noise floor, measuring ${more} more warm round(s) on this launch`);
-    const extended = await measure({ after: first.measurement, rounds: more });
-    return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode });
-}
-/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
-function withColdRound(cell) {
-    const { rounds, discard, maxRounds } = cell.target.settings;
-    if (discard >= 1)
-        return cell;
-    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 };
-    return { ...cell, target: { ...cell.target, settings } };
-}
-
-;// CONCATENATED MODULE: ./src/config/gate-changes.ts
-/**
- * How a PR's matrix file loosens the gate a target is held to, against the same target at the PR's base commit
- * (pure). A PR brings the matrix file it is judged by, so it can raise a limit or drop a metric from the gate and
- * pass a regression that way; the base commit's definition is the one the PR is held to, so the report names
- * every such change. A stricter gate is the PR's to choose and is not listed.
- */
-
-
-const label = (metric) => METRICS[metric].label;
-/** One gated metric's loosening, in words; undefined when it is as strict or stricter. */
-function metricChange(metric, base, pr) {
-    const name = label(metric);
-    if (!pr)
-        return `${name} is no longer gated`;
-    if (isCeiling(metric))
-        return (pr.max ?? 0) > (base.max ?? 0)
-            ? `raises ${name}' ceiling ${formatPercent(base.max ?? 0)} → ${formatPercent(pr.max ?? 0)}`
-            : undefined;
-    if (isDrop(metric))
-        return (pr.maxDrop ?? 0) > (base.maxDrop ?? 0)
-            ? `raises ${name}'s max-drop ${gate_changes_points(base.maxDrop)} → ${gate_changes_points(pr.maxDrop)} points`
-            : undefined;
-    const changes = [];
-    if ((pr.maxRegression ?? 0) > (base.maxRegression ?? 0))
-        changes.push(`raises ${name}'s limit ${formatPercent(base.maxRegression ?? 0)} → ${formatPercent(pr.maxRegression ?? 0)}`);
-    if ((pr.minDelta ?? 0) > (base.minDelta ?? 0))
-        changes.push(`raises ${name}'s min-delta ${base.minDelta ?? 0} → ${pr.minDelta} ${METRICS[metric].unit}`.trimEnd());
-    return changes.length ? changes.join(', ') : undefined;
-}
-const gate_changes_points = (share) => String(Math.round((share ?? 0) * 1000) / 10);
-/** Every way the PR's gate for a target is looser than the base's (`raises decode tok/s's limit 5% → 50%`). */
-function loosenedGate(pr, base) {
-    const changes = GATED_METRICS.flatMap((metric) => {
-        const was = base.gate[metric];
-        if (!was)
-            return [];
-        const change = metricChange(metric, was, pr.gate[metric]);
-        return change ? [change] : [];
-    });
-    const quality = qualityChange(base.gate, pr.gate);
-    if (quality)
-        changes.push(quality);
-    const [was, now] = [base.settings.noiseFloor, pr.settings.noiseFloor];
-    if (now > was)
-        changes.push(`raises noise-floor ${formatPercent(was)} → ${formatPercent(now)}`);
-    if (base.settings.ab.mode !== 'off' && pr.settings.ab.mode === 'off')
-        changes.push('turns the same-box A/B off');
-    return changes;
-}
-function qualityChange(base, pr) {
-    if (base.quality && !pr.quality)
-        return 'output quality is no longer gated';
-    return undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/run/base-commit.ts
 /**
  * The PR's base commit on disk, for the same-box A/B: its files in a temporary worktree. `actions/checkout`
@@ -68469,10 +65539,10 @@ async function checkoutBase(o) {
 
 ;// CONCATENATED MODULE: ./src/run/base-arm.ts
 /**
- * The base arm of a same-box A/B (SPEC §14): the PR's base commit checked out in a temporary worktree, its
- * matrix file expanded the same way as the PR's, each target's launch running in that worktree so that its
- * relative paths name the base's files. Read once per run, when the first target wants an A/B; whatever makes
- * it unavailable is one line the report shows.
+ * The base arm of a same-box A/B (docs/same-box.md, "What the base arm runs"): the PR's base commit checked out in a
+ * temporary worktree, its matrix file expanded the same way as the PR's, each target's launch running in that worktree
+ * so that its relative paths name the base's files. Prepared once per run, before the first target, when any target
+ * wants an A/B (run/measure-targets.ts); whatever makes it unavailable is one line the report shows.
  */
 
 
@@ -68526,184 +65596,3524 @@ async function prepareBaseArm(o) {
         const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
         return fail(`${configFile} at the base commit ${short} is not a valid matrix file (${why})`);
     }
-    const diff = await runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS);
+    const diff = await command_runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS);
     const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined;
     if (!diff.ok)
         o.log.warn(`the files the PR changes since ${short} could not be listed (${diff.reason})`);
     return { sha: checkout.sha, plan: basePlan, repoRoot, worktree: checkout.root, changed, checkout };
 }
-/**
- * Why the target need not be A/B-tested, or undefined when it must be: both arms would run the same thing when
- * its expanded definition and every file its `paths` match are byte-identical at base and head. A target
- * without `paths` does not say what it depends on, so it is always tested.
- */
-function identicalAtBase(target, base, arm) {
-    // The base's launch resolved its paths in the worktree: the same files, seen from the other checkout.
-    const scenarios = target.scenarios.map((s) => base.scenarios.find((b) => b.id === s.id));
-    if (scenarios.some((s) => !s))
-        return undefined;
-    const baseDefinition = definition(base, scenarios)
-        .split(arm.worktree)
-        .join(arm.repoRoot);
-    if (definition(target) !== baseDefinition)
-        return undefined;
-    if (!target.paths || !arm.changed)
-        return undefined;
-    if (arm.changed.some((file) => matchesPaths(target.paths, file)))
-        return undefined;
-    return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`;
-}
 
-;// CONCATENATED MODULE: ./src/run/same-box.ts
-/**
- * Same-box A/B for one run (SPEC §14): after a target's cells are measured and judged against the stored
- * baseline, the cells that want it (target/ab-target.ts) are measured again, alternately as the PR's base commit
- * defines them and as the PR does, and judged on the paired launches. The base arm is prepared once, for the
- * first target that wants it; its worktree is removed when the run's measuring ends (and by the post step or the
- * watchdog when the process died). `ab-budget` bounds the base arms' engine time over the whole run.
- */
-
-
-
-
-
-
-
-
-/**
- * Each wanted cell as the base commit defines it and as the PR does. A cell the base lacks has no pair; nor has one
- * whose workload the PR changed (input or output length, concurrency, requests, rate, API, body, prompts, prefix,
- * SLO): the arms would measure different work, and a lighter workload would read as an improvement, a heavier
- * one as a regression. Such a cell is listed with what changed.
- */
-function cellPairs(wanted, baseTarget, plan) {
-    const changed = new Map();
-    const pairs = wanted.flatMap((c) => {
-        const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
-        const mine = plan.cells.find((p) => p.id === c.id);
-        if (!scenario || !mine)
-            return [];
-        const changes = workloadChanges(workloadOf(scenario, baseTarget.settings), workloadOf(mine.scenario, mine.target.settings));
-        if (changes.length) {
-            changed.set(c.id, changes);
-            return [];
-        }
-        return [{ base: { id: c.id, target: baseTarget, scenario }, pr: mine }];
+;// CONCATENATED MODULE: ./src/run/shard-ab.ts
+const HOW = 'on a pull request, run the shards with mode: compare';
+/** The merged cells judged (`judged`, in the order `read` holds them), with why a cell that wants an A/B has none. */
+function shardAb(judged, read, judge) {
+    return judged.map((cell, i) => {
+        const wanted = cell.ab ? undefined : judge.abWanted(cell);
+        if (!wanted)
+            return cell;
+        return judge.decide({ judged: cell, abNotRun: notRunReason(read.modes.get(cell.id), read.cells[i], wanted) });
     });
-    return { pairs, changed };
 }
-/** The cells with the gate loosenings recorded on each (those of a target the PR holds to a looser gate). */
-function withLoosened(cells, loosened) {
-    return loosened.length ? cells.map((c) => ({ ...c, loosened: [...loosened] })) : cells;
+/** Why the shard that measured a cell ran no A/B for it, by the mode its results file recorded. */
+function notRunReason(mode, shardCell, wanted) {
+    if (mode === 'run')
+        return `the shard ran mode: run, which only measures, so it judged nothing and ran no A/B (${HOW})`;
+    if (mode === 'compare')
+        return `its shard judged it ${shardCell.verdict.status} against the stored baseline and wanted none; judged again on merging, ${wanted}`;
+    if (mode)
+        return `the shard ran mode: ${mode}, which runs no A/B (${HOW})`;
+    return `its shard's results file records no mode (an earlier release) and no A/B (${HOW})`;
 }
-function sameBox(plan, o) {
-    let arm;
-    const budget = { spentMs: 0 };
-    const setups = new Map();
-    const log = o.deps.log;
+
+;// CONCATENATED MODULE: ./src/run/shard-files.ts
+/** `mode: merge`: gather the results files that shards wrote (downloaded as artifacts) into one run. */
+
+
+
+
+
+
+
+
+const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/;
+async function* shard_files_walk(dir, depth = 0) {
+    if (depth > 4)
+        return;
+    const entries = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+        const path = (0,external_node_path_.join)(dir, entry.name);
+        if (entry.isDirectory() && entry.name !== 'logs')
+            yield* shard_files_walk(path, depth + 1);
+        else if (entry.isFile() && SHARD_FILE.test(entry.name) && !(depth === 0 && entry.name === 'results.json'))
+            yield path;
+    }
+}
+async function readText(path, where) {
+    try {
+        return await readRegularFile(path);
+    }
+    catch (error) {
+        throw new errors_ConfigError([`${where}: cannot read (${errorMessage(error)})`]);
+    }
+}
+/** Cells of every shard results file under `dir`, restricted to the plan's cells. */
+async function readShardResults(dir, plan, log) {
+    const wanted = new Set(plan.cells.map((c) => c.id));
+    const byId = new Map();
+    const seen = [];
+    let files = 0;
+    for await (const path of shard_files_walk(dir)) {
+        const where = (0,external_node_path_.relative)(dir, path);
+        const value = results_file_parseJson(await readText(path, where), where);
+        // Another tool's JSON under a matching name is not ours to judge; a file that says it is ours must read.
+        if (isForeign(value)) {
+            log.warn(`${where}: skipped, not a ${RESULTS_SCHEMA} file (no "schema" naming llm-bench-gate)`);
+            continue;
+        }
+        const parsed = resultsFromJson(value, where);
+        files++;
+        if (parsed.run.shard)
+            seen.push(parsed.run.shard);
+        for (const cell of parsed.cells) {
+            // A skipped cell (`select: changed`) is the shard's report on it; a baseline cell it did not run is not.
+            if (!wanted.has(cell.id) || (cell.verdict?.status === 'missing' && !cell.verdict.skipped))
+                continue;
+            // A re-run's attempt uploads its own artifact: the latest run of a cell wins (file order breaks a tie).
+            const earlier = byId.get(cell.id);
+            const later = !earlier || parsed.run.startedAt >= earlier.startedAt;
+            if (earlier)
+                log.warn(`${cell.id}: found in more than one shard file; keeping ${later ? where : earlier.where} (the later run)`);
+            if (later)
+                byId.set(cell.id, { cell, startedAt: parsed.run.startedAt, where, mode: parsed.run.mode });
+        }
+    }
+    if (files === 0)
+        throw new errors_ConfigError([`results-dir: no shard results files (results-shard-i-of-n.json) under ${dir}`]);
+    log.info(`merged ${byId.size} cells from ${files} results files`);
+    const shards = tallyShards(seen, log);
+    if (shards?.missing.length)
+        log.error(`shard(s) ${shards.missing.join(', ')} of ${shards.count} sent no results file`);
+    const assigned = shards ? shardOf(plan.targets, shards.count) : [];
+    const shardOfTarget = new Map(plan.targets.map((t, i) => [t.id, assigned[i]]));
+    // A planned cell no shard reported (its job died or was cancelled) must not vanish silently.
     return {
-        async test(target, measured, headMs) {
-            const { ab } = target.settings;
-            if (ab.mode === 'off')
-                return measured;
-            // Read for every target that may be A/B-tested: the base's definition names a gate this PR loosened.
-            arm ??= prepareBaseArm({ ...o, plan });
-            const base = await arm;
-            const baseTarget = 'unavailable' in base ? undefined : base.plan.targets.find((t) => t.id === target.id);
-            const cells = withLoosened(measured, baseTarget ? loosenedGate(target, baseTarget) : []);
-            const wanted = cells.filter((c) => abWanted(c, ab.mode));
-            if (!wanted.length)
-                return cells;
-            const skip = (reason, ids = new Set(wanted.map((c) => c.id)), from = cells) => {
-                log.info(`${target.id}: same-box A/B not run: ${reason}`);
-                return from.map((c) => (ids.has(c.id) ? abNotRun(c, reason) : c));
-            };
-            if ('unavailable' in base)
-                return skip(base.unavailable);
-            if (!baseTarget)
-                return skip(`the base commit ${base.sha.slice(0, 7)} does not define ${target.id}`);
-            const identical = identicalAtBase(target, baseTarget, base);
-            if (identical)
-                return skip(identical);
-            const { pairs, marked } = pairOrSkip(cells, wanted, baseTarget, plan, base.sha, skip);
-            if (!pairs.length)
-                return marked;
-            const pairIds = new Set(pairs.map((p) => p.pr.id));
-            const estimate = ab.launches * headMs;
-            if (budget.spentMs + estimate > ab.budgetMs)
-                return skip(`the base arm would take about ${formatDuration(estimate)} (${ab.launches} launches, as long as the PR's own), past ab-budget ${formatDuration(ab.budgetMs)} with ${formatDuration(budget.spentMs)} spent`, pairIds, marked);
-            const setup = await baseSetup(target, baseTarget, base, { setups, budget, deps: o.deps, guard: o.guard });
-            if (!setup.ok)
-                return skip(setup.reason, pairIds, marked);
-            return abTest({ target, baseTarget, sha: base.sha, pairs, cells: marked }, o.deps, {
-                leftMs: () => ab.budgetMs - budget.spentMs,
-                spend: (ms) => (budget.spentMs += ms),
-            });
+        cells: plan.cells.map((c) => byId.get(c.id)?.cell ?? errorCell(c, missingReason(shards, shardOfTarget.get(c.target.id)), {})),
+        shards,
+        modes: new Map([...byId].map(([id, read]) => [id, read.mode])),
+    };
+}
+/** Shard indices from the files' `i/n`; the count is the one most files name (a file of another split is warned about). */
+function tallyShards(seen, log) {
+    const parsed = seen.flatMap((s) => {
+        const m = /^(\d+)\/(\d+)$/.exec(s);
+        return m ? [{ index: Number(m[1]), count: Number(m[2]) }] : [];
+    });
+    if (!parsed.length)
+        return undefined;
+    const votes = new Map();
+    for (const p of parsed)
+        votes.set(p.count, (votes.get(p.count) ?? 0) + 1);
+    const count = [...votes].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
+    for (const p of parsed)
+        if (p.count !== count)
+            log.warn(`a results file of shard ${p.index}/${p.count} does not belong to a split into ${count} shards; its cells are still merged`);
+    const present = new Set(parsed.filter((p) => p.count === count).map((p) => p.index));
+    const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
+    return { count, missing };
+}
+function missingReason(shards, shard) {
+    if (!shards || shard === undefined)
+        return 'no shard results file contained this cell';
+    if (shards.missing.includes(shard))
+        return `shard ${shard}/${shards.count} sent no results file (its job failed or was cancelled, or its artifact was not downloaded)`;
+    return `shard ${shard}/${shards.count} sent results without this cell`;
+}
+
+;// CONCATENATED MODULE: ./src/run/measure-targets.ts
+/**
+ * The measuring stage of a run: the targets one after another under the run's guard, each handed its cells, the
+ * judge and — on a pull request that compares — the same-box A/B's base arm, prepared once before the first
+ * target and removed when measuring ends; or, in merge mode, the shards' results files read and judged.
+ */
+
+
+
+
+
+
+
+
+
+
+/** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards. */
+async function measure(plan, behaviour, deps) {
+    if (!behaviour.measure)
+        return readShards(plan, behaviour, deps);
+    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log: deps.log });
+    try {
+        return { cells: await measureTargets(plan, behaviour, { ...deps, guard }) };
+    }
+    finally {
+        if (!deps.guard)
+            await guard.close();
+    }
+}
+/** Merge mode: the shards' cells judged on the whole run's baseline, with what each shard's A/B said. */
+async function readShards(plan, behaviour, deps) {
+    const read = await readShardResults(deps.resultsDir, plan, deps.log);
+    const { judge } = deps;
+    if (!judge)
+        return read;
+    const judged = read.cells.map((cell) => judge.decide({ read: cell }));
+    // As in a run that measures: the A/B (here the shards') belongs to a run that compares without writing the baseline.
+    return { ...read, cells: behaviour.writeBaseline ? judged : shardAb(judged, read, judge) };
+}
+/** Every target of the plan, with the same-box A/B's base arm when the run compares on a pull request. */
+async function measureTargets(plan, behaviour, deps) {
+    // GPU processes in groups this run launched are ours, not strays.
+    const groups = new Set();
+    const targetDeps = {
+        log: deps.log,
+        logDir: (0,external_node_path_.join)(deps.resultsDir, 'logs'),
+        signal: deps.signal,
+        seed: 1,
+        onSpawn: (pgid, start) => {
+            groups.add(pgid);
+            deps.onSpawn?.(pgid, start);
         },
-        async close() {
-            const base = await arm;
-            if (base && !('unavailable' in base))
-                await base.checkout.remove();
+        guard: deps.guard,
+        judge: deps.judge,
+        host: { groups },
+        readMemory: deps.readMemory,
+    };
+    // A run that writes the baseline measures the default branch itself: there is no base to compare with.
+    const abTargets = plan.targets.filter((t) => !t.external && t.settings.ab.mode !== 'off');
+    const base = deps.judge && !behaviour.writeBaseline && abTargets.length
+        ? await prepareBaseArm({ ...deps, tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), plan })
+        : undefined;
+    try {
+        return await eachTarget(plan, { ...targetDeps, sameBox: base && sameBoxRun(base) });
+    }
+    finally {
+        if (base && 'checkout' in base)
+            await base.checkout.remove();
+    }
+}
+/** The targets one after another, each launched once the previous one's memory is back. */
+async function eachTarget(plan, deps) {
+    const { log, signal } = deps;
+    const read = deps.readMemory ?? readMemInfo;
+    const cells = [];
+    // The last launched target and the memory available just before it launched.
+    let previous;
+    for (const target of plan.targets) {
+        const targetCells = plan.cells.filter((c) => c.target.id === target.id);
+        if (signal.aborted) {
+            cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
+            continue;
+        }
+        if (!target.external) {
+            if (previous)
+                await waitMemoryReleased({ ...previous, log, signal, read });
+            const before = await read().catch(() => undefined);
+            previous = before && { previous: target.id, before, floor: target.settings.memoryFloor };
+        }
+        const label = `${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`;
+        cells.push(...(await log.group(label, () => runTarget(target, targetCells, deps))));
+    }
+    return cells;
+}
+
+;// CONCATENATED MODULE: ./src/report/escape.ts
+/**
+ * Escaping for text that comes from engines and configs (model names, errors, log tails, versions, ids):
+ * it must never close a table cell, open a tag, start a code span or a link, or end a code fence.
+ */
+// ANSI colour/cursor sequences (engine logs are full of them) and other C0/C1 controls except tab and newline:
+// matching control characters is the point of these two patterns.
+/* eslint-disable no-control-regex */
+const escape_ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+/* eslint-enable no-control-regex */
+// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks: they can make text read in an
+// order other than the one it is stored in (the "Trojan Source" trick), so engine text never carries them.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function stripControl(text) {
+    return text.replace(/\r\n?/g, '\n').replace(escape_ANSI, '').replace(CONTROL, '').replace(BIDI, '');
+}
+const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** For raw HTML contexts (`<summary>`, attributes). */
+function escapeHtml(text) {
+    return stripControl(text).replace(/[&<>"']/g, (c) => HTML[c]);
+}
+/**
+ * Inline markdown, safe in table cells and list items: one line; markdown punctuation backslash-escaped
+ * (`\|` is how a GFM table cell holds a pipe); `&`, `<`, `>` as entities so nothing becomes a tag; a
+ * zero-width space after `@`, `#`, `GH`, a URL scheme and `www` so engine text neither pings people nor links.
+ * An `@` after a word character is left alone: GitHub mentions only an `@` at the start or after a non-word
+ * character (`(?:^|\W)@`, html-pipeline's lib/html_pipeline/node_filter/mention_filter.rb), so an address's `a@b`
+ * or a sweep point's `chat@c4` pings nobody, and a copied id must not carry an invisible character.
+ */
+function escapeText(text) {
+    return (stripControl(text)
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+        .replace(/[&<>]/g, (c) => HTML[c])
+        .replace(/(?<!\w)@(?=\w)|#(?=\d)/g, (c) => `${c}&#8203;`)
+        // GitHub links bare URLs (`https://…`, `www.…`) and `GH-123` by itself; engine text must not become a link.
+        .replace(/(?<=\b(?:https?|ftp)):(?=\/\/)/gi, ':&#8203;')
+        .replace(/\b(www)\.(?=\w)/gi, '$1&#8203;.')
+        .replace(/\b(GH)-(?=\d)/gi, '$1&#8203;-'));
+}
+/** Shortens to `max` characters with an ellipsis (before escaping, so entities are never cut in half). */
+function escape_clip(text, max) {
+    return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+/** Keeps the last `max` characters, starting at a line boundary when one is near. */
+function tail(text, max) {
+    if (text.length <= max)
+        return text;
+    const cut = text.slice(-max);
+    const newline = cut.indexOf('\n');
+    return `…\n${newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut}`;
+}
+/** A fenced code block whose fence is longer than any run of backticks inside, so the text cannot close it. */
+function codeBlock(text, lang = '') {
+    const body = stripControl(text).replace(/\n+$/, '');
+    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${lang}\n${body}\n${fence}`;
+}
+/** Inline code for short trusted-shape values (commit shas, hardware keys); falls back to escaped text. */
+function code(text) {
+    return /^[\w.\-/:@+]+$/.test(text) ? `\`${text}\`` : escapeText(text);
+}
+/** A link target we may print: http(s) without spaces, quotes, angle brackets or parentheses; otherwise none. */
+function safeUrl(url) {
+    return url && /^https?:\/\/[^\s()<>"'`]+$/.test(url) ? url : undefined;
+}
+/** A collapsed section; the blank lines let GitHub render the markdown inside. */
+function details(summary, body) {
+    return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+;// CONCATENATED MODULE: ./src/report/host-section.ts
+
+
+
+function gpuLine(g, i) {
+    const clocks = g.smClockMhz === undefined
+        ? undefined
+        : `SM ${g.smClockMhz}${g.maxSmClockMhz === undefined ? '' : `/${g.maxSmClockMhz}`} MHz`;
+    const parts = [
+        clocks,
+        g.temperatureC === undefined ? undefined : `${g.temperatureC} °C`,
+        g.powerW === undefined ? undefined : `${g.powerW} W`,
+        g.active.length ? `slowdown: ${g.active.join(', ')}` : 'no slowdown',
+    ];
+    return `GPU ${i} ${g.name ?? ''}: ${parts.filter(Boolean).join(', ')}`;
+}
+/** `pid 4242 python on GPU 0 (not this target’s GPU)`: the GPU only on a box of several. */
+function processText(q, several) {
+    const on = several && q.gpu !== undefined ? ` on GPU ${q.gpu}` : '';
+    const mark = q.ours ? ' (ours)' : q.allowed ? ' (allowed)' : q.outside ? ' (not this target’s GPU)' : '';
+    return `pid ${q.pid} ${q.name}${on}${mark}`;
+}
+function preflightText(p) {
+    const memory = p.memory && `memory ${formatBytes(p.memory.availableBytes)} available of ${formatBytes(p.memory.totalBytes)}`;
+    const several = (p.gpus?.length ?? 0) > 1;
+    const processes = p.processes?.length
+        ? `GPU processes: ${p.processes.map((q) => processText(q, several)).join(', ')}`
+        : p.processes && 'no other GPU process';
+    const governors = p.governors ? `CPU governor ${p.governors.join('/')}` : 'no CPU governor (no cpufreq)';
+    return [...(p.gpus?.map(gpuLine) ?? [p.noGpu]), processes, memory, governors].filter(Boolean).join('; ');
+}
+function fingerprintText(f) {
+    const parts = [
+        f.driver && `driver ${f.driver}`,
+        f.cuda && `CUDA ${f.cuda}`,
+        f.engine && `engine ${f.engine}`,
+        f.image && `image ${f.image}${f.digest ? `@${f.digest}` : ''}`,
+        f.model && `model file ${formatBytes(f.model.bytes)}, modified ${f.model.mtime}`,
+    ];
+    return parts.filter(Boolean).join(' · ') || 'nothing recorded';
+}
+function hostLines(id, h) {
+    const lines = [
+        `- **${escapeText(id)}**: ${escapeText(escape_clip(preflightText(h.preflight), 600))}`,
+        `  - environment: ${escapeText(escape_clip(fingerprintText(h.fingerprint), 400))}`,
+    ];
+    if (h.counted)
+        lines.splice(1, 0, `  - GPUs counted: ${escapeText(escape_clip(scopeText(h.counted), 400))}`);
+    if (h.changes?.length)
+        lines.push(`  - changed since the baseline: ${escapeText(escape_clip(h.changes.join('; '), 400))}`);
+    for (const r of h.remeasured ?? [])
+        lines.push(`  - round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    return lines.join('\n');
+}
+/** One entry per target (its first cell), and one more for each other cell that re-measured rounds. */
+function hostSection(cells) {
+    const seen = new Set();
+    const lines = cells.flatMap((c) => {
+        if (!c.host)
+            return [];
+        const first = !seen.has(c.target);
+        seen.add(c.target);
+        if (first)
+            return [hostLines(c.target, c.host)];
+        return (c.host.remeasured ?? []).map((r) => `- **${escapeText(c.id)}**: round ${r.round + 1} measured again: ${escapeText(escape_clip(r.reason, 200))}`);
+    });
+    return lines.length ? details(`Host (${plural(seen.size, 'target')})`, lines.join('\n')) : undefined;
+}
+/** What changed in the environment since the baseline, to read next to a change in speed. */
+function environmentNote(cell) {
+    const changes = cell.host?.changes;
+    return changes?.length ? `environment changed: ${changes.join('; ')}` : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/marks.ts
+const STATUS_MARK = {
+    regression: '🔴',
+    error: '💥',
+    inconclusive: '🟡',
+    improvement: '🟢',
+    missing: '⚪',
+    new: '🆕',
+    pass: '✅',
+};
+const STATUS_WORD = {
+    regression: 'regressed',
+    error: 'error',
+    inconclusive: 'inconclusive',
+    improvement: 'improved',
+    missing: 'missing',
+    new: 'new',
+    pass: 'passed',
+};
+const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
+const STATUS_ORDER = [
+    'regression',
+    'error',
+    'inconclusive',
+    'improvement',
+    'missing',
+    'new',
+    'pass',
+];
+/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
+function byAttention(cells) {
+    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
+        .map((x) => x.cell);
+}
+function statusCell(status) {
+    return `${STATUS_MARK[status]} ${status}`;
+}
+/** A cell `select: changed` did not run (its verdict is `missing`, with `skipped`). */
+const SKIPPED_MARK = '⏭️';
+const SKIPPED_WORD = 'skipped (unchanged)';
+function cellStatusText(cell) {
+    return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
+}
+
+;// CONCATENATED MODULE: ./src/report/ab-section.ts
+/**
+ * The same-box A/B in the report (docs/same-box.md): one line at the top with what ran against which base commit and
+ * what the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
+ * baseline it replaced, so a reader sees both what this box measured and what the history said.
+ */
+
+
+
+
+
+/** Reasons shown in the header before "and N more". */
+const SHOWN_REASONS = 3;
+/** Base-arm engine time of the run: each target's once, finished or not (it counts against `ab-budget` either way). */
+function baseArmsMs(cells) {
+    const byTarget = new Map(cells.flatMap((c) => (c.ab?.baseMs === undefined ? [] : [[c.target, c.ab.baseMs]])));
+    return [...byTarget.values()].reduce((sum, ms) => sum + ms, 0);
+}
+/** The header line: the A/B's base, launches and cost, and why it did not run where it did not. */
+function abHeader(cells) {
+    const ran = cells.filter((c) => c.ab?.status === 'ran');
+    const lines = [];
+    const baseMs = baseArmsMs(cells);
+    if (ran.length) {
+        const targets = new Set(ran.map((c) => c.target));
+        const bases = [...new Set(ran.map((c) => c.ab.base ?? ''))].map((sha) => code(sha.slice(0, 7)));
+        const launches = [...new Set(ran.map((c) => c.ab.launches ?? 0))].join('/');
+        lines.push(`Same-box A/B against the base ${bases.join(', ')} (ABBA × ${launches}): ${plural(ran.length, 'cell')} of ${plural(targets.size, 'target')}, base arms ${formatDuration(baseMs)} of engine time`);
+    }
+    else if (baseMs > 0)
+        lines.push(`Same-box A/B: base arms ${formatDuration(baseMs)} of engine time, none finished`);
+    const notRun = new Map();
+    for (const c of cells)
+        if (c.ab?.status === 'not-run')
+            notRun.set(c.ab.reason ?? '', (notRun.get(c.ab.reason ?? '') ?? 0) + 1);
+    const reasons = [...notRun.entries()];
+    for (const [reason, count] of reasons.slice(0, SHOWN_REASONS))
+        lines.push(`Same-box A/B not run for ${plural(count, 'cell')}: ${escapeText(escape_clip(reason, 300))}`);
+    if (reasons.length > SHOWN_REASONS)
+        lines.push(`… and ${reasons.length - SHOWN_REASONS} more reasons (see results.json)`);
+    return lines.length ? lines.join('<br>\n') : undefined;
+}
+/** A metric's two arms: `decode tok/s: base 21.8 → PR 19.1, −12.4 % ± 1.1 %`. */
+function abFigures(m) {
+    const info = METRICS[m.metric];
+    const band = m.band === undefined ? '' : ` ± ${formatPercent(m.band)}`;
+    return `${metricLabel(m.metric, m.stat)}: base ${info.format(m.baseline)} → PR ${info.format(m.current)}, ${formatDelta(m.delta)}${band}`;
+}
+/** What the stored baseline said of the cell the A/B re-judged. */
+function storedLine(cell) {
+    const stored = cell.ab?.stored;
+    if (!stored)
+        return '';
+    const figures = Object.values(stored.metrics)
+        .filter((m) => !isCeiling(m.metric) && m.metric in cell.verdict.metrics)
+        .map((m) => `${metricLabel(m.metric, m.stat)} ${METRICS[m.metric].format(m.baseline)} (${formatDelta(m.delta)})`);
+    const environment = environmentNote(cell);
+    return [`stored baseline: ${stored.status}${figures.length ? `, ${figures.join(', ')}` : ''}`, environment]
+        .filter(Boolean)
+        .join('; ');
+}
+/** One line per cell the A/B decided: its verdict, both arms of each gated metric, and the stored baseline's view. */
+function abSection(cells) {
+    const ran = cells.filter((c) => c.ab?.status === 'ran');
+    if (!ran.length)
+        return undefined;
+    const lines = ran.map((cell) => {
+        // A ceiling that held on both arms (no failed requests) says nothing a reader needs here.
+        const metrics = Object.values(cell.verdict.metrics)
+            .filter((m) => !isCeiling(m.metric) || m.status !== 'pass')
+            .map((m) => `${STATUS_MARK[m.status]} ${escapeText(abFigures(m))}`);
+        const equal = cell.verdict.status === 'pass' ? 'base and PR equal on this box within the limits; ' : '';
+        const stored = storedLine(cell);
+        const cost = cell.ab?.baseMs === undefined ? '' : `; base arm ${formatDuration(cell.ab.baseMs)}`;
+        return `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${equal}${metrics.join('; ')} (${escapeText(escape_clip(stored, 400))}${cost})`;
+    });
+    return `#### Same-box A/B\n\n${lines.join('\n')}`;
+}
+
+;// CONCATENATED MODULE: ./node_modules/markdown-table/index.js
+// To do: next major: remove.
+/**
+ * @typedef {Options} MarkdownTableOptions
+ *   Configuration.
+ */
+
+/**
+ * @typedef Options
+ *   Configuration.
+ * @property {boolean | null | undefined} [alignDelimiters=true]
+ *   Whether to align the delimiters (default: `true`);
+ *   they are aligned by default:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   Pass `false` to make them staggered:
+ *
+ *   ```markdown
+ *   | Alpha | B |
+ *   | - | - |
+ *   | C | Delta |
+ *   ```
+ * @property {ReadonlyArray<string | null | undefined> | string | null | undefined} [align]
+ *   How to align columns (default: `''`);
+ *   one style for all columns or styles for their respective columns;
+ *   each style is either `'l'` (left), `'r'` (right), or `'c'` (center);
+ *   other values are treated as `''`, which doesn’t place the colon in the
+ *   alignment row but does align left;
+ *   *only the lowercased first character is used, so `Right` is fine.*
+ * @property {boolean | null | undefined} [delimiterEnd=true]
+ *   Whether to end each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no ending delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B
+ *   | ----- | -----
+ *   | C     | Delta
+ *   ```
+ * @property {boolean | null | undefined} [fillRows=true]
+ *   Whether to fill rows with empty cells up to the most cells in a row
+ *   (default: `true`).
+ *
+ *   When `true`, all rows have as many cells as the longest row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |   |
+ *   | ----- | ---- | - |
+ *   | C     |      |   |
+ *   | D     | Echo | F |
+ *   ```
+ *
+ *   When `false`, rows keep their cells,
+ *   and the delimiter row has as many cells as the header row:
+ *
+ *   ```markdown
+ *   | Alpha | B    |
+ *   | ----- | ---- |
+ *   | C     |
+ *   | D     | Echo | F |
+ *   ```
+ * @property {boolean | null | undefined} [delimiterStart=true]
+ *   Whether to begin each row with the delimiter (default: `true`).
+ *
+ *   > 👉 **Note**: please don’t use this: it could create fragile structures
+ *   > that aren’t understandable to some markdown parsers.
+ *
+ *   When `true`, there are starting delimiters:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there are no starting delimiters:
+ *
+ *   ```markdown
+ *   Alpha | B     |
+ *   ----- | ----- |
+ *   C     | Delta |
+ *   ```
+ * @property {boolean | null | undefined} [padding=true]
+ *   Whether to add a space of padding between delimiters and cells
+ *   (default: `true`).
+ *
+ *   When `true`, there is padding:
+ *
+ *   ```markdown
+ *   | Alpha | B     |
+ *   | ----- | ----- |
+ *   | C     | Delta |
+ *   ```
+ *
+ *   When `false`, there is no padding:
+ *
+ *   ```markdown
+ *   |Alpha|B    |
+ *   |-----|-----|
+ *   |C    |Delta|
+ *   ```
+ * @property {((value: string) => number) | null | undefined} [stringLength]
+ *   Function to detect the length of table cell content (optional);
+ *   this is used when aligning the delimiters (`|`) between table cells;
+ *   full-width characters and emoji mess up delimiter alignment when viewing
+ *   the markdown source;
+ *   to fix this, you can pass this function,
+ *   which receives the cell content and returns its “visible” size;
+ *   note that what is and isn’t visible depends on where the text is displayed.
+ *
+ *   Without such a function, the following:
+ *
+ *   ```js
+ *   markdownTable([
+ *     ['Alpha', 'Bravo'],
+ *     ['中文', 'Charlie'],
+ *     ['👩‍❤️‍👩', 'Delta']
+ *   ])
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo |
+ *   | - | - |
+ *   | 中文 | Charlie |
+ *   | 👩‍❤️‍👩 | Delta |
+ *   ```
+ *
+ *   With [`string-width`](https://github.com/sindresorhus/string-width):
+ *
+ *   ```js
+ *   import stringWidth from 'string-width'
+ *
+ *   markdownTable(
+ *     [
+ *       ['Alpha', 'Bravo'],
+ *       ['中文', 'Charlie'],
+ *       ['👩‍❤️‍👩', 'Delta']
+ *     ],
+ *     {stringLength: stringWidth}
+ *   )
+ *   ```
+ *
+ *   Yields:
+ *
+ *   ```markdown
+ *   | Alpha | Bravo   |
+ *   | ----- | ------- |
+ *   | 中文  | Charlie |
+ *   | 👩‍❤️‍👩    | Delta   |
+ *   ```
+ */
+
+/**
+ * Get the length of a cell.
+ *
+ * @param {string} value
+ *   Cell value.
+ * @returns {number}
+ *   Cell size.
+ */
+function defaultStringLength(value) {
+  return value.length
+}
+
+/**
+ * Generate a markdown
+ * ([GFM](https://docs.github.com/en/github/writing-on-github/working-with-advanced-formatting/organizing-information-with-tables))
+ * table.
+ *
+ * @param {ReadonlyArray<ReadonlyArray<string | null | undefined>>} table
+ *   Table data (matrix of strings).
+ * @param {Readonly<Options> | null | undefined} [options]
+ *   Configuration (optional).
+ * @returns {string}
+ *   Result.
+ */
+function markdownTable(table, options) {
+  const settings = options || {}
+  // To do: next major: change to spread.
+  // eslint-disable-next-line unicorn/prefer-spread -- `align` can be a string.
+  const align = (settings.align || []).concat()
+  const stringLength = settings.stringLength || defaultStringLength
+  /** @type {Array<number>} Character codes as symbols for alignment per column. */
+  const alignments = []
+  /** @type {Array<Array<string>>} Cells per row. */
+  const cellMatrix = []
+  /** @type {Array<Array<number>>} Sizes of each cell per row. */
+  const sizeMatrix = []
+  /** @type {Array<number>} */
+  const longestCellByColumn = []
+  let mostCellsPerRow = 0
+  let rowIndex = -1
+
+  // This is a superfluous loop if we don’t align delimiters, but otherwise we’d
+  // do superfluous work when aligning, so optimize for aligning.
+  while (++rowIndex < table.length) {
+    /** @type {Array<string>} */
+    const row = []
+    /** @type {Array<number>} */
+    const sizes = []
+    let columnIndex = -1
+
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length
+    }
+
+    while (++columnIndex < table[rowIndex].length) {
+      const cell = markdown_table_serialize(table[rowIndex][columnIndex])
+
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell)
+        sizes[columnIndex] = size
+
+        if (
+          longestCellByColumn[columnIndex] === undefined ||
+          size > longestCellByColumn[columnIndex]
+        ) {
+          longestCellByColumn[columnIndex] = size
+        }
+      }
+
+      row.push(cell)
+    }
+
+    cellMatrix[rowIndex] = row
+    sizeMatrix[rowIndex] = sizes
+  }
+
+  // Figure out which alignments to use.
+  let columnIndex = -1
+
+  if (typeof align === 'object' && 'length' in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex])
+    }
+  } else {
+    const code = toAlignment(align)
+
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code
+    }
+  }
+
+  // Inject the alignment row.
+  columnIndex = -1
+  /** @type {Array<string>} */
+  const row = []
+  /** @type {Array<number>} */
+  const sizes = []
+
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex]
+    let before = ''
+    let after = ''
+
+    if (code === 99 /* `c` */) {
+      before = ':'
+      after = ':'
+    } else if (code === 108 /* `l` */) {
+      before = ':'
+    } else if (code === 114 /* `r` */) {
+      after = ':'
+    }
+
+    // There *must* be at least one hyphen-minus in each alignment cell.
+    let size =
+      settings.alignDelimiters === false
+        ? 1
+        : Math.max(
+            1,
+            longestCellByColumn[columnIndex] - before.length - after.length
+          )
+
+    const cell = before + '-'.repeat(size) + after
+
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length
+
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size
+      }
+
+      sizes[columnIndex] = size
+    }
+
+    row[columnIndex] = cell
+  }
+
+  // Inject the alignment row.
+  cellMatrix.splice(1, 0, row)
+  sizeMatrix.splice(1, 0, sizes)
+
+  rowIndex = -1
+  /** @type {Array<string>} */
+  const lines = []
+
+  while (++rowIndex < cellMatrix.length) {
+    const row = cellMatrix[rowIndex]
+    const sizes = sizeMatrix[rowIndex]
+    const cellsInRow =
+      settings.fillRows === false
+        ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length)
+        : mostCellsPerRow
+    columnIndex = -1
+    /** @type {Array<string>} */
+    const line = []
+
+    while (++columnIndex < cellsInRow) {
+      const cell = row[columnIndex] || ''
+      let before = ''
+      let after = ''
+
+      if (settings.alignDelimiters !== false) {
+        const size =
+          longestCellByColumn[columnIndex] - (sizes[columnIndex] || 0)
+        const code = alignments[columnIndex]
+
+        if (code === 114 /* `r` */) {
+          before = ' '.repeat(size)
+        } else if (code === 99 /* `c` */) {
+          const half = size / 2
+
+          if (size % 2) {
+            before = ' '.repeat(half + 0.5)
+            after = ' '.repeat(half - 0.5)
+          } else {
+            before = ' '.repeat(half)
+            after = before
+          }
+        } else {
+          after = ' '.repeat(size)
+        }
+      }
+
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push('|')
+      }
+
+      if (
+        settings.padding !== false &&
+        // Don’t add the opening space if we’re not aligning and the cell is
+        // empty: there will be a closing space.
+        !(settings.alignDelimiters === false && cell === '') &&
+        (settings.delimiterStart !== false || columnIndex)
+      ) {
+        line.push(' ')
+      }
+
+      if (settings.alignDelimiters !== false) {
+        line.push(before)
+      }
+
+      line.push(cell)
+
+      if (settings.alignDelimiters !== false) {
+        line.push(after)
+      }
+
+      if (settings.padding !== false) {
+        line.push(' ')
+      }
+
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push('|')
+      }
+    }
+
+    lines.push(
+      settings.delimiterEnd === false
+        ? line.join('').replace(/ +$/, '')
+        : line.join('')
+    )
+  }
+
+  return lines.join('\n')
+}
+
+/**
+ * Serialize a cell value.
+ *
+ * @param {string | null | undefined} [value]
+ *   Value to serialize.
+ * @returns {string}
+ *   Result.
+ */
+function markdown_table_serialize(value) {
+  return value === null || value === undefined ? '' : String(value)
+}
+
+/**
+ * Get the alignment character code from a value.
+ *
+ * @param {string | null | undefined} value
+ *   Value.
+ * @returns {number}
+ *   Alignment.
+ */
+function toAlignment(value) {
+  const code = typeof value === 'string' ? value.codePointAt(0) : 0
+
+  return code === 67 /* `C` */ || code === 99 /* `c` */
+    ? 99 /* `c` */
+    : code === 76 /* `L` */ || code === 108 /* `l` */
+      ? 108 /* `l` */
+      : code === 82 /* `R` */ || code === 114 /* `r` */
+        ? 114 /* `r` */
+        : 0
+}
+
+;// CONCATENATED MODULE: ./src/report/split-lines.ts
+
+/** `accept len 3.40 · step 157 ms`; undefined for a block without the factors (an engine that did not draft). */
+function splitText(m) {
+    if (m?.accept_length === undefined || m.step_ms === undefined)
+        return undefined;
+    return `${METRICS['accept-length'].short} ${METRICS['accept-length'].format(m.accept_length)} · ${METRICS['step-time'].short} ${METRICS['step-time'].format(m.step_ms)}`;
+}
+/** One line for the steady rounds that drafted (`spec decode: round 1 accept len 3.40 · step 157 ms; round 2 …`). */
+function splitLines(rounds) {
+    const parts = rounds.flatMap((r) => {
+        const text = r.steady ? splitText(r.metrics) : undefined;
+        return text ? [`round ${r.index} ${text}`] : [];
+    });
+    return parts.length ? `- spec decode: ${parts.join('; ')}` : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
+
+
+
+const gpu_lines_mean = (g, unit) => (g ? `${formatNumber(g.mean)} ${unit}` : undefined);
+/** `GPU 0 231 W (max 262 W), SM 1980 MHz (min …)`: gauges the GPU did not report are left out. */
+function deviceText(d) {
+    const parts = [
+        d.powerW && `${formatNumber(d.powerW.mean)} W (max ${formatNumber(d.powerW.max)} W)`,
+        gpu_lines_mean(d.smClockMhz, 'MHz SM'),
+        gpu_lines_mean(d.memClockMhz, 'MHz mem'),
+        d.temperatureC && `${formatNumber(d.temperatureC.mean)} °C (max ${formatNumber(d.temperatureC.max)} °C)`,
+        gpu_lines_mean(d.utilizationPct, '% util'),
+    ].filter(Boolean);
+    return `GPU ${d.index} ${parts.join(', ') || 'no readings'}`;
+}
+/**
+ * Which GPUs the rounds' telemetry and energy count (`energy and telemetry over GPU 1 of 8 (…)`), then one line per
+ * round with GPU telemetry (`round 2: GPU 0 … · 0.42 J/token`); none when no round has any.
+ */
+function gpuLines(rounds) {
+    const scopes = new Set(rounds.flatMap((r) => (r.gpu?.counted ? [scopeText(r.gpu.counted)] : [])));
+    const counted = [...scopes].map((s) => `- energy and telemetry over ${escapeText(escape_clip(s, 400))}`);
+    const lines = rounds.flatMap((r) => {
+        if (!r.gpu)
+            return [];
+        const energy = r.metrics?.energy_j_per_token;
+        const parts = [
+            r.gpu.devices.map(deviceText).join('; '),
+            energy === undefined ? undefined : `${formatNumber(energy)} J/token`,
+            r.gpu.clockDrop && escapeText(escape_clip(r.gpu.clockDrop, 200)),
+        ].filter(Boolean);
+        return [`- round ${r.index}: ${parts.join(' · ')}`];
+    });
+    return lines.length ? [...counted, ...lines].join('\n') : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/server-lines.ts
+
+
+
+const server_lines_value = (name, v) => formatSeries(name, v, formatNumber);
+/** Only what moved is shown; a negative or non-finite figure (a stored file from a broken endpoint) never is. */
+const moved = ([, v]) => Number.isFinite(v) && v > 0;
+/** `preemptions +37 · prefix-cache hit rate 92 % · waiting max 5`: what did not move is left out. */
+function serverText(s) {
+    const parts = [
+        ...Object.entries(s.deltas)
+            .filter(moved)
+            .map(([name, d]) => `${seriesLabel(name)} +${server_lines_value(name, d)}`),
+        // A rate of 0 (no prompt shared a cached prefix) says nothing a reader needs each round; a change is named in
+        // the verdict's line (compare/server-changes.ts).
+        ...Object.entries(s.rates ?? {})
+            .filter(moved)
+            .map(([name, r]) => `${seriesLabel(name)} ${server_lines_value(name, r)}`),
+        ...Object.entries(s.peaks)
+            .filter(moved)
+            .map(([name, p]) => `${seriesLabel(name)} max ${server_lines_value(name, p)}`),
+    ];
+    return parts.length ? escapeText(parts.join(' · ')) : 'no counter moved';
+}
+/**
+ * One line per steady round with server counters (`round 2: server preemptions +37 · …`); `no server counters`
+ * when steady rounds ran and none recorded any (an engine without a metrics endpoint, or one that did not answer).
+ */
+function serverLines(rounds) {
+    const steady = rounds.filter((r) => r.steady);
+    if (!steady.length)
+        return undefined;
+    if (!steady.some((r) => r.server))
+        return '- no server counters';
+    return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/reasons.ts
+
+
+
+
+
+/** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
+function serverNote(cell) {
+    const changes = cell.verdict.serverChanges;
+    return changes?.length ? `server: ${escape_clip(changes.join(', '), 300)}` : undefined;
+}
+/**
+ * What may explain a regression beside its figures: failures outside the metrics (degenerate output, an accuracy
+ * drop, a new length miss), a changed driver, engine or model file, a rename (its figures are against the old name's
+ * baseline), the engine counters that moved.
+ */
+function besideFigures(cell) {
+    const environment = environmentNote(cell);
+    const renamed = cell.verdict.comparedWith ? `compared with ${cell.verdict.comparedWith} (renamed?)` : undefined;
+    return [...(cell.verdict.failures ?? []), environment, renamed, serverNote(cell)].filter((s) => !!s);
+}
+/** A regressed cell's reasons: its regressed metrics, what may explain them, and how often it was confirmed. */
+function regressionReasons(cell) {
+    const metrics = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'regression')
+        .map((m) => m.reason);
+    const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : [];
+    return [...metrics, ...besideFigures(cell), ...confirmed];
+}
+/** A failed cell's reason: its error, clipped (the full text is in the details). */
+function errorReason(cell) {
+    return escape_clip(cell.error ?? cell.verdict.note ?? 'error', 300);
+}
+/** What would decide an inconclusive metric, in words. */
+function decider(m) {
+    switch (m.needs) {
+        case 'rounds':
+            return m.moreRounds ? `${plural(m.moreRounds, 'more warm round')}` : 'more warm rounds';
+        case 'launches':
+            return m.moreLaunches ? plural(m.moreLaunches, 'more launch per arm', 'more launches per arm') : 'more launches';
+        case 'quieter-box':
+            return 'a quieter box';
+        case 'baseline':
+            return 'more default-branch runs';
+        case 'workload':
+        case undefined:
+            return 'the requested workload';
+    }
+}
+/** An inconclusive cell's reasons: why each undecided metric is and what would decide it, then cell-wide ones. */
+function inconclusiveReasons(cell) {
+    const metrics = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status === 'inconclusive')
+        // The reason starts with the metric's label and may already say what it needs.
+        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
+    // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
+    const undecided = cell.verdict.undecided ?? [];
+    const flagged = undecided.filter((u) => !u.includes(' — '));
+    const cellWide = [
+        ...(flagged.length ? [`${escape_clip(flagged.join('; '), 200)} — needs the requested workload`] : []),
+        ...undecided.filter((u) => u.includes(' — ')).map((u) => escape_clip(u, 300)),
+    ];
+    const server = serverNote(cell);
+    const why = [...metrics, ...cellWide, ...(server ? [server] : [])];
+    return why.length ? why : [escape_clip(cell.verdict.note ?? 'undecided', 300)];
+}
+/** What explains a regression beyond its figures: the spec-decode factors of decode, then besideFigures. */
+function explanations(cell) {
+    const decode = cell.verdict.metrics.decode;
+    const factors = decode?.status === 'regression' && decode.factors ? [attribution(decode, decode.factors)] : [];
+    return [...factors, ...besideFigures(cell)];
+}
+/**
+ * Why a cell has its status, in the compact table's few words: a regression by what explains it (the counter, the
+ * factor, the environment) when something does, else by its limit and noise, and by the A/B's interval when one
+ * decided it; an inconclusive cell by its noise and what would decide it; others by their reasons or note.
+ */
+function statusReasons(cell) {
+    const reasons = ownReasons(cell);
+    return cell.loosened?.length ? [...reasons, loosenedNote(cell.loosened)] : reasons;
+}
+/** `this PR loosens its gate: raises decode tok/s's limit 5% → 50%` */
+function loosenedNote(loosened) {
+    return `this PR loosens its gate against the base commit's: ${escape_clip(loosened.join(', '), 300)}`;
+}
+/** A cell the stored baseline called a regression and the same-box A/B cleared: it passes, and says so. */
+function overturned(cell) {
+    return cell.ab?.status === 'ran' && cell.ab.stored?.status === 'regression' && cell.verdict.status !== 'regression';
+}
+/** What the A/B found where the stored baseline saw a regression, then the stored reasons it overturned. */
+function overturnedReasons(cell) {
+    const stored = Object.values(cell.ab.stored.metrics).filter((m) => m.status === 'regression');
+    const ab = stored.flatMap((m) => {
+        const now = cell.verdict.metrics[m.metric];
+        return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : [];
+    });
+    return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)];
+}
+function ownReasons(cell) {
+    const { status } = cell.verdict;
+    if (overturned(cell))
+        return overturnedReasons(cell);
+    if (status === 'regression') {
+        const explained = explanations(cell);
+        return explained.length && cell.ab?.status !== 'ran'
+            ? explained
+            : [...new Set([...regressionReasons(cell), ...explained])];
+    }
+    if (status === 'inconclusive')
+        return inconclusiveReasons(cell);
+    if (status === 'error')
+        return [errorReason(cell)];
+    const moved = Object.values(cell.verdict.metrics)
+        .filter((m) => m.status !== 'pass')
+        .map((m) => m.reason);
+    return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
+}
+/** Clauses at least this long that more than one line repeats are said once, as a note. */
+const NOTE_MIN = 40;
+/**
+ * Lines of reasons with every long clause after a line's first that appears on two or more lines moved to a
+ * numbered note, so "launch-to-
+ * launch noise is assumed ±1.5 % until more default-branch runs measure it" is read once, not on every line. A
+ * reason's clauses are its `; `-separated parts; `max` clips what stays on each line (before escaping).
+ */
+function footnoted(lines, max = Infinity) {
+    const clauses = lines.map((reasons) => reasons.flatMap(clausesOf).filter(Boolean));
+    const seen = new Map();
+    for (const line of clauses)
+        for (const c of new Set(line))
+            seen.set(c, (seen.get(c) ?? 0) + 1);
+    const numbers = new Map();
+    const text = clauses.map((line) => {
+        const kept = [];
+        const marks = [];
+        for (const [i, c] of [...new Set(line)].entries()) {
+            // The first clause is the line's own reason: it stays on the line whoever else says it.
+            if (i === 0 || c.length < NOTE_MIN || (seen.get(c) ?? 0) < 2)
+                kept.push(c);
+            else {
+                if (!numbers.has(c))
+                    numbers.set(c, numbers.size + 1);
+                marks.push(numbers.get(c));
+            }
+        }
+        const said = kept.length ? escapeText(escape_clip(kept.join('; '), max)) : '';
+        const refs = marks.map((n) => `<sup>${n}</sup>`).join('');
+        return [said, refs].filter(Boolean).join(' ');
+    });
+    const notes = [...numbers].map(([c, n]) => `<sup>${n}</sup> ${escapeText(escape_clip(c, 600))}`);
+    return { lines: text, notes };
+}
+/** A reason's `; `-separated clauses, outside brackets only: `(a pull request's base; on the CLI, --base REV)` is one. */
+function clausesOf(reason) {
+    const out = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < reason.length; i++) {
+        const c = reason[i];
+        if (c === '(' || c === '[')
+            depth++;
+        else if ((c === ')' || c === ']') && depth > 0)
+            depth--;
+        else if (depth === 0 && c === ';' && reason[i + 1] === ' ') {
+            out.push(reason.slice(start, i));
+            start = i + 2;
+        }
+    }
+    out.push(reason.slice(start));
+    return out;
+}
+/** The notes as one block of lines, or nothing. */
+function notesBlock(notes) {
+    return notes.length ? notes.join('<br>\n') : undefined;
+}
+/** A list line per cell: mark, bold id, its reasons with repeated clauses footnoted; the notes after the list. */
+function reasonList(cells, reasons, suffix = '') {
+    const { lines, notes } = footnoted(cells.map(reasons));
+    const list = cells.map((cell, i) => `- ${STATUS_MARK[cell.verdict.status]} **${escapeText(cell.id)}**: ${lines[i] || 'undecided'}${suffix}`);
+    const block = notesBlock(notes);
+    return block ? `${list.join('\n')}\n\n${block}` : list.join('\n');
+}
+/** One line per regressed cell with the reasons of its regressed metrics; `accepted` marks them as accepted. */
+function regressionList(cells, accepted = false) {
+    return reasonList(cells, regressionReasons, accepted ? ' — accepted' : '');
+}
+/** One line per failed cell: its error, on one line and clipped (the full text is in the details). */
+function errorList(cells) {
+    return reasonList(cells, (c) => [errorReason(c)]);
+}
+/** One line per inconclusive cell: why each undecided metric is, and what would decide it. */
+function inconclusiveList(cells) {
+    return reasonList(cells, inconclusiveReasons);
+}
+
+;// CONCATENATED MODULE: ./src/report/details.ts
+/** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
+
+
+
+
+
+
+
+
+
+
+const TABLE = { alignDelimiters: false };
+/**
+ * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
+ * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
+ */
+function verdictNotes(cells) {
+    const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length);
+    if (!shown.length)
+        return undefined;
+    const { lines, notes } = footnoted(shown.map((c) => {
+        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`);
+        const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
+        const environment = environmentNote(c);
+        return [...reasons, note, environment ? escape_clip(environment, 400) : ''].filter(Boolean);
+    }));
+    const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`);
+    const block = notesBlock(notes);
+    return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'));
+}
+/** Every statistic of every per-request distribution, plus the round-level throughputs. */
+function metricsSection(cells) {
+    const measured = cells.filter((c) => c.metrics);
+    if (!measured.length)
+        return undefined;
+    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), goodputLine(c), ingestedLine(c)]
+        .filter(Boolean)
+        .join('\n\n'));
+    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
+}
+/** For a cell another tool measured: which tool, and what of our figures it could not give. */
+function ingestedLine(c) {
+    const source = c.ingested;
+    if (!source)
+        return undefined;
+    const unmapped = source.unmapped.length ? `; not mapped: ${source.unmapped.join('; ')}` : '';
+    return `measured by ${escapeText(source.tool)}${escapeText(escape_clip(unmapped, 800))}`;
+}
+function metricsTable(m) {
+    const rows = DISTRIBUTION_METRICS.map((key) => {
+        const s = m[key];
+        return [key, ...[s?.mean, s?.p50, s?.p90, s?.p99, s?.std, s?.min, s?.max].map(formatNumber)];
+    });
+    return markdownTable([['metric', 'mean', 'p50', 'p90', 'p99', 'std', 'min', 'max'], ...rows], {
+        ...TABLE,
+        align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    });
+}
+function scalars(m) {
+    const energy = m.energy_j_per_token === undefined ? '' : ` · ${formatNumber(m.energy_j_per_token)} J/token`;
+    return `output ${formatNumber(m.output_tps)} tok/s · total ${formatNumber(m.total_tps)} tok/s · per user ${formatNumber(m.per_user_tps)} tok/s · ${formatNumber(m.request_tps)} req/s${energy}`;
+}
+/** `goodput 96% · 1.90 good req/s (SLO: TTFT ≤ 2s, TPOT ≤ 80ms)`, for a cell whose scenario has an `slo`. */
+function goodputLine(c) {
+    const m = c.metrics;
+    if (!c.workload.slo || m?.goodput === undefined)
+        return undefined;
+    const rate = m.request_goodput === undefined ? '' : ` · ${formatNumber(m.request_goodput)} good req/s`;
+    return `goodput ${formatPercent(m.goodput)}${rate} (SLO: ${formatSlo(c.workload.slo)})`;
+}
+/** Per-round key figures and failed-request reasons, so a cold first round or one bad round is visible. */
+function roundsSection(cells) {
+    const withRounds = cells.filter((c) => c.rounds.length);
+    if (!withRounds.length)
+        return undefined;
+    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+        .filter(Boolean)
+        .join('\n\n'));
+    return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
+}
+function roundsTable(rounds) {
+    // Goodput only where the scenario has an slo, so the table of every other cell keeps its columns.
+    const goodput = rounds.some((r) => r.metrics?.goodput !== undefined);
+    const rows = rounds.map((r) => [
+        String(r.index),
+        r.steady ? 'yes' : 'discarded',
+        String(r.requests),
+        String(r.errors),
+        formatNumber(r.metrics?.decode_tps?.mean),
+        formatNumber(r.metrics?.ttft_ms?.mean),
+        formatNumber(r.metrics?.tpot_ms?.mean),
+        formatNumber(r.metrics?.output_tps),
+        ...(goodput ? [r.metrics?.goodput === undefined ? EMPTY : formatPercent(r.metrics.goodput)] : []),
+        formatNumber(r.durationMs / 1000),
+        r.errorReasons?.length
+            ? escapeText(escape_clip(r.errorReasons.map((e) => `${e.reason} ×${e.count}`).join('; '), 300))
+            : EMPTY,
+    ]);
+    const header = [
+        'round',
+        'steady',
+        'requests',
+        'errors',
+        'decode tok/s',
+        'TTFT ms',
+        'TPOT ms',
+        'output tok/s',
+        ...(goodput ? ['goodput'] : []),
+        'duration s',
+        'errors seen',
+    ];
+    const align = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', ...(goodput ? ['r'] : []), 'r', 'l'];
+    return markdownTable([header, ...rows], { ...TABLE, align });
+}
+/** Cells whose workload did not come out as asked (they are never compared). */
+function flagsSection(cells) {
+    const flagged = cells.filter((c) => c.flags.length);
+    if (!flagged.length)
+        return undefined;
+    const lines = flagged.map((c) => `- **${escapeText(c.id)}**: ${c.flags.map((f) => escapeText(escape_clip(f, 200))).join(', ')}`);
+    return details(`Flags (${plural(flagged.length, 'cell')})`, lines.join('\n'));
+}
+function acceptance(cell) {
+    const s = cell.specDecode;
+    if (!s)
+        return undefined;
+    const parts = [
+        s.acceptanceRate === undefined ? undefined : `acceptance ${formatPercent(s.acceptanceRate)}`,
+        s.acceptanceLength === undefined ? undefined : `${formatNumber(s.acceptanceLength)} tokens per step`,
+        s.draftTokens === undefined ? undefined : `${s.acceptedTokens ?? '?'} of ${s.draftTokens} drafted tokens accepted`,
+    ].filter(Boolean);
+    return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
+}
+
+;// CONCATENATED MODULE: ./src/report/headline.ts
+
+
+
+
+function headline(results, ctx) {
+    const total = results.cells.length;
+    const summary = results.summary;
+    if (!summary || ctx.mode === 'run') {
+        return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`;
+    }
+    const n = summary.counts;
+    const title = {
+        pass: `No regression in ${plural(total, 'cell')}`,
+        regression: `Regression in ${summary.regressions} of ${plural(total, 'cell')}`,
+        error: `${n.error ?? 0} of ${plural(total, 'cell')} could not be measured`,
+        inconclusive: `${n.inconclusive ?? 0} of ${plural(total, 'cell')} inconclusive, no regression`,
+    }[summary.verdict];
+    const shown = summary.accepted
+        ? `Regression in ${summary.accepted.cells} of ${plural(total, 'cell')}, accepted`
+        : title;
+    // Skipped cells are counted as `missing` (not measured); the report tells them apart.
+    const skipped = results.cells.filter((c) => c.verdict.skipped).length;
+    const shownCount = (s) => (n[s] ?? 0) - (s === 'missing' ? skipped : 0);
+    const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
+    if (skipped)
+        counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
+    const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)];
+    const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
+    return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
+}
+/** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
+function overturnedNote(results) {
+    const cells = results.cells.filter(overturned);
+    if (!cells.length)
+        return undefined;
+    const ids = cells.slice(0, 5).map((c) => code(escape_clip(c.id, 120)));
+    const more = cells.length > 5 ? ` and ${cells.length - 5} more` : '';
+    return (`> [!NOTE]\n> The same-box A/B overturned the stored baseline's regression in ${plural(cells.length, 'cell')} ` +
+        `(${ids.join(', ')}${more}): measured against the base commit on this box, ${cells.length === 1 ? 'it does' : 'they do'} not regress. Each row says what both found.`);
+}
+/** Targets whose gate this PR loosened against the base commit's matrix file: the reviewer decides whether that stands. */
+function loosenedGateNote(results) {
+    const byTarget = new Map();
+    for (const c of results.cells)
+        if (c.loosened?.length && !byTarget.has(c.target))
+            byTarget.set(c.target, c.loosened);
+    if (!byTarget.size)
+        return undefined;
+    const lines = [...byTarget]
+        .slice(0, 10)
+        .map(([t, l]) => `> - ${code(escape_clip(t, 120))}: ${escapeText(escape_clip(l.join(', '), 400))}`);
+    const more = byTarget.size > 10 ? [`> - … and ${plural(byTarget.size - 10, 'more target')}`] : [];
+    return [
+        `> [!WARNING]\n> This PR loosens the gate it is held to, against its base commit's matrix file:`,
+        ...lines,
+        ...more,
+    ].join('\n');
+}
+/** Who accepted which regressions: the label is a maintainer's decision, and the report says it was taken. */
+function acceptedNote(accepted) {
+    const who = accepted.by ? `by ${code(accepted.by)} ` : '';
+    return (`> [!IMPORTANT]\n> ${plural(accepted.cells, 'regressed cell')} accepted ${who}with the \`benchmark-accept\` label: ` +
+        'the check passes. Once merged, the default branch measures the new level and its reference moves there.');
+}
+function provenance(results, ctx) {
+    const run = results.run;
+    const baseline = results.summary?.baseline;
+    const runUrl = safeUrl(ctx.runUrl);
+    const here = `This run: ${commit(run.sha || ctx.sha, ctx)} on ${code(run.hardware)}${runUrl ? ` · [workflow run](${runUrl})` : ''}`;
+    const shards = run.shards?.missing.length ? `<br>\n${shardsLine(run.shards)}` : '';
+    const selection = (run.selection ? `<br>\n${escapeText(escape_clip(run.selection, 1000))}` : '') + shards;
+    if (!results.summary || ctx.mode === 'run')
+        return here + selection;
+    return `${baselineLine(baseline, ctx)}<br>\n${here}${selection}`;
+}
+function shardsLine(shards) {
+    const which = shards.missing.join(', ');
+    return `Shards: ${shards.count - shards.missing.length} of ${shards.count} sent results; shard ${which} sent nothing, so ${shards.missing.length > 1 ? 'their' : 'its'} cells are errors`;
+}
+function baselineLine(baseline, ctx) {
+    if (!baseline)
+        return 'Baseline: none yet. The first run passes; a default-branch run stores the baseline.';
+    const from = baseline.samples && baseline.samples > 1 ? `median of ${baseline.samples} default-branch runs` : 'one run';
+    const when = baseline.date ? `, ${escapeText(baseline.date.slice(0, 10))}` : '';
+    const url = safeUrl(baseline.runUrl);
+    const link = url ? ` · [baseline run](${url})` : '';
+    return `Baseline: ${commit(baseline.sha, ctx)} on ${code(baseline.hardware)} (${from} from ${code(baseline.source)}${when})${link}`;
+}
+function commit(sha, ctx) {
+    if (!sha)
+        return 'unknown commit';
+    const short = code(sha.slice(0, 7));
+    const repo = safeUrl(ctx.repoUrl);
+    return repo && /^[0-9a-f]{7,40}$/i.test(sha) ? `[${short}](${repo}/commit/${sha})` : short;
+}
+
+;// CONCATENATED MODULE: ./src/core/runtime.ts
+/** The engine a simulator profile stands in for (`vLLM nv_vllm 26.03`), when the server reported one. */
+function emulated(cell) {
+    const value = cell.info.server?.emulates;
+    return typeof value === 'string' && value.trim() && value !== 'sim' ? value.trim() : undefined;
+}
+/** `vllm-openai:v0.9.1` for an image `docker.io/vllm/vllm-openai:v0.9.1@sha256:…`. */
+function imageTag(image) {
+    const name = image.split('@')[0];
+    return name.slice(name.lastIndexOf('/') + 1) || image;
+}
+/** `vllm-openai:v0.9.1`, `vLLM nv_vllm 26.03 (sim)`, `llamacpp b6100`, or the engine alone. */
+function runtimeLabel(cell) {
+    const image = cell.info.container?.image;
+    if (image)
+        return imageTag(image);
+    const emulates = emulated(cell);
+    if (emulates)
+        return `${emulates} (sim)`;
+    const version = cell.info.version?.trim();
+    if (!version)
+        return cell.engine;
+    return version.toLowerCase().startsWith(cell.engine.toLowerCase()) ? version : `${cell.engine} ${version}`;
+}
+/** The engine's name as the report's Engine column shows it: `vLLM (sim)` for a simulator standing in for vLLM. */
+function engineLabel(cell) {
+    const emulates = emulated(cell);
+    return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
+}
+
+;// CONCATENATED MODULE: ./src/report/figures.ts
+/**
+ * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
+ * same-box A/B decided the cell (docs/same-box.md), the base arm on this box. Then every figure of the row comes from
+ * the A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
+ * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
+ * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
+ */
+
+/** Each arm's metrics blocks, when an A/B decided the cell and every one of its launches measured it. */
+function abArms(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    const arms = cell.ab.arms ?? [];
+    const blocks = (arm) => arms.filter((a) => a.arm === arm).map((a) => a.metrics);
+    const [base, pr] = [blocks('base'), blocks('pr')];
+    const measured = (b) => b.length > 0 && b.every(Boolean);
+    return measured(base) && measured(pr) ? { base, pr } : undefined;
+}
+/**
+ * The row's reference when an A/B ran: the base arm, or the stored baseline when a launch measured nothing (the
+ * A/B's verdict is then an error, and the row keeps the stored baseline's figures). Undefined without an A/B.
+ */
+function rowReference(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    return abArms(cell) ? 'base arm' : 'stored baseline';
+}
+function figures_figure(cell, metric) {
+    const arms = abArms(cell);
+    if (arms)
+        return armsFigure(cell, metric, arms);
+    // An A/B that could not finish leaves the row against the stored baseline, as its verdict was before.
+    const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict;
+    const gated = against.metrics[metric];
+    const reference = against.reference?.[metric];
+    const stat = statOf(against, metric);
+    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
+    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
+    if (cell.verdict.skipped)
+        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
+    return withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed }, gated?.baseline ?? reference?.value);
+}
+/** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
+function armsFigure(cell, metric, arms) {
+    const stat = statOf(cell.verdict, metric);
+    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
+    const center = (blocks) => {
+        const values = blocks.map((metrics) => readCellMetric({ metrics }, metric, stat));
+        if (values.some((v) => v === undefined))
+            return undefined;
+        const known = values;
+        return known.every((v) => v > 0)
+            ? Math.exp(known.reduce((sum, v) => sum + Math.log(v), 0) / known.length)
+            : known.reduce((sum, v) => sum + v, 0) / known.length;
+    };
+    const [value, baseline] = [center(arms.pr), center(arms.base)];
+    if (value === undefined || baseline === undefined)
+        return { value: readCellMetric(cell, metric, stat), stat, baseline: undefined, delta: undefined, regressed };
+    return withDelta(metric, { value, stat, regressed }, baseline);
+}
+function statOf(verdict, metric) {
+    return verdict.metrics[metric]?.stat ?? verdict.reference?.[metric]?.stat ?? 'mean';
+}
+function withDelta(metric, f, baseline) {
+    const delta = f.value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+        ? (f.value - baseline) / baseline
+        : undefined;
+    return { ...f, baseline, delta };
+}
+
+;// CONCATENATED MODULE: ./src/report/sparkline.ts
+/** A Unicode sparkline (▁▂▃▄▅▆▇█) of a series, lowest value as the lowest bar; a flat series is a row of middle bars. */
+const BARS = '▁▂▃▄▅▆▇█';
+/** Runs a sparkline shows: the most recent ones. */
+const SPARK_RUNS = 12;
+function sparkline(values, runs = SPARK_RUNS) {
+    const recent = values.filter((v) => Number.isFinite(v)).slice(-runs);
+    if (recent.length < 2)
+        return '';
+    const lo = Math.min(...recent);
+    const hi = Math.max(...recent);
+    if (!(hi > lo))
+        return BARS[3].repeat(recent.length);
+    return recent.map((v) => BARS[Math.min(BARS.length - 1, Math.floor(((v - lo) / (hi - lo)) * BARS.length))]).join('');
+}
+
+;// CONCATENATED MODULE: ./src/report/table.ts
+/**
+ * The table of cells: headline figures, each with its change against the baseline, and a status mark. A row a
+ * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
+const ALIGN = ['l', 'l', 'l', 'l', 'l'];
+const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
+/** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
+function cellsTable(cells, trends = {}) {
+    const spark = (cell, metric, text) => {
+        const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
+        return line ? `${text} ${line}` : text;
+    };
+    const rows = sweepsTogether(cells).map((cell) => [
+        withReference(cellStatusText(cell), cell),
+        table_text(cell.target),
+        table_text(cell.scenario),
+        table_text(engineLabel(cell)),
+        cell.quant ? table_text(cell.quant) : EMPTY,
+        ...COLUMNS.map(({ metric, head }) => {
+            const figure = figureText(cell, metric);
+            const shown = head.acceptance
+                ? withAcceptance(figure, cell)
+                : metric === 'ttft'
+                    ? withHitRate(figure, cell)
+                    : figure;
+            return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown);
+        }),
+        qualityText(cell),
+    ]);
+    const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
+    const align = [...ALIGN, ...COLUMNS.map(() => 'r'), 'r'];
+    // Unaligned delimiters keep a 400-row table about a third smaller.
+    return markdownTable([header, ...rows], { align, alignDelimiters: false });
+}
+/**
+ * The cells in the order given, but the points of a concurrency sweep together, in concurrency order, at the place
+ * of the sweep's first point: a target's sweep reads as one block whatever each point's verdict. Other cells keep
+ * their places.
+ */
+function sweepsTogether(cells) {
+    const sweepOf = (c) => {
+        const point = sweepPoint(c.scenario);
+        return point && { key: JSON.stringify([c.target, point.base]), concurrency: point.concurrency };
+    };
+    const groups = new Map();
+    for (const cell of cells) {
+        const sweep = sweepOf(cell);
+        if (sweep)
+            groups.set(sweep.key, [...(groups.get(sweep.key) ?? []), { cell, concurrency: sweep.concurrency }]);
+    }
+    return cells.flatMap((cell) => {
+        const sweep = sweepOf(cell);
+        if (!sweep)
+            return [cell];
+        const group = groups.get(sweep.key);
+        if (!group)
+            return [];
+        groups.delete(sweep.key);
+        return group.sort((a, b) => a.concurrency - b.concurrency).map((p) => p.cell);
+    });
+}
+/** The row's text with what its changes are against, when a same-box A/B decided the cell: `… · Δ vs base arm`. */
+function withReference(text, cell) {
+    const reference = rowReference(cell);
+    return reference ? `${text} · Δ vs ${reference}` : text;
+}
+/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
+function figureText(cell, metric) {
+    const f = figures_figure(cell, metric);
+    if (f.value === undefined)
+        return EMPTY;
+    const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
+    const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`;
+    const body = `${formatNumber(f.value)}${stat}${change}`;
+    return f.regressed ? `**${body}**` : body;
+}
+/**
+ * `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate; `acc 0% ⚠️` when
+ * the probe had too few right answers to see wrong ones (the verdict note says so in words).
+ */
+function qualityText(cell) {
+    const parts = SHOWN_QUALITY_FIGURES.flatMap((f) => {
+        const value = QUALITY_FIGURES[f].read(cell.quality);
+        return value === undefined ? [] : [`${QUALITY_FIGURES[f].short} ${QUALITY_FIGURES[f].format(value)}`];
+    });
+    if (!parts.length)
+        return EMPTY;
+    const failed = cell.verdict.failures?.some((f) => QUALITY_FAILURE.test(f));
+    const accuracy = cell.quality?.probe?.accuracy;
+    if (!failed && accuracy !== undefined && accuracy < BLIND_ACCURACY)
+        parts[0] += ' ⚠️';
+    return failed ? `**${parts.join(' · ')}**` : parts.join(' · ');
+}
+/** How quality/verdict.ts words a failure. */
+const QUALITY_FAILURE = /^(accuracy|agreement|output degenerate)/;
+/** Speculative decoding's split (or, without per-round factors, its acceptance rate) next to the decode speed it explains. */
+function withAcceptance(decode, cell) {
+    if (decode === EMPTY)
+        return decode;
+    const split = splitText(cell.metrics);
+    if (split)
+        return `${decode} · ${split}`;
+    const rate = cell.specDecode?.acceptanceRate;
+    return rate === undefined ? decode : `${decode} · accept ${formatPercent(rate)}`;
+}
+/** A shared-prefix scenario's prefix-cache hit rate belongs next to the TTFT it explains, where the engine counts it. */
+function withHitRate(ttft, cell) {
+    if (!cell.workload.prefixTokens || ttft === EMPTY)
+        return ttft;
+    const rates = cell.rounds.flatMap((r) => {
+        const rate = r.steady ? r.server?.rates?.prefix_cache_hit_rate : undefined;
+        return rate === undefined ? [] : [rate];
+    });
+    if (!rates.length)
+        return ttft;
+    return `${ttft} · hit ${formatPercent(rates.reduce((a, b) => a + b, 0) / rates.length)}`;
+}
+/** The cell's goodput after the figure it sits next to (`108 · goodput 96% (−4 pt)`); only a cell with an `slo` has one. */
+function withGoodput(figureText, cell) {
+    const part = goodputText(cell);
+    if (!part)
+        return figureText;
+    return figureText === EMPTY ? part : `${figureText} · ${part}`;
+}
+/** `goodput 96% (−4 pt)`: the share of requests that met the SLO, its change in points, bold when it regressed. */
+function goodputText(cell) {
+    const f = figures_figure(cell, 'goodput');
+    if (f.value === undefined)
+        return undefined;
+    const change = f.baseline === undefined ? '' : ` (${formatPointsDelta(f.value - f.baseline, 'pt')})`;
+    const body = `goodput ${formatPercent(f.value)}${change}`;
+    return f.regressed ? `**${body}**` : body;
+}
+function table_text(value) {
+    return escapeText(escape_clip(value, 80));
+}
+
+;// CONCATENATED MODULE: ./src/report/changed-table.ts
+/**
+ * The comment's compact table: only the cells a reviewer must look at — regressions, errors, inconclusive,
+ * improvements beyond the limit, new and missing cells — at most CHANGED_ROWS of them, in five columns that fit
+ * GitHub's conversation column (~780 px): the cell (target · scenario, engine and quant below), decode, TTFT,
+ * TPOT or output, and why. Clauses several rows repeat are said once, as numbered notes under the table. The
+ * full table of every cell follows, folded (render.ts).
+ */
+
+
+
+
+
+
+
+
+/** Rows of the compact table; the rest of the cells that need a look are counted under it. */
+const CHANGED_ROWS = 20;
+/** Characters of reasons a row keeps (repeated clauses become notes first). */
+const WHY_MAX = 220;
+const NEEDS_A_LOOK = [
+    'regression',
+    'error',
+    'inconclusive',
+    'improvement',
+    'new',
+    'missing',
+];
+/**
+ * Cells a reviewer must look at; a cell `select: changed` skipped on purpose is not one. A cell whose stored-baseline
+ * regression the same-box A/B overturned is one, and so is a cell this PR holds to a looser gate than its base.
+ */
+function needsALook(cell) {
+    if (cell.verdict.skipped)
+        return false;
+    return NEEDS_A_LOOK.includes(cell.verdict.status) || overturned(cell) || !!cell.loosened?.length;
+}
+/**
+ * `🔴 **target · scenario**<br>engine · quant`: the cell, its engine and quant on a second line, and what the row's
+ * changes are against when a same-box A/B decided the cell (`· Δ vs base arm`).
+ */
+function cellText(cell) {
+    const mark = cell.verdict.skipped ? SKIPPED_MARK : STATUS_MARK[cell.verdict.status];
+    const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(escape_clip(s, 40)));
+    const second = withReference(what.join(' · '), cell);
+    return `${mark} **${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${second}`;
+}
+/** Output tok/s (with goodput) when some shown cell has an SLO or moved on output; TPOT otherwise. */
+function thirdMetric(cells) {
+    const output = cells.some((c) => c.workload.slo ||
+        Object.values(c.verdict.metrics).some((m) => (m.metric === 'output-throughput' || m.metric === 'goodput') && m.status !== 'pass'));
+    return output ? 'output-throughput' : 'tpot';
+}
+/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
+function figureCell(cell, metric) {
+    const shown = figureText(cell, metric).replace(' (', '&nbsp;(');
+    if (metric !== 'output-throughput')
+        return shown;
+    const goodput = goodputText(cell);
+    if (!goodput)
+        return shown;
+    return shown === EMPTY ? goodput : `${shown}<br>${goodput}`;
+}
+/**
+ * The compact table of `cells` (those that need a look, in attention order), its notes, and a line for the rows
+ * over CHANGED_ROWS; undefined when no cell needs a look. `accepted`: the run's regressions were accepted.
+ */
+function changedTable(cells, accepted = false) {
+    const wanted = cells.filter(needsALook);
+    const shown = sweepsTogether(wanted.slice(0, CHANGED_ROWS));
+    if (!shown.length)
+        return undefined;
+    const more = wanted.length - shown.length;
+    const third = thirdMetric(shown);
+    const { lines, notes } = footnoted(shown.map(statusReasons), WHY_MAX);
+    const metrics = ['decode', 'ttft', third];
+    const header = ['Cell', ...metrics.map((m) => (metricInfo(m).headline || { column: m }).column), 'Why'];
+    // Regressions the `benchmark-accept` label accepted say so on their row, as the lists do.
+    const why = (cell, i) => `${lines[i] || EMPTY}${accepted && cell.verdict.status === 'regression' ? ' — accepted' : ''}`;
+    const rows = shown.map((cell, i) => [cellText(cell), ...metrics.map((m) => figureCell(cell, m)), why(cell, i)]);
+    const table = markdownTable([header, ...rows], { align: ['l', 'r', 'r', 'r', 'l'], alignDelimiters: false });
+    const over = more > 0 ? `… and ${plural(more, 'more cell')} that need a look: see the table of every cell below.` : '';
+    return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/workspace-paths.ts
+/**
+ * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
+ * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
+ */
+
+/**
+ * The report with `<workspace>/` removed and the workspace itself as `.`, and the Node binary that runs this
+ * process as `node`. Only whole path prefixes are replaced (`/work/main-2` is not inside `/work/main`).
+ */
+function workspaceRelative(text, workspace, node = process.execPath) {
+    let out = text;
+    if (node && node.startsWith('/'))
+        out = out.replaceAll(node, 'node');
+    if (!workspace || workspace === '/' || !workspace.startsWith('/'))
+        return out;
+    const root = workspace.replace(/\/+$/, '');
+    return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
+}
+
+;// CONCATENATED MODULE: ./src/report/targets.ts
+
+
+
+
+/** Log tails and server facts are clipped so one chatty engine cannot crowd out the rest of the report. */
+const LOG_TAIL_CHARS = 6000;
+const SERVER_CHARS = 2000;
+function byTarget(cells) {
+    const groups = new Map();
+    for (const cell of cells)
+        groups.set(cell.target, [...(groups.get(cell.target) ?? []), cell]);
+    return groups;
+}
+function enginesSection(cells) {
+    const blocks = [];
+    for (const [target, group] of byTarget(cells.filter((c) => c.verdict.status !== 'missing'))) {
+        const first = group[0];
+        const info = first.info ?? {};
+        const facts = [
+            `engine ${escapeText(first.engine)}`,
+            info.version ? `version ${escapeText(escape_clip(info.version, 200))}` : 'version unknown',
+            first.quant ? `quant ${escapeText(first.quant)}` : undefined,
+            first.model ? `model ${escapeText(escape_clip(first.model, 200))}` : undefined,
+            startupFact(first),
+        ].filter(Boolean);
+        const lines = [`#### ${escapeText(target)}`, '', facts.join(' · ')];
+        for (const cell of group) {
+            const spec = acceptance(cell);
+            if (spec)
+                lines.push('', `- ${escapeText(cell.scenario)}: decode ${formatNumber(cell.metrics?.decode_tps?.mean)} tok/s, ${spec}`);
+        }
+        if (info.launch)
+            lines.push('', codeBlock(info.launch, 'sh'));
+        if (info.server && Object.keys(info.server).length)
+            lines.push('', codeBlock(escape_clip(JSON.stringify(info.server, null, 2), SERVER_CHARS), 'json'));
+        blocks.push(lines.join('\n'));
+    }
+    return blocks.length
+        ? details(`Engines and launch commands (${plural(blocks.length, 'target')})`, blocks.join('\n\n'))
+        : undefined;
+}
+/**
+ * `startup 41.2s (baseline 38s, +8.4%; image pull 3m10s apart)`: the launch's figure, with the baseline's when the
+ * gate compared it, and the image pull before the launch when there was one (never part of startup).
+ */
+function startupFact(cell) {
+    const info = metricInfo('startup');
+    const value = readCellMetric(cell, 'startup', 'mean');
+    if (value === undefined)
+        return undefined;
+    const judged = cell.verdict.metrics.startup;
+    const notes = [
+        judged ? `baseline ${info.format(judged.baseline)}, ${formatDelta(judged.delta)}` : undefined,
+        cell.image_pull_s !== undefined ? `image pull ${formatDuration(cell.image_pull_s * 1000)} apart` : undefined,
+    ].filter(Boolean);
+    return `${info.label} ${info.format(value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+}
+/** Each failed target once: its cells' errors and, unless shed, the engine's last log lines. */
+function failuresSection(cells, withLogs) {
+    const blocks = [];
+    for (const [target, group] of byTarget(cells.filter((c) => c.status === 'error'))) {
+        const errors = [...new Set(group.map((c) => `${c.scenario}: ${c.error ?? 'error'}`))];
+        const lines = [`#### ${escapeText(target)}`, '', codeBlock(errors.join('\n'))];
+        const logTail = group.find((c) => c.info?.logTail)?.info.logTail;
+        if (withLogs && logTail)
+            lines.push('', 'Last log lines:', '', codeBlock(tail(logTail, LOG_TAIL_CHARS)));
+        blocks.push(lines.join('\n'));
+    }
+    return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/render.ts
+
+
+
+
+
+
+
+
+
+
+
+
+const ATTENTION = ['regression', 'error', 'inconclusive'];
+const FAILING = ['regression', 'error'];
+const STAGES = [
+    { logTails: true, rounds: true, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: true, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: true, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: true, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'all' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'attention' },
+    { logTails: false, rounds: false, metrics: false, extras: false, rows: 'failing' },
+];
+/** Size as UTF-8 bytes: never less than the character count GitHub limits, and what the summary file holds. */
+function reportSize(text) {
+    return Buffer.byteLength(text, 'utf8');
+}
+function render(results, ctx, marker, maxChars) {
+    const compose = (d) => workspaceRelative(composeAll(results, ctx, marker, d, maxChars), ctx.workspace);
+    for (const detail of STAGES) {
+        const text = compose(detail);
+        if (reportSize(text) <= maxChars)
+            return text;
+    }
+    // Even regressions and errors alone are too many: list as many as fit, regressions first.
+    const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length;
+    let lo = 0;
+    let hi = failing;
+    while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (reportSize(compose({ ...STAGES.at(-1), limit: mid })) <= maxChars)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const text = compose({ ...STAGES.at(-1), limit: lo });
+    return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
+}
+function composeAll(results, ctx, marker, d, maxChars) {
+    const ordered = byAttention(results.cells);
+    const regressed = ordered.filter((c) => c.verdict.status === 'regression');
+    const failed = ordered.filter((c) => c.verdict.status === 'error');
+    const limit = d.limit ?? Infinity;
+    const shownRegressed = regressed.slice(0, limit);
+    const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
+    const keep = (c) => d.rows === 'all'
+        ? true
+        : d.rows === 'attention'
+            ? ATTENTION.includes(c.verdict.status)
+            : FAILING.includes(c.verdict.status);
+    let rows = ordered.filter(keep);
+    if (d.limit !== undefined)
+        rows = [...shownRegressed, ...shownFailed];
+    const parts = [marker, headline(results, ctx)];
+    const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
+    const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
+    const comment = ctx.form === 'comment';
+    // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
+    if (shed && !comment)
+        parts.push(shed);
+    parts.push(provenance(results, ctx));
+    const ab = abHeader(results.cells);
+    if (ab)
+        parts.push(ab);
+    if (comment)
+        parts.push(...render_compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }));
+    else
+        parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d));
+    const sections = [
+        d.extras ? verdictNotes(ordered) : undefined,
+        d.metrics ? metricsSection(ordered) : undefined,
+        d.rounds ? roundsSection(ordered) : undefined,
+        d.extras ? flagsSection(ordered) : undefined,
+        d.extras ? hostSection(ordered) : undefined,
+        d.extras ? enginesSection(ordered) : undefined,
+        failuresSection(d.limit === undefined ? ordered : shownFailed, d.logTails),
+    ];
+    parts.push(...sections.filter((s) => s !== undefined));
+    return parts.join('\n\n') + '\n';
+}
+/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
+function lists(ordered, shownRegressed, shownFailed, d, results) {
+    const parts = [];
+    if (shownRegressed.length)
+        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
+    if (shownFailed.length)
+        parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
+    const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
+    if (undecided.length && d.limit === undefined)
+        parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
+    return parts;
+}
+/** The A/B section and the table of `rows`, as the job summary and `report.md` show them (the link comes last). */
+function fullTable(ordered, rows, ctx, d) {
+    const parts = [];
+    const tested = d.limit === undefined ? abSection(ordered) : undefined;
+    if (tested)
+        parts.push(tested);
+    if (rows.length)
+        parts.push(cellsTable(rows, ctx.trends));
+    return parts;
+}
+/**
+ * The comment's body under the headline: the compact table of what needs a look with its why, the count of cells
+ * within their limits, what was shed, then every cell's row folded, the A/B arms and the dashboard link.
+ */
+function render_compact({ ordered, rows, ctx, d, shed, accepted }) {
+    const parts = [];
+    const changed = changedTable(ordered, accepted);
+    if (changed)
+        parts.push(changed);
+    const fine = ordered.filter((c) => !needsALook(c)).length;
+    if (fine)
+        parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`);
+    if (shed)
+        parts.push(shed);
+    if (rows.length)
+        parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)));
+    const tested = d.limit === undefined ? abSection(ordered) : undefined;
+    if (tested)
+        parts.push(tested);
+    const link = dashboardLine(ctx.dashboardUrl);
+    if (link)
+        parts.push(link);
+    return parts;
+}
+function dashboardLine(url) {
+    const dashboard = safeUrl(url);
+    return dashboard
+        ? `📈 [Dashboard](${dashboard}): every cell's decode and TTFT over the default branch's runs.`
+        : undefined;
+}
+/** Bytes the full form keeps free under its limit for the dashboard link's line (withDashboardLink). */
+const LINK_ROOM = 2048;
+/**
+ * The full form's dashboard link, a line of its own after the report: the Pages lookup that finds the link is a
+ * GitHub API call, made after the report is written, and the report becomes the linked one by this line alone,
+ * without being rendered again. The report was rendered LINK_ROOM bytes under its limit; a longer line is left out.
+ */
+function withDashboardLink(report, url) {
+    const line = dashboardLine(url);
+    return line && reportSize(`\n${line}\n`) <= LINK_ROOM ? `${report}\n${line}\n` : report;
+}
+function shedNote(cells, d, hiddenRows, unlisted, maxChars, ctx) {
+    const left = [];
+    if (!d.logTails && cells.some((c) => c.status === 'error' && c.info?.logTail))
+        left.push('engine log tails');
+    if (!d.rounds)
+        left.push('per-round figures');
+    if (!d.metrics)
+        left.push('the full metrics');
+    if (!d.extras)
+        left.push('verdict notes, flags, host preflight, engine versions and launch commands');
+    if (hiddenRows)
+        left.push(`the table rows of ${plural(hiddenRows, 'cell')} that ${d.rows === 'failing' ? 'did not regress or fail' : 'passed, improved, are new or missing'}`);
+    if (unlisted)
+        left.push(`${plural(unlisted, 'more regressed or failed cell')}`);
+    if (!left.length)
+        return undefined;
+    const runUrl = safeUrl(ctx.runUrl);
+    const where = runUrl ? `the job summary of [the workflow run](${runUrl})` : 'the job summary';
+    return [
+        '> [!NOTE]',
+        `> Shortened to stay under ${maxChars.toLocaleString('en-US')} characters; left out: ${left.join('; ')}.`,
+        `> More is in ${where} and \`report.md\`; every figure is in \`results.json\` (results directory and artifact).`,
+    ].join('\n');
+}
+function hardCut(text, maxChars) {
+    const ending = '\n\n… (cut to fit the size limit)\n';
+    let cut = text.slice(0, Math.max(0, maxChars - ending.length));
+    while (reportSize(cut + ending) > maxChars)
+        cut = cut.slice(0, Math.floor(cut.length * 0.95));
+    // Never leave half of a surrogate pair at the cut.
+    if (/[\ud800-\udbff]$/.test(cut))
+        cut = cut.slice(0, -1);
+    return cut + ending;
+}
+
+;// CONCATENATED MODULE: ./src/report/comment.ts
+/**
+ * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
+ * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
+ * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
+ * read-only token) into a warning.
+ */
+
+const comment_PER_PAGE = 100;
+/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
+const MAX_PAGES = 50;
+/** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
+const markerOf = (configPath) => `<!-- llm-bench-gate:${configPath} -->`;
+const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
+/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
+async function findMarked(request, repo, issueNumber, marker) {
+    const found = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+            ...repo,
+            issue_number: issueNumber,
+            per_page: comment_PER_PAGE,
+            page,
+        });
+        const items = res.data;
+        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
+        const link = res.headers.link;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
+        if (!more || items.length === 0)
+            break;
+    }
+    return found;
+}
+async function upsertComment(options) {
+    const { request, repo, issueNumber } = options;
+    const marker = markerOf(options.configPath);
+    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
+    const marked = await findMarked(request, repo, issueNumber, marker);
+    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
+    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
+    if (target) {
+        try {
+            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+                ...repo,
+                comment_id: target.id,
+                body,
+            });
+            return { url: String(res.data.html_url), action: 'updated' };
+        }
+        catch (error) {
+            // Someone else's comment (a token can only edit its own): fall through and post ours.
+            const status = httpStatus(error);
+            if (isBot(target) || (status !== 403 && status !== 404))
+                throw error;
+        }
+    }
+    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: issueNumber,
+        body,
+    });
+    return { url: String(res.data.html_url), action: 'created' };
+}
+
+;// CONCATENATED MODULE: ./src/report/notices.ts
+/**
+ * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
+ * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
+ * and plans are cut, saying how much was left out and where the rest is.
+ */
+
+
+/** Problems listed before the rest is counted; a file with more has one mistake repeated by a matrix. */
+const notices_MAX_PROBLEMS = 200;
+/** Characters of a plan or error kept in a notice: well under the summary's 1 MiB with the markup around them. */
+const MAX_TEXT = 512 * 1024;
+function configErrorNotice(configPath, problems) {
+    const shown = problems.slice(0, notices_MAX_PROBLEMS).map((p) => `- ${escapeText(p)}`);
+    if (problems.length > notices_MAX_PROBLEMS)
+        shown.push(`- … and ${plural(problems.length - notices_MAX_PROBLEMS, 'more problem')} (all are in the step log)`);
+    return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
+}
+function dryRunNotice(mode, plan) {
+    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
+}
+function couldNotRunNotice(message) {
+    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
+}
+function cut(text, where) {
+    return text.length <= MAX_TEXT
+        ? text
+        : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
+}
+
+;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
+/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
+const LEADERBOARD_CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
+  --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --dim: #9198a1; --line: #3d444d; --head: #151b23; --zebra: #12171e;
+    --bad: #ff7b72; --good: #3fb950; --warn: #d29922; }
+}
+body { margin: 2rem auto; max-width: 110rem; padding: 0 1rem; color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
+.meta, .dim, caption { color: var(--dim); }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+main { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+caption { caption-side: top; text-align: left; padding: .5rem 0; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
+thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
+th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
+th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
+th.num button { text-align: right; }
+th[aria-sort="ascending"] button::after { content: " ▲"; }
+th[aria-sort="descending"] button::after { content: " ▼"; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.regression, td.error { color: var(--bad); font-weight: 600; }
+td.improvement { color: var(--good); }
+td.inconclusive { color: var(--warn); }
+#errors pre { white-space: pre-wrap; margin: .25rem 0 1rem; padding: .5rem; border: 1px solid var(--line); }
+`;
+/** A page's opening up to `<body>`: the leaderboard's style plus `css`; `title` is HTML, already escaped. */
+function pageHead(title, css = '') {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${LEADERBOARD_CSS}${css}</style>
+</head>
+<body>`;
+}
+
+;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
+/**
+ * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
+ * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
+ */
+/** A sorted copy: numbers numerically, texts with numeric collation (`9B` before `27B`), missing values last. */
+function sortRows(rows, column, direction) {
+    const sign = direction === 'descending' ? -1 : 1;
+    return rows.slice().sort(function (x, y) {
+        const a = x.values[column];
+        const b = y.values[column];
+        const noA = a === null || a === undefined;
+        const noB = b === null || b === undefined;
+        if (noA || noB)
+            return noA === noB ? x.index - y.index : noA ? 1 : -1;
+        const order = typeof a === 'number' && typeof b === 'number'
+            ? a - b
+            : String(a).localeCompare(String(b), 'en', { numeric: true, sensitivity: 'base' });
+        return sign * order || x.index - y.index;
+    });
+}
+/**
+ * The page's script: reads each row's values from `data-value` (numbers for `data-type="number"` columns),
+ * and on a header button's click sorts ascending, then descending, moving the rows and setting `aria-sort`.
+ */
+function sortScript(tableId) {
+    // `<\/` keeps any `</script` in the source from ending the element early; it reads the same inside JS strings.
+    const source = `(function () {
+${sortRows.toString()}
+var table = document.getElementById(${JSON.stringify(tableId)});
+if (!table) return;
+var body = table.tBodies[0];
+var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+var rows = Array.prototype.map.call(body.rows, function (tr, index) {
+  var values = Array.prototype.map.call(tr.cells, function (td, column) {
+    var raw = td.getAttribute('data-value');
+    if (raw === null || raw === '') return null;
+    return heads[column].getAttribute('data-type') === 'number' ? Number(raw) : raw;
+  });
+  return { el: tr, index: index, values: values };
+});
+heads.forEach(function (th, column) {
+  th.querySelector('button').addEventListener('click', function () {
+    var direction = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
+    heads.forEach(function (other) { other.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', direction);
+    sortRows(rows, column, direction).forEach(function (row) { body.appendChild(row.el); });
+  });
+});
+})();`;
+    return source.replace(/<\//g, '<\\/');
+}
+
+;// CONCATENATED MODULE: ./src/report/serving-curve.ts
+/**
+ * The serving curve of a concurrency sweep (docs/reading-the-report.md, "Serving curves") as one inline SVG: output
+ * tok/s (y) against per-user tok/s (x), one path per target and side (baseline dashed with hollow points, current
+ * solid), a point at each concurrency measured. Both axes start at 0 and end at a round number at or above the largest
+ * value, so a path's height and slope are the figures' own proportions: a throughput curve is read from 0, and a 2%
+ * difference never fills the chart. Coordinates are rounded to 0.1 of the 640 × 360 view box; `curveScale` is the one
+ * mapping from figures to them, and the page says nothing a reader could not recompute from the ticks.
+ */
+
+const CURVE = { width: 640, height: 360, left: 64, right: 24, top: 16, bottom: 52 };
+/** Ticks 0, step, 2·step … up to the first multiple of step at or above `max`; step is 1, 2 or 5 × 10ⁿ, at most `most` steps. */
+function niceAxis(max, most = 5) {
+    const top = Number.isFinite(max) && max > 0 ? max : 1;
+    const raw = top / most;
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw * (1 - 1e-12));
+    const steps = Math.ceil(top / step - 1e-9);
+    const ticks = Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+    return { max: ticks[steps], step, ticks };
+}
+const tenth = (v) => Math.round(v * 10) / 10;
+/** The scale of a chart whose largest per-user and output figures are `maxPerUser` and `maxOutput`. */
+function curveScale(maxPerUser, maxOutput) {
+    const x = niceAxis(maxPerUser);
+    const y = niceAxis(maxOutput);
+    const width = CURVE.width - CURVE.left - CURVE.right;
+    const height = CURVE.height - CURVE.top - CURVE.bottom;
+    return {
+        x,
+        y,
+        px: (v) => tenth(CURVE.left + (v / x.max) * width),
+        py: (v) => tenth(CURVE.top + height - (v / y.max) * height),
+    };
+}
+/** The scale that holds every point of `lines`. */
+function scaleOf(lines) {
+    const points = lines.flatMap((l) => l.points);
+    return curveScale(Math.max(0, ...points.map((p) => p.perUser)), Math.max(0, ...points.map((p) => p.output)));
+}
+/** `1,200`, `0.5`: as many decimals as the step needs. */
+function tickText(value, step) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+function axes(s) {
+    const { left, top, width, height, bottom } = CURVE;
+    const base = height - bottom;
+    const right = width - CURVE.right;
+    const xs = s.x.ticks.map((t) => `<line class="grid" x1="${s.px(t)}" x2="${s.px(t)}" y1="${top}" y2="${base}"/>` +
+        `<text class="tick" x="${s.px(t)}" y="${base + 16}" text-anchor="middle">${tickText(t, s.x.step)}</text>`);
+    const ys = s.y.ticks.map((t) => `<line class="grid" x1="${left}" x2="${right}" y1="${s.py(t)}" y2="${s.py(t)}"/>` +
+        `<text class="tick" x="${left - 6}" y="${s.py(t) + 4}" text-anchor="end">${tickText(t, s.y.step)}</text>`);
+    return (`<g class="x-axis">${xs.join('')}</g><g class="y-axis">${ys.join('')}</g>` +
+        `<line class="axis" x1="${left}" x2="${right}" y1="${base}" y2="${base}"/>` +
+        `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${base}"/>` +
+        `<text class="title" x="${tenth((left + right) / 2)}" y="${height - 8}" text-anchor="middle">per-user tok/s</text>` +
+        `<text class="title" transform="translate(14 ${tenth((top + base) / 2)}) rotate(-90)" text-anchor="middle">output tok/s</text>`);
+}
+function line(l, s) {
+    const target = escapeHtml(l.target);
+    const d = l.points.map((p, i) => `${i ? 'L' : 'M'}${s.px(p.perUser)} ${s.py(p.output)}`).join('');
+    const points = l.points.map((p) => {
+        const tip = escapeHtml(`${l.target} · ${l.side} · concurrency ${p.concurrency}: ${p.output.toFixed(1)} output tok/s, ${p.perUser.toFixed(2)} per-user tok/s`);
+        const label = l.side === 'current'
+            ? `<text class="point-label" x="${tenth(s.px(p.perUser) + 6)}" y="${tenth(s.py(p.output) - 6)}">c${p.concurrency}</text>`
+            : '';
+        return `<circle class="point" data-target="${target}" data-side="${l.side}" data-concurrency="${p.concurrency}" cx="${s.px(p.perUser)}" cy="${s.py(p.output)}" r="3.5"><title>${tip}</title></circle>${label}`;
+    });
+    return `<g class="${l.side}" style="--c:${l.color}"><path data-target="${target}" data-side="${l.side}" d="${d}"/>${points.join('')}</g>`;
+}
+/** The chart's SVG; `label` is its accessible name (plain text, escaped here). */
+function servingCurveSvg(lines, label) {
+    const s = scaleOf(lines);
+    const ordered = [...lines.filter((l) => l.side === 'baseline'), ...lines.filter((l) => l.side === 'current')];
+    return (`<svg class="curve" viewBox="0 0 ${CURVE.width} ${CURVE.height}" role="img" aria-label="${escapeHtml(label)}"` +
+        ` data-x-max="${s.x.max}" data-y-max="${s.y.max}">${axes(s)}${ordered.map((l) => line(l, s)).join('')}</svg>`);
+}
+
+;// CONCATENATED MODULE: ./src/report/sweep-curves.ts
+/**
+ * The serving curves of a page (docs/reading-the-report.md, "Serving curves"): per concurrency sweep (a scenario whose
+ * cells are `<scenario>@c<N>`), one chart with two paths per target, its current figures and its baseline's. The
+ * current point of a cell is its steady `output_tps` and `per_user_tps`; a baseline point is the baseline's output
+ * tok/s of the same cell, and its per-user tok/s that divided by the point's concurrency, as a closed-loop round
+ * computes it (bench/round.ts). Which baseline is the page's to say: the run's leaderboard takes the reference its
+ * verdicts used, the dashboard the previous run in the history. Every text from results (target ids, model names,
+ * runtimes) is escaped.
+ */
+
+
+
+
+
+/** Colours that read on the light and the dark scheme alike; targets past the eighth reuse them (the legend names each). */
+const PALETTE = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#bf3989', '#6e7781'];
+const sweep_curves_finite = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+/** The page's sweeps, in the order their first point appears; each sweep's targets likewise. */
+function sweepCurves(cells, baselineOutput) {
+    const sweeps = new Map();
+    const colors = new Map();
+    for (const cell of cells) {
+        const point = sweepPoint(cell.scenario);
+        if (!point)
+            continue;
+        if (!colors.has(cell.target))
+            colors.set(cell.target, PALETTE[colors.size % PALETTE.length]);
+        const targets = sweeps.get(point.base) ?? new Map();
+        targets.set(cell.target, [...(targets.get(cell.target) ?? []), { cell, concurrency: point.concurrency }]);
+        sweeps.set(point.base, targets);
+    }
+    return [...sweeps].map(([sweep, targets]) => {
+        const curve = { sweep, inputTokens: 0, outputTokens: 0, concurrencies: [], targets: [], lines: [] };
+        for (const [target, unsorted] of targets) {
+            const points = [...unsorted].sort((a, b) => a.concurrency - b.concurrency);
+            const first = points[0].cell;
+            const { current, baseline } = targetLines(target, points, colors.get(target), baselineOutput);
+            curve.inputTokens = first.workload.inputTokens;
+            curve.outputTokens = first.workload.outputTokens;
+            curve.concurrencies.push(...points.map((p) => p.concurrency));
+            curve.targets.push({
+                id: target,
+                color: current.color,
+                model: first.model || first.target,
+                runtime: runtimeLabel(first),
+                baseline: baseline.points.length > 0,
+            });
+            curve.lines.push(current, ...(baseline.points.length ? [baseline] : []));
+        }
+        curve.concurrencies = [...new Set(curve.concurrencies)].sort((a, b) => a - b);
+        return curve;
+    });
+}
+/** A target's two paths over its points (ascending concurrency): what it measured, and its baseline where there is one. */
+function targetLines(target, points, color, baselineOutput) {
+    const current = points
+        .filter(({ cell }) => sweep_curves_finite(cell.metrics.output_tps) && sweep_curves_finite(cell.metrics.per_user_tps))
+        .map(({ cell, concurrency }) => ({
+        concurrency,
+        perUser: cell.metrics.per_user_tps,
+        output: cell.metrics.output_tps,
+    }));
+    const baseline = points.flatMap(({ cell, concurrency }) => {
+        const output = baselineOutput(cell);
+        return sweep_curves_finite(output) ? [{ concurrency, perUser: output / concurrency, output }] : [];
+    });
+    const line = (side, pts) => ({ target, side, color, points: pts });
+    return { current: line('current', current), baseline: line('baseline', baseline) };
+}
+function legend(curve, labels) {
+    const targets = curve.targets.map((t) => `<li><span class="swatch" style="--c:${t.color}"></span><code>${escapeHtml(t.id)}</code> <span class="dim">${escapeHtml(t.model)} · ${escapeHtml(t.runtime)}${t.baseline ? '' : ' · no baseline'}</span></li>`);
+    const sides = [
+        `<li><span class="swatch key"></span>${escapeHtml(labels.current)}</li>`,
+        `<li><span class="swatch key dashed"></span>${escapeHtml(labels.baseline)}</li>`,
+    ];
+    return `<ul class="legend">${[...targets, ...sides].join('')}</ul>`;
+}
+function sweep_curves_figure(curve, labels) {
+    const name = escapeHtml(curve.sweep);
+    const shape = `${curve.inputTokens} → ${curve.outputTokens} tokens, concurrency ${curve.concurrencies.join(', ')}`;
+    const svg = servingCurveSvg(curve.lines, `Serving curve of ${curve.sweep}: output tok/s against per-user tok/s`);
+    return `<figure class="sweep" data-sweep="${name}"><figcaption><strong>${name}</strong> <span class="dim">${escapeHtml(shape)}</span></figcaption>${svg}${legend(curve, labels)}</figure>`;
+}
+/** The page's section of serving curves; empty when no cell is a sweep point. */
+function curvesSection(curves, labels) {
+    if (!curves.length)
+        return '';
+    return `<section id="serving-curves">
+<h2>Serving curves</h2>
+<p class="dim">${labels.note}</p>
+<div class="curves">
+${curves.map((c) => sweep_curves_figure(c, labels)).join('\n')}
+</div>
+</section>
+`;
+}
+/**
+ * Per sweep point of `cells`, its output tok/s in the run before the latest one that measured it, from the history
+ * (oldest first), with that run's commit: the dashboard's baseline side.
+ */
+function previousRuns(history, cells) {
+    const key = metricKey('output-throughput', 'mean');
+    const previous = new Map();
+    for (const cell of cells) {
+        if (!sweepPoint(cell.id))
+            continue;
+        const runs = history.flatMap((e) => {
+            const v = e.cells[cell.id]?.[key]?.steady;
+            return sweep_curves_finite(v) ? [{ output: v, sha: e.sha }] : [];
+        });
+        const before = runs.at(-2);
+        if (before)
+            previous.set(cell.id, before);
+    }
+    return previous;
+}
+/** The pages' style for the curves, on top of the leaderboard's. */
+const CURVE_CSS = `
+.curves { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
+figure.sweep { margin: 0; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+figure.sweep figcaption { font-size: .95rem; margin-bottom: .25rem; }
+svg.curve { display: block; width: 100%; max-width: 48rem; height: auto; }
+svg.curve .grid { stroke: var(--line); stroke-width: 1; }
+svg.curve .axis { stroke: var(--dim); stroke-width: 1; }
+svg.curve text { fill: var(--dim); font-size: 12px; }
+svg.curve text.title { fill: var(--fg); font-size: 13px; }
+svg.curve path { fill: none; stroke: var(--c); stroke-width: 2; }
+svg.curve .baseline path { stroke-dasharray: 6 4; }
+svg.curve .point { fill: var(--c); stroke: var(--c); stroke-width: 1.5; }
+svg.curve .baseline .point { fill: Canvas; }
+svg.curve .point-label { fill: var(--c); font-size: 11px; }
+.legend { list-style: none; padding: 0; margin: .25rem 0 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; overflow-wrap: anywhere; }
+.swatch { display: inline-block; width: 1.6rem; vertical-align: middle; border-top: 3px solid var(--c); margin-right: .35rem; }
+.swatch.key { --c: var(--fg); }
+.swatch.dashed { border-top-style: dashed; }
+`;
+
+;// CONCATENATED MODULE: ./src/report/leaderboard.ts
+
+
+
+
+
+
+
+
+
+
+
+const TABLE_ID = 'leaderboard';
+const leaderboard_num = (label, value) => ({
+    label,
+    numeric: true,
+    value: (c) => leaderboard_finite(value(c.metrics)),
+});
+const leaderboard_delta = (metric) => ({
+    label: `Δ ${metricInfo(metric).short}`,
+    numeric: true,
+    value: (c) => leaderboard_finite(c.verdict.metrics[metric]?.delta),
+    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
+    tone: (c) => c.verdict.metrics[metric]?.status,
+    perRun: true,
+});
+function qualityColumn(figure) {
+    const info = QUALITY_FIGURES[figure];
+    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
+    return {
+        label: capitalised,
+        numeric: true,
+        whenPresent: true,
+        value: (c) => leaderboard_finite(info.read(c.quality)),
+        html: (c) => {
+            const v = info.read(c.quality);
+            return v === undefined ? EMPTY : escapeHtml(info.format(v));
         },
     };
 }
-/** The wanted cells paired, and the target's cells with those that have no pair marked (new, or another workload). */
-function pairOrSkip(cells, wanted, baseTarget, plan, sha, skip) {
-    const short = sha.slice(0, 7);
-    const { pairs, changed } = cellPairs(wanted, baseTarget, plan);
-    const paired = new Set(pairs.map((p) => p.pr.id));
-    const lacking = new Set(wanted.filter((c) => !changed.has(c.id) && !paired.has(c.id)).map((c) => c.id));
-    let marked = lacking.size
-        ? skip(`the base commit ${short} does not define the cell: it is new`, lacking, cells)
-        : cells;
-    for (const [id, changes] of changed)
-        marked = skip(`the PR changed the cell's workload since the base commit ${short} (${changes.join(', ')}): the arms would measure different work`, new Set([id]), marked);
-    return { pairs, marked };
+const leaderboard_COLUMNS = [
+    { label: 'Model', numeric: false, value: modelName },
+    { label: 'Runtime', numeric: false, value: runtime },
+    {
+        label: 'Quant',
+        numeric: false,
+        value: (c) => c.quant || null,
+        html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
+    },
+    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
+    leaderboard_num('Total tok/s', (m) => m.total_tps),
+    leaderboard_num('Output tok/s', (m) => m.output_tps),
+    leaderboard_num('Per-user tok/s', (m) => m.per_user_tps),
+    leaderboard_num('TTFT avg ms', (m) => m.ttft_ms?.mean),
+    leaderboard_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+    leaderboard_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+    leaderboard_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+    leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean),
+    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
+    {
+        label: 'Verdict',
+        numeric: true,
+        value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
+        html: verdictHtml,
+        words: true,
+        tone: (c) => c.verdict.status,
+        perRun: true,
+    },
+    ...PRIMARY_METRICS.map(leaderboard_delta),
+    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
+];
+/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
+const GOODPUT_COLUMN = {
+    label: 'Goodput',
+    numeric: true,
+    value: (c) => leaderboard_finite(c.metrics.goodput),
+    html: (c) => {
+        const share = c.metrics.goodput;
+        if (share === undefined || !c.workload.slo)
+            return EMPTY;
+        const rate = c.metrics.request_goodput === undefined
+            ? ''
+            : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`;
+        return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`;
+    },
+};
+/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
+function pageColumns(cells) {
+    if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined))
+        return leaderboard_COLUMNS;
+    const at = leaderboard_COLUMNS.findIndex((c) => c.label === 'Verdict');
+    return [...leaderboard_COLUMNS.slice(0, at), GOODPUT_COLUMN, ...leaderboard_COLUMNS.slice(at)];
+}
+/** The leaderboard page for a results file; everything from engines and configs is escaped. */
+function renderLeaderboard(results, ctx = {}) {
+    const measured = measuredCells(results.cells);
+    const failed = results.cells.filter((c) => c.status === 'error');
+    const unmeasured = results.cells.filter((c) => c.status === 'ok' && c.metrics === null);
+    const title = escapeHtml(ctx.title ?? `LLM serving leaderboard · ${results.run.hardware}`);
+    const curves = runCurves(results, measured);
+    return `${pageHead(title, curves ? CURVE_CSS : '')}
+<header>
+<h1>${title}</h1>
+<p class="meta">${metaLine(results, ctx)}</p>
+</header>
+<main>
+${measured.length ? leaderboardTable(measured, pageColumns(measured)) : '<p>No cell was measured.</p>'}
+${curves}${failedSection(failed)}${unmeasuredSection(unmeasured)}</main>
+<script>
+${sortScript(TABLE_ID)}
+</script>
+</body>
+</html>
+`;
 }
 /**
- * The target's `ab-setup` run in the base's worktree, once per command and worktree folder in a run, before the
- * first base launch that needs it; its time counts against `ab-budget` and it may take no more than is left.
+ * The run's serving curves: this run's figures, and the reference each cell's verdict was judged against (the
+ * baseline file's figure, or the median of the default branch's recent runs), as `verdict.reference` records it.
  */
-function baseSetup(target, baseTarget, base, s) {
-    const command = target.settings.ab.setup;
-    if (!command)
-        return Promise.resolve({ ok: true, ms: 0 });
-    const cwd = baseTarget.workdir ?? base.worktree;
-    const key = `${cwd}\0${command}`;
-    let setup = s.setups.get(key);
-    if (!setup) {
-        const name = `ab-setup of ${target.id} at the base ${base.sha.slice(0, 7)}`;
-        s.deps.log.info(`${target.id}: ${name}: ${command}`);
-        setup = runSetupCommand({
-            name,
-            command,
-            cwd,
-            env: { ...target.env, [AB_ARM_VARIABLE]: 'base', [AB_BASE_SHA_VARIABLE]: base.sha },
-            passEnv: target.settings.passEnv,
-            logPath: logPathFor(s.deps.logDir, `${target.id}.ab-setup`),
-            timeoutMs: Math.max(1, target.settings.ab.budgetMs - s.budget.spentMs),
-            guard: s.guard,
-            signal: s.deps.signal,
-        }).then((outcome) => {
-            s.budget.spentMs += outcome.ms;
-            return outcome;
-        });
-        s.setups.set(key, setup);
-    }
-    return setup;
+function runCurves(results, measured) {
+    const curves = sweepCurves(measured, (c) => c.verdict.reference?.['output-throughput']?.value);
+    const sha = results.summary?.baseline?.sha;
+    return curvesSection(curves, {
+        current: 'this run',
+        baseline: sha ? `baseline ${sha.slice(0, 7)}` : 'baseline',
+        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid this run, ' +
+            'dashed the baseline its verdicts compared with (its output tok/s; per-user tok/s is that divided by the concurrency). ' +
+            'Both axes start at 0.',
+    });
 }
-/** The launches of the A/B and the cells it decided. */
-async function abTest(t, deps, budget) {
-    const { target, baseTarget, sha, pairs } = t;
-    const { ab } = target.settings;
-    deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
-    const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
-    // Another ABBA block while a cell's A/B verdict asks for launches (an interval that straddles the limit).
-    const undecided = (launches) => pairs.some((p) => wantsLaunches(abVerdictOf(p.pr.id, { launches: [...launches] }, target.gate, target.settings.noiseFloor)));
-    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches, undecided }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
-    if (outcome.ended)
-        deps.log.info(`${target.id}: ${outcome.ended}`);
-    return applyAb(t.cells, { base, gate: target.gate, sha, launches: ab.launches, outcome }, target.settings.noiseFloor);
+/** The cells with figures, in the leaderboard's default order. */
+function measuredCells(cells) {
+    return defaultOrder(cells.filter((c) => c.status === 'ok' && c.metrics !== null));
+}
+/** Grouped by model, then runtime (numeric collation, so `9B` sorts before `27B`); plan order within a group. */
+function defaultOrder(cells) {
+    const collate = (a, b) => a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
+    return cells
+        .map((cell, index) => ({ cell, index }))
+        .sort((a, b) => collate(modelName(a.cell), modelName(b.cell)) || collate(runtime(a.cell), runtime(b.cell)) || a.index - b.index)
+        .map((x) => x.cell);
+}
+/** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
+function leaderboardTable(cells, columns = leaderboard_COLUMNS, rowAttrs = () => '') {
+    const heads = columns.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
+    const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`);
+    return `<table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
+<thead><tr>${heads.join('')}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+function td(col, cell) {
+    const value = col.value(cell);
+    const html = col.html
+        ? col.html(cell)
+        : col.numeric
+            ? formatNumber(value)
+            : escapeHtml(String(value ?? EMPTY));
+    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
+    const attr = value === null ? '' : escapeHtml(String(value));
+    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
+}
+function metaLine(results, ctx) {
+    const run = results.run;
+    const sha = ctx.sha || run.sha;
+    const baseline = results.summary?.baseline;
+    const url = safeUrl(ctx.runUrl || run.runUrl);
+    return [
+        sha ? `commit <code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>` : 'commit unknown',
+        `hardware <code>${escapeHtml(run.hardware)}</code>`,
+        formatDate(run.finishedAt || run.startedAt),
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        baseline
+            ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
+            : 'no baseline',
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
+}
+function failedSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(modelName(c))} · ${escapeHtml(runtime(c))}</span>` +
+        `<pre>${escapeHtml(escape_clip(c.error ?? c.verdict.note ?? 'error', 4000))}</pre></li>`);
+    return `<section id="errors">\n<h2>${STATUS_MARK.error} ${plural(cells.length, 'cell')} failed</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function unmeasuredSection(cells) {
+    if (!cells.length)
+        return '';
+    const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
+    return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
+}
+function modelName(cell) {
+    return cell.model || cell.target;
+}
+function runtime(cell) {
+    return runtimeLabel(cell);
+}
+function scenarioHtml(cell) {
+    const w = cell.workload;
+    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
+    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
+    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
+}
+function verdictHtml(cell) {
+    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
+    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
+    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
+}
+function formatDate(iso) {
+    const time = iso ? Date.parse(iso) : NaN;
+    return Number.isNaN(time)
+        ? escapeHtml(iso || 'date unknown')
+        : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+function leaderboard_finite(value) {
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-band.ts
+/**
+ * The band a trend chart shades: the gate's limit for the metric, around the reference, as the verdict applies it
+ * (compare/reference.ts `relativeLimit`: the larger of `max-regression` and `min-delta` taken relative to the
+ * reference). A target without a gate, or a metric its gate does not name, gets the default band, and its caption
+ * says so: the built-in limit where the registry has one (decode 5%, TTFT 10% and at least 50 ms), else
+ * DEFAULT_LIMIT.
+ */
+
+
+
+
+/** The default band of a relative metric the registry has no built-in limit for (startup, energy per token). */
+const DEFAULT_LIMIT = 0.05;
+let builtIn;
+/** The registry's built-in gate, resolved once. */
+const builtInGate = () => (builtIn ??= defaultGateConfig());
+function limitConfig(metric, gate) {
+    const own = gate && isRelative(metric) ? gate[metric] : undefined;
+    if (own)
+        return { config: own, gated: true };
+    const fallback = isRelative(metric) ? builtInGate()[metric] : undefined;
+    return { config: fallback ?? { maxRegression: DEFAULT_LIMIT, stat: 'mean' }, gated: false };
+}
+/**
+ * The band of a share gated in points (goodput's `max-drop`), charted in percent: `reference` ± the points, the
+ * gate's or the registry's default. The gate flags a drop only; the band is drawn both ways, as for the others.
+ */
+function dropBand(metric, reference, gate) {
+    const own = gate?.[metric]?.maxDrop;
+    const drop = own ?? builtInGate()[metric]?.maxDrop ?? 0;
+    const points = drop * 100;
+    const around = `${formatNumber(reference)} %`;
+    const words = `limit of ${formatPoints(drop)} points around the reference ${around}`;
+    // A share lies within 0–100 %: the band stops there, so the axis never offers 105 %.
+    return {
+        low: Math.max(0, reference - points),
+        high: Math.min(100, reference + points),
+        limit: reference > 0 ? points / reference : 0,
+        title: `limit ±${formatPoints(drop)} points around ${around}`,
+        note: own !== undefined
+            ? `shaded: the gate's ${words}`
+            : `shaded: the default ${words}${gate ? ' (not in the gate)' : ' (no gate given)'}`,
+    };
+}
+/**
+ * The band of `metric` around `reference` under `gate` (the cell's target's, if any). A share (goodput) is charted
+ * in percent (chartValue), so its reference and band are in percent too.
+ */
+function trendBand(metric, reference, gate) {
+    if (isDrop(metric))
+        return dropBand(metric, reference, gate);
+    const { unit } = metricInfo(metric);
+    const { config, gated } = limitConfig(metric, gate);
+    const limit = reference > 0 ? relativeLimit(config, reference) : config.maxRegression;
+    const half = Math.abs(reference) * limit;
+    const around = `${formatNumber(reference)} ${unit}`;
+    const floor = config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : '';
+    const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)';
+    return {
+        low: reference - half,
+        high: reference + half,
+        limit,
+        title: `limit ±${formatPercent(limit)}${floor} around ${around}`,
+        note: gated
+            ? `shaded: the gate's limit ±${formatPercent(limit)}${floor} around the reference ${around}`
+            : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
+    };
+}
+/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
+function chartUnit(metric) {
+    const { unit } = metricInfo(metric);
+    return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit };
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
+/**
+ * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a point at every run
+ * that measured the cell, a gap where a run did not, a dashed line where a level shift starts, and a y axis with
+ * labelled ticks. The shaded band is the gate's limit around the reference (the median of the newest
+ * REFERENCE_RUNS runs since the last level shift, as compare/reference.ts takes it), and the y range always holds
+ * the whole band: a change the gate would not flag is drawn inside the band, never as a full-height line.
+ *
+ * Size: a 50-cell page with 100 runs has 10,000 points, so a point is not an element of its own: the line's path
+ * has a vertex at every run, written with relative coordinates, and the page's one `<marker>` (TREND_POINT_ID)
+ * draws a circle at every vertex. The page's script reads the vertices back from the path to put the hover dot.
+ */
+
+
+
+
+/** The view box and the plot's margins: tick labels in `left`, the unit above them in `top`. */
+const CHART = { width: 600, height: 140, left: 64, right: 10, top: 30, bottom: 10 };
+const PLOT_WIDTH = CHART.width - CHART.left - CHART.right;
+const PLOT_BOTTOM = CHART.height - CHART.bottom;
+const PLOT_HEIGHT = PLOT_BOTTOM - CHART.top;
+/** The marker every trend line draws at its vertices (one definition per page, `trendDefs`). */
+const TREND_POINT_ID = 'trend-point';
+/** x of history index `i` of `n`, the same rule the page's script inverts. */
+function xOf(i, n) {
+    return Math.round(n <= 1 ? CHART.left + PLOT_WIDTH / 2 : CHART.left + (i * PLOT_WIDTH) / (n - 1));
+}
+/**
+ * The level the gate compares against: the median of the newest REFERENCE_RUNS measured values from the last level
+ * shift on; undefined when no run measured the figure.
+ */
+function trendReference(values, shifts) {
+    const from = Math.max(0, ...shifts.filter((i) => i < values.length));
+    const since = values.slice(from).filter((v) => v !== null);
+    return since.length ? median(since.slice(-REFERENCE_RUNS)) : undefined;
+}
+/**
+ * Ticks at multiples of a 1, 2 or 5 × 10ⁿ step, the first at or below `lo`, the last at or above `hi`: the smallest
+ * such step that needs at most 6 ticks, which needs at least 3 (the step before it needed 7 or more, and a step is
+ * at most 2.5 times the one before).
+ */
+function niceTicks(lo, hi) {
+    const span = hi - lo > 0 ? hi - lo : Math.abs(hi) || 1;
+    let exponent = Math.floor(Math.log10(span / 6));
+    for (;;) {
+        for (const m of [1, 2, 5]) {
+            const step = m * 10 ** exponent;
+            const first = Math.floor(lo / step + 1e-9);
+            const last = Math.max(Math.ceil(hi / step - 1e-9), first + 2);
+            if (last - first + 1 <= 6)
+                return Array.from({ length: last - first + 1 }, (_, k) => Number(((first + k) * step).toPrecision(15)));
+        }
+        exponent++;
+    }
+}
+/**
+ * Tick labels as the page writes numbers (formatNumber), unless that precision makes two of them read the same
+ * (a tight limit on a large value): then with the step's decimals.
+ */
+function tickLabels(ticks) {
+    const labels = ticks.map(formatNumber);
+    if (new Set(labels).size === labels.length)
+        return labels;
+    const step = Math.abs(ticks[1] - ticks[0]);
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return ticks.map((t) => {
+        const text = Math.abs(t).toLocaleString('en-US', {
+            minimumFractionDigits: decimals,
+            maximumFractionDigits: decimals,
+        });
+        return t < 0 ? MINUS + text : text;
+    });
+}
+/**
+ * The y axis: the data's range and the band's together, padded by 3%, kept within `bounds`, widened to the nice
+ * ticks around them (a 1-2-5 step divides 0 and 100, so a share's axis still ends at 100 %).
+ */
+function trendScale(values, band, bounds) {
+    const present = values.filter((v) => v !== null);
+    const ends = band ? [...present, band.low, band.high] : present;
+    let lo = Math.min(...ends);
+    let hi = Math.max(...ends);
+    const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1;
+    [lo, hi] = [lo - pad, hi + pad];
+    if (bounds)
+        [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)];
+    const ticks = niceTicks(lo, hi);
+    const [bottom, top] = [ticks[0], ticks[ticks.length - 1]];
+    return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) };
+}
+/**
+ * The line through every measured run: `M` where a run follows a gap, then relative `l` steps (x always grows, so
+ * a pair needs a separator only before a positive dy), and `h0` for a run with gaps on both sides: a vertex of
+ * its own, so it gets its marker.
+ */
+function linePath(values, y) {
+    const n = values.length;
+    let d = '';
+    let prev;
+    values.forEach((v, i) => {
+        if (v === null)
+            return void (prev = undefined);
+        const at = [xOf(i, n), y(v)];
+        if (prev) {
+            const [dx, dy] = [at[0] - prev[0], at[1] - prev[1]];
+            d += `${d.endsWith('l') ? '' : ' '}${dx}${dy < 0 ? '' : ' '}${dy}`;
+        }
+        else
+            d += `M${at[0]} ${at[1]}${i + 1 < n && values[i + 1] !== null ? 'l' : 'h0'}`;
+        prev = at;
+    });
+    return d;
+}
+function axis(scale, unit) {
+    const labels = tickLabels(scale.ticks);
+    const grid = scale.ticks.map((t) => `M${CHART.left} ${scale.y(t)}h${PLOT_WIDTH}`).join('');
+    const texts = scale.ticks.map((t, k) => `<text x="${CHART.left - 6}" y="${scale.y(t) + 6}">${labels[k]}</text>`);
+    return (`<path class="grid" d="${grid}"/><g class="ticks">${texts.join('')}</g>` +
+        `<text class="unit" x="${CHART.left - 6}" y="16">${escapeHtml(unit)}</text>`);
+}
+function bandRect(band, scale) {
+    const top = scale.y(band.high);
+    const height = Math.max(1, scale.y(band.low) - top);
+    return `<rect class="band" x="${CHART.left}" y="${top}" width="${PLOT_WIDTH}" height="${height}"><title>${escapeHtml(band.title)}</title></rect>`;
+}
+/** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
+function trendChart(trend, attrs) {
+    const n = trend.values.length;
+    const present = trend.values.some((v) => v !== null);
+    const shifts = trend.shifts
+        .filter((i) => i > 0 && i < n)
+        .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
+        .join('');
+    let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
+    if (present) {
+        const scale = trendScale(trend.values, trend.band, trend.bounds);
+        const band = trend.band ? bandRect(trend.band, scale) : '';
+        body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`;
+    }
+    const { width, height } = CHART;
+    return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
+        ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
+        `${shifts}${body}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
+}
+/** The page's one marker definition, the point every trend line draws at each run. */
+function trendDefs() {
+    return (`<svg class="defs" aria-hidden="true" focusable="false"><marker id="${TREND_POINT_ID}" markerUnits="userSpaceOnUse"` +
+        ` viewBox="-5 -5 10 10" markerWidth="10" markerHeight="10" overflow="visible"><circle class="point" r="3.5"/></marker></svg>`);
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-script.ts
+/**
+ * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
+ * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
+ * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
+ * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
+ * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
+ */
+
+const DATA_ID = 'dashboard-data';
+const TIP_ID = 'tip';
+const FILTERS = ['engine', 'quant', 'scenario'];
+/** Per history index, the y of the line's vertex, or '' where the run did not measure the cell. */
+const VERTICES = `function ysOf(svg) {
+  var line = svg.querySelector('path.line');
+  var tokens = line ? line.getAttribute('d').match(/[Mlh]|-?[0-9.]+/g) || [] : [];
+  var ys = [], y = 0, command = '';
+  for (var t = 0; t < tokens.length; t++) {
+    if (/[Mlh]/.test(tokens[t])) { command = tokens[t]; continue; }
+    if (command === 'h') continue;
+    var dy = Number(tokens[++t]);
+    y = command === 'M' ? dy : y + dy;
+    ys.push(y);
+  }
+  var series = seriesOf(svg), out = [], k = 0;
+  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
+  return out;
+}`;
+function dashboardScript() {
+    const source = `(function () {
+var LEFT = ${CHART.left}, INNER = ${CHART.width - CHART.left - CHART.right};
+var data = JSON.parse(document.getElementById(${JSON.stringify(DATA_ID)}).textContent);
+var tip = document.getElementById(${JSON.stringify(TIP_ID)});
+function xOf(i, n) { return Math.round(n <= 1 ? LEFT + INNER / 2 : LEFT + i * INNER / (n - 1)); }
+function seriesOf(svg) { return data.series[Number(svg.getAttribute('data-cell'))][Number(svg.getAttribute('data-metric'))]; }
+${VERTICES}
+function nearest(ys, i) {
+  for (var d = 0; d < ys.length; d++) {
+    if (i - d >= 0 && ys[i - d] !== '') return i - d;
+    if (i + d < ys.length && ys[i + d] !== '') return i + d;
+  }
+  return -1;
+}
+function hide(svg) { tip.hidden = true; var dot = svg.querySelector('.dot'); dot.setAttribute('cx', -10); dot.setAttribute('cy', -10); }
+function show(svg, ys, event) {
+  var n = Number(svg.getAttribute('data-n'));
+  var shifts = svg.getAttribute('data-shifts').split(',');
+  var rect = svg.getBoundingClientRect();
+  var vx = (event.clientX - rect.left) * ${CHART.width} / rect.width;
+  var raw = n <= 1 ? 0 : Math.round((vx - LEFT) * (n - 1) / INNER);
+  var i = nearest(ys, Math.max(0, Math.min(n - 1, raw)));
+  if (i < 0) return hide(svg);
+  var series = seriesOf(svg);
+  var commit = data.commits[i];
+  var dot = svg.querySelector('.dot');
+  dot.setAttribute('cx', xOf(i, n));
+  dot.setAttribute('cy', ys[i]);
+  var unit = data.units[Number(svg.getAttribute('data-metric'))];
+  tip.textContent = series[i] + ' ' + unit + ' \\u00b7 ' + commit[0] + ' \\u00b7 ' + commit[1] + (shifts.indexOf(String(i)) >= 0 ? ' \\u00b7 level shift' : '');
+  tip.hidden = false;
+  tip.style.left = (event.clientX + 12) + 'px';
+  tip.style.top = (event.clientY + 12) + 'px';
+}
+Array.prototype.forEach.call(document.querySelectorAll('svg.trend'), function (svg) {
+  var ys = ysOf(svg);
+  svg.addEventListener('mousemove', function (event) { show(svg, ys, event); });
+  svg.addEventListener('mouseleave', function () { hide(svg); });
+});
+var keys = ${JSON.stringify(FILTERS)};
+function applyFilters() {
+  var chosen = keys.map(function (k) { return document.getElementById('filter-' + k).value; });
+  Array.prototype.forEach.call(document.querySelectorAll('[data-engine]'), function (el) {
+    var keep = keys.every(function (k, j) { return chosen[j] === '' || el.getAttribute('data-' + k) === chosen[j]; });
+    el.hidden = !keep;
+  });
+}
+keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListener('change', applyFilters); });
+})();`;
+    return source.replace(/<\//g, '<\\/');
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-style.ts
+/**
+ * The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. Tick labels are
+ * in view-box units, so 18 reads about 11 px on a card 400 px wide. The trend line's points are its markers
+ * (dashboard-chart.ts), a same-page reference.
+ */
+
+const DASHBOARD_CSS = `
+[hidden] { display: none !important; }
+.filters { margin: .5rem 0 1rem; display: flex; gap: 1rem; flex-wrap: wrap; }
+.filters label { color: var(--dim); }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: 1rem; }
+.cell { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+.cell h3 { font-size: .95rem; margin: 0 0 .25rem; }
+figure { margin: .25rem 0; }
+figcaption { font-size: .85rem; }
+figcaption .band-note { display: block; color: var(--dim); font-size: .8rem; }
+svg.trend { display: block; width: 100%; height: auto; aspect-ratio: 600 / 140; background: var(--zebra); cursor: crosshair; }
+svg.trend .line { fill: none; stroke: var(--good); stroke-width: 2; vector-effect: non-scaling-stroke; marker: url(#${TREND_POINT_ID}); }
+svg.trend .grid { fill: none; stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }
+svg.trend .band { fill: var(--good); fill-opacity: .14; }
+svg.trend text { fill: var(--dim); font-size: 18px; text-anchor: end; }
+svg.trend text.unit { font-size: 16px; }
+svg.trend text.empty { text-anchor: middle; }
+svg.trend .dot { fill: var(--fg); }
+svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
+svg.defs .point { fill: var(--fg); }
+svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+#tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
+  border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
+`;
+
+;// CONCATENATED MODULE: ./src/report/dashboard.ts
+/**
+ * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
+ * current baseline, then per cell trend charts of decode tok/s, TTFT and startup over the history with detected
+ * level shifts marked, and filters by engine, quant and scenario. One self-contained page: inline style,
+ * script and SVG, no external request, so it reads the same from `file://` and from GitHub Pages.
+ * Everything from engines and configs is escaped; the hover data is a JSON block read as text.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
+ * the GPU energy per output token (only where the GPUs reported power), `goodput` the share of requests that met the
+ * scenario's `slo` (only for a scenario with one), in percent.
+ */
+const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy', 'goodput'];
+/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
+const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
+const facet = {
+    engine: (c) => engineLabel(c),
+    quant: (c) => c.quant ?? '',
+    scenario: (c) => c.scenario,
+};
+const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('');
+/** The page for one hardware key. */
+function renderDashboard(input) {
+    const cells = measuredCells(input.baseline.cells);
+    const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
+    const data = {
+        commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+        units: TREND_METRICS.map((m) => chartUnit(m).unit),
+        // A series no run recorded has no chart to hover, so it carries nothing.
+        series: cells.map((c) => TREND_METRICS.map((m) => {
+            const values = chartSeries(input.history, c.id, m);
+            return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)));
+        })),
+    };
+    const last = input.history.at(-1);
+    const curves = dashboardCurves(input, cells);
+    return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
+<header>
+<h1>${title}</h1>
+<p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
+</header>
+<main>
+${filters(cells)}
+${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
+${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
+<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
+${trendDefs()}
+<div class="cards">
+${cells.map((c, i) => card(input, c, i)).join('\n')}
+</div>
+</main>
+<div id="${TIP_ID}" role="tooltip" hidden></div>
+<script type="application/json" id="${DATA_ID}">${jsonForScript(data)}</script>
+<script>
+${sortScript(TABLE_ID)}
+${dashboardScript()}
+</script>
+</body>
+</html>
+`;
+}
+/**
+ * The serving curves of the baseline's sweeps: solid, the latest stored run of each point (the table's figures);
+ * dashed, the run before it in the history, so the chart shows what the latest change to the default branch did.
+ */
+function dashboardCurves(input, cells) {
+    const previous = previousRuns(input.history, cells);
+    const curves = sweepCurves(cells, (c) => previous.get(c.id)?.output);
+    const shas = [...new Set([...previous.values()].map((p) => p.sha.slice(0, 7)))];
+    return curvesSection(curves, {
+        current: 'latest run',
+        baseline: shas.length === 1 ? `previous run ${shas[0]}` : 'previous run of each point',
+        note: 'Per concurrency sweep, output tok/s against per-user tok/s at each concurrency, one colour per target: solid the ' +
+            "latest stored run (the table's figures), dashed the default branch's run before it (its output tok/s; per-user " +
+            'tok/s is that divided by the concurrency). Both axes start at 0.',
+    });
+}
+function seriesOf(history, id, metric) {
+    const key = metricKey(metric, 'mean');
+    return history.map((e) => {
+        const v = e.cells[id]?.[key]?.steady;
+        return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    });
+}
+/** A metric's series as its chart draws it: a share in percent (chartUnit), every other figure as recorded. */
+function chartSeries(history, id, metric) {
+    const { scale } = chartUnit(metric);
+    return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale));
+}
+function card(input, cell, index) {
+    const charts = TREND_METRICS.map((metric, m) => {
+        const { label } = metricInfo(metric);
+        const { unit, bounds } = chartUnit(metric);
+        const values = chartSeries(input.history, cell.id, metric);
+        // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
+        // kept) gets no chart; the primary figures always have one.
+        if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
+            return '';
+        const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
+        const reference = trendReference(values, shifts);
+        const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
+        const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`);
+        const latest = values.filter((v) => v !== null).at(-1);
+        const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`;
+        const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
+        return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`;
+    });
+    const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
+    return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
+}
+function filters(cells) {
+    const selects = FILTERS.map((key) => {
+        const values = [...new Set(cells.map(facet[key]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+        const options = values.map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v || '—')}</option>`).join('');
+        return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`;
+    });
+    return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`;
+}
+function dashboard_metaLine(input, last) {
+    const run = input.baseline.run;
+    const url = safeUrl(run.runUrl);
+    const repo = safeUrl(input.repoUrl);
+    const sha = run.sha ? `<code title="${escapeHtml(run.sha)}">${escapeHtml(run.sha.slice(0, 12))}</code>` : 'unknown';
+    return [
+        `baseline ${repo && run.sha ? `<a href="${escapeHtml(`${repo}/commit/${run.sha}`)}">${sha}</a>` : sha}`,
+        `updated ${formatDate(last?.date ?? run.finishedAt ?? run.startedAt)}`,
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
+}
+/** JSON inside a script element: nothing in it may end the element or read as markup. */
+function jsonForScript(value) {
+    return JSON.stringify(value)
+        .replace(/</g, '\\u003c')
+        .replace(/>/g, '\\u003e')
+        .replace(/&/g, '\\u0026')
+        .replace(/\u2028/g, '\\u2028')
+        .replace(/\u2029/g, '\\u2029');
+}
+
+;// CONCATENATED MODULE: ./src/report/dashboard-index.ts
+/** The data branch's root `index.html`: every hardware key with its latest update, linking its dashboard. */
+
+
+
+
+function renderHardwareIndex(keys) {
+    const sorted = [...keys].sort((a, b) => a.hardware.localeCompare(b.hardware, 'en', { numeric: true }));
+    const rows = sorted.map((k) => {
+        const href = `${encodeURIComponent(k.hardware)}/index.html`;
+        const sha = k.sha ? `<code>${escapeHtml(k.sha.slice(0, 12))}</code>` : '—';
+        return `<tr><td><a href="${escapeHtml(href)}">${escapeHtml(k.hardware)}</a></td><td>${formatDate(k.updated)}</td><td>${sha}</td><td class="num">${k.cells ?? '—'}</td></tr>`;
+    });
+    return `${pageHead('LLM serving benchmarks')}
+<header><h1>LLM serving benchmarks</h1><p class="meta">${plural(sorted.length, 'hardware key')}</p></header>
+<main>
+<table>
+<thead><tr><th scope="col">Hardware</th><th scope="col">Latest update</th><th scope="col">Baseline commit</th><th scope="col" class="num">Cells</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</main>
+</body>
+</html>
+`;
+}
+
+;// CONCATENATED MODULE: ./src/report/index.ts
+
+
+
+
+
+
+/** GitHub rejects issue comments longer than this. */
+const COMMENT_LIMIT = 65_536;
+/** The job summary upload aborts past 1024k per step. */
+const SUMMARY_LIMIT = 1024 * 1024;
+/**
+ * The markdown report; sheds detail in stages to stay under maxChars (counted as UTF-8 bytes) and says what it shed.
+ * The full form carries the dashboard link last: the report rendered without it, LINK_ROOM bytes under the limit,
+ * then the link's line (withDashboardLink).
+ */
+function renderReport(results, ctx, maxChars) {
+    const marker = commentMarker(ctx.configPath);
+    if (ctx.form === 'comment' || ctx.dashboardUrl === undefined)
+        return render(results, ctx, marker, maxChars);
+    return withDashboardLink(render(results, ctx, marker, maxChars - LINK_ROOM), ctx.dashboardUrl);
+}
+/** Hidden marker that finds our comment again: one comment per PR and config file. */
+function commentMarker(configPath) {
+    return `<!-- llm-bench-gate:${configPath} -->`;
+}
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/run/pages.ts
+/**
+ * The HTML pages of a run: a hardware key's dashboard (report/'s `renderDashboard`) with the level shifts compare/
+ * finds under each target's gate and `noise-floor` — the rules its verdicts were judged by — and the data branch's
+ * root page. The store writes what `branchPages` builds from each update it merges; the page next to a run's results
+ * (dashboard-links.ts) is built by the same `dashboardPage`.
+ */
+
+
+
+/** Per target id, its gate. */
+function gatesOf(rules) {
+    return Object.fromEntries(Object.entries(rules).map(([target, r]) => [target, r.gate]));
+}
+/** One hardware key's dashboard. `onBranch`: the page sits next to the root index, so it links it. */
+function dashboardPage(hardware, baseline, history, rules, options = {}) {
+    return renderDashboard({
+        hardware,
+        baseline,
+        history,
+        shifts: historyShifts(baseline.cells, history, TREND_METRICS, rules),
+        gates: gatesOf(rules),
+        repoUrl: options.repoUrl,
+        indexLink: options.onBranch,
+    });
+}
+/** The data branch's pages of an update: its key's dashboard and the root page listing every key. */
+function branchPages(rules, repoUrl) {
+    return ({ hardware, baseline, history, keys }) => ({
+        [dashboardPath(hardware)]: dashboardPage(hardware, baseline, history, rules, { repoUrl, onBranch: true }),
+        [ROOT_INDEX_PATH]: renderHardwareIndex(keys),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/run/dashboard-links.ts
+
+
+
+
+
+/** Per cell id, decode tok/s over the most recent default-branch runs that measured it, oldest first. */
+function recentTrends(cells, history) {
+    const trends = {};
+    for (const cell of cells) {
+        const values = seriesOf(history, cell.id, 'decode').filter((v) => v !== null);
+        if (values.length >= 2)
+            trends[cell.id] = values.slice(-SPARK_RUNS);
+    }
+    return trends;
+}
+/** `<pages site>/<hardware>/index.html` when Pages publishes `branch`; undefined otherwise. */
+async function pagesDashboardUrl(github, branch, hardware, log) {
+    try {
+        const { data } = await github.request('GET /repos/{owner}/{repo}/pages', { ...github.repo });
+        const url = typeof data?.html_url === 'string' ? data.html_url : undefined;
+        if (!url || data?.source?.branch !== branch)
+            return undefined;
+        return `${url.replace(/\/+$/, '')}/${encodeURIComponent(hardware)}/index.html`;
+    }
+    catch (error) {
+        log.debug(`no dashboard link: GitHub Pages lookup failed (${errorMessage(error)})`);
+        return undefined;
+    }
+}
+/**
+ * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
+ * as the baseline, over the stored history with this run appended, as the data branch would show it.
+ */
+function localDashboard(results, history, rules) {
+    const entry = historyEntry(results, gatesOf(rules));
+    if (Object.keys(entry.cells).length === 0)
+        return undefined;
+    const merged = mergeHistory({ schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] }, entry, results.run.hardware, HISTORY_ENTRIES);
+    return dashboardPage(results.run.hardware, results, merged.entries, rules);
+}
+
+;// CONCATENATED MODULE: ./src/run/publish.ts
+/**
+ * The end of a run: the files in the results directory and the job summary first, then what needs the GitHub
+ * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
+ * API does, or fails to do, can keep the local outputs from being written.
+ */
+
+
+
+
+
+
+
+
+
+
+
+async function publish(publication, deps) {
+    // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
+    // the run: the report, the comment, the baseline write and the files all take these results.
+    const p = { ...publication, results: redacted(publication.results) };
+    const { results, tally, behaviour } = p;
+    const { options, context } = deps;
+    const renderCtx = {
+        ...renderContext(options.config, behaviour.name, context),
+        trends: recentTrends(results.cells, p.history ?? []),
+    };
+    const outcome = {
+        verdict: tally.verdict,
+        regressions: tally.regressions,
+        failure: runFailure(tally, results.cells, options),
+    };
+    // Rendered once, before any API call, with room for the dashboard link's line should the Pages lookup find one.
+    const report = renderReport(results, renderCtx, SUMMARY_LIMIT - LINK_ROOM);
+    let written = await writeOutputs(p.resultsDir, options.shard, results, report, outcome);
+    writeLocalDashboard(p, options.shard);
+    await deps.onOutputs?.(written);
+    const dashboardUrl = await dashboardLink(p, deps);
+    const linked = dashboardUrl ? { ...renderCtx, dashboardUrl } : renderCtx;
+    if (dashboardUrl) {
+        written = await writeOutputs(p.resultsDir, options.shard, results, withDashboardLink(report, dashboardUrl), outcome);
+        await deps.onOutputs?.(written);
+    }
+    // The comment's compact form, also kept beside report.md: what the PR shows, whether or not this run posts it.
+    const comment = redact_redact(renderReport(results, { ...linked, form: 'comment' }, COMMENT_LIMIT));
+    const commentFile = (0,external_node_path_.join)(p.resultsDir, 'comment.md');
+    writeFileNoFollow(commentFile, comment, p.resultsDir);
+    const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment);
+    const notWritten = await maybeWriteBaseline(p, deps);
+    const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
+    return { ...written, commentFile, commentUrl, failure: failure || undefined };
+}
+function writeLocalDashboard(p, shard) {
+    // A shard's page would be partial: the merge run writes the whole dashboard.
+    const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules);
+    if (!page)
+        return;
+    ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
+    // The page also draws the stored history, which came from the data branch and was not redacted here.
+    writeFileNoFollow((0,external_node_path_.join)(p.resultsDir, 'dashboard', 'index.html'), redact_redact(page), p.resultsDir);
+}
+/** Only a run that comments asks GitHub where Pages serves the data branch from. */
+async function dashboardLink(p, deps) {
+    const { github } = deps;
+    if (!p.behaviour.comment || !github || deps.context.prNumber === undefined || p.store?.kind !== 'branch')
+        return undefined;
+    return github.operation('the GitHub Pages lookup', (api) => pagesDashboardUrl(api, deps.options.baselineBranch, p.hardware, deps.log));
+}
+function renderContext(configPath, mode, context) {
+    const { repository, serverUrl } = context;
+    return {
+        configPath,
+        mode,
+        repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
+        runUrl: context.runUrl || undefined,
+        sha: context.sha || undefined,
+        // Actions runs the step in the workspace; a local run's paths are relative to where it was started.
+        workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
+    };
+}
+async function maybeComment(behaviour, deps, verdict, body) {
+    const { options, context, log, github } = deps;
+    const issueNumber = context.prNumber;
+    if (!behaviour.comment || options.comment === 'never' || issueNumber === undefined)
+        return undefined;
+    // One comment per PR and config (docs/reading-the-report.md): a shard's would show its share of the cells until the
+    // next one replaced it.
+    if (options.shard)
+        return void log.info("a shard does not write the PR comment: the merge run writes it, with every shard's cells");
+    if (options.comment === 'on-regression' && verdict !== 'regression')
+        return undefined;
+    if (!github) {
+        log.warn('no GitHub token or repository: the PR comment was skipped; the job summary has the report');
+        return undefined;
+    }
+    try {
+        const { url, action } = await github.operation('the PR comment', (api) => upsertComment({ ...api, issueNumber, configPath: options.config, body }));
+        log.info(`PR comment ${action}: ${url}`);
+        return url;
+    }
+    catch (error) {
+        const status = httpStatus(error);
+        const hint = status === 403 ? ' (fork PR or read-only token: grant `pull-requests: write`)' : '';
+        log.warn(`the PR comment could not be written${hint}: ${errorMessage(error)}; the job summary has the report`);
+        return undefined;
+    }
+}
+/**
+ * The store write of a run that writes the baseline. A run that leaves the write out on purpose says so in a
+ * warning: it was cancelled, a cell could not be measured (docs/data-branch.md, "What a baseline update writes": only a
+ * run with no `error` cells writes), the baseline is a read-only `baseline-file`; flagged cells are left out of the
+ * write. A write that was tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step
+ * fails.
+ */
+async function maybeWriteBaseline(p, deps) {
+    const { behaviour, store, hardware, results, rules, signal } = p;
+    const { log, github, context } = deps;
+    if (!behaviour.writeBaseline)
+        return undefined;
+    const errors = results.cells.filter((c) => c.status === 'error' && c.verdict.status !== 'missing').length;
+    if (signal.aborted)
+        return void log.warn('baseline not updated: the run was cancelled');
+    if (errors)
+        return void log.warn(`baseline not updated: ${errors} cell(s) could not be measured`);
+    // Refused before launch (pipeline.ts); kept for a caller that skipped that check.
+    if (!store)
+        return `baseline for ${hardware} not written: no GitHub token or repository`;
+    if (store.kind === 'file')
+        return void log.warn('baseline not updated: baseline-file is read-only, nothing is written to the store');
+    // A flagged cell (missed lengths, too many failed requests) would poison the reference: keep it out.
+    const flagged = results.cells.filter((c) => c.flags.length);
+    for (const cell of flagged)
+        log.warn(`${cell.id}: not written to the baseline (flagged: ${cell.flags.join('; ')})`);
+    const healthy = flagged.length ? { ...results, cells: results.cells.filter((c) => !c.flags.length) } : results;
+    try {
+        // The dashboard links commits in the repository the data branch belongs to.
+        const repoUrl = github && context.serverUrl ? `${context.serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined;
+        await store.save(hardware, healthy, gatesOf(rules), branchPages(rules, repoUrl));
+        log.info(`baseline for ${hardware} updated`);
+        return undefined;
+    }
+    catch (error) {
+        // The step fails with this (the runner's error); the log has it once, there.
+        return `baseline for ${hardware} not written: ${errorMessage(error)}`;
+    }
+}
+/** Results file name: one per shard so `merge` can read them side by side. */
+function resultsFileName(shard) {
+    return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
+}
+/**
+ * Writes the results file, the report and (for a whole run) the leaderboard; every run ends here, even one that
+ * measured nothing. The results come redacted; the summary is text that may hold more than the results (a
+ * config error's notice), so it gets its own pass. A results file that would not read back is not written (and
+ * one an earlier run left there is removed): the step fails naming the field, and the report is still written.
+ */
+async function writeOutputs(resultsDir, shard, results, summary, outcome) {
+    ensureDir(resultsDir);
+    const resultsFile = (0,external_node_path_.join)(resultsDir, resultsFileName(shard));
+    const reportFile = (0,external_node_path_.join)(resultsDir, 'report.md');
+    const clean = {
+        ...results,
+        summary: results.summary ?? { verdict: outcome.verdict, regressions: outcome.regressions, counts: {} },
+    };
+    const report = redact_redact(summary);
+    const text = JSON.stringify(clean, null, 2) + '\n';
+    const refused = readBackProblem(text, resultsFile, 'results');
+    if (refused)
+        (0,external_node_fs_namespaceObject.rmSync)(resultsFile, { force: true });
+    else
+        writeFileNoFollow(resultsFile, text, resultsDir);
+    writeFileNoFollow(reportFile, report, resultsDir);
+    // A shard's page would be partial: the merge run writes the whole leaderboard.
+    if (clean.cells.length && !shard)
+        writeFileNoFollow((0,external_node_path_.join)(resultsDir, 'leaderboard.html'), renderLeaderboard(clean), resultsDir);
+    const failure = [outcome.failure, refused].filter(Boolean).join('; ');
+    return { ...outcome, failure: failure ? redact_redact(failure) : undefined, resultsFile, reportFile, summary: report };
 }
 
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
@@ -68712,14 +69122,6 @@ async function abTest(t, deps, budget) {
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
-
-
-
-
-
-
-
-
 
 
 
@@ -68795,21 +69197,11 @@ async function measurePlan(plan, run, deps) {
     log.info(`mode ${behaviour.name} on ${context.event || 'local'}; hardware ${hardware}; ${plan.cells.length} cells over ${plan.targets.length} targets`);
     const store = makeStore(options, deps, run.github, behaviour.writeBaseline);
     const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } };
-    if ('configError' in loaded) {
-        const { problems, message } = loaded.configError;
-        return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), {
-            verdict: 'error',
-            regressions: 0,
-            failure: message,
-            configError: true,
-        });
-    }
+    if ('configError' in loaded)
+        return unusableBaselineFile(run, hardware, options.baselineFile, loaded.configError);
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
-    const rules = Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
     const runCells = behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined;
-    const judge = behaviour.compare
-        ? cellJudge(baseline.view, (target) => rules[target] ?? { gate: {} }, runCells)
-        : undefined;
+    const judge = behaviour.compare ? cellJudge(baseline.view, plan.targets, runCells) : undefined;
     const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
     const select = (github) => selectChangedTargets(plan, { ...deps, ...context, github });
     const chosen = changed
@@ -68820,7 +69212,7 @@ async function measurePlan(plan, run, deps) {
     // Fail closed: without the baseline nothing can be compared, so nothing is launched and every cell says why.
     const measured = 'unreadable' in loaded
         ? { cells: plan.cells.map((c) => errorCell(c, `not measured: ${loaded.unreadable}`, {})) }
-        : await measure(chosen?.plan ?? plan, behaviour, { deps, resultsDir, signal, judge, cwd: run.cwd });
+        : await measure(chosen?.plan ?? plan, behaviour, { ...deps, resultsDir, signal, judge, cwd: run.cwd });
     const shards = 'shards' in measured ? measured.shards : undefined;
     const { results, tally } = assembleResults({
         run: {
@@ -68834,173 +69226,33 @@ async function measurePlan(plan, run, deps) {
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
-    const gates = Object.fromEntries(plan.targets.map((t) => [t.id, t.gate]));
-    return publish({ results, tally, behaviour, store, hardware, gates, resultsDir, signal, history: baseline.view.history }, { ...deps, github: run.github });
-}
-/** The run's judged cells: measured target by target (judged as they go), or in merge mode read from the shards' results files and judged. */
-async function measure(plan, behaviour, m) {
-    const { deps, resultsDir, judge } = m;
-    const { log } = deps;
-    if (!behaviour.measure) {
-        const read = await readShardResults(resultsDir, plan, log);
-        if (!judge)
-            return read;
-        const judged = judgeAll(read.cells, judge);
-        // As in a run that measures: the A/B (here the shards') belongs to a run that compares without writing the baseline.
-        return { ...read, cells: behaviour.writeBaseline ? judged : shardAb(judged, read, plan) };
-    }
-    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
-    try {
-        return { cells: await measureTargets(plan, behaviour, m, guard) };
-    }
-    finally {
-        if (!deps.guard)
-            await guard.close();
-    }
-}
-async function measureTargets(plan, behaviour, m, guard) {
-    const { deps, resultsDir, signal, judge } = m;
-    const { log } = deps;
-    const cells = [];
-    // GPU processes in groups this run launched are ours, not strays.
-    const groups = new Set();
-    const onSpawn = (pgid, start) => {
-        groups.add(pgid);
-        deps.onSpawn?.(pgid, start);
-    };
-    const targetDeps = {
-        log,
-        logDir: (0,external_node_path_.join)(resultsDir, 'logs'),
+    return publish({
+        results,
+        tally,
+        behaviour,
+        store,
+        hardware,
+        rules: rulesByTarget(plan.targets),
+        resultsDir,
         signal,
-        seed: 1,
-        onSpawn,
-        guard,
-        judge,
-        host: { groups },
-        readMemory: deps.readMemory,
-    };
-    // A run that writes the baseline measures the default branch itself: there is no base to compare with.
-    const box = judge && !behaviour.writeBaseline
-        ? sameBox(plan, {
-            context: deps.context,
-            cwd: m.cwd,
-            tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-            guard,
-            signal,
-            log,
-            deps: targetDeps,
-        })
-        : undefined;
-    try {
-        return await eachTarget(plan, { ...m, targetDeps, box }, cells);
-    }
-    finally {
-        await box?.close();
-    }
+        history: baseline.view.history,
+    }, { ...deps, github: run.github });
 }
-async function eachTarget(plan, m, cells) {
-    const { deps, signal, targetDeps, box } = m;
-    const { log } = deps;
-    const read = deps.readMemory ?? readMemInfo;
-    // The last launched target and the memory available just before it launched.
-    let previous;
-    for (const target of plan.targets) {
-        const targetCells = plan.cells.filter((c) => c.target.id === target.id);
-        if (signal.aborted) {
-            cells.push(...targetCells.map((c) => errorCell(c, 'cancelled before launch', {})));
-            continue;
-        }
-        if (!target.external) {
-            if (previous)
-                await waitMemoryReleased({ ...previous, log, signal, read });
-            const before = await read().catch(() => undefined);
-            previous = before && { previous: target.id, before, floor: target.settings.memoryFloor };
-        }
-        const measured = await log.group(`${target.id} (${target.engine}${target.quant ? `, ${target.quant}` : ''})`, async () => {
-            const started = Date.now();
-            const own = await runTarget(target, targetCells, targetDeps);
-            return box && !target.external ? box.test(target, own, Date.now() - started) : own;
-        });
-        cells.push(...measured);
-    }
-    return cells;
+/** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */
+function unusableBaselineFile(run, hardware, file, error) {
+    return run.nothingRun(hardware, configErrorNotice(file, error.problems), {
+        verdict: 'error',
+        regressions: 0,
+        failure: error.message,
+        configError: true,
+    });
 }
 /** The cells of the targets `select: changed` left out, with their baseline figures when the run compares. */
 function skippedCells(plan, chosen, judge) {
     const skipped = new Set(chosen?.skipped.map((t) => t.id));
     return plan.cells
         .filter((c) => skipped.has(c.target.id))
-        .map((c) => (judge ? judge.decide([skippedCell(c)]) : skippedCell(c)));
-}
-/** The baseline-file, or the data branch: each read and each write one bounded operation of the API. */
-function makeStore(options, deps, github, writes) {
-    if (options.baselineFile) {
-        const cwd = deps.cwd ?? process.cwd();
-        const path = (0,external_node_path_.resolve)(cwd, options.baselineFile);
-        // Reports name it relative to the workspace: a runner's absolute paths say nothing to a reviewer.
-        const inside = (0,external_node_path_.relative)(cwd, path);
-        return fileStore(path, inside && !inside.startsWith('..') && !(0,external_node_path_.isAbsolute)(inside) ? inside : options.baselineFile);
-    }
-    if (!github)
-        return undefined;
-    const { serverUrl } = deps.context;
-    const repoUrl = serverUrl ? `${serverUrl}/${github.repo.owner}/${github.repo.repo}` : undefined;
-    const on = (api) => branchStore({ ...api, branch: options.baselineBranch, log: deps.log, repoUrl, replaceUnreadable: writes });
-    return {
-        kind: 'branch',
-        load: (hardware) => github.operation('the baseline read', (api) => on(api).load(hardware)),
-        save: (hardware, results, gates) => github.operation('the baseline write', (api) => on(api).save(hardware, results, gates)),
-        keys: () => github.operation("listing the store's hardware keys", (api) => on(api).keys()),
-    };
-}
-/**
- * The baseline, or why there is none. A missing branch or file is "no baseline yet" (the store returns no ref);
- * any other failure to read the store is not: the run is an error naming the file and the reason, never a
- * silent "new, passes". An unusable `baseline-file` is the configuration's fault, like a bad matrix file.
- */
-/**
- * What the judge needs to know of the whole run (a shard sees only its part; the merge run judges the whole):
- * every planned cell, `only` for the baseline cells that are not this run's, and on a first run that does not
- * write the baseline, the other hardware keys the store holds.
- */
-async function cellsOfRun(plan, baseline, store, hardware, behaviour, deps) {
-    const { options, log } = deps;
-    const cells = plan.cells.map((c) => ({
-        id: c.id,
-        target: c.target.id,
-        scenario: c.scenario.id,
-        engine: c.target.engine,
-        quant: c.target.quant ?? null,
-        workload: workloadOf(c.scenario, c.target.settings),
-    }));
-    const run = { cells, selected: (id) => matchesOnly(id, options.only) };
-    if (!isFirstRun(baseline.view) || !store?.keys || behaviour.writeBaseline)
-        return run;
-    try {
-        const others = (await store.keys()).filter((key) => key !== hardware);
-        return { ...run, hardware: { key: hardware, others } };
-    }
-    catch (error) {
-        log.warn(`could not list the store's hardware keys (${errorMessage(error)}): a first run on ${hardware} passes`);
-        return run;
-    }
-}
-async function loadBaseline(store, hardware, log) {
-    try {
-        const loaded = await store.load(hardware);
-        if (!loaded.ref)
-            log.info(`no baseline for hardware ${hardware} yet: every cell is new and passes`);
-        return loaded;
-    }
-    catch (error) {
-        if (error instanceof errors_ConfigError && store.kind === 'file') {
-            log.error(`baseline-file could not be used: ${error.problems.join('; ')}`);
-            return { configError: error };
-        }
-        const reason = `the baseline could not be read (${errorMessage(error)})`;
-        log.error(`${reason}: the run fails closed, nothing is compared or launched`);
-        return { unreadable: reason };
-    }
+        .map((c) => (judge ? judge.decide({ measured: [skippedCell(c)] }) : skippedCell(c)));
 }
 function runMeta(context, { version, startedAt, mode }, options, hardware) {
     return {
@@ -70351,7 +70603,6 @@ async function ingestMain(args, context) {
 
 
 
-
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -70518,30 +70769,36 @@ async function compareFiles(positionals, config) {
         readResultsFile(baselinePath, 'baseline'),
         readResultsFile(currentPath, 'current'),
     ]);
-    const rules = await configRules(config);
+    const targets = await configTargets(config);
     const view = { results: baseline, history: [] };
     // The current file is the whole run: a baseline cell it lacks is missing, and a new cell may be its rename.
     const run = { cells: current.cells, selected: () => true };
-    const judge = cellJudge(view, (target) => rules[target] ?? { gate: defaultGateConfig() }, run);
+    const judge = cellJudge(view, targets, run);
     const { results, tally } = assembleResults({
         run: current.run,
-        cells: judgeAll(current.cells, judge),
+        cells: current.cells.map((cell) => judge.decide({ read: cell })),
         missing: { view, selected: run.selected, renames: judge.renames },
         baseline: { sha: baseline.run.sha, hardware: baseline.run.hardware, source: baselinePath },
     });
     process.stdout.write(printable(renderReport(secrets.redactDeep(results), { configPath: config, mode: 'compare', workspace: process.cwd() }, SUMMARY_LIMIT)) + '\n');
-    return tally.verdict === 'regression' ? 1 : 0;
+    // The action's rule, with its defaults: a regression or a cell that could not be measured fails.
+    const failure = runFailure(tally, results.cells, { failOnRegression: true, failOnError: true });
+    if (failure)
+        process.stderr.write(`failed: ${printable(failure)}\n`);
+    return failure ? 1 : 0;
 }
-/** Per-target gates and noise floors of the matrix file. A path named with --config must load; the default path may be absent or unusable, and then every cell gets the default gate. */
-async function configRules(config) {
+/**
+ * The matrix file's targets, whose gates and noise floors judge the cells. A path named with --config must load;
+ * the default path may be absent or unusable, and then every cell gets the built-in gate (compare/cell-judge.ts).
+ */
+async function configTargets(config) {
     try {
-        const plan = await loadPlan(config);
-        return Object.fromEntries(plan.targets.map((t) => [t.id, { gate: t.gate, noiseFloor: t.settings.noiseFloor }]));
+        return (await loadPlan(config)).targets;
     }
     catch (error) {
         if (config !== DEFAULTS.config)
             throw error;
-        return {};
+        return [];
     }
 }
 

@@ -278,7 +278,7 @@ function readBody(res, names, maxBytes, finish) {
  *
  * Why a worker thread rather than scraping only between rounds: the gauges (requests waiting and running, KV-cache
  * usage) say what happened under load, and a queue that builds during a round is gone after it, so they are sampled
- * during the round (SPEC: "gauges sampled during it, bounded"). But every scrape read and parsed on the event loop
+ * during the round. But every scrape read and parsed on the event loop
  * that reads the SSE streams holds each token read behind it: a 7 MiB endpoint held that loop 50–110 ms a scrape and
  * turned a 20 ms inter-token schedule's p99 into 250 ms. So the whole round's scraping runs in a worker thread, with
  * its own event loop, sockets and timers (https://nodejs.org/api/worker_threads.html); the measuring thread starts it

@@ -135,15 +135,7 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   )
   const store = makeStore(options, deps, run.github, behaviour.writeBaseline)
   const loaded = behaviour.compare && store ? await loadBaseline(store, hardware, log) : { view: { history: [] } }
-  if ('configError' in loaded) {
-    const { problems, message } = loaded.configError
-    return run.nothingRun(hardware, configErrorNotice(options.baselineFile, problems), {
-      verdict: 'error',
-      regressions: 0,
-      failure: message,
-      configError: true,
-    })
-  }
+  if ('configError' in loaded) return unusableBaselineFile(run, hardware, options.baselineFile, loaded.configError)
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
   const runCells =
     behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined
@@ -187,6 +179,16 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     },
     { ...deps, github: run.github },
   )
+}
+
+/** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */
+function unusableBaselineFile(run: Run, hardware: string, file: string, error: ConfigError): Promise<PipelineResult> {
+  return run.nothingRun(hardware, configErrorNotice(file, error.problems), {
+    verdict: 'error',
+    regressions: 0,
+    failure: error.message,
+    configError: true,
+  })
 }
 
 /** The cells of the targets `select: changed` left out, with their baseline figures when the run compares. */
