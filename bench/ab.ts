@@ -149,7 +149,7 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   const wanted = judged.filter((c) => abWanted(c, mode))
   if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, ms }))
   // ABBA: every launch measures every wanted cell of the target; from the minimum on, another block (two launches
-  // per arm) while a cell's A/B verdict asks for launches, up to AB_MAX_LAUNCHES per arm (target/ab-launches.ts).
+  // per arm) while a cell's A/B verdict asks for launches, up to AB_MAX_LAUNCHES per arm (target-run/ab-launches.ts).
   let pairSeed = 0
   const order = abOrder(Math.max(LAUNCHES, AB_MAX_LAUNCHES))
   const arms: { arm: Arm; cells: { result: CellResult; ms: number }[] }[] = []

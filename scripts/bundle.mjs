@@ -18,7 +18,7 @@ const entries = [
   ['src/cli.ts', 'dist/cli'],
   // The watchdog the action and the CLI start next to themselves (src/server/guard.ts finds it).
   ['src/watchdog.ts', 'dist/watchdog'],
-  // The worker thread that scrapes an engine's metrics endpoint during a round (src/target/round-scrape.ts finds it).
+  // The worker thread that scrapes an engine's metrics endpoint during a round (src/target-run/round-scrape.ts finds it).
   ['src/scrape-worker.ts', 'dist/scrape-worker'],
 ]
 

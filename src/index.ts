@@ -1,4 +1,4 @@
-import { exitWhenDrained } from './core/exit.js'
+import { exitWhenDrained } from './io/exit.js'
 import { main } from './action/runner.js'
 
 await main()

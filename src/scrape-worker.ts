@@ -1,3 +1,3 @@
-import { runScrapeWorker } from './target/round-scrape.js'
+import { runScrapeWorker } from './target-run/round-scrape.js'
 
 await runScrapeWorker()

@@ -35,7 +35,7 @@ interface ImportRef {
 }
 
 interface FileImports {
-  /** Relative to src/: `bench/round.ts`, `index.ts`. */
+  /** Relative to src/: `bench/rounds/round.ts`, `index.ts`. */
   file: string
   imports: ImportRef[]
 }
@@ -301,6 +301,44 @@ function actionsImports(files: readonly FileImports[]): string[] {
 
 // ── the tests ───────────────────────────────────────────────────────────────────────────────
 
+// ── rooms inside a unit ────────────────────────────────────────────────────────────────────
+
+/**
+ * The rooms of a unit (docs/architecture.md, "Rooms") in the order they may import each other: a room imports only
+ * rooms listed before it, and the unit's root files; rooms of one group (an inner list) never import each other.
+ */
+const ROOMS: Record<string, string[][]> = {
+  'bench/': [['stream/'], ['prompts/'], ['rounds/']],
+  'report/': [['markdown/', 'pages/']],
+}
+
+/** The room of a src/-relative file inside `unit` (`stream/`), or undefined for the unit's root files. */
+function roomOf(file: string, unit: string): string | undefined {
+  if (!file.startsWith(unit)) return undefined
+  const rest = file.slice(unit.length)
+  return rest.includes('/') ? `${rest.slice(0, rest.indexOf('/'))}/` : undefined
+}
+
+/** Each import between rooms of one unit that the order of ROOMS does not allow, naming the file and the import. */
+function roomViolations(files: readonly FileImports[], rooms: Record<string, string[][]>): string[] {
+  const out: string[] = []
+  for (const [unit, order] of Object.entries(rooms)) {
+    const rank = (room: string) => order.findIndex((group) => group.includes(room))
+    for (const { file, imports } of files) {
+      const from = roomOf(file, unit)
+      if (from === undefined) continue
+      for (const { specifier, line } of imports) {
+        const target = resolveSpecifier(file, specifier)
+        const to = target === undefined ? undefined : roomOf(target, unit)
+        if (to === undefined || to === from) continue
+        if (rank(to) < 0 || rank(from) < 0 || rank(to) >= rank(from))
+          out.push(`src/${file}:${line} imports '${specifier}': ${unit}${to} is not a room ${unit}${from} may use`)
+      }
+    }
+  }
+  return out
+}
+
 const layers = parseLayerTable(readFileSync(posix.join(ROOT, DOC), 'utf8'))
 const graph = sourceFiles().map((f: SourceFile): FileImports => ({ file: f.path, imports: importsOf(f.path, f.text) }))
 
@@ -310,7 +348,7 @@ describe('import graph of src/', () => {
     expect(graph.length).toBeGreaterThan(50)
     // The scan sees the real graph, not an empty one that would pass every check.
     expect(graph.find((f) => f.file === 'run/measure-targets.ts')?.imports.map((i) => i.specifier)).toContain(
-      '../target/run-target.js',
+      '../target-run/run-target.js',
     )
     const unplaced = [...new Set(graph.map((f) => unitOf(f.file)))].filter((u) => !layerOf(u, layers))
     expect(unplaced).toEqual([])
@@ -322,6 +360,24 @@ describe('import graph of src/', () => {
 
   it('has no cycle between units', () => {
     expect(checkImports(graph, layers).cycles).toEqual([])
+  })
+
+  it('keeps the rooms of bench/ and report/ in their order', () => {
+    // The rooms exist and use each other as the order allows, so the check below sees real edges.
+    const rooms = graph.flatMap((f) => f.imports.map((i) => resolveSpecifier(f.file, i.specifier) ?? ''))
+    expect(rooms.some((t) => t.startsWith('bench/stream/'))).toBe(true)
+    expect(graph.some((f) => f.file.startsWith('report/pages/'))).toBe(true)
+    expect(roomViolations(graph, ROOMS)).toEqual([])
+    // The same check refuses a room that uses a later one, and two rooms of one group that meet.
+    const planted: FileImports[] = [
+      { file: 'bench/stream/send.ts', imports: [{ specifier: '../rounds/round.js', line: 3 }] },
+      { file: 'report/pages/dashboard.ts', imports: [{ specifier: '../markdown/render.js', line: 7 }] },
+      { file: 'report/pages/leaderboard.ts', imports: [{ specifier: '../escape.js', line: 2 }] },
+    ]
+    expect(roomViolations(planted, ROOMS)).toEqual([
+      "src/bench/stream/send.ts:3 imports '../rounds/round.js': bench/rounds/ is not a room bench/stream/ may use",
+      "src/report/pages/dashboard.ts:7 imports '../markdown/render.js': report/markdown/ is not a room report/pages/ may use",
+    ])
   })
 
   it('holds only the entries directly in src/, and no base name twice with different meanings', () => {

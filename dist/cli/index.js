@@ -39025,18 +39025,18 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1174);
-/* harmony import */ var _core_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8159);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6532);
+/* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
-await (0,_core_exit_js__WEBPACK_IMPORTED_MODULE_1__/* .exitWhenDrained */ .w)(await (0,_cli_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2)));
+await (0,_io_exit_js__WEBPACK_IMPORTED_MODULE_1__/* .exitWhenDrained */ .w)(await (0,_cli_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 1174:
+/***/ 6532:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39353,7 +39353,7 @@ const METRICS = {
         factorOf: 'decode',
     },
     /**
-     * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/goodput.ts),
+     * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/rounds/goodput.ts),
      * higher is better. Judged in points: a drop of more than `max-drop` points below the baseline, beyond the noise,
      * regresses. The Output column of the report shows it next to output tok/s.
      */
@@ -39810,7 +39810,7 @@ function steps(values, rounds, level, threshold) {
  *   never pass for noise. The same bound is what a pass must rule out: a band or interval wide enough to hide a
  *   loss of twice the limit cannot pass.
  * - **A flagged workload decides no speed.** A measurement flagged for not running the requested workload (short
- *   outputs, missing usage; bench/flags.ts) did not measure what the other side did: its regression or improvement
+ *   outputs, missing usage; bench/rounds/flags.ts) did not measure what the other side did: its regression or improvement
  *   on a speed metric becomes inconclusive, needing the workload, and what more rounds or launches were said to
  *   decide it no longer applies.
  * - **Does the run fail.** A regression fails the step unless `fail-on-regression` is off; a cell that could not be
@@ -40886,7 +40886,7 @@ function attribution(decode, factors) {
  * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
  * and besides the metrics:
  *
- * - a flag (bench/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
+ * - a flag (bench/rounds/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
  *   are not compared (regression and improvement become inconclusive); the failed-requests ceiling still is;
  * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
  *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the
@@ -53447,7 +53447,7 @@ function errorMessage(error) {
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
-;// CONCATENATED MODULE: ./src/core/cli-entry.ts
+;// CONCATENATED MODULE: ./src/io/cli-entry.ts
 /** Where the bundled CLI lives, so the sim engine can launch itself as a child process. */
 
 
@@ -53477,23 +53477,23 @@ function cliEntry() {
     throw new Error('cannot find dist/cli/index.js: run `npm run bundle` first');
 }
 
-;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km.json
+;// CONCATENATED MODULE: ./profiles/llamacpp-qwen38-27b-q4km.json
 const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/llamacpp-qwen38-27b-q4km-mtp5.json
+;// CONCATENATED MODULE: ./profiles/llamacpp-qwen38-27b-q4km-mtp5.json
 const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/sglang-qwen38-27b-nvfp4-nextn.json
+;// CONCATENATED MODULE: ./profiles/sglang-qwen38-27b-nvfp4-nextn.json
 const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen35-08b.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen35-08b.json
 const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-bf16.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen36-27b-bf16.json
 const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-27b-fp8.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen36-27b-fp8.json
 const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen36-35b-a3b-nvfp4.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen36-35b-a3b-nvfp4.json
 const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen38-27b-nvfp4.json
 const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
-;// CONCATENATED MODULE: ./fixtures/profiles/vllm-qwen38-27b-nvfp4-mtp3.json
+;// CONCATENATED MODULE: ./profiles/vllm-qwen38-27b-nvfp4-mtp3.json
 const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
 ;// CONCATENATED MODULE: ./src/sim/profile.ts
 /**
@@ -55282,7 +55282,7 @@ function isRecord(value) {
 var dist = __nccwpck_require__(8815);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(1455);
-;// CONCATENATED MODULE: ./src/core/safe-fs.ts
+;// CONCATENATED MODULE: ./src/io/safe-fs.ts
 /**
  * Writing under the results directory without following symbolic links. The directory is inside the
  * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
@@ -57067,7 +57067,7 @@ function fileStore(path, shown = path) {
 
 
 
-;// CONCATENATED MODULE: ./src/target/cell-result.ts
+;// CONCATENATED MODULE: ./src/target-run/cell-result.ts
 
 
 
@@ -57741,7 +57741,7 @@ async function waitReady(options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/core/proc-stat.ts
+;// CONCATENATED MODULE: ./src/io/proc-stat.ts
 /**
  * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
  * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
@@ -59771,7 +59771,7 @@ function preflightProblem(host, o) {
         return `GPU throttled before launch: ${throttled.join('; ')}`;
     return undefined;
 }
-/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
+/** Reads a process's group from `/proc/<pid>/stat` (io/proc-stat.ts). */
 async function processGroup(pid) {
     const stat = await (0,promises_.readFile)(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     return stat ? parseProcStat(stat)?.pgrp : undefined;
@@ -60031,7 +60031,7 @@ function createRows(keep) {
 
 
 
-;// CONCATENATED MODULE: ./src/target/host-check.ts
+;// CONCATENATED MODULE: ./src/target-run/host-check.ts
 
 
 async function preflightTarget(target, deps, log) {
@@ -60215,7 +60215,7 @@ function readBody(res, names, maxBytes, finish) {
 
 // EXTERNAL MODULE: external "node:worker_threads"
 var external_node_worker_threads_ = __nccwpck_require__(5919);
-;// CONCATENATED MODULE: ./src/target/round-scrape.ts
+;// CONCATENATED MODULE: ./src/target-run/round-scrape.ts
 /**
  * The scrapes of one round, off the thread that times it: the engine's series read before the round, its gauges
  * sampled during it, and the series read after it.
@@ -60350,7 +60350,7 @@ async function runScrapeWorker() {
     port.postMessage({ type: 'started' });
 }
 
-;// CONCATENATED MODULE: ./src/target/server-watch.ts
+;// CONCATENATED MODULE: ./src/target-run/server-watch.ts
 /**
  * The engine's metrics endpoint around each steady round: its counters read before and after the round (the
  * deltas), its gauges sampled during it at most twice a second (peak and mean), every scrape bounded by its
@@ -60448,7 +60448,7 @@ function combineWatches(host, server) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/target/measure-cell.ts
+;// CONCATENATED MODULE: ./src/target-run/measure-cell.ts
 
 
 
@@ -61671,7 +61671,7 @@ async function ingestFiles(formatName, files, request = {}) {
     return ingestedCells(format.name, placeRuns(format, runs, request));
 }
 
-;// CONCATENATED MODULE: ./src/target/external-target.ts
+;// CONCATENATED MODULE: ./src/target-run/external-target.ts
 /**
  * An `engine: external` target: another benchmark tool measures it. Per round the target's `run` command runs
  * under `bash -c` in its own process group (the least-privilege engine environment plus the target's `env`),
@@ -61855,7 +61855,7 @@ async function runRound(cell, round, ext) {
 
 // EXTERNAL MODULE: external "node:events"
 var external_node_events_ = __nccwpck_require__(8474);
-;// CONCATENATED MODULE: ./src/target/probe-run.ts
+;// CONCATENATED MODULE: ./src/target-run/probe-run.ts
 /**
  * The output quality probe of one target, run once after readiness and before measuring: the
  * seeded probe questions and the first `prompts` greedy prompts, each one untimed greedy request
@@ -61989,7 +61989,7 @@ async function benchmarkShaped(client, inputTokens, signal) {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(4371);
-;// CONCATENATED MODULE: ./src/bench/agent.ts
+;// CONCATENATED MODULE: ./src/bench/stream/agent.ts
 /** The bench client's own undici Agent for streamed requests. */
 
 /** Keep-alive, no pipelining, and timeouts from the plan instead of undici's 300 s defaults. */
@@ -62005,7 +62005,7 @@ function createAgent(o) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/bench/agent-pool.ts
+;// CONCATENATED MODULE: ./src/bench/stream/agent-pool.ts
 
 function createAgentPool(o) {
     let capacity = Math.max(1, o.connections);
@@ -62026,7 +62026,7 @@ function createAgentPool(o) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/prompt.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/prompt.ts
 const NONCE_WORDS = ('the of and to in is it that was for on are as with his they at be this from have or by one had not but ' +
     'what all were when we there can an your which their said if do will each about how up out them then she ' +
     'many some so these would other into has more her two like him see').split(' ');
@@ -62087,7 +62087,7 @@ function requestBody(o) {
     return JSON.stringify(o.adapter.transformRequest(body, o.api, o.sharedPrefix ? { sharedPrefix: true } : undefined));
 }
 
-;// CONCATENATED MODULE: ./src/bench/calibrate.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/calibrate.ts
 /**
  * Finds the filler length that makes a prompt exactly `target` tokens as the server counts
  * them. The engine's tokenizer endpoint is used when it has one (cheap), and a real 1-token
@@ -62141,7 +62141,7 @@ async function calibrate(target, build, counters, otherWords = 0) {
     return { fillerWords: byUsage.words, promptTokens: byUsage.tokens, source: 'usage' };
 }
 
-;// CONCATENATED MODULE: ./src/bench/calibrator.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/calibrator.ts
 /**
  * A client's prompt calibrations: one per input length and shared prefix (a client speaks one API, so those
  * are the whole key), shared by every cell that asks for it. A failed calibration is forgotten,
@@ -62209,7 +62209,7 @@ async function promptCounters(o, what, signal) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/events.ts
+;// CONCATENATED MODULE: ./src/bench/stream/events.ts
 /**
  * What one SSE event of an OpenAI-compatible stream (vLLM, SGLang, llama.cpp and servers like
  * them) tells us: whether it carries generated text, the server's token counts, or an in-band
@@ -62293,7 +62293,7 @@ function inspectEvent(json) {
     return facts;
 }
 
-;// CONCATENATED MODULE: ./src/bench/model.ts
+;// CONCATENATED MODULE: ./src/bench/stream/model.ts
 
 
 
@@ -62330,7 +62330,7 @@ function servedModel(configured, http, baseUrl, timeoutMs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/prefix.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/prefix.ts
 /**
  * The shared prefix of a `prefix-tokens` scenario: every request of a round starts with the same text (a chat
  * system prompt, a RAG template), then its own unique part, so a prefix cache (vLLM's automatic prefix caching,
@@ -62892,7 +62892,7 @@ function isPotentialField(line, field) {
     return line.length <= field.length || line.charCodeAt(field.length) === 58;
 }
 //# sourceMappingURL=parse.js.map
-;// CONCATENATED MODULE: ./src/bench/sse.ts
+;// CONCATENATED MODULE: ./src/bench/stream/sse.ts
 /**
  * SSE framing over raw response bytes. Network reads never align with events (one read may hold
  * half an event, or several): bytes are decoded as streaming UTF-8 and only whole lines reach the
@@ -62965,7 +62965,7 @@ function createSseReader(sink) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/tally.ts
+;// CONCATENATED MODULE: ./src/bench/stream/tally.ts
 /**
  * Per-request bookkeeping of a stream (definitions: README.md here): TTFT at the first
  * token-bearing event, e2e at the last one (never `[DONE]` or the usage chunk), inter-chunk gaps,
@@ -63062,7 +63062,7 @@ function streamError(message) {
     return new RequestError(`stream error: ${message}`, 'stream-error');
 }
 
-;// CONCATENATED MODULE: ./src/bench/request.ts
+;// CONCATENATED MODULE: ./src/bench/stream/request.ts
 
 
 
@@ -63289,7 +63289,7 @@ function classify(error, started) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/bench/send.ts
+;// CONCATENATED MODULE: ./src/bench/stream/send.ts
 
 
 function createSender(o) {
@@ -63309,7 +63309,7 @@ function createSender(o) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/schedule.ts
+;// CONCATENATED MODULE: ./src/bench/stream/schedule.ts
 /**
  * Load generation. Closed loop: at most `concurrency` requests in flight, the next one sent as
  * soon as a slot frees. Open loop: Poisson arrivals at `rate` requests/s from a seeded PRNG,
@@ -63367,7 +63367,7 @@ async function openLoop(offsetsMs, send, signal) {
     return Promise.all(pending);
 }
 
-;// CONCATENATED MODULE: ./src/bench/text-topics-home.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/text-topics-home.ts
 const HOME_TOPICS = [
     {
         name: 'cooking',
@@ -63654,7 +63654,7 @@ const HOME_TOPICS = [
     },
 ];
 
-;// CONCATENATED MODULE: ./src/bench/text-topics-world.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/text-topics-world.ts
 const WORLD_TOPICS = [
     {
         name: 'travel',
@@ -63935,7 +63935,7 @@ const WORLD_TOPICS = [
     },
 ];
 
-;// CONCATENATED MODULE: ./src/bench/text-corpus.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/text-corpus.ts
 /**
  * The corpus `prompts: text` draws its passages from: ordinary prose on everyday topics, generated here from
  * sentence templates and word lists (text-topics-*.ts) with a fixed seed, so it is the same in every run and on
@@ -64019,7 +64019,7 @@ function corpusWords(c, first, count) {
     return parts.join('\n\n');
 }
 
-;// CONCATENATED MODULE: ./src/bench/text-prompt.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/text-prompt.ts
 /**
  * `prompts: text`: an instruction followed by a passage of the generated corpus (text-corpus.ts), so a draft
  * model meets prose as its users write it rather than a word list. Like the word-list prompt (prompt.ts) it is
@@ -64113,7 +64113,7 @@ function textPrompt(index, fillerWords, variant = 0) {
     return text.replace(/[.,:;!?]+$/, '');
 }
 
-;// CONCATENATED MODULE: ./src/bench/text-fit.ts
+;// CONCATENATED MODULE: ./src/bench/prompts/text-fit.ts
 
 
 
@@ -64208,7 +64208,7 @@ function textSupply(cal, inputTokens, index, count) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/flags.ts
+;// CONCATENATED MODULE: ./src/bench/rounds/flags.ts
 function spread(values) {
     let min = Infinity;
     let max = -Infinity;
@@ -64246,7 +64246,7 @@ function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
     return flags;
 }
 
-;// CONCATENATED MODULE: ./src/bench/goodput.ts
+;// CONCATENATED MODULE: ./src/bench/rounds/goodput.ts
 /** (e2e − TTFT) / (output tokens − 1), the per-request TPOT; undefined for a request of fewer than two tokens. */
 function requestTpot(r) {
     return r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : undefined;
@@ -64271,7 +64271,7 @@ function goodputFigures(records, slo, durationMs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/bench/round.ts
+;// CONCATENATED MODULE: ./src/bench/rounds/round.ts
 /**
  * Per-round statistics and the steady state of a cell. The per-request figures follow
  * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
@@ -64392,7 +64392,7 @@ function steadyState(rounds) {
     return block;
 }
 
-;// CONCATENATED MODULE: ./src/bench/record.ts
+;// CONCATENATED MODULE: ./src/bench/stream/record.ts
 
 function toRecord(ctx, outcome) {
     const t = outcome.tally;
@@ -64428,7 +64428,7 @@ function toRecord(ctx, outcome) {
     return record;
 }
 
-;// CONCATENATED MODULE: ./src/bench/run-round.ts
+;// CONCATENATED MODULE: ./src/bench/rounds/run-round.ts
 
 
 async function run_round_runRound(o) {
@@ -64463,7 +64463,7 @@ async function run_round_runRound(o) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/bench/rounds.ts
+;// CONCATENATED MODULE: ./src/bench/rounds/rounds.ts
 
 
 
@@ -64744,7 +64744,7 @@ function promptSender(target, pool, modelName) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/target/session.ts
+;// CONCATENATED MODULE: ./src/target-run/session.ts
 /**
  * What one target holds while its cells run — the abort that ends it early, the first fatal
  * reason, the memory guard, the bench client and the running server — and the one `close()`
@@ -64944,7 +64944,7 @@ function qualityChange(base, pr) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/target/ab-launches.ts
+;// CONCATENATED MODULE: ./src/target-run/ab-launches.ts
 /**
  * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
@@ -65092,7 +65092,7 @@ function withColdRound(cell) {
     return { ...cell, target: { ...cell.target, settings } };
 }
 
-;// CONCATENATED MODULE: ./src/target/same-box.ts
+;// CONCATENATED MODULE: ./src/target-run/same-box.ts
 /**
  * Same-box A/B of one target (docs/same-box.md): after the target's cells are measured and judged against the
  * stored baseline, the cells the judge says want one (compare/ab-verdict.ts) are measured again, alternately as
@@ -65261,7 +65261,7 @@ function identicalAtBase(target, base, arm) {
     return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`;
 }
 
-;// CONCATENATED MODULE: ./src/target/run-target.ts
+;// CONCATENATED MODULE: ./src/target-run/run-target.ts
 /**
  * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
@@ -65897,7 +65897,7 @@ function details(summary, body) {
     return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
 }
 
-;// CONCATENATED MODULE: ./src/report/host-section.ts
+;// CONCATENATED MODULE: ./src/report/markdown/host-section.ts
 
 
 
@@ -66018,7 +66018,7 @@ function cellStatusText(cell) {
     return cell.verdict.skipped ? `${SKIPPED_MARK} ${SKIPPED_WORD}` : statusCell(cell.verdict.status);
 }
 
-;// CONCATENATED MODULE: ./src/report/ab-section.ts
+;// CONCATENATED MODULE: ./src/report/markdown/ab-section.ts
 /**
  * The same-box A/B in the report (docs/same-box.md): one line at the top with what ran against which base commit and
  * what the base arms cost, or why no A/B ran; and a section with each tested cell's two arms next to the stored
@@ -66524,7 +66524,7 @@ function toAlignment(value) {
         : 0
 }
 
-;// CONCATENATED MODULE: ./src/report/split-lines.ts
+;// CONCATENATED MODULE: ./src/report/markdown/split-lines.ts
 
 /** `accept len 3.40 · step 157 ms`; undefined for a block without the factors (an engine that did not draft). */
 function splitText(m) {
@@ -66541,7 +66541,7 @@ function splitLines(rounds) {
     return parts.length ? `- spec decode: ${parts.join('; ')}` : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/report/gpu-lines.ts
+;// CONCATENATED MODULE: ./src/report/markdown/gpu-lines.ts
 
 
 
@@ -66578,7 +66578,7 @@ function gpuLines(rounds) {
     return lines.length ? [...counted, ...lines].join('\n') : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/report/server-lines.ts
+;// CONCATENATED MODULE: ./src/report/markdown/server-lines.ts
 
 
 
@@ -66615,7 +66615,7 @@ function serverLines(rounds) {
     return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/reasons.ts
+;// CONCATENATED MODULE: ./src/report/markdown/reasons.ts
 
 
 
@@ -66810,7 +66810,7 @@ function inconclusiveList(cells) {
     return reasonList(cells, inconclusiveReasons);
 }
 
-;// CONCATENATED MODULE: ./src/report/details.ts
+;// CONCATENATED MODULE: ./src/report/markdown/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
 
 
@@ -66946,7 +66946,7 @@ function acceptance(cell) {
     return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
 }
 
-;// CONCATENATED MODULE: ./src/report/headline.ts
+;// CONCATENATED MODULE: ./src/report/markdown/headline.ts
 
 
 
@@ -67073,7 +67073,7 @@ function engineLabel(cell) {
     return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
 }
 
-;// CONCATENATED MODULE: ./src/report/figures.ts
+;// CONCATENATED MODULE: ./src/report/markdown/figures.ts
 /**
  * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
  * same-box A/B decided the cell (docs/same-box.md), the base arm on this box. Then every figure of the row comes from
@@ -67144,7 +67144,7 @@ function withDelta(metric, f, baseline) {
     return { ...f, baseline, delta };
 }
 
-;// CONCATENATED MODULE: ./src/report/sparkline.ts
+;// CONCATENATED MODULE: ./src/report/markdown/sparkline.ts
 /** A Unicode sparkline (▁▂▃▄▅▆▇█) of a series, lowest value as the lowest bar; a flat series is a row of middle bars. */
 const BARS = '▁▂▃▄▅▆▇█';
 /** Runs a sparkline shows: the most recent ones. */
@@ -67160,7 +67160,7 @@ function sparkline(values, runs = SPARK_RUNS) {
     return recent.map((v) => BARS[Math.min(BARS.length - 1, Math.floor(((v - lo) / (hi - lo)) * BARS.length))]).join('');
 }
 
-;// CONCATENATED MODULE: ./src/report/table.ts
+;// CONCATENATED MODULE: ./src/report/markdown/table.ts
 /**
  * The table of cells: headline figures, each with its change against the baseline, and a status mark. A row a
  * same-box A/B decided is against the base arm in every figure, and says so after its status (figures.ts).
@@ -67311,7 +67311,7 @@ function table_text(value) {
     return escapeText(escape_clip(value, 80));
 }
 
-;// CONCATENATED MODULE: ./src/report/changed-table.ts
+;// CONCATENATED MODULE: ./src/report/markdown/changed-table.ts
 /**
  * The comment's compact table: only the cells a reviewer must look at — regressions, errors, inconclusive,
  * improvements beyond the limit, new and missing cells — at most CHANGED_ROWS of them, in five columns that fit
@@ -67396,7 +67396,7 @@ function changedTable(cells, accepted = false) {
     return [table, notesBlock(notes), over].filter(Boolean).join('\n\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/workspace-paths.ts
+;// CONCATENATED MODULE: ./src/report/markdown/workspace-paths.ts
 /**
  * Paths in a report are relative to the workspace: a runner's `/home/runner/work/repo/repo/…` or the Node binary
  * a sim target runs under say nothing to a reviewer, and differ between runners, so a report never carries them.
@@ -67416,7 +67416,7 @@ function workspaceRelative(text, workspace, node = process.execPath) {
     return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
 }
 
-;// CONCATENATED MODULE: ./src/report/targets.ts
+;// CONCATENATED MODULE: ./src/report/markdown/targets.ts
 
 
 
@@ -67488,7 +67488,7 @@ function failuresSection(cells, withLogs) {
     return blocks.length ? details(`Failed targets (${plural(blocks.length, 'target')})`, blocks.join('\n\n')) : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/report/render.ts
+;// CONCATENATED MODULE: ./src/report/markdown/render.ts
 
 
 
@@ -67677,71 +67677,7 @@ function hardCut(text, maxChars) {
     return cut + ending;
 }
 
-;// CONCATENATED MODULE: ./src/report/comment.ts
-/**
- * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
- * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
- * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
- * read-only token) into a warning.
- */
-
-const comment_PER_PAGE = 100;
-/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
-const MAX_PAGES = 50;
-/** Same string as `commentMarker` in ./index.ts, computed here so the two modules do not import each other. */
-const markerOf = (configPath) => `<!-- llm-bench-gate:${configPath} -->`;
-const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
-/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
-async function findMarked(request, repo, issueNumber, marker) {
-    const found = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-            ...repo,
-            issue_number: issueNumber,
-            per_page: comment_PER_PAGE,
-            page,
-        });
-        const items = res.data;
-        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
-        const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
-        if (!more || items.length === 0)
-            break;
-    }
-    return found;
-}
-async function upsertComment(options) {
-    const { request, repo, issueNumber } = options;
-    const marker = markerOf(options.configPath);
-    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
-    const marked = await findMarked(request, repo, issueNumber, marker);
-    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
-    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
-    if (target) {
-        try {
-            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
-                ...repo,
-                comment_id: target.id,
-                body,
-            });
-            return { url: String(res.data.html_url), action: 'updated' };
-        }
-        catch (error) {
-            // Someone else's comment (a token can only edit its own): fall through and post ours.
-            const status = httpStatus(error);
-            if (isBot(target) || (status !== 403 && status !== 404))
-                throw error;
-        }
-    }
-    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        ...repo,
-        issue_number: issueNumber,
-        body,
-    });
-    return { url: String(res.data.html_url), action: 'created' };
-}
-
-;// CONCATENATED MODULE: ./src/report/notices.ts
+;// CONCATENATED MODULE: ./src/report/markdown/notices.ts
 /**
  * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
  * start. They go to the job summary like any report, so they stay under its 1 MiB as well: long problem lists
@@ -67771,7 +67707,7 @@ function cut(text, where) {
         : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
 }
 
-;// CONCATENATED MODULE: ./src/report/leaderboard-style.ts
+;// CONCATENATED MODULE: ./src/report/pages/leaderboard-style.ts
 /** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
 const LEADERBOARD_CSS = `
 :root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
@@ -67816,7 +67752,7 @@ function pageHead(title, css = '') {
 <body>`;
 }
 
-;// CONCATENATED MODULE: ./src/report/leaderboard-sort.ts
+;// CONCATENATED MODULE: ./src/report/pages/leaderboard-sort.ts
 /**
  * Column sorting for the HTML leaderboard. `sortRows` runs in the browser: the page's script embeds its source
  * (`sortRows.toString()`), so the function must stay self-contained plain code — no imports, no outer names.
@@ -67954,7 +67890,7 @@ function servingCurveSvg(lines, label) {
  * cells are `<scenario>@c<N>`), one chart with two paths per target, its current figures and its baseline's. The
  * current point of a cell is its steady `output_tps` and `per_user_tps`; a baseline point is the baseline's output
  * tok/s of the same cell, and its per-user tok/s that divided by the point's concurrency, as a closed-loop round
- * computes it (bench/round.ts). Which baseline is the page's to say: the run's leaderboard takes the reference its
+ * computes it (bench/rounds/round.ts). Which baseline is the page's to say: the run's leaderboard takes the reference its
  * verdicts used, the dashboard the previous run in the history. Every text from results (target ids, model names,
  * runtimes) is escaped.
  */
@@ -68086,7 +68022,7 @@ svg.curve .point-label { fill: var(--c); font-size: 11px; }
 .swatch.dashed { border-top-style: dashed; }
 `;
 
-;// CONCATENATED MODULE: ./src/report/leaderboard.ts
+;// CONCATENATED MODULE: ./src/report/pages/leaderboard.ts
 
 
 
@@ -68309,7 +68245,7 @@ function leaderboard_finite(value) {
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-band.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-band.ts
 /**
  * The band a trend chart shades: the gate's limit for the metric, around the reference, as the verdict applies it
  * (compare/reference.ts `relativeLimit`: the larger of `max-regression` and `min-delta` taken relative to the
@@ -68384,7 +68320,7 @@ function chartUnit(metric) {
     return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit };
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-chart.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-chart.ts
 /**
  * One small inline-SVG trend chart: a metric's steady value over the history, oldest left, a point at every run
  * that measured the cell, a gap where a run did not, a dashed line where a level shift starts, and a y axis with
@@ -68534,7 +68470,7 @@ function trendDefs() {
         ` viewBox="-5 -5 10 10" markerWidth="10" markerHeight="10" overflow="visible"><circle class="point" r="3.5"/></marker></svg>`);
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-script.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-script.ts
 /**
  * The dashboard's script: hover a trend chart to read the nearest run's commit, date and value (from the
  * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
@@ -68615,7 +68551,7 @@ keys.forEach(function (k) { document.getElementById('filter-' + k).addEventListe
     return source.replace(/<\//g, '<\\/');
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-style.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-style.ts
 /**
  * The dashboard's inline style, on top of the leaderboard's: filters, chart cards, the hover tip. Tick labels are
  * in view-box units, so 18 reads about 11 px on a card 400 px wide. The trend line's points are its markers
@@ -68647,7 +68583,7 @@ svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
 `;
 
-;// CONCATENATED MODULE: ./src/report/dashboard.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard.ts
 /**
  * The dashboard of one hardware key (`<hardware>/index.html` on the data branch): the leaderboard of the
  * current baseline, then per cell trend charts of decode tok/s, TTFT and startup over the history with detected
@@ -68802,7 +68738,7 @@ function jsonForScript(value) {
         .replace(/\u2029/g, '\\u2029');
 }
 
-;// CONCATENATED MODULE: ./src/report/dashboard-index.ts
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-index.ts
 /** The data branch's root `index.html`: every hardware key with its latest update, linking its dashboard. */
 
 
@@ -68836,7 +68772,6 @@ ${rows.join('\n')}
 
 
 
-
 /** GitHub rejects issue comments longer than this. */
 const COMMENT_LIMIT = 65_536;
 /** The job summary upload aborts past 1024k per step. */
@@ -68860,6 +68795,69 @@ function commentMarker(configPath) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/run/comment.ts
+/**
+ * The sticky PR comment: one per PR and config, found by a hidden marker across every page of the
+ * PR's issue comments (GitHub REST API "List issue comments", paginated by the `Link` header),
+ * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
+ * read-only token) into a warning.
+ */
+
+
+const comment_PER_PAGE = 100;
+/** 50 pages of 100: a PR with more comments than that is not worth more requests. */
+const MAX_PAGES = 50;
+const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
+/** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
+async function findMarked(request, repo, issueNumber, marker) {
+    const found = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+            ...repo,
+            issue_number: issueNumber,
+            per_page: comment_PER_PAGE,
+            page,
+        });
+        const items = res.data;
+        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
+        const link = res.headers.link;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
+        if (!more || items.length === 0)
+            break;
+    }
+    return found;
+}
+async function upsertComment(options) {
+    const { request, repo, issueNumber } = options;
+    const marker = commentMarker(options.configPath);
+    const body = options.body.includes(marker) ? options.body : `${marker}\n${options.body}`;
+    const marked = await findMarked(request, repo, issueNumber, marker);
+    // Prefer the newest bot comment: a person quoting our marker must not capture the report.
+    const target = marked.filter(isBot).at(-1) ?? marked.at(-1);
+    if (target) {
+        try {
+            const res = await request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+                ...repo,
+                comment_id: target.id,
+                body,
+            });
+            return { url: String(res.data.html_url), action: 'updated' };
+        }
+        catch (error) {
+            // Someone else's comment (a token can only edit its own): fall through and post ours.
+            const status = httpStatus(error);
+            if (isBot(target) || (status !== 403 && status !== 404))
+                throw error;
+        }
+    }
+    const res = await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: issueNumber,
+        body,
+    });
+    return { url: String(res.data.html_url), action: 'created' };
+}
 
 ;// CONCATENATED MODULE: ./src/run/pages.ts
 /**
@@ -68943,6 +68941,7 @@ function localDashboard(results, history, rules) {
  * API (the dashboard link, the PR comment, the baseline write), then what the step reports back. Nothing the
  * API does, or fails to do, can keep the local outputs from being written.
  */
+
 
 
 
@@ -70383,7 +70382,7 @@ async function simMain(argv) {
 /**
  * Runs the engine model in pure virtual time (no timers): what a client would observe for a
  * given arrival pattern, and the per-request figures of a closed-loop round-based benchmark
- * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/round.ts).
+ * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/rounds/round.ts).
  * The tests hold every shipped profile to its published row through this.
  */
 
@@ -70805,7 +70804,7 @@ async function configTargets(config) {
 
 /***/ }),
 
-/***/ 8159:
+/***/ 4886:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {

@@ -5,16 +5,16 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _target_round_scrape_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(529);
+/* harmony import */ var _target_run_round_scrape_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(825);
 
-await (0,_target_round_scrape_js__WEBPACK_IMPORTED_MODULE_0__/* .runScrapeWorker */ .Yz)();
+await (0,_target_run_round_scrape_js__WEBPACK_IMPORTED_MODULE_0__/* .runScrapeWorker */ .Yz)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 529:
+/***/ 825:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -271,7 +271,7 @@ function readBody(res, names, maxBytes, finish) {
     res.on('error', () => finish(undefined));
 }
 
-;// CONCATENATED MODULE: ./src/target/round-scrape.ts
+;// CONCATENATED MODULE: ./src/target-run/round-scrape.ts
 /**
  * The scrapes of one round, off the thread that times it: the engine's series read before the round, its gauges
  * sampled during it, and the series read after it.

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 640:
+/***/ 87:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -18,7 +18,7 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: ./src/core/safe-fs.ts
+;// CONCATENATED MODULE: ./src/io/safe-fs.ts
 /**
  * Writing under the results directory without following symbolic links. The directory is inside the
  * checked-out workspace, so a pull request can commit a symlink there (`llm-bench-results/report.md →
@@ -743,7 +743,7 @@ async function pullImage(runtime, image, timeoutMs, signal) {
         throw new Error(`image ${image} is not present locally and could not be pulled: ${failed}`);
 }
 
-;// CONCATENATED MODULE: ./src/core/proc-stat.ts
+;// CONCATENATED MODULE: ./src/io/proc-stat.ts
 /**
  * `/proc/<pid>/stat`, one line of space-separated fields (proc_pid_stat(5),
  * https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). Field 2, `comm`, is the thread's
@@ -1644,7 +1644,7 @@ function runWatchdog(input = process.stdin) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(640);
+/* harmony import */ var _server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
 
 await (0,_server_watchdog_process_js__WEBPACK_IMPORTED_MODULE_0__/* .runWatchdog */ .x)();
 process.exit(0);

@@ -7,19 +7,25 @@ import type { Api } from '../core/plan.js'
 import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
-import { createAgentPool, type AgentPool } from './agent-pool.js'
-import { createCalibrator, onceEach, promptCounters, type Calibrator, type CalibratorOptions } from './calibrator.js'
-import { servedModel } from './model.js'
-import { sharedPrefix, type SharedPrefix } from './prefix.js'
-import { promptText, requestBody } from './prompt.js'
-import type { StreamOutcome } from './request.js'
-import { createSender } from './send.js'
-import { textSupply } from './text-fit.js'
-import { textPrompt } from './text-prompt.js'
-import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds.js'
+import { createAgentPool, type AgentPool } from './stream/agent-pool.js'
+import {
+  createCalibrator,
+  onceEach,
+  promptCounters,
+  type Calibrator,
+  type CalibratorOptions,
+} from './prompts/calibrator.js'
+import { servedModel } from './stream/model.js'
+import { sharedPrefix, type SharedPrefix } from './prompts/prefix.js'
+import { promptText, requestBody } from './prompts/prompt.js'
+import type { StreamOutcome } from './stream/request.js'
+import { createSender } from './stream/send.js'
+import { textSupply } from './prompts/text-fit.js'
+import { textPrompt } from './prompts/text-prompt.js'
+import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds/rounds.js'
 import { joinUrl } from '../core/url.js'
 
-export type { CellMeasurement, MeasureOptions, RoundProgress } from './rounds.js'
+export type { CellMeasurement, MeasureOptions, RoundProgress } from './rounds/rounds.js'
 
 export interface BenchTarget {
   baseUrl: string

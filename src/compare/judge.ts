@@ -2,7 +2,7 @@
  * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
  * and besides the metrics:
  *
- * - a flag (bench/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
+ * - a flag (bench/rounds/flags.ts) means the cell did not measure the workload the baseline did, so its speed figures
  *   are not compared (regression and improvement become inconclusive); the failed-requests ceiling still is;
  * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
  *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the

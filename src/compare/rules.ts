@@ -6,7 +6,7 @@
  *   never pass for noise. The same bound is what a pass must rule out: a band or interval wide enough to hide a
  *   loss of twice the limit cannot pass.
  * - **A flagged workload decides no speed.** A measurement flagged for not running the requested workload (short
- *   outputs, missing usage; bench/flags.ts) did not measure what the other side did: its regression or improvement
+ *   outputs, missing usage; bench/rounds/flags.ts) did not measure what the other side did: its regression or improvement
  *   on a speed metric becomes inconclusive, needing the workload, and what more rounds or launches were said to
  *   decide it no longer applies.
  * - **Does the run fail.** A regression fails the step unless `fail-on-regression` is off; a cell that could not be

@@ -6,7 +6,7 @@ import { extname } from 'node:path'
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml'
 import { ConfigError } from '../core/errors.js'
 import type { Locate, Path } from './issues.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { readRegularFile } from '../io/safe-fs.js'
 
 export interface Source {
   data: unknown

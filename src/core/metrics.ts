@@ -158,7 +158,7 @@ export const METRICS = {
     factorOf: 'decode',
   },
   /**
-   * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/goodput.ts),
+   * The share of a round's requests that succeeded and met every bound of the scenario's `slo` (bench/rounds/goodput.ts),
    * higher is better. Judged in points: a drop of more than `max-drop` points below the baseline, beyond the noise,
    * regresses. The Output column of the report shows it next to output tok/s.
    */

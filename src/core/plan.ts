@@ -109,7 +109,7 @@ export interface ScenarioPlan {
   sweep?: string
   /** Latency targets (`slo`): a request meeting every bound counts toward goodput. */
   slo?: SloBounds
-  /** `prompts: text`; absent: synthetic (bench/prompt.ts). */
+  /** `prompts: text`; absent: synthetic (bench/prompts/prompt.ts). */
   prompts?: 'text'
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises'
 import type { GpuId, GpuProcess, GpuScope, HostState } from '../core/host.js'
-import { parseProcStat } from '../core/proc-stat.js'
+import { parseProcStat } from '../io/proc-stat.js'
 import { globMatcher } from '../config/select.js'
 import { scopeIndexes } from './gpu-scope.js'
 import {
@@ -138,7 +138,7 @@ export function preflightProblem(host: HostState, o: PreflightOptions): string |
   return undefined
 }
 
-/** Reads a process's group from `/proc/<pid>/stat` (core/proc-stat.ts). */
+/** Reads a process's group from `/proc/<pid>/stat` (io/proc-stat.ts). */
 export async function processGroup(pid: number): Promise<number | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
   return stat ? parseProcStat(stat)?.pgrp : undefined

@@ -16,7 +16,7 @@ import { sglang } from './sglang.js'
 import { placeRuns, type RequestOptions } from './requested.js'
 import type { IngestFormat, ToolRun } from './types.js'
 import { vllm } from './vllm.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { readRegularFile } from '../io/safe-fs.js'
 
 export { INGESTED_ENGINE, ONE_ROUND, ingestedCells } from './cells.js'
 export type { IngestedRun, ToolRun } from './types.js'

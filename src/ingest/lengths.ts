@@ -5,7 +5,7 @@
  * miss the baseline did not have fails it (compare/judge.ts). Lengths within 1 % of the request count as met:
  * tools report a per-request mean or spread, and random prompts re-tokenised by the server can gain or lose a
  * token. `engine: external` targets and `ingest` both check with this rule; our own client's exact per-request
- * counts are bench/flags.ts.
+ * counts are bench/rounds/flags.ts.
  */
 import type { RoundResult } from '../core/measurements.js'
 

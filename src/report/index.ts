@@ -1,15 +1,15 @@
 /**
- * Reports: the markdown for the PR comment and the job summary (one renderer, two size limits),
- * the short notices of runs that measured nothing, the sticky comment upsert, and the HTML leaderboard.
+ * Reports, pure text from results: the markdown for the PR comment and the job summary (markdown/: one renderer,
+ * two size limits, the short notices of runs that measured nothing) and the HTML pages (pages/: the leaderboard,
+ * a hardware key's dashboard, the data branch's root page). Posting the comment is run/comment.ts's.
  */
 import type { ResultsFile } from '../core/results.js'
-import { LINK_ROOM, render, withDashboardLink } from './render.js'
+import { LINK_ROOM, render, withDashboardLink } from './markdown/render.js'
 
-export { upsertComment, type UpsertOptions } from './comment.js'
 export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
-export { configErrorNotice, couldNotRunNotice, dryRunNotice } from './notices.js'
+export { configErrorNotice, couldNotRunNotice, dryRunNotice } from './markdown/notices.js'
 export { formatDelta, formatNumber, formatPercent, formatSigned } from '../core/format.js'
-export { LINK_ROOM, reportSize, withDashboardLink } from './render.js'
+export { LINK_ROOM, reportSize, withDashboardLink } from './markdown/render.js'
 
 /** GitHub rejects issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -50,7 +50,7 @@ export function renderReport(results: ResultsFile, ctx: RenderContext, maxChars:
 export function commentMarker(configPath: string): string {
   return `<!-- llm-bench-gate:${configPath} -->`
 }
-export { renderLeaderboard, type LeaderboardContext } from './leaderboard.js'
-export { renderDashboard, seriesOf, TREND_METRICS, type DashboardInput } from './dashboard.js'
-export { renderHardwareIndex, type HardwareSummary } from './dashboard-index.js'
-export { sparkline, SPARK_RUNS } from './sparkline.js'
+export { renderLeaderboard, type LeaderboardContext } from './pages/leaderboard.js'
+export { renderDashboard, seriesOf, TREND_METRICS, type DashboardInput } from './pages/dashboard.js'
+export { renderHardwareIndex, type HardwareSummary } from './pages/dashboard-index.js'
+export { sparkline, SPARK_RUNS } from './markdown/sparkline.js'

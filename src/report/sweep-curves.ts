@@ -3,7 +3,7 @@
  * cells are `<scenario>@c<N>`), one chart with two paths per target, its current figures and its baseline's. The
  * current point of a cell is its steady `output_tps` and `per_user_tps`; a baseline point is the baseline's output
  * tok/s of the same cell, and its per-user tok/s that divided by the point's concurrency, as a closed-loop round
- * computes it (bench/round.ts). Which baseline is the page's to say: the run's leaderboard takes the reference its
+ * computes it (bench/rounds/round.ts). Which baseline is the page's to say: the run's leaderboard takes the reference its
  * verdicts used, the dashboard the previous run in the history. Every text from results (target ids, model names,
  * runtimes) is escaped.
  */

@@ -13,7 +13,7 @@ import type { Logger } from '../core/log.js'
 import type { Plan } from '../core/plan.js'
 import type { BaselineRef } from '../core/results.js'
 import { branchStore, fileStore, type BaselineStore } from '../store/index.js'
-import { workloadOf } from '../target/cell-result.js'
+import { workloadOf } from '../target-run/cell-result.js'
 import type { Behaviour, RunContext } from './context.js'
 
 export interface LoadedBaseline {

@@ -10,7 +10,7 @@ import type { ActionOptions } from '../config/inputs.js'
 import type { Behaviour, RunContext } from './context.js'
 import { errorMessage } from '../core/errors.js'
 import { redact, redacted, type Redacted } from '../core/redact.js'
-import { ensureDir, writeFileNoFollow } from '../core/safe-fs.js'
+import { ensureDir, writeFileNoFollow } from '../io/safe-fs.js'
 import { httpStatus, type BoundedGitHub } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { HistoryEntry, ResultsFile, RunVerdict } from '../core/results.js'
@@ -20,11 +20,11 @@ import {
   SUMMARY_LIMIT,
   renderLeaderboard,
   renderReport,
-  upsertComment,
   withDashboardLink,
   type RenderContext,
 } from '../report/index.js'
 import { readBackProblem, type BaselineStore } from '../store/index.js'
+import { upsertComment } from './comment.js'
 import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
 import { branchPages, gatesOf, type RunRules } from './pages.js'
 

@@ -2,13 +2,13 @@
 import { readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import type { Plan } from '../core/plan.js'
-import { errorCell } from '../target/cell-result.js'
+import { errorCell } from '../target-run/cell-result.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import type { Logger } from '../core/log.js'
 import { RESULTS_SCHEMA, type CellResult, type ShardTally } from '../core/results.js'
 import { shardOf } from '../config/index.js'
 import { isForeign, parseJson, resultsFromJson } from '../store/index.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { readRegularFile } from '../io/safe-fs.js'
 
 const SHARD_FILE = /^results(-shard-\d+-of-\d+)?\.json$/
 

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { closeSync, existsSync, writeSync } from 'node:fs'
-import { openNoFollow } from '../core/safe-fs.js'
+import { openNoFollow } from '../io/safe-fs.js'
 import { errorMessage } from '../core/errors.js'
 import { redact } from '../core/redact.js'
 import { engineEnv } from './env.js'

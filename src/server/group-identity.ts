@@ -29,7 +29,7 @@
  * The groups left by then are only those whose teardown never saw them gone (it forgets the
  * others): ones the main process left running when it died or ended a moment ago.
  */
-import { readProcStat } from '../core/proc-stat.js'
+import { readProcStat } from '../io/proc-stat.js'
 
 /** A launched group as the guard records it: its id and its leader's start time (absent without /proc). */
 export interface GroupIdentity {

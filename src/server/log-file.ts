@@ -8,7 +8,7 @@ import { closeSync, fstatSync, ftruncateSync, readFileSync, writeSync } from 'no
 import { dirname } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { redact } from '../core/redact.js'
-import { ensureDir, openNoFollow } from '../core/safe-fs.js'
+import { ensureDir, openNoFollow } from '../io/safe-fs.js'
 
 export interface BoundedLogOptions {
   headBytes?: number

@@ -3,7 +3,7 @@
  * to `-pgid` reaches every process the launch script started, grandchildren included.
  */
 import { readdirSync } from 'node:fs'
-import { readProcStat } from '../core/proc-stat.js'
+import { readProcStat } from '../io/proc-stat.js'
 import { checkGroup, hasProc, type GroupCheck, type GroupIdentity } from './group-identity.js'
 
 /** SIGTERM → SIGKILL grace. Teardown stays well inside the runner's 7.5 s SIGINT → SIGTERM window. */

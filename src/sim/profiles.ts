@@ -4,15 +4,15 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import llamacppQ4km from '../../fixtures/profiles/llamacpp-qwen38-27b-q4km.json' with { type: 'json' }
-import llamacppQ4kmMtp5 from '../../fixtures/profiles/llamacpp-qwen38-27b-q4km-mtp5.json' with { type: 'json' }
-import sglangNvfp4Nextn from '../../fixtures/profiles/sglang-qwen38-27b-nvfp4-nextn.json' with { type: 'json' }
-import vllm08b from '../../fixtures/profiles/vllm-qwen35-08b.json' with { type: 'json' }
-import vllm27bBf16 from '../../fixtures/profiles/vllm-qwen36-27b-bf16.json' with { type: 'json' }
-import vllm27bFp8 from '../../fixtures/profiles/vllm-qwen36-27b-fp8.json' with { type: 'json' }
-import vllm35bNvfp4 from '../../fixtures/profiles/vllm-qwen36-35b-a3b-nvfp4.json' with { type: 'json' }
-import vllmNvfp4 from '../../fixtures/profiles/vllm-qwen38-27b-nvfp4.json' with { type: 'json' }
-import vllmNvfp4Mtp3 from '../../fixtures/profiles/vllm-qwen38-27b-nvfp4-mtp3.json' with { type: 'json' }
+import llamacppQ4km from '../../profiles/llamacpp-qwen38-27b-q4km.json' with { type: 'json' }
+import llamacppQ4kmMtp5 from '../../profiles/llamacpp-qwen38-27b-q4km-mtp5.json' with { type: 'json' }
+import sglangNvfp4Nextn from '../../profiles/sglang-qwen38-27b-nvfp4-nextn.json' with { type: 'json' }
+import vllm08b from '../../profiles/vllm-qwen35-08b.json' with { type: 'json' }
+import vllm27bBf16 from '../../profiles/vllm-qwen36-27b-bf16.json' with { type: 'json' }
+import vllm27bFp8 from '../../profiles/vllm-qwen36-27b-fp8.json' with { type: 'json' }
+import vllm35bNvfp4 from '../../profiles/vllm-qwen36-35b-a3b-nvfp4.json' with { type: 'json' }
+import vllmNvfp4 from '../../profiles/vllm-qwen38-27b-nvfp4.json' with { type: 'json' }
+import vllmNvfp4Mtp3 from '../../profiles/vllm-qwen38-27b-nvfp4-mtp3.json' with { type: 'json' }
 import { parseProfile, type Profile } from './profile.js'
 
 const SHIPPED: readonly unknown[] = [

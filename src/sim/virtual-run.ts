@@ -1,7 +1,7 @@
 /**
  * Runs the engine model in pure virtual time (no timers): what a client would observe for a
  * given arrival pattern, and the per-request figures of a closed-loop round-based benchmark
- * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/round.ts).
+ * (TTFT, TPOT, e2e and decode tok/s, defined as the bench client defines them in bench/rounds/round.ts).
  * The tests hold every shipped profile to its published row through this.
  */
 import { EngineModel } from './engine.js'

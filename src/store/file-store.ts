@@ -1,6 +1,6 @@
 /** `baseline-file`: a local results file stands in for the store, read-only. */
 import { ConfigError, errorMessage } from '../core/errors.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { readRegularFile } from '../io/safe-fs.js'
 import type { BaselineStore, LoadedBaseline } from './index.js'
 import { historyEntry, storableCells } from './merge.js'
 import { refOf } from './branch-store.js'

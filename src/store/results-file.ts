@@ -9,7 +9,7 @@ import { ConfigError, errorMessage } from '../core/errors.js'
 import { HISTORY_SCHEMA, RESULTS_SCHEMA, type HistoryFile, type ResultsFile } from '../core/results.js'
 import { describeValue } from './results-fields.js'
 import { historySchema, resultsSchema } from './results-schema.js'
-import { readRegularFile } from '../core/safe-fs.js'
+import { readRegularFile } from '../io/safe-fs.js'
 
 const FAMILY = 'llm-bench-gate/'
 /** Past this many, the rest of a file's problems are counted, not listed. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { calibrate } from '../../src/bench/calibrate.js'
-import { FIXED_WORDS, nonce, promptText } from '../../src/bench/prompt.js'
+import { calibrate } from '../../src/bench/prompts/calibrate.js'
+import { FIXED_WORDS, nonce, promptText } from '../../src/bench/prompts/prompt.js'
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length
 let index = 0

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { inspectEvent } from '../../src/bench/events.js'
-import { StreamTally } from '../../src/bench/tally.js'
+import { inspectEvent } from '../../src/bench/stream/events.js'
+import { StreamTally } from '../../src/bench/stream/tally.js'
 
 const chat = (delta: Record<string, unknown>) => ({ choices: [{ index: 0, delta, finish_reason: null }] })
 

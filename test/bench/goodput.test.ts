@@ -3,8 +3,8 @@
  * `s >= r`), the round's share and good requests/s, and the steady state over every steady round.
  */
 import { describe, expect, it } from 'vitest'
-import { goodputFigures, meetsSlo, requestTpot } from '../../src/bench/goodput.js'
-import { steadyState, summarizeRound } from '../../src/bench/round.js'
+import { goodputFigures, meetsSlo, requestTpot } from '../../src/bench/rounds/goodput.js'
+import { steadyState, summarizeRound } from '../../src/bench/rounds/round.js'
 import type { RequestRecord } from '../../src/core/measurements.js'
 import type { SloBounds } from '../../src/core/plan.js'
 

@@ -1,7 +1,7 @@
 /** A scenario's shared prefix: one per scenario, the prompt's vocabulary, calibrated to its token count. */
 import { describe, expect, it } from 'vitest'
-import { prefixText, sharedPrefix } from '../../src/bench/prefix.js'
-import { promptText } from '../../src/bench/prompt.js'
+import { prefixText, sharedPrefix } from '../../src/bench/prompts/prefix.js'
+import { promptText } from '../../src/bench/prompts/prompt.js'
 import { llamacpp } from '../../src/engines/llamacpp.js'
 
 const words = (text: string) => text.split(' ').length

@@ -1,7 +1,7 @@
 /** A steady round something disturbed (a GPU slowdown) is measured again, at most twice a cell; past that it is kept and flagged. */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
-import { MAX_REMEASURES } from '../../src/bench/rounds.js'
+import { MAX_REMEASURES } from '../../src/bench/rounds/rounds.js'
 import type { ScenarioPlan } from '../../src/core/plan.js'
 import { startScheduledServer } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'

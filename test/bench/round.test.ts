@@ -1,7 +1,7 @@
 /** Per-round reduction and flags, on hand-made records whose figures follow from SPEC §5 by hand. */
 import { describe, expect, it } from 'vitest'
-import { cellFlags } from '../../src/bench/flags.js'
-import { steadyState, summarizeRound } from '../../src/bench/round.js'
+import { cellFlags } from '../../src/bench/rounds/flags.js'
+import { steadyState, summarizeRound } from '../../src/bench/rounds/round.js'
 import type { RequestRecord } from '../../src/core/measurements.js'
 
 const rec = (over: Partial<RequestRecord>): RequestRecord => ({

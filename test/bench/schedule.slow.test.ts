@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient, type BenchClient } from '../../src/bench/measure.js'
-import { closedLoop, openLoop, poissonArrivals, seededRandom } from '../../src/bench/schedule.js'
+import { closedLoop, openLoop, poissonArrivals, seededRandom } from '../../src/bench/stream/schedule.js'
 import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
 

@@ -1,6 +1,6 @@
 // SSE framing costs time linear in the bytes, whatever the line length, and refuses lines past the bound.
 import { describe, expect, it } from 'vitest'
-import { MAX_EVENT_CHARS, createSseReader } from '../../src/bench/sse.js'
+import { MAX_EVENT_CHARS, createSseReader } from '../../src/bench/stream/sse.js'
 
 function collect() {
   const events: string[] = []

@@ -4,10 +4,10 @@
  * prompt can hit it, and the round supply that hands the fitted prompts out.
  */
 import { describe, expect, it } from 'vitest'
-import type { Calibration } from '../../src/bench/calibrate.js'
-import { FIXED_WORDS } from '../../src/bench/prompt.js'
-import { fitText, MAX_FIT_COUNTS, specText, textSupply } from '../../src/bench/text-fit.js'
-import { textPrompt } from '../../src/bench/text-prompt.js'
+import type { Calibration } from '../../src/bench/prompts/calibrate.js'
+import { FIXED_WORDS } from '../../src/bench/prompts/prompt.js'
+import { fitText, MAX_FIT_COUNTS, specText, textSupply } from '../../src/bench/prompts/text-fit.js'
+import { textPrompt } from '../../src/bench/prompts/text-prompt.js'
 import { countWords } from '../../src/sim/tokenizer.js'
 
 /** SentencePiece-like: BOS, a token per four letters of a word, one per trailing punctuation mark. */

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
-import { FIXED_WORDS, promptText } from '../../src/bench/prompt.js'
+import { FIXED_WORDS, promptText } from '../../src/bench/prompts/prompt.js'
 import type { Api, ScenarioPlan } from '../../src/core/plan.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
 import { countWords } from '../../src/sim/tokenizer.js'

@@ -6,9 +6,15 @@
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { FIXED_WORDS, promptText } from '../../src/bench/prompt.js'
-import { buildCorpus, corpusWords, PASSAGES_PER_TOPIC, textCorpus, TOPICS } from '../../src/bench/text-corpus.js'
-import { OPENINGS, textPrompt } from '../../src/bench/text-prompt.js'
+import { FIXED_WORDS, promptText } from '../../src/bench/prompts/prompt.js'
+import {
+  buildCorpus,
+  corpusWords,
+  PASSAGES_PER_TOPIC,
+  textCorpus,
+  TOPICS,
+} from '../../src/bench/prompts/text-corpus.js'
+import { OPENINGS, textPrompt } from '../../src/bench/prompts/text-prompt.js'
 import { countWords } from '../../src/sim/tokenizer.js'
 
 const firstWords = (text: string, n: number) => text.split(/\s+/).slice(0, n).join(' ')

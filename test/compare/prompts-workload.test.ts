@@ -7,7 +7,7 @@ import { sameWorkload } from '../../src/compare/index.js'
 import type { ScenarioPlan, TargetSettings } from '../../src/core/plan.js'
 import { workloadChanges, workloadDigest, workloadFingerprint, type CellWorkload } from '../../src/core/workload.js'
 import { readResults } from '../../src/store/index.js'
-import { workloadOf } from '../../src/target/cell-result.js'
+import { workloadOf } from '../../src/target-run/cell-result.js'
 import { flatCell, historyEntry, resultsFile } from '../helpers/builders.js'
 
 const W: CellWorkload = { inputTokens: 1024, outputTokens: 128, concurrency: 8, requests: 8, rate: null, api: 'chat' }

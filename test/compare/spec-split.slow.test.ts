@@ -6,7 +6,7 @@
  * A spec-decode cell: acceptance length 3.0 tokens a verify step, step time 60 ms, so decode is 50 tok/s. Each
  * round's acceptance varies by 8 % (vllm-project/vllm #53436 measured 9.9–19.7 % run to run from acceptance
  * alone), its step time by 1 %, and each launch's step time by 1 % more; the round's decode is 1000 × acceptance ÷
- * step, as the gate records it (bench/rounds.ts). Rounds 4, discard 1. The gate: decode max-regression 5 %.
+ * step, as the gate records it (bench/rounds/rounds.ts). Rounds 4, discard 1. The gate: decode max-regression 5 %.
  *
  * Each case runs twice on the same seed: with the factors recorded (the shipped rule) and without them (decode
  * alone, as for an engine that reports no drafts). A loss counts as caught when decode fails; a false alarm is

@@ -27,7 +27,7 @@ export interface LagTrace {
   heldWithin(from: number, to: number, nearMs?: number): number
 }
 
-/** What a request record says of its timing (`RequestRecord` in src/bench/record.ts). */
+/** What a request record says of its timing (`RequestRecord` in src/bench/stream/record.ts). */
 export interface TimedRequest {
   sentAt: number
   ttftMs: number

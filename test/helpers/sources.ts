@@ -1,4 +1,4 @@
-/** The TypeScript files under src/, read once, with posix paths relative to src/ (`bench/round.ts`). */
+/** The TypeScript files under src/, read once, with posix paths relative to src/ (`bench/rounds/round.ts`). */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { ROOT } from './root.js'

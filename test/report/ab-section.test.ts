@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { runVerdict } from '../../src/compare/index.js'
 import type { CellAb, CellResult, CellVerdict, MetricVerdict } from '../../src/core/results.js'
-import { abHeader, abSection } from '../../src/report/ab-section.js'
+import { abHeader, abSection } from '../../src/report/markdown/ab-section.js'
 import { COMMENT_LIMIT, renderReport } from '../../src/report/index.js'
 import { CTX, flatCell, resultsFile } from '../helpers/builders.js'
 

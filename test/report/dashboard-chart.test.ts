@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../src/core/random.js'
 import { formatNumber } from '../../src/core/format.js'
 import type { GateConfig } from '../../src/core/plan.js'
-import { trendBand } from '../../src/report/dashboard-band.js'
+import { trendBand } from '../../src/report/pages/dashboard-band.js'
 import {
   CHART,
   linePath,
@@ -13,7 +13,7 @@ import {
   trendScale,
   xOf,
   type Trend,
-} from '../../src/report/dashboard-chart.js'
+} from '../../src/report/pages/dashboard-chart.js'
 
 const PLOT_HEIGHT = CHART.height - CHART.top - CHART.bottom
 const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderDashboard, renderHardwareIndex } from '../../src/report/index.js'
-import { DATA_ID } from '../../src/report/dashboard-script.js'
+import { DATA_ID } from '../../src/report/pages/dashboard-script.js'
 import { dashboardInput, HOSTILE_MODEL } from '../../harness/dashboard-fixture.js'
 
 const input = dashboardInput(3, 2, 30)

@@ -1,13 +1,13 @@
 /**
- * One reference per row (report/figures.ts): a cell a same-box A/B decided shows every headline figure as the PR
+ * One reference per row (report/markdown/figures.ts): a cell a same-box A/B decided shows every headline figure as the PR
  * arms' against the base arms' (geometric means over launches, as compare/ab.ts); an A/B one of whose launches
  * measured nothing leaves the row on the stored baseline, and each says which. The bundle shows both tables in
  * test/e2e/ab-table.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { AbLaunch, CellResult } from '../../src/core/results.js'
-import { figure, rowReference } from '../../src/report/figures.js'
-import { cellsTable } from '../../src/report/table.js'
+import { figure, rowReference } from '../../src/report/markdown/figures.js'
+import { cellsTable } from '../../src/report/markdown/table.js'
 import { storedBlock, storedCell } from '../helpers/builders.js'
 
 const launch = (arm: AbLaunch['arm'], decode: number | null): AbLaunch => ({

@@ -1,7 +1,7 @@
 /** The details' per-round GPU line: what the GPU reported, energy per token, a clock drop; nothing where no round was sampled. */
 import { describe, expect, it } from 'vitest'
-import { roundsSection } from '../../src/report/details.js'
-import { gpuLines } from '../../src/report/gpu-lines.js'
+import { roundsSection } from '../../src/report/markdown/details.js'
+import { gpuLines } from '../../src/report/markdown/gpu-lines.js'
 import { cell, round } from '../helpers/builders.js'
 
 describe('gpuLines', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CellHost } from '../../src/core/host.js'
 import { renderReport } from '../../src/report/index.js'
-import { hostSection } from '../../src/report/host-section.js'
+import { hostSection } from '../../src/report/markdown/host-section.js'
 import { CTX, judged, measured } from '../helpers/builders.js'
 
 const HOST: CellHost = {

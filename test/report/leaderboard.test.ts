@@ -8,7 +8,7 @@ import {
   TABLE_ID,
   type SortRow,
   type SortValue,
-} from '../../src/report/leaderboard.js'
+} from '../../src/report/pages/leaderboard.js'
 import { formatDelta, formatNumber } from '../../src/core/format.js'
 import type { CellResult, MetricVerdict } from '../../src/core/results.js'
 import { failed, flatCell, matrix, resultsFile } from '../helpers/builders.js'

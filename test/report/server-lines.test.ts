@@ -1,7 +1,7 @@
 /** The details' per-round server line: counters that moved, rates, gauge peaks; "no server counters" without any. */
 import { describe, expect, it } from 'vitest'
-import { roundsSection } from '../../src/report/details.js'
-import { serverLines } from '../../src/report/server-lines.js'
+import { roundsSection } from '../../src/report/markdown/details.js'
+import { serverLines } from '../../src/report/markdown/server-lines.js'
 import { cell, round } from '../helpers/builders.js'
 
 describe('serverLines', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LINK_ROOM, renderReport, sparkline, withDashboardLink } from '../../src/report/index.js'
-import { cellsTable } from '../../src/report/table.js'
+import { cellsTable } from '../../src/report/markdown/table.js'
 import { flatCell, resultsFile } from '../helpers/builders.js'
 
 describe('sparkline', () => {

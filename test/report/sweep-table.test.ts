@@ -2,7 +2,7 @@
 // wherever the verdicts put its first point; every other row keeps its place (attention first, then plan order).
 import { describe, expect, it } from 'vitest'
 import { renderReport } from '../../src/report/index.js'
-import { sweepsTogether } from '../../src/report/table.js'
+import { sweepsTogether } from '../../src/report/markdown/table.js'
 import type { CellResult } from '../../src/core/results.js'
 import { CTX, type Kind, judged, measured } from '../helpers/builders.js'
 

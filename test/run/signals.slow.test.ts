@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cancelOnSignals } from '../../src/run/signals.js'
-import { readProcStat } from '../../src/core/proc-stat.js'
+import { readProcStat } from '../../src/io/proc-stat.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 
 const children: ChildProcess[] = []

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseProcStat, readProcStat } from '../../src/core/proc-stat.js'
+import { parseProcStat, readProcStat } from '../../src/io/proc-stat.js'
 import { killGroupQuietly } from './procs.js'
 
 /** A stat line as fs/proc/array.c writes it: pid, (comm), then fields 3 to 52; state S, pgrp 4321, starttime 98765. */

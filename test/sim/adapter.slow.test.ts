@@ -16,7 +16,7 @@ import { BOX_FACTOR_VARIABLE } from '../../src/sim/speed.js'
 import { targetPlan } from '../server/target.js'
 
 // No bundle in unit tests: the adapter launches the CLI from source through the same command shape.
-vi.mock('../../src/core/cli-entry.js', () => ({
+vi.mock('../../src/io/cli-entry.js', () => ({
   cliEntry: () => new URL('./run-sim-cli.ts', import.meta.url).pathname,
 }))
 const RUNNER = new URL('./run-sim-cli.ts', import.meta.url).pathname
