@@ -21,7 +21,7 @@ import {
   type GatedMetric,
 } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
-import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
+import { newVerdict, type CellResult, type CellVerdict, type MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
 import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
 import { judgeCeiling, judgeFromZero, judgeMetric } from './metric.js'
@@ -80,7 +80,7 @@ export function judgeSample(
     const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE
     return sample.flags.length
       ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided }
-      : { status: 'new', metrics: {}, note }
+      : newVerdict(note)
   }
 
   const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR)

@@ -167,9 +167,14 @@ export interface CellResult {
   verdict: CellVerdict
 }
 
+/** A cell with nothing to be compared with: no baseline cell, or no baseline at all; `note` says which. */
+export function newVerdict(note: string): CellVerdict {
+  return { status: 'new', metrics: {}, note }
+}
+
 /** The verdict a cell carries until a baseline judges it, and keeps in a run that only measures (or an ingested file). */
 export function notComparedVerdict(): CellVerdict {
-  return { status: 'new', metrics: {}, note: 'not compared with a baseline' }
+  return newVerdict('not compared with a baseline')
 }
 
 /** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */
