@@ -39423,6 +39423,22 @@ function readCellMetric(cell, metric, stat) {
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/core/results.ts
+const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
+const CELL_STATUSES = ['ok', 'error'];
+const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
+const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
+const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
+/** A cell with nothing to be compared with: no baseline cell, or no baseline at all; `note` says which. */
+function newVerdict(note) {
+    return { status: 'new', metrics: {}, note };
+}
+/** The verdict a cell carries until a baseline judges it, and keeps in a run that only measures (or an ingested file). */
+function notComparedVerdict() {
+    return newVerdict('not compared with a baseline');
+}
+const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
+
 ;// CONCATENATED MODULE: ./src/core/stats.ts
 const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
 /** Arithmetic mean; NaN for no values (as `np.mean([])`), so an empty sample is never mistaken for a zero. */
@@ -40904,6 +40920,7 @@ function attribution(decode, factors) {
 
 
 
+
 const FIRST_RUN_NOTE = 'first run: no baseline yet, passes';
 const NEW_CELL_NOTE = 'no baseline for this cell yet';
 const NOT_MEASURED_NOTE = 'in the baseline, not measured in this run';
@@ -40925,7 +40942,7 @@ function judgeSample(sample, baseline, gate, options = {}) {
         const note = isFirstRun(baseline) ? FIRST_RUN_NOTE : NEW_CELL_NOTE;
         return sample.flags.length
             ? { status: 'inconclusive', metrics: {}, note: `${flagNote(sample.flags)}; ${note}`, undecided: flags.undecided }
-            : { status: 'new', metrics: {}, note };
+            : newVerdict(note);
     }
     const { metrics, notes, unknown, source } = judgeMetrics(sample, baseline, gate, options.noiseFloor ?? NOISE_FLOOR);
     // A flagged workload (short outputs, missing usage, …) is not the workload the baseline measured.
@@ -52547,18 +52564,6 @@ function notRun(id, known, renamed) {
 
 
 
-
-;// CONCATENATED MODULE: ./src/core/results.ts
-const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
-const CELL_STATUSES = ['ok', 'error'];
-const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
-const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
-const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
-/** The verdict a cell carries until a baseline judges it, and keeps in a run that only measures (or an ingested file). */
-function notComparedVerdict() {
-    return { status: 'new', metrics: {}, note: 'not compared with a baseline' };
-}
-const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 ;// CONCATENATED MODULE: ./src/run/assemble.ts
 /**
