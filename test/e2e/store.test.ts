@@ -46,7 +46,17 @@ async function update(sha: string) {
     const repository = { default_branch: 'main', full_name: 'octo-org/octo-repo' }
     return await runAction({
       cwd,
-      inputs: { config: 'bench.yml', 'github-token': 'test-token', hardware: 'hw', 'results-dir': 'out' },
+      // The store is the subject: each update measures the same schedule over 105 ms decode windows, which a loaded
+      // runner's late wake-ups move by several per cent, enough for the built-in 5 % gate to call a regression and
+      // fail the step. A regression does not fail these runs; a store that cannot be read or written still does
+      // (fail-on-error).
+      inputs: {
+        config: 'bench.yml',
+        'github-token': 'test-token',
+        hardware: 'hw',
+        'results-dir': 'out',
+        'fail-on-regression': 'false',
+      },
       env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'octo-org/octo-repo' },
       event: { name: 'push', ref: 'refs/heads/main', sha, payload: { ref: 'refs/heads/main', repository } },
     })

@@ -163,6 +163,13 @@ describe('schedule and failure switches', () => {
     expect(r.events.length).toBe(3)
   })
 
+  it('--cut-every 1 still sends the first half when every token is already due (--itl-ms 0, or a late wake-up)', async () => {
+    const f = await fake('sglang', ['--cut-every', '1', '--itl-ms', '0'])
+    const r = await postStream(`${f.baseUrl}/v1/completions`, completion(6))
+    expect(r.cut).toBe(true)
+    expect(r.events.length).toBe(3)
+  })
+
   it('records the last generation request for end-to-end assertions', async () => {
     const f = await fake('llamacpp')
     await postStream(`${f.baseUrl}/v1/completions`, { ...completion(1), cache_prompt: false, temperature: 0 })

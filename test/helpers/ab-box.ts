@@ -29,12 +29,16 @@ const SMI_DIR = join(ROOT, 'test/helpers/nvidia-smi')
 /** A decode step of 25 ms at any batch size: 40 tok/s per stream at time-scale 1. */
 export const PROFILE = profileJson('box', { prefill: { 'tokens-per-s': 20000 }, decode: { 'step-ms': 25 } })
 
-/** A matrix file of `targets` simulator targets (`sim-a`, `sim-b`, …), each at its time scale, one scenario. */
+/**
+ * A matrix file of `targets` simulator targets (`sim-a`, `sim-b`, …), each at its time scale, one scenario. No
+ * re-measurement to confirm (`confirm: 0`): the A/B is the subject, and the stored verdicts that ask for one are
+ * losses past twice the 5 % limit, regressions whatever the noise, or passes.
+ */
 export function abMatrix(timeScales: readonly number[], defaults = ''): string {
   return [
     'version: 1',
     'hardware: box',
-    `defaults: { rounds: 3, discard: 1, ready-timeout: 20s, request-timeout: 30s, quality: false${defaults} }`,
+    `defaults: { rounds: 3, discard: 1, confirm: 0, ready-timeout: 20s, request-timeout: 30s, quality: false${defaults} }`,
     'gate:',
     '  decode: { max-regression: 5% }',
     'scenarios:',

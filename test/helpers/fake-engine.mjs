@@ -350,7 +350,13 @@ async function generate(req, res, api) {
   for (let i = 0; i < texts.length; i++) {
     await sleepUntil(t0 + ttftMs + i * itlMs)
     if (closed) return
-    if (i === cut) return res.socket?.destroy()
+    if (i === cut) {
+      // Node's http corks a response's writes until the next tick, and a token whose time has passed (a late
+      // wake-up, or --itl-ms 0) is written without a timer in between: let the writes before the cut reach the
+      // socket, so the client sees the half the schedule sent, then cut.
+      await new Promise((resolve) => setImmediate(resolve))
+      return res.socket?.destroy()
+    }
     const events =
       i === 0
         ? [...shapes.role(), shapes.token(texts[i], i === texts.length - 1)]

@@ -24,8 +24,10 @@ beforeAll(async () => {
     join(cwd, 'bench.yml'),
     [
       'version: 1',
-      // A 20 ms token interval over 16 tokens keeps timer jitter (~1 ms) far below the 5 % gate.
-      'defaults: { rounds: 3, discard: 1, request-timeout: 10s }',
+      // A 20 ms token interval over 16 tokens keeps timer jitter (~1 ms) far below the 5 % gate. No quality probe
+      // (40 questions and 14 prompts per target and run): shards, merge and the baseline are the subject here, and
+      // test/e2e/quality.test.ts covers the probe.
+      'defaults: { rounds: 3, discard: 1, request-timeout: 10s, quality: false }',
       'scenarios:',
       '  one: { input-tokens: 16, output-tokens: 16, concurrency: 1 }',
       '  two: { input-tokens: 16, output-tokens: 16, concurrency: 2 }',
@@ -139,7 +141,7 @@ describe('baseline write on the default branch', () => {
         join(dir, 'bench.yml'),
         [
           'version: 1',
-          'defaults: { rounds: 2, discard: 1, request-timeout: 10s }',
+          'defaults: { rounds: 2, discard: 1, request-timeout: 10s, quality: false }',
           'scenarios:',
           '  two: { input-tokens: 16, output-tokens: 8, concurrency: 2, requests: 4 }',
           'targets:',
