@@ -1,22 +1,27 @@
 /**
- * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--startup S] [--box X]`.
+ * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--max-launches N] [--startup S] [--box X]
+ * [--regime-share P] [--regime-factor F]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
- * (`confirmCell`), `abWanted` and the A/B verdict (`abCellVerdict`) on ABBA × `--launches` (default 2) — in virtual time on the
- * simulator's engine model (src/sim: engine.ts, virtual-run.ts, speed.ts), so thousands of PRs take seconds.
- * Every launch draws its own speed offset (`launch-cv` 3 %); the box is 8 % slower today (`--box`, default 0.92) than
- * on the day the baseline was stored at 1.0, and nothing in the environment fingerprint shows it (the hard case:
- * `ab: confirm` gets no hint from a changed driver). The gate is the built-in one (decode 5 %, TTFT 10 % and
- * 50 ms, failed requests 1 %); rounds 3, discard 1, confirm 1, noise floor 1.5 %.
+ * (`confirmCell`), `abWanted` and the sequential A/B (`abCellVerdict` after every ABBA block from `--launches`
+ * (default 2) to `--max-launches` (default 6) per arm, `final` on the last) — in virtual time on the simulator's
+ * engine model (src/sim: engine.ts, virtual-run.ts, speed.ts), so thousands of PRs take seconds. Every launch
+ * draws its own speed offset (`launch-cv` 3 %) and, in the second table, a launch regime (a share of launches
+ * `--regime-factor` slower, vLLM #39903); the box is 8 % slower today (`--box`, default 0.92) than on the day the
+ * baseline was stored at 1.0, and nothing in the environment fingerprint shows it (the hard case: `ab: confirm`
+ * gets no hint from a changed driver). The gate is the built-in one (decode 5 %, TTFT 10 % and 50 ms, failed
+ * requests 1 %); rounds 3, discard 1, confirm 1, noise floor 1.5 %.
  *
- * Printed: for identical PRs, a −10 % PR and a +10 % PR on the slower box, the share of PRs each mode calls a
- * regression, inconclusive or a pass; and the engine time per PR per mode — launches and measuring time — on the
- * seed cell (1,024/128 at concurrency 8, vllm-qwen36-27b-fp8) and on the demo matrix (fixtures/demo.yml). A
- * launch's start-up is not simulated: `--startup` adds that many seconds per launch (0 by default).
+ * Printed, per regime setting: for identical PRs and PRs with a decode change of twice the limit (−10 %, +10 %),
+ * the share of PRs `ab: confirm` calls a regression, inconclusive, a pass or an improvement, and the A/B's mean
+ * launches per arm; beside them Wald's expected sample number (pairs) for the guarantees' error rates (1 % false
+ * regressions, 5 % missed 2L losses) at the pair noise this simulator shows, computed as in Wald (1945), and the
+ * ratio of ours to it. Then the engine time per identical PR per mode — launches and measuring time — on the seed
+ * cell (1,024/128 at concurrency 8, vllm-qwen36-27b-fp8) and on the demo matrix (fixtures/demo.yml); a launch's
+ * start-up is not simulated: `--startup` adds that many seconds per launch (0 by default).
  */
 import { parseArgs } from 'node:util'
 import {
-  AB_MAX_LAUNCHES,
   abCellVerdict,
   abFinal,
   abOrder,
@@ -33,6 +38,8 @@ import type { MetricsBlock, RoundResult, Stats } from '../src/core/measurements.
 import type { AbMode, CellPlan, GateConfig } from '../src/core/plan.js'
 import type { CellResult } from '../src/core/results.js'
 import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/index.js'
+import { createRng, normal } from '../src/sim/rng.js'
+import { PASS_K, REGRESSION_K } from '../src/compare/sequential.js'
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +47,9 @@ const { values } = parseArgs({
     startup: { type: 'string', default: '0' },
     launches: { type: 'string', default: '2' },
     box: { type: 'string', default: '0.92' },
+    'max-launches': { type: 'string', default: '6' },
+    'regime-share': { type: 'string', default: '0.15' },
+    'regime-factor': { type: 'string', default: '0.9' },
   },
 })
 const TRIALS = Number(values.trials)
@@ -47,6 +57,10 @@ const STARTUP_MS = Number(values.startup) * 1000
 const LAUNCH_CV = 0.03
 const BOX = Number(values.box)
 const LAUNCHES = Number(values.launches)
+const MAX_LAUNCHES = Math.max(LAUNCHES, Number(values['max-launches']))
+const REGIMES = { regimeShare: Number(values['regime-share']), regimeFactor: Number(values['regime-factor']) }
+/** Launch regimes of the current table (none, or REGIMES). */
+let regimes: { regimeShare?: number; regimeFactor?: number } = {}
 const GATE: GateConfig = {
   decode: { maxRegression: 0.05, stat: 'mean' },
   ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
@@ -125,14 +139,17 @@ function seeds(start: number): () => number {
 
 interface Outcome {
   status: string
+  /** Launches of the PR's engine and both arms. */
   launches: number
+  /** The A/B's launches per arm (0: no A/B). */
+  abLaunches: number
   ms: number
 }
 
 /** One PR of one target's cells under a mode: the stored-baseline verdict, its confirmation, the A/B if wanted. */
 function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: number): Outcome[] {
   const draw = seeds(seed)
-  const speed = (box: number) => launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: box })
+  const speed = (box: number) => launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: box, ...regimes })
   const stored = cells.map((c) => measure(c, speed(1), draw()).result)
   const view: BaselineView = { results: { schema: 'llm-bench-gate/results@1', run: RUN, cells: stored }, history: [] }
   const head = speed(BOX) * effect
@@ -147,22 +164,23 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
     return { ...cell, verdict: confirmCell(cell, [again.result], view, GATE) }
   })
   const wanted = judged.filter((c) => abWanted(c, mode))
-  if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, ms }))
+  if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, abLaunches: 0, ms }))
   // ABBA: every launch measures every wanted cell of the target; from the minimum on, another block (two launches
-  // per arm) while a cell's A/B verdict asks for launches, up to AB_MAX_LAUNCHES per arm (target-run/ab-launches.ts).
+  // per arm) while a cell's A/B verdict asks for launches, up to MAX_LAUNCHES per arm (target-run/ab-launches.ts).
   let pairSeed = 0
-  const order = abOrder(Math.max(LAUNCHES, AB_MAX_LAUNCHES))
+  const order = abOrder(MAX_LAUNCHES)
   const arms: { arm: Arm; cells: { result: CellResult; ms: number }[] }[] = []
   const verdictOf = (i: number) =>
     abCellVerdict(
       arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
       GATE,
+      { final: true },
     )
   const runs = () =>
     arms.map((a) => ({ arm: a.arm, engineMs: 0, cells: new Map(wanted.map((c, i) => [c.id, a.cells[i].result])) }))
   for (const [l, arm] of order.entries()) {
     const boundary = l >= 2 * LAUNCHES && (l - 2 * LAUNCHES) % 4 === 0
-    if (boundary && (l / 2 + 2 > AB_MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
+    if (boundary && (l / 2 + 2 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
     // Both launches of a pair send the same prompts at the same times, as the action does.
     if (l % 2 === 0) pairSeed = draw()
@@ -180,9 +198,10 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   for (const a of arms) ms += a.cells.reduce((s, m) => s + m.ms, 0)
   return judged.map((c) => {
     const i = wanted.findIndex((w) => w.id === c.id)
-    if (i < 0) return { status: c.verdict.status, launches: 1 + arms.length, ms }
+    const abLaunches = arms.length / 2
+    if (i < 0) return { status: c.verdict.status, launches: 1 + arms.length, abLaunches, ms }
     const final = abFinal({ stored: c.verdict, ab: verdictOf(i), said: 'A/B' })
-    return { status: final.status, launches: 1 + arms.length, ms }
+    return { status: final.status, launches: 1 + arms.length, abLaunches, ms }
   })
 }
 
@@ -196,11 +215,6 @@ const RUN = {
   tool: { name: 'llm-bench-gate' as const, version: '0' },
 }
 
-function rates(outcomes: Outcome[]): string {
-  const share = (s: string) => ((100 * outcomes.filter((o) => o.status === s).length) / outcomes.length).toFixed(1)
-  return `regression ${share('regression')} %, inconclusive ${share('inconclusive')} %, pass ${share('pass')} %, improvement ${share('improvement')} %`
-}
-
 const MODES: AbMode[] = ['off', 'confirm', 'always']
 const SEED_CELL: Cell = {
   id: 'fp8/seed',
@@ -210,19 +224,99 @@ const SEED_CELL: Cell = {
   concurrency: 8,
 }
 
-console.log(
-  `A/B figures: launch-cv ${LAUNCH_CV * 100} %, box ${BOX} against a baseline stored at 1.0, ABBA × ${LAUNCHES}, ${TRIALS} PRs per case (seed cell ${SEED_CELL.inputTokens}/${SEED_CELL.outputTokens} at concurrency ${SEED_CELL.concurrency})`,
-)
-for (const [name, effect] of [
-  ['identical PR', 1],
-  ['PR 10 % slower', 0.9],
-  ['PR 10 % faster', 1.1],
-] as const) {
-  for (const mode of MODES) {
-    const outcomes = Array.from({ length: TRIALS }, (_, t) => onePr([SEED_CELL], effect, mode, 7919 * (t + 1))[0])
-    console.log(`  ${name.padEnd(15)} ab: ${mode.padEnd(8)} ${rates(outcomes)}`)
+/**
+ * The sd of one pair's log-ratio of decode on this simulator: two launches of the same build at the box factor,
+ * measured with the same seed, as the A/B pairs them.
+ */
+function pairSd(samples: number): number {
+  const draw = seeds(31337)
+  const ratios = Array.from({ length: samples }, () => {
+    const seed = draw()
+    const one = () => {
+      const speed = launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: BOX, ...regimes })
+      return measure(SEED_CELL, speed, seed).result.metrics!.decode_tps.mean
+    }
+    return Math.log(one() / one())
+  })
+  const m = ratios.reduce((a, b) => a + b, 0) / samples
+  return Math.sqrt(ratios.reduce((a, r) => a + (r - m) ** 2, 0) / (samples - 1))
+}
+
+/**
+ * Wald's expected sample number (pairs) for H0 μ = 0 against H1 μ = μ₁ with Gaussian pairs of sd σ, at α false
+ * regressions and β missed losses, ignoring overshoot (Wald 1945): E0 under no change, E1 under the loss.
+ */
+function waldAsn(sd: number, mu1: number, alpha = 0.01, beta = 0.05): { e0: number; e1: number } {
+  const info = mu1 ** 2 / (2 * sd ** 2)
+  const [up, down] = [Math.log((1 - beta) / alpha), Math.log(beta / (1 - alpha))]
+  return {
+    e0: ((1 - alpha) * down + alpha * up) / -info,
+    e1: ((1 - beta) * up + beta * down) / info,
   }
 }
+
+/**
+ * The same test with the noise known, at the same looks (after 2, 4 … MAX_LAUNCHES pairs) and thresholds: Wald's
+ * likelihood ratio n·μ₁/σ²·(m − μ₁/2) on Gaussian pairs of sd σ and mean μ. Its mean pairs are the most a test
+ * that looks only after whole ABBA blocks can save; ours over it is the price of not knowing σ.
+ */
+function knownNoisePairs(sd: number, mu: number, trials: number): number {
+  const rng = createRng(4242)
+  const looks = Array.from({ length: Math.floor((MAX_LAUNCHES - LAUNCHES) / 2) + 1 }, (_, k) => LAUNCHES + 2 * k)
+  let pairs = 0
+  for (let t = 0; t < trials; t++) {
+    let sum = 0
+    let n = 0
+    for (const look of looks) {
+      while (n < look) {
+        sum += mu + sd * normal(rng)
+        n++
+      }
+      const llr = (n * LOSS * (sum / n - LOSS / 2)) / sd ** 2
+      if (llr >= Math.log(REGRESSION_K) || llr <= -Math.log(PASS_K)) break
+    }
+    pairs += n
+  }
+  return pairs / trials
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`
+const LOSS = -Math.log(0.9)
+
+console.log(
+  `A/B figures: launch-cv ${LAUNCH_CV * 100} %, box ${BOX} against a baseline stored at 1.0, ab: confirm, ABBA from ${LAUNCHES} to ${MAX_LAUNCHES} launches per arm, ${TRIALS} PRs per case (seed cell ${SEED_CELL.inputTokens}/${SEED_CELL.outputTokens} at concurrency ${SEED_CELL.concurrency}, decode limit 5 %)`,
+)
+for (const setting of [{}, REGIMES] as { regimeShare?: number; regimeFactor?: number }[]) {
+  regimes = setting
+  const sd = pairSd(Math.min(TRIALS, 2000))
+  const wald = waldAsn(sd, LOSS)
+  const named = setting.regimeShare
+    ? `launch regimes: ${pct(setting.regimeShare)} of launches ${pct(1 - setting.regimeFactor!)} slower`
+    : 'one launch regime'
+  console.log(
+    `\n${named}; a pair's decode log-ratio has sd ${pct(sd)}; Wald's expected pairs: ${wald.e0.toFixed(2)} (no change), ${wald.e1.toFixed(2)} (−10 %)`,
+  )
+  console.log(
+    '| PR | regression | inconclusive | pass | improvement | A/B launches per arm | Wald | ours ÷ Wald | noise known, same looks | ours ÷ it |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const [name, effect, asn] of [
+    ['identical', 1, wald.e0],
+    ['decode −10 % (2L)', 0.9, wald.e1],
+    ['decode +10 %', 1.1, wald.e0],
+  ] as const) {
+    const known = effect === 1.1 ? undefined : knownNoisePairs(sd, effect === 1 ? 0 : LOSS, 20000)
+    const outcomes = Array.from({ length: TRIALS }, (_, t) => onePr([SEED_CELL], effect, 'confirm', 7919 * (t + 1))[0])
+    const share = (s: string) => pct(outcomes.filter((o) => o.status === s).length / outcomes.length)
+    const ran = outcomes.filter((o) => o.abLaunches > 0)
+    const perArm = ran.reduce((a, o) => a + o.abLaunches, 0) / Math.max(1, ran.length)
+    const ratio = effect === 1.1 ? '' : `${(perArm / asn).toFixed(2)}×`
+    console.log(
+      `| ${name} | ${share('regression')} | ${share('inconclusive')} | ${share('pass')} | ${share('improvement')} | ${ran.length ? perArm.toFixed(2) : '—'} (${ran.length} of ${outcomes.length} ran one) | ${effect === 1.1 ? '' : asn.toFixed(2)} | ${ratio} | ${known?.toFixed(2) ?? ''} | ${known ? `${(perArm / known).toFixed(2)}×` : ''} |`,
+    )
+  }
+}
+regimes = {}
 
 /** Engine time per PR of a set of targets: launches × start-up plus the measuring time, averaged over PRs. */
 function engineTime(targets: Cell[][], mode: AbMode, trials: number): string {

@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6532);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7451);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6532:
+/***/ 7451:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39871,6 +39871,113 @@ function runFailure(tally, cells, failOn) {
     return reasons.length ? reasons.join('; ') : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/compare/sequential.ts
+/**
+ * The sequential paired test a same-box A/B decides with (pure): after every ABBA block it says regression, pass,
+ * improvement, or "another block".
+ *
+ * Observations are the pairs' log-ratios in the direction of worse, x_j (positive: the PR is worse), modelled as
+ * N(μ, σ²) with σ unknown. Two simple hypotheses: no change (μ = 0) and a loss of twice the limit (μ = μ₁, the log
+ * of a 2L change). Wald's sequential probability ratio test between them (Wald 1945, Ann. Math. Statist. 16(2))
+ * stops as soon as the likelihood ratio passes K or falls under 1/K; among all tests with the same error rates it
+ * needs the fewest observations on average at both hypotheses (Wald and Wolfowitz 1948).
+ *
+ * σ is not known, so it is integrated out (a scale-mixture likelihood ratio): σ² gets an inverse-gamma prior with
+ * ν₀ degrees of freedom at the pair variance the noise model expects, s₀ = 2f² + the launches' own squared
+ * standard errors (f the target's `noise-floor`), which gives
+ *
+ *     ln Λ_n = (ν₀ + n)/2 · ln[(ν₀·s₀ + Σ(x_j − μ₀)²) / (ν₀·s₀ + Σ(x_j − μ₁)²)]
+ *
+ * with μ₀ = 0 and μ₁ the 2L loss, except that a mean beyond either (a gain, or a loss past 2L) stands in for
+ * it: the hypotheses are one-sided, "no loss" and "a loss of 2L or more", and a PR 15 % faster is the more clearly
+ * not a 2L loss, where the two points alone would call it as unlikely under both.
+ *
+ * With ν₀ → 0 this is the invariant (t-) SPRT, whose error rates hold whatever σ is; ν₀ = 2 lets the floor speak
+ * for the first pairs as little as two pairs' worth of data would, so two quiet pairs cannot decide alone when
+ * the launches are noisier than the floor says. A likelihood ratio of this kind is a nonnegative martingale under
+ * no change, so by Ville's inequality P(it ever reaches K) ≤ 1/K however often it is looked at (Johari et al.,
+ * "Always valid inference", arXiv:1512.04922): looking after every block needs no further correction.
+ *
+ * Thresholds: a regression at 50 : 1, a pass at 30 : 1 — bounds of 2 % and 3.3 % whatever the stopping, far above
+ * what the test really gives with looks after 2, 4 and 6 pairs (test/compare/ab-monte-carlo.test.ts, bench/ab.ts):
+ * at launch noise 3 % no change is called a regression 0.4 % of the time and left undecided after six launches
+ * per arm under 1 %; a loss of 2L is caught 99 % and passed 0.8 %. A pass at 30 : 1 rather than 50 : 1 decides
+ * more unchanged PRs at the first block (2.76 launches per arm on average against 3.00) for 0.2 points more
+ * passed 2L losses.
+ */
+/** The likelihood ratio a regression needs (K): by Ville's inequality at most 1 in 50 identical PRs reach it. */
+const REGRESSION_K = 50;
+/** The likelihood ratio a pass needs, for no change against a loss of 2L: at most 1 in 30 such losses pass. */
+const PASS_K = 30;
+/** Degrees of freedom the noise model's expected pair variance counts for (ν₀). */
+const PRIOR_FREEDOM = 2;
+/**
+ * The one-sided normal quantiles of the guarantees: 1 % false regressions (z = 2.326) and 95 % of true losses of
+ * the detectable size caught (z = 1.645). The smallest detectable change over n pairs of sd σ is (z_α + z_β)·σ/√n.
+ */
+const DETECT_Z = 2.326 + 1.645;
+/**
+ * ln Λ_n of a loss of at least `mu` against none or a gain (see the header): each side's mean is its hypothesis or,
+ * where the pairs' mean lies beyond it (a gain under "none", a loss past `mu`), that mean — so a change far on one
+ * side counts for that side, where the two simple hypotheses alone would find both equally unlikely.
+ */
+function mixtureLlr(worse, mu, expectedVariance) {
+    const n = worse.length;
+    const m = worse.reduce((s, x) => s + x, 0) / n;
+    const [none, shifted] = [Math.min(0, m), Math.max(mu, m)];
+    const prior = PRIOR_FREEDOM * expectedVariance;
+    const squares = (center) => worse.reduce((s, x) => s + (x - center) ** 2, 0);
+    return ((PRIOR_FREEDOM + n) / 2) * Math.log((prior + squares(none)) / (prior + squares(shifted)));
+}
+/** The test after the pairs so far (see the header). */
+function sequentialTest(input) {
+    const { worse, loss, gain, expectedVariance } = input;
+    if (!worse.length)
+        throw new RangeError('sequential test: no pairs');
+    if (!(loss > 0 && gain > 0))
+        throw new RangeError('sequential test: the limit must be above 0');
+    const lossLlr = mixtureLlr(worse, loss, expectedVariance);
+    const gainLlr = mixtureLlr(worse.map((x) => -x), gain, expectedVariance);
+    const n = worse.length;
+    const m = worse.reduce((s, x) => s + x, 0) / n;
+    const s2 = n >= 2 ? worse.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) : 0;
+    const sd = Math.sqrt(Math.max(s2, expectedVariance));
+    const call = lossLlr >= Math.log(REGRESSION_K)
+        ? 'regression'
+        : lossLlr <= -Math.log(PASS_K)
+            ? gainLlr >= Math.log(REGRESSION_K)
+                ? 'improvement'
+                : 'pass'
+            : undefined;
+    return { ...(call && { call }), lossLlr, gainLlr, sd };
+}
+/**
+ * Pairs in all after which the test would decide if the pairs went on as they are (their mean and spread held),
+ * at most `cap`; `cap` when it would not (a change at the midpoint between the hypotheses never decides).
+ */
+function pairsToDecide(input, cap) {
+    const { worse, loss, expectedVariance } = input;
+    const n = worse.length;
+    const m = worse.reduce((s, x) => s + x, 0) / n;
+    const v = worse.reduce((s, x) => s + (x - m) ** 2, 0) / n;
+    const prior = PRIOR_FREEDOM * expectedVariance;
+    const [none, shifted] = [Math.min(0, m), Math.max(loss, m)];
+    for (let k = n + 1; k < cap; k++) {
+        const llr = ((PRIOR_FREEDOM + k) / 2) * Math.log((prior + k * (v + (m - none) ** 2)) / (prior + k * (v + (m - shifted) ** 2)));
+        if (llr >= Math.log(REGRESSION_K) || llr <= -Math.log(PASS_K))
+            return k;
+    }
+    return cap;
+}
+/** The smallest change (log scale) n pairs of this sd detect with the guarantees' error rates. */
+function detectable(sd, pairs) {
+    return (DETECT_Z * sd) / Math.sqrt(pairs);
+}
+/** Pairs in all after which the smallest detectable change is at most `target` (log scale); Infinity for none. */
+function pairsToDetect(sd, target) {
+    return target > 0 ? Math.ceil(((DETECT_Z * sd) / target) ** 2) : Infinity;
+}
+
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
 /**
  * The verdict on one gated metric of one cell. With L the effective limit (the stricter of max-regression and
@@ -39889,6 +39996,7 @@ function runFailure(tally, cells, failOn) {
  * A share gated in points (goodput's `max-drop`) is judged by the same rule with L = the points ÷ the reference
  * (dropConfig), so the band, the twice-the-limit rule and more rounds apply to it unchanged.
  */
+
 
 
 
@@ -39914,6 +40022,8 @@ function judgeMetric(input) {
             delta,
             reason,
             band,
+            // The band is NOISE_Z standard deviations of the change: the guarantees' quantiles over that sd.
+            mde: (DETECT_Z * band) / NOISE_Z,
         };
         if (reference.rebased)
             v.rebased = reference.rebased;
@@ -41173,8 +41283,8 @@ function finalMetric(stored, ab, sameEngine) {
         return { verdict: ab };
     if (sameEngine && stored.status !== 'pass' && stored.status !== 'improvement')
         return keep(stored, `the A/B on the same engine found ${ab.status}`, ab);
-    if (ab.status === 'inconclusive' && stored.status === 'regression')
-        return keep(stored, 'the A/B could not decide it', ab);
+    if (ab.status === 'inconclusive' && ab.leansToLoss && stored.status === 'regression')
+        return keep(stored, 'the A/B could not decide it and leans toward the loss', ab);
     return { verdict: ab };
 }
 function keep(stored, why, ab) {
@@ -41204,13 +41314,15 @@ function keep(stored, why, ab) {
  *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
  *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
  *   small; σ0 keeps a lucky pair from narrowing the interval.
- * - Rule, with `worse` the change for the worse and L the limit (relativeLimit: the stricter of max-regression
- *   and min-delta, §8): regression when worse − h > L (the interval lies past the limit) or worse > 2L (a loss
- *   that large fails whatever the noise); improvement when −worse − h > L; inconclusive when worse > L (the
- *   interval straddles the limit); pass when worse + h ≤ 2L; otherwise inconclusive (the interval could hide a
- *   loss of twice the limit).
- * - An inconclusive metric says how many more launches per arm would decide it: h shrinks as 1/√n, until
- *   h < worse − L (a change straddling the limit) or h ≤ 2L − worse (a wide interval), at most MAX_MORE_LAUNCHES.
+ * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
+ *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
+ *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
+ *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
+ *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
+ *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
+ * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
+ *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
  *
  * A cell's launches become these values in ab-cell.ts.
  */
@@ -41220,14 +41332,8 @@ function keep(stored, why, ab) {
 
 
 
+
 const AB_Z = 1.96;
-/**
- * The most launches per arm an A/B runs while a cell is undecided: three ABBA blocks. Past the minimum
- * (`ab-launches`) another block runs only while a cell is still undecided, and a verdict needs its whole interval
- * on one side of the limit at every look, so the looks add no false regression of note (an identical PR's
- * interval lies past the limit far less often than 1 %).
- */
-const AB_MAX_LAUNCHES = 6;
 /** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
 const MAX_MORE_LAUNCHES = 20;
 /** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
@@ -41258,6 +41364,8 @@ function abPairs(launches, noiseFloor = NOISE_FLOOR) {
     const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
     return {
         n,
+        ratios,
+        expected: stats_mean(expected),
         logChange: m,
         halfWidth: AB_Z * Math.sqrt(Math.max(s2, stats_mean(expected)) / n),
         base: geo('base'),
@@ -41273,6 +41381,16 @@ function abMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, ab.base);
     const h = ab.halfWidth;
+    // A relative change c is ln(1 + c) on the log scale; the worse direction of a speed is its drop.
+    const towardWorse = (logRatio) => (info.higherIsBetter ? -logRatio : logRatio);
+    const twice = twiceTheLimit(limit);
+    const logOf = (change) => Math.log(Math.max(1 + change, 0.01));
+    const loss = Math.abs(logOf(info.higherIsBetter ? -twice : twice));
+    const gain = Math.abs(logOf(info.higherIsBetter ? twice : -twice));
+    const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected };
+    const test = sequentialTest(seq);
+    const relative = (logLoss) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss));
+    const mde = relative(detectable(test.sd, ab.n));
     const limits = isDrop(metric)
         ? `limit ${formatPoints(config.minDelta ?? 0)} points`
         : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
@@ -41286,30 +41404,42 @@ function abMetric(input) {
         delta,
         reason: why ? `${said}: ${why}` : said,
         band: h,
+        mde,
     });
-    const undecided = (why, target) => {
-        const more = moreLaunches(ab.n, h, target);
-        const decides = more < MAX_MORE_LAUNCHES
-            ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
-            : `at least ${more} more launches per arm would be needed`;
-        return { ...verdict('inconclusive', `${why}; ${decides}`), needs: 'launches', moreLaunches: more };
-    };
-    if (worse - h > limit)
-        return verdict('regression');
-    if (pastTwiceTheLimit(worse, limit))
-        return verdict('regression', 'more than twice the limit');
-    if (-worse - h > limit)
-        return verdict('improvement');
+    const odds = (llr) => `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`;
+    const lossText = formatPercent(twice);
+    if (test.call === 'regression')
+        return verdict('regression', `a loss of ${lossText} (twice the limit) is ${odds(test.lossLlr)} likelier than none`);
+    if (test.call === 'improvement')
+        return verdict('improvement', `a gain of ${lossText} is ${odds(test.gainLlr)} likelier than none`);
+    if (test.call === 'pass')
+        return verdict('pass', `no change is ${odds(-test.lossLlr)} likelier than a loss of ${lossText} (twice the limit)`);
+    const last = input.final ? lastLook(worse, h, limit) : undefined;
+    if (last)
+        return verdict(last.status, last.why);
+    const more = pairsToDecide(seq, ab.n + MAX_MORE_LAUNCHES) - ab.n;
+    const decides = more < MAX_MORE_LAUNCHES
+        ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
+        : `at least ${more} more launches per arm would be needed`;
+    const why = `the sequential test is undecided (could detect a loss ≥ ${formatPercent(mde)} at this noise; ${decides})`;
+    const undecided = { ...verdict('inconclusive', why), needs: 'launches', moreLaunches: more };
     if (worse > limit)
-        return undecided('the interval straddles the limit', worse - limit);
-    if (!pastTwiceTheLimit(worse + h, limit))
-        return verdict('pass');
-    return undecided('the interval is too wide to rule out a loss of twice the limit', twiceTheLimit(limit) - worse);
+        undecided.leansToLoss = true;
+    return undecided;
 }
-/** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
-function moreLaunches(n, h, target) {
-    const needed = target > 0 ? Math.floor(n * (h / target) ** 2) + 1 : Infinity;
-    return Math.min(Math.max(needed - n, 1), MAX_MORE_LAUNCHES);
+/**
+ * The last look, when the sequential test is still undecided: the fixed-sample rule on the interval decides what
+ * it can (between no change and 2L either answer is right, and the interval is shown); a loss past 2L fails
+ * whatever the noise.
+ */
+function lastLook(worse, h, limit) {
+    if (pastTwiceTheLimit(worse, limit))
+        return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' };
+    if (worse - h > limit)
+        return { status: 'regression', why: 'the interval lies past the limit at the last launch' };
+    if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
+        return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' };
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/compare/ab-cell.ts
@@ -41342,7 +41472,10 @@ function abCellVerdict(launches, gate, options = {}) {
         const stat = gatedStat(gate, metric);
         if (stat === undefined || !measures(launches[0].cell, metric))
             continue;
-        const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR);
+        const judged = abGated(launches, gate, metric, stat, {
+            noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
+            final: options.final,
+        });
         if ('status' in judged)
             metrics[metric] = judged;
         else
@@ -41378,7 +41511,7 @@ function launchProblem(launches) {
     return launches.length ? undefined : 'A/B: no launches';
 }
 /** One gated metric over the launches: a verdict, or why there is none. */
-function abGated(launches, gate, metric, stat, noiseFloor) {
+function abGated(launches, gate, metric, stat, options) {
     const label = metricLabel(metric, stat);
     const values = launches.map((l) => readCellMetric(l.cell, metric, stat));
     const arm = (a) => values.filter((_, i) => launches[i].arm === a);
@@ -41395,7 +41528,7 @@ function abGated(launches, gate, metric, stat, noiseFloor) {
         return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true };
     }
     const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }));
-    return abMetric({ metric, config, launches: ab, noiseFloor });
+    return abMetric({ metric, config, launches: ab, ...options });
 }
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
@@ -41548,14 +41681,20 @@ function abNotRun(cell, reason, extra = {}) {
         verdict: { ...cell.verdict, note: cell.verdict.note ? `${cell.verdict.note}; ${note}` : note },
     };
 }
-/** The A/B's own verdict on one cell's launches so far (undecided when none ran). */
-function abVerdictOf(cellId, launches, gate, noiseFloor) {
+/**
+ * The A/B's own verdict on one cell's launches so far. `final`: no block follows, so the sequential test's
+ * undecided loss past twice the limit is a regression (compare/ab.ts).
+ */
+function abVerdictOf(cellId, launches, gate, noiseFloor, final) {
     const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
-    return abCellVerdict(pairs, gate, { noiseFloor });
+    return abCellVerdict(pairs, gate, { noiseFloor, final });
 }
 /** Whether the launches so far leave the cell undecided in a way more launches could change: a metric asks for launches. */
 function abUndecided(cellId, launches, gate, noiseFloor) {
-    const verdict = abVerdictOf(cellId, launches, gate, noiseFloor);
+    const verdict = abVerdictOf(cellId, launches, gate, noiseFloor, false);
+    // A metric decided a regression: the cell is one whatever its other metrics come to, so no block can change it.
+    if (Object.values(verdict.metrics).some((v) => v.status === 'regression'))
+        return false;
     return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
 }
 /** The cell's launches as the results file records them. */
@@ -41587,7 +41726,7 @@ function abDecided(cell, ab, gate, noiseFloor) {
     };
     if (ab.stopped)
         return abNotRun(cell, ab.stopped, { ...record, launches: ab.minimum });
-    const verdict = abVerdictOf(cell.id, launches, gate, noiseFloor);
+    const verdict = abVerdictOf(cell.id, launches, gate, noiseFloor, true);
     const baseArm = launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
     const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
     const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${ab.ended ? ` (${ab.ended})` : ''}`;
@@ -41604,6 +41743,12 @@ function abDecided(cell, ab, gate, noiseFloor) {
     };
 }
 const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+;// CONCATENATED MODULE: ./src/core/plan.ts
+/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
+const PROMPT_KINDS = ['synthetic', 'text'];
+/** Launches per arm an A/B runs at most unless `ab-max-launches` says otherwise: three ABBA blocks. */
+const DEFAULT_AB_MAX_LAUNCHES = 6;
 
 ;// CONCATENATED MODULE: ./src/config/issues.ts
 function formatPath(path) {
@@ -51571,10 +51716,11 @@ const DEFAULT_SETTINGS = {
     'ab-budget': '1h',
 };
 /**
- * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
- * command unless given.
+ * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
+ * to six launches per arm (three ABBA blocks) or `ab-launches` when that is more; `ab-setup` is no command unless
+ * given.
  */
-const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'];
+const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'];
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
 /** `ab:` values (docs/same-box.md, "When it runs"). */
@@ -51630,7 +51776,10 @@ function abSettings() {
             description: "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
         }),
         'ab-launches': whole(1, LIMITS.abLaunches).meta({
-            description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+            description: 'Launches per arm a same-box A/B runs at least, alternated base, PR, PR, base',
+        }),
+        'ab-max-launches': whole(1, LIMITS.abLaunches).meta({
+            description: 'Launches per arm a same-box A/B runs at most: past ab-launches, one ABBA block more while the sequential test is undecided (default 6, or ab-launches when more)',
         }),
         'ab-budget': fields_duration().meta({
             description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
@@ -51710,6 +51859,7 @@ function targetSettings() {
 
 
 
+
 function resolveSettings(defaults, target, path, problems) {
     const own = target;
     const merged = { ...defaults };
@@ -51726,15 +51876,8 @@ function resolveSettings(defaults, target, path, problems) {
                 : ['defaults', 'discard'];
         problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`);
     }
-    const maxRounds = merged['max-rounds'] ?? merged.rounds;
-    if (maxRounds < merged.rounds) {
-        const at = own['max-rounds'] !== undefined
-            ? [...path, 'max-rounds']
-            : own.rounds !== undefined
-                ? [...path, 'rounds']
-                : ['defaults', 'max-rounds'];
-        problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
-    }
+    const maxLaunches = abMaxLaunches(merged, own, path, problems);
+    const maxRounds = maxRoundsOf(merged, own, path, problems);
     return {
         rounds: merged.rounds,
         discard: merged.discard,
@@ -51743,7 +51886,7 @@ function resolveSettings(defaults, target, path, problems) {
         api: merged.api,
         confirm: merged.confirm,
         confirmFresh: merged['confirm-fresh'],
-        maxRounds: Math.max(maxRounds, merged.rounds),
+        maxRounds,
         noiseFloor: merged['noise-floor'],
         memoryFloor: merged['memory-floor'],
         dropCaches: merged['drop-caches'],
@@ -51755,10 +51898,34 @@ function resolveSettings(defaults, target, path, problems) {
         ab: {
             mode: merged.ab,
             launches: merged['ab-launches'],
+            maxLaunches,
             budgetMs: merged['ab-budget'],
             ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
         },
     };
+}
+/** `max-rounds`: the target's `rounds` unless given; one below `rounds` is refused. */
+function maxRoundsOf(merged, own, path, problems) {
+    const maxRounds = merged['max-rounds'] ?? merged.rounds;
+    if (maxRounds < merged.rounds) {
+        const at = own['max-rounds'] !== undefined
+            ? [...path, 'max-rounds']
+            : own.rounds !== undefined
+                ? [...path, 'rounds']
+                : ['defaults', 'max-rounds'];
+        problems.add(at, `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`);
+    }
+    return Math.max(maxRounds, merged.rounds);
+}
+/** `ab-max-launches`: 6, or `ab-launches` when that is more; one set below `ab-launches` is refused. */
+function abMaxLaunches(merged, own, path, problems) {
+    const least = merged['ab-launches'];
+    const most = merged['ab-max-launches'] ?? Math.max(DEFAULT_AB_MAX_LAUNCHES, least);
+    if (most >= least)
+        return most;
+    const at = own['ab-max-launches'] !== undefined ? [...path, 'ab-max-launches'] : ['defaults', 'ab-max-launches'];
+    problems.add(at, `ab-max-launches ${most} is fewer than ab-launches ${least}, the minimum per arm`);
+    return least;
 }
 function probeSettings(quality) {
     if (quality === false)
@@ -52346,6 +52513,26 @@ function serverChanges(current, baseline) {
 
 
 
+/** The verdict from its evidence, before the smallest detectable changes are gathered. */
+function decideOn(e, bound) {
+    if ('measured' in e)
+        return judgeMeasured(e.measured, e.fresh ?? false, bound);
+    if ('read' in e)
+        return judgeRead(e.read, bound);
+    if ('ab' in e) {
+        const { gate, noiseFloor } = bound.rulesOf(e.judged.target);
+        return abDecided(e.judged, e.ab, gate, noiseFloor);
+    }
+    return abNotRun(e.judged, e.abNotRun, e.record);
+}
+/** `verdict.mde`: each compared metric's smallest detectable change, from the verdict that decided it. */
+function withMde(cell) {
+    const entries = Object.entries(cell.verdict.metrics).filter(([, v]) => v?.mde !== undefined);
+    const { mde: _old, ...rest } = cell.verdict;
+    if (!entries.length)
+        return _old === undefined ? cell : { ...cell, verdict: rest };
+    return { ...cell, verdict: { ...rest, mde: Object.fromEntries(entries.map(([m, v]) => [m, v.mde])) } };
+}
 /**
  * Each target's rules by id: its gate, `noise-floor` and `ab`. A cell of a target the plan does not define (a
  * results file's, read by `compare` without its matrix file) is held to the built-in gate, never to none.
@@ -52374,15 +52561,7 @@ function cellJudge(view, targets, run) {
     return {
         renames,
         decide(e) {
-            if ('measured' in e)
-                return judgeMeasured(e.measured, e.fresh ?? false, bound);
-            if ('read' in e)
-                return judgeRead(e.read, bound);
-            if ('ab' in e) {
-                const { gate, noiseFloor } = rulesOf(e.judged.target);
-                return abDecided(e.judged, e.ab, gate, noiseFloor);
-            }
-            return abNotRun(e.judged, e.abNotRun, e.record);
+            return withMde(decideOn(e, bound));
         },
         moreRounds(cell, maxRounds) {
             const base = bound.baselineOf(cell);
@@ -53821,7 +54000,14 @@ function launchSpeed(options = {}) {
     speed_check(launchCv >= 0 && launchCv < MAX_LAUNCH_CV, 'launch-cv', `in [0, ${MAX_LAUNCH_CV})`, launchCv);
     speed_check(Number.isFinite(boxFactor) && boxFactor > 0, 'box factor', 'a number > 0', boxFactor);
     speed_check(Number.isInteger(launchSeed) && launchSeed >= 0 && launchSeed < 2 ** 32, 'launch seed', 'in [0, 2³²)', launchSeed);
-    return boxFactor * jitterFactor(rng_createRng(launchSeed ^ LAUNCH_SALT), launchCv);
+    const { regimeShare = 0, regimeFactor = 0.9 } = options;
+    speed_check(regimeShare >= 0 && regimeShare <= 1, 'regime-share', 'in [0, 1]', regimeShare);
+    speed_check(regimeFactor > 0 && regimeFactor <= 1, 'regime-factor', 'in (0, 1]', regimeFactor);
+    const rng = rng_createRng(launchSeed ^ LAUNCH_SALT);
+    const offset = jitterFactor(rng, launchCv);
+    // The regime is drawn after the offset, and only when there are two: a launch without regimes keeps its speed.
+    const regime = regimeShare > 0 && rng() < regimeShare ? regimeFactor : 1;
+    return boxFactor * offset * regime;
 }
 /** Checks a slow-period spec, naming the bad field. */
 function checkSlowPeriods(slow) {
@@ -54564,10 +54750,6 @@ function checkUrl(url, path, problems) {
     }
     return trimSlash(url);
 }
-
-;// CONCATENATED MODULE: ./src/core/plan.ts
-/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
-const PROMPT_KINDS = ['synthetic', 'text'];
 
 ;// CONCATENATED MODULE: ./src/config/scenario-schema.ts
 /**
@@ -56558,6 +56740,7 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     baseline: num,
     delta: numOrNull,
     reason: str,
+    mde: num.optional(),
     factors: results_fields_list(factorVerdict).optional(),
 }));
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
@@ -56579,6 +56762,7 @@ const cellVerdict = obj({
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
     comparedWith: str.optional(),
+    mde: byGatedMetric(num).optional(),
 });
 const cell_schema_share = schemas_number({ error: want('a number from 0 to 1') })
     .min(0, { error: want('a number from 0 to 1') })
@@ -64959,7 +65143,7 @@ function qualityChange(base, pr) {
  * verdict stands.
  *
  * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
- * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
+ * while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next block's
  * base launches fit in what is left of `ab-budget`; why they ended is said.
  */
 
@@ -64981,8 +65165,8 @@ function anotherBlock(arms, done, deps) {
         return true;
     if (!arms.undecided?.(done))
         return undefined;
-    if (perArm + 2 > AB_MAX_LAUNCHES)
-        return `still undecided after ${perArm} launches per arm, the most an A/B runs`;
+    if (perArm + 2 > arms.maxLaunches)
+        return `still undecided after ${perArm} launches per arm, the most this A/B runs (ab-max-launches ${arms.maxLaunches})`;
     const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs);
     const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length);
     const left = deps.budgetLeftMs();
@@ -64992,7 +65176,7 @@ function anotherBlock(arms, done, deps) {
 }
 /** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
 async function runAbLaunches(arms, deps) {
-    const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES));
+    const order = abOrder(Math.max(arms.launches, arms.maxLaunches));
     const launches = [];
     const read = deps.readMemory ?? readMemInfo;
     let before;
@@ -65233,11 +65417,17 @@ function baseSetup(target, baseTarget, base, s) {
 async function abTest(t, deps, budget) {
     const { target, baseTarget, sha, pairs } = t;
     const { ab } = target.settings;
-    deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`);
+    deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`);
     const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
-    // Another ABBA block while a cell's A/B verdict asks for launches (an interval that straddles the limit).
+    // Another ABBA block while the sequential test leaves a cell's metric undecided (compare/ab.ts).
     const undecided = (launches) => pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches));
-    const outcome = await runAbLaunches({ base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches, undecided }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
+    const outcome = await runAbLaunches({
+        base,
+        pr: { target, cells: pairs.map((p) => p.pr) },
+        launches: ab.launches,
+        maxLaunches: ab.maxLaunches,
+        undecided,
+    }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
     if (outcome.ended)
         deps.log.info(`${target.id}: ${outcome.ended}`);
     const evidence = { sha, minimum: ab.launches, ...outcome };
@@ -76969,7 +77159,7 @@ exports.stringify = stringify;
 
 
 var identity = __nccwpck_require__(1127);
-var map = __nccwpck_require__(7451);
+var map = __nccwpck_require__(9832);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
 var tags = __nccwpck_require__(18);
@@ -77009,7 +77199,7 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 7451:
+/***/ 9832:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -77244,7 +77434,7 @@ exports.intOct = intOct;
 
 
 
-var map = __nccwpck_require__(7451);
+var map = __nccwpck_require__(9832);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
@@ -77277,7 +77467,7 @@ exports.schema = schema;
 
 
 var Scalar = __nccwpck_require__(3301);
-var map = __nccwpck_require__(7451);
+var map = __nccwpck_require__(9832);
 var seq = __nccwpck_require__(1706);
 
 function intIdentify(value) {
@@ -77347,7 +77537,7 @@ exports.schema = schema;
 
 
 
-var map = __nccwpck_require__(7451);
+var map = __nccwpck_require__(9832);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
@@ -77957,7 +78147,7 @@ exports.resolvePairs = resolvePairs;
 
 
 
-var map = __nccwpck_require__(7451);
+var map = __nccwpck_require__(9832);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);

@@ -35,6 +35,8 @@ export interface AbLaunch {
 export interface AbOptions {
   /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
   noiseFloor?: number
+  /** No block may follow these launches: an undecided loss past twice the limit is a regression (ab.ts). */
+  final?: boolean
 }
 
 /** The A/B verdict on a cell from its launches in order: every gated metric both arms measured. */
@@ -47,7 +49,10 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   for (const metric of GATED_METRICS) {
     const stat = gatedStat(gate, metric)
     if (stat === undefined || !measures(launches[0].cell, metric)) continue
-    const judged = abGated(launches, gate, metric, stat, options.noiseFloor ?? NOISE_FLOOR)
+    const judged = abGated(launches, gate, metric, stat, {
+      noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
+      final: options.final,
+    })
     if ('status' in judged) metrics[metric] = judged
     else (judged.unknown ? undecided : notes).push(judged.note)
   }
@@ -90,7 +95,7 @@ function abGated(
   gate: GateConfig,
   metric: GatedMetric,
   stat: GateStat,
-  noiseFloor: number,
+  options: { noiseFloor: number; final?: boolean },
 ): MetricVerdict | NotJudged {
   const label = metricLabel(metric, stat)
   const values = launches.map((l) => readCellMetric(l.cell, metric, stat))
@@ -106,7 +111,7 @@ function abGated(
     return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true }
   }
   const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i]!, se: launchSe(l.cell, metric, stat, values[i]!) }))
-  return abMetric({ metric, config, launches: ab, noiseFloor })
+  return abMetric({ metric, config, launches: ab, ...options })
 }
 
 /**

@@ -5,9 +5,11 @@
  * The A/B decides a metric when it decided it (regression, improvement or pass: its interval is on one side of
  * the limit, or the loss is past twice the limit). Two things keep the stored-baseline verdict in place:
  *
- * - **Undecided never downgrades.** A metric the stored path called a regression and the A/B left inconclusive (or
- *   did not measure) stays a regression: an interval that straddles the limit is no evidence that the loss is not
- *   there, and the stored path already confirmed it on a re-measurement.
+ * - **Undecided never downgrades.** A metric the stored path called a regression and the A/B did not measure, or
+ *   left inconclusive while its launches lean toward a loss (past the limit), stays a regression: launches that
+ *   agree with the stored path are no evidence that the loss is not there. An inconclusive A/B whose launches
+ *   lean the other way contradicts the stored path — which, on a box that drifted since the baseline, is what an
+ *   unchanged PR looks like — so the metric is inconclusive: never a pass, and it says what would decide it.
  * - **Arms that do not differ the way the PR does.** When the engine the PR ran differs from the stored baseline's
  *   (version, image, digest, launched program, model file) and the base arm ran the PR's engine too (installed
  *   or built before the step, outside the base commit's files), the A/B measured the same engine twice: it can
@@ -77,8 +79,8 @@ function finalMetric(
   if (!stored || ab.status === 'regression') return { verdict: ab }
   if (sameEngine && stored.status !== 'pass' && stored.status !== 'improvement')
     return keep(stored, `the A/B on the same engine found ${ab.status}`, ab)
-  if (ab.status === 'inconclusive' && stored.status === 'regression')
-    return keep(stored, 'the A/B could not decide it', ab)
+  if (ab.status === 'inconclusive' && ab.leansToLoss && stored.status === 'regression')
+    return keep(stored, 'the A/B could not decide it and leans toward the loss', ab)
   return { verdict: ab }
 }
 

@@ -18,13 +18,15 @@
  *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
  *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
  *   small; σ0 keeps a lucky pair from narrowing the interval.
- * - Rule, with `worse` the change for the worse and L the limit (relativeLimit: the stricter of max-regression
- *   and min-delta, §8): regression when worse − h > L (the interval lies past the limit) or worse > 2L (a loss
- *   that large fails whatever the noise); improvement when −worse − h > L; inconclusive when worse > L (the
- *   interval straddles the limit); pass when worse + h ≤ 2L; otherwise inconclusive (the interval could hide a
- *   loss of twice the limit).
- * - An inconclusive metric says how many more launches per arm would decide it: h shrinks as 1/√n, until
- *   h < worse − L (a change straddling the limit) or h ≤ 2L − worse (a wide interval), at most MAX_MORE_LAUNCHES.
+ * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
+ *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
+ *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
+ *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
+ *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
+ *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
+ * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
+ *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
  *
  * A cell's launches become these values in ab-cell.ts.
  */
@@ -36,16 +38,10 @@ import { mean } from '../core/stats.js'
 import { NOISE_FLOOR } from './noise.js'
 import { relativeLimit } from './reference.js'
 import { pastTwiceTheLimit, twiceTheLimit } from './rules.js'
+import { detectable, pairsToDecide, sequentialTest } from './sequential.js'
 
 export type Arm = 'base' | 'pr'
 export const AB_Z = 1.96
-/**
- * The most launches per arm an A/B runs while a cell is undecided: three ABBA blocks. Past the minimum
- * (`ab-launches`) another block runs only while a cell is still undecided, and a verdict needs its whole interval
- * on one side of the limit at every look, so the looks add no false regression of note (an identical PR's
- * interval lies past the limit far less often than 1 %).
- */
-export const AB_MAX_LAUNCHES = 6
 /** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
 export const MAX_MORE_LAUNCHES = 20
 
@@ -71,6 +67,8 @@ export interface AbMetricInput {
   launches: readonly AbValue[]
   /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
   noiseFloor?: number
+  /** No block may follow (the most launches per arm, or the budget): undecided is final. */
+  final?: boolean
 }
 
 /** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
@@ -93,6 +91,8 @@ function abPairs(launches: readonly AbValue[], noiseFloor = NOISE_FLOOR) {
   const geo = (arm: Arm) => Math.exp(mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))))
   return {
     n,
+    ratios,
+    expected: mean(expected),
     logChange: m,
     halfWidth: AB_Z * Math.sqrt(Math.max(s2, mean(expected)) / n),
     base: geo('base'),
@@ -109,6 +109,16 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
   const worse = info.higherIsBetter ? -delta : delta
   const limit = relativeLimit(config, ab.base)
   const h = ab.halfWidth
+  // A relative change c is ln(1 + c) on the log scale; the worse direction of a speed is its drop.
+  const towardWorse = (logRatio: number) => (info.higherIsBetter ? -logRatio : logRatio)
+  const twice = twiceTheLimit(limit)
+  const logOf = (change: number) => Math.log(Math.max(1 + change, 0.01))
+  const loss = Math.abs(logOf(info.higherIsBetter ? -twice : twice))
+  const gain = Math.abs(logOf(info.higherIsBetter ? twice : -twice))
+  const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected }
+  const test = sequentialTest(seq)
+  const relative = (logLoss: number) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss))
+  const mde = relative(detectable(test.sd, ab.n))
   const limits = isDrop(metric)
     ? `limit ${formatPoints(config.minDelta ?? 0)} points`
     : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
@@ -122,26 +132,40 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
     delta,
     reason: why ? `${said}: ${why}` : said,
     band: h,
+    mde,
   })
-  const undecided = (why: string, target: number): MetricVerdict => {
-    const more = moreLaunches(ab.n, h, target)
-    const decides =
-      more < MAX_MORE_LAUNCHES
-        ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
-        : `at least ${more} more launches per arm would be needed`
-    return { ...verdict('inconclusive', `${why}; ${decides}`), needs: 'launches', moreLaunches: more }
-  }
-
-  if (worse - h > limit) return verdict('regression')
-  if (pastTwiceTheLimit(worse, limit)) return verdict('regression', 'more than twice the limit')
-  if (-worse - h > limit) return verdict('improvement')
-  if (worse > limit) return undecided('the interval straddles the limit', worse - limit)
-  if (!pastTwiceTheLimit(worse + h, limit)) return verdict('pass')
-  return undecided('the interval is too wide to rule out a loss of twice the limit', twiceTheLimit(limit) - worse)
+  const odds = (llr: number) =>
+    `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`
+  const lossText = formatPercent(twice)
+  if (test.call === 'regression')
+    return verdict('regression', `a loss of ${lossText} (twice the limit) is ${odds(test.lossLlr)} likelier than none`)
+  if (test.call === 'improvement')
+    return verdict('improvement', `a gain of ${lossText} is ${odds(test.gainLlr)} likelier than none`)
+  if (test.call === 'pass')
+    return verdict('pass', `no change is ${odds(-test.lossLlr)} likelier than a loss of ${lossText} (twice the limit)`)
+  const last = input.final ? lastLook(worse, h, limit) : undefined
+  if (last) return verdict(last.status, last.why)
+  const more = pairsToDecide(seq, ab.n + MAX_MORE_LAUNCHES) - ab.n
+  const decides =
+    more < MAX_MORE_LAUNCHES
+      ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
+      : `at least ${more} more launches per arm would be needed`
+  const why = `the sequential test is undecided (could detect a loss ≥ ${formatPercent(mde)} at this noise; ${decides})`
+  const undecided: MetricVerdict = { ...verdict('inconclusive', why), needs: 'launches', moreLaunches: more }
+  if (worse > limit) undecided.leansToLoss = true
+  return undecided
 }
 
-/** Launches per arm to add so that h = z·σ/√n falls under `target` (at least one, at most MAX_MORE_LAUNCHES). */
-function moreLaunches(n: number, h: number, target: number): number {
-  const needed = target > 0 ? Math.floor(n * (h / target) ** 2) + 1 : Infinity
-  return Math.min(Math.max(needed - n, 1), MAX_MORE_LAUNCHES)
+/**
+ * The last look, when the sequential test is still undecided: the fixed-sample rule on the interval decides what
+ * it can (between no change and 2L either answer is right, and the interval is shown); a loss past 2L fails
+ * whatever the noise.
+ */
+function lastLook(worse: number, h: number, limit: number): { status: 'regression' | 'pass'; why: string } | undefined {
+  if (pastTwiceTheLimit(worse, limit))
+    return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' }
+  if (worse - h > limit) return { status: 'regression', why: 'the interval lies past the limit at the last launch' }
+  if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
+    return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' }
+  return undefined
 }

@@ -21,6 +21,25 @@ import { moreRounds } from './more-rounds.js'
 import { serverChanges } from './server-changes.js'
 import type { ShiftRules } from './history-shifts.js'
 
+/** The verdict from its evidence, before the smallest detectable changes are gathered. */
+function decideOn(e: Evidence, bound: Bound): CellResult {
+  if ('measured' in e) return judgeMeasured(e.measured, e.fresh ?? false, bound)
+  if ('read' in e) return judgeRead(e.read, bound)
+  if ('ab' in e) {
+    const { gate, noiseFloor } = bound.rulesOf(e.judged.target)
+    return abDecided(e.judged, e.ab, gate, noiseFloor)
+  }
+  return abNotRun(e.judged, e.abNotRun, e.record)
+}
+
+/** `verdict.mde`: each compared metric's smallest detectable change, from the verdict that decided it. */
+function withMde(cell: CellResult): CellResult {
+  const entries = Object.entries(cell.verdict.metrics).filter(([, v]) => v?.mde !== undefined)
+  const { mde: _old, ...rest } = cell.verdict
+  if (!entries.length) return _old === undefined ? cell : { ...cell, verdict: rest }
+  return { ...cell, verdict: { ...rest, mde: Object.fromEntries(entries.map(([m, v]) => [m, v!.mde!])) } }
+}
+
 /** What a cell's verdict is decided from. */
 export type Evidence =
   /** A measured cell: its first measurement, and its re-measurements pooled (`fresh`: each from a new launch). */
@@ -89,13 +108,7 @@ export function cellJudge(view: BaselineView, targets: readonly TargetPlan[], ru
   return {
     renames,
     decide(e) {
-      if ('measured' in e) return judgeMeasured(e.measured, e.fresh ?? false, bound)
-      if ('read' in e) return judgeRead(e.read, bound)
-      if ('ab' in e) {
-        const { gate, noiseFloor } = rulesOf(e.judged.target)
-        return abDecided(e.judged, e.ab, gate, noiseFloor)
-      }
-      return abNotRun(e.judged, e.abNotRun, e.record)
+      return withMde(decideOn(e, bound))
     },
     moreRounds(cell, maxRounds) {
       const base = bound.baselineOf(cell)

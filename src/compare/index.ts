@@ -15,16 +15,7 @@ export { abUndecided, abWanted, type AbEvidence, type AbRun } from './ab-verdict
 export { cellJudge, rulesByTarget, targetRules, type CellJudge, type Evidence, type TargetRules } from './cell-judge.js'
 export { fingerprintChanges, unreproducedChanges } from './fingerprint-changes.js'
 export { pastTwiceTheLimit, runFailure, type FailOn } from './rules.js'
-export {
-  AB_MAX_LAUNCHES,
-  AB_Z,
-  MAX_MORE_LAUNCHES,
-  abMetric,
-  abOrder,
-  type AbMetricInput,
-  type AbValue,
-  type Arm,
-} from './ab.js'
+export { AB_Z, MAX_MORE_LAUNCHES, abMetric, abOrder, type AbMetricInput, type AbValue, type Arm } from './ab.js'
 export { abCellVerdict, abMoreRounds, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
 export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'

@@ -19,9 +19,10 @@ import { formatDelta, formatPercent, formatPoints, formatPointsDelta, formatSign
 import { METRICS, isDrop, metricLabel, type CeilingMetric, type ComparedMetric } from '../core/metrics.js'
 import type { CeilingGateConfig, DropGateConfig, GateMetricConfig } from '../core/plan.js'
 import type { MetricVerdict } from '../core/results.js'
-import { noiseBand, roundsFor, type NoiseModel } from './noise.js'
+import { NOISE_Z, noiseBand, roundsFor, type NoiseModel } from './noise.js'
 import { relativeLimit, type Reference } from './reference.js'
 import { pastTwiceTheLimit, twiceTheLimit } from './rules.js'
+import { DETECT_Z } from './sequential.js'
 
 export interface MetricInput {
   metric: ComparedMetric
@@ -54,6 +55,8 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
       delta,
       reason,
       band,
+      // The band is NOISE_Z standard deviations of the change: the guarantees' quantiles over that sd.
+      mde: (DETECT_Z * band) / NOISE_Z,
     }
     if (reference.rebased) v.rebased = reference.rebased
     return v

@@ -33,10 +33,11 @@ export const DEFAULT_SETTINGS = {
 } as const
 
 /**
- * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-setup` is no
- * command unless given.
+ * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
+ * to six launches per arm (three ABBA blocks) or `ab-launches` when that is more; `ab-setup` is no command unless
+ * given.
  */
-const DERIVED_SETTINGS = ['max-rounds', 'ab-setup'] as const
+const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'] as const
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
@@ -106,7 +107,11 @@ function abSettings() {
         "Same-box A/B against the PR's base commit: off; confirm (a cell that looks regressed, is inconclusive or new, or whose environment changed); always (every target the PR changed)",
     }),
     'ab-launches': whole(1, LIMITS.abLaunches).meta({
-      description: 'Launches per arm of a same-box A/B, alternated base, PR, PR, base',
+      description: 'Launches per arm a same-box A/B runs at least, alternated base, PR, PR, base',
+    }),
+    'ab-max-launches': whole(1, LIMITS.abLaunches).meta({
+      description:
+        'Launches per arm a same-box A/B runs at most: past ab-launches, one ABBA block more while the sequential test is undecided (default 6, or ab-launches when more)',
     }),
     'ab-budget': duration().meta({
       description:

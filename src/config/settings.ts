@@ -1,5 +1,6 @@
 /** Per-target settings and gate: the file's `defaults`/`gate`, overridden by the target's own keys. */
 import { GATED_METRICS, isDrop, isRelative } from '../core/metrics.js'
+import { DEFAULT_AB_MAX_LAUNCHES } from '../core/plan.js'
 import type { GateConfig, GateMetricConfig, QualityProbeSettings, TargetSettings } from '../core/plan.js'
 import { DEFAULT_QUALITY_GATE, type QualityGate } from '../core/quality.js'
 import { Problems, type Path } from './issues.js'
@@ -40,6 +41,37 @@ export function resolveSettings(
           : ['defaults', 'discard']
     problems.add(at, `discard ${merged.discard} leaves no steady rounds out of rounds ${merged.rounds}`)
   }
+  const maxLaunches = abMaxLaunches(merged, own, path, problems)
+  const maxRounds = maxRoundsOf(merged, own, path, problems)
+  return {
+    rounds: merged.rounds,
+    discard: merged.discard,
+    readyTimeoutMs: merged['ready-timeout'],
+    requestTimeoutMs: merged['request-timeout'],
+    api: merged.api,
+    confirm: merged.confirm,
+    confirmFresh: merged['confirm-fresh'],
+    maxRounds,
+    noiseFloor: merged['noise-floor'],
+    memoryFloor: merged['memory-floor'],
+    dropCaches: merged['drop-caches'],
+    maxErrorShare: merged['max-error-share'],
+    passEnv: [...merged['pass-env']],
+    allowGpuProcesses: [...merged['allow-gpu-processes']],
+    requestBody: { ...merged['request-body'] },
+    quality: probeSettings(merged.quality),
+    ab: {
+      mode: merged.ab,
+      launches: merged['ab-launches'],
+      maxLaunches,
+      budgetMs: merged['ab-budget'],
+      ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
+    },
+  }
+}
+
+/** `max-rounds`: the target's `rounds` unless given; one below `rounds` is refused. */
+function maxRoundsOf(merged: Settings, own: Partial<Settings>, path: Path, problems: Problems): number {
   const maxRounds = merged['max-rounds'] ?? merged.rounds
   if (maxRounds < merged.rounds) {
     const at =
@@ -53,30 +85,17 @@ export function resolveSettings(
       `${maxRounds} is less than rounds ${merged.rounds}: max-rounds counts every round, the first ones included`,
     )
   }
-  return {
-    rounds: merged.rounds,
-    discard: merged.discard,
-    readyTimeoutMs: merged['ready-timeout'],
-    requestTimeoutMs: merged['request-timeout'],
-    api: merged.api,
-    confirm: merged.confirm,
-    confirmFresh: merged['confirm-fresh'],
-    maxRounds: Math.max(maxRounds, merged.rounds),
-    noiseFloor: merged['noise-floor'],
-    memoryFloor: merged['memory-floor'],
-    dropCaches: merged['drop-caches'],
-    maxErrorShare: merged['max-error-share'],
-    passEnv: [...merged['pass-env']],
-    allowGpuProcesses: [...merged['allow-gpu-processes']],
-    requestBody: { ...merged['request-body'] },
-    quality: probeSettings(merged.quality),
-    ab: {
-      mode: merged.ab,
-      launches: merged['ab-launches'],
-      budgetMs: merged['ab-budget'],
-      ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
-    },
-  }
+  return Math.max(maxRounds, merged.rounds)
+}
+
+/** `ab-max-launches`: 6, or `ab-launches` when that is more; one set below `ab-launches` is refused. */
+function abMaxLaunches(merged: Settings, own: Partial<Settings>, path: Path, problems: Problems): number {
+  const least = merged['ab-launches']
+  const most = merged['ab-max-launches'] ?? Math.max(DEFAULT_AB_MAX_LAUNCHES, least)
+  if (most >= least) return most
+  const at = own['ab-max-launches'] !== undefined ? [...path, 'ab-max-launches'] : ['defaults', 'ab-max-launches']
+  problems.add(at, `ab-max-launches ${most} is fewer than ab-launches ${least}, the minimum per arm`)
+  return least
 }
 
 function probeSettings(quality: Settings['quality']): QualityProbeSettings | false {

@@ -78,16 +78,21 @@ export interface TargetSettings {
   allowGpuProcesses: string[]
   /** false: no probe for this target. */
   quality: QualityProbeSettings | false
-  /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-budget`; docs/same-box.md). */
+  /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-max-launches`, `ab-budget`; docs/same-box.md). */
   ab: AbSettings
 }
 
 export type AbMode = 'off' | 'confirm' | 'always'
 
+/** Launches per arm an A/B runs at most unless `ab-max-launches` says otherwise: three ABBA blocks. */
+export const DEFAULT_AB_MAX_LAUNCHES = 6
+
 export interface AbSettings {
   mode: AbMode
-  /** Launches per arm, alternated base, PR, PR, base (ABBA). */
+  /** Launches per arm at least, alternated base, PR, PR, base (ABBA). */
   launches: number
+  /** Launches per arm at most: past `launches`, one ABBA block at a time while the sequential test is undecided. */
+  maxLaunches: number
   /** Most engine time the run's base arms may take, in ms. */
   budgetMs: number
   /** Shell command run in the base commit's worktree before its first base launch (`ab-setup`); absent: none. */

@@ -59,8 +59,18 @@ export interface MetricVerdict {
   reason: string
   /** Relative half-width of the noise band the verdict used (relative metrics). */
   band?: number
+  /**
+   * The smallest change for the worse (relative) these measurements detect 95 % of the time at 1 % false
+   * regressions, at the noise they showed: (z₀.₉₉ + z₀.₉₅)·σ of the change (compare/sequential.ts).
+   */
+  mde?: number
   /** Inconclusive only: what would decide it. */
   needs?: Undecided
+  /**
+   * An A/B's inconclusive only: its launches lean toward a loss (the change is past the limit, the midpoint of the
+   * sequential test's two hypotheses), so they do not contradict a regression the stored baseline found.
+   */
+  leansToLoss?: true
   /** With `needs: 'rounds'`: warm rounds more after which the band would be narrow enough to decide. */
   moreRounds?: number
   /**
@@ -98,6 +108,8 @@ export interface CellVerdict {
   skipped?: 'unchanged'
   /** The baseline cell this one was judged against when the baseline lacks its own id (a rename in the same change). */
   comparedWith?: string
+  /** Per compared metric, its smallest detectable change (MetricVerdict.mde). */
+  mde?: Partial<Record<GatedMetric, number>>
   /** Engine counters that changed with the cell beyond their noise (`preemptions 0 → 37 per round`; compare/server-changes.ts). */
   serverChanges?: string[]
 }

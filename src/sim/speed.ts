@@ -52,6 +52,13 @@ export interface LaunchSpeedOptions {
   launchSeed?: number
   /** Host speed multiplier (> 0); default 1. */
   boxFactor?: number
+  /**
+   * Launch regimes: the share of launches, in [0, 1], that settle in a slower regime (vLLM #39903 reports one
+   * launch of the same build serving markedly slower than the next); default 0 (one regime).
+   */
+  regimeShare?: number
+  /** Speed multiplier of the slower regime, in (0, 1]; default 0.9. */
+  regimeFactor?: number
 }
 
 // Salts keep the launch draw and the slow windows apart from each other and from the step jitter of the same seed.
@@ -78,7 +85,14 @@ export function launchSpeed(options: LaunchSpeedOptions = {}): number {
     'in [0, 2³²)',
     launchSeed,
   )
-  return boxFactor * jitterFactor(createRng(launchSeed ^ LAUNCH_SALT), launchCv)
+  const { regimeShare = 0, regimeFactor = 0.9 } = options
+  check(regimeShare >= 0 && regimeShare <= 1, 'regime-share', 'in [0, 1]', regimeShare)
+  check(regimeFactor > 0 && regimeFactor <= 1, 'regime-factor', 'in (0, 1]', regimeFactor)
+  const rng = createRng(launchSeed ^ LAUNCH_SALT)
+  const offset = jitterFactor(rng, launchCv)
+  // The regime is drawn after the offset, and only when there are two: a launch without regimes keeps its speed.
+  const regime = regimeShare > 0 && rng() < regimeShare ? regimeFactor : 1
+  return boxFactor * offset * regime
 }
 
 /** Checks a slow-period spec, naming the bad field. */

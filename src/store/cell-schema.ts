@@ -100,6 +100,7 @@ const metricVerdict = z.preprocess(
     baseline: num,
     delta: numOrNull,
     reason: str,
+    mde: num.optional(),
     factors: list(factorVerdict).optional(),
   }),
 )
@@ -124,6 +125,7 @@ const cellVerdict = obj({
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
   skipped: oneOf(['unchanged'] as const).optional(),
   comparedWith: str.optional(),
+  mde: byGatedMetric(num).optional(),
 })
 
 const share = z

@@ -7,10 +7,10 @@
  * verdict stands.
  *
  * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
- * while the caller says the verdict is still undecided, up to AB_MAX_LAUNCHES per arm and while the next block's
+ * while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next block's
  * base launches fit in what is left of `ab-budget`; why they ended is said.
  */
-import { AB_MAX_LAUNCHES, abMoreRounds, abOrder, type AbRun } from '../compare/index.js'
+import { abMoreRounds, abOrder, type AbRun } from '../compare/index.js'
 import { formatDuration } from '../core/format.js'
 import { errorMessage } from '../core/errors.js'
 import type { CellPlan, TargetPlan } from '../core/plan.js'
@@ -34,6 +34,8 @@ export interface AbArms {
   pr: { target: TargetPlan; cells: CellPlan[] }
   /** Launches per arm at least. */
   launches: number
+  /** Launches per arm at most (`ab-max-launches`); only whole ABBA blocks run past the minimum. */
+  maxLaunches: number
   /** Whether the launches so far leave a cell undecided (another block could decide it); none: stop at the minimum. */
   undecided?(launches: readonly AbLaunchResult[]): boolean
 }
@@ -62,7 +64,8 @@ function anotherBlock(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLau
   const perArm = done.length / 2
   if (perArm < arms.launches) return true
   if (!arms.undecided?.(done)) return undefined
-  if (perArm + 2 > AB_MAX_LAUNCHES) return `still undecided after ${perArm} launches per arm, the most an A/B runs`
+  if (perArm + 2 > arms.maxLaunches)
+    return `still undecided after ${perArm} launches per arm, the most this A/B runs (ab-max-launches ${arms.maxLaunches})`
   const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs)
   const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length)
   const left = deps.budgetLeftMs()
@@ -73,7 +76,7 @@ function anotherBlock(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLau
 
 /** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
 export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<AbLaunches> {
-  const order = abOrder(Math.max(arms.launches, AB_MAX_LAUNCHES))
+  const order = abOrder(Math.max(arms.launches, arms.maxLaunches))
   const launches: AbLaunchResult[] = []
   const read = deps.readMemory ?? readMemInfo
   let before: MemInfo | undefined

@@ -217,14 +217,20 @@ async function abTest(
   const { target, baseTarget, sha, pairs } = t
   const { ab } = target.settings
   deps.log.info(
-    `${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches}: ${pairs.length} cell(s)`,
+    `${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`,
   )
   const base = { target: baseTarget, cells: pairs.map((p) => p.base) }
-  // Another ABBA block while a cell's A/B verdict asks for launches (an interval that straddles the limit).
+  // Another ABBA block while the sequential test leaves a cell's metric undecided (compare/ab.ts).
   const undecided = (launches: readonly AbLaunchResult[]) =>
     pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches))
   const outcome = await runAbLaunches(
-    { base, pr: { target, cells: pairs.map((p) => p.pr) }, launches: ab.launches, undecided },
+    {
+      base,
+      pr: { target, cells: pairs.map((p) => p.pr) },
+      launches: ab.launches,
+      maxLaunches: ab.maxLaunches,
+      undecided,
+    },
     { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend },
   )
   if (outcome.ended) deps.log.info(`${target.id}: ${outcome.ended}`)

@@ -30,15 +30,25 @@ describe('abFinal', () => {
     expect(final.note).toMatch(/^A\/B on this box.*stored baseline: regression$/)
   })
 
-  it('an undecided A/B never downgrades a stored regression: it stands, and the note says why', () => {
-    const ab = decode('inconclusive', -0.07, 'decode tok/s −7.0% ± 2.9% (A/B …)')
+  it('an undecided A/B that leans toward the loss never downgrades a stored regression: it stands, and says why', () => {
+    const ab = { ...decode('inconclusive', -0.07, 'decode tok/s −7.0% ± 2.9% (A/B …)'), leansToLoss: true as const }
     const final = abFinal({ stored: STORED_REGRESSION, ab: cellVerdict('inconclusive', { decode: ab }), said: SAID })
     expect(final.status).toBe('regression')
     expect(final.metrics.decode?.status).toBe('regression')
-    expect(final.metrics.decode?.reason).toBe('decode tok/s -0.07; the A/B could not decide it')
-    expect(final.note).toContain(
-      'decode tok/s: the stored-baseline regression stands, the A/B could not decide it (decode tok/s −7.0% ± 2.9% (A/B …))',
+    expect(final.metrics.decode?.reason).toBe(
+      'decode tok/s -0.07; the A/B could not decide it and leans toward the loss',
     )
+    expect(final.note).toContain(
+      'decode tok/s: the stored-baseline regression stands, the A/B could not decide it and leans toward the loss (decode tok/s −7.0% ± 2.9% (A/B …))',
+    )
+  })
+
+  it('an undecided A/B that leans the other way contradicts a stored regression: inconclusive, never a pass', () => {
+    // An unchanged PR on a box that slowed since the baseline: the stored path says −8 %, the arms −1 %.
+    const ab = decode('inconclusive', -0.01, 'decode tok/s −1.0% ± 6.0% (A/B …)')
+    const final = abFinal({ stored: STORED_REGRESSION, ab: cellVerdict('inconclusive', { decode: ab }), said: SAID })
+    expect(final.status).toBe('inconclusive')
+    expect(final.metrics.decode?.status).toBe('inconclusive')
   })
 
   it('a stored regression the A/B did not measure stands', () => {

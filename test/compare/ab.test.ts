@@ -37,58 +37,73 @@ describe('abOrder', () => {
 })
 
 describe('abMetric: the rule', () => {
-  // With every pair at the same ratio (s = 0) and no round noise, h = z·√(2f²)/√2 = 1.96·f: 2.94 % at f = 1.5 %.
+  // Every pair at the same ratio x (s = 0, no round noise): σ² = s₀ = 2f² (0.045 % at f = 1.5 %) and after n = 2
+  // pairs ln Λ = 2·ln[(s₀ + x²) / (s₀ + (x − μ₁)²)] (compare/sequential.ts), μ₁ = −ln 0.9 = 10.5 % for decode at
+  // a 5 % limit; a regression at ln 50 = 3.91, a pass at −ln 30 = −3.40. The interval h = 1.96·f = 2.94 %.
   interface Case {
     name: string
     metric?: RelativeMetric
     config?: GateMetricConfig
     values: AbValue[]
     floor?: number
+    final?: boolean
     status: string
-    needs?: string
     more?: number
+    leans?: boolean
     reason?: RegExp
   }
+  const TTFT_MD: GateMetricConfig = { maxRegression: 0.1, minDelta: 50, stat: 'mean' }
   const cases: Case[] = [
-    { name: 'decode −10 % beyond the limit and the interval', values: launches(50, 45), status: 'regression' },
-    { name: 'decode −7 %: the interval (±2.9 %) straddles the 5 % limit', values: launches(50, 46.5), status: 'inconclusive', needs: 'launches', more: 3, reason: /straddles the limit; about 3 more launches per arm would decide$/ }, // prettier-ignore
-    { name: 'decode −3 %: within the limit, interval clear of 2L', values: launches(50, 48.5), status: 'pass' },
-    { name: 'decode +10 %: an improvement beyond the interval', values: launches(50, 55), status: 'improvement' },
-    {
-      name: 'decode +6 %: faster, but not beyond the limit and the interval',
-      values: launches(50, 53),
-      status: 'pass',
-    },
-    { name: 'no change under a wide interval (±9.8 %) still clear of 2L', values: launches(50, 50), floor: 0.05, status: 'pass' }, // prettier-ignore
-    { name: 'decode −1 % under ±9.8 %: could hide a 2L loss', values: launches(50, 49.5), floor: 0.05, status: 'inconclusive', needs: 'launches', more: 1, reason: /too wide to rule out a loss of twice the limit/ }, // prettier-ignore
-    { name: 'decode −8 % under ±9.8 %: straddles the limit', values: launches(50, 46), floor: 0.05, status: 'inconclusive', needs: 'launches' }, // prettier-ignore
-    { name: 'decode −12 % under ±9.8 %: past 2L fails whatever the noise', values: launches(50, 44), floor: 0.05, status: 'regression', reason: /more than twice the limit$/ }, // prettier-ignore
-    { name: 'a change just past the limit asks for the most launches', values: launches(50, 47.49, 0.004), floor: 0, status: 'inconclusive', more: 20, reason: /at least 20 more launches per arm would be needed$/ }, // prettier-ignore
-    { name: 'pairs that disagree widen the interval (s > σ0)', values: [{ arm: 'base', value: 50 }, { arm: 'pr', value: 44 }, { arm: 'pr', value: 50 }, { arm: 'base', value: 50 }], status: 'inconclusive' }, // prettier-ignore
-    // min-delta: TTFT 10 % and 50 ms at a 200 ms base is a 25 % limit; at 1000 ms the 10 % is the stricter.
-    { name: 'TTFT +20 % but under min-delta (50 ms of 200 ms)', metric: 'ttft', config: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, values: launches(200, 240), status: 'pass', reason: /^TTFT \+20\.0% ± 2\.9% .*; limit 10% and 50 ms\)$/ }, // prettier-ignore
-    { name: 'TTFT +35 % past min-delta', metric: 'ttft', config: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, values: launches(200, 270), status: 'regression' }, // prettier-ignore
-    { name: 'TTFT +15 % at 1000 ms: max-regression is the stricter', metric: 'ttft', config: { maxRegression: 0.1, minDelta: 50, stat: 'mean' }, values: launches(1000, 1150), status: 'regression' }, // prettier-ignore
+    // x = μ₁: 2·ln(1 + μ₁²/s₀) = 6.49, 659 : 1.
+    { name: 'decode −10 % (2L): a regression at the first block', values: launches(50, 45), status: 'regression', reason: /: a loss of 10% \(twice the limit\) is 659 : 1 likelier than none$/ }, // prettier-ignore
+    // x = 7.3 %: 2·ln(5.72 / 1.53) = 2.65, short of 3.91; held as it is, four pairs give 5.3.
+    { name: 'decode −7 %: leans toward the loss, another block decides', values: launches(50, 46.5), status: 'inconclusive', more: 2, leans: true, reason: /about 2 more launches per arm would decide\)$/ }, // prettier-ignore
+    // The last look: 7 % ± 2.9 % straddles the limit, under 2L: inconclusive, leaning toward the loss.
+    { name: 'decode −7 % at the last launch: the interval straddles the limit', values: launches(50, 46.5), final: true, status: 'inconclusive', leans: true }, // prettier-ignore
+    // x = 3.0 %: 2·ln(1.38 / 6.07) = −2.96, short of −3.40.
+    { name: 'decode −3 %: one more block', values: launches(50, 48.5), status: 'inconclusive', more: 1 },
+    { name: 'no change: a pass at the first block', values: launches(50, 50), status: 'pass', reason: /: no change is 659 : 1 likelier than a loss of 10% \(twice the limit\)$/ }, // prettier-ignore
+    { name: 'decode +6 %: a pass (faster, within the limit)', values: launches(50, 53), status: 'pass' },
+    // A gain counts against a loss (the pairs' mean stands in for "no loss"), and for the gain of 2L.
+    { name: 'decode +10 %: an improvement', values: launches(50, 55), status: 'improvement', reason: /a gain of 10% is .* likelier than none$/ }, // prettier-ignore
     { name: 'TTFT −20 %: lower is better', metric: 'ttft', config: { maxRegression: 0.1, stat: 'mean' }, values: launches(200, 160), status: 'improvement' }, // prettier-ignore
+    // f = 5 %: s₀ = 0.5 %, 2·ln(0.5 / 1.61) = −2.34: the floor says launches this noisy need another block.
+    { name: 'no change at a 5 % floor: another block', values: launches(50, 50), floor: 0.05, status: 'inconclusive', more: 1 }, // prettier-ignore
+    { name: 'decode −12 % at a 5 % floor: undecided while a block may follow', values: launches(50, 44), floor: 0.05, status: 'inconclusive', leans: true }, // prettier-ignore
+    { name: 'decode −12 % at a 5 % floor, last launch: past 2L fails whatever the noise', values: launches(50, 44), floor: 0.05, final: true, status: 'regression', reason: /more than twice the limit, the sequential test undecided at the last launch$/ }, // prettier-ignore
+    // At the limit, the midpoint of the two hypotheses: held as it is, the test never decides.
+    { name: 'a change at the limit never decides and says so', values: launches(50, 47.5, 0.004), floor: 0, status: 'inconclusive', more: 20, leans: true, reason: /at least 20 more launches per arm would be needed\)$/ }, // prettier-ignore
+    { name: 'pairs that disagree (s > σ0) decide nothing', values: [{ arm: 'base', value: 50 }, { arm: 'pr', value: 44 }, { arm: 'pr', value: 50 }, { arm: 'base', value: 50 }], status: 'inconclusive', leans: true }, // prettier-ignore
+    // min-delta: TTFT 10 % and 50 ms at a 200 ms base is a 25 % limit (2L = 50 %); at 1000 ms the 10 % is the stricter.
+    { name: 'TTFT +20 % under min-delta (50 ms of 200 ms): near the midpoint, undecided', metric: 'ttft', config: TTFT_MD, values: launches(200, 240), status: 'inconclusive', reason: /^TTFT \+20\.0% ± 2\.9% .*; limit 10% and 50 ms\): the sequential test is undecided/ }, // prettier-ignore
+    { name: 'TTFT +20 % under min-delta at the last launch: the interval rules out 2L, a pass', metric: 'ttft', config: TTFT_MD, values: launches(200, 240), final: true, status: 'pass', reason: /the interval rules out a loss of twice the limit at the last launch$/ }, // prettier-ignore
+    { name: 'TTFT +35 % past min-delta', metric: 'ttft', config: TTFT_MD, values: launches(200, 270), status: 'regression' }, // prettier-ignore
+    { name: 'TTFT +15 % at 1000 ms: max-regression is the stricter', metric: 'ttft', config: TTFT_MD, values: launches(1000, 1150), status: 'regression' }, // prettier-ignore
     { name: 'TTFT p99 +12 % is judged on p99 and named so', metric: 'ttft', config: { maxRegression: 0.05, stat: 'p99' }, values: launches(300, 336), status: 'regression', reason: /^TTFT p99 \+12\.0%/ }, // prettier-ignore
     { name: 'decode min-delta 3 tok/s of 20 makes the limit 15 %', config: { maxRegression: 0.05, minDelta: 3, stat: 'mean' }, values: launches(20, 18), status: 'pass' }, // prettier-ignore
   ]
 
-  it.each(cases)('$name', ({ metric = 'decode', config = DECODE, values, floor, status, needs, more, reason }) => {
-    const v = abMetric({ metric, config, launches: values, noiseFloor: floor })
-    expect(v.status).toBe(status)
-    if (needs) expect(v.needs).toBe(needs)
-    if (more !== undefined) expect(v.moreLaunches).toBe(more)
-    if (status !== 'inconclusive') expect(v.needs).toBeUndefined()
-    if (reason) expect(v.reason).toMatch(reason)
-  })
+  it.each(cases)(
+    '$name',
+    ({ metric = 'decode', config = DECODE, values, floor, final, status, more, leans, reason }) => {
+      const v = abMetric({ metric, config, launches: values, noiseFloor: floor, final })
+      expect(v.status).toBe(status)
+      if (status === 'inconclusive') expect(v.needs).toBe('launches')
+      else expect(v.needs).toBeUndefined()
+      if (more !== undefined) expect(v.moreLaunches).toBe(more)
+      expect(v.leansToLoss ?? false).toBe(leans ?? false)
+      if (reason) expect(v.reason).toMatch(reason)
+    },
+  )
 
   it('reads as the report shows it: change ± interval, both arms, the limit', () => {
     // se 0.56 % a launch and no floor: h = 1.96 · √(2 · 0.0056²) / √2 = 1.1 %.
     const v = abMetric({ metric: 'decode', config: DECODE, launches: launches(21.8, 19.1, 0.0056), noiseFloor: 0 })
     expect(v.reason).toBe(
-      'decode tok/s −12.4% ± 1.1% (A/B on this box, ABBA × 2: base 21.8 tok/s → PR 19.1 tok/s; limit 5%)',
+      'decode tok/s −12.4% ± 1.1% (A/B on this box, ABBA × 2: base 21.8 tok/s → PR 19.1 tok/s; limit 5%): a loss of 10% (twice the limit) is > 10,000 : 1 likelier than none',
     )
+    // The smallest detectable loss: (2.326 + 1.645) · 0.79 % / √2 = 2.2 % on the log scale.
+    expect(v.mde).toBeCloseTo(-Math.expm1((-(2.326 + 1.645) * Math.sqrt(2 * 0.0056 ** 2)) / Math.SQRT2), 12)
     expect(v).toMatchObject({ status: 'regression', stat: 'mean' })
     expect([v.current, v.baseline]).toEqual([expect.closeTo(19.1, 12), expect.closeTo(21.8, 12)])
     expect(v.delta).toBeCloseTo(19.1 / 21.8 - 1, 12)

@@ -76,7 +76,7 @@ describe('the SPEC §3 example', () => {
       allowGpuProcesses: [],
       requestBody: {},
       quality: DEFAULT_PROBE,
-      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
+      ab: { mode: 'confirm', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 },
     })
     expect(fp8.gate).toEqual({
       decode: { maxRegression: 0.05, stat: 'mean' },
@@ -239,7 +239,7 @@ describe('defaults and per-target overrides', () => {
       allowGpuProcesses: [],
       requestBody: {},
       quality: DEFAULT_PROBE,
-      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
+      ab: { mode: 'confirm', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 },
     })
     expect(byId(p, 'tuned').settings).toEqual({
       rounds: 5,
@@ -258,7 +258,7 @@ describe('defaults and per-target overrides', () => {
       allowGpuProcesses: ['ollama', '/opt/dcgm/**'],
       requestBody: { chat_template_kwargs: { enable_thinking: false } },
       quality: DEFAULT_PROBE,
-      ab: { mode: 'confirm', launches: 2, budgetMs: 3_600_000 },
+      ab: { mode: 'confirm', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 },
     })
   })
 
@@ -266,20 +266,30 @@ describe('defaults and per-target overrides', () => {
     const ab = (config: Record<string, unknown>) => plan(config).targets.map((t) => [t.id, t.settings.ab] as const)
     const targets = {
       plain: { engine: 'vllm', launch: 'x' },
-      tuned: { engine: 'vllm', launch: 'x', ab: 'always', 'ab-launches': 4, 'ab-budget': '1h30m' },
+      tuned: {
+        engine: 'vllm',
+        launch: 'x',
+        ab: 'always',
+        'ab-launches': 4,
+        'ab-max-launches': 8,
+        'ab-budget': '1h30m',
+      },
       partial: { engine: 'vllm', launch: 'x', ab: 'off' },
     }
     expect(ab(withTargets(targets))).toEqual([
-      ['plain', { mode: 'confirm', launches: 2, budgetMs: 3_600_000 }],
-      ['tuned', { mode: 'always', launches: 4, budgetMs: 5_400_000 }],
-      ['partial', { mode: 'off', launches: 2, budgetMs: 3_600_000 }],
+      ['plain', { mode: 'confirm', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 }],
+      ['tuned', { mode: 'always', launches: 4, maxLaunches: 8, budgetMs: 5_400_000 }],
+      ['partial', { mode: 'off', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 }],
     ])
-    const file = withTargets(targets, (c) => (c.defaults = { ab: 'always', 'ab-launches': 3, 'ab-budget': '20m' }))
+    const file = withTargets(targets, (c) => (c.defaults = { ab: 'always', 'ab-launches': 7, 'ab-budget': '20m' }))
+    // ab-max-launches follows ab-launches when that is more than its 6.
     expect(ab(file)).toEqual([
-      ['plain', { mode: 'always', launches: 3, budgetMs: 1_200_000 }],
-      ['tuned', { mode: 'always', launches: 4, budgetMs: 5_400_000 }],
-      ['partial', { mode: 'off', launches: 3, budgetMs: 1_200_000 }],
+      ['plain', { mode: 'always', launches: 7, maxLaunches: 7, budgetMs: 1_200_000 }],
+      ['tuned', { mode: 'always', launches: 4, maxLaunches: 8, budgetMs: 5_400_000 }],
+      ['partial', { mode: 'off', launches: 7, maxLaunches: 7, budgetMs: 1_200_000 }],
     ])
+    const fewer = withTargets({ plain: { ...targets.plain, 'ab-launches': 4, 'ab-max-launches': 3 } })
+    expect(() => plan(fewer)).toThrow(/targets\.plain\.ab-max-launches.*ab-max-launches 3 is fewer than ab-launches 4/s)
   })
 
   it('give requests = concurrency, and open-loop scenarios a concurrency of their request count', () => {

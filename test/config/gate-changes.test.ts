@@ -34,7 +34,7 @@ describe('loosenedGate', () => {
   })
 
   it('names a wider noise floor and an A/B turned off', () => {
-    const pr = withGate(BASE_GATE, { noiseFloor: 0.1, ab: { mode: 'off', launches: 2, budgetMs: 1 } })
+    const pr = withGate(BASE_GATE, { noiseFloor: 0.1, ab: { mode: 'off', launches: 2, maxLaunches: 6, budgetMs: 1 } })
     expect(loosenedGate(pr, withGate(BASE_GATE))).toEqual([
       'raises noise-floor 1.5% → 10%',
       'turns the same-box A/B off',

@@ -29,7 +29,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       allowGpuProcesses: [],
       requestBody: {},
       quality: false,
-      ab: { mode: 'off', launches: 2, budgetMs: 3_600_000 },
+      ab: { mode: 'off', launches: 2, maxLaunches: 6, budgetMs: 3_600_000 },
     },
     gate: {},
     scenarios: [],

@@ -35,6 +35,11 @@ const DECODE_WINDOW_MS = 400
 const MODEL_TOLERANCE = 0.05
 /** Past this wall-clock term the row says nothing about the client: the machine was too busy to measure. */
 const MAX_WALL_CLOCK = 0.1
+/**
+ * Measurements of a row before it counts as too busy: five, since beside another test run a busy spell covered
+ * the TTFT window of three measurements in a row (35 ms of lag over 221 ms each); a row takes 1–3 s to measure.
+ */
+const TRIES = 5
 
 function timeScale(name: string): number {
   const r = loadProfile(name).reproduces
@@ -110,16 +115,16 @@ describe('measurement client against the simulator reproduces the published rows
       }
 
       // A measurement whose wall-clock term passed MAX_WALL_CLOCK says nothing about the client (a loaded runner
-      // held this thread up around its timestamps): measure again, up to three times in all.
+      // held this thread up around its timestamps): measure again, up to TRIES times in all.
       let attempt = await measureOnce()
-      for (let tries = 1; tries < 3 && attempt.busiest > MAX_WALL_CLOCK; tries++) attempt = await measureOnce()
+      for (let tries = 1; tries < TRIES && attempt.busiest > MAX_WALL_CLOCK; tries++) attempt = await measureOnce()
       const { measured, intervals } = attempt
       for (const [key, value] of published) {
         const [wallMs, lagMs] = intervals[key]
         const wallClock = relativeBound(wallMs, lagMs)
         expect(
           wallClock,
-          `${name} ${key}: ${lagMs.toFixed(1)} ms of event-loop lag over a ${wallMs.toFixed(0)} ms window in each of three measurements; too busy to measure`,
+          `${name} ${key}: ${lagMs.toFixed(1)} ms of event-loop lag over a ${wallMs.toFixed(0)} ms window in each of ${TRIES} measurements; too busy to measure`,
         ).toBeLessThanOrEqual(MAX_WALL_CLOCK)
         const off = Math.abs(measured[key] - value) / value
         expect(
