@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7451);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4468);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7451:
+/***/ 4468:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -52711,6 +52711,85 @@ function notRun(id, known, renamed) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/compare/ab-plan.ts
+/**
+ * Planning a same-box A/B before it runs (pure), for `llm-bench-gate validate`: per target, the launches per arm
+ * the sequential test (sequential.ts) is expected to take to decide each gated limit, at the launch noise the
+ * target's `noise-floor` states, and whether `ab-max-launches` can decide it at all.
+ *
+ * Expected launches come from running the shipped test on seeded normal pairs of sd √2·f (two launches' spread at
+ * the floor f, the rounds' own noise left out), under no change and under a loss of twice the limit, block after
+ * block as the action runs it: deterministic, and the same rule that will decide. A limit the largest A/B cannot
+ * decide is one whose smallest detectable change at `ab-max-launches` pairs, (z₀.₉₉ + z₀.₉₅)·σ/√n, is above the
+ * loss of twice the limit that the test must catch: such a cell ends inconclusive more often than the guarantees
+ * allow.
+ */
+
+
+
+
+/** Seeded trials per hypothesis: the mean launches are then known to about ±0.02. */
+const TRIALS = 2000;
+/** Expected launches per arm to decide a loss `loss` (log scale) at pair sd `sd`, with the true mean `mu`. */
+function expectedLaunches(sd, loss, mu, least, most) {
+    const random = mulberry32(0x5eed);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    let total = 0;
+    for (let t = 0; t < TRIALS; t++) {
+        const worse = [];
+        let n = least;
+        for (;; n += 2) {
+            while (worse.length < n)
+                worse.push(mu + sd * normal());
+            const test = sequentialTest({ worse, loss, gain: loss, expectedVariance: sd * sd });
+            if (test.call || n + 2 > most)
+                break;
+        }
+        total += n;
+    }
+    return total / TRIALS;
+}
+/** Each relative gated metric of the target with its expected launches, when the target runs an A/B. */
+function abLimitPlans(target) {
+    const { ab, noiseFloor } = target.settings;
+    if (ab.mode === 'off')
+        return [];
+    const sd = Math.SQRT2 * noiseFloor;
+    const plans = [];
+    for (const metric of GATED_METRICS) {
+        if (!isRelative(metric))
+            continue;
+        const config = target.gate[metric];
+        if (!config || !(config.maxRegression > 0))
+            continue;
+        const twice = 2 * config.maxRegression;
+        const loss = Math.abs(Math.log(Math.max(METRICS[metric].higherIsBetter ? 1 - twice : 1 + twice, 0.01)));
+        const mde = detectable(sd, ab.maxLaunches);
+        plans.push({
+            metric: metricLabel(metric, config.stat),
+            limit: config.maxRegression,
+            unchanged: expectedLaunches(sd, loss, 0, ab.launches, ab.maxLaunches),
+            loss: expectedLaunches(sd, loss, loss, ab.launches, ab.maxLaunches),
+            mdeAtMost: -Math.expm1(-mde),
+            decidable: mde <= loss,
+        });
+    }
+    return plans;
+}
+/** The planning lines `validate` prints under a target (none when it runs no A/B). */
+function formatAbPlan(target) {
+    const plans = abLimitPlans(target);
+    if (!plans.length)
+        return [];
+    const { ab, noiseFloor } = target.settings;
+    const head = `  a/b     at the noise floor ${formatPercent(noiseFloor)} a launch, each cell from ${ab.launches} to ${ab.maxLaunches} launches per arm:`;
+    const lines = plans.map((p) => `    ${p.metric} ${formatPercent(p.limit)}: ${p.unchanged.toFixed(1)} launches per arm expected unchanged, ${p.loss.toFixed(1)} at a ${formatPercent(2 * p.limit)} loss (engine time: twice that many launches of the target); could detect ≥ ${formatPercent(p.mdeAtMost)} at ${ab.maxLaunches}`);
+    const warnings = plans
+        .filter((p) => !p.decidable)
+        .map((p) => `    warning: ab-max-launches ${ab.maxLaunches} cannot decide ${p.metric}'s ${formatPercent(p.limit)} limit at this noise (it could detect ≥ ${formatPercent(p.mdeAtMost)}, the test must catch ${formatPercent(2 * p.limit)}); raise ab-max-launches or the limit, or lower the launch noise`);
+    return [head, ...lines, ...warnings];
+}
+
 ;// CONCATENATED MODULE: ./src/compare/index.ts
 /**
  * Verdicts and the noise model, as pure functions over plain data. The reference is the level main is at now
@@ -52724,6 +52803,7 @@ function notRun(id, known, renamed) {
  * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
  * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
  */
+
 
 
 
@@ -70902,8 +70982,8 @@ async function main(argv) {
     }
     try {
         if (command === 'validate') {
-            process.stdout.write(printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) +
-                '\n');
+            const plan = await loadPlan(values.config, { only: values.only, shard: values.shard || undefined });
+            process.stdout.write(printable(formatPlan(plan) + formatAbPlanning(plan)) + '\n');
             return 0;
         }
         if (command === 'compare')
@@ -70994,6 +71074,14 @@ async function configTargets(config) {
             throw error;
         return [];
     }
+}
+/** The same-box A/B's expected launches per target (compare/ab-plan.ts), after the plan. */
+function formatAbPlanning(plan) {
+    const targets = plan.targets.map((t) => ({ id: t.id, lines: formatAbPlan(t) })).filter((t) => t.lines.length);
+    if (!targets.length)
+        return '';
+    const head = "\nSame-box A/B planning (each cell of a target alike; seeded, at the noise floor, rounds' own noise left out)";
+    return [head, ...targets.flatMap((t) => ['', t.id, ...t.lines])].join('\n') + '\n';
 }
 
 
@@ -77159,7 +77247,7 @@ exports.stringify = stringify;
 
 
 var identity = __nccwpck_require__(1127);
-var map = __nccwpck_require__(9832);
+var map = __nccwpck_require__(7451);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
 var tags = __nccwpck_require__(18);
@@ -77199,7 +77287,7 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 9832:
+/***/ 7451:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -77434,7 +77522,7 @@ exports.intOct = intOct;
 
 
 
-var map = __nccwpck_require__(9832);
+var map = __nccwpck_require__(7451);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
@@ -77467,7 +77555,7 @@ exports.schema = schema;
 
 
 var Scalar = __nccwpck_require__(3301);
-var map = __nccwpck_require__(9832);
+var map = __nccwpck_require__(7451);
 var seq = __nccwpck_require__(1706);
 
 function intIdentify(value) {
@@ -77537,7 +77625,7 @@ exports.schema = schema;
 
 
 
-var map = __nccwpck_require__(9832);
+var map = __nccwpck_require__(7451);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);
@@ -78147,7 +78235,7 @@ exports.resolvePairs = resolvePairs;
 
 
 
-var map = __nccwpck_require__(9832);
+var map = __nccwpck_require__(7451);
 var _null = __nccwpck_require__(3632);
 var seq = __nccwpck_require__(1706);
 var string = __nccwpck_require__(6464);

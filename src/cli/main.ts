@@ -6,8 +6,8 @@ import { loadPlan } from '../config/index.js'
 import { formatPlan } from '../config/plan-text.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from '../config/inputs.js'
 import type { RunContext } from '../run/context.js'
-import { cellJudge, runFailure, type RunCells } from '../compare/index.js'
-import type { TargetPlan } from '../core/plan.js'
+import { cellJudge, formatAbPlan, runFailure, type RunCells } from '../compare/index.js'
+import type { Plan, TargetPlan } from '../core/plan.js'
 import { ConfigError, errorMessage } from '../core/errors.js'
 import { consoleLogger, printable } from '../core/log.js'
 import { secrets } from '../core/redact.js'
@@ -128,10 +128,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'validate') {
-      process.stdout.write(
-        printable(formatPlan(await loadPlan(values.config, { only: values.only, shard: values.shard || undefined }))) +
-          '\n',
-      )
+      const plan = await loadPlan(values.config, { only: values.only, shard: values.shard || undefined })
+      process.stdout.write(printable(formatPlan(plan) + formatAbPlanning(plan)) + '\n')
       return 0
     }
     if (command === 'compare') return await compareFiles(positionals, values.config)
@@ -228,4 +226,13 @@ async function configTargets(config: string): Promise<TargetPlan[]> {
     if (config !== DEFAULTS.config) throw error
     return []
   }
+}
+
+/** The same-box A/B's expected launches per target (compare/ab-plan.ts), after the plan. */
+function formatAbPlanning(plan: Plan): string {
+  const targets = plan.targets.map((t) => ({ id: t.id, lines: formatAbPlan(t) })).filter((t) => t.lines.length)
+  if (!targets.length) return ''
+  const head =
+    "\nSame-box A/B planning (each cell of a target alike; seeded, at the noise floor, rounds' own noise left out)"
+  return [head, ...targets.flatMap((t) => ['', t.id, ...t.lines])].join('\n') + '\n'
 }

@@ -47,3 +47,4 @@ export {
   type RunCells,
 } from './match.js'
 export { attribution } from './spec-split.js'
+export { abLimitPlans, formatAbPlan, type AbLimitPlan } from './ab-plan.js'
