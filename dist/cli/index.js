@@ -40011,6 +40011,9 @@ function judgeMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, base);
     const band = noiseBand(noise);
+    // The band is NOISE_Z standard deviations of the change: the smallest detectable loss is the guarantees'
+    // quantiles over that sd (sequential.ts DETECT_Z): MetricVerdict.mde, in the change's own unit below.
+    const mde = (DETECT_Z * band) / NOISE_Z;
     const { change, limits, noiseText } = metric_describe(input, band);
     const verdict = (status, reason) => {
         const v = {
@@ -40022,16 +40025,16 @@ function judgeMetric(input) {
             delta,
             reason,
             band,
-            // The band is NOISE_Z standard deviations of the change: the guarantees' quantiles over that sd.
-            mde: (DETECT_Z * band) / NOISE_Z,
+            mde,
         };
         if (reference.rebased)
             v.rebased = reference.rebased;
         return v;
     };
+    const detects = isDrop(metric) ? `${formatPoints(mde * base)} points` : formatPercent(mde);
     const undecided = (reason, target) => {
         const rounds = roundsFor(noise, target);
-        const v = verdict('inconclusive', `${reason}; ${decidedBy(rounds, noise)}`);
+        const v = verdict('inconclusive', `${reason}; could detect a loss ≥ ${detects} at this noise; ${decidedBy(rounds, noise)}`);
         v.needs = typeof rounds === 'number' ? 'rounds' : rounds;
         if (typeof rounds === 'number')
             v.moreRounds = rounds;
@@ -67098,7 +67101,14 @@ function inconclusiveList(cells) {
 
 
 
+
 const TABLE = { alignDelimiters: false };
+/** The smallest loss a relative metric's measurements could detect (verdict.mde), where its reason does not say it. */
+function detects(m) {
+    if (m.mde === undefined || isDrop(m.metric) || m.reason.includes('could detect'))
+        return '';
+    return ` · could detect ≥ ${formatPercent(m.mde)}`;
+}
 /**
  * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
  * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
@@ -67108,7 +67118,7 @@ function verdictNotes(cells) {
     if (!shown.length)
         return undefined;
     const { lines, notes } = footnoted(shown.map((c) => {
-        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`);
+        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`);
         const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
         const environment = environmentNote(c);
         return [...reasons, note, environment ? escape_clip(environment, 400) : ''].filter(Boolean);

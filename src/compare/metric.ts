@@ -43,6 +43,9 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
   const worse = info.higherIsBetter ? -delta : delta
   const limit = relativeLimit(config, base)
   const band = noiseBand(noise)
+  // The band is NOISE_Z standard deviations of the change: the smallest detectable loss is the guarantees'
+  // quantiles over that sd (sequential.ts DETECT_Z): MetricVerdict.mde, in the change's own unit below.
+  const mde = (DETECT_Z * band) / NOISE_Z
 
   const { change, limits, noiseText } = describe(input, band)
   const verdict = (status: MetricVerdict['status'], reason: string): MetricVerdict => {
@@ -55,15 +58,18 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
       delta,
       reason,
       band,
-      // The band is NOISE_Z standard deviations of the change: the guarantees' quantiles over that sd.
-      mde: (DETECT_Z * band) / NOISE_Z,
+      mde,
     }
     if (reference.rebased) v.rebased = reference.rebased
     return v
   }
+  const detects = isDrop(metric) ? `${formatPoints(mde * base)} points` : formatPercent(mde)
   const undecided = (reason: string, target: number): MetricVerdict => {
     const rounds = roundsFor(noise, target)
-    const v = verdict('inconclusive', `${reason}; ${decidedBy(rounds, noise)}`)
+    const v = verdict(
+      'inconclusive',
+      `${reason}; could detect a loss ≥ ${detects} at this noise; ${decidedBy(rounds, noise)}`,
+    )
     v.needs = typeof rounds === 'number' ? 'rounds' : rounds
     if (typeof rounds === 'number') v.moreRounds = rounds
     return v

@@ -189,7 +189,7 @@ const cases: Case[] = [
     current: spread({ decode: 46 }, 0.04),
     gate: DECODE,
     status: 'inconclusive',
-    reason: /^decode tok\/s −8\.0% \(limit 5%\) but within noise ±\d+(\.\d)?%; /,
+    reason: /^decode tok\/s −8\.0% \(limit 5%\) but within noise ±\d+(\.\d)?%; could detect a loss ≥ \d+(\.\d)?% at this noise; /,
   },
   {
     name: 'a small change under noise twice the limit is inconclusive, not a pass',
@@ -260,6 +260,9 @@ describe('judgeCell rules', () => {
   it.each(cases)('$name', ({ baseline, current, gate, status, metrics, reason, note }) => {
     const verdict = judgeCell(current, baseline, gate)
     expect(verdict.status).toBe(status)
+    // Every verdict with a band knows the smallest loss it could detect: (z₀.₉₉ + z₀.₉₅) of the band's 2.5 sd.
+    for (const v of Object.values(verdict.metrics))
+      if (v.band !== undefined) expect(v.mde).toBeCloseTo((v.band * (2.326 + 1.645)) / 2.5, 12)
     if (metrics)
       expect(Object.fromEntries(Object.entries(verdict.metrics).map(([k, v]) => [k, v.status]))).toEqual(metrics)
     if (reason) expect(Object.values(verdict.metrics)[0]?.reason).toMatch(reason)

@@ -1,7 +1,8 @@
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
 import { markdownTable } from 'markdown-table'
 import { DISTRIBUTION_METRICS, type MetricsBlock, type RoundResult } from '../../core/measurements.js'
-import type { CellResult } from '../../core/results.js'
+import type { CellResult, MetricVerdict } from '../../core/results.js'
+import { isDrop } from '../../core/metrics.js'
 import { clip, details, escapeText } from '../escape.js'
 import { EMPTY, formatNumber, formatPercent, plural } from '../../core/format.js'
 import { STATUS_MARK } from '../marks.js'
@@ -14,6 +15,12 @@ import { footnoted, notesBlock } from './reasons.js'
 
 const TABLE = { alignDelimiters: false } as const
 
+/** The smallest loss a relative metric's measurements could detect (verdict.mde), where its reason does not say it. */
+function detects(m: MetricVerdict): string {
+  if (m.mde === undefined || isDrop(m.metric) || m.reason.includes('could detect')) return ''
+  return ` · could detect ≥ ${formatPercent(m.mde)}`
+}
+
 /**
  * Why each cell that did not simply pass got its status, with every gated metric's reason; a clause several cells
  * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
@@ -23,7 +30,7 @@ export function verdictNotes(cells: readonly CellResult[]): string | undefined {
   if (!shown.length) return undefined
   const { lines, notes } = footnoted(
     shown.map((c) => {
-      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}`)
+      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`)
       const note = c.verdict.note ? clip(c.verdict.note, 600) : ''
       const environment = environmentNote(c)
       return [...reasons, note, environment ? clip(environment, 400) : ''].filter(Boolean)
