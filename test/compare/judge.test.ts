@@ -189,7 +189,8 @@ const cases: Case[] = [
     current: spread({ decode: 46 }, 0.04),
     gate: DECODE,
     status: 'inconclusive',
-    reason: /^decode tok\/s −8\.0% \(limit 5%\) but within noise ±\d+(\.\d)?%; could detect a loss ≥ \d+(\.\d)?% at this noise; /,
+    reason:
+      /^decode tok\/s −8\.0% \(limit 5%\) but within noise ±\d+(\.\d)?%; could detect a loss ≥ \d+(\.\d)?% at this noise; /,
   },
   {
     name: 'a small change under noise twice the limit is inconclusive, not a pass',
