@@ -87,5 +87,13 @@ async function stream(socket: net.Socket, tokens: number, itlMs: number): Promis
   const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: tokens, total_tokens: PROMPT_TOKENS + tokens }
   socket.write(chunk(event({ choices: [{ index: 0, text: '', finish_reason: 'length' }], usage }) + event('[DONE]')))
   socket.write('0\r\n\r\n')
-  setTimeout(() => socket.destroy(), CLOSE_AFTER_MS)
+  // Close our side (FIN), as llama-server's close does to the client, but keep reading: a request the client sent
+  // before the FIN reached it still arrives and is counted stale. Destroying the socket here instead raced the
+  // read on a loaded machine — the timer fires before the poll phase reads bytes already in the kernel — so a
+  // request the client had sent went uncounted. The client's own close then ends the socket; a client that never
+  // closes is cut a second later.
+  setTimeout(() => {
+    socket.end()
+    setTimeout(() => socket.destroy(), 1000).unref()
+  }, CLOSE_AFTER_MS)
 }
