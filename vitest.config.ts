@@ -1,13 +1,5 @@
-import { availableParallelism, loadavg } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { ALL_TESTS, REAL_TESTS, SLOW_TESTS } from './test/projects.js'
-
-/**
- * Slow files at once: four on a quiet machine, two on one already busy (the last minute's load average at least
- * the core count: another test run, a build). Four at once beside another suite doing the same put eight e2e
- * files on a 2-core runner, and runs that take 8 s quiet passed their 30 s test timeout.
- */
-const SLOW_WORKERS = loadavg()[0] >= availableParallelism() ? 2 : 4
 
 // Two projects, run one after the other by `npm test` (sequence.groupOrder). Which file goes where, and the rule a
 // fast file keeps: test/projects.ts and test/projects.test.ts.
@@ -35,12 +27,13 @@ export default defineConfig({
           name: 'slow',
           include: SLOW_TESTS,
           exclude: [REAL_TESTS, '**/node_modules/**'],
-          // Four files at once on a quiet machine (SLOW_WORKERS). These files mostly wait (a paced server's next
-          // token, a subprocess starting, a timeout running out): three at a time kept a 2-core runner's cores about
-          // two thirds busy (user + sys 14 of 21.7 core-minutes), and a fourth took the project from 527 s to 420 s.
-          // Every wall-clock bound in them allows for a loaded runner (test/helpers/load.ts,
-          // test/helpers/lag-trace.ts), so the files beside one are load it already tolerates.
-          maxWorkers: SLOW_WORKERS,
+          // Four files at once. These files mostly wait (a paced server's next token, a subprocess starting, a
+          // timeout running out): three at a time kept a 2-core runner's cores about two thirds busy (user + sys
+          // 14 of 21.7 core-minutes), and a fourth took the project from 527 s to 420 s. Every wall-clock bound in
+          // them allows for a loaded runner (test/helpers/load.ts, test/helpers/lag-trace.ts), so the files beside
+          // one are load it already tolerates. (Fewer when the machine is busy at start was tried: the slow project
+          // starts right after the fast one, whose own load then reads as busy.)
+          maxWorkers: 4,
           // A test's time limit is no bound on what it measures: an e2e test of several action runs takes 8 s on a
           // quiet runner and four times that on a loaded one.
           testTimeout: 120_000,
