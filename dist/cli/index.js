@@ -54115,7 +54115,7 @@ function speedAt(speed, at) {
 }
 /** Whether any knob would move the launch off its profile's speed. */
 function speedIsSet(o) {
-    return (o.launchCv ?? 0) > 0 || (o.boxFactor ?? 1) !== 1 || (o.slowShare ?? 0) > 0;
+    return (o.launchCv ?? 0) > 0 || (o.boxFactor ?? 1) !== 1 || (o.slowShare ?? 0) > 0 || (o.regimeShare ?? 0) > 0;
 }
 /** The engine model's speed option for one launch with the given seed. */
 function engineSpeed(o) {
@@ -54205,6 +54205,16 @@ const SIM_OPTIONS = {
         description: 'Spread (coefficient of variation) of one speed multiplier drawn per launch, e.g. 3% (default 0: every launch at the profile speed)',
     })
         .optional(),
+    'regime-share': relative({ allowZero: true, capPercent: true })
+        .meta({
+        description: 'Share of launches that settle in a slower regime, e.g. 15% (default 0: one regime; vLLM #39903)',
+    })
+        .optional(),
+    'regime-factor': schemas_number({ error: expected('must be a number in (0, 1]') })
+        .positive({ error: expected('must be a number in (0, 1]') })
+        .max(1, { error: expected('must be a number in (0, 1]') })
+        .meta({ description: 'Speed multiplier of the slower regime (default 0.9)' })
+        .optional(),
     'slow-share': relative({ allowZero: true, capPercent: true })
         .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
         .optional(),
@@ -54251,6 +54261,10 @@ function simArgs(target) {
         args.push('--fault', o.fault);
     if (o['launch-cv'] !== undefined)
         args.push('--launch-cv', String(o['launch-cv']));
+    if (o['regime-share'] !== undefined)
+        args.push('--regime-share', String(o['regime-share']));
+    if (o['regime-factor'] !== undefined)
+        args.push('--regime-factor', String(o['regime-factor']));
     if (o['slow-share'] !== undefined)
         args.push('--slow-share', String(o['slow-share']));
     if (o['slow-factor'] !== undefined)
@@ -70521,13 +70535,16 @@ async function startSimServer(options) {
 
 const FAULTS = [...SIM_FAULTS, 'none'];
 const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
-         [--launch-cv X] [--launch-seed N] [--box-factor X] [--slow-share P] [--slow-factor F] [--slow-window MS]
+         [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
+         [--slow-share P] [--slow-factor F] [--slow-window MS]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
   --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
     none serves it healthy)
   --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
+  --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
+    --regime-factor × speed (in (0, 1], default 0.9), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
     (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`;
 class UsageError extends Error {
@@ -70543,6 +70560,8 @@ const FLAGS = [
     'launch-cv',
     'launch-seed',
     'box-factor',
+    'regime-share',
+    'regime-factor',
     'slow-share',
     'slow-factor',
     'slow-window',
@@ -70563,6 +70582,8 @@ function speedArgs(opt, env) {
         launchSeed: opt('launch-seed', (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32, 'an integer 0 to 2^32-1'),
         boxFactor: opt('box-factor', positive, 'a number > 0') ??
             (fromEnv ? command_line_number(BOX_FACTOR_VARIABLE, fromEnv, positive, 'a number > 0 (a speed multiplier)') : undefined),
+        regimeShare: opt('regime-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
+        regimeFactor: opt('regime-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
         slowShare: opt('slow-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
         slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
         slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
@@ -70612,6 +70633,8 @@ function parseSimArgs(argv, env = process.env) {
 function speedLine(o, launchSeed, speed) {
     const pct = (f) => `${+(f * 100).toFixed(3)}%`;
     const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`];
+    if ((o.regimeShare ?? 0) > 0)
+        parts.push(`${pct(o.regimeShare)} of launches at ×${o.regimeFactor ?? 0.9}`);
     if (speed.slow) {
         const s = speed.slow;
         parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`);

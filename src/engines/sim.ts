@@ -70,6 +70,17 @@ const SIM_OPTIONS = {
         'Spread (coefficient of variation) of one speed multiplier drawn per launch, e.g. 3% (default 0: every launch at the profile speed)',
     })
     .optional(),
+  'regime-share': relative({ allowZero: true, capPercent: true })
+    .meta({
+      description: 'Share of launches that settle in a slower regime, e.g. 15% (default 0: one regime; vLLM #39903)',
+    })
+    .optional(),
+  'regime-factor': z
+    .number({ error: expected('must be a number in (0, 1]') })
+    .positive({ error: expected('must be a number in (0, 1]') })
+    .max(1, { error: expected('must be a number in (0, 1]') })
+    .meta({ description: 'Speed multiplier of the slower regime (default 0.9)' })
+    .optional(),
   'slow-share': relative({ allowZero: true, capPercent: true })
     .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
     .optional(),
@@ -114,6 +125,8 @@ function simArgs(target: TargetPlan): string[] {
   if (o['load-time'] !== undefined) args.push('--load-ms', String(Math.round(o['load-time'])))
   if (o.fault !== undefined) args.push('--fault', o.fault)
   if (o['launch-cv'] !== undefined) args.push('--launch-cv', String(o['launch-cv']))
+  if (o['regime-share'] !== undefined) args.push('--regime-share', String(o['regime-share']))
+  if (o['regime-factor'] !== undefined) args.push('--regime-factor', String(o['regime-factor']))
   if (o['slow-share'] !== undefined) args.push('--slow-share', String(o['slow-share']))
   if (o['slow-factor'] !== undefined) args.push('--slow-factor', String(o['slow-factor']))
   if (o['slow-window'] !== undefined) args.push('--slow-window', String(o['slow-window']))

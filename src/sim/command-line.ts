@@ -15,13 +15,16 @@ import {
 const FAULTS: readonly (SimFault | 'none')[] = [...SIM_FAULTS, 'none']
 
 export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
-         [--launch-cv X] [--launch-seed N] [--box-factor X] [--slow-share P] [--slow-factor F] [--slow-window MS]
+         [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
+         [--slow-share P] [--slow-factor F] [--slow-window MS]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
   --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
     none serves it healthy)
   --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
+  --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
+    --regime-factor × speed (in (0, 1], default 0.9), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
     (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`
 
@@ -38,6 +41,8 @@ const FLAGS = [
   'launch-cv',
   'launch-seed',
   'box-factor',
+  'regime-share',
+  'regime-factor',
   'slow-share',
   'slow-factor',
   'slow-window',
@@ -64,6 +69,8 @@ function speedArgs(opt: Opt, env: NodeJS.ProcessEnv): SpeedOptions {
     boxFactor:
       opt('box-factor', positive, 'a number > 0') ??
       (fromEnv ? number(BOX_FACTOR_VARIABLE, fromEnv, positive, 'a number > 0 (a speed multiplier)') : undefined),
+    regimeShare: opt('regime-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
+    regimeFactor: opt('regime-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
     slowShare: opt('slow-share', (n) => n >= 0 && n <= 1, 'a fraction in [0, 1]'),
     slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
     slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
@@ -111,6 +118,7 @@ export function parseSimArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
 function speedLine(o: SpeedOptions, launchSeed: number, speed: EngineSpeed): string {
   const pct = (f: number) => `${+(f * 100).toFixed(3)}%`
   const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`]
+  if ((o.regimeShare ?? 0) > 0) parts.push(`${pct(o.regimeShare!)} of launches at ×${o.regimeFactor ?? 0.9}`)
   if (speed.slow) {
     const s = speed.slow
     parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`)

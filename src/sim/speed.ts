@@ -127,7 +127,7 @@ export interface SpeedOptions extends LaunchSpeedOptions {
 
 /** Whether any knob would move the launch off its profile's speed. */
 export function speedIsSet(o: SpeedOptions): boolean {
-  return (o.launchCv ?? 0) > 0 || (o.boxFactor ?? 1) !== 1 || (o.slowShare ?? 0) > 0
+  return (o.launchCv ?? 0) > 0 || (o.boxFactor ?? 1) !== 1 || (o.slowShare ?? 0) > 0 || (o.regimeShare ?? 0) > 0
 }
 
 /** The engine model's speed option for one launch with the given seed. */

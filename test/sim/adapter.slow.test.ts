@@ -53,6 +53,8 @@ describe('sim adapter: data', () => {
       'load-time',
       'fault',
       'launch-cv',
+      'regime-share',
+      'regime-factor',
       'slow-share',
       'slow-factor',
       'slow-window',
@@ -98,6 +100,8 @@ describe('sim adapter: data', () => {
           engine: 'sim',
           profile: 'vllm-qwen35-08b',
           'launch-cv': '3%',
+          'regime-share': '15%',
+          'regime-factor': 0.9,
           'slow-share': '10%',
           'slow-factor': 0.5,
           'slow-window': '1.5s',
@@ -108,14 +112,16 @@ describe('sim adapter: data', () => {
     const t = plan.targets[0]
     expect(t.engineOptions).toMatchObject({
       'launch-cv': 0.03,
+      'regime-share': 0.15,
+      'regime-factor': 0.9,
       'slow-share': 0.1,
       'slow-factor': 0.5,
       'slow-window': 1500,
     })
     expect(sim.defaultLaunch?.(t)).toContain(
-      '--profile vllm-qwen35-08b --launch-cv 0.03 --slow-share 0.1 --slow-factor 0.5 --slow-window 1500 --port {port}',
+      '--profile vllm-qwen35-08b --launch-cv 0.03 --regime-share 0.15 --regime-factor 0.9 --slow-share 0.1 --slow-factor 0.5 --slow-window 1500 --port {port}',
     )
-    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen35-08b' }))).not.toMatch(/--launch|--slow|--box/)
+    expect(sim.defaultLaunch?.(target({ profile: 'vllm-qwen35-08b' }))).not.toMatch(/--launch|--regime|--slow|--box/)
   })
 
   it('a profile path becomes absolute, so the child finds it from any working directory', () => {

@@ -15,6 +15,10 @@ describe('parseSimArgs', () => {
     { argv: ['--profile', 'p', '--port', '1', '--fault', 'degenerate'], want: { fault: 'degenerate' } },
     { argv: ['--profile', 'p', '--port', '1', '--fault=wrong-answers'], want: { fault: 'wrong-answers' } },
     { argv: ['--profile', 'p', '--port', '1', '--fault', 'none'], want: { fault: 'none' } },
+    {
+      argv: ['--profile', 'p', '--port', '1', '--regime-share', '0.2', '--regime-factor', '0.85'],
+      want: { regimeShare: 0.2, regimeFactor: 0.85 },
+    },
   ])('$argv', ({ argv, want }) => {
     expect(parseSimArgs(argv)).toMatchObject(want)
   })
@@ -27,6 +31,10 @@ describe('parseSimArgs', () => {
     { argv: ['--profile', 'p', '--port', '1', '--seed', '1.5'], error: '--seed: expected an integer' },
     { argv: ['--profile', 'p', '--port', '1', '--speed', '2'], error: 'unknown argument "--speed"' },
     { argv: ['--profile'], error: '--profile needs a value' },
+    {
+      argv: ['--profile', 'p', '--port', '1', '--regime-factor', '1.2'],
+      error: '--regime-factor: expected a number in (0, 1], got "1.2"',
+    },
     {
       argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'],
       error: '--fault: expected one of degenerate, wrong-answers, benchmark-garbage, no-prefix-cache, none, got "slow"',

@@ -91,6 +91,23 @@ describe('launchSpeed', () => {
     expect(() => launchSpeed(options)).toThrow(error)
   })
 
+  it('launch regimes: the offset is the same draw, and a share of launches runs at the regime factor', () => {
+    // Without regimes a launch keeps the speed it had before regimes existed: the regime is drawn after the offset.
+    const seeds = Array.from({ length: 20_000 }, (_, i) => i * 7919 + 1)
+    const plain = seeds.map((launchSeed) => launchSpeed({ launchCv: 0.03, launchSeed }))
+    const regimes = seeds.map((launchSeed) =>
+      launchSpeed({ launchCv: 0.03, launchSeed, regimeShare: 0.15, regimeFactor: 0.9 }),
+    )
+    expect(seeds.map((launchSeed) => launchSpeed({ launchCv: 0.03, launchSeed, regimeShare: 0 }))).toEqual(plain)
+    const slower = regimes.filter((r, i) => r !== plain[i])
+    // Every launch is its offset or its offset × 0.9 (to the last bit of a product).
+    for (const [i, r] of regimes.entries()) expect([plain[i], plain[i] * 0.9]).toContain(r)
+    // Binomial share of 0.15 over 20,000 launches: four standard errors are 1.0 point.
+    expect(Math.abs(slower.length / seeds.length - 0.15)).toBeLessThan(4 * Math.sqrt((0.15 * 0.85) / seeds.length))
+    expect(() => launchSpeed({ regimeShare: 1.5 })).toThrow('regime-share must be in [0, 1], got 1.5')
+    expect(() => launchSpeed({ regimeShare: 0.1, regimeFactor: 0 })).toThrow('regime-factor must be in (0, 1], got 0')
+  })
+
   it('a fresh launch seed per call, from node:crypto', () => {
     const seeds = new Set(Array.from({ length: 8 }, randomLaunchSeed))
     // Eight 32-bit draws collide with probability below 8²/2³³ ≈ 7e-9.
