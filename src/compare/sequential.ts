@@ -20,11 +20,13 @@
  *
  * With ν₀ → 0 this is the invariant (t-) SPRT, whose error rates hold whatever σ is; ν₀ = 2 lets the floor speak
  * for the first pairs as little as two pairs' worth of data would, so two quiet pairs cannot decide alone when
- * the launches are noisier than the floor says. A likelihood ratio of this kind is a nonnegative martingale under
- * no change, so by Ville's inequality P(it ever reaches K) ≤ 1/K however often it is looked at (Johari et al.,
- * "Always valid inference", arXiv:1512.04922): looking after every block needs no further correction.
+ * the launches are noisier than the floor says. In its plain invariant form (ν₀ → 0, point hypotheses) the ratio is
+ * a nonnegative martingale under no change, so by Ville's inequality P(it ever reaches K) ≤ 1/K however often it
+ * is looked at (Johari et al., "Always valid inference", arXiv:1512.04922): looking after every block needs no
+ * further correction. The prior and the one-sided centres depart from that form to decide sooner, so the error
+ * rates are measured rather than taken from the bound.
  *
- * Thresholds: a regression at 50 : 1, a pass at 30 : 1 — bounds of 2 % and 3.3 % whatever the stopping, far above
+ * Thresholds: a regression at 50 : 1, a pass at 30 : 1 — the bound's 2 % and 3.3 % for the plain form, far above
  * what the test really gives with looks after 2, 4 and 6 pairs (test/compare/ab-monte-carlo.test.ts, bench/ab.ts):
  * at launch noise 3 % no change is called a regression 0.4 % of the time and left undecided after six launches
  * per arm under 1 %; a loss of 2L is caught 99 % and passed 0.8 %. A pass at 30 : 1 rather than 50 : 1 decides
@@ -32,7 +34,7 @@
  * passed 2L losses.
  */
 
-/** The likelihood ratio a regression needs (K): by Ville's inequality at most 1 in 50 identical PRs reach it. */
+/** The likelihood ratio a regression needs (K): in the plain form at most 1 in 50 identical PRs reach it (Ville). */
 export const REGRESSION_K = 50
 /** The likelihood ratio a pass needs, for no change against a loss of 2L: at most 1 in 30 such losses pass. */
 export const PASS_K = 30
