@@ -39907,6 +39907,7 @@ function runFailure(tally, cells, failOn) {
  * more unchanged PRs at the first block (2.76 launches per arm on average against 3.00) for 0.2 points more
  * passed 2L losses.
  */
+
 /** The likelihood ratio a regression needs (K): in the plain form at most 1 in 50 identical PRs reach it (Ville). */
 const REGRESSION_K = 50;
 /** The likelihood ratio a pass needs, for no change against a loss of 2L: at most 1 in 30 such losses pass. */
@@ -39924,12 +39925,22 @@ const DETECT_Z = 2.326 + 1.645;
  * side counts for that side, where the two simple hypotheses alone would find both equally unlikely.
  */
 function mixtureLlr(worse, mu, expectedVariance) {
-    const n = worse.length;
-    const m = worse.reduce((s, x) => s + x, 0) / n;
-    const [none, shifted] = [Math.min(0, m), Math.max(mu, m)];
+    const m = stats_mean(worse);
+    const spread = worse.reduce((s, x) => s + (x - m) ** 2, 0) / worse.length;
+    return llrOf(worse.length, m, spread, mu, expectedVariance);
+}
+/**
+ * The same ratio from the pairs' count n, mean m and spread v (Σ(x − m)²/n): Σ(x − c)² = n·(v + (m − c)²), so it
+ * also answers what n pairs of this mean and spread would give (pairsToDecide).
+ */
+function llrOf(n, m, spread, mu, expectedVariance) {
     const prior = PRIOR_FREEDOM * expectedVariance;
-    const squares = (center) => worse.reduce((s, x) => s + (x - center) ** 2, 0);
-    return ((PRIOR_FREEDOM + n) / 2) * Math.log((prior + squares(none)) / (prior + squares(shifted)));
+    const squares = (center) => n * (spread + (m - center) ** 2);
+    return ((PRIOR_FREEDOM + n) / 2) * Math.log((prior + squares(Math.min(0, m))) / (prior + squares(Math.max(mu, m))));
+}
+/** Whether a ratio for a 2L loss decides: a regression at REGRESSION_K, no loss at 1/PASS_K. */
+function decided(llr) {
+    return llr >= Math.log(REGRESSION_K) ? 'loss' : llr <= -Math.log(PASS_K) ? 'none' : undefined;
 }
 /** The test after the pairs so far (see the header). */
 function sequentialTest(input) {
@@ -39941,12 +39952,13 @@ function sequentialTest(input) {
     const lossLlr = mixtureLlr(worse, loss, expectedVariance);
     const gainLlr = mixtureLlr(worse.map((x) => -x), gain, expectedVariance);
     const n = worse.length;
-    const m = worse.reduce((s, x) => s + x, 0) / n;
+    const m = stats_mean(worse);
     const s2 = n >= 2 ? worse.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) : 0;
     const sd = Math.sqrt(Math.max(s2, expectedVariance));
-    const call = lossLlr >= Math.log(REGRESSION_K)
+    const side = decided(lossLlr);
+    const call = side === 'loss'
         ? 'regression'
-        : lossLlr <= -Math.log(PASS_K)
+        : side === 'none'
             ? gainLlr >= Math.log(REGRESSION_K)
                 ? 'improvement'
                 : 'pass'
@@ -39959,25 +39971,25 @@ function sequentialTest(input) {
  */
 function pairsToDecide(input, cap) {
     const { worse, loss, expectedVariance } = input;
-    const n = worse.length;
-    const m = worse.reduce((s, x) => s + x, 0) / n;
-    const v = worse.reduce((s, x) => s + (x - m) ** 2, 0) / n;
-    const prior = PRIOR_FREEDOM * expectedVariance;
-    const [none, shifted] = [Math.min(0, m), Math.max(loss, m)];
-    for (let k = n + 1; k < cap; k++) {
-        const llr = ((PRIOR_FREEDOM + k) / 2) * Math.log((prior + k * (v + (m - none) ** 2)) / (prior + k * (v + (m - shifted) ** 2)));
-        if (llr >= Math.log(REGRESSION_K) || llr <= -Math.log(PASS_K))
+    const m = stats_mean(worse);
+    const spread = worse.reduce((s, x) => s + (x - m) ** 2, 0) / worse.length;
+    for (let k = worse.length + 1; k < cap; k++)
+        if (decided(llrOf(k, m, spread, loss, expectedVariance)))
             return k;
-    }
     return cap;
 }
 /** The smallest change (log scale) n pairs of this sd detect with the guarantees' error rates. */
 function detectable(sd, pairs) {
     return (DETECT_Z * sd) / Math.sqrt(pairs);
 }
-/** Pairs in all after which the smallest detectable change is at most `target` (log scale); Infinity for none. */
-function pairsToDetect(sd, target) {
-    return target > 0 ? Math.ceil(((DETECT_Z * sd) / target) ** 2) : Infinity;
+/**
+ * A loss and a gain of twice the limit on the log scale, both positive, for a metric that is better higher (a
+ * speed: its loss is a drop) or lower (a latency). A drop of 100 % or more is held at 99 %, where the log ends.
+ */
+function twiceTheLimitLogs(limit, higherIsBetter) {
+    const twice = 2 * limit;
+    const log = (change) => Math.abs(Math.log(Math.max(1 + change, 0.01)));
+    return higherIsBetter ? { loss: log(-twice), gain: log(twice) } : { loss: log(twice), gain: log(-twice) };
 }
 
 ;// CONCATENATED MODULE: ./src/compare/metric.ts
@@ -40220,6 +40232,11 @@ function mulberry32(seed) {
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
+}
+/** Standard normal by Box–Muller, from two uniform draws of `uniform`. */
+function normal(uniform) {
+    const u = 1 - uniform();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
 }
 
 ;// CONCATENATED MODULE: ./src/core/redact.ts
@@ -41386,12 +41403,10 @@ function abMetric(input) {
     const worse = info.higherIsBetter ? -delta : delta;
     const limit = relativeLimit(config, ab.base);
     const h = ab.halfWidth;
-    // A relative change c is ln(1 + c) on the log scale; the worse direction of a speed is its drop.
+    // The worse direction of a speed is its drop.
     const towardWorse = (logRatio) => (info.higherIsBetter ? -logRatio : logRatio);
     const twice = twiceTheLimit(limit);
-    const logOf = (change) => Math.log(Math.max(1 + change, 0.01));
-    const loss = Math.abs(logOf(info.higherIsBetter ? -twice : twice));
-    const gain = Math.abs(logOf(info.higherIsBetter ? twice : -twice));
+    const { loss, gain } = twiceTheLimitLogs(limit, info.higherIsBetter);
     const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected };
     const test = sequentialTest(seq);
     const relative = (logLoss) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss));
@@ -52738,14 +52753,13 @@ const TRIALS = 2000;
 /** Expected launches per arm to decide a loss `loss` (log scale) at pair sd `sd`, with the true mean `mu`. */
 function expectedLaunches(sd, loss, mu, least, most) {
     const random = mulberry32(0x5eed);
-    const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
     let total = 0;
     for (let t = 0; t < TRIALS; t++) {
         const worse = [];
         let n = least;
         for (;; n += 2) {
             while (worse.length < n)
-                worse.push(mu + sd * normal());
+                worse.push(mu + sd * normal(random));
             const test = sequentialTest({ worse, loss, gain: loss, expectedVariance: sd * sd });
             if (test.call || n + 2 > most)
                 break;
@@ -52767,8 +52781,7 @@ function abLimitPlans(target) {
         const config = target.gate[metric];
         if (!config || !(config.maxRegression > 0))
             continue;
-        const twice = 2 * config.maxRegression;
-        const loss = Math.abs(Math.log(Math.max(METRICS[metric].higherIsBetter ? 1 - twice : 1 + twice, 0.01)));
+        const { loss } = twiceTheLimitLogs(config.maxRegression, METRICS[metric].higherIsBetter);
         const mde = detectable(sd, ab.maxLaunches);
         plans.push({
             metric: metricLabel(metric, config.stat),
@@ -53997,11 +54010,8 @@ function rng_createRng(seed) {
 function rng_sideStream(seed) {
     return rng_createRng(Math.floor(seed) ^ 0x5eed51de);
 }
-/** Standard normal by Box–Muller. */
-function normal(rng) {
-    const u = 1 - rng();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
-}
+/** Standard normal by Box–Muller (core/random.ts). */
+
 /**
  * Multiplicative jitter with mean exactly 1 and the given coefficient of variation
  * (log-normal, so a step never gets a negative or zero duration).
@@ -54068,6 +54078,8 @@ const DEFAULT_SLOW_WINDOW_MS = 2000;
 const DEFAULT_SLOW_FACTOR = 0.5;
 /** Launch offsets past this would be a different engine rather than a regime of the same one. */
 const MAX_LAUNCH_CV = 0.5;
+/** Speed multiplier of the slower launch regime unless given. */
+const DEFAULT_REGIME_FACTOR = 0.9;
 // Salts keep the launch draw and the slow windows apart from each other and from the step jitter of the same seed.
 const LAUNCH_SALT = 0x1a0c4e5d;
 const SLOW_SALT = 0x510e51d0;
@@ -54085,7 +54097,7 @@ function launchSpeed(options = {}) {
     speed_check(launchCv >= 0 && launchCv < MAX_LAUNCH_CV, 'launch-cv', `in [0, ${MAX_LAUNCH_CV})`, launchCv);
     speed_check(Number.isFinite(boxFactor) && boxFactor > 0, 'box factor', 'a number > 0', boxFactor);
     speed_check(Number.isInteger(launchSeed) && launchSeed >= 0 && launchSeed < 2 ** 32, 'launch seed', 'in [0, 2³²)', launchSeed);
-    const { regimeShare = 0, regimeFactor = 0.9 } = options;
+    const { regimeShare = 0, regimeFactor = DEFAULT_REGIME_FACTOR } = options;
     speed_check(regimeShare >= 0 && regimeShare <= 1, 'regime-share', 'in [0, 1]', regimeShare);
     speed_check(regimeFactor > 0 && regimeFactor <= 1, 'regime-factor', 'in (0, 1]', regimeFactor);
     const rng = rng_createRng(launchSeed ^ LAUNCH_SALT);
@@ -70546,7 +70558,7 @@ const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--hos
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
   --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
-    --regime-factor × speed (in (0, 1], default 0.9), drawn from the launch seed
+    --regime-factor × speed (in (0, 1], default ${DEFAULT_REGIME_FACTOR}), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
     (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`;
 class UsageError extends Error {
@@ -70636,7 +70648,7 @@ function speedLine(o, launchSeed, speed) {
     const pct = (f) => `${+(f * 100).toFixed(3)}%`;
     const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`];
     if ((o.regimeShare ?? 0) > 0)
-        parts.push(`${pct(o.regimeShare)} of launches at ×${o.regimeFactor ?? 0.9}`);
+        parts.push(`${pct(o.regimeShare)} of launches at ×${o.regimeFactor ?? DEFAULT_REGIME_FACTOR}`);
     if (speed.slow) {
         const s = speed.slow;
         parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`);

@@ -10,11 +10,11 @@
  * loss of twice the limit that the test must catch: such a cell ends inconclusive more often than the guarantees
  * allow.
  */
-import { mulberry32 } from '../core/random.js'
+import { mulberry32, normal } from '../core/random.js'
 import { GATED_METRICS, METRICS, isRelative, metricLabel } from '../core/metrics.js'
 import { formatPercent } from '../core/format.js'
 import type { GateMetricConfig, TargetPlan } from '../core/plan.js'
-import { detectable, sequentialTest } from './sequential.js'
+import { detectable, sequentialTest, twiceTheLimitLogs } from './sequential.js'
 
 /** Seeded trials per hypothesis: the mean launches are then known to about ±0.02. */
 const TRIALS = 2000
@@ -34,13 +34,12 @@ export interface AbLimitPlan {
 /** Expected launches per arm to decide a loss `loss` (log scale) at pair sd `sd`, with the true mean `mu`. */
 function expectedLaunches(sd: number, loss: number, mu: number, least: number, most: number): number {
   const random = mulberry32(0x5eed)
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random())
   let total = 0
   for (let t = 0; t < TRIALS; t++) {
     const worse: number[] = []
     let n = least
     for (; ; n += 2) {
-      while (worse.length < n) worse.push(mu + sd * normal())
+      while (worse.length < n) worse.push(mu + sd * normal(random))
       const test = sequentialTest({ worse, loss, gain: loss, expectedVariance: sd * sd })
       if (test.call || n + 2 > most) break
     }
@@ -59,8 +58,7 @@ export function abLimitPlans(target: TargetPlan): AbLimitPlan[] {
     if (!isRelative(metric)) continue
     const config = target.gate[metric] as GateMetricConfig | undefined
     if (!config || !(config.maxRegression > 0)) continue
-    const twice = 2 * config.maxRegression
-    const loss = Math.abs(Math.log(Math.max(METRICS[metric].higherIsBetter ? 1 - twice : 1 + twice, 0.01)))
+    const { loss } = twiceTheLimitLogs(config.maxRegression, METRICS[metric].higherIsBetter)
     const mde = detectable(sd, ab.maxLaunches)
     plans.push({
       metric: metricLabel(metric, config.stat),

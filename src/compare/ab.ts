@@ -38,7 +38,7 @@ import { mean } from '../core/stats.js'
 import { NOISE_FLOOR } from './noise.js'
 import { relativeLimit } from './reference.js'
 import { pastTwiceTheLimit, twiceTheLimit } from './rules.js'
-import { detectable, pairsToDecide, sequentialTest } from './sequential.js'
+import { detectable, pairsToDecide, sequentialTest, twiceTheLimitLogs } from './sequential.js'
 
 export type Arm = 'base' | 'pr'
 export const AB_Z = 1.96
@@ -109,12 +109,10 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
   const worse = info.higherIsBetter ? -delta : delta
   const limit = relativeLimit(config, ab.base)
   const h = ab.halfWidth
-  // A relative change c is ln(1 + c) on the log scale; the worse direction of a speed is its drop.
+  // The worse direction of a speed is its drop.
   const towardWorse = (logRatio: number) => (info.higherIsBetter ? -logRatio : logRatio)
   const twice = twiceTheLimit(limit)
-  const logOf = (change: number) => Math.log(Math.max(1 + change, 0.01))
-  const loss = Math.abs(logOf(info.higherIsBetter ? -twice : twice))
-  const gain = Math.abs(logOf(info.higherIsBetter ? twice : -twice))
+  const { loss, gain } = twiceTheLimitLogs(limit, info.higherIsBetter)
   const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected }
   const test = sequentialTest(seq)
   const relative = (logLoss: number) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss))

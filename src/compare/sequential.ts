@@ -34,6 +34,8 @@
  * passed 2L losses.
  */
 
+import { mean } from '../core/stats.js'
+
 /** The likelihood ratio a regression needs (K): in the plain form at most 1 in 50 identical PRs reach it (Ville). */
 export const REGRESSION_K = 50
 /** The likelihood ratio a pass needs, for no change against a loss of 2L: at most 1 in 30 such losses pass. */
@@ -76,12 +78,24 @@ export interface SequentialResult {
  * side counts for that side, where the two simple hypotheses alone would find both equally unlikely.
  */
 export function mixtureLlr(worse: readonly number[], mu: number, expectedVariance: number): number {
-  const n = worse.length
-  const m = worse.reduce((s, x) => s + x, 0) / n
-  const [none, shifted] = [Math.min(0, m), Math.max(mu, m)]
+  const m = mean(worse)
+  const spread = worse.reduce((s, x) => s + (x - m) ** 2, 0) / worse.length
+  return llrOf(worse.length, m, spread, mu, expectedVariance)
+}
+
+/**
+ * The same ratio from the pairs' count n, mean m and spread v (Σ(x − m)²/n): Σ(x − c)² = n·(v + (m − c)²), so it
+ * also answers what n pairs of this mean and spread would give (pairsToDecide).
+ */
+function llrOf(n: number, m: number, spread: number, mu: number, expectedVariance: number): number {
   const prior = PRIOR_FREEDOM * expectedVariance
-  const squares = (center: number) => worse.reduce((s, x) => s + (x - center) ** 2, 0)
-  return ((PRIOR_FREEDOM + n) / 2) * Math.log((prior + squares(none)) / (prior + squares(shifted)))
+  const squares = (center: number) => n * (spread + (m - center) ** 2)
+  return ((PRIOR_FREEDOM + n) / 2) * Math.log((prior + squares(Math.min(0, m))) / (prior + squares(Math.max(mu, m))))
+}
+
+/** Whether a ratio for a 2L loss decides: a regression at REGRESSION_K, no loss at 1/PASS_K. */
+function decided(llr: number): 'loss' | 'none' | undefined {
+  return llr >= Math.log(REGRESSION_K) ? 'loss' : llr <= -Math.log(PASS_K) ? 'none' : undefined
 }
 
 /** The test after the pairs so far (see the header). */
@@ -96,13 +110,14 @@ export function sequentialTest(input: SequentialInput): SequentialResult {
     expectedVariance,
   )
   const n = worse.length
-  const m = worse.reduce((s, x) => s + x, 0) / n
+  const m = mean(worse)
   const s2 = n >= 2 ? worse.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) : 0
   const sd = Math.sqrt(Math.max(s2, expectedVariance))
+  const side = decided(lossLlr)
   const call: SequentialCall | undefined =
-    lossLlr >= Math.log(REGRESSION_K)
+    side === 'loss'
       ? 'regression'
-      : lossLlr <= -Math.log(PASS_K)
+      : side === 'none'
         ? gainLlr >= Math.log(REGRESSION_K)
           ? 'improvement'
           : 'pass'
@@ -116,16 +131,9 @@ export function sequentialTest(input: SequentialInput): SequentialResult {
  */
 export function pairsToDecide(input: SequentialInput, cap: number): number {
   const { worse, loss, expectedVariance } = input
-  const n = worse.length
-  const m = worse.reduce((s, x) => s + x, 0) / n
-  const v = worse.reduce((s, x) => s + (x - m) ** 2, 0) / n
-  const prior = PRIOR_FREEDOM * expectedVariance
-  const [none, shifted] = [Math.min(0, m), Math.max(loss, m)]
-  for (let k = n + 1; k < cap; k++) {
-    const llr =
-      ((PRIOR_FREEDOM + k) / 2) * Math.log((prior + k * (v + (m - none) ** 2)) / (prior + k * (v + (m - shifted) ** 2)))
-    if (llr >= Math.log(REGRESSION_K) || llr <= -Math.log(PASS_K)) return k
-  }
+  const m = mean(worse)
+  const spread = worse.reduce((s, x) => s + (x - m) ** 2, 0) / worse.length
+  for (let k = worse.length + 1; k < cap; k++) if (decided(llrOf(k, m, spread, loss, expectedVariance))) return k
   return cap
 }
 
@@ -134,7 +142,12 @@ export function detectable(sd: number, pairs: number): number {
   return (DETECT_Z * sd) / Math.sqrt(pairs)
 }
 
-/** Pairs in all after which the smallest detectable change is at most `target` (log scale); Infinity for none. */
-export function pairsToDetect(sd: number, target: number): number {
-  return target > 0 ? Math.ceil(((DETECT_Z * sd) / target) ** 2) : Infinity
+/**
+ * A loss and a gain of twice the limit on the log scale, both positive, for a metric that is better higher (a
+ * speed: its loss is a drop) or lower (a latency). A drop of 100 % or more is held at 99 %, where the log ends.
+ */
+export function twiceTheLimitLogs(limit: number, higherIsBetter: boolean): { loss: number; gain: number } {
+  const twice = 2 * limit
+  const log = (change: number) => Math.abs(Math.log(Math.max(1 + change, 0.01)))
+  return higherIsBetter ? { loss: log(-twice), gain: log(twice) } : { loss: log(twice), gain: log(-twice) }
 }

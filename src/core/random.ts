@@ -9,3 +9,9 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/** Standard normal by Box–Muller, from two uniform draws of `uniform`. */
+export function normal(uniform: () => number): number {
+  const u = 1 - uniform()
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform())
+}

@@ -4,6 +4,7 @@ import { startSimServer, type SimServerOptions } from './server.js'
 import { SHIPPED_PROFILE_NAMES } from './profiles.js'
 import {
   BOX_FACTOR_VARIABLE,
+  DEFAULT_REGIME_FACTOR,
   DEFAULT_SLOW_FACTOR,
   DEFAULT_SLOW_WINDOW_MS,
   MAX_LAUNCH_CV,
@@ -24,7 +25,7 @@ export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1
   --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
-    --regime-factor × speed (in (0, 1], default 0.9), drawn from the launch seed
+    --regime-factor × speed (in (0, 1], default ${DEFAULT_REGIME_FACTOR}), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
     (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`
 
@@ -118,7 +119,8 @@ export function parseSimArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
 function speedLine(o: SpeedOptions, launchSeed: number, speed: EngineSpeed): string {
   const pct = (f: number) => `${+(f * 100).toFixed(3)}%`
   const parts = [`launch-cv ${pct(o.launchCv ?? 0)}`, `box factor ${o.boxFactor ?? 1}`]
-  if ((o.regimeShare ?? 0) > 0) parts.push(`${pct(o.regimeShare!)} of launches at ×${o.regimeFactor ?? 0.9}`)
+  if ((o.regimeShare ?? 0) > 0)
+    parts.push(`${pct(o.regimeShare!)} of launches at ×${o.regimeFactor ?? DEFAULT_REGIME_FACTOR}`)
   if (speed.slow) {
     const s = speed.slow
     parts.push(`slow windows ${pct(s.share)} of ${s.windowMs} ms at ×${s.factor}`)

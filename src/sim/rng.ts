@@ -1,6 +1,6 @@
 /** Seeded randomness for the simulator: same seed, same schedule. */
 
-import { mulberry32 } from '../core/random.js'
+import { mulberry32, normal } from '../core/random.js'
 
 export type Rng = () => number
 
@@ -14,11 +14,8 @@ export function sideStream(seed: number): Rng {
   return createRng(Math.floor(seed) ^ 0x5eed51de)
 }
 
-/** Standard normal by Box–Muller. */
-export function normal(rng: Rng): number {
-  const u = 1 - rng()
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng())
-}
+/** Standard normal by Box–Muller (core/random.ts). */
+export { normal }
 
 /**
  * Multiplicative jitter with mean exactly 1 and the given coefficient of variation

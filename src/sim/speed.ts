@@ -57,9 +57,12 @@ export interface LaunchSpeedOptions {
    * launch of the same build serving markedly slower than the next); default 0 (one regime).
    */
   regimeShare?: number
-  /** Speed multiplier of the slower regime, in (0, 1]; default 0.9. */
+  /** Speed multiplier of the slower regime, in (0, 1]; default DEFAULT_REGIME_FACTOR. */
   regimeFactor?: number
 }
+
+/** Speed multiplier of the slower launch regime unless given. */
+export const DEFAULT_REGIME_FACTOR = 0.9
 
 // Salts keep the launch draw and the slow windows apart from each other and from the step jitter of the same seed.
 const LAUNCH_SALT = 0x1a0c4e5d
@@ -85,7 +88,7 @@ export function launchSpeed(options: LaunchSpeedOptions = {}): number {
     'in [0, 2³²)',
     launchSeed,
   )
-  const { regimeShare = 0, regimeFactor = 0.9 } = options
+  const { regimeShare = 0, regimeFactor = DEFAULT_REGIME_FACTOR } = options
   check(regimeShare >= 0 && regimeShare <= 1, 'regime-share', 'in [0, 1]', regimeShare)
   check(regimeFactor > 0 && regimeFactor <= 1, 'regime-factor', 'in (0, 1]', regimeFactor)
   const rng = createRng(launchSeed ^ LAUNCH_SALT)
