@@ -8,3 +8,6 @@ export const SLOW_TESTS = ['test/e2e/**/*.test.ts', 'test/cli/**/*.test.ts', 'te
 export const ALL_TESTS = 'test/**/*.test.ts'
 
 export const REAL_TESTS = 'test/real/**'
+
+/** Slow test files at once on the machine, whichever runs hold them (test/helpers/machine-slots.ts). */
+export const MACHINE_SLOTS = 4
