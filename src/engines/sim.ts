@@ -11,6 +11,7 @@ import { duration, expected, positive, relative } from '../core/fields.js'
 import { cliEntry } from '../io/cli-entry.js'
 import { isProfilePath, loadProfile, SHIPPED_PROFILE_NAMES, SHIPPED_PROFILES } from '../sim/profiles.js'
 import { SIM_FAULTS } from '../sim/profile.js'
+import { ACCEPTANCE_MODES } from '../sim/acceptance.js'
 import { DEFAULT_SLOW_FACTOR, DEFAULT_SLOW_WINDOW_MS, MAX_LAUNCH_CV } from '../sim/speed.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
 import { joinUrl } from '../core/url.js'
@@ -81,6 +82,16 @@ const SIM_OPTIONS = {
     .max(1, { error: expected('must be a number in (0, 1]') })
     .meta({ description: 'Speed multiplier of the slower regime (default 0.9)' })
     .optional(),
+  acceptance: z
+    .enum(ACCEPTANCE_MODES, { error: expected(`must be one of ${ACCEPTANCE_MODES.join(', ')}`) })
+    .meta({
+      description:
+        "Where a drafting profile's acceptance comes from: draws (default) from the launch's random stream, or prompt: each prompt's text, the same in every launch as greedy decoding is",
+    })
+    .optional(),
+  'accept-factor': positive()
+    .meta({ description: "The profile's mean acceptance length times this (default 1; 0.9: a drafter 10 % worse)" })
+    .optional(),
   'slow-share': relative({ allowZero: true, capPercent: true })
     .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
     .optional(),
@@ -127,6 +138,8 @@ function simArgs(target: TargetPlan): string[] {
   if (o['launch-cv'] !== undefined) args.push('--launch-cv', String(o['launch-cv']))
   if (o['regime-share'] !== undefined) args.push('--regime-share', String(o['regime-share']))
   if (o['regime-factor'] !== undefined) args.push('--regime-factor', String(o['regime-factor']))
+  if (o.acceptance !== undefined) args.push('--acceptance', o.acceptance)
+  if (o['accept-factor'] !== undefined) args.push('--accept-factor', String(o['accept-factor']))
   if (o['slow-share'] !== undefined) args.push('--slow-share', String(o['slow-share']))
   if (o['slow-factor'] !== undefined) args.push('--slow-factor', String(o['slow-factor']))
   if (o['slow-window'] !== undefined) args.push('--slow-window', String(o['slow-window']))

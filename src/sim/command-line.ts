@@ -1,4 +1,5 @@
 /** `llm-bench-gate sim …`: the simulator as a process, the way the sim engine adapter launches it. */
+import { ACCEPTANCE_MODES, type AcceptanceMode } from './acceptance.js'
 import { SIM_FAULTS, type SimFault } from './profile.js'
 import { startSimServer, type SimServerOptions } from './server.js'
 import { SHIPPED_PROFILE_NAMES } from './profiles.js'
@@ -17,7 +18,7 @@ const FAULTS: readonly (SimFault | 'none')[] = [...SIM_FAULTS, 'none']
 
 export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
          [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
-         [--slow-share P] [--slow-factor F] [--slow-window MS]
+         [--slow-share P] [--slow-factor F] [--slow-window MS] [--acceptance draws|prompt] [--accept-factor G]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
   --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
     none serves it healthy)
@@ -27,7 +28,10 @@ export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N
   --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
     --regime-factor × speed (in (0, 1], default ${DEFAULT_REGIME_FACTOR}), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
-    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`
+    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})
+  --acceptance: where a drafting profile's acceptance comes from: draws (default) from the launch's random stream;
+    prompt: from each prompt's text, the same in every launch as greedy decoding is, by stratum (code, math, prose)
+  --accept-factor: the profile's mean acceptance length × G (G > 0, default 1; 0.9: a drafter 10 % worse)`
 
 class UsageError extends Error {}
 
@@ -47,6 +51,8 @@ const FLAGS = [
   'slow-share',
   'slow-factor',
   'slow-window',
+  'acceptance',
+  'accept-factor',
 ] as const
 type Flag = (typeof FLAGS)[number]
 
@@ -76,6 +82,11 @@ function speedArgs(opt: Opt, env: NodeJS.ProcessEnv): SpeedOptions {
     slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
     slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
   }
+}
+
+function acceptanceMode(raw: string | undefined): AcceptanceMode | undefined {
+  if (raw === undefined || (ACCEPTANCE_MODES as readonly string[]).includes(raw)) return raw as AcceptanceMode
+  throw new UsageError(`--acceptance: expected one of ${ACCEPTANCE_MODES.join(', ')}, got "${raw}"`)
 }
 
 function fault(raw: string | undefined): SimFault | 'none' | undefined {
@@ -111,6 +122,8 @@ export function parseSimArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     seed: opt('seed', Number.isInteger, 'an integer'),
     loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
     fault: fault(values.get('fault')),
+    acceptance: acceptanceMode(values.get('acceptance')),
+    acceptFactor: opt('accept-factor', (n) => n > 0, 'a number > 0'),
     ...speedArgs(opt, env),
   }
 }

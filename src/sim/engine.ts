@@ -17,8 +17,9 @@
  * finishing in small groups interleaved with decode steps, not all at once (ratio 1.0) nor
  * strictly one by one (≈ 1.75).
  */
+import type { RequestAcceptance } from './acceptance.js'
 import type { Profile } from './profile.js'
-import { createBag, jitterFactor, sideStream, type Rng } from './rng.js'
+import { createBag, createRng, jitterFactor, sideStream, type Rng } from './rng.js'
 import { speedAt, type EngineSpeed } from './speed.js'
 
 export interface EngineRequest {
@@ -33,6 +34,11 @@ export interface EngineRequest {
   side?: boolean
   /** Prompt tokens a prefix cache holds already (prefix-cache.ts): they skip prefill. */
   cachedTokens?: number
+  /**
+   * Acceptance of the request's own (acceptance.ts, `prompt` mode): its drafts drawn from a stream seeded by its
+   * prompt, scaled; absent: from the launch's stream.
+   */
+  acceptance?: RequestAcceptance
 }
 
 export interface Emission {
@@ -63,8 +69,10 @@ interface Seq extends EngineRequest {
   generated: number
   /** Tokens to prefill again after a preemption (prompt + generated then); absent for a fresh request. */
   recompute?: number
-  /** This request's acceptance scale (`speculative.accept-cv`); absent: the weights' own acceptance. */
+  /** This request's acceptance scale (`speculative.accept-cv`, the accept factor); absent: the weights' own. */
   acceptScale?: number
+  /** The request's own acceptance stream (`prompt` mode); absent: its stream's. */
+  own?: Stream
 }
 
 /** Tokens a stream holds in the KV cache. */
@@ -86,6 +94,8 @@ export class EngineModel {
     rng: Rng,
     sideRng: Rng = sideStream(0),
     private readonly speed: EngineSpeed = {},
+    /** Accepted drafts' scale for requests without their own acceptance (acceptance.ts `draftScale`); 1: none. */
+    private readonly draftScale = 1,
   ) {
     const stream = (r: Rng): Stream => ({
       rng: r,
@@ -100,9 +110,19 @@ export class EngineModel {
   }
 
   submit(request: EngineRequest): void {
-    const cv = this.profile.speculative?.acceptCv ?? 0
+    const spec = this.profile.speculative
+    const cv = spec?.acceptCv ?? 0
+    if (spec && request.acceptance) {
+      const r = createRng(request.acceptance.seed)
+      const own: Stream = { rng: r, acceptDraw: createBag(spec.accept, r) }
+      const acceptScale = request.acceptance.scale * (cv > 0 ? jitterFactor(r, cv) : 1)
+      this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, own, acceptScale })
+      return
+    }
     // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
-    const scale = cv > 0 ? { acceptScale: jitterFactor(this.streamOf(request).rng, cv) } : {}
+    const jitter = cv > 0 ? jitterFactor(this.streamOf(request).rng, cv) : undefined
+    const scale =
+      jitter === undefined && this.draftScale === 1 ? {} : { acceptScale: (jitter ?? 1) * this.draftScale }
     this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, ...scale })
   }
 
@@ -194,7 +214,7 @@ export class EngineModel {
 
   /** Drafts a verify step of `seq` accepts: the bag's draw, times the request's scale when it has one. */
   private accepted(seq: Seq, k: number): number {
-    const stream = this.streamOf(seq)
+    const stream = seq.own ?? this.streamOf(seq)
     const drawn = stream.acceptDraw ? stream.acceptDraw() : 0
     if (seq.acceptScale === undefined) return drawn
     return Math.min(k, Math.floor(drawn * seq.acceptScale + stream.rng()))

@@ -11,6 +11,7 @@
  * meanwhile — a burst sent at once is scheduled at once, as in the model.
  */
 import { EngineModel, type Emission, type StepResult } from './engine.js'
+import type { RequestAcceptance } from './acceptance.js'
 import type { Profile } from './profile.js'
 import { createRng, sideStream } from './rng.js'
 import type { EngineSpeed } from './speed.js'
@@ -23,6 +24,7 @@ interface Pending {
   maxTokens: number
   side: boolean
   cachedTokens: number
+  acceptance?: RequestAcceptance
 }
 
 export type EmissionListener = (emission: Emission) => void
@@ -58,8 +60,10 @@ export class RealtimeEngine {
     private readonly timeScale: number,
     private readonly onStep: (step: StepResult) => void = () => {},
     speed: EngineSpeed = {},
+    /** Accepted drafts' scale for requests without their own acceptance (EngineModel). */
+    draftScale = 1,
   ) {
-    this.model = new EngineModel(profile, createRng(seed), sideStream(seed), speed)
+    this.model = new EngineModel(profile, createRng(seed), sideStream(seed), speed, draftScale)
   }
 
   /** Virtual now, in modelled milliseconds. */
@@ -89,7 +93,8 @@ export class RealtimeEngine {
   /**
    * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
    * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
-   * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill.
+   * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill;
+   * `acceptance`, the request's own draft acceptance (`EngineRequest.acceptance`).
    */
   submit(
     promptTokens: number,
@@ -98,10 +103,11 @@ export class RealtimeEngine {
     arrivedAt = performance.now(),
     side = false,
     cachedTokens = 0,
+    acceptance?: RequestAcceptance,
   ): number {
     const id = this.nextId++
     const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale)
-    this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens })
+    this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens, ...(acceptance && { acceptance }) })
     this.pending.sort((a, b) => a.at - b.at || a.id - b.id)
     this.listeners.set(id, listener)
     if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -132,8 +138,15 @@ export class RealtimeEngine {
   private admit(until: number): void {
     while (this.pending.length > 0 && this.pending[0].at <= until) {
       const p = this.pending.shift() as Pending
-      const { id, promptTokens, maxTokens, side, cachedTokens } = p
-      this.model.submit({ id, promptTokens, maxTokens, side, ...(cachedTokens > 0 && { cachedTokens }) })
+      const { id, promptTokens, maxTokens, side, cachedTokens, acceptance } = p
+      this.model.submit({
+        id,
+        promptTokens,
+        maxTokens,
+        side,
+        ...(cachedTokens > 0 && { cachedTokens }),
+        ...(acceptance && { acceptance }),
+      })
     }
   }
 

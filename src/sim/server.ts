@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Api } from '../core/plan.js'
+import { draftScale, requestAcceptance, type AcceptanceMode } from './acceptance.js'
+import type { StepResult } from './engine.js'
 import { renderMetrics, SimCounters } from './metrics-endpoint.js'
 import type { Profile, SimFault } from './profile.js'
 import { loadProfile } from './profiles.js'
@@ -32,6 +34,10 @@ export interface SimServerOptions extends SpeedOptions {
   loadMs?: number
   /** Overrides the profile's `fault`; `none` serves a faulty profile healthy. */
   fault?: SimFault | 'none'
+  /** Where draft acceptance comes from (acceptance.ts): the launch's stream (default) or each prompt's. */
+  acceptance?: AcceptanceMode
+  /** The profile's mean acceptance length × this (default 1). */
+  acceptFactor?: number
   /** Gives up loading (rejects) or closes the server when aborted. */
   signal?: AbortSignal
 }
@@ -86,15 +92,21 @@ class SimHttp {
   private readonly prefixes = new PrefixCache()
   readonly engine: RealtimeEngine
   private requests = 0
+  private readonly draftScale: number
 
   constructor(
     readonly profile: Profile,
     seed: number,
     timeScale: number,
     speed: EngineSpeed,
+    private readonly acceptance: AcceptanceMode = 'draws',
+    acceptFactor = 1,
   ) {
     this.counters = new SimCounters(profile.power)
-    this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed)
+    this.draftScale = profile.speculative ? draftScale(profile.speculative, acceptFactor) : 1
+    const launchScale = acceptance === 'draws' ? this.draftScale : 1
+    const record = (step: StepResult) => this.counters.record(step)
+    this.engine = new RealtimeEngine(profile, seed, timeScale, record, speed, launchScale)
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -212,7 +224,11 @@ class SimHttp {
       if (e.first && caching) this.prefixes.insert(request.ids)
       listener(e)
     }
-    return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached)
+    const own =
+      this.acceptance === 'prompt' && this.profile.speculative
+        ? requestAcceptance(request.text, this.draftScale)
+        : undefined
+    return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached, own)
   }
 
   /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */
@@ -236,7 +252,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   if ((options.loadMs ?? 0) > 0) await sleep(options.loadMs, undefined, { signal: options.signal })
   options.signal?.throwIfAborted()
 
-  const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed)
+  const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed, options.acceptance, options.acceptFactor)
   const server = createServer((req, res) => void sim.handle(req, res))
   server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve, reject) => {
