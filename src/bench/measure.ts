@@ -22,6 +22,7 @@ import type { StreamOutcome } from './stream/request.js'
 import { createSender } from './stream/send.js'
 import { textSupply } from './prompts/text-fit.js'
 import { textPrompt } from './prompts/text-prompt.js'
+import { promptIndices } from './prompts/indices.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds/rounds.js'
 import { joinUrl } from '../core/url.js'
 
@@ -135,10 +136,11 @@ interface PromptParts {
 function clientPrompts(o: PromptParts) {
   const { ports, modelName } = o
   const { adapter, baseUrl } = o.target
-  // Nonce index: unique over the client's life, so no two requests share a prefix.
-  let sequence = 0
-  const next = () => sequence++
-  const prompt = (fillerWords: number) => promptText(next(), fillerWords)
+  // Nonce indices: unique over the client's life, so no two requests share a prefix, and each cell's the same in
+  // every run (indices.ts).
+  const indices = promptIndices()
+  const prompt = (fillerWords: number) => promptText(indices.service(), fillerWords)
+  const cellPrompt = (cell: string) => (fillerWords: number) => promptText(indices.cell(cell), fillerWords)
   const tokenize = adapter.tokenize?.bind(adapter)
   const options = (build: (fillerWords: number) => string, tokenizeSettled?: boolean): CalibratorOptions => ({
     prompt: build,
@@ -150,8 +152,8 @@ function clientPrompts(o: PromptParts) {
   const calibrator = (build: (fillerWords: number) => string, tokenizeSettled?: boolean) =>
     createCalibrator(options(build, tokenizeSettled))
   const measureText = textCells({
-    calibration: calibrator((fillerWords) => textPrompt(next(), fillerWords), true),
-    next,
+    calibration: calibrator((fillerWords) => textPrompt(indices.service(), fillerWords), true),
+    next: (cell) => indices.cell(cell),
     count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
     ensure: (connections) => o.pool.ensure(connections),
     send: o.send,
@@ -160,7 +162,7 @@ function clientPrompts(o: PromptParts) {
   const measureWords = measurer({
     pool: o.pool,
     sendPrompt: o.send,
-    prompt,
+    cellPrompt,
     calibration,
     prefixes: prefixCalibrator(options(prompt)),
   })
@@ -171,7 +173,8 @@ function clientPrompts(o: PromptParts) {
 function measurer(c: {
   pool: AgentPool
   sendPrompt: SendPrompt
-  prompt: (fillerWords: number) => string
+  /** A cell's next prompt of `fillerWords` filler words. */
+  cellPrompt: (cell: string) => (fillerWords: number) => string
   calibration: Calibrator
   prefixes: ReturnType<typeof prefixCalibrator>
 }) {
@@ -180,7 +183,8 @@ function measurer(c: {
     const shared = scenario.prefixTokens ? await c.prefixes(scenario.id, scenario.prefixTokens, o.signal) : undefined
     const cal = await c.calibration(scenario.inputTokens, o.signal, shared?.text)
     await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency)
-    const text = (fillerWords: number) => (shared ? `${shared.text} ${c.prompt(fillerWords)}` : c.prompt(fillerWords))
+    const prompt = c.cellPrompt(scenario.id)
+    const text = (fillerWords: number) => (shared ? `${shared.text} ${prompt(fillerWords)}` : prompt(fillerWords))
     return runRounds(o, cal, (fillerWords, maxTokens, signal) =>
       c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined),
     )
@@ -198,7 +202,8 @@ function prefixCalibrator(o: CalibratorOptions) {
 
 interface TextCells {
   calibration: Calibrator
-  next: () => number
+  /** The named cell's next prompt index. */
+  next: (cell: string) => number
   /** The engine's tokenizer for the served model; undefined when the engine has none. */
   count?: (text: string) => Promise<number | undefined>
   ensure: (connections: number) => Promise<void>
@@ -210,7 +215,7 @@ function textCells(t: TextCells): (o: MeasureOptions) => Promise<CellMeasurement
   return async (o) => {
     const cal = await t.calibration(o.scenario.inputTokens, o.signal)
     await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency)
-    const supply = textSupply(cal, o.scenario.inputTokens, t.next, t.count)
+    const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count)
     return runRounds(
       o,
       supply.calibration,
