@@ -25,6 +25,7 @@ import { textPrompt } from './prompts/text-prompt.js'
 import { promptIndices } from './prompts/indices.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds/rounds.js'
 import { joinUrl } from '../core/url.js'
+import { fnv1a } from '../core/hash.js'
 
 export type { CellMeasurement, MeasureOptions, RoundProgress } from './rounds/rounds.js'
 
@@ -257,7 +258,7 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
       extra: target.requestBody,
       sharedPrefix,
     })
-    return send({
+    const outcome = await send({
       url: urls[api],
       body,
       timeoutMs: requestTimeoutMs,
@@ -265,5 +266,6 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
       streamExtras: adapter.streamExtras,
       maxTokens,
     })
+    return { ...outcome, prompt: fnv1a(text) }
   }
 }

@@ -15,12 +15,14 @@ import {
   readCellMetric,
   readMetric,
 } from '../core/metrics.js'
-import type { DropMetric, GateStat, GatedMetric } from '../core/metrics.js'
+import type { ComparedMetric, DropMetric, GateStat, GatedMetric, RelativeMetric } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
 import { mean } from '../core/stats.js'
 import { formatPercent, formatPoints } from '../core/format.js'
-import { abMetric, abOrder, type Arm } from './ab.js'
+import { abMetric, abOrder, pairedVerdict, type Arm } from './ab.js'
+import { pairedRoundVariance, pairedRounds } from './paired-rounds.js'
+import { factorConfig, splitDecode } from './spec-split.js'
 import { steadyRounds } from './baseline.js'
 import { cellStatus, gatedStat, measures } from './judge.js'
 import { dropConfig, judgeCeiling, judgeFromZero } from './metric.js'
@@ -56,6 +58,12 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
     if ('status' in judged) metrics[metric] = judged
     else (judged.unknown ? undecided : notes).push(judged.note)
   }
+  // Speculative decoding: decode's factors judged by the same A/B, acceptance on the same prompts (spec-split.ts).
+  if (metrics.decode && gate.decode) {
+    const config = factorConfig(gate.decode)
+    const factorOptions = { noiseFloor: options.noiseFloor ?? NOISE_FLOOR, final: options.final }
+    metrics.decode = splitDecode(metrics.decode, (f) => abFactor(launches, f, config, factorOptions))
+  }
   const flags = [...new Set(launches.flatMap((l) => l.cell.flags))]
   // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
   if (flags.length) {
@@ -67,6 +75,51 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   const verdict: CellVerdict = { status: cellStatus(metrics, [], undecided), metrics, note: note || undefined }
   if (undecided.length) verdict.undecided = undecided
   return verdict
+}
+
+/**
+ * One of decode's factors over the launches: acceptance paired round by round on the same prompts where every pair of
+ * launches sent them (paired-rounds.ts), else, like step time, from each launch's figure under the launch noise.
+ */
+function abFactor(
+  launches: readonly AbLaunch[],
+  factor: RelativeMetric,
+  config: GateMetricConfig,
+  options: { noiseFloor: number; final?: boolean },
+): MetricVerdict | undefined {
+  const values = launches.map((l) => readCellMetric(l.cell, factor, 'mean'))
+  if (values.some((v) => !(v !== undefined && v > 0))) return undefined
+  if (factor === 'accept-length') {
+    const paired = pairedRounds(cellPairs(launches), factor, 'A/B on this box')
+    if (paired) return pairedVerdict({ metric: factor, config, pairs: paired, final: options.final })
+  }
+  return abLaunchMetric(launches, factor, 'mean', values as number[], { config, ...options })
+}
+
+/**
+ * A relative metric over the launches, each launch's figure with its standard error; where a pair's rounds sent the
+ * same prompts, the pair's error from its rounds paired (paired-rounds.ts) instead of the two launches' own.
+ */
+function abLaunchMetric(
+  launches: readonly AbLaunch[],
+  metric: ComparedMetric,
+  stat: GateStat,
+  values: readonly number[],
+  options: { config: GateMetricConfig; noiseFloor: number; final?: boolean },
+): MetricVerdict {
+  const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }))
+  const pairVariances = cellPairs(launches).map(([base, pr]) => pairedRoundVariance(base, pr, metric, stat))
+  return abMetric({ metric, launches: ab, pairVariances, ...options })
+}
+
+/** Launches two by two as (base, PR) cells. */
+function cellPairs(launches: readonly AbLaunch[]): [CellResult, CellResult][] {
+  const pairs: [CellResult, CellResult][] = []
+  for (let j = 0; j + 1 < launches.length; j += 2) {
+    const [a, b] = [launches[j], launches[j + 1]]
+    pairs.push(a.arm === 'base' ? [a.cell, b.cell] : [b.cell, a.cell])
+  }
+  return pairs
 }
 
 /** Why the launches cannot be judged: a failed launch (named by arm and number) or an order that is not paired. */
@@ -110,8 +163,7 @@ function abGated(
     if (isDrop(metric)) return abZeroShare(metric, config, arm('base'), arm('pr'))
     return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true }
   }
-  const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i]!, se: launchSe(l.cell, metric, stat, values[i]!) }))
-  return abMetric({ metric, config, launches: ab, ...options })
+  return abLaunchMetric(launches, metric, stat, values as number[], { config, ...options })
 }
 
 /**

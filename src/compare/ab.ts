@@ -69,10 +69,32 @@ export interface AbMetricInput {
   noiseFloor?: number
   /** No block may follow (the most launches per arm, or the budget): undecided is final. */
   final?: boolean
+  /**
+   * Per pair, the squared standard error of its log-ratio from its rounds paired on the same prompts
+   * (paired-rounds.ts), in place of the two launches' own; undefined where the rounds do not pair.
+   */
+  pairVariances?: readonly (number | undefined)[]
 }
 
-/** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
-function abPairs(launches: readonly AbValue[], noiseFloor = NOISE_FLOOR) {
+/** Paired log-ratios of one metric and what the noise model expects of a pair (see the header). */
+export interface PairedRatios {
+  /** ln(PR / base) of each pair, in order. */
+  ratios: number[]
+  /** The pair variance the noise model expects (s₀). */
+  expected: number
+  /** Each arm's geometric mean. */
+  base: number
+  pr: number
+  /** How the pairs were formed, for the reason (`A/B on this box, ABBA × 2`). */
+  said: string
+}
+
+/** A metric's pairs of launches: one base and one PR launch each, with their expected variance (see the header). */
+export function launchPairs(
+  launches: readonly AbValue[],
+  noiseFloor = NOISE_FLOOR,
+  pairVariances: readonly (number | undefined)[] = [],
+): PairedRatios {
   if (launches.length < 2 || launches.length % 2)
     throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`)
   const ratios: number[] = []
@@ -83,28 +105,31 @@ function abPairs(launches: readonly AbValue[], noiseFloor = NOISE_FLOOR) {
     const [base, pr] = a.arm === 'base' ? [a, b] : [b, a]
     if (!(base.value > 0 && pr.value > 0)) throw new RangeError(`A/B: launch values must be positive`)
     ratios.push(Math.log(pr.value / base.value))
-    expected.push(2 * noiseFloor ** 2 + (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2)
+    expected.push(2 * noiseFloor ** 2 + (pairVariances[j / 2] ?? (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2))
   }
-  const n = ratios.length
-  const m = mean(ratios)
-  const s2 = n >= 2 ? ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0
   const geo = (arm: Arm) => Math.exp(mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))))
-  return {
-    n,
-    ratios,
-    expected: mean(expected),
-    logChange: m,
-    halfWidth: AB_Z * Math.sqrt(Math.max(s2, mean(expected)) / n),
-    base: geo('base'),
-    pr: geo('pr'),
-  }
+  const said = `A/B on this box, ABBA × ${ratios.length}`
+  return { ratios, expected: mean(expected), base: geo('base'), pr: geo('pr'), said }
+}
+
+/** The mean log-ratio, its half-width h and the pairs n. */
+function summary(p: PairedRatios) {
+  const n = p.ratios.length
+  const m = mean(p.ratios)
+  const s2 = n >= 2 ? p.ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0
+  return { n, logChange: m, halfWidth: AB_Z * Math.sqrt(Math.max(s2, p.expected) / n) }
 }
 
 /** The A/B verdict on one relative metric (see the module header). */
 export function abMetric(input: AbMetricInput): MetricVerdict {
-  const { metric, config } = input
+  return pairedVerdict({ ...input, pairs: launchPairs(input.launches, input.noiseFloor, input.pairVariances) })
+}
+
+/** The verdict on one relative metric from its paired log-ratios, however they were paired. */
+export function pairedVerdict(input: Omit<AbMetricInput, 'launches'> & { pairs: PairedRatios }): MetricVerdict {
+  const { metric, config, pairs } = input
   const info = METRICS[metric]
-  const ab = abPairs(input.launches, input.noiseFloor)
+  const ab = { ...summary(pairs), base: pairs.base, pr: pairs.pr, ratios: pairs.ratios, expected: pairs.expected }
   const delta = Math.expm1(ab.logChange)
   const worse = info.higherIsBetter ? -delta : delta
   const limit = relativeLimit(config, ab.base)
@@ -120,7 +145,7 @@ export function abMetric(input: AbMetricInput): MetricVerdict {
   const limits = isDrop(metric)
     ? `limit ${formatPoints(config.minDelta ?? 0)} points`
     : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`
-  const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`
+  const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (${pairs.said}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`
   const verdict = (status: MetricVerdict['status'], why?: string): MetricVerdict => ({
     status,
     metric,

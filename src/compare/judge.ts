@@ -31,6 +31,7 @@ import { referenceOptions } from './history-shifts.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 import { judgeQuality } from './cell-quality.js'
 import { factorConfig, splitDecode } from './spec-split.js'
+import { storedAcceptance } from './paired-rounds.js'
 import { demoteSpeeds, flagNote } from './rules.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
@@ -136,7 +137,10 @@ function judgeMetrics(sample: Measured, baseline: BaselineView, gate: GateConfig
     const config = factorConfig(gate.decode)
     metrics.decode = splitDecode(
       metrics.decode,
-      (f) => judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict,
+      (f) =>
+        (f === 'accept-length'
+          ? storedAcceptance(sample.cells, baselineCell(baseline, sample.cells[0].id), config)
+          : undefined) ?? judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict,
     )
   }
   return { metrics, notes, unknown, source }

@@ -73,6 +73,8 @@ export interface RequestRecord {
   errorKind?: RequestError['kind']
   /** Sent twice: the first attempt's connection closed before any response byte; this record is of the second. */
   retried?: true
+  /** A digest of the prompt sent (StreamOutcome.prompt). */
+  prompt?: number
 }
 
 export interface ErrorCount {
@@ -95,6 +97,12 @@ export interface RoundResult {
   gpu?: RoundGpu
   /** The engine's counter deltas and gauge peaks over a steady round, where it has a metrics endpoint (`rounds[].server`). */
   server?: RoundServer
+  /**
+   * A digest of the prompts the round sent, in any order (8 hex digits): two rounds with the same digest sent the same
+   * prompts, so a drafter's greedy acceptance can be compared between them round by round. Absent when a request's
+   * prompt was not recorded.
+   */
+  prompts?: string
   /** Achieved lengths over successful requests. */
   achieved: { promptTokens: { min: number; max: number }; outputTokens: { min: number; max: number } }
 }

@@ -62,6 +62,7 @@ const round = obj({
   errorReasons: list(obj({ reason: str, count: num })),
   durationMs: num,
   metrics: metricsBlock,
+  prompts: str.regex(/^[0-9a-f]{8}$/).optional(),
   gpu: obj({
     devices: list(obj({ index: num, samples: num })),
     energyJ: num.optional(),

@@ -8,15 +8,10 @@
  * from another — while there are free blocks: BLOCKS × BLOCK_SIZE is the number of distinct `prompts: text`
  * openings (text-prompt.ts), and far below the word list's 64⁴ nonces.
  */
+import { fnv1a } from '../../core/hash.js'
+
 export const BLOCK_SIZE = 2048
 export const BLOCKS = 128
-
-/** FNV-1a of a cell's name. */
-function nameHash(name: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
 
 export interface PromptIndices {
   /** The next index of the smoke request and the calibrations (block 0, round and round). */
@@ -44,7 +39,7 @@ export function promptIndices(): PromptIndices {
     service: () => service++ % BLOCK_SIZE,
     cell(name) {
       let c = cells.get(name)
-      if (!c) cells.set(name, (c = { block: claim(1 + (nameHash(name) % (BLOCKS - 1))), used: 0 }))
+      if (!c) cells.set(name, (c = { block: claim(1 + (fnv1a(name) % (BLOCKS - 1))), used: 0 }))
       if (c.used === BLOCK_SIZE) c = { block: claim(c.block), used: 0 }
       cells.set(name, c)
       return c.block * BLOCK_SIZE + c.used++

@@ -10,6 +10,7 @@
 import { describe, extent, mean } from '../../core/stats.js'
 import type { RoundWindow } from '../../core/telemetry.js'
 import type { SloBounds } from '../../core/plan.js'
+import { fnv1a } from '../../core/hash.js'
 import {
   DISTRIBUTION_METRICS,
   OPTIONAL_SCALAR_METRICS,
@@ -93,6 +94,7 @@ export function summarizeRound(ctx: RoundContext, records: readonly RequestRecor
     ...(retried > 0 && { retried }),
     durationMs,
     metrics,
+    ...promptsDigest(records),
     achieved: {
       promptTokens: extent(ok.map((r) => r.promptTokens)),
       outputTokens: extent(ok.map((r) => r.outputTokens)),
@@ -144,4 +146,11 @@ export function steadyState(rounds: readonly RoundResult[]): MetricsBlock | null
   const judgedSent = judged.reduce((n, r) => n + r.requests, 0)
   if (judgedSent) block.goodput = judged.reduce((n, r) => n + r.metrics.goodput! * r.requests, 0) / judgedSent
   return block
+}
+
+/** The round's `prompts`: a digest of its requests' prompt digests, sorted; none when one is missing. */
+function promptsDigest(records: readonly RequestRecord[]): { prompts?: string } {
+  if (!records.length || records.some((r) => r.prompt === undefined)) return {}
+  const sorted = records.map((r) => r.prompt!).sort((a, b) => a - b)
+  return { prompts: fnv1a(sorted.join(',')).toString(16).padStart(8, '0') }
 }

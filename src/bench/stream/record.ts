@@ -36,5 +36,6 @@ export function toRecord(ctx: RecordContext, outcome: StreamOutcome): RequestRec
   if (t.ttftEvent !== undefined) record.ttftEvent = t.ttftEvent
   if (t.extras) record.extras = t.extras
   if (outcome.retried) record.retried = true
+  if (outcome.prompt !== undefined) record.prompt = outcome.prompt
   return record
 }

@@ -60,6 +60,8 @@ export interface StreamOutcome {
   closedBeforeResponse?: true
   /** This outcome is of the second attempt, on a fresh connection, after the first closed before a response. */
   retried?: true
+  /** A digest of the prompt sent (FNV-1a of its text), so a round can say which prompts it sent. */
+  prompt?: number
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' }
