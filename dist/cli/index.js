@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4468);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9855);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4468:
+/***/ 9855:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41029,6 +41029,237 @@ function attribution(decode, factors) {
     return `decode ${formatDelta(decode.delta)}: ${parts.join(', ')}`;
 }
 
+;// CONCATENATED MODULE: ./src/compare/ab.ts
+/**
+ * Same-box A/B against the base commit (pure): a cell judged from launches of the base commit's build (the `base`
+ * arm) and the PR's (`pr`) alternated on this machine, rather than against a baseline stored on another day.
+ *
+ * Model. Launch i of arm a measures level × a × d_i × ε_i: the arm's true speed, the drift d_i the box goes
+ * through while the A/B runs (clocks settling, a chassis warming up) and the launch's own regime ε_i (one launch of
+ * an engine can settle faster or slower than the next, vLLM #39903). Launches run B P P B B P P B … (abOrder) and
+ * each is paired with its neighbour, (0,1), (2,3), …: one launch of each arm, one launch apart. So
+ * r_j = ln(pr_j / base_j) = ln(a_pr / a_base) ± δ + noise, δ the drift over one launch with its sign alternating
+ * between B-P and P-B pairs, and a linear drift cancels in the mean of every two pairs. reth's benchmark CI runs
+ * baseline, feature, feature, baseline for that reason: temporally adjacent pairs cancel thermal and cache drift
+ * (paradigmxyz/reth PRs #22321, #22335). tango-bench measures the two versions as pairs (bazhenov/tango,
+ * src/lib.rs); Chromium's Pinpoint runs both arms on the same device.
+ *
+ * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
+ * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
+ *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
+ *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
+ *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
+ *   small; σ0 keeps a lucky pair from narrowing the interval.
+ * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
+ *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
+ *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
+ *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
+ *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
+ *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
+ * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
+ *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
+ *
+ * A cell's launches become these values in ab-cell.ts.
+ */
+
+
+
+
+
+
+
+const AB_Z = 1.96;
+/** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
+const MAX_MORE_LAUNCHES = 20;
+/** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
+function abOrder(launchesPerArm) {
+    if (!Number.isInteger(launchesPerArm) || launchesPerArm < 1)
+        throw new RangeError(`ab-launches: expected a whole number of launches per arm ≥ 1, got ${launchesPerArm}`);
+    return Array.from({ length: 2 * launchesPerArm }, (_, i) => ((i + 1) % 4 < 2 ? 'base' : 'pr'));
+}
+/** A metric's pairs of launches: one base and one PR launch each, with their expected variance (see the header). */
+function launchPairs(launches, noiseFloor = NOISE_FLOOR, pairVariances = []) {
+    if (launches.length < 2 || launches.length % 2)
+        throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`);
+    const ratios = [];
+    const expected = [];
+    for (let j = 0; j < launches.length; j += 2) {
+        const [a, b] = [launches[j], launches[j + 1]];
+        if (a.arm === b.arm)
+            throw new RangeError(`A/B: launches ${j + 1} and ${j + 2} are both ${a.arm} launches`);
+        const [base, pr] = a.arm === 'base' ? [a, b] : [b, a];
+        if (!(base.value > 0 && pr.value > 0))
+            throw new RangeError(`A/B: launch values must be positive`);
+        ratios.push(Math.log(pr.value / base.value));
+        expected.push(2 * noiseFloor ** 2 + (pairVariances[j / 2] ?? (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2));
+    }
+    const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
+    const said = `A/B on this box, ABBA × ${ratios.length}`;
+    return { ratios, expected: stats_mean(expected), base: geo('base'), pr: geo('pr'), said };
+}
+/** The mean log-ratio, its half-width h and the pairs n. */
+function summary(p) {
+    const n = p.ratios.length;
+    const m = stats_mean(p.ratios);
+    const s2 = n >= 2 ? p.ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0;
+    return { n, logChange: m, halfWidth: AB_Z * Math.sqrt(Math.max(s2, p.expected) / n) };
+}
+/** The A/B verdict on one relative metric (see the module header). */
+function abMetric(input) {
+    return pairedVerdict({ ...input, pairs: launchPairs(input.launches, input.noiseFloor, input.pairVariances) });
+}
+/** The verdict on one relative metric from its paired log-ratios, however they were paired. */
+function pairedVerdict(input) {
+    const { metric, config, pairs } = input;
+    const info = METRICS[metric];
+    const ab = { ...summary(pairs), base: pairs.base, pr: pairs.pr, ratios: pairs.ratios, expected: pairs.expected };
+    const delta = Math.expm1(ab.logChange);
+    const worse = info.higherIsBetter ? -delta : delta;
+    const limit = relativeLimit(config, ab.base);
+    const h = ab.halfWidth;
+    // The worse direction of a speed is its drop.
+    const towardWorse = (logRatio) => (info.higherIsBetter ? -logRatio : logRatio);
+    const twice = twiceTheLimit(limit);
+    const { loss, gain } = twiceTheLimitLogs(limit, info.higherIsBetter);
+    const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected };
+    const test = sequentialTest(seq);
+    const relative = (logLoss) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss));
+    const mde = relative(detectable(test.sd, ab.n));
+    const limits = isDrop(metric)
+        ? `limit ${formatPoints(config.minDelta ?? 0)} points`
+        : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
+    const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (${pairs.said}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
+    const verdict = (status, why) => ({
+        status,
+        metric,
+        stat: info.scalar ? 'mean' : config.stat,
+        current: ab.pr,
+        baseline: ab.base,
+        delta,
+        reason: why ? `${said}: ${why}` : said,
+        band: h,
+        mde,
+    });
+    const odds = (llr) => `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`;
+    const lossText = formatPercent(twice);
+    if (test.call === 'regression')
+        return verdict('regression', `a loss of ${lossText} (twice the limit) is ${odds(test.lossLlr)} likelier than none`);
+    if (test.call === 'improvement')
+        return verdict('improvement', `a gain of ${lossText} is ${odds(test.gainLlr)} likelier than none`);
+    if (test.call === 'pass')
+        return verdict('pass', `no change is ${odds(-test.lossLlr)} likelier than a loss of ${lossText} (twice the limit)`);
+    const last = input.final ? lastLook(worse, h, limit) : undefined;
+    if (last)
+        return verdict(last.status, last.why);
+    const more = pairsToDecide(seq, ab.n + MAX_MORE_LAUNCHES) - ab.n;
+    const decides = more < MAX_MORE_LAUNCHES
+        ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
+        : `at least ${more} more launches per arm would be needed`;
+    const why = `the sequential test is undecided (could detect a loss ≥ ${formatPercent(mde)} at this noise; ${decides})`;
+    const undecided = { ...verdict('inconclusive', why), needs: 'launches', moreLaunches: more };
+    if (worse > limit)
+        undecided.leansToLoss = true;
+    return undecided;
+}
+/**
+ * The last look, when the sequential test is still undecided: the fixed-sample rule on the interval decides what
+ * it can (between no change and 2L either answer is right, and the interval is shown); a loss past 2L fails
+ * whatever the noise.
+ */
+function lastLook(worse, h, limit) {
+    if (pastTwiceTheLimit(worse, limit))
+        return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' };
+    if (worse - h > limit)
+        return { status: 'regression', why: 'the interval lies past the limit at the last launch' };
+    if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
+        return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' };
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/compare/paired-rounds.ts
+
+
+
+/** Relative noise of acceptance on the same prompts that a pair is never assumed to be below (0.5 %). */
+const ACCEPT_FLOOR = 0.005;
+/** ln(PR / base) of `metric` over the steady rounds that sent the same prompts in both cells. */
+function roundRatios(base, pr, metric, stat = 'mean') {
+    const byPrompts = new Map();
+    for (const r of base.rounds) {
+        const v = r.steady && r.prompts ? readMetric(r.metrics, metric, stat) : undefined;
+        if (v !== undefined && v > 0)
+            byPrompts.set(r.prompts, v);
+    }
+    const ratios = [];
+    for (const r of pr.rounds) {
+        const v = r.steady && r.prompts ? readMetric(r.metrics, metric, stat) : undefined;
+        const b = r.prompts === undefined ? undefined : byPrompts.get(r.prompts);
+        if (v !== undefined && v > 0 && b !== undefined)
+            ratios.push(Math.log(v / b));
+    }
+    return ratios;
+}
+/**
+ * The squared standard error of a launch pair's mean log-ratio from its rounds paired on the same prompts — var(d) / R
+ * — where every steady round of both launches has its partner (R ≥ 2); undefined otherwise. What the prompts
+ * themselves do to a round (a drafter's acceptance on code against prose) is then in neither arm's error, where
+ * each launch's own round-to-round spread would count it twice.
+ */
+function pairedRoundVariance(base, pr, metric, stat) {
+    const d = roundRatios(base, pr, metric, stat);
+    const steady = (c) => c.rounds.filter((r) => r.steady).length;
+    if (d.length < 2 || d.length !== steady(base) || d.length !== steady(pr))
+        return undefined;
+    const m = stats_mean(d);
+    return d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length;
+}
+/**
+ * `metric` of pairs of cells (base, PR), paired round by round; undefined when a pair has no round in common
+ * (its prompts differ) or a cell lacks the figure.
+ */
+function pairedRounds(pairs, metric, 
+/** Where the pairs come from, for the reason (`A/B on this box`). */
+context) {
+    const ratios = [];
+    const expected = [];
+    let rounds = 0;
+    for (const [base, pr] of pairs) {
+        const d = roundRatios(base, pr, metric);
+        if (!d.length)
+            return undefined;
+        const m = stats_mean(d);
+        const se2 = d.length >= 2 ? d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length : 0;
+        ratios.push(m);
+        expected.push(se2 + ACCEPT_FLOOR ** 2);
+        rounds += d.length;
+    }
+    const geo = (cells) => {
+        const values = cells.map((c) => readCellMetric(c, metric, 'mean'));
+        if (values.some((v) => !(v !== undefined && v > 0)))
+            return undefined;
+        return Math.exp(stats_mean(values.map((v) => Math.log(v))));
+    };
+    const base = geo(pairs.map((p) => p[0]));
+    const pr = geo(pairs.map((p) => p[1]));
+    if (base === undefined || pr === undefined || !ratios.length)
+        return undefined;
+    const said = `${context}, paired on the same prompts: ${rounds} round${rounds === 1 ? '' : 's'} in ${pairs.length} pair${pairs.length === 1 ? '' : 's'}`;
+    return { ratios, expected: stats_mean(expected), base, pr, said };
+}
+/**
+ * Acceptance of this run's measurements against the stored baseline's newest run of the cell, paired round by round,
+ * by the A/B's sequential rule at its last look (no launch may follow); undefined when there is no stored run or the
+ * rounds sent other prompts (a baseline from before rounds recorded them).
+ */
+function storedAcceptance(cells, stored, config) {
+    if (!stored)
+        return undefined;
+    const pairs = cells.map((c) => [stored, c]);
+    const paired = pairedRounds(pairs, 'accept-length', 'against the stored baseline');
+    return paired && pairedVerdict({ metric: 'accept-length', config, pairs: paired, final: true });
+}
+
 ;// CONCATENATED MODULE: ./src/compare/judge.ts
 /**
  * The verdict on one measured cell against the baseline (pure). The cell's status is its worst metric verdict,
@@ -41041,6 +41272,7 @@ function attribution(decode, factors) {
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
  * - a gated metric that should have been measured and was not leaves the cell inconclusive.
  */
+
 
 
 
@@ -41134,7 +41366,9 @@ function judgeMetrics(sample, baseline, gate, floor) {
     // Speculative decoding: decode = acceptance length ÷ step time, each factor judged with decode's limit.
     if (metrics.decode && gate.decode) {
         const config = factorConfig(gate.decode);
-        metrics.decode = splitDecode(metrics.decode, (f) => judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict);
+        metrics.decode = splitDecode(metrics.decode, (f) => (f === 'accept-length'
+            ? storedAcceptance(sample.cells, baselineCell(baseline, sample.cells[0].id), config)
+            : undefined) ?? judgeRelative(sample, baseline, f, 'mean', { config, noiseFloor: floor }).verdict);
     }
     return { metrics, notes, unknown, source };
 }
@@ -41315,153 +41549,6 @@ function keep(stored, why, ab) {
     return { verdict: { ...stored, reason: `${stored.reason}; ${why}` }, kept };
 }
 
-;// CONCATENATED MODULE: ./src/compare/ab.ts
-/**
- * Same-box A/B against the base commit (pure): a cell judged from launches of the base commit's build (the `base`
- * arm) and the PR's (`pr`) alternated on this machine, rather than against a baseline stored on another day.
- *
- * Model. Launch i of arm a measures level × a × d_i × ε_i: the arm's true speed, the drift d_i the box goes
- * through while the A/B runs (clocks settling, a chassis warming up) and the launch's own regime ε_i (one launch of
- * an engine can settle faster or slower than the next, vLLM #39903). Launches run B P P B B P P B … (abOrder) and
- * each is paired with its neighbour, (0,1), (2,3), …: one launch of each arm, one launch apart. So
- * r_j = ln(pr_j / base_j) = ln(a_pr / a_base) ± δ + noise, δ the drift over one launch with its sign alternating
- * between B-P and P-B pairs, and a linear drift cancels in the mean of every two pairs. reth's benchmark CI runs
- * baseline, feature, feature, baseline for that reason: temporally adjacent pairs cancel thermal and cache drift
- * (paradigmxyz/reth PRs #22321, #22335). tango-bench measures the two versions as pairs (bazhenov/tango,
- * src/lib.rs); Chromium's Pinpoint runs both arms on the same device.
- *
- * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
- * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
- *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
- *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
- *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
- *   small; σ0 keeps a lucky pair from narrowing the interval.
- * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
- *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
- *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
- *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
- *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
- *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
- *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
- * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
- *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
- *
- * A cell's launches become these values in ab-cell.ts.
- */
-
-
-
-
-
-
-
-const AB_Z = 1.96;
-/** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
-const MAX_MORE_LAUNCHES = 20;
-/** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
-function abOrder(launchesPerArm) {
-    if (!Number.isInteger(launchesPerArm) || launchesPerArm < 1)
-        throw new RangeError(`ab-launches: expected a whole number of launches per arm ≥ 1, got ${launchesPerArm}`);
-    return Array.from({ length: 2 * launchesPerArm }, (_, i) => ((i + 1) % 4 < 2 ? 'base' : 'pr'));
-}
-/** The change on the log scale, its half-width h, the pairs n and each arm's geometric mean (see the header). */
-function abPairs(launches, noiseFloor = NOISE_FLOOR) {
-    if (launches.length < 2 || launches.length % 2)
-        throw new RangeError(`A/B: expected pairs of launches, got ${launches.length} launches`);
-    const ratios = [];
-    const expected = [];
-    for (let j = 0; j < launches.length; j += 2) {
-        const [a, b] = [launches[j], launches[j + 1]];
-        if (a.arm === b.arm)
-            throw new RangeError(`A/B: launches ${j + 1} and ${j + 2} are both ${a.arm} launches`);
-        const [base, pr] = a.arm === 'base' ? [a, b] : [b, a];
-        if (!(base.value > 0 && pr.value > 0))
-            throw new RangeError(`A/B: launch values must be positive`);
-        ratios.push(Math.log(pr.value / base.value));
-        expected.push(2 * noiseFloor ** 2 + (base.se ?? 0) ** 2 + (pr.se ?? 0) ** 2);
-    }
-    const n = ratios.length;
-    const m = stats_mean(ratios);
-    const s2 = n >= 2 ? ratios.reduce((sum, r) => sum + (r - m) ** 2, 0) / (n - 1) : 0;
-    const geo = (arm) => Math.exp(stats_mean(launches.filter((l) => l.arm === arm).map((l) => Math.log(l.value))));
-    return {
-        n,
-        ratios,
-        expected: stats_mean(expected),
-        logChange: m,
-        halfWidth: AB_Z * Math.sqrt(Math.max(s2, stats_mean(expected)) / n),
-        base: geo('base'),
-        pr: geo('pr'),
-    };
-}
-/** The A/B verdict on one relative metric (see the module header). */
-function abMetric(input) {
-    const { metric, config } = input;
-    const info = METRICS[metric];
-    const ab = abPairs(input.launches, input.noiseFloor);
-    const delta = Math.expm1(ab.logChange);
-    const worse = info.higherIsBetter ? -delta : delta;
-    const limit = relativeLimit(config, ab.base);
-    const h = ab.halfWidth;
-    // The worse direction of a speed is its drop.
-    const towardWorse = (logRatio) => (info.higherIsBetter ? -logRatio : logRatio);
-    const twice = twiceTheLimit(limit);
-    const { loss, gain } = twiceTheLimitLogs(limit, info.higherIsBetter);
-    const seq = { worse: ab.ratios.map(towardWorse), loss, gain, expectedVariance: ab.expected };
-    const test = sequentialTest(seq);
-    const relative = (logLoss) => (info.higherIsBetter ? -Math.expm1(-logLoss) : Math.expm1(logLoss));
-    const mde = relative(detectable(test.sd, ab.n));
-    const limits = isDrop(metric)
-        ? `limit ${formatPoints(config.minDelta ?? 0)} points`
-        : `limit ${formatPercent(config.maxRegression)}${config.minDelta === undefined ? '' : ` and ${config.minDelta} ${info.unit}`}`;
-    const said = `${metricLabel(metric, config.stat)} ${formatDelta(delta)} ± ${formatPercent(h)} (A/B on this box, ABBA × ${ab.n}: base ${info.format(ab.base)} → PR ${info.format(ab.pr)}; ${limits})`;
-    const verdict = (status, why) => ({
-        status,
-        metric,
-        stat: info.scalar ? 'mean' : config.stat,
-        current: ab.pr,
-        baseline: ab.base,
-        delta,
-        reason: why ? `${said}: ${why}` : said,
-        band: h,
-        mde,
-    });
-    const odds = (llr) => `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`;
-    const lossText = formatPercent(twice);
-    if (test.call === 'regression')
-        return verdict('regression', `a loss of ${lossText} (twice the limit) is ${odds(test.lossLlr)} likelier than none`);
-    if (test.call === 'improvement')
-        return verdict('improvement', `a gain of ${lossText} is ${odds(test.gainLlr)} likelier than none`);
-    if (test.call === 'pass')
-        return verdict('pass', `no change is ${odds(-test.lossLlr)} likelier than a loss of ${lossText} (twice the limit)`);
-    const last = input.final ? lastLook(worse, h, limit) : undefined;
-    if (last)
-        return verdict(last.status, last.why);
-    const more = pairsToDecide(seq, ab.n + MAX_MORE_LAUNCHES) - ab.n;
-    const decides = more < MAX_MORE_LAUNCHES
-        ? `about ${more} more launch${more === 1 ? '' : 'es'} per arm would decide`
-        : `at least ${more} more launches per arm would be needed`;
-    const why = `the sequential test is undecided (could detect a loss ≥ ${formatPercent(mde)} at this noise; ${decides})`;
-    const undecided = { ...verdict('inconclusive', why), needs: 'launches', moreLaunches: more };
-    if (worse > limit)
-        undecided.leansToLoss = true;
-    return undecided;
-}
-/**
- * The last look, when the sequential test is still undecided: the fixed-sample rule on the interval decides what
- * it can (between no change and 2L either answer is right, and the interval is shown); a loss past 2L fails
- * whatever the noise.
- */
-function lastLook(worse, h, limit) {
-    if (pastTwiceTheLimit(worse, limit))
-        return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' };
-    if (worse - h > limit)
-        return { status: 'regression', why: 'the interval lies past the limit at the last launch' };
-    if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
-        return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' };
-    return undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/compare/ab-cell.ts
 /**
  * The A/B verdict on a cell (pure): its launches of both arms in order (ab.ts) → one verdict per gated metric both
@@ -41471,6 +41558,8 @@ function lastLook(worse, h, limit) {
  * on the arms' mean shares; goodput like a relative metric whose limit is its points (compare/metric.ts). A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
+
+
 
 
 
@@ -41501,6 +41590,12 @@ function abCellVerdict(launches, gate, options = {}) {
         else
             (judged.unknown ? undecided : notes).push(judged.note);
     }
+    // Speculative decoding: decode's factors judged by the same A/B, acceptance on the same prompts (spec-split.ts).
+    if (metrics.decode && gate.decode) {
+        const config = factorConfig(gate.decode);
+        const factorOptions = { noiseFloor: options.noiseFloor ?? NOISE_FLOOR, final: options.final };
+        metrics.decode = splitDecode(metrics.decode, (f) => abFactor(launches, f, config, factorOptions));
+    }
     const flags = [...new Set(launches.flatMap((l) => l.cell.flags))];
     // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
     if (flags.length) {
@@ -41514,6 +41609,39 @@ function abCellVerdict(launches, gate, options = {}) {
     if (undecided.length)
         verdict.undecided = undecided;
     return verdict;
+}
+/**
+ * One of decode's factors over the launches: acceptance paired round by round on the same prompts where every pair of
+ * launches sent them (paired-rounds.ts), else, like step time, from each launch's figure under the launch noise.
+ */
+function abFactor(launches, factor, config, options) {
+    const values = launches.map((l) => readCellMetric(l.cell, factor, 'mean'));
+    if (values.some((v) => !(v !== undefined && v > 0)))
+        return undefined;
+    if (factor === 'accept-length') {
+        const paired = pairedRounds(cellPairs(launches), factor, 'A/B on this box');
+        if (paired)
+            return pairedVerdict({ metric: factor, config, pairs: paired, final: options.final });
+    }
+    return abLaunchMetric(launches, factor, 'mean', values, { config, ...options });
+}
+/**
+ * A relative metric over the launches, each launch's figure with its standard error; where a pair's rounds sent the
+ * same prompts, the pair's error from its rounds paired (paired-rounds.ts) instead of the two launches' own.
+ */
+function abLaunchMetric(launches, metric, stat, values, options) {
+    const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }));
+    const pairVariances = cellPairs(launches).map(([base, pr]) => pairedRoundVariance(base, pr, metric, stat));
+    return abMetric({ metric, launches: ab, pairVariances, ...options });
+}
+/** Launches two by two as (base, PR) cells. */
+function cellPairs(launches) {
+    const pairs = [];
+    for (let j = 0; j + 1 < launches.length; j += 2) {
+        const [a, b] = [launches[j], launches[j + 1]];
+        pairs.push(a.arm === 'base' ? [a.cell, b.cell] : [b.cell, a.cell]);
+    }
+    return pairs;
 }
 /** Why the launches cannot be judged: a failed launch (named by arm and number) or an order that is not paired. */
 function launchProblem(launches) {
@@ -41547,8 +41675,7 @@ function abGated(launches, gate, metric, stat, options) {
             return abZeroShare(metric, config, arm('base'), arm('pr'));
         return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true };
     }
-    const ab = launches.map((l, i) => ({ arm: l.arm, value: values[i], se: launchSe(l.cell, metric, stat, values[i]) }));
-    return abMetric({ metric, config, launches: ab, ...options });
+    return abLaunchMetric(launches, metric, stat, values, { config, ...options });
 }
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
@@ -53999,6 +54126,265 @@ function loadProfile(ref, cwd = process.cwd()) {
     return parseProfile(json, ref);
 }
 
+;// CONCATENATED MODULE: ./src/sim/tokenizer.ts
+/**
+ * The simulator's tokenizer: one token per whitespace-separated word, so a client can build a
+ * prompt of an exact length without a real vocabulary.
+ *
+ * Chat prompts add a fixed template overhead, as real chat templates do:
+ * CHAT_TOKENS_PER_MESSAGE (4: role header and end markers) per message plus CHAT_TOKENS_REPLY
+ * (3: the assistant header that primes the reply). One user message of N words is N + 7 tokens.
+ * Generated tokens are words too (` word` with a leading space), so generated text re-counts
+ * to `completion_tokens`.
+ */
+const CHAT_TOKENS_PER_MESSAGE = 4;
+const CHAT_TOKENS_REPLY = 3;
+/** Id range for word tokens (a Qwen-sized vocabulary); template tokens sit above it. */
+const VOCAB_IDS = 151643;
+const TEMPLATE_ID = 151644;
+function words(text) {
+    return text.split(/\s+/).filter((w) => w.length > 0);
+}
+/** Same as JavaScript's `\s`. */
+function isSpace(c) {
+    return (c === 32 ||
+        (c >= 9 && c <= 13) ||
+        c === 160 ||
+        c === 0x1680 ||
+        (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x202f ||
+        c === 0x205f ||
+        c === 0x3000 ||
+        c === 0xfeff);
+}
+/** `words(text).length` without building the words: a 100K-word prompt is counted in about a millisecond. */
+function countWords(text) {
+    let count = 0;
+    let inWord = false;
+    for (let i = 0; i < text.length; i++) {
+        const space = isSpace(text.charCodeAt(i));
+        if (!space && !inWord)
+            count++;
+        inWord = !space;
+    }
+    return count;
+}
+function wordId(word) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++)
+        hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
+    return (hash >>> 0) % VOCAB_IDS;
+}
+/** Completions `prompt`: a string, a one-element list of strings, or token ids. */
+function promptIds(prompt) {
+    if (typeof prompt === 'string')
+        return words(prompt).map(wordId);
+    if (Array.isArray(prompt)) {
+        if (prompt.every((p) => Number.isInteger(p)))
+            return prompt;
+        if (prompt.length === 1)
+            return promptIds(prompt[0]);
+    }
+    return undefined;
+}
+/** Token count of a completions `prompt` (same rules as `promptIds`). */
+function promptTokens(prompt) {
+    if (typeof prompt === 'string')
+        return countWords(prompt);
+    if (Array.isArray(prompt)) {
+        if (prompt.every((p) => Number.isInteger(p)))
+            return prompt.length;
+        if (prompt.length === 1)
+            return promptTokens(prompt[0]);
+    }
+    return undefined;
+}
+/** The text of a chat message's `content`: a string or text parts; undefined for any other shape. */
+function contentText(content) {
+    if (content === null || content === undefined)
+        return '';
+    if (typeof content === 'string')
+        return content;
+    if (!Array.isArray(content))
+        return undefined;
+    const parts = [];
+    for (const part of content) {
+        if (part && typeof part === 'object' && typeof part.text === 'string')
+            parts.push(part.text);
+    }
+    return parts.join(' ');
+}
+/** Chat `messages` through the fixed template; undefined when the shape is not a message list. */
+function chatIds(messages) {
+    if (!Array.isArray(messages) || messages.length === 0)
+        return undefined;
+    const ids = [];
+    for (const m of messages) {
+        if (!m || typeof m !== 'object')
+            return undefined;
+        const text = contentText(m.content);
+        if (text === undefined)
+            return undefined;
+        ids.push(...Array(CHAT_TOKENS_PER_MESSAGE).fill(TEMPLATE_ID), ...words(text).map(wordId));
+    }
+    ids.push(...Array(CHAT_TOKENS_REPLY).fill(TEMPLATE_ID));
+    return ids;
+}
+/** Token count of chat `messages` through the template (same rules as `chatIds`). */
+function chatTokens(messages) {
+    if (!Array.isArray(messages) || messages.length === 0)
+        return undefined;
+    let count = CHAT_TOKENS_REPLY;
+    for (const m of messages) {
+        const text = m && typeof m === 'object' ? contentText(m.content) : undefined;
+        if (text === undefined)
+            return undefined;
+        count += CHAT_TOKENS_PER_MESSAGE + countWords(text);
+    }
+    return count;
+}
+/**
+ * Words the simulator generates: common English words, enough of them that the generated text
+ * reads as varied to the degenerate-output checks (distinct words, deflate ratio), as a real
+ * model's text does.
+ */
+const VOCAB = ('the of and to in is that for it as with was on be by this are from at or an which not have has one can all ' +
+    'were their more its also been when into than other some time these only most over such would about there after ' +
+    'two first new made used between people year way day man thing woman life child world school state family ' +
+    'student group country problem hand part place case week company system program question work government number ' +
+    'night point home water room mother area money story fact month lot right study book eye job word business issue ' +
+    'side kind head house service friend father power hour game line end member law car city community name team ' +
+    'minute idea body information back parent face level office door health person art war history party result ' +
+    'change morning reason research girl moment air teacher force education river garden window market village ' +
+    'bridge island summer winter letter music picture paper table road train field forest light voice ' +
+    'answer season station machine engine signal harbour valley mountain kitchen library museum doctor ' +
+    'farmer writer painter builder driver pilot captain keeper lamp tower ship coast storm cloud stone ' +
+    'small large early late quiet bright dark warm cold young old careful simple strong gentle ' +
+    'walks builds writes reads carries opens closes finds keeps brings shows turns follows begins ' +
+    'slowly quickly often rarely always together again almost perhaps').split(' ');
+/** Murmur3's 32-bit finaliser: spreads every input bit over the result. */
+function mix(h) {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+}
+/** The `index`-th generated token of the reply seeded by `stream`: deterministic text, one space-led word each. */
+function generatedWord(stream, index) {
+    return ' ' + VOCAB[mix((stream ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0) % VOCAB.length];
+}
+
+;// CONCATENATED MODULE: ./src/sim/reply.ts
+/**
+ * What a simulated reply says, token by token. The simulator decodes "greedily": the text is a
+ * function of the prompt alone, so the same prompt always gets the same reply. A probe
+ * question (quality/probe.ts) gets its answer first, `The answer is 5198.`; every other token
+ * is a word drawn from a seed hashed from the prompt. A request that honours end-of-sequence
+ * (`ignore_eos: false`) stops after the answer, or after a seeded 8–16 words for any other
+ * prompt, with `finish_reason: "stop"`; one that ignores it runs to `max_tokens`. Faults change
+ * the text, never the number of tokens or their timing, except that a degenerate engine never
+ * reaches its end of sequence.
+ */
+
+
+/** A probe question is short and ends its prompt: only this many trailing characters are searched. */
+const QUESTION_WINDOW = 2048;
+/** Tokens of `The answer is N.`, after which a reply that honours end-of-sequence stops. */
+const ANSWER_TOKENS = 4;
+/** The seed hashes this many leading characters and the length; benchmark prompts differ in their first words. */
+const SEEDED_CHARS = 4096;
+/** What a degenerate engine streams for every token. */
+const DEGENERATE_TOKEN = "'s";
+/** FNV-1a over the prompt's first SEEDED_CHARS characters, then its length. */
+function promptSeed(text) {
+    let hash = 0x811c9dc5;
+    const end = Math.min(text.length, SEEDED_CHARS);
+    for (let i = 0; i < end; i++)
+        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    return Math.imul(hash ^ text.length, 0x01000193) >>> 0;
+}
+/** How far off a `wrong-answers` fault is: 1–9, fixed per prompt. */
+function wrongBy(seed) {
+    return 1 + (seed % 9);
+}
+/** Shortest and longest reply to a prompt that is not a probe question, when end-of-sequence is honoured. */
+const EOS_MIN = 8;
+const EOS_MAX = 16;
+/** The reply's length: `max_tokens`, or fewer when the request honours end-of-sequence and the reply reaches it first. */
+function replyLength(request, fault) {
+    const full = { tokens: request.maxTokens, finish: 'length' };
+    if (request.ignoreEos || fault === 'degenerate')
+        return full;
+    const answered = solveQuestion(request.text.slice(-QUESTION_WINDOW)) !== undefined;
+    const eos = answered ? ANSWER_TOKENS : EOS_MIN + (promptSeed(request.text) % (EOS_MAX - EOS_MIN + 1));
+    return eos <= request.maxTokens ? { tokens: eos, finish: 'stop' } : full;
+}
+/** Under `benchmark-garbage`, what a request that ignores end-of-sequence draws its words from instead. */
+const GARBAGE_SEED = 0x5bd1e995;
+/**
+ * The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under
+ * that fault; under `benchmark-garbage` a request that ignores end-of-sequence gets words of another seed.
+ */
+function replyTokens(prompt, fault, ignoreEos = false) {
+    if (fault === 'degenerate')
+        return () => DEGENERATE_TOKEN;
+    const own = promptSeed(prompt);
+    // Kept unsigned, as promptSeed gives it (`^` would make it a signed 32-bit integer).
+    const seed = fault === 'benchmark-garbage' && ignoreEos ? (own ^ GARBAGE_SEED) >>> 0 : own;
+    const answer = solveQuestion(prompt.slice(-QUESTION_WINDOW));
+    if (answer === undefined)
+        return (index) => generatedWord(seed, index);
+    const given = fault === 'wrong-answers' ? answer + wrongBy(seed) : answer;
+    const lead = [' The', ' answer', ' is', ` ${given}.`];
+    // ANSWER_TOKENS is this lead's length.
+    return (index) => lead[index] ?? generatedWord(seed, index);
+}
+
+;// CONCATENATED MODULE: ./src/sim/acceptance.ts
+
+const ACCEPTANCE_MODES = ['draws', 'prompt'];
+/** Accepted drafts relative to prose, by stratum: the simulator's choice, in the direction the papers report. */
+const STRATUM_SCALE = { prose: 1, code: 1.5, math: 1.35 };
+/** Characters of code syntax, and of arithmetic, whose density marks a prompt's stratum. */
+const CODE_CHARS = /[{}()[\];=<>_]/g;
+const MATH_CHARS = /[0-9+\-×÷*/=^%]/g;
+const CODE_SHARE = 0.04;
+const MATH_SHARE = 0.08;
+/** A prompt's stratum from its text (the first 4,096 characters). */
+function stratumOf(text) {
+    const head = text.slice(0, 4096);
+    if (!head.length)
+        return 'prose';
+    if (head.includes('```') || (head.match(CODE_CHARS)?.length ?? 0) / head.length > CODE_SHARE)
+        return 'code';
+    if ((head.match(MATH_CHARS)?.length ?? 0) / head.length > MATH_SHARE)
+        return 'math';
+    return 'prose';
+}
+/** The profile's mean acceptance length: 1 + the weighted mean of accepted drafts. */
+function meanLength(s) {
+    const total = s.accept.reduce((a, b) => a + b, 0);
+    return 1 + s.accept.reduce((sum, w, i) => sum + i * w, 0) / total;
+}
+/** The scale of accepted drafts that makes the mean length `factor` × the profile's. */
+function draftScale(s, factor) {
+    if (factor === 1)
+        return 1;
+    const length = meanLength(s);
+    if (!(length > 1))
+        return 1;
+    const scale = (factor * length - 1) / (length - 1);
+    if (!(scale >= 0))
+        throw new RangeError(`accept-factor: ${factor} asks for a mean length below 1 (the profile's is ${length.toFixed(3)})`);
+    return scale;
+}
+const ACCEPT_SALT = 0x0acce97;
+/** A request's own acceptance: seeded by its prompt, scaled by its stratum and the launch's factor. */
+function acceptance_requestAcceptance(text, factorScale) {
+    return { seed: (promptSeed(text) ^ ACCEPT_SALT) >>> 0, scale: STRATUM_SCALE[stratumOf(text)] * factorScale };
+}
+
 ;// CONCATENATED MODULE: ./src/sim/rng.ts
 /** Seeded randomness for the simulator: same seed, same schedule. */
 
@@ -54177,6 +54563,7 @@ function shellQuote(word) {
 
 
 
+
 /**
  * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
  * read when the launch command is built (`simArgs`), from the target's workdir: the base arm of an A/B reads the
@@ -54229,6 +54616,14 @@ const SIM_OPTIONS = {
         .max(1, { error: expected('must be a number in (0, 1]') })
         .meta({ description: 'Speed multiplier of the slower regime (default 0.9)' })
         .optional(),
+    acceptance: schemas_enum(ACCEPTANCE_MODES, { error: expected(`must be one of ${ACCEPTANCE_MODES.join(', ')}`) })
+        .meta({
+        description: "Where a drafting profile's acceptance comes from: draws (default) from the launch's random stream, or prompt: each prompt's text, the same in every launch as greedy decoding is",
+    })
+        .optional(),
+    'accept-factor': positive()
+        .meta({ description: "The profile's mean acceptance length times this (default 1; 0.9: a drafter 10 % worse)" })
+        .optional(),
     'slow-share': relative({ allowZero: true, capPercent: true })
         .meta({ description: 'Share of simulated-time windows that run slow, e.g. 10% (default 0)' })
         .optional(),
@@ -54279,6 +54674,10 @@ function simArgs(target) {
         args.push('--regime-share', String(o['regime-share']));
     if (o['regime-factor'] !== undefined)
         args.push('--regime-factor', String(o['regime-factor']));
+    if (o.acceptance !== undefined)
+        args.push('--acceptance', o.acceptance);
+    if (o['accept-factor'] !== undefined)
+        args.push('--accept-factor', String(o['accept-factor']));
     if (o['slow-share'] !== undefined)
         args.push('--slow-share', String(o['slow-share']));
     if (o['slow-factor'] !== undefined)
@@ -55263,7 +55662,7 @@ function runReason(target, changed, config) {
  */
 
 
-const words = (what) => union([
+const container_schema_words = (what) => union([
     schemas_string().min(1, { error: 'must not be empty' }),
     array(schemas_string({ error: expected('must be text') })).min(1, { error: 'must list at least one word' }),
 ], {
@@ -55275,10 +55674,10 @@ function containerSchema() {
     return strictObject({
         image: schemas_string({ error: expected('must be an image name, e.g. nvcr.io/nvidia/vllm:26.03-py3') })
             .min(1, { error: 'must not be empty' }),
-        command: words('the command run in the container')
+        command: container_schema_words('the command run in the container')
             .meta({ description: 'What runs in the container; placeholders allowed' })
             .optional(),
-        'run-args': words('extra flags for run')
+        'run-args': container_schema_words('extra flags for run')
             .meta({ description: 'Extra flags for `run`, e.g. [--ipc=host]' })
             .optional(),
         volumes: array(schemas_string()
@@ -56817,6 +57216,7 @@ const round = obj({
     errorReasons: results_fields_list(obj({ reason: str, count: num })),
     durationMs: num,
     metrics: metricsBlock,
+    prompts: str.regex(/^[0-9a-f]{8}$/).optional(),
     gpu: obj({
         devices: results_fields_list(obj({ index: num, samples: num })),
         energyJ: num.optional(),
@@ -57014,7 +57414,7 @@ const run = obj({
     shards: obj({ count: num, missing: results_fields_list(num) }).optional(),
     tool: obj({ name: literal('llm-bench-gate', { error: want('"llm-bench-gate"') }), version: str }),
 });
-const summary = obj({
+const results_schema_summary = obj({
     verdict: oneOf(RUN_VERDICTS),
     regressions: num,
     counts: partialRecord(schemas_enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
@@ -57035,7 +57435,7 @@ const resultsSchema = obj({
     schema: literal(RESULTS_SCHEMA),
     run,
     cells: results_fields_list(cellSchema),
-    summary: summary.optional(),
+    summary: results_schema_summary.optional(),
 });
 const results_schema_historyEntry = obj({
     sha: str,
@@ -64508,6 +64908,58 @@ function textSupply(cal, inputTokens, index, count) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/core/hash.ts
+/** FNV-1a, 32 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a short, stable digest of a text, not a secure one. */
+function fnv1a(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++)
+        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return h >>> 0;
+}
+
+;// CONCATENATED MODULE: ./src/bench/prompts/indices.ts
+/**
+ * Which prompt index each request of a client gets. A cell's rounds take their indices from a block of BLOCK_SIZE
+ * of their own, chosen by the cell's name (FNV-1a, then the next free block), so a cell sends the same prompts in
+ * the same order in every run and in both arms of an A/B, whichever cells ran before it on the same launch. Greedy
+ * decoding then makes a drafter's acceptance the same for the same round (llama-server with a draft model gave the
+ * same acceptance in three runs of the same prompts), and the gate can pair it round by round. Block 0 serves the
+ * smoke request and the calibrations. Indices stay unique over a client's life — no prefix cache serves one request
+ * from another — while there are free blocks: BLOCKS × BLOCK_SIZE is the number of distinct `prompts: text`
+ * openings (text-prompt.ts), and far below the word list's 64⁴ nonces.
+ */
+
+const BLOCK_SIZE = 2048;
+const BLOCKS = 128;
+function promptIndices() {
+    const taken = new Set([0]);
+    const cells = new Map();
+    let service = 0;
+    /** The first free block from `from` on (1 … BLOCKS − 1); past them all, `from` again. */
+    const claim = (from) => {
+        for (let i = 0; i < BLOCKS - 1; i++) {
+            const block = 1 + ((from - 1 + i) % (BLOCKS - 1));
+            if (!taken.has(block)) {
+                taken.add(block);
+                return block;
+            }
+        }
+        return from;
+    };
+    return {
+        service: () => service++ % BLOCK_SIZE,
+        cell(name) {
+            let c = cells.get(name);
+            if (!c)
+                cells.set(name, (c = { block: claim(1 + (fnv1a(name) % (BLOCKS - 1))), used: 0 }));
+            if (c.used === BLOCK_SIZE)
+                c = { block: claim(c.block), used: 0 };
+            cells.set(name, c);
+            return c.block * BLOCK_SIZE + c.used++;
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/bench/rounds/flags.ts
 function spread(values) {
     let min = Infinity;
@@ -64584,6 +65036,7 @@ function goodputFigures(records, slo, durationMs) {
 
 
 
+
 /** Failure reasons with their counts, most frequent first. */
 function countReasons(reasons) {
     const counts = new Map();
@@ -64637,6 +65090,7 @@ function summarizeRound(ctx, records) {
         ...(retried > 0 && { retried }),
         durationMs,
         metrics,
+        ...promptsDigest(records),
         achieved: {
             promptTokens: extent(ok.map((r) => r.promptTokens)),
             outputTokens: extent(ok.map((r) => r.outputTokens)),
@@ -64691,6 +65145,13 @@ function steadyState(rounds) {
         block.goodput = judged.reduce((n, r) => n + r.metrics.goodput * r.requests, 0) / judgedSent;
     return block;
 }
+/** The round's `prompts`: a digest of its requests' prompt digests, sorted; none when one is missing. */
+function promptsDigest(records) {
+    if (!records.length || records.some((r) => r.prompt === undefined))
+        return {};
+    const sorted = records.map((r) => r.prompt).sort((a, b) => a - b);
+    return { prompts: fnv1a(sorted.join(',')).toString(16).padStart(8, '0') };
+}
 
 ;// CONCATENATED MODULE: ./src/bench/stream/record.ts
 
@@ -64725,6 +65186,8 @@ function toRecord(ctx, outcome) {
         record.extras = t.extras;
     if (outcome.retried)
         record.retried = true;
+    if (outcome.prompt !== undefined)
+        record.prompt = outcome.prompt;
     return record;
 }
 
@@ -64896,6 +65359,8 @@ function mergeErrors(rounds) {
 
 
 
+
+
 /** Nonce indices of benchmark-shaped greedy prompts: far from the benchmark's own, which count from 0. */
 const BENCHMARK_SHAPED_NONCE = 1_000_000_000;
 function createBenchClient(target) {
@@ -64955,10 +65420,11 @@ function createBenchClient(target) {
 function clientPrompts(o) {
     const { ports, modelName } = o;
     const { adapter, baseUrl } = o.target;
-    // Nonce index: unique over the client's life, so no two requests share a prefix.
-    let sequence = 0;
-    const next = () => sequence++;
-    const prompt = (fillerWords) => promptText(next(), fillerWords);
+    // Nonce indices: unique over the client's life, so no two requests share a prefix, and each cell's the same in
+    // every run (indices.ts).
+    const indices = promptIndices();
+    const prompt = (fillerWords) => promptText(indices.service(), fillerWords);
+    const cellPrompt = (cell) => (fillerWords) => promptText(indices.cell(cell), fillerWords);
     const tokenize = adapter.tokenize?.bind(adapter);
     const options = (build, tokenizeSettled) => ({
         prompt: build,
@@ -64969,8 +65435,8 @@ function clientPrompts(o) {
     });
     const calibrator = (build, tokenizeSettled) => createCalibrator(options(build, tokenizeSettled));
     const measureText = textCells({
-        calibration: calibrator((fillerWords) => textPrompt(next(), fillerWords), true),
-        next,
+        calibration: calibrator((fillerWords) => textPrompt(indices.service(), fillerWords), true),
+        next: (cell) => indices.cell(cell),
         count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
         ensure: (connections) => o.pool.ensure(connections),
         send: o.send,
@@ -64979,7 +65445,7 @@ function clientPrompts(o) {
     const measureWords = measurer({
         pool: o.pool,
         sendPrompt: o.send,
-        prompt,
+        cellPrompt,
         calibration,
         prefixes: prefixCalibrator(options(prompt)),
     });
@@ -64992,7 +65458,8 @@ function measurer(c) {
         const shared = scenario.prefixTokens ? await c.prefixes(scenario.id, scenario.prefixTokens, o.signal) : undefined;
         const cal = await c.calibration(scenario.inputTokens, o.signal, shared?.text);
         await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
-        const text = (fillerWords) => (shared ? `${shared.text} ${c.prompt(fillerWords)}` : c.prompt(fillerWords));
+        const prompt = c.cellPrompt(scenario.id);
+        const text = (fillerWords) => (shared ? `${shared.text} ${prompt(fillerWords)}` : prompt(fillerWords));
         return runRounds(o, cal, (fillerWords, maxTokens, signal) => c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined));
     };
 }
@@ -65006,7 +65473,7 @@ function textCells(t) {
     return async (o) => {
         const cal = await t.calibration(o.scenario.inputTokens, o.signal);
         await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
-        const supply = textSupply(cal, o.scenario.inputTokens, t.next, t.count);
+        const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count);
         return runRounds(o, supply.calibration, (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal), (requests, signal) => supply.prepare(requests, signal));
     };
 }
@@ -65033,7 +65500,7 @@ function promptSender(target, pool, modelName) {
             extra: target.requestBody,
             sharedPrefix,
         });
-        return send({
+        const outcome = await send({
             url: urls[api],
             body,
             timeoutMs: requestTimeoutMs,
@@ -65041,6 +65508,7 @@ function promptSender(target, pool, modelName) {
             streamExtras: adapter.streamExtras,
             maxTokens,
         });
+        return { ...outcome, prompt: fnv1a(text) };
     };
 }
 
@@ -65417,7 +65885,7 @@ function sameBoxRun(base) {
  * SLO): the arms would measure different work, and a lighter workload would read as an improvement, a heavier
  * one as a regression. Such a cell is listed with what changed.
  */
-function cellPairs(wanted, baseTarget, plans) {
+function same_box_cellPairs(wanted, baseTarget, plans) {
     const changed = new Map();
     const pairs = wanted.flatMap((c) => {
         const scenario = baseTarget.scenarios.find((s) => s.id === c.scenario);
@@ -65482,7 +65950,7 @@ async function sameBoxTest(target, plans, measured, headMs, box, deps) {
 /** The wanted cells paired, and the target's cells with those that have no pair marked (new, or another workload). */
 function pairOrSkip(cells, wanted, baseTarget, plans, sha, skip) {
     const short = sha.slice(0, 7);
-    const { pairs, changed } = cellPairs(wanted, baseTarget, plans);
+    const { pairs, changed } = same_box_cellPairs(wanted, baseTarget, plans);
     const paired = new Set(pairs.map((p) => p.pr.id));
     const lacking = new Set(wanted.filter((c) => !changed.has(c.id) && !paired.has(c.id)).map((c) => c.id));
     let marked = lacking.size
@@ -69682,13 +70150,17 @@ const kvOf = (s) => s.promptTokens + s.generated;
 class engine_EngineModel {
     profile;
     speed;
+    draftScale;
     waiting = [];
     running = [];
     main;
     side;
-    constructor(profile, rng, sideRng = rng_sideStream(0), speed = {}) {
+    constructor(profile, rng, sideRng = rng_sideStream(0), speed = {}, 
+    /** Accepted drafts' scale for requests without their own acceptance (acceptance.ts `draftScale`); 1: none. */
+    draftScale = 1) {
         this.profile = profile;
         this.speed = speed;
+        this.draftScale = draftScale;
         const stream = (r) => ({
             rng: r,
             acceptDraw: profile.speculative ? createBag(profile.speculative.accept, r) : undefined,
@@ -69700,9 +70172,18 @@ class engine_EngineModel {
         return seq.side ? this.side : this.main;
     }
     submit(request) {
-        const cv = this.profile.speculative?.acceptCv ?? 0;
+        const spec = this.profile.speculative;
+        const cv = spec?.acceptCv ?? 0;
+        if (spec && request.acceptance) {
+            const r = rng_createRng(request.acceptance.seed);
+            const own = { rng: r, acceptDraw: createBag(spec.accept, r) };
+            const acceptScale = request.acceptance.scale * (cv > 0 ? jitterFactor(r, cv) : 1);
+            this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, own, acceptScale });
+            return;
+        }
         // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
-        const scale = cv > 0 ? { acceptScale: jitterFactor(this.streamOf(request).rng, cv) } : {};
+        const jitter = cv > 0 ? jitterFactor(this.streamOf(request).rng, cv) : undefined;
+        const scale = jitter === undefined && this.draftScale === 1 ? {} : { acceptScale: (jitter ?? 1) * this.draftScale };
         this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, ...scale });
     }
     /** Drops a request (client went away); tokens already planned for it are simply not delivered. */
@@ -69791,7 +70272,7 @@ class engine_EngineModel {
     }
     /** Drafts a verify step of `seq` accepts: the bag's draw, times the request's scale when it has one. */
     accepted(seq, k) {
-        const stream = this.streamOf(seq);
+        const stream = seq.own ?? this.streamOf(seq);
         const drawn = stream.acceptDraw ? stream.acceptDraw() : 0;
         if (seq.acceptScale === undefined)
             return drawn;
@@ -69858,10 +70339,12 @@ class RealtimeEngine {
     nextId = 0;
     closed = false;
     inStep;
-    constructor(profile, seed, timeScale, onStep = () => { }, speed = {}) {
+    constructor(profile, seed, timeScale, onStep = () => { }, speed = {}, 
+    /** Accepted drafts' scale for requests without their own acceptance (EngineModel). */
+    draftScale = 1) {
         this.timeScale = timeScale;
         this.onStep = onStep;
-        this.model = new engine_EngineModel(profile, rng_createRng(seed), rng_sideStream(seed), speed);
+        this.model = new engine_EngineModel(profile, rng_createRng(seed), rng_sideStream(seed), speed, draftScale);
     }
     /** Virtual now, in modelled milliseconds. */
     now() {
@@ -69887,12 +70370,13 @@ class RealtimeEngine {
     /**
      * Queues a request; `listener` gets its emissions until the one marked `done`. Returns its id.
      * `arrivedAt` is the wall time (`performance.now()`) the request reached the server; `side` marks an untimed
-     * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill.
+     * request (see `EngineRequest.side`); `cachedTokens` of the prompt a prefix cache serves skip prefill;
+     * `acceptance`, the request's own draft acceptance (`EngineRequest.acceptance`).
      */
-    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now(), side = false, cachedTokens = 0) {
+    submit(promptTokens, maxTokens, listener, arrivedAt = performance.now(), side = false, cachedTokens = 0, acceptance) {
         const id = this.nextId++;
         const at = Math.min(this.now(), (arrivedAt - this.origin) * this.timeScale);
-        this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens });
+        this.pending.push({ id, at, promptTokens, maxTokens, side, cachedTokens, ...(acceptance && { acceptance }) });
         this.pending.sort((a, b) => a.at - b.at || a.id - b.id);
         this.listeners.set(id, listener);
         if (!this.scheduled() && !this.closed && !this.model.busy) {
@@ -69921,8 +70405,15 @@ class RealtimeEngine {
     admit(until) {
         while (this.pending.length > 0 && this.pending[0].at <= until) {
             const p = this.pending.shift();
-            const { id, promptTokens, maxTokens, side, cachedTokens } = p;
-            this.model.submit({ id, promptTokens, maxTokens, side, ...(cachedTokens > 0 && { cachedTokens }) });
+            const { id, promptTokens, maxTokens, side, cachedTokens, acceptance } = p;
+            this.model.submit({
+                id,
+                promptTokens,
+                maxTokens,
+                side,
+                ...(cachedTokens > 0 && { cachedTokens }),
+                ...(acceptance && { acceptance }),
+            });
         }
     }
     /** Plans the step starting at `start`, admitting requests that arrived by `admitUntil` (default: by `start`). */
@@ -69965,221 +70456,6 @@ class RealtimeEngine {
         if (!this.closed)
             this.plan(step.end);
     }
-}
-
-;// CONCATENATED MODULE: ./src/sim/tokenizer.ts
-/**
- * The simulator's tokenizer: one token per whitespace-separated word, so a client can build a
- * prompt of an exact length without a real vocabulary.
- *
- * Chat prompts add a fixed template overhead, as real chat templates do:
- * CHAT_TOKENS_PER_MESSAGE (4: role header and end markers) per message plus CHAT_TOKENS_REPLY
- * (3: the assistant header that primes the reply). One user message of N words is N + 7 tokens.
- * Generated tokens are words too (` word` with a leading space), so generated text re-counts
- * to `completion_tokens`.
- */
-const CHAT_TOKENS_PER_MESSAGE = 4;
-const CHAT_TOKENS_REPLY = 3;
-/** Id range for word tokens (a Qwen-sized vocabulary); template tokens sit above it. */
-const VOCAB_IDS = 151643;
-const TEMPLATE_ID = 151644;
-function tokenizer_words(text) {
-    return text.split(/\s+/).filter((w) => w.length > 0);
-}
-/** Same as JavaScript's `\s`. */
-function isSpace(c) {
-    return (c === 32 ||
-        (c >= 9 && c <= 13) ||
-        c === 160 ||
-        c === 0x1680 ||
-        (c >= 0x2000 && c <= 0x200a) ||
-        c === 0x2028 ||
-        c === 0x2029 ||
-        c === 0x202f ||
-        c === 0x205f ||
-        c === 0x3000 ||
-        c === 0xfeff);
-}
-/** `words(text).length` without building the words: a 100K-word prompt is counted in about a millisecond. */
-function countWords(text) {
-    let count = 0;
-    let inWord = false;
-    for (let i = 0; i < text.length; i++) {
-        const space = isSpace(text.charCodeAt(i));
-        if (!space && !inWord)
-            count++;
-        inWord = !space;
-    }
-    return count;
-}
-function wordId(word) {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < word.length; i++)
-        hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
-    return (hash >>> 0) % VOCAB_IDS;
-}
-/** Completions `prompt`: a string, a one-element list of strings, or token ids. */
-function promptIds(prompt) {
-    if (typeof prompt === 'string')
-        return tokenizer_words(prompt).map(wordId);
-    if (Array.isArray(prompt)) {
-        if (prompt.every((p) => Number.isInteger(p)))
-            return prompt;
-        if (prompt.length === 1)
-            return promptIds(prompt[0]);
-    }
-    return undefined;
-}
-/** Token count of a completions `prompt` (same rules as `promptIds`). */
-function promptTokens(prompt) {
-    if (typeof prompt === 'string')
-        return countWords(prompt);
-    if (Array.isArray(prompt)) {
-        if (prompt.every((p) => Number.isInteger(p)))
-            return prompt.length;
-        if (prompt.length === 1)
-            return promptTokens(prompt[0]);
-    }
-    return undefined;
-}
-/** The text of a chat message's `content`: a string or text parts; undefined for any other shape. */
-function contentText(content) {
-    if (content === null || content === undefined)
-        return '';
-    if (typeof content === 'string')
-        return content;
-    if (!Array.isArray(content))
-        return undefined;
-    const parts = [];
-    for (const part of content) {
-        if (part && typeof part === 'object' && typeof part.text === 'string')
-            parts.push(part.text);
-    }
-    return parts.join(' ');
-}
-/** Chat `messages` through the fixed template; undefined when the shape is not a message list. */
-function chatIds(messages) {
-    if (!Array.isArray(messages) || messages.length === 0)
-        return undefined;
-    const ids = [];
-    for (const m of messages) {
-        if (!m || typeof m !== 'object')
-            return undefined;
-        const text = contentText(m.content);
-        if (text === undefined)
-            return undefined;
-        ids.push(...Array(CHAT_TOKENS_PER_MESSAGE).fill(TEMPLATE_ID), ...tokenizer_words(text).map(wordId));
-    }
-    ids.push(...Array(CHAT_TOKENS_REPLY).fill(TEMPLATE_ID));
-    return ids;
-}
-/** Token count of chat `messages` through the template (same rules as `chatIds`). */
-function chatTokens(messages) {
-    if (!Array.isArray(messages) || messages.length === 0)
-        return undefined;
-    let count = CHAT_TOKENS_REPLY;
-    for (const m of messages) {
-        const text = m && typeof m === 'object' ? contentText(m.content) : undefined;
-        if (text === undefined)
-            return undefined;
-        count += CHAT_TOKENS_PER_MESSAGE + countWords(text);
-    }
-    return count;
-}
-/**
- * Words the simulator generates: common English words, enough of them that the generated text
- * reads as varied to the degenerate-output checks (distinct words, deflate ratio), as a real
- * model's text does.
- */
-const VOCAB = ('the of and to in is that for it as with was on be by this are from at or an which not have has one can all ' +
-    'were their more its also been when into than other some time these only most over such would about there after ' +
-    'two first new made used between people year way day man thing woman life child world school state family ' +
-    'student group country problem hand part place case week company system program question work government number ' +
-    'night point home water room mother area money story fact month lot right study book eye job word business issue ' +
-    'side kind head house service friend father power hour game line end member law car city community name team ' +
-    'minute idea body information back parent face level office door health person art war history party result ' +
-    'change morning reason research girl moment air teacher force education river garden window market village ' +
-    'bridge island summer winter letter music picture paper table road train field forest light voice ' +
-    'answer season station machine engine signal harbour valley mountain kitchen library museum doctor ' +
-    'farmer writer painter builder driver pilot captain keeper lamp tower ship coast storm cloud stone ' +
-    'small large early late quiet bright dark warm cold young old careful simple strong gentle ' +
-    'walks builds writes reads carries opens closes finds keeps brings shows turns follows begins ' +
-    'slowly quickly often rarely always together again almost perhaps').split(' ');
-/** Murmur3's 32-bit finaliser: spreads every input bit over the result. */
-function mix(h) {
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-}
-/** The `index`-th generated token of the reply seeded by `stream`: deterministic text, one space-led word each. */
-function generatedWord(stream, index) {
-    return ' ' + VOCAB[mix((stream ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0) % VOCAB.length];
-}
-
-;// CONCATENATED MODULE: ./src/sim/reply.ts
-/**
- * What a simulated reply says, token by token. The simulator decodes "greedily": the text is a
- * function of the prompt alone, so the same prompt always gets the same reply. A probe
- * question (quality/probe.ts) gets its answer first, `The answer is 5198.`; every other token
- * is a word drawn from a seed hashed from the prompt. A request that honours end-of-sequence
- * (`ignore_eos: false`) stops after the answer, or after a seeded 8–16 words for any other
- * prompt, with `finish_reason: "stop"`; one that ignores it runs to `max_tokens`. Faults change
- * the text, never the number of tokens or their timing, except that a degenerate engine never
- * reaches its end of sequence.
- */
-
-
-/** A probe question is short and ends its prompt: only this many trailing characters are searched. */
-const QUESTION_WINDOW = 2048;
-/** Tokens of `The answer is N.`, after which a reply that honours end-of-sequence stops. */
-const ANSWER_TOKENS = 4;
-/** The seed hashes this many leading characters and the length; benchmark prompts differ in their first words. */
-const SEEDED_CHARS = 4096;
-/** What a degenerate engine streams for every token. */
-const DEGENERATE_TOKEN = "'s";
-/** FNV-1a over the prompt's first SEEDED_CHARS characters, then its length. */
-function promptSeed(text) {
-    let hash = 0x811c9dc5;
-    const end = Math.min(text.length, SEEDED_CHARS);
-    for (let i = 0; i < end; i++)
-        hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-    return Math.imul(hash ^ text.length, 0x01000193) >>> 0;
-}
-/** How far off a `wrong-answers` fault is: 1–9, fixed per prompt. */
-function wrongBy(seed) {
-    return 1 + (seed % 9);
-}
-/** Shortest and longest reply to a prompt that is not a probe question, when end-of-sequence is honoured. */
-const EOS_MIN = 8;
-const EOS_MAX = 16;
-/** The reply's length: `max_tokens`, or fewer when the request honours end-of-sequence and the reply reaches it first. */
-function replyLength(request, fault) {
-    const full = { tokens: request.maxTokens, finish: 'length' };
-    if (request.ignoreEos || fault === 'degenerate')
-        return full;
-    const answered = solveQuestion(request.text.slice(-QUESTION_WINDOW)) !== undefined;
-    const eos = answered ? ANSWER_TOKENS : EOS_MIN + (promptSeed(request.text) % (EOS_MAX - EOS_MIN + 1));
-    return eos <= request.maxTokens ? { tokens: eos, finish: 'stop' } : full;
-}
-/** Under `benchmark-garbage`, what a request that ignores end-of-sequence draws its words from instead. */
-const GARBAGE_SEED = 0x5bd1e995;
-/**
- * The reply to `prompt` as a function of token index: one space-led word per token, or DEGENERATE_TOKEN under
- * that fault; under `benchmark-garbage` a request that ignores end-of-sequence gets words of another seed.
- */
-function replyTokens(prompt, fault, ignoreEos = false) {
-    if (fault === 'degenerate')
-        return () => DEGENERATE_TOKEN;
-    const own = promptSeed(prompt);
-    // Kept unsigned, as promptSeed gives it (`^` would make it a signed 32-bit integer).
-    const seed = fault === 'benchmark-garbage' && ignoreEos ? (own ^ GARBAGE_SEED) >>> 0 : own;
-    const answer = solveQuestion(prompt.slice(-QUESTION_WINDOW));
-    if (answer === undefined)
-        return (index) => generatedWord(seed, index);
-    const given = fault === 'wrong-answers' ? answer + wrongBy(seed) : answer;
-    const lead = [' The', ' answer', ' is', ` ${given}.`];
-    // ANSWER_TOKENS is this lead's length.
-    return (index) => lead[index] ?? generatedWord(seed, index);
 }
 
 ;// CONCATENATED MODULE: ./src/sim/parse-request.ts
@@ -70331,6 +70607,7 @@ function fullReply(request, id, text, length) {
 
 
 
+
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
 function server_readBody(req) {
@@ -70367,14 +70644,20 @@ async function jsonBody(req) {
 }
 class SimHttp {
     profile;
+    acceptance;
     counters;
     prefixes = new PrefixCache();
     engine;
     requests = 0;
-    constructor(profile, seed, timeScale, speed) {
+    draftScale;
+    constructor(profile, seed, timeScale, speed, acceptance = 'draws', acceptFactor = 1) {
         this.profile = profile;
+        this.acceptance = acceptance;
         this.counters = new SimCounters(profile.power);
-        this.engine = new RealtimeEngine(profile, seed, timeScale, (step) => this.counters.record(step), speed);
+        this.draftScale = profile.speculative ? draftScale(profile.speculative, acceptFactor) : 1;
+        const launchScale = acceptance === 'draws' ? this.draftScale : 1;
+        const record = (step) => this.counters.record(step);
+        this.engine = new RealtimeEngine(profile, seed, timeScale, record, speed, launchScale);
     }
     async handle(req, res) {
         const arrivedAt = performance.now();
@@ -70495,7 +70778,10 @@ class SimHttp {
                 this.prefixes.insert(request.ids);
             listener(e);
         };
-        return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached);
+        const own = this.acceptance === 'prompt' && this.profile.speculative
+            ? acceptance_requestAcceptance(request.text, this.draftScale)
+            : undefined;
+        return this.engine.submit(request.promptTokens, tokens, emit, arrivedAt, !request.ignoreEos, cached, own);
     }
     /** A client that leaves before its last token frees its place in the batch, as vLLM aborts it. */
     abandon(res, engineId) {
@@ -70518,7 +70804,7 @@ async function startSimServer(options) {
     if ((options.loadMs ?? 0) > 0)
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(options.loadMs, undefined, { signal: options.signal });
     options.signal?.throwIfAborted();
-    const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed);
+    const sim = new SimHttp(profile, options.seed ?? 1, timeScale, speed, options.acceptance, options.acceptFactor);
     const server = (0,external_node_http_.createServer)((req, res) => void sim.handle(req, res));
     server.keepAliveTimeout = 60_000;
     await new Promise((resolve, reject) => {
@@ -70547,10 +70833,11 @@ async function startSimServer(options) {
 
 
 
+
 const FAULTS = [...SIM_FAULTS, 'none'];
 const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--host 127.0.0.1] [--time-scale X] [--seed S] [--load-ms MS] [--fault ${FAULTS.join('|')}]
          [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
-         [--slow-share P] [--slow-factor F] [--slow-window MS]
+         [--slow-share P] [--slow-factor F] [--slow-window MS] [--acceptance draws|prompt] [--accept-factor G]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
   --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
     none serves it healthy)
@@ -70560,7 +70847,10 @@ const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--hos
   --regime-share: share of launches (fraction in [0, 1], default 0) that settle in a slower regime, running at
     --regime-factor × speed (in (0, 1], default ${DEFAULT_REGIME_FACTOR}), drawn from the launch seed
   --slow-share: share of slow windows (fraction in [0, 1], default 0), each running at --slow-factor × speed
-    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})`;
+    (in (0, 1], default ${DEFAULT_SLOW_FACTOR}); windows of --slow-window simulated ms (default ${DEFAULT_SLOW_WINDOW_MS})
+  --acceptance: where a drafting profile's acceptance comes from: draws (default) from the launch's random stream;
+    prompt: from each prompt's text, the same in every launch as greedy decoding is, by stratum (code, math, prose)
+  --accept-factor: the profile's mean acceptance length × G (G > 0, default 1; 0.9: a drafter 10 % worse)`;
 class UsageError extends Error {
 }
 const FLAGS = [
@@ -70579,6 +70869,8 @@ const FLAGS = [
     'slow-share',
     'slow-factor',
     'slow-window',
+    'acceptance',
+    'accept-factor',
 ];
 /** `name` is the flag (`--seed`) or the environment variable the value came from. */
 function command_line_number(name, raw, check, what) {
@@ -70602,6 +70894,11 @@ function speedArgs(opt, env) {
         slowFactor: opt('slow-factor', (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
         slowWindowMs: opt('slow-window', positive, 'milliseconds > 0'),
     };
+}
+function acceptanceMode(raw) {
+    if (raw === undefined || ACCEPTANCE_MODES.includes(raw))
+        return raw;
+    throw new UsageError(`--acceptance: expected one of ${ACCEPTANCE_MODES.join(', ')}, got "${raw}"`);
 }
 function fault(raw) {
     if (raw === undefined || FAULTS.includes(raw))
@@ -70640,6 +70937,8 @@ function parseSimArgs(argv, env = process.env) {
         seed: opt('seed', Number.isInteger, 'an integer'),
         loadMs: opt('load-ms', (n) => n >= 0, 'milliseconds >= 0'),
         fault: fault(values.get('fault')),
+        acceptance: acceptanceMode(values.get('acceptance')),
+        acceptFactor: opt('accept-factor', (n) => n > 0, 'a number > 0'),
         ...speedArgs(opt, env),
     };
 }
