@@ -65,7 +65,9 @@ const cases: Case[] = [
 
 const pct = (n: number) => `${((100 * n) / RUNS).toFixed(0)}%`.padStart(6)
 console.log(`drafting cell, ${values.prompts} prompts, ${RUNS} runs a case through the CLI with --base`)
-console.log(`${'case'.padEnd(34)}${'regr'.padStart(6)}${'incon'.padStart(6)}${'pass'.padStart(6)}  acceptance factor        launches/arm`)
+console.log(
+  `${'case'.padEnd(34)}${'regr'.padStart(6)}${'incon'.padStart(6)}${'pass'.padStart(6)}  acceptance factor        launches/arm`,
+)
 for (const c of cases) {
   const dir = mkdtempSync(join(tmpdir(), 'lbg-spec-ab-'))
   try {

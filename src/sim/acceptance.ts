@@ -56,7 +56,9 @@ export function draftScale(s: Speculative, factor: number): number {
   if (!(length > 1)) return 1
   const scale = (factor * length - 1) / (length - 1)
   if (!(scale >= 0))
-    throw new RangeError(`accept-factor: ${factor} asks for a mean length below 1 (the profile's is ${length.toFixed(3)})`)
+    throw new RangeError(
+      `accept-factor: ${factor} asks for a mean length below 1 (the profile's is ${length.toFixed(3)})`,
+    )
   return scale
 }
 

@@ -121,8 +121,7 @@ export class EngineModel {
     }
     // Drawn only when asked, so a profile without it keeps its schedule draw for draw.
     const jitter = cv > 0 ? jitterFactor(this.streamOf(request).rng, cv) : undefined
-    const scale =
-      jitter === undefined && this.draftScale === 1 ? {} : { acceptScale: (jitter ?? 1) * this.draftScale }
+    const scale = jitter === undefined && this.draftScale === 1 ? {} : { acceptScale: (jitter ?? 1) * this.draftScale }
     this.waiting.push({ ...request, prefilled: request.cachedTokens ?? 0, generated: 0, ...scale })
   }
 

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  draftScale,
-  meanLength,
-  requestAcceptance,
-  STRATUM_SCALE,
-  stratumOf,
-} from '../../src/sim/acceptance.js'
+import { draftScale, meanLength, requestAcceptance, STRATUM_SCALE, stratumOf } from '../../src/sim/acceptance.js'
 import { EngineModel, type EngineRequest } from '../../src/sim/engine.js'
 import { loadProfile } from '../../src/sim/profiles.js'
 import { createRng } from '../../src/sim/rng.js'
@@ -19,7 +13,7 @@ function lengths(requests: EngineRequest[], seed: number, draft = 1): Map<number
   for (const r of requests) model.submit(r)
   const tokens = new Map<number, number>()
   const steps = new Map<number, number>()
-  for (let t = 0; model.busy; ) {
+  for (let t = 0; model.busy;) {
     const step = model.step(t)!
     t = step.end
     for (const e of step.emissions) {
@@ -51,7 +45,12 @@ describe('acceptance as a function of the prompt', () => {
 
   it("over many prompts the mean length is the profile's, and an accept factor of 0.9 makes it 10 % shorter", () => {
     const many = (factor: number) => {
-      const l = [...lengths(Array.from({ length: 200 }, (_, i) => request(i, prose(i), factor)), 3).values()]
+      const l = [
+        ...lengths(
+          Array.from({ length: 200 }, (_, i) => request(i, prose(i), factor)),
+          3,
+        ).values(),
+      ]
       return l.reduce((a, b) => a + b, 0) / l.length
     }
     const base = many(1)
