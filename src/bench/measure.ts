@@ -3,7 +3,7 @@
  * makes room for the cell's concurrency in the client's Agent, and runs the rounds (closed- or
  * open-loop). Definitions and choices: README.md here.
  */
-import type { Api } from '../core/plan.js'
+import { isGenerated, type Api, type GeneratedPrompts } from '../core/plan.js'
 import type { RequestError } from '../core/errors.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import { httpPorts } from '../engines/http.js'
@@ -99,7 +99,7 @@ export function createBenchClient(target: BenchTarget): BenchClient {
     },
     async measure(o) {
       open()
-      return o.scenario.prompts === 'text' ? measureText(o) : measureWords(o)
+      return isGenerated(o.scenario.prompts) ? measureText(o) : measureWords(o)
     },
     async complete(text, maxTokens, options = {}) {
       open()
@@ -153,7 +153,7 @@ function clientPrompts(o: PromptParts) {
   const calibrator = (build: (fillerWords: number) => string, tokenizeSettled?: boolean) =>
     createCalibrator(options(build, tokenizeSettled))
   const measureText = textCells({
-    calibration: calibrator((fillerWords) => textPrompt(indices.service(), fillerWords), true),
+    calibration: (kind) => calibrator((fillerWords) => textPrompt(indices.service(), fillerWords, 0, kind), true),
     next: (cell) => indices.cell(cell),
     count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
     ensure: (connections) => o.pool.ensure(connections),
@@ -202,7 +202,8 @@ function prefixCalibrator(o: CalibratorOptions) {
 }
 
 interface TextCells {
-  calibration: Calibrator
+  /** A calibrator of one generated kind's prompts. */
+  calibration: (kind: GeneratedPrompts) => Calibrator
   /** The named cell's next prompt index. */
   next: (cell: string) => number
   /** The engine's tokenizer for the served model; undefined when the engine has none. */
@@ -211,12 +212,18 @@ interface TextCells {
   send: SendPrompt
 }
 
-/** `prompts: text` cells: calibrated once per length, each round's prompts fitted before it starts (text-fit.ts). */
+/**
+ * `prompts: text | code | math` cells: calibrated once per kind and length, each round's prompts fitted before it
+ * starts (text-fit.ts).
+ */
 function textCells(t: TextCells): (o: MeasureOptions) => Promise<CellMeasurement> {
+  const calibrators = new Map<GeneratedPrompts, Calibrator>()
   return async (o) => {
-    const cal = await t.calibration(o.scenario.inputTokens, o.signal)
+    const kind = isGenerated(o.scenario.prompts) ? o.scenario.prompts : 'text'
+    if (!calibrators.has(kind)) calibrators.set(kind, t.calibration(kind))
+    const cal = await calibrators.get(kind)!(o.scenario.inputTokens, o.signal)
     await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency)
-    const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count)
+    const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count, kind)
     return runRounds(
       o,
       supply.calibration,

@@ -1,5 +1,6 @@
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
 import { GATED_METRICS, METRICS, isDrop, isRelative } from '../core/metrics.js'
+import { isGenerated } from '../core/plan.js'
 import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
 import type { QualityGate } from '../core/quality.js'
 import { formatBytes, formatDuration, formatPercent, formatPoints } from '../core/format.js'
@@ -141,9 +142,14 @@ export function formatWorkload(s: ScenarioPlan): string {
     : ''
   // What a good request is: the SLO's effect.
   const slo = s.slo ? `; goodput: requests that succeed with ${formatSlo(s.slo)}` : ''
-  const prompts = s.prompts === 'text' ? ', text prompts (an instruction and a passage of generated prose each)' : ''
+  const prompts = isGenerated(s.prompts)
+    ? `, ${s.prompts} prompts (an instruction and a passage of generated ${PASSAGES[s.prompts]} each)`
+    : ''
   return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${prompts}${slo}`
 }
+
+/** What a generated kind's passages are, for the plan's words. */
+const PASSAGES = { text: 'prose', code: 'Python', math: 'worked arithmetic' } as const
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`

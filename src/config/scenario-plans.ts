@@ -3,7 +3,7 @@
  * `scenarios:` list selects.
  */
 import type { Path, Problems } from './issues.js'
-import type { ScenarioPlan } from '../core/plan.js'
+import { isGenerated, type ScenarioPlan } from '../core/plan.js'
 import type { ScenarioInput, TargetInput } from './schema.js'
 import { sweepPoint, sweepPointId } from '../core/sweep.js'
 
@@ -23,7 +23,7 @@ export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
   if (s.rate !== undefined) plan.rate = s.rate
   if (s['prefix-tokens'] !== undefined) plan.prefixTokens = s['prefix-tokens']
   if (s.slo !== undefined) plan.slo = { ...s.slo }
-  if (s.prompts === 'text') plan.prompts = 'text'
+  if (isGenerated(s.prompts)) plan.prompts = s.prompts
   return plan
 }
 

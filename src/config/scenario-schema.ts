@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { duration, expected, whole } from '../core/fields.js'
-import { PROMPT_KINDS, type SloBounds } from '../core/plan.js'
+import { PROMPT_KINDS, isGenerated, type SloBounds } from '../core/plan.js'
 import { LIMITS } from './field-limits.js'
 
 /** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
@@ -65,7 +65,7 @@ function scenarioFields() {
       .enum(PROMPT_KINDS, { error: expected(`must be ${PROMPT_KINDS.join(' or ')}`) })
       .meta({
         description:
-          'synthetic: a word list (default); text: an instruction and a passage of generated prose per request, for speculative decoding',
+          'synthetic: a word list (default); text, code or math: an instruction and a passage of generated prose, Python or worked arithmetic per request, for speculative decoding (drafters accept more of code and math)',
       })
       .optional(),
   })
@@ -126,19 +126,18 @@ function shapeChecks(s: ScenarioFields, ctx: z.RefinementCtx): void {
       message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
     })
   }
-  if (s.prompts === 'text' && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
+  if (isGenerated(s.prompts) && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
     ctx.addIssue({
       code: 'custom',
       path: ['input-tokens'],
-      message: `${s['input-tokens']} is too short for prompts: text; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
+      message: `${s['input-tokens']} is too short for prompts: ${s.prompts}; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
     })
   }
-  if (s['prefix-tokens'] !== undefined && s.prompts === 'text') {
+  if (s['prefix-tokens'] !== undefined && isGenerated(s.prompts)) {
     ctx.addIssue({
       code: 'custom',
       path: ['prefix-tokens'],
-      message:
-        'a shared prefix goes with prompts: synthetic (text prompts are fitted one by one, each unique from its start)',
+      message: `a shared prefix goes with prompts: synthetic (${s.prompts} prompts are fitted one by one, each unique from its start)`,
     })
   }
   if (s.slo?.tpotMs !== undefined && s['output-tokens'] === 1) {

@@ -8,9 +8,13 @@ import type { QualityGate } from './quality.js'
 
 export type Api = 'completions' | 'chat'
 
-/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
-export const PROMPT_KINDS = ['synthetic', 'text'] as const
+/** `prompts:` — a word list calibrated to length (the default), or an instruction and a passage of prose, code or math. */
+export const PROMPT_KINDS = ['synthetic', 'text', 'code', 'math'] as const
 export type PromptKind = (typeof PROMPT_KINDS)[number]
+/** The kinds generated as an instruction and a passage (bench/prompts/text-prompt.ts); `synthetic` is the word list. */
+export type GeneratedPrompts = Exclude<PromptKind, 'synthetic'>
+export const isGenerated = (kind: PromptKind | undefined): kind is GeneratedPrompts =>
+  kind !== undefined && kind !== 'synthetic'
 
 export interface GateMetricConfig {
   /** Relative worsening that may count as a regression, as a fraction (5% → 0.05). */
@@ -115,7 +119,7 @@ export interface ScenarioPlan {
   /** Latency targets (`slo`): a request meeting every bound counts toward goodput. */
   slo?: SloBounds
   /** `prompts: text`; absent: synthetic (bench/prompts/prompt.ts). */
-  prompts?: 'text'
+  prompts?: GeneratedPrompts
 }
 
 /** `slo:` — per-request latency bounds in ms; at least one is set. A request is good when it meets every one given. */

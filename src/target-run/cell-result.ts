@@ -2,7 +2,7 @@
 import type { CellMeasurement } from '../bench/measure.js'
 import { skippedVerdict } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
-import type { CellPlan, ScenarioPlan, TargetSettings } from '../core/plan.js'
+import { isGenerated, type CellPlan, type ScenarioPlan, type TargetSettings } from '../core/plan.js'
 import { requestBodyDigest, type CellWorkload } from '../core/workload.js'
 import { notComparedVerdict, type CellResult, type SpecDecodeStats, type TargetInfo } from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
@@ -24,7 +24,7 @@ export function workloadOf(
     ...(requestBody && { requestBody }),
     ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
     ...(scenario.slo && { slo: { ...scenario.slo } }),
-    ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
+    ...(isGenerated(scenario.prompts) && { prompts: scenario.prompts }),
   }
 }
 

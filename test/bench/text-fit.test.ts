@@ -47,7 +47,7 @@ describe('fitText', () => {
     for (const i of [0, 1, 2, 1234, 999_999]) {
       const c = counting(countWords)
       const spec = await fitText(i, 200, FIXED_WORDS + 200, c.fn)
-      expect(spec).toEqual({ index: i, fillerWords: 200, variant: 0 })
+      expect(spec).toEqual({ kind: 'text', index: i, fillerWords: 200, variant: 0 })
       expect(c.calls.n).toBe(1)
     }
   })
@@ -87,7 +87,7 @@ describe('fitText', () => {
 
   it('sends the calibrated words unchanged when the tokenizer answers nothing', async () => {
     const spec = await fitText(7, 90, 120, async () => undefined)
-    expect(spec).toEqual({ index: 7, fillerWords: 90, variant: 0 })
+    expect(spec).toEqual({ kind: 'text', index: 7, fillerWords: 90, variant: 0 })
   })
 })
 

@@ -9,12 +9,16 @@ import { mulberry32 } from '../../core/random.js'
 import { HOME_TOPICS } from './text-topics-home.js'
 import { WORLD_TOPICS } from './text-topics-world.js'
 
-export interface TopicSource {
+/** What an instruction can say of a topic's passages (text-prompt.ts), whatever the passages hold. */
+export interface PromptTopic {
   name: string
   /** Noun phrases an instruction can name the passage by ("notes about {about}"). */
   about: readonly string[]
   /** Questions an instruction can ask about the passage. */
   questions: readonly string[]
+}
+
+export interface TopicSource extends PromptTopic {
   sentences: readonly string[]
   /** Word lists by slot name, values `|`-separated. */
   slots: Readonly<Record<string, string>>
@@ -67,20 +71,26 @@ function passage(topic: TopicSource, random: () => number): string {
 /** The corpus from its sources: the same text for the same sources. */
 export function buildCorpus(topics: readonly TopicSource[] = TOPICS): Corpus {
   const random = mulberry32(SEED)
-  const texts = topics.flatMap((topic) => Array.from({ length: PASSAGES_PER_TOPIC }, () => passage(topic, random)))
-  const text = texts.join('\n\n')
+  return corpusOf(topics.map((topic) => Array.from({ length: PASSAGES_PER_TOPIC }, () => passage(topic, random))))
+}
+
+/** A corpus of passages grouped by topic, a blank line between passages; words are what whitespace separates. */
+export function corpusOf(byTopic: readonly (readonly string[])[]): Corpus {
+  const text = byTopic.flat().join('\n\n')
   const starts: number[] = []
   const ends: number[] = []
   for (const m of text.matchAll(/\S+/g)) {
     starts.push(m.index)
     ends.push(m.index + m[0].length)
   }
-  const passages: number[][] = topics.map(() => [])
   let word = 0
-  texts.forEach((t, i) => {
-    passages[Math.floor(i / PASSAGES_PER_TOPIC)].push(word)
-    word += t.split(' ').length
-  })
+  const passages = byTopic.map((texts) =>
+    texts.map((t) => {
+      const first = word
+      word += t.match(/\S+/g)?.length ?? 0
+      return first
+    }),
+  )
   return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends), passages }
 }
 

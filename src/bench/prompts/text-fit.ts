@@ -18,8 +18,11 @@ import type { Calibration } from './calibrate.js'
 import { FIXED_WORDS } from './prompt.js'
 import { closedLoop } from '../stream/schedule.js'
 import { textPrompt } from './text-prompt.js'
+import type { GeneratedPrompts } from '../../core/plan.js'
 
 export interface TextSpec {
+  /** What the passage is: prose, code or math (`prompts`). */
+  kind: GeneratedPrompts
   index: number
   fillerWords: number
   variant: number
@@ -33,7 +36,7 @@ const MAX_JUMPS = 6
 /** Fits in flight while a round is prepared. */
 const FIT_CONCURRENCY = 4
 
-export const specText = (s: TextSpec): string => textPrompt(s.index, s.fillerWords, s.variant)
+export const specText = (s: TextSpec): string => textPrompt(s.index, s.fillerWords, s.variant, s.kind)
 
 type Count = (text: string) => Promise<number | undefined>
 
@@ -43,7 +46,13 @@ interface Tried {
 }
 
 /** Fits one request's prompt to `goal` tokenizer tokens from `start` words; the closest when none hits it. */
-export async function fitText(index: number, start: number, goal: number, count: Count): Promise<TextSpec> {
+export async function fitText(
+  index: number,
+  start: number,
+  goal: number,
+  count: Count,
+  kind: GeneratedPrompts = 'text',
+): Promise<TextSpec> {
   let calls = 0
   let best: Tried | undefined
   const measure = async (spec: TextSpec): Promise<number | undefined> => {
@@ -56,12 +65,12 @@ export async function fitText(index: number, start: number, goal: number, count:
   }
   let from = start
   for (let variant = 0; variant < TEXT_VARIANTS; variant++) {
-    const hit = await fitVariant({ index, fillerWords: from, variant }, goal, measure)
+    const hit = await fitVariant({ kind, index, fillerWords: from, variant }, goal, measure)
     if (hit === 'exact') return best!.spec
     if (hit === 'stopped') break
     from = best?.spec.fillerWords ?? from
   }
-  return best?.spec ?? { index, fillerWords: start, variant: 0 }
+  return best?.spec ?? { kind, index, fillerWords: start, variant: 0 }
 }
 
 /** One variant: jumps by the shortfall in words, then bisection between the closest cuts below and above. */
@@ -112,8 +121,14 @@ export interface TextSupply {
  * count differs from the tokenizer's; each request is fitted to the input length less that, so it is exact even
  * where no whole-word cut of the settled prompt was.
  */
-export function textSupply(cal: Calibration, inputTokens: number, index: () => number, count?: Count): TextSupply {
-  const plain = (i: number): TextSpec => ({ index: i, fillerWords: cal.fillerWords, variant: 0 })
+export function textSupply(
+  cal: Calibration,
+  inputTokens: number,
+  index: () => number,
+  count?: Count,
+  kind: GeneratedPrompts = 'text',
+): TextSupply {
+  const plain = (i: number): TextSpec => ({ kind, index: i, fillerWords: cal.fillerWords, variant: 0 })
   const goal = cal.tokenized === undefined || !count ? undefined : cal.tokenized + inputTokens - cal.promptTokens
   let specs: TextSpec[] = []
   let taken = 0
@@ -128,7 +143,7 @@ export function textSupply(cal: Calibration, inputTokens: number, index: () => n
           : await closedLoop(
               requests,
               FIT_CONCURRENCY,
-              (i) => fitText(indices[i], cal.fillerWords, goal, count),
+              (i) => fitText(indices[i], cal.fillerWords, goal, count, kind),
               signal,
             )
     },

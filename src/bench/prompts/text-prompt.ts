@@ -19,7 +19,10 @@
  * count, with another subject and passage of the topic (`variant`) when no whole-word cut hits it.
  */
 import { mulberry32 } from '../../core/random.js'
-import { TOPICS, corpusWords, textCorpus } from './text-corpus.js'
+import type { GeneratedPrompts } from '../../core/plan.js'
+import { CODE_TASKS, CODE_TOPICS, codeCorpus } from './code-corpus.js'
+import { MATH_TASKS, MATH_TOPICS, mathCorpus } from './math-corpus.js'
+import { TOPICS, corpusWords, textCorpus, type Corpus, type PromptTopic } from './text-corpus.js'
 
 const FIRST = (
   'Amara Bruno Chen Dalia Emeka Farah Goran Hana Ivan Jonas Kira Leon Maya Nikos Omar Priya ' +
@@ -77,18 +80,32 @@ interface Request {
  * (r + q) mod topics and the task (5r + ⌊q / topics⌋) mod tasks: given r, they say q mod (topics × tasks).
  * The subject, the question and the passage are drawn by the index, each `variant` places further on.
  */
-function request(index: number, variant: number): Request {
+function request(index: number, variant: number, kind: GeneratedPrompts): Request {
+  const { topics, tasks, corpus } = SOURCES[kind]
   const r = index % OPENINGS
   const q = Math.floor(index / OPENINGS)
-  const topic = (r + q) % TOPICS.length
-  const task = (5 * r + Math.floor(q / TOPICS.length)) % TASKS.length
+  const topic = (r + q) % topics.length
+  const task = (5 * r + Math.floor(q / topics.length)) % tasks.length
   const random = mulberry32(index)
   const pick = <T>(list: readonly T[]) => list[(Math.floor(random() * list.length) + variant) % list.length]
-  const source = TOPICS[topic]
+  const source = topics[topic]
   const about = pick(source.about)
   const question = pick(source.questions)
-  const instruction = TASKS[task].replace('{about}', about).replace('{question}', question)
-  return { instruction: instruction.split(' '), passage: pick(textCorpus().passages[topic]) }
+  const instruction = tasks[task].replace('{about}', about).replace('{question}', question)
+  return { instruction: instruction.split(' '), passage: pick(corpus().passages[topic]) }
+}
+
+/**
+ * What each generated kind draws from: `text` everyday prose, `code` short Python functions (code-corpus.ts),
+ * `math` word problems with worked solutions (math-corpus.ts), each with its own instructions.
+ */
+const SOURCES: Record<
+  GeneratedPrompts,
+  { topics: readonly PromptTopic[]; tasks: readonly string[]; corpus: () => Corpus }
+> = {
+  text: { topics: TOPICS, tasks: TASKS, corpus: textCorpus },
+  code: { topics: CODE_TOPICS, tasks: CODE_TASKS, corpus: codeCorpus },
+  math: { topics: MATH_TOPICS, tasks: MATH_TASKS, corpus: mathCorpus },
 }
 
 /**
@@ -99,12 +116,14 @@ function request(index: number, variant: number): Request {
  * it) runs on from the prompt's last character, and a full stop there merged with the marker on llama-server
  * (26 tokens more than `/tokenize` counted instead of 27).
  */
-export function textPrompt(index: number, fillerWords: number, variant = 0): string {
+export function textPrompt(index: number, fillerWords: number, variant = 0, kind: GeneratedPrompts = 'text'): string {
   const i = Math.abs(Math.trunc(index))
   const n = Math.max(0, Math.trunc(fillerWords))
-  const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)))
+  const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)), kind)
   let text = opening(i)
   if (n > 0) text += ' ' + instruction.slice(0, n).join(' ')
-  if (n > instruction.length) text += '\n\n' + corpusWords(textCorpus(), passage, n - instruction.length)
-  return text.replace(/[.,:;!?]+$/, '')
+  if (n > instruction.length) text += '\n\n' + corpusWords(SOURCES[kind].corpus(), passage, n - instruction.length)
+  // Code and arithmetic end in brackets and symbols too: those are cut only after a letter or digit, so a word that
+  // is all symbols (`=`, `)`) stays and the count of words holds.
+  return kind === 'text' ? text.replace(/[.,:;!?]+$/, '') : text.replace(/(?<=[\p{L}\p{N}])[^\p{L}\p{N}\s]+$/u, '')
 }
