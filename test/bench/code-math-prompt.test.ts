@@ -17,7 +17,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 
 describe.each([
   { kind: 'code' as const, corpus: codeCorpus, sample: /def \w+\(|class \w+:/, sha: 'ba90faa6360db53b' },
-  { kind: 'math' as const, corpus: mathCorpus, sample: /Solution: .*\d+ [×+−\/] \d+ = \d/, sha: 'cf5e754bb5e266a3' },
+  { kind: 'math' as const, corpus: mathCorpus, sample: /Solution: .*\d+ [×+−/] \d+ = \d/, sha: 'cf5e754bb5e266a3' },
 ])('$kind prompts', ({ kind, corpus, sample, sha }) => {
   it('come from a corpus built the same on every build, of a modest size', () => {
     const c = corpus()
