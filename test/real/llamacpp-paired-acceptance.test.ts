@@ -1,0 +1,85 @@
+/**
+ * Paired acceptance on the real llama.cpp server with its draft model, through the bundled CLI: the same text cell
+ * run twice, the second against the first as its baseline. Greedy decoding of the same prompts repeats itself, so
+ * each round of the second run sent the same prompts as the same round of the first (`rounds[].prompts`), its
+ * acceptance is judged paired round by round, and the paired change is within 1 % — where the rounds' own
+ * acceptance differs by far more from one round's prompts to the next. Gated at 5 %, the cell passes.
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { ResultsFile } from '../../src/core/results.js'
+import { runCli } from '../helpers/cli.js'
+import { llamaCpp } from './prereq.js'
+
+const llama = llamaCpp()
+const SERVE = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 1 --metrics -md '${llama.draft}' --spec-type draft-simple --spec-draft-n-max 8 --poll 0`
+// Two runs of a few minutes each on an idle 2-core runner.
+const LIMIT_MS = 900_000
+
+describe('paired acceptance on llama-server with a draft model', () => {
+  it(
+    'two runs of the same cell send the same prompts round by round, pair acceptance within 1 %, and pass at 5 %',
+    async () => {
+      const cwd = await mkdtemp(join(tmpdir(), 'lbg-real-paired-'))
+      await writeFile(
+        join(cwd, 'bench.yml'),
+        [
+          'version: 1',
+          'hardware: real-llamacpp',
+          'defaults: { rounds: 4, discard: 1, confirm: 0, ready-timeout: 60s, request-timeout: 120s, quality: false, max-error-share: 0% }',
+          'gate:',
+          '  decode: { max-regression: 5% }',
+          'scenarios:',
+          '  text: { input-tokens: 256, output-tokens: 48, concurrency: 1, requests: 4, prompts: text }',
+          'targets:',
+          `  spec: { engine: llamacpp, launch: ${JSON.stringify(SERVE)} }`,
+          '',
+        ].join('\n'),
+      )
+      const first = await runCli(['run', '--config', 'bench.yml', '--out', 'first'], { cwd, timeoutMs: LIMIT_MS / 2 })
+      expect(first.code, first.stdout + first.stderr).toBe(0)
+      const second = await runCli(
+        [
+          'run',
+          '--config',
+          'bench.yml',
+          '--out',
+          'second',
+          '--mode',
+          'compare',
+          '--baseline-file',
+          'first/results.json',
+        ],
+        { cwd, timeoutMs: LIMIT_MS / 2 },
+      )
+      const read = async (dir: string) =>
+        (JSON.parse(await readFile(join(cwd, dir, 'results.json'), 'utf8')) as ResultsFile).cells[0]
+      const [a, b] = [await read('first'), await read('second')]
+      const steady = (c: typeof a) => c.rounds.filter((r) => r.steady)
+      // The same prompts, round by round, in both runs; each round its own.
+      expect(steady(b).map((r) => r.prompts)).toEqual(steady(a).map((r) => r.prompts))
+      expect(new Set(steady(a).map((r) => r.prompts)).size).toBe(steady(a).length)
+      const rounds = (c: typeof a) => steady(c).map((r) => r.metrics.accept_length!)
+      const accept = b.verdict.metrics.decode?.factors?.find((f) => f.metric === 'accept-length')
+      console.log(
+        [
+          `acceptance length by round, first run:  ${rounds(a)
+            .map((x) => x.toFixed(3))
+            .join(' ')}`,
+          `acceptance length by round, second run: ${rounds(b)
+            .map((x) => x.toFixed(3))
+            .join(' ')}`,
+          `paired: ${accept?.reason}`,
+          `decode: ${b.verdict.metrics.decode?.reason}`,
+        ].join('\n'),
+      )
+      expect(accept?.reason).toContain('paired on the same prompts')
+      expect(Math.abs(accept!.delta!)).toBeLessThanOrEqual(0.01)
+      expect(b.verdict.status, b.verdict.metrics.decode?.reason).toBe('pass')
+      expect(second.code, second.stdout + second.stderr).toBe(0)
+    },
+    LIMIT_MS + 10_000,
+  )
+})
