@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9855);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8217);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9855:
+/***/ 8217:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41892,8 +41892,9 @@ function abDecided(cell, ab, gate, noiseFloor) {
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 ;// CONCATENATED MODULE: ./src/core/plan.ts
-/** `prompts:` — a word list calibrated to length (the default), or instructions and passages of prose. */
-const PROMPT_KINDS = ['synthetic', 'text'];
+/** `prompts:` — a word list calibrated to length (the default), or an instruction and a passage of prose, code or math. */
+const PROMPT_KINDS = ['synthetic', 'text', 'code', 'math'];
+const isGenerated = (kind) => kind !== undefined && kind !== 'synthetic';
 /** Launches per arm an A/B runs at most unless `ab-max-launches` says otherwise: three ABBA blocks. */
 const DEFAULT_AB_MAX_LAUNCHES = 6;
 
@@ -54986,6 +54987,7 @@ function withoutSweepPoint(id) {
 
 ;// CONCATENATED MODULE: ./src/config/scenario-plans.ts
 
+
 function scenarioPlan(id, s) {
     // Open loop: `requests` may all be in flight at once, so that is the concurrency ceiling.
     const concurrency = s.concurrency ?? (s.rate !== undefined ? (s.requests ?? 1) : 1);
@@ -55002,8 +55004,8 @@ function scenarioPlan(id, s) {
         plan.prefixTokens = s['prefix-tokens'];
     if (s.slo !== undefined)
         plan.slo = { ...s.slo };
-    if (s.prompts === 'text')
-        plan.prompts = 'text';
+    if (isGenerated(s.prompts))
+        plan.prompts = s.prompts;
     return plan;
 }
 /**
@@ -55319,7 +55321,7 @@ function scenarioFields() {
         slo: sloSchema().optional(),
         prompts: schemas_enum(PROMPT_KINDS, { error: expected(`must be ${PROMPT_KINDS.join(' or ')}`) })
             .meta({
-            description: 'synthetic: a word list (default); text: an instruction and a passage of generated prose per request, for speculative decoding',
+            description: 'synthetic: a word list (default); text, code or math: an instruction and a passage of generated prose, Python or worked arithmetic per request, for speculative decoding (drafters accept more of code and math)',
         })
             .optional(),
     });
@@ -55376,18 +55378,18 @@ function shapeChecks(s, ctx) {
             message: `${s['prefix-tokens']} is not less than input-tokens ${s['input-tokens']}: every request needs a unique part after the shared prefix`,
         });
     }
-    if (s.prompts === 'text' && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
+    if (isGenerated(s.prompts) && s['input-tokens'] < TEXT_MIN_INPUT_TOKENS) {
         ctx.addIssue({
             code: 'custom',
             path: ['input-tokens'],
-            message: `${s['input-tokens']} is too short for prompts: text; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
+            message: `${s['input-tokens']} is too short for prompts: ${s.prompts}; at least ${TEXT_MIN_INPUT_TOKENS} (an instruction and the start of a passage)`,
         });
     }
-    if (s['prefix-tokens'] !== undefined && s.prompts === 'text') {
+    if (s['prefix-tokens'] !== undefined && isGenerated(s.prompts)) {
         ctx.addIssue({
             code: 'custom',
             path: ['prefix-tokens'],
-            message: 'a shared prefix goes with prompts: synthetic (text prompts are fitted one by one, each unique from its start)',
+            message: `a shared prefix goes with prompts: synthetic (${s.prompts} prompts are fitted one by one, each unique from its start)`,
         });
     }
     if (s.slo?.tpotMs !== undefined && s['output-tokens'] === 1) {
@@ -56235,6 +56237,7 @@ function locator(doc, lines) {
 
 
 
+
 function formatPlan(plan) {
     const head = [
         `Plan for ${plan.configPath}${plan.configPath === plan.resolvedPath ? '' : ` (${plan.resolvedPath})`}`,
@@ -56354,9 +56357,13 @@ function formatWorkload(s) {
         : '';
     // What a good request is: the SLO's effect.
     const slo = s.slo ? `; goodput: requests that succeed with ${formatSlo(s.slo)}` : '';
-    const prompts = s.prompts === 'text' ? ', text prompts (an instruction and a passage of generated prose each)' : '';
+    const prompts = isGenerated(s.prompts)
+        ? `, ${s.prompts} prompts (an instruction and a passage of generated ${PASSAGES[s.prompts]} each)`
+        : '';
     return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, 'request')}/round${prompts}${slo}`;
 }
+/** What a generated kind's passages are, for the plan's words. */
+const PASSAGES = { text: 'prose', code: 'Python', math: 'worked arithmetic' };
 function plan_text_count(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
@@ -57771,6 +57778,7 @@ function fileStore(path, shown = path) {
 
 
 
+
 /** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
 function workloadOf(scenario, settings) {
     const { inputTokens, outputTokens, concurrency, requests } = scenario;
@@ -57785,7 +57793,7 @@ function workloadOf(scenario, settings) {
         ...(requestBody && { requestBody }),
         ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
         ...(scenario.slo && { slo: { ...scenario.slo } }),
-        ...(scenario.prompts === 'text' && { prompts: scenario.prompts }),
+        ...(isGenerated(scenario.prompts) && { prompts: scenario.prompts }),
     };
 }
 function skeleton(plan, info) {
@@ -64680,20 +64688,23 @@ function passage(topic, random) {
 /** The corpus from its sources: the same text for the same sources. */
 function buildCorpus(topics = TOPICS) {
     const random = mulberry32(SEED);
-    const texts = topics.flatMap((topic) => Array.from({ length: PASSAGES_PER_TOPIC }, () => passage(topic, random)));
-    const text = texts.join('\n\n');
+    return corpusOf(topics.map((topic) => Array.from({ length: PASSAGES_PER_TOPIC }, () => passage(topic, random))));
+}
+/** A corpus of passages grouped by topic, a blank line between passages; words are what whitespace separates. */
+function corpusOf(byTopic) {
+    const text = byTopic.flat().join('\n\n');
     const starts = [];
     const ends = [];
     for (const m of text.matchAll(/\S+/g)) {
         starts.push(m.index);
         ends.push(m.index + m[0].length);
     }
-    const passages = topics.map(() => []);
     let word = 0;
-    texts.forEach((t, i) => {
-        passages[Math.floor(i / PASSAGES_PER_TOPIC)].push(word);
-        word += t.split(' ').length;
-    });
+    const passages = byTopic.map((texts) => texts.map((t) => {
+        const first = word;
+        word += t.match(/\S+/g)?.length ?? 0;
+        return first;
+    }));
     return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends), passages };
 }
 let built;
@@ -64719,6 +64730,213 @@ function corpusWords(c, first, count) {
     return parts.join('\n\n');
 }
 
+;// CONCATENATED MODULE: ./src/bench/prompts/code-corpus.ts
+/**
+ * The corpus `prompts: code` draws its passages from: short Python functions over everyday records (orders, sensor
+ * readings, accounts …), generated here from function templates and each topic's names with a fixed seed, so it is
+ * the same in every run and on every machine, and holds no downloaded or copied code. A passage is
+ * FUNCTIONS_PER_PASSAGE functions of one topic, no template twice, separated by a blank line; a drafter meets code
+ * as its users send it for review, explanation or tests: repeated identifiers, fixed syntax, indentation.
+ */
+
+
+const code_corpus_TOPICS = [
+    topic('orders', ['order', 'orders', 'Order', 'customer', 'amount'], 'order records'),
+    topic('sensor readings', ['reading', 'readings', 'Reading', 'sensor', 'celsius'], 'temperature readings'),
+    topic('accounts', ['account', 'accounts', 'Account', 'owner', 'balance'], 'bank accounts'),
+    topic('books', ['book', 'books', 'Book', 'author', 'pages'], 'a small library'),
+    topic('trips', ['trip', 'trips', 'Trip', 'city', 'distance'], 'travel records'),
+    topic('tasks', ['task', 'tasks', 'Task', 'project', 'hours'], 'project tasks'),
+];
+function topic(name, n, about) {
+    const [item, items, Item, key, field] = n;
+    return {
+        name,
+        about: [`${items}`, about, `${item} handling`, `the ${Item} class`, `${field} totals`],
+        questions: [
+            `what does the function return when there are no ${items}?`,
+            `which field are the ${items} sorted by?`,
+            `what happens to a ${item} whose ${field} is exactly the limit?`,
+            `how are the ${items} grouped?`,
+        ],
+        names: { item, items, Item, key, field },
+    };
+}
+/** Function templates: `{item}`, `{items}`, `{Item}`, `{key}`, `{field}` from the topic, `{n}` a number. */
+const FUNCTIONS = [
+    'def total_{field}({items}):\n    """Add up the {field} of every {item}."""\n    total = 0\n    for {item} in {items}:\n        total += {item}.{field}\n    return total',
+    'def find_{item}({items}, {key}):\n    for {item} in {items}:\n        if {item}.{key} == {key}:\n            return {item}\n    return None',
+    'def {items}_over_limit({items}, limit={n}):\n    return [{item} for {item} in {items} if {item}.{field} > limit]',
+    'class {Item}:\n    def __init__(self, {key}, {field}):\n        self.{key} = {key}\n        self.{field} = {field}\n\n    def __repr__(self):\n        return "{Item}(%r, %r)" % (self.{key}, self.{field})',
+    'def group_by_{key}({items}):\n    groups = dict()\n    for {item} in {items}:\n        groups.setdefault({item}.{key}, []).append({item})\n    return groups',
+    'def average_{field}({items}):\n    if not {items}:\n        return 0.0\n    return sum({item}.{field} for {item} in {items}) / len({items})',
+    'def sort_{items}({items}, reverse=False):\n    return sorted({items}, key=lambda {item}: {item}.{field}, reverse=reverse)',
+    'def load_{items}(path):\n    {items} = []\n    with open(path) as handle:\n        for line in handle:\n            {key}, {field} = line.strip().split(",")\n            {items}.append({Item}({key}, float({field})))\n    return {items}',
+    'def top_{items}({items}, count={n}):\n    ranked = sort_{items}({items}, reverse=True)\n    return ranked[:count]',
+    'def check_{item}({item}):\n    if {item}.{field} < 0:\n        raise ValueError("negative {field} for %s" % {item}.{key})\n    return True',
+];
+const CODE_PASSAGES_PER_TOPIC = 12;
+const FUNCTIONS_PER_PASSAGE = 3;
+const NUMBERS = ['10', '25', '50', '100', '250', '1000'];
+const code_corpus_SEED = 0xc0de;
+function code_corpus_passage(t, random) {
+    const order = FUNCTIONS.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+    }
+    return order
+        .slice(0, FUNCTIONS_PER_PASSAGE)
+        .map((i) => FUNCTIONS[i].replace(/\{(item|items|Item|key|field|n)\}/g, (_, slot) => slot === 'n' ? NUMBERS[Math.floor(random() * NUMBERS.length)] : t.names[slot]))
+        .join('\n\n');
+}
+const CODE_TOPICS = code_corpus_TOPICS;
+/** Instructions by task: `{about}` names the code's subject, `{question}` asks about it. */
+const CODE_TASKS = [
+    'please explain what the following code about {about} does, step by step.',
+    'please review this code about {about} and point out any bugs.',
+    'please add short comments to the code below about {about}.',
+    'please rewrite the following code about {about} so that it is easier to read.',
+    'please answer the question using only the code below. Question: {question}',
+    'please write unit tests for the code below about {about}.',
+    'please list the functions in this code about {about} and say what each returns.',
+    'please suggest how the code below about {about} could handle bad input.',
+];
+let code_corpus_built;
+/** The code corpus, built on first use: the same text in every run. */
+function codeCorpus() {
+    const random = mulberry32(code_corpus_SEED);
+    code_corpus_built ??= corpusOf(code_corpus_TOPICS.map((t) => Array.from({ length: CODE_PASSAGES_PER_TOPIC }, () => code_corpus_passage(t, random))));
+    return code_corpus_built;
+}
+
+;// CONCATENATED MODULE: ./src/bench/prompts/math-corpus.ts
+/**
+ * The corpus `prompts: math` draws its passages from: everyday word problems with their worked solutions (prices,
+ * distances, recipes, savings, areas, percentages), generated here with a fixed seed, the arithmetic done here, so
+ * every step is right, the text the same in every run and on every machine, and nothing downloaded or copied. A
+ * passage is PROBLEMS_PER_PASSAGE problems of one topic; a drafter meets worked arithmetic as its users send it.
+ */
+
+
+const math_corpus_TOPICS = [
+    {
+        name: 'shopping',
+        about: ['a shopping bill', 'prices at a market', 'buying school supplies', 'a weekly shop'],
+        questions: ['how much is spent in all?', 'how much change is given?', 'which item costs more in total?'],
+        problems: [
+            (n) => {
+                const [a, p, b, q] = [n(2, 9), n(2, 15), n(2, 9), n(1, 8)];
+                return `A shop sells ${a} notebooks at ${p} dollars each and ${b} pens at ${q} dollars each. What do they cost together? Solution: ${a} × ${p} = ${a * p} and ${b} × ${q} = ${b * q}, so the total is ${a * p} + ${b * q} = ${a * p + b * q} dollars.`;
+            },
+            (n) => {
+                const [k, p] = [n(3, 12), n(2, 9)];
+                const paid = Math.ceil((k * p) / 20) * 20 + 20;
+                return `Buying ${k} apples at ${p} dollars each and paying with ${paid} dollars gives what change? Solution: ${k} × ${p} = ${k * p}, and ${paid} − ${k * p} = ${paid - k * p} dollars of change.`;
+            },
+        ],
+    },
+    {
+        name: 'travel',
+        about: ['a train journey', 'a cycling trip', 'driving times', 'a walk in the hills'],
+        questions: ['how long does the trip take?', 'what is the average speed?', 'how far is travelled in all?'],
+        problems: [
+            (n) => {
+                const [v, h] = [n(40, 120), n(2, 6)];
+                return `A train runs at ${v} km/h for ${h} hours. How far does it go? Solution: distance = speed × time = ${v} × ${h} = ${v * h} km.`;
+            },
+            (n) => {
+                const [d1, d2, t] = [n(10, 60), n(10, 60), n(2, 5)];
+                return `A cyclist rides ${d1} km in the morning and ${d2} km in the afternoon, ${t} hours in all. What is the average speed? Solution: ${d1} + ${d2} = ${d1 + d2} km, and ${d1 + d2} / ${t} = ${+((d1 + d2) / t).toFixed(2)} km/h.`;
+            },
+        ],
+    },
+    {
+        name: 'recipes',
+        about: ['scaling a recipe', 'baking for a party', 'kitchen quantities', 'a soup for a crowd'],
+        questions: ['how much flour is needed?', 'how many portions does it make?', 'how much of each is used?'],
+        problems: [
+            (n) => {
+                const [g, s, t] = [n(150, 500), n(2, 6), n(6, 24)];
+                return `A recipe for ${s} people uses ${g} g of flour. How much is needed for ${t} people? Solution: ${g} / ${s} = ${+(g / s).toFixed(2)} g a person, and ${+(g / s).toFixed(2)} × ${t} = ${+((g / s) * t).toFixed(2)} g.`;
+            },
+            (n) => {
+                const [l, p] = [n(2, 9), n(150, 400)];
+                return `A pot holds ${l} litres of soup and one portion is ${p} ml. How many full portions is that? Solution: ${l} × 1000 = ${l * 1000} ml, and ${l * 1000} / ${p} = ${+((l * 1000) / p).toFixed(2)}, so ${Math.floor((l * 1000) / p)} portions.`;
+            },
+        ],
+    },
+    {
+        name: 'savings',
+        about: ['saving for a bike', 'a monthly budget', 'pocket money', 'interest on savings'],
+        questions: ['how much is saved after the last week?', 'how many weeks does it take?', 'how much is left?'],
+        problems: [
+            (n) => {
+                const [s, w, x] = [n(5, 40), n(4, 20), n(5, 60)];
+                return `Saving ${s} dollars a week for ${w} weeks, then spending ${x} dollars, leaves how much? Solution: ${s} × ${w} = ${s * w}, and ${s * w} − ${x} = ${s * w - x} dollars.`;
+            },
+            (n) => {
+                const [p, r] = [n(100, 2000), n(1, 9)];
+                return `A balance of ${p} dollars earns ${r} % interest in a year. What is it after one year? Solution: ${p} × ${r} / 100 = ${+((p * r) / 100).toFixed(2)}, and ${p} + ${+((p * r) / 100).toFixed(2)} = ${+(p + (p * r) / 100).toFixed(2)} dollars.`;
+            },
+        ],
+    },
+    {
+        name: 'areas',
+        about: ['a garden plot', 'painting a wall', 'tiling a floor', 'fencing a field'],
+        questions: ['what is the area?', 'how much fence is needed?', 'how many tiles are used?'],
+        problems: [
+            (n) => {
+                const [a, b] = [n(3, 30), n(3, 30)];
+                return `A garden is ${a} m by ${b} m. What are its area and its perimeter? Solution: area = ${a} × ${b} = ${a * b} m², and perimeter = 2 × (${a} + ${b}) = ${2 * (a + b)} m.`;
+            },
+            (n) => {
+                const [a, b, t] = [n(2, 9), n(2, 9), n(2, 5)];
+                return `A floor of ${a} m by ${b} m is covered in square tiles of ${t * 10} cm. How many tiles is that? Solution: ${a} × ${b} = ${a * b} m², one tile is ${t / 10} × ${t / 10} = ${+((t / 10) ** 2).toFixed(4)} m², and ${a * b} / ${+((t / 10) ** 2).toFixed(4)} = ${Math.round((a * b) / (t / 10) ** 2)} tiles.`;
+            },
+        ],
+    },
+    {
+        name: 'percentages',
+        about: ['a sale in a shop', 'test scores', 'a pay rise', 'votes in a club'],
+        questions: ['what is the new price?', 'what share passed?', 'how large is the increase?'],
+        problems: [
+            (n) => {
+                const [p, d] = [n(20, 400), n(5, 50)];
+                return `A coat costs ${p} dollars and is reduced by ${d} %. What is the new price? Solution: ${p} × ${d} / 100 = ${+((p * d) / 100).toFixed(2)}, and ${p} − ${+((p * d) / 100).toFixed(2)} = ${+(p - (p * d) / 100).toFixed(2)} dollars.`;
+            },
+            (n) => {
+                const [k, t] = [n(5, 40), n(41, 80)];
+                return `Of ${t} students, ${k} scored above 90. What percentage is that? Solution: ${k} / ${t} = ${+(k / t).toFixed(4)}, and ${+(k / t).toFixed(4)} × 100 = ${+((100 * k) / t).toFixed(2)} %.`;
+            },
+        ],
+    },
+];
+const MATH_TOPICS = math_corpus_TOPICS;
+const MATH_PASSAGES_PER_TOPIC = 12;
+const PROBLEMS_PER_PASSAGE = 4;
+const math_corpus_SEED = 0x3a7;
+/** Instructions by task: `{about}` names the problems' subject, `{question}` asks about them. */
+const MATH_TASKS = [
+    'please solve the following problems about {about}, showing each step.',
+    'please check the working below about {about} and correct any mistakes.',
+    'please answer the question using only the problems below. Question: {question}',
+    'please explain the method used in these problems about {about} to a student.',
+    'please write one more problem like these about {about}, with its solution.',
+    'please turn the problems below about {about} into a short quiz with answers.',
+    'please say which of these problems about {about} is the hardest and why.',
+    'please redo the problems below about {about} with the numbers doubled.',
+];
+let math_corpus_built;
+/** The math corpus, built on first use: the same text in every run. */
+function mathCorpus() {
+    const random = mulberry32(math_corpus_SEED);
+    const draw = (low, high) => low + Math.floor(random() * (high - low + 1));
+    const passage = (t) => Array.from({ length: PROBLEMS_PER_PASSAGE }, () => t.problems[Math.floor(random() * t.problems.length)](draw)).join(' ');
+    math_corpus_built ??= corpusOf(math_corpus_TOPICS.map((t) => Array.from({ length: MATH_PASSAGES_PER_TOPIC }, () => passage(t))));
+    return math_corpus_built;
+}
+
 ;// CONCATENATED MODULE: ./src/bench/prompts/text-prompt.ts
 /**
  * `prompts: text`: an instruction followed by a passage of the generated corpus (text-corpus.ts), so a draft
@@ -64740,6 +64958,8 @@ function corpusWords(c, first, count) {
  * subword tokenizer gives each request its own count; text-fit.ts fits each request's words to the calibrated
  * count, with another subject and passage of the topic (`variant`) when no whole-word cut hits it.
  */
+
+
 
 
 const FIRST = ('Amara Bruno Chen Dalia Emeka Farah Goran Hana Ivan Jonas Kira Leon Maya Nikos Omar Priya ' +
@@ -64780,19 +65000,29 @@ function opening(index) {
  * (r + q) mod topics and the task (5r + ⌊q / topics⌋) mod tasks: given r, they say q mod (topics × tasks).
  * The subject, the question and the passage are drawn by the index, each `variant` places further on.
  */
-function request(index, variant) {
+function request(index, variant, kind) {
+    const { topics, tasks, corpus } = SOURCES[kind];
     const r = index % OPENINGS;
     const q = Math.floor(index / OPENINGS);
-    const topic = (r + q) % TOPICS.length;
-    const task = (5 * r + Math.floor(q / TOPICS.length)) % TASKS.length;
+    const topic = (r + q) % topics.length;
+    const task = (5 * r + Math.floor(q / topics.length)) % tasks.length;
     const random = mulberry32(index);
     const pick = (list) => list[(Math.floor(random() * list.length) + variant) % list.length];
-    const source = TOPICS[topic];
+    const source = topics[topic];
     const about = pick(source.about);
     const question = pick(source.questions);
-    const instruction = TASKS[task].replace('{about}', about).replace('{question}', question);
-    return { instruction: instruction.split(' '), passage: pick(textCorpus().passages[topic]) };
+    const instruction = tasks[task].replace('{about}', about).replace('{question}', question);
+    return { instruction: instruction.split(' '), passage: pick(corpus().passages[topic]) };
 }
+/**
+ * What each generated kind draws from: `text` everyday prose, `code` short Python functions (code-corpus.ts),
+ * `math` word problems with worked solutions (math-corpus.ts), each with its own instructions.
+ */
+const SOURCES = {
+    text: { topics: TOPICS, tasks: TASKS, corpus: textCorpus },
+    code: { topics: CODE_TOPICS, tasks: CODE_TASKS, corpus: codeCorpus },
+    math: { topics: MATH_TOPICS, tasks: MATH_TASKS, corpus: mathCorpus },
+};
 /**
  * Request `index`'s prompt of FIXED_WORDS + `fillerWords` words. `variant` moves the subject, the question and
  * the passage that many places on in the topic's lists (the opening, topic and task stay: they keep the prompt
@@ -64801,16 +65031,18 @@ function request(index, variant) {
  * it) runs on from the prompt's last character, and a full stop there merged with the marker on llama-server
  * (26 tokens more than `/tokenize` counted instead of 27).
  */
-function textPrompt(index, fillerWords, variant = 0) {
+function textPrompt(index, fillerWords, variant = 0, kind = 'text') {
     const i = Math.abs(Math.trunc(index));
     const n = Math.max(0, Math.trunc(fillerWords));
-    const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)));
+    const { instruction, passage } = request(i, Math.max(0, Math.trunc(variant)), kind);
     let text = opening(i);
     if (n > 0)
         text += ' ' + instruction.slice(0, n).join(' ');
     if (n > instruction.length)
-        text += '\n\n' + corpusWords(textCorpus(), passage, n - instruction.length);
-    return text.replace(/[.,:;!?]+$/, '');
+        text += '\n\n' + corpusWords(SOURCES[kind].corpus(), passage, n - instruction.length);
+    // Code and arithmetic end in brackets and symbols too: those are cut only after a letter or digit, so a word that
+    // is all symbols (`=`, `)`) stays and the count of words holds.
+    return kind === 'text' ? text.replace(/[.,:;!?]+$/, '') : text.replace(/(?<=[\p{L}\p{N}])[^\p{L}\p{N}\s]+$/u, '');
 }
 
 ;// CONCATENATED MODULE: ./src/bench/prompts/text-fit.ts
@@ -64824,9 +65056,9 @@ const MAX_FIT_COUNTS = 32;
 const MAX_JUMPS = 6;
 /** Fits in flight while a round is prepared. */
 const FIT_CONCURRENCY = 4;
-const specText = (s) => textPrompt(s.index, s.fillerWords, s.variant);
+const specText = (s) => textPrompt(s.index, s.fillerWords, s.variant, s.kind);
 /** Fits one request's prompt to `goal` tokenizer tokens from `start` words; the closest when none hits it. */
-async function fitText(index, start, goal, count) {
+async function fitText(index, start, goal, count, kind = 'text') {
     let calls = 0;
     let best;
     const measure = async (spec) => {
@@ -64840,14 +65072,14 @@ async function fitText(index, start, goal, count) {
     };
     let from = start;
     for (let variant = 0; variant < TEXT_VARIANTS; variant++) {
-        const hit = await fitVariant({ index, fillerWords: from, variant }, goal, measure);
+        const hit = await fitVariant({ kind, index, fillerWords: from, variant }, goal, measure);
         if (hit === 'exact')
             return best.spec;
         if (hit === 'stopped')
             break;
         from = best?.spec.fillerWords ?? from;
     }
-    return best?.spec ?? { index, fillerWords: start, variant: 0 };
+    return best?.spec ?? { kind, index, fillerWords: start, variant: 0 };
 }
 /** One variant: jumps by the shortfall in words, then bisection between the closest cuts below and above. */
 async function fitVariant(first, goal, measure) {
@@ -64889,8 +65121,8 @@ async function fitVariant(first, goal, measure) {
  * count differs from the tokenizer's; each request is fitted to the input length less that, so it is exact even
  * where no whole-word cut of the settled prompt was.
  */
-function textSupply(cal, inputTokens, index, count) {
-    const plain = (i) => ({ index: i, fillerWords: cal.fillerWords, variant: 0 });
+function textSupply(cal, inputTokens, index, count, kind = 'text') {
+    const plain = (i) => ({ kind, index: i, fillerWords: cal.fillerWords, variant: 0 });
     const goal = cal.tokenized === undefined || !count ? undefined : cal.tokenized + inputTokens - cal.promptTokens;
     let specs = [];
     let taken = 0;
@@ -64902,7 +65134,7 @@ function textSupply(cal, inputTokens, index, count) {
             specs =
                 goal === undefined || !count
                     ? indices.map(plain)
-                    : await closedLoop(requests, FIT_CONCURRENCY, (i) => fitText(indices[i], cal.fillerWords, goal, count), signal);
+                    : await closedLoop(requests, FIT_CONCURRENCY, (i) => fitText(indices[i], cal.fillerWords, goal, count, kind), signal);
         },
         next: () => specText(specs[taken++] ?? plain(index())),
     };
@@ -65348,6 +65580,12 @@ function mergeErrors(rounds) {
 }
 
 ;// CONCATENATED MODULE: ./src/bench/measure.ts
+/**
+ * The bench client: one per target. `measure()` calibrates the prompt once per input length,
+ * makes room for the cell's concurrency in the client's Agent, and runs the rounds (closed- or
+ * open-loop). Definitions and choices: README.md here.
+ */
+
 
 
 
@@ -65390,7 +65628,7 @@ function createBenchClient(target) {
         },
         async measure(o) {
             open();
-            return o.scenario.prompts === 'text' ? measureText(o) : measureWords(o);
+            return isGenerated(o.scenario.prompts) ? measureText(o) : measureWords(o);
         },
         async complete(text, maxTokens, options = {}) {
             open();
@@ -65435,7 +65673,7 @@ function clientPrompts(o) {
     });
     const calibrator = (build, tokenizeSettled) => createCalibrator(options(build, tokenizeSettled));
     const measureText = textCells({
-        calibration: calibrator((fillerWords) => textPrompt(indices.service(), fillerWords), true),
+        calibration: (kind) => calibrator((fillerWords) => textPrompt(indices.service(), fillerWords, 0, kind), true),
         next: (cell) => indices.cell(cell),
         count: tokenize && (async (t) => tokenize(ports, baseUrl, await modelName(), t).catch(() => undefined)),
         ensure: (connections) => o.pool.ensure(connections),
@@ -65468,12 +65706,19 @@ function prefixCalibrator(o) {
     const once = onceEach();
     return (scenario, tokens, signal) => once(`${scenario}\n${tokens}`, async () => sharedPrefix(scenario, tokens, await promptCounters(o, `shared prefix of ${tokens} tokens`, signal)));
 }
-/** `prompts: text` cells: calibrated once per length, each round's prompts fitted before it starts (text-fit.ts). */
+/**
+ * `prompts: text | code | math` cells: calibrated once per kind and length, each round's prompts fitted before it
+ * starts (text-fit.ts).
+ */
 function textCells(t) {
+    const calibrators = new Map();
     return async (o) => {
-        const cal = await t.calibration(o.scenario.inputTokens, o.signal);
+        const kind = isGenerated(o.scenario.prompts) ? o.scenario.prompts : 'text';
+        if (!calibrators.has(kind))
+            calibrators.set(kind, t.calibration(kind));
+        const cal = await calibrators.get(kind)(o.scenario.inputTokens, o.signal);
         await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
-        const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count);
+        const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count, kind);
         return runRounds(o, supply.calibration, (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal), (requests, signal) => supply.prepare(requests, signal));
     };
 }

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBenchClient } from '../../src/bench/measure.js'
+import { BLOCK_SIZE, promptIndices } from '../../src/bench/prompts/indices.js'
 import { FIXED_WORDS, promptText } from '../../src/bench/prompts/prompt.js'
 import type { Api, ScenarioPlan } from '../../src/core/plan.js'
 import type { EngineAdapter } from '../../src/engines/types.js'
@@ -91,14 +92,17 @@ describe('prompts: text without a tokenizer endpoint', () => {
 })
 
 describe('prompts: synthetic', () => {
-  it('sends the word-list prompts, index after index, as it always has', async () => {
+  it("sends the word-list prompts, the probe's from the service block, the rounds' index after index from the cell's own", async () => {
     const synthetic: ScenarioPlan = { id: 's', inputTokens: 300, outputTokens: 4, concurrency: 2, requests: 6 }
     const { cell, requests } = await measure({ api: 'completions', adapter: tokenizingAdapter, scenario: synthetic })
     expect(cell.flags).toEqual([])
-    // One confirming probe (index 1, after the tokenizer's index 0), then the rounds' requests (two in flight, so
-    // the server may see a pair swapped).
+    // One confirming probe (index 1 of block 0, after the tokenizer's index 0), then the rounds' requests from the
+    // first index of the cell's block (indices.ts; two in flight, so the server may see a pair swapped).
     const filler = 300 - FIXED_WORDS
-    const expected = Array.from({ length: 19 }, (_, k) => promptText(k + 1, filler))
+    const first = promptIndices().cell('s')
+    expect(first % BLOCK_SIZE).toBe(0)
+    expect(first).toBeGreaterThan(0)
+    const expected = [promptText(1, filler), ...Array.from({ length: 18 }, (_, k) => promptText(first + k, filler))]
     expect(requests.map(promptOf).sort()).toEqual(expected.sort())
     expect(requests.map((r) => countWords(promptOf(r)))).toEqual(Array(19).fill(300))
   })

@@ -55,6 +55,8 @@ describe('sim adapter: data', () => {
       'launch-cv',
       'regime-share',
       'regime-factor',
+      'acceptance',
+      'accept-factor',
       'slow-share',
       'slow-factor',
       'slow-window',
