@@ -77,7 +77,10 @@ describe('spec-decode split (bundled action, sim MTP k=3 with acceptance spread)
     const same = await runPrAction({ cwd, config: 'same.yml', out: 'same', baseline: 'base/results.json' })
     const sameDecode = same.cell.verdict.metrics.decode
     console.log(`identical: ${sameDecode?.reason}`)
-    expect(sameDecode?.status, same.stdout).toBe('pass')
+    // Identical code is never a regression. Its decode is read over ~350 ms windows, which a loaded runner can move
+    // by a quarter (two late wake-ups of WAKE_MS, test/helpers/load.ts): the base run slowed that way reads the same
+    // code as faster, an improvement, so only the direction that matters here is held.
+    expect(['pass', 'improvement'], same.stdout).toContain(sameDecode?.status)
     expect(sameDecode?.factors?.map((f) => f.metric)).toEqual(['accept-length', 'step-time'])
 
     const step = await runPrAction({ cwd, config: 'step.yml', out: 'step', baseline: 'base/results.json' })
