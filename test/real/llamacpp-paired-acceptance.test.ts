@@ -3,7 +3,9 @@
  * run twice, the second against the first as its baseline. Greedy decoding of the same prompts repeats itself, so
  * each round of the second run sent the same prompts as the same round of the first (`rounds[].prompts`), its
  * acceptance is judged paired round by round, and the paired change is within 1 % — where the rounds' own
- * acceptance differs by far more from one round's prompts to the next. Gated at 5 %, the cell passes.
+ * acceptance differs by far more from one round's prompts to the next (3.46, 7.83 and 5.64 tokens a step, the same
+ * to the last digit in both runs). Decode against the stored run is not yet paired: its band still counts that
+ * spread between rounds (±65 % here), so it is held to never regressing rather than to a pass at 5 %.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -20,7 +22,7 @@ const LIMIT_MS = 900_000
 
 describe('paired acceptance on llama-server with a draft model', () => {
   it(
-    'two runs of the same cell send the same prompts round by round, pair acceptance within 1 %, and pass at 5 %',
+    'two runs of the same cell send the same prompts round by round and pair acceptance within 1 %',
     async () => {
       const cwd = await mkdtemp(join(tmpdir(), 'lbg-real-paired-'))
       await writeFile(
@@ -77,7 +79,8 @@ describe('paired acceptance on llama-server with a draft model', () => {
       )
       expect(accept?.reason).toContain('paired on the same prompts')
       expect(Math.abs(accept!.delta!)).toBeLessThanOrEqual(0.01)
-      expect(b.verdict.status, b.verdict.metrics.decode?.reason).toBe('pass')
+      expect(accept!.status).toBe('pass')
+      expect(b.verdict.status, b.verdict.metrics.decode?.reason).not.toBe('regression')
       expect(second.code, second.stdout + second.stderr).toBe(0)
     },
     LIMIT_MS + 10_000,
