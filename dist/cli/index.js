@@ -41211,6 +41211,12 @@ function pairedRoundVariance(base, pr, metric, stat) {
     const steady = (c) => c.rounds.filter((r) => r.steady).length;
     if (d.length < 2 || d.length !== steady(base) || d.length !== steady(pr))
         return undefined;
+    return meanSquaredError(d);
+}
+/** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
+function meanSquaredError(d) {
+    if (d.length < 2)
+        return 0;
     const m = stats_mean(d);
     return d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length;
 }
@@ -41228,10 +41234,8 @@ context) {
         const d = roundRatios(base, pr, metric);
         if (!d.length)
             return undefined;
-        const m = stats_mean(d);
-        const se2 = d.length >= 2 ? d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length : 0;
-        ratios.push(m);
-        expected.push(se2 + ACCEPT_FLOOR ** 2);
+        ratios.push(stats_mean(d));
+        expected.push(meanSquaredError(d) + ACCEPT_FLOOR ** 2);
         rounds += d.length;
     }
     const geo = (cells) => {
@@ -64805,9 +64809,12 @@ const CODE_TASKS = [
 let code_corpus_built;
 /** The code corpus, built on first use: the same text in every run. */
 function codeCorpus() {
-    const random = mulberry32(code_corpus_SEED);
-    code_corpus_built ??= corpusOf(code_corpus_TOPICS.map((t) => Array.from({ length: CODE_PASSAGES_PER_TOPIC }, () => code_corpus_passage(t, random))));
+    code_corpus_built ??= buildCode();
     return code_corpus_built;
+}
+function buildCode() {
+    const random = mulberry32(code_corpus_SEED);
+    return corpusOf(code_corpus_TOPICS.map((t) => Array.from({ length: CODE_PASSAGES_PER_TOPIC }, () => code_corpus_passage(t, random))));
 }
 
 ;// CONCATENATED MODULE: ./src/bench/prompts/math-corpus.ts
@@ -64930,11 +64937,14 @@ const MATH_TASKS = [
 let math_corpus_built;
 /** The math corpus, built on first use: the same text in every run. */
 function mathCorpus() {
+    math_corpus_built ??= buildMath();
+    return math_corpus_built;
+}
+function buildMath() {
     const random = mulberry32(math_corpus_SEED);
     const draw = (low, high) => low + Math.floor(random() * (high - low + 1));
     const passage = (t) => Array.from({ length: PROBLEMS_PER_PASSAGE }, () => t.problems[Math.floor(random() * t.problems.length)](draw)).join(' ');
-    math_corpus_built ??= corpusOf(math_corpus_TOPICS.map((t) => Array.from({ length: MATH_PASSAGES_PER_TOPIC }, () => passage(t))));
-    return math_corpus_built;
+    return corpusOf(math_corpus_TOPICS.map((t) => Array.from({ length: MATH_PASSAGES_PER_TOPIC }, () => passage(t))));
 }
 
 ;// CONCATENATED MODULE: ./src/bench/prompts/text-prompt.ts

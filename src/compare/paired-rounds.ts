@@ -56,6 +56,12 @@ export function pairedRoundVariance(
   const d = roundRatios(base, pr, metric, stat)
   const steady = (c: CellResult) => c.rounds.filter((r) => r.steady).length
   if (d.length < 2 || d.length !== steady(base) || d.length !== steady(pr)) return undefined
+  return meanSquaredError(d)
+}
+
+/** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
+function meanSquaredError(d: readonly number[]): number {
+  if (d.length < 2) return 0
   const m = mean(d)
   return d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length
 }
@@ -76,10 +82,8 @@ export function pairedRounds(
   for (const [base, pr] of pairs) {
     const d = roundRatios(base, pr, metric)
     if (!d.length) return undefined
-    const m = mean(d)
-    const se2 = d.length >= 2 ? d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length : 0
-    ratios.push(m)
-    expected.push(se2 + ACCEPT_FLOOR ** 2)
+    ratios.push(mean(d))
+    expected.push(meanSquaredError(d) + ACCEPT_FLOOR ** 2)
     rounds += d.length
   }
   const geo = (cells: CellResult[]) => {

@@ -90,7 +90,11 @@ let built: Corpus | undefined
 
 /** The code corpus, built on first use: the same text in every run. */
 export function codeCorpus(): Corpus {
-  const random = mulberry32(SEED)
-  built ??= corpusOf(TOPICS.map((t) => Array.from({ length: CODE_PASSAGES_PER_TOPIC }, () => passage(t, random))))
+  built ??= buildCode()
   return built
+}
+
+function buildCode(): Corpus {
+  const random = mulberry32(SEED)
+  return corpusOf(TOPICS.map((t) => Array.from({ length: CODE_PASSAGES_PER_TOPIC }, () => passage(t, random))))
 }

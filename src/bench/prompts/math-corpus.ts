@@ -129,12 +129,16 @@ let built: Corpus | undefined
 
 /** The math corpus, built on first use: the same text in every run. */
 export function mathCorpus(): Corpus {
+  built ??= buildMath()
+  return built
+}
+
+function buildMath(): Corpus {
   const random = mulberry32(SEED)
   const draw: Draw = (low, high) => low + Math.floor(random() * (high - low + 1))
   const passage = (t: MathTopic) =>
     Array.from({ length: PROBLEMS_PER_PASSAGE }, () => t.problems[Math.floor(random() * t.problems.length)](draw)).join(
       ' ',
     )
-  built ??= corpusOf(TOPICS.map((t) => Array.from({ length: MATH_PASSAGES_PER_TOPIC }, () => passage(t))))
-  return built
+  return corpusOf(TOPICS.map((t) => Array.from({ length: MATH_PASSAGES_PER_TOPIC }, () => passage(t))))
 }
