@@ -31,7 +31,7 @@ import { referenceOptions } from './history-shifts.js'
 import { currentRounds, currentValue, measured, type Measured } from './sample.js'
 import { judgeQuality } from './cell-quality.js'
 import { factorConfig, splitDecode } from './spec-split.js'
-import { storedAcceptance } from './paired-rounds.js'
+import { pairedWithin, storedAcceptance } from './paired-rounds.js'
 import { demoteSpeeds, flagNote } from './rules.js'
 
 export const FIRST_RUN_NOTE = 'first run: no baseline yet, passes'
@@ -209,6 +209,9 @@ function judgeRelative(
     runRounds: reference.rounds,
     noiseFloor,
     perLaunch: metricInfo(metric).launch,
+    paired: isRelative(metric)
+      ? pairedWithin(sample.cells, baselineCell(baseline, sample.cells[0].id), metric, stat)
+      : undefined,
   })
   return { verdict: judgeMetric({ metric, config, current, reference, noise }), reference }
 }

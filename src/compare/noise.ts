@@ -13,6 +13,15 @@
  *   nothing about this one. Rounds of one launch are one group (a re-measurement on the same server shares its
  *   offset). With no degree of freedom at all (one warm round everywhere) the noise floor f stands in for σ_w:
  *   one warm round per side is never "noise unknown".
+ * - Rounds paired on the same prompts. Each cell sends the same prompts in the same rounds in every run
+ *   (bench/prompts/indices.ts), so what a round's prompts do to its figure — a drafter accepting more of code than
+ *   of prose, two- to threefold — is the same in this run's mean and in every stored run's: it cancels in the
+ *   comparison, and counting it as round-to-round noise would widen the band by the text, not by chance. Where this
+ *   run's steady rounds and the newest stored run's pair by their prompt digests (`paired`: the squares of
+ *   d = ln(this round / its stored partner) about their mean, halved for one side's share, with their degrees of
+ *   freedom), that stands in for σ_w² on both sides. Two steady rounds a side give one degree of freedom, an estimate
+ *   that comes out far too small often enough to matter, so it is weighed with the noise floor f² as PAIRED_PRIOR
+ *   degrees of freedom (the sequential test's prior, sequential.ts): σ_w² = (squares/2 + 2f²) / (freedom + 2).
  * - Launch-to-launch variance σ_R² = max(σ_d² − σ_c²/k̄, 0): σ_d² is the variance of main's steady values within
  *   level segments (odd runs set aside), σ_c² the round-to-round variance with odd runs set aside on both sides,
  *   k̄ the reference runs' rounds. While the history gives fewer than SPREAD_FREEDOM degrees of freedom (a
@@ -45,6 +54,9 @@ export const NOISE_Z = 2.5
 /** Launch-to-launch spread assumed while the history is short (`noise-floor`). */
 export const NOISE_FLOOR = 0.015
 
+/** Degrees of freedom the noise floor counts for beside rounds paired on the same prompts. */
+export const PAIRED_PRIOR = 2
+
 /** Degrees of freedom of the history's run-to-run spread from which it replaces the floor (a ten-run segment). */
 export const SPREAD_FREEDOM = 9
 
@@ -64,6 +76,12 @@ export interface NoiseModel {
   launches: number
 }
 
+/** Squares of paired rounds' log-ratios about their mean, one side's share (halved), and their degrees of freedom. */
+export interface PairedSquares {
+  squares: number
+  freedom: number
+}
+
 export interface NoiseInput {
   /** Current side: steady rounds grouped by launch. */
   current: readonly (readonly number[])[]
@@ -79,6 +97,8 @@ export interface NoiseInput {
   noiseFloor: number
   /** A figure of the launch (startup): no rounds behind it, so all of its noise is launch to launch. */
   perLaunch?: boolean
+  /** This run's rounds paired with the stored run's on the same prompts (see the header; paired-rounds.ts). */
+  paired?: PairedSquares
 }
 
 export function noiseModel(input: NoiseInput): NoiseModel {
@@ -86,10 +106,15 @@ export function noiseModel(input: NoiseInput): NoiseModel {
   const current = withinSquares(input.current)
   const freedom = current.freedom + history.freedom
   const pooled = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2
-  const within = input.perLaunch ? 0 : pooled
+  const paired =
+    input.paired &&
+    (input.paired.squares + PAIRED_PRIOR * input.noiseFloor ** 2) / (input.paired.freedom + PAIRED_PRIOR)
+  const within = input.perLaunch ? 0 : (paired ?? pooled)
   const guarded = guardedWithin([...input.current, ...input.rounds])
   // σ_c²/k̄ in the module header.
-  const core = input.perLaunch ? 0 : (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1)
+  const core = input.perLaunch
+    ? 0
+    : (paired ?? (guarded.freedom > 0 ? guarded.variance : within)) / Math.max(input.runRounds, 1)
   const spread = runSpread(input.steady, input.value, input.breaks)
   let restart = Math.max(spread.variance - core, 0)
   const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2

@@ -21,6 +21,7 @@ import { mean } from '../core/stats.js'
 import type { GateMetricConfig } from '../core/plan.js'
 import type { MetricVerdict } from '../core/results.js'
 import { pairedVerdict, type PairedRatios } from './ab.js'
+import type { PairedSquares } from './noise.js'
 
 /** Relative noise of acceptance on the same prompts that a pair is never assumed to be below (0.5 %). */
 export const ACCEPT_FLOOR = 0.005
@@ -53,10 +54,39 @@ export function pairedRoundVariance(
   metric: GatedMetric,
   stat: GateStat,
 ): number | undefined {
+  const d = fullyPaired(base, pr, metric, stat)
+  return d && d.length >= 2 ? meanSquaredError(d) : undefined
+}
+
+/**
+ * One side's share of the squares of cells' rounds paired with a stored cell's on the same prompts — Σ(d − d̄)² / 2 —
+ * and their degrees of freedom, where every steady round of each cell and of the stored one has its partner
+ * (noise.ts, "Rounds paired on the same prompts"); undefined without a degree of freedom.
+ */
+export function pairedWithin(
+  cells: readonly CellResult[],
+  stored: CellResult | undefined,
+  metric: GatedMetric,
+  stat: GateStat,
+): PairedSquares | undefined {
+  if (!stored) return undefined
+  let squares = 0
+  let freedom = 0
+  for (const cell of cells) {
+    const d = fullyPaired(stored, cell, metric, stat)
+    if (!d) return undefined
+    const m = mean(d)
+    squares += d.reduce((s, x) => s + (x - m) ** 2, 0)
+    freedom += d.length - 1
+  }
+  return freedom > 0 ? { squares: squares / 2, freedom } : undefined
+}
+
+/** `roundRatios` where every steady round of both cells has its partner (at least one); undefined otherwise. */
+function fullyPaired(base: CellResult, pr: CellResult, metric: GatedMetric, stat: GateStat): number[] | undefined {
   const d = roundRatios(base, pr, metric, stat)
   const steady = (c: CellResult) => c.rounds.filter((r) => r.steady).length
-  if (d.length < 2 || d.length !== steady(base) || d.length !== steady(pr)) return undefined
-  return meanSquaredError(d)
+  return d.length && d.length === steady(base) && d.length === steady(pr) ? d : undefined
 }
 
 /** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
