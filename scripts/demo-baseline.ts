@@ -1,13 +1,14 @@
 /**
  * Regenerates fixtures/demo-baseline.json (run: npm run bundle && npm run demo:baseline).
  *
- * The demo's matrix, fixtures/demo.yml, is run healthy (every sim `fault:` set to `none`) with BASELINE_ROUNDS
- * rounds a cell instead of its own few, through the bundled CLI in `run` mode. A baseline file is one run, so its
- * steady rounds are all the reference's samples (compare/noise.ts: the reference's round-to-round part shrinks with
- * its rounds): a longer baseline run leaves the demo's own two warm rounds most of the band. The launch-to-launch
- * part stays the assumed noise floor, as it does for any baseline file. The run's identity is fixed (a
- * default-branch push of a placeholder commit) and the checkout's path is taken out of the launch commands, so the
- * file does not depend on where or when it was made.
+ * The demo's matrix, fixtures/demo.yml, is run healthy (every sim `fault:` set to `none`) with its own rounds,
+ * through the bundled CLI in `run` mode, as a default-branch run of it would be. Its rounds send the same prompts as
+ * the demo's (bench/prompts/indices.ts), so the demo's rounds pair with them one for one and the round-to-round noise
+ * is taken from the pairs (compare/noise.ts): a longer baseline run would average other prompts too, and a drafting
+ * cell's mean over other text is another figure, not a noisier one. The launch-to-launch part stays the assumed
+ * noise floor, as it does for any baseline file. The run's identity is fixed (a default-branch push of a
+ * placeholder commit) and the checkout's path is taken out of the launch commands, so the file does not depend on
+ * where or when it was made.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,15 +20,11 @@ import { parseDocument } from 'yaml'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CONFIG = 'fixtures/demo.yml'
 const BASELINE = 'fixtures/demo-baseline.json'
-/** Cold + seven warm rounds a cell. */
-export const BASELINE_ROUNDS = 8
 const SHA = '0000000000000000000000000000000000demo'
 
-/** The demo's matrix with more rounds and every fault switched off. */
-export function healthyConfig(text: string, rounds = BASELINE_ROUNDS): string {
+/** The demo's matrix with every fault switched off. */
+export function healthyConfig(text: string): string {
   const doc = parseDocument(text)
-  doc.setIn(['defaults', 'rounds'], rounds)
-  doc.setIn(['defaults', 'max-rounds'], rounds)
   const targets = doc.get('targets', true) as { items: { key: { value: string } }[] }
   for (const { key } of targets.items)
     if (doc.hasIn(['targets', key.value, 'fault'])) doc.setIn(['targets', key.value, 'fault'], 'none')
@@ -49,7 +46,7 @@ function main(): void {
     const results = JSON.parse(text)
     results.run = { ...results.run, sha: SHA, ref: 'refs/heads/main', event: 'push', runUrl: '', config: CONFIG }
     writeFileSync(join(ROOT, BASELINE), JSON.stringify(results, null, 2) + '\n')
-    console.log(`wrote ${BASELINE}: ${results.cells.length} cells, ${BASELINE_ROUNDS} rounds each`)
+    console.log(`wrote ${BASELINE}: ${results.cells.length} cells`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

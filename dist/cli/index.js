@@ -39679,6 +39679,15 @@ function runSpread(values, reference, breaks = []) {
  *   nothing about this one. Rounds of one launch are one group (a re-measurement on the same server shares its
  *   offset). With no degree of freedom at all (one warm round everywhere) the noise floor f stands in for σ_w:
  *   one warm round per side is never "noise unknown".
+ * - Rounds paired on the same prompts. Each cell sends the same prompts in the same rounds in every run
+ *   (bench/prompts/indices.ts), so what a round's prompts do to its figure — a drafter accepting more of code than
+ *   of prose, two- to threefold — is the same in this run's mean and in every stored run's: it cancels in the
+ *   comparison, and counting it as round-to-round noise would widen the band by the text, not by chance. Where this
+ *   run's steady rounds and the newest stored run's pair by their prompt digests (`paired`: the squares of
+ *   d = ln(this round / its stored partner) about their mean, halved for one side's share, with their degrees of
+ *   freedom), that stands in for σ_w² on both sides. Two steady rounds a side give one degree of freedom, an estimate
+ *   that comes out far too small often enough to matter, so it is weighed with the noise floor f² as PAIRED_PRIOR
+ *   degrees of freedom (the sequential test's prior, sequential.ts): σ_w² = (squares/2 + 2f²) / (freedom + 2).
  * - Launch-to-launch variance σ_R² = max(σ_d² − σ_c²/k̄, 0): σ_d² is the variance of main's steady values within
  *   level segments (odd runs set aside), σ_c² the round-to-round variance with odd runs set aside on both sides,
  *   k̄ the reference runs' rounds. While the history gives fewer than SPREAD_FREEDOM degrees of freedom (a
@@ -39708,6 +39717,8 @@ function runSpread(values, reference, breaks = []) {
 const NOISE_Z = 2.5;
 /** Launch-to-launch spread assumed while the history is short (`noise-floor`). */
 const NOISE_FLOOR = 0.015;
+/** Degrees of freedom the noise floor counts for beside rounds paired on the same prompts. */
+const PAIRED_PRIOR = 2;
 /** Degrees of freedom of the history's run-to-run spread from which it replaces the floor (a ten-run segment). */
 const SPREAD_FREEDOM = 9;
 function noiseModel(input) {
@@ -39715,10 +39726,14 @@ function noiseModel(input) {
     const current = withinSquares(input.current);
     const freedom = current.freedom + history.freedom;
     const pooled = freedom > 0 ? (current.squares + history.freedom * history.variance) / freedom : input.noiseFloor ** 2;
-    const within = input.perLaunch ? 0 : pooled;
+    const paired = input.paired &&
+        (input.paired.squares + PAIRED_PRIOR * input.noiseFloor ** 2) / (input.paired.freedom + PAIRED_PRIOR);
+    const within = input.perLaunch ? 0 : (paired ?? pooled);
     const guarded = guardedWithin([...input.current, ...input.rounds]);
     // σ_c²/k̄ in the module header.
-    const core = input.perLaunch ? 0 : (guarded.freedom > 0 ? guarded.variance : within) / Math.max(input.runRounds, 1);
+    const core = input.perLaunch
+        ? 0
+        : (paired ?? (guarded.freedom > 0 ? guarded.variance : within)) / Math.max(input.runRounds, 1);
     const spread = runSpread(input.steady, input.value, input.breaks);
     let restart = Math.max(spread.variance - core, 0);
     const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2;
@@ -41207,11 +41222,34 @@ function roundRatios(base, pr, metric, stat = 'mean') {
  * each launch's own round-to-round spread would count it twice.
  */
 function pairedRoundVariance(base, pr, metric, stat) {
+    const d = fullyPaired(base, pr, metric, stat);
+    return d && d.length >= 2 ? meanSquaredError(d) : undefined;
+}
+/**
+ * One side's share of the squares of cells' rounds paired with a stored cell's on the same prompts — Σ(d − d̄)² / 2 —
+ * and their degrees of freedom, where every steady round of each cell and of the stored one has its partner
+ * (noise.ts, "Rounds paired on the same prompts"); undefined without a degree of freedom.
+ */
+function pairedWithin(cells, stored, metric, stat) {
+    if (!stored)
+        return undefined;
+    let squares = 0;
+    let freedom = 0;
+    for (const cell of cells) {
+        const d = fullyPaired(stored, cell, metric, stat);
+        if (!d)
+            return undefined;
+        const m = stats_mean(d);
+        squares += d.reduce((s, x) => s + (x - m) ** 2, 0);
+        freedom += d.length - 1;
+    }
+    return freedom > 0 ? { squares: squares / 2, freedom } : undefined;
+}
+/** `roundRatios` where every steady round of both cells has its partner (at least one); undefined otherwise. */
+function fullyPaired(base, pr, metric, stat) {
     const d = roundRatios(base, pr, metric, stat);
     const steady = (c) => c.rounds.filter((r) => r.steady).length;
-    if (d.length < 2 || d.length !== steady(base) || d.length !== steady(pr))
-        return undefined;
-    return meanSquaredError(d);
+    return d.length && d.length === steady(base) && d.length === steady(pr) ? d : undefined;
 }
 /** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
 function meanSquaredError(d) {
@@ -41426,6 +41464,9 @@ function judgeRelative(sample, baseline, metric, stat, options) {
         runRounds: reference.rounds,
         noiseFloor,
         perLaunch: metricInfo(metric).launch,
+        paired: isRelative(metric)
+            ? pairedWithin(sample.cells, baselineCell(baseline, sample.cells[0].id), metric, stat)
+            : undefined,
     });
     return { verdict: judgeMetric({ metric, config, current, reference, noise }), reference };
 }
