@@ -4,8 +4,14 @@
  * each round of the second run sent the same prompts as the same round of the first (`rounds[].prompts`), its
  * acceptance is judged paired round by round, and the paired change is within 1 % — where the rounds' own
  * acceptance differs by far more from one round's prompts to the next (3.46, 7.83 and 5.64 tokens a step, the same
- * to the last digit in both runs). Decode against the stored run is not yet paired: its band still counts that
- * spread between rounds (±65 % here), so it is held to never regressing rather than to a pass at 5 %.
+ * to the last digit in both runs). Decode's round-to-round noise is taken from the same pairs (compare/noise.ts), not
+ * from that spread between rounds (a band of ±65 % unpaired, ±9.5 % paired).
+ *
+ * Decode itself is not held to a pass here: this CPU engine's verify step moves between two runs on a 2-core machine
+ * by more than the 5 % limit (+7.5 % with one thread, −16.8 % and +9.1 % with the default two, which the HTTP client
+ * shares), a real change of speed on this box. What the test holds is that the verdict puts any change of decode
+ * where it is: acceptance unchanged, each round's step time carrying its change of decode. The engine runs on one thread (`-t 1`) so
+ * the client has the other core.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,7 +22,7 @@ import { runCli } from '../helpers/cli.js'
 import { llamaCpp } from './prereq.js'
 
 const llama = llamaCpp()
-const SERVE = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 1 --metrics -md '${llama.draft}' --spec-type draft-simple --spec-draft-n-max 8 --poll 0`
+const SERVE = `'${llama.server}' -m '${llama.model}' --port {port} -c 4096 -np 1 --metrics -md '${llama.draft}' --spec-type draft-simple --spec-draft-n-max 8 --poll 0 -t 1 -tb 1`
 // Two runs of a few minutes each on an idle 2-core runner.
 const LIMIT_MS = 900_000
 
@@ -80,8 +86,17 @@ describe('paired acceptance on llama-server with a draft model', () => {
       expect(accept?.reason).toContain('paired on the same prompts')
       expect(Math.abs(accept!.delta!)).toBeLessThanOrEqual(0.01)
       expect(accept!.status).toBe('pass')
-      expect(b.verdict.status, b.verdict.metrics.decode?.reason).not.toBe('regression')
-      expect(second.code, second.stdout + second.stderr).toBe(0)
+      // decode = acceptance ÷ step time, round by round: with acceptance the same on the same prompts, each round's
+      // change of decode is its change of step time (0.1 % apart measured), whatever the box did between the runs.
+      const decode = b.verdict.metrics.decode!
+      expect(decode.reason).toContain('acceptance length 0.0%')
+      expect(decode.factors?.map((f) => f.metric)).toContain('step-time')
+      steady(b).forEach((r, i) => {
+        const [x, y] = [steady(a)[i].metrics, r.metrics]
+        const rest = (y.decode_tps.mean / x.decode_tps.mean) * (y.step_ms! / x.step_ms!)
+        expect(Math.abs(rest - 1), `round ${r.index}: decode and step time moved apart`).toBeLessThanOrEqual(0.01)
+      })
+      expect(second.code, second.stdout + second.stderr).toBe(decode.status === 'regression' ? 1 : 0)
     },
     LIMIT_MS + 10_000,
   )
