@@ -3,7 +3,7 @@
  * [--regime-share P] [--regime-factor F]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
- * (`confirmCell`), `abWanted` and the sequential A/B (`abCellVerdict` after every ABBA block from `--launches`
+ * (`confirmCell`), `abWanted` and the sequential A/B (`abCellVerdict` after every pair from `--launches`
  * (default 2) to `--max-launches` (default 6) per arm, `final` on the last) — in virtual time on the simulator's
  * engine model (src/sim: engine.ts, virtual-run.ts, speed.ts), so thousands of PRs take seconds. Every launch
  * draws its own speed offset (`launch-cv` 3 %) and, in the second table, a launch regime (a share of launches
@@ -165,8 +165,8 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   })
   const wanted = judged.filter((c) => abWanted(c, mode))
   if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, abLaunches: 0, ms }))
-  // ABBA: every launch measures every wanted cell of the target; from the minimum on, another block (two launches
-  // per arm) while a cell's A/B verdict asks for launches, up to MAX_LAUNCHES per arm (target-run/ab-launches.ts).
+  // ABBA: every launch measures every wanted cell of the target; from the minimum on, another pair (a launch per
+  // arm) while a cell's A/B verdict asks for launches, up to MAX_LAUNCHES per arm (target-run/ab-launches.ts).
   let pairSeed = 0
   const order = abOrder(MAX_LAUNCHES)
   const arms: { arm: Arm; cells: { result: CellResult; ms: number }[] }[] = []
@@ -179,8 +179,8 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   const runs = () =>
     arms.map((a) => ({ arm: a.arm, engineMs: 0, cells: new Map(wanted.map((c, i) => [c.id, a.cells[i].result])) }))
   for (const [l, arm] of order.entries()) {
-    const boundary = l >= 2 * LAUNCHES && (l - 2 * LAUNCHES) % 4 === 0
-    if (boundary && (l / 2 + 2 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
+    const boundary = l >= 2 * LAUNCHES && l % 2 === 0
+    if (boundary && (l / 2 + 1 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
     // Both launches of a pair send the same prompts at the same times, as the action does.
     if (l % 2 === 0) pairSeed = draw()
@@ -256,13 +256,13 @@ function waldAsn(sd: number, mu1: number, alpha = 0.01, beta = 0.05): { e0: numb
 }
 
 /**
- * The same test with the noise known, at the same looks (after 2, 4 … MAX_LAUNCHES pairs) and thresholds: Wald's
- * likelihood ratio n·μ₁/σ²·(m − μ₁/2) on Gaussian pairs of sd σ and mean μ. Its mean pairs are the most a test
- * that looks only after whole ABBA blocks can save; ours over it is the price of not knowing σ.
+ * The same test with the noise known, at the same looks (after LAUNCHES, LAUNCHES + 1 … MAX_LAUNCHES pairs) and
+ * thresholds: Wald's likelihood ratio n·μ₁/σ²·(m − μ₁/2) on Gaussian pairs of sd σ and mean μ. Its mean pairs are the
+ * fewest a test that starts with a full ABBA block can take; ours over it is the price of not knowing σ.
  */
 function knownNoisePairs(sd: number, mu: number, trials: number): number {
   const rng = createRng(4242)
-  const looks = Array.from({ length: Math.floor((MAX_LAUNCHES - LAUNCHES) / 2) + 1 }, (_, k) => LAUNCHES + 2 * k)
+  const looks = Array.from({ length: MAX_LAUNCHES - LAUNCHES + 1 }, (_, k) => LAUNCHES + k)
   let pairs = 0
   for (let t = 0; t < trials; t++) {
     let sum = 0
@@ -284,7 +284,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`
 const LOSS = -Math.log(0.9)
 
 console.log(
-  `A/B figures: launch-cv ${LAUNCH_CV * 100} %, box ${BOX} against a baseline stored at 1.0, ab: confirm, ABBA from ${LAUNCHES} to ${MAX_LAUNCHES} launches per arm, ${TRIALS} PRs per case (seed cell ${SEED_CELL.inputTokens}/${SEED_CELL.outputTokens} at concurrency ${SEED_CELL.concurrency}, decode limit 5 %)`,
+  `A/B figures: launch-cv ${LAUNCH_CV * 100} %, box ${BOX} against a baseline stored at 1.0, ab: confirm, ABBA, looked at after every pair from ${LAUNCHES} to ${MAX_LAUNCHES} launches per arm, ${TRIALS} PRs per case (seed cell ${SEED_CELL.inputTokens}/${SEED_CELL.outputTokens} at concurrency ${SEED_CELL.concurrency}, decode limit 5 %)`,
 )
 for (const setting of [{}, REGIMES] as { regimeShare?: number; regimeFactor?: number }[]) {
   regimes = setting
@@ -344,7 +344,7 @@ const demoTargets = demo.targets.map((target) =>
       concurrency: c.scenario.concurrency,
     })),
 )
-const costTrials = Math.max(1, Math.round(TRIALS / 10))
+const costTrials = Math.max(1, Math.round(TRIALS / 4))
 console.log(
   `Engine time per identical PR at box ${BOX} (${costTrials} PRs; start-up ${STARTUP_MS / 1000} s per launch):`,
 )

@@ -39888,8 +39888,8 @@ function runFailure(tally, cells, failOn) {
 
 ;// CONCATENATED MODULE: ./src/compare/sequential.ts
 /**
- * The sequential paired test a same-box A/B decides with (pure): after every ABBA block it says regression, pass,
- * improvement, or "another block".
+ * The sequential paired test a same-box A/B decides with (pure): after every pair of launches from the minimum on it
+ * says regression, pass, improvement, or "another pair".
  *
  * Observations are the pairs' log-ratios in the direction of worse, x_j (positive: the PR is worse), modelled as
  * N(μ, σ²) with σ unknown. Two simple hypotheses: no change (μ = 0) and a loss of twice the limit (μ = μ₁, the log
@@ -39911,7 +39911,7 @@ function runFailure(tally, cells, failOn) {
  * for the first pairs as little as two pairs' worth of data would, so two quiet pairs cannot decide alone when
  * the launches are noisier than the floor says. In its plain invariant form (ν₀ → 0, point hypotheses) the ratio is
  * a nonnegative martingale under no change, so by Ville's inequality P(it ever reaches K) ≤ 1/K however often it
- * is looked at (Johari et al., "Always valid inference", arXiv:1512.04922): looking after every block needs no
+ * is looked at (Johari et al., "Always valid inference", arXiv:1512.04922): looking after every pair needs no
  * further correction. The prior and the one-sided centres depart from that form to decide sooner, so the error
  * rates are measured rather than taken from the bound.
  *
@@ -41067,8 +41067,8 @@ function attribution(decode, factors) {
  *   small; σ0 keeps a lucky pair from narrowing the interval.
  * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
  *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
- *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
- *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on. Undecided, it asks for another pair;
+ *   on the final verdict (no pair may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
  *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
  *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
  *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
@@ -41874,7 +41874,7 @@ function abNotRun(cell, reason, extra = {}) {
     };
 }
 /**
- * The A/B's own verdict on one cell's launches so far. `final`: no block follows, so the sequential test's
+ * The A/B's own verdict on one cell's launches so far. `final`: no pair follows, so the sequential test's
  * undecided loss past twice the limit is a regression (compare/ab.ts).
  */
 function abVerdictOf(cellId, launches, gate, noiseFloor, final) {
@@ -41884,7 +41884,7 @@ function abVerdictOf(cellId, launches, gate, noiseFloor, final) {
 /** Whether the launches so far leave the cell undecided in a way more launches could change: a metric asks for launches. */
 function abUndecided(cellId, launches, gate, noiseFloor) {
     const verdict = abVerdictOf(cellId, launches, gate, noiseFloor, false);
-    // A metric decided a regression: the cell is one whatever its other metrics come to, so no block can change it.
+    // A metric decided a regression: the cell is one whatever its other metrics come to, so no launch can change it.
     if (Object.values(verdict.metrics).some((v) => v.status === 'regression'))
         return false;
     return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches');
@@ -51910,7 +51910,7 @@ const DEFAULT_SETTINGS = {
 };
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
- * to six launches per arm (three ABBA blocks) or `ab-launches` when that is more; `ab-setup` is no command unless
+ * to six launches per arm or `ab-launches` when that is more; `ab-setup` is no command unless
  * given.
  */
 const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'];
@@ -51972,7 +51972,7 @@ function abSettings() {
             description: 'Launches per arm a same-box A/B runs at least, alternated base, PR, PR, base',
         }),
         'ab-max-launches': whole(1, LIMITS.abLaunches).meta({
-            description: 'Launches per arm a same-box A/B runs at most: past ab-launches, one ABBA block more while the sequential test is undecided (default 6, or ab-launches when more)',
+            description: 'Launches per arm a same-box A/B runs at most: past ab-launches, one launch per arm more at a time while the sequential test is undecided (default 6, or ab-launches when more)',
         }),
         'ab-budget': fields_duration().meta({
             description: 'Most engine time the base arms of one run may take; past it cells keep their stored-baseline verdict',
@@ -52911,8 +52911,8 @@ function notRun(id, known, renamed) {
  * target's `noise-floor` states, and whether `ab-max-launches` can decide it at all.
  *
  * Expected launches come from running the shipped test on seeded normal pairs of sd √2·f (two launches' spread at
- * the floor f, the rounds' own noise left out), under no change and under a loss of twice the limit, block after
- * block as the action runs it: deterministic, and the same rule that will decide. A limit the largest A/B cannot
+ * the floor f, the rounds' own noise left out), under no change and under a loss of twice the limit, pair after
+ * pair as the action runs it: deterministic, and the same rule that will decide. A limit the largest A/B cannot
  * decide is one whose smallest detectable change at `ab-max-launches` pairs, (z₀.₉₉ + z₀.₉₅)·σ/√n, is above the
  * loss of twice the limit that the test must catch: such a cell ends inconclusive more often than the guarantees
  * allow.
@@ -52930,11 +52930,11 @@ function expectedLaunches(sd, loss, mu, least, most) {
     for (let t = 0; t < TRIALS; t++) {
         const worse = [];
         let n = least;
-        for (;; n += 2) {
+        for (;; n++) {
             while (worse.length < n)
                 worse.push(mu + sd * normal(random));
             const test = sequentialTest({ worse, loss, gain: loss, expectedVariance: sd * sd });
-            if (test.call || n + 2 > most)
+            if (test.call || n + 1 > most)
                 break;
         }
         total += n;
@@ -66017,9 +66017,11 @@ function qualityChange(base, pr) {
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
  *
- * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
- * while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next block's
- * base launches fit in what is left of `ab-budget`; why they ended is said.
+ * From the minimum (`ab-launches` per arm) on, the launches go on one pair (a launch of each arm, in the ABBA order)
+ * at a time while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next
+ * pair's base launch fits in what is left of `ab-budget`; why they ended is said. The sequential test looks after
+ * every pair: a test that may stop after any observation needs the fewest on average (Wald and Wolfowitz 1948), and
+ * looking after every pair rather than every two cost no error rate the Monte-Carlo tests could see.
  */
 
 
@@ -66033,23 +66035,23 @@ function qualityChange(base, pr) {
 
 /** Seed distance of the A/B's pairs from the cell's own measurement and its re-measurements. */
 const AB_SEED_OFFSET = 100_000;
-/** Whether another ABBA block may run after `done` launches, or why not. */
-function anotherBlock(arms, done, deps) {
+/** Whether another pair of launches may run after `done` launches, or why not. */
+function anotherPair(arms, done, deps) {
     const perArm = done.length / 2;
     if (perArm < arms.launches)
         return true;
     if (!arms.undecided?.(done))
         return undefined;
-    if (perArm + 2 > arms.maxLaunches)
+    if (perArm + 1 > arms.maxLaunches)
         return `still undecided after ${perArm} launches per arm, the most this A/B runs (ab-max-launches ${arms.maxLaunches})`;
     const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs);
-    const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length);
+    const next = base.reduce((a, b) => a + b, 0) / Math.max(1, base.length);
     const left = deps.budgetLeftMs();
-    if (block > left)
-        return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
+    if (next > left)
+        return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
     return true;
 }
-/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
+/** Runs the launches in ABBA order, pair after pair while a cell is undecided (see the header); never throws. */
 async function runAbLaunches(arms, deps) {
     const order = abOrder(Math.max(arms.launches, arms.maxLaunches));
     const launches = [];
@@ -66058,8 +66060,8 @@ async function runAbLaunches(arms, deps) {
     for (const [i, arm] of order.entries()) {
         const nth = order.slice(0, i + 1).filter((a) => a === arm).length;
         const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`;
-        // A block starts at the minimum's end and every 4 launches after it.
-        const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true;
+        // From the minimum's end on, the test looks after every pair.
+        const more = i >= 2 * arms.launches && i % 2 === 0 ? anotherPair(arms, launches, deps) : true;
         if (more !== true)
             return { launches, ...(more && { ended: more }) };
         if (deps.signal.aborted)
@@ -66087,7 +66089,7 @@ async function runAbLaunches(arms, deps) {
         if (result.error)
             return { launches, stopped: launchStopped(name, result.error, deadline) };
     }
-    const ended = anotherBlock(arms, launches, deps);
+    const ended = anotherPair(arms, launches, deps);
     return { launches, ...(typeof ended === 'string' && { ended }) };
 }
 /**
@@ -66294,7 +66296,7 @@ async function abTest(t, deps, budget) {
     const { ab } = target.settings;
     deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`);
     const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
-    // Another ABBA block while the sequential test leaves a cell's metric undecided (compare/ab.ts).
+    // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
     const undecided = (launches) => pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches));
     const outcome = await runAbLaunches({
         base,

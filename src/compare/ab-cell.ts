@@ -37,7 +37,7 @@ export interface AbLaunch {
 export interface AbOptions {
   /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
   noiseFloor?: number
-  /** No block may follow these launches: an undecided loss past twice the limit is a regression (ab.ts). */
+  /** No pair may follow these launches: an undecided loss past twice the limit is a regression (ab.ts). */
   final?: boolean
 }
 

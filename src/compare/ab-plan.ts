@@ -4,8 +4,8 @@
  * target's `noise-floor` states, and whether `ab-max-launches` can decide it at all.
  *
  * Expected launches come from running the shipped test on seeded normal pairs of sd √2·f (two launches' spread at
- * the floor f, the rounds' own noise left out), under no change and under a loss of twice the limit, block after
- * block as the action runs it: deterministic, and the same rule that will decide. A limit the largest A/B cannot
+ * the floor f, the rounds' own noise left out), under no change and under a loss of twice the limit, pair after
+ * pair as the action runs it: deterministic, and the same rule that will decide. A limit the largest A/B cannot
  * decide is one whose smallest detectable change at `ab-max-launches` pairs, (z₀.₉₉ + z₀.₉₅)·σ/√n, is above the
  * loss of twice the limit that the test must catch: such a cell ends inconclusive more often than the guarantees
  * allow.
@@ -38,10 +38,10 @@ function expectedLaunches(sd: number, loss: number, mu: number, least: number, m
   for (let t = 0; t < TRIALS; t++) {
     const worse: number[] = []
     let n = least
-    for (; ; n += 2) {
+    for (; ; n++) {
       while (worse.length < n) worse.push(mu + sd * normal(random))
       const test = sequentialTest({ worse, loss, gain: loss, expectedVariance: sd * sd })
-      if (test.call || n + 2 > most) break
+      if (test.call || n + 1 > most) break
     }
     total += n
   }

@@ -67,7 +67,7 @@ export function abNotRun(cell: CellResult, reason: string, extra: Omit<CellAb, '
 }
 
 /**
- * The A/B's own verdict on one cell's launches so far. `final`: no block follows, so the sequential test's
+ * The A/B's own verdict on one cell's launches so far. `final`: no pair follows, so the sequential test's
  * undecided loss past twice the limit is a regression (compare/ab.ts).
  */
 function abVerdictOf(
@@ -89,7 +89,7 @@ export function abUndecided(
   noiseFloor?: number,
 ): boolean {
   const verdict = abVerdictOf(cellId, launches, gate, noiseFloor, false)
-  // A metric decided a regression: the cell is one whatever its other metrics come to, so no block can change it.
+  // A metric decided a regression: the cell is one whatever its other metrics come to, so no launch can change it.
   if (Object.values(verdict.metrics).some((v) => v.status === 'regression')) return false
   return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches')
 }

@@ -20,8 +20,8 @@
  *   small; σ0 keeps a lucky pair from narrowing the interval.
  * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
  *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
- *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every ABBA block. Undecided, it asks for another block;
- *   on the final verdict (no block may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on. Undecided, it asks for another pair;
+ *   on the final verdict (no pair may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
  *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
  *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
  *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
@@ -67,7 +67,7 @@ export interface AbMetricInput {
   launches: readonly AbValue[]
   /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
   noiseFloor?: number
-  /** No block may follow (the most launches per arm, or the budget): undecided is final. */
+  /** No pair may follow (the most launches per arm, or the budget): undecided is final. */
   final?: boolean
   /**
    * Per pair, the squared standard error of its log-ratio from its rounds paired on the same prompts

@@ -1,6 +1,6 @@
 /**
- * The sequential paired test a same-box A/B decides with (pure): after every ABBA block it says regression, pass,
- * improvement, or "another block".
+ * The sequential paired test a same-box A/B decides with (pure): after every pair of launches from the minimum on it
+ * says regression, pass, improvement, or "another pair".
  *
  * Observations are the pairs' log-ratios in the direction of worse, x_j (positive: the PR is worse), modelled as
  * N(μ, σ²) with σ unknown. Two simple hypotheses: no change (μ = 0) and a loss of twice the limit (μ = μ₁, the log
@@ -22,7 +22,7 @@
  * for the first pairs as little as two pairs' worth of data would, so two quiet pairs cannot decide alone when
  * the launches are noisier than the floor says. In its plain invariant form (ν₀ → 0, point hypotheses) the ratio is
  * a nonnegative martingale under no change, so by Ville's inequality P(it ever reaches K) ≤ 1/K however often it
- * is looked at (Johari et al., "Always valid inference", arXiv:1512.04922): looking after every block needs no
+ * is looked at (Johari et al., "Always valid inference", arXiv:1512.04922): looking after every pair needs no
  * further correction. The prior and the one-sided centres depart from that form to decide sooner, so the error
  * rates are measured rather than taken from the bound.
  *

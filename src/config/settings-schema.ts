@@ -34,7 +34,7 @@ export const DEFAULT_SETTINGS = {
 
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
- * to six launches per arm (three ABBA blocks) or `ab-launches` when that is more; `ab-setup` is no command unless
+ * to six launches per arm or `ab-launches` when that is more; `ab-setup` is no command unless
  * given.
  */
 const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'] as const
@@ -111,7 +111,7 @@ function abSettings() {
     }),
     'ab-max-launches': whole(1, LIMITS.abLaunches).meta({
       description:
-        'Launches per arm a same-box A/B runs at most: past ab-launches, one ABBA block more while the sequential test is undecided (default 6, or ab-launches when more)',
+        'Launches per arm a same-box A/B runs at most: past ab-launches, one launch per arm more at a time while the sequential test is undecided (default 6, or ab-launches when more)',
     }),
     'ab-budget': duration().meta({
       description:

@@ -6,9 +6,11 @@
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
  *
- * From the minimum (`ab-launches` per arm) on, the launches go on one ABBA block (two launches per arm) at a time
- * while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next block's
- * base launches fit in what is left of `ab-budget`; why they ended is said.
+ * From the minimum (`ab-launches` per arm) on, the launches go on one pair (a launch of each arm, in the ABBA order)
+ * at a time while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next
+ * pair's base launch fits in what is left of `ab-budget`; why they ended is said. The sequential test looks after
+ * every pair: a test that may stop after any observation needs the fewest on average (Wald and Wolfowitz 1948), and
+ * looking after every pair rather than every two cost no error rate the Monte-Carlo tests could see.
  */
 import { abMoreRounds, abOrder, type AbRun } from '../compare/index.js'
 import { formatDuration } from '../core/format.js'
@@ -34,9 +36,9 @@ export interface AbArms {
   pr: { target: TargetPlan; cells: CellPlan[] }
   /** Launches per arm at least. */
   launches: number
-  /** Launches per arm at most (`ab-max-launches`); only whole ABBA blocks run past the minimum. */
+  /** Launches per arm at most (`ab-max-launches`); past the minimum, one pair at a time. */
   maxLaunches: number
-  /** Whether the launches so far leave a cell undecided (another block could decide it); none: stop at the minimum. */
+  /** Whether the launches so far leave a cell undecided (another pair could decide it); none: stop at the minimum. */
   undecided?(launches: readonly AbLaunchResult[]): boolean
 }
 
@@ -59,22 +61,22 @@ export interface AbLaunches {
   ended?: string
 }
 
-/** Whether another ABBA block may run after `done` launches, or why not. */
-function anotherBlock(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLaunchDeps): true | string | undefined {
+/** Whether another pair of launches may run after `done` launches, or why not. */
+function anotherPair(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLaunchDeps): true | string | undefined {
   const perArm = done.length / 2
   if (perArm < arms.launches) return true
   if (!arms.undecided?.(done)) return undefined
-  if (perArm + 2 > arms.maxLaunches)
+  if (perArm + 1 > arms.maxLaunches)
     return `still undecided after ${perArm} launches per arm, the most this A/B runs (ab-max-launches ${arms.maxLaunches})`
   const base = done.filter((l) => l.arm === 'base').map((l) => l.engineMs)
-  const block = (2 * base.reduce((a, b) => a + b, 0)) / Math.max(1, base.length)
+  const next = base.reduce((a, b) => a + b, 0) / Math.max(1, base.length)
   const left = deps.budgetLeftMs()
-  if (block > left)
-    return `still undecided after ${perArm} launches per arm; another ABBA block (about ${formatDuration(block)} of base launches) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`
+  if (next > left)
+    return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`
   return true
 }
 
-/** Runs the launches in ABBA order, block after block while a cell is undecided (see the header); never throws. */
+/** Runs the launches in ABBA order, pair after pair while a cell is undecided (see the header); never throws. */
 export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<AbLaunches> {
   const order = abOrder(Math.max(arms.launches, arms.maxLaunches))
   const launches: AbLaunchResult[] = []
@@ -83,8 +85,8 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
   for (const [i, arm] of order.entries()) {
     const nth = order.slice(0, i + 1).filter((a) => a === arm).length
     const name = `${arm === 'base' ? 'base' : 'PR'} launch ${nth}`
-    // A block starts at the minimum's end and every 4 launches after it.
-    const more = i >= 2 * arms.launches && (i - 2 * arms.launches) % 4 === 0 ? anotherBlock(arms, launches, deps) : true
+    // From the minimum's end on, the test looks after every pair.
+    const more = i >= 2 * arms.launches && i % 2 === 0 ? anotherPair(arms, launches, deps) : true
     if (more !== true) return { launches, ...(more && { ended: more }) }
     if (deps.signal.aborted) return { launches, stopped: `cancelled before the ${name}` }
     if (arm === 'base' && deps.budgetLeftMs() <= 0) return { launches, stopped: `ab-budget spent before the ${name}` }
@@ -107,7 +109,7 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
     launches.push(result)
     if (result.error) return { launches, stopped: launchStopped(name, result.error, deadline) }
   }
-  const ended = anotherBlock(arms, launches, deps)
+  const ended = anotherPair(arms, launches, deps)
   return { launches, ...(typeof ended === 'string' && { ended }) }
 }
 

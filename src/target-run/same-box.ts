@@ -220,7 +220,7 @@ async function abTest(
     `${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`,
   )
   const base = { target: baseTarget, cells: pairs.map((p) => p.base) }
-  // Another ABBA block while the sequential test leaves a cell's metric undecided (compare/ab.ts).
+  // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
   const undecided = (launches: readonly AbLaunchResult[]) =>
     pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches))
   const outcome = await runAbLaunches(

@@ -1,7 +1,7 @@
 /**
  * Seeded Monte-Carlo test of the shipped sequential A/B (src/compare/ab.ts, sequential.ts), run the way the
- * pipeline runs it: launches in `abOrder(6)`, looked at after 2, 4 and 6 launches per arm (`ab-launches` 2,
- * `ab-max-launches` 6, one ABBA block at a time while the decode verdict is undecided; `final` on the last look),
+ * pipeline runs it: launches in `abOrder(6)`, looked at after 2, 3, 4, 5 and 6 launches per arm (`ab-launches` 2,
+ * `ab-max-launches` 6, one pair at a time while the decode verdict is undecided; `final` on the last look),
  * each launch a cell of three rounds with the first discarded, judged by `abCellVerdict` with the built-in decode
  * gate (max-regression 5 %) and the default noise floor f = 1.5 %.
  *
@@ -35,7 +35,7 @@ const LAUNCH_CV = 0.03
 const ROUND_CV = 0.01
 const WARM_ROUNDS = 2
 const SIGMA_L = Math.sqrt(Math.log(1 + LAUNCH_CV ** 2) + ROUND_CV ** 2 / WARM_ROUNDS)
-const LOOKS = [2, 4, 6]
+const LOOKS = [2, 3, 4, 5, 6]
 const STATUSES = ['regression', 'inconclusive', 'pass', 'improvement'] as const
 type Status = (typeof STATUSES)[number]
 type Rates = Record<Status, number>
@@ -51,7 +51,7 @@ interface Case {
   passAtMost?: number
 }
 
-/** One trial: launches drawn up front, looked at block by block until the decode verdict is decided. */
+/** One trial: launches drawn up front, looked at pair by pair until the decode verdict is decided. */
 function trial(c: Case, rng: () => number): { status: Status; perArm: number; firstBlockLog: number } {
   const launches = abOrder(Math.max(...LOOKS)).map((arm, i) => {
     const level = 50 * (c.box ?? 1) * Math.exp(c.drift * i) * (arm === 'pr' ? 1 + c.effect : 1)

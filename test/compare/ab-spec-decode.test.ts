@@ -1,7 +1,7 @@
 /**
  * Seeded Monte-Carlo test of a speculative-decoding cell under the shipped sequential A/B (ab.ts, ab-cell.ts,
- * paired-rounds.ts), run as the pipeline runs it: launches in `abOrder(6)`, looked at after 2, 4 and 6 launches per
- * arm, `final` on the last look, the built-in decode gate (max-regression 5 %), noise floor 1.5 %.
+ * paired-rounds.ts), run as the pipeline runs it: launches in `abOrder(6)`, looked at after 2, 3, 4, 5 and 6 launches
+ * per arm, `final` on the last look, the built-in decode gate (max-regression 5 %), noise floor 1.5 %.
  *
  * The cell: acceptance length 3.0, step time 60 ms, decode = 1000 × acceptance ÷ step. Three rounds, the first
  * discarded. Each round sends its own prompts, the same in every launch and both arms (bench/prompts/indices.ts), and
@@ -26,7 +26,7 @@ import { cell, round } from '../helpers/builders.js'
 const TRIALS = 2000
 const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }
 const ROUNDS = 3
-const LOOKS = [2, 4, 6]
+const LOOKS = [2, 3, 4, 5, 6]
 const NOISE = { text: 0.08, residue: 0.002, launch: 0.03, round: 0.01, drift: -0.01 }
 const STATUSES = ['regression', 'inconclusive', 'pass', 'improvement'] as const
 type Status = (typeof STATUSES)[number]

@@ -57,7 +57,7 @@ describe('abMetric: the rule', () => {
     // x = μ₁: 2·ln(1 + μ₁²/s₀) = 6.49, 659 : 1.
     { name: 'decode −10 % (2L): a regression at the first block', values: launches(50, 45), status: 'regression', reason: /: a loss of 10% \(twice the limit\) is 659 : 1 likelier than none$/ }, // prettier-ignore
     // x = 7.3 %: 2·ln(5.72 / 1.53) = 2.65, short of 3.91; held as it is, four pairs give 5.3.
-    { name: 'decode −7 %: leans toward the loss, another block decides', values: launches(50, 46.5), status: 'inconclusive', more: 2, leans: true, reason: /about 2 more launches per arm would decide\)$/ }, // prettier-ignore
+    { name: 'decode −7 %: leans toward the loss, another pair decides', values: launches(50, 46.5), status: 'inconclusive', more: 2, leans: true, reason: /about 2 more launches per arm would decide\)$/ }, // prettier-ignore
     // The last look: 7 % ± 2.9 % straddles the limit, under 2L: inconclusive, leaning toward the loss.
     { name: 'decode −7 % at the last launch: the interval straddles the limit', values: launches(50, 46.5), final: true, status: 'inconclusive', leans: true }, // prettier-ignore
     // x = 3.0 %: 2·ln(1.38 / 6.07) = −2.96, short of −3.40.
@@ -67,8 +67,8 @@ describe('abMetric: the rule', () => {
     // A gain counts against a loss (the pairs' mean stands in for "no loss"), and for the gain of 2L.
     { name: 'decode +10 %: an improvement', values: launches(50, 55), status: 'improvement', reason: /a gain of 10% is .* likelier than none$/ }, // prettier-ignore
     { name: 'TTFT −20 %: lower is better', metric: 'ttft', config: { maxRegression: 0.1, stat: 'mean' }, values: launches(200, 160), status: 'improvement' }, // prettier-ignore
-    // f = 5 %: s₀ = 0.5 %, 2·ln(0.5 / 1.61) = −2.34: the floor says launches this noisy need another block.
-    { name: 'no change at a 5 % floor: another block', values: launches(50, 50), floor: 0.05, status: 'inconclusive', more: 1 }, // prettier-ignore
+    // f = 5 %: s₀ = 0.5 %, 2·ln(0.5 / 1.61) = −2.34: the floor says launches this noisy need another pair.
+    { name: 'no change at a 5 % floor: another pair', values: launches(50, 50), floor: 0.05, status: 'inconclusive', more: 1 }, // prettier-ignore
     { name: 'decode −12 % at a 5 % floor: undecided while a block may follow', values: launches(50, 44), floor: 0.05, status: 'inconclusive', leans: true }, // prettier-ignore
     { name: 'decode −12 % at a 5 % floor, last launch: past 2L fails whatever the noise', values: launches(50, 44), floor: 0.05, final: true, status: 'regression', reason: /more than twice the limit, the sequential test undecided at the last launch$/ }, // prettier-ignore
     // At the limit, the midpoint of the two hypotheses: held as it is, the test never decides.

@@ -3,7 +3,7 @@
  * repository whose head commit changes only the simulated drafter, the MTP k = 3 profile with `acceptance: prompt`
  * (acceptance a function of each prompt's text, as greedy decoding makes it) and 3 % launch noise. Both arms send
  * the same text prompts round by round, so acceptance is paired: unchanged, it is the same to the last digit; a
- * drafter accepting 10 % less (`accept-factor: 0.9`) is a regression within two ABBA blocks, attributed to
+ * drafter accepting 10 % less (`accept-factor: 0.9`) is a regression within four launches per arm, attributed to
  * acceptance, whatever the launch noise does to decode.
  */
 import { execFileSync } from 'node:child_process'
