@@ -14,7 +14,7 @@
  * loss of decode from either factor — acceptance × 0.9, or step time × 1/0.9 (+11.1 %) — caught (regression) at least
  * 95 %, as the guarantees hold for a loss of twice the limit. The same cells without their rounds' prompt digests,
  * each launch's figures then carrying the text's 8 % round to round in their standard errors, are undecided in
- * 11 % (4.3 launches per arm against 2.9): a rule that stopped pairing fails the identical case's bounds.
+ * 11 % (3.95 launches per arm against 2.70): a rule that stopped pairing fails the identical case's bounds.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { abCellVerdict, abOrder } from '../../src/compare/index.js'
