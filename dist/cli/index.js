@@ -39916,11 +39916,10 @@ function runFailure(tally, cells, failOn) {
  * rates are measured rather than taken from the bound.
  *
  * Thresholds: a regression at 50 : 1, a pass at 30 : 1 — the bound's 2 % and 3.3 % for the plain form, far above
- * what the test really gives with looks after 2, 4 and 6 pairs (test/compare/ab-monte-carlo.test.ts, bench/ab.ts):
- * at launch noise 3 % no change is called a regression 0.4 % of the time and left undecided after six launches
- * per arm under 1 %; a loss of 2L is caught 99 % and passed 0.8 %. A pass at 30 : 1 rather than 50 : 1 decides
- * more unchanged PRs at the first block (2.76 launches per arm on average against 3.00) for 0.2 points more
- * passed 2L losses.
+ * what the test really gives with looks after 2, 3, 4, 5 and 6 pairs (test/compare/ab-monte-carlo.test.ts,
+ * bench/ab.ts): at launch noise 3 % no change is called a regression 0.4 % of the time and left undecided after six
+ * launches per arm under 1 %; a loss of 2L is caught 99.2 % and passed 0.9 %. A pass at 30 : 1 rather than 50 : 1
+ * decides more unchanged PRs at the first look, for a few tenths of a point more passed 2L losses.
  */
 
 /** The likelihood ratio a regression needs (K): in the plain form at most 1 in 50 identical PRs reach it (Ville). */
