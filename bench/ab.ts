@@ -1,6 +1,6 @@
 /**
  * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--max-launches N] [--startup S] [--box X]
- * [--regime-share P] [--regime-factor F]`.
+ * [--regime-share P] [--regime-factor F] [--own-rounds]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
  * (`confirmCell`), `abWanted` and the sequential A/B (`abCellVerdict` after every pair from `--launches`
@@ -18,7 +18,8 @@
  * regressions, 5 % missed 2L losses) at the pair noise this simulator shows, computed as in Wald (1945), and the
  * ratio of ours to it. Then the engine time per identical PR per mode — launches and measuring time — on the seed
  * cell (1,024/128 at concurrency 8, vllm-qwen36-27b-fp8) and on the demo matrix (fixtures/demo.yml); a launch's
- * start-up is not simulated: `--startup` adds that many seconds per launch (0 by default).
+ * start-up is not simulated: `--startup` adds that many seconds per launch (0 by default), which the warm rounds per
+ * A/B launch are allotted by (compare/ab-rounds.ts; `--own-rounds` keeps the cell's two).
  */
 import { parseArgs } from 'node:util'
 import {
@@ -27,6 +28,7 @@ import {
   abOrder,
   abUndecided,
   abWanted,
+  abWarmRounds,
   confirmCell,
   judgeCell,
   needsConfirmation,
@@ -40,6 +42,7 @@ import type { CellResult } from '../src/core/results.js'
 import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/index.js'
 import { createRng, normal } from '../src/sim/rng.js'
 import { PASS_K, REGRESSION_K } from '../src/compare/sequential.js'
+import { NOISE_FLOOR } from '../src/compare/noise.js'
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +53,7 @@ const { values } = parseArgs({
     'max-launches': { type: 'string', default: '6' },
     'regime-share': { type: 'string', default: '0.15' },
     'regime-factor': { type: 'string', default: '0.9' },
+    'own-rounds': { type: 'boolean', default: false },
   },
 })
 const TRIALS = Number(values.trials)
@@ -77,10 +81,10 @@ interface Cell {
 
 const stat = (v: number): Stats => ({ mean: v, p50: v, p90: v, p99: v, std: 0, min: v, max: v })
 
-/** One measurement of a cell on a launch of the given speed: three closed-loop rounds, the first discarded. */
-function measure(cell: Cell, speed: number, seed: number): { result: CellResult; ms: number } {
+/** One measurement of a cell on a launch of the given speed: closed-loop rounds, the first discarded, `warm` kept. */
+function measure(cell: Cell, speed: number, seed: number, warm = 2): { result: CellResult; ms: number } {
   const w = { inputTokens: cell.inputTokens, outputTokens: cell.outputTokens, concurrency: cell.concurrency }
-  const { rounds } = runRounds(cell.profile, seed, { ...w, rounds: 3, discard: 1 }, { multiplier: speed })
+  const { rounds } = runRounds(cell.profile, seed, { ...w, rounds: 1 + warm, discard: 1 }, { multiplier: speed })
   const block = (r: (typeof rounds)[number]): MetricsBlock => ({
     ttft_ms: stat(r.ttftMs),
     tpot_ms: stat(r.tpotMs),
@@ -127,6 +131,7 @@ function measure(cell: Cell, speed: number, seed: number): { result: CellResult;
     rounds: results,
     info: {},
     verdict: { status: 'new', metrics: {} },
+    ...(STARTUP_MS > 0 && { startup_s: STARTUP_MS / 1000 }),
   }
   return { result, ms: rounds.reduce((s, r) => s + r.durationMs, 0) }
 }
@@ -154,8 +159,11 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   const view: BaselineView = { results: { schema: 'llm-bench-gate/results@1', run: RUN, cells: stored }, history: [] }
   const head = speed(BOX) * effect
   let ms = 0
+  // Warm rounds per A/B launch from the PR's own first measurement (compare/ab-rounds.ts), as same-box.ts takes them.
+  const warm = new Map<string, number>()
   const judged = cells.map((c) => {
     const first = measure(c, head, draw())
+    warm.set(c.id, values['own-rounds'] ? 2 : abWarmRounds(first.result, GATE, NOISE_FLOOR, 2))
     ms += first.ms
     const cell = { ...first.result, verdict: judgeCell(first.result, view, GATE) }
     if (!needsConfirmation(cell.verdict)) return cell
@@ -191,6 +199,7 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
           cells.find((x) => x.id === c.id)!,
           s,
           pairSeed,
+          warm.get(c.id),
         ),
       ),
     })

@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8217);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2687);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8217:
+/***/ 2687:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41760,27 +41760,6 @@ function launchSe(cell, metric, stat, value) {
         return 0;
     const m = stats_mean(rounds);
     return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value;
-}
-/**
- * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
- * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
- * (`noise-floor`), since past that more rounds narrow the A/B's interval little and more launches would. With k
- * steady rounds of relative error se, k·(se/floor)² rounds get there; at most `maxRounds` rounds in all.
- */
-function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
-    if (noiseFloor <= 0 || !cell.metrics)
-        return 0;
-    const k = cell.rounds.filter((r) => r.steady).length;
-    let wanted = k;
-    for (const metric of GATED_METRICS) {
-        const stat = gatedStat(gate, metric);
-        const value = stat === undefined || !isRelative(metric) ? undefined : readMetric(cell.metrics, metric, stat);
-        if (stat === undefined || value === undefined || !(value > 0))
-            continue;
-        const se = launchSe(cell, metric, stat, value);
-        wanted = Math.max(wanted, Math.ceil(k * (se / noiseFloor) ** 2));
-    }
-    return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length));
 }
 
 ;// CONCATENATED MODULE: ./src/compare/fingerprint-changes.ts
@@ -52830,6 +52809,82 @@ function evidence(cell, view) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/compare/ab-rounds.ts
+/**
+ * How many warm rounds a cell measures on each launch of a same-box A/B (pure).
+ *
+ * A launch's figure is level × (1 + launch offset + the mean of its k warm rounds' errors): its variance is
+ * σ_L² + σ_w²/k, and it costs c_L + k·c_w — c_L what a launch costs before its warm rounds (start-up, the cold round
+ * it discards), c_w one warm round. The information per unit of engine time, 1 / ((σ_L² + σ_w²/k)(c_L + k·c_w)), is
+ * largest at k* = (σ_w / σ_L)·√(c_L / c_w): the optimum allocation of two-stage sampling (Cochran, "Sampling
+ * Techniques", 3rd ed., §10.6, m_opt = (S₂/S₁)·√(c₁/c₂)). So a box whose launches are cheap and whose rounds agree
+ * spends its time on launches, the noise an A/B must average; one that takes minutes to load a model measures
+ * more rounds on each. σ_L is the `noise-floor`, σ_w each gated metric's round-to-round spread and c_L, c_w the
+ * durations, all from the PR's own measurement of the cell on this box, before the A/B starts; both arms measure
+ * the same k, so their rounds pair on the same prompts.
+ *
+ * Then, within a launch (`abMoreRounds`), warm rounds are added while the round-to-round part of a gated metric's
+ * launch error still exceeds the launch-to-launch spread assumed.
+ */
+
+
+
+
+
+/**
+ * Warm rounds each A/B launch measures of the cell, from the PR's own measurement of it (see the header): k*
+ * rounded up, at least 1 and at most `most` (the cell's own warm rounds); `most` when the measurement cannot say
+ * (one warm round, no durations, no floor).
+ */
+function abWarmRounds(measured, gate, noiseFloor, most) {
+    const steady = measured.rounds.filter((r) => r.steady);
+    if (noiseFloor <= 0 || steady.length < 2 || most <= 1)
+        return Math.max(1, most);
+    let spread = 0;
+    for (const metric of GATED_METRICS) {
+        const stat = gatedStat(gate, metric);
+        if (stat === undefined || !isRelative(metric))
+            continue;
+        const values = steadyRounds(measured, metric, stat);
+        if (values.length < 2)
+            continue;
+        const m = stats_mean(values);
+        if (!(m > 0))
+            continue;
+        const sd = Math.sqrt(values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1)) / m;
+        spread = Math.max(spread, sd);
+    }
+    const warmMs = stats_mean(steady.map((r) => r.durationMs));
+    const coldMs = measured.rounds.filter((r) => !r.steady).reduce((s, r) => s + r.durationMs, 0);
+    // A launch always discards a cold round (ab-launches.ts): at least one round's time before its warm ones.
+    const launchMs = (measured.startup_s ?? 0) * 1000 + Math.max(coldMs, warmMs);
+    if (!(warmMs > 0))
+        return most;
+    const best = (spread / noiseFloor) * Math.sqrt(launchMs / warmMs);
+    return Math.min(most, Math.max(1, Math.ceil(best)));
+}
+/**
+ * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
+ * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
+ * (`noise-floor`), since past that more rounds narrow the A/B's interval little and more launches would. With k
+ * steady rounds of relative error se, k·(se/floor)² rounds get there; at most `maxRounds` rounds in all.
+ */
+function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
+    if (noiseFloor <= 0 || !cell.metrics)
+        return 0;
+    const k = cell.rounds.filter((r) => r.steady).length;
+    let wanted = k;
+    for (const metric of GATED_METRICS) {
+        const stat = gatedStat(gate, metric);
+        const value = stat === undefined || !isRelative(metric) ? undefined : readMetric(cell.metrics, metric, stat);
+        if (stat === undefined || value === undefined || !(value > 0))
+            continue;
+        const se = launchSe(cell, metric, stat, value);
+        wanted = Math.max(wanted, Math.ceil(k * (se / noiseFloor) ** 2));
+    }
+    return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length));
+}
+
 ;// CONCATENATED MODULE: ./src/compare/run.ts
 
 
@@ -52993,6 +53048,7 @@ function formatAbPlan(target) {
  * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
  * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
  */
+
 
 
 
@@ -66011,7 +66067,8 @@ function qualityChange(base, pr) {
 /**
  * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
- * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
+ * — its cold round discarded, the warm rounds the caller allots kept (compare/ab-rounds.ts) — and torn down before the
+ * next starts. Both launches of a
  * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
@@ -66081,7 +66138,8 @@ async function runAbLaunches(arms, deps) {
         deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`);
         const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined;
         // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
-        const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline);
+        const planned = cells.map((c) => launchCell(c, arms.warmRounds?.get(c.id)));
+        const result = await oneLaunch(arm, target, planned, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline);
         if (arm === 'base')
             deps.spend(result.engineMs);
         launches.push(result);
@@ -66114,7 +66172,7 @@ async function oneLaunch(arm, target, cells, deps, seed, deadline) {
         const print = await engineFingerprint(target, {}, info);
         const measured = new Map();
         for (const cell of cells) {
-            const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed });
+            const result = await measureOnLaunch(cell, session, running, info, { ...deps, seed });
             if (session.fatal)
                 throw new Error(session.fatal);
             if (result.status !== 'ok')
@@ -66148,13 +66206,17 @@ async function measureOnLaunch(cell, session, running, info, deps) {
     const extended = await measure({ after: first.measurement, rounds: more });
     return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode });
 }
-/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
-function withColdRound(cell) {
-    const { rounds, discard, maxRounds } = cell.target.settings;
-    if (discard >= 1)
+/**
+ * The cell as one launch measures it: at least one leading round discarded (a fresh launch's first round is a cold
+ * one), then `warm` warm rounds where that is fewer than its own (compare/ab-rounds.ts).
+ */
+function launchCell(cell, warm) {
+    const own = cell.target.settings;
+    const cold = own.discard >= 1 ? own : { ...own, rounds: own.rounds + 1, discard: 1, maxRounds: own.maxRounds + 1 };
+    const rounds = warm === undefined ? cold.rounds : Math.min(cold.rounds, cold.discard + warm);
+    if (cold === own && rounds === own.rounds)
         return cell;
-    const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 };
-    return { ...cell, target: { ...cell.target, settings } };
+    return { ...cell, target: { ...cell.target, settings: { ...cold, rounds } } };
 }
 
 ;// CONCATENATED MODULE: ./src/target-run/same-box.ts
@@ -66165,6 +66227,7 @@ function withColdRound(cell) {
  * run prepares the base arm once, before its first target, and hands it down as data (`SameBoxRun`); `ab-budget`
  * bounds the base arms' engine time over the whole run, and an `ab-setup` command runs once per worktree folder.
  */
+
 
 
 
@@ -66295,6 +66358,17 @@ async function abTest(t, deps, budget) {
     const { ab } = target.settings;
     deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`);
     const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
+    // Rounds against launches by what each costs on this box, from the PR's own measurement (compare/ab-rounds.ts).
+    const warmRounds = new Map(pairs.flatMap((p) => {
+        const measured = t.cells.find((c) => c.id === p.pr.id);
+        const { settings, gate } = p.pr.target;
+        if (!measured)
+            return [];
+        return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)]];
+    }));
+    const rounds = [...new Set(warmRounds.values())].join(' or ');
+    if (rounds)
+        deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`);
     // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
     const undecided = (launches) => pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches));
     const outcome = await runAbLaunches({
@@ -66302,6 +66376,7 @@ async function abTest(t, deps, budget) {
         pr: { target, cells: pairs.map((p) => p.pr) },
         launches: ab.launches,
         maxLaunches: ab.maxLaunches,
+        warmRounds,
         undecided,
     }, { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend });
     if (outcome.ended)

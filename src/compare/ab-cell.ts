@@ -6,15 +6,7 @@
  * on the arms' mean shares; goodput like a relative metric whose limit is its points (compare/metric.ts). A failed launch, or launches that are not base/PR pairs, make the verdict `error`,
  * naming the launch: a base arm that did not run must never read as a pass.
  */
-import {
-  GATED_METRICS,
-  isCeiling,
-  isDrop,
-  isRelative,
-  metricLabel,
-  readCellMetric,
-  readMetric,
-} from '../core/metrics.js'
+import { GATED_METRICS, isCeiling, isDrop, metricLabel, readCellMetric } from '../core/metrics.js'
 import type { ComparedMetric, DropMetric, GateStat, GatedMetric, RelativeMetric } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CellVerdict, MetricVerdict } from '../core/results.js'
@@ -203,24 +195,4 @@ export function launchSe(cell: CellResult, metric: GatedMetric, stat: GateStat, 
   if (k < 2) return 0
   const m = mean(rounds)
   return Math.sqrt(rounds.reduce((sum, r) => sum + (r - m) ** 2, 0) / (k - 1) / k) / value
-}
-
-/**
- * Warm rounds to add to a cell on one launch of an A/B (the adaptive rounds rule within a launch): enough that the
- * round-to-round part of each gated metric's launch error is no larger than the launch-to-launch spread assumed
- * (`noise-floor`), since past that more rounds narrow the A/B's interval little and more launches would. With k
- * steady rounds of relative error se, k·(se/floor)² rounds get there; at most `maxRounds` rounds in all.
- */
-export function abMoreRounds(cell: CellResult, gate: GateConfig, noiseFloor: number, maxRounds: number): number {
-  if (noiseFloor <= 0 || !cell.metrics) return 0
-  const k = cell.rounds.filter((r) => r.steady).length
-  let wanted = k
-  for (const metric of GATED_METRICS) {
-    const stat = gatedStat(gate, metric)
-    const value = stat === undefined || !isRelative(metric) ? undefined : readMetric(cell.metrics, metric, stat)
-    if (stat === undefined || value === undefined || !(value > 0)) continue
-    const se = launchSe(cell, metric, stat, value)
-    wanted = Math.max(wanted, Math.ceil(k * (se / noiseFloor) ** 2))
-  }
-  return Math.max(0, Math.min(wanted - k, maxRounds - cell.rounds.length))
 }

@@ -16,7 +16,8 @@ export { cellJudge, rulesByTarget, targetRules, type CellJudge, type Evidence, t
 export { fingerprintChanges, unreproducedChanges } from './fingerprint-changes.js'
 export { pastTwiceTheLimit, runFailure, type FailOn } from './rules.js'
 export { AB_Z, MAX_MORE_LAUNCHES, abMetric, abOrder, type AbMetricInput, type AbValue, type Arm } from './ab.js'
-export { abCellVerdict, abMoreRounds, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
+export { abCellVerdict, launchSe, type AbLaunch, type AbOptions } from './ab-cell.js'
+export { abMoreRounds, abWarmRounds } from './ab-rounds.js'
 export { isFirstRun, type BaselineView } from './baseline.js'
 export { confirmCell, confirmVerdict, needsConfirmation, type ConfirmOptions } from './confirm.js'
 export {

@@ -1,7 +1,8 @@
 /**
  * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
- * — its cold round discarded, its warm rounds kept — and torn down before the next starts. Both launches of a
+ * — its cold round discarded, the warm rounds the caller allots kept (compare/ab-rounds.ts) — and torn down before the
+ * next starts. Both launches of a
  * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
  * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
  * verdict stands.
@@ -38,6 +39,8 @@ export interface AbArms {
   launches: number
   /** Launches per arm at most (`ab-max-launches`); past the minimum, one pair at a time. */
   maxLaunches: number
+  /** Warm rounds each launch measures of a cell, by cell id (compare/ab-rounds.ts); absent: the cell's own. */
+  warmRounds?: ReadonlyMap<string, number>
   /** Whether the launches so far leave a cell undecided (another pair could decide it); none: stop at the minimum. */
   undecided?(launches: readonly AbLaunchResult[]): boolean
 }
@@ -104,7 +107,8 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
     deps.log.info(`${target.id}: A/B ${name} (launch ${i + 1}: at least ${2 * arms.launches}, at most ${order.length})`)
     const deadline = arm === 'base' ? budgetDeadline(name, deps) : undefined
     // Both launches of a pair (0-1, 2-3, …) measure with the same seed: the same prompts and arrivals.
-    const result = await oneLaunch(arm, target, cells, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline)
+    const planned = cells.map((c) => launchCell(c, arms.warmRounds?.get(c.id)))
+    const result = await oneLaunch(arm, target, planned, deps, deps.seed + AB_SEED_OFFSET + Math.floor(i / 2), deadline)
     if (arm === 'base') deps.spend(result.engineMs)
     launches.push(result)
     if (result.error) return { launches, stopped: launchStopped(name, result.error, deadline) }
@@ -150,7 +154,7 @@ async function oneLaunch(
     const print = await engineFingerprint(target, {}, info)
     const measured = new Map<string, CellResult>()
     for (const cell of cells) {
-      const result = await measureOnLaunch(withColdRound(cell), session, running, info, { ...deps, seed })
+      const result = await measureOnLaunch(cell, session, running, info, { ...deps, seed })
       if (session.fatal) throw new Error(session.fatal)
       if (result.status !== 'ok') throw new Error(`${cell.id}: ${result.error ?? 'nothing measured'}`)
       measured.set(cell.id, result)
@@ -192,10 +196,14 @@ async function measureOnLaunch(
   return measuredCell(cell, extended.measurement, info, { ...extras, specDecode: first.specDecode })
 }
 
-/** The cell's rounds with at least one leading round discarded: a fresh launch's first round is a cold one. */
-function withColdRound(cell: CellPlan): CellPlan {
-  const { rounds, discard, maxRounds } = cell.target.settings
-  if (discard >= 1) return cell
-  const settings = { ...cell.target.settings, rounds: rounds + 1, discard: 1, maxRounds: maxRounds + 1 }
-  return { ...cell, target: { ...cell.target, settings } }
+/**
+ * The cell as one launch measures it: at least one leading round discarded (a fresh launch's first round is a cold
+ * one), then `warm` warm rounds where that is fewer than its own (compare/ab-rounds.ts).
+ */
+function launchCell(cell: CellPlan, warm: number | undefined): CellPlan {
+  const own = cell.target.settings
+  const cold = own.discard >= 1 ? own : { ...own, rounds: own.rounds + 1, discard: 1, maxRounds: own.maxRounds + 1 }
+  const rounds = warm === undefined ? cold.rounds : Math.min(cold.rounds, cold.discard + warm)
+  if (cold === own && rounds === own.rounds) return cell
+  return { ...cell, target: { ...cell.target, settings: { ...cold, rounds } } }
 }

@@ -9,7 +9,7 @@ import { formatDuration } from '../core/format.js'
 import type { CellPlan, Plan, TargetPlan } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
 import { workloadChanges } from '../core/workload.js'
-import type { CellJudge } from '../compare/index.js'
+import { abWarmRounds, type CellJudge } from '../compare/index.js'
 import { definition, matchesPaths } from '../config/index.js'
 import { loosenedGate } from '../config/gate-changes.js'
 import { runAbLaunches, type AbLaunchResult } from './ab-launches.js'
@@ -220,6 +220,17 @@ async function abTest(
     `${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`,
   )
   const base = { target: baseTarget, cells: pairs.map((p) => p.base) }
+  // Rounds against launches by what each costs on this box, from the PR's own measurement (compare/ab-rounds.ts).
+  const warmRounds = new Map(
+    pairs.flatMap((p) => {
+      const measured = t.cells.find((c) => c.id === p.pr.id)
+      const { settings, gate } = p.pr.target
+      if (!measured) return []
+      return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)] as const]
+    }),
+  )
+  const rounds = [...new Set(warmRounds.values())].join(' or ')
+  if (rounds) deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`)
   // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
   const undecided = (launches: readonly AbLaunchResult[]) =>
     pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches))
@@ -229,6 +240,7 @@ async function abTest(
       pr: { target, cells: pairs.map((p) => p.pr) },
       launches: ab.launches,
       maxLaunches: ab.maxLaunches,
+      warmRounds,
       undecided,
     },
     { ...deps, budgetLeftMs: budget.leftMs, spend: budget.spend },
