@@ -1,6 +1,7 @@
 /**
  * A drafting cell decided by the same-box A/B through the CLI: `npx tsx bench/spec-ab.ts [--runs N] [--prompts
- * text|code|math] [--time-scale X]` (run `npm run bundle` first: it runs `dist/cli`).
+ * text|code|math] [--time-scale X] [--only identical|acceptance|step]` (run `npm run bundle` first: it runs
+ * `dist/cli`).
  *
  * A temporary git repository holds a matrix of one simulated drafting target (vllm-qwen38-27b-nvfp4-mtp3, MTP k = 3,
  * `acceptance: prompt`, launch-cv 3 %) and one scenario (256 prompt tokens of `--prompts`, 64 output tokens,
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '10' },
     prompts: { type: 'string', default: 'text' },
     'time-scale': { type: 'string', default: '10' },
+    only: { type: 'string' },
   },
 })
 const RUNS = Number(values.runs)
@@ -61,7 +63,8 @@ const cases: Case[] = [
   { name: 'identical', head: { timeScale: TIME_SCALE } },
   { name: 'acceptance −10 %', head: { acceptFactor: 0.9, timeScale: TIME_SCALE } },
   { name: 'step time +11.1 % (decode −10 %)', head: { timeScale: TIME_SCALE * 0.9 } },
-]
+].filter((c) => !values.only || c.name.startsWith(values.only))
+if (!cases.length) throw new Error(`--only ${values.only}: no case starts so (identical, acceptance, step)`)
 
 const pct = (n: number) => `${((100 * n) / RUNS).toFixed(0)}%`.padStart(6)
 console.log(`drafting cell, ${values.prompts} prompts, ${RUNS} runs a case through the CLI with --base`)
