@@ -41238,8 +41238,7 @@ function pairedWithin(cells, stored, metric, stat) {
         const d = fullyPaired(stored, cell, metric, stat);
         if (!d)
             return undefined;
-        const m = stats_mean(d);
-        squares += d.reduce((s, x) => s + (x - m) ** 2, 0);
+        squares += squaresAboutMean(d);
         freedom += d.length - 1;
     }
     return freedom > 0 ? { squares: squares / 2, freedom } : undefined;
@@ -41250,12 +41249,14 @@ function fullyPaired(base, pr, metric, stat) {
     const steady = (c) => c.rounds.filter((r) => r.steady).length;
     return d.length && d.length === steady(base) && d.length === steady(pr) ? d : undefined;
 }
+/** Σ(x − x̄)² of `d`. */
+function squaresAboutMean(d) {
+    const m = stats_mean(d);
+    return d.reduce((s, x) => s + (x - m) ** 2, 0);
+}
 /** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
 function meanSquaredError(d) {
-    if (d.length < 2)
-        return 0;
-    const m = stats_mean(d);
-    return d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length;
+    return d.length < 2 ? 0 : squaresAboutMean(d) / (d.length - 1) / d.length;
 }
 /**
  * `metric` of pairs of cells (base, PR), paired round by round; undefined when a pair has no round in common
@@ -52846,13 +52847,9 @@ function abWarmRounds(measured, gate, noiseFloor, most) {
         if (stat === undefined || !isRelative(metric))
             continue;
         const values = steadyRounds(measured, metric, stat);
-        if (values.length < 2)
+        if (values.length < 2 || !(stats_mean(values) > 0))
             continue;
-        const m = stats_mean(values);
-        if (!(m > 0))
-            continue;
-        const sd = Math.sqrt(values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1)) / m;
-        spread = Math.max(spread, sd);
+        spread = Math.max(spread, Math.sqrt(relativeSquares(values) / (values.length - 1)));
     }
     const warmMs = stats_mean(steady.map((r) => r.durationMs));
     const coldMs = measured.rounds.filter((r) => !r.steady).reduce((s, r) => s + r.durationMs, 0);
@@ -66068,10 +66065,9 @@ function qualityChange(base, pr) {
  * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
  * — its cold round discarded, the warm rounds the caller allots kept (compare/ab-rounds.ts) — and torn down before the
- * next starts. Both launches of a
- * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
- * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
- * verdict stands.
+ * next starts. Both launches of a pair send the same prompts and arrivals (one seed per pair), so what differs
+ * between them is the code and the launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be
+ * paired, and the stored-baseline verdict stands.
  *
  * From the minimum (`ab-launches` per arm) on, the launches go on one pair (a launch of each arm, in the ABBA order)
  * at a time while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next

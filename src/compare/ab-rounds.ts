@@ -17,7 +17,7 @@
 import { GATED_METRICS, isRelative, readMetric } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
-import { mean } from '../core/stats.js'
+import { mean, relativeSquares } from '../core/stats.js'
 import { launchSe } from './ab-cell.js'
 import { steadyRounds } from './baseline.js'
 import { gatedStat } from './judge.js'
@@ -35,11 +35,8 @@ export function abWarmRounds(measured: CellResult, gate: GateConfig, noiseFloor:
     const stat = gatedStat(gate, metric)
     if (stat === undefined || !isRelative(metric)) continue
     const values = steadyRounds(measured, metric, stat)
-    if (values.length < 2) continue
-    const m = mean(values)
-    if (!(m > 0)) continue
-    const sd = Math.sqrt(values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1)) / m
-    spread = Math.max(spread, sd)
+    if (values.length < 2 || !(mean(values) > 0)) continue
+    spread = Math.max(spread, Math.sqrt(relativeSquares(values) / (values.length - 1)))
   }
   const warmMs = mean(steady.map((r) => r.durationMs))
   const coldMs = measured.rounds.filter((r) => !r.steady).reduce((s, r) => s + r.durationMs, 0)

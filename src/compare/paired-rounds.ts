@@ -75,8 +75,7 @@ export function pairedWithin(
   for (const cell of cells) {
     const d = fullyPaired(stored, cell, metric, stat)
     if (!d) return undefined
-    const m = mean(d)
-    squares += d.reduce((s, x) => s + (x - m) ** 2, 0)
+    squares += squaresAboutMean(d)
     freedom += d.length - 1
   }
   return freedom > 0 ? { squares: squares / 2, freedom } : undefined
@@ -89,11 +88,15 @@ function fullyPaired(base: CellResult, pr: CellResult, metric: GatedMetric, stat
   return d.length && d.length === steady(base) && d.length === steady(pr) ? d : undefined
 }
 
+/** Σ(x − x̄)² of `d`. */
+function squaresAboutMean(d: readonly number[]): number {
+  const m = mean(d)
+  return d.reduce((s, x) => s + (x - m) ** 2, 0)
+}
+
 /** The squared standard error of the mean of `d`: its sample variance over its count; 0 below two values. */
 function meanSquaredError(d: readonly number[]): number {
-  if (d.length < 2) return 0
-  const m = mean(d)
-  return d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1) / d.length
+  return d.length < 2 ? 0 : squaresAboutMean(d) / (d.length - 1) / d.length
 }
 
 /**

@@ -2,10 +2,9 @@
  * The launches of a same-box A/B (docs/same-box.md): the target as the PR's base commit defines it and as the PR does,
  * launched one after the other in ABBA order (base, PR, PR, base, …), each launch measuring the wanted cells once
  * — its cold round discarded, the warm rounds the caller allots kept (compare/ab-rounds.ts) — and torn down before the
- * next starts. Both launches of a
- * pair send the same prompts and arrivals (one seed per pair), so what differs between them is the code and the
- * launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be paired, and the stored-baseline
- * verdict stands.
+ * next starts. Both launches of a pair send the same prompts and arrivals (one seed per pair), so what differs
+ * between them is the code and the launch. A launch that fails ends the A/B: an A/B with a launch missing cannot be
+ * paired, and the stored-baseline verdict stands.
  *
  * From the minimum (`ab-launches` per arm) on, the launches go on one pair (a launch of each arm, in the ABBA order)
  * at a time while the caller says the verdict is still undecided, up to `ab-max-launches` per arm and while the next

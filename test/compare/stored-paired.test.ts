@@ -18,7 +18,7 @@ import { judgeCell } from '../../src/compare/index.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import type { CellResult } from '../../src/core/results.js'
 import { createRng, jitterFactor, normal } from '../../src/sim/rng.js'
-import { cell, round } from '../helpers/builders.js'
+import { cell, resultsFile, round } from '../helpers/builders.js'
 
 const TRIALS = 1000
 const GATE: GateConfig = { decode: { maxRegression: 0.05, stat: 'mean' } }
@@ -42,22 +42,12 @@ function shares(accept: number, paired: boolean, seed: number) {
     const text = Array.from({ length: 3 }, () => jitterFactor(rng, NOISE.text))
     const stored = launchCell(rng, text, 1, paired)
     const now = launchCell(rng, text, accept, paired)
-    const view = { results: { schema: 'llm-bench-gate/results@1' as const, run: RUN, cells: [stored] }, history: [] }
+    const view = { results: resultsFile([stored]), history: [] }
     const status = judgeCell(now, view, GATE).metrics.decode!.status
     counts[status] = (counts[status] ?? 0) + 1
   }
   const share = (s: string) => (counts[s] ?? 0) / TRIALS
   return { pass: share('pass'), regression: share('regression'), inconclusive: share('inconclusive') }
-}
-
-const RUN = {
-  sha: 'a'.repeat(40),
-  ref: 'refs/heads/main',
-  event: 'push',
-  runUrl: '',
-  startedAt: '2026-01-01T00:00:00Z',
-  hardware: 'sim',
-  tool: { name: 'llm-bench-gate' as const, version: '0' },
 }
 
 describe('a drafting cell against its stored run, rounds paired on the same prompts', () => {
