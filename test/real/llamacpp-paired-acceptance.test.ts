@@ -88,9 +88,10 @@ describe('paired acceptance on llama-server with a draft model', () => {
       expect(accept!.status).toBe('pass')
       // decode = acceptance ÷ step time, round by round: with acceptance the same on the same prompts, each round's
       // change of decode is its change of step time (0.1 % apart measured), whatever the box did between the runs.
+      // A decode that did not pass names the factors in its why (a pass, as +7.3 % at a ±8.8 % band did once, need not).
       const decode = b.verdict.metrics.decode!
-      expect(decode.reason).toContain('acceptance length 0.0%')
-      expect(decode.factors?.map((f) => f.metric)).toContain('step-time')
+      expect(decode.factors?.map((f) => f.metric)).toEqual(['accept-length', 'step-time'])
+      if (decode.status !== 'pass') expect(decode.reason).toContain('acceptance length 0.0%')
       steady(b).forEach((r, i) => {
         const [x, y] = [steady(a)[i].metrics, r.metrics]
         const rest = (y.decode_tps.mean / x.decode_tps.mean) * (y.step_ms! / x.step_ms!)
