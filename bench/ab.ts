@@ -1,6 +1,6 @@
 /**
  * Same-box A/B figures: `npx tsx bench/ab.ts [--trials N] [--launches N] [--max-launches N] [--startup S] [--box X]
- * [--regime-share P] [--regime-factor F] [--own-rounds]`.
+ * [--regime-share P] [--regime-factor F] [--own-rounds] [--history N]`.
  *
  * Runs the shipped decision chain — `judgeCell` against a stored baseline, the confirmation re-measurement
  * (`confirmCell`), `abWanted` and the sequential A/B (`abCellVerdict` after every pair from `--launches`
@@ -9,8 +9,11 @@
  * draws its own speed offset (`launch-cv` 3 %) and, in the second table, a launch regime (a share of launches
  * `--regime-factor` slower, vLLM #39903); the box is 8 % slower today (`--box`, default 0.92) than on the day the
  * baseline was stored at 1.0, and nothing in the environment fingerprint shows it (the hard case: `ab: confirm`
- * gets no hint from a changed driver). The gate is the built-in one (decode 5 %, TTFT 10 % and 50 ms, failed
- * requests 1 %); rounds 3, discard 1, confirm 1, noise floor 1.5 %.
+ * gets no hint from a changed driver). Before the PR, main ran `--history` times (default 12, one launch each, at
+ * 1.0): the stored reference and the launch-to-launch spread main measured (compare/noise.ts), which the A/B expects
+ * of its launches where it is above the floor (compare/ab-cell.ts launchSpreadOf); `--history 0` stores one baseline
+ * file and nothing else. The gate is the built-in one (decode 5 %, TTFT 10 % and 50 ms, failed requests 1 %); rounds
+ * 3, discard 1, confirm 1, noise floor 1.5 %.
  *
  * Printed, per regime setting: for identical PRs and PRs with a decode change of twice the limit (−10 %, +10 %),
  * the share of PRs `ab: confirm` calls a regression, inconclusive, a pass or an improvement, and the A/B's mean
@@ -43,6 +46,7 @@ import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/in
 import { createRng, normal } from '../src/sim/rng.js'
 import { PASS_K, REGRESSION_K } from '../src/compare/sequential.js'
 import { NOISE_FLOOR } from '../src/compare/noise.js'
+import { historyEntry } from '../src/store/merge.js'
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +58,7 @@ const { values } = parseArgs({
     'regime-share': { type: 'string', default: '0.15' },
     'regime-factor': { type: 'string', default: '0.9' },
     'own-rounds': { type: 'boolean', default: false },
+    history: { type: 'string', default: '12' },
   },
 })
 const TRIALS = Number(values.trials)
@@ -62,6 +67,8 @@ const LAUNCH_CV = 0.03
 const BOX = Number(values.box)
 const LAUNCHES = Number(values.launches)
 const MAX_LAUNCHES = Math.max(LAUNCHES, Number(values['max-launches']))
+/** Default-branch runs stored before the PR, at the box's old speed (0: only a baseline file). */
+const HISTORY = Number(values.history)
 const REGIMES = { regimeShare: Number(values['regime-share']), regimeFactor: Number(values['regime-factor']) }
 /** Launch regimes of the current table (none, or REGIMES). */
 let regimes: { regimeShare?: number; regimeFactor?: number } = {}
@@ -155,17 +162,25 @@ interface Outcome {
 function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: number): Outcome[] {
   const draw = seeds(seed)
   const speed = (box: number) => launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: box, ...regimes })
-  const stored = cells.map((c) => measure(c, speed(1), draw()).result)
-  const view: BaselineView = { results: { schema: 'llm-bench-gate/results@1', run: RUN, cells: stored }, history: [] }
+  // Main's runs, one launch each, newest last; the newest is also the baseline file.
+  const mainRuns = Array.from({ length: Math.max(1, HISTORY) }, (_, i) => ({
+    schema: 'llm-bench-gate/results@1' as const,
+    run: { ...RUN, sha: i.toString(16).padStart(40, '0') },
+    cells: cells.map((c) => measure(c, speed(1), draw()).result),
+  }))
+  const view: BaselineView = {
+    results: mainRuns[mainRuns.length - 1],
+    history: HISTORY > 0 ? mainRuns.map((r) => historyEntry(r, { [r.cells[0].target]: GATE })) : [],
+  }
   const head = speed(BOX) * effect
   let ms = 0
   // Warm rounds per A/B launch from the PR's own first measurement (compare/ab-rounds.ts), as same-box.ts takes them.
   const warm = new Map<string, number>()
   const judged = cells.map((c) => {
     const first = measure(c, head, draw())
-    warm.set(c.id, values['own-rounds'] ? 2 : abWarmRounds(first.result, GATE, NOISE_FLOOR, 2))
     ms += first.ms
     const cell = { ...first.result, verdict: judgeCell(first.result, view, GATE) }
+    warm.set(c.id, values['own-rounds'] ? 2 : abWarmRounds(cell, GATE, NOISE_FLOOR, 2))
     if (!needsConfirmation(cell.verdict)) return cell
     const again = measure(c, head, draw())
     ms += again.ms
@@ -182,13 +197,13 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
     abCellVerdict(
       arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
       GATE,
-      { final: true },
+      { final: true, stored: wanted[i].verdict },
     )
   const runs = () =>
     arms.map((a) => ({ arm: a.arm, engineMs: 0, cells: new Map(wanted.map((c, i) => [c.id, a.cells[i].result])) }))
   for (const [l, arm] of order.entries()) {
     const boundary = l >= 2 * LAUNCHES && l % 2 === 0
-    if (boundary && (l / 2 + 1 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c.id, runs(), GATE)))) break
+    if (boundary && (l / 2 + 1 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c, runs(), GATE)))) break
     const s = speed(BOX) * (arm === 'pr' ? effect : 1)
     // Both launches of a pair send the same prompts at the same times, as the action does.
     if (l % 2 === 0) pairSeed = draw()

@@ -39642,16 +39642,17 @@ function pairDistances(values) {
  * Variance of one run's steady value relative to `reference`, over the segments that start at `breaks`: in each
  * segment the runs farther than SET_ASIDE × Qn from its median are set aside and the sample variance (ddof 1) of
  * the rest is pooled by degrees of freedom. The sample variance keeps the precision a short history needs (Qn
- * alone is about half as efficient at five runs); Qn only decides what is odd.
+ * alone is about half as efficient at five runs); Qn only decides what is odd. With `keepOdd` no run is set aside:
+ * the spread of every launch, odd ones included.
  */
-function runSpread(values, reference, breaks = []) {
+function runSpread(values, reference, breaks = [], keepOdd = false) {
     let squares = 0;
     let freedom = 0;
     const edges = [0, ...breaks, values.length];
     for (let s = 1; s < edges.length; s++) {
         const segment = values.slice(edges[s - 1], edges[s]);
         const centre = median(segment);
-        const cut = SET_ASIDE * qn(segment);
+        const cut = keepOdd ? 0 : SET_ASIDE * qn(segment);
         const kept = cut > 0 ? segment.filter((v) => Math.abs(v - centre) <= cut) : segment;
         if (kept.length < 2)
             continue;
@@ -39705,6 +39706,11 @@ function runSpread(values, reference, breaks = []) {
  *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
  *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
  *
+ * - A same-box A/B's launches (compare/ab-cell.ts) vary as main's launches do, odd ones included: a box whose
+ *   launches settle now and then in a slower regime (vLLM #39903) shows it as runs the band above sets aside,
+ *   since one such run in main says nothing about this run's value, while the A/B's next launch may be one. So
+ *   the launch spread handed to the A/B (`launchSpread`) keeps every run, once the history has SPREAD_FREEDOM
+ *   degrees of freedom.
  * - A launch figure (startup) is one value a launch with no rounds behind it: σ_w² = σ_c² = 0, and σ_R² is the
  *   spread of main's values (at least f while the history is short) — the launch-to-launch part is all there is.
  *
@@ -39739,10 +39745,13 @@ function noiseModel(input) {
     const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2;
     if (assumed)
         restart = input.noiseFloor ** 2;
+    const every = runSpread(input.steady, input.value, input.breaks, true);
+    const launchSpread = every.freedom >= SPREAD_FREEDOM ? Math.sqrt(Math.max(every.variance - core, 0)) : undefined;
     const n = input.runs;
     const reference = ((n >= 3 ? Math.PI / 2 : 1) * (restart + core)) / n;
     const rounds = input.current.reduce((k, run) => k + run.length, 0);
-    return { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches };
+    const model = { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches };
+    return launchSpread === undefined ? model : { ...model, launchSpread };
 }
 /** Relative half-width of the band. */
 function noiseBand(model) {
@@ -40057,6 +40066,8 @@ function judgeMetric(input) {
         };
         if (reference.rebased)
             v.rebased = reference.rebased;
+        if (noise.launchSpread !== undefined)
+            v.launchSpread = noise.launchSpread;
         return v;
     };
     const detects = isDrop(metric) ? `${formatPoints(mde * base)} points` : formatPercent(mde);
@@ -41061,16 +41072,18 @@ function attribution(decode, factors) {
  * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
  * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
  *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
- *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
- *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
- *   small; σ0 keeps a lucky pair from narrowing the interval.
+ *   the target's `noise-floor`, the launch-to-launch spread assumed, or the spread main's runs measured where
+ *   larger: ab-cell.ts launchSpreadOf) and each launch's standard error from its warm rounds (sd / √k, relative).
+ *   With two pairs s has one degree of freedom and often comes out far too small; σ0 keeps a lucky pair from
+ *   narrowing the interval.
  * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
  *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
- *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on. Undecided, it asks for another pair;
- *   on the final verdict (no pair may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
- *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
- *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
- *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on.
+ *   Undecided, it asks for another pair; on the final verdict (no pair may follow: `ab-max-launches` or
+ *   `ab-budget`), a loss past twice the limit is a regression whatever the noise (rules.ts), an interval past the
+ *   limit a regression, a change within the limit whose one-sided 99 % bound rules out 2L a pass (PASS_Z), and
+ *   anything else inconclusive, saying how many more launches per arm would decide and whether it leans toward a
+ *   loss (the change past L, the test's midpoint: `leansToLoss`).
  * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
  *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
  *
@@ -41084,6 +41097,12 @@ function attribution(decode, factors) {
 
 
 const AB_Z = 1.96;
+/**
+ * The last look's pass: the one-sided 99 % bound (z = 2.326) clear of twice the limit, so a true loss of 2L that
+ * reaches the last look undecided passes there at most 1 % of the time, the guarantee's rate (a 95 % interval
+ * would let 2.5 % through).
+ */
+const PASS_Z = 2.326;
 /** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
 const MAX_MORE_LAUNCHES = 20;
 /** B P P B B P P B …: `launchesPerArm` launches of each arm, every adjacent pair one of each. */
@@ -41186,7 +41205,7 @@ function lastLook(worse, h, limit) {
         return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' };
     if (worse - h > limit)
         return { status: 'regression', why: 'the interval lies past the limit at the last launch' };
-    if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
+    if (worse <= limit && !pastTwiceTheLimit(worse + (h * PASS_Z) / AB_Z, limit))
         return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' };
     return undefined;
 }
@@ -41626,20 +41645,17 @@ function abCellVerdict(launches, gate, options = {}) {
         const stat = gatedStat(gate, metric);
         if (stat === undefined || !measures(launches[0].cell, metric))
             continue;
-        const judged = abGated(launches, gate, metric, stat, {
-            noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
-            final: options.final,
-        });
+        const spread = launchSpreadOf(options, metric);
+        const judged = abGated(launches, gate, metric, stat, { noiseFloor: spread, final: options.final });
         if ('status' in judged)
-            metrics[metric] = judged;
+            metrics[metric] = withSpreadSaid(judged, spread, options.noiseFloor ?? NOISE_FLOOR);
         else
             (judged.unknown ? undecided : notes).push(judged.note);
     }
     // Speculative decoding: decode's factors judged by the same A/B, acceptance on the same prompts (spec-split.ts).
     if (metrics.decode && gate.decode) {
         const config = factorConfig(gate.decode);
-        const factorOptions = { noiseFloor: options.noiseFloor ?? NOISE_FLOOR, final: options.final };
-        metrics.decode = splitDecode(metrics.decode, (f) => abFactor(launches, f, config, factorOptions));
+        metrics.decode = splitDecode(metrics.decode, (f) => abFactor(launches, f, config, { noiseFloor: launchSpreadOf(options, 'decode', f), final: options.final }));
     }
     const flags = [...new Set(launches.flatMap((l) => l.cell.flags))];
     // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
@@ -41654,6 +41670,26 @@ function abCellVerdict(launches, gate, options = {}) {
     if (undecided.length)
         verdict.undecided = undecided;
     return verdict;
+}
+/**
+ * The launch-to-launch spread the A/B expects of a metric (of one of decode's factors, with `factor`): the floor, or
+ * main's measured spread where larger. A box whose launches settle in two regimes (vLLM #39903) shows it in main's
+ * runs long before an A/B of two pairs could: two PR launches that both landed in the slow regime read as a loss
+ * against a floor of 1.5 %, and as the noise they are against the spread main measured. It stands where the floor
+ * would, at the floor's weight of two pairs (sequential.ts PRIOR_FREEDOM): a dozen runs of a box with a slow regime
+ * one launch in seven often hold one slow run or none, too few to trust the spread they show any further.
+ */
+function launchSpreadOf(options, metric, factor) {
+    const floor = options.noiseFloor ?? NOISE_FLOOR;
+    const stored = options.stored?.metrics[metric];
+    const measured = factor ? stored?.factors?.find((f) => f.metric === factor)?.launchSpread : stored?.launchSpread;
+    return Math.max(floor, measured ?? 0);
+}
+/** A verdict whose launches were expected to vary as main's runs measured, above the floor, saying so. */
+function withSpreadSaid(v, spread, floor) {
+    if (spread <= floor)
+        return v;
+    return { ...v, reason: `${v.reason}; launches expected to vary ±${formatPercent(spread)}, as main's runs measured` };
 }
 /**
  * One of decode's factors over the launches: acceptance paired round by round on the same prompts where every pair of
@@ -41856,13 +41892,16 @@ function abNotRun(cell, reason, extra = {}) {
  * The A/B's own verdict on one cell's launches so far. `final`: no pair follows, so the sequential test's
  * undecided loss past twice the limit is a regression (compare/ab.ts).
  */
-function abVerdictOf(cellId, launches, gate, noiseFloor, final) {
-    const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cellId) }));
-    return abCellVerdict(pairs, gate, { noiseFloor, final });
+function abVerdictOf(cell, launches, gate, noiseFloor, final) {
+    const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(cell.id) }));
+    return abCellVerdict(pairs, gate, { noiseFloor, final, stored: cell.verdict });
 }
-/** Whether the launches so far leave the cell undecided in a way more launches could change: a metric asks for launches. */
-function abUndecided(cellId, launches, gate, noiseFloor) {
-    const verdict = abVerdictOf(cellId, launches, gate, noiseFloor, false);
+/**
+ * Whether the launches so far leave the judged cell (its verdict against the stored baseline) undecided in a way more
+ * launches could change: a metric asks for launches.
+ */
+function abUndecided(cell, launches, gate, noiseFloor) {
+    const verdict = abVerdictOf(cell, launches, gate, noiseFloor, false);
     // A metric decided a regression: the cell is one whatever its other metrics come to, so no launch can change it.
     if (Object.values(verdict.metrics).some((v) => v.status === 'regression'))
         return false;
@@ -41897,7 +41936,7 @@ function abDecided(cell, ab, gate, noiseFloor) {
     };
     if (ab.stopped)
         return abNotRun(cell, ab.stopped, { ...record, launches: ab.minimum });
-    const verdict = abVerdictOf(cell.id, launches, gate, noiseFloor, true);
+    const verdict = abVerdictOf(cell, launches, gate, noiseFloor, true);
     const baseArm = launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint);
     const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm);
     const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${ab.ended ? ` (${ab.ended})` : ''}`;
@@ -52746,7 +52785,7 @@ function cellJudge(view, targets, run) {
         },
         abUndecided(cell, launches) {
             const { gate, noiseFloor } = rulesOf(cell.target);
-            return abUndecided(cell.id, launches, gate, noiseFloor);
+            return abUndecided(cell, launches, gate, noiseFloor);
         },
     };
 }
@@ -52820,9 +52859,9 @@ function evidence(cell, view) {
  * largest at k* = (σ_w / σ_L)·√(c_L / c_w): the optimum allocation of two-stage sampling (Cochran, "Sampling
  * Techniques", 3rd ed., §10.6, m_opt = (S₂/S₁)·√(c₁/c₂)). So a box whose launches are cheap and whose rounds agree
  * spends its time on launches, the noise an A/B must average; one that takes minutes to load a model measures
- * more rounds on each. σ_L is the `noise-floor`, σ_w each gated metric's round-to-round spread and c_L, c_w the
- * durations, all from the PR's own measurement of the cell on this box, before the A/B starts; both arms measure
- * the same k, so their rounds pair on the same prompts.
+ * more rounds on each. σ_L is the `noise-floor`, or the launch spread main's history measured where larger; σ_w
+ * each gated metric's round-to-round spread and c_L, c_w the durations, all from the PR's own measurement of the
+ * cell on this box, before the A/B starts; both arms measure the same k, so their rounds pair on the same prompts.
  *
  * Then, within a launch (`abMoreRounds`), warm rounds are added while the round-to-round part of a gated metric's
  * launch error still exceeds the launch-to-launch spread assumed.
@@ -52841,7 +52880,9 @@ function abWarmRounds(measured, gate, noiseFloor, most) {
     const steady = measured.rounds.filter((r) => r.steady);
     if (noiseFloor <= 0 || steady.length < 2 || most <= 1)
         return Math.max(1, most);
-    let spread = 0;
+    // The largest ratio of round-to-round to launch-to-launch spread over the gated metrics, each metric's launch
+    // spread the floor or what main measured where larger (ab-cell.ts launchSpreadOf).
+    let ratio = 0;
     for (const metric of GATED_METRICS) {
         const stat = gatedStat(gate, metric);
         if (stat === undefined || !isRelative(metric))
@@ -52849,7 +52890,8 @@ function abWarmRounds(measured, gate, noiseFloor, most) {
         const values = steadyRounds(measured, metric, stat);
         if (values.length < 2 || !(stats_mean(values) > 0))
             continue;
-        spread = Math.max(spread, Math.sqrt(relativeSquares(values) / (values.length - 1)));
+        const within = Math.sqrt(relativeSquares(values) / (values.length - 1));
+        ratio = Math.max(ratio, within / launchSpreadOf({ noiseFloor, stored: measured.verdict }, metric));
     }
     const warmMs = stats_mean(steady.map((r) => r.durationMs));
     const coldMs = measured.rounds.filter((r) => !r.steady).reduce((s, r) => s + r.durationMs, 0);
@@ -52857,7 +52899,7 @@ function abWarmRounds(measured, gate, noiseFloor, most) {
     const launchMs = (measured.startup_s ?? 0) * 1000 + Math.max(coldMs, warmMs);
     if (!(warmMs > 0))
         return most;
-    const best = (spread / noiseFloor) * Math.sqrt(launchMs / warmMs);
+    const best = ratio * Math.sqrt(launchMs / warmMs);
     return Math.min(most, Math.max(1, Math.ceil(best)));
 }
 /**
@@ -53030,6 +53072,28 @@ function formatAbPlan(target) {
         .filter((p) => !p.decidable)
         .map((p) => `    warning: ab-max-launches ${ab.maxLaunches} cannot decide ${p.metric}'s ${formatPercent(p.limit)} limit at this noise (it could detect ≥ ${formatPercent(p.mdeAtMost)}, the test must catch ${formatPercent(2 * p.limit)}); raise ab-max-launches or the limit, or lower the launch noise`);
     return [head, ...lines, ...warnings];
+}
+/**
+ * Before an A/B runs: for each gated limit of the judged cell whose launch spread main's runs measured above what
+ * `ab-max-launches` pairs can decide (the smallest detectable change at that many pairs of sd √2·σ past the loss
+ * of twice the limit), a line naming the spread and the launches per arm that would decide: n = ⌈(z·√2·σ / 2L)²⌉,
+ * z = z₀.₉₉ + z₀.₉₅. Such a cell may end inconclusive; the run log says why before the launches are spent.
+ */
+function abSpreadWarnings(cell, gate, maxLaunches) {
+    const lines = [];
+    for (const metric of GATED_METRICS) {
+        const spread = cell.verdict.metrics[metric]?.launchSpread;
+        const config = gate[metric];
+        if (!isRelative(metric) || spread === undefined || !config || !(config.maxRegression > 0))
+            continue;
+        const sd = Math.SQRT2 * spread;
+        const { loss } = twiceTheLimitLogs(config.maxRegression, METRICS[metric].higherIsBetter);
+        if (detectable(sd, maxLaunches) <= loss)
+            continue;
+        const needed = Math.ceil(((DETECT_Z * sd) / loss) ** 2);
+        lines.push(`${cell.id}: main's runs measured ${metricLabel(metric, config.stat)} varying ±${formatPercent(spread)} from launch to launch; ab-max-launches ${maxLaunches} cannot decide its ${formatPercent(config.maxRegression)} limit at that noise, about ${needed} launches per arm would`);
+    }
+    return lines;
 }
 
 ;// CONCATENATED MODULE: ./src/compare/index.ts
@@ -57356,6 +57420,7 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     delta: numOrNull,
     reason: str,
     mde: num.optional(),
+    launchSpread: num.optional(),
     factors: results_fields_list(factorVerdict).optional(),
 }));
 const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) => {
@@ -66362,11 +66427,19 @@ async function abTest(t, deps, budget) {
             return [];
         return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)]];
     }));
+    // A launch spread main measured that ab-max-launches cannot decide: said before the launches are spent.
+    for (const p of pairs) {
+        const cell = t.cells.find((c) => c.id === p.pr.id);
+        for (const line of cell ? abSpreadWarnings(cell, p.pr.target.gate, ab.maxLaunches) : [])
+            deps.log.warn(line);
+    }
     const rounds = [...new Set(warmRounds.values())].join(' or ');
     if (rounds)
         deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`);
     // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
-    const undecided = (launches) => pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches));
+    // Each cell as judged against the stored baseline, whose verdict carries the launch spread main measured.
+    const judged = t.cells.filter((c) => pairs.some((p) => p.pr.id === c.id));
+    const undecided = (launches) => judged.some((c) => deps.judge.abUndecided(c, launches));
     const outcome = await runAbLaunches({
         base,
         pr: { target, cells: pairs.map((p) => p.pr) },

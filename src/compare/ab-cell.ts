@@ -29,6 +29,11 @@ export interface AbLaunch {
 export interface AbOptions {
   /** Launch-to-launch spread assumed, as a fraction (`noise-floor`; default 1.5 %). */
   noiseFloor?: number
+  /**
+   * The PR cell's verdict against the stored baseline: where main's history measured a metric's launch-to-launch
+   * spread (`launchSpread`) above the floor, that spread is what the A/B expects of its launches instead.
+   */
+  stored?: CellVerdict
   /** No pair may follow these launches: an undecided loss past twice the limit is a regression (ab.ts). */
   final?: boolean
 }
@@ -43,18 +48,17 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   for (const metric of GATED_METRICS) {
     const stat = gatedStat(gate, metric)
     if (stat === undefined || !measures(launches[0].cell, metric)) continue
-    const judged = abGated(launches, gate, metric, stat, {
-      noiseFloor: options.noiseFloor ?? NOISE_FLOOR,
-      final: options.final,
-    })
-    if ('status' in judged) metrics[metric] = judged
+    const spread = launchSpreadOf(options, metric)
+    const judged = abGated(launches, gate, metric, stat, { noiseFloor: spread, final: options.final })
+    if ('status' in judged) metrics[metric] = withSpreadSaid(judged, spread, options.noiseFloor ?? NOISE_FLOOR)
     else (judged.unknown ? undecided : notes).push(judged.note)
   }
   // Speculative decoding: decode's factors judged by the same A/B, acceptance on the same prompts (spec-split.ts).
   if (metrics.decode && gate.decode) {
     const config = factorConfig(gate.decode)
-    const factorOptions = { noiseFloor: options.noiseFloor ?? NOISE_FLOOR, final: options.final }
-    metrics.decode = splitDecode(metrics.decode, (f) => abFactor(launches, f, config, factorOptions))
+    metrics.decode = splitDecode(metrics.decode, (f) =>
+      abFactor(launches, f, config, { noiseFloor: launchSpreadOf(options, 'decode', f), final: options.final }),
+    )
   }
   const flags = [...new Set(launches.flatMap((l) => l.cell.flags))]
   // A flagged launch did not measure the requested workload: its speed figures decide nothing (rules.ts).
@@ -67,6 +71,27 @@ export function abCellVerdict(launches: readonly AbLaunch[], gate: GateConfig, o
   const verdict: CellVerdict = { status: cellStatus(metrics, [], undecided), metrics, note: note || undefined }
   if (undecided.length) verdict.undecided = undecided
   return verdict
+}
+
+/**
+ * The launch-to-launch spread the A/B expects of a metric (of one of decode's factors, with `factor`): the floor, or
+ * main's measured spread where larger. A box whose launches settle in two regimes (vLLM #39903) shows it in main's
+ * runs long before an A/B of two pairs could: two PR launches that both landed in the slow regime read as a loss
+ * against a floor of 1.5 %, and as the noise they are against the spread main measured. It stands where the floor
+ * would, at the floor's weight of two pairs (sequential.ts PRIOR_FREEDOM): a dozen runs of a box with a slow regime
+ * one launch in seven often hold one slow run or none, too few to trust the spread they show any further.
+ */
+export function launchSpreadOf(options: AbOptions, metric: GatedMetric, factor?: GatedMetric): number {
+  const floor = options.noiseFloor ?? NOISE_FLOOR
+  const stored = options.stored?.metrics[metric]
+  const measured = factor ? stored?.factors?.find((f) => f.metric === factor)?.launchSpread : stored?.launchSpread
+  return Math.max(floor, measured ?? 0)
+}
+
+/** A verdict whose launches were expected to vary as main's runs measured, above the floor, saying so. */
+function withSpreadSaid(v: MetricVerdict, spread: number, floor: number): MetricVerdict {
+  if (spread <= floor) return v
+  return { ...v, reason: `${v.reason}; launches expected to vary ±${formatPercent(spread)}, as main's runs measured` }
 }
 
 /**

@@ -13,8 +13,9 @@
 import { mulberry32, normal } from '../core/random.js'
 import { GATED_METRICS, METRICS, isRelative, metricLabel } from '../core/metrics.js'
 import { formatPercent } from '../core/format.js'
-import type { GateMetricConfig, TargetPlan } from '../core/plan.js'
-import { detectable, sequentialTest, twiceTheLimitLogs } from './sequential.js'
+import type { GateConfig, GateMetricConfig, TargetPlan } from '../core/plan.js'
+import type { CellResult } from '../core/results.js'
+import { DETECT_Z, detectable, sequentialTest, twiceTheLimitLogs } from './sequential.js'
 
 /** Seeded trials per hypothesis: the mean launches are then known to about ±0.02. */
 const TRIALS = 2000
@@ -89,4 +90,27 @@ export function formatAbPlan(target: TargetPlan): string[] {
         `    warning: ab-max-launches ${ab.maxLaunches} cannot decide ${p.metric}'s ${formatPercent(p.limit)} limit at this noise (it could detect ≥ ${formatPercent(p.mdeAtMost)}, the test must catch ${formatPercent(2 * p.limit)}); raise ab-max-launches or the limit, or lower the launch noise`,
     )
   return [head, ...lines, ...warnings]
+}
+
+/**
+ * Before an A/B runs: for each gated limit of the judged cell whose launch spread main's runs measured above what
+ * `ab-max-launches` pairs can decide (the smallest detectable change at that many pairs of sd √2·σ past the loss
+ * of twice the limit), a line naming the spread and the launches per arm that would decide: n = ⌈(z·√2·σ / 2L)²⌉,
+ * z = z₀.₉₉ + z₀.₉₅. Such a cell may end inconclusive; the run log says why before the launches are spent.
+ */
+export function abSpreadWarnings(cell: CellResult, gate: GateConfig, maxLaunches: number): string[] {
+  const lines: string[] = []
+  for (const metric of GATED_METRICS) {
+    const spread = cell.verdict.metrics[metric]?.launchSpread
+    const config = gate[metric] as GateMetricConfig | undefined
+    if (!isRelative(metric) || spread === undefined || !config || !(config.maxRegression > 0)) continue
+    const sd = Math.SQRT2 * spread
+    const { loss } = twiceTheLimitLogs(config.maxRegression, METRICS[metric].higherIsBetter)
+    if (detectable(sd, maxLaunches) <= loss) continue
+    const needed = Math.ceil(((DETECT_Z * sd) / loss) ** 2)
+    lines.push(
+      `${cell.id}: main's runs measured ${metricLabel(metric, config.stat)} varying ±${formatPercent(spread)} from launch to launch; ab-max-launches ${maxLaunches} cannot decide its ${formatPercent(config.maxRegression)} limit at that noise, about ${needed} launches per arm would`,
+    )
+  }
+  return lines
 }

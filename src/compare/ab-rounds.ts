@@ -7,9 +7,9 @@
  * largest at k* = (σ_w / σ_L)·√(c_L / c_w): the optimum allocation of two-stage sampling (Cochran, "Sampling
  * Techniques", 3rd ed., §10.6, m_opt = (S₂/S₁)·√(c₁/c₂)). So a box whose launches are cheap and whose rounds agree
  * spends its time on launches, the noise an A/B must average; one that takes minutes to load a model measures
- * more rounds on each. σ_L is the `noise-floor`, σ_w each gated metric's round-to-round spread and c_L, c_w the
- * durations, all from the PR's own measurement of the cell on this box, before the A/B starts; both arms measure
- * the same k, so their rounds pair on the same prompts.
+ * more rounds on each. σ_L is the `noise-floor`, or the launch spread main's history measured where larger; σ_w
+ * each gated metric's round-to-round spread and c_L, c_w the durations, all from the PR's own measurement of the
+ * cell on this box, before the A/B starts; both arms measure the same k, so their rounds pair on the same prompts.
  *
  * Then, within a launch (`abMoreRounds`), warm rounds are added while the round-to-round part of a gated metric's
  * launch error still exceeds the launch-to-launch spread assumed.
@@ -18,7 +18,7 @@ import { GATED_METRICS, isRelative, readMetric } from '../core/metrics.js'
 import type { GateConfig } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
 import { mean, relativeSquares } from '../core/stats.js'
-import { launchSe } from './ab-cell.js'
+import { launchSe, launchSpreadOf } from './ab-cell.js'
 import { steadyRounds } from './baseline.js'
 import { gatedStat } from './judge.js'
 
@@ -30,20 +30,23 @@ import { gatedStat } from './judge.js'
 export function abWarmRounds(measured: CellResult, gate: GateConfig, noiseFloor: number, most: number): number {
   const steady = measured.rounds.filter((r) => r.steady)
   if (noiseFloor <= 0 || steady.length < 2 || most <= 1) return Math.max(1, most)
-  let spread = 0
+  // The largest ratio of round-to-round to launch-to-launch spread over the gated metrics, each metric's launch
+  // spread the floor or what main measured where larger (ab-cell.ts launchSpreadOf).
+  let ratio = 0
   for (const metric of GATED_METRICS) {
     const stat = gatedStat(gate, metric)
     if (stat === undefined || !isRelative(metric)) continue
     const values = steadyRounds(measured, metric, stat)
     if (values.length < 2 || !(mean(values) > 0)) continue
-    spread = Math.max(spread, Math.sqrt(relativeSquares(values) / (values.length - 1)))
+    const within = Math.sqrt(relativeSquares(values) / (values.length - 1))
+    ratio = Math.max(ratio, within / launchSpreadOf({ noiseFloor, stored: measured.verdict }, metric))
   }
   const warmMs = mean(steady.map((r) => r.durationMs))
   const coldMs = measured.rounds.filter((r) => !r.steady).reduce((s, r) => s + r.durationMs, 0)
   // A launch always discards a cold round (ab-launches.ts): at least one round's time before its warm ones.
   const launchMs = (measured.startup_s ?? 0) * 1000 + Math.max(coldMs, warmMs)
   if (!(warmMs > 0)) return most
-  const best = (spread / noiseFloor) * Math.sqrt(launchMs / warmMs)
+  const best = ratio * Math.sqrt(launchMs / warmMs)
   return Math.min(most, Math.max(1, Math.ceil(best)))
 }
 

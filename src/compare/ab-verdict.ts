@@ -71,24 +71,27 @@ export function abNotRun(cell: CellResult, reason: string, extra: Omit<CellAb, '
  * undecided loss past twice the limit is a regression (compare/ab.ts).
  */
 function abVerdictOf(
-  cellId: string,
+  cell: Pick<CellResult, 'id' | 'verdict'>,
   launches: readonly AbRun[],
   gate: GateConfig,
   noiseFloor: number | undefined,
   final: boolean,
 ): CellVerdict {
-  const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells!.get(cellId)! }))
-  return abCellVerdict(pairs, gate, { noiseFloor, final })
+  const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells!.get(cell.id)! }))
+  return abCellVerdict(pairs, gate, { noiseFloor, final, stored: cell.verdict })
 }
 
-/** Whether the launches so far leave the cell undecided in a way more launches could change: a metric asks for launches. */
+/**
+ * Whether the launches so far leave the judged cell (its verdict against the stored baseline) undecided in a way more
+ * launches could change: a metric asks for launches.
+ */
 export function abUndecided(
-  cellId: string,
+  cell: Pick<CellResult, 'id' | 'verdict'>,
   launches: readonly AbRun[],
   gate: GateConfig,
   noiseFloor?: number,
 ): boolean {
-  const verdict = abVerdictOf(cellId, launches, gate, noiseFloor, false)
+  const verdict = abVerdictOf(cell, launches, gate, noiseFloor, false)
   // A metric decided a regression: the cell is one whatever its other metrics come to, so no launch can change it.
   if (Object.values(verdict.metrics).some((v) => v.status === 'regression')) return false
   return Object.values(verdict.metrics).some((v) => v.status === 'inconclusive' && v.needs === 'launches')
@@ -123,7 +126,7 @@ export function abDecided(cell: CellResult, ab: AbEvidence, gate: GateConfig, no
     prMs: engine('pr'),
   }
   if (ab.stopped) return abNotRun(cell, ab.stopped, { ...record, launches: ab.minimum })
-  const verdict = abVerdictOf(cell.id, launches, gate, noiseFloor, true)
+  const verdict = abVerdictOf(cell, launches, gate, noiseFloor, true)
   const baseArm = launches.filter((l) => l.arm === 'base').map((l) => l.fingerprint)
   const sameEngine = unreproducedChanges(cell.host?.baseline, cell.host?.fingerprint, baseArm)
   const said = `A/B on this box, ABBA × ${perArm}, against the base ${sha.slice(0, 7)}${ab.ended ? ` (${ab.ended})` : ''}`

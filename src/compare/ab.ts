@@ -15,16 +15,18 @@
  * - Change: exp(mean r) − 1, which is GM(pr) / GM(base) − 1 (geometric means of the arms' steady values).
  * - Interval: mean r ± h, h = z·σ/√n over n pairs, z = 1.96, σ² = max(s², σ0²): s the pairs' sample sd (n ≥ 2)
  *   and σ0² = 2f² + mean(se_pr² + se_base²) the spread the model expects of one pair — two launches' regimes (f,
- *   the target's `noise-floor`, the launch-to-launch spread assumed) and each launch's standard error from its
- *   warm rounds (sd / √k, relative). With two pairs s has one degree of freedom and often comes out far too
- *   small; σ0 keeps a lucky pair from narrowing the interval.
+ *   the target's `noise-floor`, the launch-to-launch spread assumed, or the spread main's runs measured where
+ *   larger: ab-cell.ts launchSpreadOf) and each launch's standard error from its warm rounds (sd / √k, relative).
+ *   With two pairs s has one degree of freedom and often comes out far too small; σ0 keeps a lucky pair from
+ *   narrowing the interval.
  * - Rule: the sequential test of sequential.ts on the pairs' log-ratios, between no change and a loss of twice the
  *   limit L (relativeLimit: the stricter of max-regression and min-delta): regression, pass or improvement as soon
- *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on. Undecided, it asks for another pair;
- *   on the final verdict (no pair may follow: `ab-max-launches` or `ab-budget`), a loss past twice the limit is a
- *   regression whatever the noise (rules.ts), an interval past the limit a regression, one within the limit that
- *   rules out 2L a pass, and anything else inconclusive, saying how many more launches per arm would decide and
- *   whether it leans toward a loss (the change past L, the test's midpoint: `leansToLoss`).
+ *   as the likelihood ratio passes 50 : 1 for a loss or 30 : 1 against one, after every pair from the minimum on.
+ *   Undecided, it asks for another pair; on the final verdict (no pair may follow: `ab-max-launches` or
+ *   `ab-budget`), a loss past twice the limit is a regression whatever the noise (rules.ts), an interval past the
+ *   limit a regression, a change within the limit whose one-sided 99 % bound rules out 2L a pass (PASS_Z), and
+ *   anything else inconclusive, saying how many more launches per arm would decide and whether it leans toward a
+ *   loss (the change past L, the test's midpoint: `leansToLoss`).
  * - Smallest detectable change (`mde`): (z₀.₉₉ + z₀.₉₅)·σ/√n, the loss n pairs of sd σ catch 95 % of the time
  *   at 1 % false regressions; σ the larger of the pairs' sample sd and the expected σ0.
  *
@@ -42,6 +44,12 @@ import { detectable, pairsToDecide, sequentialTest, twiceTheLimitLogs } from './
 
 export type Arm = 'base' | 'pr'
 export const AB_Z = 1.96
+/**
+ * The last look's pass: the one-sided 99 % bound (z = 2.326) clear of twice the limit, so a true loss of 2L that
+ * reaches the last look undecided passes there at most 1 % of the time, the guarantee's rate (a 95 % interval
+ * would let 2.5 % through).
+ */
+export const PASS_Z = 2.326
 /** The most launches per arm an inconclusive A/B asks for on top of those it ran. */
 export const MAX_MORE_LAUNCHES = 20
 
@@ -188,7 +196,7 @@ function lastLook(worse: number, h: number, limit: number): { status: 'regressio
   if (pastTwiceTheLimit(worse, limit))
     return { status: 'regression', why: 'more than twice the limit, the sequential test undecided at the last launch' }
   if (worse - h > limit) return { status: 'regression', why: 'the interval lies past the limit at the last launch' }
-  if (worse <= limit && !pastTwiceTheLimit(worse + h, limit))
+  if (worse <= limit && !pastTwiceTheLimit(worse + (h * PASS_Z) / AB_Z, limit))
     return { status: 'pass', why: 'the interval rules out a loss of twice the limit at the last launch' }
   return undefined
 }

@@ -63,8 +63,11 @@ export interface CellJudge {
   moreRounds(cell: CellResult, maxRounds: number): number
   /** Why the judged cell wants a same-box A/B under its target's `ab` mode; undefined when its verdict stands alone. */
   abWanted(cell: CellResult): string | undefined
-  /** Whether a same-box A/B's launches so far leave the cell undecided in a way another block could change. */
-  abUndecided(cell: Pick<CellResult, 'id' | 'target'>, launches: readonly AbRun[]): boolean
+  /**
+   * Whether a same-box A/B's launches so far leave the judged cell undecided in a way another pair could change; its
+   * verdict against the stored baseline says what launch-to-launch spread main measured (compare/ab-cell.ts).
+   */
+  abUndecided(cell: Pick<CellResult, 'id' | 'target' | 'verdict'>, launches: readonly AbRun[]): boolean
   /** New cells judged against a baseline cell this run did not measure, and those left unpaired (compare/match.ts). */
   readonly renames: Renames
 }
@@ -121,7 +124,7 @@ export function cellJudge(view: BaselineView, targets: readonly TargetPlan[], ru
     },
     abUndecided(cell, launches) {
       const { gate, noiseFloor } = rulesOf(cell.target)
-      return abUndecided(cell.id, launches, gate, noiseFloor)
+      return abUndecided(cell, launches, gate, noiseFloor)
     },
   }
 }

@@ -48,4 +48,4 @@ export {
   type RunCells,
 } from './match.js'
 export { attribution } from './spec-split.js'
-export { abLimitPlans, formatAbPlan, type AbLimitPlan } from './ab-plan.js'
+export { abLimitPlans, abSpreadWarnings, formatAbPlan, type AbLimitPlan } from './ab-plan.js'

@@ -61,6 +61,7 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
       mde,
     }
     if (reference.rebased) v.rebased = reference.rebased
+    if (noise.launchSpread !== undefined) v.launchSpread = noise.launchSpread
     return v
   }
   const detects = isDrop(metric) ? `${formatPoints(mde * base)} points` : formatPercent(mde)

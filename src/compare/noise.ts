@@ -39,6 +39,11 @@
  *   and a pooled re-measurement. A five-run history's estimates are uncertain themselves; the seeded Monte-Carlo
  *   test (test/compare/monte-carlo.test.ts) measures the rule with them.
  *
+ * - A same-box A/B's launches (compare/ab-cell.ts) vary as main's launches do, odd ones included: a box whose
+ *   launches settle now and then in a slower regime (vLLM #39903) shows it as runs the band above sets aside,
+ *   since one such run in main says nothing about this run's value, while the A/B's next launch may be one. So
+ *   the launch spread handed to the A/B (`launchSpread`) keeps every run, once the history has SPREAD_FREEDOM
+ *   degrees of freedom.
  * - A launch figure (startup) is one value a launch with no rounds behind it: σ_w² = σ_c² = 0, and σ_R² is the
  *   spread of main's values (at least f while the history is short) — the launch-to-launch part is all there is.
  *
@@ -68,6 +73,11 @@ export interface NoiseModel {
   restart: number
   /** True when σ_R² is the assumed floor rather than measured. */
   assumed: boolean
+  /**
+   * Where the history measures it (SPREAD_FREEDOM): the launch-to-launch sd with no run set aside, √(σ_d² − σ_c²/k̄)
+   * over every run — what a same-box A/B's launches can do, slow launches included (see the header).
+   */
+  launchSpread?: number
   /** Variance of the reference value. */
   reference: number
   /** Warm rounds on the current side. */
@@ -119,10 +129,13 @@ export function noiseModel(input: NoiseInput): NoiseModel {
   let restart = Math.max(spread.variance - core, 0)
   const assumed = spread.freedom < SPREAD_FREEDOM && restart < input.noiseFloor ** 2
   if (assumed) restart = input.noiseFloor ** 2
+  const every = runSpread(input.steady, input.value, input.breaks, true)
+  const launchSpread = every.freedom >= SPREAD_FREEDOM ? Math.sqrt(Math.max(every.variance - core, 0)) : undefined
   const n = input.runs
   const reference = ((n >= 3 ? Math.PI / 2 : 1) * (restart + core)) / n
   const rounds = input.current.reduce((k, run) => k + run.length, 0)
-  return { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches }
+  const model = { within, restart, assumed, reference, rounds: Math.max(rounds, 1), launches: input.launches }
+  return launchSpread === undefined ? model : { ...model, launchSpread }
 }
 
 /** Relative half-width of the band. */

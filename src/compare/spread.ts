@@ -85,16 +85,22 @@ function pairDistances(values: readonly number[]): number[] {
  * Variance of one run's steady value relative to `reference`, over the segments that start at `breaks`: in each
  * segment the runs farther than SET_ASIDE × Qn from its median are set aside and the sample variance (ddof 1) of
  * the rest is pooled by degrees of freedom. The sample variance keeps the precision a short history needs (Qn
- * alone is about half as efficient at five runs); Qn only decides what is odd.
+ * alone is about half as efficient at five runs); Qn only decides what is odd. With `keepOdd` no run is set aside:
+ * the spread of every launch, odd ones included.
  */
-export function runSpread(values: readonly number[], reference: number, breaks: readonly number[] = []): Spread {
+export function runSpread(
+  values: readonly number[],
+  reference: number,
+  breaks: readonly number[] = [],
+  keepOdd = false,
+): Spread {
   let squares = 0
   let freedom = 0
   const edges = [0, ...breaks, values.length]
   for (let s = 1; s < edges.length; s++) {
     const segment = values.slice(edges[s - 1], edges[s])
     const centre = median(segment)
-    const cut = SET_ASIDE * qn(segment)
+    const cut = keepOdd ? 0 : SET_ASIDE * qn(segment)
     const kept = cut > 0 ? segment.filter((v) => Math.abs(v - centre) <= cut) : segment
     if (kept.length < 2) continue
     const m = mean(kept)

@@ -64,6 +64,12 @@ export interface MetricVerdict {
    * regressions, at the noise they showed: (z₀.₉₉ + z₀.₉₅)·σ of the change (compare/sequential.ts).
    */
   mde?: number
+  /**
+   * Against a stored baseline only, where main's history measured it (ten default-branch runs in a level): the
+   * launch-to-launch spread of this metric on this box, relative, odd launches included (compare/noise.ts). A
+   * same-box A/B of the cell expects its launches to vary at least this much (compare/ab-cell.ts).
+   */
+  launchSpread?: number
   /** Inconclusive only: what would decide it. */
   needs?: Undecided
   /**

@@ -102,6 +102,7 @@ const metricVerdict = z.preprocess(
     delta: numOrNull,
     reason: str,
     mde: num.optional(),
+    launchSpread: num.optional(),
     factors: list(factorVerdict).optional(),
   }),
 )

@@ -9,7 +9,7 @@ import { formatDuration } from '../core/format.js'
 import type { CellPlan, Plan, TargetPlan } from '../core/plan.js'
 import type { CellResult } from '../core/results.js'
 import { workloadChanges } from '../core/workload.js'
-import { abWarmRounds, type CellJudge } from '../compare/index.js'
+import { abSpreadWarnings, abWarmRounds, type CellJudge } from '../compare/index.js'
 import { definition, matchesPaths } from '../config/index.js'
 import { loosenedGate } from '../config/gate-changes.js'
 import { runAbLaunches, type AbLaunchResult } from './ab-launches.js'
@@ -229,11 +229,17 @@ async function abTest(
       return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)] as const]
     }),
   )
+  // A launch spread main measured that ab-max-launches cannot decide: said before the launches are spent.
+  for (const p of pairs) {
+    const cell = t.cells.find((c) => c.id === p.pr.id)
+    for (const line of cell ? abSpreadWarnings(cell, p.pr.target.gate, ab.maxLaunches) : []) deps.log.warn(line)
+  }
   const rounds = [...new Set(warmRounds.values())].join(' or ')
   if (rounds) deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`)
   // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
-  const undecided = (launches: readonly AbLaunchResult[]) =>
-    pairs.some((p) => deps.judge.abUndecided({ id: p.pr.id, target: target.id }, launches))
+  // Each cell as judged against the stored baseline, whose verdict carries the launch spread main measured.
+  const judged = t.cells.filter((c) => pairs.some((p) => p.pr.id === c.id))
+  const undecided = (launches: readonly AbLaunchResult[]) => judged.some((c) => deps.judge.abUndecided(c, launches))
   const outcome = await runAbLaunches(
     {
       base,
