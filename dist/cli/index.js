@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2687);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1769);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2687:
+/***/ 1769:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39423,9 +39423,7 @@ function readCellMetric(cell, metric, stat) {
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/core/results.ts
-const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
-const CELL_STATUSES = ['ok', 'error'];
+;// CONCATENATED MODULE: ./src/core/verdicts.ts
 const CELL_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive', 'new', 'missing', 'error'];
 const RUN_VERDICTS = ['pass', 'regression', 'inconclusive', 'error'];
 const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusive'];
@@ -39437,7 +39435,6 @@ function newVerdict(note) {
 function notComparedVerdict() {
     return newVerdict('not compared with a baseline');
 }
-const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 ;// CONCATENATED MODULE: ./src/core/stats.ts
 const ZERO_STATS = Object.freeze({ mean: 0, p50: 0, p90: 0, p99: 0, std: 0, min: 0, max: 0 });
@@ -39888,8 +39885,13 @@ function demote(v) {
 function runFailure(tally, cells, failOn) {
     const errors = cells.filter((c) => c.verdict.status === 'error').length;
     const reasons = [];
-    if (tally.verdict === 'regression' && failOn.failOnRegression)
-        reasons.push(`${tally.regressions} cell(s) regressed`);
+    const crept = tally.crept ?? 0;
+    if (tally.verdict === 'regression' && failOn.failOnRegression) {
+        if (tally.regressions > crept)
+            reasons.push(`${tally.regressions - crept} cell(s) regressed`);
+        if (crept)
+            reasons.push(`${crept} cell(s) crept past the limit over several default-branch runs`);
+    }
     if (errors && failOn.failOnError)
         reasons.push(`${errors} cell(s) could not be measured`);
     return reasons.length ? reasons.join('; ') : undefined;
@@ -51889,7 +51891,9 @@ const LIMITS = {
     confirm: 10,
     probeMaxTokens: 1024,
     probeConcurrency: 64,
-    abLaunches: 10,
+    abLaunches: 20,
+    /** The data branch keeps a hundred default-branch runs (store/history-bounds.ts). */
+    creepWindow: 100,
     sweepPoints: 32,
 };
 
@@ -51925,6 +51929,7 @@ const DEFAULT_SETTINGS = {
     ab: 'confirm',
     'ab-launches': 2,
     'ab-budget': '1h',
+    'creep-window': 20,
 };
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
@@ -52015,6 +52020,9 @@ function settingsShape() {
         'max-rounds': whole(1, LIMITS.rounds).meta({
             description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
         }),
+        'creep-window': whole(3, LIMITS.creepWindow).meta({
+            description: 'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
+        }),
         'noise-floor': relative({ allowZero: true })
             .refine((f) => f <= MAX_NOISE_FLOOR, {
             error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})`,
@@ -52099,6 +52107,7 @@ function resolveSettings(defaults, target, path, problems) {
         confirmFresh: merged['confirm-fresh'],
         maxRounds,
         noiseFloor: merged['noise-floor'],
+        creepWindow: merged['creep-window'],
         memoryFloor: merged['memory-floor'],
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
@@ -52297,6 +52306,125 @@ function confirmVerdict(first, decisive, sameLaunch = false) {
 }
 function join(a, b) {
     return a ? `${a}; ${b}` : b;
+}
+
+;// CONCATENATED MODULE: ./src/compare/creep.ts
+/**
+ * Creep on the default branch (pure): merges that each lose less than the limit, adding up. The per-run gate judges
+ * each main run against the level main is at (reference.ts), so a 2.5 % loss passes, the reference follows it down,
+ * and four of them are a 10 % loss nobody was told about — the "main already regressed" drift of rolling
+ * baselines (NVIDIA/TensorRT-LLM PR #18766; sglang #21157, #24563 found such losses by hand, weeks later).
+ *
+ * Rule, per cell and gated relative metric, over main's runs (newest last, the run being judged included):
+ *
+ * - The reference point is the newest level shift (reference.ts `levelShifts`, the same scan and options the
+ *   verdict uses) that one merge made — its first run moved from the run before it by more than the limit, so the
+ *   per-run gate judged that step when it landed — else the first of the newest `creep-window` runs. A shift the
+ *   scan finds inside a creep is not one: its first run moved by one small step, and counting it as the new level
+ *   would hide the creep it is made of (on a quiet box the scan finds such a shift in every window of four 2.5 %
+ *   steps against a 5 % limit).
+ * - The level there is the median of the reference point's first REFERENCE_RUNS runs (fewer where the newest runs
+ *   follow sooner); the level now is the mean of the newest CREEP_NOW_RUNS runs, so one odd run alone is not a
+ *   level.
+ * - Noise: a run's spread σ from successive differences, σ² = Σ(x_{i+1} − x_i)² / 2(n − 1) over the runs since
+ *   the reference point (von Neumann's mean square successive difference, Ann. Math. Statist. 12(4), 1941), which a
+ *   slow drift barely inflates — the creep itself is not counted as noise — and at least the `noise-floor`. The
+ *   change's variance is σ²/CREEP_NOW_RUNS + c·σ²/m for the reference median of m runs (c = π/2 for m ≥ 3, as
+ *   noise.ts), its band CREEP_Z = 2.75 standard deviations: σ estimated from some twenty runs is itself uncertain,
+ *   and at the per-run gate's 2.5 an unchanged main raised a creep in 1.15 % of runs at 3 % launch noise, at 2.75 in
+ *   0.7 % (test/compare/creep.test.ts).
+ * - Creep: the level now worse than the level at the reference point by more than the limit and more than the
+ *   band. The span it names starts after the newest run at least as good as the reference level; it says whether
+ *   each of its merges was within the limit on its own.
+ */
+
+
+
+
+
+
+/** Main runs a creep is looked for over when no level shift is newer (`creep-window`). */
+const CREEP_WINDOW = 20;
+/** Newest runs whose mean is the level now. */
+const CREEP_NOW_RUNS = 2;
+/** Standard deviations of the change its band spans (see the header). */
+const CREEP_Z = 2.75;
+/** The creep of one metric, or undefined when there is none or too few runs to tell (see the header). */
+function creepOf(input) {
+    const { metric, config, noiseFloor } = input;
+    const window = input.runs.slice(-(input.window ?? CREEP_WINDOW));
+    const values = window.map((r) => r.steady);
+    if (values.some((v) => !(v > 0)))
+        return undefined;
+    const info = METRICS[metric];
+    // Positive when b is worse than a, relative to a.
+    const worse = (a, b) => (info.higherIsBetter ? (a - b) / a : (b - a) / a);
+    const limit = relativeLimit(config, median(values));
+    const shifts = levelShifts(values, window.map((r) => [...r.rounds]), { config, noiseFloor });
+    const start = shifts.filter((s) => Math.abs(worse(values[s - 1], values[s])) > limit).at(-1) ?? 0;
+    const nowFrom = values.length - CREEP_NOW_RUNS;
+    const referenceRuns = values.slice(start, Math.min(start + REFERENCE_RUNS, nowFrom));
+    if (referenceRuns.length < 2)
+        return undefined;
+    const level = median(referenceRuns);
+    const now = stats_mean(values.slice(nowFrom));
+    const change = (now - level) / level;
+    const loss = worse(level, now);
+    const since = values.slice(start);
+    const successive = since.slice(1).reduce((s, v, i) => s + ((v - since[i]) / level) ** 2, 0);
+    const sigma2 = Math.max(successive / (2 * (since.length - 1)), noiseFloor ** 2);
+    const m = referenceRuns.length;
+    const band = CREEP_Z * Math.sqrt(sigma2 / CREEP_NOW_RUNS + ((m >= 3 ? Math.PI / 2 : 1) * sigma2) / m);
+    if (!(loss > limit && loss > band))
+        return undefined;
+    // The span: after the newest run at least as good as the reference level (the reference point's own runs count).
+    let last = start;
+    for (let i = start; i < values.length; i++)
+        if (worse(level, values[i]) <= 0)
+            last = i;
+    const merges = values.length - 1 - last;
+    const eachWithin = values.slice(last + 1).every((v, i) => worse(values[last + i], v) <= limit);
+    const label = metricLabel(metric, config.stat);
+    const sha = window[last].sha.slice(0, 7);
+    const each = eachWithin ? 'each within the limit' : 'not each within the limit';
+    return {
+        metric,
+        change,
+        band,
+        since: window[last].sha,
+        merges,
+        eachWithin,
+        reason: `${label} ${formatDelta(change)} over ${merges} merge${merges === 1 ? '' : 's'} since ${sha}, ${each} (limit ${formatPercent(limit)}, noise ±${formatPercent(band)})`,
+    };
+}
+/**
+ * A default-branch run's cell against main's history (oldest first, before this run): every gated relative metric
+ * whose level crept past its limit, this run the newest of the runs looked at. Launch figures (start-up) have no
+ * rounds to pair with a run's and a drop (goodput) is judged in points; neither is looked at here.
+ */
+function cellCreep(cell, history, gate, options) {
+    if (cell.status !== 'ok' || !cell.metrics)
+        return [];
+    const window = options.window ?? CREEP_WINDOW;
+    const alerts = [];
+    for (const metric of GATED_METRICS) {
+        const stat = gatedStat(gate, metric);
+        if (stat === undefined || !isRelative(metric) || isDrop(metric) || metricInfo(metric).launch)
+            continue;
+        const key = metricKey(metric, stat);
+        const steady = readCellMetric(cell, metric, stat);
+        if (steady === undefined)
+            continue;
+        const past = history.flatMap((e) => {
+            const s = e.cells[cell.id]?.[key];
+            return s && isUsable(s.steady) ? [{ sha: e.sha, steady: s.steady, rounds: s.rounds.filter(isUsable) }] : [];
+        });
+        const runs = [...past.slice(-(window - 1)), { sha: options.sha, steady, rounds: steadyRounds(cell, metric, stat) }];
+        const alert = creepOf({ metric, config: gate[metric], runs, window, noiseFloor: options.noiseFloor });
+        if (alert)
+            alerts.push(alert);
+    }
+    return alerts;
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -52724,6 +52852,8 @@ function serverChanges(current, baseline) {
 
 
 
+
+
 /** The verdict from its evidence, before the smallest detectable changes are gathered. */
 function decideOn(e, bound) {
     if ('measured' in e)
@@ -52735,6 +52865,17 @@ function decideOn(e, bound) {
         return abDecided(e.judged, e.ab, gate, noiseFloor);
     }
     return abNotRun(e.judged, e.abNotRun, e.record);
+}
+/** A default-branch cell with the creep of its gated metrics over the history it was judged against (creep.ts). */
+function withCreep(cell, bound, sha) {
+    const { gate, noiseFloor, creepWindow } = bound.rulesOf(cell.target);
+    const { view } = bound.baselineOf(cell);
+    const alerts = cellCreep(cell, view.history, gate, {
+        sha,
+        window: creepWindow,
+        noiseFloor: noiseFloor ?? NOISE_FLOOR,
+    });
+    return alerts.length ? { ...cell, verdict: { ...cell.verdict, creep: alerts } } : cell;
 }
 /** `verdict.mde`: each compared metric's smallest detectable change, from the verdict that decided it. */
 function withMde(cell) {
@@ -52756,23 +52897,29 @@ function targetRules(targets) {
 function rulesByTarget(targets) {
     return Object.fromEntries(targets.map((t) => [
         t.id,
-        { gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+        {
+            ...{ gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+            creepWindow: t.settings.creepWindow,
+        },
     ]));
 }
 /**
  * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
  * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
  * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
- * measured its workload.
+ * measured its workload. With `creep` (a default-branch run: its commit), each measured cell is also looked at for
+ * creep over main's history (creep.ts).
  */
-function cellJudge(view, targets, run) {
+function cellJudge(view, targets, run, options = {}) {
     const rulesOf = targetRules(targets);
     const renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] };
     const bound = { rulesOf, baselineOf: (cell) => cellBaseline(view, cell, run, renames) };
+    const creep = options.creep;
     return {
         renames,
         decide(e) {
-            return withMde(decideOn(e, bound));
+            const decided = withMde(decideOn(e, bound));
+            return creep && 'measured' in e ? withCreep(decided, bound, creep.sha) : decided;
         },
         moreRounds(cell, maxRounds) {
             const base = bound.baselineOf(cell);
@@ -52928,7 +53075,8 @@ function abMoreRounds(cell, gate, noiseFloor, maxRounds) {
 
 
 /**
- * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
+ * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. A cell whose level
+ * crept past a limit on the default branch (`verdict.creep`) counts as a regression of the run. With
  * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
  * accepted, and only the rest of the run decides its verdict.
  */
@@ -52945,7 +53093,8 @@ function runVerdict(cells, acceptance) {
             accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
         };
     }
-    const regressions = counts.regression ?? 0;
+    const crept = cells.filter((c) => c.verdict.creep?.length && c.verdict.status !== 'regression').length;
+    const regressions = (counts.regression ?? 0) + crept;
     const verdict = regressions
         ? 'regression'
         : counts.error
@@ -52953,7 +53102,7 @@ function runVerdict(cells, acceptance) {
             : counts.inconclusive
                 ? 'inconclusive'
                 : 'pass';
-    return { verdict, regressions, counts };
+    return { verdict, regressions, counts, ...(crept && { crept }) };
 }
 /**
  * Cells the baseline measured (its file, or the newest history run) that this run did not, among those still
@@ -53130,6 +53279,12 @@ function abSpreadWarnings(cell, gate, maxLaunches) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/core/results.ts
+
+const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
+const CELL_STATUSES = ['ok', 'error'];
+const HISTORY_SCHEMA = 'llm-bench-gate/history@1';
 
 ;// CONCATENATED MODULE: ./src/run/assemble.ts
 /**
@@ -57443,6 +57598,15 @@ const cellVerdict = obj({
     skipped: oneOf(['unchanged']).optional(),
     comparedWith: str.optional(),
     mde: byGatedMetric(num).optional(),
+    creep: results_fields_list(obj({
+        metric: schemas_enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')})`) }),
+        change: num,
+        band: num,
+        since: str,
+        merges: num,
+        eachWithin: schemas_boolean({ error: want('true or false') }),
+        reason: str,
+    })).optional(),
 });
 const cell_schema_share = schemas_number({ error: want('a number from 0 to 1') })
     .min(0, { error: want('a number from 0 to 1') })
@@ -57586,6 +57750,7 @@ const run = obj({
 const results_schema_summary = obj({
     verdict: oneOf(RUN_VERDICTS),
     regressions: num,
+    crept: num.optional(),
     counts: partialRecord(schemas_enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
     baseline: obj({
         sha: str,
@@ -68195,9 +68360,26 @@ function headline(results, ctx) {
     const counts = STATUS_ORDER.filter((s) => shownCount(s) > 0).map((s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`);
     if (skipped)
         counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
-    const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)];
+    const notes = [
+        creepNote(results),
+        summary.accepted && acceptedNote(summary.accepted),
+        overturnedNote(results),
+        loosenedGateNote(results),
+    ];
     const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
     return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
+}
+/** Levels that crept past a limit over several default-branch runs, each of which passed: the span per metric. */
+function creepNote(results) {
+    const lines = results.cells.flatMap((c) => (c.verdict.creep ?? []).map((a) => `> - ${code(escape_clip(c.id, 120))}: ${escapeText(escape_clip(a.reason, 400))}`));
+    if (!lines.length)
+        return undefined;
+    const more = lines.length > 10 ? [`> - … and ${lines.length - 10} more`] : [];
+    return [
+        '> [!CAUTION]\n> Creep on the default branch: merges that each passed the gate add up past its limit.',
+        ...lines.slice(0, 10),
+        ...more,
+    ].join('\n');
 }
 /** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
 function overturnedNote(results) {
@@ -70422,7 +70604,9 @@ async function measurePlan(plan, run, deps) {
         return unusableBaselineFile(run, hardware, options.baselineFile, loaded.configError);
     const baseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded;
     const runCells = behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined;
-    const judge = behaviour.compare ? cellJudge(baseline.view, plan.targets, runCells) : undefined;
+    // A default-branch run also looks at each cell's level over main's runs for creep (compare/creep.ts).
+    const creep = behaviour.writeBaseline ? { creep: { sha: context.sha } } : {};
+    const judge = behaviour.compare ? cellJudge(baseline.view, plan.targets, runCells, creep) : undefined;
     const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded);
     const select = (github) => selectChangedTargets(plan, { ...deps, ...context, github });
     const chosen = changed

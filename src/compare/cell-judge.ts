@@ -14,6 +14,8 @@ import { abDecided, abNotRun, abUndecided, abWanted, type AbEvidence, type AbRun
 import { baselineCell, type BaselineView } from './baseline.js'
 import { cellAgreement } from './cell-quality.js'
 import { confirmCell } from './confirm.js'
+import { cellCreep } from './creep.js'
+import { NOISE_FLOOR } from './noise.js'
 import { fingerprintChanges } from './fingerprint-changes.js'
 import { judgeCell, skippedFigures, type JudgeOptions } from './judge.js'
 import { cellBaseline, findRenames, type CellBaseline, type Renames, type RunCells } from './match.js'
@@ -30,6 +32,18 @@ function decideOn(e: Evidence, bound: Bound): CellResult {
     return abDecided(e.judged, e.ab, gate, noiseFloor)
   }
   return abNotRun(e.judged, e.abNotRun, e.record)
+}
+
+/** A default-branch cell with the creep of its gated metrics over the history it was judged against (creep.ts). */
+function withCreep(cell: CellResult, bound: Bound, sha: string): CellResult {
+  const { gate, noiseFloor, creepWindow } = bound.rulesOf(cell.target)
+  const { view } = bound.baselineOf(cell)
+  const alerts = cellCreep(cell, view.history, gate, {
+    sha,
+    window: creepWindow,
+    noiseFloor: noiseFloor ?? NOISE_FLOOR,
+  })
+  return alerts.length ? { ...cell, verdict: { ...cell.verdict, creep: alerts } } : cell
 }
 
 /** `verdict.mde`: each compared metric's smallest detectable change, from the verdict that decided it. */
@@ -75,6 +89,8 @@ export interface CellJudge {
 /** What a target's cells are judged by: the gate and `noise-floor` its level shifts are found under, and its `ab`. */
 export interface TargetRules extends ShiftRules {
   ab: AbMode
+  /** `creep-window` (default CREEP_WINDOW). */
+  creepWindow?: number
   /** Measured by another tool: no same-box A/B. */
   external?: boolean
 }
@@ -93,7 +109,10 @@ export function rulesByTarget(targets: readonly TargetPlan[]): Record<string, Ta
   return Object.fromEntries(
     targets.map((t) => [
       t.id,
-      { gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+      {
+        ...{ gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+        creepWindow: t.settings.creepWindow,
+      },
     ]),
   )
 }
@@ -102,16 +121,24 @@ export function rulesByTarget(targets: readonly TargetPlan[]): Record<string, Ta
  * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
  * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
  * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
- * measured its workload.
+ * measured its workload. With `creep` (a default-branch run: its commit), each measured cell is also looked at for
+ * creep over main's history (creep.ts).
  */
-export function cellJudge(view: BaselineView, targets: readonly TargetPlan[], run?: RunCells): CellJudge {
+export function cellJudge(
+  view: BaselineView,
+  targets: readonly TargetPlan[],
+  run?: RunCells,
+  options: { creep?: { sha: string } } = {},
+): CellJudge {
   const rulesOf = targetRules(targets)
   const renames: Renames = run ? findRenames(view, run) : { aliases: new Map(), unpaired: [] }
   const bound: Bound = { rulesOf, baselineOf: (cell) => cellBaseline(view, cell, run, renames) }
+  const creep = options.creep
   return {
     renames,
     decide(e) {
-      return withMde(decideOn(e, bound))
+      const decided = withMde(decideOn(e, bound))
+      return creep && 'measured' in e ? withCreep(decided, bound, creep.sha) : decided
     },
     moreRounds(cell, maxRounds) {
       const base = bound.baselineOf(cell)

@@ -51,13 +51,17 @@ export interface FailOn {
 
 /** Why the run fails (regressions, cells that could not be measured), or undefined when it passes. */
 export function runFailure(
-  tally: { verdict: RunVerdict; regressions: number },
+  tally: { verdict: RunVerdict; regressions: number; crept?: number },
   cells: readonly CellResult[],
   failOn: FailOn,
 ): string | undefined {
   const errors = cells.filter((c) => c.verdict.status === 'error').length
   const reasons: string[] = []
-  if (tally.verdict === 'regression' && failOn.failOnRegression) reasons.push(`${tally.regressions} cell(s) regressed`)
+  const crept = tally.crept ?? 0
+  if (tally.verdict === 'regression' && failOn.failOnRegression) {
+    if (tally.regressions > crept) reasons.push(`${tally.regressions - crept} cell(s) regressed`)
+    if (crept) reasons.push(`${crept} cell(s) crept past the limit over several default-branch runs`)
+  }
   if (errors && failOn.failOnError) reasons.push(`${errors} cell(s) could not be measured`)
   return reasons.length ? reasons.join('; ') : undefined
 }

@@ -10,10 +10,13 @@ export interface RunTally {
   counts: Partial<Record<CellVerdictStatus, number>>
   /** Regressed cells accepted on purpose (they stay `regression`, and do not fail the run). */
   accepted?: { cells: number; by?: string }
+  /** Cells whose level crept past a limit on the default branch though their own verdict was not a regression. */
+  crept?: number
 }
 
 /**
- * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. With
+ * Regression beats error beats inconclusive beats pass; `new`, `improvement` and `missing` pass. A cell whose level
+ * crept past a limit on the default branch (`verdict.creep`) counts as a regression of the run. With
  * `acceptance` (a maintainer's `benchmark-accept` label), regressed cells are kept as they are and marked
  * accepted, and only the rest of the run decides its verdict.
  */
@@ -29,7 +32,8 @@ export function runVerdict(cells: CellResult[], acceptance?: { by?: string }): R
       accepted: { cells: counts.regression, ...(acceptance.by ? { by: acceptance.by } : {}) },
     }
   }
-  const regressions = counts.regression ?? 0
+  const crept = cells.filter((c) => c.verdict.creep?.length && c.verdict.status !== 'regression').length
+  const regressions = (counts.regression ?? 0) + crept
   const verdict: RunVerdict = regressions
     ? 'regression'
     : counts.error
@@ -37,7 +41,7 @@ export function runVerdict(cells: CellResult[], acceptance?: { by?: string }): R
       : counts.inconclusive
         ? 'inconclusive'
         : 'pass'
-  return { verdict, regressions, counts }
+  return { verdict, regressions, counts, ...(crept && { crept }) }
 }
 
 /**

@@ -15,6 +15,8 @@ export const LIMITS = {
   confirm: 10,
   probeMaxTokens: 1024,
   probeConcurrency: 64,
-  abLaunches: 10,
+  abLaunches: 20,
+  /** The data branch keeps a hundred default-branch runs (store/history-bounds.ts). */
+  creepWindow: 100,
   sweepPoints: 32,
 } as const

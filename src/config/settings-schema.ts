@@ -30,6 +30,7 @@ export const DEFAULT_SETTINGS = {
   ab: 'confirm',
   'ab-launches': 2,
   'ab-budget': '1h',
+  'creep-window': 20,
 } as const
 
 /**
@@ -140,6 +141,10 @@ function settingsShape() {
       .meta({ description: 'Relaunch the engine for each re-measurement' }),
     'max-rounds': whole(1, LIMITS.rounds).meta({
       description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
+    }),
+    'creep-window': whole(3, LIMITS.creepWindow).meta({
+      description:
+        'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
     }),
     'noise-floor': relative({ allowZero: true })
       .refine((f) => f <= MAX_NOISE_FLOOR, {

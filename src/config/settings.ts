@@ -53,6 +53,7 @@ export function resolveSettings(
     confirmFresh: merged['confirm-fresh'],
     maxRounds,
     noiseFloor: merged['noise-floor'],
+    creepWindow: merged['creep-window'],
     memoryFloor: merged['memory-floor'],
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],

@@ -70,6 +70,8 @@ export interface TargetSettings {
   maxRounds: number
   /** Launch-to-launch spread assumed while the history is short, as a fraction (`noise-floor`). */
   noiseFloor: number
+  /** Default-branch runs a creep is looked for over (`creep-window`; compare/creep.ts). */
+  creepWindow: number
   memoryFloor: MemoryFloor
   dropCaches: boolean
   /** A round whose failed-request share exceeds this makes the cell inconclusive (fraction). */

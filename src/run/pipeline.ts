@@ -139,7 +139,9 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
   const baseline: LoadedBaseline = 'unreadable' in loaded ? { view: { history: [] } } : loaded
   const runCells =
     behaviour.compare && !options.shard ? await cellsOfRun(plan, baseline, store, hardware, behaviour, deps) : undefined
-  const judge = behaviour.compare ? cellJudge(baseline.view, plan.targets, runCells) : undefined
+  // A default-branch run also looks at each cell's level over main's runs for creep (compare/creep.ts).
+  const creep = behaviour.writeBaseline ? { creep: { sha: context.sha } } : {}
+  const judge = behaviour.compare ? cellJudge(baseline.view, plan.targets, runCells, creep) : undefined
 
   const changed = options.select === 'changed' && behaviour.measure && !('unreadable' in loaded)
   const select = (github?: GitHubApi) => selectChangedTargets(plan, { ...deps, ...context, github })

@@ -128,6 +128,17 @@ const cellVerdict = obj({
   skipped: oneOf(['unchanged'] as const).optional(),
   comparedWith: str.optional(),
   mde: byGatedMetric(num).optional(),
+  creep: list(
+    obj({
+      metric: z.enum(GATED_METRICS, { error: want(`a gated metric (${GATED_METRICS.join(', ')})`) }),
+      change: num,
+      band: num,
+      since: str,
+      merges: num,
+      eachWithin: z.boolean({ error: want('true or false') }),
+      reason: str,
+    }),
+  ).optional(),
 })
 
 const share = z

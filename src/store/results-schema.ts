@@ -36,6 +36,7 @@ const run = obj({
 const summary = obj({
   verdict: oneOf(RUN_VERDICTS),
   regressions: num,
+  crept: num.optional(),
   counts: z.partialRecord(z.enum(CELL_VERDICTS), num, keyedBy(CELL_VERDICTS, 'cell verdict')),
   baseline: obj({
     sha: str,

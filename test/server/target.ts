@@ -22,6 +22,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       confirmFresh: false,
       maxRounds: 1,
       noiseFloor: 0.015,
+      creepWindow: 20,
       memoryFloor: { kind: 'bytes', value: 0 },
       dropCaches: false,
       maxErrorShare: 0.5,

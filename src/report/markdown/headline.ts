@@ -29,9 +29,28 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     (s) => `${STATUS_MARK[s]} ${shownCount(s)} ${STATUS_WORD[s]}`,
   )
   if (skipped) counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`)
-  const notes = [summary.accepted && acceptedNote(summary.accepted), overturnedNote(results), loosenedGateNote(results)]
+  const notes = [
+    creepNote(results),
+    summary.accepted && acceptedNote(summary.accepted),
+    overturnedNote(results),
+    loosenedGateNote(results),
+  ]
   const after = notes.filter(Boolean).map((n) => `\n\n${n}`)
   return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`
+}
+
+/** Levels that crept past a limit over several default-branch runs, each of which passed: the span per metric. */
+function creepNote(results: ResultsFile): string | undefined {
+  const lines = results.cells.flatMap((c) =>
+    (c.verdict.creep ?? []).map((a) => `> - ${code(clip(c.id, 120))}: ${escapeText(clip(a.reason, 400))}`),
+  )
+  if (!lines.length) return undefined
+  const more = lines.length > 10 ? [`> - … and ${lines.length - 10} more`] : []
+  return [
+    '> [!CAUTION]\n> Creep on the default branch: merges that each passed the gate add up past its limit.',
+    ...lines.slice(0, 10),
+    ...more,
+  ].join('\n')
 }
 
 /** Stored-baseline regressions the same-box A/B cleared: the check passes on the A/B's word, and the reader sees whose. */
