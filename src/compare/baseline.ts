@@ -53,13 +53,7 @@ export function baselineRuns(
   metric: GatedMetric,
   stat: GateStat,
 ): BaselineRuns | undefined {
-  const key = metricKey(metric, stat)
-  const runs: BaselineRun[] = []
-  for (const entry of recent(view)) {
-    const samples = entry.cells[id]?.[key]
-    if (samples && isUsable(samples.steady))
-      runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha })
-  }
+  const runs = historyRuns(recent(view), id, metric, stat)
   const cell = baselineCell(view, id)
   if (runs.length >= 2 || (runs.length === 1 && !cell)) return { source: 'history', runs }
   const steady = cell && readCellMetric(cell, metric, stat)
@@ -68,6 +62,21 @@ export function baselineRuns(
     source: 'file',
     runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
   }
+}
+
+/** The runs of `entries` (oldest first) that measured the cell's metric: steady value, usable rounds, commit. */
+export function historyRuns(
+  entries: readonly HistoryEntry[],
+  id: string,
+  metric: GatedMetric,
+  stat: GateStat,
+): BaselineRun[] {
+  const key = metricKey(metric, stat)
+  return entries.flatMap((entry) => {
+    const samples = entry.cells[id]?.[key]
+    if (!samples || !isUsable(samples.steady)) return []
+    return [{ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha }]
+  })
 }
 
 /** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */

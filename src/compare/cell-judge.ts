@@ -110,7 +110,10 @@ export function rulesByTarget(targets: readonly TargetPlan[]): Record<string, Ta
     targets.map((t) => [
       t.id,
       {
-        ...{ gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+        gate: t.gate,
+        noiseFloor: t.settings.noiseFloor,
+        ab: t.settings.ab.mode,
+        external: !!t.external,
         creepWindow: t.settings.creepWindow,
       },
     ]),

@@ -33,15 +33,14 @@ import {
   isDrop,
   isRelative,
   metricInfo,
-  metricKey,
   metricLabel,
   readCellMetric,
   type RelativeMetric,
 } from '../core/metrics.js'
 import type { GateConfig, GateMetricConfig } from '../core/plan.js'
 import type { CellResult, CreepAlert, HistoryEntry } from '../core/results.js'
-import { isUsable, mean, median } from '../core/stats.js'
-import { steadyRounds } from './baseline.js'
+import { mean, median } from '../core/stats.js'
+import { historyRuns, steadyRounds, type BaselineRun } from './baseline.js'
 import { gatedStat } from './judge.js'
 import { REFERENCE_RUNS, levelShifts, relativeLimit } from './reference.js'
 
@@ -52,11 +51,8 @@ export const CREEP_NOW_RUNS = 2
 /** Standard deviations of the change its band spans (see the header). */
 export const CREEP_Z = 2.75
 
-export interface CreepRun {
-  sha: string
-  steady: number
-  rounds: readonly number[]
-}
+/** One of main's runs of a metric: its steady value, its rounds and its commit (baseline.ts). */
+export type CreepRun = BaselineRun
 
 export interface CreepInput {
   metric: RelativeMetric
@@ -139,13 +135,9 @@ export function cellCreep(
   for (const metric of GATED_METRICS) {
     const stat = gatedStat(gate, metric)
     if (stat === undefined || !isRelative(metric) || isDrop(metric) || metricInfo(metric).launch) continue
-    const key = metricKey(metric, stat)
     const steady = readCellMetric(cell, metric, stat)
     if (steady === undefined) continue
-    const past = history.flatMap((e) => {
-      const s = e.cells[cell.id]?.[key]
-      return s && isUsable(s.steady) ? [{ sha: e.sha, steady: s.steady, rounds: s.rounds.filter(isUsable) }] : []
-    })
+    const past = historyRuns(history, cell.id, metric, stat)
     const runs = [...past.slice(-(window - 1)), { sha: options.sha, steady, rounds: steadyRounds(cell, metric, stat) }]
     const alert = creepOf({ metric, config: gate[metric]!, runs, window, noiseFloor: options.noiseFloor })
     if (alert) alerts.push(alert)

@@ -220,26 +220,26 @@ async function abTest(
     `${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`,
   )
   const base = { target: baseTarget, cells: pairs.map((p) => p.base) }
+  // Each PR cell as judged against the stored baseline (its verdict carries main's launch spread), and its plan.
+  const judged = pairs.flatMap((p) => {
+    const cell = t.cells.find((c) => c.id === p.pr.id)
+    return cell ? [{ cell, plan: p.pr }] : []
+  })
   // Rounds against launches by what each costs on this box, from the PR's own measurement (compare/ab-rounds.ts).
   const warmRounds = new Map(
-    pairs.flatMap((p) => {
-      const measured = t.cells.find((c) => c.id === p.pr.id)
-      const { settings, gate } = p.pr.target
-      if (!measured) return []
-      return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)] as const]
+    judged.map(({ cell, plan: { target: pr } }) => {
+      const { settings, gate } = pr
+      return [cell.id, abWarmRounds(cell, gate, settings.noiseFloor, settings.rounds - settings.discard)] as const
     }),
   )
   // A launch spread main measured that ab-max-launches cannot decide: said before the launches are spent.
-  for (const p of pairs) {
-    const cell = t.cells.find((c) => c.id === p.pr.id)
-    for (const line of cell ? abSpreadWarnings(cell, p.pr.target.gate, ab.maxLaunches) : []) deps.log.warn(line)
-  }
+  for (const { cell, plan } of judged)
+    for (const line of abSpreadWarnings(cell, plan.target.gate, ab.maxLaunches)) deps.log.warn(line)
   const rounds = [...new Set(warmRounds.values())].join(' or ')
   if (rounds) deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`)
   // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
-  // Each cell as judged against the stored baseline, whose verdict carries the launch spread main measured.
-  const judged = t.cells.filter((c) => pairs.some((p) => p.pr.id === c.id))
-  const undecided = (launches: readonly AbLaunchResult[]) => judged.some((c) => deps.judge.abUndecided(c, launches))
+  const undecided = (launches: readonly AbLaunchResult[]) =>
+    judged.some(({ cell }) => deps.judge.abUndecided(cell, launches))
   const outcome = await runAbLaunches(
     {
       base,
