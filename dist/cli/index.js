@@ -39535,13 +39535,7 @@ function isFirstRun(view) {
  * one run with its steady rounds; undefined when neither has the value.
  */
 function baselineRuns(view, id, metric, stat) {
-    const key = metricKey(metric, stat);
-    const runs = [];
-    for (const entry of recent(view)) {
-        const samples = entry.cells[id]?.[key];
-        if (samples && isUsable(samples.steady))
-            runs.push({ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha });
-    }
+    const runs = historyRuns(recent(view), id, metric, stat);
     const cell = baselineCell(view, id);
     if (runs.length >= 2 || (runs.length === 1 && !cell))
         return { source: 'history', runs };
@@ -39552,6 +39546,16 @@ function baselineRuns(view, id, metric, stat) {
         source: 'file',
         runs: [{ steady, rounds: steadyRounds(cell, metric, stat), sha: view.results?.run.sha ?? '' }],
     };
+}
+/** The runs of `entries` (oldest first) that measured the cell's metric: steady value, usable rounds, commit. */
+function historyRuns(entries, id, metric, stat) {
+    const key = metricKey(metric, stat);
+    return entries.flatMap((entry) => {
+        const samples = entry.cells[id]?.[key];
+        if (!samples || !isUsable(samples.steady))
+            return [];
+        return [{ steady: samples.steady, rounds: (samples.rounds ?? []).filter(isUsable), sha: entry.sha }];
+    });
 }
 /** A cell's steady rounds that had a successful request, as values of one metric (none for a launch figure). */
 function steadyRounds(cell, metric, stat) {
@@ -52411,14 +52415,10 @@ function cellCreep(cell, history, gate, options) {
         const stat = gatedStat(gate, metric);
         if (stat === undefined || !isRelative(metric) || isDrop(metric) || metricInfo(metric).launch)
             continue;
-        const key = metricKey(metric, stat);
         const steady = readCellMetric(cell, metric, stat);
         if (steady === undefined)
             continue;
-        const past = history.flatMap((e) => {
-            const s = e.cells[cell.id]?.[key];
-            return s && isUsable(s.steady) ? [{ sha: e.sha, steady: s.steady, rounds: s.rounds.filter(isUsable) }] : [];
-        });
+        const past = historyRuns(history, cell.id, metric, stat);
         const runs = [...past.slice(-(window - 1)), { sha: options.sha, steady, rounds: steadyRounds(cell, metric, stat) }];
         const alert = creepOf({ metric, config: gate[metric], runs, window, noiseFloor: options.noiseFloor });
         if (alert)
@@ -52898,7 +52898,10 @@ function rulesByTarget(targets) {
     return Object.fromEntries(targets.map((t) => [
         t.id,
         {
-            ...{ gate: t.gate, noiseFloor: t.settings.noiseFloor, ab: t.settings.ab.mode, external: !!t.external },
+            gate: t.gate,
+            noiseFloor: t.settings.noiseFloor,
+            ab: t.settings.ab.mode,
+            external: !!t.external,
             creepWindow: t.settings.creepWindow,
         },
     ]));
@@ -52907,8 +52910,8 @@ function rulesByTarget(targets) {
  * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
  * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
  * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
- * measured its workload. With `creep` (a default-branch run: its commit), each measured cell is also looked at for
- * creep over main's history (creep.ts).
+ * measured its workload. With `creep` (a default-branch run: its commit), each cell it decides with measurements —
+ * its own or a shard's — is also looked at for creep over main's history (creep.ts).
  */
 function cellJudge(view, targets, run, options = {}) {
     const rulesOf = targetRules(targets);
@@ -52919,7 +52922,8 @@ function cellJudge(view, targets, run, options = {}) {
         renames,
         decide(e) {
             const decided = withMde(decideOn(e, bound));
-            return creep && 'measured' in e ? withCreep(decided, bound, creep.sha) : decided;
+            // Measured here or read back from a shard's results file (a sharded default-branch run merges them): both.
+            return creep ? withCreep(decided, bound, creep.sha) : decided;
         },
         moreRounds(cell, maxRounds) {
             const base = bound.baselineOf(cell);
@@ -66584,27 +66588,25 @@ async function abTest(t, deps, budget) {
     const { ab } = target.settings;
     deps.log.info(`${target.id}: same-box A/B against the base ${sha.slice(0, 7)}, ABBA × ${ab.launches} to ${ab.maxLaunches}: ${pairs.length} cell(s)`);
     const base = { target: baseTarget, cells: pairs.map((p) => p.base) };
+    // Each PR cell as judged against the stored baseline (its verdict carries main's launch spread), and its plan.
+    const judged = pairs.flatMap((p) => {
+        const cell = t.cells.find((c) => c.id === p.pr.id);
+        return cell ? [{ cell, plan: p.pr }] : [];
+    });
     // Rounds against launches by what each costs on this box, from the PR's own measurement (compare/ab-rounds.ts).
-    const warmRounds = new Map(pairs.flatMap((p) => {
-        const measured = t.cells.find((c) => c.id === p.pr.id);
-        const { settings, gate } = p.pr.target;
-        if (!measured)
-            return [];
-        return [[p.pr.id, abWarmRounds(measured, gate, settings.noiseFloor, settings.rounds - settings.discard)]];
+    const warmRounds = new Map(judged.map(({ cell, plan: { target: pr } }) => {
+        const { settings, gate } = pr;
+        return [cell.id, abWarmRounds(cell, gate, settings.noiseFloor, settings.rounds - settings.discard)];
     }));
     // A launch spread main measured that ab-max-launches cannot decide: said before the launches are spent.
-    for (const p of pairs) {
-        const cell = t.cells.find((c) => c.id === p.pr.id);
-        for (const line of cell ? abSpreadWarnings(cell, p.pr.target.gate, ab.maxLaunches) : [])
+    for (const { cell, plan } of judged)
+        for (const line of abSpreadWarnings(cell, plan.target.gate, ab.maxLaunches))
             deps.log.warn(line);
-    }
     const rounds = [...new Set(warmRounds.values())].join(' or ');
     if (rounds)
         deps.log.info(`${target.id}: each A/B launch measures ${rounds} warm round(s) a cell`);
     // Another pair of launches while the sequential test leaves a cell's metric undecided (compare/ab.ts).
-    // Each cell as judged against the stored baseline, whose verdict carries the launch spread main measured.
-    const judged = t.cells.filter((c) => pairs.some((p) => p.pr.id === c.id));
-    const undecided = (launches) => judged.some((c) => deps.judge.abUndecided(c, launches));
+    const undecided = (launches) => judged.some(({ cell }) => deps.judge.abUndecided(cell, launches));
     const outcome = await runAbLaunches({
         base,
         pr: { target, cells: pairs.map((p) => p.pr) },

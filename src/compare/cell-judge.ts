@@ -124,8 +124,8 @@ export function rulesByTarget(targets: readonly TargetPlan[]): Record<string, Ta
  * The rules of a run bound to its baseline. With `run` (the cells the run measures or skips), a new cell may be
  * judged against the baseline cell it renames, and a run that left baseline cells unmeasured has no clean new
  * cells; without it (one cell judged alone) neither applies. Every cell is judged on the baseline runs that
- * measured its workload. With `creep` (a default-branch run: its commit), each measured cell is also looked at for
- * creep over main's history (creep.ts).
+ * measured its workload. With `creep` (a default-branch run: its commit), each cell it decides with measurements —
+ * its own or a shard's — is also looked at for creep over main's history (creep.ts).
  */
 export function cellJudge(
   view: BaselineView,
@@ -141,7 +141,8 @@ export function cellJudge(
     renames,
     decide(e) {
       const decided = withMde(decideOn(e, bound))
-      return creep && 'measured' in e ? withCreep(decided, bound, creep.sha) : decided
+      // Measured here or read back from a shard's results file (a sharded default-branch run merges them): both.
+      return creep ? withCreep(decided, bound, creep.sha) : decided
     },
     moreRounds(cell, maxRounds) {
       const base = bound.baselineOf(cell)

@@ -155,6 +155,8 @@ describe('creep in a default-branch run', () => {
     const report = renderReport(results, CTX, SUMMARY_LIMIT)
     expect(report).toContain('> [!CAUTION]\n> Creep on the default branch')
     expect(report).toContain(`\`${ID}\`: decode tok/s −9.8% over 7 merges since ${sha(15).slice(0, 7)}, each within`)
+    // A sharded default-branch run reads its cells back from the shards' results: the same creep.
+    expect(judge.decide({ read: measuredAt(0.895) }).verdict.creep).toEqual(judged.verdict.creep)
     // A PR run's judge (no creep option) says nothing of it.
     expect(cellJudge({ history }, [target]).decide({ measured: [measuredAt(0.895)] }).verdict.creep).toBeUndefined()
   })
