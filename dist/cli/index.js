@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1769);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8432);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1769:
+/***/ 8432:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -51934,6 +51934,8 @@ const DEFAULT_SETTINGS = {
     'ab-launches': 2,
     'ab-budget': '1h',
     'creep-window': 20,
+    bisect: 'off',
+    'bisect-budget': '4h',
 };
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
@@ -51943,6 +51945,8 @@ const DEFAULT_SETTINGS = {
 const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'];
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
+/** `bisect:` values (docs/bisect.md): after a default-branch run alerts, bisect in the same job or not. */
+const BISECT_MODES = ['off', 'auto'];
 /** `ab:` values (docs/same-box.md, "When it runs"). */
 const AB_MODES = ['off', 'confirm', 'always'];
 const API = schemas_enum(['completions', 'chat'], { error: expected('must be completions or chat') });
@@ -52011,6 +52015,20 @@ function abSettings() {
         }),
     };
 }
+/** `creep-window`, `bisect`, `bisect-budget`: finding the commit a regression on the default branch came with (docs/bisect.md). */
+function culpritSettings() {
+    return {
+        'creep-window': whole(3, LIMITS.creepWindow).meta({
+            description: 'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
+        }),
+        bisect: schemas_enum(BISECT_MODES, { error: expected(`must be one of ${BISECT_MODES.join(', ')}`) }).meta({
+            description: 'auto: after a default-branch run alerts (a regression or creep), bisect to the commit in the same job, within bisect-budget',
+        }),
+        'bisect-budget': fields_duration().meta({
+            description: 'Most engine time one bisection may take; past it the narrowed range is the answer',
+        }),
+    };
+}
 function settingsShape() {
     return {
         rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -52024,9 +52042,7 @@ function settingsShape() {
         'max-rounds': whole(1, LIMITS.rounds).meta({
             description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
         }),
-        'creep-window': whole(3, LIMITS.creepWindow).meta({
-            description: 'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
-        }),
+        ...culpritSettings(),
         'noise-floor': relative({ allowZero: true })
             .refine((f) => f <= MAX_NOISE_FLOOR, {
             error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input)})`,
@@ -52112,6 +52128,7 @@ function resolveSettings(defaults, target, path, problems) {
         maxRounds,
         noiseFloor: merged['noise-floor'],
         creepWindow: merged['creep-window'],
+        bisect: { mode: merged.bisect, budgetMs: merged['bisect-budget'] },
         memoryFloor: merged['memory-floor'],
         dropCaches: merged['drop-caches'],
         maxErrorShare: merged['max-error-share'],
@@ -53150,6 +53167,179 @@ function notRun(id, known, renamed) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/compare/bisect-rule.ts
+/** A range holds a few steps at most before "bisect it again" is the better advice: bounded, like every loop here. */
+const MAX_STEPS = 4;
+/**
+ * The next commit to measure against the reference `from`, given the signs seen against it (a `past` at the bad end
+ * at least). The last `within` before the first `past` bounds the range from below; an index seen `past` below a
+ * `within` (noise) is still the first `past`, so the range only ever narrows.
+ */
+function nextProbe(from, seen) {
+    const past = [...seen].filter(([, s]) => s === 'past').map(([i]) => i);
+    const hi = Math.min(...past);
+    const below = [...seen].filter(([i, s]) => i < hi && (s === 'within' || s === 'undecided')).map(([i]) => i);
+    const lo = Math.max(from, ...below);
+    const open = [];
+    const skipped = [];
+    for (let i = lo + 1; i < hi; i++)
+        (seen.get(i) === 'skip' ? skipped : open).push(i);
+    if (!open.length)
+        return skipped.length ? { only: [...skipped, hi] } : { first: hi };
+    const middle = (lo + hi) / 2;
+    const nearest = open.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a));
+    return { probe: nearest };
+}
+/** The answer of a bisection of `commits` (the good end first, the bad end last). */
+async function bisectCommits(commits, rule) {
+    const probes = [];
+    const skipped = new Set();
+    const probe = async (role, against, at) => {
+        const c = await rule.compare(commits[at], commits[against], role);
+        const { sign, cells, launches, engineMs, reason } = c;
+        probes.push({
+            role,
+            sha: commits[at],
+            against: commits[against],
+            sign,
+            cells,
+            launches,
+            engineMs,
+            ...(reason && { reason }),
+        });
+        if (sign === 'skip')
+            skipped.add(commits[at]);
+        return c;
+    };
+    const answer = (a) => ({
+        ...a,
+        ...(skipped.size && { skipped: commits.filter((s) => skipped.has(s)) }),
+        probes,
+        engineMs: probes.reduce((sum, p) => sum + p.engineMs, 0),
+    });
+    const last = commits.length - 1;
+    if (last < 1)
+        return answer({ outcome: 'error', reason: 'the range holds one commit: good and bad are the same' });
+    const ends = await probe('ends', 0, last);
+    const endsSaid = endsOutcome(ends, commits);
+    if (endsSaid)
+        return answer(endsSaid);
+    return answer(await bisect_rule_steps(commits, rule, probe));
+}
+/** What the ends' probe ends the bisection with, or undefined when the bad end is past the limit. */
+function endsOutcome(ends, commits) {
+    const [good, bad] = [bisect_rule_short(commits[0]), bisect_rule_short(commits.at(-1))];
+    const why = ends.reason ? `: ${ends.reason}` : '';
+    switch (ends.sign) {
+        case 'past':
+            return undefined;
+        case 'within':
+            return {
+                outcome: 'not-reproduced',
+                reason: `the loss does not reproduce on this box: ${bad} measures within the limit of ${good}${why}`,
+            };
+        case 'undecided':
+            return { outcome: 'undecided', reason: `${bad} against ${good} stayed undecided${why}` };
+        case 'skip':
+            return { outcome: 'error', reason: `the bad end ${bad} could not be measured${why}` };
+        case 'error':
+            return { outcome: 'error', reason: `the good end ${good} could not be measured${why}` };
+    }
+}
+/** From the ends past the limit: halving, one step or several, and what is left, up to `maxSteps` steps. */
+async function bisect_rule_steps(commits, rule, probe) {
+    const named = [];
+    const last = commits.length - 1;
+    let from = 0;
+    for (let round = 0; round < (rule.maxSteps ?? MAX_STEPS); round++) {
+        const found = await halve(commits, from, rule, probe);
+        if ('stop' in found)
+            return named.length ? { ...found.stop, culprit: named[0], steps: named } : found.stop;
+        const at = found.first;
+        const step = await oneStep(commits, from, at, found.seen, probe);
+        if (step !== 'alone') {
+            const span = commits.slice(from + 1);
+            return { outcome: 'steps', steps: [...named, ...span], reason: step };
+        }
+        named.push(commits[at]);
+        if (at === last)
+            break;
+        const rest = await probe('rest', at, last);
+        if (rest.sign !== 'past')
+            break;
+        from = at;
+    }
+    return named.length === 1
+        ? {
+            outcome: 'culprit',
+            culprit: named[0],
+            steps: named,
+            reason: `${bisect_rule_short(named[0])} is the first commit worse than ${bisect_rule_short(commits[0])} beyond the limit, and alone past it`,
+        }
+        : {
+            outcome: 'steps',
+            culprit: named[0],
+            steps: named,
+            reason: `${named.length} commits each worse beyond the limit: ${named.map(bisect_rule_short).join(', ')}`,
+        };
+}
+/** Halving against the reference `from` until the first commit past the limit, or why it stopped. */
+async function halve(commits, from, rule, probe) {
+    const seen = new Map([[commits.length - 1, 'past']]);
+    for (let i = 0; i < commits.length; i++) {
+        const next = nextProbe(from, seen);
+        if ('first' in next)
+            return { first: next.first, seen };
+        const lo = Math.max(from, ...[...seen].filter(([, s]) => s === 'within' || s === 'undecided').map(([j]) => j));
+        const hi = 'only' in next ? next.only.at(-1) : Math.min(...[...seen].filter(([, s]) => s === 'past').map(([j]) => j));
+        const range = { after: commits[lo], through: commits[hi] };
+        if ('only' in next)
+            return {
+                stop: {
+                    outcome: 'budget',
+                    range,
+                    reason: `only skipped commits are left: the first past the limit is one of ${next.only.map((j) => bisect_rule_short(commits[j])).join(', ')}`,
+                },
+            };
+        if (rule.budgetLeftMs() <= 0)
+            return {
+                stop: {
+                    outcome: 'budget',
+                    range,
+                    reason: `bisect-budget spent: the first commit past the limit is after ${bisect_rule_short(range.after)}, at or before ${bisect_rule_short(range.through)}`,
+                },
+            };
+        const c = await probe('search', from, next.probe);
+        if (c.sign === 'error')
+            return {
+                stop: {
+                    outcome: 'error',
+                    range,
+                    reason: `${bisect_rule_short(commits[from])} could not be measured again: ${c.reason ?? 'its launch failed'}`,
+                },
+            };
+        seen.set(next.probe, c.sign);
+    }
+    throw new Error('bisection: the halving did not narrow the range');
+}
+/**
+ * Whether the first commit past the limit is alone past it: against the commit before it, measured unless that one
+ * is the reference (then the halving's probe already paired them). Else why the loss is spread over several.
+ */
+async function oneStep(commits, from, at, seen, probe) {
+    let before = at - 1;
+    while (before > from && seen.get(before) === 'skip')
+        before--;
+    if (before === from)
+        return 'alone';
+    const step = await probe('step', before, at);
+    // Only a step measured within the limit, or undecided, spreads the loss; one that could not be paired names none.
+    if (step.sign !== 'within' && step.sign !== 'undecided')
+        return 'alone';
+    return `no single commit: ${bisect_rule_short(commits[at])} is the first worse than ${bisect_rule_short(commits[from])} beyond the limit, but against ${bisect_rule_short(commits[before])} it is ${step.sign === 'within' ? 'within the limit' : step.sign}: the loss built up over the range's commits, each within the limit`;
+}
+const bisect_rule_short = (sha) => sha.slice(0, 7);
+
 ;// CONCATENATED MODULE: ./src/compare/ab-plan.ts
 /**
  * Planning a same-box A/B before it runs (pure), for `llm-bench-gate validate`: per target, the launches per arm
@@ -53262,6 +53452,7 @@ function abSpreadWarnings(cell, gate, maxLaunches) {
  * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
  * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
  */
+
 
 
 
@@ -56715,7 +56906,7 @@ async function loadPlan(configPath, options = {}) {
 
 
 
-const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'];
+const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge', 'bisect'];
 const COMMENT_POLICIES = (/* unused pure expression or super */ null && (['always', 'on-regression', 'never']));
 const SELECTIONS = (/* unused pure expression or super */ null && (['all', 'changed']));
 /** Input names as declared in action.yml (fixed public interface). */
@@ -56734,6 +56925,8 @@ const INPUT = {
     shard: 'shard',
     dryRun: 'dry-run',
     select: 'select',
+    good: 'good',
+    bad: 'bad',
 };
 const DEFAULTS = {
     config: '.github/llm-bench.yml',
@@ -56750,6 +56943,8 @@ const DEFAULTS = {
     shard: '',
     dryRun: false,
     select: 'all',
+    good: '',
+    bad: '',
 };
 const TRUE = new Set(['true', 'True', 'TRUE']);
 const FALSE = new Set(['false', 'False', 'FALSE']);
@@ -56791,7 +56986,10 @@ function parseInputs(get) {
         shard: get(INPUT.shard).trim(),
         dryRun: bool('dryRun'),
         select: oneOf('select', SELECTIONS),
+        good: get(INPUT.good).trim(),
+        bad: get(INPUT.bad).trim(),
     };
+    problems.push(...bisectProblems(options));
     // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
     const shard = new Problems();
     parseShard(options.shard, shard);
@@ -56802,6 +57000,25 @@ function parseInputs(get) {
     if (problems.length)
         throw new ConfigError(problems);
     return options;
+}
+/**
+ * A revision git may be handed as one argument: a commit id, a branch or tag name, `HEAD~3`, `v1.2^`. Never one that
+ * starts with '-' (git would read an option), never whitespace, `..` ranges or shell characters.
+ */
+const REVISION = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/@{}~^-]{1,200}$/;
+/** `good` and `bad`: required and well-formed for `mode: bisect`, refused for every other mode. */
+function bisectProblems(options) {
+    const problems = [];
+    for (const key of ['good', 'bad']) {
+        const value = options[key];
+        if (value && options.mode !== 'bisect')
+            problems.push(`input ${INPUT[key]}: only mode bisect reads it (mode is ${options.mode})`);
+        else if (value && !REVISION.test(value))
+            problems.push(`input ${INPUT[key]}: "${value.slice(0, 80)}" is not a commit or revision (e.g. a sha, main~5, v1.2)`);
+    }
+    if (options.mode === 'bisect' && !options.good)
+        problems.push('input good: mode bisect needs the commit known good (a sha, a tag, main~20)');
+    return problems;
 }
 
 ;// CONCATENATED MODULE: ./src/core/workflow-text.ts
@@ -56851,6 +57068,8 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
     };
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/core/github-port.ts
 /**
  * The slice of the GitHub REST API the store and the comment need, as a port:
@@ -57398,6 +57617,26 @@ const keyedBy = (keys, noun) => ({
     error: (issue) => issue.code === 'unrecognized_keys' ? `not a ${noun} (one of ${keys.join(', ')})` : want('an object')(issue),
 });
 
+;// CONCATENATED MODULE: ./src/core/bisect-record.ts
+/**
+ * What one probe said of its commit against the commit it was paired with: worse beyond the limit (`past`), not
+ * (`within`: a pass, an improvement), undecided within `ab-max-launches` or the budget, the probe's commit did not
+ * launch or did not define the cells (`skip`, as `git bisect skip`), or the commit it was paired with failed (`error`).
+ */
+const PROBE_SIGNS = ['past', 'within', 'undecided', 'skip', 'error'];
+/**
+ * Why a probe ran: the two ends against each other; a commit against the good end while halving the range; the
+ * first commit past the limit against the commit before it (one step, or a loss built over several); what is left
+ * from a step to the bad end (a second step).
+ */
+const PROBE_ROLES = ['ends', 'search', 'step', 'rest'];
+/**
+ * How a bisection ended: one commit named (`culprit`), several commits each within the limit that add up past it
+ * or more than one step past it (`steps`), the ends measure the same here (`not-reproduced`), the ends' difference
+ * undecided (`undecided`), the budget spent with the range narrowed (`budget`), or it could not run (`error`).
+ */
+const BISECT_OUTCOMES = ['culprit', 'steps', 'not-reproduced', 'undecided', 'budget', 'error'];
+
 ;// CONCATENATED MODULE: ./src/core/measurements.ts
 const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms', 'decode_tps', 'prefill_tps'];
 /** Round-level figures; `failed_share` is failed requests / requests sent in the round. */
@@ -57724,6 +57963,41 @@ const cellSchema = obj({
     verdict: cellVerdict,
 }).transform(withCellShare);
 
+;// CONCATENATED MODULE: ./src/store/bisect-schema.ts
+/**
+ * zod schema of a results file's `bisect[]` (core/bisect.ts), as results-schema.ts checks the rest: the keys the
+ * type names are checked, any other field is kept.
+ */
+
+
+
+const probe = obj({
+    role: oneOf(PROBE_ROLES),
+    sha: str,
+    against: str,
+    sign: oneOf(PROBE_SIGNS),
+    cells: dict(cellVerdict),
+    launches: num,
+    engineMs: num,
+    reason: str.optional(),
+});
+const bisectRecord = obj({
+    target: str,
+    cells: results_fields_list(str),
+    good: str,
+    bad: str,
+    commits: results_fields_list(str),
+    outcome: oneOf(BISECT_OUTCOMES),
+    culprit: str.optional(),
+    steps: results_fields_list(str).optional(),
+    range: obj({ after: str, through: str }).optional(),
+    skipped: results_fields_list(str).optional(),
+    reason: str,
+    probes: results_fields_list(probe),
+    engineMs: num,
+    pull: obj({ number: num, url: str, title: str }).optional(),
+});
+
 ;// CONCATENATED MODULE: ./src/store/results-schema.ts
 /**
  * zod schemas of `llm-bench-gate/results@1` and `llm-bench-gate/history@1`, mirroring the types in
@@ -57731,6 +58005,7 @@ const cellSchema = obj({
  * kept as it is, since a results file may grow. Numbers must be finite; null only where the type says
  * so. Messages say what was expected and what came; first-release shapes are upgraded (release-one.ts).
  */
+
 
 
 
@@ -57774,6 +58049,7 @@ const resultsSchema = obj({
     run,
     cells: results_fields_list(cellSchema),
     summary: results_schema_summary.optional(),
+    bisect: results_fields_list(bisectRecord).optional(),
 });
 const results_schema_historyEntry = obj({
     sha: str,
@@ -58457,6 +58733,9 @@ function resolveBehaviour(mode, context) {
             const inner = resolveBehaviour('auto', context);
             return { ...inner, name: 'merge', measure: false };
         }
+        case 'bisect':
+            // Measures probes of other commits, judged against each other: no baseline, no comment, no write.
+            return { name: 'bisect', measure: true, compare: false, comment: false, writeBaseline: false };
         case 'auto':
             if (onDefault)
                 return resolveBehaviour('update-baseline', context);
@@ -58500,8 +58779,6 @@ async function hardwareKey(input, config, detect = detectHardware) {
     return detect();
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/server/env.ts
 /**
  * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
@@ -63137,13 +63414,13 @@ function requestBody(o) {
  * prompt built with the filler length returned (calibrator.ts counts that prompt again).
  */
 
-const MAX_STEPS = 6;
+const calibrate_MAX_STEPS = 6;
 const MAX_VERIFY = 3;
 async function fit(start, goal, build, count) {
     let words = start;
     let best;
     const tried = new Set();
-    for (let step = 0; step < MAX_STEPS && !tried.has(words); step++) {
+    for (let step = 0; step < calibrate_MAX_STEPS && !tried.has(words); step++) {
         tried.add(words);
         const tokens = await count(build(words));
         if (tokens === undefined)
@@ -66334,7 +66611,7 @@ function anotherPair(arms, done, deps) {
     const next = base.reduce((a, b) => a + b, 0) / Math.max(1, base.length);
     const left = deps.budgetLeftMs();
     if (next > left)
-        return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`;
+        return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ${deps.budgetName ?? 'ab-budget'}`;
     return true;
 }
 /** Runs the launches in ABBA order, pair after pair while a cell is undecided (see the header); never throws. */
@@ -66353,7 +66630,7 @@ async function runAbLaunches(arms, deps) {
         if (deps.signal.aborted)
             return { launches, stopped: `cancelled before the ${name}` };
         if (arm === 'base' && deps.budgetLeftMs() <= 0)
-            return { launches, stopped: `ab-budget spent before the ${name}` };
+            return { launches, stopped: `${deps.budgetName ?? 'ab-budget'} spent before the ${name}` };
         const { target, cells } = arms[arm];
         if (before)
             await waitMemoryReleased({
@@ -66384,7 +66661,7 @@ async function runAbLaunches(arms, deps) {
  * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
  */
 function budgetDeadline(name, deps) {
-    return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` };
+    return { ms: deps.budgetLeftMs(), reason: `${deps.budgetName ?? 'ab-budget'} spent during the ${name}` };
 }
 /** Why the A/B ended with this launch: the budget running out says only that. */
 function launchStopped(name, error, deadline) {
@@ -69083,6 +69360,121 @@ function hardCut(text, maxChars) {
     return cut + ending;
 }
 
+;// CONCATENATED MODULE: ./src/report/markdown/bisect-report.ts
+
+
+
+const HEADLINE = {
+    culprit: '🎯 culprit found',
+    steps: '🪜 several steps',
+    'not-reproduced': '🟰 does not reproduce on this box',
+    undecided: '❔ undecided',
+    budget: '⏳ range narrowed, not to one commit',
+    error: '❌ could not bisect',
+};
+const SIGN = {
+    past: 'worse beyond the limit',
+    within: 'within the limit',
+    undecided: 'undecided',
+    skip: 'skipped',
+    error: 'error',
+};
+/** The whole bisection report. */
+function renderBisect(records, ctx) {
+    const parts = ['## llm-bench-gate: bisection', ''];
+    if (!records.length)
+        parts.push('No launched target to bisect: `only` selected none, or every target is external.', '');
+    for (const r of records)
+        parts.push(...targetSection(r, ctx));
+    if (ctx.runUrl && safeUrl(ctx.runUrl))
+        parts.push(`[Run log](${safeUrl(ctx.runUrl)})`, '');
+    return parts.join('\n');
+}
+function targetSection(r, ctx) {
+    const sha = (s) => commitLink(s, ctx);
+    const launches = r.probes.reduce((n, p) => n + 2 * p.launches, 0);
+    const lines = [
+        `### ${escapeText(r.target)}: ${HEADLINE[r.outcome]}`,
+        '',
+        `${r.cells.map((c) => code(c)).join(', ') || 'no cell'}: ${plural(Math.max(0, r.commits.length - 1), 'first-parent commit')} after ${sha(r.good)} up to ${sha(r.bad)}; ${plural(r.probes.length, 'probe')}, ${plural(launches, 'launch', 'launches')}, engine time ${formatDuration(r.engineMs)}.`,
+        '',
+        escapeText(escape_clip(r.reason, 2000)),
+        '',
+    ];
+    if (r.culprit)
+        lines.push(...culpritLines(r, r.culprit, ctx));
+    if (r.steps && r.steps.length > 1)
+        lines.push(`**Steps**: ${r.steps.map(sha).join(', ')}`, '');
+    if (r.range)
+        lines.push(`**Range left**: after ${sha(r.range.after)}, up to ${sha(r.range.through)}`, '');
+    if (r.skipped?.length)
+        lines.push(`**Skipped** (did not launch, or did not define the cells): ${r.skipped.map(sha).join(', ')}`, '');
+    if (r.issue)
+        lines.push(issueLine(r.issue), '');
+    if (r.probes.length)
+        lines.push(...probeTable(r.probes, ctx), '');
+    return lines;
+}
+/**
+ * The culprit, its pull request, and the paired change on each side of it: the nearest commit before it measured
+ * within the limit of the good end, the culprit against the good end, and the culprit against the commit before it.
+ */
+function culpritLines(r, culprit, ctx) {
+    const pull = r.pull && safeUrl(r.pull.url);
+    const pr = r.pull && pull ? ` — [#${r.pull.number} ${escapeText(escape_clip(r.pull.title, 200))}](${pull})` : '';
+    const at = r.commits.indexOf(culprit);
+    const below = r.probes.filter((p) => p.sign === 'within' && p.role !== 'rest' && r.commits.indexOf(p.sha) < at);
+    const sides = [
+        ['before it', below.sort((a, b) => r.commits.indexOf(b.sha) - r.commits.indexOf(a.sha))[0]],
+        ['at it', r.probes.find((p) => p.sha === culprit && p.sign === 'past' && p.role === 'search')],
+        ['its own step', r.probes.find((p) => p.sha === culprit && p.role === 'step')],
+    ];
+    const lines = [`**Culprit**: ${commitLink(culprit, ctx)}${pr}`, ''];
+    for (const [label, p] of sides)
+        if (p)
+            lines.push(`- ${label}: ${commitLink(p.sha, ctx)} against ${commitLink(p.against, ctx)}: ${changes(p)}`);
+    lines.push('');
+    return lines;
+}
+function issueLine(issue) {
+    if ('problem' in issue)
+        return `⚠️ The regression issue could not be written: ${escapeText(escape_clip(issue.problem, 300))}`;
+    const url = safeUrl(issue.url);
+    return url ? `Regression issue ${issue.action}: ${url}` : '';
+}
+/** Every probe, in the order it ran. */
+function probeTable(probes, ctx) {
+    const rows = probes.map((p, i) => `| ${i + 1} | ${p.role} | ${commitLink(p.sha, ctx)} | ${commitLink(p.against, ctx)} | ${SIGN[p.sign]} | ${changes(p)} | ${p.launches} | ${formatDuration(p.engineMs)} |`);
+    return [
+        '| # | probe | commit | against | verdict | change (paired, ± the band) | launches per arm | engine time |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+        ...rows,
+    ];
+}
+/** A probe's gated changes per cell, or why it has none. */
+function changes(p) {
+    const cells = Object.entries(p.cells);
+    if (!cells.length)
+        return escapeText(escape_clip(p.reason ?? '—', 300));
+    const one = cells.length === 1;
+    return cells.map(([id, v]) => `${one ? '' : `${code(id)}: `}${metricChanges(v)}`).join('; ');
+}
+function metricChanges(v) {
+    const shown = Object.values(v.metrics).flatMap((m) => {
+        if (!m || m.delta === null)
+            return [];
+        const band = m.band !== undefined ? ` ± ${formatPercent(m.band)}` : '';
+        const mark = m.status === 'regression' ? '**' : '';
+        return [`${mark}${metricLabel(m.metric, m.stat)} ${formatDelta(m.delta)}${band}${mark}`];
+    });
+    return shown.join(', ') || escapeText(escape_clip(v.note ?? v.status, 300));
+}
+function commitLink(sha, ctx) {
+    const short = /^[0-9a-f]{7,64}$/.test(sha) ? sha.slice(0, 7) : escapeText(escape_clip(sha, 40));
+    const base = ctx.repoUrl && safeUrl(ctx.repoUrl);
+    return base && /^[0-9a-f]{40,64}$/.test(sha) ? `[\`${short}\`](${base}/commit/${sha})` : code(short);
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown/notices.ts
 /**
  * The short reports of runs that measured nothing: an unusable matrix file, a dry run, a run that could not
@@ -70178,6 +70570,7 @@ ${rows.join('\n')}
 
 
 
+
 /** GitHub rejects issue comments longer than this. */
 const COMMENT_LIMIT = 65_536;
 /** The job summary upload aborts past 1024k per step. */
@@ -70263,6 +70656,235 @@ async function upsertComment(options) {
         body,
     });
     return { url: String(res.data.html_url), action: 'created' };
+}
+
+;// CONCATENATED MODULE: ./src/run/regression-issue.ts
+/**
+ * One GitHub issue per regression episode on the default branch. An episode is one hardware key and a set of cells;
+ * its issue carries a hidden marker (an HTML comment at the top of the body holding the episode's identity and the
+ * level of each gated metric before the episode), is found again among the open issues labelled
+ * `llm-bench-regression`, updated in place only when its title or body changed, and closed, with one comment naming
+ * the run, by the first default-branch run that measures every cell of it back within the limit of that level.
+ *
+ * GitHub REST API (https://docs.github.com/en/rest/issues/issues): "List repository issues" pages with the `Link`
+ * header and lists pull requests too, each with a `pull_request` key; "Create an issue" takes `labels`; "Update an
+ * issue" takes `state: closed` with `state_reason: completed`. Comments: "Create an issue comment"
+ * (https://docs.github.com/en/rest/issues/comments#create-an-issue-comment). Errors keep their HTTP status.
+ */
+
+
+/** The label every episode issue carries: public interface, workflows and people filter on it. */
+const REGRESSION_LABEL = 'llm-bench-regression';
+const MARKER_OPEN = `<!-- ${REGRESSION_LABEL} `;
+const MARKER_CLOSE = '-->';
+/** The most of an issue body read as the marker: bodies are untrusted, and anyone with write access may edit them. */
+const MARKER_MAX = 16 * 1024;
+const ID_MAX = 200;
+const CELLS_MAX = 200;
+const METRICS_MAX = 32;
+const regression_issue_PER_PAGE = 100;
+/** 10 pages of 100 open episode issues: a repository with more is not worth more requests. */
+const regression_issue_MAX_PAGES = 10;
+const TITLE_MAX = 200;
+const OPEN_EPISODES = { state: 'open', labels: REGRESSION_LABEL, per_page: regression_issue_PER_PAGE };
+const CLOSED = { state: 'closed', state_reason: 'completed' };
+/** A link target we may print: http(s), no spaces, quotes, angle brackets or parentheses. */
+const SAFE_URL = /^https?:\/\/[^\s()<>"'`]+$/;
+const regression_issue_isRecord = (x) => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isId = (x) => typeof x === 'string' && x.length > 0 && x.length <= ID_MAX;
+const regression_issue_own = (record, key) => Object.hasOwn(record, key) ? record[key] : undefined;
+const sortedIds = (ids) => [...new Set(ids)].sort();
+const identity = (hardware, cells) => JSON.stringify([hardware, cells]);
+/** Issues opened through the API by the workflow's token: a person quoting the marker must not capture an episode. */
+const regression_issue_isBot = (user) => regression_issue_isRecord(user) && (user.type === 'Bot' || user.login === 'github-actions[bot]');
+function readLevel(x) {
+    if (!regression_issue_isRecord(x))
+        return undefined;
+    const { value, higher, limit } = x;
+    if (typeof value !== 'number' || !Number.isFinite(value) || typeof higher !== 'boolean')
+        return undefined;
+    if (typeof limit !== 'number' || !Number.isFinite(limit) || limit <= 0 || limit > 10)
+        return undefined;
+    return { value, higher, limit };
+}
+function readLevels(x) {
+    if (!regression_issue_isRecord(x))
+        return undefined;
+    const entries = Object.entries(x).map(([key, level]) => [key, readLevel(level)]);
+    if (entries.length === 0 || entries.length > METRICS_MAX)
+        return undefined;
+    const valid = entries.every(([key, level]) => isId(key) && level);
+    return valid ? Object.fromEntries(entries) : undefined;
+}
+/** The marker's document, every field checked; undefined for anything else (never throws). */
+function readDoc(doc) {
+    if (!regression_issue_isRecord(doc) || !isId(doc.hardware) || !Array.isArray(doc.cells) || !regression_issue_isRecord(doc.before))
+        return undefined;
+    const { cells, before } = doc;
+    if (cells.length === 0 || cells.length > CELLS_MAX || !cells.every(isId))
+        return undefined;
+    const sorted = sortedIds(cells);
+    // Every cell has its levels and nothing else does: an episode can only close on cells it can judge.
+    if (sorted.length !== cells.length || Object.keys(before).length !== sorted.length)
+        return undefined;
+    const levels = sorted.map((cell) => [cell, readLevels(regression_issue_own(before, cell))]);
+    if (!levels.every(([, l]) => l))
+        return undefined;
+    return { hardware: doc.hardware, cells: sorted, before: Object.fromEntries(levels) };
+}
+/** The marker at the top of an issue body, read from at most MARKER_MAX characters. */
+function readMarker(body) {
+    if (typeof body !== 'string')
+        return undefined;
+    const head = body.trimStart().slice(0, MARKER_OPEN.length + MARKER_MAX);
+    if (!head.startsWith(MARKER_OPEN))
+        return undefined;
+    const end = head.indexOf(MARKER_CLOSE, MARKER_OPEN.length);
+    if (end < 0)
+        return undefined;
+    try {
+        return readDoc(JSON.parse(head.slice(MARKER_OPEN.length, end)));
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * The marker as written. An HTML comment ends at the first `-->` or `--!>`
+ * (https://html.spec.whatwg.org/multipage/syntax.html#comments), so `<`, `>` and `&` go into the JSON as `\u003c`,
+ * `\u003e`, `\u0026`, escapes JSON.parse reads back (RFC 8259 §7). Throws when the marker would not read back (an id
+ * too long, a limit out of (0, 10], a cell without levels, too large): written anyway, it would open a new issue
+ * on every run.
+ */
+function renderMarker(marker) {
+    const json = JSON.stringify(marker).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const text = `${MARKER_OPEN}${json} ${MARKER_CLOSE}`;
+    if (!readMarker(text))
+        throw new Error(`regression issue for ${marker.hardware}: its marker would not read back`);
+    return text;
+}
+function episodeOf(item) {
+    // The issues list holds pull requests too; only the bot's own issues count.
+    if (!regression_issue_isRecord(item) || 'pull_request' in item || !regression_issue_isBot(item.user))
+        return [];
+    if (typeof item.number !== 'number' || typeof item.html_url !== 'string')
+        return [];
+    const marker = readMarker(item.body);
+    const title = typeof item.title === 'string' ? item.title : '';
+    return marker ? [{ number: item.number, url: item.html_url, title, body: String(item.body), marker }] : [];
+}
+/** Every open episode issue, oldest first, following pagination until there is no next page. */
+async function openEpisodes(request, repo) {
+    const found = [];
+    for (let page = 1; page <= regression_issue_MAX_PAGES; page++) {
+        const res = await request('GET /repos/{owner}/{repo}/issues', { ...repo, ...OPEN_EPISODES, page });
+        const items = Array.isArray(res.data) ? res.data : [];
+        found.push(...items.flatMap(episodeOf));
+        const link = res.headers.link;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === regression_issue_PER_PAGE;
+        if (!more || items.length === 0)
+            break;
+    }
+    return found.sort((a, b) => a.number - b.number);
+}
+/**
+ * The episode's marker; levels already written are kept (a later bisection does not move the level before), new
+ * cells and metrics added. Keys sorted and fields in one order, so an unchanged episode renders the same text.
+ */
+function markerOf(episode, cells, kept) {
+    const levels = (cell) => {
+        const merged = { ...regression_issue_own(episode.before, cell), ...(kept && regression_issue_own(kept.before, cell)) };
+        const metrics = Object.keys(merged).sort();
+        return Object.fromEntries(metrics.map((m) => [m, { value: merged[m].value, higher: merged[m].higher, limit: merged[m].limit }]));
+    };
+    return { hardware: episode.hardware, cells, before: Object.fromEntries(cells.map((c) => [c, levels(c)])) };
+}
+/** Creates the episode's issue, or updates the open one with its identity when its title or body differ. */
+async function upsertEpisodeIssue(request, repo, episode) {
+    const cells = sortedIds(episode.cells);
+    const key = identity(episode.hardware, cells);
+    // The oldest wins should two runs ever have raced to open the same episode.
+    const open = (await openEpisodes(request, repo)).find((e) => identity(e.marker.hardware, e.marker.cells) === key);
+    const { title } = episode;
+    const body = `${renderMarker(markerOf(episode, cells, open?.marker))}\n${episode.body}`;
+    if (open) {
+        if (open.title === title && open.body === body)
+            return { action: 'unchanged', number: open.number, url: open.url };
+        const patch = { ...repo, issue_number: open.number, title, body };
+        const res = await request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', patch);
+        return { action: 'updated', number: open.number, url: String(res.data?.html_url ?? open.url) };
+    }
+    const res = await request('POST /repos/{owner}/{repo}/issues', { ...repo, title, body, labels: [REGRESSION_LABEL] });
+    return { action: 'created', number: Number(res.data.number), url: String(res.data.html_url) };
+}
+const regression_issue_figure = (run, cell, metric) => {
+    const levels = regression_issue_own(run.cells, cell);
+    const value = levels && regression_issue_own(levels, metric);
+    return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+};
+/** Higher-is-better: at least before·(1−limit); lower-is-better: at most before·(1+limit). */
+const withinLimit = (now, level) => level.higher ? now >= level.value * (1 - level.limit) : now <= level.value * (1 + level.limit);
+/** Strict: every cell of the episode measured in this run, every gated metric back within its limit. */
+function recovered(marker, run) {
+    return marker.cells.every((cell) => Object.entries(marker.before[cell]).every(([metric, level]) => {
+        const now = regression_issue_figure(run, cell, metric);
+        return now !== undefined && withinLimit(now, level);
+    }));
+}
+function closingComment(marker, run) {
+    const sha = /^[0-9a-f]{7,64}$/i.test(run.sha) ? `\`${run.sha.slice(0, 7)}\`` : escapeText(run.sha.slice(0, 64));
+    const url = SAFE_URL.test(run.runUrl) ? run.runUrl : undefined;
+    const rows = marker.cells.flatMap((cell) => Object.entries(marker.before[cell]).map(([metric, level]) => {
+        const now = regression_issue_figure(run, cell, metric);
+        const change = level.value === 0 ? '' : ` (${formatDelta(now / level.value - 1)})`;
+        const cells = [escapeText(cell), escapeText(metric), formatNumber(level.value), formatNumber(now) + change];
+        return `| ${cells.join(' | ')} | ${formatPercent(level.limit)} |`;
+    }));
+    return [
+        `Recovered on the default branch at ${sha}${url ? ` in [this run](${url})` : ''}: every cell of this ` +
+            'regression is back within the limit of its level before the regression. Closing.',
+        '',
+        '| Cell | Metric | Before | Now | Limit |',
+        '| --- | --- | ---: | ---: | ---: |',
+        ...rows,
+    ].join('\n');
+}
+/** Closes, each with one comment naming the run, the open episodes of `hardware` this run measures as recovered. */
+async function closeRecoveredEpisodes(request, repo, hardware, run) {
+    const closed = [];
+    for (const episode of await openEpisodes(request, repo)) {
+        if (episode.marker.hardware !== hardware || !recovered(episode.marker, run))
+            continue;
+        const issue = { ...repo, issue_number: episode.number };
+        const comment = closingComment(episode.marker, run);
+        await request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...issue, body: comment });
+        await request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...issue, ...CLOSED });
+        closed.push(episode.number);
+    }
+    return { closed };
+}
+function pullOf(item) {
+    if (!regression_issue_isRecord(item) || typeof item.number !== 'number' || !Number.isSafeInteger(item.number))
+        return undefined;
+    if (typeof item.html_url !== 'string' || !SAFE_URL.test(item.html_url))
+        return undefined;
+    const text = stripControl(typeof item.title === 'string' ? item.title : '').replace(/\s+/g, ' ');
+    const title = text.length > TITLE_MAX ? `${text.slice(0, TITLE_MAX - 1)}…` : text;
+    const merged = typeof item.merged_at === 'string' && item.merged_at !== '';
+    return { number: item.number, url: item.html_url, title, merged, mergeSha: item.merge_commit_sha };
+}
+/**
+ * The pull request that brought a commit (GitHub "List pull requests associated with a commit",
+ * https://docs.github.com/en/rest/commits/commits#list-pull-requests-associated-with-a-commit); undefined when none.
+ * Prefers a merged PR whose merge_commit_sha is the commit, else the first. The title is untrusted: control
+ * characters dropped, at most 200 characters; escaping it is the caller's.
+ */
+async function pullOfCommit(request, repo, sha) {
+    const query = { ...repo, commit_sha: sha, per_page: regression_issue_PER_PAGE };
+    const res = await request('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', query);
+    const pulls = (Array.isArray(res.data) ? res.data : []).flatMap((item) => pullOf(item) ?? []);
+    const chosen = pulls.find((p) => p.merged && p.mergeSha === sha) ?? pulls[0];
+    return chosen && { number: chosen.number, url: chosen.url, title: chosen.title };
 }
 
 ;// CONCATENATED MODULE: ./src/run/pages.ts
@@ -70359,6 +70981,8 @@ function localDashboard(results, history, rules) {
 
 
 
+
+
 async function publish(publication, deps) {
     // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
     // the run: the report, the comment, the baseline write and the files all take these results.
@@ -70391,6 +71015,7 @@ async function publish(publication, deps) {
     writeFileNoFollow(commentFile, comment, p.resultsDir);
     const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment);
     const notWritten = await maybeWriteBaseline(p, deps);
+    await closeEpisodes(p, deps);
     const failure = [written.failure, notWritten && redact_redact(notWritten)].filter(Boolean).join('; ');
     return { ...written, commentFile, commentUrl, failure: failure || undefined };
 }
@@ -70488,6 +71113,38 @@ async function maybeWriteBaseline(p, deps) {
         return `baseline for ${hardware} not written: ${errorMessage(error)}`;
     }
 }
+/**
+ * A default-branch run that wrote the baseline closes the regression episodes its cells are back from: each open
+ * `llm-bench-regression` issue of this hardware key whose every cell measured within the limit of the level before
+ * the episode (regression-issue.ts). What GitHub refuses is a warning: the issue stays open for the next run.
+ */
+async function closeEpisodes(p, deps) {
+    const { github, context, log } = deps;
+    if (!p.behaviour.writeBaseline || !github || p.signal.aborted || p.store?.kind !== 'branch')
+        return;
+    const cells = Object.fromEntries(p.results.cells
+        .filter((c) => c.status === 'ok' && !c.flags.length)
+        .map((c) => [
+        c.id,
+        Object.fromEntries(GATED_METRICS.flatMap((m) => {
+            const value = readCellMetric(c, m, 'mean');
+            return value === undefined ? [] : [[m, value]];
+        })),
+    ]));
+    try {
+        const { closed } = await github.operation('the regression issues', ({ request, repo }) => closeRecoveredEpisodes(request, repo, p.hardware, { sha: context.sha, runUrl: context.runUrl, cells }));
+        for (const n of closed)
+            log.info(`regression issue #${n} closed: every cell is back within the limit`);
+    }
+    catch (error) {
+        // A token without `issues` permission is a workflow that does not bisect: said, not warned, on every run.
+        const said = `the regression issues could not be read or closed: ${errorMessage(error)}`;
+        if (httpStatus(error) === 403)
+            log.info(said);
+        else
+            log.warn(said);
+    }
+}
 /** Results file name: one per shard so `merge` can read them side by side. */
 function resultsFileName(shard) {
     return shard ? `results-shard-${shard.replace('/', '-of-')}.json` : 'results.json';
@@ -70521,12 +71178,394 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     return { ...outcome, failure: failure ? redact_redact(failure) : undefined, resultsFile, reportFile, summary: report };
 }
 
+;// CONCATENATED MODULE: ./src/run/bisect-commits.ts
+/**
+ * The commits of a bisection on disk (docs/bisect.md): `good` and `bad` resolved by git, the first-parent commits
+ * between them (`git rev-list --first-parent`, as `git bisect --first-parent` walks a branch of merges), and each
+ * probed commit in a temporary worktree with its own matrix file, exactly as the same-box A/B's base arm is
+ * (base-arm.ts): its launches run in that worktree, its `ab-setup` runs there once, and the run's guard removes the
+ * worktree if this process does not.
+ */
+
+
+
+
+
+
+/** A range past this is not one a box can bisect in a budget of hours; it is refused before anything launches. */
+const MAX_RANGE = 4096;
+const fetchAll = 'check the repository out with its history (actions/checkout with fetch-depth: 0)';
+/** The full id of a revision, or why git could not name one. */
+async function resolveRevision(o, name, rev) {
+    const got = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+        cwd: o.repoRoot,
+        signal: o.signal,
+        guard: o.guard,
+    });
+    if (got.ok && /^[0-9a-f]{40,64}$/.test(got.stdout.trim()))
+        return got.stdout.trim();
+    return { problem: `${name} "${rev}" is not a commit in this checkout (${fetchAll})` };
+}
+/** The first-parent commits from `good` to `bad`, both ends included, oldest first; or why there are none. */
+async function bisect_commits_bisectCommits(o) {
+    const good = await resolveRevision(o, 'good', o.good);
+    if (typeof good !== 'string')
+        return good;
+    const bad = await resolveRevision(o, 'bad', o.bad || o.eventSha || 'HEAD');
+    if (typeof bad !== 'string')
+        return bad;
+    const git = (args) => runGit(args, { cwd: o.repoRoot, signal: o.signal, guard: o.guard });
+    const shallow = await git(['rev-parse', '--is-shallow-repository']);
+    const ancestor = await git(['merge-base', '--is-ancestor', good, bad]);
+    if (!ancestor.ok) {
+        const why = shallow.ok && shallow.stdout.trim() === 'true' ? ` (the checkout is shallow: ${fetchAll})` : '';
+        return { problem: `good ${good.slice(0, 7)} is not an ancestor of bad ${bad.slice(0, 7)}${why}` };
+    }
+    const list = await git(['rev-list', '--first-parent', '--reverse', `--max-count=${MAX_RANGE + 1}`, `${good}..${bad}`]);
+    if (!list.ok)
+        return { problem: `the commits from ${good.slice(0, 7)} to ${bad.slice(0, 7)} could not be listed: ${list.reason}` };
+    const after = list.stdout.split('\n').filter(Boolean);
+    if (after.length > MAX_RANGE)
+        return { problem: `more than ${MAX_RANGE} first-parent commits from good to bad: choose a narrower range` };
+    if (!after.length)
+        return { problem: `good ${good.slice(0, 7)} and bad ${bad.slice(0, 7)} are the same commit` };
+    if (after.at(-1) !== bad)
+        return { problem: `bad ${bad.slice(0, 7)} is not on the first-parent line from good ${good.slice(0, 7)}` };
+    return { commits: [good, ...after] };
+}
+/** The commits' worktrees, each prepared once when first probed and all removed by `close`. */
+class CommitArms {
+    o;
+    prepared = new Map();
+    constructor(o) {
+        this.o = o;
+    }
+    /** The commit's target and cells (ids as the checkout's plan names them), or why it has none. */
+    async arm(sha, target, cells) {
+        let ready = this.prepared.get(sha);
+        if (!ready)
+            this.prepared.set(sha, (ready = this.prepare(sha)));
+        const got = await ready;
+        if ('unavailable' in got)
+            return got;
+        const t = got.plan.targets.find((x) => x.id === target);
+        if (!t)
+            return { unavailable: `${sha.slice(0, 7)} does not define ${target}` };
+        const mine = got.plan.cells.filter((c) => c.target.id === target && cells.includes(c.id));
+        const lacking = cells.filter((id) => !mine.some((c) => c.id === id));
+        if (lacking.length)
+            return { unavailable: `${sha.slice(0, 7)} does not define ${lacking.join(', ')}` };
+        const setup = await this.setup(sha, t, got.checkout.root);
+        return setup ?? { sha, target: t, cells: mine };
+    }
+    /** Every worktree removed; never throws. */
+    async close() {
+        for (const ready of this.prepared.values()) {
+            const got = await ready.catch(() => undefined);
+            if (got && 'checkout' in got)
+                await got.checkout.remove();
+        }
+        this.prepared.clear();
+    }
+    setups = new Map();
+    /** The target's `ab-setup` in the commit's worktree, once per commit, bounded like the A/B's. */
+    setup(sha, target, root) {
+        const command = target.settings.ab.setup;
+        if (!command)
+            return Promise.resolve(undefined);
+        let done = this.setups.get(sha);
+        if (!done) {
+            const name = `ab-setup of ${target.id} at ${sha.slice(0, 7)}`;
+            this.o.log.info(`${target.id}: ${name}: ${command}`);
+            done = runSetupCommand({
+                name,
+                command,
+                cwd: target.workdir ?? root,
+                env: { ...target.env, [AB_ARM_VARIABLE]: 'base', [AB_BASE_SHA_VARIABLE]: sha },
+                passEnv: target.settings.passEnv,
+                logPath: logPathFor(this.o.logDir, `${target.id}.ab-setup.${sha.slice(0, 7)}`),
+                timeoutMs: target.settings.bisect.budgetMs,
+                guard: this.o.guard,
+                signal: this.o.signal,
+            }).then((outcome) => (outcome.ok ? undefined : { unavailable: outcome.reason }));
+            this.setups.set(sha, done);
+        }
+        return done;
+    }
+    async prepare(sha) {
+        const { o } = this;
+        const checkout = await checkoutBase({
+            repoRoot: o.repoRoot,
+            sha,
+            tempDir: o.tempDir,
+            guard: o.guard,
+            signal: o.signal,
+            log: o.log,
+        });
+        if ('unavailable' in checkout)
+            return checkout;
+        const configFile = (0,external_node_path_.relative)(o.repoRoot, o.plan.resolvedPath);
+        const config = (0,external_node_path_.join)(checkout.root, configFile);
+        const short = sha.slice(0, 7);
+        const fail = async (unavailable) => (await checkout.remove(), { unavailable });
+        if (!(0,external_node_fs_namespaceObject.existsSync)(config))
+            return fail(`${configFile} does not exist at ${short}`);
+        const inside = (0,external_node_path_.relative)(o.repoRoot, (0,external_node_path_.resolve)(o.cwd));
+        const workdir = inside.startsWith('..') ? checkout.root : (0,external_node_path_.join)(checkout.root, inside);
+        try {
+            return { checkout, plan: await loadPlan(config, { workdir, only: o.only || undefined }) };
+        }
+        catch (error) {
+            const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
+            return fail(`${configFile} at ${short} is not a valid matrix file (${why})`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/bisect.ts
+/**
+ * `mode: bisect` (docs/bisect.md): for each target of the checkout's plan (after `only`), the first-parent commits
+ * from `good` to `bad` bisected by compare/bisect.ts, each probe a same-box paired A/B of one commit against another
+ * (target-run/ab-launches.ts: ABBA order, the sequential rule deciding after every pair, between `ab-launches` and
+ * `ab-max-launches` per arm), judged under the checkout's gate and `noise-floor` so every probe is held to the same
+ * rule. `bisect-budget` bounds the engine time of all of a target's probes; a launch in flight ends when it runs out.
+ */
+
+
+
+
+
+/** One bisection per launched target of the plan; never throws: whatever stops one is its record's `error`. */
+async function runBisect(o) {
+    const targets = o.plan.targets.filter((t) => !t.external);
+    const none = (target, cells, reason) => ({
+        target,
+        cells,
+        good: o.good,
+        bad: o.bad || o.eventSha,
+        commits: [],
+        outcome: 'error',
+        reason,
+        probes: [],
+        engineMs: 0,
+    });
+    const cellsOf = (t) => o.plan.cells.filter((c) => c.target.id === t.id).map((c) => c.id);
+    const repoRoot = repositoryRoot(o.plan.resolvedPath);
+    if (!repoRoot)
+        return targets.map((t) => none(t.id, cellsOf(t), `${o.plan.configPath} is not inside a git checkout`));
+    const range = await bisect_commits_bisectCommits({
+        repoRoot,
+        good: o.good,
+        bad: o.bad,
+        eventSha: o.eventSha,
+        signal: o.signal,
+        guard: o.guard,
+    });
+    if ('problem' in range)
+        return targets.map((t) => none(t.id, cellsOf(t), range.problem));
+    const { commits } = range;
+    const arms = new CommitArms({ ...o, repoRoot });
+    const records = [];
+    try {
+        for (const target of targets) {
+            const cells = cellsOf(target);
+            o.log.info(`${target.id}: bisecting ${commits.length - 1} commit(s) after ${commits[0].slice(0, 7)} up to ${commits.at(-1).slice(0, 7)}: ${cells.join(', ')}`);
+            const answer = await o.log.group(`bisect ${target.id}`, () => bisectTarget(target, cells, commits, arms, o));
+            records.push({ target: target.id, cells, good: commits[0], bad: commits.at(-1), commits, ...answer });
+            o.log.info(`${target.id}: ${answer.reason}`);
+        }
+    }
+    finally {
+        await arms.close();
+    }
+    return records;
+}
+/** The bisection of one target's cells over the commits, within its `bisect-budget`. */
+function bisectTarget(target, cells, commits, arms, o) {
+    let spentMs = 0;
+    const budgetMs = target.settings.bisect.budgetMs;
+    const budgetLeftMs = () => budgetMs - spentMs;
+    return bisectCommits(commits, {
+        budgetLeftMs,
+        async compare(sha, against, role) {
+            const c = await bisect_probe(target, cells, { sha, against, role }, arms, { ...o, budgetLeftMs });
+            spentMs += c.engineMs;
+            o.log.info(`${target.id}: ${role} ${sha.slice(0, 7)} against ${against.slice(0, 7)}: ${c.sign}${c.reason ? ` (${c.reason})` : ''}, ${formatDuration(c.engineMs)}`);
+            return c;
+        },
+    });
+}
+/** One probe: the commit's arm against the other's, ABBA until the sequential rule decides; never throws. */
+async function bisect_probe(target, cells, p, arms, o) {
+    const empty = { cells: {}, launches: 0, engineMs: 0 };
+    const reference = await arms.arm(p.against, target.id, cells);
+    if ('unavailable' in reference)
+        return { ...empty, sign: 'error', reason: reference.unavailable };
+    const probed = await arms.arm(p.sha, target.id, cells);
+    if ('unavailable' in probed)
+        return { ...empty, sign: 'skip', reason: probed.unavailable };
+    const { gate, settings } = target;
+    const judge = (launches, final) => Object.fromEntries(cells.map((id) => {
+        const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(id) }));
+        return [id, abCellVerdict(pairs, gate, { noiseFloor: settings.noiseFloor, final })];
+    }));
+    const outcome = await runAbLaunches({
+        base: { target: reference.target, cells: reference.cells },
+        pr: { target: probed.target, cells: probed.cells },
+        launches: settings.ab.launches,
+        maxLaunches: settings.ab.maxLaunches,
+        // Another pair while a cell's metric asks for launches and none regressed (compare/ab-verdict.ts).
+        undecided: (launches) => cells.some((id) => abUndecided({ id, verdict: NOTHING_STORED }, launches, gate, settings.noiseFloor)),
+    }, { ...o, seed: 1, budgetLeftMs: o.budgetLeftMs, spend: () => undefined, budgetName: 'bisect-budget' });
+    const engineMs = outcome.launches.reduce((sum, l) => sum + l.engineMs, 0);
+    const launches = Math.floor(outcome.launches.length / 2);
+    if (outcome.stopped) {
+        const failed = outcome.launches.at(-1);
+        // The budget ending a launch leaves the probe undecided; a launch that failed on its own skips its commit.
+        const spent = o.budgetLeftMs() <= 0 || o.signal.aborted;
+        const sign = spent || !failed?.error ? 'undecided' : failed.arm === 'pr' ? 'skip' : 'error';
+        return { cells: {}, launches, engineMs, sign, reason: outcome.stopped };
+    }
+    const verdicts = judge(outcome.launches, true);
+    return {
+        cells: verdicts,
+        launches,
+        engineMs,
+        sign: signOf(verdicts),
+        ...(outcome.ended && { reason: outcome.ended }),
+    };
+}
+/** A probe has no stored-baseline verdict: its launches are expected to vary as the target's `noise-floor` says. */
+const NOTHING_STORED = { status: 'new', metrics: {} };
+/** Past when a cell regressed, within when every cell passed or improved, else undecided. */
+function signOf(verdicts) {
+    const statuses = Object.values(verdicts).map((v) => v.status);
+    if (statuses.includes('regression'))
+        return 'past';
+    if (statuses.length && statuses.every((s) => s === 'pass' || s === 'improvement'))
+        return 'within';
+    return 'undecided';
+}
+
+;// CONCATENATED MODULE: ./src/run/bisect-publish.ts
+/**
+ * The end of a `mode: bisect` run (docs/bisect.md): the results file with its `bisect[]`, the report and the job
+ * summary written first; then, with a token, the culprit's pull request (GitHub "List pull requests associated with
+ * a commit") and the episode's issue, created or updated in place (regression-issue.ts), both said in the report.
+ * A token that may not write issues leaves the culprit named and says the issue could not be written.
+ */
+
+
+
+
+
+
+
+
+
+/** Writes the bisection's files, then what needs GitHub; the step fails only when a bisection could not run. */
+async function publishBisect(p, deps) {
+    const write = async (records) => {
+        const failed = records.filter((r) => r.outcome === 'error');
+        const culprit = records.find((r) => r.culprit)?.culprit;
+        const outcome = {
+            verdict: failed.length ? 'error' : 'pass',
+            regressions: 0,
+            ...(failed.length && {
+                failure: `bisection could not run: ${failed.map((r) => `${r.target}: ${r.reason}`).join('; ')}`,
+            }),
+            ...(culprit && { culprit }),
+        };
+        const results = redacted({
+            schema: RESULTS_SCHEMA,
+            run: { ...p.meta, finishedAt: new Date().toISOString() },
+            cells: [],
+            bisect: records,
+        });
+        const written = await writeOutputs(p.resultsDir, '', results, renderBisect(results.bisect ?? [], p.report), outcome);
+        await deps.onOutputs?.(written);
+        return written;
+    };
+    const first = await write(p.records);
+    const { github } = deps;
+    if (!github || !p.records.some((r) => r.culprit || r.steps?.length))
+        return first;
+    const told = await Promise.all(p.records.map((r) => tellGitHub(r, p, github, deps.log)));
+    return write(told);
+}
+/** The record with its culprit's pull request and the episode's issue, or why the issue could not be written. */
+async function tellGitHub(r, p, github, log) {
+    const named = r.culprit ?? r.steps?.[0];
+    if (!named)
+        return r;
+    let record = r;
+    try {
+        const pull = await github.operation('the culprit pull request', ({ request, repo }) => pullOfCommit(request, repo, named));
+        if (pull)
+            record = { ...record, pull };
+    }
+    catch (error) {
+        log.warn(`the pull request of ${named.slice(0, 7)} could not be read: ${errorMessage(error)}`);
+    }
+    const episode = bisect_publish_episodeOf(record, p);
+    if (!episode)
+        return record;
+    try {
+        const issue = await github.operation('the regression issue', ({ request, repo }) => upsertEpisodeIssue(request, repo, episode));
+        log.info(`regression issue ${issue.action}: ${issue.url}`);
+        return { ...record, issue: { url: issue.url, action: issue.action } };
+    }
+    catch (error) {
+        const hint = httpStatus(error) === 403 ? ' (a read-only token: grant `issues: write`)' : '';
+        const problem = `${errorMessage(error)}${hint}`;
+        log.warn(`the regression issue could not be written: ${problem}`);
+        return { ...record, issue: { problem } };
+    }
+}
+/**
+ * The episode a bisection found: its cells that regressed between the ends, the level of each regressed metric at
+ * the good end (the A/B's base arm: measured on this box), the limit its target's gate holds it to.
+ */
+function bisect_publish_episodeOf(r, p) {
+    const ends = r.probes.find((x) => x.role === 'ends');
+    const gate = p.plan.targets.find((t) => t.id === r.target)?.gate;
+    if (!ends || !gate)
+        return undefined;
+    const before = {};
+    const moved = [];
+    for (const [id, verdict] of Object.entries(ends.cells)) {
+        for (const m of Object.values(verdict.metrics)) {
+            const config = m && gate[m.metric];
+            const limit = config && 'maxRegression' in config ? config.maxRegression : undefined;
+            if (!m || m.status !== 'regression' || !limit || !(m.baseline > 0))
+                continue;
+            (before[id] ??= {})[m.metric] = { value: m.baseline, higher: metricInfo(m.metric).higherIsBetter, limit };
+            moved.push(`${id} ${metricLabel(m.metric, m.stat)} ${formatDelta(m.delta)}`);
+        }
+    }
+    const cells = Object.keys(before);
+    if (!cells.length)
+        return undefined;
+    const who = r.culprit ? `culprit ${r.culprit.slice(0, 7)}` : `${r.steps?.length ?? 0} steps`;
+    return {
+        hardware: p.hardware,
+        cells,
+        title: `Regression on ${p.hardware}: ${moved.slice(0, 3).join(', ')} (${who})`.slice(0, 250),
+        body: renderBisect([r], p.report),
+        before,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
 /**
  * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+
+
+
+
 
 
 
@@ -70584,6 +71623,8 @@ async function runPipeline(deps) {
             regressions: 0,
         });
     }
+    if (run.behaviour.name === 'bisect')
+        return bisectPlan(plan, run, deps);
     const refused = baselineWriteRefusal(run.behaviour, context, options.baselineFile ? 'file' : run.github && 'branch');
     if (refused)
         return run.nothingRun(plan.hardware ?? 'unknown', couldNotRunNotice(refused), {
@@ -70644,6 +71685,37 @@ async function measurePlan(plan, run, deps) {
         signal,
         history: baseline.view.history,
     }, { ...deps, github: run.github });
+}
+/** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
+async function bisectPlan(plan, run, deps) {
+    const { options, context, log } = deps;
+    const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
+    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
+    const records = await runBisect({
+        plan,
+        good: options.good,
+        bad: options.bad,
+        eventSha: context.sha,
+        only: options.only,
+        cwd: run.cwd,
+        tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+        logDir: (0,external_node_path_.join)(run.resultsDir, 'logs'),
+        signal: run.signal,
+        log,
+        guard,
+        onSpawn: deps.onSpawn,
+        readMemory: deps.readMemory,
+    }).finally(() => (deps.guard ? undefined : guard.close()));
+    const { repository, serverUrl } = context;
+    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
+    return publishBisect({
+        records,
+        plan,
+        hardware,
+        resultsDir: run.resultsDir,
+        meta: run.meta(hardware),
+        report: { repoUrl, runUrl: context.runUrl || undefined },
+    }, { log, github: run.github, onOutputs: deps.onOutputs });
 }
 /** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */
 function unusableBaselineFile(run, hardware, file, error) {

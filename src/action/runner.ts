@@ -22,6 +22,7 @@ export const OUTPUT = {
   resultsFile: 'results-file',
   reportFile: 'report-file',
   commentUrl: 'comment-url',
+  culprit: 'culprit',
 } as const
 
 /**
@@ -140,6 +141,7 @@ function stepOutputs(): (result: PipelineResult) => Promise<void> {
       [OUTPUT.resultsFile, result.resultsFile],
       [OUTPUT.reportFile, result.reportFile],
       [OUTPUT.commentUrl, result.commentUrl],
+      [OUTPUT.culprit, result.culprit],
     ]
     for (const [name, value] of outputs) {
       if (!value || set.get(name) === value) continue

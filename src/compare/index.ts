@@ -48,4 +48,13 @@ export {
   type RunCells,
 } from './match.js'
 export { attribution } from './spec-split.js'
+export {
+  MAX_STEPS,
+  bisectCommits,
+  nextProbe,
+  type BisectAnswer,
+  type BisectRule,
+  type Comparison,
+  type NextProbe,
+} from './bisect-rule.js'
 export { abLimitPlans, abSpreadWarnings, formatAbPlan, type AbLimitPlan } from './ab-plan.js'

@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors.js'
 import { Problems } from './issues.js'
 import { parseShard } from './select.js'
 
-export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge'] as const
+export const MODES = ['auto', 'compare', 'update-baseline', 'run', 'merge', 'bisect'] as const
 export type Mode = (typeof MODES)[number]
 
 export const COMMENT_POLICIES = ['always', 'on-regression', 'never'] as const
@@ -27,6 +27,10 @@ export interface ActionOptions {
   shard: string
   dryRun: boolean
   select: Selection
+  /** `mode: bisect`: the commit known good (a revision git resolves). */
+  good: string
+  /** `mode: bisect`: the commit known bad; empty: the event's commit. */
+  bad: string
 }
 
 /** Input names as declared in action.yml (fixed public interface). */
@@ -45,6 +49,8 @@ export const INPUT = {
   shard: 'shard',
   dryRun: 'dry-run',
   select: 'select',
+  good: 'good',
+  bad: 'bad',
 } as const satisfies Record<keyof ActionOptions, string>
 
 export const DEFAULTS: ActionOptions = {
@@ -62,6 +68,8 @@ export const DEFAULTS: ActionOptions = {
   shard: '',
   dryRun: false,
   select: 'all',
+  good: '',
+  bad: '',
 }
 
 const TRUE = new Set(['true', 'True', 'TRUE'])
@@ -102,7 +110,10 @@ export function parseInputs(get: (name: string) => string): ActionOptions {
     shard: get(INPUT.shard).trim(),
     dryRun: bool('dryRun'),
     select: oneOf('select', SELECTIONS),
+    good: get(INPUT.good).trim(),
+    bad: get(INPUT.bad).trim(),
   }
+  problems.push(...bisectProblems(options))
   // The same rule the plan applies (select.ts), so a bad shard is refused before the matrix file is read.
   const shard = new Problems()
   parseShard(options.shard, shard)
@@ -112,4 +123,27 @@ export function parseInputs(get: (name: string) => string): ActionOptions {
   }
   if (problems.length) throw new ConfigError(problems)
   return options
+}
+
+/**
+ * A revision git may be handed as one argument: a commit id, a branch or tag name, `HEAD~3`, `v1.2^`. Never one that
+ * starts with '-' (git would read an option), never whitespace, `..` ranges or shell characters.
+ */
+const REVISION = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/@{}~^-]{1,200}$/
+
+/** `good` and `bad`: required and well-formed for `mode: bisect`, refused for every other mode. */
+function bisectProblems(options: ActionOptions): string[] {
+  const problems: string[] = []
+  for (const key of ['good', 'bad'] as const) {
+    const value = options[key]
+    if (value && options.mode !== 'bisect')
+      problems.push(`input ${INPUT[key]}: only mode bisect reads it (mode is ${options.mode})`)
+    else if (value && !REVISION.test(value))
+      problems.push(
+        `input ${INPUT[key]}: "${value.slice(0, 80)}" is not a commit or revision (e.g. a sha, main~5, v1.2)`,
+      )
+  }
+  if (options.mode === 'bisect' && !options.good)
+    problems.push('input good: mode bisect needs the commit known good (a sha, a tag, main~20)')
+  return problems
 }

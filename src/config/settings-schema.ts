@@ -31,6 +31,8 @@ export const DEFAULT_SETTINGS = {
   'ab-launches': 2,
   'ab-budget': '1h',
   'creep-window': 20,
+  bisect: 'off',
+  'bisect-budget': '4h',
 } as const
 
 /**
@@ -42,6 +44,8 @@ const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'] as const
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
+/** `bisect:` values (docs/bisect.md): after a default-branch run alerts, bisect in the same job or not. */
+export const BISECT_MODES = ['off', 'auto'] as const
 /** `ab:` values (docs/same-box.md, "When it runs"). */
 export const AB_MODES = ['off', 'confirm', 'always'] as const
 
@@ -128,6 +132,23 @@ function abSettings() {
   }
 }
 
+/** `creep-window`, `bisect`, `bisect-budget`: finding the commit a regression on the default branch came with (docs/bisect.md). */
+function culpritSettings() {
+  return {
+    'creep-window': whole(3, LIMITS.creepWindow).meta({
+      description:
+        'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
+    }),
+    bisect: z.enum(BISECT_MODES, { error: expected(`must be one of ${BISECT_MODES.join(', ')}`) }).meta({
+      description:
+        'auto: after a default-branch run alerts (a regression or creep), bisect to the commit in the same job, within bisect-budget',
+    }),
+    'bisect-budget': duration().meta({
+      description: 'Most engine time one bisection may take; past it the narrowed range is the answer',
+    }),
+  }
+}
+
 function settingsShape() {
   return {
     rounds: whole(1, LIMITS.rounds).meta({ description: 'Measured rounds per cell' }),
@@ -142,10 +163,7 @@ function settingsShape() {
     'max-rounds': whole(1, LIMITS.rounds).meta({
       description: 'Most rounds a cell may measure when noise alone keeps it undecided (default: rounds)',
     }),
-    'creep-window': whole(3, LIMITS.creepWindow).meta({
-      description:
-        'Default-branch runs a creep (merges each within the limit that add up past it) is looked for over, when no level shift one merge made is newer',
-    }),
+    ...culpritSettings(),
     'noise-floor': relative({ allowZero: true })
       .refine((f) => f <= MAX_NOISE_FLOOR, {
         error: (issue) => `must be from 0% to 50% (got ${formatPercent(issue.input as number)})`,

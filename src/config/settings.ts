@@ -54,6 +54,7 @@ export function resolveSettings(
     maxRounds,
     noiseFloor: merged['noise-floor'],
     creepWindow: merged['creep-window'],
+    bisect: { mode: merged.bisect, budgetMs: merged['bisect-budget'] },
     memoryFloor: merged['memory-floor'],
     dropCaches: merged['drop-caches'],
     maxErrorShare: merged['max-error-share'],

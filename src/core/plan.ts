@@ -72,6 +72,8 @@ export interface TargetSettings {
   noiseFloor: number
   /** Default-branch runs a creep is looked for over (`creep-window`; compare/creep.ts). */
   creepWindow: number
+  /** Bisection to the culprit commit (`bisect`, `bisect-budget`; docs/bisect.md). */
+  bisect: BisectSettings
   memoryFloor: MemoryFloor
   dropCaches: boolean
   /** A round whose failed-request share exceeds this makes the cell inconclusive (fraction). */
@@ -89,6 +91,13 @@ export interface TargetSettings {
 }
 
 export type AbMode = 'off' | 'confirm' | 'always'
+
+export interface BisectSettings {
+  /** `auto`: a default-branch run that alerts bisects in the same job. */
+  mode: 'off' | 'auto'
+  /** Most engine time one bisection may take, ms (`bisect-budget`). */
+  budgetMs: number
+}
 
 /** Launches per arm an A/B runs at most unless `ab-max-launches` says otherwise: three ABBA blocks. */
 export const DEFAULT_AB_MAX_LAUNCHES = 6

@@ -4,6 +4,7 @@
  * Shared by bench, store, compare and report.
  */
 import type { CellAb } from './ab-record.js'
+import type { BisectRecord } from './bisect-record.js'
 import type { CellHost } from './host.js'
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { CellQuality } from './quality.js'
@@ -137,6 +138,8 @@ export interface ResultsFile {
     /** Of `regressions`, the cells that crept past a limit on the default branch (`verdict.creep`). */
     crept?: number
   }
+  /** `mode: bisect`, or a default-branch run's `bisect: auto`: one bisection per target (core/bisect.ts). */
+  bisect?: BisectRecord[]
 }
 
 export interface BaselineRef {

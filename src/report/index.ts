@@ -7,6 +7,7 @@ import type { ResultsFile } from '../core/results.js'
 import { LINK_ROOM, render, withDashboardLink } from './markdown/render.js'
 
 export { codeBlock, escapeHtml, escapeText, stripControl } from './escape.js'
+export { renderBisect, type BisectContext } from './markdown/bisect-report.js'
 export { configErrorNotice, couldNotRunNotice, dryRunNotice } from './markdown/notices.js'
 export { formatDelta, formatNumber, formatPercent, formatSigned } from '../core/format.js'
 export { LINK_ROOM, reportSize, withDashboardLink } from './markdown/render.js'

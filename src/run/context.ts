@@ -100,6 +100,9 @@ export function resolveBehaviour(mode: Mode, context: RunContext): Behaviour {
       const inner = resolveBehaviour('auto', context)
       return { ...inner, name: 'merge', measure: false }
     }
+    case 'bisect':
+      // Measures probes of other commits, judged against each other: no baseline, no comment, no write.
+      return { name: 'bisect', measure: true, compare: false, comment: false, writeBaseline: false }
     case 'auto':
       if (onDefault) return resolveBehaviour('update-baseline', context)
       // pull_request → compare with a comment; workflow_dispatch and anything else → run + compare, no write.

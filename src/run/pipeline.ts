@@ -3,7 +3,8 @@
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
-import { resolve } from 'node:path'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellsOfRun, loadBaseline, makeStore, type LoadedBaseline } from './baseline-source.js'
 import { cellJudge, rulesByTarget, type CellJudge } from '../compare/index.js'
@@ -21,7 +22,9 @@ import { detectHardware, hardwareKey } from './hardware.js'
 import { measure } from './measure-targets.js'
 import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
 import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/index.js'
-import type { RunGuard } from '../server/index.js'
+import { createRunGuard, makeRunId, type RunGuard } from '../server/index.js'
+import { runBisect } from './bisect.js'
+import { publishBisect } from './bisect-publish.js'
 import type { MemInfo } from '../server/index.js'
 import { redacted } from '../core/redact.js'
 
@@ -114,6 +117,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
       regressions: 0,
     })
   }
+  if (run.behaviour.name === 'bisect') return bisectPlan(plan, run, deps)
   const refused = baselineWriteRefusal(run.behaviour, context, options.baselineFile ? 'file' : run.github && 'branch')
   if (refused)
     return run.nothingRun(plan.hardware ?? 'unknown', couldNotRunNotice(refused), {
@@ -180,6 +184,41 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
       history: baseline.view.history,
     },
     { ...deps, github: run.github },
+  )
+}
+
+/** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
+async function bisectPlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<PipelineResult> {
+  const { options, context, log } = deps
+  const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
+  const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
+  const records = await runBisect({
+    plan,
+    good: options.good,
+    bad: options.bad,
+    eventSha: context.sha,
+    only: options.only,
+    cwd: run.cwd,
+    tempDir: deps.tempDir ?? tmpdir(),
+    logDir: join(run.resultsDir, 'logs'),
+    signal: run.signal,
+    log,
+    guard,
+    onSpawn: deps.onSpawn,
+    readMemory: deps.readMemory,
+  }).finally(() => (deps.guard ? undefined : guard.close()))
+  const { repository, serverUrl } = context
+  const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined
+  return publishBisect(
+    {
+      records,
+      plan,
+      hardware,
+      resultsDir: run.resultsDir,
+      meta: run.meta(hardware),
+      report: { repoUrl, runUrl: context.runUrl || undefined },
+    },
+    { log, github: run.github, onOutputs: deps.onOutputs },
   )
 }
 

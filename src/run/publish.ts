@@ -25,6 +25,8 @@ import {
 } from '../report/index.js'
 import { readBackProblem, type BaselineStore } from '../store/index.js'
 import { upsertComment } from './comment.js'
+import { closeRecoveredEpisodes } from './regression-issue.js'
+import { GATED_METRICS, readCellMetric } from '../core/metrics.js'
 import { localDashboard, pagesDashboardUrl, recentTrends } from './dashboard-links.js'
 import { branchPages, gatesOf, type RunRules } from './pages.js'
 
@@ -42,6 +44,8 @@ export interface PipelineResult {
   failure?: string
   /** The matrix file or inputs were unusable: nothing was launched. */
   configError?: boolean
+  /** The commit a bisection named (`mode: bisect`, `bisect: auto`). */
+  culprit?: string
 }
 
 /** What a run came to, before its files are written. */
@@ -105,6 +109,7 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
   writeFileNoFollow(commentFile, comment, p.resultsDir)
   const commentUrl = await maybeComment(behaviour, deps, tally.verdict, comment)
   const notWritten = await maybeWriteBaseline(p, deps)
+  await closeEpisodes(p, deps)
   const failure = [written.failure, notWritten && redact(notWritten)].filter(Boolean).join('; ')
   return { ...written, commentFile, commentUrl, failure: failure || undefined }
 }
@@ -205,6 +210,40 @@ async function maybeWriteBaseline(p: Publication, deps: PublishDeps): Promise<st
   } catch (error) {
     // The step fails with this (the runner's error); the log has it once, there.
     return `baseline for ${hardware} not written: ${errorMessage(error)}`
+  }
+}
+
+/**
+ * A default-branch run that wrote the baseline closes the regression episodes its cells are back from: each open
+ * `llm-bench-regression` issue of this hardware key whose every cell measured within the limit of the level before
+ * the episode (regression-issue.ts). What GitHub refuses is a warning: the issue stays open for the next run.
+ */
+async function closeEpisodes(p: Publication, deps: PublishDeps): Promise<void> {
+  const { github, context, log } = deps
+  if (!p.behaviour.writeBaseline || !github || p.signal.aborted || p.store?.kind !== 'branch') return
+  const cells = Object.fromEntries(
+    p.results.cells
+      .filter((c) => c.status === 'ok' && !c.flags.length)
+      .map((c) => [
+        c.id,
+        Object.fromEntries(
+          GATED_METRICS.flatMap((m) => {
+            const value = readCellMetric(c, m, 'mean')
+            return value === undefined ? [] : [[m, value] as const]
+          }),
+        ),
+      ]),
+  )
+  try {
+    const { closed } = await github.operation('the regression issues', ({ request, repo }) =>
+      closeRecoveredEpisodes(request, repo, p.hardware, { sha: context.sha, runUrl: context.runUrl, cells }),
+    )
+    for (const n of closed) log.info(`regression issue #${n} closed: every cell is back within the limit`)
+  } catch (error) {
+    // A token without `issues` permission is a workflow that does not bisect: said, not warned, on every run.
+    const said = `the regression issues could not be read or closed: ${errorMessage(error)}`
+    if (httpStatus(error) === 403) log.info(said)
+    else log.warn(said)
   }
 }
 

@@ -118,7 +118,7 @@ const verdictMetrics = byGatedMetric(metricVerdict).superRefine((metrics, ctx) =
   }
 })
 
-const cellVerdict = obj({
+export const cellVerdict = obj({
   status: oneOf(CELL_VERDICTS),
   metrics: verdictMetrics,
   note: str.optional(),

@@ -13,6 +13,7 @@ import {
   type HistoryFile,
   type ResultsFile,
 } from '../core/results.js'
+import { bisectRecord } from './bisect-schema.js'
 import { cellSchema } from './cell-schema.js'
 import { dict, keyedBy, list, num, obj, oneOf, str, want } from './results-fields.js'
 
@@ -57,6 +58,7 @@ export const resultsSchema = obj({
   run,
   cells: list(cellSchema),
   summary: summary.optional(),
+  bisect: list(bisectRecord).optional(),
 }) as unknown as z.ZodType<ResultsFile>
 
 const historyEntry = obj({

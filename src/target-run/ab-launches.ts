@@ -53,6 +53,8 @@ export interface AbLaunchDeps extends SessionDeps {
   budgetLeftMs(): number
   /** Called with each base launch's engine time. */
   spend(ms: number): void
+  /** The setting that bounds the engine time, for the reasons said (default `ab-budget`; a bisection's `bisect-budget`). */
+  budgetName?: string
 }
 
 export interface AbLaunches {
@@ -74,7 +76,7 @@ function anotherPair(arms: AbArms, done: readonly AbLaunchResult[], deps: AbLaun
   const next = base.reduce((a, b) => a + b, 0) / Math.max(1, base.length)
   const left = deps.budgetLeftMs()
   if (next > left)
-    return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ab-budget`
+    return `still undecided after ${perArm} launches per arm; another pair (a base launch of about ${formatDuration(next)}) would not fit the ${formatDuration(Math.max(0, left))} left of ${deps.budgetName ?? 'ab-budget'}`
   return true
 }
 
@@ -91,7 +93,8 @@ export async function runAbLaunches(arms: AbArms, deps: AbLaunchDeps): Promise<A
     const more = i >= 2 * arms.launches && i % 2 === 0 ? anotherPair(arms, launches, deps) : true
     if (more !== true) return { launches, ...(more && { ended: more }) }
     if (deps.signal.aborted) return { launches, stopped: `cancelled before the ${name}` }
-    if (arm === 'base' && deps.budgetLeftMs() <= 0) return { launches, stopped: `ab-budget spent before the ${name}` }
+    if (arm === 'base' && deps.budgetLeftMs() <= 0)
+      return { launches, stopped: `${deps.budgetName ?? 'ab-budget'} spent before the ${name}` }
     const { target, cells } = arms[arm]
     if (before)
       await waitMemoryReleased({
@@ -127,7 +130,7 @@ interface Deadline {
  * that never gets ready would otherwise take its whole `ready-timeout` past the budget.
  */
 function budgetDeadline(name: string, deps: AbLaunchDeps): Deadline {
-  return { ms: deps.budgetLeftMs(), reason: `ab-budget spent during the ${name}` }
+  return { ms: deps.budgetLeftMs(), reason: `${deps.budgetName ?? 'ab-budget'} spent during the ${name}` }
 }
 
 /** Why the A/B ended with this launch: the budget running out says only that. */

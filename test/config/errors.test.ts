@@ -372,6 +372,18 @@ const cases: Case[] = [
     says: 'must be a whole number from 3 to 100 (got 2)',
   },
   {
+    name: 'a bisect value that is not a mode',
+    file: () => variant((c) => (c.defaults = { bisect: 'on' })),
+    path: 'defaults.bisect',
+    says: 'must be one of off, auto',
+  },
+  {
+    name: 'a bisect-budget without a unit',
+    file: () => variant((c) => (c.defaults = { 'bisect-budget': 4 })),
+    path: 'defaults.bisect-budget',
+    says: 'needs a unit, e.g. "4s"',
+  },
+  {
     name: 'fractional ab-launches',
     file: () => variant((c) => (c.defaults = { 'ab-launches': 2.5 })),
     path: 'defaults.ab-launches',

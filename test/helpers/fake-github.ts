@@ -17,13 +17,24 @@
  *   PATCH /repos/{o}/{r}/git/refs/{ref} {sha, force}          200; 422 `Update is not a fast forward` unless force
  *   POST|GET /repos/{o}/{r}/git/blobs, git/trees, git/commits (parents may be empty: an orphan commit)
  *   GET   /repos/{o}/{r}/pages                              the Pages site set in `state.pages`; 404 when none
+ *   GET   /repos/{o}/{r}/issues?state&labels&per_page&page   newest first; `state` open (default), closed or all; `labels`
+ *                                                             comma-separated, all required; `Link` like the comments;
+ *                                                             PRs seeded with `pull: true` listed with a `pull_request` key
+ *   POST  /repos/{o}/{r}/issues {title, body, labels}         201 {number, html_url, …}; numbers from 100 up (PR 7 stays clear);
+ *                                                             422 without a title or with a body > 65,536 characters
+ *   GET   /repos/{o}/{r}/issues/{n}                           404 when no such issue
+ *   PATCH /repos/{o}/{r}/issues/{n} {title, body, state, state_reason}
+ *                                                             200; 422 for another state or state_reason
+ *   GET   /repos/{o}/{r}/commits/{sha}/pulls                  what `state.commitPulls` holds for the sha, [] otherwise
  *
  * Faults (`inject`): statuses on chosen routes, and requests that are read but never answered (`hang`), as a
- * GitHub that accepts the connection and then says nothing.
+ * GitHub that accepts the connection and then says nothing. `forbidComments` covers the issue routes too: a
+ * read-only token may neither comment nor open or edit an issue.
  *
  * Simplifications (never visible to a client of those routes): trees are flat maps of full paths to blob
  * shas, and tree/commit shas are content hashes but not git's. Blob shas are git's.
- * The comment author of every write is `actor` (default `github-actions[bot]`, a Bot).
+ * The comment and issue author of every write is `actor` (default `github-actions[bot]`, a Bot); issues share the
+ * numbering space of PRs for comments (`issues/{n}/comments` works for both).
  *
  *   const gh = await startFakeGitHub()
  *   const octokit = getOctokit('token', { baseUrl: gh.url })   // or GITHUB_API_URL=gh.url for a subprocess
@@ -64,6 +75,30 @@ export interface PullFile {
   previous_filename?: string
 }
 
+export interface FakeIssue {
+  number: number
+  title: string
+  body: string
+  labels: string[]
+  state: 'open' | 'closed'
+  state_reason: 'completed' | 'not_planned' | 'reopened' | null
+  user: FakeUser
+  /** Listed by `GET issues` with a `pull_request` key, as GitHub lists PRs among issues. */
+  pull?: boolean
+  created_at: string
+  updated_at: string
+  closed_at: string | null
+}
+
+/** A PR as `commits/{sha}/pulls` lists it. */
+export interface CommitPull {
+  number: number
+  html_url: string
+  title: string
+  merge_commit_sha: string | null
+  merged_at: string | null
+}
+
 export interface FakeCommit {
   sha: string
   tree: string
@@ -92,7 +127,10 @@ export interface FakeGitHub {
     failContentsPuts(count: number, options?: { status?: 409 | 422; before?: (path: string) => void }): void
     /** Contents GETs of paths ending in `suffix` fail with `status` (a 5xx: GitHub having a bad moment) until called with false. */
     failContentsGets(fault: { status: number; suffix: string } | false): void
-    /** 403 `Resource not accessible by integration` on comment writes, on every comment route, or not at all. */
+    /**
+     * 403 `Resource not accessible by integration` on comment and issue writes (`write`), on every comment and
+     * issue route (`all`), or not at all.
+     */
     forbidComments(scope: 'write' | 'all' | false): void
     /** `pulls/{n}/files` answers `status` (a 5xx, a 403) until called with false. */
     failPullFiles(status: number | false): void
@@ -136,7 +174,11 @@ export class FakeState {
   readonly log: LoggedRequest[] = []
   /** The repository's GitHub Pages site, if it has one. */
   pages?: { html_url: string; source?: { branch: string; path: string } }
+  readonly issues: FakeIssue[] = []
+  /** Commit sha → the PRs associated with it (`commits/{sha}/pulls`). */
+  readonly commitPulls = new Map<string, CommitPull[]>()
   private nextId = 1000
+  private nextIssue = 100
   private commitCount = 0
   private readonly users = new Map<string, FakeUser>()
 
@@ -218,6 +260,33 @@ export class FakeState {
   commentsOn(issue: number): FakeComment[] {
     return this.comments.filter((c) => c.issue === issue)
   }
+
+  /** Opens an issue (the API's way, or a person's when `user` is someone else); `pull` makes it list as a PR. */
+  addIssue(
+    fields: { title: string; body?: string; labels?: string[]; pull?: boolean },
+    user: FakeUser = this.user(this.actor),
+  ): FakeIssue {
+    const at = now()
+    const issue: FakeIssue = {
+      number: this.nextIssue++,
+      title: fields.title,
+      body: fields.body ?? '',
+      labels: fields.labels ?? [],
+      state: 'open',
+      state_reason: null,
+      user,
+      pull: fields.pull,
+      created_at: at,
+      updated_at: at,
+      closed_at: null,
+    }
+    this.issues.push(issue)
+    return issue
+  }
+
+  issue(number: number): FakeIssue | undefined {
+    return this.issues.find((i) => i.number === number)
+  }
 }
 
 interface Reply {
@@ -259,13 +328,19 @@ const fail = (status: number, message: string, doc: string, extra: Record<string
 const notFound = (doc: string): Reply => fail(404, 'Not Found', doc)
 const forbidden = (doc: string): Reply => fail(403, 'Resource not accessible by integration', doc)
 
+/** `issues` for an issue opened in the fake, `pull` for anything else (the PRs the tests comment on). */
+function pageOf(ctx: Ctx, number: number): 'issues' | 'pull' {
+  const issue = ctx.state.issue(number)
+  return issue && !issue.pull ? 'issues' : 'pull'
+}
+
 function commentJson(ctx: Ctx, c: FakeComment): unknown {
   const repoApi = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}`
   return {
     id: c.id,
     node_id: `IC_${c.id}`,
     url: `${repoApi}/issues/comments/${c.id}`,
-    html_url: `${ctx.origin}/${ctx.state.owner}/${ctx.state.repo}/pull/${c.issue}#issuecomment-${c.id}`,
+    html_url: `${ctx.origin}/${ctx.state.owner}/${ctx.state.repo}/${pageOf(ctx, c.issue)}/${c.issue}#issuecomment-${c.id}`,
     issue_url: `${repoApi}/issues/${c.issue}`,
     body: c.body,
     user: { ...c.user, node_id: `U_${c.user.id}` },
@@ -587,7 +662,123 @@ function getPages(ctx: Ctx): Reply {
     : notFound('pages/pages#get-a-apiname-pages-site')
 }
 
+function issueJson(ctx: Ctx, i: FakeIssue): unknown {
+  const repoApi = `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}`
+  const json: Record<string, unknown> = {
+    id: 500_000 + i.number,
+    node_id: `I_${i.number}`,
+    number: i.number,
+    url: `${repoApi}/issues/${i.number}`,
+    html_url: `${ctx.origin}/${ctx.state.owner}/${ctx.state.repo}/${i.pull ? 'pull' : 'issues'}/${i.number}`,
+    title: i.title,
+    body: i.body,
+    labels: i.labels.map((name) => ({ id: 600_000 + name.length, name, color: 'ededed', default: false })),
+    state: i.state,
+    state_reason: i.state_reason,
+    user: { ...i.user, node_id: `U_${i.user.id}` },
+    comments: ctx.state.commentsOn(i.number).length,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+    closed_at: i.closed_at,
+    author_association: i.user.type === 'Bot' ? 'NONE' : 'CONTRIBUTOR',
+  }
+  if (i.pull) json.pull_request = { url: `${repoApi}/pulls/${i.number}`, merged_at: null }
+  return json
+}
+
+function listIssues(ctx: Ctx): Reply {
+  const doc = 'issues/issues#list-repository-issues'
+  if (ctx.faults.comments === 'all') return forbidden(doc)
+  const state = ctx.query.get('state') ?? 'open'
+  const labels = (ctx.query.get('labels') ?? '').split(',').filter((l) => l !== '')
+  const perPage = Math.min(100, Math.max(1, Number(ctx.query.get('per_page') ?? 30) || 30))
+  const page = Math.max(1, Number(ctx.query.get('page') ?? 1) || 1)
+  const all = ctx.state.issues
+    .filter((i) => (state === 'all' || i.state === state) && labels.every((l) => i.labels.includes(l)))
+    .sort((a, b) => b.number - a.number)
+  const last = Math.max(1, Math.ceil(all.length / perPage))
+  const query = [...ctx.query].filter(([k]) => k !== 'page').map(([k, v]) => `${k}=${encodeURIComponent(v)}&`)
+  const link = (p: number, rel: string): string =>
+    `<${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/issues?${query.join('')}page=${p}>; rel="${rel}"`
+  const rels: string[] = []
+  if (page > 1) rels.push(link(page - 1, 'prev'))
+  if (page < last) rels.push(link(page + 1, 'next'), link(last, 'last'))
+  if (page > 1) rels.push(link(1, 'first'))
+  const slice = all.slice((page - 1) * perPage, page * perPage).map((i) => issueJson(ctx, i))
+  return { status: 200, body: slice, headers: rels.length ? { link: rels.join(', ') } : {} }
+}
+
+function bodyInvalid(ctx: Ctx, doc: string): Reply | undefined {
+  const { body } = ctx.body
+  if (body !== undefined && body !== null && typeof body !== 'string') return fail(422, 'Invalid request.', doc)
+  if (typeof body === 'string' && body.length > COMMENT_MAX) {
+    const error = { resource: 'Issue', code: 'custom', field: 'body', message: 'body is too long' }
+    return fail(422, 'Validation Failed', doc, { errors: [error] })
+  }
+  return undefined
+}
+
+function createIssue(ctx: Ctx): Reply {
+  const doc = 'issues/issues#create-an-issue'
+  if (ctx.faults.comments) return forbidden(doc)
+  const { title, body, labels = [] } = ctx.body
+  if (typeof title !== 'string' || title === '') return fail(422, 'Invalid request.\n\n"title" wasn\'t supplied.', doc)
+  const invalid = bodyInvalid(ctx, doc)
+  if (invalid) return invalid
+  if (!Array.isArray(labels)) return fail(422, 'Invalid request.', doc)
+  const names = labels.map((l) => String(typeof l === 'object' && l !== null ? (l as { name?: unknown }).name : l))
+  const issue = ctx.state.addIssue({ title, body: typeof body === 'string' ? body : '', labels: names })
+  return { status: 201, body: issueJson(ctx, issue) }
+}
+
+function getIssue(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const doc = 'issues/issues#get-an-issue'
+  if (ctx.faults.comments === 'all') return forbidden(doc)
+  const issue = ctx.state.issue(Number(m[1]))
+  return issue ? { status: 200, body: issueJson(ctx, issue) } : notFound(doc)
+}
+
+const STATE_REASONS = new Set(['completed', 'not_planned', 'reopened', null])
+
+function updateIssue(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const doc = 'issues/issues#update-an-issue'
+  if (ctx.faults.comments) return forbidden(doc)
+  const issue = ctx.state.issue(Number(m[1]))
+  if (!issue) return notFound(doc)
+  const { title, body, state, state_reason: reason } = ctx.body
+  if (title !== undefined && (typeof title !== 'string' || title === '')) return fail(422, 'Invalid request.', doc)
+  const invalid = bodyInvalid(ctx, doc)
+  if (invalid) return invalid
+  if (state !== undefined && state !== 'open' && state !== 'closed') return fail(422, 'Invalid request.', doc)
+  if (reason !== undefined && !STATE_REASONS.has(reason as string | null)) return fail(422, 'Invalid request.', doc)
+  if (typeof title === 'string') issue.title = title
+  if (typeof body === 'string' || body === null) issue.body = body ?? ''
+  if (state === 'closed' && issue.state === 'open') issue.closed_at = now()
+  if (state === 'open') issue.closed_at = null
+  if (state !== undefined) issue.state = state
+  if (reason !== undefined) issue.state_reason = reason as FakeIssue['state_reason']
+  else if (state === 'closed') issue.state_reason = 'completed'
+  issue.updated_at = now()
+  return { status: 200, body: issueJson(ctx, issue) }
+}
+
+function listCommitPulls(ctx: Ctx, m: RegExpMatchArray): Reply {
+  const pulls = ctx.state.commitPulls.get(m[1]) ?? []
+  const body = pulls.map((p) => ({
+    id: 700_000 + p.number,
+    state: p.merged_at ? 'closed' : 'open',
+    url: `${ctx.origin}/repos/${ctx.state.owner}/${ctx.state.repo}/pulls/${p.number}`,
+    ...p,
+  }))
+  return { status: 200, body }
+}
+
 const ROUTES: Array<[string, RegExp, Handler]> = [
+  ['GET', /^\/issues$/, listIssues],
+  ['POST', /^\/issues$/, createIssue],
+  ['GET', /^\/issues\/(\d+)$/, getIssue],
+  ['PATCH', /^\/issues\/(\d+)$/, updateIssue],
+  ['GET', /^\/commits\/([^/]+)\/pulls$/, listCommitPulls],
   ['GET', /^\/pulls\/(\d+)\/files$/, listPullFiles],
   ['GET', /^\/pages$/, getPages],
   ['GET', /^\/issues\/(\d+)\/comments$/, listComments],

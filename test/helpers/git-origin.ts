@@ -96,3 +96,25 @@ export function prEvent(baseSha: string, head = 'o/r') {
     },
   }
 }
+
+/**
+ * A repository of first-parent commits, one per entry of `commits` (each writes its files over the one before), on
+ * `main`, checked out at the last: a full history, as `actions/checkout` with `fetch-depth: 0` leaves it. The shas
+ * oldest first.
+ */
+export function linearRepo(
+  prefix: string,
+  commits: readonly Record<string, string>[],
+): { checkout: string; shas: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const checkout = join(dir, 'checkout')
+  mkdirSync(checkout)
+  git(checkout, 'init', '-q', '-b', 'main')
+  const shas = commits.map((files, i) => commit(checkout, files, `commit ${i + 1}`))
+  return { checkout, shas }
+}
+
+/** One more commit on the checkout's branch, writing `files`; its sha. */
+export function commitOnto(checkout: string, files: Record<string, string>): string {
+  return commit(checkout, files, 'one more')
+}

@@ -23,6 +23,7 @@ export function targetPlan(overrides: Partial<TargetPlan> & { readyTimeoutMs?: n
       maxRounds: 1,
       noiseFloor: 0.015,
       creepWindow: 20,
+      bisect: { mode: 'off', budgetMs: 4 * 3_600_000 },
       memoryFloor: { kind: 'bytes', value: 0 },
       dropCaches: false,
       maxErrorShare: 0.5,

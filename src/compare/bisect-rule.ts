@@ -1,0 +1,231 @@
+/**
+ * Bisection to the commit (docs/bisect.md), as a rule over probes: which commit to measure next and what the probes
+ * name. A probe pairs one commit against another on the same box (the same-box A/B with its sequential rule, which
+ * the caller runs); this file only decides, so it is tested against any probe outcomes, noisy or adversarial.
+ *
+ * 1. **The ends**: the bad commit against the good one. Within the limit: the loss does not reproduce on this box,
+ *    and nothing more is measured. Undecided: the box cannot tell the ends apart within `ab-max-launches`.
+ * 2. **Halving** (`git bisect`'s search over the first-parent commits): each commit strictly between the last one
+ *    within the limit of the reference and the first one past it is measured against the reference — the good end
+ *    — the one nearest the middle first, until no commit lies between. The predicate is "worse than the good end
+ *    beyond the limit", monotone when levels only fall; an undecided probe counts as within (it did not show the
+ *    loss), so a commit is named only on a decided loss. A commit that does not launch is skipped and the one
+ *    nearest the middle among the rest measured instead; when only skipped commits are left, the answer is the
+ *    range (git bisect: "There are only 'skip'ped commits left to test").
+ * 3. **One step or several**: the first commit past the limit against the commit before it. Past the limit too:
+ *    that commit is the culprit. Within: no single commit lost past the limit — the loss built up over several,
+ *    each within it (creep), and every commit of the range is named a step.
+ * 4. **What is left**: the bad end against the culprit. Still past the limit: a second step, bisected again with the
+ *    culprit as the reference; both are named.
+ *
+ * With n commits after the good end, halving measures at most ⌈log2 n⌉ commits (plus the skipped), and each
+ * culprit costs two probes more that measure no new commit (steps 3 and 4). The budget is checked before every
+ * probe; once spent, the range still holding the first commit past the limit is the answer.
+ */
+import type { BisectProbe, BisectRecord, ProbeRole, ProbeSign } from '../core/bisect-record.js'
+import type { CellVerdict } from '../core/verdicts.js'
+
+/** What one probe measured: the sign against the commit it was paired with, and the A/B's verdict per cell. */
+export interface Comparison {
+  sign: ProbeSign
+  cells: Record<string, CellVerdict>
+  launches: number
+  engineMs: number
+  reason?: string
+}
+
+export interface BisectRule {
+  /** Pairs commit `sha` against `against` on this box; never throws. */
+  compare(sha: string, against: string, role: ProbeRole): Promise<Comparison>
+  /** Engine time the bisection may still take, ms. */
+  budgetLeftMs(): number
+  /** Steps past the limit looked for at most (default MAX_STEPS). */
+  maxSteps?: number
+}
+
+/** A range holds a few steps at most before "bisect it again" is the better advice: bounded, like every loop here. */
+export const MAX_STEPS = 4
+
+export type BisectAnswer = Omit<BisectRecord, 'target' | 'cells' | 'good' | 'bad' | 'commits' | 'pull' | 'issue'>
+
+/** Which commit the halving measures next, or what it has found; indices into the commits, 0 the reference. */
+export type NextProbe = { probe: number } | { first: number } | { only: number[] }
+
+/**
+ * The next commit to measure against the reference `from`, given the signs seen against it (a `past` at the bad end
+ * at least). The last `within` before the first `past` bounds the range from below; an index seen `past` below a
+ * `within` (noise) is still the first `past`, so the range only ever narrows.
+ */
+export function nextProbe(from: number, seen: ReadonlyMap<number, ProbeSign>): NextProbe {
+  const past = [...seen].filter(([, s]) => s === 'past').map(([i]) => i)
+  const hi = Math.min(...past)
+  const below = [...seen].filter(([i, s]) => i < hi && (s === 'within' || s === 'undecided')).map(([i]) => i)
+  const lo = Math.max(from, ...below)
+  const open: number[] = []
+  const skipped: number[] = []
+  for (let i = lo + 1; i < hi; i++) (seen.get(i) === 'skip' ? skipped : open).push(i)
+  if (!open.length) return skipped.length ? { only: [...skipped, hi] } : { first: hi }
+  const middle = (lo + hi) / 2
+  const nearest = open.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a))
+  return { probe: nearest }
+}
+
+/** The answer of a bisection of `commits` (the good end first, the bad end last). */
+export async function bisectCommits(commits: readonly string[], rule: BisectRule): Promise<BisectAnswer> {
+  const probes: BisectProbe[] = []
+  const skipped = new Set<string>()
+  const probe = async (role: ProbeRole, against: number, at: number) => {
+    const c = await rule.compare(commits[at], commits[against], role)
+    const { sign, cells, launches, engineMs, reason } = c
+    probes.push({
+      role,
+      sha: commits[at],
+      against: commits[against],
+      sign,
+      cells,
+      launches,
+      engineMs,
+      ...(reason && { reason }),
+    })
+    if (sign === 'skip') skipped.add(commits[at])
+    return c
+  }
+  const answer = (a: Said): BisectAnswer => ({
+    ...a,
+    ...(skipped.size && { skipped: commits.filter((s) => skipped.has(s)) }),
+    probes,
+    engineMs: probes.reduce((sum, p) => sum + p.engineMs, 0),
+  })
+  const last = commits.length - 1
+  if (last < 1) return answer({ outcome: 'error', reason: 'the range holds one commit: good and bad are the same' })
+  const ends = await probe('ends', 0, last)
+  const endsSaid = endsOutcome(ends, commits)
+  if (endsSaid) return answer(endsSaid)
+  return answer(await steps(commits, rule, probe))
+}
+
+/** What the ends' probe ends the bisection with, or undefined when the bad end is past the limit. */
+function endsOutcome(ends: Comparison, commits: readonly string[]): Said | undefined {
+  const [good, bad] = [short(commits[0]), short(commits.at(-1)!)]
+  const why = ends.reason ? `: ${ends.reason}` : ''
+  switch (ends.sign) {
+    case 'past':
+      return undefined
+    case 'within':
+      return {
+        outcome: 'not-reproduced',
+        reason: `the loss does not reproduce on this box: ${bad} measures within the limit of ${good}${why}`,
+      }
+    case 'undecided':
+      return { outcome: 'undecided', reason: `${bad} against ${good} stayed undecided${why}` }
+    case 'skip':
+      return { outcome: 'error', reason: `the bad end ${bad} could not be measured${why}` }
+    case 'error':
+      return { outcome: 'error', reason: `the good end ${good} could not be measured${why}` }
+  }
+}
+
+type Probe = (role: ProbeRole, against: number, at: number) => Promise<Comparison>
+
+/** What the bisection ends with, before its probes are attached. */
+type Said = Omit<BisectAnswer, 'probes' | 'engineMs'>
+
+/** The halving's end: the first commit past the limit against the reference, or why it stopped. */
+type Halved = { first: number; seen: ReadonlyMap<number, ProbeSign> } | { stop: Said }
+
+/** From the ends past the limit: halving, one step or several, and what is left, up to `maxSteps` steps. */
+async function steps(commits: readonly string[], rule: BisectRule, probe: Probe): Promise<Said> {
+  const named: string[] = []
+  const last = commits.length - 1
+  let from = 0
+  for (let round = 0; round < (rule.maxSteps ?? MAX_STEPS); round++) {
+    const found = await halve(commits, from, rule, probe)
+    if ('stop' in found) return named.length ? { ...found.stop, culprit: named[0], steps: named } : found.stop
+    const at = found.first
+    const step = await oneStep(commits, from, at, found.seen, probe)
+    if (step !== 'alone') {
+      const span = commits.slice(from + 1)
+      return { outcome: 'steps' as const, steps: [...named, ...span], reason: step }
+    }
+    named.push(commits[at])
+    if (at === last) break
+    const rest = await probe('rest', at, last)
+    if (rest.sign !== 'past') break
+    from = at
+  }
+  return named.length === 1
+    ? {
+        outcome: 'culprit' as const,
+        culprit: named[0],
+        steps: named,
+        reason: `${short(named[0])} is the first commit worse than ${short(commits[0])} beyond the limit, and alone past it`,
+      }
+    : {
+        outcome: 'steps' as const,
+        culprit: named[0],
+        steps: named,
+        reason: `${named.length} commits each worse beyond the limit: ${named.map(short).join(', ')}`,
+      }
+}
+
+/** Halving against the reference `from` until the first commit past the limit, or why it stopped. */
+async function halve(commits: readonly string[], from: number, rule: BisectRule, probe: Probe): Promise<Halved> {
+  const seen = new Map<number, ProbeSign>([[commits.length - 1, 'past']])
+  for (let i = 0; i < commits.length; i++) {
+    const next = nextProbe(from, seen)
+    if ('first' in next) return { first: next.first, seen }
+    const lo = Math.max(from, ...[...seen].filter(([, s]) => s === 'within' || s === 'undecided').map(([j]) => j))
+    const hi =
+      'only' in next ? next.only.at(-1)! : Math.min(...[...seen].filter(([, s]) => s === 'past').map(([j]) => j))
+    const range = { after: commits[lo], through: commits[hi] }
+    if ('only' in next)
+      return {
+        stop: {
+          outcome: 'budget',
+          range,
+          reason: `only skipped commits are left: the first past the limit is one of ${next.only.map((j) => short(commits[j])).join(', ')}`,
+        },
+      }
+    if (rule.budgetLeftMs() <= 0)
+      return {
+        stop: {
+          outcome: 'budget',
+          range,
+          reason: `bisect-budget spent: the first commit past the limit is after ${short(range.after)}, at or before ${short(range.through)}`,
+        },
+      }
+    const c = await probe('search', from, next.probe)
+    if (c.sign === 'error')
+      return {
+        stop: {
+          outcome: 'error',
+          range,
+          reason: `${short(commits[from])} could not be measured again: ${c.reason ?? 'its launch failed'}`,
+        },
+      }
+    seen.set(next.probe, c.sign)
+  }
+  throw new Error('bisection: the halving did not narrow the range')
+}
+
+/**
+ * Whether the first commit past the limit is alone past it: against the commit before it, measured unless that one
+ * is the reference (then the halving's probe already paired them). Else why the loss is spread over several.
+ */
+async function oneStep(
+  commits: readonly string[],
+  from: number,
+  at: number,
+  seen: ReadonlyMap<number, ProbeSign>,
+  probe: Probe,
+): Promise<'alone' | string> {
+  let before = at - 1
+  while (before > from && seen.get(before) === 'skip') before--
+  if (before === from) return 'alone'
+  const step = await probe('step', before, at)
+  // Only a step measured within the limit, or undecided, spreads the loss; one that could not be paired names none.
+  if (step.sign !== 'within' && step.sign !== 'undecided') return 'alone'
+  return `no single commit: ${short(commits[at])} is the first worse than ${short(commits[from])} beyond the limit, but against ${short(commits[before])} it is ${step.sign === 'within' ? 'within the limit' : step.sign}: the loss built up over the range's commits, each within the limit`
+}
+
+const short = (sha: string) => sha.slice(0, 7)
