@@ -28,25 +28,32 @@ import { parseArgs } from 'node:util'
 import {
   abCellVerdict,
   abFinal,
-  abOrder,
   abUndecided,
   abWanted,
   abWarmRounds,
   confirmCell,
   judgeCell,
   needsConfirmation,
-  type Arm,
   type BaselineView,
 } from '../src/compare/index.js'
 import { loadPlan } from '../src/config/index.js'
-import type { MetricsBlock, RoundResult, Stats } from '../src/core/measurements.js'
-import type { AbMode, CellPlan, GateConfig } from '../src/core/plan.js'
-import type { CellResult } from '../src/core/results.js'
-import { launchSpeed, loadProfile, runRounds, type Profile } from '../src/sim/index.js'
+import type { AbMode, CellPlan } from '../src/core/plan.js'
+import { loadProfile } from '../src/sim/index.js'
 import { createRng, normal } from '../src/sim/rng.js'
 import { PASS_K, REGRESSION_K } from '../src/compare/sequential.js'
 import { NOISE_FLOOR } from '../src/compare/noise.js'
 import { historyEntry } from '../src/store/merge.js'
+import {
+  drawSpeed,
+  GATE,
+  LAUNCH_CV,
+  measure,
+  SEED_CELL,
+  seeds,
+  virtualAb,
+  type Cell,
+  type Regimes,
+} from './virtual-launch.js'
 
 const { values } = parseArgs({
   options: {
@@ -63,7 +70,6 @@ const { values } = parseArgs({
 })
 const TRIALS = Number(values.trials)
 const STARTUP_MS = Number(values.startup) * 1000
-const LAUNCH_CV = 0.03
 const BOX = Number(values.box)
 const LAUNCHES = Number(values.launches)
 const MAX_LAUNCHES = Math.max(LAUNCHES, Number(values['max-launches']))
@@ -71,83 +77,11 @@ const MAX_LAUNCHES = Math.max(LAUNCHES, Number(values['max-launches']))
 const HISTORY = Number(values.history)
 const REGIMES = { regimeShare: Number(values['regime-share']), regimeFactor: Number(values['regime-factor']) }
 /** Launch regimes of the current table (none, or REGIMES). */
-let regimes: { regimeShare?: number; regimeFactor?: number } = {}
-const GATE: GateConfig = {
-  decode: { maxRegression: 0.05, stat: 'mean' },
-  ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
-  'failed-requests': { max: 0.01 },
-}
+let regimes: Regimes = {}
 
-interface Cell {
-  id: string
-  profile: Profile
-  inputTokens: number
-  outputTokens: number
-  concurrency: number
-}
-
-const stat = (v: number): Stats => ({ mean: v, p50: v, p90: v, p99: v, std: 0, min: v, max: v })
-
-/** One measurement of a cell on a launch of the given speed: closed-loop rounds, the first discarded, `warm` kept. */
-function measure(cell: Cell, speed: number, seed: number, warm = 2): { result: CellResult; ms: number } {
-  const w = { inputTokens: cell.inputTokens, outputTokens: cell.outputTokens, concurrency: cell.concurrency }
-  const { rounds } = runRounds(cell.profile, seed, { ...w, rounds: 1 + warm, discard: 1 }, { multiplier: speed })
-  const block = (r: (typeof rounds)[number]): MetricsBlock => ({
-    ttft_ms: stat(r.ttftMs),
-    tpot_ms: stat(r.tpotMs),
-    itl_ms: stat(r.tpotMs),
-    e2e_ms: stat(r.e2eMs),
-    decode_tps: stat(r.decodeTps),
-    prefill_tps: stat(r.prefillTps),
-    output_tps: r.outputTps,
-    total_tps: r.outputTps,
-    per_user_tps: r.outputTps / cell.concurrency,
-    request_tps: 0,
-    failed_share: 0,
-  })
-  const results: RoundResult[] = rounds.map((r, index) => ({
-    index,
-    steady: index >= 1,
-    requests: cell.concurrency,
-    errors: 0,
-    errorReasons: [],
-    durationMs: r.durationMs,
-    metrics: block(r),
-    achieved: {
-      promptTokens: { min: cell.inputTokens, max: cell.inputTokens },
-      outputTokens: { min: cell.outputTokens, max: cell.outputTokens },
-    },
-  }))
-  const steady = rounds.slice(1)
-  const avg = (pick: (r: (typeof rounds)[number]) => number) => steady.reduce((s, r) => s + pick(r), 0) / steady.length
-  const metrics = block({
-    ...steady[0],
-    ttftMs: avg((r) => r.ttftMs),
-    tpotMs: avg((r) => r.tpotMs),
-    e2eMs: avg((r) => r.e2eMs),
-    decodeTps: avg((r) => r.decodeTps),
-    prefillTps: avg((r) => r.prefillTps),
-    outputTps: avg((r) => r.outputTps),
-  })
-  const [target, scenario] = cell.id.split('/')
-  const result: CellResult = {
-    ...{ id: cell.id, target, scenario, engine: 'sim', quant: null, model: null, status: 'ok', error: null },
-    flags: [],
-    workload: { ...w, requests: cell.concurrency, rate: null, api: 'completions' },
-    metrics,
-    rounds: results,
-    info: {},
-    verdict: { status: 'new', metrics: {} },
-    ...(STARTUP_MS > 0 && { startup_s: STARTUP_MS / 1000 }),
-  }
-  return { result, ms: rounds.reduce((s, r) => s + r.durationMs, 0) }
-}
-
-/** A seeded stream of launch seeds: each launch its own offset. */
-function seeds(start: number): () => number {
-  let next = start
-  return () => (next = (Math.imul(next, 1103515245) + 12345) >>> 0)
-}
+/** One measurement on a launch of the given speed, its start-up recorded as `--startup` says. */
+const measured = (cell: Cell, speed: number, seed: number, warm?: number) =>
+  measure(cell, speed, seed, { warm, startupMs: STARTUP_MS })
 
 interface Outcome {
   status: string
@@ -161,12 +95,12 @@ interface Outcome {
 /** One PR of one target's cells under a mode: the stored-baseline verdict, its confirmation, the A/B if wanted. */
 function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: number): Outcome[] {
   const draw = seeds(seed)
-  const speed = (box: number) => launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: box, ...regimes })
+  const speed = (box: number) => drawSpeed(draw, box, regimes)
   // Main's runs, one launch each, newest last; the newest is also the baseline file.
   const mainRuns = Array.from({ length: Math.max(1, HISTORY) }, (_, i) => ({
     schema: 'llm-bench-gate/results@1' as const,
     run: { ...RUN, sha: i.toString(16).padStart(40, '0') },
-    cells: cells.map((c) => measure(c, speed(1), draw()).result),
+    cells: cells.map((c) => measured(c, speed(1), draw()).result),
   }))
   const view: BaselineView = {
     results: mainRuns[mainRuns.length - 1],
@@ -177,12 +111,12 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   // Warm rounds per A/B launch from the PR's own first measurement (compare/ab-rounds.ts), as same-box.ts takes them.
   const warm = new Map<string, number>()
   const judged = cells.map((c) => {
-    const first = measure(c, head, draw())
+    const first = measured(c, head, draw())
     ms += first.ms
     const cell = { ...first.result, verdict: judgeCell(first.result, view, GATE) }
     warm.set(c.id, values['own-rounds'] ? 2 : abWarmRounds(cell, GATE, NOISE_FLOOR, 2))
     if (!needsConfirmation(cell.verdict)) return cell
-    const again = measure(c, head, draw())
+    const again = measured(c, head, draw())
     ms += again.ms
     return { ...cell, verdict: confirmCell(cell, [again.result], view, GATE) }
   })
@@ -190,36 +124,24 @@ function onePr(cells: readonly Cell[], effect: number, mode: AbMode, seed: numbe
   if (!wanted.length) return judged.map((c) => ({ status: c.verdict.status, launches: 1, abLaunches: 0, ms }))
   // ABBA: every launch measures every wanted cell of the target; from the minimum on, another pair (a launch per
   // arm) while a cell's A/B verdict asks for launches, up to MAX_LAUNCHES per arm (target-run/ab-launches.ts).
-  let pairSeed = 0
-  const order = abOrder(MAX_LAUNCHES)
-  const arms: { arm: Arm; cells: { result: CellResult; ms: number }[] }[] = []
+  const ab = virtualAb({
+    cells: wanted.map((w) => cells.find((x) => x.id === w.id)!),
+    launches: LAUNCHES,
+    maxLaunches: MAX_LAUNCHES,
+    speed: (arm) => speed(BOX) * (arm === 'pr' ? effect : 1),
+    pairSeed: draw,
+    warm,
+    undecided: (runs) => wanted.some((c) => abUndecided(c, runs, GATE)),
+    startupMs: STARTUP_MS,
+  })
+  const arms = ab.runs
   const verdictOf = (i: number) =>
     abCellVerdict(
-      arms.map((a) => ({ arm: a.arm, cell: a.cells[i].result })),
+      arms.map((a) => ({ arm: a.arm, cell: a.cells!.get(wanted[i].id)! })),
       GATE,
       { final: true, stored: wanted[i].verdict },
     )
-  const runs = () =>
-    arms.map((a) => ({ arm: a.arm, engineMs: 0, cells: new Map(wanted.map((c, i) => [c.id, a.cells[i].result])) }))
-  for (const [l, arm] of order.entries()) {
-    const boundary = l >= 2 * LAUNCHES && l % 2 === 0
-    if (boundary && (l / 2 + 1 > MAX_LAUNCHES || !wanted.some((c) => abUndecided(c, runs(), GATE)))) break
-    const s = speed(BOX) * (arm === 'pr' ? effect : 1)
-    // Both launches of a pair send the same prompts at the same times, as the action does.
-    if (l % 2 === 0) pairSeed = draw()
-    arms.push({
-      arm,
-      cells: wanted.map((c) =>
-        measure(
-          cells.find((x) => x.id === c.id)!,
-          s,
-          pairSeed,
-          warm.get(c.id),
-        ),
-      ),
-    })
-  }
-  for (const a of arms) ms += a.cells.reduce((s, m) => s + m.ms, 0)
+  ms += ab.measuringMs
   return judged.map((c) => {
     const i = wanted.findIndex((w) => w.id === c.id)
     const abLaunches = arms.length / 2
@@ -240,13 +162,6 @@ const RUN = {
 }
 
 const MODES: AbMode[] = ['off', 'confirm', 'always']
-const SEED_CELL: Cell = {
-  id: 'fp8/seed',
-  profile: loadProfile('vllm-qwen36-27b-fp8'),
-  inputTokens: 1024,
-  outputTokens: 128,
-  concurrency: 8,
-}
 
 /**
  * The sd of one pair's log-ratio of decode on this simulator: two launches of the same build at the box factor,
@@ -256,10 +171,7 @@ function pairSd(samples: number): number {
   const draw = seeds(31337)
   const ratios = Array.from({ length: samples }, () => {
     const seed = draw()
-    const one = () => {
-      const speed = launchSpeed({ launchCv: LAUNCH_CV, launchSeed: draw(), boxFactor: BOX, ...regimes })
-      return measure(SEED_CELL, speed, seed).result.metrics!.decode_tps.mean
-    }
+    const one = () => measured(SEED_CELL, drawSpeed(draw, BOX, regimes), seed).result.metrics!.decode_tps.mean
     return Math.log(one() / one())
   })
   const m = ratios.reduce((a, b) => a + b, 0) / samples
@@ -310,7 +222,7 @@ const LOSS = -Math.log(0.9)
 console.log(
   `A/B figures: launch-cv ${LAUNCH_CV * 100} %, box ${BOX} against a baseline stored at 1.0, ab: confirm, ABBA, looked at after every pair from ${LAUNCHES} to ${MAX_LAUNCHES} launches per arm, ${TRIALS} PRs per case (seed cell ${SEED_CELL.inputTokens}/${SEED_CELL.outputTokens} at concurrency ${SEED_CELL.concurrency}, decode limit 5 %)`,
 )
-for (const setting of [{}, REGIMES] as { regimeShare?: number; regimeFactor?: number }[]) {
+for (const setting of [{}, REGIMES] as Regimes[]) {
   regimes = setting
   const sd = pairSd(Math.min(TRIALS, 2000))
   const wald = waldAsn(sd, LOSS)

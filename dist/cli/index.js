@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8432);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4771);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8432:
+/***/ 4771:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -71468,21 +71468,25 @@ async function publishBisect(p, deps) {
     const write = async (records) => {
         const failed = records.filter((r) => r.outcome === 'error');
         const culprit = records.find((r) => r.culprit)?.culprit;
-        const outcome = {
+        const own = {
             verdict: failed.length ? 'error' : 'pass',
             regressions: 0,
             ...(failed.length && {
                 failure: `bisection could not run: ${failed.map((r) => `${r.target}: ${r.reason}`).join('; ')}`,
             }),
-            ...(culprit && { culprit }),
         };
+        const outcome = { ...(p.after?.outcome ?? own), ...(culprit && { culprit }) };
         const results = redacted({
-            schema: RESULTS_SCHEMA,
-            run: { ...p.meta, finishedAt: new Date().toISOString() },
-            cells: [],
+            ...(p.after?.results ?? {
+                schema: RESULTS_SCHEMA,
+                run: { ...p.meta, finishedAt: new Date().toISOString() },
+                cells: [],
+            }),
             bisect: records,
         });
-        const written = await writeOutputs(p.resultsDir, '', results, renderBisect(results.bisect ?? [], p.report), outcome);
+        const section = renderBisect(results.bisect ?? [], p.report);
+        const report = p.after ? `${p.after.report.trimEnd()}\n\n${section}` : section;
+        const written = await writeOutputs(p.resultsDir, '', results, report, outcome);
         await deps.onOutputs?.(written);
         return written;
     };
@@ -71556,12 +71560,44 @@ function bisect_publish_episodeOf(r, p) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/run/auto-bisect.ts
+/** The bisections a default-branch run's alerts ask for; none when no target of the plan bisects on its own. */
+function autoRanges(plan, results, history) {
+    const previous = history.at(-1)?.sha;
+    const age = (sha) => {
+        const at = history.findIndex((e) => e.sha === sha);
+        return at < 0 ? history.length : at;
+    };
+    return plan.targets.flatMap((target) => {
+        if (target.external || target.settings.bisect.mode !== 'auto')
+            return [];
+        const alerting = results.cells.filter((c) => c.target === target.id && c.status === 'ok' && (c.verdict.status === 'regression' || c.verdict.creep?.length));
+        const points = alerting.flatMap((c) => {
+            const since = c.verdict.creep?.map((k) => k.since) ?? [];
+            return since.length ? since : previous ? [previous] : [];
+        });
+        if (!points.length)
+            return [];
+        const good = points.reduce((a, b) => (age(b) < age(a) ? b : a));
+        return [{ target: target.id, cells: alerting.map((c) => c.id), good }];
+    });
+}
+/** The plan narrowed to one range's target and cells: what its bisection measures at every commit. */
+function rangePlan(plan, range) {
+    return {
+        ...plan,
+        targets: plan.targets.filter((t) => t.id === range.target),
+        cells: plan.cells.filter((c) => c.target.id === range.target && range.cells.includes(c.id)),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
 /**
  * plan → baseline → measure (per target: launch, measure, compare, confirm, teardown; or read the
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
+
 
 
 
@@ -71674,7 +71710,7 @@ async function measurePlan(plan, run, deps) {
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
-    return publish({
+    const published = await publish({
         results,
         tally,
         behaviour,
@@ -71685,37 +71721,77 @@ async function measurePlan(plan, run, deps) {
         signal,
         history: baseline.view.history,
     }, { ...deps, github: run.github });
+    if (!behaviour.writeBaseline)
+        return published;
+    return bisectAfter({ plan, results, hardware, history: baseline.view.history }, published, run, deps);
 }
 /** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
 async function bisectPlan(plan, run, deps) {
-    const { options, context, log } = deps;
+    const { options } = deps;
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
-    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
-    const records = await runBisect({
-        plan,
-        good: options.good,
-        bad: options.bad,
-        eventSha: context.sha,
-        only: options.only,
-        cwd: run.cwd,
-        tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-        logDir: (0,external_node_path_.join)(run.resultsDir, 'logs'),
-        signal: run.signal,
-        log,
-        guard,
-        onSpawn: deps.onSpawn,
-        readMemory: deps.readMemory,
-    }).finally(() => (deps.guard ? undefined : guard.close()));
-    const { repository, serverUrl } = context;
-    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
+    const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps);
     return publishBisect({
         records,
         plan,
         hardware,
         resultsDir: run.resultsDir,
         meta: run.meta(hardware),
-        report: { repoUrl, runUrl: context.runUrl || undefined },
-    }, { log, github: run.github, onOutputs: deps.onOutputs });
+        report: bisectContext(deps.context),
+    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
+}
+/**
+ * `bisect: auto` after a default-branch run wrote its files: the bisections its alerts ask for (auto-bisect.ts),
+ * added to its results file and report; the run's own outcome stands, with the culprit.
+ */
+async function bisectAfter(alerted, published, run, deps) {
+    const ranges = run.signal.aborted ? [] : autoRanges(alerted.plan, alerted.results, alerted.history);
+    if (!ranges.length)
+        return published;
+    const { plan, hardware } = alerted;
+    deps.log.info(`bisect: auto: ${ranges.map((r) => `${r.target} from ${r.good.slice(0, 7)}`).join('; ')}`);
+    const wanted = ranges.map((r) => ({ plan: rangePlan(plan, r), good: r.good, bad: '', only: r.cells.join(',') }));
+    const records = await bisectRanges(wanted, run, deps);
+    const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published;
+    return publishBisect({
+        records,
+        plan,
+        hardware,
+        resultsDir: run.resultsDir,
+        meta: run.meta(hardware),
+        report: bisectContext(deps.context),
+        after: { results: redacted(alerted.results), report, outcome },
+    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
+}
+/** Each range bisected in turn under the run's guard (or one of its own, closed at the end). */
+async function bisectRanges(ranges, run, deps) {
+    const { log, context } = deps;
+    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
+    const records = [];
+    try {
+        for (const r of ranges)
+            records.push(...(await runBisect({
+                ...r,
+                eventSha: context.sha,
+                cwd: run.cwd,
+                tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+                logDir: (0,external_node_path_.join)(run.resultsDir, 'logs'),
+                signal: run.signal,
+                log,
+                guard,
+                onSpawn: deps.onSpawn,
+                readMemory: deps.readMemory,
+            })));
+    }
+    finally {
+        if (!deps.guard)
+            await guard.close();
+    }
+    return records;
+}
+function bisectContext(context) {
+    const { repository, serverUrl } = context;
+    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
+    return { repoUrl, runUrl: context.runUrl || undefined };
 }
 /** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */
 function unusableBaselineFile(run, hardware, file, error) {

@@ -25,6 +25,11 @@ export interface BisectPublication {
   resultsDir: string
   meta: ResultsFile['run']
   report: BisectContext
+  /**
+   * `bisect: auto`: the default-branch run the bisection followed, already written: its results file gains `bisect[]`,
+   * its report the bisection's, and its outcome (the alert fails the step) stands, with the culprit added.
+   */
+  after?: { results: ResultsFile; report: string; outcome: RunOutcome }
 }
 
 export interface BisectPublishDeps {
@@ -38,21 +43,25 @@ export async function publishBisect(p: BisectPublication, deps: BisectPublishDep
   const write = async (records: BisectRecord[]) => {
     const failed = records.filter((r) => r.outcome === 'error')
     const culprit = records.find((r) => r.culprit)?.culprit
-    const outcome: RunOutcome = {
+    const own: RunOutcome = {
       verdict: failed.length ? 'error' : 'pass',
       regressions: 0,
       ...(failed.length && {
         failure: `bisection could not run: ${failed.map((r) => `${r.target}: ${r.reason}`).join('; ')}`,
       }),
-      ...(culprit && { culprit }),
     }
+    const outcome = { ...(p.after?.outcome ?? own), ...(culprit && { culprit }) }
     const results = redacted<ResultsFile>({
-      schema: RESULTS_SCHEMA,
-      run: { ...p.meta, finishedAt: new Date().toISOString() },
-      cells: [],
+      ...(p.after?.results ?? {
+        schema: RESULTS_SCHEMA,
+        run: { ...p.meta, finishedAt: new Date().toISOString() },
+        cells: [],
+      }),
       bisect: records,
     })
-    const written = await writeOutputs(p.resultsDir, '', results, renderBisect(results.bisect ?? [], p.report), outcome)
+    const section = renderBisect(results.bisect ?? [], p.report)
+    const report = p.after ? `${p.after.report.trimEnd()}\n\n${section}` : section
+    const written = await writeOutputs(p.resultsDir, '', results, report, outcome)
     await deps.onOutputs?.(written)
     return written
   }

@@ -14,18 +14,18 @@ import { tmpdir } from 'node:os'
 import { setTimeout as delay } from 'node:timers/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ResultsFile } from '../../src/core/results.js'
+import type { HistoryFile, ResultsFile } from '../../src/core/results.js'
 import { onceStdout, runAction, type ActionRun } from '../helpers/action.js'
 import { PROFILE, box } from '../helpers/ab-box.js'
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js'
-import { commitOnto, linearRepo, worktreeList } from '../helpers/git-origin.js'
+import { commitOnto, git, linearRepo, worktreeList } from '../helpers/git-origin.js'
 import { isGone } from '../server/procs.js'
 
-function matrix(timeScale: number, launch?: string): string {
+function matrix(timeScale: number, launch?: string, defaults = ''): string {
   return [
     'version: 1',
     'hardware: box',
-    'defaults: { rounds: 3, discard: 1, confirm: 0, ready-timeout: 20s, request-timeout: 30s, quality: false, ab-max-launches: 4 }',
+    `defaults: { rounds: 3, discard: 1, confirm: 0, ready-timeout: 20s, request-timeout: 30s, quality: false, ab-max-launches: 4${defaults} }`,
     'gate:',
     '  decode: { max-regression: 5% }',
     'scenarios:',
@@ -103,18 +103,28 @@ async function bisect(
 }
 
 /** A push to main at the checkout's head: measures, writes the baseline, closes what it is back from. */
-function mainRun(checkout: string, sha: string) {
+function mainRun(checkout: string, sha: string, o: { runnerTemp?: string; hardware?: string } = {}) {
   return runAction({
     cwd: checkout,
-    inputs: { config: 'bench.yml', 'results-dir': 'main-out', 'github-token': 'test-token' },
-    env: { ...box(1, '590.10'), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'o/r' },
+    inputs: {
+      config: 'bench.yml',
+      'results-dir': 'main-out',
+      'github-token': 'test-token',
+      hardware: o.hardware ?? 'box',
+    },
+    env: {
+      ...box(1, '590.10'),
+      GITHUB_API_URL: github.url,
+      GITHUB_REPOSITORY: 'o/r',
+      ...(o.runnerTemp && { RUNNER_TEMP: o.runnerTemp }),
+    },
     event: {
       name: 'push',
       ref: 'refs/heads/main',
       sha,
       payload: { ref: 'refs/heads/main', repository: { default_branch: 'main', full_name: 'o/r' } },
     },
-    timeoutMs: 120_000,
+    timeoutMs: 600_000,
   })
 }
 
@@ -249,5 +259,91 @@ describe('mode: bisect', () => {
     })
     expect(post.code, post.stdout).toBe(0)
     nothingLeft(repo.checkout, runnerTemp)
+  }, 300_000)
+
+  it('bisect: auto: four merges each 2.5 % slower, the fourth main run creeps, and the span is named as steps', async () => {
+    // A key of its own: another test's pushes stored their history under `box`.
+    const hw = 'box-auto/history.json'
+    const scales = [1, 0.975, 0.975 ** 2, 0.975 ** 3, 0.975 ** 4]
+    const repo = linearRepo(
+      'lbg-bisect-auto-',
+      scales.map((scale, i) => ({
+        'bench.yml': matrix(scale, undefined, ', bisect: auto'),
+        'profiles/box.json': PROFILE,
+        [`src/change-${i + 1}.txt`]: `${i + 1}\n`,
+      })),
+    )
+    // Main ran at the first commit; its history is made eight such runs, then one for each of the next three merges.
+    git(repo.checkout, 'checkout', '-q', repo.shas[0])
+    const first = await mainRun(repo.checkout, repo.shas[0], { hardware: 'box-auto' })
+    expect(first.code, first.stdout).toBe(0)
+    const stored = JSON.parse(github.state.readFile('llm-bench-data', hw)!) as HistoryFile
+    const entry = stored.entries.at(-1)!
+    const at = (level: number, sha: string) => ({
+      ...entry,
+      sha,
+      cells: Object.fromEntries(
+        Object.entries(entry.cells).map(([id, metrics]) => [
+          id,
+          Object.fromEntries(
+            Object.entries(metrics).map(([key, m]) =>
+              key.startsWith('decode_tps')
+                ? [key, { steady: m.steady * level, rounds: m.rounds.map((r) => r * level) }]
+                : [key, m],
+            ),
+          ),
+        ]),
+      ),
+    })
+    const fake = (i: number) => `${'f'.repeat(38)}${String(i).padStart(2, '0')}`
+    const entries = [
+      ...Array.from({ length: 7 }, (_, i) => at(1, fake(i))),
+      at(1, repo.shas[0]),
+      ...[1, 2, 3].map((k) => at(scales[k], repo.shas[k])),
+    ]
+    github.state.writeFile('llm-bench-data', hw, JSON.stringify({ ...stored, entries }))
+    git(repo.checkout, 'checkout', '-q', 'main')
+
+    const runnerTemp = await mkdtemp(join(tmpdir(), 'lbg-runner-temp-'))
+    const run = await mainRun(repo.checkout, repo.shas[4], { runnerTemp, hardware: 'box-auto' })
+    const results = JSON.parse(await readFile(join(repo.checkout, 'main-out', 'results.json'), 'utf8')) as ResultsFile
+    const [cell] = results.cells
+    expect(
+      cell.verdict.creep?.map((c) => [c.metric, c.since]),
+      run.stdout,
+    ).toEqual([['decode', repo.shas[0]]])
+    // The alert fails the step, and the bisection it started in the same job names the four merges as steps.
+    expect(run.code).toBe(1)
+    const [record] = results.bisect!
+    expect(record.good).toBe(repo.shas[0])
+    expect(record.bad).toBe(repo.shas[4])
+    expect(record.outcome, record.reason).toBe('steps')
+    expect(record.culprit).toBeUndefined()
+    expect(record.steps).toEqual(repo.shas.slice(1))
+    expect(run.outputs.culprit ?? '').toBe('')
+    const report = await readFile(join(repo.checkout, 'main-out', 'report.md'), 'utf8')
+    expect(report).toContain('Creep on the default branch')
+    expect(report).toContain('no single commit')
+    expect(report).toContain('**Steps**')
+    nothingLeft(repo.checkout, runnerTemp)
+  }, 600_000)
+
+  it('a read-only token: the culprit is named, and the report says the issue could not be written', async () => {
+    // Two commits, the second slower: the ends' probe names it, with nothing between to halve.
+    const repo = history(2, 2)
+    github.inject.forbidComments('write')
+    try {
+      const run = await bisect(repo, 1)
+      expect(run.code, run.stdout).toBe(0)
+      const [record] = run.results.bisect!
+      expect(record.culprit).toBe(repo.shas[1])
+      expect(record.probes.map((p) => p.role)).toEqual(['ends'])
+      expect(run.outputs.culprit).toBe(repo.shas[1])
+      expect(record.issue).toMatchObject({ problem: expect.stringContaining('issues: write') })
+      expect(run.report).toContain('The regression issue could not be written')
+      expect(run.report).toContain('**Culprit**')
+    } finally {
+      github.inject.forbidComments(false)
+    }
   }, 300_000)
 })
