@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4771);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8785);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4771:
+/***/ 8785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -53224,7 +53224,7 @@ async function bisectCommits(commits, rule) {
     const endsSaid = endsOutcome(ends, commits);
     if (endsSaid)
         return answer(endsSaid);
-    return answer(await bisect_rule_steps(commits, rule, probe));
+    return answer(await bisect_rule_steps(commits, rule, probe, ends));
 }
 /** What the ends' probe ends the bisection with, or undefined when the bad end is past the limit. */
 function endsOutcome(ends, commits) {
@@ -53247,49 +53247,62 @@ function endsOutcome(ends, commits) {
     }
 }
 /** From the ends past the limit: halving, one step or several, and what is left, up to `maxSteps` steps. */
-async function bisect_rule_steps(commits, rule, probe) {
+async function bisect_rule_steps(commits, rule, probe, ends) {
+    let top = ends;
     const named = [];
+    const notes = [];
     const last = commits.length - 1;
     let from = 0;
     for (let round = 0; round < (rule.maxSteps ?? MAX_STEPS); round++) {
-        const found = await halve(commits, from, rule, probe);
+        const found = await halve(commits, from, rule, probe, top);
         if ('stop' in found)
             return named.length ? { ...found.stop, culprit: named[0], steps: named } : found.stop;
         const at = found.first;
-        const step = await oneStep(commits, from, at, found.seen, probe);
-        if (step !== 'alone') {
+        const step = await oneStep(commits, { from, at, seen: found.seen, past: found.past }, rule, probe);
+        if (typeof step === 'object') {
             const span = commits.slice(from + 1);
-            return { outcome: 'steps', steps: [...named, ...span], reason: step };
+            return { outcome: 'steps', steps: [...named, ...span], reason: step.spread };
         }
+        if (step)
+            notes.push(step);
         named.push(commits[at]);
         if (at === last)
             break;
+        if (rule.budgetLeftMs() <= 0) {
+            notes.push(`bisect-budget spent before ${bisect_rule_short(commits[last])} was measured against it: a later step is possible`);
+            break;
+        }
         const rest = await probe('rest', at, last);
+        top = rest;
+        if (rest.sign === 'undecided')
+            notes.push(`${bisect_rule_short(commits[last])} against ${bisect_rule_short(commits[at])} stayed undecided: a second step between them is possible`);
         if (rest.sign !== 'past')
             break;
         from = at;
     }
+    const said = notes.length ? `; ${notes.join('; ')}` : '';
     return named.length === 1
         ? {
             outcome: 'culprit',
             culprit: named[0],
             steps: named,
-            reason: `${bisect_rule_short(named[0])} is the first commit worse than ${bisect_rule_short(commits[0])} beyond the limit, and alone past it`,
+            reason: `${bisect_rule_short(named[0])} is the first commit worse than ${bisect_rule_short(commits[0])} beyond the limit, and alone past it${said}`,
         }
         : {
             outcome: 'steps',
             culprit: named[0],
             steps: named,
-            reason: `${named.length} commits each worse beyond the limit: ${named.map(bisect_rule_short).join(', ')}`,
+            reason: `${named.length} commits each worse beyond the limit: ${named.map(bisect_rule_short).join(', ')}${said}`,
         };
 }
 /** Halving against the reference `from` until the first commit past the limit, or why it stopped. */
-async function halve(commits, from, rule, probe) {
+async function halve(commits, from, rule, probe, top) {
     const seen = new Map([[commits.length - 1, 'past']]);
+    const measured = new Map([[commits.length - 1, top]]);
     for (let i = 0; i < commits.length; i++) {
         const next = nextProbe(from, seen);
         if ('first' in next)
-            return { first: next.first, seen };
+            return { first: next.first, seen, past: measured.get(next.first) };
         const lo = Math.max(from, ...[...seen].filter(([, s]) => s === 'within' || s === 'undecided').map(([j]) => j));
         const hi = 'only' in next ? next.only.at(-1) : Math.min(...[...seen].filter(([, s]) => s === 'past').map(([j]) => j));
         const range = { after: commits[lo], through: commits[hi] };
@@ -53319,24 +53332,59 @@ async function halve(commits, from, rule, probe) {
                 },
             };
         seen.set(next.probe, c.sign);
+        measured.set(next.probe, c);
     }
     throw new Error('bisection: the halving did not narrow the range');
 }
 /**
  * Whether the first commit past the limit is alone past it: against the commit before it, measured unless that one
- * is the reference (then the halving's probe already paired them). Else why the loss is spread over several.
+ * is the reference (then the halving's probe already paired them). A step measured within the limit spreads the loss
+ * over several commits (`spread`, why); any other sign names the commit, with a note when the step was not decided
+ * past the limit (undecided: a loss between the limit and twice it often is, within `ab-max-launches`).
  */
-async function oneStep(commits, from, at, seen, probe) {
+async function oneStep(commits, p, rule, probe) {
+    const { from, at } = p;
     let before = at - 1;
-    while (before > from && seen.get(before) === 'skip')
+    while (before > from && p.seen.get(before) === 'skip')
         before--;
     if (before === from)
-        return 'alone';
+        return undefined;
+    if (rule.budgetLeftMs() <= 0)
+        return `bisect-budget spent before ${bisect_rule_short(commits[at])} was measured against ${bisect_rule_short(commits[before])}`;
     const step = await probe('step', before, at);
-    // Only a step measured within the limit, or undecided, spreads the loss; one that could not be paired names none.
-    if (step.sign !== 'within' && step.sign !== 'undecided')
-        return 'alone';
-    return `no single commit: ${bisect_rule_short(commits[at])} is the first worse than ${bisect_rule_short(commits[from])} beyond the limit, but against ${bisect_rule_short(commits[before])} it is ${step.sign === 'within' ? 'within the limit' : step.sign}: the loss built up over the range's commits, each within the limit`;
+    const share = lossShare(step, p.past);
+    if (step.sign === 'within' || (step.sign === 'undecided' && share < MOST_OF_THE_LOSS))
+        return {
+            spread: `no single commit: ${bisect_rule_short(commits[at])} is the first worse than ${bisect_rule_short(commits[from])} beyond the limit, but against ${bisect_rule_short(commits[before])} it is within the limit: the loss built up over the range's commits, each within the limit`,
+        };
+    if (step.sign === 'past')
+        return undefined;
+    const most = step.sign === 'undecided' ? `, ${Math.round(share * 100)} % of the loss against ${bisect_rule_short(commits[from])}` : '';
+    return `against ${bisect_rule_short(commits[before])} it is ${step.sign}${most}${step.reason ? ` (${step.reason})` : ''}`;
+}
+/**
+ * An undecided step is the culprit's when it holds most of the loss: one step between the limit and twice it is
+ * undecided about as often as not within `ab-max-launches`, and carries all of the loss its commit shows against the
+ * reference; a creep's last step carries a third of it or less, but measured at 3 % launch noise it can show twice
+ * that. At four fifths, bench/bisect.ts (500 ranges, launch-cv 3 %) names a wrong culprit in a creep 2.6 % of the
+ * time (2.0 % when no undecided step names one, 7.2 % at one half) and finds a lone −7 % step in 18.4 % (16.8 %).
+ */
+const MOST_OF_THE_LOSS = 0.8;
+/**
+ * The share of the loss `past` measured (the first commit past the limit against the reference) that `step` measured
+ * too (that commit against the one before it): per cell and metric `past` regressed, the step's change for the worse
+ * over past's, the largest; 0 when they share none.
+ */
+function lossShare(step, past) {
+    let share = 0;
+    for (const [id, verdict] of Object.entries(past.cells))
+        for (const m of Object.values(verdict.metrics)) {
+            const own = m && step.cells[id]?.metrics[m.metric];
+            if (!m || m.status !== 'regression' || !own || m.delta === null || own.delta === null || m.delta === 0)
+                continue;
+            share = Math.max(share, own.delta / m.delta);
+        }
+    return share;
 }
 const bisect_rule_short = (sha) => sha.slice(0, 7);
 
@@ -53452,6 +53500,7 @@ function abSpreadWarnings(cell, gate, maxLaunches) {
  * Every verdict of a cell is decided by `CellJudge.decide` (cell-judge.ts), the one entry the action and the CLI
  * call; `missingCells` and `runVerdict` judge the run, and `runFailure` says whether it fails the step.
  */
+
 
 
 
@@ -57068,8 +57117,6 @@ function consoleLogger(write = (line) => process.stderr.write(line + '\n'), verb
     };
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/core/github-port.ts
 /**
  * The slice of the GitHub REST API the store and the comment need, as a port:
@@ -57561,7 +57608,28 @@ function historyEntry(results, gates) {
         }
         cells[cell.id] = metrics;
     }
-    return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells, workloads };
+    const culprits = bisectCulprits(results);
+    return {
+        sha: results.run.sha,
+        date: results.run.startedAt,
+        runUrl: results.run.runUrl,
+        cells,
+        workloads,
+        ...(culprits.length && { culprits }),
+    };
+}
+/** The commits a run's bisections named (`bisect: auto`), each with the cells it is named for. */
+function bisectCulprits(results) {
+    return (results.bisect ?? []).flatMap((r) => {
+        const named = r.culprit ? [r.culprit] : (r.steps ?? []);
+        const pull = r.pull && { number: r.pull.number, url: r.pull.url };
+        return named.map((sha) => ({
+            sha,
+            cells: [...r.cells],
+            kind: r.culprit ? 'culprit' : 'step',
+            ...(pull && sha === r.culprit && { pull }),
+        }));
+    });
 }
 /**
  * Adds a run to the history, newest last, keeping `limit` entries. Idempotent per sha: an entry for
@@ -58057,6 +58125,12 @@ const results_schema_historyEntry = obj({
     runUrl: str,
     cells: dict(dict(obj({ steady: num, rounds: results_fields_list(num) }))),
     workloads: dict(str).optional(),
+    culprits: results_fields_list(obj({
+        sha: str,
+        cells: results_fields_list(str),
+        kind: oneOf(['culprit', 'step']),
+        pull: obj({ number: num, url: str }).optional(),
+    })).optional(),
 });
 const historySchema = obj({
     schema: literal(HISTORY_SCHEMA),
@@ -58779,6 +58853,8 @@ async function hardwareKey(input, config, detect = detectHardware) {
     return detect();
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/server/env.ts
 /**
  * The environment a launched engine (or stop command, or container) starts with: least privilege. Engines are
@@ -69433,8 +69509,16 @@ function culpritLines(r, culprit, ctx) {
     for (const [label, p] of sides)
         if (p)
             lines.push(`- ${label}: ${commitLink(p.sha, ctx)} against ${commitLink(p.against, ctx)}: ${changes(p)}`);
+    // The engine counters that moved with it: its own step where one was measured, else against the good end.
+    const moved = sides[2][1] ?? sides[1][1];
+    if (moved)
+        lines.push(`- engine counters that moved with it: ${countersOf(moved)}`);
     lines.push('');
     return lines;
+}
+function countersOf(p) {
+    const moved = Object.entries(p.cells).flatMap(([id, v]) => (v.serverChanges ?? []).map((c) => `${code(id)} ${escapeText(escape_clip(c, 200))}`));
+    return moved.length ? moved.join('; ') : 'none (or the engine exposes none)';
 }
 function issueLine(issue) {
     if ('problem' in issue)
@@ -70141,6 +70225,13 @@ const PLOT_BOTTOM = CHART.height - CHART.bottom;
 const PLOT_HEIGHT = PLOT_BOTTOM - CHART.top;
 /** The marker every trend line draws at its vertices (one definition per page, `trendDefs`). */
 const TREND_POINT_ID = 'trend-point';
+/** A culprit's mark: a line across the plot at its run, a triangle on top, linked where there is a link. */
+function culpritMark(c, n) {
+    const x = xOf(c.index, n);
+    const mark = `<line class="culprit" x1="${x}" x2="${x}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>` +
+        `<path class="culprit-head" d="M${x - 6} ${CHART.top - 10}h12l-6 9z"/><title>${escapeHtml(c.title)}</title>`;
+    return c.href ? `<a href="${escapeHtml(c.href)}">${mark}</a>` : `<g>${mark}</g>`;
+}
 /** x of history index `i` of `n`, the same rule the page's script inverts. */
 function xOf(i, n) {
     return Math.round(n <= 1 ? CHART.left + PLOT_WIDTH / 2 : CHART.left + (i * PLOT_WIDTH) / (n - 1));
@@ -70251,6 +70342,7 @@ function trendChart(trend, attrs) {
         .filter((i) => i > 0 && i < n)
         .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
         .join('');
+    const culprits = (trend.culprits ?? []).filter((c) => c.index >= 0 && c.index < n).map((c) => culpritMark(c, n));
     let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
     if (present) {
         const scale = trendScale(trend.values, trend.band, trend.bounds);
@@ -70260,7 +70352,7 @@ function trendChart(trend, attrs) {
     const { width, height } = CHART;
     return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
         ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
-        `${shifts}${body}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
+        `${shifts}${body}${culprits.join('')}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
 }
 /** The page's one marker definition, the point every trend line draws at each run. */
 function trendDefs() {
@@ -70377,6 +70469,8 @@ svg.trend .dot { fill: var(--fg); }
 svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
 svg.defs .point { fill: var(--fg); }
 svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+svg.trend .culprit { stroke: var(--bad, #c0392b); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg.trend .culprit-head { fill: var(--bad, #c0392b); }
 #tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
 `;
@@ -70495,7 +70589,8 @@ function card(input, cell, index) {
         const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
         const reference = trendReference(values, shifts);
         const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
-        const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`);
+        const culprits = trendCulprits(input, cell.id);
+        const chart = trendChart({ values, shifts, label, unit, band, bounds, culprits }, ` data-cell="${index}" data-metric="${m}"`);
         const latest = values.filter((v) => v !== null).at(-1);
         const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`;
         const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
@@ -70503,6 +70598,22 @@ function card(input, cell, index) {
     });
     const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`;
     return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`;
+}
+/**
+ * The commits bisections named for a cell (`HistoryEntry.culprits`), each at the run of that commit where main
+ * measured it, else at the run whose bisection named it; linked to its pull request, else to the commit.
+ */
+function trendCulprits(input, id) {
+    const { history, repoUrl } = input;
+    return history.flatMap((entry, at) => (entry.culprits ?? [])
+        .filter((c) => c.cells.includes(id) && /^[0-9a-f]{40,64}$/.test(c.sha))
+        .map((c) => {
+        const own = history.findIndex((e) => e.sha === c.sha);
+        const pull = c.pull && safeUrl(c.pull.url);
+        const href = pull ?? (repoUrl && safeUrl(repoUrl) ? `${safeUrl(repoUrl)}/commit/${c.sha}` : undefined);
+        const pr = c.pull ? ` (#${c.pull.number})` : '';
+        return { index: own >= 0 ? own : at, title: `${c.kind} ${c.sha.slice(0, 7)}${pr}`, ...(href && { href }) };
+    }));
 }
 function filters(cells) {
     const selects = FILTERS.map((key) => {
@@ -71178,6 +71289,37 @@ async function writeOutputs(resultsDir, shard, results, summary, outcome) {
     return { ...outcome, failure: failure ? redact_redact(failure) : undefined, resultsFile, reportFile, summary: report };
 }
 
+;// CONCATENATED MODULE: ./src/run/auto-bisect.ts
+/** The bisections a default-branch run's alerts ask for; none when no target of the plan bisects on its own. */
+function autoRanges(plan, results, history) {
+    const previous = history.at(-1)?.sha;
+    const age = (sha) => {
+        const at = history.findIndex((e) => e.sha === sha);
+        return at < 0 ? history.length : at;
+    };
+    return plan.targets.flatMap((target) => {
+        if (target.external || target.settings.bisect.mode !== 'auto')
+            return [];
+        const alerting = results.cells.filter((c) => c.target === target.id && c.status === 'ok' && (c.verdict.status === 'regression' || c.verdict.creep?.length));
+        const points = alerting.flatMap((c) => {
+            const since = c.verdict.creep?.map((k) => k.since) ?? [];
+            return since.length ? since : previous ? [previous] : [];
+        });
+        if (!points.length)
+            return [];
+        const good = points.reduce((a, b) => (age(b) < age(a) ? b : a));
+        return [{ target: target.id, cells: alerting.map((c) => c.id), good }];
+    });
+}
+/** The plan narrowed to one range's target and cells: what its bisection measures at every commit. */
+function rangePlan(plan, range) {
+    return {
+        ...plan,
+        targets: plan.targets.filter((t) => t.id === range.target),
+        cells: plan.cells.filter((c) => c.target.id === range.target && range.cells.includes(c.id)),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/run/bisect-commits.ts
 /**
  * The commits of a bisection on disk (docs/bisect.md): `good` and `bad` resolved by git, the first-parent commits
@@ -71405,6 +71547,7 @@ async function bisect_probe(target, cells, p, arms, o) {
     if ('unavailable' in probed)
         return { ...empty, sign: 'skip', reason: probed.unavailable };
     const { gate, settings } = target;
+    let inProbeMs = 0;
     const judge = (launches, final) => Object.fromEntries(cells.map((id) => {
         const pairs = launches.map((l) => ({ arm: l.arm, cell: l.cells.get(id) }));
         return [id, abCellVerdict(pairs, gate, { noiseFloor: settings.noiseFloor, final })];
@@ -71416,7 +71559,14 @@ async function bisect_probe(target, cells, p, arms, o) {
         maxLaunches: settings.ab.maxLaunches,
         // Another pair while a cell's metric asks for launches and none regressed (compare/ab-verdict.ts).
         undecided: (launches) => cells.some((id) => abUndecided({ id, verdict: NOTHING_STORED }, launches, gate, settings.noiseFloor)),
-    }, { ...o, seed: 1, budgetLeftMs: o.budgetLeftMs, spend: () => undefined, budgetName: 'bisect-budget' });
+    }, {
+        ...o,
+        seed: 1,
+        // The probe's own launches count as they run: each base launch's time, and as much again for its PR launch.
+        budgetLeftMs: () => o.budgetLeftMs() - 2 * inProbeMs,
+        spend: (ms) => (inProbeMs += ms),
+        budgetName: 'bisect-budget',
+    });
     const engineMs = outcome.launches.reduce((sum, l) => sum + l.engineMs, 0);
     const launches = Math.floor(outcome.launches.length / 2);
     if (outcome.stopped) {
@@ -71426,7 +71576,7 @@ async function bisect_probe(target, cells, p, arms, o) {
         const sign = spent || !failed?.error ? 'undecided' : failed.arm === 'pr' ? 'skip' : 'error';
         return { cells: {}, launches, engineMs, sign, reason: outcome.stopped };
     }
-    const verdicts = judge(outcome.launches, true);
+    const verdicts = withCounters(judge(outcome.launches, true), outcome.launches);
     return {
         cells: verdicts,
         launches,
@@ -71434,6 +71584,17 @@ async function bisect_probe(target, cells, p, arms, o) {
         sign: signOf(verdicts),
         ...(outcome.ended && { reason: outcome.ended }),
     };
+}
+/**
+ * Each cell's verdict with the engine counters that moved between the arms (compare/server-changes.ts: the probed
+ * commit's steady rounds against the other's, every launch of each): evidence beside the culprit, never a sign.
+ */
+function withCounters(verdicts, launches) {
+    const rounds = (id, arm) => launches.filter((l) => l.arm === arm).flatMap((l) => l.cells?.get(id)?.rounds ?? []);
+    return Object.fromEntries(Object.entries(verdicts).map(([id, v]) => {
+        const moved = serverChanges(rounds(id, 'pr'), rounds(id, 'base'));
+        return [id, moved.length ? { ...v, serverChanges: moved } : v];
+    }));
 }
 /** A probe has no stored-baseline verdict: its launches are expected to vary as the target's `noise-floor` says. */
 const NOTHING_STORED = { status: 'new', metrics: {} };
@@ -71492,10 +71653,16 @@ async function publishBisect(p, deps) {
     };
     const first = await write(p.records);
     const { github } = deps;
-    if (!github || !p.records.some((r) => r.culprit || r.steps?.length))
+    const named = p.records.some((r) => r.culprit || r.steps?.length);
+    if (!github || !named) {
+        if (named)
+            await deps.onRecords?.(p.records);
         return first;
+    }
     const told = await Promise.all(p.records.map((r) => tellGitHub(r, p, github, deps.log)));
-    return write(told);
+    const written = await write(told);
+    await deps.onRecords?.(told);
+    return written;
 }
 /** The record with its culprit's pull request and the episode's issue, or why the issue could not be written. */
 async function tellGitHub(r, p, github, log) {
@@ -71560,35 +71727,98 @@ function bisect_publish_episodeOf(r, p) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/run/auto-bisect.ts
-/** The bisections a default-branch run's alerts ask for; none when no target of the plan bisects on its own. */
-function autoRanges(plan, results, history) {
-    const previous = history.at(-1)?.sha;
-    const age = (sha) => {
-        const at = history.findIndex((e) => e.sha === sha);
-        return at < 0 ? history.length : at;
-    };
-    return plan.targets.flatMap((target) => {
-        if (target.external || target.settings.bisect.mode !== 'auto')
-            return [];
-        const alerting = results.cells.filter((c) => c.target === target.id && c.status === 'ok' && (c.verdict.status === 'regression' || c.verdict.creep?.length));
-        const points = alerting.flatMap((c) => {
-            const since = c.verdict.creep?.map((k) => k.since) ?? [];
-            return since.length ? since : previous ? [previous] : [];
-        });
-        if (!points.length)
-            return [];
-        const good = points.reduce((a, b) => (age(b) < age(a) ? b : a));
-        return [{ target: target.id, cells: alerting.map((c) => c.id), good }];
+;// CONCATENATED MODULE: ./src/run/bisect-stage.ts
+/**
+ * The bisection stages of a run (docs/bisect.md): `mode: bisect`, and `bisect: auto` after a default-branch run that
+ * alerted. Each range is bisected under the run's guard (bisect.ts), then written and told to GitHub
+ * (bisect-publish.ts); after `bisect: auto`, this run's history entry gains what the bisection named.
+ */
+
+
+
+
+
+
+
+
+
+/** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
+async function bisectPlan(plan, run, deps) {
+    const { options } = deps;
+    const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
+    const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps);
+    return publishBisect({
+        records,
+        plan,
+        hardware,
+        resultsDir: run.resultsDir,
+        meta: run.meta(hardware),
+        report: bisectContext(deps.context),
+    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
+}
+/**
+ * `bisect: auto` after a default-branch run wrote its files: the bisections its alerts ask for (auto-bisect.ts),
+ * added to its results file and report; the run's own outcome stands, with the culprit.
+ */
+async function bisectAfter(plan, alerted, published, run, deps) {
+    const ranges = run.signal.aborted ? [] : autoRanges(plan, alerted.results, alerted.history ?? []);
+    if (!ranges.length)
+        return published;
+    const { hardware } = alerted;
+    deps.log.info(`bisect: auto: ${ranges.map((r) => `${r.target} from ${r.good.slice(0, 7)}`).join('; ')}`);
+    const wanted = ranges.map((r) => ({ plan: rangePlan(plan, r), good: r.good, bad: '', only: r.cells.join(',') }));
+    const records = await bisectRanges(wanted, run, deps);
+    const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published;
+    return publishBisect({
+        records,
+        plan,
+        hardware,
+        resultsDir: run.resultsDir,
+        meta: run.meta(hardware),
+        report: bisectContext(deps.context),
+        after: { results: redacted(alerted.results), report, outcome },
+    }, {
+        log: deps.log,
+        github: run.github,
+        onOutputs: deps.onOutputs,
+        // The history entry of this run gains what the bisection named: the dashboard marks it (merge.ts, dashboard.ts).
+        onRecords: async (bisect) => {
+            const failed = await maybeWriteBaseline({ ...alerted, results: { ...alerted.results, bisect } }, { ...deps, github: run.github });
+            if (failed)
+                deps.log.warn(`the culprit was not marked on the dashboard: ${failed}`);
+        },
     });
 }
-/** The plan narrowed to one range's target and cells: what its bisection measures at every commit. */
-function rangePlan(plan, range) {
-    return {
-        ...plan,
-        targets: plan.targets.filter((t) => t.id === range.target),
-        cells: plan.cells.filter((c) => c.target.id === range.target && range.cells.includes(c.id)),
-    };
+/** Each range bisected in turn under the run's guard (or one of its own, closed at the end). */
+async function bisectRanges(ranges, run, deps) {
+    const { log, context } = deps;
+    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
+    const records = [];
+    try {
+        for (const r of ranges)
+            records.push(...(await runBisect({
+                ...r,
+                eventSha: context.sha,
+                cwd: run.cwd,
+                tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+                logDir: (0,external_node_path_.join)(run.resultsDir, 'logs'),
+                signal: run.signal,
+                log,
+                guard,
+                onSpawn: deps.onSpawn,
+                readMemory: deps.readMemory,
+            })));
+    }
+    finally {
+        if (!deps.guard)
+            await guard.close();
+    }
+    return records;
+}
+function bisectContext(context) {
+    const { repository, serverUrl } = context;
+    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
+    return { repoUrl, runUrl: context.runUrl || undefined };
 }
 
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts
@@ -71597,10 +71827,6 @@ function rangePlan(plan, range) {
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
-
-
-
-
 
 
 
@@ -71710,7 +71936,7 @@ async function measurePlan(plan, run, deps) {
         baseline: baseline.ref,
         acceptance: behaviour.compare ? context.acceptance : undefined,
     });
-    const published = await publish({
+    const publication = {
         results,
         tally,
         behaviour,
@@ -71720,78 +71946,11 @@ async function measurePlan(plan, run, deps) {
         resultsDir,
         signal,
         history: baseline.view.history,
-    }, { ...deps, github: run.github });
+    };
+    const published = await publish(publication, { ...deps, github: run.github });
     if (!behaviour.writeBaseline)
         return published;
-    return bisectAfter({ plan, results, hardware, history: baseline.view.history }, published, run, deps);
-}
-/** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
-async function bisectPlan(plan, run, deps) {
-    const { options } = deps;
-    const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
-    const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps);
-    return publishBisect({
-        records,
-        plan,
-        hardware,
-        resultsDir: run.resultsDir,
-        meta: run.meta(hardware),
-        report: bisectContext(deps.context),
-    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
-}
-/**
- * `bisect: auto` after a default-branch run wrote its files: the bisections its alerts ask for (auto-bisect.ts),
- * added to its results file and report; the run's own outcome stands, with the culprit.
- */
-async function bisectAfter(alerted, published, run, deps) {
-    const ranges = run.signal.aborted ? [] : autoRanges(alerted.plan, alerted.results, alerted.history);
-    if (!ranges.length)
-        return published;
-    const { plan, hardware } = alerted;
-    deps.log.info(`bisect: auto: ${ranges.map((r) => `${r.target} from ${r.good.slice(0, 7)}`).join('; ')}`);
-    const wanted = ranges.map((r) => ({ plan: rangePlan(plan, r), good: r.good, bad: '', only: r.cells.join(',') }));
-    const records = await bisectRanges(wanted, run, deps);
-    const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published;
-    return publishBisect({
-        records,
-        plan,
-        hardware,
-        resultsDir: run.resultsDir,
-        meta: run.meta(hardware),
-        report: bisectContext(deps.context),
-        after: { results: redacted(alerted.results), report, outcome },
-    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
-}
-/** Each range bisected in turn under the run's guard (or one of its own, closed at the end). */
-async function bisectRanges(ranges, run, deps) {
-    const { log, context } = deps;
-    const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log });
-    const records = [];
-    try {
-        for (const r of ranges)
-            records.push(...(await runBisect({
-                ...r,
-                eventSha: context.sha,
-                cwd: run.cwd,
-                tempDir: deps.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-                logDir: (0,external_node_path_.join)(run.resultsDir, 'logs'),
-                signal: run.signal,
-                log,
-                guard,
-                onSpawn: deps.onSpawn,
-                readMemory: deps.readMemory,
-            })));
-    }
-    finally {
-        if (!deps.guard)
-            await guard.close();
-    }
-    return records;
-}
-function bisectContext(context) {
-    const { repository, serverUrl } = context;
-    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
-    return { repoUrl, runUrl: context.runUrl || undefined };
+    return bisectAfter(plan, publication, published, run, deps);
 }
 /** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */
 function unusableBaselineFile(run, hardware, file, error) {

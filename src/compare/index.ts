@@ -48,6 +48,7 @@ export {
   type RunCells,
 } from './match.js'
 export { attribution } from './spec-split.js'
+export { serverChanges } from './server-changes.js'
 export {
   MAX_STEPS,
   bisectCommits,

@@ -163,6 +163,20 @@ export interface HistoryEntry {
   cells: Record<string, Record<string, MetricSamples>>
   /** Per cell, the digest of the workload it measured (core/workload.ts); absent in entries written before it was kept. */
   workloads?: Record<string, string>
+  /** What a bisection this run started named (`bisect: auto`): the dashboard marks each on its cells' trends. */
+  culprits?: HistoryCulprit[]
+}
+
+/** A commit a bisection named, as the history keeps it. */
+export interface HistoryCulprit {
+  /** The culprit, or each step of several. */
+  sha: string
+  /** The cells it is named for. */
+  cells: string[]
+  /** `culprit` (one commit alone past the limit) or `step` (one of several). */
+  kind: 'culprit' | 'step'
+  /** Its pull request, where GitHub named one. */
+  pull?: { number: number; url: string }
 }
 
 export interface MetricSamples {

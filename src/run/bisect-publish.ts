@@ -36,6 +36,8 @@ export interface BisectPublishDeps {
   log: Logger
   github?: BoundedGitHub
   onOutputs?: (written: PipelineResult) => Promise<void>
+  /** Hears of the records as finally written, the pull request and the issue included. */
+  onRecords?: (records: BisectRecord[]) => Promise<void>
 }
 
 /** Writes the bisection's files, then what needs GitHub; the step fails only when a bisection could not run. */
@@ -67,9 +69,15 @@ export async function publishBisect(p: BisectPublication, deps: BisectPublishDep
   }
   const first = await write(p.records)
   const { github } = deps
-  if (!github || !p.records.some((r) => r.culprit || r.steps?.length)) return first
+  const named = p.records.some((r) => r.culprit || r.steps?.length)
+  if (!github || !named) {
+    if (named) await deps.onRecords?.(p.records)
+    return first
+  }
   const told = await Promise.all(p.records.map((r) => tellGitHub(r, p, github, deps.log)))
-  return write(told)
+  const written = await write(told)
+  await deps.onRecords?.(told)
+  return written
 }
 
 /** The record with its culprit's pull request and the episode's issue, or why the issue could not be written. */

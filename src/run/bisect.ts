@@ -5,7 +5,13 @@
  * `ab-max-launches` per arm), judged under the checkout's gate and `noise-floor` so every probe is held to the same
  * rule. `bisect-budget` bounds the engine time of all of a target's probes; a launch in flight ends when it runs out.
  */
-import { abCellVerdict, abUndecided, bisectCommits as bisectRule, type Comparison } from '../compare/index.js'
+import {
+  abCellVerdict,
+  abUndecided,
+  bisectCommits as bisectRule,
+  serverChanges,
+  type Comparison,
+} from '../compare/index.js'
 import type { BisectRecord, ProbeRole, ProbeSign } from '../core/bisect-record.js'
 import { formatDuration } from '../core/format.js'
 import type { Logger } from '../core/log.js'
@@ -110,6 +116,7 @@ async function probe(
   const probed = await arms.arm(p.sha, target.id, cells)
   if ('unavailable' in probed) return { ...empty, sign: 'skip', reason: probed.unavailable }
   const { gate, settings } = target
+  let inProbeMs = 0
   const judge = (launches: AbLaunches['launches'], final: boolean) =>
     Object.fromEntries(
       cells.map((id) => {
@@ -127,7 +134,14 @@ async function probe(
       undecided: (launches) =>
         cells.some((id) => abUndecided({ id, verdict: NOTHING_STORED }, launches, gate, settings.noiseFloor)),
     },
-    { ...o, seed: 1, budgetLeftMs: o.budgetLeftMs, spend: () => undefined, budgetName: 'bisect-budget' },
+    {
+      ...o,
+      seed: 1,
+      // The probe's own launches count as they run: each base launch's time, and as much again for its PR launch.
+      budgetLeftMs: () => o.budgetLeftMs() - 2 * inProbeMs,
+      spend: (ms) => (inProbeMs += ms),
+      budgetName: 'bisect-budget',
+    },
   )
   const engineMs = outcome.launches.reduce((sum, l) => sum + l.engineMs, 0)
   const launches = Math.floor(outcome.launches.length / 2)
@@ -138,7 +152,7 @@ async function probe(
     const sign: ProbeSign = spent || !failed?.error ? 'undecided' : failed.arm === 'pr' ? 'skip' : 'error'
     return { cells: {}, launches, engineMs, sign, reason: outcome.stopped }
   }
-  const verdicts = judge(outcome.launches, true)
+  const verdicts = withCounters(judge(outcome.launches, true), outcome.launches)
   return {
     cells: verdicts,
     launches,
@@ -146,6 +160,24 @@ async function probe(
     sign: signOf(verdicts),
     ...(outcome.ended && { reason: outcome.ended }),
   }
+}
+
+/**
+ * Each cell's verdict with the engine counters that moved between the arms (compare/server-changes.ts: the probed
+ * commit's steady rounds against the other's, every launch of each): evidence beside the culprit, never a sign.
+ */
+function withCounters(
+  verdicts: Record<string, CellVerdict>,
+  launches: AbLaunches['launches'],
+): Record<string, CellVerdict> {
+  const rounds = (id: string, arm: 'base' | 'pr') =>
+    launches.filter((l) => l.arm === arm).flatMap((l) => l.cells?.get(id)?.rounds ?? [])
+  return Object.fromEntries(
+    Object.entries(verdicts).map(([id, v]) => {
+      const moved = serverChanges(rounds(id, 'pr'), rounds(id, 'base'))
+      return [id, moved.length ? { ...v, serverChanges: moved } : v]
+    }),
+  )
 }
 
 /** A probe has no stored-baseline verdict: its launches are expected to vary as the target's `noise-floor` says. */

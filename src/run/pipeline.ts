@@ -3,8 +3,7 @@
  * shards' results in merge mode) → assemble the results file → publish: report, comment, store.
  * Takes plain data and ports; the runner and the CLI are its only callers.
  */
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { assembleResults } from './assemble.js'
 import { cellsOfRun, loadBaseline, makeStore, type LoadedBaseline } from './baseline-source.js'
 import { cellJudge, rulesByTarget, type CellJudge } from '../compare/index.js'
@@ -17,16 +16,13 @@ import { ConfigError } from '../core/errors.js'
 import { boundedGitHub, type ApiTimeouts, type BoundedGitHub, type GitHubApi } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { Plan } from '../core/plan.js'
-import { RESULTS_SCHEMA, type CellResult, type HistoryEntry, type ResultsFile } from '../core/results.js'
+import { RESULTS_SCHEMA, type CellResult, type ResultsFile } from '../core/results.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import { measure } from './measure-targets.js'
-import { publish, writeOutputs, type PipelineResult, type RunOutcome } from './publish.js'
+import { publish, writeOutputs, type PipelineResult, type Publication, type RunOutcome } from './publish.js'
 import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/index.js'
-import { createRunGuard, makeRunId, type RunGuard } from '../server/index.js'
-import { runBisect } from './bisect.js'
-import { publishBisect } from './bisect-publish.js'
-import { autoRanges, rangePlan } from './auto-bisect.js'
-import type { BisectRecord } from '../core/bisect-record.js'
+import type { RunGuard } from '../server/index.js'
+import { bisectAfter, bisectPlan } from './bisect-stage.js'
 import type { MemInfo } from '../server/index.js'
 import { redacted } from '../core/redact.js'
 
@@ -173,108 +169,20 @@ async function measurePlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<Pi
     baseline: baseline.ref,
     acceptance: behaviour.compare ? context.acceptance : undefined,
   })
-  const published = await publish(
-    {
-      results,
-      tally,
-      behaviour,
-      store,
-      hardware,
-      rules: rulesByTarget(plan.targets),
-      resultsDir,
-      signal,
-      history: baseline.view.history,
-    },
-    { ...deps, github: run.github },
-  )
-  if (!behaviour.writeBaseline) return published
-  return bisectAfter({ plan, results, hardware, history: baseline.view.history }, published, run, deps)
-}
-
-/** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
-async function bisectPlan(plan: Plan, run: Run, deps: PipelineDeps): Promise<PipelineResult> {
-  const { options } = deps
-  const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
-  const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps)
-  return publishBisect(
-    {
-      records,
-      plan,
-      hardware,
-      resultsDir: run.resultsDir,
-      meta: run.meta(hardware),
-      report: bisectContext(deps.context),
-    },
-    { log: deps.log, github: run.github, onOutputs: deps.onOutputs },
-  )
-}
-
-/**
- * `bisect: auto` after a default-branch run wrote its files: the bisections its alerts ask for (auto-bisect.ts),
- * added to its results file and report; the run's own outcome stands, with the culprit.
- */
-async function bisectAfter(
-  alerted: { plan: Plan; results: ResultsFile; hardware: string; history: readonly HistoryEntry[] },
-  published: PipelineResult,
-  run: Run,
-  deps: PipelineDeps,
-): Promise<PipelineResult> {
-  const ranges = run.signal.aborted ? [] : autoRanges(alerted.plan, alerted.results, alerted.history)
-  if (!ranges.length) return published
-  const { plan, hardware } = alerted
-  deps.log.info(`bisect: auto: ${ranges.map((r) => `${r.target} from ${r.good.slice(0, 7)}`).join('; ')}`)
-  const wanted = ranges.map((r) => ({ plan: rangePlan(plan, r), good: r.good, bad: '', only: r.cells.join(',') }))
-  const records = await bisectRanges(wanted, run, deps)
-  const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published
-  return publishBisect(
-    {
-      records,
-      plan,
-      hardware,
-      resultsDir: run.resultsDir,
-      meta: run.meta(hardware),
-      report: bisectContext(deps.context),
-      after: { results: redacted(alerted.results), report, outcome },
-    },
-    { log: deps.log, github: run.github, onOutputs: deps.onOutputs },
-  )
-}
-
-/** Each range bisected in turn under the run's guard (or one of its own, closed at the end). */
-async function bisectRanges(
-  ranges: Array<{ plan: Plan; good: string; bad: string; only: string }>,
-  run: Run,
-  deps: PipelineDeps,
-): Promise<BisectRecord[]> {
-  const { log, context } = deps
-  const guard = deps.guard ?? createRunGuard({ runId: makeRunId(), log })
-  const records: BisectRecord[] = []
-  try {
-    for (const r of ranges)
-      records.push(
-        ...(await runBisect({
-          ...r,
-          eventSha: context.sha,
-          cwd: run.cwd,
-          tempDir: deps.tempDir ?? tmpdir(),
-          logDir: join(run.resultsDir, 'logs'),
-          signal: run.signal,
-          log,
-          guard,
-          onSpawn: deps.onSpawn,
-          readMemory: deps.readMemory,
-        })),
-      )
-  } finally {
-    if (!deps.guard) await guard.close()
+  const publication: Publication = {
+    results,
+    tally,
+    behaviour,
+    store,
+    hardware,
+    rules: rulesByTarget(plan.targets),
+    resultsDir,
+    signal,
+    history: baseline.view.history,
   }
-  return records
-}
-
-function bisectContext(context: RunContext) {
-  const { repository, serverUrl } = context
-  const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined
-  return { repoUrl, runUrl: context.runUrl || undefined }
+  const published = await publish(publication, { ...deps, github: run.github })
+  if (!behaviour.writeBaseline) return published
+  return bisectAfter(plan, publication, published, run, deps)
 }
 
 /** An unusable `baseline-file` ends the run as a bad matrix file does: nothing launched, every problem listed. */

@@ -185,7 +185,7 @@ async function maybeComment(
  * write. A write that was tried and failed (an HTTP error, a timeout, conflicts past the retries) is why the step
  * fails.
  */
-async function maybeWriteBaseline(p: Publication, deps: PublishDeps): Promise<string | undefined> {
+export async function maybeWriteBaseline(p: Publication, deps: PublishDeps): Promise<string | undefined> {
   const { behaviour, store, hardware, results, rules, signal } = p
   const { log, github, context } = deps
   if (!behaviour.writeBaseline) return undefined

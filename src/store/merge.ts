@@ -19,6 +19,7 @@ import { sweepPoint } from '../core/sweep.js'
 import {
   HISTORY_SCHEMA,
   type CellResult,
+  type HistoryCulprit,
   type HistoryEntry,
   type HistoryFile,
   type MetricSamples,
@@ -114,7 +115,29 @@ export function historyEntry(results: ResultsFile, gates?: Record<string, GateCo
     }
     cells[cell.id] = metrics
   }
-  return { sha: results.run.sha, date: results.run.startedAt, runUrl: results.run.runUrl, cells, workloads }
+  const culprits = bisectCulprits(results)
+  return {
+    sha: results.run.sha,
+    date: results.run.startedAt,
+    runUrl: results.run.runUrl,
+    cells,
+    workloads,
+    ...(culprits.length && { culprits }),
+  }
+}
+
+/** The commits a run's bisections named (`bisect: auto`), each with the cells it is named for. */
+function bisectCulprits(results: ResultsFile): HistoryCulprit[] {
+  return (results.bisect ?? []).flatMap((r) => {
+    const named = r.culprit ? [r.culprit] : (r.steps ?? [])
+    const pull = r.pull && { number: r.pull.number, url: r.pull.url }
+    return named.map((sha) => ({
+      sha,
+      cells: [...r.cells],
+      kind: r.culprit ? ('culprit' as const) : ('step' as const),
+      ...(pull && sha === r.culprit && { pull }),
+    }))
+  })
 }
 
 /**

@@ -67,6 +67,14 @@ const historyEntry = obj({
   runUrl: str,
   cells: dict(dict(obj({ steady: num, rounds: list(num) }))),
   workloads: dict(str).optional(),
+  culprits: list(
+    obj({
+      sha: str,
+      cells: list(str),
+      kind: oneOf(['culprit', 'step'] as const),
+      pull: obj({ number: num, url: str }).optional(),
+    }),
+  ).optional(),
 })
 
 export const historySchema: z.ZodType<HistoryFile> = obj({

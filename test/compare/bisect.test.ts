@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { bisectCommits, nextProbe, type Comparison } from '../../src/compare/index.js'
 import type { ProbeRole } from '../../src/core/bisect-record.js'
+import type { CellVerdict } from '../../src/core/verdicts.js'
 
 const LIMIT = 0.05
 const shas = (n: number) => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(2, '0')}${'0'.repeat(38)}`)
@@ -19,6 +20,8 @@ interface Box {
   /** Engine time per probe, ms. */
   probeMs?: number
   budgetMs?: number
+  /** Step probes stay undecided: those whose loss is between the limit and twice it (`band`), or every one (`all`). */
+  undecidedSteps?: 'band' | 'all'
 }
 
 /** The rule run over `box`: its answer, and each probe as (role, at, against) indices. */
@@ -37,10 +40,25 @@ async function bisect(box: Box) {
       if (box.broken?.has(ref)) return { ...base, sign: 'error', reason: 'reference did not launch' }
       if (box.broken?.has(at)) return { ...base, sign: 'skip', reason: 'exited at launch' }
       const change = box.levels[at] / box.levels[ref] - 1
-      return { ...base, sign: change < -LIMIT ? 'past' : 'within' }
+      const sign = change < -LIMIT ? 'past' : 'within'
+      const cells = { 'sim/short': decodeVerdict(sign, box.levels[at], box.levels[ref]) }
+      const band = change < -LIMIT && change > -2 * LIMIT
+      if (role === 'step' && (box.undecidedSteps === 'all' || (box.undecidedSteps === 'band' && band)))
+        return { ...base, cells, sign: 'undecided', reason: 'still undecided after 6 launches per arm' }
+      return { ...base, cells, sign }
     },
   })
   return { answer, calls, commits }
+}
+
+/** A probe's verdict on one cell: its decode change, a regression when past the limit. */
+function decodeVerdict(sign: 'past' | 'within', current: number, baseline: number): CellVerdict {
+  const status = sign === 'past' ? 'regression' : 'pass'
+  const delta = current / baseline - 1
+  return {
+    status,
+    metrics: { decode: { status, metric: 'decode', stat: 'mean', current, baseline, delta, reason: '' } },
+  }
 }
 
 /** Levels of `n` commits with a loss of `loss` at each index of `at`. */
@@ -80,6 +98,23 @@ describe('bisection to the commit', () => {
         expect(calls.filter((c) => c.role === 'search').length).toBeLessThanOrEqual(Math.ceil(Math.log2(n - 1)))
       }
     }
+  })
+
+  it('a step between the limit and twice it, its own probe undecided: the commit is named, and the reason says so', async () => {
+    const { answer, commits } = await bisect({ levels: steps(12, { 5: 0.07 }), undecidedSteps: 'band' })
+    expect(answer.outcome).toBe('culprit')
+    expect(answer.culprit).toBe(commits[5])
+    expect(answer.reason).toContain(`against ${commits[4].slice(0, 7)} it is undecided, 100 % of the loss against`)
+  })
+
+  it('a creep whose last step stays undecided: a third of the loss is no culprit, the span is named', async () => {
+    const { answer, commits } = await bisect({
+      levels: steps(5, { 1: 0.025, 2: 0.025, 3: 0.025, 4: 0.025 }),
+      undecidedSteps: 'all',
+    })
+    expect(answer.outcome).toBe('steps')
+    expect(answer.culprit).toBeUndefined()
+    expect(answer.steps).toEqual(commits.slice(1))
   })
 
   it('two steps past the limit: both named, the first as the culprit', async () => {

@@ -182,6 +182,7 @@ describe('mode: bisect', () => {
     expect(run.report).toContain('**Culprit**')
     expect(run.report).toContain('#57 Faster &lt;sampler&gt;')
     expect(run.report).toMatch(/- at it: .*decode tok\/s −1\d\.\d% ± /)
+    expect(run.report).toMatch(/- engine counters that moved with it: /)
     const issues = github.state.issues.filter((i) => i.labels.includes('llm-bench-regression'))
     expect(issues).toHaveLength(1)
     expect(issues[0].body).toContain(repo.shas[6].slice(0, 7))

@@ -81,8 +81,18 @@ function culpritLines(r: BisectRecord, culprit: string, ctx: BisectContext): str
   const lines = [`**Culprit**: ${commitLink(culprit, ctx)}${pr}`, '']
   for (const [label, p] of sides)
     if (p) lines.push(`- ${label}: ${commitLink(p.sha, ctx)} against ${commitLink(p.against, ctx)}: ${changes(p)}`)
+  // The engine counters that moved with it: its own step where one was measured, else against the good end.
+  const moved = sides[2][1] ?? sides[1][1]
+  if (moved) lines.push(`- engine counters that moved with it: ${countersOf(moved)}`)
   lines.push('')
   return lines
+}
+
+function countersOf(p: BisectProbe): string {
+  const moved = Object.entries(p.cells).flatMap(([id, v]) =>
+    (v.serverChanges ?? []).map((c) => `${code(id)} ${escapeText(clip(c, 200))}`),
+  )
+  return moved.length ? moved.join('; ') : 'none (or the engine exposes none)'
 }
 
 function issueLine(issue: NonNullable<BisectRecord['issue']>): string {

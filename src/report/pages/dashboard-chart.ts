@@ -42,6 +42,25 @@ export interface Trend {
   band?: TrendBand
   /** What the figure can be at all (a share in percent: 0–100): the axis never runs past it. */
   bounds?: readonly [number, number]
+  /** Commits a bisection named for the cell, at the history index of their run, each linked (dashboard.ts). */
+  culprits?: readonly TrendCulprit[]
+}
+
+export interface TrendCulprit {
+  index: number
+  /** `culprit 6774046 (#57 Faster sampler)`: the mark's accessible text. */
+  title: string
+  /** The commit or its pull request; absent without a repository URL. */
+  href?: string
+}
+
+/** A culprit's mark: a line across the plot at its run, a triangle on top, linked where there is a link. */
+function culpritMark(c: TrendCulprit, n: number): string {
+  const x = xOf(c.index, n)
+  const mark =
+    `<line class="culprit" x1="${x}" x2="${x}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>` +
+    `<path class="culprit-head" d="M${x - 6} ${CHART.top - 10}h12l-6 9z"/><title>${escapeHtml(c.title)}</title>`
+  return c.href ? `<a href="${escapeHtml(c.href)}">${mark}</a>` : `<g>${mark}</g>`
 }
 
 /** x of history index `i` of `n`, the same rule the page's script inverts. */
@@ -169,6 +188,7 @@ export function trendChart(trend: Trend, attrs: string): string {
     .filter((i) => i > 0 && i < n)
     .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
     .join('')
+  const culprits = (trend.culprits ?? []).filter((c) => c.index >= 0 && c.index < n).map((c) => culpritMark(c, n))
   let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`
   if (present) {
     const scale = trendScale(trend.values, trend.band, trend.bounds)
@@ -179,7 +199,7 @@ export function trendChart(trend: Trend, attrs: string): string {
   return (
     `<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
     ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
-    `${shifts}${body}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`
+    `${shifts}${body}${culprits.join('')}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`
   )
 }
 

@@ -26,6 +26,8 @@ svg.trend .dot { fill: var(--fg); }
 svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
 svg.defs .point { fill: var(--fg); }
 svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+svg.trend .culprit { stroke: var(--bad, #c0392b); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg.trend .culprit-head { fill: var(--bad, #c0392b); }
 #tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
 `

@@ -12,7 +12,7 @@ import type { GateConfig } from '../../core/plan.js'
 import type { HistoryEntry, ResultsFile } from '../../core/results.js'
 import { engineLabel, runtimeLabel } from '../../core/runtime.js'
 import { chartUnit, trendBand } from './dashboard-band.js'
-import { trendChart, trendDefs, trendReference } from './dashboard-chart.js'
+import { trendChart, trendDefs, trendReference, type TrendCulprit } from './dashboard-chart.js'
 import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js'
 import { DASHBOARD_CSS } from './dashboard-style.js'
 import { escapeHtml, safeUrl } from '../escape.js'
@@ -152,7 +152,11 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
     const shifts = input.shifts?.[cell.id]?.[metric] ?? []
     const reference = trendReference(values, shifts)
     const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target])
-    const chart = trendChart({ values, shifts, label, unit, band, bounds }, ` data-cell="${index}" data-metric="${m}"`)
+    const culprits = trendCulprits(input, cell.id)
+    const chart = trendChart(
+      { values, shifts, label, unit, band, bounds, culprits },
+      ` data-cell="${index}" data-metric="${m}"`,
+    )
     const latest = values.filter((v) => v !== null).at(-1)
     const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`
     const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : ''
@@ -160,6 +164,25 @@ function card(input: DashboardInput, cell: Measured, index: number): string {
   })
   const heading = `${escapeHtml(modelName(cell))} <span class="dim">${escapeHtml(runtimeLabel(cell))} · ${escapeHtml(cell.scenario)}</span>`
   return `<section class="cell"${facetAttrs(cell)} data-id="${escapeHtml(cell.id)}"><h3>${heading}</h3>${charts.join('')}</section>`
+}
+
+/**
+ * The commits bisections named for a cell (`HistoryEntry.culprits`), each at the run of that commit where main
+ * measured it, else at the run whose bisection named it; linked to its pull request, else to the commit.
+ */
+function trendCulprits(input: DashboardInput, id: string): TrendCulprit[] {
+  const { history, repoUrl } = input
+  return history.flatMap((entry, at) =>
+    (entry.culprits ?? [])
+      .filter((c) => c.cells.includes(id) && /^[0-9a-f]{40,64}$/.test(c.sha))
+      .map((c) => {
+        const own = history.findIndex((e) => e.sha === c.sha)
+        const pull = c.pull && safeUrl(c.pull.url)
+        const href = pull ?? (repoUrl && safeUrl(repoUrl) ? `${safeUrl(repoUrl)}/commit/${c.sha}` : undefined)
+        const pr = c.pull ? ` (#${c.pull.number})` : ''
+        return { index: own >= 0 ? own : at, title: `${c.kind} ${c.sha.slice(0, 7)}${pr}`, ...(href && { href }) }
+      }),
+  )
 }
 
 function filters(cells: readonly Measured[]): string {
