@@ -33,17 +33,17 @@ export async function bisectPlan(plan: Plan, run: BisectRun, deps: PipelineDeps)
   const { options } = deps
   const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()))
   const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps)
-  return publishBisect(
-    {
-      records,
-      plan,
-      hardware,
-      resultsDir: run.resultsDir,
-      meta: run.meta(hardware),
-      report: bisectContext(deps.context),
-    },
-    { log: deps.log, github: run.github, onOutputs: deps.onOutputs },
-  )
+  return publishBisect(publication(records, plan, hardware, run, deps), {
+    log: deps.log,
+    github: run.github,
+    onOutputs: deps.onOutputs,
+  })
+}
+
+/** What the bisection's files are written from. */
+function publication(records: BisectRecord[], plan: Plan, hardware: string, run: BisectRun, deps: PipelineDeps) {
+  const meta = run.meta(hardware)
+  return { records, plan, hardware, resultsDir: run.resultsDir, meta, report: bisectContext(deps.context) }
 }
 
 /**
@@ -66,12 +66,7 @@ export async function bisectAfter(
   const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published
   return publishBisect(
     {
-      records,
-      plan,
-      hardware,
-      resultsDir: run.resultsDir,
-      meta: run.meta(hardware),
-      report: bisectContext(deps.context),
+      ...publication(records, plan, hardware, run, deps),
       after: { results: redacted(alerted.results), report, outcome },
     },
     {
