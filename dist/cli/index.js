@@ -53259,14 +53259,15 @@ async function bisect_rule_steps(commits, rule, probe, ends) {
             return named.length ? { ...found.stop, culprit: named[0], steps: named } : found.stop;
         const at = found.first;
         const step = await oneStep(commits, { from, at, seen: found.seen, past: found.past }, rule, probe);
-        if (typeof step === 'object') {
+        if ('spread' in step) {
             const span = commits.slice(from + 1);
             return { outcome: 'steps', steps: [...named, ...span], reason: step.spread };
         }
-        if (step)
-            notes.push(step);
+        if (step.note)
+            notes.push(step.note);
         named.push(commits[at]);
-        if (at === last)
+        // The culprit's own step holds most of the loss from the reference to the bad end: no second step to look for.
+        if (at === last || lossShare(step.step, top) >= MOST_OF_THE_LOSS)
             break;
         if (rule.budgetLeftMs() <= 0) {
             notes.push(`bisect-budget spent before ${bisect_rule_short(commits[last])} was measured against it: a later step is possible`);
@@ -53348,9 +53349,12 @@ async function oneStep(commits, p, rule, probe) {
     while (before > from && p.seen.get(before) === 'skip')
         before--;
     if (before === from)
-        return undefined;
+        return { step: p.past };
     if (rule.budgetLeftMs() <= 0)
-        return `bisect-budget spent before ${bisect_rule_short(commits[at])} was measured against ${bisect_rule_short(commits[before])}`;
+        return {
+            step: p.past,
+            note: `bisect-budget spent before ${bisect_rule_short(commits[at])} was measured against ${bisect_rule_short(commits[before])}`,
+        };
     const step = await probe('step', before, at);
     const share = lossShare(step, p.past);
     if (step.sign === 'within' || (step.sign === 'undecided' && share < MOST_OF_THE_LOSS))
@@ -53358,9 +53362,14 @@ async function oneStep(commits, p, rule, probe) {
             spread: `no single commit: ${bisect_rule_short(commits[at])} is the first worse than ${bisect_rule_short(commits[from])} beyond the limit, but against ${bisect_rule_short(commits[before])} it is within the limit: the loss built up over the range's commits, each within the limit`,
         };
     if (step.sign === 'past')
-        return undefined;
+        return { step };
     const most = step.sign === 'undecided' ? `, ${Math.round(share * 100)} % of the loss against ${bisect_rule_short(commits[from])}` : '';
-    return `against ${bisect_rule_short(commits[before])} it is ${step.sign}${most}${step.reason ? ` (${step.reason})` : ''}`;
+    // A step that could not be paired (its reference failed) says nothing of the loss: the culprit's against the reference does.
+    const said = step.sign === 'undecided' ? step : p.past;
+    return {
+        step: said,
+        note: `against ${bisect_rule_short(commits[before])} it is ${step.sign}${most}${step.reason ? ` (${step.reason})` : ''}`,
+    };
 }
 /**
  * An undecided step is the culprit's when it holds most of the loss: one step between the limit and twice it is
@@ -71747,14 +71756,16 @@ async function bisectPlan(plan, run, deps) {
     const { options } = deps;
     const hardware = await hardwareKey(options.hardware, plan.hardware, deps.detectHardware ?? (() => detectHardware()));
     const records = await bisectRanges([{ plan, good: options.good, bad: options.bad, only: options.only }], run, deps);
-    return publishBisect({
-        records,
-        plan,
-        hardware,
-        resultsDir: run.resultsDir,
-        meta: run.meta(hardware),
-        report: bisectContext(deps.context),
-    }, { log: deps.log, github: run.github, onOutputs: deps.onOutputs });
+    return publishBisect(publication(records, plan, hardware, run, deps), {
+        log: deps.log,
+        github: run.github,
+        onOutputs: deps.onOutputs,
+    });
+}
+/** What the bisection's files are written from. */
+function publication(records, plan, hardware, run, deps) {
+    const meta = run.meta(hardware);
+    return { records, plan, hardware, resultsDir: run.resultsDir, meta, report: bisectContext(deps.context) };
 }
 /**
  * `bisect: auto` after a default-branch run wrote its files: the bisections its alerts ask for (auto-bisect.ts),
@@ -71770,12 +71781,7 @@ async function bisectAfter(plan, alerted, published, run, deps) {
     const records = await bisectRanges(wanted, run, deps);
     const { resultsFile: _f, reportFile: _r, summary: report, ...outcome } = published;
     return publishBisect({
-        records,
-        plan,
-        hardware,
-        resultsDir: run.resultsDir,
-        meta: run.meta(hardware),
-        report: bisectContext(deps.context),
+        ...publication(records, plan, hardware, run, deps),
         after: { results: redacted(alerted.results), report, outcome },
     }, {
         log: deps.log,

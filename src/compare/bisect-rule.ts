@@ -15,11 +15,12 @@
  * 3. **One step or several**: the first commit past the limit against the commit before it. Past the limit too:
  *    that commit is the culprit. Within: no single commit lost past the limit — the loss built up over several,
  *    each within it (creep), and every commit of the range is named a step.
- * 4. **What is left**: the bad end against the culprit. Still past the limit: a second step, bisected again with the
- *    culprit as the reference; both are named.
+ * 4. **What is left**: unless the culprit's own step holds most of the loss from the reference to the bad end (four
+ *    fifths, MOST_OF_THE_LOSS), the bad end against the culprit. Still past the limit: a second step, bisected again
+ *    with the culprit as the reference; both are named.
  *
- * With n commits after the good end, halving measures at most ⌈log2 n⌉ commits (plus the skipped), and each
- * culprit costs two probes more that measure no new commit (steps 3 and 4). The budget is checked before every
+ * With n commits after the good end, halving measures at most ⌈log2 n⌉ commits (plus the skipped), and a culprit one
+ * probe more that measures no new commit (step 3), two when its step leaves a loss for a second one (step 4). The budget is checked before every
  * probe; once spent, the range still holding the first commit past the limit is the answer.
  */
 import type { BisectProbe, BisectRecord, ProbeRole, ProbeSign } from '../core/bisect-record.js'
@@ -145,13 +146,14 @@ async function steps(commits: readonly string[], rule: BisectRule, probe: Probe,
     if ('stop' in found) return named.length ? { ...found.stop, culprit: named[0], steps: named } : found.stop
     const at = found.first
     const step = await oneStep(commits, { from, at, seen: found.seen, past: found.past }, rule, probe)
-    if (typeof step === 'object') {
+    if ('spread' in step) {
       const span = commits.slice(from + 1)
       return { outcome: 'steps', steps: [...named, ...span], reason: step.spread }
     }
-    if (step) notes.push(step)
+    if (step.note) notes.push(step.note)
     named.push(commits[at])
-    if (at === last) break
+    // The culprit's own step holds most of the loss from the reference to the bad end: no second step to look for.
+    if (at === last || lossShare(step.step, top) >= MOST_OF_THE_LOSS) break
     if (rule.budgetLeftMs() <= 0) {
       notes.push(`bisect-budget spent before ${short(commits[last])} was measured against it: a later step is possible`)
       break
@@ -240,23 +242,31 @@ async function oneStep(
   p: { from: number; at: number; seen: ReadonlyMap<number, ProbeSign>; past: Comparison },
   rule: BisectRule,
   probe: Probe,
-): Promise<undefined | string | { spread: string }> {
+): Promise<{ step: Comparison; note?: string } | { spread: string }> {
   const { from, at } = p
   let before = at - 1
   while (before > from && p.seen.get(before) === 'skip') before--
-  if (before === from) return undefined
+  if (before === from) return { step: p.past }
   if (rule.budgetLeftMs() <= 0)
-    return `bisect-budget spent before ${short(commits[at])} was measured against ${short(commits[before])}`
+    return {
+      step: p.past,
+      note: `bisect-budget spent before ${short(commits[at])} was measured against ${short(commits[before])}`,
+    }
   const step = await probe('step', before, at)
   const share = lossShare(step, p.past)
   if (step.sign === 'within' || (step.sign === 'undecided' && share < MOST_OF_THE_LOSS))
     return {
       spread: `no single commit: ${short(commits[at])} is the first worse than ${short(commits[from])} beyond the limit, but against ${short(commits[before])} it is within the limit: the loss built up over the range's commits, each within the limit`,
     }
-  if (step.sign === 'past') return undefined
+  if (step.sign === 'past') return { step }
   const most =
     step.sign === 'undecided' ? `, ${Math.round(share * 100)} % of the loss against ${short(commits[from])}` : ''
-  return `against ${short(commits[before])} it is ${step.sign}${most}${step.reason ? ` (${step.reason})` : ''}`
+  // A step that could not be paired (its reference failed) says nothing of the loss: the culprit's against the reference does.
+  const said = step.sign === 'undecided' ? step : p.past
+  return {
+    step: said,
+    note: `against ${short(commits[before])} it is ${step.sign}${most}${step.reason ? ` (${step.reason})` : ''}`,
+  }
 }
 
 /**

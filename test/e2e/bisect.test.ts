@@ -42,7 +42,7 @@ describe('mode: bisect', () => {
     expect(record.commits).toEqual(repo.shas)
     // Probes besides the ends: the halving's (against the good end), then the culprit against commit 6 and 12 against it.
     const besides = record.probes.filter((p) => p.role !== 'ends')
-    expect(besides.length).toBeLessThanOrEqual(Math.ceil(Math.log2(11)) + 2)
+    expect(besides.length).toBeLessThanOrEqual(Math.ceil(Math.log2(11)) + 1)
     const measured = new Set(
       besides.flatMap((p) => [p.sha, p.against]).filter((s) => s !== repo.shas[0] && s !== repo.shas[11]),
     )
