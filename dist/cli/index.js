@@ -53375,8 +53375,8 @@ async function oneStep(commits, p, rule, probe) {
  * An undecided step is the culprit's when it holds most of the loss: one step between the limit and twice it is
  * undecided about as often as not within `ab-max-launches`, and carries all of the loss its commit shows against the
  * reference; a creep's last step carries a third of it or less, but measured at 3 % launch noise it can show twice
- * that. At four fifths, bench/bisect.ts (500 ranges, launch-cv 3 %) names a wrong culprit in a creep 2.6 % of the
- * time (2.0 % when no undecided step names one, 7.2 % at one half) and finds a lone −7 % step in 18.4 % (16.8 %).
+ * that. At four fifths, bench/bisect.ts (500 ranges, launch-cv 3 %) names a wrong culprit in a creep 3.0 % of the
+ * time (2.0 % when no undecided step names one, 7.2 % at one half) and finds a lone −7 % step in 18.6 % (16.8 %).
  */
 const MOST_OF_THE_LOSS = 0.8;
 /**
