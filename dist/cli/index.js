@@ -53185,10 +53185,10 @@ function nextProbe(from, seen) {
     for (let i = lo + 1; i < hi; i++)
         (seen.get(i) === 'skip' ? skipped : open).push(i);
     if (!open.length)
-        return skipped.length ? { only: [...skipped, hi] } : { first: hi };
+        return skipped.length ? { only: [...skipped, hi], lo, hi } : { first: hi, lo, hi };
     const middle = (lo + hi) / 2;
     const nearest = open.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a));
-    return { probe: nearest };
+    return { probe: nearest, lo, hi };
 }
 /** The answer of a bisection of `commits` (the good end first, the bad end last). */
 async function bisectCommits(commits, rule) {
@@ -53304,9 +53304,7 @@ async function halve(commits, from, rule, probe, top) {
         const next = nextProbe(from, seen);
         if ('first' in next)
             return { first: next.first, seen, past: measured.get(next.first) };
-        const lo = Math.max(from, ...[...seen].filter(([, s]) => s === 'within' || s === 'undecided').map(([j]) => j));
-        const hi = 'only' in next ? next.only.at(-1) : Math.min(...[...seen].filter(([, s]) => s === 'past').map(([j]) => j));
-        const range = { after: commits[lo], through: commits[hi] };
+        const range = { after: commits[next.lo], through: commits[next.hi] };
         if ('only' in next)
             return {
                 stop: {
@@ -57200,6 +57198,31 @@ function boundedGitHub(api, signal, timeouts = API_TIMEOUTS) {
         },
     };
 }
+/**
+ * Every item of a list endpoint, page after page (GitHub REST "Using pagination": the `Link` header's `rel="next"`;
+ * without a `Link` header, a full page means there may be another), at most `maxPages` pages of `per_page` 100.
+ */
+async function listAllPages(request, route, params, maxPages) {
+    const perPage = 100;
+    const items = [];
+    for (let page = 1; page <= maxPages; page++) {
+        const res = await request(route, { ...params, per_page: perPage, page });
+        const data = Array.isArray(res.data) ? res.data : [];
+        items.push(...data);
+        const link = res.headers.link;
+        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : data.length === perPage;
+        if (!more || data.length === 0)
+            break;
+    }
+    return items;
+}
+/** Whether a comment's or an issue's author is a bot (the workflow's token writes as `github-actions[bot]`). */
+function isBotUser(user) {
+    if (typeof user !== 'object' || user === null)
+        return false;
+    const { type, login } = user;
+    return type === 'Bot' || login === 'github-actions[bot]';
+}
 
 ;// CONCATENATED MODULE: ./src/store/github-files.ts
 /** Reading single files of the data branch (contents API, git blobs past 1 MB) and creating the branch (git data API). */
@@ -58763,6 +58786,11 @@ async function selectChangedTargets(plan, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/context.ts
+/** The repository's web address (`https://github.com/o/r`): commits and pull requests link there; none without both. */
+function repositoryUrl(context) {
+    const { repository, serverUrl } = context;
+    return repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
+}
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
 /**
  * Whether the run is on the default branch. The event payload names it (`repository.default_branch`), except
@@ -67297,6 +67325,26 @@ async function checkoutBase(o) {
 
 /** `git diff --name-only` of a PR against its base: bounded like every host command, a little more generous. */
 const DIFF_LIMITS = { timeoutMs: 60_000, maxBytes: 8 * 1024 * 1024 };
+/**
+ * The plan a checked-out commit defines: the run's matrix file at the same path in its worktree, every launch running
+ * there (in the same folder the run's working directory is within the checkout), `only` applied when given; or why
+ * there is none, naming `commit` ("the base commit abc1234"). Never throws; the caller removes the worktree.
+ */
+async function planAtCommit(checkout, o) {
+    const configFile = (0,external_node_path_.relative)(o.repoRoot, o.plan.resolvedPath);
+    const config = (0,external_node_path_.join)(checkout.root, configFile);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(config))
+        return { unavailable: `${configFile} does not exist at ${o.commit}` };
+    const inside = (0,external_node_path_.relative)(o.repoRoot, (0,external_node_path_.resolve)(o.cwd));
+    const workdir = inside.startsWith('..') ? checkout.root : (0,external_node_path_.join)(checkout.root, inside);
+    try {
+        return await loadPlan(config, { workdir, ...(o.only && { only: o.only }) });
+    }
+    catch (error) {
+        const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
+        return { unavailable: `${configFile} at ${o.commit} is not a valid matrix file (${why})` };
+    }
+}
 /** The base arm, or why there is none. Never throws. */
 async function prepareBaseArm(o) {
     const { context, plan } = o;
@@ -67322,23 +67370,10 @@ async function prepareBaseArm(o) {
     if ('unavailable' in checkout)
         return checkout;
     const short = context.baseSha.slice(0, 7);
-    const configFile = (0,external_node_path_.relative)(repoRoot, plan.resolvedPath);
-    const baseConfig = (0,external_node_path_.join)(checkout.root, configFile);
-    const fail = async (unavailable) => {
+    const basePlan = await planAtCommit(checkout, { repoRoot, plan, cwd: o.cwd, commit: `the base commit ${short}` });
+    if ('unavailable' in basePlan) {
         await checkout.remove();
-        return { unavailable };
-    };
-    if (!(0,external_node_fs_namespaceObject.existsSync)(baseConfig))
-        return fail(`${configFile} does not exist at the base commit ${short}`);
-    const inside = (0,external_node_path_.relative)(repoRoot, (0,external_node_path_.resolve)(o.cwd));
-    const workdir = inside.startsWith('..') ? checkout.root : (0,external_node_path_.join)(checkout.root, inside);
-    let basePlan;
-    try {
-        basePlan = await loadPlan(baseConfig, { workdir });
-    }
-    catch (error) {
-        const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
-        return fail(`${configFile} at the base commit ${short} is not a valid matrix file (${why})`);
+        return basePlan;
     }
     const diff = await command_runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS);
     const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined;
@@ -70724,28 +70759,14 @@ function commentMarker(configPath) {
  */
 
 
-const comment_PER_PAGE = 100;
 /** 50 pages of 100: a PR with more comments than that is not worth more requests. */
 const MAX_PAGES = 50;
-const isBot = (c) => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]';
+const isBot = (c) => isBotUser(c.user);
 /** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
 async function findMarked(request, repo, issueNumber, marker) {
-    const found = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-            ...repo,
-            issue_number: issueNumber,
-            per_page: comment_PER_PAGE,
-            page,
-        });
-        const items = res.data;
-        found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)));
-        const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === comment_PER_PAGE;
-        if (!more || items.length === 0)
-            break;
-    }
-    return found;
+    const route = 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments';
+    const items = (await listAllPages(request, route, { ...repo, issue_number: issueNumber }, MAX_PAGES));
+    return items.filter((c) => typeof c.body === 'string' && c.body.includes(marker));
 }
 async function upsertComment(options) {
     const { request, repo, issueNumber } = options;
@@ -70793,6 +70814,7 @@ async function upsertComment(options) {
  */
 
 
+
 /** The label every episode issue carries: public interface, workflows and people filter on it. */
 const REGRESSION_LABEL = 'llm-bench-regression';
 const MARKER_OPEN = `<!-- ${REGRESSION_LABEL} `;
@@ -70806,7 +70828,7 @@ const regression_issue_PER_PAGE = 100;
 /** 10 pages of 100 open episode issues: a repository with more is not worth more requests. */
 const regression_issue_MAX_PAGES = 10;
 const TITLE_MAX = 200;
-const OPEN_EPISODES = { state: 'open', labels: REGRESSION_LABEL, per_page: regression_issue_PER_PAGE };
+const OPEN_EPISODES = { state: 'open', labels: REGRESSION_LABEL };
 const CLOSED = { state: 'closed', state_reason: 'completed' };
 /** A link target we may print: http(s), no spaces, quotes, angle brackets or parentheses. */
 const SAFE_URL = /^https?:\/\/[^\s()<>"'`]+$/;
@@ -70815,8 +70837,6 @@ const isId = (x) => typeof x === 'string' && x.length > 0 && x.length <= ID_MAX;
 const regression_issue_own = (record, key) => Object.hasOwn(record, key) ? record[key] : undefined;
 const sortedIds = (ids) => [...new Set(ids)].sort();
 const identity = (hardware, cells) => JSON.stringify([hardware, cells]);
-/** Issues opened through the API by the workflow's token: a person quoting the marker must not capture an episode. */
-const regression_issue_isBot = (user) => regression_issue_isRecord(user) && (user.type === 'Bot' || user.login === 'github-actions[bot]');
 function readLevel(x) {
     if (!regression_issue_isRecord(x))
         return undefined;
@@ -70885,7 +70905,7 @@ function renderMarker(marker) {
 }
 function episodeOf(item) {
     // The issues list holds pull requests too; only the bot's own issues count.
-    if (!regression_issue_isRecord(item) || 'pull_request' in item || !regression_issue_isBot(item.user))
+    if (!regression_issue_isRecord(item) || 'pull_request' in item || !isBotUser(item.user))
         return [];
     if (typeof item.number !== 'number' || typeof item.html_url !== 'string')
         return [];
@@ -70895,17 +70915,9 @@ function episodeOf(item) {
 }
 /** Every open episode issue, oldest first, following pagination until there is no next page. */
 async function openEpisodes(request, repo) {
-    const found = [];
-    for (let page = 1; page <= regression_issue_MAX_PAGES; page++) {
-        const res = await request('GET /repos/{owner}/{repo}/issues', { ...repo, ...OPEN_EPISODES, page });
-        const items = Array.isArray(res.data) ? res.data : [];
-        found.push(...items.flatMap(episodeOf));
-        const link = res.headers.link;
-        const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === regression_issue_PER_PAGE;
-        if (!more || items.length === 0)
-            break;
-    }
-    return found.sort((a, b) => a.number - b.number);
+    // Only issues opened through the API by the workflow's token: a person quoting the marker must not capture one.
+    const items = await listAllPages(request, 'GET /repos/{owner}/{repo}/issues', { ...repo, ...OPEN_EPISODES }, regression_issue_MAX_PAGES);
+    return items.flatMap(episodeOf).sort((a, b) => a.number - b.number);
 }
 /**
  * The episode's marker; levels already written are kept (a later bisection does not move the level before), new
@@ -71103,6 +71115,7 @@ function localDashboard(results, history, rules) {
 
 
 
+
 async function publish(publication, deps) {
     // Redacted once, before anything is rendered (escaping could split a secret) and before anything leaves
     // the run: the report, the comment, the baseline write and the files all take these results.
@@ -71156,11 +71169,10 @@ async function dashboardLink(p, deps) {
     return github.operation('the GitHub Pages lookup', (api) => pagesDashboardUrl(api, deps.options.baselineBranch, p.hardware, deps.log));
 }
 function renderContext(configPath, mode, context) {
-    const { repository, serverUrl } = context;
     return {
         configPath,
         mode,
-        repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
+        repoUrl: repositoryUrl(context),
         runUrl: context.runUrl || undefined,
         sha: context.sha || undefined,
         // Actions runs the step in the workspace; a local run's paths are relative to where it was started.
@@ -71330,16 +71342,6 @@ function rangePlan(plan, range) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/bisect-commits.ts
-/**
- * The commits of a bisection on disk (docs/bisect.md): `good` and `bad` resolved by git, the first-parent commits
- * between them (`git rev-list --first-parent`, as `git bisect --first-parent` walks a branch of merges), and each
- * probed commit in a temporary worktree with its own matrix file, exactly as the same-box A/B's base arm is
- * (base-arm.ts): its launches run in that worktree, its `ab-setup` runs there once, and the run's guard removes the
- * worktree if this process does not.
- */
-
-
-
 
 
 
@@ -71455,21 +71457,12 @@ class CommitArms {
         });
         if ('unavailable' in checkout)
             return checkout;
-        const configFile = (0,external_node_path_.relative)(o.repoRoot, o.plan.resolvedPath);
-        const config = (0,external_node_path_.join)(checkout.root, configFile);
-        const short = sha.slice(0, 7);
-        const fail = async (unavailable) => (await checkout.remove(), { unavailable });
-        if (!(0,external_node_fs_namespaceObject.existsSync)(config))
-            return fail(`${configFile} does not exist at ${short}`);
-        const inside = (0,external_node_path_.relative)(o.repoRoot, (0,external_node_path_.resolve)(o.cwd));
-        const workdir = inside.startsWith('..') ? checkout.root : (0,external_node_path_.join)(checkout.root, inside);
-        try {
-            return { checkout, plan: await loadPlan(config, { workdir, only: o.only || undefined }) };
+        const plan = await planAtCommit(checkout, { ...o, commit: sha.slice(0, 7) });
+        if ('unavailable' in plan) {
+            await checkout.remove();
+            return plan;
         }
-        catch (error) {
-            const why = error instanceof errors_ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error);
-            return fail(`${configFile} at ${short} is not a valid matrix file (${why})`);
-        }
+        return { checkout, plan };
     }
 }
 
@@ -71751,6 +71744,7 @@ function bisect_publish_episodeOf(r, p) {
 
 
 
+
 /** `mode: bisect`: each target's commits bisected under the run's guard (bisect.ts), then the report and GitHub. */
 async function bisectPlan(plan, run, deps) {
     const { options } = deps;
@@ -71822,9 +71816,7 @@ async function bisectRanges(ranges, run, deps) {
     return records;
 }
 function bisectContext(context) {
-    const { repository, serverUrl } = context;
-    const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined;
-    return { repoUrl, runUrl: context.runUrl || undefined };
+    return { repoUrl: repositoryUrl(context), runUrl: context.runUrl || undefined };
 }
 
 ;// CONCATENATED MODULE: ./src/run/pipeline.ts

@@ -20,8 +20,9 @@
  *    with the culprit as the reference; both are named.
  *
  * With n commits after the good end, halving measures at most ⌈log2 n⌉ commits (plus the skipped), and a culprit one
- * probe more that measures no new commit (step 3), two when its step leaves a loss for a second one (step 4). The budget is checked before every
- * probe; once spent, the range still holding the first commit past the limit is the answer.
+ * probe more that measures no new commit (step 3), two when its step leaves a loss for a second one (step 4). The
+ * budget is checked before every probe; once spent, the range still holding the first commit past the limit is the
+ * answer.
  */
 import type { BisectProbe, BisectRecord, ProbeRole, ProbeSign } from '../core/bisect-record.js'
 import type { CellVerdict } from '../core/verdicts.js'
@@ -49,8 +50,11 @@ export const MAX_STEPS = 4
 
 export type BisectAnswer = Omit<BisectRecord, 'target' | 'cells' | 'good' | 'bad' | 'commits' | 'pull' | 'issue'>
 
-/** Which commit the halving measures next, or what it has found; indices into the commits, 0 the reference. */
-export type NextProbe = { probe: number } | { first: number } | { only: number[] }
+/**
+ * Which commit the halving measures next, or what it has found, with the range it is in (after `lo`, up to `hi`);
+ * indices into the commits, 0 the reference.
+ */
+export type NextProbe = ({ probe: number } | { first: number } | { only: number[] }) & { lo: number; hi: number }
 
 /**
  * The next commit to measure against the reference `from`, given the signs seen against it (a `past` at the bad end
@@ -65,10 +69,10 @@ export function nextProbe(from: number, seen: ReadonlyMap<number, ProbeSign>): N
   const open: number[] = []
   const skipped: number[] = []
   for (let i = lo + 1; i < hi; i++) (seen.get(i) === 'skip' ? skipped : open).push(i)
-  if (!open.length) return skipped.length ? { only: [...skipped, hi] } : { first: hi }
+  if (!open.length) return skipped.length ? { only: [...skipped, hi], lo, hi } : { first: hi, lo, hi }
   const middle = (lo + hi) / 2
   const nearest = open.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a))
-  return { probe: nearest }
+  return { probe: nearest, lo, hi }
 }
 
 /** The answer of a bisection of `commits` (the good end first, the bad end last). */
@@ -196,10 +200,7 @@ async function halve(
   for (let i = 0; i < commits.length; i++) {
     const next = nextProbe(from, seen)
     if ('first' in next) return { first: next.first, seen, past: measured.get(next.first)! }
-    const lo = Math.max(from, ...[...seen].filter(([, s]) => s === 'within' || s === 'undecided').map(([j]) => j))
-    const hi =
-      'only' in next ? next.only.at(-1)! : Math.min(...[...seen].filter(([, s]) => s === 'past').map(([j]) => j))
-    const range = { after: commits[lo], through: commits[hi] }
+    const range = { after: commits[next.lo], through: commits[next.hi] }
     if ('only' in next)
       return {
         stop: {

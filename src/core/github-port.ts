@@ -132,3 +132,33 @@ export function boundedGitHub(
     },
   }
 }
+
+/**
+ * Every item of a list endpoint, page after page (GitHub REST "Using pagination": the `Link` header's `rel="next"`;
+ * without a `Link` header, a full page means there may be another), at most `maxPages` pages of `per_page` 100.
+ */
+export async function listAllPages(
+  request: GitHubRequest,
+  route: string,
+  params: Record<string, unknown>,
+  maxPages: number,
+): Promise<unknown[]> {
+  const perPage = 100
+  const items: unknown[] = []
+  for (let page = 1; page <= maxPages; page++) {
+    const res = await request(route, { ...params, per_page: perPage, page })
+    const data: unknown[] = Array.isArray(res.data) ? res.data : []
+    items.push(...data)
+    const link = res.headers.link
+    const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : data.length === perPage
+    if (!more || data.length === 0) break
+  }
+  return items
+}
+
+/** Whether a comment's or an issue's author is a bot (the workflow's token writes as `github-actions[bot]`). */
+export function isBotUser(user: unknown): boolean {
+  if (typeof user !== 'object' || user === null) return false
+  const { type, login } = user as { type?: unknown; login?: unknown }
+  return type === 'Bot' || login === 'github-actions[bot]'
+}

@@ -35,6 +35,28 @@ export interface BaseArmOptions {
   log: Logger
 }
 
+/**
+ * The plan a checked-out commit defines: the run's matrix file at the same path in its worktree, every launch running
+ * there (in the same folder the run's working directory is within the checkout), `only` applied when given; or why
+ * there is none, naming `commit` ("the base commit abc1234"). Never throws; the caller removes the worktree.
+ */
+export async function planAtCommit(
+  checkout: { root: string },
+  o: { repoRoot: string; plan: Plan; cwd: string; commit: string; only?: string },
+): Promise<Plan | { unavailable: string }> {
+  const configFile = relative(o.repoRoot, o.plan.resolvedPath)
+  const config = join(checkout.root, configFile)
+  if (!existsSync(config)) return { unavailable: `${configFile} does not exist at ${o.commit}` }
+  const inside = relative(o.repoRoot, resolve(o.cwd))
+  const workdir = inside.startsWith('..') ? checkout.root : join(checkout.root, inside)
+  try {
+    return await loadPlan(config, { workdir, ...(o.only && { only: o.only }) })
+  } catch (error) {
+    const why = error instanceof ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error)
+    return { unavailable: `${configFile} at ${o.commit} is not a valid matrix file (${why})` }
+  }
+}
+
 /** The base arm, or why there is none. Never throws. */
 export async function prepareBaseArm(o: BaseArmOptions): Promise<PreparedBaseArm | { unavailable: string }> {
   const { context, plan } = o
@@ -58,21 +80,10 @@ export async function prepareBaseArm(o: BaseArmOptions): Promise<PreparedBaseArm
   })
   if ('unavailable' in checkout) return checkout
   const short = context.baseSha.slice(0, 7)
-  const configFile = relative(repoRoot, plan.resolvedPath)
-  const baseConfig = join(checkout.root, configFile)
-  const fail = async (unavailable: string) => {
+  const basePlan = await planAtCommit(checkout, { repoRoot, plan, cwd: o.cwd, commit: `the base commit ${short}` })
+  if ('unavailable' in basePlan) {
     await checkout.remove()
-    return { unavailable }
-  }
-  if (!existsSync(baseConfig)) return fail(`${configFile} does not exist at the base commit ${short}`)
-  const inside = relative(repoRoot, resolve(o.cwd))
-  const workdir = inside.startsWith('..') ? checkout.root : join(checkout.root, inside)
-  let basePlan: Plan
-  try {
-    basePlan = await loadPlan(baseConfig, { workdir })
-  } catch (error) {
-    const why = error instanceof ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error)
-    return fail(`${configFile} at the base commit ${short} is not a valid matrix file (${why})`)
+    return basePlan
   }
   const diff = await runCommand('git', ['-C', repoRoot, 'diff', '--name-only', '-z', checkout.sha], DIFF_LIMITS)
   const changed = diff.ok ? diff.stdout.split('\0').filter(Boolean) : undefined

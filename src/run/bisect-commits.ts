@@ -5,10 +5,6 @@
  * (base-arm.ts): its launches run in that worktree, its `ab-setup` runs there once, and the run's guard removes the
  * worktree if this process does not.
  */
-import { existsSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
-import { loadPlan } from '../config/index.js'
-import { ConfigError, errorMessage } from '../core/errors.js'
 import type { Logger } from '../core/log.js'
 import type { CellPlan, Plan, TargetPlan } from '../core/plan.js'
 import {
@@ -19,6 +15,7 @@ import {
   runSetupCommand,
   type RunGuard,
 } from '../server/index.js'
+import { planAtCommit } from './base-arm.js'
 import { checkoutBase, type BaseCheckout } from './base-commit.js'
 
 /** A range past this is not one a box can bisect in a budget of hours; it is refused before anything launches. */
@@ -162,18 +159,11 @@ export class CommitArms {
       log: o.log,
     })
     if ('unavailable' in checkout) return checkout
-    const configFile = relative(o.repoRoot, o.plan.resolvedPath)
-    const config = join(checkout.root, configFile)
-    const short = sha.slice(0, 7)
-    const fail = async (unavailable: string) => (await checkout.remove(), { unavailable })
-    if (!existsSync(config)) return fail(`${configFile} does not exist at ${short}`)
-    const inside = relative(o.repoRoot, resolve(o.cwd))
-    const workdir = inside.startsWith('..') ? checkout.root : join(checkout.root, inside)
-    try {
-      return { checkout, plan: await loadPlan(config, { workdir, only: o.only || undefined }) }
-    } catch (error) {
-      const why = error instanceof ConfigError ? error.problems.slice(0, 2).join('; ') : errorMessage(error)
-      return fail(`${configFile} at ${short} is not a valid matrix file (${why})`)
+    const plan = await planAtCommit(checkout, { ...o, commit: sha.slice(0, 7) })
+    if ('unavailable' in plan) {
+      await checkout.remove()
+      return plan
     }
+    return { checkout, plan }
   }
 }

@@ -14,7 +14,7 @@ import { createRunGuard, makeRunId } from '../server/index.js'
 import { autoRanges, rangePlan } from './auto-bisect.js'
 import { runBisect } from './bisect.js'
 import { publishBisect } from './bisect-publish.js'
-import type { RunContext } from './context.js'
+import { repositoryUrl, type RunContext } from './context.js'
 import { detectHardware, hardwareKey } from './hardware.js'
 import type { PipelineDeps } from './pipeline.js'
 import { maybeWriteBaseline, type PipelineResult, type Publication } from './publish.js'
@@ -117,7 +117,5 @@ async function bisectRanges(
 }
 
 function bisectContext(context: RunContext) {
-  const { repository, serverUrl } = context
-  const repoUrl = repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined
-  return { repoUrl, runUrl: context.runUrl || undefined }
+  return { repoUrl: repositoryUrl(context), runUrl: context.runUrl || undefined }
 }

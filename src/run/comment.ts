@@ -4,7 +4,7 @@
  * updated in place, else created. Errors keep their HTTP status; the pipeline turns a 403 (fork PR,
  * read-only token) into a warning.
  */
-import { httpStatus, type GitHubRequest, type RepoRef } from '../core/github-port.js'
+import { httpStatus, isBotUser, listAllPages, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 import { commentMarker } from '../report/index.js'
 
 export interface UpsertOptions {
@@ -15,7 +15,6 @@ export interface UpsertOptions {
   body: string
 }
 
-const PER_PAGE = 100
 /** 50 pages of 100: a PR with more comments than that is not worth more requests. */
 const MAX_PAGES = 50
 
@@ -26,7 +25,7 @@ interface IssueComment {
   user?: { login?: string; type?: string } | null
 }
 
-const isBot = (c: IssueComment): boolean => c.user?.type === 'Bot' || c.user?.login === 'github-actions[bot]'
+const isBot = (c: IssueComment): boolean => isBotUser(c.user)
 
 /** Every comment carrying the marker, oldest first, following pagination until there is no next page. */
 async function findMarked(
@@ -35,21 +34,14 @@ async function findMarked(
   issueNumber: number,
   marker: string,
 ): Promise<IssueComment[]> {
-  const found: IssueComment[] = []
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const res = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-      ...repo,
-      issue_number: issueNumber,
-      per_page: PER_PAGE,
-      page,
-    })
-    const items = res.data as IssueComment[]
-    found.push(...items.filter((c) => typeof c.body === 'string' && c.body.includes(marker)))
-    const link = res.headers.link
-    const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === PER_PAGE
-    if (!more || items.length === 0) break
-  }
-  return found
+  const route = 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
+  const items = (await listAllPages(
+    request,
+    route,
+    { ...repo, issue_number: issueNumber },
+    MAX_PAGES,
+  )) as IssueComment[]
+  return items.filter((c) => typeof c.body === 'string' && c.body.includes(marker))
 }
 
 export async function upsertComment(options: UpsertOptions): Promise<{ url: string; action: 'created' | 'updated' }> {

@@ -24,6 +24,12 @@ export interface RunContext {
   acceptance?: { by?: string }
 }
 
+/** The repository's web address (`https://github.com/o/r`): commits and pull requests link there; none without both. */
+export function repositoryUrl(context: Pick<RunContext, 'repository' | 'serverUrl'>): string | undefined {
+  const { repository, serverUrl } = context
+  return repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined
+}
+
 /** What a run does once `auto` is resolved. */
 export interface Behaviour {
   name: Exclude<Mode, 'auto'>

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { runFailure, type RunTally } from '../compare/index.js'
 import type { ActionOptions } from '../config/inputs.js'
-import type { Behaviour, RunContext } from './context.js'
+import { repositoryUrl, type Behaviour, type RunContext } from './context.js'
 import { errorMessage } from '../core/errors.js'
 import { redact, redacted, type Redacted } from '../core/redact.js'
 import { ensureDir, writeFileNoFollow } from '../io/safe-fs.js'
@@ -134,11 +134,10 @@ async function dashboardLink(p: Publication, deps: PublishDeps): Promise<string 
 }
 
 function renderContext(configPath: string, mode: string, context: RunContext): RenderContext {
-  const { repository, serverUrl } = context
   return {
     configPath,
     mode,
-    repoUrl: repository && serverUrl ? `${serverUrl}/${repository.owner}/${repository.repo}` : undefined,
+    repoUrl: repositoryUrl(context),
     runUrl: context.runUrl || undefined,
     sha: context.sha || undefined,
     // Actions runs the step in the workspace; a local run's paths are relative to where it was started.

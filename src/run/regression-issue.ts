@@ -11,7 +11,7 @@
  * (https://docs.github.com/en/rest/issues/comments#create-an-issue-comment). Errors keep their HTTP status.
  */
 import { formatDelta, formatNumber, formatPercent } from '../core/format.js'
-import type { GitHubRequest, RepoRef } from '../core/github-port.js'
+import { isBotUser, listAllPages, type GitHubRequest, type RepoRef } from '../core/github-port.js'
 import { escapeText, stripControl } from '../report/index.js'
 
 /** The label every episode issue carries: public interface, workflows and people filter on it. */
@@ -76,7 +76,7 @@ const PER_PAGE = 100
 /** 10 pages of 100 open episode issues: a repository with more is not worth more requests. */
 const MAX_PAGES = 10
 const TITLE_MAX = 200
-const OPEN_EPISODES = { state: 'open', labels: REGRESSION_LABEL, per_page: PER_PAGE }
+const OPEN_EPISODES = { state: 'open', labels: REGRESSION_LABEL }
 const CLOSED = { state: 'closed', state_reason: 'completed' }
 /** A link target we may print: http(s), no spaces, quotes, angle brackets or parentheses. */
 const SAFE_URL = /^https?:\/\/[^\s()<>"'`]+$/
@@ -88,9 +88,6 @@ const own = <T>(record: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined
 const sortedIds = (ids: readonly string[]): string[] => [...new Set(ids)].sort()
 const identity = (hardware: string, cells: readonly string[]): string => JSON.stringify([hardware, cells])
-/** Issues opened through the API by the workflow's token: a person quoting the marker must not capture an episode. */
-const isBot = (user: unknown): boolean =>
-  isRecord(user) && (user.type === 'Bot' || user.login === 'github-actions[bot]')
 
 function readLevel(x: unknown): LevelBefore | undefined {
   if (!isRecord(x)) return undefined
@@ -151,7 +148,7 @@ function renderMarker(marker: Marker): string {
 
 function episodeOf(item: unknown): OpenEpisode[] {
   // The issues list holds pull requests too; only the bot's own issues count.
-  if (!isRecord(item) || 'pull_request' in item || !isBot(item.user)) return []
+  if (!isRecord(item) || 'pull_request' in item || !isBotUser(item.user)) return []
   if (typeof item.number !== 'number' || typeof item.html_url !== 'string') return []
   const marker = readMarker(item.body)
   const title = typeof item.title === 'string' ? item.title : ''
@@ -160,16 +157,14 @@ function episodeOf(item: unknown): OpenEpisode[] {
 
 /** Every open episode issue, oldest first, following pagination until there is no next page. */
 async function openEpisodes(request: GitHubRequest, repo: RepoRef): Promise<OpenEpisode[]> {
-  const found: OpenEpisode[] = []
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const res = await request('GET /repos/{owner}/{repo}/issues', { ...repo, ...OPEN_EPISODES, page })
-    const items: unknown[] = Array.isArray(res.data) ? res.data : []
-    found.push(...items.flatMap(episodeOf))
-    const link = res.headers.link
-    const more = typeof link === 'string' && link !== '' ? /rel="next"/.test(link) : items.length === PER_PAGE
-    if (!more || items.length === 0) break
-  }
-  return found.sort((a, b) => a.number - b.number)
+  // Only issues opened through the API by the workflow's token: a person quoting the marker must not capture one.
+  const items = await listAllPages(
+    request,
+    'GET /repos/{owner}/{repo}/issues',
+    { ...repo, ...OPEN_EPISODES },
+    MAX_PAGES,
+  )
+  return items.flatMap(episodeOf).sort((a, b) => a.number - b.number)
 }
 
 /**

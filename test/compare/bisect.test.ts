@@ -186,7 +186,7 @@ describe('bisection to the commit', () => {
 
 describe('nextProbe', () => {
   it('narrows to the range between the last within and the first past, and never widens on a noisy sign', () => {
-    expect(nextProbe(0, new Map([[10, 'past']]))).toEqual({ probe: 5 })
+    expect(nextProbe(0, new Map([[10, 'past']]))).toEqual({ probe: 5, lo: 0, hi: 10 })
     expect(
       nextProbe(
         0,
@@ -195,7 +195,7 @@ describe('nextProbe', () => {
           [5, 'within'],
         ]),
       ),
-    ).toEqual({ probe: 7 })
+    ).toEqual({ probe: 7, lo: 5, hi: 10 })
     // A past below a within (noise): the range is below the past, and the within above it is ignored.
     expect(
       nextProbe(
@@ -206,7 +206,7 @@ describe('nextProbe', () => {
           [7, 'within'],
         ]),
       ),
-    ).toEqual({ probe: 1 })
+    ).toEqual({ probe: 1, lo: 0, hi: 3 })
     expect(
       nextProbe(
         0,
@@ -215,7 +215,7 @@ describe('nextProbe', () => {
           [9, 'within'],
         ]),
       ),
-    ).toEqual({ first: 10 })
+    ).toEqual({ first: 10, lo: 9, hi: 10 })
     expect(
       nextProbe(
         4,
@@ -224,7 +224,7 @@ describe('nextProbe', () => {
           [7, 'skip'],
         ]),
       ),
-    ).toEqual({ probe: 6 })
+    ).toEqual({ probe: 6, lo: 4, hi: 10 })
     expect(
       nextProbe(
         6,
@@ -233,6 +233,6 @@ describe('nextProbe', () => {
           [7, 'skip'],
         ]),
       ),
-    ).toEqual({ only: [7, 8] })
+    ).toEqual({ only: [7, 8], lo: 6, hi: 8 })
   })
 })
