@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8785);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5998);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8785:
+/***/ 5998:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39369,6 +39369,25 @@ const METRICS = {
         headline: false,
         defaultGate: { 'max-drop': 5 },
         onlyWith: 'slo',
+    },
+    /**
+     * A conversation's prefix reuse (`turns`): over turns ≥ 2, Σ TTFT ÷ Σ prompt tokens each turn added since the
+     * previous one, × 1,000 (bench/rounds/turns.ts). A prefix cache that serves the conversation so far leaves the
+     * cost of the added tokens alone; an engine that prefills the whole conversation again every turn shows a
+     * figure that grows with it. Lower is better, gated like TTFT.
+     */
+    'ttft-per-1k-added': {
+        field: 'ttft_per_1k_added',
+        scalar: true,
+        higherIsBetter: false,
+        unit: 'ms',
+        label: 'TTFT per 1k added tokens',
+        short: 'TTFT/1k added',
+        format: ms,
+        rule: 'relative',
+        headline: false,
+        defaultGate: { 'max-regression': '10%', 'min-delta': '20ms' },
+        onlyWith: 'turns',
     },
 };
 /** Metrics a gate names; the factors of decode are judged through decode's entry. */
@@ -51899,13 +51918,59 @@ const LIMITS = {
     /** The data branch keeps a hundred default-branch runs (store/history-bounds.ts). */
     creepWindow: 100,
     sweepPoints: 32,
+    /** Requests of one conversation (`turns`): each resends the whole conversation so far. */
+    turns: 64,
 };
+
+;// CONCATENATED MODULE: ./src/config/roofline-settings.ts
+/**
+ * `bandwidth` and `model-bytes`: the box's memory bandwidth and the bytes of the model one decode step reads, for
+ * the roofline (core/roofline.ts). Each overrides what the run would find itself: the detected GPU's published
+ * bandwidth, the model's files or what the engine says of itself (the simulator).
+ */
+
+
+
+const UNITS = Object.keys(SIZE_FACTORS).join('|');
+const SIZE_PATTERN = `^\\d+(?:\\.\\d+)?\\s*(?:${UNITS})$`;
+const RATE_PATTERN = `^\\d+(?:\\.\\d+)?\\s*(?:${UNITS})/s$`;
+/** Past these a figure is a typo: a petabyte of weights, a petabyte per second. */
+const MAX_BYTES = 1e15;
+function sized(kind, hint, meta) {
+    return schemas_string({ error: expected(`must be ${hint}`) })
+        .meta(meta)
+        .transform((text, ctx) => {
+        const trimmed = text.trim();
+        const body = kind === 'rate' ? trimmed.replace(/\/s$/, '') : trimmed;
+        const bytes = kind === 'rate' && body === trimmed ? undefined : parseSize(body);
+        if (bytes === undefined || bytes <= 0 || bytes > MAX_BYTES) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is not ${hint}`, input: text });
+            return NEVER;
+        }
+        return bytes;
+    });
+}
+function rooflineSettings() {
+    return {
+        bandwidth: sized('rate', 'a bandwidth like 273GB/s or 3.35TB/s', {
+            description: "The box's memory bandwidth for the roofline, e.g. 273GB/s (default: the detected GPU's published figure, or the simulator's)",
+            pattern: RATE_PATTERN,
+            examples: ['273GB/s'],
+        }),
+        'model-bytes': sized('size', 'a size like 16.4GB or 15GiB', {
+            description: "Bytes of weights one decode step reads, for the roofline, e.g. 16.4GB (default: read from the model's safetensors or GGUF headers)",
+            pattern: SIZE_PATTERN,
+            examples: ['16.4GB'],
+        }),
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/config/settings-schema.ts
 /**
  * The settings of the matrix file: what `defaults:` holds, each with its built-in value, and what a target may
  * set for itself (rounds, timeouts, the quality probe, the same-box A/B, request fields, …).
  */
+
 
 
 
@@ -51940,9 +52005,9 @@ const DEFAULT_SETTINGS = {
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
  * to six launches per arm or `ab-launches` when that is more; `ab-setup` is no command unless
- * given.
+ * given; `bandwidth` and `model-bytes` are found on the box and in the model's files unless given.
  */
-const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'];
+const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup', 'bandwidth', 'model-bytes'];
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5;
 /** `bisect:` values (docs/bisect.md): after a default-branch run alerts, bisect in the same job or not. */
@@ -52071,6 +52136,7 @@ function settingsShape() {
         'request-body': requestBodySetting(),
         quality: qualitySetting(),
         ...abSettings(),
+        ...rooflineSettings(),
     };
 }
 const SETTING_KEYS = [...Object.keys(DEFAULT_SETTINGS), ...DERIVED_SETTINGS];
@@ -52143,6 +52209,8 @@ function resolveSettings(defaults, target, path, problems) {
             budgetMs: merged['ab-budget'],
             ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
         },
+        ...(merged.bandwidth !== undefined && { bandwidth: merged.bandwidth }),
+        ...(merged['model-bytes'] !== undefined && { modelBytes: merged['model-bytes'] }),
     };
 }
 /** `max-rounds`: the target's `rounds` unless given; one below `rounds` is refused. */
@@ -52449,8 +52517,9 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/core/workload.ts
 /**
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
- * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts, conversation turns,
+ * thinking) measured different things: comparing their speeds would call a heavier workload a regression and a
+ * lighter one an improvement.
  * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
  */
 
@@ -52488,7 +52557,12 @@ function workloadFingerprint(w) {
     const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
     const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
     const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
-    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`;
+    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}${conversationText(w)}`;
+}
+/** ` turns4x256 thinking:off`: a conversation's shape and the template's thinking switch; empty for neither. */
+function conversationText(w) {
+    const turns = w.turns ? ` turns${w.turns}x${w.turnTokens ?? 0}` : '';
+    return w.thinking === undefined ? turns : `${turns} thinking:${w.thinking ? 'on' : 'off'}`;
 }
 const SLO_BOUNDS = [
     ['ttftMs', 'ttft'],
@@ -52542,6 +52616,13 @@ function workloadChanges(baseline, current) {
         changes.push(`slo ${before} → ${after}`);
     if (promptsOf(baseline) !== promptsOf(current))
         changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
+    if ((baseline.turns ?? 1) !== (current.turns ?? 1))
+        changes.push(`turns ${baseline.turns ?? 1} → ${current.turns ?? 1}`);
+    if ((baseline.turnTokens ?? 0) !== (current.turnTokens ?? 0))
+        changes.push(`turn tokens ${baseline.turnTokens ?? 0} → ${current.turnTokens ?? 0}`);
+    const thinking = (w) => (w.thinking === undefined ? 'unset' : w.thinking ? 'on' : 'off');
+    if (thinking(baseline) !== thinking(current))
+        changes.push(`thinking ${thinking(baseline)} → ${thinking(current)}`);
     return changes;
 }
 
@@ -52849,6 +52930,34 @@ function serverChanges(current, baseline) {
     return lines;
 }
 
+;// CONCATENATED MODULE: ./src/compare/disturbed.ts
+/** Entries a verdict keeps; the rest are counted. */
+const MAX_DISTURBED = 12;
+/** `round 2: …` per disturbed steady round of the first measurement, `re-measurement 1, round 3: …` of the others. */
+function disturbedRounds(measured) {
+    const all = measured.flatMap((m, i) => m.rounds.flatMap((r) => r.steady
+        ? (r.host?.disturbed ?? []).map((d) => `${i ? `re-measurement ${i}, ` : ''}round ${r.index + 1}: ${d}`)
+        : []));
+    if (all.length <= MAX_DISTURBED)
+        return all;
+    return [...all.slice(0, MAX_DISTURBED - 1), `… and ${all.length - MAX_DISTURBED + 1} more`];
+}
+/**
+ * The judged cell with `verdict.disturbed` from the measurements it was decided on; `kept`, what a verdict decided
+ * before said (a cell read back, or judged again after its A/B), when those rounds are no longer all here.
+ */
+function withDisturbed(cell, measured, kept) {
+    if (cell.status !== 'ok')
+        return cell;
+    const found = disturbedRounds(measured);
+    const disturbed = kept?.length && kept.length >= found.length ? [...kept] : found;
+    const { disturbed: old = [], ...verdict } = cell.verdict;
+    // Nothing to change: the cell itself, as the judge returns a verdict it keeps.
+    if (old.length === disturbed.length && old.every((d, i) => d === disturbed[i]))
+        return cell;
+    return disturbed.length ? { ...cell, verdict: { ...verdict, disturbed } } : { ...cell, verdict };
+}
+
 ;// CONCATENATED MODULE: ./src/compare/cell-judge.ts
 /**
  * The one place a cell's verdict is decided: the verdict rules of a run bound to its baseline, each cell judged
@@ -52859,6 +52968,7 @@ function serverChanges(current, baseline) {
  * was. What to measure next is asked here too: more warm rounds, whether a cell wants an A/B, whether an A/B
  * wants another block.
  */
+
 
 
 
@@ -52938,7 +53048,7 @@ function cellJudge(view, targets, run, options = {}) {
     return {
         renames,
         decide(e) {
-            const decided = withMde(decideOn(e, bound));
+            const decided = disturbedBy(e, withMde(decideOn(e, bound)));
             // Measured here or read back from a shard's results file (a sharded default-branch run merges them): both.
             return creep ? withCreep(decided, bound, creep.sha) : decided;
         },
@@ -52956,6 +53066,13 @@ function cellJudge(view, targets, run, options = {}) {
             return abUndecided(cell, launches, gate, noiseFloor);
         },
     };
+}
+/** The verdict with what disturbed the box during the rounds it rests on (disturbed.ts). */
+function disturbedBy(e, cell) {
+    if ('measured' in e)
+        return withDisturbed(cell, e.measured);
+    const given = 'read' in e ? e.read : e.judged;
+    return withDisturbed(cell, [given], given.verdict.disturbed);
 }
 function judgeOptions({ noiseFloor }) {
     return noiseFloor === undefined ? {} : { noiseFloor };
@@ -53531,6 +53648,7 @@ function abSpreadWarnings(cell, gate, maxLaunches) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/core/results.ts
 
 const RESULTS_SCHEMA = 'llm-bench-gate/results@1';
@@ -53681,6 +53799,62 @@ function trimSlash(url) {
 /** `base` + `path`, one slash between them whatever either side has. */
 function joinUrl(base, path) {
     return trimSlash(base) + (path.startsWith('/') ? path : `/${path}`);
+}
+
+;// CONCATENATED MODULE: ./src/engines/cache-reset.ts
+
+
+/** One reset call's bound: an engine that is up answers in milliseconds. */
+const RESET_TIMEOUT_MS = 10_000;
+/** Slots erased at most (llama.cpp `-np`); a server with more is reported as not reset. */
+const MAX_SLOTS = 256;
+/** Characters of an engine's answer a reason keeps. */
+const MAX_ANSWER_CHARS = 200;
+/** The first words of an answer: a JSON error's message (`error.message`, `detail`), else its text, on one line. */
+function answerText(body) {
+    let text = body;
+    try {
+        const doc = asRecord(JSON.parse(body));
+        const message = asRecord(doc?.error)?.message ?? doc?.detail;
+        if (typeof message === 'string')
+            text = message;
+    }
+    catch {
+        // Not JSON: the text as it came.
+    }
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > MAX_ANSWER_CHARS ? `${line.slice(0, MAX_ANSWER_CHARS)}…` : line;
+}
+/** What an answer to the reset request `via` says: done on 2xx; otherwise why not, `hint` added to a 404 or 405. */
+function resetOutcome(engine, via, answer, hint) {
+    if (answer.status >= 200 && answer.status < 300)
+        return { reset: true, via };
+    const text = answerText(answer.body);
+    if (answer.status === 0)
+        return { reset: false, reason: `${engine}: no answer to ${via}${text ? ` (${text})` : ''}` };
+    const notServed = answer.status === 404 || answer.status === 405;
+    const why = notServed
+        ? `${engine} offers no reset here: ${via} answered ${answer.status}`
+        : `${engine} answered ${answer.status} to ${via}`;
+    return { reset: false, reason: `${why}${notServed && hint ? ` (${hint})` : ''}${text ? `: ${text}` : ''}` };
+}
+/** `POST <path>` with an empty JSON body, judged by `resetOutcome`. */
+async function postReset(http, baseUrl, engine, path, hint) {
+    const answer = await http
+        .post(joinUrl(baseUrl, path), {}, RESET_TIMEOUT_MS)
+        .catch((error) => ({ status: 0, body: String(error?.message ?? error) }));
+    return resetOutcome(engine, `POST ${path}`, answer, hint);
+}
+/** llama.cpp: every slot erased (their count from `/props`), or the first refusal. */
+async function eraseSlots(http, baseUrl) {
+    const props = asRecord(await getJson(http, joinUrl(baseUrl, '/props'), RESET_TIMEOUT_MS));
+    const total = props?.total_slots;
+    if (typeof total !== 'number' || !Number.isInteger(total) || total < 1)
+        return { reset: false, reason: 'llamacpp: /props gave no total_slots, so no slot was erased' };
+    if (total > MAX_SLOTS)
+        return { reset: false, reason: `llamacpp: ${total} slots, more than the ${MAX_SLOTS} erased at most` };
+    const outcomes = await Promise.all(Array.from({ length: total }, (_, id) => postReset(http, baseUrl, 'llamacpp', `/slots/${id}?action=erase`)));
+    return outcomes.find((o) => !o.reset) ?? { reset: true, via: `POST /slots/{0…${total - 1}}?action=erase` };
 }
 
 ;// CONCATENATED MODULE: ./src/engines/openai.ts
@@ -54173,6 +54347,7 @@ const LLAMACPP_SERIES = {
 
 
 
+
 const vllm = {
     name: 'vllm',
     needsLaunchOrUrl: true,
@@ -54198,11 +54373,13 @@ const vllm = {
         const counters = sumByName(answer.body, VLLM_COUNTER_NAMES);
         return Object.keys(counters).length ? counters : undefined;
     },
+    resetPrefixCache: (http, baseUrl) => postReset(http, baseUrl, 'vllm', '/reset_prefix_cache', 'vLLM serves it with VLLM_SERVER_DEV_MODE=1'),
     roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
     specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),
 };
 
 ;// CONCATENATED MODULE: ./src/engines/sglang.ts
+
 
 
 
@@ -54277,11 +54454,13 @@ const sglang = {
         const length = doc ? acceptLength(doc) : undefined;
         return length === undefined ? undefined : { [ACCEPT_LENGTH]: length };
     },
+    resetPrefixCache: (http, baseUrl) => postReset(http, baseUrl, 'sglang', '/flush_cache'),
     roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
     specDecode: (_before, after) => specDecode(after),
 };
 
 ;// CONCATENATED MODULE: ./src/engines/llamacpp.ts
+
 
 
 
@@ -54364,6 +54543,8 @@ const llamacpp = {
         const version = typeof props.build_info === 'string' ? props.build_info : undefined;
         return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) };
     },
+    // Each slot's cached prompt erased; the server needs `--slot-save-path` for it (cache-reset.ts).
+    resetPrefixCache: eraseSlots,
     // The server's draft counters where this build has them (b10470 does), else the requests' timings.
     roundAcceptance: (server, requests) => countedAcceptance(server, LLAMACPP_DRAFTS) ?? requestAcceptance(requests, ACCEPTED),
     specDecode: (_before, _after, requests) => llamacppSpecDecode(requests),
@@ -54455,23 +54636,23 @@ function cliEntry() {
 }
 
 ;// CONCATENATED MODULE: ./profiles/llamacpp-qwen38-27b-q4km.json
-const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
+const llamacpp_qwen38_27b_q4km_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km","description":"Qwen3.8-27B Q4_K_M GGUF (17 GB) on llama.cpp build 10449 (-c 262144 -ngl 99 -fa on), no MTP; 4 slots.","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M, no MTP\': decode 8.78 tok/s; prefill 520-620 tok/s throughout (570 used).","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":{"base":113.93,"per-seq":1.14}},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"16.2GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":8.78}}}');
 ;// CONCATENATED MODULE: ./profiles/llamacpp-qwen38-27b-q4km-mtp5.json
-const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
+const llamacpp_qwen38_27b_q4km_mtp5_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"llamacpp-qwen38-27b-q4km-mtp5","description":"Qwen3.8-27B Q4_K_M GGUF on llama.cpp build 10449 with MTP n=5; 4 slots. Acceptance: 0-5 drafts with weights 15/20/20/15/15/15%, i.e. 3.4 tokens per verify step. Step times for 2 and 4 streams follow the published per-stream decode at concurrency 2 (13.3-13.4 tok/s) and 4 (11.0-11.8 tok/s).","model":"qwen38-27b-Q4_K_M.gguf","emulates":"llama.cpp build 10449","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'llama.cpp Q4_K_M + MTP n=5\': decode 21.44 tok/s; prefill 520-620 tok/s throughout (570 used); concurrency rows 2 and 4 shape the step table.","max-model-len":262144,"prefill":{"tokens-per-s":570,"chunk-tokens":2048},"decode":{"step-ms":[[1,157.94],[2,253.7],[4,297]]},"speculative":{"method":"mtp","k":5,"accept":[0.15,0.2,0.2,0.15,0.15,0.15]},"jitter-cv":0.03,"max-batch":4,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"16.2GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":570,"decode-tps":21.44}}}');
 ;// CONCATENATED MODULE: ./profiles/sglang-qwen38-27b-nvfp4-nextn.json
-const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
+const sglang_qwen38_27b_nvfp4_nextn_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"sglang-qwen38-27b-nvfp4-nextn","description":"Qwen3.8-27B mixed NVFP4 (MLP NVFP4, attention FP8) on SGLang 0.5.17 with NEXTN (MTP 3/1/4) and prefill tuning (chunk 8192, no prefill CUDA graph). Same acceptance as vLLM MTP k=3, faster 121 ms verify step.","model":"Qwen3.8-27B-NVFP4-mixed","emulates":"SGLang 0.5.17 (flashinfer)","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'SGLang mixed NVFP4 + NEXTN + prefill tuning only\': decode 21.86 tok/s, prefill 1106 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1106,"chunk-tokens":8192},"decode":{"step-ms":{"base":120.67,"per-seq":1.21}},"speculative":{"method":"nextn","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"17GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1106,"decode-tps":21.86}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen35-08b.json
-const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
+const vllm_qwen35_08b_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen35-08b","description":"Qwen3.5-0.8B on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.5-0.8B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.5-0.8B | nv_vllm 26.03\': output 647.43 tok/s, TTFT avg 220.56 ms (p99 313.28), TPOT avg 10.61 ms.","max-model-len":262144,"prefill":{"tokens-per-s":28000,"chunk-tokens":3584},"decode":{"step-ms":{"base":9.35,"per-seq":0.09}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"1.6GB","kv-bytes-per-token":12288,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":220.56,"tpot-ms":10.61,"output-tps":647.43}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen36-27b-bf16.json
-const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
+const vllm_qwen36_27b_bf16_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-bf16","description":"Qwen3.6-27B (BF16) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B | nv_vllm 26.03\': output 28.32 tok/s, TTFT avg 4203.96 ms (p99 5904.29), TPOT avg 248.43 ms.","max-model-len":262144,"prefill":{"tokens-per-s":1480,"chunk-tokens":3584},"decode":{"step-ms":{"base":221.8,"per-seq":2.22}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"50.3GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":4203.96,"tpot-ms":248.43,"output-tps":28.32}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen36-27b-fp8.json
-const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
+const vllm_qwen36_27b_fp8_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-27b-fp8","description":"Qwen3.6-27B-FP8 on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-27B-FP8","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-27B-FP8 | nv_vllm 26.03\': output 47.37 tok/s, TTFT avg 2901.23 ms (p99 4052.95), TPOT avg 145.36 ms.","max-model-len":262144,"prefill":{"tokens-per-s":2130,"chunk-tokens":3584},"decode":{"step-ms":{"base":128.6,"per-seq":1.29}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"24.6GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":2901.23,"tpot-ms":145.36,"output-tps":47.37}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen36-35b-a3b-nvfp4.json
-const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
+const vllm_qwen36_35b_a3b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen36-35b-a3b-nvfp4","description":"Qwen3.6-35B-A3B-NVFP4 (MoE, 3B active) on vLLM (nv_vllm 26.03), one DGX Spark. Chunked prefill of 3584 prompt tokens per step reproduces the published TTFT spread (p99 ~1.4x mean); step time grows 1% per extra stream.","model":"Qwen/Qwen3.6-35B-A3B-NVFP4","emulates":"vLLM nv_vllm 26.03","source":"DGX Spark leaderboard (one GB10, input 1024, output 128, concurrency 8, figures = mean of warm rounds 2 and 3 of 3), row \'Qwen3.6-35B-A3B-NVFP4 | nv_vllm 26.03\': output 173.96 tok/s, TTFT avg 869.22 ms (p99 1241.96), TPOT avg 39.02 ms.","max-model-len":262144,"prefill":{"tokens-per-s":7100,"chunk-tokens":3584},"decode":{"step-ms":{"base":34.26,"per-seq":0.34}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"6.5GB","kv-bytes-per-token":20480,"reproduces":{"input-tokens":1024,"output-tokens":128,"concurrency":8,"rounds":3,"discard":1,"expect":{"ttft-ms":869.22,"tpot-ms":39.02,"output-tps":173.96}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen38-27b-nvfp4.json
-const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
+const vllm_qwen38_27b_nvfp4_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4","description":"Qwen3.8-27B NVFP4 on vLLM 0.26 (enforce-eager, mem util 0.88, 262K context, fp8 KV), no speculative decoding.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.26.0","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 baseline\': decode 8.05 tok/s, prefill 1030 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":1030,"chunk-tokens":8192},"decode":{"step-ms":{"base":124.26,"per-seq":1.24}},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"16.4GB","kv-bytes-per-token":32768,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":1030,"decode-tps":8.05}}}');
 ;// CONCATENATED MODULE: ./profiles/vllm-qwen38-27b-nvfp4-mtp3.json
-const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
+const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"name":"vllm-qwen38-27b-nvfp4-mtp3","description":"Qwen3.8-27B NVFP4 on vLLM 0.27.2 nightly with MTP k=3 (CUDA graphs, mem util 0.88, 262K context). Acceptance: 0-3 drafts with weights 20/25/25/30%, i.e. 2.65 tokens per 148 ms verify step.","model":"Qwen3.8-27B-NVFP4","emulates":"vLLM 0.27.2 nightly","source":"Qwen3.8-27B on one GB10, single stream, 99912-token prompt, 256 output tokens (prefill = prompt/TTFT, decode = (n-1)/(t_last-t_first)), row \'vLLM NVFP4 + MTP k=3\': decode 17.80 tok/s, prefill 698 tok/s.","max-model-len":262144,"prefill":{"tokens-per-s":698,"chunk-tokens":8192},"decode":{"step-ms":{"base":148.19,"per-seq":1.48}},"speculative":{"method":"mtp","k":3,"accept":[0.2,0.25,0.25,0.3]},"jitter-cv":0.03,"power-w":{"idle":12,"busy":75},"bandwidth":"273GB/s","model-bytes":"16.4GB","kv-bytes-per-token":65536,"reproduces":{"input-tokens":99912,"output-tokens":256,"concurrency":1,"rounds":1,"discard":0,"expect":{"prefill-tps":698,"decode-tps":17.8}}}');
 ;// CONCATENATED MODULE: ./src/sim/profile.ts
 /**
  * A sim profile: the speed of one engine/model/hardware combination, as data.
@@ -54502,22 +54683,34 @@ const vllm_qwen38_27b_nvfp4_mtp3_namespaceObject = /*#__PURE__*/JSON.parse('{"na
  *   runs a step (busy ≥ idle). The simulator then integrates energy in simulated time (`power.ts`) and serves it as
  *   `sim:gpu_energy_joules_total` and the current draw as `sim:gpu_power_watts`; the gate turns them into the
  *   round's GPU record. Unset: no power figures.
+ * - `bandwidth`, `model-bytes`, `kv-bytes-per-token`: optional, the box's memory bandwidth (`273GB/s`), the bytes one
+ *   decode step reads of the weights (`16.4GB`) and the KV cache bytes a token adds, which the server tells the gate
+ *   (`/version`'s `roofline`, scaled by the time scale) for the roofline.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
  *   probe's short requests stay right), or `no-prefix-cache` (prefix caching off: every prompt is prefilled
- *   whole, as when an engine's automatic prefix caching breaks; output unchanged). The sim CLI's `--fault`
- *   overrides it.
+ *   whole, as when an engine's automatic prefix caching breaks; output unchanged), or `drafter-drops-prefix-cache`
+ *   (on a profile with `speculative`, a request's cached blocks are dropped when it finishes, so the next turn of a
+ *   conversation prefills it all again: an engine re-prefilling every turn of an agent loop with a drafter
+ *   configured; without a drafter the profile runs healthy). The sim CLI's `--fault` overrides it.
  *
  * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
  * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
  * sim CLI's `--launch-cv`, `--box-factor` (or its environment variable) and `--slow-*` flags.
  */
 
+
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage', 'no-prefix-cache'];
+const SIM_FAULTS = [
+    'degenerate',
+    'wrong-answers',
+    'benchmark-garbage',
+    'no-prefix-cache',
+    'drafter-drops-prefix-cache',
+];
 const profile_positive = schemas_number().positive();
 const stepTable = array(tuple([schemas_number().int().positive(), profile_positive])).min(1);
 const watts = schemas_number().nonnegative();
@@ -54550,6 +54743,13 @@ const schema = strictObject({
     'max-batch': schemas_number().int().positive().default(256),
     'kv-tokens': schemas_number().int().positive().optional(),
     'power-w': powerDraw.optional(),
+    bandwidth: schemas_string()
+        .refine((t) => parseSize(t.replace(/\/s$/, '')) !== undefined && t.endsWith('/s'), 'a bandwidth like 273GB/s')
+        .optional(),
+    'model-bytes': schemas_string()
+        .refine((t) => parseSize(t) !== undefined, 'a size like 16.4GB')
+        .optional(),
+    'kv-bytes-per-token': schemas_number().int().nonnegative().optional(),
     fault: schemas_enum(SIM_FAULTS).optional(),
     reproduces: strictObject({
         'input-tokens': schemas_number().int().positive(),
@@ -54613,6 +54813,14 @@ function parseProfile(json, where) {
         maxBatch: p['max-batch'],
         ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
         ...(p['power-w'] && { power: { idleW: p['power-w'].idle, busyW: p['power-w'].busy } }),
+        ...(p.bandwidth &&
+            p['model-bytes'] && {
+            roofline: {
+                bandwidth: parseSize(p.bandwidth.replace(/\/s$/, '')),
+                modelBytes: parseSize(p['model-bytes']),
+                ...(p['kv-bytes-per-token'] !== undefined && { kvPerToken: p['kv-bytes-per-token'] }),
+            },
+        }),
         ...(p.fault && { fault: p.fault }),
         reproduces: r && {
             inputTokens: r['input-tokens'],
@@ -55109,12 +55317,86 @@ function shellQuote(word) {
     return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+;// CONCATENATED MODULE: ./src/core/roofline.ts
+/**
+ * The roofline a cell records (results field `roofline`): its decode as a share of the decode rate the box's memory
+ * bandwidth allows. One decode step reads the weights once (at their stored precision, the lm_head included) and the
+ * KV cache of every sequence in the batch, so a stream can decode no faster than
+ * bandwidth ÷ (weights + concurrency · KV bytes at the cell's depth); a drafting engine emits its acceptance length
+ * per such step. The arithmetic is in compare/roofline.ts; the box's and the model's figures come from the setting
+ * `bandwidth` or the detected GPU, and from the setting `model-bytes` or the model's files (host/model-bytes.ts).
+ */
+
+const hasFigures = (r) => r !== undefined && 'ceilingTps' in r;
+/**
+ * Memory bandwidth per GPU name as `nvidia-smi` prints it, from the vendor's published figures; the first match wins,
+ * so a variant comes before its family.
+ */
+const GPU_BANDWIDTH = [
+    // NVIDIA DGX Spark data sheet (nvidia.com/en-us/products/workstations/dgx-spark/): 273 GB/s LPDDR5X.
+    { name: /\bGB10\b/i, bytesPerS: 273e9, source: 'NVIDIA DGX Spark data sheet' },
+    // NVIDIA H100 data sheet (nvidia.com/en-us/data-center/h100/): SXM 3.35 TB/s, NVL 3.9 TB/s, PCIe 2 TB/s.
+    { name: /\bH100\b.*\bNVL\b/i, bytesPerS: 3.9e12, source: 'NVIDIA H100 NVL data sheet' },
+    { name: /\bH100\b.*\bPCIe\b/i, bytesPerS: 2e12, source: 'NVIDIA H100 PCIe data sheet' },
+    { name: /\bH100\b/i, bytesPerS: 3.35e12, source: 'NVIDIA H100 SXM data sheet' },
+    // NVIDIA H200 data sheet (nvidia.com/en-us/data-center/h200/): SXM and NVL 4.8 TB/s.
+    { name: /\bH200\b/i, bytesPerS: 4.8e12, source: 'NVIDIA H200 data sheet' },
+];
+/** The published bandwidth of a GPU by its name, or undefined for one the table does not know. */
+function gpuBandwidth(name) {
+    if (!name)
+        return undefined;
+    const known = GPU_BANDWIDTH.find((g) => g.name.test(name));
+    return known && { value: known.bytesPerS, source: `${name}: ${known.source}` };
+}
+const ROOFLINE_HINT_KEY = 'roofline';
+function readRooflineHint(server) {
+    const raw = server?.[ROOFLINE_HINT_KEY];
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        return undefined;
+    const r = raw;
+    const positive = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
+    const source = typeof r.source === 'string' ? r.source.slice(0, 200) : 'engine';
+    const hint = { source };
+    if (positive(r.bandwidth))
+        hint.bandwidth = positive(r.bandwidth);
+    if (positive(r.weights))
+        hint.weights = positive(r.weights);
+    if (r.kvPerToken !== undefined && positive(r.kvPerToken))
+        hint.kvPerToken = positive(r.kvPerToken);
+    return hint.bandwidth || hint.weights ? hint : undefined;
+}
+/** Decimal units, as memory bandwidth and model sizes are published: `16.4 GB`, `273 GB/s`, `3.35 TB/s`. */
+function formatDecimalBytes(bytes) {
+    const units = [
+        [1e12, 'TB'],
+        [1e9, 'GB'],
+        [1e6, 'MB'],
+        [1e3, 'kB'],
+    ];
+    const [factor, unit] = units.find(([f]) => bytes >= f) ?? [1, 'B'];
+    return `${Number((bytes / factor).toPrecision(3))} ${unit}`;
+}
+const formatBandwidth = (bytesPerS) => `${formatDecimalBytes(bytesPerS)}/s`;
+/** `16.6 tok/s (273 GB/s ÷ 16.4 GB per step: weights 16.4 GB, KV 0 B at depth 1,088 × 1)`. */
+function ceilingText(r) {
+    const plain = r.acceptanceLength ? r.ceilingTps / r.acceptanceLength : r.ceilingTps;
+    const drafted = r.acceptanceLength
+        ? ` × acceptance length ${formatNumber(r.acceptanceLength)} = ${formatNumber(r.ceilingTps)} tok/s`
+        : '';
+    const kv = `KV ${formatDecimalBytes(r.step.kv)} at depth ${Math.round(r.depth).toLocaleString('en-US')} × ${r.concurrency}`;
+    return (`${formatNumber(plain)} tok/s${drafted} (${formatBandwidth(r.bandwidth.bytesPerS)} from ${r.bandwidth.source} ÷ ` +
+        `${formatDecimalBytes(r.step.bytes)} per step: weights ${formatDecimalBytes(r.step.weights)} from ${r.step.source}, ${kv})`);
+}
+
 ;// CONCATENATED MODULE: ./src/engines/sim.ts
 /**
  * `engine: sim`: the built-in simulator, launched as `llm-bench-gate sim …` through the same
  * launch/ready/teardown path as a real engine. It speaks vLLM's dialect, so readiness,
  * counters and spec-decode acceptance read like vLLM's.
  */
+
+
 
 
 
@@ -55163,7 +55445,7 @@ const SIM_OPTIONS = {
         .optional(),
     fault: schemas_enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
         .meta({
-        description: "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
+        description: "Broken output at unchanged speed, no-prefix-cache (prefix caching off) or drafter-drops-prefix-cache (a drafting profile re-prefills every turn), over the profile's own fault (none serves it healthy)",
     })
         .optional(),
     // Launch-to-launch and host speed (the same-box A/B of docs/same-box.md needs launches that differ). No seed option:
@@ -55290,12 +55572,19 @@ const sim = {
         if (!v)
             return {};
         const str = (key) => (typeof v[key] === 'string' ? { [key]: v[key] } : {});
-        return { ...str('version'), server: { ...str('profile'), ...str('emulates') } };
+        // The box and model the profile stands for (sim/roofline-hint.ts); core/roofline.ts reads it, numbers only.
+        const roofline = readRooflineHint(v);
+        return {
+            ...str('version'),
+            server: { ...str('profile'), ...str('emulates'), ...(roofline && { [ROOFLINE_HINT_KEY]: roofline }) },
+        };
     },
     async counters(http, baseUrl) {
         const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined);
         return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined;
     },
+    // vLLM's dialect, which the simulator speaks whatever engine its profile emulates (sim/cache-control.ts).
+    resetPrefixCache: (http, baseUrl) => postReset(http, baseUrl, 'sim', '/reset_prefix_cache'),
     roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
     specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),
 };
@@ -55573,6 +55862,12 @@ function scenarioPlan(id, s) {
         plan.slo = { ...s.slo };
     if (isGenerated(s.prompts))
         plan.prompts = s.prompts;
+    if (s.turns !== undefined)
+        plan.turns = s.turns;
+    if (s['turn-tokens'] !== undefined)
+        plan.turnTokens = s['turn-tokens'];
+    if (s.thinking !== undefined)
+        plan.thinking = s.thinking === 'on';
     return plan;
 }
 /**
@@ -55658,7 +55953,42 @@ function defined(values) {
     return Object.fromEntries(Object.entries(values).filter((e) => e[1] !== undefined));
 }
 
+;// CONCATENATED MODULE: ./src/config/conversation-checks.ts
+/** The chat-only keys a scenario sets, in the order an error names them. */
+function chatKeys(s) {
+    return [...(s.turns !== undefined ? ['turns'] : []), ...(s.thinking !== undefined ? ['thinking'] : [])];
+}
+/** The scenarios as the file names them (a sweep's points once, under the sweep's name). */
+function named(scenarios, pick) {
+    const out = new Map();
+    for (const s of scenarios)
+        if (pick(s))
+            out.set(s.sweep ?? s.id, s);
+    return out;
+}
+function checkConversations(plan, adapter, path, problems) {
+    for (const [name, s] of named(plan.scenarios, (x) => chatKeys(x).length > 0)) {
+        const keys = chatKeys(s).join(' and ');
+        if (adapter.measuresItself) {
+            problems.add(['scenarios', name, chatKeys(s)[0]], `target ${plan.id} (engine ${adapter.name}) is measured by another tool, which cannot be told ${keys}; leave scenario "${name}" out of its scenarios`);
+        }
+        else if (plan.settings.api !== 'chat') {
+            problems.add([...path, 'api'], `${plan.settings.api} cannot send scenario "${name}" (${keys}: chat messages and chat_template_kwargs exist only in the chat API); set api: chat for this target or leave "${name}" out of its scenarios`);
+        }
+    }
+    const thinking = [...named(plan.scenarios, (x) => x.thinking !== undefined).keys()];
+    const kwargs = plan.settings.requestBody.chat_template_kwargs;
+    if (!thinking.length || kwargs === undefined)
+        return;
+    const field = [...path, 'request-body', 'chat_template_kwargs'];
+    if (!kwargs || typeof kwargs !== 'object' || Array.isArray(kwargs))
+        problems.add(field, `must be a mapping where scenario "${thinking[0]}" sets thinking (enable_thinking is added to it)`);
+    else if ('enable_thinking' in kwargs)
+        problems.add([...field, 'enable_thinking'], `clashes with scenario "${thinking[0]}"'s thinking, which sets enable_thinking itself; remove one of them`);
+}
+
 ;// CONCATENATED MODULE: ./src/config/expand.ts
+
 
 
 
@@ -55694,6 +56024,7 @@ function expandTargets(input, problems) {
             }
             sources.set(plan.id, source);
             plan.scenarios = refs;
+            checkConversations(plan, adapter, path, problems);
             plans.push(plan);
         }
     }
@@ -55830,12 +56161,60 @@ function checkUrl(url, path, problems) {
     return trimSlash(url);
 }
 
+;// CONCATENATED MODULE: ./src/config/conversation-schema.ts
+/**
+ * A scenario's conversation keys (`turns`, `turn-tokens`) and the chat template's thinking switch (`thinking`),
+ * and how they go with the other workload keys. A conversation is `turns` chat requests sent one after another,
+ * each resending the conversation so far with the previous answer and a new user message appended, so that a
+ * prefix cache should serve what came before (docs/matrix-file.md, "Conversations"). Whether the target's API is
+ * chat is checked where targets meet scenarios (conversation-checks.ts).
+ */
+
+
+
+
+function conversationFields() {
+    return {
+        turns: whole(2, LIMITS.turns)
+            .meta({
+            description: 'Each of a round’s requests becomes a conversation of this many chat requests, sent one after another, each appending the previous answer and a new user message of turn-tokens tokens; concurrency is conversations in flight, requests conversations per round',
+        })
+            .optional(),
+        'turn-tokens': whole(1, LIMITS.inputTokens)
+            .meta({ description: 'Tokens of each new user message after the first turn (required with turns)' })
+            .optional(),
+        thinking: schemas_enum(['on', 'off'], { error: expected('must be on or off') })
+            .meta({
+            description: 'Sends chat_template_kwargs.enable_thinking true (on) or false (off): the chat template’s thinking switch of Qwen3-family models; chat API only',
+        })
+            .optional(),
+    };
+}
+/** `turns` and `turn-tokens` together, and the keys a conversation cannot go with. */
+function conversationChecks(s, ctx) {
+    const issue = (path, message) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (s.turns === undefined) {
+        if (s['turn-tokens'] !== undefined)
+            issue('turn-tokens', 'only with turns (the tokens of each later user message of a conversation)');
+        return;
+    }
+    if (s['turn-tokens'] === undefined)
+        issue('turn-tokens', 'required with turns (the tokens of each new user message after the first)');
+    if (s.rate !== undefined)
+        issue('rate', 'a conversation sends its turns one after another: with turns give concurrency (conversations in flight), not rate');
+    if (s['prefix-tokens'] !== undefined)
+        issue('prefix-tokens', 'with turns a conversation’s earlier turns are the prefix its next request shares: give turns or prefix-tokens, not both');
+    if (isGenerated(s.prompts))
+        issue('prompts', `turns goes with prompts: synthetic (${s.prompts} prompts are fitted one by one before a round)`);
+}
+
 ;// CONCATENATED MODULE: ./src/config/scenario-schema.ts
 /**
  * `scenarios:` in the matrix file: one workload each (prompt and output lengths, closed or open loop, a
  * concurrency sweep, a shared prefix, latency targets, prompt kind), and the checks of its fields against each
  * other.
  */
+
 
 
 
@@ -55891,12 +56270,14 @@ function scenarioFields() {
             description: 'synthetic: a word list (default); text, code or math: an instruction and a passage of generated prose, Python or worked arithmetic per request, for speculative decoding (drafters accept more of code and math)',
         })
             .optional(),
+        ...conversationFields(),
     });
 }
 function scenarioSchema() {
     return scenarioFields().superRefine((s, ctx) => {
         loadChecks(s, ctx);
         shapeChecks(s, ctx);
+        conversationChecks(s, ctx);
     });
 }
 /** Concurrency, a sweep's values, rate and requests against each other. */
@@ -56854,7 +57235,7 @@ function formatTarget(t) {
         lines.push(row('options', options.join(' ')));
     lines.push(row('runs', formatSettings(t.settings)), row('probe', engineByName(t.engine).measuresItself
         ? 'none: another tool measures this target, nothing is probed'
-        : formatProbe(t.settings.quality)), row('gate', formatGate(t.gate, t.scenarios.some((s) => s.slo))), row('cells', ''));
+        : formatProbe(t.settings.quality)), row('gate', formatGate(t.gate, t.scenarios.some((s) => s.slo), t.scenarios.some((s) => s.turns))), row('cells', ''));
     const width = Math.max(...t.scenarios.map((s) => `${t.id}/${s.id}`.length));
     for (const s of t.scenarios)
         lines.push(`    ${`${t.id}/${s.id}`.padEnd(width)}  ${formatWorkload(s)}`);
@@ -56892,9 +57273,14 @@ function formatProbe(probe) {
 function formatQualityGate(q) {
     return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`;
 }
-/** The target's limits; goodput's only where one of its scenarios has an `slo` (no other cell measures it). */
-function formatGate(gate, slo = false) {
+/**
+ * The target's limits; goodput's only where one of its scenarios has an `slo`, TTFT per 1k added tokens only where
+ * one has `turns` (no other cell measures them).
+ */
+function formatGate(gate, slo = false, turns = false) {
     const parts = GATED_METRICS.flatMap((metric) => {
+        if (metricInfo(metric).onlyWith === 'turns' && !turns)
+            return [];
         if (isDrop(metric)) {
             const g = gate[metric];
             return g && slo ? [`${metric} down by > ${formatPoints(g.maxDrop)} points (cells with an slo)`] : [];
@@ -56927,7 +57313,12 @@ function formatWorkload(s) {
     const prompts = isGenerated(s.prompts)
         ? `, ${s.prompts} prompts (an instruction and a passage of generated ${PASSAGES[s.prompts]} each)`
         : '';
-    return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, 'request')}/round${prompts}${slo}`;
+    return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${plan_text_count(s.requests, s.turns ? 'conversation' : 'request')}/round${prompts}${conversationWords(s)}${slo}`;
+}
+/** `, 4 turns each (+256 tokens a turn), thinking off`: a conversation's shape and the template's thinking switch. */
+function conversationWords(s) {
+    const turns = s.turns ? `, ${s.turns} turns each (the answer and +${s.turnTokens ?? 0} tokens a turn)` : '';
+    return s.thinking === undefined ? turns : `${turns}, thinking ${s.thinking ? 'on' : 'off'}`;
 }
 /** What a generated kind's passages are, for the plan's words. */
 const PASSAGES = { text: 'prose', code: 'Python', math: 'worked arithmetic' };
@@ -57747,6 +58138,8 @@ const SCALAR_METRICS = ['output_tps', 'total_tps', 'per_user_tps', 'request_tps'
  * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
  * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
  * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
+ * `ttft_per_1k_added` (ms of TTFT per 1,000 prompt tokens a conversation's turn added, turns ≥ 2) where the
+ * scenario has `turns` (bench/rounds/turns.ts).
  */
 const OPTIONAL_SCALAR_METRICS = [
     'energy_j_per_token',
@@ -57754,6 +58147,7 @@ const OPTIONAL_SCALAR_METRICS = [
     'step_ms',
     'goodput',
     'request_goodput',
+    'ttft_per_1k_added',
 ];
 
 ;// CONCATENATED MODULE: ./src/core/host.ts
@@ -57833,12 +58227,58 @@ function withCellShare(cell) {
     return { ...cell, metrics: { ...cell.metrics, failed_share: share(cell.rounds.filter((r) => r.steady)) } };
 }
 
+;// CONCATENATED MODULE: ./src/store/round-host-schema.ts
+/** zod schema of a round's host state (`rounds[].host`), mirroring `RoundHost` in core/round-host.ts. */
+
+const roundHostSchema = obj({
+    uptimeS: num.optional(),
+    launchAgeMs: num.optional(),
+    attached: bool.optional(),
+    memory: obj({ beforeBytes: num, afterBytes: num, minBytes: num }).optional(),
+    swap: obj({ usedBytes: num, inPages: num, outPages: num }).optional(),
+    cpu: obj({ busy: num, cores: num, top: results_fields_list(obj({ pid: num, comm: str, cores: num })) }).optional(),
+    gpuProcesses: results_fields_list(obj({ pid: num, name: str, gpu: num.optional(), allowed: bool.optional(), outside: bool.optional() })).optional(),
+    samples: num,
+    disturbed: results_fields_list(str).optional(),
+});
+
+;// CONCATENATED MODULE: ./src/store/roofline-schema.ts
+/**
+ * zod schema of a cell's `roofline` (core/roofline.ts): the ceiling and share with the figures they came from, or
+ * why the cell has none. Files written before the field lack it.
+ */
+
+
+const figures = obj({
+    ceilingTps: num,
+    share: num,
+    decodeTps: num,
+    bandwidth: obj({ bytesPerS: num, source: str }),
+    step: obj({ bytes: num, weights: num, kv: num, kvPerToken: num.optional(), source: str }),
+    depth: num,
+    concurrency: num,
+    acceptanceLength: num.optional(),
+});
+const unavailable = obj({ unavailable: str });
+/** The figures, or `{ unavailable }` when the object says so: each checked on its own, so an error names its field. */
+const rooflineSchema = unknown().transform((value, ctx) => {
+    const isReason = typeof value === 'object' && value !== null && 'unavailable' in value;
+    const parsed = isReason ? unavailable.safeParse(value) : figures.safeParse(value);
+    if (parsed.success)
+        return parsed.data;
+    for (const issue of parsed.error.issues)
+        ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return NEVER;
+});
+
 ;// CONCATENATED MODULE: ./src/store/cell-schema.ts
 /**
  * zod schema of one cell of a `llm-bench-gate/results@1` file, mirroring `CellResult` in core/results.ts and the
  * blocks of core/measurements.ts: its workload, steady metrics and rounds, verdict, output quality and host.
  * First-release shapes are upgraded as they are read (release-one.ts).
  */
+
+
 
 
 
@@ -57896,6 +58336,8 @@ const round = obj({
         rates: dict(num).optional(),
         samples: num,
     }).optional(),
+    host: roundHostSchema.optional(),
+    turns: results_fields_list(obj({ turn: num, ok: num, ttft_ms: num, prompt_tokens: num, added_tokens: num.optional() })).optional(),
     achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare);
 /** A verdict on one of decode's spec-decode factors (acceptance length, step time), kept in decode's. */
@@ -57936,6 +58378,7 @@ const cellVerdict = obj({
     metrics: verdictMetrics,
     note: str.optional(),
     serverChanges: results_fields_list(str).optional(),
+    disturbed: results_fields_list(str).optional(),
     confirmed: num.optional(),
     reference: preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
     skipped: oneOf(['unchanged']).optional(),
@@ -58039,6 +58482,9 @@ const cellSchema = obj({
         prefixTokens: num.optional(),
         slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
         prompts: oneOf(PROMPT_KINDS).optional(),
+        turns: num.optional(),
+        turnTokens: num.optional(),
+        thinking: schemas_boolean().optional(),
     }),
     metrics: metricsBlockOrNull,
     rounds: results_fields_list(round),
@@ -58060,6 +58506,9 @@ const cellSchema = obj({
     host: host.optional(),
     startup_s: num.optional(),
     image_pull_s: num.optional(),
+    roofline: rooflineSchema.optional(),
+    prefixCacheReset: obj({ reset: bool, via: str.optional(), reason: str.optional() }).optional(),
+    requestFiles: obj({ dir: str, requests: num, omitted: num.optional() }).optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 
@@ -58507,6 +58956,8 @@ function workloadOf(scenario, settings) {
         ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
         ...(scenario.slo && { slo: { ...scenario.slo } }),
         ...(isGenerated(scenario.prompts) && { prompts: scenario.prompts }),
+        ...(scenario.turns && { turns: scenario.turns, turnTokens: scenario.turnTokens ?? 0 }),
+        ...(scenario.thinking !== undefined && { thinking: scenario.thinking }),
     };
 }
 function skeleton(plan, info) {
@@ -58548,6 +58999,10 @@ function measuredCell(plan, m, info, extras = {}) {
         cell.startup_s = extras.startupS;
     if (extras.imagePullS !== undefined)
         cell.image_pull_s = extras.imagePullS;
+    if (extras.prefixCacheReset)
+        cell.prefixCacheReset = extras.prefixCacheReset;
+    if (extras.requestFiles)
+        cell.requestFiles = extras.requestFiles;
     if (extras.host)
         cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) };
     return cell;
@@ -59646,6 +60101,12 @@ async function containerRunning(runtime, name) {
     const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
     return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
 }
+/** The container's first process as the host numbers it (`.State.Pid`; 0 once stopped): the engine descends from it. */
+async function containerPid(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Pid}}', name], 10_000);
+    const pid = r.code === 0 ? Number(r.stdout.trim()) : NaN;
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
 async function containerExitCode(runtime, name) {
     const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
     const code = Number(r.stdout.trim());
@@ -60208,6 +60669,7 @@ async function prepareOutside(target, command, at) {
             return [...(problem ? [problem] : []), ...(await runStopTask(write))];
         },
         identity: () => containerIdentity(runtime, name, c.image),
+        enginePid: () => containerPid(runtime, name),
         image: { runtime, name: c.image },
         ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
     };
@@ -60487,6 +60949,7 @@ function groupHandle(options, group, outside, where) {
         logTail: (lines = 40) => group.log.tail(lines),
         stop: () => (stopping ??= teardown()),
         ...(outside.identity ? { identity: outside.identity } : {}),
+        ...(outside.enginePid ? { enginePid: outside.enginePid } : {}),
     };
 }
 /** Launch (or attach to a `url:` target), wait until ready, run the smoke request. Throws StartError. */
@@ -61450,7 +61913,323 @@ function createRows(keep) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/io/proc-host.ts
+/**
+ * The box-wide files of /proc a round's host state is read from (proc(5),
+ * https://man7.org/linux/man-pages/man5/proc.5.html): `/proc/uptime`, `/proc/meminfo`, `/proc/vmstat`, `/proc/stat`
+ * and each process's `/proc/<pid>/stat` for its CPU time. Parsers take the text, so recorded files test them;
+ * readers return undefined where a file is missing or unreadable (not Linux, a process that just exited).
+ */
+
+/** `/proc/uptime`: the box's uptime in seconds, the first of its two numbers. */
+function parseUptime(text) {
+    const first = /^\s*(\d+(?:\.\d+)?)\s/.exec(text)?.[1];
+    return first === undefined ? undefined : Number(first);
+}
+const MEMINFO_KEYS = {
+    MemAvailable: 'availableBytes',
+    MemTotal: 'totalBytes',
+    SwapTotal: 'swapTotalBytes',
+    SwapFree: 'swapFreeBytes',
+};
+/** `/proc/meminfo`'s lines `Name:   1234 kB` (kibibytes, whatever the unit's spelling says) for the keys read. */
+function parseMemInfo(text) {
+    const figures = {};
+    for (const line of text.split('\n')) {
+        const m = /^(\w+):\s+(\d+)(?: kB)?\s*$/.exec(line);
+        const key = m && MEMINFO_KEYS[m[1]];
+        if (key)
+            figures[key] = Number(m[2]) * 1024;
+    }
+    return figures;
+}
+/** `/proc/vmstat`'s swap counters: pages swapped in (`pswpin`) and out (`pswpout`) since boot. */
+function parseVmstat(text) {
+    const value = (name) => {
+        const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+        return m ? Number(m[1]) : undefined;
+    };
+    const swapIn = value('pswpin');
+    const swapOut = value('pswpout');
+    return { ...(swapIn !== undefined && { swapIn }), ...(swapOut !== undefined && { swapOut }) };
+}
+/**
+ * `/proc/stat`'s `cpu` line: user nice system idle iowait irq softirq steal guest guest_nice, in clock ticks. Idle is
+ * `idle` + `iowait`; `guest` and `guest_nice` are already counted in `user` and `nice`, so they are left out of the total.
+ */
+function parseCpuTimes(text) {
+    const line = /^cpu\s+([\d ]+)$/m.exec(text)?.[1];
+    if (!line)
+        return undefined;
+    const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).map(Number);
+    if ([user, nice, system, idle].some((v) => v === undefined || !Number.isFinite(v)))
+        return undefined;
+    const total = user + nice + system + idle + iowait + irq + softirq + steal;
+    const cores = (text.match(/^cpu\d+\s/gm) ?? []).length;
+    return { total, busy: total - idle - iowait, cores: Math.max(1, cores) };
+}
+/** Fields are counted from after the last `)`, since a process names itself anything (io/proc-stat.ts). */
+function parseProcTimes(text) {
+    const open = text.indexOf('(');
+    const close = text.lastIndexOf(')');
+    if (open < 0 || close < open || text[close + 1] !== ' ')
+        return undefined;
+    // fields[0] is field 3.
+    const fields = text
+        .slice(close + 2)
+        .trimEnd()
+        .split(' ');
+    const pick = (field) => {
+        const raw = fields[field - 3];
+        return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+    };
+    const [ppid, pgrp, utime, stime, startTime] = [4, 5, 14, 15, 22].map(pick);
+    if ([ppid, pgrp, utime, stime, startTime].some((v) => v === undefined || !Number.isSafeInteger(v)))
+        return undefined;
+    return { comm: text.slice(open + 1, close), ppid: ppid, pgrp: pgrp, ticks: utime + stime, startTime: startTime };
+}
+/** A /proc file's text, or undefined. */
+function readProc(path) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The pids `/proc` lists, at most `limit` of them, in its order (ascending on Linux). */
+function listPids(limit) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
+    }
+    catch {
+        return [];
+    }
+    const pids = [];
+    for (const name of names) {
+        if (pids.length >= limit)
+            break;
+        if (/^\d+$/.test(name))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+/** Every listed process's times, by pid (bounded by `limit`); a process gone between listing and reading is left out. */
+function readAllProcTimes(limit) {
+    const all = new Map();
+    for (const pid of listPids(limit)) {
+        const text = readProc(`/proc/${pid}/stat`);
+        const times = text === undefined ? undefined : parseProcTimes(text);
+        if (times)
+            all.set(pid, times);
+    }
+    return all;
+}
+
+;// CONCATENATED MODULE: ./src/host/disturbance.ts
+/**
+ * When the box disturbed a round: the rule over a round's host state (core/round-host.ts). A round is disturbed when,
+ * during it,
+ * - a process that is not this run's and not the engine's used more than `BUSY_CORES` (50 %) of a core on average:
+ *   on a shared box a co-tenant's load costs a served model 8–30 % of its speed (community DGX Spark benchmark notes);
+ *   not counted for a target attached by `url:`, whose own processes this run cannot tell apart from others';
+ * - at least `SWAP_IN_PAGES` (256 pages, 1 MiB at 4 KiB a page) were swapped in: something waited on the disk for
+ *   memory it had;
+ * - available memory fell below the target's `memory-floor`;
+ * - a GPU compute process that was not on the box at preflight, is not this run's, not allowed by
+ *   `allow-gpu-processes` and on one of the target's GPUs appeared.
+ * The verdict is not changed by it; the cell's verdict names it (`verdict.disturbed`), so a pass under it is not a
+ * clean pass.
+ */
+
+/** Cores another process may use on average during a round before the round counts as disturbed. */
+const BUSY_CORES = 0.5;
+/** Pages swapped in during a round from which it counts as disturbed. */
+const SWAP_IN_PAGES = 256;
+/** What disturbed the round, worded for the verdict line; empty when nothing did. */
+function disturbances(host, rules) {
+    const found = [];
+    const busy = rules.busyCores ?? BUSY_CORES;
+    if (rules.countCpu)
+        for (const p of host.cpu?.top ?? [])
+            if (p.cores > busy)
+                found.push(`${busyText(p)} during the round`);
+    const swapIn = host.swap?.inPages ?? 0;
+    if (swapIn >= SWAP_IN_PAGES)
+        found.push(`${swapIn.toLocaleString('en-US')} pages swapped in during the round`);
+    const min = host.memory?.minBytes;
+    if (rules.floorBytes !== undefined && min !== undefined && min < rules.floorBytes)
+        found.push(`available memory fell to ${formatBytes(min)}, under the memory floor of ${formatBytes(rules.floorBytes)}`);
+    for (const p of host.gpuProcesses ?? []) {
+        if (p.allowed || p.outside)
+            continue;
+        found.push(`GPU process ${p.name} (pid ${p.pid}) appeared${p.gpu === undefined ? '' : ` on GPU ${p.gpu}`}`);
+    }
+    return found;
+}
+/** `stress (pid 123) used 98 % of a core`, or `… used 3.9 cores` past one. */
+function busyText(p) {
+    const used = p.cores > 1.05 ? `${p.cores.toFixed(1)} cores` : `${Math.round(p.cores * 100)} % of a core`;
+    return `${p.comm} (pid ${p.pid}) used ${used}`;
+}
+
+;// CONCATENATED MODULE: ./src/host/box-watch.ts
+
+
+
+
+const BOX_SAMPLE_MS = 1000;
+const MAX_BOX_SAMPLES = 3600;
+/** Processes read per snapshot; on a box with more, those past it go unseen. */
+const MAX_PIDS = 4096;
+/** Busiest other processes a round records. */
+const TOP_PROCESSES = 5;
+/** Parents followed up from a process looking for this one. */
+const box_watch_MAX_DEPTH = 64;
+function snapshot(now) {
+    const text = readProc('/proc/stat');
+    return {
+        at: now,
+        cpu: text === undefined ? undefined : parseCpuTimes(text),
+        procs: readAllProcTimes(MAX_PIDS),
+        memory: parseMemInfo(readProc('/proc/meminfo') ?? ''),
+        vm: parseVmstat(readProc('/proc/vmstat') ?? ''),
+    };
+}
+/** Starts watching the box for one round; the function returned ends it with the round's host state. */
+function watchBox(o) {
+    const now = o.now ?? (() => performance.now());
+    const uptimeS = parseUptime(readProc('/proc/uptime') ?? '');
+    const launchedAt = o.launchedAt();
+    const start = snapshot(now());
+    const low = lowWater(start.memory);
+    const timer = setInterval(() => {
+        low.add(parseMemInfo(readProc('/proc/meminfo') ?? ''));
+        if (low.samples >= MAX_BOX_SAMPLES)
+            clearInterval(timer);
+    }, o.sampleMs ?? BOX_SAMPLE_MS);
+    timer.unref();
+    return async () => {
+        clearInterval(timer);
+        const end = snapshot(now());
+        low.add(end.memory);
+        const ours = ownedBy(end.procs, o.self ?? process.pid, o.groups());
+        const gpuProcesses = o.gpu && (await newGpuProcesses(o.gpu, ours));
+        const host = {
+            ...(uptimeS !== undefined && { uptimeS }),
+            ...(launchedAt === undefined ? { attached: true } : { launchAgeMs: Math.round(start.at - launchedAt) }),
+            ...memoryAndSwap(start, end, low),
+            ...(start.cpu && end.cpu && { cpu: cpuUse(start, end, ours) }),
+            ...(gpuProcesses?.length && { gpuProcesses }),
+            samples: low.samples,
+        };
+        const floorBytes = o.floor && floorOf(o.floor, end.memory.totalBytes);
+        const disturbed = disturbances(host, { floorBytes, countCpu: launchedAt !== undefined, busyCores: o.busyCores });
+        return { host: disturbed.length ? { ...host, disturbed } : host };
+    };
+}
+function floorOf(floor, totalBytes) {
+    if (floor.kind === 'bytes')
+        return floor.value;
+    return totalBytes === undefined ? undefined : totalBytes * floor.value;
+}
+/** The lowest available memory and the highest swap in use over the samples. */
+function lowWater(first) {
+    const state = { samples: 0, minBytes: Infinity, swapUsed: -Infinity };
+    const add = (m) => {
+        state.samples++;
+        if (m.availableBytes !== undefined)
+            state.minBytes = Math.min(state.minBytes, m.availableBytes);
+        if (m.swapTotalBytes !== undefined && m.swapFreeBytes !== undefined)
+            state.swapUsed = Math.max(state.swapUsed, m.swapTotalBytes - m.swapFreeBytes);
+    };
+    add(first);
+    return {
+        add,
+        get samples() {
+            return state.samples;
+        },
+        get minBytes() {
+            return Number.isFinite(state.minBytes) ? state.minBytes : undefined;
+        },
+        get swapUsed() {
+            return Number.isFinite(state.swapUsed) ? state.swapUsed : undefined;
+        },
+    };
+}
+function memoryAndSwap(start, end, low) {
+    const before = start.memory.availableBytes;
+    const after = end.memory.availableBytes;
+    const minBytes = low.minBytes;
+    const memory = before !== undefined && after !== undefined && minBytes !== undefined
+        ? { beforeBytes: before, afterBytes: after, minBytes }
+        : undefined;
+    const delta = (a, b) => (a === undefined || b === undefined ? undefined : Math.max(0, b - a));
+    const inPages = delta(start.vm.swapIn, end.vm.swapIn);
+    const outPages = delta(start.vm.swapOut, end.vm.swapOut);
+    const usedBytes = low.swapUsed;
+    const swap = usedBytes !== undefined && inPages !== undefined && outPages !== undefined
+        ? { usedBytes, inPages, outPages }
+        : undefined;
+    return { ...(memory && { memory }), ...(swap && { swap }) };
+}
+/**
+ * The CPUs' busy share over the round and the busiest processes not ours. A process's CPU time over the round is its
+ * ticks at the end less those at the start; one absent at the start, or whose pid now names another process (a
+ * different start time), started during the round and counts from zero. Shares are of the round's ticks per core, so
+ * no clock-tick rate is assumed: `/proc/stat` and `/proc/<pid>/stat` count in the same ticks.
+ */
+function cpuUse(start, end, ours) {
+    const total = end.cpu.total - start.cpu.total;
+    const cores = end.cpu.cores;
+    const busy = total > 0 ? Math.min(1, Math.max(0, (end.cpu.busy - start.cpu.busy) / total)) : 0;
+    const perCore = total / cores;
+    const top = [];
+    for (const [pid, p] of end.procs) {
+        if (perCore <= 0 || ours(pid))
+            continue;
+        const before = start.procs.get(pid);
+        const ticks = before && before.startTime === p.startTime ? p.ticks - before.ticks : p.ticks;
+        if (ticks > 0)
+            top.push({ pid, comm: p.comm.slice(0, 64), cores: round3(ticks / perCore) });
+    }
+    top.sort((a, b) => b.cores - a.cores);
+    return { busy: round3(busy), cores, top: top.slice(0, TOP_PROCESSES) };
+}
+const round3 = (v) => Math.round(v * 1000) / 1000;
+/** Ours: this process and what descends from it, and every member of a process group this run launched. */
+function ownedBy(procs, self, groups) {
+    return (pid) => {
+        let at = pid;
+        for (let depth = 0; at !== undefined && at > 0 && depth < box_watch_MAX_DEPTH; depth++) {
+            const p = procs.get(at);
+            if (at === self || groups.has(at) || (p && groups.has(p.pgrp)))
+                return true;
+            at = p?.ppid;
+        }
+        return false;
+    };
+}
+/** GPU compute processes at the round's end that were not there at preflight and are not ours, marked as preflight marks them. */
+async function newGpuProcesses(gpu, ours) {
+    const seen = new Set((gpu.preflight.processes ?? []).map((p) => p.pid));
+    const apps = ((await queryComputeApps(gpu.smi)) ?? []).filter((a) => !seen.has(a.pid) && !ours(a.pid));
+    const state = {
+        processes: apps.slice(0, 64).map((a) => {
+            const index = gpu.ids.find((g) => g.uuid !== undefined && g.uuid === a.gpuUuid)?.index;
+            return { pid: a.pid, name: a.name.slice(0, 200), ...(index !== undefined && { gpu: index }), ours: false };
+        }),
+    };
+    markAllowed(state, gpu.allow);
+    if (gpu.scope)
+        markOutside(state, gpu.scope);
+    return (state.processes ?? []).map(({ ours: _ours, usedMemoryMiB: _mib, gpuUuid: _uuid, ...p }) => p);
+}
+
 ;// CONCATENATED MODULE: ./src/host/index.ts
+
+
 
 
 
@@ -61558,6 +62337,46 @@ function engineFingerprint(target, state, info) {
         launch: target.container ? undefined : { command: target.launch, env: { ...process.env, ...target.env } },
         cwd: target.workdir,
     });
+}
+
+;// CONCATENATED MODULE: ./src/target-run/box-round.ts
+
+function boxRoundWatch(o) {
+    const { target, preflight, deps, scope } = o;
+    const state = preflight.state;
+    const gpu = state.gpus?.length
+        ? {
+            smi: deps.smi ?? nvidiaSmi,
+            preflight: state,
+            ids: hostGpuIds(state),
+            ...(scope && { scope }),
+            allow: target.settings.allowGpuProcesses,
+        }
+        : undefined;
+    return async () => {
+        const engine = o.engine();
+        const end = watchBox({
+            // A pid in the set is ours with its descendants: the group leaders, and a container's first process.
+            groups: () => new Set([...(deps.groups ?? []), ...[engine.pgid].filter((p) => p !== undefined)]),
+            launchedAt: () => (target.external ? undefined : engine.launchedAt),
+            floor: target.settings.memoryFloor,
+            ...(gpu && { gpu }),
+            ...(o.sampleMs !== undefined && { sampleMs: o.sampleMs }),
+            ...(deps.busyCores !== undefined && { busyCores: deps.busyCores }),
+        });
+        return () => end();
+    };
+}
+/** The GPU watch and the box watch around the same round: the GPU watch's record and verdict, and the box's `host`. */
+function withBoxWatch(gpu, box) {
+    return async () => {
+        const endGpu = await gpu?.();
+        const endBox = await box();
+        return async (window) => {
+            const [a, b] = await Promise.all([endGpu?.(window), endBox(window).catch(() => undefined)]);
+            return { ...a, ...(b?.host && { host: b.host }) };
+        };
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/engines/scrape.ts
@@ -61866,7 +62685,11 @@ function combineWatches(host, server) {
         const endHost = await host();
         const endServer = await server().catch(() => undefined);
         return async (window) => {
-            const [a, b] = await Promise.all([endHost(window), endServer?.(window).catch(() => undefined)]);
+            // The engine's counters first, at the round's end: the host's watch then samples /proc and stops its GPU
+            // sampler (trimmed to the window, so a later stop moves nothing), work that would push the counters' read
+            // later and add the idle time after the round to what they count (the sim's energy).
+            const b = await endServer?.(window).catch(() => undefined);
+            const a = await endHost(window);
             return {
                 ...b,
                 ...a,
@@ -61877,7 +62700,48 @@ function combineWatches(host, server) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/target-run/cold-reset.ts
+/**
+ * A clean prefix cache per cell: right before each measurement's cold round the engine's prefix cache is emptied
+ * where its adapter offers a reset (EngineAdapter.resetPrefixCache, engines/cache-reset.ts), so neither an earlier
+ * cell nor an earlier run on a `url:` server (which sent the same prompts: bench/prompts/indices.ts) warms the
+ * cell's requests. Bounded in time and never fatal: a reset not done is recorded with its reason
+ * (`CellResult.prefixCacheReset`) and the cell is measured all the same.
+ */
+
+/** Past this the reset is given up: the adapter bounds each call, this bounds them all (llama.cpp's slots). */
+const RESET_BOUND_MS = 30_000;
+/** Empties the engine's prefix cache, or says why not; never throws. */
+async function resetPrefixCache(t) {
+    const { adapter } = t;
+    if (!adapter.resetPrefixCache)
+        return { reset: false, reason: `${adapter.name} offers no reset` };
+    let timer;
+    const late = new Promise((resolve) => {
+        timer = setTimeout(() => resolve({ reset: false, reason: `${adapter.name}: no answer to the reset within ${RESET_BOUND_MS / 1000} s` }), RESET_BOUND_MS);
+    });
+    const asked = adapter
+        .resetPrefixCache(t.http, t.baseUrl)
+        .catch((error) => ({ reset: false, reason: `${adapter.name}: ${errorMessage(error)}` }));
+    const outcome = await Promise.race([asked, late]).finally(() => clearTimeout(timer));
+    t.log.info(outcome.reset
+        ? `${t.cellId}: prefix cache reset (${outcome.via})`
+        : `${t.cellId}: prefix cache not reset: ${outcome.reason}`);
+    return outcome;
+}
+/** The hook a measurement calls before its cold round, and what the reset came to (undefined until it ran). */
+function coldReset(t) {
+    let outcome;
+    return {
+        beforeCold: async () => {
+            outcome = await resetPrefixCache(t);
+        },
+        outcome: () => outcome,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/target-run/measure-cell.ts
+
 
 
 
@@ -61886,6 +62750,7 @@ async function measureCell(o) {
     const { settings } = cell.target;
     // Counters span one measurement; added rounds keep the first measurement's acceptance figures.
     const before = o.extend ? undefined : await adapter.counters?.(http, baseUrl);
+    const reset = coldReset({ adapter, http, baseUrl, log: o.log, cellId: cell.id });
     const measurement = await o.client.measure({
         scenario: cell.scenario,
         rounds: o.extend?.rounds ?? settings.rounds,
@@ -61899,11 +62764,18 @@ async function measureCell(o) {
         watch: combineWatches(o.watch, serverWatch(adapter, baseUrl, { log: o.log })),
         acceptance: adapter.roundAcceptance && ((server, records) => adapter.roundAcceptance?.(server, records)),
         onDisturbed: (d) => o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
+        beforeCold: reset.beforeCold,
+        onSteadyRound: o.onSteadyRound,
     });
     if (o.extend)
         return { measurement, specDecode: undefined };
     const after = await adapter.counters?.(http, baseUrl);
-    return { measurement, specDecode: adapter.specDecode?.(before, after, measurement.requests) };
+    const prefixCacheReset = reset.outcome();
+    return {
+        measurement,
+        specDecode: adapter.specDecode?.(before, after, measurement.requests),
+        ...(prefixCacheReset && { prefixCacheReset }),
+    };
 }
 function progressLine(id, p) {
     return `${id}: round ${p.round + 1}/${p.rounds}: ${p.done}/${p.total} requests${p.errors ? `, ${p.errors} failed` : ''}, ${p.tokensPerSecond.toFixed(1)} tok/s`;
@@ -61914,9 +62786,19 @@ function progressLine(id, p) {
  * after each measurement. A measurement that fails ends the loop with the failed cell.
  */
 async function measureAndDecide(cell, source, judge, log) {
+    const decided = await decideCell(cell, source, judge, log);
+    const { status, disturbed } = decided.verdict;
+    // A warning annotation in the action: the run's outcome stands, and says it was not reached on a quiet box.
+    if (disturbed?.length)
+        log.warn(`${cell.id}: ${status} reached while the box was disturbed${status === 'pass' ? ' (not a clean pass)' : ''}: ${disturbed.join('; ')}`);
+    return decided;
+}
+async function decideCell(cell, source, judge, log) {
     const { maxRounds, confirm: times } = cell.target.settings;
     let first = await source.measure(0);
-    if (!judge || first.status !== 'ok')
+    if (!judge)
+        return withDisturbed(first, [first]);
+    if (first.status !== 'ok')
         return first;
     let judged = judge.decide({ measured: [first] });
     for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
@@ -62549,7 +63431,7 @@ function samples(record, tokens) {
 }
 const one = (value) => describe([value]);
 /** Our figures of one repetition at `ts` tokens per second. */
-function figures(prompt, gen, ts) {
+function llama_bench_figures(prompt, gen, ts) {
     const seconds = (prompt + gen) / ts;
     const common = { e2e_ms: one(seconds * 1000), total_tps: ts, request_tps: 1 / seconds, failed_share: 0 };
     if (gen === 0)
@@ -62594,7 +63476,7 @@ function runs(record, distinguishing) {
         requests: 1,
         errors: 0,
         durationMs: ((prompt + gen) / ts) * 1000,
-        figures: figures(prompt, gen, ts),
+        figures: llama_bench_figures(prompt, gen, ts),
         achieved: { promptTokens: { min: prompt, max: prompt }, outputTokens: { min: gen, max: gen } },
         means: { promptTokens: prompt, outputTokens: gen },
         unmapped,
@@ -63495,6 +64377,19 @@ function promptText(index, fillerWords) {
     return `${LEAD} ${nonce(index)}${tail}`;
 }
 /**
+ * `chat_template_kwargs` with `enable_thinking`, over what `request-body` gave it (config/conversation-checks.ts
+ * keeps the two from both setting `enable_thinking`). vLLM passes `chat_template_kwargs` to the chat template
+ * (vLLM docs, OpenAI-compatible server, chat API extra parameters), as SGLang does; Qwen3-family templates read
+ * `enable_thinking` (the Qwen3 model card, "Switching Between Thinking and Non-Thinking Mode").
+ */
+function thinkingFields(extra, thinking) {
+    if (thinking === undefined)
+        return {};
+    const given = extra?.chat_template_kwargs;
+    const kwargs = given && typeof given === 'object' && !Array.isArray(given) ? given : {};
+    return { chat_template_kwargs: { ...kwargs, enable_thinking: thinking } };
+}
+/**
  * The body every engine gets: streamed, with the token counts in a final usage chunk
  * (`stream_options.include_usage` of the OpenAI API), exactly `maxTokens` generated (`ignore_eos`,
  * an extension vLLM, SGLang and llama-server accept; the quality probe turns it off) and greedy (`temperature: 0`); the
@@ -63510,8 +64405,9 @@ function requestBody(o) {
         ignore_eos: o.ignoreEos ?? true,
         temperature: 0,
     };
+    const messages = o.messages ?? [{ role: 'user', content: o.prompt }];
     const body = o.api === 'chat'
-        ? { ...common, messages: [{ role: 'user', content: o.prompt }], max_completion_tokens: o.maxTokens }
+        ? { ...common, messages, max_completion_tokens: o.maxTokens, ...thinkingFields(o.extra, o.thinking) }
         : { ...common, prompt: o.prompt };
     return JSON.stringify(o.adapter.transformRequest(body, o.api, o.sharedPrefix ? { sharedPrefix: true } : undefined));
 }
@@ -63682,6 +64578,23 @@ function choiceText(choices) {
     }
     return text;
 }
+/**
+ * The text of every choice's `text` and `content`, without `reasoning_content` or `reasoning`: Qwen3's model card
+ * keeps only the final answer of an earlier turn in the history, not its thinking.
+ */
+function events_answerText(choices) {
+    let text = '';
+    for (const choice of choices) {
+        if (typeof choice !== 'object' || choice === null)
+            continue;
+        const c = choice;
+        const d = typeof c.delta === 'object' && c.delta !== null ? c.delta : {};
+        for (const part of [c.text, d.content])
+            if (typeof part === 'string')
+                text += part;
+    }
+    return text;
+}
 function events_count(value) {
     return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
@@ -63714,8 +64627,10 @@ function inspectEvent(json) {
         return { token: false, error: errorText(o.error ?? o) };
     }
     const facts = { token: Array.isArray(o.choices) && o.choices.some(choiceHasToken) };
-    if (facts.token)
+    if (facts.token) {
         facts.text = choiceText(o.choices);
+        facts.answer = events_answerText(o.choices);
+    }
     const usage = readUsage(o.usage);
     if (usage)
         facts.usage = usage;
@@ -64423,9 +65338,16 @@ class StreamTally {
     done = false;
     /** The generated text's first characters (bounded by appendSample), for the output checks and the quality probe. */
     sample = '';
-    /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
-    constructor(readExtras) {
+    /** The whole answer, reasoning left out, when kept (a conversation's next turn resends it); bounded by the stream's bytes. */
+    answer;
+    /**
+     * `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras); `keepAnswer` keeps
+     * the answer's text whole.
+     */
+    constructor(readExtras, keepAnswer = false) {
         this.readExtras = readExtras;
+        if (keepAnswer)
+            this.answer = '';
     }
     /** Takes one event parsed at `at` (ms); returns the error that ends the request, if it carries one. */
     add(data, type, at) {
@@ -64463,6 +65385,8 @@ class StreamTally {
         if (facts.token) {
             if (facts.text)
                 this.sample = appendSample(this.sample, facts.text);
+            if (this.answer !== undefined && facts.answer)
+                this.answer += facts.answer;
             this.chunks++;
             if (this.firstTokenAt === undefined) {
                 this.firstTokenAt = at;
@@ -64564,7 +65488,7 @@ class StreamRun {
     constructor(req, resolve) {
         this.req = req;
         this.resolve = resolve;
-        this.tally = new StreamTally(req.streamExtras);
+        this.tally = new StreamTally(req.streamExtras, req.keepAnswer);
         this.bounds = streamBounds(req.timeoutMs, req.maxTokens);
         this.timer = setTimeout(() => this.fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')), req.timeoutMs);
         const total = this.bounds.totalMs;
@@ -65940,8 +66864,9 @@ function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
     const ok = steadyRequests.filter((r) => r.ok);
     const counted = ok.filter((r) => r.usageReported);
     const unreported = ok.length - counted.length;
-    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
-    const prompt = lengthFlag('prompt', counted.map((r) => r.promptTokens), scenario.inputTokens);
+    // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead. A conversation's later
+    // turns grow by what came before them: only its first turn is asked for `input-tokens`.
+    const prompt = lengthFlag('prompt', counted.filter((r) => (r.turn ?? 1) === 1).map((r) => r.promptTokens), scenario.inputTokens);
     const output = lengthFlag('output', counted.map((r) => r.outputTokens), scenario.outputTokens);
     if (prompt)
         flags.push(prompt);
@@ -66164,9 +67089,11 @@ async function run_round_runRound(o) {
     ticker?.unref();
     const one = async (i, dueAt) => {
         const outcome = await o.send(calibration.fillerWords, scenario.outputTokens, o.signal);
+        const endedAt = performance.now();
         firstSend = Math.min(firstSend, outcome.sentAt);
         const index = round * scenario.requests + i;
         const record = toRecord({ index, queueMs: outcome.sentAt - dueAt, expectedPromptTokens: calibration.promptTokens }, outcome);
+        record.endMs = endedAt - outcome.sentAt;
         done++;
         if (record.ok)
             tokens += record.outputTokens;
@@ -66185,7 +67112,113 @@ async function run_round_runRound(o) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/bench/rounds/conversation.ts
+
+
+async function runConversations(o, source) {
+    const { scenario } = o;
+    const turns = scenario.turns ?? 1;
+    let done = 0;
+    let errors = 0;
+    const ticker = o.progress ? setInterval(() => o.progress?.(done, errors, 0), o.progressIntervalMs) : undefined;
+    ticker?.unref();
+    const one = async (i, dueAt) => {
+        const texts = Array.from({ length: turns }, (_, t) => source.message(t === 0 ? o.calibration.fillerWords : source.turn.fillerWords));
+        const records = await converse(o, source, texts, { first: (o.round * scenario.requests + i) * turns, dueAt });
+        done += records.length;
+        errors += records.filter((r) => !r.ok).length;
+        return records;
+    };
+    try {
+        return (await closedLoop(scenario.requests, scenario.concurrency, one, o.signal)).flat();
+    }
+    finally {
+        if (ticker)
+            clearInterval(ticker);
+    }
+}
+/** One conversation's turns; each later turn is due when the previous one ended. */
+async function converse(o, source, texts, at) {
+    const { scenario } = o;
+    const messages = [];
+    const records = [];
+    let due = at.dueAt;
+    let previous;
+    for (const [t, text] of texts.entries()) {
+        if (o.signal?.aborted)
+            break;
+        messages.push({ role: 'user', content: text });
+        const outcome = await source.send([...messages], scenario.outputTokens, o.signal);
+        // Without usage the prompt is estimated: the first turn's calibrated length, and per later turn an answer and a message.
+        const expected = o.calibration.promptTokens + t * (scenario.outputTokens + source.turn.promptTokens);
+        const record = toRecord({ index: at.first + t, queueMs: outcome.sentAt - due, expectedPromptTokens: expected }, outcome);
+        record.turn = t + 1;
+        if (previous?.usageReported && record.ok && record.usageReported)
+            record.addedTokens = record.promptTokens - previous.promptTokens;
+        records.push(record);
+        if (!record.ok)
+            break;
+        messages.push({ role: 'assistant', content: outcome.tally.answer ?? '' });
+        previous = record;
+        due = performance.now();
+    }
+    return records;
+}
+
+;// CONCATENATED MODULE: ./src/bench/rounds/turns.ts
+/**
+ * A conversation round's figures per turn (`rounds[].turns`) and its prefix-reuse figure, TTFT per 1,000 added
+ * prompt tokens (`ttft_per_1k_added`): over the successful requests of turns ≥ 2 whose previous turn the server
+ * counted too, Σ TTFT ÷ Σ prompt tokens the turn added since that previous turn, × 1,000. A ratio of sums, so a
+ * turn that added many tokens weighs as much as its cost. A prefix cache that serves the conversation so far
+ * leaves the prefill of the added tokens alone (the previous answer and the new message); an engine that prefills
+ * the whole conversation again shows a figure that grows with every turn.
+ */
+
+function turnFigures(records) {
+    const byTurn = new Map();
+    for (const r of records) {
+        if (!r.ok || r.turn === undefined)
+            continue;
+        byTurn.set(r.turn, [...(byTurn.get(r.turn) ?? []), r]);
+    }
+    return [...byTurn.keys()]
+        .sort((a, b) => a - b)
+        .map((turn) => {
+        const ok = byTurn.get(turn);
+        const added = ok.flatMap((r) => (r.addedTokens === undefined ? [] : [r.addedTokens]));
+        return {
+            turn,
+            ok: ok.length,
+            ttft_ms: stats_mean(ok.map((r) => r.ttftMs)),
+            prompt_tokens: stats_mean(ok.map((r) => r.promptTokens)),
+            ...(added.length && { added_tokens: stats_mean(added) }),
+        };
+    });
+}
+/** TTFT per 1,000 added prompt tokens over the round's later turns; undefined where none added a counted token. */
+function ttftPer1kAdded(records) {
+    let ttft = 0;
+    let added = 0;
+    for (const r of records) {
+        if (!r.ok || r.addedTokens === undefined || !(r.addedTokens > 0))
+            continue;
+        ttft += r.ttftMs;
+        added += r.addedTokens;
+    }
+    return added > 0 ? (1000 * ttft) / added : undefined;
+}
+/** Adds the per-turn figures and TTFT per 1k added tokens to a conversation round. */
+function withTurns(result, records) {
+    result.turns = turnFigures(records);
+    const figure = ttftPer1kAdded(records);
+    if (figure !== undefined)
+        result.metrics.ttft_per_1k_added = figure;
+}
+
 ;// CONCATENATED MODULE: ./src/bench/rounds/rounds.ts
+
+
 
 
 
@@ -66198,9 +67231,10 @@ const THROTTLED_FLAG = 'throttled';
 const DEFAULT_PROGRESS_MS = 30_000;
 /**
  * Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s
- * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing.
+ * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing. With
+ * `conversation` (a `turns` scenario) each of a round's requests is a conversation (conversation.ts).
  */
-async function runRounds(o, calibration, send, prepare) {
+async function runRounds(o, calibration, send, prepare, conversation) {
     const { scenario } = o;
     const first = o.after?.rounds.length ?? 0;
     const total = first + o.rounds;
@@ -66218,7 +67252,7 @@ async function runRounds(o, calibration, send, prepare) {
         const end = steady ? await o.watch?.() : undefined;
         let round;
         try {
-            round = await oneRound(o, calibration, send, { r, total, steady });
+            round = await oneRound(o, calibration, send, { r, total, steady, conversation });
         }
         catch (error) {
             // The watch's sampler ends with the round, however the round ended.
@@ -66245,6 +67279,8 @@ async function runRounds(o, calibration, send, prepare) {
         rounds.push(result);
         if (result.steady)
             kept.push(...records);
+        if (result.steady)
+            o.onSteadyRound?.(result, records);
     }
     if (o.signal?.aborted)
         throw new RequestError('measurement aborted', 'aborted');
@@ -66262,8 +67298,18 @@ async function runRounds(o, calibration, send, prepare) {
 async function oneRound(o, calibration, send, at) {
     const { scenario } = o;
     const { r, total, steady } = at;
-    const progress = (done, errors, tokensPerSecond) => o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond });
-    const records = await run_round_runRound({
+    // The measurement's first round, a measured-again one too; rounds added to a measurement have none.
+    if (r === 0 && !o.after)
+        await o.beforeCold?.();
+    const progress = (done, errors, tokensPerSecond) => o.onRound?.({
+        round: r,
+        rounds: total,
+        done,
+        total: scenario.requests * (scenario.turns ?? 1),
+        errors,
+        tokensPerSecond,
+    });
+    const run = {
         scenario,
         round: r,
         rounds: total,
@@ -66273,9 +67319,12 @@ async function oneRound(o, calibration, send, at) {
         signal: o.signal,
         progress: o.onRound ? progress : undefined,
         progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
-    });
+    };
+    const records = at.conversation ? await runConversations(run, at.conversation) : await run_round_runRound(run);
     const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests);
     const result = summarizeRound({ index: r, steady, concurrency, endedAt: performance.now(), ...(scenario.slo && { slo: scenario.slo }) }, records);
+    if (scenario.turns)
+        withTurns(result, records);
     progress(records.length, result.errors, result.metrics.output_tps);
     return { result, records };
 }
@@ -66283,6 +67332,8 @@ async function oneRound(o, calibration, send, at) {
 function withTelemetry(result, records, watched) {
     if (watched.server)
         result.server = watched.server;
+    if (watched.host)
+        result.host = watched.host;
     if (!watched.gpu)
         return;
     result.gpu = watched.gpu;
@@ -66425,7 +67476,14 @@ function measurer(c) {
         await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency);
         const prompt = c.cellPrompt(scenario.id);
         const text = (fillerWords) => (shared ? `${shared.text} ${prompt(fillerWords)}` : prompt(fillerWords));
-        return runRounds(o, cal, (fillerWords, maxTokens, signal) => c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined));
+        const send = (fillerWords, maxTokens, signal) => c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined, scenario.thinking);
+        // A conversation's turns share their prefix with the turn before: engines that can cache it should.
+        const conversation = scenario.turns && {
+            message: prompt,
+            turn: await c.calibration(scenario.turnTokens ?? 1, o.signal),
+            send: (messages, maxTokens, signal) => c.sendPrompt(messages, maxTokens, signal, undefined, true, scenario.thinking),
+        };
+        return runRounds(o, cal, send, undefined, conversation || undefined);
     };
 }
 /** Each scenario's shared prefix, calibrated once a client; a failed calibration is forgotten. */
@@ -66446,7 +67504,7 @@ function textCells(t) {
         const cal = await calibrators.get(kind)(o.scenario.inputTokens, o.signal);
         await t.ensure(o.scenario.rate ? o.scenario.requests : o.scenario.concurrency);
         const supply = textSupply(cal, o.scenario.inputTokens, () => t.next(o.scenario.id), t.count, kind);
-        return runRounds(o, supply.calibration, (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal), (requests, signal) => supply.prepare(requests, signal));
+        return runRounds(o, supply.calibration, (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal, undefined, undefined, o.scenario.thinking), (requests, signal) => supply.prepare(requests, signal));
     };
 }
 /**
@@ -66460,17 +67518,21 @@ function promptSender(target, pool, modelName) {
         completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
         chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
     };
-    return async (text, maxTokens, signal, probe, sharedPrefix) => {
+    return async (text, maxTokens, signal, probe, sharedPrefix, thinking) => {
         const api = probe?.api ?? target.api;
+        const messages = typeof text === 'string' ? undefined : text;
+        const prompt = typeof text === 'string' ? text : JSON.stringify(text);
         const body = requestBody({
             adapter,
             api,
             model: await modelName(),
-            prompt: text,
+            prompt,
             maxTokens,
             ignoreEos: !probe,
             extra: target.requestBody,
             sharedPrefix,
+            ...(messages && { messages }),
+            ...(thinking !== undefined && { thinking }),
         });
         const outcome = await send({
             url: urls[api],
@@ -66479,8 +67541,9 @@ function promptSender(target, pool, modelName) {
             signal,
             streamExtras: adapter.streamExtras,
             maxTokens,
+            keepAnswer: messages !== undefined,
         });
-        return { ...outcome, prompt: fnv1a(text) };
+        return { ...outcome, prompt: fnv1a(prompt) };
     };
 }
 
@@ -66509,6 +67572,8 @@ class TargetSession {
     deadline;
     client;
     running;
+    launchedMs;
+    enginePid;
     /** Starts watching the run's cancellation and, for a target we launch, available memory. */
     constructor(target, cells, deps) {
         this.target = target;
@@ -66578,7 +67643,16 @@ class TargetSession {
             smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
             signal: this.signal,
         });
+        // The spawn, as the launch's own startup time places it; a `url:` target has none: this run did not launch it.
+        const startup = this.running.startup;
+        this.launchedMs = startup ? performance.now() - startup.totalMs : undefined;
+        // A container's engine runs under the runtime, not in our group: its first process, read once it is up.
+        this.enginePid = await this.running.enginePid?.().catch(() => undefined);
         return this.running;
+    }
+    /** The running engine as a round's host state sees it: when this run launched it (`performance.now()` ms) and its group. */
+    get engine() {
+        return { launchedAt: this.launchedMs, pgid: this.running?.pgid, root: this.enginePid };
     }
     /** Reads the engine's version and launch command; from here on the engine exiting ends the target. */
     async ready(running) {
@@ -67033,12 +68107,906 @@ function identicalAtBase(target, base, arm) {
     return `${target.id} is identical at the base commit ${arm.sha.slice(0, 7)} (its definition and the files its paths match): both arms would run the same thing`;
 }
 
+;// CONCATENATED MODULE: ./src/bench/rounds/request-trace.ts
+function moments(r) {
+    const sent = r.sentAt;
+    // ttftMs is 0 when no token came (bench/stream/record.ts); a stream cut after tokens has both.
+    const firstToken = r.ttftMs > 0 ? sent + r.ttftMs : undefined;
+    const lasted = r.endMs ?? Math.max(r.e2eMs, r.ttftMs);
+    return { due: sent - Math.max(0, r.queueMs), sent, firstToken, end: sent + Math.max(lasted, r.ttftMs, 0) };
+}
+/** The requests in send order, each on the lowest-numbered slot whose previous request ended by its send. */
+function placeRequests(records) {
+    const sorted = records.map((record) => ({ record, at: moments(record) })).sort((a, b) => a.at.sent - b.at.sent);
+    const freeAt = [];
+    return sorted.map(({ record, at }) => {
+        let slot = freeAt.findIndex((t) => t <= at.sent);
+        if (slot < 0)
+            slot = freeAt.push(-Infinity) - 1;
+        const from = Math.max(at.due, freeAt[slot]);
+        freeAt[slot] = at.end;
+        return { record, at, slot: slot + 1, from };
+    });
+}
+const request_trace_ms = (t) => Math.round(t * 1000) / 1000;
+/** One request's line of `requests.jsonl`: times in ms from `origin`, its error already cut and redacted by `error`. */
+function requestLine(p, round, origin, error) {
+    const { record: r, at } = p;
+    return JSON.stringify({
+        round,
+        request: r.index,
+        slot: p.slot,
+        ok: r.ok,
+        due_ms: request_trace_ms(at.due - origin),
+        sent_ms: request_trace_ms(at.sent - origin),
+        first_token_ms: at.firstToken === undefined ? null : request_trace_ms(at.firstToken - origin),
+        end_ms: request_trace_ms(at.end - origin),
+        queue_ms: request_trace_ms(r.queueMs),
+        ttft_ms: at.firstToken === undefined ? null : request_trace_ms(r.ttftMs),
+        e2e_ms: request_trace_ms(at.end - at.sent),
+        prompt_tokens: r.promptTokens,
+        output_tokens: r.outputTokens,
+        ...(r.error !== undefined && { error: error(r.error) }),
+    });
+}
+/** µs from `origin`, whole: span ends computed from the same rounded instants never overlap the next span. */
+const us = (t, origin) => Math.round((t - origin) * 1000);
+function span(name, pid, tid, from, to, origin) {
+    const ts = us(from, origin);
+    return { ph: 'X', cat: 'request', name, pid, tid, ts, dur: Math.max(0, us(to, origin) - ts) };
+}
+/** The complete events of one placed request, the last carrying its figures as `args`. */
+function requestSpans(p, pid, origin, error) {
+    const { record: r, at, slot } = p;
+    const events = [];
+    if (at.sent > p.from)
+        events.push(span('queue', pid, slot, p.from, at.sent, origin));
+    if (at.firstToken === undefined)
+        events.push(span('failed', pid, slot, at.sent, at.end, origin));
+    else {
+        events.push(span('prefill', pid, slot, at.sent, Math.min(at.firstToken, at.end), origin));
+        events.push(span(r.ok ? 'decode' : 'decode (failed)', pid, slot, Math.min(at.firstToken, at.end), at.end, origin));
+    }
+    events[events.length - 1].args = {
+        request: r.index,
+        prompt_tokens: r.promptTokens,
+        output_tokens: r.outputTokens,
+        ...(at.firstToken !== undefined && { ttft_ms: request_trace_ms(r.ttftMs) }),
+        ...(r.error !== undefined && { error: error(r.error) }),
+    };
+    return events;
+}
+/** The metadata events naming a round's process (`label`) and its slots' threads (`slot 3`), in order. */
+function roundMetadata(pid, label, slots) {
+    const named = [
+        { ph: 'M', name: 'process_name', pid, tid: 0, args: { name: label } },
+        { ph: 'M', name: 'process_sort_index', pid, tid: 0, args: { sort_index: pid } },
+    ];
+    for (let slot = 1; slot <= slots; slot++) {
+        named.push({ ph: 'M', name: 'thread_name', pid, tid: slot, args: { name: `slot ${slot}` } });
+        named.push({ ph: 'M', name: 'thread_sort_index', pid, tid: slot, args: { sort_index: slot } });
+    }
+    return named;
+}
+
+;// CONCATENATED MODULE: ./src/target-run/request-files.ts
+/**
+ * The per-request record of a cell's steady rounds, beside the results: `<results>/requests/<target>/<scenario>/`
+ * holds `requests.jsonl` (one JSON line per request) and `trace.json` (a Chrome/Perfetto trace: a process per round,
+ * a track per concurrency slot; bench/rounds/request-trace.ts). Both are rewritten after each steady round, so a run
+ * cut short keeps the rounds it finished, and written without following a symbolic link (io/safe-fs.ts). Bounded:
+ * at most MAX_REQUESTS_PER_ROUND requests of a round and MAX_FILE_BYTES per file, the rest counted as omitted;
+ * an error text is redacted (core/redact.ts), then cut to MAX_ERROR_CHARS. A write that fails is logged once and
+ * the cell records no files; the measurement goes on.
+ */
+
+
+
+
+
+
+const REQUESTS_DIR = 'requests';
+const REQUESTS_FILE = 'requests.jsonl';
+const TRACE_FILE = 'trace.json';
+const MAX_REQUESTS_PER_ROUND = 2000;
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_ERROR_CHARS = 200;
+/** A name part kept as it is when file-safe, else made safe and told apart by a digest of the original. */
+function safePart(part) {
+    if (/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(part))
+        return part;
+    const safe = part.replace(/[^A-Za-z0-9._@-]+/g, '_').replace(/^[._]+/, '');
+    return `${safe.slice(0, 80) || 'cell'}-${fnv1a(part).toString(16)}`;
+}
+/** The cell's folder under the results folder, one level per part of its id (`requests/sim/chat@c4`). */
+function requestDir(cellId) {
+    return [REQUESTS_DIR, ...cellId.split('/').map(safePart)].join('/');
+}
+const request_files_errorText = (text) => redactLine(text, MAX_ERROR_CHARS);
+/** Writes one cell's record as its steady rounds end (MeasureOptions.onSteadyRound). */
+class RequestRecorder {
+    resultsDir;
+    cellId;
+    log;
+    lines = [];
+    events = [];
+    bytes = { lines: 0, events: 0 };
+    origin;
+    rounds = 0;
+    measurement = 1;
+    lastIndex = -1;
+    written = 0;
+    omitted = 0;
+    failed = false;
+    constructor(resultsDir, cellId, log) {
+        this.resultsDir = resultsDir;
+        this.cellId = cellId;
+        this.log = log;
+    }
+    /** Where the files lie and what they hold; undefined before the first round is written, or after a failed write. */
+    get files() {
+        if (this.failed || this.rounds === 0)
+            return undefined;
+        return { dir: requestDir(this.cellId), requests: this.written, ...(this.omitted && { omitted: this.omitted }) };
+    }
+    /** Adds a steady round and rewrites both files; never throws. */
+    round(result, records) {
+        if (this.failed)
+            return;
+        // Round indices start again with each re-measurement of the cell.
+        if (result.index <= this.lastIndex)
+            this.measurement++;
+        this.lastIndex = result.index;
+        const placed = placeRequests(records);
+        if (placed.length)
+            this.origin ??= Math.min(...placed.map((p) => p.from));
+        const pid = ++this.rounds;
+        const label = `round ${result.index}${this.measurement > 1 ? ` (measurement ${this.measurement})` : ''}`;
+        const kept = this.add(placed.slice(0, MAX_REQUESTS_PER_ROUND), result.index, pid);
+        this.omitted += records.length - kept.count;
+        this.events.push(...roundMetadata(pid, label, kept.slots));
+        this.write();
+    }
+    /** Adds the requests that fit the files' bounds; how many did, and the slots they used. */
+    add(placed, round, pid) {
+        const origin = this.origin ?? 0;
+        let count = 0;
+        let slots = 0;
+        for (const p of placed) {
+            const line = requestLine(p, round, origin, request_files_errorText);
+            const spans = requestSpans(p, pid, origin, request_files_errorText);
+            const spanBytes = spans.reduce((n, e) => n + JSON.stringify(e).length + 1, 0);
+            if (this.bytes.lines + line.length + 1 > MAX_FILE_BYTES || this.bytes.events + spanBytes > MAX_FILE_BYTES)
+                break;
+            this.lines.push(line);
+            this.events.push(...spans);
+            this.bytes.lines += line.length + 1;
+            this.bytes.events += spanBytes;
+            slots = Math.max(slots, p.slot);
+            count++;
+        }
+        this.written += count;
+        return { count, slots };
+    }
+    write() {
+        const dir = (0,external_node_path_.join)(this.resultsDir, requestDir(this.cellId));
+        try {
+            writeFileNoFollow((0,external_node_path_.join)(dir, REQUESTS_FILE), this.lines.length ? `${this.lines.join('\n')}\n` : '', this.resultsDir);
+            const trace = { traceEvents: this.events, displayTimeUnit: 'ms', otherData: { cell: this.cellId } };
+            writeFileNoFollow((0,external_node_path_.join)(dir, TRACE_FILE), JSON.stringify(trace), this.resultsDir);
+        }
+        catch (error) {
+            this.failed = true;
+            this.log.warn(`${this.cellId}: per-request record not written: ${errorMessage(error)}`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/compare/roofline-ceiling.ts
+/**
+ * A cell's decode against the box's memory-bandwidth ceiling (core/roofline.ts has the model). Pure: the box's
+ * bandwidth and the model's bytes come in as data. A decode above the ceiling cannot be real — a token that was
+ * never computed, a clock that ran slow, a model smaller than the one named — so a cell that does not draft and
+ * decodes faster is an error; a drafting cell emits up to its acceptance length per step and is held to that.
+ */
+
+
+/**
+ * The weights one step reads: every tensor but those it does not (`unread`), and of a mixture of experts only the
+ * experts the batch routes to — with `used` of `count` experts per token and routing taken as uniform, c tokens
+ * leave an expert unread with probability (1 − used/count)^c.
+ */
+function stepWeights(model, concurrency) {
+    const read = model.weights - (model.unread ?? 0);
+    const e = model.experts;
+    if (!e || e.count <= 0 || e.used >= e.count)
+        return read;
+    const touched = 1 - (1 - e.used / e.count) ** Math.max(1, concurrency);
+    return read - e.bytes + e.bytes * touched;
+}
+/** The cell's roofline; undefined when neither the box nor the model is known, or nothing was decoded. */
+function cellRoofline(box, cell) {
+    const { bandwidth, model } = box;
+    if (!bandwidth && !model)
+        return undefined;
+    if (!bandwidth)
+        return { unavailable: "no memory bandwidth known for this box's GPU: set bandwidth (e.g. 273GB/s)" };
+    if (!model)
+        return { unavailable: box.unavailable ?? 'the model bytes are not known: set model-bytes' };
+    const decodeTps = cell.decodeTps;
+    if (decodeTps === undefined || !Number.isFinite(decodeTps) || decodeTps <= 0)
+        return undefined;
+    const concurrency = Math.max(1, cell.concurrency);
+    const depth = cell.inputTokens + cell.outputTokens / 2;
+    const weights = stepWeights(model, concurrency);
+    const kv = concurrency * depth * (model.kvPerToken ?? 0);
+    const bytes = weights + kv;
+    const accept = cell.drafting && cell.acceptanceLength && cell.acceptanceLength > 0 ? cell.acceptanceLength : undefined;
+    const ceilingTps = (bandwidth.value / bytes) * (accept ?? 1);
+    return {
+        ceilingTps,
+        share: decodeTps / ceilingTps,
+        decodeTps,
+        bandwidth: { bytesPerS: bandwidth.value, source: bandwidth.source },
+        step: {
+            bytes,
+            weights,
+            kv,
+            ...(model.kvPerToken !== undefined && { kvPerToken: model.kvPerToken }),
+            source: model.source,
+        },
+        depth,
+        concurrency,
+        ...(accept !== undefined && { acceptanceLength: accept }),
+    };
+}
+/**
+ * The error of a cell that decodes faster than the box's memory allows: above the ceiling, or for a drafting cell
+ * above the ceiling times its acceptance length. A drafting cell whose acceptance length is unknown is not held.
+ */
+function rooflineProblem(r, cell) {
+    if (!r || !('ceilingTps' in r) || r.share <= 1)
+        return undefined;
+    if (cell.drafting && !r.acceptanceLength)
+        return undefined;
+    return (`decode ${formatNumber(r.decodeTps)} tok/s is faster than memory bandwidth allows: check the measurement ` +
+        `(${Math.round(r.share * 100)} % of the ceiling ${ceilingText(r)})`);
+}
+
+;// CONCATENATED MODULE: ./src/host/ggml-types.ts
+/**
+ * The bytes of a GGUF tensor from its ggml type: elements come in blocks of `block` elements stored in `bytes`
+ * bytes each (ggml-org/ggml `src/ggml.c`, `type_traits[]`: `blck_size` and `type_size`; the block structs in
+ * `src/ggml-common.h`, QK_K = 256). Type ids are `enum ggml_type` in `include/ggml.h`; ids 4, 5 and 31–33, 36–38
+ * were removed from GGUF files.
+ */
+const QK_K = 256;
+/** ggml type id → [name, elements per block, bytes per block]. */
+const GGML_TYPES = {
+    0: ['F32', 1, 4],
+    1: ['F16', 1, 2],
+    2: ['Q4_0', 32, 18],
+    3: ['Q4_1', 32, 20],
+    6: ['Q5_0', 32, 22],
+    7: ['Q5_1', 32, 24],
+    8: ['Q8_0', 32, 34],
+    9: ['Q8_1', 32, 36],
+    10: ['Q2_K', QK_K, 84],
+    11: ['Q3_K', QK_K, 110],
+    12: ['Q4_K', QK_K, 144],
+    13: ['Q5_K', QK_K, 176],
+    14: ['Q6_K', QK_K, 210],
+    15: ['Q8_K', QK_K, 292],
+    16: ['IQ2_XXS', QK_K, 66],
+    17: ['IQ2_XS', QK_K, 74],
+    18: ['IQ3_XXS', QK_K, 98],
+    19: ['IQ1_S', QK_K, 50],
+    20: ['IQ4_NL', 32, 18],
+    21: ['IQ3_S', QK_K, 110],
+    22: ['IQ2_S', QK_K, 82],
+    23: ['IQ4_XS', QK_K, 136],
+    24: ['I8', 1, 1],
+    25: ['I16', 1, 2],
+    26: ['I32', 1, 4],
+    27: ['I64', 1, 8],
+    28: ['F64', 1, 8],
+    29: ['IQ1_M', QK_K, 56],
+    30: ['BF16', 1, 2],
+    34: ['TQ1_0', QK_K, 54],
+    35: ['TQ2_0', QK_K, 66],
+    39: ['MXFP4', 32, 17],
+};
+/** Bytes of a tensor of `dims` elements (ne0 first) in ggml type `type`; throws for a type or shape ggml refuses. */
+function ggmlTensorBytes(type, dims, name) {
+    const known = GGML_TYPES[type];
+    if (!known)
+        throw new Error(`tensor ${JSON.stringify(name)} has ggml type ${type}, which this reader does not know`);
+    const [typeName, block, bytes] = known;
+    const rowElements = dims[0] ?? 1;
+    if (rowElements % block)
+        throw new Error(`tensor ${JSON.stringify(name)}: a row of ${rowElements} is not whole ${typeName} blocks of ${block}`);
+    const rows = dims.slice(1).reduce((a, b) => a * b, 1);
+    return (rowElements / block) * bytes * rows;
+}
+
+;// CONCATENATED MODULE: ./src/host/model-shape.ts
+const model_shape_count = (v) => typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 1e7 ? v : undefined;
+/** The layers that keep a KV cache: all of them, or those `layer_types` / `full_attention_interval` name as attention. */
+function attentionLayers(c, layers) {
+    const types = c.layer_types;
+    if (Array.isArray(types) && types.length)
+        return types.filter((t) => typeof t === 'string' && /attention/.test(t) && !/linear/.test(t)).length;
+    const interval = model_shape_count(c.full_attention_interval);
+    return interval ? Math.floor(layers / interval) : layers;
+}
+/** KV bytes per token and experts from a `config.json` (a multimodal one's `text_config`). */
+function configShape(config, kvBytes) {
+    if (typeof config !== 'object' || config === null)
+        return {};
+    const outer = config;
+    const inner = outer.text_config;
+    const c = (typeof inner === 'object' && inner !== null && 'num_hidden_layers' in inner ? inner : outer);
+    const shape = {};
+    const layers = model_shape_count(c.num_hidden_layers);
+    const heads = model_shape_count(c.num_attention_heads);
+    const kvHeads = model_shape_count(c.num_key_value_heads) ?? heads;
+    const headDim = model_shape_count(c.head_dim) ?? (heads && model_shape_count(c.hidden_size) ? Number(c.hidden_size) / heads : undefined);
+    const latent = model_shape_count(c.kv_lora_rank);
+    if (layers && latent)
+        shape.kvPerToken = layers * (latent + (model_shape_count(c.qk_rope_head_dim) ?? 0)) * kvBytes;
+    else if (layers && kvHeads && headDim)
+        shape.kvPerToken = attentionLayers(c, layers) * kvHeads * headDim * 2 * kvBytes;
+    const experts = model_shape_count(c.num_experts) ?? model_shape_count(c.num_local_experts) ?? model_shape_count(c.n_routed_experts);
+    const used = model_shape_count(c.num_experts_per_tok);
+    if (experts && used)
+        shape.experts = { count: experts, used };
+    return shape;
+}
+/** KV bytes per token and experts from a GGUF's metadata. */
+function ggufShape(metadata, kvBytes) {
+    const arch = metadata.get('general.architecture');
+    if (typeof arch !== 'string')
+        return {};
+    const get = (key) => metadata.get(`${arch}.${key}`);
+    const shape = {};
+    const layers = model_shape_count(get('block_count'));
+    const heads = model_shape_count(get('attention.head_count'));
+    const embd = model_shape_count(get('embedding_length'));
+    const keyLength = model_shape_count(get('attention.key_length')) ?? (heads && embd ? embd / heads : undefined);
+    const valueLength = model_shape_count(get('attention.value_length')) ?? keyLength;
+    const kvHeads = get('attention.head_count_kv') ?? heads;
+    if (layers && keyLength && valueLength) {
+        const perHead = (keyLength + valueLength) * kvBytes;
+        if (Array.isArray(kvHeads))
+            shape.kvPerToken = kvHeads.reduce((sum, h) => sum + h, 0) * perHead;
+        else if (model_shape_count(kvHeads)) {
+            const interval = model_shape_count(get('full_attention_interval'));
+            shape.kvPerToken = (interval ? Math.floor(layers / interval) : layers) * kvHeads * perHead;
+        }
+    }
+    const experts = model_shape_count(get('expert_count'));
+    const used = model_shape_count(get('expert_used_count'));
+    if (experts && used)
+        shape.experts = { count: experts, used };
+    return shape;
+}
+const TENSOR_ROLES = ['head', 'embed', 'unread', 'expert', 'body'];
+function tensorRole(name) {
+    if (/(^|\.)lm_head\.|^output\.weight$/.test(name))
+        return 'head';
+    if (/(^|\.)(embed_tokens|wte|word_embeddings)\.|^token_embd\./.test(name))
+        return 'embed';
+    if (/(^|\.)(visual|vision_tower|vision_model|multi_modal_projector|mm_projector|mtp)\.|\.nextn\./.test(name))
+        return 'unread';
+    if (/\.experts\.|_exps\b/.test(name))
+        return 'expert';
+    return 'body';
+}
+const noRoles = () => ({ head: 0, embed: 0, unread: 0, expert: 0, body: 0 });
+
+;// CONCATENATED MODULE: ./src/host/gguf-header.ts
+/**
+ * A GGUF file's tensor table, read from its header alone (ggml-org/ggml `docs/gguf.md`): the magic `GGUF`, a
+ * uint32 version (2 or 3: 64-bit counts), uint64 tensor and metadata counts, the metadata key/value pairs, then per
+ * tensor its name, uint32 dimension count, uint64 dimensions, uint32 ggml type and uint64 offset into the data
+ * section, which starts at the header's end rounded up to `general.alignment` (default 32). Little-endian. The
+ * tensor data is never read; the header is read in chunks and bounded, so a hostile file cannot make it grow.
+ */
+
+
+
+/** Past this a header is not a model's: tokenizers of 250k tokens take a few MiB. */
+const MAX_GGUF_HEADER_BYTES = 256 * 1024 * 1024;
+const MAX_TENSORS = 1_000_000;
+const MAX_STRING_BYTES = 16 * 1024 * 1024;
+/** Metadata strings and integer lists kept for the model's shape (`general.architecture`, per-layer KV heads). */
+const KEPT_STRING_BYTES = 256;
+const KEPT_ARRAY_ITEMS = 4096;
+const CHUNK = 1024 * 1024;
+const DEFAULT_ALIGNMENT = 32;
+/** Bytes of each fixed-size metadata value type (gguf.md, `gguf_metadata_value_type`); 8 is a string, 9 an array. */
+const VALUE_BYTES = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+/** Reads forward through a file a chunk at a time, never past `MAX_GGUF_HEADER_BYTES`. */
+class Cursor {
+    file;
+    size;
+    where;
+    pos = 0;
+    buf = Buffer.alloc(0);
+    start = 0;
+    constructor(file, size, where) {
+        this.file = file;
+        this.size = size;
+        this.where = where;
+    }
+    async need(n) {
+        const end = this.pos + n;
+        if (end > this.size)
+            throw new Error(`${this.where}: the header runs past the end of the file`);
+        if (end > MAX_GGUF_HEADER_BYTES)
+            throw new Error(`${this.where}: the header is larger than 256 MiB`);
+        if (this.pos < this.start || end > this.start + this.buf.length) {
+            const length = Math.min(Math.max(n, CHUNK), this.size - this.pos);
+            const chunk = Buffer.alloc(length);
+            const { bytesRead } = await this.file.read(chunk, 0, length, this.pos);
+            if (bytesRead < n)
+                throw new Error(`${this.where}: the header runs past the end of the file`);
+            this.buf = chunk.subarray(0, bytesRead);
+            this.start = this.pos;
+        }
+        const at = this.pos - this.start;
+        this.pos = end;
+        return this.buf.subarray(at, at + n);
+    }
+    skip(n) {
+        if (this.pos + n > Math.min(this.size, MAX_GGUF_HEADER_BYTES))
+            throw new Error(`${this.where}: the header runs past the end of the file`);
+        this.pos += n;
+    }
+    async u32() {
+        return (await this.need(4)).readUInt32LE(0);
+    }
+    async u64(what) {
+        const value = (await this.need(8)).readBigUInt64LE(0);
+        if (value > BigInt(Number.MAX_SAFE_INTEGER))
+            throw new Error(`${this.where}: ${what} ${value} is out of range`);
+        return Number(value);
+    }
+    async string(keep) {
+        const length = await this.u64('a string length');
+        if (length > MAX_STRING_BYTES)
+            throw new Error(`${this.where}: a string of ${length} bytes in the header`);
+        if (!keep)
+            return void this.skip(length);
+        return (await this.need(length)).toString('utf8');
+    }
+    async scalar(type) {
+        const b = await this.need(VALUE_BYTES[type]);
+        const read = {
+            0: () => b.readUInt8(0),
+            1: () => b.readInt8(0),
+            2: () => b.readUInt16LE(0),
+            3: () => b.readInt16LE(0),
+            4: () => b.readUInt32LE(0),
+            5: () => b.readInt32LE(0),
+            6: () => b.readFloatLE(0),
+            7: () => b.readUInt8(0),
+            10: () => Number(b.readBigUInt64LE(0)),
+            11: () => Number(b.readBigInt64LE(0)),
+            12: () => b.readDoubleLE(0),
+        };
+        return read[type]();
+    }
+}
+/** One metadata value: kept when it is a number, a short string or a short list of numbers; skipped otherwise. */
+async function gguf_header_value(c, type, where) {
+    if (type in VALUE_BYTES)
+        return c.scalar(type);
+    if (type === 8) {
+        const text = await c.string(true);
+        return text !== undefined && text.length <= KEPT_STRING_BYTES ? text : undefined;
+    }
+    if (type !== 9)
+        throw new Error(`${where}: unknown metadata value type ${type}`);
+    const itemType = await c.u32();
+    const count = await c.u64('an array length');
+    if (itemType in VALUE_BYTES && itemType !== 6 && itemType !== 12 && count <= KEPT_ARRAY_ITEMS) {
+        const items = [];
+        for (let i = 0; i < count; i++)
+            items.push(await c.scalar(itemType));
+        return items;
+    }
+    if (itemType in VALUE_BYTES)
+        return void c.skip(count * VALUE_BYTES[itemType]);
+    if (itemType !== 8)
+        throw new Error(`${where}: unsupported array item type ${itemType}`);
+    for (let i = 0; i < count; i++)
+        await c.string(false);
+    return undefined;
+}
+async function readHeader(c, where, fileSize) {
+    const magic = await c.u32();
+    if (magic !== 0x46554747)
+        throw new Error(`${where}: not a GGUF file (no GGUF magic)`);
+    const version = await c.u32();
+    if (version < 2 || version > 3)
+        throw new Error(`${where}: GGUF version ${version} is not supported (2 or 3)`);
+    const tensors = await c.u64('the tensor count');
+    const kvs = await c.u64('the metadata count');
+    if (tensors > MAX_TENSORS)
+        throw new Error(`${where}: ${tensors} tensors; at most ${MAX_TENSORS}`);
+    const metadata = new Map();
+    for (let i = 0; i < kvs; i++) {
+        const key = (await c.string(true)) ?? '';
+        const v = await gguf_header_value(c, await c.u32(), where);
+        if (v !== undefined)
+            metadata.set(key, v);
+    }
+    let tensorBytes = 0;
+    const roles = noRoles();
+    let end = 0;
+    for (let i = 0; i < tensors; i++) {
+        const name = (await c.string(true)) ?? '';
+        const nDims = await c.u32();
+        if (nDims > 8)
+            throw new Error(`${where}: tensor ${JSON.stringify(name)} has ${nDims} dimensions`);
+        const dims = [];
+        for (let d = 0; d < nDims; d++)
+            dims.push(await c.u64('a tensor dimension'));
+        const bytes = ggmlTensorBytes(await c.u32(), dims, name);
+        const offset = await c.u64('a tensor offset');
+        tensorBytes += bytes;
+        roles[tensorRole(name)] += bytes;
+        end = Math.max(end, offset + bytes);
+    }
+    const align = metadata.get('general.alignment');
+    const alignment = typeof align === 'number' && align > 0 ? align : DEFAULT_ALIGNMENT;
+    const dataStart = Math.ceil(c.pos / alignment) * alignment;
+    if (dataStart + end > fileSize)
+        throw new Error(`${where}: its tensors run past the end of the file`);
+    return { version, tensors, tensorBytes, roles, dataStart, metadata };
+}
+/** The tensor table of the GGUF file at `path`; throws naming the file when it is not one this reader can read. */
+async function readGgufHeader(path) {
+    const file = await (0,promises_.open)(path, 'r');
+    try {
+        const { size } = await file.stat();
+        return await readHeader(new Cursor(file, size, path), path, size);
+    }
+    finally {
+        await file.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/host/safetensors-header.ts
+/**
+ * A safetensors file's tensor bytes, read from its header alone (huggingface/safetensors README, "Format"): an
+ * unsigned little-endian 64-bit header length N, then N bytes of JSON mapping each tensor name to its `dtype`,
+ * `shape` and `data_offsets` [begin, end) into the byte buffer that follows; the `__metadata__` key is not a
+ * tensor. The library refuses headers over 100 MB, and so does this reader. The tensor data is never read.
+ */
+
+
+/** safetensors' own limit (`MAX_HEADER_SIZE` in the crate's `tensor.rs`). */
+const MAX_SAFETENSORS_HEADER_BYTES = 100_000_000;
+function tensorRange(name, entry, buffer, where) {
+    const offsets = entry?.data_offsets;
+    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0))
+        throw new Error(`${where}: tensor ${JSON.stringify(name)} has no data_offsets [begin, end]`);
+    const [begin, end] = offsets;
+    if (end < begin || end > buffer)
+        throw new Error(`${where}: tensor ${JSON.stringify(name)} lies outside the file's ${buffer}-byte data buffer`);
+    return end - begin;
+}
+/** The tensor bytes of the safetensors file at `path`; throws naming the file when its header is not readable. */
+async function readSafetensorsHeader(path) {
+    const file = await (0,promises_.open)(path, 'r');
+    try {
+        const { size } = await file.stat();
+        const head = Buffer.alloc(8);
+        if (size < 8 || (await file.read(head, 0, 8, 0)).bytesRead < 8)
+            throw new Error(`${path}: too short for a safetensors header`);
+        const length = head.readBigUInt64LE(0);
+        if (length > BigInt(Math.min(MAX_SAFETENSORS_HEADER_BYTES, size - 8)))
+            throw new Error(`${path}: a header of ${length} bytes does not fit the file or the 100 MB limit`);
+        const json = Buffer.alloc(Number(length));
+        if ((await file.read(json, 0, json.length, 8)).bytesRead < json.length)
+            throw new Error(`${path}: the header runs past the end of the file`);
+        let header;
+        try {
+            header = JSON.parse(json.toString('utf8'));
+        }
+        catch {
+            throw new Error(`${path}: the header is not JSON`);
+        }
+        if (typeof header !== 'object' || header === null || Array.isArray(header))
+            throw new Error(`${path}: the header is not a JSON object`);
+        const dataStart = 8 + json.length;
+        let tensors = 0;
+        let tensorBytes = 0;
+        const roles = noRoles();
+        for (const [name, entry] of Object.entries(header)) {
+            if (name === '__metadata__')
+                continue;
+            const bytes = tensorRange(name, entry, size - dataStart, path);
+            tensors++;
+            tensorBytes += bytes;
+            roles[tensorRole(name)] += bytes;
+        }
+        return { tensors, tensorBytes, roles, dataStart };
+    }
+    finally {
+        await file.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/host/model-bytes.ts
+/**
+ * The bytes a model's weights take as stored, read from its files' headers (safetensors-header.ts,
+ * gguf-header.ts), with the KV cache bytes per token and the experts of its `config.json` or GGUF metadata
+ * (model-shape.ts). A path is a `.gguf` file (with the other parts of a split one, `name-00001-of-00003.gguf`,
+ * llama.cpp's `gguf-split` naming), a `.safetensors` file, or a directory: its safetensors shards as
+ * `model.safetensors.index.json` lists them (transformers' sharded checkpoints), else its `.safetensors` files,
+ * else its one GGUF model (vision projectors, `mmproj*`, left out).
+ */
+
+
+
+
+
+
+const MAX_FILES = 1024;
+const MAX_JSON_BYTES = 16 * 1024 * 1024;
+const SPLIT = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/;
+/** KV cache element bytes when the launch says nothing: F16/BF16, every engine's default for these models. */
+const DEFAULT_KV_BYTES = 2;
+/** The GGUF parts of one model: the file, or every part of its split set. */
+async function ggufParts(file) {
+    const split = SPLIT.exec((0,external_node_path_.basename)(file));
+    if (!split)
+        return [file];
+    const [, stem, , of] = split;
+    const total = Number(of);
+    if (total > MAX_FILES)
+        throw new Error(`${file}: split into ${total} parts; at most ${MAX_FILES}`);
+    return Array.from({ length: total }, (_, i) => (0,external_node_path_.join)((0,external_node_path_.dirname)(file), `${stem}-${String(i + 1).padStart(5, '0')}-of-${of}.gguf`));
+}
+async function indexedShards(dir) {
+    const index = (0,external_node_path_.join)(dir, 'model.safetensors.index.json');
+    const text = await readRegularFile(index, MAX_JSON_BYTES).catch(() => undefined);
+    if (text === undefined)
+        return undefined;
+    const map = JSON.parse(text).weight_map;
+    if (typeof map !== 'object' || map === null)
+        throw new Error(`${index}: no weight_map`);
+    const names = [...new Set(Object.values(map))];
+    if (!names.every((n) => typeof n === 'string' && (0,external_node_path_.basename)(n) === n && n.endsWith('.safetensors')))
+        throw new Error(`${index}: weight_map names a file outside the directory`);
+    return names.map((n) => (0,external_node_path_.join)(dir, n));
+}
+async function directoryFiles(dir) {
+    const indexed = await indexedShards(dir);
+    if (indexed)
+        return { kind: 'safetensors', files: indexed, dir };
+    const names = (await (0,promises_.readdir)(dir)).sort();
+    const safetensors = names.filter((n) => n.endsWith('.safetensors'));
+    if (safetensors.length)
+        return { kind: 'safetensors', files: safetensors.map((n) => (0,external_node_path_.join)(dir, n)), dir };
+    const ggufs = names.filter((n) => n.endsWith('.gguf') && !n.startsWith('mmproj'));
+    const models = new Set(ggufs.map((n) => SPLIT.exec(n)?.[1] ?? n));
+    if (models.size === 1)
+        return { kind: 'gguf', files: await ggufParts((0,external_node_path_.join)(dir, ggufs[0])), dir };
+    if (models.size > 1)
+        throw new Error(`${dir}: holds ${models.size} GGUF models (${[...models].slice(0, 3).join(', ')}…): name the file`);
+    throw new Error(`${dir}: no .safetensors or .gguf file`);
+}
+async function modelFiles(path) {
+    const s = await (0,promises_.stat)(path);
+    if (s.isDirectory())
+        return directoryFiles(path);
+    if (path.endsWith('.gguf'))
+        return { kind: 'gguf', files: await ggufParts(path), dir: (0,external_node_path_.dirname)(path) };
+    if (path.endsWith('.safetensors'))
+        return { kind: 'safetensors', files: [path], dir: (0,external_node_path_.dirname)(path) };
+    throw new Error(`${path}: not a .gguf or .safetensors file, nor a directory of them`);
+}
+async function configFile(dir) {
+    const text = await readRegularFile((0,external_node_path_.join)(dir, 'config.json'), MAX_JSON_BYTES).catch(() => undefined);
+    if (text === undefined)
+        return undefined;
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * The model at `path` as one decode step reads it: its tensor bytes and those a step does not read, KV bytes per
+ * token at `kvBytes` per element, its experts. Throws naming the file when a header cannot be read.
+ */
+async function readModelBytes(path, kvBytes = DEFAULT_KV_BYTES) {
+    const found = await modelFiles(path);
+    if (found.files.length > MAX_FILES)
+        throw new Error(`${path}: ${found.files.length} files; at most ${MAX_FILES}`);
+    let weights = 0;
+    const roles = noRoles();
+    let shape = {};
+    for (const file of found.files) {
+        const gguf = found.kind === 'gguf' ? await readGgufHeader(file) : undefined;
+        const summary = gguf ?? (await readSafetensorsHeader(file));
+        weights += summary.tensorBytes;
+        for (const role of TENSOR_ROLES)
+            roles[role] += summary.roles[role];
+        // The first part of a split GGUF carries the metadata.
+        if (gguf?.metadata.has('general.architecture'))
+            shape = ggufShape(gguf.metadata, kvBytes);
+    }
+    if (found.kind === 'safetensors')
+        shape = configShape(await configFile(found.dir), kvBytes);
+    const parts = found.files.length === 1 ? (0,external_node_path_.basename)(found.files[0]) : `${found.files.length} ${found.kind} files`;
+    // Tied embeddings are the lm_head, read whole every step; untied, a step reads one row of them per token.
+    const unread = roles.unread + (roles.head > 0 ? roles.embed : 0);
+    return {
+        weights,
+        source: `${found.kind} headers of ${parts}`,
+        ...(unread > 0 && { unread }),
+        ...(shape.kvPerToken !== undefined && { kvPerToken: shape.kvPerToken }),
+        ...(shape.experts && roles.expert > 0 && { experts: { bytes: roles.expert, ...shape.experts } }),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/target-run/roofline-box.ts
+/**
+ * A target's roofline inputs and each cell's roofline (core/roofline.ts). The box's bandwidth is the setting
+ * `bandwidth`, else what the engine says of its box (the simulator, scaled by its time scale), else the published
+ * figure of the GPU the preflight found. The model's bytes are the setting `model-bytes`, else the headers of the
+ * model's files — the target's `model` when it is a local path, or the launch's `-m`/`--model` file (llama.cpp's
+ * flag) — else what the engine says. A cell that decodes faster than the ceiling allows becomes an `error`.
+ */
+
+
+
+
+
+
+const PATH_WORD = /^[A-Za-z0-9_./+@%,:-]+$/;
+/** A model named by a path (`/models/x.gguf`, `./x`; `~` is not expanded), or undefined for a hub id. */
+function localModelPath(model, cwd) {
+    if (!model || !((0,external_node_path_.isAbsolute)(model) || model.startsWith('./') || model.startsWith('../')))
+        return undefined;
+    return (0,external_node_path_.resolve)(cwd, model);
+}
+/** A word as the shell reads it when it needs nothing but its quotes removed; undefined otherwise. */
+function plainWord(word) {
+    const unquoted = word && /^'[^']*'$|^"[^"$`\\]*"$/.test(word) ? word.slice(1, -1) : word;
+    return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined;
+}
+/** The file a launch command's `-m`/`--model` names, when it is a plain word (no variable or glob). */
+function launchModelPath(launch, cwd) {
+    const words = launch?.trim().split(/\s+/) ?? [];
+    for (const [i, word] of words.entries()) {
+        const value = word.startsWith('--model=')
+            ? word.slice('--model='.length)
+            : /^(-m|--model)$/.test(word)
+                ? words[i + 1]
+                : undefined;
+        const path = plainWord(value);
+        if (path && /\.(gguf|safetensors)$/.test(path))
+            return (0,external_node_path_.resolve)(cwd, path);
+    }
+    return undefined;
+}
+/**
+ * Bytes per KV cache element the launch asks for: vLLM's and SGLang's `--kv-cache-dtype fp8…` one byte; llama.cpp's
+ * `-ctk`/`-ctv` (`--cache-type-k`/`-v`) by their ggml types; F16/BF16 otherwise.
+ */
+function kvBytes(launch) {
+    const flag = (names) => new RegExp(`(?:^|\\s)(?:${names})[=\\s]+(\\S+)`).exec(launch ?? '')?.[1];
+    const dtype = flag('--kv-cache-dtype');
+    if (dtype?.startsWith('fp8'))
+        return 1;
+    const llama = {
+        f32: 4,
+        f16: 2,
+        bf16: 2,
+        q8_0: 34 / 32,
+        q5_1: 24 / 32,
+        q5_0: 22 / 32,
+        q4_1: 20 / 32,
+        q4_0: 18 / 32,
+        iq4_nl: 18 / 32,
+    };
+    const k = llama[flag('-ctk|--cache-type-k') ?? 'f16'] ?? DEFAULT_KV_BYTES;
+    const v = llama[flag('-ctv|--cache-type-v') ?? 'f16'] ?? DEFAULT_KV_BYTES;
+    return (k + v) / 2;
+}
+function bandwidthOf(target, host, info) {
+    if (target.settings.bandwidth)
+        return { value: target.settings.bandwidth, source: 'setting bandwidth' };
+    const hint = readRooflineHint(info.server);
+    if (hint?.bandwidth)
+        return { value: hint.bandwidth, source: hint.source };
+    return gpuBandwidth(host.gpus?.find((g) => g.name)?.name);
+}
+/** The model's bytes per step, or why they are not known. */
+async function modelOf(target, info) {
+    const cwd = target.workdir ?? process.cwd();
+    const path = localModelPath(target.model, cwd) ?? launchModelPath(target.launch, cwd);
+    const hint = readRooflineHint(info.server);
+    let files;
+    let failed;
+    if (path) {
+        try {
+            files = await readModelBytes(path, kvBytes(target.launch));
+        }
+        catch (error) {
+            failed = `model bytes not read from ${path}: ${errorMessage(error)}`;
+        }
+    }
+    const given = target.settings.modelBytes;
+    if (given) {
+        const kvPerToken = files?.kvPerToken ?? hint?.kvPerToken;
+        return { model: { weights: given, source: 'setting model-bytes', ...(kvPerToken !== undefined && { kvPerToken }) } };
+    }
+    if (files)
+        return { model: files };
+    if (hint?.weights)
+        return {
+            model: {
+                weights: hint.weights,
+                source: hint.source,
+                ...(hint.kvPerToken !== undefined && { kvPerToken: hint.kvPerToken }),
+            },
+        };
+    if (failed)
+        return { unavailable: `${failed}; set model-bytes` };
+    const named = target.model ? `model ${JSON.stringify(target.model)} is not a local path` : 'no model path';
+    return { unavailable: `${named} and the launch names no model file: set model-bytes for a roofline` };
+}
+/** What the target's cells are held to: the box's bandwidth and the model's bytes, each with its source. */
+async function rooflineBox(target, host, info) {
+    const bandwidth = bandwidthOf(target, host, info);
+    return { ...(bandwidth && { bandwidth }), ...(await modelOf(target, info)) };
+}
+/** The cell with its roofline; a decode above the ceiling (× acceptance length when drafting) makes it an `error`. */
+function withRoofline(cell, box) {
+    if (!box || !cell.metrics)
+        return cell;
+    const spec = cell.specDecode;
+    const drafting = spec !== undefined;
+    const roofline = cellRoofline(box, {
+        decodeTps: readMetric(cell.metrics, 'decode', 'mean'),
+        inputTokens: cell.workload.inputTokens,
+        outputTokens: cell.workload.outputTokens,
+        concurrency: cell.workload.concurrency,
+        drafting,
+        acceptanceLength: spec?.acceptanceLength,
+    });
+    if (!roofline)
+        return cell;
+    const problem = rooflineProblem(roofline, { drafting });
+    if (!problem)
+        return { ...cell, roofline };
+    return {
+        ...cell,
+        roofline,
+        status: 'error',
+        error: problem,
+        verdict: { status: 'error', metrics: {}, note: problem },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/target-run/run-target.ts
 /**
  * One target's life: launch, wait until ready, measure each cell (with more warm rounds while it is
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
  * happens in between; then, on a pull request, the same-box A/B of the cells that want one (same-box.ts).
  */
+
+
+
+
 
 
 
@@ -67104,8 +69072,9 @@ async function launchedTarget(target, cells, deps) {
             deps,
             probe,
             host,
-            watch: roundWatch(preflight.state, hostDeps, scope),
+            watch: withBoxWatch(roundWatch(preflight.state, hostDeps, scope), boxRoundWatch({ target, preflight, deps: hostDeps, scope, engine: () => session.engine })),
             launch: launchFigures(running),
+            box: await rooflineBox(target, preflight.state, info),
         });
     }
     finally {
@@ -67163,6 +69132,8 @@ function runCell(cell, index, started) {
 function launchedSource(cell, index, started) {
     const { session, deps } = started;
     const fresh = cell.target.settings.confirmFresh && !cell.target.external;
+    // The results folder holds the logs folder (run/measure-targets.ts).
+    const recorder = new RequestRecorder((0,external_node_path_.dirname)(deps.logDir), cell.id, deps.log);
     const measure = (attempt, extend) => measureCell({
         ...session.measuring(started.running.baseUrl),
         cell,
@@ -67170,7 +69141,11 @@ function launchedSource(cell, index, started) {
         seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
         extend,
         watch: started.watch,
+        onSteadyRound: (round, records) => recorder.round(round, records),
     });
+    // The first measurement, which added rounds extend and whose spec-decode figures and cache reset they keep.
+    let first;
+    let firstReset;
     const settled = async (m, specDecode = m.specDecode, launch = started.launch) => {
         // A dying engine closes its sockets before its exit is reported: when requests failed,
         // give the exit a moment to arrive so the cell names the cause, not its symptoms.
@@ -67179,15 +69154,18 @@ function launchedSource(cell, index, started) {
         if (session.fatal)
             throw new Error(session.fatal);
         const { probe, host } = started;
-        return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch });
+        const files = { prefixCacheReset: m.prefixCacheReset ?? firstReset, requestFiles: recorder.files };
+        const measured = measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch, ...files });
+        return withRoofline(measured, started.box);
     };
-    // The first measurement, which added rounds extend and whose spec-decode figures they keep.
-    let first;
     return {
         fresh,
         async measure(attempt) {
-            if (attempt === 0)
-                return settled((first = await measure(0)));
+            if (attempt === 0) {
+                first = await measure(0);
+                firstReset = first.prefixCacheReset;
+                return settled(first);
+            }
             if (!fresh)
                 return settled(await measure(attempt));
             await relaunch(cell, started);
@@ -68394,6 +70372,118 @@ function serverLines(rounds) {
     return steady.flatMap((r) => (r.server ? [`- round ${r.index}: server ${serverText(r.server)}`] : [])).join('\n');
 }
 
+;// CONCATENATED MODULE: ./src/report/markdown/record-lines.ts
+
+
+/** A folder the run writes (`requests/<target>/<scenario>`): anything else read back from a file gets no link. */
+const RECORD_DIR = /^requests(\/[A-Za-z0-9][A-Za-z0-9._@-]*)+$/;
+function recordLinks(c) {
+    const files = c.requestFiles;
+    if (!files || !RECORD_DIR.test(files.dir))
+        return undefined;
+    const dir = files.dir.split('/').map(encodeURIComponent).join('/');
+    const omitted = files.omitted ? `, ${files.omitted} more left out` : '';
+    return `- ${plural(files.requests, 'request')} recorded${omitted}: [requests.jsonl](${dir}/requests.jsonl) · [trace.json](${dir}/trace.json) (opens in ui.perfetto.dev), in the results folder`;
+}
+/** The cell's prefix-cache and per-request-record lines; undefined when there is nothing to say. */
+function recordLines(c) {
+    const reset = c.prefixCacheReset;
+    const lines = [
+        reset && !reset.reset
+            ? `- prefix cache not reset before the cold round: ${escapeText(escape_clip(reset.reason ?? 'no reason given', 300))}`
+            : undefined,
+        recordLinks(c),
+    ].filter(Boolean);
+    return lines.length ? lines.join('\n') : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown/turn-lines.ts
+
+/** `conversations of 4 turns (+128 tokens a turn) · TTFT per 1k added tokens 412 ms`, for a `turns` cell. */
+function conversationLine(c) {
+    const { turns, turnTokens } = c.workload;
+    if (!turns)
+        return undefined;
+    const figure = c.metrics?.ttft_per_1k_added;
+    const reuse = figure === undefined ? '' : ` · TTFT per 1k added tokens ${formatDuration(figure)}`;
+    return `conversations of ${turns} turns (+${turnTokens ?? 0} tokens a turn)${reuse}`;
+}
+/** `turn 2 TTFT 92 ms · 657 tok (+145)` */
+function turnText(t) {
+    const added = t.added_tokens === undefined ? '' : ` (+${formatNumber(t.added_tokens)})`;
+    return `turn ${t.turn} TTFT ${formatDuration(t.ttft_ms)} · ${formatNumber(t.prompt_tokens)} tok${added}`;
+}
+/** One line per steady round of a conversation cell: `round 1: turn 1 TTFT 145 ms · 512 tok; turn 2 …`. */
+function turnLines(rounds) {
+    const lines = rounds
+        .filter((r) => r.steady && r.turns?.length)
+        .map((r) => `- round ${r.index}: ${r.turns.slice(0, 64).map(turnText).join('; ')}`);
+    return lines.length ? lines.join('\n') : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown/box-lines.ts
+
+
+const DISTURBED_MARK = '⚠️';
+/** The status text with `· ⚠️ box disturbed` when the verdict was reached on a disturbed box. */
+function withDisturbedMark(text, cell) {
+    return cell.verdict.disturbed?.length ? `${text} · ${DISTURBED_MARK} box disturbed` : text;
+}
+/** `⚠️ box disturbed, not a clean pass: round 2: stress (pid 123) used 98 % of a core during the round`. */
+function disturbedText(cell) {
+    const found = cell.verdict.disturbed;
+    if (!found?.length)
+        return undefined;
+    const clean = cell.verdict.status === 'pass' ? ', not a clean pass' : '';
+    return `${DISTURBED_MARK} box disturbed${clean}: ${escapeText(escape_clip(found.join('; '), 1000))}`;
+}
+/** Under the headline: the cells whose verdict was reached while the box was disturbed, passes first said so. */
+function disturbedNote(results) {
+    const cells = results.cells.filter((c) => c.verdict.disturbed?.length);
+    if (!cells.length)
+        return undefined;
+    const passed = cells.filter((c) => c.verdict.status === 'pass').length;
+    const lines = cells
+        .slice(0, 10)
+        .map((c) => `> - ${code(escape_clip(c.id, 120))} (${c.verdict.status}): ${escapeText(escape_clip(c.verdict.disturbed[0], 300))}`);
+    const more = cells.length > 10 ? [`> - … and ${plural(cells.length - 10, 'more cell')}`] : [];
+    const clean = passed
+        ? ` ${plural(passed, 'pass', 'passes')} among them ${passed === 1 ? 'is' : 'are'} not clean.`
+        : '';
+    return [
+        `> [!WARNING]\n> The box was disturbed during the rounds of ${plural(cells.length, 'cell')}: their verdicts stand, measured beside other load.${clean}`,
+        ...lines,
+        ...more,
+    ].join('\n');
+}
+/** One line per steady round with a host record: `round 2: up 3.2d · engine launched 4m before · …`. */
+function boxLines(rounds) {
+    const lines = rounds.flatMap((r) => (r.steady && r.host ? [`- round ${r.index}: box ${boxText(r.host)}`] : []));
+    return lines.length ? lines.join('\n') : undefined;
+}
+function boxText(h) {
+    const parts = [
+        h.uptimeS === undefined ? undefined : `up ${formatDuration(h.uptimeS * 1000)}`,
+        h.attached
+            ? 'engine not launched by this run'
+            : h.launchAgeMs === undefined
+                ? undefined
+                : `engine launched ${formatDuration(h.launchAgeMs)} before`,
+        h.memory &&
+            `available ${formatBytes(h.memory.beforeBytes)} → ${formatBytes(h.memory.afterBytes)} (min ${formatBytes(h.memory.minBytes)})`,
+        h.swap && `swap ${formatBytes(h.swap.usedBytes)}, ${h.swap.inPages} in/${h.swap.outPages} out pages`,
+        h.cpu && `${formatPercent(h.cpu.busy)} of ${plural(h.cpu.cores, 'CPU')} busy`,
+        h.cpu?.top.length
+            ? `others: ${h.cpu.top.map((p) => `${escapeText(escape_clip(p.comm, 40))} (pid ${p.pid}) ${formatPercent(p.cores)} of a core`).join(', ')}`
+            : undefined,
+        h.gpuProcesses?.length
+            ? `new GPU processes: ${h.gpuProcesses.map((p) => `${escapeText(escape_clip(p.name, 80))} (pid ${p.pid})`).join(', ')}`
+            : undefined,
+        h.disturbed?.length ? `${DISTURBED_MARK} ${escapeText(escape_clip(h.disturbed.join('; '), 400))}` : undefined,
+    ];
+    return parts.filter(Boolean).join(' · ');
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown/reasons.ts
 
 
@@ -68589,8 +70679,42 @@ function inconclusiveList(cells) {
     return reasonList(cells, inconclusiveReasons);
 }
 
+;// CONCATENATED MODULE: ./src/report/roofline-text.ts
+/**
+ * A cell's roofline as the report and the leaderboard say it (core/roofline.ts): `64 % of roofline`, the ceiling
+ * and what it came from, and, once for all the cells it applies to, why a cell has none. Plain text: callers escape.
+ */
+
+
+/** `64 % of roofline`; undefined for a cell without roofline figures. */
+function rooflineShare(cell) {
+    return hasFigures(cell.roofline) ? `${Math.round(cell.roofline.share * 100)} % of roofline` : undefined;
+}
+/** `decode 21.9 tok/s · 64 % of roofline · ceiling 34.2 tok/s (273 GB/s from … ÷ …)`. */
+function rooflineLine(cell) {
+    const r = cell.roofline;
+    if (!hasFigures(r))
+        return undefined;
+    return `decode ${formatNumber(r.decodeTps)} tok/s · ${rooflineShare(cell)} · ceiling ${ceilingText(r)}`;
+}
+/** `no roofline for a, b: <reason>`, one line per reason; none when every cell that could have one has it. */
+function rooflineGaps(cells) {
+    const byReason = new Map();
+    for (const c of cells) {
+        const r = c.roofline;
+        if (!r || hasFigures(r))
+            continue;
+        byReason.set(r.unavailable, [...(byReason.get(r.unavailable) ?? []), c.id]);
+    }
+    return [...byReason].map(([reason, ids]) => `no roofline for ${ids.join(', ')}: ${reason}`);
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown/details.ts
 /** Collapsed detail sections about the measurements: verdict notes, every metric, rounds, flags. */
+
+
+
+
 
 
 
@@ -68615,14 +70739,14 @@ function detects(m) {
  * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
  */
 function verdictNotes(cells) {
-    const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length);
+    const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length || c.verdict.disturbed?.length);
     if (!shown.length)
         return undefined;
     const { lines, notes } = footnoted(shown.map((c) => {
         const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`);
         const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
         const environment = environmentNote(c);
-        return [...reasons, note, environment ? escape_clip(environment, 400) : ''].filter(Boolean);
+        return [...reasons, note, environment ? escape_clip(environment, 400) : '', disturbedText(c) ?? ''].filter(Boolean);
     }));
     const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`);
     const block = notesBlock(notes);
@@ -68633,10 +70757,25 @@ function metricsSection(cells) {
     const measured = cells.filter((c) => c.metrics);
     if (!measured.length)
         return undefined;
-    const blocks = measured.map((c) => [`**${escapeText(c.id)}**`, metricsTable(c.metrics), scalars(c.metrics), goodputLine(c), ingestedLine(c)]
+    const blocks = measured.map((c) => [
+        `**${escapeText(c.id)}**`,
+        metricsTable(c.metrics),
+        scalars(c.metrics),
+        roofline(c),
+        goodputLine(c),
+        conversationLine(c),
+        ingestedLine(c),
+    ]
         .filter(Boolean)
         .join('\n\n'));
-    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'));
+    // Why a cell has no roofline, once for every cell it applies to.
+    const gaps = rooflineGaps(measured).map((line) => `- ${escapeText(escape_clip(line, 600))}`);
+    return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, [...blocks, gaps.join('\n')].filter(Boolean).join('\n\n'));
+}
+/** `decode 21.9 tok/s · 64 % of roofline · ceiling …`, for a cell whose box and model were known. */
+function roofline(c) {
+    const line = rooflineLine(c);
+    return line && escapeText(escape_clip(line, 600));
 }
 /** For a cell another tool measured: which tool, and what of our figures it could not give. */
 function ingestedLine(c) {
@@ -68673,7 +70812,16 @@ function roundsSection(cells) {
     const withRounds = cells.filter((c) => c.rounds.length);
     if (!withRounds.length)
         return undefined;
-    const blocks = withRounds.map((c) => [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+    const blocks = withRounds.map((c) => [
+        `**${escapeText(c.id)}**`,
+        roundsTable(c.rounds),
+        splitLines(c.rounds),
+        gpuLines(c.rounds),
+        serverLines(c.rounds),
+        boxLines(c.rounds),
+        recordLines(c),
+        turnLines(c.rounds),
+    ]
         .filter(Boolean)
         .join('\n\n'));
     return details(`Rounds (${plural(withRounds.length, 'cell')})`, blocks.join('\n\n'));
@@ -68737,6 +70885,7 @@ function acceptance(cell) {
 
 
 
+
 function headline(results, ctx) {
     const total = results.cells.length;
     const summary = results.summary;
@@ -68764,6 +70913,7 @@ function headline(results, ctx) {
         summary.accepted && acceptedNote(summary.accepted),
         overturnedNote(results),
         loosenedGateNote(results),
+        disturbedNote(results),
     ];
     const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
     return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
@@ -68980,6 +71130,7 @@ function sparkline(values, runs = SPARK_RUNS) {
 
 
 
+
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
 const ALIGN = ['l', 'l', 'l', 'l', 'l'];
 const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
@@ -68990,7 +71141,7 @@ function cellsTable(cells, trends = {}) {
         return line ? `${text} ${line}` : text;
     };
     const rows = sweepsTogether(cells).map((cell) => [
-        withReference(cellStatusText(cell), cell),
+        withReference(withDisturbedMark(cellStatusText(cell), cell), cell),
         table_text(cell.target),
         table_text(cell.scenario),
         table_text(engineLabel(cell)),
@@ -69948,7 +72099,26 @@ svg.curve .point-label { fill: var(--c); font-size: 11px; }
 .swatch.dashed { border-top-style: dashed; }
 `;
 
+;// CONCATENATED MODULE: ./src/report/pages/decode-cell.ts
+/**
+ * The leaderboard's decode cell: the figure, and beside it the cell's share of the box's memory-bandwidth ceiling
+ * (`64 % of roofline`), its ceiling and sources in the hover title.
+ */
+
+
+
+
+function decodeHtml(cell) {
+    const decode = formatNumber(cell.metrics?.decode_tps?.mean);
+    const share = rooflineShare(cell);
+    if (!share || !hasFigures(cell.roofline))
+        return decode;
+    const title = escapeHtml(`ceiling ${ceilingText(cell.roofline)}`);
+    return `${decode} <span class="dim" title="${title}">· ${escapeHtml(share)}</span>`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/pages/leaderboard.ts
+
 
 
 
@@ -70005,7 +72175,7 @@ const leaderboard_COLUMNS = [
     leaderboard_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
     leaderboard_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
     leaderboard_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-    leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean),
+    { ...leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean), html: decodeHtml },
     // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
     {
         label: 'Verdict',
@@ -72072,6 +74242,69 @@ class PrefixCache {
         while (this.blocks.size > this.capacity)
             this.blocks.delete(this.blocks.keys().next().value);
     }
+    /** Drops every full block of a prompt (the `drafter-drops-prefix-cache` fault, server.ts). */
+    drop(ids) {
+        for (const h of chain(ids))
+            this.blocks.delete(h);
+    }
+    /** Forgets every cached block (vLLM's `reset_prefix_cache`); returns how many there were. */
+    clear() {
+        const blocks = this.blocks.size;
+        this.blocks.clear();
+        return blocks;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/sim/roofline-hint.ts
+function rooflineHint(profile, timeScale) {
+    const r = profile.roofline;
+    if (!r)
+        return undefined;
+    const scaled = timeScale === 1 ? '' : ` at time scale ${timeScale}`;
+    return {
+        roofline: {
+            bandwidth: r.bandwidth * timeScale,
+            weights: r.modelBytes,
+            ...(r.kvPerToken !== undefined && { kvPerToken: r.kvPerToken }),
+            source: `sim profile ${profile.name}${scaled}`,
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/sim/cache-control.ts
+const SGLANG_FLUSHED = 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n';
+const cache_control_json = (status, body) => ({
+    status,
+    contentType: 'application/json',
+    body: JSON.stringify(body),
+});
+const cache_control_text = (status, body) => ({ status, contentType: 'text/plain; charset=utf-8', body });
+function emulatesSglang(profile) {
+    return /sglang/i.test(profile.emulates);
+}
+/**
+ * The answer to `method path` when it is a cache-control route of this profile, else undefined: `cache` emptied,
+ * unless requests are running or waiting (`inFlight`).
+ */
+function cacheControl(method, path, profile, inFlight, cache) {
+    const busy = inFlight.running + inFlight.waiting > 0;
+    if (path === '/reset_prefix_cache') {
+        if (method !== 'POST')
+            return cache_control_json(405, { detail: 'Method Not Allowed' });
+        if (busy)
+            return cache_control_json(409, { detail: 'Prefix cache reset failed.' });
+        cache.clear();
+        return cache_control_text(200, '');
+    }
+    if (path === '/flush_cache' && emulatesSglang(profile)) {
+        if (method !== 'POST' && method !== 'GET')
+            return cache_control_json(405, { detail: 'Method Not Allowed' });
+        if (busy)
+            return cache_control_text(400, 'Flush cache failed.\n');
+        cache.clear();
+        return cache_control_text(200, SGLANG_FLUSHED);
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/sim/engine.ts
@@ -72540,6 +74773,8 @@ function fullReply(request, id, text, length) {
 
 
 
+
+
 const SIM_VERSION = 'sim-1';
 const MAX_BODY = 64 * 1024 * 1024;
 function server_readBody(req) {
@@ -72576,6 +74811,7 @@ async function jsonBody(req) {
 }
 class SimHttp {
     profile;
+    timeScale;
     acceptance;
     counters;
     prefixes = new PrefixCache();
@@ -72584,6 +74820,7 @@ class SimHttp {
     draftScale;
     constructor(profile, seed, timeScale, speed, acceptance = 'draws', acceptFactor = 1) {
         this.profile = profile;
+        this.timeScale = timeScale;
         this.acceptance = acceptance;
         this.counters = new SimCounters(profile.power);
         this.draftScale = profile.speculative ? draftScale(profile.speculative, acceptFactor) : 1;
@@ -72612,6 +74849,9 @@ class SimHttp {
                 return this.generate('completions', await jsonBody(req), res, arrivedAt);
             if (route === 'POST /v1/chat/completions')
                 return this.generate('chat', await jsonBody(req), res, arrivedAt);
+            const cache = cacheControl(req.method ?? 'GET', path, this.profile, this.engine.inFlight, this.prefixes);
+            if (cache)
+                return void res.writeHead(cache.status, { 'content-type': cache.contentType }).end(cache.body);
             const known = [
                 '/health',
                 '/version',
@@ -72633,7 +74873,13 @@ class SimHttp {
     }
     version() {
         const p = this.profile;
-        return { version: SIM_VERSION, profile: p.name, emulates: p.emulates, ...(p.fault && { fault: p.fault }) };
+        return {
+            version: SIM_VERSION,
+            profile: p.name,
+            emulates: p.emulates,
+            ...(p.fault && { fault: p.fault }),
+            ...rooflineHint(p, this.timeScale),
+        };
     }
     models() {
         const p = this.profile;
@@ -72698,16 +74944,20 @@ class SimHttp {
     }
     /**
      * Queues a request with what the prefix cache holds of its prompt (none under the `no-prefix-cache` fault),
-     * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes.
+     * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes, and under
+     * `drafter-drops-prefix-cache` on a drafting profile leave it when the request finishes.
      */
     submit(request, tokens, arrivedAt, listener) {
         const caching = this.profile.fault !== 'no-prefix-cache';
+        const drops = this.profile.fault === 'drafter-drops-prefix-cache' && this.profile.speculative !== undefined;
         const cached = caching ? this.prefixes.hit(request.ids) : 0;
         this.counters.prefixQueries += request.promptTokens;
         this.counters.prefixHits += cached;
         const emit = (e) => {
             if (e.first && caching)
                 this.prefixes.insert(request.ids);
+            if (e.done && drops)
+                this.prefixes.drop(request.ids);
             listener(e);
         };
         const own = this.acceptance === 'prompt' && this.profile.speculative
@@ -72771,8 +75021,8 @@ const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N [--hos
          [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
          [--slow-share P] [--slow-factor F] [--slow-window MS] [--acceptance draws|prompt] [--accept-factor G]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
-  --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
-    none serves it healthy)
+  --fault: broken output at unchanged speed, no-prefix-cache: prefix caching off, or drafter-drops-prefix-cache: a
+    drafting profile drops a request's cached blocks when it ends (overrides the profile's fault; none serves it healthy)
   --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1

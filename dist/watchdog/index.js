@@ -639,6 +639,12 @@ async function containerRunning(runtime, name) {
     const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Running}}', name], 10_000);
     return r.code === 0 ? r.stdout.trim() === 'true' : undefined;
 }
+/** The container's first process as the host numbers it (`.State.Pid`; 0 once stopped): the engine descends from it. */
+async function containerPid(runtime, name) {
+    const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Pid}}', name], 10_000);
+    const pid = r.code === 0 ? Number(r.stdout.trim()) : NaN;
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
 async function containerExitCode(runtime, name) {
     const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000);
     const code = Number(r.stdout.trim());

@@ -17,13 +17,14 @@ import {
 } from './prompts/calibrator.js'
 import { servedModel } from './stream/model.js'
 import { sharedPrefix, type SharedPrefix } from './prompts/prefix.js'
-import { promptText, requestBody } from './prompts/prompt.js'
+import { promptText, requestBody, type ChatMessage } from './prompts/prompt.js'
 import type { StreamOutcome } from './stream/request.js'
 import { createSender } from './stream/send.js'
 import { textSupply } from './prompts/text-fit.js'
 import { textPrompt } from './prompts/text-prompt.js'
 import { promptIndices } from './prompts/indices.js'
 import { runRounds, type CellMeasurement, type MeasureOptions } from './rounds/rounds.js'
+import type { RoundRun } from './rounds/run-round.js'
 import { joinUrl } from '../core/url.js'
 import { fnv1a } from '../core/hash.js'
 
@@ -186,9 +187,16 @@ function measurer(c: {
     await c.pool.ensure(scenario.rate ? scenario.requests : scenario.concurrency)
     const prompt = c.cellPrompt(scenario.id)
     const text = (fillerWords: number) => (shared ? `${shared.text} ${prompt(fillerWords)}` : prompt(fillerWords))
-    return runRounds(o, cal, (fillerWords, maxTokens, signal) =>
-      c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined),
-    )
+    const send: RoundRun['send'] = (fillerWords, maxTokens, signal) =>
+      c.sendPrompt(text(fillerWords), maxTokens, signal, undefined, shared !== undefined, scenario.thinking)
+    // A conversation's turns share their prefix with the turn before: engines that can cache it should.
+    const conversation = scenario.turns && {
+      message: prompt,
+      turn: await c.calibration(scenario.turnTokens ?? 1, o.signal),
+      send: (messages: readonly ChatMessage[], maxTokens: number, signal?: AbortSignal) =>
+        c.sendPrompt(messages, maxTokens, signal, undefined, true, scenario.thinking),
+    }
+    return runRounds(o, cal, send, undefined, conversation || undefined)
   }
 }
 
@@ -227,19 +235,23 @@ function textCells(t: TextCells): (o: MeasureOptions) => Promise<CellMeasurement
     return runRounds(
       o,
       supply.calibration,
-      (_fillerWords, maxTokens, signal) => t.send(supply.next(), maxTokens, signal),
+      (_fillerWords, maxTokens, signal) =>
+        t.send(supply.next(), maxTokens, signal, undefined, undefined, o.scenario.thinking),
       (requests, signal) => supply.prepare(requests, signal),
     )
   }
 }
 
 type SendPrompt = (
-  text: string,
+  /** One user message's text, or a conversation's messages (the chat API; the answer is then kept). */
+  text: string | readonly ChatMessage[],
   maxTokens: number,
   signal?: AbortSignal,
   probe?: { api: Api },
   /** The prompt starts with its scenario's shared prefix (`prefix-tokens`). */
   sharedPrefix?: boolean,
+  /** The chat template's `enable_thinking` (`thinking`). */
+  thinking?: boolean,
 ) => Promise<StreamOutcome>
 
 /**
@@ -253,17 +265,21 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
     completions: new URL(joinUrl(baseUrl, adapter.path('completions'))),
     chat: new URL(joinUrl(baseUrl, adapter.path('chat'))),
   }
-  return async (text, maxTokens, signal, probe, sharedPrefix) => {
+  return async (text, maxTokens, signal, probe, sharedPrefix, thinking) => {
     const api = probe?.api ?? target.api
+    const messages = typeof text === 'string' ? undefined : text
+    const prompt = typeof text === 'string' ? text : JSON.stringify(text)
     const body = requestBody({
       adapter,
       api,
       model: await modelName(),
-      prompt: text,
+      prompt,
       maxTokens,
       ignoreEos: !probe,
       extra: target.requestBody,
       sharedPrefix,
+      ...(messages && { messages }),
+      ...(thinking !== undefined && { thinking }),
     })
     const outcome = await send({
       url: urls[api],
@@ -272,7 +288,8 @@ function promptSender(target: BenchTarget, pool: AgentPool, modelName: () => Pro
       signal,
       streamExtras: adapter.streamExtras,
       maxTokens,
+      keepAnswer: messages !== undefined,
     })
-    return { ...outcome, prompt: fnv1a(text) }
+    return { ...outcome, prompt: fnv1a(prompt) }
   }
 }

@@ -21,6 +21,7 @@ import { judgeCell, skippedFigures, type JudgeOptions } from './judge.js'
 import { cellBaseline, findRenames, type CellBaseline, type Renames, type RunCells } from './match.js'
 import { moreRounds } from './more-rounds.js'
 import { serverChanges } from './server-changes.js'
+import { withDisturbed } from './disturbed.js'
 import type { ShiftRules } from './history-shifts.js'
 
 /** The verdict from its evidence, before the smallest detectable changes are gathered. */
@@ -140,7 +141,7 @@ export function cellJudge(
   return {
     renames,
     decide(e) {
-      const decided = withMde(decideOn(e, bound))
+      const decided = disturbedBy(e, withMde(decideOn(e, bound)))
       // Measured here or read back from a shard's results file (a sharded default-branch run merges them): both.
       return creep ? withCreep(decided, bound, creep.sha) : decided
     },
@@ -158,6 +159,13 @@ export function cellJudge(
       return abUndecided(cell, launches, gate, noiseFloor)
     },
   }
+}
+
+/** The verdict with what disturbed the box during the rounds it rests on (disturbed.ts). */
+function disturbedBy(e: Evidence, cell: CellResult): CellResult {
+  if ('measured' in e) return withDisturbed(cell, e.measured)
+  const given = 'read' in e ? e.read : e.judged
+  return withDisturbed(cell, [given], given.verdict.disturbed)
 }
 
 /** The run's rules and baseline, bound. */

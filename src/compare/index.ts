@@ -49,6 +49,7 @@ export {
 } from './match.js'
 export { attribution } from './spec-split.js'
 export { serverChanges } from './server-changes.js'
+export { disturbedRounds, withDisturbed } from './disturbed.js'
 export {
   MAX_STEPS,
   bisectCommits,

@@ -16,6 +16,7 @@ import { trimSlash } from '../core/url.js'
 import { combinations, describe } from './matrix-combinations.js'
 import { scenarioPlans, scenarioRefs } from './scenario-plans.js'
 import { NO_MODEL, NO_QUANT, defined, names } from './target-names.js'
+import { checkConversations } from './conversation-checks.js'
 
 export interface ExpandInput {
   defaults: Settings
@@ -58,6 +59,7 @@ export function expandTargets(input: ExpandInput, problems: Problems): TargetPla
       }
       sources.set(plan.id, source)
       plan.scenarios = refs
+      checkConversations(plan, adapter, path, problems)
       plans.push(plan)
     }
   }

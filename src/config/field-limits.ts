@@ -19,4 +19,6 @@ export const LIMITS = {
   /** The data branch keeps a hundred default-branch runs (store/history-bounds.ts). */
   creepWindow: 100,
   sweepPoints: 32,
+  /** Requests of one conversation (`turns`): each resends the whole conversation so far. */
+  turns: 64,
 } as const

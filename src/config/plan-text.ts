@@ -1,5 +1,5 @@
 /** The plan as `llm-bench-gate validate` prints it: what would run, with every value resolved. */
-import { GATED_METRICS, METRICS, isDrop, isRelative } from '../core/metrics.js'
+import { GATED_METRICS, METRICS, isDrop, isRelative, metricInfo } from '../core/metrics.js'
 import { isGenerated } from '../core/plan.js'
 import type { GateConfig, Plan, QualityProbeSettings, ScenarioPlan, TargetPlan, TargetSettings } from '../core/plan.js'
 import type { QualityGate } from '../core/quality.js'
@@ -65,6 +65,7 @@ function formatTarget(t: TargetPlan): string[] {
       formatGate(
         t.gate,
         t.scenarios.some((s) => s.slo),
+        t.scenarios.some((s) => s.turns),
       ),
     ),
     row('cells', ''),
@@ -110,9 +111,13 @@ function formatQualityGate(q: QualityGate): string {
   return `quality accuracy drop > ${formatPoints(q.maxAccuracyDrop)} points, agreement < ${q.minAgreement}, degenerate ${q.degenerate}`
 }
 
-/** The target's limits; goodput's only where one of its scenarios has an `slo` (no other cell measures it). */
-export function formatGate(gate: GateConfig, slo = false): string {
+/**
+ * The target's limits; goodput's only where one of its scenarios has an `slo`, TTFT per 1k added tokens only where
+ * one has `turns` (no other cell measures them).
+ */
+export function formatGate(gate: GateConfig, slo = false, turns = false): string {
   const parts = GATED_METRICS.flatMap((metric) => {
+    if (metricInfo(metric).onlyWith === 'turns' && !turns) return []
     if (isDrop(metric)) {
       const g = gate[metric]
       return g && slo ? [`${metric} down by > ${formatPoints(g.maxDrop)} points (cells with an slo)`] : []
@@ -145,7 +150,13 @@ export function formatWorkload(s: ScenarioPlan): string {
   const prompts = isGenerated(s.prompts)
     ? `, ${s.prompts} prompts (an instruction and a passage of generated ${PASSAGES[s.prompts]} each)`
     : ''
-  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, 'request')}/round${prompts}${slo}`
+  return `${s.inputTokens} in${prefix} → ${s.outputTokens} out, ${load}, ${count(s.requests, s.turns ? 'conversation' : 'request')}/round${prompts}${conversationWords(s)}${slo}`
+}
+
+/** `, 4 turns each (+256 tokens a turn), thinking off`: a conversation's shape and the template's thinking switch. */
+function conversationWords(s: ScenarioPlan): string {
+  const turns = s.turns ? `, ${s.turns} turns each (the answer and +${s.turnTokens ?? 0} tokens a turn)` : ''
+  return s.thinking === undefined ? turns : `${turns}, thinking ${s.thinking ? 'on' : 'off'}`
 }
 
 /** What a generated kind's passages are, for the plan's words. */

@@ -24,6 +24,9 @@ export function scenarioPlan(id: string, s: PointInput): ScenarioPlan {
   if (s['prefix-tokens'] !== undefined) plan.prefixTokens = s['prefix-tokens']
   if (s.slo !== undefined) plan.slo = { ...s.slo }
   if (isGenerated(s.prompts)) plan.prompts = s.prompts
+  if (s.turns !== undefined) plan.turns = s.turns
+  if (s['turn-tokens'] !== undefined) plan.turnTokens = s['turn-tokens']
+  if (s.thinking !== undefined) plan.thinking = s.thinking === 'on'
   return plan
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { duration, expected, whole } from '../core/fields.js'
 import { PROMPT_KINDS, isGenerated, type SloBounds } from '../core/plan.js'
 import { LIMITS } from './field-limits.js'
+import { conversationChecks, conversationFields } from './conversation-schema.js'
 
 /** The shortest `prompts: text` prompt: its opening and instruction take up to about 40 tokens of it. */
 export const TEXT_MIN_INPUT_TOKENS = 64
@@ -68,6 +69,7 @@ function scenarioFields() {
           'synthetic: a word list (default); text, code or math: an instruction and a passage of generated prose, Python or worked arithmetic per request, for speculative decoding (drafters accept more of code and math)',
       })
       .optional(),
+    ...conversationFields(),
   })
 }
 
@@ -77,6 +79,7 @@ export function scenarioSchema() {
   return scenarioFields().superRefine((s, ctx) => {
     loadChecks(s, ctx)
     shapeChecks(s, ctx)
+    conversationChecks(s, ctx)
   })
 }
 

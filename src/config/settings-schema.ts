@@ -9,6 +9,7 @@ import { duration, expected, memoryFloor, relative, show, whole } from '../core/
 import { GREEDY_PROMPTS, PROBE_DEFAULT_QUESTIONS, PROBE_MAX_QUESTIONS, PROBE_MAX_TOKENS } from '../quality/index.js'
 import { OWNED_BODY_FIELDS } from '../core/body-fields.js'
 import { LIMITS } from './field-limits.js'
+import { rooflineSettings } from './roofline-settings.js'
 
 /** Built-in `defaults` as a user would write them. */
 export const DEFAULT_SETTINGS = {
@@ -38,9 +39,9 @@ export const DEFAULT_SETTINGS = {
 /**
  * Settings without a fixed built-in value: `max-rounds` defaults to the target's own `rounds`; `ab-max-launches`
  * to six launches per arm or `ab-launches` when that is more; `ab-setup` is no command unless
- * given.
+ * given; `bandwidth` and `model-bytes` are found on the box and in the model's files unless given.
  */
-const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup'] as const
+const DERIVED_SETTINGS = ['max-rounds', 'ab-max-launches', 'ab-setup', 'bandwidth', 'model-bytes'] as const
 
 /** Past half the value, a "noise floor" would wave every regression through. */
 const MAX_NOISE_FLOOR = 0.5
@@ -203,6 +204,7 @@ function settingsShape() {
     'request-body': requestBodySetting(),
     quality: qualitySetting(),
     ...abSettings(),
+    ...rooflineSettings(),
   }
 }
 

@@ -69,6 +69,8 @@ export function resolveSettings(
       budgetMs: merged['ab-budget'],
       ...(merged['ab-setup']?.trim() && { setup: merged['ab-setup'] }),
     },
+    ...(merged.bandwidth !== undefined && { bandwidth: merged.bandwidth }),
+    ...(merged['model-bytes'] !== undefined && { modelBytes: merged['model-bytes'] }),
   }
 }
 

@@ -2,6 +2,7 @@
 import type { RequestError } from './errors.js'
 import type { DegenerateCheck } from './quality.js'
 import type { RoundGpu } from './telemetry.js'
+import type { RoundHost } from './round-host.js'
 import type { RoundServer } from './server-counters.js'
 
 export interface Stats {
@@ -27,6 +28,8 @@ export type ScalarMetric = (typeof SCALAR_METRICS)[number]
  * time, acceptance length ÷ decode tok/s) where the engine drafted (speculative decoding); `goodput` (good
  * requests ÷ requests sent) and `request_goodput` (good requests/s) where the scenario has an `slo`. The steady
  * state averages them over the rounds that have them (`goodput` over every steady round, as `failed_share`).
+ * `ttft_per_1k_added` (ms of TTFT per 1,000 prompt tokens a conversation's turn added, turns ≥ 2) where the
+ * scenario has `turns` (bench/rounds/turns.ts).
  */
 export const OPTIONAL_SCALAR_METRICS = [
   'energy_j_per_token',
@@ -34,6 +37,7 @@ export const OPTIONAL_SCALAR_METRICS = [
   'step_ms',
   'goodput',
   'request_goodput',
+  'ttft_per_1k_added',
 ] as const
 export type OptionalScalarMetric = (typeof OPTIONAL_SCALAR_METRICS)[number]
 
@@ -75,6 +79,24 @@ export interface RequestRecord {
   retried?: true
   /** A digest of the prompt sent (StreamOutcome.prompt). */
   prompt?: number
+  /** Send → the moment the request ended, however it ended (its last token, an error, a timeout). */
+  endMs?: number
+  /** The request's turn in its conversation, from 1 (a `turns` scenario). */
+  turn?: number
+  /** Prompt tokens this turn added since the same conversation's previous turn (server counts; turns ≥ 2). */
+  addedTokens?: number
+}
+
+/** One turn of a round's conversations (`rounds[].turns`): its successful requests' means. */
+export interface TurnFigures {
+  /** From 1. */
+  turn: number
+  /** Successful requests of this turn. */
+  ok: number
+  ttft_ms: number
+  prompt_tokens: number
+  /** Prompt tokens added since the previous turn; absent for turn 1 and where no request of the turn had it. */
+  added_tokens?: number
 }
 
 export interface ErrorCount {
@@ -97,12 +119,16 @@ export interface RoundResult {
   gpu?: RoundGpu
   /** The engine's counter deltas and gauge peaks over a steady round, where it has a metrics endpoint (`rounds[].server`). */
   server?: RoundServer
+  /** The box during a steady round: uptime, engine launch age, memory, swap, CPU load, other processes (`rounds[].host`, round-host.ts). */
+  host?: RoundHost
   /**
    * A digest of the prompts the round sent, in any order (8 hex digits): two rounds with the same digest sent the same
    * prompts, so a drafter's greedy acceptance can be compared between them round by round. Absent when a request's
    * prompt was not recorded.
    */
   prompts?: string
+  /** Per turn of a `turns` scenario's conversations, first turn first. */
+  turns?: TurnFigures[]
   /** Achieved lengths over successful requests. */
   achieved: { promptTokens: { min: number; max: number }; outputTokens: { min: number; max: number } }
 }

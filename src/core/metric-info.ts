@@ -52,8 +52,8 @@ export interface MetricInfo {
    */
   factorOf?: 'decode'
   /**
-   * Measured only for a cell whose workload has this key (`slo`: goodput needs latency targets). A cell without it
-   * is not gated on the metric, rather than missing it.
+   * Measured only for a cell whose workload has this key (`slo`: goodput needs latency targets; `turns`: prefix
+   * reuse needs conversations). A cell without it is not gated on the metric, rather than missing it.
    */
-  onlyWith?: 'slo'
+  onlyWith?: 'slo' | 'turns'
 }

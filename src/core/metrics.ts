@@ -175,6 +175,25 @@ export const METRICS = {
     defaultGate: { 'max-drop': 5 },
     onlyWith: 'slo',
   },
+  /**
+   * A conversation's prefix reuse (`turns`): over turns ≥ 2, Σ TTFT ÷ Σ prompt tokens each turn added since the
+   * previous one, × 1,000 (bench/rounds/turns.ts). A prefix cache that serves the conversation so far leaves the
+   * cost of the added tokens alone; an engine that prefills the whole conversation again every turn shows a
+   * figure that grows with it. Lower is better, gated like TTFT.
+   */
+  'ttft-per-1k-added': {
+    field: 'ttft_per_1k_added',
+    scalar: true,
+    higherIsBetter: false,
+    unit: 'ms',
+    label: 'TTFT per 1k added tokens',
+    short: 'TTFT/1k added',
+    format: ms,
+    rule: 'relative',
+    headline: false,
+    defaultGate: { 'max-regression': '10%', 'min-delta': '20ms' },
+    onlyWith: 'turns',
+  },
 } as const satisfies Record<string, MetricInfo>
 
 export type GatedMetric = keyof typeof METRICS

@@ -88,6 +88,10 @@ export interface TargetSettings {
   quality: QualityProbeSettings | false
   /** Same-box A/B against the PR's base commit (`ab`, `ab-launches`, `ab-max-launches`, `ab-budget`; docs/same-box.md). */
   ab: AbSettings
+  /** The box's memory bandwidth in bytes/s for the roofline (`bandwidth`); absent: the detected GPU's or the engine's. */
+  bandwidth?: number
+  /** Bytes of weights one decode step reads (`model-bytes`); absent: read from the model's files or the engine. */
+  modelBytes?: number
 }
 
 export type AbMode = 'off' | 'confirm' | 'always'
@@ -131,6 +135,15 @@ export interface ScenarioPlan {
   slo?: SloBounds
   /** `prompts: text`; absent: synthetic (bench/prompts/prompt.ts). */
   prompts?: GeneratedPrompts
+  /**
+   * `turns`: each of the round's `requests` is a conversation of this many chat requests sent one after another,
+   * each appending the previous answer and a new user message (bench/rounds/conversation.ts); absent: one request.
+   */
+  turns?: number
+  /** `turn-tokens`: tokens of each new user message after the first turn; set exactly when `turns` is. */
+  turnTokens?: number
+  /** `thinking: on | off`: the chat template's `enable_thinking` (`chat_template_kwargs`); absent: not sent. */
+  thinking?: boolean
 }
 
 /** `slo:` — per-request latency bounds in ms; at least one is set. A request is good when it meets every one given. */

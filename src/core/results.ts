@@ -8,6 +8,7 @@ import type { BisectRecord } from './bisect-record.js'
 import type { CellHost } from './host.js'
 import type { MetricsBlock, RoundResult } from './measurements.js'
 import type { CellQuality } from './quality.js'
+import type { CellRoofline } from './roofline.js'
 import type { CellWorkload } from './workload.js'
 import type { CellVerdict, CellVerdictStatus, RunVerdict } from './verdicts.js'
 
@@ -74,6 +75,11 @@ export interface CellResult {
    * locally; not part of `startup_s`. Absent when no pull happened.
    */
   image_pull_s?: number
+  /**
+   * Decode as a share of the box's memory-bandwidth ceiling (core/roofline.ts), or why a cell whose box or model
+   * was known has none; absent when neither was.
+   */
+  roofline?: CellRoofline
   /** The same-box A/B against the PR's base commit, when one was wanted (docs/same-box.md); never stored. */
   ab?: CellAb
   /**
@@ -81,7 +87,33 @@ export interface CellResult {
    * (`raises decode tok/s's limit 5% → 50%`); absent when it does not, or when the base's was not read.
    */
   loosened?: string[]
+  /**
+   * Whether the engine's prefix cache was emptied before the cell's cold round, so no earlier cell (or run, on a
+   * `url:` server) warmed it; absent where nothing was measured here (an `engine: external` or ingested cell).
+   */
+  prefixCacheReset?: PrefixCacheReset
+  /** The steady rounds' per-request record beside the results (`requests.jsonl`, `trace.json`); absent when none was written. */
+  requestFiles?: RequestFiles
   verdict: CellVerdict
+}
+
+/** `prefixCacheReset`: done (`via` the endpoint), or not, with the reason (no endpoint, the status it answered). */
+export interface PrefixCacheReset {
+  reset: boolean
+  /** The request that emptied it (`POST /reset_prefix_cache`). */
+  via?: string
+  /** Why it was not reset (`trtllm offers no reset`, `vllm answered 404 to POST /reset_prefix_cache …`). */
+  reason?: string
+}
+
+/** `requestFiles`: where a cell's request record lies, relative to the results folder, and what it holds. */
+export interface RequestFiles {
+  /** Folder under the results folder holding `requests.jsonl` and `trace.json` (`requests/sim/chat`). */
+  dir: string
+  /** Requests written, over every steady round. */
+  requests: number
+  /** Requests of those rounds left out by the per-round and per-file caps. */
+  omitted?: number
 }
 
 /** Which tool and files measured an ingested cell, and what of our definitions its records could not give. */

@@ -4,6 +4,7 @@
  * window, it names what disturbed the round and what the GPUs did during it.
  */
 import type { GpuScope } from './host.js'
+import type { RoundHost } from './round-host.js'
 import type { RoundServer } from './server-counters.js'
 
 /** Mean and maximum of one gauge over the samples taken inside the round. */
@@ -52,6 +53,8 @@ export interface WatchedRound {
   gpu?: RoundGpu
   /** What the engine's metrics endpoint said about the round (server-counters.ts). */
   server?: RoundServer
+  /** The box around the round: memory, swap, CPU load, other processes (round-host.ts); recorded, never re-measured. */
+  host?: RoundHost
 }
 
 /** Called before a round; the function it returns is called with the round's window once the round ended. */

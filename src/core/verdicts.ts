@@ -127,6 +127,11 @@ export interface CellVerdict {
   mde?: Partial<Record<GatedMetric, number>>
   /** Engine counters that changed with the cell beyond their noise (`preemptions 0 → 37 per round`; compare/server-changes.ts). */
   serverChanges?: string[]
+  /**
+   * What disturbed the box during the rounds the verdict rests on (`round 2: stress (pid 123) used 98 % of a core during
+   * the round`; host/disturbance.ts). The status stands as the rules decided it; a pass with this is not a clean pass.
+   */
+  disturbed?: string[]
 }
 
 /** A cell with nothing to be compared with: no baseline cell, or no baseline at all; `note` says which. */

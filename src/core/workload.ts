@@ -1,7 +1,8 @@
 /**
  * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts) measured different
- * things: comparing their speeds would call a heavier workload a regression and a lighter one an improvement.
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts, conversation turns,
+ * thinking) measured different things: comparing their speeds would call a heavier workload a regression and a
+ * lighter one an improvement.
  * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
  */
 import { createHash } from 'node:crypto'
@@ -33,6 +34,11 @@ export interface CellWorkload {
    * before prompts could be anything else measured.
    */
   prompts?: PromptKind
+  /** Requests per conversation and tokens of each later user message (`turns`, `turn-tokens`); absent: one request each. */
+  turns?: number
+  turnTokens?: number
+  /** The chat template's `enable_thinking` as sent (`thinking: on | off`); absent: not sent. */
+  thinking?: boolean
 }
 
 /** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
@@ -69,7 +75,13 @@ export function workloadFingerprint(w: CellWorkload): string {
   const length = (key: 'inputTokens' | 'outputTokens') => (w.unrequested?.includes(key) ? '?' : String(w[key]))
   const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : ''
   const slo = w.slo ? ` slo:${sloText(w.slo)}` : ''
-  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}`
+  return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}${conversationText(w)}`
+}
+
+/** ` turns4x256 thinking:off`: a conversation's shape and the template's thinking switch; empty for neither. */
+function conversationText(w: CellWorkload): string {
+  const turns = w.turns ? ` turns${w.turns}x${w.turnTokens ?? 0}` : ''
+  return w.thinking === undefined ? turns : `${turns} thinking:${w.thinking ? 'on' : 'off'}`
 }
 
 const SLO_BOUNDS: [keyof SloBounds, string][] = [
@@ -127,5 +139,11 @@ export function workloadChanges(baseline: CellWorkload, current: CellWorkload): 
   const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'))
   if (before !== after) changes.push(`slo ${before} → ${after}`)
   if (promptsOf(baseline) !== promptsOf(current)) changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`)
+  if ((baseline.turns ?? 1) !== (current.turns ?? 1))
+    changes.push(`turns ${baseline.turns ?? 1} → ${current.turns ?? 1}`)
+  if ((baseline.turnTokens ?? 0) !== (current.turnTokens ?? 0))
+    changes.push(`turn tokens ${baseline.turnTokens ?? 0} → ${current.turnTokens ?? 0}`)
+  const thinking = (w: CellWorkload) => (w.thinking === undefined ? 'unset' : w.thinking ? 'on' : 'off')
+  if (thinking(baseline) !== thinking(current)) changes.push(`thinking ${thinking(baseline)} → ${thinking(current)}`)
   return changes
 }

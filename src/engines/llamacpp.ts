@@ -10,6 +10,7 @@
 import type { RequestRecord } from '../core/measurements.js'
 import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick, postJson } from './http.js'
+import { eraseSlots } from './cache-reset.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath } from './openai.js'
 import { LLAMACPP_DRAFTS, countedAcceptance, requestAcceptance } from './round-acceptance.js'
@@ -95,6 +96,9 @@ export const llamacpp: EngineAdapter = {
     const version = typeof props.build_info === 'string' ? props.build_info : undefined
     return { ...(version ? { version } : {}), ...(Object.keys(server).length ? { server } : {}) }
   },
+
+  // Each slot's cached prompt erased; the server needs `--slot-save-path` for it (cache-reset.ts).
+  resetPrefixCache: eraseSlots,
 
   // The server's draft counters where this build has them (b10470 does), else the requests' timings.
   roundAcceptance: (server, requests) =>

@@ -5,6 +5,7 @@
  */
 import type { SpecDecodeStats } from '../core/results.js'
 import { asRecord, getJson, pick } from './http.js'
+import { postReset } from './cache-reset.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { gaugeAcceptance } from './round-acceptance.js'
@@ -84,6 +85,8 @@ export const sglang: EngineAdapter = {
     const length = doc ? acceptLength(doc) : undefined
     return length === undefined ? undefined : { [ACCEPT_LENGTH]: length }
   },
+
+  resetPrefixCache: (http, baseUrl) => postReset(http, baseUrl, 'sglang', '/flush_cache'),
 
   roundAcceptance: (server) => gaugeAcceptance(server, 'sglang:spec_accept_length'),
   specDecode: (_before, after) => specDecode(after),

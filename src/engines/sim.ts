@@ -14,6 +14,7 @@ import { SIM_FAULTS } from '../sim/profile.js'
 import { ACCEPTANCE_MODES } from '../sim/acceptance.js'
 import { DEFAULT_SLOW_FACTOR, DEFAULT_SLOW_WINDOW_MS, MAX_LAUNCH_CV } from '../sim/speed.js'
 import { asRecord, getJson, INFO_TIMEOUT_MS } from './http.js'
+import { postReset } from './cache-reset.js'
 import { joinUrl } from '../core/url.js'
 import { openaiPath, tokenizePrompt } from './openai.js'
 import { sumByName, VLLM_COUNTER_NAMES, VLLM_DRAFT_COUNTERS, vllmSpecDecode } from './prometheus.js'
@@ -24,6 +25,7 @@ import type { RoundServer } from '../core/server-counters.js'
 import type { RoundGpu } from '../core/telemetry.js'
 import { SIM_ENERGY_COUNTER, SIM_POWER_GAUGE } from '../sim/metrics-endpoint.js'
 import { shellQuote } from '../core/shell.js'
+import { readRooflineHint, ROOFLINE_HINT_KEY } from '../core/roofline.js'
 
 /**
  * The check of a profile name is the simulator's own loader, so a bad name fails before launch. A profile file is
@@ -59,7 +61,7 @@ const SIM_OPTIONS = {
     .enum([...SIM_FAULTS, 'none'], { error: expected(`must be one of ${[...SIM_FAULTS, 'none'].join(', ')}`) })
     .meta({
       description:
-        "Broken output at unchanged speed, or no-prefix-cache (prefix caching off), over the profile's own fault (none serves it healthy)",
+        "Broken output at unchanged speed, no-prefix-cache (prefix caching off) or drafter-drops-prefix-cache (a drafting profile re-prefills every turn), over the profile's own fault (none serves it healthy)",
     })
     .optional(),
   // Launch-to-launch and host speed (the same-box A/B of docs/same-box.md needs launches that differ). No seed option:
@@ -186,13 +188,21 @@ export const sim: EngineAdapter = {
     const v = asRecord(await getJson(http, joinUrl(baseUrl, '/version')))
     if (!v) return {}
     const str = (key: string) => (typeof v[key] === 'string' ? { [key]: v[key] as string } : {})
-    return { ...str('version'), server: { ...str('profile'), ...str('emulates') } }
+    // The box and model the profile stands for (sim/roofline-hint.ts); core/roofline.ts reads it, numbers only.
+    const roofline = readRooflineHint(v)
+    return {
+      ...str('version'),
+      server: { ...str('profile'), ...str('emulates'), ...(roofline && { [ROOFLINE_HINT_KEY]: roofline }) },
+    }
   },
 
   async counters(http, baseUrl) {
     const answer = await http.get(joinUrl(baseUrl, '/metrics'), INFO_TIMEOUT_MS).catch(() => undefined)
     return answer?.status === 200 ? sumByName(answer.body, VLLM_COUNTER_NAMES) : undefined
   },
+
+  // vLLM's dialect, which the simulator speaks whatever engine its profile emulates (sim/cache-control.ts).
+  resetPrefixCache: (http, baseUrl) => postReset(http, baseUrl, 'sim', '/reset_prefix_cache'),
 
   roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
   specDecode: (before, after) => vllmSpecDecode(before, after, 'sim /metrics counter deltas'),

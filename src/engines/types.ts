@@ -5,7 +5,7 @@
 import type { z } from 'zod'
 import type { Api, TargetPlan } from '../core/plan.js'
 import type { RequestRecord } from '../core/measurements.js'
-import type { SpecDecodeStats, TargetInfo } from '../core/results.js'
+import type { PrefixCacheReset, SpecDecodeStats, TargetInfo } from '../core/results.js'
 import type { RoundServer, ServerSeries } from '../core/server-counters.js'
 import type { RoundGpu } from '../core/telemetry.js'
 
@@ -99,6 +99,13 @@ export interface EngineAdapter {
 
   /** Engine version and server facts. Never throws: missing facts are left out. */
   info(http: HttpPorts, baseUrl: string): Promise<TargetInfo>
+
+  /**
+   * Empties the engine's prefix cache (engines/cache-reset.ts), called before each measurement's cold round so no
+   * earlier cell warms it. Bounded in time, never throws: an endpoint the engine does not serve or refuses is a
+   * reset not done, with its reason. Absent: the engine offers no reset.
+   */
+  resetPrefixCache?(http: HttpPorts, baseUrl: string): Promise<PrefixCacheReset>
 
   /** Server-side counters to diff around a cell, for spec-decode acceptance. */
   counters?(http: HttpPorts, baseUrl: string): Promise<Counters | undefined>

@@ -5,6 +5,7 @@
  * a 503 is "still loading" and only the process's exit ends the wait.
  */
 import { INFO_TIMEOUT_MS, asRecord, getJson } from './http.js'
+import { postReset } from './cache-reset.js'
 import { joinUrl } from '../core/url.js'
 import { modelsInfo, openaiPath, readyOn200, tokenizePrompt } from './openai.js'
 import { VLLM_COUNTER_NAMES, VLLM_DRAFT_COUNTERS, sumByName, vllmSpecDecode } from './prometheus.js'
@@ -38,6 +39,9 @@ export const vllm: EngineAdapter = {
     const counters = sumByName(answer.body, VLLM_COUNTER_NAMES)
     return Object.keys(counters).length ? counters : undefined
   },
+
+  resetPrefixCache: (http, baseUrl) =>
+    postReset(http, baseUrl, 'vllm', '/reset_prefix_cache', 'vLLM serves it with VLLM_SERVER_DEV_MODE=1'),
 
   roundAcceptance: (server) => countedAcceptance(server, VLLM_DRAFT_COUNTERS),
   specDecode: (before, after) => (before ? vllmSpecDecode(before, after) : undefined),

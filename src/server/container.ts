@@ -167,6 +167,13 @@ export async function containerRunning(runtime: Runtime, name: string): Promise<
   return r.code === 0 ? r.stdout.trim() === 'true' : undefined
 }
 
+/** The container's first process as the host numbers it (`.State.Pid`; 0 once stopped): the engine descends from it. */
+export async function containerPid(runtime: Runtime, name: string): Promise<number | undefined> {
+  const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.Pid}}', name], 10_000)
+  const pid = r.code === 0 ? Number(r.stdout.trim()) : NaN
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined
+}
+
 export async function containerExitCode(runtime: Runtime, name: string): Promise<number | null> {
   const r = await runtimeExec(runtime, ['inspect', '--format', '{{.State.ExitCode}}', name], 10_000)
   const code = Number(r.stdout.trim())

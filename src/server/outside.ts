@@ -8,6 +8,7 @@ import type { TargetPlan } from '../core/plan.js'
 import {
   containerExitCode,
   containerIdentity,
+  containerPid,
   containerName,
   containerRunning,
   detectRuntime,
@@ -30,6 +31,8 @@ export interface Outside {
   /** After the group is signalled: stop and remove the container, run `stop:`. Returns problems worth a warning. */
   undo(write: Sink, graceMs: number): Promise<string[]>
   identity?(): Promise<ContainerIdentity>
+  /** A container's first process on this host: the engine's processes descend from it, not from our group. */
+  enginePid?(): Promise<number | undefined>
   /** A container's image and the runtime that runs it: pulled before the spawn when the runtime lacks it. */
   image?: { runtime: Runtime; name: string }
   /** How the container runtime was chosen when the target names none. */
@@ -94,6 +97,7 @@ export async function prepareOutside(
       return [...(problem ? [problem] : []), ...(await runStopTask(write))]
     },
     identity: () => containerIdentity(runtime, name, c.image),
+    enginePid: () => containerPid(runtime, name),
     image: { runtime, name: c.image },
     ...(detected && { runtimeNote: `container runtime ${runtime}: ${detected.why} (set container.runtime to choose)` }),
   }

@@ -201,6 +201,7 @@ function groupHandle(
     logTail: (lines = 40) => group.log.tail(lines),
     stop: () => (stopping ??= teardown()),
     ...(outside.identity ? { identity: outside.identity } : {}),
+    ...(outside.enginePid ? { enginePid: outside.enginePid } : {}),
   }
 }
 

@@ -49,6 +49,8 @@ export interface RunningTarget {
   stop(): Promise<void>
   /** A `container:` target's runtime and image, as the runtime reports them. */
   identity?(): Promise<ContainerIdentity>
+  /** A `container:` target's first process on this host, where its engine runs outside our process group. */
+  enginePid?(): Promise<number | undefined>
   /** How long the launch took to come up (launched targets only; a `url:` target was up before we came). */
   startup?: StartupTimes
 }

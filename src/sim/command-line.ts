@@ -20,8 +20,8 @@ export const SIM_USAGE = `usage: llm-bench-gate sim --profile NAME|PATH --port N
          [--launch-cv X] [--launch-seed N] [--box-factor X] [--regime-share P] [--regime-factor F]
          [--slow-share P] [--slow-factor F] [--slow-window MS] [--acceptance draws|prompt] [--accept-factor G]
   profiles: ${SHIPPED_PROFILE_NAMES.join(', ')}
-  --fault: broken output at unchanged speed, or no-prefix-cache: prefix caching off (overrides the profile's fault;
-    none serves it healthy)
+  --fault: broken output at unchanged speed, no-prefix-cache: prefix caching off, or drafter-drops-prefix-cache: a
+    drafting profile drops a request's cached blocks when it ends (overrides the profile's fault; none serves it healthy)
   --launch-cv: spread of one speed multiplier drawn per launch (fraction in [0, ${MAX_LAUNCH_CV}), default 0: none)
   --launch-seed: seed of that draw and of the slow windows (0 to 2^32-1; default a fresh random one per launch)
   --box-factor: speed multiplier of this host (0.9 = 10 % slower); default $${BOX_FACTOR_VARIABLE}, else 1

@@ -47,4 +47,16 @@ export class PrefixCache {
     }
     while (this.blocks.size > this.capacity) this.blocks.delete(this.blocks.keys().next().value as number)
   }
+
+  /** Drops every full block of a prompt (the `drafter-drops-prefix-cache` fault, server.ts). */
+  drop(ids: readonly number[]): void {
+    for (const h of chain(ids)) this.blocks.delete(h)
+  }
+
+  /** Forgets every cached block (vLLM's `reset_prefix_cache`); returns how many there were. */
+  clear(): number {
+    const blocks = this.blocks.size
+    this.blocks.clear()
+    return blocks
+  }
 }

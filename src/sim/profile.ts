@@ -27,14 +27,19 @@
  *   runs a step (busy ≥ idle). The simulator then integrates energy in simulated time (`power.ts`) and serves it as
  *   `sim:gpu_energy_joules_total` and the current draw as `sim:gpu_power_watts`; the gate turns them into the
  *   round's GPU record. Unset: no power figures.
+ * - `bandwidth`, `model-bytes`, `kv-bytes-per-token`: optional, the box's memory bandwidth (`273GB/s`), the bytes one
+ *   decode step reads of the weights (`16.4GB`) and the KV cache bytes a token adds, which the server tells the gate
+ *   (`/version`'s `roofline`, scaled by the time scale) for the roofline.
  * - `reproduces`: the published workload and figures, which the tests hold the profile to.
  * - `fault`: optional broken output at unchanged speed: `degenerate` (every token is `'s`, as
  *   broken quantizations stream), `wrong-answers` (probe answers off by a few; other text
  *   unchanged) or `benchmark-garbage` (requests that ignore end-of-sequence, as benchmark requests
  *   do, get another text than their prompt's greedy one: a long-prompt path gone wrong while the
  *   probe's short requests stay right), or `no-prefix-cache` (prefix caching off: every prompt is prefilled
- *   whole, as when an engine's automatic prefix caching breaks; output unchanged). The sim CLI's `--fault`
- *   overrides it.
+ *   whole, as when an engine's automatic prefix caching breaks; output unchanged), or `drafter-drops-prefix-cache`
+ *   (on a profile with `speculative`, a request's cached blocks are dropped when it finishes, so the next turn of a
+ *   conversation prefills it all again: an engine re-prefilling every turn of an agent loop with a drafter
+ *   configured; without a drafter the profile runs healthy). The sim CLI's `--fault` overrides it.
  *
  * A profile is the speed of a launch on the box it was measured on. How one launch differs from the next, the
  * host from that box and occasional slow periods are the launch's, not the profile's: `speed.ts`, set by the
@@ -42,9 +47,16 @@
  */
 import { z } from 'zod'
 import type { PowerDraw } from './power.js'
+import { parseSize } from '../core/units.js'
 
 /** Broken output a profile can simulate; the schedule stays the same, only the text changes. */
-export const SIM_FAULTS = ['degenerate', 'wrong-answers', 'benchmark-garbage', 'no-prefix-cache'] as const
+export const SIM_FAULTS = [
+  'degenerate',
+  'wrong-answers',
+  'benchmark-garbage',
+  'no-prefix-cache',
+  'drafter-drops-prefix-cache',
+] as const
 export type SimFault = (typeof SIM_FAULTS)[number]
 
 const positive = z.number().positive()
@@ -83,6 +95,15 @@ const schema = z.strictObject({
   'max-batch': z.number().int().positive().default(256),
   'kv-tokens': z.number().int().positive().optional(),
   'power-w': powerDraw.optional(),
+  bandwidth: z
+    .string()
+    .refine((t) => parseSize(t.replace(/\/s$/, '')) !== undefined && t.endsWith('/s'), 'a bandwidth like 273GB/s')
+    .optional(),
+  'model-bytes': z
+    .string()
+    .refine((t) => parseSize(t) !== undefined, 'a size like 16.4GB')
+    .optional(),
+  'kv-bytes-per-token': z.number().int().nonnegative().optional(),
   fault: z.enum(SIM_FAULTS).optional(),
   reproduces: z
     .strictObject({
@@ -139,6 +160,8 @@ export interface Profile {
   kvTokens?: number
   /** The simulated GPU's draw; absent: the simulator serves no power or energy. */
   power?: PowerDraw
+  /** The box's memory bandwidth (bytes/s) and the bytes a decode step reads, for the roofline; absent: not said. */
+  roofline?: { bandwidth: number; modelBytes: number; kvPerToken?: number }
   fault?: SimFault
   reproduces?: Reproduces
 }
@@ -186,6 +209,14 @@ export function parseProfile(json: unknown, where: string): Profile {
     maxBatch: p['max-batch'],
     ...(p['kv-tokens'] !== undefined && { kvTokens: p['kv-tokens'] }),
     ...(p['power-w'] && { power: { idleW: p['power-w'].idle, busyW: p['power-w'].busy } }),
+    ...(p.bandwidth &&
+      p['model-bytes'] && {
+        roofline: {
+          bandwidth: parseSize(p.bandwidth.replace(/\/s$/, ''))!,
+          modelBytes: parseSize(p['model-bytes'])!,
+          ...(p['kv-bytes-per-token'] !== undefined && { kvPerToken: p['kv-bytes-per-token'] }),
+        },
+      }),
     ...(p.fault && { fault: p.fault }),
     reproduces: r && {
       inputTokens: r['input-tokens'],

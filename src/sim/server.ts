@@ -9,6 +9,8 @@ import { renderMetrics, SimCounters } from './metrics-endpoint.js'
 import type { Profile, SimFault } from './profile.js'
 import { loadProfile } from './profiles.js'
 import { PrefixCache } from './prefix-cache.js'
+import { rooflineHint } from './roofline-hint.js'
+import { cacheControl } from './cache-control.js'
 import { RealtimeEngine, type EmissionListener } from './realtime.js'
 import { replyLength, replyTokens, type ReplyLength } from './reply.js'
 import { BadRequest, parseGenerate, type GenerateRequest } from './parse-request.js'
@@ -97,7 +99,7 @@ class SimHttp {
   constructor(
     readonly profile: Profile,
     seed: number,
-    timeScale: number,
+    private readonly timeScale: number,
     speed: EngineSpeed,
     private readonly acceptance: AcceptanceMode = 'draws',
     acceptFactor = 1,
@@ -124,6 +126,8 @@ class SimHttp {
       if (route === 'POST /tokenize') return json(res, 200, this.tokenize(await jsonBody(req)))
       if (route === 'POST /v1/completions') return this.generate('completions', await jsonBody(req), res, arrivedAt)
       if (route === 'POST /v1/chat/completions') return this.generate('chat', await jsonBody(req), res, arrivedAt)
+      const cache = cacheControl(req.method ?? 'GET', path, this.profile, this.engine.inFlight, this.prefixes)
+      if (cache) return void res.writeHead(cache.status, { 'content-type': cache.contentType }).end(cache.body)
       const known = [
         '/health',
         '/version',
@@ -143,7 +147,13 @@ class SimHttp {
 
   private version(): unknown {
     const p = this.profile
-    return { version: SIM_VERSION, profile: p.name, emulates: p.emulates, ...(p.fault && { fault: p.fault }) }
+    return {
+      version: SIM_VERSION,
+      profile: p.name,
+      emulates: p.emulates,
+      ...(p.fault && { fault: p.fault }),
+      ...rooflineHint(p, this.timeScale),
+    }
   }
 
   private models(): unknown {
@@ -213,15 +223,18 @@ class SimHttp {
 
   /**
    * Queues a request with what the prefix cache holds of its prompt (none under the `no-prefix-cache` fault),
-   * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes.
+   * counting the lookup as vLLM does; the prompt's blocks enter the cache when its prefill completes, and under
+   * `drafter-drops-prefix-cache` on a drafting profile leave it when the request finishes.
    */
   private submit(request: GenerateRequest, tokens: number, arrivedAt: number, listener: EmissionListener): number {
     const caching = this.profile.fault !== 'no-prefix-cache'
+    const drops = this.profile.fault === 'drafter-drops-prefix-cache' && this.profile.speculative !== undefined
     const cached = caching ? this.prefixes.hit(request.ids) : 0
     this.counters.prefixQueries += request.promptTokens
     this.counters.prefixHits += cached
     const emit: EmissionListener = (e) => {
       if (e.first && caching) this.prefixes.insert(request.ids)
+      if (e.done && drops) this.prefixes.drop(request.ids)
       listener(e)
     }
     const own =

@@ -21,6 +21,8 @@ import { SLOWDOWN_REASONS } from '../core/host.js'
 import { PROMPT_KINDS } from '../core/plan.js'
 import { upgradeMetricVerdict, upgradeReference, withCellShare, withRoundShare } from './release-one.js'
 import { bool, dict, keyedBy, list, num, numOrNull, obj, oneOf, str, strOrNull, want } from './results-fields.js'
+import { roundHostSchema } from './round-host-schema.js'
+import { rooflineSchema } from './roofline-schema.js'
 
 /** An object keyed by gated metric names (`decode`, `ttft`, …). */
 const byGatedMetric = <T extends z.ZodType>(value: T) =>
@@ -76,6 +78,8 @@ const round = obj({
     rates: dict(num).optional(),
     samples: num,
   }).optional(),
+  host: roundHostSchema.optional(),
+  turns: list(obj({ turn: num, ok: num, ttft_ms: num, prompt_tokens: num, added_tokens: num.optional() })).optional(),
   achieved: obj({ promptTokens: range, outputTokens: range }),
 }).transform(withRoundShare)
 
@@ -123,6 +127,7 @@ export const cellVerdict = obj({
   metrics: verdictMetrics,
   note: str.optional(),
   serverChanges: list(str).optional(),
+  disturbed: list(str).optional(),
   confirmed: num.optional(),
   reference: z.preprocess(upgradeReference, byGatedMetric(obj({ stat: oneOf(GATE_STATS), value: num }))).optional(),
   skipped: oneOf(['unchanged'] as const).optional(),
@@ -240,6 +245,9 @@ export const cellSchema = obj({
     prefixTokens: num.optional(),
     slo: obj({ ttftMs: num.optional(), tpotMs: num.optional(), e2eMs: num.optional() }).optional(),
     prompts: oneOf(PROMPT_KINDS).optional(),
+    turns: num.optional(),
+    turnTokens: num.optional(),
+    thinking: z.boolean().optional(),
   }),
   metrics: metricsBlockOrNull,
   rounds: list(round),
@@ -261,5 +269,8 @@ export const cellSchema = obj({
   host: host.optional(),
   startup_s: num.optional(),
   image_pull_s: num.optional(),
+  roofline: rooflineSchema.optional(),
+  prefixCacheReset: obj({ reset: bool, via: str.optional(), reason: str.optional() }).optional(),
+  requestFiles: obj({ dir: str, requests: num, omitted: num.optional() }).optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)

@@ -4,7 +4,14 @@ import { skippedVerdict } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
 import { isGenerated, type CellPlan, type ScenarioPlan, type TargetSettings } from '../core/plan.js'
 import { requestBodyDigest, type CellWorkload } from '../core/workload.js'
-import { notComparedVerdict, type CellResult, type SpecDecodeStats, type TargetInfo } from '../core/results.js'
+import {
+  notComparedVerdict,
+  type CellResult,
+  type PrefixCacheReset,
+  type RequestFiles,
+  type SpecDecodeStats,
+  type TargetInfo,
+} from '../core/results.js'
 import type { ProbeResult } from '../core/quality.js'
 
 /** The workload a cell records: what its scenario asks for, sent the way its target's settings say. */
@@ -25,6 +32,8 @@ export function workloadOf(
     ...(scenario.prefixTokens && { prefixTokens: scenario.prefixTokens }),
     ...(scenario.slo && { slo: { ...scenario.slo } }),
     ...(isGenerated(scenario.prompts) && { prompts: scenario.prompts }),
+    ...(scenario.turns && { turns: scenario.turns, turnTokens: scenario.turnTokens ?? 0 }),
+    ...(scenario.thinking !== undefined && { thinking: scenario.thinking }),
   }
 }
 
@@ -59,6 +68,10 @@ export interface CellExtras {
   startupS?: number
   /** Seconds the image pull before that launch took (`image_pull_s`); none when no pull happened. */
   imagePullS?: number
+  /** What emptying the prefix cache before the measurement's cold round came to (cold-reset.ts). */
+  prefixCacheReset?: PrefixCacheReset
+  /** The steady rounds' per-request record beside the results (request-files.ts). */
+  requestFiles?: RequestFiles
 }
 
 export function measuredCell(
@@ -82,6 +95,8 @@ export function measuredCell(
   if (specDecode) cell.specDecode = specDecode
   if (extras.startupS !== undefined) cell.startup_s = extras.startupS
   if (extras.imagePullS !== undefined) cell.image_pull_s = extras.imagePullS
+  if (extras.prefixCacheReset) cell.prefixCacheReset = extras.prefixCacheReset
+  if (extras.requestFiles) cell.requestFiles = extras.requestFiles
   if (extras.host) cell.host = { ...extras.host, ...(m.remeasured && { remeasured: m.remeasured }) }
   return cell
 }

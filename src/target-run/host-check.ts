@@ -44,6 +44,11 @@ export interface HostDeps {
   samplerCommand?: SamplerOptions['command']
   /** The runner's environment, which a launched engine inherits (its CUDA_VISIBLE_DEVICES); default this process's. */
   env?: Readonly<Record<string, string | undefined>>
+  /**
+   * Cores another process may use during a round before the box counts as disturbed (default: host/disturbance.ts's
+   * `BUSY_CORES`); a test on a box other sessions load lowers it, since each session gets its share of the CPUs.
+   */
+  busyCores?: number
 }
 
 export interface Preflight {

@@ -8,13 +8,14 @@
  */
 import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from '../bench/measure.js'
 import type { CellJudge } from '../compare/index.js'
-import { needsConfirmation } from '../compare/index.js'
+import { needsConfirmation, withDisturbed } from '../compare/index.js'
 import { formatPercent } from '../core/format.js'
 import type { Logger } from '../core/log.js'
 import type { CellPlan } from '../core/plan.js'
-import type { CellResult, CellVerdict, SpecDecodeStats } from '../core/results.js'
+import type { CellResult, CellVerdict, PrefixCacheReset, SpecDecodeStats } from '../core/results.js'
 import type { EngineAdapter, HttpPorts } from '../engines/types.js'
 import { combineWatches, serverWatch } from './server-watch.js'
+import { coldReset } from './cold-reset.js'
 
 export interface MeasureCellOptions {
   cell: CellPlan
@@ -29,12 +30,16 @@ export interface MeasureCellOptions {
   extend?: { after: CellMeasurement; rounds: number }
   /** Watches each round for what would disturb it (a GPU slowdown): such a round is measured again. */
   watch?: MeasureOptions['watch']
+  /** Gets each steady round and its requests: the per-request record beside the results (request-files.ts). */
+  onSteadyRound?: MeasureOptions['onSteadyRound']
 }
 
 export interface MeasuredCell {
   measurement: CellMeasurement
   /** Spec-decode acceptance from the engine's counters before and after, when it exposes them. */
   specDecode: SpecDecodeStats | undefined
+  /** What emptying the prefix cache before the cold round came to (cold-reset.ts); absent for added rounds. */
+  prefixCacheReset?: PrefixCacheReset
 }
 
 export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> {
@@ -42,6 +47,7 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
   const { settings } = cell.target
   // Counters span one measurement; added rounds keep the first measurement's acceptance figures.
   const before = o.extend ? undefined : await adapter.counters?.(http, baseUrl)
+  const reset = coldReset({ adapter, http, baseUrl, log: o.log, cellId: cell.id })
   const measurement = await o.client.measure({
     scenario: cell.scenario,
     rounds: o.extend?.rounds ?? settings.rounds,
@@ -56,10 +62,17 @@ export async function measureCell(o: MeasureCellOptions): Promise<MeasuredCell> 
     acceptance: adapter.roundAcceptance && ((server, records) => adapter.roundAcceptance?.(server, records)),
     onDisturbed: (d) =>
       o.log.warn(`${cell.id}: round ${d.round + 1} disturbed (${d.reason}); measuring it again (${d.again}/${d.max})`),
+    beforeCold: reset.beforeCold,
+    onSteadyRound: o.onSteadyRound,
   })
   if (o.extend) return { measurement, specDecode: undefined }
   const after = await adapter.counters?.(http, baseUrl)
-  return { measurement, specDecode: adapter.specDecode?.(before, after, measurement.requests) }
+  const prefixCacheReset = reset.outcome()
+  return {
+    measurement,
+    specDecode: adapter.specDecode?.(before, after, measurement.requests),
+    ...(prefixCacheReset && { prefixCacheReset }),
+  }
 }
 
 function progressLine(id: string, p: RoundProgress): string {
@@ -90,9 +103,26 @@ export async function measureAndDecide(
   judge: CellJudge | undefined,
   log: Logger,
 ): Promise<CellResult> {
+  const decided = await decideCell(cell, source, judge, log)
+  const { status, disturbed } = decided.verdict
+  // A warning annotation in the action: the run's outcome stands, and says it was not reached on a quiet box.
+  if (disturbed?.length)
+    log.warn(
+      `${cell.id}: ${status} reached while the box was disturbed${status === 'pass' ? ' (not a clean pass)' : ''}: ${disturbed.join('; ')}`,
+    )
+  return decided
+}
+
+async function decideCell(
+  cell: CellPlan,
+  source: CellSource,
+  judge: CellJudge | undefined,
+  log: Logger,
+): Promise<CellResult> {
   const { maxRounds, confirm: times } = cell.target.settings
   let first = await source.measure(0)
-  if (!judge || first.status !== 'ok') return first
+  if (!judge) return withDisturbed(first, [first])
+  if (first.status !== 'ok') return first
   let judged = judge.decide({ measured: [first] })
   for (let more = judge.moreRounds(first, maxRounds); more > 0; more = judge.moreRounds(first, maxRounds)) {
     log.info(

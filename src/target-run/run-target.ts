@@ -3,6 +3,7 @@
  * undecided, and re-measuring a cell that looks regressed before teardown), and tear down — whatever
  * happens in between; then, on a pull request, the same-box A/B of the cells that want one (same-box.ts).
  */
+import { dirname } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { errorCell, measuredCell, type CellExtras } from './cell-result.js'
 import { StartError, errorMessage } from '../core/errors.js'
@@ -11,6 +12,7 @@ import type { CellJudge } from '../compare/index.js'
 import type { CellHost } from '../core/host.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
 import { preflightTarget, readyScope, roundWatch, targetHost, type HostDeps } from './host-check.js'
+import { boxRoundWatch, withBoxWatch } from './box-round.js'
 import {
   measureAndDecide,
   measureCell,
@@ -24,6 +26,9 @@ import { runProbe, type ProbeRun } from './probe-run.js'
 import type { RunningTarget } from '../server/index.js'
 import { TargetSession, type SessionDeps } from './session.js'
 import { sameBoxTest, type SameBoxRun } from './same-box.js'
+import { RequestRecorder } from './request-files.js'
+import { rooflineBox, withRoofline } from './roofline-box.js'
+import type { RooflineBox } from '../compare/roofline-ceiling.js'
 
 export interface TargetRunDeps extends SessionDeps {
   seed: number
@@ -47,6 +52,8 @@ interface Started {
   watch: MeasureCellOptions['watch']
   /** The target's first launch's startup and image pull: what its cells record, whatever a `confirm-fresh` relaunch took. */
   launch: LaunchFigures
+  /** The box's bandwidth and the model's bytes each cell's roofline is drawn from (roofline-box.ts). */
+  box?: RooflineBox
 }
 
 /** A launch's figures a cell records: `startup_s` and, when the image was pulled before it, `image_pull_s`. */
@@ -110,8 +117,12 @@ async function launchedTarget(target: TargetPlan, cells: CellPlan[], deps: Targe
       deps,
       probe,
       host,
-      watch: roundWatch(preflight.state, hostDeps, scope),
+      watch: withBoxWatch(
+        roundWatch(preflight.state, hostDeps, scope),
+        boxRoundWatch({ target, preflight, deps: hostDeps, scope, engine: () => session.engine }),
+      ),
       launch: launchFigures(running),
+      box: await rooflineBox(target, preflight.state, info),
     })
   } finally {
     await session.close()
@@ -184,6 +195,8 @@ function runCell(cell: CellPlan, index: number, started: Started): Promise<CellR
 function launchedSource(cell: CellPlan, index: number, started: Started): CellSource {
   const { session, deps } = started
   const fresh = cell.target.settings.confirmFresh && !cell.target.external
+  // The results folder holds the logs folder (run/measure-targets.ts).
+  const recorder = new RequestRecorder(dirname(deps.logDir), cell.id, deps.log)
   const measure = (attempt: number, extend?: MeasureCellOptions['extend']): Promise<MeasuredCell> =>
     measureCell({
       ...session.measuring(started.running.baseUrl),
@@ -192,21 +205,29 @@ function launchedSource(cell: CellPlan, index: number, started: Started): CellSo
       seed: deps.seed + index + CONFIRM_SEED_STRIDE * attempt,
       extend,
       watch: started.watch,
+      onSteadyRound: (round, records) => recorder.round(round, records),
     })
+  // The first measurement, which added rounds extend and whose spec-decode figures and cache reset they keep.
+  let first: MeasuredCell | undefined
+  let firstReset: MeasuredCell['prefixCacheReset']
   const settled = async (m: MeasuredCell, specDecode = m.specDecode, launch = started.launch): Promise<CellResult> => {
     // A dying engine closes its sockets before its exit is reported: when requests failed,
     // give the exit a moment to arrive so the cell names the cause, not its symptoms.
     if (m.measurement.errors.length) await Promise.race([started.running.exited, delay(EXIT_SETTLE_MS)])
     if (session.fatal) throw new Error(session.fatal)
     const { probe, host } = started
-    return measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch })
+    const files = { prefixCacheReset: m.prefixCacheReset ?? firstReset, requestFiles: recorder.files }
+    const measured = measuredCell(cell, m.measurement, started.info, { specDecode, probe, host, ...launch, ...files })
+    return withRoofline(measured, started.box)
   }
-  // The first measurement, which added rounds extend and whose spec-decode figures they keep.
-  let first: MeasuredCell | undefined
   return {
     fresh,
     async measure(attempt) {
-      if (attempt === 0) return settled((first = await measure(0)))
+      if (attempt === 0) {
+        first = await measure(0)
+        firstReset = first.prefixCacheReset
+        return settled(first)
+      }
       if (!fresh) return settled(await measure(attempt))
       await relaunch(cell, started)
       // A fresh re-measurement carries its own launch's startup: the pooled confirmation judges every launch.

@@ -115,7 +115,11 @@ export function combineWatches(host: RoundWatch | undefined, server: RoundWatch 
     const endHost = await host()
     const endServer = await server().catch(() => undefined)
     return async (window) => {
-      const [a, b] = await Promise.all([endHost(window), endServer?.(window).catch(() => undefined)])
+      // The engine's counters first, at the round's end: the host's watch then samples /proc and stops its GPU
+      // sampler (trimmed to the window, so a later stop moves nothing), work that would push the counters' read
+      // later and add the idle time after the round to what they count (the sim's energy).
+      const b = await endServer?.(window).catch(() => undefined)
+      const a = await endHost(window)
       return {
         ...b,
         ...a,

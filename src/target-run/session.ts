@@ -47,6 +47,8 @@ export class TargetSession {
   private deadline: ReturnType<typeof setTimeout> | undefined
   private client: BenchClient | undefined
   private running: RunningTarget | undefined
+  private launchedMs: number | undefined
+  private enginePid: number | undefined
 
   /** Starts watching the run's cancellation and, for a target we launch, available memory. */
   constructor(target: TargetPlan, cells: readonly CellPlan[], deps: SessionDeps) {
@@ -129,7 +131,17 @@ export class TargetSession {
       smoke: (baseUrl) => this.benchClient(baseUrl).smoke(),
       signal: this.signal,
     })
+    // The spawn, as the launch's own startup time places it; a `url:` target has none: this run did not launch it.
+    const startup = this.running.startup
+    this.launchedMs = startup ? performance.now() - startup.totalMs : undefined
+    // A container's engine runs under the runtime, not in our group: its first process, read once it is up.
+    this.enginePid = await this.running.enginePid?.().catch(() => undefined)
     return this.running
+  }
+
+  /** The running engine as a round's host state sees it: when this run launched it (`performance.now()` ms) and its group. */
+  get engine(): { launchedAt?: number; pgid?: number; root?: number } {
+    return { launchedAt: this.launchedMs, pgid: this.running?.pgid, root: this.enginePid }
   }
 
   /** Reads the engine's version and launch command; from here on the engine exiting ends the target. */

@@ -323,6 +323,8 @@ describe('defaults and per-target overrides', () => {
 })
 
 const DEFAULT_PROBE = { questions: 40, prompts: 12, maxTokens: 32, concurrency: 64 }
+/** The built-in limit of a conversation's TTFT per 1,000 added prompt tokens (core/metrics.ts). */
+const TTFT_PER_1K = { maxRegression: 0.1, minDelta: 20, stat: 'mean' }
 
 describe('gate', () => {
   const gateOf = (top: unknown, own?: unknown) =>
@@ -335,7 +337,7 @@ describe('gate', () => {
 
   it.each([
     [
-      'absent: decode 5%, ttft 10% + 50ms, failed requests 1%, goodput 5 points',
+      'absent: decode 5%, ttft 10% + 50ms, failed requests 1%, goodput 5 points, TTFT per 1k added 10% + 20ms',
       undefined,
       undefined,
       {
@@ -343,6 +345,7 @@ describe('gate', () => {
         ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
         'failed-requests': { max: 0.01 },
         goodput: { maxDrop: 0.05 },
+        'ttft-per-1k-added': TTFT_PER_1K,
       },
     ],
     [
@@ -378,6 +381,7 @@ describe('gate', () => {
         ttft: { maxRegression: 0.1, minDelta: 50, stat: 'mean' },
         'failed-requests': { max: 0.01 },
         goodput: { maxDrop: 0.1 },
+        'ttft-per-1k-added': TTFT_PER_1K,
       },
     ],
     [
@@ -395,6 +399,7 @@ describe('gate', () => {
         ttft: { maxRegression: 0.1, minDelta: 80, stat: 'p99' },
         'failed-requests': { max: 0.01 },
         goodput: { maxDrop: 0.05 },
+        'ttft-per-1k-added': TTFT_PER_1K,
       },
     ],
     [
@@ -407,13 +412,19 @@ describe('gate', () => {
         'output-throughput': { maxRegression: 0.08, minDelta: 5, stat: 'mean' },
         'failed-requests': { max: 0.01 },
         goodput: { maxDrop: 0.05 },
+        'ttft-per-1k-added': TTFT_PER_1K,
       },
     ],
     [
       'false switches a metric off',
       undefined,
       { ttft: false },
-      { decode: { maxRegression: 0.05, stat: 'mean' }, 'failed-requests': { max: 0.01 }, goodput: { maxDrop: 0.05 } },
+      {
+        decode: { maxRegression: 0.05, stat: 'mean' },
+        'failed-requests': { max: 0.01 },
+        goodput: { maxDrop: 0.05 },
+        'ttft-per-1k-added': TTFT_PER_1K,
+      },
     ],
     [
       'energy is gateable (J/token), never in the built-in gate',

@@ -274,7 +274,17 @@ describe('sim adapter: against the launched simulator', () => {
       expect(await sim.tokenize?.(http, base, undefined, 'one two three four')).toBe(4)
       expect(await sim.info(http, base + '/')).toEqual({
         version: 'sim-1',
-        server: { profile: 'vllm-qwen38-27b-nvfp4-mtp3', emulates: 'vLLM 0.27.2 nightly' },
+        server: {
+          profile: 'vllm-qwen38-27b-nvfp4-mtp3',
+          emulates: 'vLLM 0.27.2 nightly',
+          // The box the profile stands for, 200 times as fast at time scale 200 (sim/roofline-hint.ts).
+          roofline: {
+            bandwidth: 200 * 273e9,
+            weights: 16.4e9,
+            kvPerToken: 65536,
+            source: 'sim profile vllm-qwen38-27b-nvfp4-mtp3 at time scale 200',
+          },
+        },
       })
 
       const before = await sim.counters?.(http, base)

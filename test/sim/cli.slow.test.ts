@@ -37,7 +37,8 @@ describe('parseSimArgs', () => {
     },
     {
       argv: ['--profile', 'p', '--port', '1', '--fault', 'slow'],
-      error: '--fault: expected one of degenerate, wrong-answers, benchmark-garbage, no-prefix-cache, none, got "slow"',
+      error:
+        '--fault: expected one of degenerate, wrong-answers, benchmark-garbage, no-prefix-cache, drafter-drops-prefix-cache, none, got "slow"',
     },
   ])('$argv → $error', ({ argv, error }) => {
     expect(() => parseSimArgs(argv)).toThrow(error)

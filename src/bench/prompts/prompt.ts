@@ -70,6 +70,29 @@ export interface BodyOptions {
   extra?: Readonly<Record<string, unknown>>
   /** The prompt starts with the scenario's shared prefix (`prefix-tokens`): engines that can cache it should. */
   sharedPrefix?: boolean
+  /** Chat: the conversation so far, sent instead of one user message of `prompt` (a `turns` scenario). */
+  messages?: readonly ChatMessage[]
+  /** Chat: the template's `enable_thinking` (`thinking: on | off`), merged into the request body's `chat_template_kwargs`. */
+  thinking?: boolean
+}
+
+/** One message of a chat conversation (OpenAI chat completions `messages`). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant'
+  content: string
+}
+
+/**
+ * `chat_template_kwargs` with `enable_thinking`, over what `request-body` gave it (config/conversation-checks.ts
+ * keeps the two from both setting `enable_thinking`). vLLM passes `chat_template_kwargs` to the chat template
+ * (vLLM docs, OpenAI-compatible server, chat API extra parameters), as SGLang does; Qwen3-family templates read
+ * `enable_thinking` (the Qwen3 model card, "Switching Between Thinking and Non-Thinking Mode").
+ */
+function thinkingFields(extra: BodyOptions['extra'], thinking: boolean | undefined): Record<string, unknown> {
+  if (thinking === undefined) return {}
+  const given = extra?.chat_template_kwargs
+  const kwargs = given && typeof given === 'object' && !Array.isArray(given) ? given : {}
+  return { chat_template_kwargs: { ...kwargs, enable_thinking: thinking } }
 }
 
 /**
@@ -88,9 +111,10 @@ export function requestBody(o: BodyOptions): string {
     ignore_eos: o.ignoreEos ?? true,
     temperature: 0,
   }
+  const messages = o.messages ?? [{ role: 'user', content: o.prompt }]
   const body =
     o.api === 'chat'
-      ? { ...common, messages: [{ role: 'user', content: o.prompt }], max_completion_tokens: o.maxTokens }
+      ? { ...common, messages, max_completion_tokens: o.maxTokens, ...thinkingFields(o.extra, o.thinking) }
       : { ...common, prompt: o.prompt }
   return JSON.stringify(o.adapter.transformRequest(body, o.api, o.sharedPrefix ? { sharedPrefix: true } : undefined))
 }

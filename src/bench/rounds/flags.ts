@@ -31,10 +31,11 @@ export function cellFlags(
   const ok = steadyRequests.filter((r) => r.ok)
   const counted = ok.filter((r) => r.usageReported)
   const unreported = ok.length - counted.length
-  // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead.
+  // Counts we made up ourselves are not "achieved lengths": usage-missing says it instead. A conversation's later
+  // turns grow by what came before them: only its first turn is asked for `input-tokens`.
   const prompt = lengthFlag(
     'prompt',
-    counted.map((r) => r.promptTokens),
+    counted.filter((r) => (r.turn ?? 1) === 1).map((r) => r.promptTokens),
     scenario.inputTokens,
   )
   const output = lengthFlag(

@@ -13,6 +13,8 @@ import type { DegenerateTally } from '../../core/quality.js'
 import { tallyDegenerate } from '../../quality/index.js'
 import { countReasons, roundWindow, steadyState, summarizeRound } from './round.js'
 import { runRound, type RoundRun } from './run-round.js'
+import { runConversations, type ConversationSource } from './conversation.js'
+import { withTurns } from './turns.js'
 
 export interface RoundProgress {
   round: number
@@ -53,6 +55,10 @@ export interface MeasureOptions {
   acceptance?: (server: RoundServer | undefined, records: readonly RequestRecord[]) => number | undefined
   /** Called when a disturbed round is about to be measured again (`again` of `max`). */
   onDisturbed?: (d: { round: number; reason: string; again: number; max: number }) => void
+  /** Called right before the measurement's first round (not before rounds added to one): the prefix-cache reset. */
+  beforeCold?: () => Promise<void>
+  /** Called with each steady round kept and its requests (the per-request record, target-run/request-files.ts). */
+  onSteadyRound?: (round: RoundResult, records: readonly RequestRecord[]) => void
 }
 
 /** Re-measurements of disturbed rounds per measurement; past it the round is kept and the cell flagged. */
@@ -85,13 +91,15 @@ const DEFAULT_PROGRESS_MS = 30_000
 
 /**
  * Runs `o.rounds` rounds (fewer when aborted, which then throws) with `send` streaming each request, after `o.after`'s
- * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing.
+ * when given. `prepare`, when given, runs before each round (a measured-again one too), outside its timing. With
+ * `conversation` (a `turns` scenario) each of a round's requests is a conversation (conversation.ts).
  */
 export async function runRounds(
   o: MeasureOptions,
   calibration: Calibration,
   send: RoundRun['send'],
   prepare?: (requests: number, signal?: AbortSignal) => Promise<void>,
+  conversation?: ConversationSource,
 ): Promise<CellMeasurement> {
   const { scenario } = o
   const first = o.after?.rounds.length ?? 0
@@ -110,7 +118,7 @@ export async function runRounds(
     const end = steady ? await o.watch?.() : undefined
     let round: Awaited<ReturnType<typeof oneRound>>
     try {
-      round = await oneRound(o, calibration, send, { r, total, steady })
+      round = await oneRound(o, calibration, send, { r, total, steady, conversation })
     } catch (error) {
       // The watch's sampler ends with the round, however the round ended.
       await end?.({ startMs: 0, endMs: 0 }).catch(() => undefined)
@@ -133,6 +141,7 @@ export async function runRounds(
     }
     rounds.push(result)
     if (result.steady) kept.push(...records)
+    if (result.steady) o.onSteadyRound?.(result, records)
   }
   if (o.signal?.aborted) throw new RequestError('measurement aborted', 'aborted')
   return {
@@ -151,13 +160,22 @@ async function oneRound(
   o: MeasureOptions,
   calibration: Calibration,
   send: RoundRun['send'],
-  at: { r: number; total: number; steady: boolean },
+  at: { r: number; total: number; steady: boolean; conversation?: ConversationSource },
 ) {
   const { scenario } = o
   const { r, total, steady } = at
+  // The measurement's first round, a measured-again one too; rounds added to a measurement have none.
+  if (r === 0 && !o.after) await o.beforeCold?.()
   const progress = (done: number, errors: number, tokensPerSecond: number) =>
-    o.onRound?.({ round: r, rounds: total, done, total: scenario.requests, errors, tokensPerSecond })
-  const records = await runRound({
+    o.onRound?.({
+      round: r,
+      rounds: total,
+      done,
+      total: scenario.requests * (scenario.turns ?? 1),
+      errors,
+      tokensPerSecond,
+    })
+  const run = {
     scenario,
     round: r,
     rounds: total,
@@ -167,12 +185,14 @@ async function oneRound(
     signal: o.signal,
     progress: o.onRound ? progress : undefined,
     progressIntervalMs: o.progressIntervalMs ?? DEFAULT_PROGRESS_MS,
-  })
+  }
+  const records = at.conversation ? await runConversations(run, at.conversation) : await runRound(run)
   const concurrency = scenario.rate ? null : Math.min(scenario.concurrency, scenario.requests)
   const result = summarizeRound(
     { index: r, steady, concurrency, endedAt: performance.now(), ...(scenario.slo && { slo: scenario.slo }) },
     records,
   )
+  if (scenario.turns) withTurns(result, records)
   progress(records.length, result.errors, result.metrics.output_tps)
   return { result, records }
 }
@@ -180,6 +200,7 @@ async function oneRound(
 /** The round's GPU record and, where the GPUs reported power, its energy per output token (J/token). */
 function withTelemetry(result: RoundResult, records: readonly RequestRecord[], watched: WatchedRound): void {
   if (watched.server) result.server = watched.server
+  if (watched.host) result.host = watched.host
   if (!watched.gpu) return
   result.gpu = watched.gpu
   const tokens = records.reduce((n, r) => n + (r.ok ? r.outputTokens : 0), 0)

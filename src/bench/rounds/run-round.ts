@@ -32,12 +32,14 @@ export async function runRound(o: RoundRun): Promise<RequestRecord[]> {
 
   const one = async (i: number, dueAt: number): Promise<RequestRecord> => {
     const outcome = await o.send(calibration.fillerWords, scenario.outputTokens, o.signal)
+    const endedAt = performance.now()
     firstSend = Math.min(firstSend, outcome.sentAt)
     const index = round * scenario.requests + i
     const record = toRecord(
       { index, queueMs: outcome.sentAt - dueAt, expectedPromptTokens: calibration.promptTokens },
       outcome,
     )
+    record.endMs = endedAt - outcome.sentAt
     done++
     if (record.ok) tokens += record.outputTokens
     else errors++

@@ -18,6 +18,8 @@ export interface EventFacts {
   error?: string
   /** The generated text the event carries (completions `text`, chat `content`, reasoning), when any. */
   text?: string
+  /** The answer's part of it, reasoning left out (completions `text`, chat `content`): what a conversation keeps. */
+  answer?: string
 }
 
 const EXCERPT = 200
@@ -56,6 +58,21 @@ function choiceText(choices: readonly unknown[]): string {
   return text
 }
 
+/**
+ * The text of every choice's `text` and `content`, without `reasoning_content` or `reasoning`: Qwen3's model card
+ * keeps only the final answer of an earlier turn in the history, not its thinking.
+ */
+function answerText(choices: readonly unknown[]): string {
+  let text = ''
+  for (const choice of choices) {
+    if (typeof choice !== 'object' || choice === null) continue
+    const c = choice as { text?: unknown; delta?: Record<string, unknown> | null }
+    const d = typeof c.delta === 'object' && c.delta !== null ? c.delta : {}
+    for (const part of [c.text, d.content]) if (typeof part === 'string') text += part
+  }
+  return text
+}
+
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
 }
@@ -86,7 +103,10 @@ export function inspectEvent(json: unknown): EventFacts {
     return { token: false, error: errorText(o.error ?? o) }
   }
   const facts: EventFacts = { token: Array.isArray(o.choices) && o.choices.some(choiceHasToken) }
-  if (facts.token) facts.text = choiceText(o.choices as unknown[])
+  if (facts.token) {
+    facts.text = choiceText(o.choices as unknown[])
+    facts.answer = answerText(o.choices as unknown[])
+  }
   const usage = readUsage(o.usage)
   if (usage) facts.usage = usage
   return facts

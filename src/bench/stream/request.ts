@@ -30,6 +30,8 @@ export interface StreamRequest {
   maxTokens?: number
   /** Send `Connection: close` and close the socket after this request (undici `reset`). */
   reset?: boolean
+  /** Keep the answer's whole text (`StreamTally.answer`): a conversation resends it in its next turn. */
+  keepAnswer?: boolean
 }
 
 /**
@@ -115,7 +117,7 @@ class StreamRun {
   constructor(req: StreamRequest, resolve: (outcome: StreamOutcome) => void) {
     this.req = req
     this.resolve = resolve
-    this.tally = new StreamTally(req.streamExtras)
+    this.tally = new StreamTally(req.streamExtras, req.keepAnswer)
     this.bounds = streamBounds(req.timeoutMs, req.maxTokens)
     this.timer = setTimeout(
       () => this.fail(new RequestError(`timeout: no token within ${formatDuration(req.timeoutMs)}`, 'timeout')),

@@ -27,9 +27,19 @@ export class StreamTally {
   done = false
   /** The generated text's first characters (bounded by appendSample), for the output checks and the quality probe. */
   sample = ''
+  /** The whole answer, reasoning left out, when kept (a conversation's next turn resends it); bounded by the stream's bytes. */
+  answer: string | undefined
 
-  /** `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras). */
-  constructor(private readonly readExtras?: StreamExtrasReader) {}
+  /**
+   * `readExtras` is the engine's own reader of its stream fields (EngineAdapter.streamExtras); `keepAnswer` keeps
+   * the answer's text whole.
+   */
+  constructor(
+    private readonly readExtras?: StreamExtrasReader,
+    keepAnswer = false,
+  ) {
+    if (keepAnswer) this.answer = ''
+  }
 
   /** Takes one event parsed at `at` (ms); returns the error that ends the request, if it carries one. */
   add(data: string, type: string | undefined, at: number): RequestError | undefined {
@@ -60,6 +70,7 @@ export class StreamTally {
     if (extras) this.extras = { ...this.extras, ...extras }
     if (facts.token) {
       if (facts.text) this.sample = appendSample(this.sample, facts.text)
+      if (this.answer !== undefined && facts.answer) this.answer += facts.answer
       this.chunks++
       if (this.firstTokenAt === undefined) {
         this.firstTokenAt = at

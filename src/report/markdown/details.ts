@@ -11,7 +11,11 @@ import { splitLines } from './split-lines.js'
 import { gpuLines } from './gpu-lines.js'
 import { formatSlo } from '../../core/workload.js'
 import { serverLines } from './server-lines.js'
+import { recordLines } from './record-lines.js'
+import { conversationLine, turnLines } from './turn-lines.js'
+import { boxLines, disturbedText } from './box-lines.js'
 import { footnoted, notesBlock } from './reasons.js'
+import { rooflineGaps, rooflineLine } from '../roofline-text.js'
 
 const TABLE = { alignDelimiters: false } as const
 
@@ -26,14 +30,16 @@ function detects(m: MetricVerdict): string {
  * repeat (the A/B that did not run, the baseline's source) is said once, as a note under the list.
  */
 export function verdictNotes(cells: readonly CellResult[]): string | undefined {
-  const shown = cells.filter((c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length)
+  const shown = cells.filter(
+    (c) => c.verdict.status !== 'pass' || Object.keys(c.verdict.metrics).length || c.verdict.disturbed?.length,
+  )
   if (!shown.length) return undefined
   const { lines, notes } = footnoted(
     shown.map((c) => {
       const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`)
       const note = c.verdict.note ? clip(c.verdict.note, 600) : ''
       const environment = environmentNote(c)
-      return [...reasons, note, environment ? clip(environment, 400) : ''].filter(Boolean)
+      return [...reasons, note, environment ? clip(environment, 400) : '', disturbedText(c) ?? ''].filter(Boolean)
     }),
   )
   const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`)
@@ -46,11 +52,30 @@ export function metricsSection(cells: readonly CellResult[]): string | undefined
   const measured = cells.filter((c) => c.metrics)
   if (!measured.length) return undefined
   const blocks = measured.map((c) =>
-    [`**${escapeText(c.id)}**`, metricsTable(c.metrics!), scalars(c.metrics!), goodputLine(c), ingestedLine(c)]
+    [
+      `**${escapeText(c.id)}**`,
+      metricsTable(c.metrics!),
+      scalars(c.metrics!),
+      roofline(c),
+      goodputLine(c),
+      conversationLine(c),
+      ingestedLine(c),
+    ]
       .filter(Boolean)
       .join('\n\n'),
   )
-  return details(`All metrics (steady state, ${plural(measured.length, 'cell')})`, blocks.join('\n\n'))
+  // Why a cell has no roofline, once for every cell it applies to.
+  const gaps = rooflineGaps(measured).map((line) => `- ${escapeText(clip(line, 600))}`)
+  return details(
+    `All metrics (steady state, ${plural(measured.length, 'cell')})`,
+    [...blocks, gaps.join('\n')].filter(Boolean).join('\n\n'),
+  )
+}
+
+/** `decode 21.9 tok/s · 64 % of roofline · ceiling …`, for a cell whose box and model were known. */
+function roofline(c: CellResult): string | undefined {
+  const line = rooflineLine(c)
+  return line && escapeText(clip(line, 600))
 }
 
 /** For a cell another tool measured: which tool, and what of our figures it could not give. */
@@ -90,7 +115,16 @@ export function roundsSection(cells: readonly CellResult[]): string | undefined 
   const withRounds = cells.filter((c) => c.rounds.length)
   if (!withRounds.length) return undefined
   const blocks = withRounds.map((c) =>
-    [`**${escapeText(c.id)}**`, roundsTable(c.rounds), splitLines(c.rounds), gpuLines(c.rounds), serverLines(c.rounds)]
+    [
+      `**${escapeText(c.id)}**`,
+      roundsTable(c.rounds),
+      splitLines(c.rounds),
+      gpuLines(c.rounds),
+      serverLines(c.rounds),
+      boxLines(c.rounds),
+      recordLines(c),
+      turnLines(c.rounds),
+    ]
       .filter(Boolean)
       .join('\n\n'),
   )

@@ -5,6 +5,7 @@ import { plural } from '../../core/format.js'
 import { RUN_MARK, SKIPPED_MARK, SKIPPED_WORD, STATUS_MARK, STATUS_ORDER, STATUS_WORD } from '../marks.js'
 import type { RenderContext } from '../index.js'
 import { overturned } from './reasons.js'
+import { disturbedNote } from './box-lines.js'
 
 export function headline(results: ResultsFile, ctx: RenderContext): string {
   const total = results.cells.length
@@ -34,6 +35,7 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
     summary.accepted && acceptedNote(summary.accepted),
     overturnedNote(results),
     loosenedGateNote(results),
+    disturbedNote(results),
   ]
   const after = notes.filter(Boolean).map((n) => `\n\n${n}`)
   return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`

@@ -11,6 +11,7 @@ import { splitText } from './split-lines.js'
 import { figure, rowReference } from './figures.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent, formatPointsDelta } from '../../core/format.js'
 import { cellStatusText } from '../marks.js'
+import { withDisturbedMark } from './box-lines.js'
 import { engineLabel } from '../../core/runtime.js'
 import { sparkline } from './sparkline.js'
 import { BLIND_ACCURACY } from '../../quality/index.js'
@@ -27,7 +28,7 @@ export function cellsTable(cells: readonly CellResult[], trends: Record<string, 
     return line ? `${text} ${line}` : text
   }
   const rows = sweepsTogether(cells).map((cell) => [
-    withReference(cellStatusText(cell), cell),
+    withReference(withDisturbedMark(cellStatusText(cell), cell), cell),
     text(cell.target),
     text(cell.scenario),
     text(engineLabel(cell)),

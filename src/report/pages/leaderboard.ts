@@ -14,6 +14,7 @@ import { sortScript, type SortValue } from './leaderboard-sort.js'
 import { STATUS_MARK, STATUS_ORDER } from '../marks.js'
 import { runtimeLabel } from '../../core/runtime.js'
 import { CURVE_CSS, curvesSection, sweepCurves } from '../sweep-curves.js'
+import { decodeHtml } from './decode-cell.js'
 
 export { sortRows, sortScript, type SortDirection, type SortRow, type SortValue } from './leaderboard-sort.js'
 
@@ -91,7 +92,7 @@ export const COLUMNS: readonly Column[] = [
   num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
   num('TPOT avg ms', (m) => m.tpot_ms?.mean),
   num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-  num('Decode tok/s', (m) => m.decode_tps?.mean),
+  { ...num('Decode tok/s', (m) => m.decode_tps?.mean), html: decodeHtml },
   // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
   {
     label: 'Verdict',
