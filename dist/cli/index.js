@@ -62357,7 +62357,7 @@ function boxRoundWatch(o) {
         const engine = o.engine();
         const end = watchBox({
             // A pid in the set is ours with its descendants: the group leaders, and a container's first process.
-            groups: () => new Set([...(deps.groups ?? []), ...[engine.pgid].filter((p) => p !== undefined)]),
+            groups: () => new Set([...(deps.groups ?? []), ...[engine.pgid, engine.root].filter((p) => p !== undefined)]),
             launchedAt: () => (target.external ? undefined : engine.launchedAt),
             floor: target.settings.memoryFloor,
             ...(gpu && { gpu }),
