@@ -57,7 +57,13 @@ export function cellRoofline(box: RooflineBox, cell: RooflineCell): CellRoofline
     ceilingTps,
     share: decodeTps / ceilingTps,
     decodeTps,
-    bandwidth: { bytesPerS: bandwidth.value, source: bandwidth.source },
+    bandwidth: {
+      bytesPerS: bandwidth.value,
+      source: bandwidth.source,
+      ...(bandwidth.measured && {
+        measured: { bytesPerS: bandwidth.measured.value, source: bandwidth.measured.source },
+      }),
+    },
     step: {
       bytes,
       weights,

@@ -9,7 +9,7 @@ const figures = obj({
   ceilingTps: num,
   share: num,
   decodeTps: num,
-  bandwidth: obj({ bytesPerS: num, source: str }),
+  bandwidth: obj({ bytesPerS: num, source: str, measured: obj({ bytesPerS: num, source: str }).optional() }),
   step: obj({ bytes: num, weights: num, kv: num, kvPerToken: num.optional(), source: str }),
   depth: num,
   concurrency: num,

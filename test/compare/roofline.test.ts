@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import { cellRoofline, rooflineProblem, stepWeights, type RooflineCell } from '../../src/compare/roofline-ceiling.js'
-import { gpuBandwidth, hasFigures, type CellRoofline, type RooflineFigures } from '../../src/core/roofline.js'
+import {
+  ceilingText,
+  gpuBandwidth,
+  hasFigures,
+  type CellRoofline,
+  type RooflineFigures,
+} from '../../src/core/roofline.js'
 
 const GB10 = { value: 273e9, source: 'setting bandwidth' }
 const NVFP4_27B = { weights: 16.4e9, source: 'setting model-bytes' }
@@ -115,6 +121,20 @@ describe('gpuBandwidth', () => {
     ['NVIDIA H200', 4.8e12],
   ])('%s: %d bytes/s', (name, bytes) => {
     expect(gpuBandwidth(name)?.value).toBe(bytes)
+  })
+
+  it('states what a GB10 reads in practice beside its nominal figure, and the ceiling at it', () => {
+    const box = { bandwidth: gpuBandwidth('NVIDIA GB10')!, model: NVFP4_27B }
+    expect(box.bandwidth.measured?.value).toBe(232e9)
+    const r = figures(cellRoofline(box, single(10.65)))
+    expect(r.bandwidth.measured).toEqual({ bytesPerS: 232e9, source: 'a saturating read, antirez/ds4 #773' })
+    // 232 / 273 of the nominal ceiling: 16.6 → 14.1 tok/s.
+    const realistic = (r.ceilingTps * 232e9) / 273e9
+    expect(realistic).toBeCloseTo(14.1, 1)
+    expect(ceilingText(r)).toContain(`≈ ${realistic.toFixed(1)} tok/s at the 232 GB/s measured`)
+    expect(ceilingText(figures(cellRoofline({ bandwidth: GB10, model: NVFP4_27B }, single(10))))).not.toContain(
+      'measured',
+    )
   })
 
   it('knows no figure for a GPU the table lacks', () => {
