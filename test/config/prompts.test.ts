@@ -3,36 +3,12 @@
  * plan and what `validate` prints, and a bad value or a text prompt too short for an instruction is an error
  * naming the field.
  */
-import { afterAll, describe, expect, it } from 'vitest'
-import { buildPlan, loadPlan } from '../../src/config/index.js'
+import { describe, expect, it } from 'vitest'
 import { formatPlan, formatWorkload } from '../../src/config/plan-text.js'
 import { TEXT_MIN_INPUT_TOKENS } from '../../src/config/scenario-schema.js'
-import { ConfigError } from '../../src/core/errors.js'
-import type { Plan } from '../../src/core/plan.js'
-import { TEST_ENGINES } from './engines.js'
-import { baseConfig, tempDir } from './write.js'
+import { editedConfigs } from './edited.js'
 
-const dir = tempDir()
-afterAll(() => dir.remove())
-
-function plan(edit: (c: ReturnType<typeof baseConfig>) => void): Plan {
-  const config = baseConfig()
-  edit(config)
-  return buildPlan(config, { configPath: 'test.yml', resolvedPath: '/tmp/test.yml', engines: TEST_ENGINES })
-}
-
-async function problemsOf(edit: (c: ReturnType<typeof baseConfig>) => void): Promise<string[]> {
-  const config = baseConfig()
-  edit(config)
-  const file = dir.write(`case-${Math.random().toString(36).slice(2)}.yml`, config)
-  try {
-    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  throw new Error('expected a ConfigError, got a plan')
-}
+const { plan, problemsOf } = editedConfigs()
 
 describe('prompts', () => {
   it('is absent from a scenario that does not set it or sets synthetic: the plan is what it was', () => {

@@ -3,38 +3,14 @@
  * target's gate line; every bad combination is an error naming the field (a completions target, rate,
  * prefix-tokens, text prompts, turn-tokens alone, a request-body that sets enable_thinking itself).
  */
-import { afterAll, describe, expect, it } from 'vitest'
-import { buildPlan, loadPlan } from '../../src/config/index.js'
+import { describe, expect, it } from 'vitest'
 import { formatPlan, formatWorkload } from '../../src/config/plan-text.js'
-import { ConfigError } from '../../src/core/errors.js'
-import type { Plan } from '../../src/core/plan.js'
+import { buildPlan } from '../../src/config/index.js'
 import { ENGINES } from '../../src/engines/registry.js'
-import { TEST_ENGINES } from './engines.js'
-import { baseConfig, tempDir } from './write.js'
+import { editedConfigs, type Config } from './edited.js'
+import { baseConfig } from './write.js'
 
-const dir = tempDir()
-afterAll(() => dir.remove())
-
-type Config = ReturnType<typeof baseConfig>
-
-function plan(edit: (c: Config) => void): Plan {
-  const config = baseConfig()
-  edit(config)
-  return buildPlan(config, { configPath: 'test.yml', resolvedPath: '/tmp/test.yml', engines: TEST_ENGINES })
-}
-
-async function problemsOf(edit: (c: Config) => void): Promise<string[]> {
-  const config = baseConfig()
-  edit(config)
-  const file = dir.write(`case-${Math.random().toString(36).slice(2)}.yml`, config)
-  try {
-    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  throw new Error('expected a ConfigError, got a plan')
-}
+const { plan, problemsOf } = editedConfigs()
 
 const chat = (c: Config) => (c.defaults = { api: 'chat' })
 const conversation = (c: Config, extra: Record<string, unknown> = {}) => {

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULTS, type ActionOptions } from '../../src/config/inputs.js'
+import { DEFAULTS } from '../../src/config/inputs.js'
+import { CONTEXT as context, inProcessPipeline, readResultsFile } from '../helpers/in-process.js'
 import { memoryLogger } from '../helpers/memory-logger.js'
 import { runPipeline } from '../../src/run/pipeline.js'
 import type { ResultsFile } from '../../src/core/results.js'
@@ -42,17 +43,8 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()])
 })
 
-const context = { event: 'workflow_dispatch', sha: 'f00d', ref: 'refs/heads/main', runUrl: '' }
-const pipeline = (options: Partial<ActionOptions>) =>
-  runPipeline({
-    options: { ...DEFAULTS, config: 'bench.yml', mode: 'run', ...options },
-    context,
-    log: memoryLogger(),
-    toolVersion: 'test',
-    cwd,
-    detectHardware: async () => 'cpu',
-  })
-const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
+const pipeline = inProcessPipeline(() => cwd, { config: 'bench.yml' })
+const read = readResultsFile
 
 describe('pipeline', () => {
   it('shards split by target and merge gathers them into one run', async () => {

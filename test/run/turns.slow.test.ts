@@ -5,15 +5,12 @@
  * PR the `drafter-drops-prefix-cache` fault drops a request's blocks when it ends, so every turn is prefilled whole:
  * TTFT per 1,000 added prompt tokens regresses, and the why names the prefix-cache hit rate that fell.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULTS, type ActionOptions } from '../../src/config/inputs.js'
-import type { ResultsFile } from '../../src/core/results.js'
-import { runPipeline } from '../../src/run/pipeline.js'
 import { startSimServer, type SimServer } from '../../src/sim/index.js'
-import { memoryLogger } from '../helpers/memory-logger.js'
+import { inProcessPipeline, readResultsFile } from '../helpers/in-process.js'
 
 const PROFILE = 'vllm-qwen38-27b-nvfp4-mtp3'
 const TURNS = 4
@@ -50,17 +47,8 @@ afterAll(async () => {
   await Promise.all([healthy?.close(), faulty?.close()])
 })
 
-const context = { event: 'workflow_dispatch', sha: 'f00d', ref: 'refs/heads/main', runUrl: '' }
-const pipeline = (options: Partial<ActionOptions>) =>
-  runPipeline({
-    options: { ...DEFAULTS, mode: 'run', ...options } as ActionOptions,
-    context,
-    log: memoryLogger(),
-    toolVersion: 'test',
-    cwd,
-    detectHardware: async () => 'cpu',
-  })
-const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as ResultsFile
+const pipeline = inProcessPipeline(() => cwd)
+const read = readResultsFile
 
 describe('conversations (turns) on the simulator', () => {
   it('a drafter that drops the cached blocks regresses TTFT per 1k added tokens, and the why names the hit rate', async () => {
