@@ -70481,6 +70481,8 @@ function disturbedNote(results) {
         ...more,
     ].join('\n');
 }
+/** A duration of a minute or more to the second; a shorter one as it is. */
+const wholeSeconds = (ms) => (ms >= 60_000 ? Math.round(ms / 1000) * 1000 : ms);
 /** One line per steady round with a host record: `round 2: up 3.2d · engine launched 4m before · …`. */
 function boxLines(rounds) {
     const lines = rounds.flatMap((r) => (r.steady && r.host ? [`- round ${r.index}: box ${boxText(r.host)}`] : []));
@@ -70488,12 +70490,13 @@ function boxLines(rounds) {
 }
 function boxText(h) {
     const parts = [
-        h.uptimeS === undefined ? undefined : `up ${formatDuration(h.uptimeS * 1000)}`,
+        // Whole seconds past a minute: `13h40m50s`, not the hundredths /proc/uptime gives.
+        h.uptimeS === undefined ? undefined : `up ${formatDuration(wholeSeconds(h.uptimeS * 1000))}`,
         h.attached
             ? 'engine not launched by this run'
             : h.launchAgeMs === undefined
                 ? undefined
-                : `engine launched ${formatDuration(h.launchAgeMs)} before`,
+                : `engine launched ${formatDuration(wholeSeconds(h.launchAgeMs))} before`,
         h.memory &&
             `available ${formatBytes(h.memory.beforeBytes)} → ${formatBytes(h.memory.afterBytes)} (min ${formatBytes(h.memory.minBytes)})`,
         h.swap && `swap ${formatBytes(h.swap.usedBytes)}, ${h.swap.inPages} in/${h.swap.outPages} out pages`,

@@ -50,6 +50,12 @@ describe('a verdict on a disturbed box in the report', () => {
     )
   })
 
+  it('gives an uptime and a launch age past a minute to the second, not to the hundredth /proc/uptime has', () => {
+    const c = disturbedCell()
+    c.rounds[1].host = { ...host, uptimeS: 49_250.13, launchAgeMs: 61_499.7, disturbed: undefined }
+    expect(report([c])).toContain('- round 1: box up 13h40m50s · engine launched 1m1s before ·')
+  })
+
   it('does not call a regression under a disturbed box a clean pass, and says nothing on a quiet box', () => {
     expect(report([disturbedCell('regression')], 'regression')).toContain(
       '⚠️ box disturbed: round 2: stress (pid 123) used',
