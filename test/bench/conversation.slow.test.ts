@@ -6,7 +6,7 @@
  * and TTFT per 1,000 added tokens; and the first turn alone is held to `input-tokens`.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createBenchClient } from '../../src/bench/measure.js'
+import { createBenchClient, type MeasureOptions, type RoundProgress } from '../../src/bench/measure.js'
 import type { ScenarioPlan } from '../../src/core/plan.js'
 import { startScheduledServer, type ScheduledServer } from '../../harness/scheduled-server.js'
 import { plainAdapter } from './adapter.js'
@@ -29,7 +29,7 @@ const scenario: ScenarioPlan = {
   thinking: false,
 }
 
-async function measure(server: ScheduledServer) {
+async function measure(server: ScheduledServer, progress?: Pick<MeasureOptions, 'onRound' | 'progressIntervalMs'>) {
   const client = createBenchClient({
     baseUrl: server.url,
     adapter: plainAdapter,
@@ -40,7 +40,7 @@ async function measure(server: ScheduledServer) {
     requestBody: { chat_template_kwargs: { custom: 1 } },
   })
   closers.push(() => client.close())
-  return client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1 })
+  return client.measure({ scenario, rounds: 1, discard: 0, maxErrorShare: 0, seed: 1, ...progress })
 }
 
 type Message = { role: string; content: string }
@@ -92,6 +92,18 @@ describe('conversations', () => {
     const figure = (1000 * later.reduce((s, r) => s + r.ttftMs, 0)) / (later.length * 28)
     expect(round.metrics.ttft_per_1k_added).toBeCloseTo(figure, 6)
     expect(m.metrics!.ttft_per_1k_added).toBeCloseTo(figure, 6)
+  })
+
+  it('counts every turn in the progress lines as it ends, with its tokens', async () => {
+    const server = await startScheduledServer({ ttftMs: 10, intervalMs: 5, chatOverhead: 7 })
+    closers.push(() => server.close())
+    const seen: RoundProgress[] = []
+    await measure(server, { onRound: (p) => seen.push({ ...p }), progressIntervalMs: 5 })
+    // A tick after the first turns ended and before the round's last: requests done and tok/s, not 0 until the end.
+    const during = seen.slice(0, -1).filter((p) => p.done > 0)
+    expect(during.length, JSON.stringify(seen)).toBeGreaterThan(0)
+    expect(during.every((p) => p.done < 2 * TURNS && p.tokensPerSecond > 0)).toBe(true)
+    expect(seen.at(-1)!.done).toBe(2 * TURNS)
   })
 
   it('ends a conversation at a failed turn: the next would resend a broken history', async () => {

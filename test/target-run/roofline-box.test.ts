@@ -36,7 +36,11 @@ describe('rooflineBox', () => {
   it('takes the GPU the preflight found and the GGUF the launch names, quoted', async () => {
     const box = await rooflineBox(target({ launch: `llama-server -m '${GGUF}' --port {port}` }), GB10, {})
     const header = await readGgufHeader(GGUF)
-    expect(box.bandwidth).toEqual({ value: 273e9, source: 'NVIDIA GB10: NVIDIA DGX Spark data sheet' })
+    expect(box.bandwidth).toEqual({
+      value: 273e9,
+      source: 'NVIDIA GB10: NVIDIA DGX Spark data sheet',
+      measured: { value: 232e9, source: 'a saturating read, antirez/ds4 #773' },
+    })
     expect(box.model?.weights).toBe(header.tensorBytes)
     expect(box.model?.weights).toBe((await stat(GGUF)).size - header.dataStart)
     expect(box.model?.source).toBe('gguf headers of tiny-llama-f16.gguf')

@@ -29,16 +29,24 @@ export async function runConversations(o: RoundRun, source: ConversationSource):
   const turns = scenario.turns ?? 1
   let done = 0
   let errors = 0
-  const ticker = o.progress ? setInterval(() => o.progress?.(done, errors, 0), o.progressIntervalMs) : undefined
+  let tokens = 0
+  let firstSend = Infinity
+  // Every turn counts as it ends, as a request of a plain round does (run-round.ts): requests, failures, tok/s.
+  const counted = (r: RequestRecord) => {
+    done++
+    if (r.ok) tokens += r.outputTokens
+    else errors++
+    firstSend = Math.min(firstSend, r.sentAt)
+  }
+  const report = () =>
+    o.progress?.(done, errors, firstSend < Infinity ? (tokens * 1000) / (performance.now() - firstSend) : 0)
+  const ticker = o.progress ? setInterval(report, o.progressIntervalMs) : undefined
   ticker?.unref()
   const one = async (i: number, dueAt: number): Promise<RequestRecord[]> => {
     const texts = Array.from({ length: turns }, (_, t) =>
       source.message(t === 0 ? o.calibration.fillerWords : source.turn.fillerWords),
     )
-    const records = await converse(o, source, texts, { first: (o.round * scenario.requests + i) * turns, dueAt })
-    done += records.length
-    errors += records.filter((r) => !r.ok).length
-    return records
+    return converse(o, source, texts, { first: (o.round * scenario.requests + i) * turns, dueAt, counted })
   }
   try {
     return (await closedLoop(scenario.requests, scenario.concurrency, one, o.signal)).flat()
@@ -52,7 +60,7 @@ async function converse(
   o: RoundRun,
   source: ConversationSource,
   texts: readonly string[],
-  at: { first: number; dueAt: number },
+  at: { first: number; dueAt: number; counted: (record: RequestRecord) => void },
 ): Promise<RequestRecord[]> {
   const { scenario } = o
   const messages: ChatMessage[] = []
@@ -73,6 +81,7 @@ async function converse(
     if (previous?.usageReported && record.ok && record.usageReported)
       record.addedTokens = record.promptTokens - previous.promptTokens
     records.push(record)
+    at.counted(record)
     if (!record.ok) break
     messages.push({ role: 'assistant', content: outcome.tally.answer ?? '' })
     previous = record
