@@ -42040,9 +42040,16 @@ function issueProblems(issue, schema, path) {
 function isTypeMismatch(issue) {
     return issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union';
 }
-function unknownKey(key, known) {
+/**
+ * The name of `known` a mistyped `name` most likely meant: the same but for case and `_` for `-`, else one at most two
+ * edits away; undefined when none is that close.
+ */
+function closestName(name, known) {
     const norm = (s) => s.toLowerCase().replaceAll('_', '-');
-    const close = known.find((k) => norm(k) === norm(key)) ?? known.find((k) => distance(norm(k), norm(key)) <= 2);
+    return known.find((k) => norm(k) === norm(name)) ?? known.find((k) => distance(norm(k), norm(name)) <= 2);
+}
+function unknownKey(key, known) {
+    const close = closestName(key, known);
     if (close)
         return `unknown key (did you mean ${close}?)`;
     return known.length > 0 && known.length <= 12 ? `unknown key (valid: ${known.join(', ')})` : 'unknown key';
@@ -56686,6 +56693,7 @@ function stopSchema() {
 
 
 
+
 /** Keys a target has whatever its engine, read from the schema's own fields. */
 const CORE_TARGET_KEYS = Object.keys(coreTargetFields(['engine']));
 /** Every engine-specific key and the engines that declare it. */
@@ -56751,13 +56759,18 @@ function parseOptions(target, engines, owners, ctx) {
     }
     return out;
 }
+/** `did you mean vllm? ` for `vLLM` or `vlm`; empty when no engine name is that close, or the value is no string. */
+const didYouMean = (input, names) => {
+    const close = typeof input === 'string' ? closestName(input, names) : undefined;
+    return close ? `did you mean ${close}? ` : '';
+};
 /** The keys a target has whatever its engine, with the engine names `engine` accepts. */
 function coreTargetFields(names) {
     return {
         engine: schemas_enum(names, {
             error: (issue) => issue.input === undefined
                 ? `required (one of ${names.join(', ')})`
-                : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+                : `unknown engine ${show(issue.input)} (${didYouMean(issue.input, names)}valid: ${names.join(', ')})`,
         }),
         url: schemas_string({ error: expected('must be a URL') })
             .meta({ description: 'Base URL; default http://127.0.0.1:{port}' })

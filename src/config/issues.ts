@@ -85,9 +85,17 @@ function isTypeMismatch(issue: Issue): boolean {
   return issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union'
 }
 
-function unknownKey(key: string, known: string[]): string {
+/**
+ * The name of `known` a mistyped `name` most likely meant: the same but for case and `_` for `-`, else one at most two
+ * edits away; undefined when none is that close.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
   const norm = (s: string) => s.toLowerCase().replaceAll('_', '-')
-  const close = known.find((k) => norm(k) === norm(key)) ?? known.find((k) => distance(norm(k), norm(key)) <= 2)
+  return known.find((k) => norm(k) === norm(name)) ?? known.find((k) => distance(norm(k), norm(name)) <= 2)
+}
+
+function unknownKey(key: string, known: string[]): string {
+  const close = closestName(key, known)
   if (close) return `unknown key (did you mean ${close}?)`
   return known.length > 0 && known.length <= 12 ? `unknown key (valid: ${known.join(', ')})` : 'unknown key'
 }

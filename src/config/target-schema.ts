@@ -10,6 +10,7 @@ import { placeholdersIn } from './placeholders.js'
 import { pathGlobs } from './paths.js'
 import { containerSchema, stopSchema } from './container-schema.js'
 import { gateSchema } from './gate-schema.js'
+import { closestName } from './issues.js'
 import { SETTING_KEYS, targetSettings } from './settings-schema.js'
 
 /** Keys a target has whatever its engine, read from the schema's own fields. */
@@ -88,6 +89,12 @@ function parseOptions<T extends { engine: string }>(
   return out as T
 }
 
+/** `did you mean vllm? ` for `vLLM` or `vlm`; empty when no engine name is that close, or the value is no string. */
+const didYouMean = (input: unknown, names: readonly string[]): string => {
+  const close = typeof input === 'string' ? closestName(input, names) : undefined
+  return close ? `did you mean ${close}? ` : ''
+}
+
 /** The keys a target has whatever its engine, with the engine names `engine` accepts. */
 function coreTargetFields(names: readonly [string, ...string[]]) {
   return {
@@ -95,7 +102,7 @@ function coreTargetFields(names: readonly [string, ...string[]]) {
       error: (issue) =>
         issue.input === undefined
           ? `required (one of ${names.join(', ')})`
-          : `unknown engine ${show(issue.input)} (valid: ${names.join(', ')})`,
+          : `unknown engine ${show(issue.input)} (${didYouMean(issue.input, names)}valid: ${names.join(', ')})`,
     }),
     url: z
       .string({ error: expected('must be a URL') })

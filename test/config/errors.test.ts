@@ -833,11 +833,27 @@ describe('bad matrix files', () => {
     expect(hit, problems.join('\n')).toBeDefined()
   })
 
-  it('lists the valid engines, taken from the registry, for an unknown one', async () => {
+  it('lists the valid engines, taken from the registry, for an unknown one, and names the one a typo meant', async () => {
     const file = variant((c) => (target(c).engine = 'vlm'))
     const problems = await problemsOf(file, { engines: undefined })
     expect(problems).toContain(
-      `targets.vllm-fp8.engine: unknown engine "vlm" (valid: ${ENGINE_NAMES.join(', ')}) (line 13)`,
+      `targets.vllm-fp8.engine: unknown engine "vlm" (did you mean vllm? valid: ${ENGINE_NAMES.join(', ')}) (line 13)`,
+    )
+    // A README's spelling differs only in case.
+    const cased = await problemsOf(
+      variant((c) => (target(c).engine = 'vLLM')),
+      { engines: undefined },
+    )
+    expect(cased.find((p) => p.startsWith('targets.vllm-fp8.engine: '))).toContain(
+      'unknown engine "vLLM" (did you mean vllm? ',
+    )
+    // Nothing close: the list alone.
+    const far = await problemsOf(
+      variant((c) => (target(c).engine = 'tensorflow')),
+      { engines: undefined },
+    )
+    expect(far).toContain(
+      `targets.vllm-fp8.engine: unknown engine "tensorflow" (valid: ${ENGINE_NAMES.join(', ')}) (line 13)`,
     )
   })
 
