@@ -1,7 +1,7 @@
 // `container:` and `stop:` target keys: validated with the field's path, placeholders filled, `{port}` kept for the launcher.
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadPlan } from '../../src/config/index.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { problemsOfFile } from './edited.js'
 import { TEST_ENGINES } from './engines.js'
 import { baseConfig, tempDir } from './write.js'
 
@@ -17,15 +17,7 @@ function withTarget(target: Record<string, unknown>): string {
   return dir.write(`container-${++counter}.yml`, config)
 }
 
-async function problemsOf(file: string): Promise<string[]> {
-  try {
-    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  throw new Error('expected a ConfigError, got a plan')
-}
+const problemsOf = (file: string) => problemsOfFile(dir, file)
 
 describe('container and stop keys', () => {
   it('fill every placeholder but {port} and make the target a launched one', async () => {

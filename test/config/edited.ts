@@ -7,7 +7,7 @@ import { buildPlan, loadPlan } from '../../src/config/index.js'
 import { ConfigError } from '../../src/core/errors.js'
 import type { Plan } from '../../src/core/plan.js'
 import { TEST_ENGINES } from './engines.js'
-import { baseConfig, tempDir } from './write.js'
+import { baseConfig, tempDir, type TempDir } from './write.js'
 
 export type Config = ReturnType<typeof baseConfig>
 export type Edit = (c: Config) => void
@@ -26,14 +26,18 @@ export function editedConfigs(): { plan(edit: Edit): Plan; problemsOf(edit: Edit
     async problemsOf(edit) {
       const config = baseConfig()
       edit(config)
-      const file = dir.write(`case-${Math.random().toString(36).slice(2)}.yml`, config)
-      try {
-        await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
-      } catch (error) {
-        if (error instanceof ConfigError) return error.problems
-        throw error
-      }
-      throw new Error('expected a ConfigError, got a plan')
+      return problemsOfFile(dir, dir.write(`case-${Math.random().toString(36).slice(2)}.yml`, config))
     },
   }
+}
+
+/** The problems loading `file` of `dir` reports, as `validate` loads it; a plan instead fails the test. */
+export async function problemsOfFile(dir: TempDir, file: string): Promise<string[]> {
+  try {
+    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  throw new Error('expected a ConfigError, got a plan')
 }
