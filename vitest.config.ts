@@ -28,14 +28,14 @@ export default defineConfig({
           include: SLOW_TESTS,
           exclude: [REAL_TESTS, '**/node_modules/**'],
           // Holds one of the machine's MACHINE_SLOTS test slots per file, so a second `npm test` beside this one
-          // shares the four rather than doubling the load (test/helpers/machine-slots.ts).
+          // shares the two rather than doubling the load (test/helpers/machine-slots.ts).
           setupFiles: ['test/helpers/machine-slots.ts'],
-          // Four files at once. These files mostly wait (a paced server's next token, a subprocess starting, a
-          // timeout running out): three at a time kept a 2-core runner's cores about two thirds busy (user + sys
-          // 14 of 21.7 core-minutes), and a fourth took the project from 527 s to 420 s. Every wall-clock bound in
-          // them allows for a loaded runner (test/helpers/load.ts, test/helpers/lag-trace.ts), so the files beside
-          // one are load it already tolerates. (Fewer when the machine is busy at start was tried: the slow project
-          // starts right after the fast one, whose own load then reads as busy.)
+          // Two files at once, one per core of a 2-core runner. Four at once took the project from 527 s to 420 s
+          // when it was smaller, but at 620 s (111 files) each of four clean-clone runs failed a wall-clock bound (a
+          // Ctrl-C teardown past 100 s, a 66 ms event-loop lag, a 1.7× serving curve that is 3.2× on a quiet box):
+          // each file's processes (the CLI, a simulator or engine, a browser) want a core of their own, and four files
+          // on two cores made every bound a bet on the scheduler. Every wall-clock bound in them still allows for a
+          // loaded runner (test/helpers/load.ts, test/helpers/lag-trace.ts), for a second suite beside this one.
           maxWorkers: MACHINE_SLOTS,
           // A test's time limit is no bound on what it measures: an e2e test of several action runs takes 8 s on a
           // quiet runner and four times that on a loaded one.

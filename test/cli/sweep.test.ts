@@ -18,8 +18,9 @@ const IDS = CONCURRENCIES.map((c) => `small/chat@c${c}`)
 
 // The shipped 0.8B profile with a step that grows 2 ms per extra stream (shipped: 0.09 ms): one user's step is
 // 9.44 ms, eight users' 23.35 ms, so per user c1 is 2.5× c8 and the engine's output at c8 3.2× c1 — ends of the curve
-// far apart enough that a loaded machine's timer lag (at time-scale 20 a step is 0.5–1.2 ms) cannot swap them. With
-// the shipped 0.09 ms the ends are 6 % apart per user, within that lag.
+// far apart enough that a loaded machine's timer lag cannot swap them. At time-scale 4 a step is 2.4–5.8 ms and a
+// round 75–190 ms; at 20 (0.5–1.2 ms steps, 15–40 ms rounds) one 20 ms stall of a loaded runner read c8 as 1.7× c1.
+// With the shipped 0.09 ms the ends are 6 % apart per user, within that lag.
 const PROFILE = 'sweep-profile.json'
 
 let cwd: string
@@ -28,7 +29,7 @@ beforeAll(async () => {
   const shipped = JSON.parse(await readFile(new URL('../../profiles/vllm-qwen35-08b.json', import.meta.url), 'utf8'))
   const steep = { ...shipped, name: 'sweep-steep', decode: { 'step-ms': { base: 9.35, 'per-seq': 2 } } }
   delete steep.reproduces
-  // Not a GB10 any more, and at time-scale 20 a 32-token reply arrives in bursts the roofline would refuse
+  // Not a GB10 any more, and sped up a 32-token reply arrives in bursts the roofline would refuse
   // (faster than memory bandwidth allows): the curve's shape is what this test reads, not the box.
   delete steep.bandwidth
   delete steep['model-bytes']
@@ -42,7 +43,7 @@ beforeAll(async () => {
       'scenarios:',
       '  chat: { input-tokens: 32, output-tokens: 32, concurrency: [8, 1, 4, 2] }',
       'targets:',
-      `  small: { engine: sim, profile: ${PROFILE}, time-scale: 20, load-time: 0ms, seed: 3 }`,
+      `  small: { engine: sim, profile: ${PROFILE}, time-scale: 4, load-time: 0ms, seed: 3 }`,
       '',
     ].join('\n'),
   )
