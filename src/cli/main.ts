@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import { assembleResults } from '../run/assemble.js'
 import { loadPlan } from '../config/index.js'
 import { formatPlan } from '../config/plan-text.js'
+import { modelFileWarnings } from '../config/model-files.js'
 import { DEFAULTS, MODES, type ActionOptions, type Mode } from '../config/inputs.js'
 import type { RunContext } from '../run/context.js'
 import { cellJudge, formatAbPlan, runFailure, type RunCells } from '../compare/index.js'
@@ -35,7 +36,9 @@ Run 'llm-bench-gate <command> --help' for a command's options.`,
   validate: `Usage: llm-bench-gate validate [--config FILE] [--only GLOBS] [--shard i/n]
 
 Validates the matrix file and prints the plan: targets, launch commands with placeholders
-filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
+filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.
+Warns of each local model file the targets name that this machine lacks (a run here fails
+those targets before launching them; the runner may have the files).`,
   run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
                           [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
                           [--no-fail-on-regression]
@@ -130,6 +133,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'validate') {
       const plan = await loadPlan(values.config, { only: values.only, shard: values.shard || undefined })
       process.stdout.write(printable(formatPlan(plan) + formatAbPlanning(plan)) + '\n')
+      for (const line of modelFileWarnings(plan.targets)) process.stderr.write(`warning: ${printable(line)}\n`)
       return 0
     }
     if (command === 'compare') return await compareFiles(positionals, values.config)
@@ -168,10 +172,9 @@ async function runCommand(values: ReturnType<typeof parseOptions>['values']): Pr
       onSpawn: cancel.onSpawn,
     })
     process.stdout.write(printable(result.summary) + '\n')
+    const files = result.resultsFile ? `results: ${result.resultsFile}\nreport:  ${result.reportFile}\n` : ''
     process.stderr.write(
-      printable(
-        `results: ${result.resultsFile}\nreport:  ${result.reportFile}\n${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`,
-      ),
+      printable(`${files}${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`),
     )
     if (result.failure) process.stderr.write(`failed: ${printable(result.failure)}\n`)
     else if (result.verdict === 'regression' && !options.failOnRegression)

@@ -17,6 +17,7 @@ import { combinations, describe } from './matrix-combinations.js'
 import { scenarioPlans, scenarioRefs } from './scenario-plans.js'
 import { NO_MODEL, NO_QUANT, defined, names } from './target-names.js'
 import { checkConversations } from './conversation-checks.js'
+import { checkLaunchPort } from './launch-port.js'
 
 export interface ExpandInput {
   defaults: Settings
@@ -88,6 +89,7 @@ function expandOne(
   const env = filledEnv(target, full, at('env'), problems)
   const engineOptions = optionValues(adapter, target, full, path, problems)
   const external = target.url !== undefined && target.launch === undefined && target.container === undefined
+  checkLaunchPort(target, path, problems)
   if (external && port === undefined && target.url?.includes('{port}')) {
     problems.add(
       at('url'),

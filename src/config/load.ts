@@ -4,7 +4,7 @@
  */
 import { extname } from 'node:path'
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError, UnreadableConfigError } from '../core/errors.js'
 import type { Locate, Path } from './issues.js'
 import { readRegularFile } from '../io/safe-fs.js'
 
@@ -34,7 +34,7 @@ export async function readSource(configPath: string, resolvedPath: string): Prom
           : code === 'ENOTREG' || code === 'EFBIG'
             ? `cannot be read (${(error as Error).message})`
             : `cannot be read (${code ?? String(error)})`
-    throw new ConfigError([`config: ${resolvedPath} ${why}`])
+    throw new UnreadableConfigError(`config: ${resolvedPath} ${why}`)
   }
   return parseSource(text, configPath, formatOf(resolvedPath))
 }

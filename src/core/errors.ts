@@ -16,11 +16,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** The matrix file itself cannot be read (a mistyped path): the run writes nothing, not even its results folder. */
+export class UnreadableConfigError extends ConfigError {
+  constructor(problem: string) {
+    super([problem])
+    this.name = 'UnreadableConfigError'
+  }
+}
+
 /** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
 export class StartError extends Error {
   constructor(
     readonly target: string,
-    readonly kind: 'exit' | 'timeout' | 'aborted' | 'smoke' | 'spawn',
+    readonly kind: 'exit' | 'timeout' | 'aborted' | 'smoke' | 'spawn' | 'elsewhere',
     message: string,
     readonly exitCode: number | null = null,
     readonly logTail = '',

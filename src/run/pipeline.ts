@@ -12,7 +12,7 @@ import { selectChangedTargets, type ChangedSelection } from './changed-files.js'
 import { formatPlan, loadPlan } from '../config/index.js'
 import type { ActionOptions } from '../config/inputs.js'
 import { baselineWriteRefusal, resolveBehaviour, type Behaviour, type RunContext } from './context.js'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError, UnreadableConfigError } from '../core/errors.js'
 import { boundedGitHub, type ApiTimeouts, type BoundedGitHub, type GitHubApi } from '../core/github-port.js'
 import type { Logger } from '../core/log.js'
 import type { Plan } from '../core/plan.js'
@@ -24,7 +24,7 @@ import { configErrorNotice, couldNotRunNotice, dryRunNotice } from '../report/in
 import type { RunGuard } from '../server/index.js'
 import { bisectAfter, bisectPlan } from './bisect-stage.js'
 import type { MemInfo } from '../server/index.js'
-import { redacted } from '../core/redact.js'
+import { redact, redacted } from '../core/redact.js'
 
 export type { PipelineResult } from './publish.js'
 
@@ -100,6 +100,7 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     const summary = configErrorNotice(options.config, error.problems)
+    if (error instanceof UnreadableConfigError) return nothingWritten(error, summary)
     return run.nothingRun('unknown', summary, {
       verdict: 'error',
       regressions: 0,
@@ -125,6 +126,19 @@ export async function runPipeline(deps: PipelineDeps): Promise<PipelineResult> {
       configError: true,
     })
   return measurePlan(plan, run, deps)
+}
+
+/** A matrix file that cannot be read is a mistyped path: said in the summary, with nothing written anywhere. */
+function nothingWritten(error: UnreadableConfigError, summary: string): PipelineResult {
+  return {
+    verdict: 'error',
+    regressions: 0,
+    failure: redact(error.message),
+    configError: true,
+    resultsFile: '',
+    reportFile: '',
+    summary: redact(summary),
+  }
 }
 
 /** The hardware key and the baseline, then the cells measured (or read) and judged, assembled and published. */

@@ -7,6 +7,8 @@ import { errorMessage, type StartError } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
 import type { LaunchedGroup } from './launch.js'
 import { describeAnswer, race, waitReady } from './readiness.js'
+import { elsewhereLine } from './log-lines.js'
+import { hostPort } from './ports.js'
 import type { ExitInfo, StartOptions, StartupTimes } from './types.js'
 
 export type Failure = { kind: StartError['kind']; message: string; exitCode?: number | null }
@@ -54,6 +56,10 @@ async function untilReady(
     exit: group?.exitSignal,
     signal,
     lastLogLine: () => group?.log.lastLine(),
+    elsewhere: () => {
+      const port = hostPort(baseUrl)?.port
+      return group && port !== undefined ? elsewhereLine(group.log.listening(), port) : undefined
+    },
     pollMs: options.pollIntervalMs,
     progressIntervalMs: options.progressIntervalMs,
   })
@@ -72,6 +78,13 @@ async function untilReady(
         exitCode: outcome.exit.code,
       }
     }
+    case 'elsewhere':
+      return {
+        kind: 'elsewhere',
+        message:
+          `${baseUrl} refused connections for ${formatDuration(outcome.refusedMs)} while the engine's log says it ` +
+          `listens elsewhere: ${outcome.line}; pass {port} to the launch (--port {port}) or set port to the one it listens on`,
+      }
     case 'timeout':
       return {
         kind: 'timeout',

@@ -9,6 +9,7 @@ import { dirname } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { redact } from '../core/redact.js'
 import { ensureDir, openNoFollow } from '../io/safe-fs.js'
+import { cut, listeningPort } from './log-lines.js'
 
 export interface BoundedLogOptions {
   headBytes?: number
@@ -19,6 +20,8 @@ export const DEFAULT_HEAD_BYTES = 1024 * 1024
 export const DEFAULT_TAIL_BYTES = 256 * 1024
 /** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
 const PARTIAL_LINE_CHARS = 64 * 1024
+/** Most lines kept that say where the engine listens (log-lines.ts); later ones only repeat. */
+const MAX_LISTENING_LINES = 8
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g
@@ -35,6 +38,7 @@ export class BoundedLog {
   private recentBytes = 0
   private readonly decoder = new StringDecoder('utf8')
   private partial = ''
+  private readonly heard: string[] = []
 
   constructor(
     readonly path: string,
@@ -63,7 +67,24 @@ export class BoundedLog {
     const cut = text.lastIndexOf('\n') + 1
     const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : ''
     this.partial = text.slice(ready.length)
-    if (ready) this.append(Buffer.from(redact(ready)), true)
+    if (ready) {
+      const clean = redact(ready)
+      this.listen(clean)
+      this.append(Buffer.from(clean), true)
+    }
+  }
+
+  /** The lines, as the log has them, in which the engine said where it listens (at most MAX_LISTENING_LINES, cut). */
+  listening(): readonly string[] {
+    return this.heard
+  }
+
+  private listen(text: string): void {
+    if (this.heard.length >= MAX_LISTENING_LINES || !text.includes('http')) return
+    for (const line of text.replace(ANSI, '').split(/\r\n|\r|\n/)) {
+      if (this.heard.length < MAX_LISTENING_LINES && listeningPort(line) !== undefined)
+        this.heard.push(cut(line.trim()))
+    }
   }
 
   /** Our own lines (the command, the exit): in the file, not in the engine's tail. */

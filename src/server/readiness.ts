@@ -4,7 +4,9 @@
  * caller aborts. Loading is not death: before the first ready answer, a 503, any other
  * non-200 or a refused connection means "still loading" for every engine while its process
  * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
- * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
+ * proxy answer 503 while loading). The exit or `ready-timeout` ends the wait, and so does a log that says the engine
+ * listens on another port while ours still refuses connections ELSEWHERE_GRACE_MS later (a launch that starts its
+ * engine first and a proxy on our port once the engine is up gets that long for the proxy).
  */
 import { formatDuration } from '../core/format.js'
 import { joinUrl } from '../core/url.js'
@@ -15,6 +17,7 @@ import type { ExitInfo } from './types.js'
 export const POLL_MS = 200
 export const PROGRESS_MS = 15_000
 const PROBE_TIMEOUT_MS = 2000
+export const ELSEWHERE_GRACE_MS = 10_000
 
 export interface WaitReadyOptions {
   id: string
@@ -27,6 +30,9 @@ export interface WaitReadyOptions {
   exit?: AbortSignal
   signal?: AbortSignal
   lastLogLine?: () => string | undefined
+  /** The log line saying the engine listens on a port other than the one polled, once there is one. */
+  elsewhere?: () => string | undefined
+  elsewhereGraceMs?: number
   pollMs?: number
   progressIntervalMs?: number
 }
@@ -36,6 +42,7 @@ export type WaitOutcome =
   | { kind: 'exit'; exit: ExitInfo; elapsedMs: number }
   | { kind: 'timeout'; last: ProbeAnswer | undefined; elapsedMs: number }
   | { kind: 'aborted'; elapsedMs: number }
+  | { kind: 'elsewhere'; line: string; refusedMs: number; elapsedMs: number }
 
 /** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
 export function describeAnswer(answer: ProbeAnswer | undefined): string {
@@ -98,6 +105,7 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
   const elapsed = () => Date.now() - started
   let last: ProbeAnswer | undefined
   let nextProgress = progressMs
+  const elsewhere = elsewhereWatch(options)
 
   for (;;) {
     const remaining = options.timeoutMs - elapsed()
@@ -113,6 +121,8 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
     if ('timeout' in probe) return { kind: 'timeout', last, elapsedMs: elapsed() }
     last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) }
     if (adapter.readiness(last) === 'ready') return { kind: 'ready', elapsedMs: elapsed() }
+    const moved = elsewhere(last)
+    if (moved) return { kind: 'elsewhere', ...moved, elapsedMs: elapsed() }
 
     if (elapsed() >= nextProgress) {
       nextProgress += progressMs
@@ -130,5 +140,26 @@ export async function waitReady(options: WaitReadyOptions): Promise<WaitOutcome>
     )
     if ('aborted' in pause) return { kind: 'aborted', elapsedMs: elapsed() }
     if ('exit' in pause) return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() }
+  }
+}
+
+/**
+ * Watches for the engine listening elsewhere: the log line once our port has refused connections for the grace
+ * since the line was first seen (an answer of any kind on our port means something serves there).
+ */
+function elsewhereWatch(
+  options: WaitReadyOptions,
+): (last: ProbeAnswer) => { line: string; refusedMs: number } | undefined {
+  const graceMs = options.elsewhereGraceMs ?? ELSEWHERE_GRACE_MS
+  let since: number | undefined
+  return (last) => {
+    const line = last.status === 0 ? options.elsewhere?.() : undefined
+    if (line === undefined) {
+      since = undefined
+      return undefined
+    }
+    since ??= Date.now()
+    const refusedMs = Date.now() - since
+    return refusedMs >= graceMs ? { line, refusedMs } : undefined
   }
 }

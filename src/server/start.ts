@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path'
 import { fillPort, fillRuntime } from '../config/index.js'
+import { describeModelFile, missingModelFiles } from '../config/model-files.js'
 import { StartError, errorMessage } from '../core/errors.js'
 import { formatDuration } from '../core/format.js'
 import { RUN_ID_VARIABLE, engineEnv, withheldHint } from './env.js'
@@ -19,6 +20,7 @@ import { prepareOutside, type Outside } from './outside.js'
 import type { ExitInfo, RunningTarget, StartOptions, StartupTimes } from './types.js'
 import { trimSlash } from '../core/url.js'
 import { bringUp, isFailure, type Failure } from './bring-up.js'
+import { cut, tellingLine } from './log-lines.js'
 
 const PORT_FREE_WAIT_MS = 700
 const DRAIN_WAIT_MS = 300
@@ -28,8 +30,19 @@ export function logPathFor(logDir: string, targetId: string): string {
   return join(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`)
 }
 
-function withLine(message: string, line: string | undefined): string {
-  return line ? `${message}; last log line: ${line.slice(0, 300)}` : message
+/** Lines of the log looked through for the most telling one. */
+const TELLING_LINES = 200
+
+/**
+ * The message with the log's most telling line (log-lines.ts: a missing file, an exception, an error) and its last
+ * line, each cut; the last lines themselves travel with the error as its log tail.
+ */
+export function withLogLines(message: string, tail: string): string {
+  const lines = tail.split('\n').filter((l) => l.trim() !== '')
+  const last = lines.length ? cut(lines[lines.length - 1].trim()) : undefined
+  const telling = tellingLine(lines)
+  if (telling !== undefined && telling !== last) return `${message}; log says: ${telling}; last log line: ${last}`
+  return last ? `${message}; last log line: ${last}` : message
 }
 
 async function attach(options: StartOptions): Promise<RunningTarget> {
@@ -97,8 +110,17 @@ async function pullMissing(options: StartOptions, image: Outside['image']): Prom
   }
 }
 
+/** A model file the launch names that is not here fails it before anything starts, not after `ready-timeout`. */
+function refuseMissingModel(target: StartOptions['target']): void {
+  const missing = missingModelFiles(target)
+  if (!missing.length) return
+  const named = missing.map((f) => `${f.field}: model file ${describeModelFile(f)} does not exist on this machine`)
+  throw new StartError(target.id, 'spawn', `${named.join('; ')}; nothing was launched`)
+}
+
 async function launch(options: StartOptions, command: string | undefined): Promise<RunningTarget> {
   const { target, log } = options
+  refuseMissingModel(target)
   const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort())
   const baseUrl = trimSlash(fillPort(target.url, port))
   const host = hostPort(baseUrl)?.host ?? '127.0.0.1'
@@ -151,10 +173,15 @@ async function launch(options: StartOptions, command: string | undefined): Promi
   }
   const failure = outcome
   await running.stop()
-  const tail = group.log.tail()
-  const message =
-    withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld))
-  throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled)
+  const message = failureMessage(failure, group, withheld)
+  throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, group.log.tail(), filled)
+}
+
+/** Why the launch failed, with the log's telling line (a listening-elsewhere failure names its own) and any withheld variables. */
+function failureMessage(failure: Failure, group: LaunchedGroup, withheld: readonly string[]): string {
+  const quoted =
+    failure.kind === 'elsewhere' ? failure.message : withLogLines(failure.message, group.log.tail(TELLING_LINES))
+  return quoted + (failure.kind === 'aborted' ? '' : withheldHint(withheld))
 }
 
 /**

@@ -5,7 +5,6 @@
  * model's files — the target's `model` when it is a local path, or the launch's `-m`/`--model` file (llama.cpp's
  * flag) — else what the engine says. A cell that decodes faster than the ceiling allows becomes an `error`.
  */
-import { isAbsolute, resolve } from 'node:path'
 import { cellRoofline, rooflineProblem, type RooflineBox } from '../compare/roofline-ceiling.js'
 import { errorMessage } from '../core/errors.js'
 import type { HostState } from '../core/host.js'
@@ -14,35 +13,9 @@ import type { TargetPlan } from '../core/plan.js'
 import type { CellResult, TargetInfo } from '../core/results.js'
 import { gpuBandwidth, readRooflineHint, type ModelBytes, type SourcedFigure } from '../core/roofline.js'
 import { DEFAULT_KV_BYTES, readModelBytes } from '../host/model-bytes.js'
+import { launchModelPath, localModelPath } from '../config/model-files.js'
 
-const PATH_WORD = /^[A-Za-z0-9_./+@%,:-]+$/
-
-/** A model named by a path (`/models/x.gguf`, `./x`; `~` is not expanded), or undefined for a hub id. */
-export function localModelPath(model: string | undefined, cwd: string): string | undefined {
-  if (!model || !(isAbsolute(model) || model.startsWith('./') || model.startsWith('../'))) return undefined
-  return resolve(cwd, model)
-}
-
-/** A word as the shell reads it when it needs nothing but its quotes removed; undefined otherwise. */
-function plainWord(word: string | undefined): string | undefined {
-  const unquoted = word && /^'[^']*'$|^"[^"$`\\]*"$/.test(word) ? word.slice(1, -1) : word
-  return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined
-}
-
-/** The file a launch command's `-m`/`--model` names, when it is a plain word (no variable or glob). */
-export function launchModelPath(launch: string | undefined, cwd: string): string | undefined {
-  const words = launch?.trim().split(/\s+/) ?? []
-  for (const [i, word] of words.entries()) {
-    const value = word.startsWith('--model=')
-      ? word.slice('--model='.length)
-      : /^(-m|--model)$/.test(word)
-        ? words[i + 1]
-        : undefined
-    const path = plainWord(value)
-    if (path && /\.(gguf|safetensors)$/.test(path)) return resolve(cwd, path)
-  }
-  return undefined
-}
+export { launchModelPath, localModelPath }
 
 /**
  * Bytes per KV cache element the launch asks for: vLLM's and SGLang's `--kv-cache-dtype fp8…` one byte; llama.cpp's
