@@ -17,7 +17,8 @@ import { pairedRoundVariance, pairedRounds } from './paired-rounds.js'
 import { factorConfig, splitDecode } from './spec-split.js'
 import { steadyRounds } from './baseline.js'
 import { cellStatus, gatedStat, measures } from './judge.js'
-import { dropConfig, judgeCeiling, judgeFromZero } from './metric.js'
+import { dropConfig, judgeCeiling } from './metric.js'
+import { judgeFromZeroShare, type SloSide } from './slo-reach.js'
 import { demoteSpeeds, flagNote, pastTwiceTheLimit } from './rules.js'
 import { NOISE_FLOOR } from './noise.js'
 
@@ -177,20 +178,32 @@ function abGated(
     return judgeCeiling({ metric, config: gate[metric]!, current: mean(arm('pr')), baseline: mean(arm('base')) })
   const config = isDrop(metric) ? dropConfig(gate[metric]!) : gate[metric]!
   if (values.some((v) => !(v! > 0))) {
-    if (isDrop(metric)) return abZeroShare(metric, config, arm('base'), arm('pr'))
+    if (isDrop(metric)) return abZeroShare(metric, config, arm('base'), arm('pr'), prSide(launches))
     return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true }
   }
   return abLaunchMetric(launches, metric, stat, values as number[], { config, ...options })
 }
 
+/** The PR arm's launches as the side an SLO no launch of either arm met is quoted from (slo-reach.ts). */
+function prSide(launches: readonly AbLaunch[]): SloSide {
+  const cells = launches.filter((l) => l.arm === 'pr').map((l) => l.cell)
+  return { slo: launches[0].cell.workload?.slo, cells, other: 'on the base arm' }
+}
+
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
  * in points, where only a drop past twice the limit fails whatever the noise (rules.ts), no drop passes, and a
- * smaller one needs launches that measure a share above 0.
+ * smaller one needs launches that measure a share above 0. Both arms at 0: the SLO is out of reach (slo-reach.ts).
  */
-function abZeroShare(metric: DropMetric, config: GateMetricConfig, base: number[], pr: number[]): MetricVerdict {
+function abZeroShare(
+  metric: DropMetric,
+  config: GateMetricConfig,
+  base: number[],
+  pr: number[],
+  side: SloSide,
+): MetricVerdict {
   const [before, after] = [mean(base), mean(pr)]
-  if (!(before > 0)) return judgeFromZero(metric, config, after)
+  if (!(before > 0)) return judgeFromZeroShare(metric, config, after, side)
   const limit = config.minDelta ?? 0
   const worse = before - after
   const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`

@@ -17,6 +17,7 @@ import type { AbArm, CellAb, CellResult, CellVerdict } from '../core/results.js'
 import { abCellVerdict } from './ab-cell.js'
 import { abFinal } from './ab-final.js'
 import { unreproducedChanges } from './fingerprint-changes.js'
+import { undecidedOnlyBySlo } from './slo-reach.js'
 
 /** One launch of an A/B: its arm, the cells it measured by id (none when it failed), its engine time and what it ran. */
 export interface AbRun {
@@ -49,7 +50,8 @@ export function abWanted(cell: CellResult, mode: AbMode): string | undefined {
   if (cell.verdict.failures?.length) return undefined
   const { status } = cell.verdict
   if (status === 'regression') return 'it looks regressed against the stored baseline'
-  if (status === 'inconclusive') return 'the stored baseline cannot decide it'
+  // An SLO neither side meets is decided by a looser SLO, never by launches (slo-reach.ts).
+  if (status === 'inconclusive' && !undecidedOnlyBySlo(cell.verdict)) return 'the stored baseline cannot decide it'
   if (status === 'new') return 'there is no stored baseline for it'
   const changes = cell.host?.changes
   if (changes?.length) return `the environment differs from the stored baseline's (${changes.join('; ')})`

@@ -164,6 +164,7 @@ export function pairedVerdict(input: Omit<AbMetricInput, 'launches'> & { pairs: 
     reason: why ? `${said}: ${why}` : said,
     band: h,
     mde,
+    limit,
   })
   const odds = (llr: number) =>
     `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`

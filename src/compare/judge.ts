@@ -7,7 +7,8 @@
  * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
  *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
- * - a gated metric that should have been measured and was not leaves the cell inconclusive.
+ * - a gated metric that should have been measured and was not leaves the cell inconclusive;
+ * - goodput at 0 % on both sides (an SLO neither meets) leaves it inconclusive, never a pass (slo-reach.ts).
  */
 import {
   GATED_METRICS,
@@ -24,7 +25,8 @@ import type { GateConfig } from '../core/plan.js'
 import { newVerdict, type CellResult, type CellVerdict, type MetricVerdict } from '../core/results.js'
 import { formatDelta } from '../core/format.js'
 import { baselineCell, hasBaseline, isFirstRun, type BaselineView } from './baseline.js'
-import { judgeCeiling, judgeFromZero, judgeMetric } from './metric.js'
+import { judgeCeiling, judgeMetric } from './metric.js'
+import { judgeFromZeroShare } from './slo-reach.js'
 import { NOISE_FLOOR, noiseModel } from './noise.js'
 import { referenceFor, type Reference, type ReferenceOptions } from './reference.js'
 import { referenceOptions } from './history-shifts.js'
@@ -196,7 +198,10 @@ function judgeRelative(
   const current = currentValue(sample, metric, stat)
   if (!reference) return { note: `${label}: no baseline value` }
   if (current === undefined) return { note: `${label}: not measured, cannot compare`, unknown: true }
-  if (isDrop(metric) && !(reference.value > 0)) return { verdict: judgeFromZero(metric, config, current), reference }
+  if (isDrop(metric) && !(reference.value > 0)) {
+    const side = { slo: sample.cells[0].workload?.slo, cells: sample.cells, other: 'at the baseline' }
+    return { verdict: judgeFromZeroShare(metric, config, current, side), reference }
+  }
   if (!(reference.value > 0)) return { note: `${label}: baseline is not positive, cannot compare`, unknown: true }
   const noise = noiseModel({
     current: currentRounds(sample, metric, stat),

@@ -59,6 +59,7 @@ export function judgeMetric(input: MetricInput): MetricVerdict {
       reason,
       band,
       mde,
+      limit,
     }
     if (reference.rebased) v.rebased = reference.rebased
     if (noise.launchSpread !== undefined) v.launchSpread = noise.launchSpread
@@ -122,7 +123,8 @@ export function dropConfig(config: DropGateConfig): GateMetricConfig {
 
 /**
  * A share whose baseline is 0 (no request met the SLO there) cannot drop, and its noise, relative to the
- * reference, is undefined: it passes, or improves when it rose by more than the limit.
+ * reference, is undefined: it passes, or improves when it rose by more than the limit. A share still at 0 is an SLO
+ * out of reach on both sides, which slo-reach.ts decides before asking this.
  */
 export function judgeFromZero(metric: ComparedMetric, config: GateMetricConfig, current: number): MetricVerdict {
   const info = METRICS[metric]

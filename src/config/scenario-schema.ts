@@ -154,7 +154,8 @@ function shapeChecks(s: ScenarioFields, ctx: z.RefinementCtx): void {
 
 /** `slo:` — latency targets; a request meeting every bound given is good (goodput). */
 function sloSchema() {
-  const bound = (what: string) => duration().meta({ description: `Largest ${what} of a good request, e.g. 2s` })
+  const bound = (what: string) =>
+    duration({ unit: 'ms' }).meta({ description: `Largest ${what} of a good request, e.g. 2s` })
   return z
     .strictObject(
       {

@@ -63,19 +63,27 @@ function toMs(text: string, ctx: Ctx, allowZero = false): number {
   return ms
 }
 
-/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
-export function duration(options: { allowZero?: boolean } = {}) {
+/**
+ * The unit a bare number of a duration field most likely meant, which its error suggests: `ms` for per-request
+ * latencies (an `slo` bound: `tpot: 80` → "80ms", as `vllm bench serve --goodput` takes them), `s` for timeouts,
+ * budgets and simulated times.
+ */
+export type DurationUnit = 'ms' | 's'
+
+/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes; the error suggests `unit` (default s). */
+export function duration(options: { allowZero?: boolean; unit?: DurationUnit } = {}) {
+  const unit = options.unit ?? 's'
   return z
     .string({
       error: (issue) =>
         typeof issue.input === 'number'
-          ? `needs a unit, e.g. "${issue.input}s"`
+          ? `needs a unit, e.g. "${issue.input}${unit}"`
           : expected(`must be ${DURATION_HINT}`)(issue),
     })
     .meta({
       description: `A duration like 500ms, 90s, 20m or 1h30m`,
       pattern: DURATION_PATTERN,
-      examples: ['90s', '20m'],
+      examples: unit === 'ms' ? ['80ms', '2s'] : ['90s', '20m'],
     })
     .transform((text, ctx) => toMs(text, ctx, options.allowZero))
 }

@@ -15,10 +15,11 @@ export const METRIC_VERDICTS = ['pass', 'improvement', 'regression', 'inconclusi
 /**
  * What would decide an inconclusive metric: more warm rounds of this cell; a quieter machine (the spread between
  * launches alone is too wide for the limit); more default-branch runs (the reference alone is too uncertain); the
- * requested workload (a flagged cell measured something else than the baseline); or, in a same-box A/B against
- * the base commit, more launches of each arm (`moreLaunches`).
+ * requested workload (a flagged cell measured something else than the baseline); in a same-box A/B against
+ * the base commit, more launches of each arm (`moreLaunches`); or a looser SLO (`slo`: goodput, whose SLO no request
+ * of either side met, compare/slo-reach.ts).
  */
-export type Undecided = 'rounds' | 'quieter-box' | 'baseline' | 'workload' | 'launches'
+export type Undecided = 'rounds' | 'quieter-box' | 'baseline' | 'workload' | 'launches' | 'slo'
 
 /** The reference was re-based at a level shift the default branch accepted. */
 export interface Rebase {
@@ -46,6 +47,12 @@ export interface MetricVerdict {
   reason: string
   /** Relative half-width of the noise band the verdict used (relative metrics). */
   band?: number
+  /**
+   * The effective limit the verdict held the change to, relative like `delta` (the stricter of max-regression and
+   * min-delta ÷ the reference; a drop's points ÷ the reference): how far past it a regression is, |delta| ÷ limit,
+   * ranks what a report lists first. Absent for a ceiling, a share from zero, and in files of earlier releases.
+   */
+  limit?: number
   /**
    * The smallest change for the worse (relative) these measurements detect 95 % of the time at 1 % false
    * regressions, at the noise they showed: (z₀.₉₉ + z₀.₉₅)·σ of the change (compare/sequential.ts).

@@ -84,7 +84,8 @@ function conversationText(w: CellWorkload): string {
   return w.thinking === undefined ? turns : `${turns} thinking:${w.thinking ? 'on' : 'off'}`
 }
 
-const SLO_BOUNDS: [keyof SloBounds, string][] = [
+/** Each `slo` bound, with the name it has in the matrix file, which is also the metric it bounds (`ttft`, `tpot`, `e2e`). */
+export const SLO_BOUNDS: [keyof SloBounds, 'ttft' | 'tpot' | 'e2e'][] = [
   ['ttftMs', 'ttft'],
   ['tpotMs', 'tpot'],
   ['e2eMs', 'e2e'],
