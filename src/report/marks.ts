@@ -1,4 +1,4 @@
-/** Status marks and the order cells are listed in: what needs attention first. */
+/** Status marks and words, and the order of the headline's counts (cells are listed in severity.ts's order). */
 import type { CellResult, CellVerdictStatus, RunVerdict } from '../core/results.js'
 
 export const STATUS_MARK: Record<CellVerdictStatus, string> = {
@@ -23,6 +23,7 @@ export const STATUS_WORD: Record<CellVerdictStatus, string> = {
 
 export const RUN_MARK: Record<RunVerdict, string> = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' }
 
+/** The order of the headline's counts per status; cells themselves are listed most severe first (severity.ts). */
 export const STATUS_ORDER: readonly CellVerdictStatus[] = [
   'regression',
   'error',
@@ -32,15 +33,6 @@ export const STATUS_ORDER: readonly CellVerdictStatus[] = [
   'new',
   'pass',
 ]
-
-/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
-export function byAttention(cells: readonly CellResult[]): CellResult[] {
-  const rank = (c: CellResult) => STATUS_ORDER.indexOf(c.verdict.status)
-  return cells
-    .map((cell, index) => ({ cell, index }))
-    .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
-    .map((x) => x.cell)
-}
 
 export function statusCell(status: CellVerdictStatus): string {
   return `${STATUS_MARK[status]} ${status}`

@@ -42,16 +42,20 @@ export async function pagesDashboardUrl(
 }
 
 /**
- * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
- * as the baseline, over the stored history with this run appended, as the data branch would show it.
+ * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`). A run that writes the
+ * baseline (`stored`): its cells as the baseline, over the stored history with this run appended, as the data branch
+ * will show it. Any other run (a pull request's, a local compare): the stored history as it is, and this run as a
+ * point of its own after it, against the baseline its verdicts compared with.
  */
 export function localDashboard(
   results: ResultsFile,
   history: readonly HistoryEntry[],
   rules: RunRules,
+  stored = false,
 ): string | undefined {
   const entry = historyEntry(results, gatesOf(rules))
   if (Object.keys(entry.cells).length === 0) return undefined
+  if (!stored) return dashboardPage(results.run.hardware, results, history, rules, { thisRun: results })
   const merged = mergeHistory(
     { schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] },
     entry,

@@ -18,15 +18,19 @@ export function gatesOf(rules: RunRules): Record<string, GateConfig> {
   return Object.fromEntries(Object.entries(rules).map(([target, r]) => [target, r.gate]))
 }
 
-/** One hardware key's dashboard. `onBranch`: the page sits next to the root index, so it links it. */
+/**
+ * One hardware key's dashboard. `onBranch`: the page sits next to the root index, so it links it. `thisRun`: a run
+ * that is not in the history (a pull request's, a local compare run), drawn as such.
+ */
 export function dashboardPage(
   hardware: string,
   baseline: ResultsFile,
   history: readonly HistoryEntry[],
   rules: RunRules,
-  options: { repoUrl?: string; onBranch?: boolean } = {},
+  options: { repoUrl?: string; onBranch?: boolean; thisRun?: ResultsFile } = {},
 ): string {
   return renderDashboard({
+    thisRun: options.thisRun,
     hardware,
     baseline,
     history,

@@ -33,6 +33,7 @@ import { branchPages, gatesOf, type RunRules } from './pages.js'
 export interface PipelineResult {
   verdict: RunVerdict
   regressions: number
+  /** Empty, like reportFile, when nothing was written: the matrix file could not be read. */
   resultsFile: string
   reportFile: string
   /** The PR comment's compact form beside report.md, written whether or not the run posts it. */
@@ -116,7 +117,7 @@ export async function publish(publication: Publication, deps: PublishDeps): Prom
 
 function writeLocalDashboard(p: Publication, shard: string): void {
   // A shard's page would be partial: the merge run writes the whole dashboard.
-  const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules)
+  const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules, p.behaviour.writeBaseline)
   if (!page) return
   ensureDir(join(p.resultsDir, 'dashboard'), p.resultsDir)
   // The page also draws the stored history, which came from the data branch and was not redacted here.

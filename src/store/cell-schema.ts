@@ -106,6 +106,7 @@ const metricVerdict = z.preprocess(
     delta: numOrNull,
     reason: str,
     mde: num.optional(),
+    limit: num.optional(),
     launchSpread: num.optional(),
     factors: list(factorVerdict).optional(),
   }),

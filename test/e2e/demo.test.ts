@@ -54,7 +54,7 @@ describe('npm run demo (bundled CLI, sim targets, shipped baseline)', () => {
     expect(cell.verdict.metrics.ttft?.status).toBe('regression')
     expect(cell.verdict.serverChanges).toContain('prefix-cache hit rate 87.5 % → 0 %')
     const line = new RegExp(
-      `\\*\\*${cell.id.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\*\\*: .*TTFT \\+\\d.*prefix-cache hit rate 87\\.5 % → 0 %`,
+      `\\*\\*${cell.id.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\*\\*: .*TTFT [^;]*\\+\\d.*prefix-cache hit rate 87\\.5 % → 0 %`,
     )
     expect(report).toMatch(line)
     expect(report).toContain('Regression in 1 of')

@@ -144,7 +144,7 @@ describe('select: changed', () => {
     expect(result.results.summary?.counts).toMatchObject({ missing: 2 })
     const body = comment(21)
     expect(body).toContain('⏭️ 2 skipped (unchanged)')
-    const row = body.split('\n').find((l) => l.includes('| vllm |'))!
+    const row = body.split('\n').find((l) => l.includes('**vllm · short**'))!
     expect(row).toContain('skipped (unchanged)')
     expect(row).toContain(`| ${formatNumber(result.cell('vllm').verdict.reference!.decode!.value)} |`)
     expect(body).toMatch(/ran 1 of 3 targets, 2 skipped \(unchanged\): vllm, llama/)

@@ -113,7 +113,9 @@ describe('no side door passes a regression', () => {
     console.log('SUMMARY', run.summary)
     expect(run.code, run.stdout).toBe(1)
     expect(run.outputs.verdict).toBe('regression')
-    const change = /\*\*loopback-v2\/short\*\*: decode tok\/s −(\d+\.\d)%/.exec(run.summary)
+    const change = /\*\*loopback-v2\/short\*\*: decode tok\/s (?:[\d.,]+ → [\d.,]+ tok\/s, )?−(\d+\.\d)%/.exec(
+      run.summary,
+    )
     expect(change, run.summary).not.toBeNull()
     expect(Number(change![1]) / 100).toBeGreaterThanOrEqual(SLOWER_BY.least)
     expect(Number(change![1]) / 100).toBeLessThanOrEqual(SLOWER_BY.most)

@@ -101,7 +101,7 @@ describe('startup_s and the startup metric', () => {
     }
     // Nothing launched, nothing to compare: the url: target passes on what it has.
     for (const cell of cellsOf(gated.results, ATTACHED)) expect(cell.verdict.metrics.startup).toBeUndefined()
-    expect(gated.report).toMatch(/startup \+\d+\.\d% \(limit 20%/)
+    expect(gated.report).toMatch(/startup (?:[\d.,]+ → [\d.,]+ s, )?\+\d+\.\d% \(limit 20%/)
   })
 
   it('without gate.startup it is not judged, and still recorded', () => {

@@ -141,7 +141,7 @@ describe('verdicts that never silently pass', () => {
     const comment = github.state.commentsOn(PR).at(-1)!.body
     expect(comment).toMatch(/Regression in 1 of 1 cell, accepted/)
     expect(comment).toContain('1 regressed cell accepted by `maintainer-1` with the `benchmark-accept` label')
-    expect(comment).toMatch(/decode tok\/s −1\d\.\d%.* — accepted/)
+    expect(comment).toMatch(/decode tok\/s (?:[\d.,]+ → [\d.,]+ tok\/s, )?−1\d\.\d%.* — accepted/)
   })
 
   it('an HTTP 503 on the data branch fails the step with verdict error, the summary naming the file and the status', async () => {

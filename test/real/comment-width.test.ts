@@ -63,6 +63,20 @@ const EVERY_CELL_ROWS = `Array.from(document.querySelectorAll('details')).find(f
   return d.querySelector('summary').textContent.indexOf('Every cell') === 0;
 }).querySelectorAll('tbody tr').length`
 
+/** The folded table of every cell, opened as a reader opens it: how far it scrolls sideways, and its headers. */
+const EVERY_CELL_OPEN = `(function () {
+  var d = Array.from(document.querySelectorAll('details')).find(function (d) {
+    return d.querySelector('summary').textContent.indexOf('Every cell') === 0;
+  });
+  d.open = true;
+  var t = d.querySelector('table');
+  return {
+    overflow: t.scrollWidth - t.clientWidth,
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    headers: Array.from(t.querySelectorAll('thead th')).map(function (th) { return th.textContent.trim(); }),
+  };
+})()`
+
 let browser: Browser
 let dir: string
 
@@ -106,6 +120,25 @@ describe('the comment at GitHub width', () => {
     expect(comment).toContain('✅ 48 cells within limits')
     expect(await tab.evaluate<number>(EVERY_CELL_ROWS)).toBe(50)
     expect(tab.requests.filter((u) => !u.startsWith('file:'))).toEqual([])
+  })
+
+  it('the folded table of every cell fits opened: drafting cells, trends, long names, a regression', async () => {
+    const { results } = matrix(10, 5, (i) => (i === 7 || i === 31 ? 'regression' : 'pass'))
+    const trends: Record<string, number[]> = {}
+    for (const [i, c] of results.cells.entries()) {
+      c.target = `${c.target}-nvfp4-mtp3-fault`
+      trends[c.id] = [50, 51, 49, 50, 52, 50, 49, 51, 50, 50, 51, 50]
+      // A drafting engine's split after decode (accept len · step), as the demo's SGLang and llama.cpp cells have.
+      if (i % 2) Object.assign(c.metrics!, { accept_length: 3.41, step_ms: 157 })
+    }
+    const comment = renderReport(results, { ...CTX, form: 'comment', trends }, COMMENT_LIMIT)
+    const tab = await open('every-cell', comment)
+    const every = await tab.evaluate<{ overflow: number; pageOverflow: number; headers: string[] }>(EVERY_CELL_OPEN)
+    await tab.shot('every-cell-open')
+    console.log(`comment every cell: overflow ${every.overflow} px, headers ${every.headers.join(' | ')}`)
+    expect(every.headers[0]).toBe('Cell')
+    expect(every.overflow).toBeLessThanOrEqual(0)
+    expect(every.pageOverflow).toBeLessThanOrEqual(0)
   })
 
   it('the demo: the compact table fits; report, comment and summary name no absolute path', async () => {

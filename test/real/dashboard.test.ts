@@ -177,7 +177,7 @@ describe('the dashboard in headless Chromium', () => {
 
   it('keeps the hostile model name as text: no img element, no dialog', async () => {
     const page = await evaluate<{ imgs: number; models: string[] }>(
-      `({ imgs: document.querySelectorAll('img').length, models: Array.from(document.querySelectorAll('#leaderboard tbody tr td:first-child')).map(function (td) { return td.textContent }) })`,
+      `({ imgs: document.querySelectorAll('img').length, models: Array.from(document.querySelectorAll('#leaderboard tbody tr td:first-child')).map(function (td) { return td.firstChild.textContent }) })`,
     )
     expect(page.imgs).toBe(0)
     expect(page.models.filter((m) => m === HOSTILE_MODEL)).toHaveLength(2)

@@ -3,7 +3,7 @@ import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport } from '../../src/report/ind
 import { CHANGED_ROWS, changedTable } from '../../src/report/markdown/changed-table.js'
 import { clausesOf, footnoted } from '../../src/report/markdown/reasons.js'
 import { workspaceRelative } from '../../src/report/markdown/workspace-paths.js'
-import { byAttention } from '../../src/report/marks.js'
+import { bySeverity } from '../../src/report/severity.js'
 import type { CellResult } from '../../src/core/results.js'
 import { CTX, type Kind, matrix } from '../helpers/builders.js'
 
@@ -23,19 +23,22 @@ describe('the comment', () => {
   const comment = renderReport(results, COMMENT, COMMENT_LIMIT)
   const summary = renderReport(results, CTX, SUMMARY_LIMIT)
 
-  it('opens with one compact table of the cells that need a look, five columns, regressions first', () => {
+  it('opens with one compact table of the cells that need a look, five columns, errors first', () => {
     const rows = firstTable(comment)
     expect(rows).toHaveLength(3)
     expect(rows.map((r) => columns(r).length)).toEqual([5, 5, 5])
-    expect(rows.map((r) => r.slice(2, 4))).toEqual(['🔴', '🔴', '💥'])
-    expect(columns(rows[0])[0]).toMatch(/^ 🔴 \*\*qwen38-27b-q1-vllm · chat-2k\*\*<br>sim · fp8 $/)
-    expect(columns(rows[0])[4]).toMatch(/decode tok\/s −12\.0% \(limit 5%, noise ±[\d.]+%\)/)
+    expect(rows.map((r) => r.slice(2, 4))).toEqual(['💥', '🔴', '🔴'])
+    expect(columns(rows[1])[0]).toMatch(/^ 🔴 \*\*qwen38-27b-q1-vllm · chat-2k\*\*<br>sim · fp8 $/)
+    expect(columns(rows[1])[4]).toMatch(/decode tok\/s 50\.0 → 44\.0 tok\/s, −12\.0% \(limit 5%, noise ±[\d.]+%\)/)
     expect(comment.indexOf('| Cell |')).toBeLessThan(comment.indexOf('<details>'))
   })
 
   it('counts the cells within limits and folds the table of every cell', () => {
     expect(comment).toContain('✅ 47 cells within limits')
-    expect(comment).toMatch(/<details>\n<summary>Every cell \(50 rows\)<\/summary>\n\n\| Status \| Target \|/)
+    // Folded, the narrow table (every-cell.ts): the cell in one column, then one per headline metric.
+    expect(comment).toMatch(
+      /<details>\n<summary>Every cell \(50 rows\)<\/summary>\n\n\| Cell \| Decode tok\/s \| TTFT ms \|/,
+    )
     expect(comment).not.toContain('#### Regressions')
   })
 
@@ -57,10 +60,10 @@ describe('the comment', () => {
 
   it('says nothing of a compact table when every cell passed', () => {
     const { results: fine } = matrix(2, 2, () => 'pass')
-    expect(changedTable(byAttention(fine.cells))).toBeUndefined()
+    expect(changedTable(bySeverity(fine.cells))).toBeUndefined()
     const text = renderReport(fine, COMMENT, COMMENT_LIMIT)
     expect(text).toContain('✅ 4 cells within limits.')
-    expect(text).not.toContain('| Cell |')
+    expect(text).not.toContain('| Why |')
   })
 
   it('escapes what the engine and the config said in the cell column', () => {
@@ -101,7 +104,9 @@ describe('why, in the compact table', () => {
 
   it('keeps the limit and noise when nothing else explains it', () => {
     const { results } = regressed()
-    expect(why(results)).toMatch(/^decode tok\/s −12\.0% \(limit 5%, noise ±[\d.]+%\): more than twice the limit$/)
+    expect(why(results)).toMatch(
+      /^decode tok\/s 50\.0 → 44\.0 tok\/s, −12\.0% \(limit 5%, noise ±[\d.]+%\): more than twice the limit$/,
+    )
   })
 })
 

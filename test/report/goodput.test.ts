@@ -81,9 +81,10 @@ describe('goodput on the leaderboard', () => {
   it('is a column, with good req/s and the SLO, when some cell has an slo', () => {
     const html = renderLeaderboard(report())
     const heads = [...html.matchAll(/<button type="button">([^<]*)<\/button>/g)].map((m) => m[1])
-    expect(heads.indexOf('Goodput')).toBe(heads.indexOf('Verdict') - 1)
+    // Shown at once, right after the verdict's Δ columns: the first raw figure is hidden until asked for.
+    expect(heads.indexOf('Goodput')).toBe(heads.indexOf('Δ TTFT') + 1)
     expect(html).toContain(
-      '<td class="num" data-value="0.75"><span title="SLO: TTFT ≤ 2s, TPOT ≤ 80ms">75%</span> <span class="dim">2.00 req/s</span></td>',
+      '<td class="num" data-value="0.75"><span title="SLO: TTFT ≤ 2s, TPOT ≤ 80ms">75%</span><span class="sub">2.00 req/s</span></td>',
     )
   })
 

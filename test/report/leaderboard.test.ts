@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { MetricsBlock } from '../../src/core/measurements.js'
 import {
   COLUMNS,
+  FIGURES_TOGGLE_ID,
   renderLeaderboard,
   sortRows,
   sortScript,
@@ -121,42 +122,57 @@ const row = (c: CellResult) => rows.find((r) => r.id === c.id)!
 describe('renderLeaderboard: rows', () => {
   it('has one row per measured cell, grouped by model (numeric collation) then runtime', () => {
     expect(rows.map((r) => r.id)).toEqual([xss.id, amp.id, n9.id, s27.id, v27.id])
-    expect(rows.every((r) => r.values.length === COLUMNS.length)).toBe(true)
+    // No cell measured output quality: those columns are left out.
+    const shown = COLUMNS.filter((c) => !c.whenPresent)
+    expect(rows.every((r) => r.values.length === shown.length)).toBe(true)
     const headers = [...html.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) =>
       decode(m[1]),
     )
-    expect(headers).toEqual(COLUMNS.map((c) => c.label))
-    expect(headers.slice(0, 12)).toEqual([
+    expect(headers).toEqual(shown.map((c) => c.label))
+    // What a reader came for first: the cell, its verdict and the verdict's Δ; then the raw figures.
+    expect(headers).toEqual([
       'Model',
+      'Scenario',
+      'Verdict',
+      'Δ decode',
+      'Δ TTFT',
       'Runtime',
       'Quant',
-      'Scenario',
-      'Total tok/s',
-      'Output tok/s',
-      'Per-user tok/s',
+      'Decode tok/s',
       'TTFT avg ms',
       'TTFT p99 ms',
       'TPOT avg ms',
       'TPOT p99 ms',
-      'Decode tok/s',
+      'Total tok/s',
+      'Output tok/s',
+      'Per-user tok/s',
     ])
   })
 
-  it('shows model, runtime (engine + version), quant and the workload', () => {
-    expect(row(v27).texts.slice(0, 4)).toEqual(['Qwen3.6-27B-FP8', 'vllm 0.11.0', 'fp8', 'chat-1k 1024 → 128 @ 8'])
-    expect(row(n9).texts.slice(0, 4)).toEqual(['Qwen3.5-9B', 'llamacpp', '—', 'chat-4k 4096 → 256 @ 1'])
-    expect(row(n9).values[col('Quant')]).toBe('')
+  it('hides the raw figures behind one checkbox, no script: the first five columns always show', () => {
+    const heads = [...html.matchAll(/<th scope="col"([^>]*)>/g)].map((m) => attrs(m[1]).class ?? '')
+    expect(heads.map((c) => c.split(' ').includes('extra'))).toEqual(heads.map((_, i) => i >= 5))
+    expect(row(v27).classes.map((c) => c.split(' ').includes('extra'))).toEqual(heads.map((_, i) => i >= 5))
+    expect(html).toContain(`<input type="checkbox" id="${FIGURES_TOGGLE_ID}" class="toggle">`)
+    expect(html).toContain('show all figures (10 more columns)')
+    expect(html).toContain(`.extra { display: none; }`)
+    expect(html).toContain(`#${FIGURES_TOGGLE_ID}:checked ~ .table-wrap .extra { display: table-cell; }`)
+  })
+
+  it('shows model with its runtime (engine + version) and quant beneath, and the workload', () => {
+    expect(row(v27).texts.slice(0, 2)).toEqual(['Qwen3.6-27B-FP8vllm 0.11.0 · fp8', 'chat-1k1024 → 128 @ 8'])
+    expect(row(n9).texts.slice(0, 2)).toEqual(['Qwen3.5-9Bllamacpp', 'chat-4k4096 → 256 @ 1'])
+    expect([row(v27).texts[col('Runtime')], row(v27).texts[col('Quant')]]).toEqual(['vllm 0.11.0', 'fp8'])
+    expect([row(n9).values[col('Quant')], row(n9).texts[col('Quant')]]).toEqual(['', '—'])
   })
 
   const picks: [string, (m: MetricsBlock) => number][] = [
     ['Total tok/s', (m) => m.total_tps],
     ['Output tok/s', (m) => m.output_tps],
     ['Per-user tok/s', (m) => m.per_user_tps],
-    ['TTFT avg ms', (m) => m.ttft_ms.mean],
     ['TTFT p99 ms', (m) => m.ttft_ms.p99],
     ['TPOT avg ms', (m) => m.tpot_ms.mean],
     ['TPOT p99 ms', (m) => m.tpot_ms.p99],
-    ['Decode tok/s', (m) => m.decode_tps.mean],
   ]
   it.each(picks)('%s: the raw metric in data-value, formatted in the text', (label, pick) => {
     for (const c of MEASURED) {
@@ -167,13 +183,24 @@ describe('renderLeaderboard: rows', () => {
     }
   })
 
+  it('Decode tok/s and TTFT avg ms: the verdict’s head where it compared the mean, else the cell’s own mean', () => {
+    // v27's verdict decided decode on 88.0 tok/s and TTFT on 103 ms (its first measurement read 45 and 1,200).
+    expect([row(v27).values[col('Decode tok/s')], row(v27).texts[col('Decode tok/s')]]).toEqual(['88', '88.0'])
+    expect([row(v27).values[col('TTFT avg ms')], row(v27).texts[col('TTFT avg ms')]]).toEqual(['103.1', '103'])
+    // n9 has no verdict on either: its own means.
+    expect(Number(row(n9).values[col('Decode tok/s')])).toBe(n9.metrics!.decode_tps.mean)
+    expect(Number(row(n9).values[col('TTFT avg ms')])).toBe(n9.metrics!.ttft_ms.mean)
+    expect(row(s27).texts[col('TTFT avg ms')]).toBe(formatNumber(s27.metrics!.ttft_ms.mean))
+  })
+
   it('shows the verdict and the Δ% of decode and TTFT from the verdict, raw deltas in data-value', () => {
     const r = row(v27)
     expect(r.texts[col('Verdict')]).toBe('🔴 regression')
     expect(r.classes[col('Verdict')]).toContain('regression')
-    expect([r.values[col('Δ decode')], r.texts[col('Δ decode')]]).toEqual(['-0.12', '−12.0%'])
+    // The verdict's Δ, its base → head beneath it.
+    expect([r.values[col('Δ decode')], r.texts[col('Δ decode')]]).toEqual(['-0.12', '−12.0%100 → 88.0 tok/s'])
     expect(r.classes[col('Δ decode')]).toContain('regression')
-    expect([r.values[col('Δ TTFT')], r.texts[col('Δ TTFT')]]).toEqual(['0.031', '+3.1%'])
+    expect([r.values[col('Δ TTFT')], r.texts[col('Δ TTFT')]]).toEqual(['0.031', '+3.1%100 → 103 ms'])
     // No TTFT verdict: no value (sorts last) and a dash.
     expect([row(s27).values[col('Δ decode')], row(s27).values[col('Δ TTFT')], row(s27).texts[col('Δ TTFT')]]).toEqual([
       '0.07',
@@ -228,7 +255,11 @@ describe('renderLeaderboard: header, escaping, self-containment', () => {
     expect(html).not.toContain('a|b&c')
     expect(html).not.toMatch(/<img|<b>/)
     // Attribute values round-trip to the raw text.
-    expect([row(xss).values[0], row(amp).values[0], row(xss).values[1]]).toEqual([XSS, 'a|b&c', 'vllm 0.11.0"><b>'])
+    expect([row(xss).values[0], row(amp).values[0], row(xss).values[col('Runtime')]]).toEqual([
+      XSS,
+      'a|b&c',
+      'vllm 0.11.0"><b>',
+    ])
     const titled = renderLeaderboard(results, { title: '<Spark & co>' })
     expect(titled).toContain('<title>&lt;Spark &amp; co&gt;</title>')
     expect(titled).toContain('<h1>&lt;Spark &amp; co&gt;</h1>')
@@ -326,12 +357,13 @@ describe('the page script against a minimal DOM', () => {
     const dom = fakeDocument(html)
     new Function('document', script)(dom.document)
     const ttft = dom.heads[col('TTFT avg ms')]
+    const shownTtft = (c: CellResult) => c.verdict.metrics.ttft?.current ?? c.metrics!.ttft_ms.mean
     ttft.button.click()
-    expect(dom.order()).toEqual(byMetric((c) => c.metrics!.ttft_ms.mean, 1))
+    expect(dom.order()).toEqual(byMetric(shownTtft, 1))
     expect(dom.order()[0]).toBe(n9.id) // 95 ms before 300 ms and 1200 ms: numeric, not lexical
     expect(ttft.getAttribute('aria-sort')).toBe('ascending')
     ttft.button.click()
-    expect(dom.order()).toEqual(byMetric((c) => c.metrics!.ttft_ms.mean, -1))
+    expect(dom.order()).toEqual(byMetric(shownTtft, -1))
     expect(ttft.getAttribute('aria-sort')).toBe('descending')
     const output = dom.heads[col('Output tok/s')]
     output.button.click()

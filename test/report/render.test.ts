@@ -83,9 +83,9 @@ describe('a 400-cell matrix', () => {
     expect(summary).toContain(LOG_TAIL.trimEnd())
   })
 
-  it('lists regressions first, then errors, inconclusive, then the rest in plan order', () => {
+  it('lists errors first, then regressions, inconclusive, then the rest in plan order', () => {
     const order = rowIds(summary).map((id) => results.cells.find((c) => c.id === id)!.verdict.status)
-    const rank = ['regression', 'error', 'inconclusive', 'improvement', 'missing', 'new', 'pass']
+    const rank = ['error', 'regression', 'inconclusive', 'improvement', 'missing', 'new', 'pass']
     expect(order.map((s) => rank.indexOf(s))).toEqual([...order.map((s) => rank.indexOf(s))].sort((a, b) => a - b))
     const passing = rowIds(summary).filter((id) => results.cells.find((c) => c.id === id)!.verdict.status === 'pass')
     expect(passing).toEqual(results.cells.filter((c) => c.verdict.status === 'pass').map((c) => c.id))
@@ -334,6 +334,7 @@ describe('inconclusive cells', () => {
       CTX,
       COMMENT_LIMIT,
     )
-    expect(md).toContain(`**u/s**: ${reason}\n`)
+    // The reason as the verdict words it, its values base → head in front of the change (figure-text.ts).
+    expect(md).toContain(`**u/s**: ${reason.replace('decode tok/s ', 'decode tok/s 50.0 → 49.5 tok/s, ')}\n`)
   })
 })

@@ -13,7 +13,8 @@ import { engineLabel } from '../../core/runtime.js'
 import { clip, escapeText } from '../escape.js'
 import { STATUS_MARK, SKIPPED_MARK } from '../marks.js'
 import { footnoted, notesBlock, overturned, statusReasons } from './reasons.js'
-import { figureText, goodputText, sweepsTogether, withReference } from './table.js'
+import { sweepsTogether, withReference } from './table.js'
+import { baseHeadText, goodputBaseHead } from './figure-text.js'
 
 /** Rows of the compact table; the rest of the cells that need a look are counted under it. */
 export const CHANGED_ROWS = 20
@@ -61,11 +62,14 @@ function thirdMetric(cells: readonly CellResult[]): GatedMetric {
   return output ? 'output-throughput' : 'tpot'
 }
 
-/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
+/**
+ * A figure base → head with its change (`28.6&nbsp;→&nbsp;25.8, −10.0%`, figure-text.ts), the values on one line: a
+ * narrow column wraps the change after them, and the why, not the numbers.
+ */
 function figureCell(cell: CellResult, metric: GatedMetric): string {
-  const shown = figureText(cell, metric).replace(' (', '&nbsp;(')
+  const shown = baseHeadText(cell, metric)
   if (metric !== 'output-throughput') return shown
-  const goodput = goodputText(cell)
+  const goodput = goodputBaseHead(cell)
   if (!goodput) return shown
   return shown === EMPTY ? goodput : `${shown}<br>${goodput}`
 }

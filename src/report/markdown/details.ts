@@ -15,6 +15,7 @@ import { recordLines } from './record-lines.js'
 import { conversationLine, turnLines } from './turn-lines.js'
 import { boxLines, disturbedText } from './box-lines.js'
 import { footnoted, notesBlock } from './reasons.js'
+import { pooledNote, reasonWithValues } from './figure-text.js'
 import { rooflineGaps, rooflineLine } from '../roofline-text.js'
 
 const TABLE = { alignDelimiters: false } as const
@@ -36,15 +37,21 @@ export function verdictNotes(cells: readonly CellResult[]): string | undefined {
   if (!shown.length) return undefined
   const { lines, notes } = footnoted(
     shown.map((c) => {
-      const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`)
+      const reasons = Object.values(c.verdict.metrics).map(
+        (m) => `${STATUS_MARK[m.status]} ${reasonWithValues(m)}${detects(m)}`,
+      )
       const note = c.verdict.note ? clip(c.verdict.note, 600) : ''
       const environment = environmentNote(c)
       return [...reasons, note, environment ? clip(environment, 400) : '', disturbedText(c) ?? ''].filter(Boolean)
     }),
   )
-  const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`)
+  // A cell with nothing of its own to say (a first run's new cell: its note was the run's, run-notes.ts) is not listed.
+  const list = shown.flatMap((c, i) =>
+    lines[i] ? [`- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`] : [],
+  )
+  if (!list.length) return undefined
   const block = notesBlock(notes)
-  return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'))
+  return details(`Verdicts (${plural(list.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'))
 }
 
 /** Every statistic of every per-request distribution, plus the round-level throughputs. */
@@ -53,7 +60,7 @@ export function metricsSection(cells: readonly CellResult[]): string | undefined
   if (!measured.length) return undefined
   const blocks = measured.map((c) =>
     [
-      `**${escapeText(c.id)}**`,
+      `**${escapeText(c.id)}**${pooledNote(c)}`,
       metricsTable(c.metrics!),
       scalars(c.metrics!),
       roofline(c),
@@ -116,7 +123,7 @@ export function roundsSection(cells: readonly CellResult[]): string | undefined 
   if (!withRounds.length) return undefined
   const blocks = withRounds.map((c) =>
     [
-      `**${escapeText(c.id)}**`,
+      `**${escapeText(c.id)}**${pooledNote(c)}`,
       roundsTable(c.rounds),
       splitLines(c.rounds),
       gpuLines(c.rounds),

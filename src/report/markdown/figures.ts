@@ -1,13 +1,18 @@
 /**
- * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
- * same-box A/B decided the cell (docs/same-box.md), the base arm on this box. Then every figure of the row comes from
- * the A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
- * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
- * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
+ * The headline figures of a cell with their change against one reference per cell. A gated metric shows what its
+ * verdict was decided on (`verdict.metrics[m]`: current, baseline, change, stat), whichever path decided it: the
+ * stored baseline, the first measurement pooled with its confirmation re-measurements (compare/confirm.ts), or a
+ * same-box A/B; it is bold exactly when that verdict is a regression. A figure no verdict judged (a metric not
+ * gated) comes from the same measurements where the results file holds them: when a same-box A/B decided the cell
+ * (docs/same-box.md), the A/B's launches, the PR arms' value against the base arms', each the geometric mean of its
+ * launches' steady values as compare/ab.ts takes them (their ratio is the A/B's change), the arithmetic mean for a
+ * share some launch measured at 0; else the cell's own measurement against the stored baseline, which after a
+ * confirmation is the first measurement only (the file keeps no pooled block), and the figure says so (`firstOnly`).
+ * A figure from one reference beside a change from the other would mix two boxes.
  */
 import { isRelative, readCellMetric, type GateStat, type GatedMetric } from '../../core/metrics.js'
 import type { MetricsBlock } from '../../core/measurements.js'
-import type { AbArm, CellResult, CellVerdict } from '../../core/results.js'
+import type { AbArm, CellResult, CellVerdict, MetricVerdict } from '../../core/results.js'
 
 export interface Figure {
   value: number | undefined
@@ -16,6 +21,11 @@ export interface Figure {
   baseline: number | undefined
   delta: number | undefined
   regressed: boolean
+  /**
+   * A figure no verdict judged, of a cell whose verdict pooled its first measurement with re-measurements: it is the
+   * first measurement's alone (the results file keeps no pooled block of the figures no gate compares).
+   */
+  firstOnly?: boolean
 }
 
 /** What a cell's row is against when that is not the stored baseline alone, as the row says it. */
@@ -41,22 +51,35 @@ export function rowReference(cell: CellResult): RowReference | undefined {
 }
 
 export function figure(cell: CellResult, metric: GatedMetric): Figure {
+  const judged = cell.verdict.skipped ? undefined : cell.verdict.metrics[metric]
+  if (judged) return verdictFigure(metric, judged)
   const arms = abArms(cell)
   if (arms) return armsFigure(cell, metric, arms)
-  // An A/B that could not finish leaves the row against the stored baseline, as its verdict was before.
+  return measuredFigure(cell, metric)
+}
+
+/** The figures a metric's verdict was decided on; a change the verdict could not express (from a zero share) has none. */
+function verdictFigure(metric: GatedMetric, m: MetricVerdict): Figure {
+  const delta = isRelative(metric) && typeof m.delta === 'number' && Number.isFinite(m.delta) ? m.delta : undefined
+  return { value: m.current, stat: m.stat, baseline: m.baseline, delta, regressed: m.status === 'regression' }
+}
+
+/**
+ * A figure the cell's verdict did not judge, from the cell's own measurement against the stored baseline's reference.
+ * An A/B that could not finish leaves the row against the stored baseline: a metric its verdict there judged shows
+ * that verdict's figures, never bold (the cell's verdict is the A/B's error, not that metric's).
+ */
+function measuredFigure(cell: CellResult, metric: GatedMetric): Figure {
   const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict
   const gated = against.metrics[metric]
+  if (gated && !cell.verdict.skipped) return { ...verdictFigure(metric, gated), regressed: false }
   const reference = against.reference?.[metric]
   const stat = statOf(against, metric)
-  const regressed = cell.verdict.metrics[metric]?.status === 'regression'
   // A skipped cell measured nothing: it shows the baseline's figures, without a change.
   if (cell.verdict.skipped)
     return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false }
-  return withDelta(
-    metric,
-    { value: readCellMetric(cell, metric, stat), stat, regressed },
-    gated?.baseline ?? reference?.value,
-  )
+  const own = withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed: false }, reference?.value)
+  return cell.verdict.confirmed && own.value !== undefined ? { ...own, firstOnly: true } : own
 }
 
 /** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */

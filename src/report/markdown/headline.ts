@@ -6,13 +6,12 @@ import { RUN_MARK, SKIPPED_MARK, SKIPPED_WORD, STATUS_MARK, STATUS_ORDER, STATUS
 import type { RenderContext } from '../index.js'
 import { overturned } from './reasons.js'
 import { disturbedNote } from './box-lines.js'
+import { boxMoveNote } from './box-move.js'
 
 export function headline(results: ResultsFile, ctx: RenderContext): string {
   const total = results.cells.length
   const summary = results.summary
-  if (!summary || ctx.mode === 'run') {
-    return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`
-  }
+  if (!summary || ctx.mode === 'run') return measuredHeadline(results, ctx.mode)
   const n = summary.counts
   const title = {
     pass: `No regression in ${plural(total, 'cell')}`,
@@ -31,6 +30,7 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
   )
   if (skipped) counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`)
   const notes = [
+    boxMoveNote(results),
     creepNote(results),
     summary.accepted && acceptedNote(summary.accepted),
     overturnedNote(results),
@@ -39,6 +39,21 @@ export function headline(results: ResultsFile, ctx: RenderContext): string {
   ]
   const after = notes.filter(Boolean).map((n) => `\n\n${n}`)
   return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`
+}
+
+/**
+ * A run that measures and compares nothing (`mode: run`, or no verdicts): how many cells were measured, and how many
+ * failed, the whole run ❌ when none could be measured.
+ */
+function measuredHeadline(results: ResultsFile, mode: string): string {
+  const total = results.cells.length
+  const failed = results.cells.filter((c) => c.status === 'error' || c.verdict.status === 'error').length
+  const how = `(mode ${code(mode)})`
+  if (total > 0 && failed === total)
+    return `### ❌ Every cell failed: ${failed} of ${plural(total, 'cell')} could not be measured ${how}`
+  if (failed)
+    return `### ❌ ${failed} of ${plural(total, 'cell')} failed; ${total - failed} measured, not compared ${how}`
+  return `### 📊 ${plural(total, 'cell')} measured, not compared ${how}`
 }
 
 /** Levels that crept past a limit over several default-branch runs, each of which passed: the span per metric. */

@@ -1,5 +1,6 @@
 /**
- * Why a cell got its status, as plain clauses (`decode tok/s −12.0% (limit 5%, noise ±2%)`, `server: preemptions
+ * Why a cell got its status, as plain clauses (`decode tok/s 50.0 → 44.0 tok/s, −12.0% (limit 5%, noise ±2%)`, each
+ * metric's values base → head as its verdict has them, figure-text.ts; `server: preemptions
  * 0 → 37 per round`): the lists under the headline and the compact table's Why column say the same thing from
  * here. Clauses that several cells repeat are said once, as a numbered note (footnoted).
  */
@@ -9,6 +10,7 @@ import { clip, escapeText } from '../escape.js'
 import { environmentNote } from './host-section.js'
 import { STATUS_MARK } from '../marks.js'
 import { attribution } from '../../compare/index.js'
+import { reasonWithValues } from './figure-text.js'
 
 /** The engine counters that changed with the cell (`server: preemptions 0 → 37 per round`), clipped. */
 function serverNote(cell: CellResult): string | undefined {
@@ -31,7 +33,7 @@ function besideFigures(cell: CellResult): string[] {
 export function regressionReasons(cell: CellResult): string[] {
   const metrics = Object.values(cell.verdict.metrics)
     .filter((m) => m.status === 'regression')
-    .map((m) => m.reason)
+    .map(reasonWithValues)
   const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : []
   return [...metrics, ...besideFigures(cell), ...confirmed]
 }
@@ -52,6 +54,8 @@ function decider(m: MetricVerdict): string {
       return 'a quieter box'
     case 'baseline':
       return 'more default-branch runs'
+    case 'slo':
+      return 'a looser SLO or a faster engine'
     case 'workload':
     case undefined:
       return 'the requested workload'
@@ -63,7 +67,7 @@ export function inconclusiveReasons(cell: CellResult): string[] {
   const metrics = Object.values(cell.verdict.metrics)
     .filter((m) => m.status === 'inconclusive')
     // The reason starts with the metric's label and may already say what it needs.
-    .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`)
+    .map((m) => `${reasonWithValues(m)}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`)
   // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
   const undecided = cell.verdict.undecided ?? []
   const flagged = undecided.filter((u) => !u.includes(' — '))
@@ -108,9 +112,9 @@ function overturnedReasons(cell: CellResult): string[] {
   const stored = Object.values(cell.ab!.stored!.metrics).filter((m) => m.status === 'regression')
   const ab = stored.flatMap((m) => {
     const now = cell.verdict.metrics[m.metric]
-    return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : []
+    return now ? [`stored-baseline regression overturned by the same-box A/B: ${reasonWithValues(now)}`] : []
   })
-  return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)]
+  return [...ab, ...stored.map((m) => `stored baseline: ${reasonWithValues(m)}`)]
 }
 
 function ownReasons(cell: CellResult): string[] {
@@ -126,7 +130,7 @@ function ownReasons(cell: CellResult): string[] {
   if (status === 'error') return [errorReason(cell)]
   const moved = Object.values(cell.verdict.metrics)
     .filter((m) => m.status !== 'pass')
-    .map((m) => m.reason)
+    .map(reasonWithValues)
   return moved.length ? moved : cell.verdict.note ? [clip(cell.verdict.note, 300)] : []
 }
 

@@ -15,8 +15,11 @@ import { errorList, inconclusiveList, regressionList } from './reasons.js'
 import { changedTable, needsALook } from './changed-table.js'
 import { workspaceRelative } from './workspace-paths.js'
 import type { RenderContext } from '../index.js'
-import { STATUS_MARK, byAttention } from '../marks.js'
+import { STATUS_MARK } from '../marks.js'
+import { bySeverity } from '../severity.js'
+import { runNotes } from './run-notes.js'
 import { cellsTable } from './table.js'
+import { everyCellTable } from './every-cell.js'
 import { enginesSection, failuresSection } from './targets.js'
 
 interface Detail {
@@ -55,7 +58,7 @@ export function render(results: ResultsFile, ctx: RenderContext, marker: string,
     const text = compose(detail)
     if (reportSize(text) <= maxChars) return text
   }
-  // Even regressions and errors alone are too many: list as many as fit, regressions first.
+  // Even regressions and errors alone are too many: list as many as fit, most severe first (severity.ts).
   const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length
   let lo = 0
   let hi = failing
@@ -69,12 +72,12 @@ export function render(results: ResultsFile, ctx: RenderContext, marker: string,
 }
 
 function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d: Detail, maxChars: number): string {
-  const ordered = byAttention(results.cells)
-  const regressed = ordered.filter((c) => c.verdict.status === 'regression')
-  const failed = ordered.filter((c) => c.verdict.status === 'error')
-  const limit = d.limit ?? Infinity
-  const shownRegressed = regressed.slice(0, limit)
-  const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length))
+  const run = runNotes(results.cells)
+  const ordered = bySeverity(run.cells)
+  const failing = ordered.filter((c) => FAILING.includes(c.verdict.status))
+  const shownFailing = failing.slice(0, d.limit ?? Infinity)
+  const shownRegressed = shownFailing.filter((c) => c.verdict.status === 'regression')
+  const shownFailed = shownFailing.filter((c) => c.verdict.status === 'error')
   const keep = (c: CellResult) =>
     d.rows === 'all'
       ? true
@@ -82,10 +85,10 @@ function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d:
         ? ATTENTION.includes(c.verdict.status)
         : FAILING.includes(c.verdict.status)
   let rows = ordered.filter(keep)
-  if (d.limit !== undefined) rows = [...shownRegressed, ...shownFailed]
+  if (d.limit !== undefined) rows = shownFailing
 
   const parts = [marker, headline(results, ctx)]
-  const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length
+  const unlisted = failing.length - shownFailing.length
   const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx)
   const comment = ctx.form === 'comment'
   // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
@@ -93,6 +96,7 @@ function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d:
   parts.push(provenance(results, ctx))
   const ab = abHeader(results.cells)
   if (ab) parts.push(ab)
+  if (run.line) parts.push(run.line)
   if (comment)
     parts.push(...compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }))
   else parts.push(...lists(ordered, shownRegressed, shownFailed, d, results), ...fullTable(ordered, rows, ctx, d))
@@ -109,7 +113,7 @@ function composeAll(results: ResultsFile, ctx: RenderContext, marker: string, d:
   return parts.join('\n\n') + '\n'
 }
 
-/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
+/** The full report's lists under the headline, most severe first: errors, regressions, inconclusive cells, with why. */
 function lists(
   ordered: readonly CellResult[],
   shownRegressed: readonly CellResult[],
@@ -118,9 +122,9 @@ function lists(
   results: ResultsFile,
 ): string[] {
   const parts: string[] = []
+  if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   if (shownRegressed.length)
     parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`)
-  if (shownFailed.length) parts.push(`#### Errors\n\n${errorList(shownFailed)}`)
   const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive')
   if (undecided.length && d.limit === undefined) parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`)
   return parts
@@ -160,7 +164,7 @@ function compact({ ordered, rows, ctx, d, shed, accepted }: CompactInput): strin
   const fine = ordered.filter((c) => !needsALook(c)).length
   if (fine) parts.push(`${STATUS_MARK.pass} ${plural(fine, 'cell')} within limits${changed ? '' : '.'}`)
   if (shed) parts.push(shed)
-  if (rows.length) parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)))
+  if (rows.length) parts.push(details(`Every cell (${plural(rows.length, 'row')})`, everyCellTable(rows, ctx.trends)))
   const tested = d.limit === undefined ? abSection(ordered) : undefined
   if (tested) parts.push(tested)
   const link = dashboardLine(ctx.dashboardUrl)

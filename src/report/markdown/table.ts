@@ -9,6 +9,7 @@ import type { CellResult } from '../../core/results.js'
 import { clip, escapeText } from '../escape.js'
 import { splitText } from './split-lines.js'
 import { figure, rowReference } from './figures.js'
+import { FIRST_ONLY } from './figure-text.js'
 import { EMPTY, formatDelta, formatNumber, formatPercent, formatPointsDelta } from '../../core/format.js'
 import { cellStatusText } from '../marks.js'
 import { withDisturbedMark } from './box-lines.js'
@@ -19,29 +20,33 @@ import { sweepPoint } from '../../core/sweep.js'
 
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant']
 const ALIGN = ['l', 'l', 'l', 'l', 'l']
-const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }))
+export const COLUMNS = HEADLINE_METRICS.map((metric) => ({
+  metric,
+  head: metricInfo(metric).headline || { column: metric },
+}))
+
+/** A metric column's text: the figure, and what explains it beside it (acceptance, hit rate, goodput, the trend). */
+export function columnText(
+  cell: CellResult,
+  { metric, head }: (typeof COLUMNS)[number],
+  trends: Record<string, readonly number[]>,
+): string {
+  const figure = figureText(cell, metric)
+  const beside = head.acceptance ? withAcceptance(figure, cell) : metric === 'ttft' ? withHitRate(figure, cell) : figure
+  const shown = head.goodput ? withGoodput(beside, cell) : beside
+  const line = metric === 'decode' && shown !== EMPTY ? sparkline(trends[cell.id] ?? []) : ''
+  return line ? `${shown} ${line}` : shown
+}
 
 /** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
 export function cellsTable(cells: readonly CellResult[], trends: Record<string, readonly number[]> = {}): string {
-  const spark = (cell: CellResult, metric: GatedMetric, text: string) => {
-    const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : ''
-    return line ? `${text} ${line}` : text
-  }
   const rows = sweepsTogether(cells).map((cell) => [
     withReference(withDisturbedMark(cellStatusText(cell), cell), cell),
     text(cell.target),
     text(cell.scenario),
     text(engineLabel(cell)),
     cell.quant ? text(cell.quant) : EMPTY,
-    ...COLUMNS.map(({ metric, head }) => {
-      const figure = figureText(cell, metric)
-      const shown = head.acceptance
-        ? withAcceptance(figure, cell)
-        : metric === 'ttft'
-          ? withHitRate(figure, cell)
-          : figure
-      return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown)
-    }),
+    ...COLUMNS.map((column) => columnText(cell, column, trends)),
     qualityText(cell),
   ])
   const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality']
@@ -81,14 +86,18 @@ export function withReference(text: string, cell: CellResult): string {
   return reference ? `${text} · Δ vs ${reference}` : text
 }
 
-/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
+/**
+ * `45.0 (−10.0%)`: the figure the metric's verdict was decided on (figures.ts), bold exactly when that verdict is a
+ * regression; the stat is named when it is not the mean. The baseline it is against is in the compact table and the
+ * Verdicts section (figure-text.ts), which keeps this table of every cell narrow.
+ */
 export function figureText(cell: CellResult, metric: GatedMetric): string {
   const f = figure(cell, metric)
   if (f.value === undefined) return EMPTY
   const stat = f.stat === 'mean' ? '' : ` ${f.stat}`
   const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`
   const body = `${formatNumber(f.value)}${stat}${change}`
-  return f.regressed ? `**${body}**` : body
+  return `${f.regressed ? `**${body}**` : body}${f.firstOnly ? FIRST_ONLY : ''}`
 }
 
 /**

@@ -70,8 +70,9 @@ export function trendBand(metric: GatedMetric, reference: number, gate: GateConf
   const floor =
     config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : ''
   const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)'
+  // TTFT, tok/s, seconds and joules are never below 0: neither is the band (a 50 ms floor around a 20 ms TTFT).
   return {
-    low: reference - half,
+    low: Math.max(0, reference - half),
     high: reference + half,
     limit,
     title: `limit ±${formatPercent(limit)}${floor} around ${around}`,
@@ -81,8 +82,11 @@ export function trendBand(metric: GatedMetric, reference: number, gate: GateConf
   }
 }
 
-/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
+/**
+ * A share (unit `share`, 0–1) is charted in percent, within 0–100; every other figure as recorded. Every charted
+ * figure is a rate, a duration, an energy or a share, none below 0: trendScale's axis starts at 0 at the lowest.
+ */
 export function chartUnit(metric: GatedMetric): { scale: number; unit: string; bounds?: readonly [number, number] } {
   const { unit } = metricInfo(metric)
-  return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit }
+  return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit, bounds: [0, Infinity] }
 }

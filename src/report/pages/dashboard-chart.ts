@@ -13,6 +13,7 @@ import { REFERENCE_RUNS } from '../../compare/index.js'
 import { formatNumber, MINUS } from '../../core/format.js'
 import { median } from '../../core/stats.js'
 import { escapeHtml } from '../escape.js'
+import { referenceLine, regressedMark, runMark, type RegressedPoint, type RunPoint } from './dashboard-marks.js'
 
 /** The view box and the plot's margins: tick labels in `left`, the unit above them in `top`. */
 export const CHART = { width: 600, height: 140, left: 64, right: 10, top: 30, bottom: 10 } as const
@@ -44,6 +45,12 @@ export interface Trend {
   bounds?: readonly [number, number]
   /** Commits a bisection named for the cell, at the history index of their run, each linked (dashboard.ts). */
   culprits?: readonly TrendCulprit[]
+  /** This run, when it is not a default-branch run: a point of its own after the history (dashboard-marks.ts). */
+  run?: RunPoint
+  /** History points whose run's verdict was a regression. */
+  regressed?: readonly RegressedPoint[]
+  /** The level the verdicts compared with, drawn as a line: `baseline 28.5 tok/s`. */
+  reference?: { value: number; title: string }
 }
 
 export interface TrendCulprit {
@@ -129,7 +136,7 @@ export interface TrendScale {
 export function trendScale(
   values: readonly (number | null)[],
   band?: TrendBand,
-  bounds?: readonly [number, number],
+  bounds: readonly [number, number] = [0, Infinity],
 ): TrendScale {
   const present = values.filter((v): v is number => v !== null)
   const ends = band ? [...present, band.low, band.high] : present
@@ -137,7 +144,7 @@ export function trendScale(
   let hi = Math.max(...ends)
   const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1
   ;[lo, hi] = [lo - pad, hi + pad]
-  if (bounds) [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)]
+  ;[lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)]
   const ticks = niceTicks(lo, hi)
   const [bottom, top] = [ticks[0], ticks[ticks.length - 1]]
   return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) }
@@ -180,27 +187,48 @@ function bandRect(band: TrendBand, scale: TrendScale): string {
   return `<rect class="band" x="${CHART.left}" y="${top}" width="${PLOT_WIDTH}" height="${height}"><title>${escapeHtml(band.title)}</title></rect>`
 }
 
-/** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
+/**
+ * The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. With `run`, the
+ * x axis has one slot more than the history, this run's, and `data-run-y` tells the script where its point is.
+ */
 export function trendChart(trend: Trend, attrs: string): string {
-  const n = trend.values.length
-  const present = trend.values.some((v) => v !== null)
+  const values = trend.run ? [...trend.values, trend.run.value] : trend.values
+  const n = values.length
+  const present = values.some((v) => v !== null)
   const shifts = trend.shifts
     .filter((i) => i > 0 && i < n)
     .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
     .join('')
   const culprits = (trend.culprits ?? []).filter((c) => c.index >= 0 && c.index < n).map((c) => culpritMark(c, n))
   let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`
+  let runY = ''
   if (present) {
-    const scale = trendScale(trend.values, trend.band, trend.bounds)
+    const scale = trendScale(values, trend.band, trend.bounds)
     const band = trend.band ? bandRect(trend.band, scale) : ''
-    body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`
+    const line = linePath(trend.run ? [...trend.values, null] : trend.values, scale.y)
+    const marks = pointMarks(trend, scale, n)
+    body = `${band}${axis(scale, trend.unit)}${marks.reference}<path class="line" d="${line}"/>${marks.points}`
+    if (trend.run?.value != null) runY = ` data-run-y="${scale.y(trend.run.value)}"`
   }
   const { width, height } = CHART
+  const over = trend.run ? `${n - 1} default-branch runs and ${trend.run.label}` : `${n} runs`
   return (
-    `<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
-    ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
+    `<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(`${trend.label} over ${over}`)}"` +
+    ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${runY}${attrs}>` +
     `${shifts}${body}${culprits.join('')}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`
   )
+}
+
+/** The reference line, the regressed rings and this run's diamond, placed on the chart's scale. */
+function pointMarks(trend: Trend, scale: TrendScale, n: number): { reference: string; points: string } {
+  const ref = trend.reference
+  const reference = ref ? referenceLine(scale.y(ref.value), CHART.left, PLOT_WIDTH, ref.title) : ''
+  const rings = (trend.regressed ?? [])
+    .filter((p) => p.index >= 0 && p.index < trend.values.length && trend.values[p.index] !== null)
+    .map((p) => regressedMark(p, { x: xOf(p.index, n), y: scale.y(trend.values[p.index]!) }))
+  const run = trend.run
+  const diamond = run && run.value !== null ? runMark(run, { x: xOf(n - 1, n), y: scale.y(run.value) }, trend.unit) : ''
+  return { reference, points: rings.join('') + diamond }
 }
 
 /** The page's one marker definition, the point every trend line draws at each run. */

@@ -3,7 +3,8 @@
  * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
  * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
  * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
- * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
+ * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value; a run that is
+ * not a default-branch run is no vertex but the chart's last slot, its y in `data-run-y` (dashboard-chart.ts).
  */
 import { CHART } from './dashboard-chart.js'
 
@@ -23,8 +24,11 @@ const VERTICES = `function ysOf(svg) {
     y = command === 'M' ? dy : y + dy;
     ys.push(y);
   }
-  var series = seriesOf(svg), out = [], k = 0;
-  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
+  var series = seriesOf(svg), out = [], k = 0, run = svg.getAttribute('data-run-y');
+  for (var i = 0; i < series.length; i++) {
+    if (series[i] === null) out.push('');
+    else out.push(run !== null && i === series.length - 1 ? Number(run) : ys[k++]);
+  }
   return out;
 }`
 

@@ -28,6 +28,13 @@ svg.defs .point { fill: var(--fg); }
 svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
 svg.trend .culprit { stroke: var(--bad, #c0392b); stroke-width: 2; vector-effect: non-scaling-stroke; }
 svg.trend .culprit-head { fill: var(--bad, #c0392b); }
+svg.trend .reference { fill: none; stroke: var(--fg); stroke-width: 1; stroke-dasharray: 6 3; vector-effect: non-scaling-stroke; }
+svg.trend .run-point { fill: var(--head); stroke: var(--fg); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg.trend .run-point.regressed { fill: var(--bad); stroke: var(--bad); }
+svg.trend .regressed-ring { fill: none; stroke: var(--bad); stroke-width: 2.5; vector-effect: non-scaling-stroke; }
+.legend { color: var(--dim); font-size: .85rem; }
+.legend .key { color: var(--fg); }
+.legend .regressed-key { color: var(--bad); font-weight: 700; }
 #tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
 `

@@ -17,17 +17,28 @@ import { DATA_ID, FILTERS, TIP_ID, dashboardScript } from './dashboard-script.js
 import { DASHBOARD_CSS } from './dashboard-style.js'
 import { escapeHtml, safeUrl } from '../escape.js'
 import {
-  COLUMNS,
   TABLE_ID,
+  baselineColumns,
   formatDate,
   measuredCells,
   leaderboardTable,
   modelName,
+  pageColumns,
+  runCurves,
   sortScript,
   type Measured,
 } from './leaderboard.js'
 import { pageHead } from './leaderboard-style.js'
 import { CURVE_CSS, curvesSection, previousRuns, sweepCurves } from '../sweep-curves.js'
+import { marksLegend } from './dashboard-marks.js'
+import {
+  referenceTitle,
+  runLabel,
+  runMetaParts,
+  runPoint,
+  storedRegressions,
+  verdictReference,
+} from './dashboard-run.js'
 
 /**
  * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
@@ -52,11 +63,13 @@ export interface DashboardInput {
   repoUrl?: string
   /** Link the root page listing every hardware key (on the data branch, not next to a run's results). */
   indexLink?: boolean
+  /**
+   * A run that is not a default-branch run (a pull request's, a local compare run): the table shows its cells with
+   * their verdict and Δ, each chart its figure as a point of its own after the history (never one of the history's),
+   * against the level its verdict compared with, and the page names that baseline (`summary.baseline`).
+   */
+  thisRun?: ResultsFile
 }
-
-/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
-const columnsFor = (cells: readonly Measured[]) =>
-  COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)))
 
 type FilterKey = (typeof FILTERS)[number]
 const facet: Record<FilterKey, (cell: Measured) => string> = {
@@ -68,31 +81,38 @@ const facetAttrs = (cell: Measured): string => FILTERS.map((k) => ` data-${k}="$
 
 /** The page for one hardware key. */
 export function renderDashboard(input: DashboardInput): string {
-  const cells = measuredCells(input.baseline.cells)
+  const { thisRun } = input
+  const cells = measuredCells((thisRun ?? input.baseline).cells)
   const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`)
+  const run = thisRun && { label: runLabel(thisRun.run), sha: thisRun.run.sha, date: thisRun.run.startedAt }
   const data = {
-    commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+    commits: [
+      ...input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+      ...(run ? [[`${run.sha.slice(0, 7)} ${run.label}`, formatDate(run.date)]] : []),
+    ],
     units: TREND_METRICS.map((m) => chartUnit(m).unit),
     // A series no run recorded has no chart to hover, so it carries nothing.
     series: cells.map((c) =>
       TREND_METRICS.map((m) => {
-        const values = chartSeries(input.history, c.id, m)
+        const values = [...chartSeries(input.history, c.id, m), ...(run ? [runPoint(c, m, run.label).value] : [])]
         return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)))
       }),
     ),
   }
   const last = input.history.at(-1)
-  const curves = dashboardCurves(input, cells)
+  const curves = thisRun ? runCurves(thisRun, cells) : dashboardCurves(input, cells)
+  const columns = thisRun ? pageColumns(cells) : baselineColumns(cells)
   return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
 <header>
 <h1>${title}</h1>
-<p class="meta">${metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
+<p class="meta">${thisRun ? runMetaLine(input, thisRun) : metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
 </header>
 <main>
 ${filters(cells)}
-${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
-${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
-<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
+${cells.length ? leaderboardTable(cells, columns, facetAttrs) : `<p>No cell in ${thisRun ? 'this run' : 'the baseline'}.</p>`}
+${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}${run ? ` and ${escapeHtml(run.label)}` : ''}</h2>
+<p class="dim">${trendsNote(run?.label)}</p>
+${marksLegend(run?.label)}
 ${trendDefs()}
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
@@ -141,23 +161,41 @@ function chartSeries(history: readonly HistoryEntry[], id: string, metric: Gated
   return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale))
 }
 
+/**
+ * A metric's chart parts: the history's values and, on a page about this run, its point and the level its verdict
+ * compared with (the baseline's figure); on the stored page, the median the next verdict compares with
+ * (trendReference) and the newest run's regressions.
+ */
+function chartParts(input: DashboardInput, cell: Measured, metric: GatedMetric) {
+  const values = chartSeries(input.history, cell.id, metric)
+  const shifts = input.shifts?.[cell.id]?.[metric] ?? []
+  const { thisRun } = input
+  if (!thisRun) {
+    const regressed = storedRegressions(input.baseline, input.history, cell, metric)
+    return { values, shifts, reference: trendReference(values, shifts), regressed }
+  }
+  const run = runPoint(cell, metric, runLabel(thisRun.run))
+  const reference = verdictReference(cell, metric)
+  const line =
+    reference === undefined ? undefined : { value: reference, title: referenceTitle(thisRun, metric, reference) }
+  return { values, shifts, reference, run, line }
+}
+
 function card(input: DashboardInput, cell: Measured, index: number): string {
   const charts = TREND_METRICS.map((metric, m) => {
     const { label } = metricInfo(metric)
     const { unit, bounds } = chartUnit(metric)
-    const values = chartSeries(input.history, cell.id, metric)
+    const { values, shifts, reference, regressed, run, line } = chartParts(input, cell, metric)
     // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
     // kept) gets no chart; the primary figures always have one.
-    if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null)) return ''
-    const shifts = input.shifts?.[cell.id]?.[metric] ?? []
-    const reference = trendReference(values, shifts)
+    if (!PRIMARY_METRICS.includes(metric) && [...values, run?.value ?? null].every((v) => v === null)) return ''
     const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target])
     const culprits = trendCulprits(input, cell.id)
     const chart = trendChart(
-      { values, shifts, label, unit, band, bounds, culprits },
+      { values, shifts, label, unit, band, bounds, culprits, regressed, run, reference: line },
       ` data-cell="${index}" data-metric="${m}"`,
     )
-    const latest = values.filter((v) => v !== null).at(-1)
+    const latest = run?.value ?? values.filter((v) => v !== null).at(-1)
     const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`
     const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : ''
     return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`
@@ -192,6 +230,34 @@ function filters(cells: readonly Measured[]): string {
     return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`
   })
   return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`
+}
+
+/** What the trends show, and what their band is around. */
+function trendsNote(runLabel: string | undefined): string {
+  const common =
+    'Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. '
+  const band = runLabel
+    ? `The diamond after the history is ${runLabel}, judged against the baseline its verdict compared with (the level line); the shaded band is the gate's limit around that level. A red ring or a red diamond is a regression. `
+    : `The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag; a red ring marks the newest run where its verdict was a regression. `
+  return escapeHtml(
+    common +
+      band +
+      "The y axis always holds the whole band and starts no lower than 0, so a small change stays small. Hover a chart for the run's commit, date and value.",
+  )
+}
+
+/** The meta line of a page about this run: what it is, the baseline it was compared with, when, which tool. */
+function runMetaLine(input: DashboardInput, thisRun: ResultsFile): string {
+  const run = thisRun.run
+  const url = safeUrl(run.runUrl)
+  return [
+    ...runMetaParts(thisRun, input.repoUrl),
+    formatDate(run.finishedAt ?? run.startedAt),
+    `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+    url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
 function metaLine(input: DashboardInput, last: HistoryEntry | undefined): string {

@@ -8,8 +8,12 @@ import type { CellResult } from '../../core/results.js'
 import { escapeHtml } from '../escape.js'
 import { rooflineShare } from '../roofline-text.js'
 
-export function decodeHtml(cell: CellResult): string {
-  const decode = formatNumber(cell.metrics?.decode_tps?.mean)
+/** `value`: the figure shown, the cell's mean unless told (the verdict's, leaderboard-columns.ts). */
+export function decodeHtml(
+  cell: CellResult,
+  value: number | null | undefined = cell.metrics?.decode_tps?.mean,
+): string {
+  const decode = formatNumber(value)
   const share = rooflineShare(cell)
   if (!share || !hasFigures(cell.roofline)) return decode
   const title = escapeHtml(`ceiling ${ceilingText(cell.roofline)}`)

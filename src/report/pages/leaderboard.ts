@@ -2,21 +2,27 @@
  * The HTML leaderboard: one self-contained page — inline style and script, no external asset — with a
  * row per measured cell, sortable on every column, and the cells that failed listed below the table.
  */
-import type { MetricsBlock } from '../../core/measurements.js'
-import { PRIMARY_METRICS, metricInfo, type GatedMetric } from '../../core/metrics.js'
-import { QUALITY_FIGURES, SHOWN_QUALITY_FIGURES, type QualityFigure } from '../../core/quality.js'
 import type { CellResult, ResultsFile, RunMeta } from '../../core/results.js'
 import { clip, escapeHtml, safeUrl } from '../escape.js'
-import { EMPTY, formatDelta, formatNumber, formatPercent, plural } from '../../core/format.js'
-import { formatSlo } from '../../core/workload.js'
-import { pageHead } from './leaderboard-style.js'
-import { sortScript, type SortValue } from './leaderboard-sort.js'
-import { STATUS_MARK, STATUS_ORDER } from '../marks.js'
+import { EMPTY, formatNumber, plural } from '../../core/format.js'
+import { FIGURES_TOGGLE_ID, pageHead } from './leaderboard-style.js'
+import { sortScript } from './leaderboard-sort.js'
+import { STATUS_MARK } from '../marks.js'
 import { runtimeLabel } from '../../core/runtime.js'
 import { CURVE_CSS, curvesSection, sweepCurves } from '../sweep-curves.js'
-import { decodeHtml } from './decode-cell.js'
+import { COLUMNS, modelName, pageColumns, type Column, type Measured } from './leaderboard-columns.js'
 
+export { FIGURES_TOGGLE_ID } from './leaderboard-style.js'
 export { sortRows, sortScript, type SortDirection, type SortRow, type SortValue } from './leaderboard-sort.js'
+export {
+  baselineColumns,
+  COLUMNS,
+  GOODPUT_COLUMN,
+  modelName,
+  pageColumns,
+  type Column,
+  type Measured,
+} from './leaderboard-columns.js'
 
 export interface LeaderboardContext {
   title?: string
@@ -24,111 +30,7 @@ export interface LeaderboardContext {
   sha?: string
 }
 
-export type Measured = CellResult & { metrics: MetricsBlock }
-
-interface Column {
-  label: string
-  numeric: boolean
-  /** The raw sort key, written to `data-value`. */
-  value: (cell: Measured) => SortValue
-  /** Inner HTML; numeric columns show the formatted value by default. */
-  html?: (cell: Measured) => string
-  /** Extra class of the data cell (verdict colours). */
-  tone?: (cell: Measured) => string | undefined
-  /** Sorted as a number but shown as words, so not right-aligned. */
-  words?: boolean
-  /** Describes one run against its baseline (verdict, Δ): left out where the page shows the baseline itself. */
-  perRun?: boolean
-  /** Shown only when some cell has a value (the output quality figures). */
-  whenPresent?: boolean
-}
-
 export const TABLE_ID = 'leaderboard'
-
-const num = (label: string, value: (m: MetricsBlock) => number): Column => ({
-  label,
-  numeric: true,
-  value: (c) => finite(value(c.metrics)),
-})
-
-const delta = (metric: GatedMetric): Column => ({
-  label: `Δ ${metricInfo(metric).short}`,
-  numeric: true,
-  value: (c) => finite(c.verdict.metrics[metric]?.delta),
-  html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
-  tone: (c) => c.verdict.metrics[metric]?.status,
-  perRun: true,
-})
-
-function qualityColumn(figure: QualityFigure): Column {
-  const info = QUALITY_FIGURES[figure]
-  const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1)
-  return {
-    label: capitalised,
-    numeric: true,
-    whenPresent: true,
-    value: (c) => finite(info.read(c.quality)),
-    html: (c) => {
-      const v = info.read(c.quality)
-      return v === undefined ? EMPTY : escapeHtml(info.format(v))
-    },
-  }
-}
-
-export const COLUMNS: readonly Column[] = [
-  { label: 'Model', numeric: false, value: modelName },
-  { label: 'Runtime', numeric: false, value: runtime },
-  {
-    label: 'Quant',
-    numeric: false,
-    value: (c) => c.quant || null,
-    html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
-  },
-  { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
-  num('Total tok/s', (m) => m.total_tps),
-  num('Output tok/s', (m) => m.output_tps),
-  num('Per-user tok/s', (m) => m.per_user_tps),
-  num('TTFT avg ms', (m) => m.ttft_ms?.mean),
-  num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
-  num('TPOT avg ms', (m) => m.tpot_ms?.mean),
-  num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-  { ...num('Decode tok/s', (m) => m.decode_tps?.mean), html: decodeHtml },
-  // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-  {
-    label: 'Verdict',
-    numeric: true,
-    value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
-    html: verdictHtml,
-    words: true,
-    tone: (c) => c.verdict.status,
-    perRun: true,
-  },
-  ...PRIMARY_METRICS.map(delta),
-  ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
-]
-
-/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
-export const GOODPUT_COLUMN: Column = {
-  label: 'Goodput',
-  numeric: true,
-  value: (c) => finite(c.metrics.goodput),
-  html: (c) => {
-    const share = c.metrics.goodput
-    if (share === undefined || !c.workload.slo) return EMPTY
-    const rate =
-      c.metrics.request_goodput === undefined
-        ? ''
-        : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`
-    return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`
-  },
-}
-
-/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
-export function pageColumns(cells: readonly Measured[]): readonly Column[] {
-  if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined)) return COLUMNS
-  const at = COLUMNS.findIndex((c) => c.label === 'Verdict')
-  return [...COLUMNS.slice(0, at), GOODPUT_COLUMN, ...COLUMNS.slice(at)]
-}
 
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 export function renderLeaderboard(results: ResultsFile, ctx: LeaderboardContext = {}): string {
@@ -157,7 +59,7 @@ ${sortScript(TABLE_ID)}
  * The run's serving curves: this run's figures, and the reference each cell's verdict was judged against (the
  * baseline file's figure, or the median of the default branch's recent runs), as `verdict.reference` records it.
  */
-function runCurves(results: ResultsFile, measured: readonly Measured[]): string {
+export function runCurves(results: ResultsFile, measured: readonly Measured[]): string {
   const curves = sweepCurves(measured, (c) => c.verdict.reference?.['output-throughput']?.value)
   const sha = results.summary?.baseline?.sha
   return curvesSection(curves, {
@@ -195,19 +97,34 @@ export function leaderboardTable(
 ): string {
   const heads = columns.map(
     (col) =>
-      `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
+      `<th scope="col"${classAttr([col.numeric && !col.words ? 'num' : '', col.extra ? EXTRA : ''])}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`,
   )
   const rows = cells.map(
     (cell) =>
       `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`,
   )
-  return `<table id="${TABLE_ID}">
-<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
+  const extras = columns.filter((c) => c.extra).length
+  const perRun = columns.some((c) => c.perRun)
+  return `<div class="board">${extras ? figuresToggle(extras) : ''}<div class="table-wrap"><table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: ${perRun ? 'the verdict and its Δ (base → head), then the ' : ''}steady-state figures. Select a column header to sort.</caption>
 <thead><tr>${heads.join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
-</table>`
+</table></div></div>`
+}
+
+/** The class of the raw figures the reader shows with the page's one checkbox (leaderboard-style.ts). */
+const EXTRA = 'extra'
+
+/** A checkbox, no script: its `:checked` state shows the extra columns (leaderboard-style.ts). */
+function figuresToggle(extras: number): string {
+  return `<input type="checkbox" id="${FIGURES_TOGGLE_ID}" class="toggle"><label for="${FIGURES_TOGGLE_ID}">show all figures (${extras} more columns)</label>`
+}
+
+function classAttr(classes: readonly string[]): string {
+  const list = classes.filter(Boolean).join(' ')
+  return list ? ` class="${escapeHtml(list)}"` : ''
 }
 
 function td(col: Column, cell: Measured): string {
@@ -217,9 +134,9 @@ function td(col: Column, cell: Measured): string {
     : col.numeric
       ? formatNumber(value as number | null)
       : escapeHtml(String(value ?? EMPTY))
-  const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ')
+  const classes = classAttr([col.numeric && !col.words ? 'num' : '', col.extra ? EXTRA : '', col.tone?.(cell) ?? ''])
   const attr = value === null ? '' : escapeHtml(String(value))
-  return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`
+  return `<td${classes} data-value="${attr}">${html}</td>`
 }
 
 function metaLine(results: ResultsFile, ctx: LeaderboardContext): string {
@@ -233,7 +150,7 @@ function metaLine(results: ResultsFile, ctx: LeaderboardContext): string {
     formatDate(run.finishedAt || run.startedAt),
     `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
     baseline
-      ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
+      ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code> (${escapeHtml(baseline.source)})`
       : 'no baseline',
     url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
   ]
@@ -260,25 +177,8 @@ function unmeasuredSection(cells: readonly CellResult[]): string {
   return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`
 }
 
-export function modelName(cell: CellResult): string {
-  return cell.model || cell.target
-}
-
 function runtime(cell: CellResult): string {
   return runtimeLabel(cell)
-}
-
-function scenarioHtml(cell: Measured): string {
-  const w = cell.workload
-  const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : ''
-  const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`)
-  return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`
-}
-
-function verdictHtml(cell: Measured): string {
-  const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : ''
-  const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : ''
-  return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`
 }
 
 export function formatDate(iso: string | undefined): string {
@@ -286,8 +186,4 @@ export function formatDate(iso: string | undefined): string {
   return Number.isNaN(time)
     ? escapeHtml(iso || 'date unknown')
     : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`
-}
-
-function finite(value: number | null | undefined): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null
 }
