@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5998);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2542);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5998:
+/***/ 2542:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40088,6 +40088,7 @@ function judgeMetric(input) {
             reason,
             band,
             mde,
+            limit,
         };
         if (reference.rebased)
             v.rebased = reference.rebased;
@@ -40148,7 +40149,8 @@ function dropConfig(config) {
 }
 /**
  * A share whose baseline is 0 (no request met the SLO there) cannot drop, and its noise, relative to the
- * reference, is undefined: it passes, or improves when it rose by more than the limit.
+ * reference, is undefined: it passes, or improves when it rose by more than the limit. A share still at 0 is an SLO
+ * out of reach on both sides, which slo-reach.ts decides before asking this.
  */
 function judgeFromZero(metric, config, current) {
     const info = METRICS[metric];
@@ -40186,6 +40188,191 @@ function judgeCeiling(input) {
             ? 'improvement'
             : 'pass';
     return { status, metric, stat: 'mean', current, baseline, delta, reason: said };
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/core/workload.ts
+/**
+ * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
+ * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts, conversation turns,
+ * thinking) measured different things: comparing their speeds would call a heavier workload a regression and a
+ * lighter one an improvement.
+ * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
+ */
+
+
+/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
+function canonical(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonical).join(',')}]`;
+    if (value && typeof value === 'object')
+        return `{${Object.keys(value)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+            .join(',')}}`;
+    return JSON.stringify(value) ?? 'null';
+}
+/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
+function requestBodyDigest(body) {
+    if (Object.keys(body).length === 0)
+        return undefined;
+    return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
+}
+/** The prompts a workload sent: the word list unless it says otherwise. */
+function promptsOf(w) {
+    return w.prompts ?? 'synthetic';
+}
+/**
+ * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
+ * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
+ * cell; a word-list workload's string is what it was before prompts could be anything else.
+ */
+function workloadFingerprint(w) {
+    const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
+    const body = w.requestBody ? ` +body:${w.requestBody}` : '';
+    const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`;
+    const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
+    const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
+    const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
+    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}${conversationText(w)}`;
+}
+/** ` turns4x256 thinking:off`: a conversation's shape and the template's thinking switch; empty for neither. */
+function conversationText(w) {
+    const turns = w.turns ? ` turns${w.turns}x${w.turnTokens ?? 0}` : '';
+    return w.thinking === undefined ? turns : `${turns} thinking:${w.thinking ? 'on' : 'off'}`;
+}
+/** Each `slo` bound, with the name it has in the matrix file, which is also the metric it bounds (`ttft`, `tpot`, `e2e`). */
+const SLO_BOUNDS = [
+    ['ttftMs', 'ttft'],
+    ['tpotMs', 'tpot'],
+    ['e2eMs', 'e2e'],
+];
+/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
+function sloText(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ');
+}
+/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
+function formatSlo(slo) {
+    return SLO_BOUNDS.flatMap(([key, name]) => slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`]).join(', ');
+}
+/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
+function workloadDigest(w) {
+    return (0,external_node_crypto_.createHash)('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8);
+}
+/** True when the workload records its API, so that its digest covers everything a workload is. */
+function isComplete(w) {
+    return w.api !== undefined;
+}
+/**
+ * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
+ * are the same. A workload written before the API and request body were recorded is compared on what it has.
+ */
+function workloadChanges(baseline, current) {
+    const changes = [];
+    const numbers = [
+        ['inputTokens', 'input tokens'],
+        ['outputTokens', 'output tokens'],
+        ['concurrency', 'concurrency'],
+        ['requests', 'requests'],
+    ];
+    const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])]);
+    for (const [key, label] of numbers)
+        if (!unrequested.has(key) && baseline[key] !== current[key])
+            changes.push(`${label} ${baseline[key]} → ${current[key]}`);
+    if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
+        changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`);
+    if (baseline.rate !== current.rate)
+        changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
+    if (isComplete(baseline) && isComplete(current)) {
+        if (baseline.api !== current.api)
+            changes.push(`api ${baseline.api} → ${current.api}`);
+        if (baseline.requestBody !== current.requestBody)
+            changes.push('request-body changed');
+    }
+    const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'));
+    if (before !== after)
+        changes.push(`slo ${before} → ${after}`);
+    if (promptsOf(baseline) !== promptsOf(current))
+        changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
+    if ((baseline.turns ?? 1) !== (current.turns ?? 1))
+        changes.push(`turns ${baseline.turns ?? 1} → ${current.turns ?? 1}`);
+    if ((baseline.turnTokens ?? 0) !== (current.turnTokens ?? 0))
+        changes.push(`turn tokens ${baseline.turnTokens ?? 0} → ${current.turnTokens ?? 0}`);
+    const thinking = (w) => (w.thinking === undefined ? 'unset' : w.thinking ? 'on' : 'off');
+    if (thinking(baseline) !== thinking(current))
+        changes.push(`thinking ${thinking(baseline)} → ${thinking(current)}`);
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/compare/slo-reach.ts
+/**
+ * An SLO neither side meets. Goodput is the share of requests that met every bound of the scenario's `slo`
+ * (bench/rounds/goodput.ts); a share whose reference is 0 cannot drop (metric.ts `judgeFromZero`), so at 0 % on both
+ * sides — the baseline's and this run's, or an A/B's base and PR arms — the goodput gate could never fail, and the
+ * cell would pass while no request of either side was good. Such a goodput is never a pass: it is undecided,
+ * `needs: 'slo'`, and its why quotes the bounds, what this side's median request measured against them, and what
+ * would decide it: a looser SLO, or an engine fast enough to meet it. More rounds or launches cannot: a cell
+ * undecided for this alone wants no same-box A/B. Undecided never downgrades a decided regression: the cell's status
+ * is its worst metric's (judge.ts `cellStatus`), so a cell whose decode regressed stays a regression.
+ */
+
+
+
+
+
+/**
+ * A share whose reference is 0: out of reach when this side's is 0 too, else judged from zero (it cannot drop, and
+ * improves when it rose by more than the limit).
+ */
+function judgeFromZeroShare(metric, config, current, side) {
+    return current > 0 ? judgeFromZero(metric, config, current) : sloOutOfReach(metric, side);
+}
+/**
+ * `goodput 0% → 0%: the SLO TTFT ≤ 2s, TPOT ≤ 80ms is out of reach on both sides (p50 TPOT 95ms here; no good request
+ * at the baseline either); a looser SLO or a faster engine would decide`.
+ */
+function sloOutOfReach(metric, side) {
+    const slo = side.slo ? `the SLO ${formatSlo(side.slo)}` : 'the SLO';
+    const here = side.slo && medians(side.slo, side.cells);
+    const zero = formatPercent(0);
+    return {
+        status: 'inconclusive',
+        metric,
+        stat: 'mean',
+        current: 0,
+        baseline: 0,
+        delta: null,
+        needs: 'slo',
+        reason: `${metricLabel(metric, 'mean')} ${zero} → ${zero}: ${slo} is out of reach on both sides ` +
+            `(${here ? `${here}; ` : ''}no good request ${side.other} either); a looser SLO or a faster engine would decide`,
+    };
+}
+/**
+ * `p50 TPOT 95ms here`: this side's median request against the bounds it misses, or against every bound when it
+ * misses none (each request then missed one bound or another); undefined when the cells lack the figures.
+ */
+function medians(slo, cells) {
+    const figures = SLO_BOUNDS.flatMap(([key, metric]) => {
+        const bound = slo[key];
+        const values = cells.map((c) => readCellMetric(c, metric, 'p50'));
+        if (bound === undefined || !values.length || values.some((v) => v === undefined))
+            return [];
+        const value = stats_mean(values);
+        return [{ text: `${metric.toUpperCase()} ${formatDuration(value)}`, over: value > bound }];
+    });
+    const shown = figures.some((f) => f.over) ? figures.filter((f) => f.over) : figures;
+    return shown.length ? `p50 ${shown.map((f) => f.text).join(', ')} here` : undefined;
+}
+/**
+ * True when the verdict is undecided for an out-of-reach SLO alone: every undecided metric needs a looser SLO and
+ * nothing else is undecided, so neither more rounds nor a same-box A/B could decide it.
+ */
+function undecidedOnlyBySlo(verdict) {
+    if (verdict.status !== 'inconclusive' || verdict.undecided?.length)
+        return false;
+    const undecided = Object.values(verdict.metrics).filter((v) => v.status === 'inconclusive');
+    return undecided.length > 0 && undecided.every((v) => v.needs === 'slo');
 }
 
 ;// CONCATENATED MODULE: ./src/compare/history-shifts.ts
@@ -41198,6 +41385,7 @@ function pairedVerdict(input) {
         reason: why ? `${said}: ${why}` : said,
         band: h,
         mde,
+        limit,
     });
     const odds = (llr) => `${Math.exp(Math.min(llr, 50)) >= 1e4 ? '> 10,000' : Math.round(Math.exp(llr)).toLocaleString('en-US')} : 1`;
     const lossText = formatPercent(twice);
@@ -41356,8 +41544,10 @@ function storedAcceptance(cells, stored, config) {
  * - an achieved-length miss (`lengths-missed:`) the baseline's cell did not have fails the cell: the engine
  *   stopped short of the request where the baseline did not; a flag of a kind the baseline had too leaves the
  *   cell inconclusive (a stored history never holds a flagged run, so only a baseline file can have flags);
- * - a gated metric that should have been measured and was not leaves the cell inconclusive.
+ * - a gated metric that should have been measured and was not leaves the cell inconclusive;
+ * - goodput at 0 % on both sides (an SLO neither meets) leaves it inconclusive, never a pass (slo-reach.ts).
  */
+
 
 
 
@@ -41493,8 +41683,10 @@ function judgeRelative(sample, baseline, metric, stat, options) {
         return { note: `${label}: no baseline value` };
     if (current === undefined)
         return { note: `${label}: not measured, cannot compare`, unknown: true };
-    if (isDrop(metric) && !(reference.value > 0))
-        return { verdict: judgeFromZero(metric, config, current), reference };
+    if (isDrop(metric) && !(reference.value > 0)) {
+        const side = { slo: sample.cells[0].workload?.slo, cells: sample.cells, other: 'at the baseline' };
+        return { verdict: judgeFromZeroShare(metric, config, current, side), reference };
+    }
     if (!(reference.value > 0))
         return { note: `${label}: baseline is not positive, cannot compare`, unknown: true };
     const noise = noiseModel({
@@ -41658,6 +41850,7 @@ function keep(stored, why, ab) {
 
 
 
+
 /** The A/B verdict on a cell from its launches in order: every gated metric both arms measured. */
 function abCellVerdict(launches, gate, options = {}) {
     const problem = launchProblem(launches);
@@ -41778,20 +41971,25 @@ function abGated(launches, gate, metric, stat, options) {
     const config = isDrop(metric) ? dropConfig(gate[metric]) : gate[metric];
     if (values.some((v) => !(v > 0))) {
         if (isDrop(metric))
-            return abZeroShare(metric, config, arm('base'), arm('pr'));
+            return abZeroShare(metric, config, arm('base'), arm('pr'), prSide(launches));
         return { note: `${label}: a launch measured no positive value, cannot compare`, unknown: true };
     }
     return abLaunchMetric(launches, metric, stat, values, { config, ...options });
 }
+/** The PR arm's launches as the side an SLO no launch of either arm met is quoted from (slo-reach.ts). */
+function prSide(launches) {
+    const cells = launches.filter((l) => l.arm === 'pr').map((l) => l.cell);
+    return { slo: launches[0].cell.workload?.slo, cells, other: 'on the base arm' };
+}
 /**
  * A share that some launch measured at 0 (no request met the SLO) has no log ratio: it is judged on the arms' means
  * in points, where only a drop past twice the limit fails whatever the noise (rules.ts), no drop passes, and a
- * smaller one needs launches that measure a share above 0.
+ * smaller one needs launches that measure a share above 0. Both arms at 0: the SLO is out of reach (slo-reach.ts).
  */
-function abZeroShare(metric, config, base, pr) {
+function abZeroShare(metric, config, base, pr, side) {
     const [before, after] = [stats_mean(base), stats_mean(pr)];
     if (!(before > 0))
-        return judgeFromZero(metric, config, after);
+        return judgeFromZeroShare(metric, config, after, side);
     const limit = config.minDelta ?? 0;
     const worse = before - after;
     const said = `${metricLabel(metric, 'mean')} ${formatPercent(before)} → ${formatPercent(after)} (A/B on this box, arms' means; limit ${formatPoints(limit)} points)`;
@@ -41883,6 +42081,7 @@ function fingerprintChanges(baseline, current) {
 
 
 
+
 /** Why the cell wants an A/B under `mode`, or undefined when its stored-baseline verdict stands on its own. */
 function abWanted(cell, mode) {
     if (mode === 'off' || cell.status !== 'ok' || !cell.metrics || cell.verdict.skipped)
@@ -41895,7 +42094,8 @@ function abWanted(cell, mode) {
     const { status } = cell.verdict;
     if (status === 'regression')
         return 'it looks regressed against the stored baseline';
-    if (status === 'inconclusive')
+    // An SLO neither side meets is decided by a looser SLO, never by launches (slo-reach.ts).
+    if (status === 'inconclusive' && !undecidedOnlyBySlo(cell.verdict))
         return 'the stored baseline cannot decide it';
     if (status === 'new')
         return 'there is no stored baseline for it';
@@ -51686,17 +51886,18 @@ function toMs(text, ctx, allowZero = false) {
         return fail(ctx, text, `must be at most 24h (got ${show(text)})`);
     return ms;
 }
-/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes. */
+/** A duration in ms. Bare numbers are refused: `20` could mean ms, s or minutes; the error suggests `unit` (default s). */
 function fields_duration(options = {}) {
+    const unit = options.unit ?? 's';
     return schemas_string({
         error: (issue) => typeof issue.input === 'number'
-            ? `needs a unit, e.g. "${issue.input}s"`
+            ? `needs a unit, e.g. "${issue.input}${unit}"`
             : expected(`must be ${DURATION_HINT}`)(issue),
     })
         .meta({
         description: `A duration like 500ms, 90s, 20m or 1h30m`,
         pattern: DURATION_PATTERN,
-        examples: ['90s', '20m'],
+        examples: unit === 'ms' ? ['80ms', '2s'] : ['90s', '20m'],
     })
         .transform((text, ctx) => toMs(text, ctx, options.allowZero));
 }
@@ -52517,120 +52718,6 @@ function cellCreep(cell, history, gate, options) {
             alerts.push(alert);
     }
     return alerts;
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/core/workload.ts
-/**
- * The workload a cell measured, as a results file records it, and how two of them differ. Two cells with the
- * same id but another workload (concurrency, lengths, requests, rate, API, request body, prompts, conversation turns,
- * thinking) measured different things: comparing their speeds would call a heavier workload a regression and a
- * lighter one an improvement.
- * Latency targets (`slo`) are part of it too: goodput counted against other bounds is another figure.
- */
-
-
-/** Keys a canonical JSON text sorts, so that `{a, b}` and `{b, a}` digest alike. */
-function canonical(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonical).join(',')}]`;
-    if (value && typeof value === 'object')
-        return `{${Object.keys(value)
-            .sort()
-            .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-            .join(',')}}`;
-    return JSON.stringify(value) ?? 'null';
-}
-/** A short digest of `request-body` (12 hex digits of SHA-256); undefined when it adds nothing. */
-function requestBodyDigest(body) {
-    if (Object.keys(body).length === 0)
-        return undefined;
-    return (0,external_node_crypto_.createHash)('sha256').update(canonical(body)).digest('hex').slice(0, 12);
-}
-/** The prompts a workload sent: the word list unless it says otherwise. */
-function promptsOf(w) {
-    return w.prompts ?? 'synthetic';
-}
-/**
- * A workload as one short string, the same for the same workload: `in1024 out128 c8 n8 closed completions`
- * (`+body:<digest>` with a request body, `+prompts:text` with text prompts). History entries keep its digest per
- * cell; a word-list workload's string is what it was before prompts could be anything else.
- */
-function workloadFingerprint(w) {
-    const rate = w.rate === null ? 'closed' : `rate${w.rate}`;
-    const body = w.requestBody ? ` +body:${w.requestBody}` : '';
-    const prompts = promptsOf(w) === 'synthetic' ? '' : ` +prompts:${promptsOf(w)}`;
-    const length = (key) => (w.unrequested?.includes(key) ? '?' : String(w[key]));
-    const prefix = w.prefixTokens ? ` prefix${w.prefixTokens}` : '';
-    const slo = w.slo ? ` slo:${sloText(w.slo)}` : '';
-    return `in${length('inputTokens')} out${length('outputTokens')} c${w.concurrency} n${w.requests} ${rate} ${w.api ?? 'api?'}${body}${prompts}${prefix}${slo}${conversationText(w)}`;
-}
-/** ` turns4x256 thinking:off`: a conversation's shape and the template's thinking switch; empty for neither. */
-function conversationText(w) {
-    const turns = w.turns ? ` turns${w.turns}x${w.turnTokens ?? 0}` : '';
-    return w.thinking === undefined ? turns : `${turns} thinking:${w.thinking ? 'on' : 'off'}`;
-}
-const SLO_BOUNDS = [
-    ['ttftMs', 'ttft'],
-    ['tpotMs', 'tpot'],
-    ['e2eMs', 'e2e'],
-];
-/** `ttft≤2000ms tpot≤80ms`: the bounds an SLO gives, in a fixed order and exact, for the fingerprint. */
-function sloText(slo) {
-    return SLO_BOUNDS.flatMap(([key, name]) => (slo[key] === undefined ? [] : [`${name}≤${slo[key]}ms`])).join(' ');
-}
-/** `TTFT ≤ 2s, TPOT ≤ 80ms`: the bounds as the report and `validate` show them. */
-function formatSlo(slo) {
-    return SLO_BOUNDS.flatMap(([key, name]) => slo[key] === undefined ? [] : [`${name.toUpperCase()} ≤ ${formatDuration(slo[key])}`]).join(', ');
-}
-/** 8 hex digits of the fingerprint's SHA-256: what a history entry stores per cell (small, and equal iff equal). */
-function workloadDigest(w) {
-    return (0,external_node_crypto_.createHash)('sha256').update(workloadFingerprint(w)).digest('hex').slice(0, 8);
-}
-/** True when the workload records its API, so that its digest covers everything a workload is. */
-function isComplete(w) {
-    return w.api !== undefined;
-}
-/**
- * What changed from the baseline's workload to the current one, in words (`concurrency 8 → 16`); empty when they
- * are the same. A workload written before the API and request body were recorded is compared on what it has.
- */
-function workloadChanges(baseline, current) {
-    const changes = [];
-    const numbers = [
-        ['inputTokens', 'input tokens'],
-        ['outputTokens', 'output tokens'],
-        ['concurrency', 'concurrency'],
-        ['requests', 'requests'],
-    ];
-    const unrequested = new Set([...(baseline.unrequested ?? []), ...(current.unrequested ?? [])]);
-    for (const [key, label] of numbers)
-        if (!unrequested.has(key) && baseline[key] !== current[key])
-            changes.push(`${label} ${baseline[key]} → ${current[key]}`);
-    if ((baseline.prefixTokens ?? 0) !== (current.prefixTokens ?? 0))
-        changes.push(`prefix tokens ${baseline.prefixTokens ?? 0} → ${current.prefixTokens ?? 0}`);
-    if (baseline.rate !== current.rate)
-        changes.push(`rate ${baseline.rate ?? 'closed-loop'} → ${current.rate ?? 'closed-loop'}`);
-    if (isComplete(baseline) && isComplete(current)) {
-        if (baseline.api !== current.api)
-            changes.push(`api ${baseline.api} → ${current.api}`);
-        if (baseline.requestBody !== current.requestBody)
-            changes.push('request-body changed');
-    }
-    const [before, after] = [baseline.slo, current.slo].map((slo) => (slo ? sloText(slo) : 'none'));
-    if (before !== after)
-        changes.push(`slo ${before} → ${after}`);
-    if (promptsOf(baseline) !== promptsOf(current))
-        changes.push(`prompts ${promptsOf(baseline)} → ${promptsOf(current)}`);
-    if ((baseline.turns ?? 1) !== (current.turns ?? 1))
-        changes.push(`turns ${baseline.turns ?? 1} → ${current.turns ?? 1}`);
-    if ((baseline.turnTokens ?? 0) !== (current.turnTokens ?? 0))
-        changes.push(`turn tokens ${baseline.turnTokens ?? 0} → ${current.turnTokens ?? 0}`);
-    const thinking = (w) => (w.thinking === undefined ? 'unset' : w.thinking ? 'on' : 'off');
-    if (thinking(baseline) !== thinking(current))
-        changes.push(`thinking ${thinking(baseline)} → ${thinking(current)}`);
-    return changes;
 }
 
 ;// CONCATENATED MODULE: ./src/compare/match.ts
@@ -54574,6 +54661,13 @@ class errors_ConfigError extends Error {
         this.name = 'ConfigError';
     }
 }
+/** The matrix file itself cannot be read (a mistyped path): the run writes nothing, not even its results folder. */
+class UnreadableConfigError extends errors_ConfigError {
+    constructor(problem) {
+        super([problem]);
+        this.name = 'UnreadableConfigError';
+    }
+}
 /** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
 class StartError extends Error {
     target;
@@ -56013,7 +56107,46 @@ function checkConversations(plan, adapter, path, problems) {
         problems.add([...field, 'enable_thinking'], `clashes with scenario "${thinking[0]}"'s thinking, which sets enable_thinking itself; remove one of them`);
 }
 
+;// CONCATENATED MODULE: ./src/config/launch-port.ts
+const DEFAULT_URL = 'http://127.0.0.1:{port}';
+const PORT_FLAG = /(?:^|\s)--port(?:=|\s+)(['"]?)(\d{1,5})\1(?=\s|$)/;
+/** The number a command line passes to `--port` (`--port 8080`, `--port=8080`), if it passes one. */
+function literalPort(command) {
+    const text = command === undefined ? '' : typeof command === 'string' ? command : command.join(' ');
+    const port = PORT_FLAG.exec(text)?.[2];
+    return port !== undefined && Number(port) <= 65535 ? port : undefined;
+}
+/** The launched command and its field: `launch`, or the container's `command`; undefined when nothing is launched. */
+function launchedCommand(target) {
+    if (target.launch !== undefined)
+        return { field: ['launch'], command: target.launch };
+    if (target.container?.command !== undefined)
+        return { field: ['container', 'command'], command: target.container.command };
+    return undefined;
+}
+/** A launch that passes a literal `--port` other than the port the gate polls is a problem naming its field. */
+function checkLaunchPort(target, path, problems) {
+    const launched = launchedCommand(target);
+    if (!launched)
+        return;
+    const text = typeof launched.command === 'string' ? launched.command : launched.command.join(' ');
+    const literal = literalPort(text);
+    if (literal === undefined || text.includes('{port}'))
+        return;
+    const at = [...path, ...launched.field];
+    if (target.port !== undefined) {
+        if (Number(literal) !== target.port)
+            problems.add(at, `passes --port ${literal} but port is ${target.port}: the engine would listen on ${literal}, a port the gate never polls; write --port {port}`);
+        return;
+    }
+    const url = target.url ?? DEFAULT_URL;
+    if (!url.includes('{port}'))
+        return;
+    problems.add(at, `passes --port ${literal} and no {port} while url ${url} uses {port}: the engine would listen on ${literal}, a port the gate never polls; write --port {port} (or set port: ${literal})`);
+}
+
 ;// CONCATENATED MODULE: ./src/config/expand.ts
+
 
 
 
@@ -56070,6 +56203,7 @@ function expandOne(key, target, combo, adapter, input, path, problems) {
     const env = filledEnv(target, full, at('env'), problems);
     const engineOptions = optionValues(adapter, target, full, path, problems);
     const external = target.url !== undefined && target.launch === undefined && target.container === undefined;
+    checkLaunchPort(target, path, problems);
     if (external && port === undefined && target.url?.includes('{port}')) {
         problems.add(at('url'), '{port} has no value: nothing is launched for this target, so set port or write the port in the url');
     }
@@ -56376,7 +56510,7 @@ function shapeChecks(s, ctx) {
 }
 /** `slo:` — latency targets; a request meeting every bound given is good (goodput). */
 function sloSchema() {
-    const bound = (what) => fields_duration().meta({ description: `Largest ${what} of a good request, e.g. 2s` });
+    const bound = (what) => fields_duration({ unit: 'ms' }).meta({ description: `Largest ${what} of a good request, e.g. 2s` });
     return strictObject({
         ttft: bound('time to first token').optional(),
         tpot: bound('time per output token after the first').optional(),
@@ -57114,7 +57248,7 @@ async function readSource(configPath, resolvedPath) {
                 : code === 'ENOTREG' || code === 'EFBIG'
                     ? `cannot be read (${error.message})`
                     : `cannot be read (${code ?? String(error)})`;
-        throw new errors_ConfigError([`config: ${resolvedPath} ${why}`]);
+        throw new UnreadableConfigError(`config: ${resolvedPath} ${why}`);
     }
     return parseSource(text, configPath, formatOf(resolvedPath));
 }
@@ -57378,6 +57512,112 @@ async function loadPlan(configPath, options = {}) {
     const resolvedPath = (0,external_node_path_.resolve)(options.cwd ?? process.cwd(), configPath);
     const source = await readSource(configPath, resolvedPath);
     return buildPlan(source.data, { ...options, configPath, resolvedPath, locate: source.locate });
+}
+
+;// CONCATENATED MODULE: ./src/config/model-files.ts
+/**
+ * The local model files a target names, and which of them this machine lacks. A path is the target's `model` when
+ * it is absolute or `./`/`../` relative, or the value of a launch's `-m`/`--model` (llama.cpp's flags,
+ * tools/server/README.md of ggml-org/llama.cpp) or `--model-path` (SGLang's, python/sglang/srt/server_args.py) when it
+ * is a plain word that is such a path or a `.gguf`/`.safetensors` file. Relative paths are resolved against the
+ * launch's working directory, and left alone when the launch changes directory (`cd`, `pushd`) before using them. Inside a container a path belongs to the image, unless it lies under a bind mount
+ * (`volumes: [host:container]`): then its host side is the file to check, and any other path is left alone.
+ */
+
+
+const PATH_WORD = /^[A-Za-z0-9_./+@%,:-]+$/;
+const MODEL_FLAGS = ['-m', '--model', '--model-path'];
+/** A launch that moves before it runs the engine: its relative paths are not relative to where it starts. */
+const CHANGES_DIRECTORY = /(?:^|[\s;&|(])(?:cd|pushd)\s/;
+/** A model named by a path (`/models/x.gguf`, `./x`; `~` is not expanded), or undefined for a hub id. */
+function localModelPath(model, cwd) {
+    if (!model || !isPathLike(model))
+        return undefined;
+    return (0,external_node_path_.resolve)(cwd, model);
+}
+const isPathLike = (word) => (0,external_node_path_.isAbsolute)(word) || word.startsWith('./') || word.startsWith('../');
+const isModelFile = (word) => /\.(gguf|safetensors)$/.test(word);
+/** A word as the shell reads it when it needs nothing but its quotes removed; undefined otherwise. */
+function plainWord(word) {
+    const unquoted = word && /^'[^']*'$|^"[^"$`\\]*"$/.test(word) ? word.slice(1, -1) : word;
+    return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined;
+}
+/** Every plain value of a model flag in `words` (`-m x`, `--model=x`, `--model-path x`), in order. */
+function flagValues(words) {
+    const values = [];
+    for (const [i, word] of words.entries()) {
+        const joined = MODEL_FLAGS.find((flag) => word.startsWith(`${flag}=`));
+        const value = joined ? word.slice(joined.length + 1) : MODEL_FLAGS.includes(word) ? words[i + 1] : undefined;
+        const plain = plainWord(value);
+        if (plain)
+            values.push(plain);
+    }
+    return values;
+}
+const wordsOf = (command) => command === undefined ? [] : typeof command === 'string' ? command.trim().split(/\s+/) : [...command];
+/** The file a launch command's `-m`/`--model` names, when it is a plain word ending in .gguf or .safetensors. */
+function launchModelPath(launch, cwd) {
+    const path = flagValues(wordsOf(launch)).find(isModelFile);
+    return path === undefined ? undefined : (0,external_node_path_.resolve)(cwd, path);
+}
+/** The local model paths of a launch command: model flag values that are paths or model files. */
+function launchModelPaths(launch) {
+    return flagValues(wordsOf(launch)).filter((w) => isPathLike(w) || isModelFile(w));
+}
+/** The host file behind an absolute container path under a bind mount (`/data:/models:ro`); undefined otherwise. */
+function hostPathOf(path, volumes) {
+    if (!external_node_path_.posix.isAbsolute(path))
+        return undefined;
+    const inside = external_node_path_.posix.normalize(path);
+    for (const volume of volumes) {
+        const [host, target] = volume.split(':');
+        if (!host?.startsWith('/') || !target)
+            continue;
+        const mount = external_node_path_.posix.normalize(target).replace(/\/$/, '');
+        if (inside === mount)
+            return host;
+        if (inside.startsWith(`${mount}/`))
+            return external_node_path_.posix.join(host, inside.slice(mount.length + 1));
+    }
+    return undefined;
+}
+function containerFiles(key, model, c) {
+    const named = [
+        ...(model && isPathLike(model) ? [{ field: `targets.${key}.model`, path: model }] : []),
+        ...launchModelPaths(c.command).map((path) => ({ field: `targets.${key}.container.command`, path })),
+    ];
+    return named.flatMap(({ field, path }) => {
+        const file = hostPathOf(path, c.volumes);
+        return file === undefined ? [] : [{ field, path, file }];
+    });
+}
+/** The local model files a launched target names, each once (its `model` first); none for an attached target. */
+function modelFiles(target, cwd = process.cwd()) {
+    if (target.external)
+        return [];
+    const key = target.sourceKey;
+    const files = target.container
+        ? containerFiles(key, target.model, target.container)
+        : [
+            ...(target.model && isPathLike(target.model) ? [{ field: `targets.${key}.model`, path: target.model }] : []),
+            ...launchModelPaths(target.launch).map((path) => ({ field: `targets.${key}.launch`, path })),
+        ]
+            .filter((f) => (0,external_node_path_.isAbsolute)(f.path) || !CHANGES_DIRECTORY.test(target.launch ?? ''))
+            .map((f) => ({ ...f, file: (0,external_node_path_.resolve)(target.workdir ?? cwd, f.path) }));
+    return files.filter((f, i) => files.findIndex((g) => g.file === f.file) === i);
+}
+/** The model files a target names that do not exist on this machine. */
+function missingModelFiles(target, cwd = process.cwd()) {
+    return modelFiles(target, cwd).filter((f) => !(0,external_node_fs_namespaceObject.existsSync)(f.file));
+}
+/** `path (host file)` when a container path was mapped to its mount, else the path. */
+function describeModelFile(f) {
+    return f.file === f.path ? f.path : `${f.path} (${f.file} on this machine)`;
+}
+/** `validate`'s warnings: each missing model file of the plan once, naming its field. */
+function modelFileWarnings(targets, cwd = process.cwd()) {
+    const lines = targets.flatMap((t) => missingModelFiles(t, cwd).map((f) => `${f.field}: model file ${describeModelFile(f)} does not exist on this machine (a run here fails this target before launching it; a runner that has the file is fine)`));
+    return [...new Set(lines)];
 }
 
 ;// CONCATENATED MODULE: ./src/config/inputs.ts
@@ -58392,6 +58632,7 @@ const metricVerdict = preprocess(upgradeMetricVerdict, obj({
     delta: numOrNull,
     reason: str,
     mde: num.optional(),
+    limit: num.optional(),
     launchSpread: num.optional(),
     factors: results_fields_list(factorVerdict).optional(),
 }));
@@ -59417,6 +59658,87 @@ const RUN_ID_VARIABLE = 'LLM_BENCH_RUN_ID';
 
 ;// CONCATENATED MODULE: external "node:string_decoder"
 const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/server/log-lines.ts
+/**
+ * What an engine's log says, line by line: the port it says it listens on, and the line that best tells why it
+ * failed. Both read untrusted text: every line is bounded before it is matched, and what is quoted is cut.
+ */
+/** Longest line looked at; engines print their whole config on one line, and a match needs only its start. */
+const MAX_LINE_CHARS = 2000;
+/** Longest line quoted in an error. */
+const QUOTE_CHARS = 300;
+/**
+ * The lines engines print once their HTTP socket listens, each with its URL:
+ * llama.cpp's `llama-server` `server is listening on http://127.0.0.1:8080` (older builds add `- starting the main
+ * loop`; tools/server/server.cpp of ggml-org/llama.cpp), uvicorn's `Uvicorn running on http://0.0.0.0:8000 (Press
+ * CTRL+C to quit)` (uvicorn/server.py of encode/uvicorn; SGLang and trtllm-serve serve through uvicorn), and vLLM's
+ * `Starting vLLM API server 0 on http://0.0.0.0:8000` (vllm/entrypoints/openai/api_server.py).
+ */
+const LISTENING = /\b(?:listening on|Uvicorn running on|Starting vLLM API server(?: \d+)? on)\s+https?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})\b/;
+/** The port a log line says the engine listens on, if it says so. */
+function listeningPort(line) {
+    const match = LISTENING.exec(line.slice(0, MAX_LINE_CHARS));
+    if (!match)
+        return undefined;
+    const port = Number(match[1]);
+    return port > 0 && port < 65536 ? port : undefined;
+}
+/**
+ * The first of `lines` saying the engine listens on a port other than `port`, unless one says it listens on `port`
+ * (a launch may start helpers on ports of their own beside the server the gate polls).
+ */
+function elsewhereLine(lines, port) {
+    const ports = lines.map(listeningPort);
+    if (ports.includes(port))
+        return undefined;
+    return lines.find((_, i) => ports[i] !== undefined);
+}
+/** A line naming a file that is not there: the C library's ENOENT text, Node's code, Python's exception. */
+const MISSING_FILE = /No such file or directory|\bENOENT\b|FileNotFoundError|\b(?:file|path|model|directory)\b[^\n]{0,80}\b(?:does not exist|not found)\b/i;
+/**
+ * The last line of a Python exception (`OSError: …`, `torch.OutOfMemoryError: …`): what a traceback comes to.
+ * Log prefixes (`ERROR 05-01 12:00:00 [core.py:42]`, `(EngineCore pid=1)`) may stand before it.
+ */
+const PYTHON_EXCEPTION = /(?:^|\s)(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt):\s+\S/;
+/** Words of a line that reports a failure. */
+const ERROR_SHAPED = /\b(?:error|errors|failed|failure|fatal|panic|abort(?:ed|ing)?|cannot|can't|unable to|out of memory|exception|segmentation fault|killed)\b/i;
+/** Lines that only announce what follows, or the end, and tell nothing themselves. */
+const UNTELLING = /^\s*(?:Traceback \(most recent call last\):|The above exception was the direct cause|During handling of the above exception)/i;
+/** An error level before the message: llama.cpp's ` E `, Python logging's `ERROR`, glog's `E1201`, `FATAL`, `CRITICAL`. */
+const ERROR_LEVEL = /(?:^|\s)(?:E|ERROR|FATAL|CRITICAL|E\d{4})(?:\s|:)/;
+function score(line) {
+    if (UNTELLING.test(line))
+        return 0;
+    const level = ERROR_LEVEL.test(line) ? 0.5 : 0;
+    if (MISSING_FILE.test(line))
+        return 3 + level;
+    if (PYTHON_EXCEPTION.test(line))
+        return 2 + level;
+    return ERROR_SHAPED.test(line) ? 1 + level : 0;
+}
+/**
+ * The most telling of `lines` (oldest first): a line naming a missing file, else a Python exception's line, else an
+ * error-shaped line; the first of the best kind, since later ones are mostly its consequences ("exiting due to model
+ * loading error" after the file that could not be opened). Undefined when no line looks like an error. Cut to QUOTE_CHARS.
+ */
+function tellingLine(lines) {
+    let best;
+    let bestScore = 0;
+    for (const raw of lines) {
+        const line = raw.slice(0, MAX_LINE_CHARS).trim();
+        const s = score(line);
+        if (s > bestScore) {
+            best = line;
+            bestScore = s;
+        }
+    }
+    return best === undefined ? undefined : cut(best);
+}
+/** A quoted line, cut to QUOTE_CHARS. */
+function cut(line) {
+    return line.length > QUOTE_CHARS ? `${line.slice(0, QUOTE_CHARS)}…` : line;
+}
+
 ;// CONCATENATED MODULE: ./src/server/log-file.ts
 /**
  * An engine's stdout+stderr on disk, bounded: the first `headBytes` (the launch, the load,
@@ -59429,10 +59751,13 @@ const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRe
 
 
 
+
 const DEFAULT_HEAD_BYTES = 1024 * 1024;
 const DEFAULT_TAIL_BYTES = 256 * 1024;
 /** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
 const PARTIAL_LINE_CHARS = 64 * 1024;
+/** Most lines kept that say where the engine listens (log-lines.ts); later ones only repeat. */
+const MAX_LISTENING_LINES = 8;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 class BoundedLog {
@@ -59448,6 +59773,7 @@ class BoundedLog {
     recentBytes = 0;
     decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
     partial = '';
+    heard = [];
     constructor(path, options = {}) {
         this.path = path;
         this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
@@ -59471,8 +59797,23 @@ class BoundedLog {
         const cut = text.lastIndexOf('\n') + 1;
         const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
         this.partial = text.slice(ready.length);
-        if (ready)
-            this.append(Buffer.from(redact_redact(ready)), true);
+        if (ready) {
+            const clean = redact_redact(ready);
+            this.listen(clean);
+            this.append(Buffer.from(clean), true);
+        }
+    }
+    /** The lines, as the log has them, in which the engine said where it listens (at most MAX_LISTENING_LINES, cut). */
+    listening() {
+        return this.heard;
+    }
+    listen(text) {
+        if (this.heard.length >= MAX_LISTENING_LINES || !text.includes('http'))
+            return;
+        for (const line of text.replace(ANSI, '').split(/\r\n|\r|\n/)) {
+            if (this.heard.length < MAX_LISTENING_LINES && listeningPort(line) !== undefined)
+                this.heard.push(cut(line.trim()));
+        }
     }
     /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
     note(text) {
@@ -59570,13 +59911,16 @@ class BoundedLog {
  * caller aborts. Loading is not death: before the first ready answer, a 503, any other
  * non-200 or a refused connection means "still loading" for every engine while its process
  * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
- * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
+ * proxy answer 503 while loading). The exit or `ready-timeout` ends the wait, and so does a log that says the engine
+ * listens on another port while ours still refuses connections ELSEWHERE_GRACE_MS later (a launch that starts its
+ * engine first and a proxy on our port once the engine is up gets that long for the proxy).
  */
 
 
 const POLL_MS = 200;
 const PROGRESS_MS = 15_000;
 const PROBE_TIMEOUT_MS = 2000;
+const ELSEWHERE_GRACE_MS = 10_000;
 /** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
 function describeAnswer(answer) {
     if (!answer)
@@ -59629,6 +59973,7 @@ async function waitReady(options) {
     const elapsed = () => Date.now() - started;
     let last;
     let nextProgress = progressMs;
+    const elsewhere = elsewhereWatch(options);
     for (;;) {
         const remaining = options.timeoutMs - elapsed();
         if (remaining <= 0)
@@ -59643,6 +59988,9 @@ async function waitReady(options) {
         last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
         if (adapter.readiness(last) === 'ready')
             return { kind: 'ready', elapsedMs: elapsed() };
+        const moved = elsewhere(last);
+        if (moved)
+            return { kind: 'elsewhere', ...moved, elapsedMs: elapsed() };
         if (elapsed() >= nextProgress) {
             nextProgress += progressMs;
             const line = options.lastLogLine?.();
@@ -59655,6 +60003,24 @@ async function waitReady(options) {
         if ('exit' in pause)
             return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
     }
+}
+/**
+ * Watches for the engine listening elsewhere: the log line once our port has refused connections for the grace
+ * since the line was first seen (an answer of any kind on our port means something serves there).
+ */
+function elsewhereWatch(options) {
+    const graceMs = options.elsewhereGraceMs ?? ELSEWHERE_GRACE_MS;
+    let since;
+    return (last) => {
+        const line = last.status === 0 ? options.elsewhere?.() : undefined;
+        if (line === undefined) {
+            since = undefined;
+            return undefined;
+        }
+        since ??= Date.now();
+        const refusedMs = Date.now() - since;
+        return refusedMs >= graceMs ? { line, refusedMs } : undefined;
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/io/proc-stat.ts
@@ -60716,6 +61082,8 @@ async function prepareOutside(target, command, at) {
 
 
 
+
+
 const SMOKE_ATTEMPTS = 3;
 const SMOKE_MIN_MS = 10_000;
 function exitText(exit) {
@@ -60748,6 +61116,10 @@ async function untilReady(options, baseUrl, group) {
         exit: group?.exitSignal,
         signal,
         lastLogLine: () => group?.log.lastLine(),
+        elsewhere: () => {
+            const port = hostPort(baseUrl)?.port;
+            return group && port !== undefined ? elsewhereLine(group.log.listening(), port) : undefined;
+        },
         pollMs: options.pollIntervalMs,
         progressIntervalMs: options.progressIntervalMs,
     });
@@ -60765,6 +61137,12 @@ async function untilReady(options, baseUrl, group) {
                 exitCode: outcome.exit.code,
             };
         }
+        case 'elsewhere':
+            return {
+                kind: 'elsewhere',
+                message: `${baseUrl} refused connections for ${formatDuration(outcome.refusedMs)} while the engine's log says it ` +
+                    `listens elsewhere: ${outcome.line}; pass {port} to the launch (--port {port}) or set port to the one it listens on`,
+            };
         case 'timeout':
             return {
                 kind: 'timeout',
@@ -60823,14 +61201,27 @@ async function smokeTest(options, baseUrl, group, started) {
 
 
 
+
+
 const PORT_FREE_WAIT_MS = 700;
 const DRAIN_WAIT_MS = 300;
 /** `<logDir>/<target id, path separators and odd characters replaced>.log` */
 function logPathFor(logDir, targetId) {
     return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
 }
-function withLine(message, line) {
-    return line ? `${message}; last log line: ${line.slice(0, 300)}` : message;
+/** Lines of the log looked through for the most telling one. */
+const TELLING_LINES = 200;
+/**
+ * The message with the log's most telling line (log-lines.ts: a missing file, an exception, an error) and its last
+ * line, each cut; the last lines themselves travel with the error as its log tail.
+ */
+function withLogLines(message, tail) {
+    const lines = tail.split('\n').filter((l) => l.trim() !== '');
+    const last = lines.length ? cut(lines[lines.length - 1].trim()) : undefined;
+    const telling = tellingLine(lines);
+    if (telling !== undefined && telling !== last)
+        return `${message}; log says: ${telling}; last log line: ${last}`;
+    return last ? `${message}; last log line: ${last}` : message;
 }
 async function attach(options) {
     const { target } = options;
@@ -60889,8 +61280,17 @@ async function pullMissing(options, image) {
         throw new StartError(target.id, signal?.aborted ? 'aborted' : 'spawn', errorMessage(error));
     }
 }
+/** A model file the launch names that is not here fails it before anything starts, not after `ready-timeout`. */
+function refuseMissingModel(target) {
+    const missing = missingModelFiles(target);
+    if (!missing.length)
+        return;
+    const named = missing.map((f) => `${f.field}: model file ${describeModelFile(f)} does not exist on this machine`);
+    throw new StartError(target.id, 'spawn', `${named.join('; ')}; nothing was launched`);
+}
 async function launch(options, command) {
     const { target, log } = options;
+    refuseMissingModel(target);
     const port = target.port ?? hostPort(target.url)?.port ?? (await pickFreePort());
     const baseUrl = trimSlash(fillPort(target.url, port));
     const host = hostPort(baseUrl)?.host ?? '127.0.0.1';
@@ -60939,9 +61339,13 @@ async function launch(options, command) {
     }
     const failure = outcome;
     await running.stop();
-    const tail = group.log.tail();
-    const message = withLine(failure.message, group.log.tail(1)) + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
-    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, tail, filled);
+    const message = failureMessage(failure, group, withheld);
+    throw new StartError(target.id, failure.kind, message, failure.exitCode ?? null, group.log.tail(), filled);
+}
+/** Why the launch failed, with the log's telling line (a listening-elsewhere failure names its own) and any withheld variables. */
+function failureMessage(failure, group, withheld) {
+    const quoted = failure.kind === 'elsewhere' ? failure.message : withLogLines(failure.message, group.log.tail(TELLING_LINES));
+    return quoted + (failure.kind === 'aborted' ? '' : withheldHint(withheld));
 }
 /**
  * The handle of a launched group: its exit (unless we stopped it ourselves), its log tail, and an
@@ -64741,533 +65145,182 @@ async function sharedPrefix(key, tokens, counters) {
     return { text: prefixText(key, fit.fillerWords), tokens: fit.promptTokens };
 }
 
-;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/errors.js
-/**
- * Error thrown when encountering an issue during parsing.
- *
- * @public
- */
+;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/index.js
 class ParseError extends Error {
-    constructor(message, options) {
-        super(message);
-        this.name = 'ParseError';
-        this.type = options.type;
-        this.field = options.field;
-        this.value = options.value;
-        this.line = options.line;
-    }
+  constructor(message, options) {
+    super(message), this.name = "ParseError", this.type = options.type, this.field = options.field, this.value = options.value, this.line = options.line;
+  }
 }
-//# sourceMappingURL=errors.js.map
-;// CONCATENATED MODULE: ./node_modules/eventsource-parser/dist/parse.js
-/**
- * EventSource/Server-Sent Events parser
- * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
- */
-
-// ASCII codes used in the hot parsing paths.
-const LF = 10;
-const CR = 13;
-const SPACE = 32;
-const MAX_FIELD_PREFIX_LENGTH = 6;
-/**
- * Creates a new EventSource parser.
- *
- * @param config - Parser configuration. Accepts callbacks (see {@link ParserCallbacks})
- *   and options like `maxBufferSize` (see {@link ParserConfig}).
- *
- * @returns A new EventSource parser, with `feed` and `reset` methods.
- * @public
- */
+const LF = 10, CR = 13, SPACE = 32;
+function noop(_arg) {
+}
 function createParser(config) {
-    if (typeof config === 'function') {
-        throw new TypeError('`config` must be an object, got a function instead. Did you mean `createParser({onEvent: fn})`?');
+  if (typeof config == "function")
+    throw new TypeError(
+      "`config` must be an object, got a function instead. Did you mean `createParser({onEvent: fn})`?"
+    );
+  const { onEvent = noop, onError = noop, onRetry = noop, onComment, maxBufferSize } = config, pendingFragments = [];
+  let pendingFragmentsLength = 0, isFirstChunk = !0, id, data = "", dataLines = 0, eventType, terminated = !1;
+  function feed(chunk) {
+    if (terminated)
+      throw new Error(
+        "Cannot feed parser: it was terminated after exceeding the configured max buffer size. Call `reset()` to resume parsing."
+      );
+    if (isFirstChunk && (isFirstChunk = !1, chunk.charCodeAt(0) === 239 && chunk.charCodeAt(1) === 187 && chunk.charCodeAt(2) === 191 && (chunk = chunk.slice(3))), pendingFragments.length === 0) {
+      const trailing2 = processLines(chunk);
+      trailing2 !== "" && (pendingFragments.push(trailing2), pendingFragmentsLength = trailing2.length), checkBufferSize();
+      return;
     }
-    const { maxBufferSize, onComment, onError, onEvent, onId, onRetry } = config;
-    // Trailing bytes from prior `feed()` calls that did not yet form a complete line.
-    // Stored as an array of fragments and only joined when a line terminator arrives.
-    // Concatenating per-feed (`prefix + chunk`) is O(N²) when a single SSE line spans
-    // many chunks (e.g. a large `data:` payload streamed in tiny slices, or an MCP-style
-    // server that emits one giant content block). Buffering as fragments + joining once
-    // makes the same workload linear.
-    const pendingFragments = [];
-    // Running total of `pendingFragments` lengths, kept in sync with the array so the
-    // `maxBufferSize` check doesn't have to walk the fragment list on every feed.
-    let pendingFragmentsLength = 0;
-    // Empty or partial leading BOM; undefined once the BOM check is complete.
-    let bomPrefix = '';
-    let id;
-    let data = '';
-    let dataLines = 0;
-    let eventType;
-    // Set after a `maxBufferSize` overflow. Once tripped, `feed()` throws until
-    // `reset()` is called — see the comment on `maxBufferSize` in `ParserConfig`.
-    let terminated = false;
-    let skippingLine = false;
-    // Set when a line (parsed or discarded) was terminated by a trailing `\r` at the very
-    // end of a chunk. That `\r` is ambiguous: it may be a bare-CR terminator or the first
-    // half of a `\r\n` whose `\n` lands in the next chunk. The line itself is complete
-    // either way, but we must remember to swallow a single leading `\n` from the next
-    // chunk so the pair is treated as one terminator rather than a blank line (which
-    // would dispatch an event prematurely).
-    let skipNextLineFeed = false;
-    /**
-     * Feeds a chunk of the SSE stream to the parser. Any trailing bytes that do
-     * not yet form a complete line are held back and prepended to the next chunk,
-     * so callers can pass arbitrary slices of the stream without worrying about
-     * line boundaries.
-     *
-     * Per the SSE spec, one leading UTF-8 BOM is stripped before parsing,
-     * even when split across chunks. This handles both the raw 3-byte form (0xEF 0xBB
-     * 0xBF) and a single decoded U+FEFF, so a leading BOM is ignored regardless of
-     * how the caller decoded the bytes.
-     *
-     * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream
-     */
-    function feed(chunk) {
-        if (terminated) {
-            throw new Error('Cannot feed parser: it was terminated after exceeding the configured max buffer size. Call `reset()` to resume parsing.');
-        }
-        if (bomPrefix !== undefined) {
-            chunk = bomPrefix + chunk;
-            // Wait only while the input could still be a raw BOM. Empty chunks must
-            // not finish the check, and a mismatched prefix must remain ordinary input.
-            if (chunk === '' || chunk === '\xEF' || chunk === '\xEF\xBB') {
-                bomPrefix = chunk;
-                return;
-            }
-            bomPrefix = undefined;
-            // Strip exactly one leading BOM, in decoded or raw byte-valued form.
-            chunk = chunk.replace(/^(?:\uFEFF|\xEF\xBB\xBF)/, '');
-        }
-        // Rare resume states from a prior chunk boundary: a pending `\r\n` split or a
-        // line being discarded. Single combined check keeps the hot path to one branch;
-        // the actual handling lives out-of-line in `resumeAfterSkip`.
-        if (skippingLine || skipNextLineFeed) {
-            chunk = resumeAfterSkip(chunk);
-            if (!chunk) {
-                return;
-            }
-        }
-        // Hot path: no buffered prefix from a prior partial line. Hand the chunk
-        // straight to `processLines`, exactly like the original implementation.
-        // Zero new work in the common case (every chunk ends with `\n\n`).
-        if (!pendingFragments.length) {
-            const trailing = processLines(chunk);
-            if (trailing !== '') {
-                storeTrailing(trailing);
-            }
-            checkForBufferOverflow();
-            return;
-        }
-        // We have a buffered prefix. If this chunk also has no terminator, append
-        // to the buffer without concatenating — that's the O(N²) trap we're
-        // avoiding (large single `data:` payload split across many tiny chunks).
-        if (chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
-            if (pendingFragmentsLength < MAX_FIELD_PREFIX_LENGTH) {
-                const head = pendingFragments.join('') +
-                    chunk.slice(0, MAX_FIELD_PREFIX_LENGTH - pendingFragmentsLength);
-                if (!shouldBufferTrailing(head)) {
-                    pendingFragments.length = 0;
-                    pendingFragmentsLength = 0;
-                    skippingLine = true;
-                    return;
-                }
-            }
-            pendingFragments.push(chunk);
-            pendingFragmentsLength += chunk.length;
-            checkForBufferOverflow();
-            return;
-        }
-        // Terminator arrived. Join the accumulated fragments + this chunk once,
-        // process, and buffer any new trailing partial line.
-        pendingFragments.push(chunk);
-        const input = pendingFragments.join('');
-        pendingFragments.length = 0;
-        pendingFragmentsLength = 0;
-        storeTrailing(processLines(input));
-        checkForBufferOverflow();
+    if (chunk.indexOf(`
+`) === -1 && chunk.indexOf("\r") === -1) {
+      pendingFragments.push(chunk), pendingFragmentsLength += chunk.length, checkBufferSize();
+      return;
     }
-    // Out-of-line handler for the rare post-boundary states. `skipNextLineFeed` means a
-    // line (parsed or discarded) ended with a trailing `\r` at the previous chunk boundary,
-    // so a single leading `\n` must be swallowed to consume a split `\r\n` as one terminator.
-    // `skippingLine` means we are discarding an invalid line until its terminator arrives.
-    // The two states are mutually exclusive. Returns the remaining chunk to parse ('' if
-    // this chunk was fully consumed).
-    function resumeAfterSkip(chunk) {
-        if (chunk.length === 0) {
-            return chunk;
+    pendingFragments.push(chunk);
+    const input = pendingFragments.join("");
+    pendingFragments.length = 0, pendingFragmentsLength = 0;
+    const trailing = processLines(input);
+    trailing !== "" && (pendingFragments.push(trailing), pendingFragmentsLength = trailing.length), checkBufferSize();
+  }
+  function checkBufferSize() {
+    maxBufferSize !== void 0 && (pendingFragmentsLength + data.length <= maxBufferSize || (terminated = !0, pendingFragments.length = 0, pendingFragmentsLength = 0, id = void 0, data = "", dataLines = 0, eventType = void 0, onError(
+      new ParseError(`Buffered data exceeded max buffer size of ${maxBufferSize} characters`, {
+        type: "max-buffer-size-exceeded"
+      })
+    )));
+  }
+  function processLines(chunk) {
+    let searchIndex = 0;
+    if (chunk.indexOf("\r") === -1) {
+      let lfIndex = chunk.indexOf(`
+`, searchIndex);
+      for (; lfIndex !== -1; ) {
+        if (searchIndex === lfIndex) {
+          dataLines > 0 && onEvent({ id, event: eventType, data }), id = void 0, data = "", dataLines = 0, eventType = void 0, searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+          continue;
         }
-        if (skipNextLineFeed) {
-            skipNextLineFeed = false;
-            return chunk.charCodeAt(0) === LF ? chunk.slice(1) : chunk;
-        }
-        const crIndex = chunk.indexOf('\r');
-        const lfIndex = chunk.indexOf('\n');
-        const lineEnd = crIndex === -1 ? lfIndex : lfIndex === -1 ? crIndex : crIndex < lfIndex ? crIndex : lfIndex;
-        if (lineEnd === -1) {
-            return '';
-        }
-        // Trailing `\r` at the very end of the chunk: defer the CRLF/CR decision to the
-        // next chunk (see `skipNextLineFeed`) rather than greedily consuming just the `\r`.
-        if (lineEnd === chunk.length - 1 && chunk.charCodeAt(lineEnd) === CR) {
-            skippingLine = false;
-            skipNextLineFeed = true;
-            return '';
-        }
-        skippingLine = false;
-        return chunk.slice(lineEnd + (chunk.charCodeAt(lineEnd) === CR && chunk.charCodeAt(lineEnd + 1) === LF ? 2 : 1));
+        const firstCharCode = chunk.charCodeAt(searchIndex);
+        if (isDataPrefix(chunk, searchIndex, firstCharCode)) {
+          const valueStart = chunk.charCodeAt(searchIndex + 5) === SPACE ? searchIndex + 6 : searchIndex + 5, value = chunk.slice(valueStart, lfIndex);
+          if (dataLines === 0 && chunk.charCodeAt(lfIndex + 1) === LF) {
+            onEvent({ id, event: eventType, data: value }), id = void 0, data = "", eventType = void 0, searchIndex = lfIndex + 2, lfIndex = chunk.indexOf(`
+`, searchIndex);
+            continue;
+          }
+          data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+        } else isEventPrefix(chunk, searchIndex, firstCharCode) ? eventType = chunk.slice(
+          chunk.charCodeAt(searchIndex + 6) === SPACE ? searchIndex + 7 : searchIndex + 6,
+          lfIndex
+        ) || void 0 : parseLine(chunk, searchIndex, lfIndex);
+        searchIndex = lfIndex + 1, lfIndex = chunk.indexOf(`
+`, searchIndex);
+      }
+      return chunk.slice(searchIndex);
     }
-    function storeTrailing(trailing) {
-        if (!trailing)
-            return;
-        // A trailing that ends with `\r` is not a partial line: the `\r` terminates it,
-        // and only the CRLF-vs-CR ambiguity remains (the matching `\n` may start the next
-        // chunk). Parse the completed line now — buffering it could grow unbounded through
-        // the no-terminator append path, and discarding it would eat the terminator and
-        // make skip mode swallow the next line.
-        if (trailing.charCodeAt(trailing.length - 1) === CR) {
-            parseLine(trailing, 0, trailing.length - 1);
-            if (checkForBufferOverflow())
-                return;
-            skipNextLineFeed = true;
-            return;
-        }
-        if (shouldBufferTrailing(trailing)) {
-            pendingFragments.push(trailing);
-            pendingFragmentsLength = trailing.length;
-            return;
-        }
-        skippingLine = true;
+    for (; searchIndex < chunk.length; ) {
+      const crIndex = chunk.indexOf("\r", searchIndex), lfIndex = chunk.indexOf(`
+`, searchIndex);
+      let lineEnd = -1;
+      if (crIndex !== -1 && lfIndex !== -1 ? lineEnd = crIndex < lfIndex ? crIndex : lfIndex : crIndex !== -1 ? crIndex === chunk.length - 1 ? lineEnd = -1 : lineEnd = crIndex : lfIndex !== -1 && (lineEnd = lfIndex), lineEnd === -1)
+        break;
+      parseLine(chunk, searchIndex, lineEnd), searchIndex = lineEnd + 1, chunk.charCodeAt(searchIndex - 1) === CR && chunk.charCodeAt(searchIndex) === LF && searchIndex++;
     }
-    function shouldBufferTrailing(trailing) {
-        const firstCharCode = trailing.charCodeAt(0);
-        return ((firstCharCode === 58 && !!onComment) ||
-            (firstCharCode === 100 && isPotentialField(trailing, 'data')) ||
-            (firstCharCode === 101 && isPotentialField(trailing, 'event')) ||
-            (firstCharCode === 105 && isPotentialField(trailing, 'id')) ||
-            (firstCharCode === 114 && isPotentialField(trailing, 'retry')));
+    return chunk.slice(searchIndex);
+  }
+  function parseLine(chunk, start, end) {
+    if (start === end) {
+      dispatchEvent();
+      return;
     }
-    // Returns true when parsing must stop for the current chunk (the parser was already
-    // terminated or has just overflowed), and false when processing can continue.
-    function checkForBufferOverflow() {
-        if (terminated)
-            return true;
-        if (maxBufferSize === undefined)
-            return false;
-        if (pendingFragmentsLength + data.length <= maxBufferSize)
-            return false;
-        terminated = true;
-        pendingFragments.length = 0;
-        pendingFragmentsLength = 0;
-        id = undefined;
-        data = '';
-        dataLines = 0;
-        eventType = undefined;
-        skippingLine = false;
-        skipNextLineFeed = false;
-        onError === null || onError === void 0 ? void 0 : onError(new ParseError(`Buffered data exceeded max buffer size of ${maxBufferSize} characters`, {
-            type: 'max-buffer-size-exceeded',
-        }));
-        return true;
+    const firstCharCode = chunk.charCodeAt(start);
+    if (isDataPrefix(chunk, start, firstCharCode)) {
+      const valueStart = chunk.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, value2 = chunk.slice(valueStart, end);
+      data = dataLines === 0 ? value2 : `${data}
+${value2}`, dataLines++;
+      return;
     }
-    /**
-     * Splits `chunk` into SSE lines and dispatches each to the appropriate handler.
-     * Returns any trailing bytes that did not terminate with a line break, so the
-     * caller can prepend them to the next chunk.
-     *
-     * The SSE spec permits three line terminators: `\n`, `\r`, and `\r\n`. Real-world
-     * streams almost always use plain `\n`, so we take a fast path when no `\r` is
-     * present in the chunk. The slow path is spec-correct but does more work per line.
-     */
-    function processLines(chunk) {
-        let searchIndex = 0;
-        // Fast path: LF-only chunk (the common case for typical SSE servers).
-        // We can scan forward with a single `indexOf('\n')` per line and inline
-        // the hot-path branches for `data:` and `event:` without the CR bookkeeping
-        // the slow path needs.
-        if (chunk.indexOf('\r') === -1) {
-            let lfIndex = chunk.indexOf('\n', searchIndex);
-            while (lfIndex !== -1) {
-                // Blank line: end-of-event marker. Dispatch the accumulated event (if any)
-                // and reset the buffered fields. This is hoisted out of `parseLine` because
-                // it's the single most common line shape after `data:` lines.
-                if (searchIndex === lfIndex) {
-                    if (id !== undefined) {
-                        onId === null || onId === void 0 ? void 0 : onId(id);
-                    }
-                    if (dataLines > 0) {
-                        onEvent === null || onEvent === void 0 ? void 0 : onEvent({ id, event: eventType, data });
-                    }
-                    id = undefined;
-                    data = '';
-                    dataLines = 0;
-                    eventType = undefined;
-                    searchIndex = lfIndex + 1;
-                    lfIndex = chunk.indexOf('\n', searchIndex);
-                    continue;
-                }
-                const firstCharCode = chunk.charCodeAt(searchIndex);
-                if (isDataPrefix(chunk, searchIndex, firstCharCode)) {
-                    // `data:` line — append the value to the event's data buffer.
-                    // 'data:'.length === 5, 'data: '.length === 6
-                    const valueStart = chunk.charCodeAt(searchIndex + 5) === SPACE ? searchIndex + 6 : searchIndex + 5;
-                    const value = chunk.slice(valueStart, lfIndex);
-                    // Fast path within a fast path: if this is the first data line AND the
-                    // next char is another LF (i.e. `data:foo\n\n`), dispatch immediately
-                    // without ever writing to the `data` buffer. This is the shape of a
-                    // typical single-line SSE event (ChatGPT-style streams, etc.) and is
-                    // hot enough to be worth the duplication.
-                    if (dataLines === 0 && chunk.charCodeAt(lfIndex + 1) === LF) {
-                        if (id !== undefined) {
-                            onId === null || onId === void 0 ? void 0 : onId(id);
-                        }
-                        onEvent === null || onEvent === void 0 ? void 0 : onEvent({ id, event: eventType, data: value });
-                        id = undefined;
-                        data = '';
-                        eventType = undefined;
-                        searchIndex = lfIndex + 2;
-                        lfIndex = chunk.indexOf('\n', searchIndex);
-                        continue;
-                    }
-                    // Multi-line data: concatenate with newline separator per spec.
-                    data = dataLines === 0 ? value : `${data}\n${value}`;
-                    dataLines++;
-                }
-                else if (isEventPrefix(chunk, searchIndex, firstCharCode)) {
-                    // `event:` line — set the event type for the next dispatch. Per spec,
-                    // an empty value resets `event type` to its default (undefined here).
-                    // 'event:'.length === 6, 'event: '.length === 7
-                    eventType =
-                        chunk.slice(chunk.charCodeAt(searchIndex + 6) === SPACE ? searchIndex + 7 : searchIndex + 6, lfIndex) || undefined;
-                }
-                else {
-                    // Everything else: `id:`, `retry:`, comment lines (`:` prefix), unknown
-                    // fields, or malformed lines. These are rarer and go through the full
-                    // per-line parser, which handles the SSE field grammar in detail.
-                    parseLine(chunk, searchIndex, lfIndex);
-                }
-                if (checkForBufferOverflow())
-                    return '';
-                searchIndex = lfIndex + 1;
-                lfIndex = chunk.indexOf('\n', searchIndex);
-            }
-            return chunk.slice(searchIndex);
-        }
-        // Slow path: the chunk contains at least one `\r`, so lines may be terminated
-        // by `\r`, `\n`, or `\r\n`. We locate the next terminator by looking at both
-        // the nearest `\r` and `\n` and picking whichever comes first.
-        let crIndex = chunk.indexOf('\r', searchIndex);
-        let lfIndex = chunk.indexOf('\n', searchIndex);
-        while (searchIndex < chunk.length) {
-            let lineEnd = -1;
-            if (crIndex !== -1 && lfIndex !== -1) {
-                lineEnd = crIndex < lfIndex ? crIndex : lfIndex;
-            }
-            else if (crIndex !== -1) {
-                // A trailing `\r` at the very end of the chunk is ambiguous: it could be
-                // a bare-CR terminator, or the first half of a `\r\n` whose `\n` arrives
-                // in the next chunk. Defer until we see more input.
-                if (crIndex === chunk.length - 1) {
-                    lineEnd = -1;
-                }
-                else {
-                    lineEnd = crIndex;
-                }
-            }
-            else if (lfIndex !== -1) {
-                lineEnd = lfIndex;
-            }
-            if (lineEnd === -1) {
-                break;
-            }
-            parseLine(chunk, searchIndex, lineEnd);
-            if (checkForBufferOverflow())
-                return '';
-            searchIndex = lineEnd + 1;
-            // If we just consumed a `\r` and the next char is `\n`, skip it so the
-            // pair is treated as a single terminator rather than an empty line.
-            if (chunk.charCodeAt(searchIndex - 1) === CR && chunk.charCodeAt(searchIndex) === LF) {
-                searchIndex++;
-            }
-            // Reuse unconsumed matches and failed searches instead of rescanning the suffix.
-            if (crIndex !== -1 && crIndex < searchIndex) {
-                crIndex = chunk.indexOf('\r', searchIndex);
-            }
-            if (lfIndex !== -1 && lfIndex < searchIndex) {
-                lfIndex = chunk.indexOf('\n', searchIndex);
-            }
-        }
-        return chunk.slice(searchIndex);
+    if (isEventPrefix(chunk, start, firstCharCode)) {
+      eventType = chunk.slice(chunk.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end) || void 0;
+      return;
     }
-    function parseLine(chunk, start, end) {
-        if (start === end) {
-            dispatchEvent();
-            return;
-        }
-        const firstCharCode = chunk.charCodeAt(start);
-        if (isDataPrefix(chunk, start, firstCharCode)) {
-            // 'data:'.length === 5, 'data: '.length === 6
-            const valueStart = chunk.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5;
-            const value = chunk.slice(valueStart, end);
-            data = dataLines === 0 ? value : `${data}\n${value}`;
-            dataLines++;
-            return;
-        }
-        if (isEventPrefix(chunk, start, firstCharCode)) {
-            // 'event:'.length === 6, 'event: '.length === 7
-            eventType =
-                chunk.slice(chunk.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end) || undefined;
-            return;
-        }
-        // Fast path for "id:" — 'i' = 105, 'd' = 100, ':' = 58
-        if (firstCharCode === 105 &&
-            chunk.charCodeAt(start + 1) === 100 &&
-            chunk.charCodeAt(start + 2) === 58) {
-            // 'id:'.length === 3, 'id: '.length === 4
-            const value = chunk.slice(chunk.charCodeAt(start + 3) === SPACE ? start + 4 : start + 3, end);
-            // If the field value does not contain U+0000 NULL, then set the `ID` buffer to
-            // the field value. Otherwise, ignore the field.
-            if (!value.includes('\0'))
-                id = value;
-            return;
-        }
-        // Comment line — ':' = 58
-        if (firstCharCode === 58) {
-            if (onComment) {
-                const line = chunk.slice(start, end);
-                // skip ':' (+1), or ': ' (+2) when a space follows
-                onComment(line.slice(chunk.charCodeAt(start + 1) === SPACE ? 2 : 1));
-            }
-            return;
-        }
-        const line = chunk.slice(start, end);
-        const fieldSeparatorIndex = line.indexOf(':');
-        if (fieldSeparatorIndex === -1) {
-            processField(line, '', line);
-            return;
-        }
-        const field = line.slice(0, fieldSeparatorIndex);
-        // skip ':' (+1), or ': ' (+2) when a space follows
-        const offset = line.charCodeAt(fieldSeparatorIndex + 1) === SPACE ? 2 : 1;
-        const value = line.slice(fieldSeparatorIndex + offset);
-        processField(field, value, line);
+    if (firstCharCode === 105 && chunk.charCodeAt(start + 1) === 100 && chunk.charCodeAt(start + 2) === 58) {
+      const value2 = chunk.slice(chunk.charCodeAt(start + 3) === SPACE ? start + 4 : start + 3, end);
+      value2.includes("\0") || (id = value2);
+      return;
     }
-    function processField(field, value, line) {
-        // Field names must be compared literally, with no case folding performed.
-        switch (field) {
-            case 'event':
-                // Set the `event type` buffer to field value
-                eventType = value || undefined;
-                break;
-            case 'data':
-                data = dataLines === 0 ? value : `${data}\n${value}`;
-                dataLines++;
-                break;
-            case 'id':
-                // If the field value does not contain U+0000 NULL, then set the `ID` buffer to
-                // the field value. Otherwise, ignore the field.
-                if (!value.includes('\0'))
-                    id = value;
-                break;
-            case 'retry':
-                // If the field value consists of only ASCII digits, then interpret the field value as an
-                // integer in base ten, and set the event stream's reconnection time to that integer.
-                // Otherwise, ignore the field.
-                if (/^\d+$/.test(value)) {
-                    onRetry === null || onRetry === void 0 ? void 0 : onRetry(parseInt(value, 10));
-                }
-                else {
-                    onError === null || onError === void 0 ? void 0 : onError(new ParseError(`Invalid \`retry\` value: "${value}"`, {
-                        type: 'invalid-retry',
-                        value,
-                        line,
-                    }));
-                }
-                break;
-            default:
-                // Otherwise, the field is ignored.
-                onError === null || onError === void 0 ? void 0 : onError(new ParseError(`Unknown field "${field.length > 20 ? `${field.slice(0, 20)}…` : field}"`, { type: 'unknown-field', field, value, line }));
-                break;
-        }
+    if (firstCharCode === 58) {
+      if (onComment) {
+        const line2 = chunk.slice(start, end);
+        onComment(line2.slice(chunk.charCodeAt(start + 1) === SPACE ? 2 : 1));
+      }
+      return;
     }
-    function dispatchEvent() {
-        if (id !== undefined) {
-            onId === null || onId === void 0 ? void 0 : onId(id);
-        }
-        if (dataLines > 0) {
-            onEvent === null || onEvent === void 0 ? void 0 : onEvent({
-                id,
-                event: eventType,
-                data,
-            });
-        }
-        id = undefined;
-        data = '';
-        dataLines = 0;
-        eventType = undefined;
+    const line = chunk.slice(start, end), fieldSeparatorIndex = line.indexOf(":");
+    if (fieldSeparatorIndex === -1) {
+      processField(line, "", line);
+      return;
     }
-    function reset(options = {}) {
-        if (options.consume && pendingFragments.length > 0) {
-            const incompleteLine = pendingFragments.join('');
-            parseLine(incompleteLine, 0, incompleteLine.length);
-        }
-        bomPrefix = '';
-        id = undefined;
-        data = '';
-        dataLines = 0;
-        eventType = undefined;
-        pendingFragments.length = 0;
-        pendingFragmentsLength = 0;
-        terminated = false;
-        skippingLine = false;
-        skipNextLineFeed = false;
+    const field = line.slice(0, fieldSeparatorIndex), offset = line.charCodeAt(fieldSeparatorIndex + 1) === SPACE ? 2 : 1, value = line.slice(fieldSeparatorIndex + offset);
+    processField(field, value, line);
+  }
+  function processField(field, value, line) {
+    switch (field) {
+      case "event":
+        eventType = value || void 0;
+        break;
+      case "data":
+        data = dataLines === 0 ? value : `${data}
+${value}`, dataLines++;
+        break;
+      case "id":
+        value.includes("\0") || (id = value);
+        break;
+      case "retry":
+        /^\d+$/.test(value) ? onRetry(parseInt(value, 10)) : onError(
+          new ParseError(`Invalid \`retry\` value: "${value}"`, {
+            type: "invalid-retry",
+            value,
+            line
+          })
+        );
+        break;
+      default:
+        onError(
+          new ParseError(
+            `Unknown field "${field.length > 20 ? `${field.slice(0, 20)}\u2026` : field}"`,
+            { type: "unknown-field", field, value, line }
+          )
+        );
+        break;
     }
-    return { feed, reset };
+  }
+  function dispatchEvent() {
+    dataLines > 0 && onEvent({
+      id,
+      event: eventType,
+      data
+    }), id = void 0, data = "", dataLines = 0, eventType = void 0;
+  }
+  function reset(options = {}) {
+    if (options.consume && pendingFragments.length > 0) {
+      const incompleteLine = pendingFragments.join("");
+      parseLine(incompleteLine, 0, incompleteLine.length);
+    }
+    isFirstChunk = !0, id = void 0, data = "", dataLines = 0, eventType = void 0, pendingFragments.length = 0, pendingFragmentsLength = 0, terminated = !1;
+  }
+  return { feed, reset };
 }
-/**
- * Checks if `chunk` starts with the literal `data:` at index `i`.
- *
- * Equivalent to `chunk.startsWith('data:', i)`, but benchmarks show this
- * hand-unrolled char-code comparison is ~20% faster on common event types.
- * The caller passes `firstCharCode` (the code at `i`) so it can be reused
- * across prefix checks.
- *
- * ASCII: 'd' = 100, 'a' = 97, 't' = 116, 'a' = 97, ':' = 58
- */
 function isDataPrefix(chunk, i, firstCharCode) {
-    return (firstCharCode === 100 &&
-        chunk.charCodeAt(i + 1) === 97 &&
-        chunk.charCodeAt(i + 2) === 116 &&
-        chunk.charCodeAt(i + 3) === 97 &&
-        chunk.charCodeAt(i + 4) === 58);
+  return firstCharCode === 100 && chunk.charCodeAt(i + 1) === 97 && chunk.charCodeAt(i + 2) === 116 && chunk.charCodeAt(i + 3) === 97 && chunk.charCodeAt(i + 4) === 58;
 }
-/**
- * Checks if `chunk` starts with the literal `event:` at index `i`.
- *
- * See {@link isDataPrefix} for why this is hand-unrolled rather than using
- * `String.prototype.startsWith`.
- *
- * ASCII: 'e' = 101, 'v' = 118, 'e' = 101, 'n' = 110, 't' = 116, ':' = 58
- */
 function isEventPrefix(chunk, i, firstCharCode) {
-    return (firstCharCode === 101 &&
-        chunk.charCodeAt(i + 1) === 118 &&
-        chunk.charCodeAt(i + 2) === 101 &&
-        chunk.charCodeAt(i + 3) === 110 &&
-        chunk.charCodeAt(i + 4) === 116 &&
-        chunk.charCodeAt(i + 5) === 58);
+  return firstCharCode === 101 && chunk.charCodeAt(i + 1) === 118 && chunk.charCodeAt(i + 2) === 101 && chunk.charCodeAt(i + 3) === 110 && chunk.charCodeAt(i + 4) === 116 && chunk.charCodeAt(i + 5) === 58;
 }
-function isPotentialField(line, field) {
-    let i = 1;
-    while (i < line.length && i < field.length) {
-        if (line.charCodeAt(i) !== field.charCodeAt(i)) {
-            return false;
-        }
-        i++;
-    }
-    return line.length <= field.length || line.charCodeAt(field.length) === 58;
-}
-//# sourceMappingURL=parse.js.map
+
+//# sourceMappingURL=index.js.map
+
 ;// CONCATENATED MODULE: ./src/bench/stream/sse.ts
 /**
  * SSE framing over raw response bytes. Network reads never align with events (one read may hold
@@ -68848,7 +68901,7 @@ async function directoryFiles(dir) {
         throw new Error(`${dir}: holds ${models.size} GGUF models (${[...models].slice(0, 3).join(', ')}…): name the file`);
     throw new Error(`${dir}: no .safetensors or .gguf file`);
 }
-async function modelFiles(path) {
+async function model_bytes_modelFiles(path) {
     const s = await (0,promises_.stat)(path);
     if (s.isDirectory())
         return directoryFiles(path);
@@ -68874,7 +68927,7 @@ async function configFile(dir) {
  * token at `kvBytes` per element, its experts. Throws naming the file when a header cannot be read.
  */
 async function readModelBytes(path, kvBytes = DEFAULT_KV_BYTES) {
-    const found = await modelFiles(path);
+    const found = await model_bytes_modelFiles(path);
     if (found.files.length > MAX_FILES)
         throw new Error(`${path}: ${found.files.length} files; at most ${MAX_FILES}`);
     let weights = 0;
@@ -68918,33 +68971,7 @@ async function readModelBytes(path, kvBytes = DEFAULT_KV_BYTES) {
 
 
 
-const PATH_WORD = /^[A-Za-z0-9_./+@%,:-]+$/;
-/** A model named by a path (`/models/x.gguf`, `./x`; `~` is not expanded), or undefined for a hub id. */
-function localModelPath(model, cwd) {
-    if (!model || !((0,external_node_path_.isAbsolute)(model) || model.startsWith('./') || model.startsWith('../')))
-        return undefined;
-    return (0,external_node_path_.resolve)(cwd, model);
-}
-/** A word as the shell reads it when it needs nothing but its quotes removed; undefined otherwise. */
-function plainWord(word) {
-    const unquoted = word && /^'[^']*'$|^"[^"$`\\]*"$/.test(word) ? word.slice(1, -1) : word;
-    return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined;
-}
-/** The file a launch command's `-m`/`--model` names, when it is a plain word (no variable or glob). */
-function launchModelPath(launch, cwd) {
-    const words = launch?.trim().split(/\s+/) ?? [];
-    for (const [i, word] of words.entries()) {
-        const value = word.startsWith('--model=')
-            ? word.slice('--model='.length)
-            : /^(-m|--model)$/.test(word)
-                ? words[i + 1]
-                : undefined;
-        const path = plainWord(value);
-        if (path && /\.(gguf|safetensors)$/.test(path))
-            return (0,external_node_path_.resolve)(cwd, path);
-    }
-    return undefined;
-}
+
 /**
  * Bytes per KV cache element the launch asks for: vLLM's and SGLang's `--kv-cache-dtype fp8…` one byte; llama.cpp's
  * `-ctk`/`-ctv` (`--cache-type-k`/`-v`) by their ggml types; F16/BF16 otherwise.
@@ -69796,6 +69823,7 @@ const STATUS_WORD = {
     pass: 'passed',
 };
 const RUN_MARK = { pass: '✅', regression: '❌', error: '💥', inconclusive: '⚠️' };
+/** The order of the headline's counts per status; cells themselves are listed most severe first (severity.ts). */
 const STATUS_ORDER = [
     'regression',
     'error',
@@ -69805,14 +69833,6 @@ const STATUS_ORDER = [
     'new',
     'pass',
 ];
-/** Regressions, errors, inconclusive, then the rest; plan order within each group. */
-function byAttention(cells) {
-    const rank = (c) => STATUS_ORDER.indexOf(c.verdict.status);
-    return cells
-        .map((cell, index) => ({ cell, index }))
-        .sort((a, b) => rank(a.cell) - rank(b.cell) || a.index - b.index)
-        .map((x) => x.cell);
-}
 function statusCell(status) {
     return `${STATUS_MARK[status]} ${status}`;
 }
@@ -70535,7 +70555,168 @@ function boxText(h) {
     return parts.filter(Boolean).join(' · ');
 }
 
+;// CONCATENATED MODULE: ./src/report/markdown/figures.ts
+/**
+ * The headline figures of a cell with their change against one reference per cell. A gated metric shows what its
+ * verdict was decided on (`verdict.metrics[m]`: current, baseline, change, stat), whichever path decided it: the
+ * stored baseline, the first measurement pooled with its confirmation re-measurements (compare/confirm.ts), or a
+ * same-box A/B; it is bold exactly when that verdict is a regression. A figure no verdict judged (a metric not
+ * gated) comes from the same measurements where the results file holds them: when a same-box A/B decided the cell
+ * (docs/same-box.md), the A/B's launches, the PR arms' value against the base arms', each the geometric mean of its
+ * launches' steady values as compare/ab.ts takes them (their ratio is the A/B's change), the arithmetic mean for a
+ * share some launch measured at 0; else the cell's own measurement against the stored baseline, which after a
+ * confirmation is the first measurement only (the file keeps no pooled block), and the figure says so (`firstOnly`).
+ * A figure from one reference beside a change from the other would mix two boxes.
+ */
+
+/** Each arm's metrics blocks, when an A/B decided the cell and every one of its launches measured it. */
+function abArms(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    const arms = cell.ab.arms ?? [];
+    const blocks = (arm) => arms.filter((a) => a.arm === arm).map((a) => a.metrics);
+    const [base, pr] = [blocks('base'), blocks('pr')];
+    const measured = (b) => b.length > 0 && b.every(Boolean);
+    return measured(base) && measured(pr) ? { base, pr } : undefined;
+}
+/**
+ * The row's reference when an A/B ran: the base arm, or the stored baseline when a launch measured nothing (the
+ * A/B's verdict is then an error, and the row keeps the stored baseline's figures). Undefined without an A/B.
+ */
+function rowReference(cell) {
+    if (cell.ab?.status !== 'ran')
+        return undefined;
+    return abArms(cell) ? 'base arm' : 'stored baseline';
+}
+function figures_figure(cell, metric) {
+    const judged = cell.verdict.skipped ? undefined : cell.verdict.metrics[metric];
+    if (judged)
+        return verdictFigure(metric, judged);
+    const arms = abArms(cell);
+    if (arms)
+        return armsFigure(cell, metric, arms);
+    return measuredFigure(cell, metric);
+}
+/** The figures a metric's verdict was decided on; a change the verdict could not express (from a zero share) has none. */
+function verdictFigure(metric, m) {
+    const delta = isRelative(metric) && typeof m.delta === 'number' && Number.isFinite(m.delta) ? m.delta : undefined;
+    return { value: m.current, stat: m.stat, baseline: m.baseline, delta, regressed: m.status === 'regression' };
+}
+/**
+ * A figure the cell's verdict did not judge, from the cell's own measurement against the stored baseline's reference.
+ * An A/B that could not finish leaves the row against the stored baseline: a metric its verdict there judged shows
+ * that verdict's figures, never bold (the cell's verdict is the A/B's error, not that metric's).
+ */
+function measuredFigure(cell, metric) {
+    const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict;
+    const gated = against.metrics[metric];
+    if (gated && !cell.verdict.skipped)
+        return { ...verdictFigure(metric, gated), regressed: false };
+    const reference = against.reference?.[metric];
+    const stat = statOf(against, metric);
+    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
+    if (cell.verdict.skipped)
+        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
+    const own = withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed: false }, reference?.value);
+    return cell.verdict.confirmed && own.value !== undefined ? { ...own, firstOnly: true } : own;
+}
+/** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
+function armsFigure(cell, metric, arms) {
+    const stat = statOf(cell.verdict, metric);
+    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
+    const center = (blocks) => {
+        const values = blocks.map((metrics) => readCellMetric({ metrics }, metric, stat));
+        if (values.some((v) => v === undefined))
+            return undefined;
+        const known = values;
+        return known.every((v) => v > 0)
+            ? Math.exp(known.reduce((sum, v) => sum + Math.log(v), 0) / known.length)
+            : known.reduce((sum, v) => sum + v, 0) / known.length;
+    };
+    const [value, baseline] = [center(arms.pr), center(arms.base)];
+    if (value === undefined || baseline === undefined)
+        return { value: readCellMetric(cell, metric, stat), stat, baseline: undefined, delta: undefined, regressed };
+    return withDelta(metric, { value, stat, regressed }, baseline);
+}
+function statOf(verdict, metric) {
+    return verdict.metrics[metric]?.stat ?? verdict.reference?.[metric]?.stat ?? 'mean';
+}
+function withDelta(metric, f, baseline) {
+    const delta = f.value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
+        ? (f.value - baseline) / baseline
+        : undefined;
+    return { ...f, baseline, delta };
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown/figure-text.ts
+/**
+ * A figure read base → head, as CodSpeed's reports put it (`21.8 → 19.1 tok/s, −12.4%`): the compact table's
+ * figure cells and the why lines say the baseline the change is against, not the change alone.
+ */
+
+
+
+/** Kept on one line in a narrow column: the values stay together, the change may wrap after the comma. */
+const ARROW = '&nbsp;→&nbsp;';
+/** Said after a figure that is the first measurement's alone while the verdict pooled re-measurements (figures.ts). */
+const FIRST_ONLY = ' · first measurement';
+/**
+ * After a cell's id in the details of its measurement (every statistic, its rounds), when its verdict pooled that
+ * measurement with re-measurements the results file does not keep: ` (first measurement; the verdict pooled it with
+ * 1 re-measurement)`. Empty otherwise.
+ */
+function pooledNote(cell) {
+    const again = cell.verdict.confirmed;
+    if (!again || cell.ab?.status === 'ran')
+        return '';
+    return ` (first measurement; the verdict pooled it with ${plural(again, 're-measurement')})`;
+}
+/** `28.6 → 25.8, −10.0%` (`600 → 660 p99, +10.0%` for a stat other than the mean), bold when that metric regressed. */
+function baseHeadText(cell, metric) {
+    const f = figures_figure(cell, metric);
+    if (f.value === undefined)
+        return EMPTY;
+    const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
+    const values = f.baseline === undefined ? formatNumber(f.value) : `${formatNumber(f.baseline)}${ARROW}${formatNumber(f.value)}`;
+    const change = f.delta === undefined ? '' : `, ${formatDelta(f.delta)}`;
+    return `${bold(f, `${values}${stat}${change}`)}${f.firstOnly ? FIRST_ONLY : ''}`;
+}
+/** `goodput 100% → 75%, −25 pt`, bold when goodput regressed; undefined for a cell without an `slo`. */
+function goodputBaseHead(cell) {
+    const f = figures_figure(cell, 'goodput');
+    if (f.value === undefined)
+        return undefined;
+    const values = f.baseline === undefined
+        ? formatPercent(f.value)
+        : `${formatPercent(f.baseline)}${ARROW}${formatPercent(f.value)}, ${formatPointsDelta(f.value - f.baseline, 'pt')}`;
+    return bold(f, `goodput ${values}`);
+}
+function bold(f, text) {
+    return f.regressed ? `**${text}**` : text;
+}
+/**
+ * What follows the change in a reason compare/metric.ts words against a stored baseline: the absolute change
+ * (` / +31 ms`), the limits (` (limit 5%, …`) or the noise that is too wide (`: noise ±…`).
+ */
+const STORED_REASON = /^(?: \/ | \(limit|: noise)/;
+/**
+ * A metric verdict's reason with its values base → head in front of the change: `decode tok/s −10.0% (limit 5%, …)`
+ * reads `decode tok/s 28.6 → 25.8 tok/s, −10.0% (limit 5%, …)`. A reason that already says both values (a share's
+ * points, an A/B's arms `± 1.1% (… base 21.8 tok/s → PR 19.1 tok/s …)`, a ceiling) or that opens otherwise is kept.
+ */
+function reasonWithValues(m) {
+    if (!isRelative(m.metric) || typeof m.delta !== 'number' || !Number.isFinite(m.delta))
+        return m.reason;
+    const label = metricLabel(m.metric, m.stat);
+    const said = `${label} ${formatDelta(m.delta)}`;
+    if (!m.reason.startsWith(said) || !STORED_REASON.test(m.reason.slice(said.length)))
+        return m.reason;
+    const values = `${formatNumber(m.baseline)} → ${formatNumber(m.current)} ${METRICS[m.metric].unit}`;
+    return `${label} ${values}, ${m.reason.slice(label.length + 1)}`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown/reasons.ts
+
 
 
 
@@ -70560,7 +70741,7 @@ function besideFigures(cell) {
 function regressionReasons(cell) {
     const metrics = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'regression')
-        .map((m) => m.reason);
+        .map(reasonWithValues);
     const confirmed = cell.verdict.confirmed ? [`confirmed ${cell.verdict.confirmed}×`] : [];
     return [...metrics, ...besideFigures(cell), ...confirmed];
 }
@@ -70579,6 +70760,8 @@ function decider(m) {
             return 'a quieter box';
         case 'baseline':
             return 'more default-branch runs';
+        case 'slo':
+            return 'a looser SLO or a faster engine';
         case 'workload':
         case undefined:
             return 'the requested workload';
@@ -70589,7 +70772,7 @@ function inconclusiveReasons(cell) {
     const metrics = Object.values(cell.verdict.metrics)
         .filter((m) => m.status === 'inconclusive')
         // The reason starts with the metric's label and may already say what it needs.
-        .map((m) => `${m.reason}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
+        .map((m) => `${reasonWithValues(m)}${/needs |would decide/.test(m.reason) ? '' : ` — needs ${decider(m)}`}`);
     // A reason that says what would decide it (`… — the default-branch run after merge measures it`) keeps its own.
     const undecided = cell.verdict.undecided ?? [];
     const flagged = undecided.filter((u) => !u.includes(' — '));
@@ -70629,9 +70812,9 @@ function overturnedReasons(cell) {
     const stored = Object.values(cell.ab.stored.metrics).filter((m) => m.status === 'regression');
     const ab = stored.flatMap((m) => {
         const now = cell.verdict.metrics[m.metric];
-        return now ? [`stored-baseline regression overturned by the same-box A/B: ${now.reason}`] : [];
+        return now ? [`stored-baseline regression overturned by the same-box A/B: ${reasonWithValues(now)}`] : [];
     });
-    return [...ab, ...stored.map((m) => `stored baseline: ${m.reason}`)];
+    return [...ab, ...stored.map((m) => `stored baseline: ${reasonWithValues(m)}`)];
 }
 function ownReasons(cell) {
     const { status } = cell.verdict;
@@ -70649,7 +70832,7 @@ function ownReasons(cell) {
         return [errorReason(cell)];
     const moved = Object.values(cell.verdict.metrics)
         .filter((m) => m.status !== 'pass')
-        .map((m) => m.reason);
+        .map(reasonWithValues);
     return moved.length ? moved : cell.verdict.note ? [escape_clip(cell.verdict.note, 300)] : [];
 }
 /** Clauses at least this long that more than one line repeats are said once, as a note. */
@@ -70778,6 +70961,7 @@ function rooflineGaps(cells) {
 
 
 
+
 const TABLE = { alignDelimiters: false };
 /** The smallest loss a relative metric's measurements could detect (verdict.mde), where its reason does not say it. */
 function detects(m) {
@@ -70794,14 +70978,17 @@ function verdictNotes(cells) {
     if (!shown.length)
         return undefined;
     const { lines, notes } = footnoted(shown.map((c) => {
-        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${m.reason}${detects(m)}`);
+        const reasons = Object.values(c.verdict.metrics).map((m) => `${STATUS_MARK[m.status]} ${reasonWithValues(m)}${detects(m)}`);
         const note = c.verdict.note ? escape_clip(c.verdict.note, 600) : '';
         const environment = environmentNote(c);
         return [...reasons, note, environment ? escape_clip(environment, 400) : '', disturbedText(c) ?? ''].filter(Boolean);
     }));
-    const list = shown.map((c, i) => `- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`);
+    // A cell with nothing of its own to say (a first run's new cell: its note was the run's, run-notes.ts) is not listed.
+    const list = shown.flatMap((c, i) => lines[i] ? [`- ${STATUS_MARK[c.verdict.status]} **${escapeText(c.id)}**: ${lines[i]}`] : []);
+    if (!list.length)
+        return undefined;
     const block = notesBlock(notes);
-    return details(`Verdicts (${plural(shown.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'));
+    return details(`Verdicts (${plural(list.length, 'cell')})`, [list.join('\n'), block].filter(Boolean).join('\n\n'));
 }
 /** Every statistic of every per-request distribution, plus the round-level throughputs. */
 function metricsSection(cells) {
@@ -70809,7 +70996,7 @@ function metricsSection(cells) {
     if (!measured.length)
         return undefined;
     const blocks = measured.map((c) => [
-        `**${escapeText(c.id)}**`,
+        `**${escapeText(c.id)}**${pooledNote(c)}`,
         metricsTable(c.metrics),
         scalars(c.metrics),
         roofline(c),
@@ -70864,7 +71051,7 @@ function roundsSection(cells) {
     if (!withRounds.length)
         return undefined;
     const blocks = withRounds.map((c) => [
-        `**${escapeText(c.id)}**`,
+        `**${escapeText(c.id)}**${pooledNote(c)}`,
         roundsTable(c.rounds),
         splitLines(c.rounds),
         gpuLines(c.rounds),
@@ -70931,7 +71118,80 @@ function acceptance(cell) {
     return `${parts.join(', ') || 'no counters'} (${escapeText(s.source)})`;
 }
 
+;// CONCATENATED MODULE: ./src/report/markdown/box-move.ts
+/**
+ * A box-wide move: most cells of one box moved together, by about the same amount, on a gated metric. Code rarely
+ * slows every engine and scenario alike; a box does (a driver, clocks, a noisy neighbour, another machine behind the
+ * same hardware key), so the headline says so once, above the per-cell verdicts, which stand as the gate decided
+ * them. The same-box A/B (`ab:`, docs/same-box.md) measures base and PR on one box and decides which it was.
+ *
+ * The rule, per gated metric, over the cells of the run's box compared with a stored baseline on it (a cell a
+ * same-box A/B decided is already on one box, and one without a finite change or a limit is left out), n of them:
+ * - at least MIN_CELLS of them (two cells moving alike is a coincidence as often as a pattern);
+ * - **together**: the largest set whose changes lie within half the limit of each other (max − min ≤ L/2, L the
+ *   strictest limit among the compared cells) holds at least two thirds of the n;
+ * - **moved**: that set's median change is past L, for the worse or the better: a shared move within the limit
+ *   fails nothing and needs no explaining.
+ */
+
+
+
+const MIN_CELLS = 3;
+/** The share of the compared cells that must have moved together. */
+const MOST = 2 / 3;
+/** How close their changes must be, as a share of the limit. */
+const SIMILAR = 1 / 2;
+/** The verdicts of `metric` a box-wide move is judged on (see the header). */
+function compared(cells, metric) {
+    return cells.flatMap((c) => {
+        const m = c.verdict.metrics[metric];
+        if (c.status === 'error' || c.verdict.skipped || c.ab?.status === 'ran' || !m)
+            return [];
+        return typeof m.delta === 'number' && Number.isFinite(m.delta) && m.limit !== undefined && m.limit > 0 ? [m] : [];
+    });
+}
+/** The metric's box-wide move, when its compared cells show one. */
+function metricMove(cells, metric) {
+    const verdicts = compared(cells, metric);
+    if (verdicts.length < MIN_CELLS)
+        return undefined;
+    const limit = Math.min(...verdicts.map((m) => m.limit));
+    const deltas = verdicts.map((m) => m.delta).sort((a, b) => a - b);
+    // The widest window of sorted changes spanning at most SIMILAR × limit.
+    let best = { from: 0, to: 0 };
+    for (let from = 0, to = 0; to < deltas.length; to++) {
+        while (deltas[to] - deltas[from] > SIMILAR * limit)
+            from++;
+        if (to - from > best.to - best.from)
+            best = { from, to };
+    }
+    const set = deltas.slice(best.from, best.to + 1);
+    const median = set[Math.floor(set.length / 2)];
+    if (set.length < MOST * deltas.length || Math.abs(median) <= limit)
+        return undefined;
+    const bySize = [...set].sort((a, b) => Math.abs(a) - Math.abs(b));
+    const label = metricLabel(metric, verdicts[0].stat);
+    return { metric, label, moved: set.length, compared: deltas.length, least: bySize[0], most: bySize.at(-1) };
+}
+/** Every gated metric's box-wide move in the run. */
+function boxMoves(cells) {
+    return GATED_METRICS.flatMap((metric) => metricMove(cells, metric) ?? []);
+}
+/**
+ * The headline's line: `📦 12 of 14 cells decode tok/s −7.0% … −8.1% on `box`: the box, not the code? …`, every
+ * metric that moved box-wide in one line; undefined when none did.
+ */
+function boxMoveNote(results) {
+    const moves = boxMoves(results.cells);
+    if (!moves.length)
+        return undefined;
+    const said = moves.map((m) => `${m.moved} of ${plural(m.compared, 'cell')} ${m.label} ${formatDelta(m.least)} … ${formatDelta(m.most)}`);
+    return (`📦 ${said.join(', ')} on ${code(escape_clip(results.run.hardware, 80))}: the box, not the code? ` +
+        'The same-box A/B decides (`ab:` in the matrix file, docs/same-box.md): it measures base and PR on this box.');
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown/headline.ts
+
 
 
 
@@ -70940,9 +71200,8 @@ function acceptance(cell) {
 function headline(results, ctx) {
     const total = results.cells.length;
     const summary = results.summary;
-    if (!summary || ctx.mode === 'run') {
-        return `### 📊 ${plural(total, 'cell')} measured, not compared (mode \`${ctx.mode}\`)`;
-    }
+    if (!summary || ctx.mode === 'run')
+        return measuredHeadline(results, ctx.mode);
     const n = summary.counts;
     const title = {
         pass: `No regression in ${plural(total, 'cell')}`,
@@ -70960,6 +71219,7 @@ function headline(results, ctx) {
     if (skipped)
         counts.push(`${SKIPPED_MARK} ${skipped} ${SKIPPED_WORD}, baseline figures shown`);
     const notes = [
+        boxMoveNote(results),
         creepNote(results),
         summary.accepted && acceptedNote(summary.accepted),
         overturnedNote(results),
@@ -70968,6 +71228,20 @@ function headline(results, ctx) {
     ];
     const after = notes.filter(Boolean).map((n) => `\n\n${n}`);
     return `### ${RUN_MARK[summary.verdict]} ${shown}\n\n${counts.join(' · ')}${after.join('')}`;
+}
+/**
+ * A run that measures and compares nothing (`mode: run`, or no verdicts): how many cells were measured, and how many
+ * failed, the whole run ❌ when none could be measured.
+ */
+function measuredHeadline(results, mode) {
+    const total = results.cells.length;
+    const failed = results.cells.filter((c) => c.status === 'error' || c.verdict.status === 'error').length;
+    const how = `(mode ${code(mode)})`;
+    if (total > 0 && failed === total)
+        return `### ❌ Every cell failed: ${failed} of ${plural(total, 'cell')} could not be measured ${how}`;
+    if (failed)
+        return `### ❌ ${failed} of ${plural(total, 'cell')} failed; ${total - failed} measured, not compared ${how}`;
+    return `### 📊 ${plural(total, 'cell')} measured, not compared ${how}`;
 }
 /** Levels that crept past a limit over several default-branch runs, each of which passed: the span per metric. */
 function creepNote(results) {
@@ -71077,77 +71351,6 @@ function engineLabel(cell) {
     return emulates ? `${emulates.split(/\s+/)[0]} (sim)` : cell.engine;
 }
 
-;// CONCATENATED MODULE: ./src/report/markdown/figures.ts
-/**
- * The headline figures of a cell with their change against one reference per cell: the stored baseline, or, when a
- * same-box A/B decided the cell (docs/same-box.md), the base arm on this box. Then every figure of the row comes from
- * the A/B's launches: the PR arms' value against the base arms', each the geometric mean of its launches' steady values
- * as compare/ab.ts takes them for the gated metrics (their ratio is the A/B's change), the arithmetic mean for a
- * share some launch measured at 0. A figure from one reference beside a change from the other would mix two boxes.
- */
-
-/** Each arm's metrics blocks, when an A/B decided the cell and every one of its launches measured it. */
-function abArms(cell) {
-    if (cell.ab?.status !== 'ran')
-        return undefined;
-    const arms = cell.ab.arms ?? [];
-    const blocks = (arm) => arms.filter((a) => a.arm === arm).map((a) => a.metrics);
-    const [base, pr] = [blocks('base'), blocks('pr')];
-    const measured = (b) => b.length > 0 && b.every(Boolean);
-    return measured(base) && measured(pr) ? { base, pr } : undefined;
-}
-/**
- * The row's reference when an A/B ran: the base arm, or the stored baseline when a launch measured nothing (the
- * A/B's verdict is then an error, and the row keeps the stored baseline's figures). Undefined without an A/B.
- */
-function rowReference(cell) {
-    if (cell.ab?.status !== 'ran')
-        return undefined;
-    return abArms(cell) ? 'base arm' : 'stored baseline';
-}
-function figures_figure(cell, metric) {
-    const arms = abArms(cell);
-    if (arms)
-        return armsFigure(cell, metric, arms);
-    // An A/B that could not finish leaves the row against the stored baseline, as its verdict was before.
-    const against = cell.ab?.status === 'ran' && cell.ab.stored ? cell.ab.stored : cell.verdict;
-    const gated = against.metrics[metric];
-    const reference = against.reference?.[metric];
-    const stat = statOf(against, metric);
-    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
-    // A skipped cell measured nothing: it shows the baseline's figures, without a change.
-    if (cell.verdict.skipped)
-        return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    return withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed }, gated?.baseline ?? reference?.value);
-}
-/** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
-function armsFigure(cell, metric, arms) {
-    const stat = statOf(cell.verdict, metric);
-    const regressed = cell.verdict.metrics[metric]?.status === 'regression';
-    const center = (blocks) => {
-        const values = blocks.map((metrics) => readCellMetric({ metrics }, metric, stat));
-        if (values.some((v) => v === undefined))
-            return undefined;
-        const known = values;
-        return known.every((v) => v > 0)
-            ? Math.exp(known.reduce((sum, v) => sum + Math.log(v), 0) / known.length)
-            : known.reduce((sum, v) => sum + v, 0) / known.length;
-    };
-    const [value, baseline] = [center(arms.pr), center(arms.base)];
-    if (value === undefined || baseline === undefined)
-        return { value: readCellMetric(cell, metric, stat), stat, baseline: undefined, delta: undefined, regressed };
-    return withDelta(metric, { value, stat, regressed }, baseline);
-}
-function statOf(verdict, metric) {
-    return verdict.metrics[metric]?.stat ?? verdict.reference?.[metric]?.stat ?? 'mean';
-}
-function withDelta(metric, f, baseline) {
-    const delta = f.value !== undefined && baseline !== undefined && baseline > 0 && isRelative(metric)
-        ? (f.value - baseline) / baseline
-        : undefined;
-    return { ...f, baseline, delta };
-}
-
 ;// CONCATENATED MODULE: ./src/report/markdown/sparkline.ts
 /** A Unicode sparkline (▁▂▃▄▅▆▇█) of a series, lowest value as the lowest bar; a flat series is a row of middle bars. */
 const BARS = '▁▂▃▄▅▆▇█';
@@ -71182,30 +71385,30 @@ function sparkline(values, runs = SPARK_RUNS) {
 
 
 
+
 const HEADER = ['Status', 'Target', 'Scenario', 'Engine', 'Quant'];
 const ALIGN = ['l', 'l', 'l', 'l', 'l'];
-const COLUMNS = HEADLINE_METRICS.map((metric) => ({ metric, head: metricInfo(metric).headline || { column: metric } }));
+const COLUMNS = HEADLINE_METRICS.map((metric) => ({
+    metric,
+    head: metricInfo(metric).headline || { column: metric },
+}));
+/** A metric column's text: the figure, and what explains it beside it (acceptance, hit rate, goodput, the trend). */
+function columnText(cell, { metric, head }, trends) {
+    const figure = figureText(cell, metric);
+    const beside = head.acceptance ? withAcceptance(figure, cell) : metric === 'ttft' ? withHitRate(figure, cell) : figure;
+    const shown = head.goodput ? withGoodput(beside, cell) : beside;
+    const line = metric === 'decode' && shown !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
+    return line ? `${shown} ${line}` : shown;
+}
 /** `trends`: per cell id, decode tok/s over recent default-branch runs, drawn as a sparkline after the decode figure. */
 function cellsTable(cells, trends = {}) {
-    const spark = (cell, metric, text) => {
-        const line = metric === 'decode' && text !== EMPTY ? sparkline(trends[cell.id] ?? []) : '';
-        return line ? `${text} ${line}` : text;
-    };
     const rows = sweepsTogether(cells).map((cell) => [
         withReference(withDisturbedMark(cellStatusText(cell), cell), cell),
         table_text(cell.target),
         table_text(cell.scenario),
         table_text(engineLabel(cell)),
         cell.quant ? table_text(cell.quant) : EMPTY,
-        ...COLUMNS.map(({ metric, head }) => {
-            const figure = figureText(cell, metric);
-            const shown = head.acceptance
-                ? withAcceptance(figure, cell)
-                : metric === 'ttft'
-                    ? withHitRate(figure, cell)
-                    : figure;
-            return spark(cell, metric, head.goodput ? withGoodput(shown, cell) : shown);
-        }),
+        ...COLUMNS.map((column) => columnText(cell, column, trends)),
         qualityText(cell),
     ]);
     const header = [...HEADER, ...COLUMNS.map((c) => c.head.column), 'Quality'];
@@ -71245,7 +71448,11 @@ function withReference(text, cell) {
     const reference = rowReference(cell);
     return reference ? `${text} · Δ vs ${reference}` : text;
 }
-/** `45.0 (−10.0%)`, bold when that metric regressed; the stat is named when it is not the mean. */
+/**
+ * `45.0 (−10.0%)`: the figure the metric's verdict was decided on (figures.ts), bold exactly when that verdict is a
+ * regression; the stat is named when it is not the mean. The baseline it is against is in the compact table and the
+ * Verdicts section (figure-text.ts), which keeps this table of every cell narrow.
+ */
 function figureText(cell, metric) {
     const f = figures_figure(cell, metric);
     if (f.value === undefined)
@@ -71253,7 +71460,7 @@ function figureText(cell, metric) {
     const stat = f.stat === 'mean' ? '' : ` ${f.stat}`;
     const change = f.delta === undefined ? '' : ` (${formatDelta(f.delta)})`;
     const body = `${formatNumber(f.value)}${stat}${change}`;
-    return f.regressed ? `**${body}**` : body;
+    return `${f.regressed ? `**${body}**` : body}${f.firstOnly ? FIRST_ONLY : ''}`;
 }
 /**
  * `acc 100% · agree 0.98`, bold when the cell's output quality failed the gate; `acc 0% ⚠️` when
@@ -71332,6 +71539,7 @@ function table_text(value) {
 
 
 
+
 /** Rows of the compact table; the rest of the cells that need a look are counted under it. */
 const CHANGED_ROWS = 20;
 /** Characters of reasons a row keeps (repeated clauses become notes first). */
@@ -71369,12 +71577,15 @@ function thirdMetric(cells) {
         Object.values(c.verdict.metrics).some((m) => (m.metric === 'output-throughput' || m.metric === 'goodput') && m.status !== 'pass'));
     return output ? 'output-throughput' : 'tpot';
 }
-/** A figure and its change on one line (`21.5&nbsp;(+4.5%)`): a narrow column wraps the why, not the numbers. */
+/**
+ * A figure base → head with its change (`28.6&nbsp;→&nbsp;25.8, −10.0%`, figure-text.ts), the values on one line: a
+ * narrow column wraps the change after them, and the why, not the numbers.
+ */
 function figureCell(cell, metric) {
-    const shown = figureText(cell, metric).replace(' (', '&nbsp;(');
+    const shown = baseHeadText(cell, metric);
     if (metric !== 'output-throughput')
         return shown;
-    const goodput = goodputText(cell);
+    const goodput = goodputBaseHead(cell);
     if (!goodput)
         return shown;
     return shown === EMPTY ? goodput : `${shown}<br>${goodput}`;
@@ -71419,6 +71630,131 @@ function workspaceRelative(text, workspace, node = process.execPath) {
         return out;
     const root = workspace.replace(/\/+$/, '');
     return out.replace(new RegExp(`${escapeRegExp(root)}(?=/|(?![\\w.-]))(/?)`, 'g'), (_, slash) => slash ? '' : '.');
+}
+
+;// CONCATENATED MODULE: ./src/report/severity.ts
+const GROUPS = [
+    'error',
+    'regression',
+    'inconclusive',
+    'improvement',
+    'missing',
+    'new',
+    'pass',
+];
+/**
+ * How far past its limit a regressed metric is: |delta| ÷ limit (2 is twice the limit). A change without a finite
+ * delta (a share rising from zero) is past any limit; a verdict without a limit (a ceiling, a file of an earlier
+ * release) is ranked by |delta| alone.
+ */
+function pastLimit(m) {
+    if (m.delta === null || !Number.isFinite(m.delta))
+        return Infinity;
+    const change = Math.abs(m.delta);
+    return m.limit !== undefined && m.limit > 0 ? change / m.limit : change;
+}
+/** The cell's worst regressed metric, past its limit (pastLimit); 0 for a cell no metric regressed (quality, length). */
+function severity(cell) {
+    const regressed = Object.values(cell.verdict.metrics).filter((m) => m.status === 'regression');
+    return regressed.reduce((worst, m) => Math.max(worst, pastLimit(m)), 0);
+}
+/** Negative when `a` comes before `b`: status group first, then (for regressions) the larger severity. */
+function compareSeverity(a, b) {
+    const group = GROUPS.indexOf(a.verdict.status) - GROUPS.indexOf(b.verdict.status);
+    if (group || a.verdict.status !== 'regression')
+        return group;
+    const [sa, sb] = [severity(a), severity(b)];
+    return sa === sb ? 0 : sb > sa ? 1 : -1;
+}
+/** The cells most severe first (compareSeverity); a stable sort, so equals keep their plan order. */
+function bySeverity(cells) {
+    return [...cells].sort(compareSeverity);
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown/run-notes.ts
+/**
+ * What every cell's verdict note says is the run's, not a cell's: a first run without a baseline ("first run: no
+ * baseline yet, passes"), a run that only measures ("not compared with a baseline"), a same-box A/B that ran for no
+ * cell and why, where the baseline came from. Said on every row and every verdict line it buries what differs (a
+ * first run of 16 cells read "not compared with a baseline" 16 times), so such a clause is taken out of the cells'
+ * notes and said once: by the top of the report where it already says it (the headline and the Baseline line say
+ * there is no baseline, the A/B line why no A/B ran), else in one line under them.
+ *
+ * A clause is the run's when the notes of every measured cell (a failed cell's note is its error) carry it, two
+ * cells or more; a note's clauses are its `; `-separated parts (reasons.ts `clausesOf`).
+ */
+
+
+
+
+/** Clauses the headline, the Baseline line or the A/B line (ab-section.ts `abHeader`) already say. */
+function saidAbove(clause) {
+    return (clause === FIRST_RUN_NOTE ||
+        clause === notComparedVerdict().note ||
+        // compare/ab-verdict.ts `abNotRun`: `same-box A/B not run: <reason>; the stored-baseline verdict stands`.
+        clause.startsWith('same-box A/B not run: ') ||
+        clause === 'the stored-baseline verdict stands' ||
+        // compare/judge.ts: `baseline: baseline file`, `baseline: median of 5 runs`, as the Baseline line says it.
+        clause.startsWith('baseline: '));
+}
+function runNotes(cells) {
+    const measured = cells.filter((c) => c.verdict.status !== 'error');
+    if (measured.length < 2)
+        return { cells: [...cells] };
+    const shared = measured
+        .map((c) => new Set(c.verdict.note ? clausesOf(c.verdict.note) : []))
+        .reduce((common, clauses) => new Set([...common].filter((x) => clauses.has(x))));
+    if (!shared.size)
+        return { cells: [...cells] };
+    const stripped = cells.map((c) => {
+        if (c.verdict.status === 'error' || !c.verdict.note)
+            return c;
+        const { note, ...verdict } = c.verdict;
+        const kept = clausesOf(note).filter((x) => !shared.has(x));
+        return { ...c, verdict: kept.length ? { ...verdict, note: kept.join('; ') } : verdict };
+    });
+    const unsaid = [...shared].filter((x) => !saidAbove(x));
+    const line = unsaid.length ? `Every cell: ${escapeText(escape_clip(unsaid.join('; '), 600))}` : undefined;
+    return { cells: stripped, line };
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown/every-cell.ts
+/**
+ * The comment's folded table of every cell, narrow enough for GitHub's conversation column (~780 px) without
+ * scrolling sideways: the cell in one column (status mark, target · scenario, then engine · quant · quality on a
+ * second line), then one column per headline metric whose figure keeps its change under it and what explains it
+ * (acceptance, hit rate, goodput) on lines below. The job summary and `report.md` keep the wide table (table.ts).
+ */
+
+
+
+
+
+
+
+/**
+ * `🔴 regression<br>**target · scenario**<br>vLLM (sim) · fp8 · acc 100%`, with ⚠️ when the box was disturbed during its
+ * rounds: the status in words as the wide table has it (`⏭️ skipped (unchanged)`), on a line of its own so the column
+ * stays as narrow as the cell's name.
+ */
+function every_cell_cellText(cell) {
+    const disturbed = cell.verdict.disturbed?.length ? ` ${DISTURBED_MARK}` : '';
+    const quality = qualityText(cell);
+    const what = [engineLabel(cell), cell.quant].filter(Boolean).map((s) => escapeText(escape_clip(s, 40)));
+    const second = withReference([...what, ...(quality === EMPTY ? [] : [quality])].join(' · '), cell);
+    return `${cellStatusText(cell)}${disturbed}<br>**${escapeText(escape_clip(cell.target, 80))} · ${escapeText(escape_clip(cell.scenario, 60))}**<br>${second}`;
+}
+/** A figure's change and what explains it each on a line of their own (`25.9<br>(−9.6%)`), so the column stays narrow. */
+function stacked(text) {
+    return text.replaceAll(' · ', '<br>').replace(/ \((?=[+−\d])/, '<br>(');
+}
+function everyCellTable(cells, trends = {}) {
+    const rows = sweepsTogether(cells).map((cell) => [
+        every_cell_cellText(cell),
+        ...COLUMNS.map((column) => stacked(columnText(cell, column, trends))),
+    ]);
+    const header = ['Cell', ...COLUMNS.map((c) => c.head.column)];
+    return markdownTable([header, ...rows], { align: ['l', ...COLUMNS.map(() => 'r')], alignDelimiters: false });
 }
 
 ;// CONCATENATED MODULE: ./src/report/markdown/targets.ts
@@ -71506,6 +71842,9 @@ function failuresSection(cells, withLogs) {
 
 
 
+
+
+
 const ATTENTION = ['regression', 'error', 'inconclusive'];
 const FAILING = ['regression', 'error'];
 const STAGES = [
@@ -71528,7 +71867,7 @@ function render(results, ctx, marker, maxChars) {
         if (reportSize(text) <= maxChars)
             return text;
     }
-    // Even regressions and errors alone are too many: list as many as fit, regressions first.
+    // Even regressions and errors alone are too many: list as many as fit, most severe first (severity.ts).
     const failing = results.cells.filter((c) => FAILING.includes(c.verdict.status)).length;
     let lo = 0;
     let hi = failing;
@@ -71543,12 +71882,12 @@ function render(results, ctx, marker, maxChars) {
     return reportSize(text) <= maxChars ? text : hardCut(text, maxChars);
 }
 function composeAll(results, ctx, marker, d, maxChars) {
-    const ordered = byAttention(results.cells);
-    const regressed = ordered.filter((c) => c.verdict.status === 'regression');
-    const failed = ordered.filter((c) => c.verdict.status === 'error');
-    const limit = d.limit ?? Infinity;
-    const shownRegressed = regressed.slice(0, limit);
-    const shownFailed = failed.slice(0, Math.max(0, limit - shownRegressed.length));
+    const run = runNotes(results.cells);
+    const ordered = bySeverity(run.cells);
+    const failing = ordered.filter((c) => FAILING.includes(c.verdict.status));
+    const shownFailing = failing.slice(0, d.limit ?? Infinity);
+    const shownRegressed = shownFailing.filter((c) => c.verdict.status === 'regression');
+    const shownFailed = shownFailing.filter((c) => c.verdict.status === 'error');
     const keep = (c) => d.rows === 'all'
         ? true
         : d.rows === 'attention'
@@ -71556,9 +71895,9 @@ function composeAll(results, ctx, marker, d, maxChars) {
             : FAILING.includes(c.verdict.status);
     let rows = ordered.filter(keep);
     if (d.limit !== undefined)
-        rows = [...shownRegressed, ...shownFailed];
+        rows = shownFailing;
     const parts = [marker, headline(results, ctx)];
-    const unlisted = regressed.length + failed.length - shownRegressed.length - shownFailed.length;
+    const unlisted = failing.length - shownFailing.length;
     const shed = shedNote(results.cells, d, results.cells.length - rows.length - unlisted, unlisted, maxChars, ctx);
     const comment = ctx.form === 'comment';
     // The comment's first screen is the verdict and what needs a look; what was shed is said under them.
@@ -71568,6 +71907,8 @@ function composeAll(results, ctx, marker, d, maxChars) {
     const ab = abHeader(results.cells);
     if (ab)
         parts.push(ab);
+    if (run.line)
+        parts.push(run.line);
     if (comment)
         parts.push(...render_compact({ ordered, rows, ctx, d, shed, accepted: results.summary?.accepted !== undefined }));
     else
@@ -71584,13 +71925,13 @@ function composeAll(results, ctx, marker, d, maxChars) {
     parts.push(...sections.filter((s) => s !== undefined));
     return parts.join('\n\n') + '\n';
 }
-/** The full report's lists under the headline: regressions, errors and inconclusive cells with their reasons. */
+/** The full report's lists under the headline, most severe first: errors, regressions, inconclusive cells, with why. */
 function lists(ordered, shownRegressed, shownFailed, d, results) {
     const parts = [];
-    if (shownRegressed.length)
-        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
     if (shownFailed.length)
         parts.push(`#### Errors\n\n${errorList(shownFailed)}`);
+    if (shownRegressed.length)
+        parts.push(`#### Regressions\n\n${regressionList(shownRegressed, results.summary?.accepted !== undefined)}`);
     const undecided = ordered.filter((c) => c.verdict.status === 'inconclusive');
     if (undecided.length && d.limit === undefined)
         parts.push(`#### Inconclusive\n\n${inconclusiveList(undecided)}`);
@@ -71621,7 +71962,7 @@ function render_compact({ ordered, rows, ctx, d, shed, accepted }) {
     if (shed)
         parts.push(shed);
     if (rows.length)
-        parts.push(details(`Every cell (${plural(rows.length, 'row')})`, cellsTable(rows, ctx.trends)));
+        parts.push(details(`Every cell (${plural(rows.length, 'row')})`, everyCellTable(rows, ctx.trends)));
     const tested = d.limit === undefined ? abSection(ordered) : undefined;
     if (tested)
         parts.push(tested);
@@ -71824,19 +72165,25 @@ function configErrorNotice(configPath, problems) {
     return `## llm-bench-gate: configuration error\n\n${code(configPath)} could not be used:\n\n${shown.join('\n')}\n`;
 }
 function dryRunNotice(mode, plan) {
-    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${codeBlock(cut(plan, 'the whole plan is in the step log'))}\n`;
+    return `## llm-bench-gate: dry run\n\nMode ${code(mode)}; nothing was launched.\n\n${codeBlock(notices_cut(plan, 'the whole plan is in the step log'))}\n`;
 }
 function couldNotRunNotice(message) {
-    return `## llm-bench-gate could not run\n\n${codeBlock(cut(message, 'the whole message is in the step log'))}\n`;
+    return `## llm-bench-gate could not run\n\n${codeBlock(notices_cut(message, 'the whole message is in the step log'))}\n`;
 }
-function cut(text, where) {
+function notices_cut(text, where) {
     return text.length <= MAX_TEXT
         ? text
         : `${text.slice(0, MAX_TEXT)}\n… ${plural(text.length - MAX_TEXT, 'more character')} left out: ${where}`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/pages/leaderboard-style.ts
-/** The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. */
+/**
+ * The leaderboard's inline style: a plain, dense table that follows the reader's light or dark scheme. Cells wrap
+ * (a second line in `.sub`), and the raw figures (`.extra`) stay hidden until the page's checkbox is ticked, so the
+ * verdict and Δ fit an 800 px window; with every figure shown, the table scrolls inside its own box, never the page.
+ */
+/** The checkbox that shows the raw figures (`.extra`). */
+const FIGURES_TOGGLE_ID = 'all-figures';
 const LEADERBOARD_CSS = `
 :root { color-scheme: light dark; --fg: #1f2328; --dim: #59636e; --line: #d1d9e0; --head: #f6f8fa; --zebra: #fafbfc;
   --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; }
@@ -71850,10 +72197,18 @@ h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.1rem; margin: 2rem 0 .5rem; }
 .meta, .dim, caption { color: var(--dim); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
-main { overflow-x: auto; }
+main { min-width: 0; }
+.table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
+.extra { display: none; }
+#${FIGURES_TOGGLE_ID}:checked ~ .table-wrap .extra { display: table-cell; }
+.board label { color: var(--dim); margin-left: .3rem; cursor: pointer; }
+td .sub { display: block; color: var(--dim); font-size: .85em; font-weight: 400; }
 caption { caption-side: top; text-align: left; padding: .5rem 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; white-space: nowrap; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .5rem; text-align: left; vertical-align: top; }
+td:not(.num) { overflow-wrap: anywhere; }
+td.num { white-space: nowrap; }
+td.num .sub { white-space: normal; }
 thead th { position: sticky; top: 0; background: var(--head); padding: 0; }
 th button { all: unset; box-sizing: border-box; display: block; width: 100%; padding: .45rem .6rem; cursor: pointer; font-weight: 600; }
 th button:focus-visible { outline: 2px solid var(--good); outline-offset: -2px; }
@@ -72159,13 +72514,159 @@ svg.curve .point-label { fill: var(--c); font-size: 11px; }
 
 
 
-function decodeHtml(cell) {
-    const decode = formatNumber(cell.metrics?.decode_tps?.mean);
+/** `value`: the figure shown, the cell's mean unless told (the verdict's, leaderboard-columns.ts). */
+function decodeHtml(cell, value = cell.metrics?.decode_tps?.mean) {
+    const decode = formatNumber(value);
     const share = rooflineShare(cell);
     if (!share || !hasFigures(cell.roofline))
         return decode;
     const title = escapeHtml(`ceiling ${ceilingText(cell.roofline)}`);
     return `${decode} <span class="dim" title="${title}">· ${escapeHtml(share)}</span>`;
+}
+
+;// CONCATENATED MODULE: ./src/report/pages/leaderboard-columns.ts
+
+
+
+
+
+
+
+
+function modelName(cell) {
+    return cell.model || cell.target;
+}
+function leaderboard_columns_finite(value) {
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+const leaderboard_columns_num = (label, value) => ({
+    label,
+    numeric: true,
+    extra: true,
+    value: (c) => leaderboard_columns_finite(value(c.metrics)),
+});
+/**
+ * A headline figure's mean: the verdict's head where the verdict compared the mean (after a confirmation it pools
+ * both measurements), so the column reads the number the Δ beside it was decided on; else the cell's own.
+ */
+function headlineMean(label, metric, own) {
+    const read = (c) => {
+        const v = c.verdict.metrics[metric];
+        return leaderboard_columns_finite(v?.stat === 'mean' ? v.current : undefined) ?? leaderboard_columns_finite(own(c.metrics));
+    };
+    return { label, numeric: true, extra: true, headline: true, value: read };
+}
+/** `28.5 → 25.7 tok/s`: the verdict's base and head of the metric, beneath its Δ. */
+function baseToHead(cell, metric) {
+    const v = cell.verdict.metrics[metric];
+    if (leaderboard_columns_finite(v?.baseline) === null || leaderboard_columns_finite(v?.current) === null)
+        return '';
+    const { unit } = metricInfo(metric);
+    return `<span class="sub">${formatNumber(v.baseline)} → ${formatNumber(v.current)} ${escapeHtml(unit)}</span>`;
+}
+/** The verdict's Δ: the figure the gate decided on, as the report shows it (bold where it failed). */
+const leaderboard_columns_delta = (metric) => ({
+    label: `Δ ${metricInfo(metric).short}`,
+    numeric: true,
+    value: (c) => leaderboard_columns_finite(c.verdict.metrics[metric]?.delta),
+    html: (c) => `${formatDelta(c.verdict.metrics[metric]?.delta)}${baseToHead(c, metric)}`,
+    tone: (c) => c.verdict.metrics[metric]?.status,
+    perRun: true,
+});
+function qualityColumn(figure) {
+    const info = QUALITY_FIGURES[figure];
+    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
+    return {
+        label: capitalised,
+        numeric: true,
+        whenPresent: true,
+        extra: true,
+        value: (c) => leaderboard_columns_finite(info.read(c.quality)),
+        html: (c) => {
+            const v = info.read(c.quality);
+            return v === undefined ? EMPTY : escapeHtml(info.format(v));
+        },
+    };
+}
+function modelHtml(cell) {
+    const runtime = [runtimeLabel(cell), cell.quant].filter(Boolean).join(' · ');
+    return `${escapeHtml(modelName(cell))}<span class="sub">${escapeHtml(runtime)}</span>`;
+}
+function scenarioHtml(cell) {
+    const w = cell.workload;
+    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
+    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
+    return `${escapeHtml(cell.scenario)}<span class="sub">${shape}${rate}</span>`;
+}
+function verdictHtml(cell) {
+    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
+    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
+    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
+}
+const DECODE = headlineMean('Decode tok/s', 'decode', (m) => m.decode_tps?.mean);
+const leaderboard_columns_COLUMNS = [
+    { label: 'Model', numeric: false, value: modelName, html: modelHtml },
+    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
+    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
+    {
+        label: 'Verdict',
+        numeric: true,
+        value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
+        html: verdictHtml,
+        words: true,
+        tone: (c) => c.verdict.status,
+        perRun: true,
+    },
+    ...PRIMARY_METRICS.map(leaderboard_columns_delta),
+    { label: 'Runtime', numeric: false, extra: true, value: (c) => runtimeLabel(c) },
+    {
+        label: 'Quant',
+        numeric: false,
+        extra: true,
+        value: (c) => c.quant || null,
+        html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
+    },
+    { ...DECODE, html: (c) => decodeHtml(c, DECODE.value(c)) },
+    headlineMean('TTFT avg ms', 'ttft', (m) => m.ttft_ms?.mean),
+    leaderboard_columns_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
+    leaderboard_columns_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
+    leaderboard_columns_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
+    leaderboard_columns_num('Total tok/s', (m) => m.total_tps),
+    leaderboard_columns_num('Output tok/s', (m) => m.output_tps),
+    leaderboard_columns_num('Per-user tok/s', (m) => m.per_user_tps),
+    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
+];
+/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
+const GOODPUT_COLUMN = {
+    label: 'Goodput',
+    numeric: true,
+    value: (c) => leaderboard_columns_finite(c.metrics.goodput),
+    html: (c) => {
+        const share = c.metrics.goodput;
+        if (share === undefined || !c.workload.slo)
+            return EMPTY;
+        const rate = c.metrics.request_goodput === undefined
+            ? ''
+            : `<span class="sub">${formatNumber(c.metrics.request_goodput)} req/s</span>`;
+        return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`;
+    },
+};
+/** The page's columns: goodput's after the Δ columns only when some cell has an `slo`, quality only when measured. */
+function pageColumns(cells) {
+    const shown = leaderboard_columns_COLUMNS.filter((c) => !c.whenPresent || cells.some((cell) => c.value(cell) !== null));
+    if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined))
+        return shown;
+    const at = shown.findIndex((c) => c.extra);
+    return [...shown.slice(0, at), GOODPUT_COLUMN, ...shown.slice(at)];
+}
+/**
+ * The columns of a page that shows a stored baseline rather than a run against one: no verdict or Δ, the headline
+ * figures shown at once.
+ */
+function baselineColumns(cells) {
+    return pageColumns(cells)
+        .filter((c) => !c.perRun)
+        .map((c) => (c.headline ? { ...c, extra: false } : c));
 }
 
 ;// CONCATENATED MODULE: ./src/report/pages/leaderboard.ts
@@ -72180,88 +72681,7 @@ function decodeHtml(cell) {
 
 
 
-
 const TABLE_ID = 'leaderboard';
-const leaderboard_num = (label, value) => ({
-    label,
-    numeric: true,
-    value: (c) => leaderboard_finite(value(c.metrics)),
-});
-const leaderboard_delta = (metric) => ({
-    label: `Δ ${metricInfo(metric).short}`,
-    numeric: true,
-    value: (c) => leaderboard_finite(c.verdict.metrics[metric]?.delta),
-    html: (c) => formatDelta(c.verdict.metrics[metric]?.delta),
-    tone: (c) => c.verdict.metrics[metric]?.status,
-    perRun: true,
-});
-function qualityColumn(figure) {
-    const info = QUALITY_FIGURES[figure];
-    const capitalised = info.label.charAt(0).toUpperCase() + info.label.slice(1);
-    return {
-        label: capitalised,
-        numeric: true,
-        whenPresent: true,
-        value: (c) => leaderboard_finite(info.read(c.quality)),
-        html: (c) => {
-            const v = info.read(c.quality);
-            return v === undefined ? EMPTY : escapeHtml(info.format(v));
-        },
-    };
-}
-const leaderboard_COLUMNS = [
-    { label: 'Model', numeric: false, value: modelName },
-    { label: 'Runtime', numeric: false, value: runtime },
-    {
-        label: 'Quant',
-        numeric: false,
-        value: (c) => c.quant || null,
-        html: (c) => (c.quant ? escapeHtml(c.quant) : EMPTY),
-    },
-    { label: 'Scenario', numeric: false, value: (c) => c.scenario, html: scenarioHtml },
-    leaderboard_num('Total tok/s', (m) => m.total_tps),
-    leaderboard_num('Output tok/s', (m) => m.output_tps),
-    leaderboard_num('Per-user tok/s', (m) => m.per_user_tps),
-    leaderboard_num('TTFT avg ms', (m) => m.ttft_ms?.mean),
-    leaderboard_num('TTFT p99 ms', (m) => m.ttft_ms?.p99),
-    leaderboard_num('TPOT avg ms', (m) => m.tpot_ms?.mean),
-    leaderboard_num('TPOT p99 ms', (m) => m.tpot_ms?.p99),
-    { ...leaderboard_num('Decode tok/s', (m) => m.decode_tps?.mean), html: decodeHtml },
-    // Sorted by how much attention the status needs (regressions first), shown as a mark and a word.
-    {
-        label: 'Verdict',
-        numeric: true,
-        value: (c) => STATUS_ORDER.indexOf(c.verdict.status),
-        html: verdictHtml,
-        words: true,
-        tone: (c) => c.verdict.status,
-        perRun: true,
-    },
-    ...PRIMARY_METRICS.map(leaderboard_delta),
-    ...SHOWN_QUALITY_FIGURES.map(qualityColumn),
-];
-/** The share of requests that met the cell's `slo` (and good requests/s); the SLO is the cell's title. */
-const GOODPUT_COLUMN = {
-    label: 'Goodput',
-    numeric: true,
-    value: (c) => leaderboard_finite(c.metrics.goodput),
-    html: (c) => {
-        const share = c.metrics.goodput;
-        if (share === undefined || !c.workload.slo)
-            return EMPTY;
-        const rate = c.metrics.request_goodput === undefined
-            ? ''
-            : ` <span class="dim">${formatNumber(c.metrics.request_goodput)} req/s</span>`;
-        return `<span title="SLO: ${escapeHtml(formatSlo(c.workload.slo))}">${escapeHtml(formatPercent(share))}</span>${rate}`;
-    },
-};
-/** The page's columns: goodput's, before the verdict, only when some cell has an `slo`. */
-function pageColumns(cells) {
-    if (!cells.some((c) => c.workload.slo && c.metrics.goodput !== undefined))
-        return leaderboard_COLUMNS;
-    const at = leaderboard_COLUMNS.findIndex((c) => c.label === 'Verdict');
-    return [...leaderboard_COLUMNS.slice(0, at), GOODPUT_COLUMN, ...leaderboard_COLUMNS.slice(at)];
-}
 /** The leaderboard page for a results file; everything from engines and configs is escaped. */
 function renderLeaderboard(results, ctx = {}) {
     const measured = measuredCells(results.cells);
@@ -72312,16 +72732,28 @@ function defaultOrder(cells) {
         .map((x) => x.cell);
 }
 /** The sortable table; `rowAttrs` adds attributes (already escaped) to each row. */
-function leaderboardTable(cells, columns = leaderboard_COLUMNS, rowAttrs = () => '') {
-    const heads = columns.map((col) => `<th scope="col"${col.numeric && !col.words ? ' class="num"' : ''}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
+function leaderboardTable(cells, columns = leaderboard_columns_COLUMNS, rowAttrs = () => '') {
+    const heads = columns.map((col) => `<th scope="col"${classAttr([col.numeric && !col.words ? 'num' : '', col.extra ? EXTRA : ''])}${col.numeric ? ' data-type="number"' : ''}><button type="button">${escapeHtml(col.label)}</button></th>`);
     const rows = cells.map((cell) => `<tr data-id="${escapeHtml(cell.id)}"${rowAttrs(cell)}>${columns.map((col) => td(col, cell)).join('')}</tr>`);
-    return `<table id="${TABLE_ID}">
-<caption>${plural(cells.length, 'measured cell')}: steady-state figures${columns.some((c) => c.perRun) ? ', Δ against the baseline' : ''}. Select a column header to sort.</caption>
+    const extras = columns.filter((c) => c.extra).length;
+    const perRun = columns.some((c) => c.perRun);
+    return `<div class="board">${extras ? figuresToggle(extras) : ''}<div class="table-wrap"><table id="${TABLE_ID}">
+<caption>${plural(cells.length, 'measured cell')}: ${perRun ? 'the verdict and its Δ (base → head), then the ' : ''}steady-state figures. Select a column header to sort.</caption>
 <thead><tr>${heads.join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
-</table>`;
+</table></div></div>`;
+}
+/** The class of the raw figures the reader shows with the page's one checkbox (leaderboard-style.ts). */
+const EXTRA = 'extra';
+/** A checkbox, no script: its `:checked` state shows the extra columns (leaderboard-style.ts). */
+function figuresToggle(extras) {
+    return `<input type="checkbox" id="${FIGURES_TOGGLE_ID}" class="toggle"><label for="${FIGURES_TOGGLE_ID}">show all figures (${extras} more columns)</label>`;
+}
+function classAttr(classes) {
+    const list = classes.filter(Boolean).join(' ');
+    return list ? ` class="${escapeHtml(list)}"` : '';
 }
 function td(col, cell) {
     const value = col.value(cell);
@@ -72330,9 +72762,9 @@ function td(col, cell) {
         : col.numeric
             ? formatNumber(value)
             : escapeHtml(String(value ?? EMPTY));
-    const classes = [col.numeric && !col.words ? 'num' : '', col.tone?.(cell) ?? ''].filter(Boolean).join(' ');
+    const classes = classAttr([col.numeric && !col.words ? 'num' : '', col.extra ? EXTRA : '', col.tone?.(cell) ?? '']);
     const attr = value === null ? '' : escapeHtml(String(value));
-    return `<td${classes ? ` class="${escapeHtml(classes)}"` : ''} data-value="${attr}">${html}</td>`;
+    return `<td${classes} data-value="${attr}">${html}</td>`;
 }
 function metaLine(results, ctx) {
     const run = results.run;
@@ -72345,7 +72777,7 @@ function metaLine(results, ctx) {
         formatDate(run.finishedAt || run.startedAt),
         `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
         baseline
-            ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code>`
+            ? `baseline <code title="${escapeHtml(baseline.sha)}">${escapeHtml(baseline.sha.slice(0, 12))}</code> (${escapeHtml(baseline.source)})`
             : 'no baseline',
         url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
     ]
@@ -72365,31 +72797,14 @@ function unmeasuredSection(cells) {
     const items = cells.map((c) => `<li><strong>${escapeHtml(c.id)}</strong> <span class="dim">${escapeHtml(c.verdict.note ?? c.verdict.status)}</span></li>`);
     return `<section id="unmeasured">\n<h2>Not measured</h2>\n<ul>\n${items.join('\n')}\n</ul>\n</section>\n`;
 }
-function modelName(cell) {
-    return cell.model || cell.target;
-}
 function runtime(cell) {
     return runtimeLabel(cell);
-}
-function scenarioHtml(cell) {
-    const w = cell.workload;
-    const rate = w.rate ? ` · ${formatNumber(w.rate)} req/s` : '';
-    const shape = escapeHtml(`${w.inputTokens} → ${w.outputTokens} @ ${w.concurrency}`);
-    return `${escapeHtml(cell.scenario)} <span class="dim">${shape}${rate}</span>`;
-}
-function verdictHtml(cell) {
-    const flags = cell.flags.length ? ` <span class="flag" title="${escapeHtml(cell.flags.join('; '))}">⚑</span>` : '';
-    const note = cell.verdict.note ? ` title="${escapeHtml(cell.verdict.note)}"` : '';
-    return `<span${note}>${STATUS_MARK[cell.verdict.status]} ${escapeHtml(cell.verdict.status)}</span>${flags}`;
 }
 function formatDate(iso) {
     const time = iso ? Date.parse(iso) : NaN;
     return Number.isNaN(time)
         ? escapeHtml(iso || 'date unknown')
         : `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-function leaderboard_finite(value) {
-    return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 ;// CONCATENATED MODULE: ./src/report/pages/dashboard-band.ts
@@ -72451,8 +72866,9 @@ function trendBand(metric, reference, gate) {
     const around = `${formatNumber(reference)} ${unit}`;
     const floor = config.minDelta !== undefined && limit > config.maxRegression ? ` (its min-delta ${config.minDelta} ${unit})` : '';
     const why = gated ? '' : gate ? ' (not in the gate)' : ' (no gate given)';
+    // TTFT, tok/s, seconds and joules are never below 0: neither is the band (a 50 ms floor around a 20 ms TTFT).
     return {
-        low: reference - half,
+        low: Math.max(0, reference - half),
         high: reference + half,
         limit,
         title: `limit ±${formatPercent(limit)}${floor} around ${around}`,
@@ -72461,10 +72877,48 @@ function trendBand(metric, reference, gate) {
             : `shaded: the default limit ±${formatPercent(limit)}${floor} around the reference ${around}${why}`,
     };
 }
-/** A share (unit `share`, 0–1) is charted in percent; every other figure as recorded. */
+/**
+ * A share (unit `share`, 0–1) is charted in percent, within 0–100; every other figure as recorded. Every charted
+ * figure is a rate, a duration, an energy or a share, none below 0: trendScale's axis starts at 0 at the lowest.
+ */
 function chartUnit(metric) {
     const { unit } = metricInfo(metric);
-    return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit };
+    return unit === 'share' ? { scale: 100, unit: '%', bounds: [0, 100] } : { scale: 1, unit, bounds: [0, Infinity] };
+}
+
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-marks.ts
+/**
+ * The marks a trend chart draws on top of its line: this run's point when the run is not a default-branch run (a
+ * pull request's or a local compare run: a diamond after the history, never a vertex of the history's line), the
+ * points whose verdict was a regression (a red ring), and the baseline's level the verdicts compared with. Each
+ * carries a `<title>`, so a reader who hovers or uses a screen reader hears what it is.
+ */
+
+
+/** This run's diamond, red when its verdict regressed. */
+function runMark(point, at, unit) {
+    const what = `${point.label}: ${formatNumber(point.value)} ${unit}`;
+    const title = [what, point.regressed ? 'regression' : '', point.reason ?? ''].filter(Boolean).join(' · ');
+    const cls = point.regressed ? 'run-point regressed' : 'run-point';
+    return `<path class="${cls}" d="M${at.x} ${at.y - 8}l8 8-8 8-8-8z"><title>${escapeHtml(title)}</title></path>`;
+}
+/** A ring around a history point whose run's verdict was a regression. */
+function regressedMark(point, at) {
+    const title = ['regression', point.reason ?? ''].filter(Boolean).join(' · ');
+    return `<circle class="regressed-ring" cx="${at.x}" cy="${at.y}" r="8"><title>${escapeHtml(title)}</title></circle>`;
+}
+/** The level the verdicts compared with, across the plot. */
+function referenceLine(y, left, width, title) {
+    return `<path class="reference" d="M${left} ${y}h${width}"><title>${escapeHtml(title)}</title></path>`;
+}
+/** The page's key to the marks, above the cards. */
+function marksLegend(runLabel) {
+    const run = runLabel
+        ? ` · <span class="key run-key" aria-hidden="true">◆</span> ${escapeHtml(runLabel)}, not part of the history`
+        : '';
+    return (`<p class="legend"><span class="key line-key" aria-hidden="true">●</span> default-branch run${run}` +
+        ` · <span class="key regressed-key" aria-hidden="true">◯</span> regressed (its verdict)` +
+        ` · <span class="key reference-key" aria-hidden="true">—</span> the baseline's level</p>`);
 }
 
 ;// CONCATENATED MODULE: ./src/report/pages/dashboard-chart.ts
@@ -72479,6 +72933,7 @@ function chartUnit(metric) {
  * has a vertex at every run, written with relative coordinates, and the page's one `<marker>` (TREND_POINT_ID)
  * draws a circle at every vertex. The page's script reads the vertices back from the path to put the hover dot.
  */
+
 
 
 
@@ -72551,15 +73006,14 @@ function tickLabels(ticks) {
  * The y axis: the data's range and the band's together, padded by 3%, kept within `bounds`, widened to the nice
  * ticks around them (a 1-2-5 step divides 0 and 100, so a share's axis still ends at 100 %).
  */
-function trendScale(values, band, bounds) {
+function trendScale(values, band, bounds = [0, Infinity]) {
     const present = values.filter((v) => v !== null);
     const ends = band ? [...present, band.low, band.high] : present;
     let lo = Math.min(...ends);
     let hi = Math.max(...ends);
     const pad = hi > lo ? (hi - lo) * 0.03 : Math.abs(hi) * 0.05 || 1;
     [lo, hi] = [lo - pad, hi + pad];
-    if (bounds)
-        [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)];
+    [lo, hi] = [Math.max(bounds[0], lo), Math.min(bounds[1], hi)];
     const ticks = niceTicks(lo, hi);
     const [bottom, top] = [ticks[0], ticks[ticks.length - 1]];
     return { ticks, y: (v) => Math.round(CHART.top + ((top - v) * PLOT_HEIGHT) / (top - bottom)) };
@@ -72599,25 +73053,46 @@ function bandRect(band, scale) {
     const height = Math.max(1, scale.y(band.low) - top);
     return `<rect class="band" x="${CHART.left}" y="${top}" width="${PLOT_WIDTH}" height="${height}"><title>${escapeHtml(band.title)}</title></rect>`;
 }
-/** The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. */
+/**
+ * The chart's SVG; `attrs` are extra attributes (already escaped) the script uses to find its data. With `run`, the
+ * x axis has one slot more than the history, this run's, and `data-run-y` tells the script where its point is.
+ */
 function trendChart(trend, attrs) {
-    const n = trend.values.length;
-    const present = trend.values.some((v) => v !== null);
+    const values = trend.run ? [...trend.values, trend.run.value] : trend.values;
+    const n = values.length;
+    const present = values.some((v) => v !== null);
     const shifts = trend.shifts
         .filter((i) => i > 0 && i < n)
         .map((i) => `<line class="shift" x1="${xOf(i, n)}" x2="${xOf(i, n)}" y1="${CHART.top}" y2="${PLOT_BOTTOM}"/>`)
         .join('');
     const culprits = (trend.culprits ?? []).filter((c) => c.index >= 0 && c.index < n).map((c) => culpritMark(c, n));
     let body = `<text class="empty" x="${CHART.left + PLOT_WIDTH / 2}" y="${CHART.top + PLOT_HEIGHT / 2}">not measured</text>`;
+    let runY = '';
     if (present) {
-        const scale = trendScale(trend.values, trend.band, trend.bounds);
+        const scale = trendScale(values, trend.band, trend.bounds);
         const band = trend.band ? bandRect(trend.band, scale) : '';
-        body = `${band}${axis(scale, trend.unit)}<path class="line" d="${linePath(trend.values, scale.y)}"/>`;
+        const line = linePath(trend.run ? [...trend.values, null] : trend.values, scale.y);
+        const marks = pointMarks(trend, scale, n);
+        body = `${band}${axis(scale, trend.unit)}${marks.reference}<path class="line" d="${line}"/>${marks.points}`;
+        if (trend.run?.value != null)
+            runY = ` data-run-y="${scale.y(trend.run.value)}"`;
     }
     const { width, height } = CHART;
-    return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(trend.label)} over ${n} runs"` +
-        ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${attrs}>` +
+    const over = trend.run ? `${n - 1} default-branch runs and ${trend.run.label}` : `${n} runs`;
+    return (`<svg class="trend" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(`${trend.label} over ${over}`)}"` +
+        ` data-n="${n}" data-shifts="${trend.shifts.join(',')}"${runY}${attrs}>` +
         `${shifts}${body}${culprits.join('')}<circle class="dot" r="5" cx="-10" cy="-10"/></svg>`);
+}
+/** The reference line, the regressed rings and this run's diamond, placed on the chart's scale. */
+function pointMarks(trend, scale, n) {
+    const ref = trend.reference;
+    const reference = ref ? referenceLine(scale.y(ref.value), CHART.left, PLOT_WIDTH, ref.title) : '';
+    const rings = (trend.regressed ?? [])
+        .filter((p) => p.index >= 0 && p.index < trend.values.length && trend.values[p.index] !== null)
+        .map((p) => regressedMark(p, { x: xOf(p.index, n), y: scale.y(trend.values[p.index]) }));
+    const run = trend.run;
+    const diamond = run && run.value !== null ? runMark(run, { x: xOf(n - 1, n), y: scale.y(run.value) }, trend.unit) : '';
+    return { reference, points: rings.join('') + diamond };
 }
 /** The page's one marker definition, the point every trend line draws at each run. */
 function trendDefs() {
@@ -72631,7 +73106,8 @@ function trendDefs() {
  * page's JSON data block, set as text, never as markup), and filter rows and charts by engine, quant and
  * scenario. Plain ES5 with no outer names, so it runs from `file://` and from GitHub Pages alike.
  * The hover dot sits on the line's own vertices, read back from its path (dashboard-chart.ts `linePath`: `M x y`
- * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value.
+ * after a gap, relative `l` pairs, `h0` for a lone run), the k-th vertex being the k-th run with a value; a run that is
+ * not a default-branch run is no vertex but the chart's last slot, its y in `data-run-y` (dashboard-chart.ts).
  */
 
 const DATA_ID = 'dashboard-data';
@@ -72649,8 +73125,11 @@ const VERTICES = `function ysOf(svg) {
     y = command === 'M' ? dy : y + dy;
     ys.push(y);
   }
-  var series = seriesOf(svg), out = [], k = 0;
-  for (var i = 0; i < series.length; i++) out.push(series[i] === null ? '' : ys[k++]);
+  var series = seriesOf(svg), out = [], k = 0, run = svg.getAttribute('data-run-y');
+  for (var i = 0; i < series.length; i++) {
+    if (series[i] === null) out.push('');
+    else out.push(run !== null && i === series.length - 1 ? Number(run) : ys[k++]);
+  }
   return out;
 }`;
 function dashboardScript() {
@@ -72736,9 +73215,99 @@ svg.defs .point { fill: var(--fg); }
 svg.trend .shift { stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
 svg.trend .culprit { stroke: var(--bad, #c0392b); stroke-width: 2; vector-effect: non-scaling-stroke; }
 svg.trend .culprit-head { fill: var(--bad, #c0392b); }
+svg.trend .reference { fill: none; stroke: var(--fg); stroke-width: 1; stroke-dasharray: 6 3; vector-effect: non-scaling-stroke; }
+svg.trend .run-point { fill: var(--head); stroke: var(--fg); stroke-width: 2; vector-effect: non-scaling-stroke; }
+svg.trend .run-point.regressed { fill: var(--bad); stroke: var(--bad); }
+svg.trend .regressed-ring { fill: none; stroke: var(--bad); stroke-width: 2.5; vector-effect: non-scaling-stroke; }
+.legend { color: var(--dim); font-size: .85rem; }
+.legend .key { color: var(--fg); }
+.legend .regressed-key { color: var(--bad); font-weight: 700; }
 #tip { position: fixed; pointer-events: none; background: var(--head); border: 1px solid var(--line); padding: .2rem .45rem;
   border-radius: 4px; font-size: .85rem; white-space: nowrap; z-index: 2; }
 `;
+
+;// CONCATENATED MODULE: ./src/report/pages/dashboard-run.ts
+/**
+ * What the dashboard says of a run that is not a default-branch run (a pull request's, or a local compare run): its
+ * name (`this run (PR #12)`, from the ref GitHub checks a pull request out at, `refs/pull/<n>/merge`:
+ * https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request),
+ * the baseline its verdicts compared with, its own point on each chart, and the level that point was judged
+ * against. A figure is the verdict's where the verdict compared the chart's statistic (the mean), so the page shows
+ * the number the gate decided on.
+ */
+
+
+
+
+/** `this run (PR #12)`, `this run (local)`, `this run (workflow_dispatch)`. */
+function runLabel(run) {
+    const pr = /^refs\/pull\/(\d+)\//.exec(run.ref ?? '');
+    const what = pr ? `PR #${pr[1]}` : !run.event || run.event === 'local' ? 'local' : run.event;
+    return `this run (${what})`;
+}
+/** The metric's verdict when it compared the mean, the statistic the charts draw. */
+const meanVerdict = (cell, metric) => {
+    const v = cell.verdict.metrics[metric];
+    return v && v.stat === 'mean' ? v : undefined;
+};
+/** This run's figure of `metric`, in the chart's unit: the verdict's where it compared the mean. */
+function runPoint(cell, metric, label) {
+    const verdict = meanVerdict(cell, metric);
+    const raw = verdict?.current ?? readCellMetric(cell, metric, 'mean');
+    const { scale } = chartUnit(metric);
+    return {
+        value: typeof raw === 'number' && Number.isFinite(raw) ? raw * scale : null,
+        label,
+        regressed: verdict?.status === 'regression',
+        reason: verdict?.reason,
+    };
+}
+/**
+ * The level this run's verdict compared `metric` with, in the chart's unit: the baseline's figure (a baseline
+ * file's, or the stored reference), never one computed here. Undefined when nothing was compared.
+ */
+function verdictReference(cell, metric) {
+    const verdict = meanVerdict(cell, metric);
+    const stored = cell.verdict.reference?.[metric];
+    const value = verdict?.baseline ?? (stored?.stat === 'mean' ? stored.value : undefined);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+        return undefined;
+    return value * chartUnit(metric).scale;
+}
+/** `baseline 28.5 tok/s (0000000, file fixtures/demo-baseline.json)`: the reference line's title. */
+function referenceTitle(results, metric, value) {
+    const baseline = results.summary?.baseline;
+    const { unit } = chartUnit(metric);
+    const from = baseline ? ` (${baseline.sha.slice(0, 7)}, ${baseline.source})` : '';
+    return `baseline ${formatNumber(value)} ${unit}${from}: ${metricInfo(metric).label} as this run's verdict compared it`;
+}
+/**
+ * The newest history point, when it is the stored baseline's run and that run's verdict found `metric` regressed:
+ * the stored page marks it.
+ */
+function storedRegressions(baseline, history, cell, metric) {
+    const verdict = cell.verdict.metrics[metric];
+    const last = history.length - 1;
+    if (verdict?.status !== 'regression' || last < 0 || history[last].sha !== baseline.run.sha)
+        return [];
+    return [{ index: last, reason: verdict.reason }];
+}
+/** The meta line of a page about this run: its commit and name, and the baseline it was compared with. */
+function runMetaParts(results, repoUrl) {
+    const { run } = results;
+    const repo = safeUrl(repoUrl);
+    const commit = (sha) => {
+        const code = `<code title="${escapeHtml(sha)}">${escapeHtml(sha.slice(0, 12))}</code>`;
+        return repo && /^[0-9a-f]{40,64}$/.test(sha) ? `<a href="${escapeHtml(`${repo}/commit/${sha}`)}">${code}</a>` : code;
+    };
+    const baseline = results.summary?.baseline;
+    return [
+        `${escapeHtml(runLabel(run))} ${run.sha ? commit(run.sha) : 'commit unknown'}`,
+        baseline
+            ? `compared with baseline ${commit(baseline.sha)} (${escapeHtml(baseline.source)})`
+            : 'compared with no baseline',
+    ];
+}
 
 ;// CONCATENATED MODULE: ./src/report/pages/dashboard.ts
 /**
@@ -72760,14 +73329,14 @@ svg.trend .culprit-head { fill: var(--bad, #c0392b); }
 
 
 
+
+
 /**
  * The charted metrics, each as its mean; `startup` is the cell's target's launch (none for a `url:` target), `energy`
  * the GPU energy per output token (only where the GPUs reported power), `goodput` the share of requests that met the
  * scenario's `slo` (only for a scenario with one), in percent.
  */
 const TREND_METRICS = ['decode', 'ttft', 'startup', 'energy', 'goodput'];
-/** The baseline's own figures (no verdict or Δ), quality only when some cell has it. */
-const columnsFor = (cells) => leaderboard_COLUMNS.filter((c) => !c.perRun && (!c.whenPresent || cells.some((cell) => c.value(cell) !== null)));
 const facet = {
     engine: (c) => engineLabel(c),
     quant: (c) => c.quant ?? '',
@@ -72776,29 +73345,36 @@ const facet = {
 const facetAttrs = (cell) => FILTERS.map((k) => ` data-${k}="${escapeHtml(facet[k](cell))}"`).join('');
 /** The page for one hardware key. */
 function renderDashboard(input) {
-    const cells = measuredCells(input.baseline.cells);
+    const { thisRun } = input;
+    const cells = measuredCells((thisRun ?? input.baseline).cells);
     const title = escapeHtml(`LLM serving dashboard · ${input.hardware}`);
+    const run = thisRun && { label: runLabel(thisRun.run), sha: thisRun.run.sha, date: thisRun.run.startedAt };
     const data = {
-        commits: input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+        commits: [
+            ...input.history.map((e) => [e.sha.slice(0, 7), formatDate(e.date)]),
+            ...(run ? [[`${run.sha.slice(0, 7)} ${run.label}`, formatDate(run.date)]] : []),
+        ],
         units: TREND_METRICS.map((m) => chartUnit(m).unit),
         // A series no run recorded has no chart to hover, so it carries nothing.
         series: cells.map((c) => TREND_METRICS.map((m) => {
-            const values = chartSeries(input.history, c.id, m);
+            const values = [...chartSeries(input.history, c.id, m), ...(run ? [runPoint(c, m, run.label).value] : [])];
             return values.every((v) => v === null) ? [] : values.map((v) => (v === null ? null : formatNumber(v)));
         })),
     };
     const last = input.history.at(-1);
-    const curves = dashboardCurves(input, cells);
+    const curves = thisRun ? runCurves(thisRun, cells) : dashboardCurves(input, cells);
+    const columns = thisRun ? pageColumns(cells) : baselineColumns(cells);
     return `${pageHead(title, DASHBOARD_CSS + (curves ? CURVE_CSS : ''))}
 <header>
 <h1>${title}</h1>
-<p class="meta">${dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
+<p class="meta">${thisRun ? runMetaLine(input, thisRun) : dashboard_metaLine(input, last)}${input.indexLink ? ' · <a href="../index.html">all hardware</a>' : ''}</p>
 </header>
 <main>
 ${filters(cells)}
-${cells.length ? leaderboardTable(cells, columnsFor(cells), facetAttrs) : '<p>No cell in the baseline.</p>'}
-${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}</h2>
-<p class="dim">Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag. The y axis always holds the whole band, so a small change stays small. Hover a chart for the run's commit, date and value.</p>
+${cells.length ? leaderboardTable(cells, columns, facetAttrs) : `<p>No cell in ${thisRun ? 'this run' : 'the baseline'}.</p>`}
+${curves}<h2>Trends over ${plural(input.history.length, 'default-branch run')}${run ? ` and ${escapeHtml(run.label)}` : ''}</h2>
+<p class="dim">${trendsNote(run?.label)}</p>
+${marksLegend(run?.label)}
 ${trendDefs()}
 <div class="cards">
 ${cells.map((c, i) => card(input, c, i)).join('\n')}
@@ -72842,21 +73418,37 @@ function chartSeries(history, id, metric) {
     const { scale } = chartUnit(metric);
     return seriesOf(history, id, metric).map((v) => (v === null ? null : v * scale));
 }
+/**
+ * A metric's chart parts: the history's values and, on a page about this run, its point and the level its verdict
+ * compared with (the baseline's figure); on the stored page, the median the next verdict compares with
+ * (trendReference) and the newest run's regressions.
+ */
+function chartParts(input, cell, metric) {
+    const values = chartSeries(input.history, cell.id, metric);
+    const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
+    const { thisRun } = input;
+    if (!thisRun) {
+        const regressed = storedRegressions(input.baseline, input.history, cell, metric);
+        return { values, shifts, reference: trendReference(values, shifts), regressed };
+    }
+    const run = runPoint(cell, metric, runLabel(thisRun.run));
+    const reference = verdictReference(cell, metric);
+    const line = reference === undefined ? undefined : { value: reference, title: referenceTitle(thisRun, metric, reference) };
+    return { values, shifts, reference, run, line };
+}
 function card(input, cell, index) {
     const charts = TREND_METRICS.map((metric, m) => {
         const { label } = metricInfo(metric);
         const { unit, bounds } = chartUnit(metric);
-        const values = chartSeries(input.history, cell.id, metric);
+        const { values, shifts, reference, regressed, run, line } = chartParts(input, cell, metric);
         // A figure no run recorded (startup of a `url:` target, energy without power readings, or either before it was
         // kept) gets no chart; the primary figures always have one.
-        if (!PRIMARY_METRICS.includes(metric) && values.every((v) => v === null))
+        if (!PRIMARY_METRICS.includes(metric) && [...values, run?.value ?? null].every((v) => v === null))
             return '';
-        const shifts = input.shifts?.[cell.id]?.[metric] ?? [];
-        const reference = trendReference(values, shifts);
         const band = reference === undefined ? undefined : trendBand(metric, reference, input.gates?.[cell.target]);
         const culprits = trendCulprits(input, cell.id);
-        const chart = trendChart({ values, shifts, label, unit, band, bounds, culprits }, ` data-cell="${index}" data-metric="${m}"`);
-        const latest = values.filter((v) => v !== null).at(-1);
+        const chart = trendChart({ values, shifts, label, unit, band, bounds, culprits, regressed, run, reference: line }, ` data-cell="${index}" data-metric="${m}"`);
+        const latest = run?.value ?? values.filter((v) => v !== null).at(-1);
         const now = latest === undefined ? '' : ` <span class="dim">${formatNumber(latest)} ${escapeHtml(unit)}</span>`;
         const note = band ? `<span class="band-note">${escapeHtml(band.note)}</span>` : '';
         return `<figure><figcaption>${escapeHtml(label)}${now}${note}</figcaption>${chart}</figure>`;
@@ -72887,6 +73479,29 @@ function filters(cells) {
         return `<label>${key} <select id="filter-${key}"><option value="">all</option>${options}</select></label>`;
     });
     return `<form class="filters" onsubmit="return false">${selects.join(' ')}</form>`;
+}
+/** What the trends show, and what their band is around. */
+function trendsNote(runLabel) {
+    const common = 'Steady-state mean per run, oldest left, a point per run that measured the cell; a dashed line marks a detected level shift. ';
+    const band = runLabel
+        ? `The diamond after the history is ${runLabel}, judged against the baseline its verdict compared with (the level line); the shaded band is the gate's limit around that level. A red ring or a red diamond is a regression. `
+        : `The shaded band is the gate's limit around the reference, the median of the newest ${REFERENCE_RUNS} runs since the last level shift: a run inside it is a change the gate would not flag; a red ring marks the newest run where its verdict was a regression. `;
+    return escapeHtml(common +
+        band +
+        "The y axis always holds the whole band and starts no lower than 0, so a small change stays small. Hover a chart for the run's commit, date and value.");
+}
+/** The meta line of a page about this run: what it is, the baseline it was compared with, when, which tool. */
+function runMetaLine(input, thisRun) {
+    const run = thisRun.run;
+    const url = safeUrl(run.runUrl);
+    return [
+        ...runMetaParts(thisRun, input.repoUrl),
+        formatDate(run.finishedAt ?? run.startedAt),
+        `${escapeHtml(run.tool.name)} ${escapeHtml(run.tool.version)}`,
+        url ? `<a href="${escapeHtml(url)}">workflow run</a>` : '',
+    ]
+        .filter(Boolean)
+        .join(' · ');
 }
 function dashboard_metaLine(input, last) {
     const run = input.baseline.run;
@@ -73254,9 +73869,13 @@ async function pullOfCommit(request, repo, sha) {
 function gatesOf(rules) {
     return Object.fromEntries(Object.entries(rules).map(([target, r]) => [target, r.gate]));
 }
-/** One hardware key's dashboard. `onBranch`: the page sits next to the root index, so it links it. */
+/**
+ * One hardware key's dashboard. `onBranch`: the page sits next to the root index, so it links it. `thisRun`: a run
+ * that is not in the history (a pull request's, a local compare run), drawn as such.
+ */
 function dashboardPage(hardware, baseline, history, rules, options = {}) {
     return renderDashboard({
+        thisRun: options.thisRun,
         hardware,
         baseline,
         history,
@@ -73305,13 +73924,17 @@ async function pagesDashboardUrl(github, branch, hardware, log) {
     }
 }
 /**
- * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`): this run's cells
- * as the baseline, over the stored history with this run appended, as the data branch would show it.
+ * The dashboard a run writes next to its results (`<results-dir>/dashboard/index.html`). A run that writes the
+ * baseline (`stored`): its cells as the baseline, over the stored history with this run appended, as the data branch
+ * will show it. Any other run (a pull request's, a local compare): the stored history as it is, and this run as a
+ * point of its own after it, against the baseline its verdicts compared with.
  */
-function localDashboard(results, history, rules) {
+function localDashboard(results, history, rules, stored = false) {
     const entry = historyEntry(results, gatesOf(rules));
     if (Object.keys(entry.cells).length === 0)
         return undefined;
+    if (!stored)
+        return dashboardPage(results.run.hardware, results, history, rules, { thisRun: results });
     const merged = mergeHistory({ schema: HISTORY_SCHEMA, hardware: results.run.hardware, entries: [...history] }, entry, results.run.hardware, HISTORY_ENTRIES);
     return dashboardPage(results.run.hardware, results, merged.entries, rules);
 }
@@ -73375,7 +73998,7 @@ async function publish(publication, deps) {
 }
 function writeLocalDashboard(p, shard) {
     // A shard's page would be partial: the merge run writes the whole dashboard.
-    const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules);
+    const page = shard ? undefined : localDashboard(p.results, p.history ?? [], p.rules, p.behaviour.writeBaseline);
     if (!page)
         return;
     ensureDir((0,external_node_path_.join)(p.resultsDir, 'dashboard'), p.resultsDir);
@@ -74089,6 +74712,8 @@ async function runPipeline(deps) {
         if (!(error instanceof errors_ConfigError))
             throw error;
         const summary = configErrorNotice(options.config, error.problems);
+        if (error instanceof UnreadableConfigError)
+            return nothingWritten(error, summary);
         return run.nothingRun('unknown', summary, {
             verdict: 'error',
             regressions: 0,
@@ -74115,6 +74740,18 @@ async function runPipeline(deps) {
             configError: true,
         });
     return measurePlan(plan, run, deps);
+}
+/** A matrix file that cannot be read is a mistyped path: said in the summary, with nothing written anywhere. */
+function nothingWritten(error, summary) {
+    return {
+        verdict: 'error',
+        regressions: 0,
+        failure: redact_redact(error.message),
+        configError: true,
+        resultsFile: '',
+        reportFile: '',
+        summary: redact_redact(summary),
+    };
 }
 /** The hardware key and the baseline, then the cells measured (or read) and judged, assembled and published. */
 async function measurePlan(plan, run, deps) {
@@ -75456,6 +76093,7 @@ async function ingestMain(args, context) {
 
 
 
+
 const HELP = {
     '': `llm-bench-gate ${VERSION}: benchmark LLM inference engines and gate on regressions.
 
@@ -75472,7 +76110,9 @@ Run 'llm-bench-gate <command> --help' for a command's options.`,
     validate: `Usage: llm-bench-gate validate [--config FILE] [--only GLOBS] [--shard i/n]
 
 Validates the matrix file and prints the plan: targets, launch commands with placeholders
-filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.`,
+filled ({port} is picked at launch), and cells. Exits 2 on a bad file, listing every problem.
+Warns of each local model file the targets name that this machine lacks (a run here fails
+those targets before launching them; the runner may have the files).`,
     run: `Usage: llm-bench-gate run [--config FILE] [--only GLOBS] [--out DIR] [--shard i/n]
                           [--baseline-file FILE] [--base REV] [--mode MODE] [--hardware KEY] [--dry-run]
                           [--no-fail-on-regression]
@@ -75563,6 +76203,8 @@ async function main(argv) {
         if (command === 'validate') {
             const plan = await loadPlan(values.config, { only: values.only, shard: values.shard || undefined });
             process.stdout.write(printable(formatPlan(plan) + formatAbPlanning(plan)) + '\n');
+            for (const line of modelFileWarnings(plan.targets))
+                process.stderr.write(`warning: ${printable(line)}\n`);
             return 0;
         }
         if (command === 'compare')
@@ -75603,7 +76245,8 @@ async function main_runCommand(values) {
             onSpawn: cancel.onSpawn,
         });
         process.stdout.write(printable(result.summary) + '\n');
-        process.stderr.write(printable(`results: ${result.resultsFile}\nreport:  ${result.reportFile}\n${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`));
+        const files = result.resultsFile ? `results: ${result.resultsFile}\nreport:  ${result.reportFile}\n` : '';
+        process.stderr.write(printable(`${files}${result.commentFile ? `comment: ${result.commentFile}\n` : ''}verdict: ${result.verdict}\n`));
         if (result.failure)
             process.stderr.write(`failed: ${printable(result.failure)}\n`);
         else if (result.verdict === 'regression' && !options.failOnRegression)

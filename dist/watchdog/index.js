@@ -161,6 +161,13 @@ class ConfigError extends Error {
         this.name = 'ConfigError';
     }
 }
+/** The matrix file itself cannot be read (a mistyped path): the run writes nothing, not even its results folder. */
+class UnreadableConfigError extends ConfigError {
+    constructor(problem) {
+        super([problem]);
+        this.name = 'UnreadableConfigError';
+    }
+}
 /** A target could not be brought up: it exited, timed out or was aborted before it was ready. */
 class StartError extends Error {
     target;
@@ -979,10 +986,13 @@ const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRe
 
 
 
+
 const DEFAULT_HEAD_BYTES = (/* unused pure expression or super */ null && (1024 * 1024));
 const DEFAULT_TAIL_BYTES = (/* unused pure expression or super */ null && (256 * 1024));
 /** A line longer than this is written before its end arrives (engines print progress bars without newlines). */
 const PARTIAL_LINE_CHARS = (/* unused pure expression or super */ null && (64 * 1024));
+/** Most lines kept that say where the engine listens (log-lines.ts); later ones only repeat. */
+const MAX_LISTENING_LINES = 8;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 class log_file_BoundedLog {
@@ -998,6 +1008,7 @@ class log_file_BoundedLog {
     recentBytes = 0;
     decoder = new StringDecoder('utf8');
     partial = '';
+    heard = [];
     constructor(path, options = {}) {
         this.path = path;
         this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
@@ -1021,8 +1032,23 @@ class log_file_BoundedLog {
         const cut = text.lastIndexOf('\n') + 1;
         const ready = cut > 0 ? text.slice(0, cut) : text.length > PARTIAL_LINE_CHARS ? text : '';
         this.partial = text.slice(ready.length);
-        if (ready)
-            this.append(Buffer.from(redact(ready)), true);
+        if (ready) {
+            const clean = redact(ready);
+            this.listen(clean);
+            this.append(Buffer.from(clean), true);
+        }
+    }
+    /** The lines, as the log has them, in which the engine said where it listens (at most MAX_LISTENING_LINES, cut). */
+    listening() {
+        return this.heard;
+    }
+    listen(text) {
+        if (this.heard.length >= MAX_LISTENING_LINES || !text.includes('http'))
+            return;
+        for (const line of text.replace(ANSI, '').split(/\r\n|\r|\n/)) {
+            if (this.heard.length < MAX_LISTENING_LINES && listeningPort(line) !== undefined)
+                this.heard.push(cut(line.trim()));
+        }
     }
     /** Our own lines (the command, the exit): in the file, not in the engine's tail. */
     note(text) {
@@ -1120,13 +1146,16 @@ class log_file_BoundedLog {
  * caller aborts. Loading is not death: before the first ready answer, a 503, any other
  * non-200 or a refused connection means "still loading" for every engine while its process
  * lives (llama.cpp answers refused, then 503 "Loading model", then 200; engines behind a
- * proxy answer 503 while loading). Only the exit or `ready-timeout` ends the wait.
+ * proxy answer 503 while loading). The exit or `ready-timeout` ends the wait, and so does a log that says the engine
+ * listens on another port while ours still refuses connections ELSEWHERE_GRACE_MS later (a launch that starts its
+ * engine first and a proxy on our port once the engine is up gets that long for the proxy).
  */
 
 
 const readiness_POLL_MS = 200;
 const PROGRESS_MS = 15_000;
 const PROBE_TIMEOUT_MS = 2000;
+const ELSEWHERE_GRACE_MS = 10_000;
 /** `connection refused`, `HTTP 503: Loading model` — one short line for progress and errors. */
 function describeAnswer(answer) {
     if (!answer)
@@ -1179,6 +1208,7 @@ async function waitReady(options) {
     const elapsed = () => Date.now() - started;
     let last;
     let nextProgress = progressMs;
+    const elsewhere = elsewhereWatch(options);
     for (;;) {
         const remaining = options.timeoutMs - elapsed();
         if (remaining <= 0)
@@ -1193,6 +1223,9 @@ async function waitReady(options) {
         last = 'value' in probe ? probe.value : { status: 0, body: String(probe.error) };
         if (adapter.readiness(last) === 'ready')
             return { kind: 'ready', elapsedMs: elapsed() };
+        const moved = elsewhere(last);
+        if (moved)
+            return { kind: 'elsewhere', ...moved, elapsedMs: elapsed() };
         if (elapsed() >= nextProgress) {
             nextProgress += progressMs;
             const line = options.lastLogLine?.();
@@ -1205,6 +1238,24 @@ async function waitReady(options) {
         if ('exit' in pause)
             return { kind: 'exit', exit: pause.exit, elapsedMs: elapsed() };
     }
+}
+/**
+ * Watches for the engine listening elsewhere: the log line once our port has refused connections for the grace
+ * since the line was first seen (an answer of any kind on our port means something serves there).
+ */
+function elsewhereWatch(options) {
+    const graceMs = options.elsewhereGraceMs ?? ELSEWHERE_GRACE_MS;
+    let since;
+    return (last) => {
+        const line = last.status === 0 ? options.elsewhere?.() : undefined;
+        if (line === undefined) {
+            since = undefined;
+            return undefined;
+        }
+        since ??= Date.now();
+        const refusedMs = Date.now() - since;
+        return refusedMs >= graceMs ? { line, refusedMs } : undefined;
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/server/launch.ts
