@@ -3,31 +3,12 @@
  * milliseconds for an `slo` bound (per-request latencies, as `vllm bench serve --goodput` takes them), seconds for
  * timeouts, budgets and the simulator's times.
  */
-import { afterAll, describe, expect, it } from 'vitest'
-import { loadPlan } from '../../src/config/index.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { describe, expect, it } from 'vitest'
 import { ENGINES } from '../../src/engines/registry.js'
-import { TEST_ENGINES } from './engines.js'
-import { baseConfig, tempDir } from './write.js'
+import { editedConfigs, type Config } from './edited.js'
 
-const dir = tempDir()
-afterAll(() => dir.remove())
-
-type Config = ReturnType<typeof baseConfig>
-let counter = 0
-
-async function problemsOf(edit: (c: Config) => void): Promise<string[]> {
-  const config = baseConfig()
-  edit(config)
-  const file = dir.write(`hint-${++counter}.yml`, config)
-  try {
-    await loadPlan(file, { cwd: dir.path, engines: TEST_ENGINES })
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  throw new Error('expected a ConfigError, got a plan')
-}
+const configs = editedConfigs()
+const { problemsOf } = configs
 
 const chat = (c: Config) => c.scenarios['chat-1k']
 const target = (c: Config) => c.targets['vllm-fp8']
@@ -75,11 +56,11 @@ describe('the unit a bare number of a duration key is hinted with', () => {
     expect(parsed.error!.issues[0].message).toBe(`needs a unit, e.g. "${value}s"`)
   })
 
-  it('reads the hinted text as the duration it names', async () => {
-    const config = baseConfig()
-    chat(config).slo = { tpot: '80ms' }
-    config.defaults = { 'ready-timeout': '20s' }
-    const plan = await loadPlan(dir.write(`hint-${++counter}.yml`, config), { cwd: dir.path, engines: TEST_ENGINES })
+  it('reads the hinted text as the duration it names', () => {
+    const plan = configs.plan((config) => {
+      chat(config).slo = { tpot: '80ms' }
+      config.defaults = { 'ready-timeout': '20s' }
+    })
     const cell = plan.cells.find((c) => c.scenario.id === 'chat-1k')!
     expect(cell.scenario.slo).toEqual({ tpotMs: 80 })
     expect(cell.target.settings.readyTimeoutMs).toBe(20_000)
