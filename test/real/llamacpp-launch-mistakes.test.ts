@@ -79,10 +79,11 @@ describe('launch mistakes on the real llama-server', () => {
       ),
     )
     expect(cell.error).toContain('last log line:')
-    // The folded lines hold the telling one too. Not the server's very last line: llama-server prints
-    // "exiting due to model loading error" after "cleaning up before exit...", and in one clean-clone run of
-    // the suite the exit was seen, and the output drained for its 300 ms (server/start.ts), before that line came.
+    // The folded lines hold the telling one and the server's very last words: the stop waits for the output to
+    // end once the group is gone (DRAIN_WAIT_MS, server/start.ts), so the line printed after "cleaning up before
+    // exit..." is there too.
     expect(cell.info?.logTail).toContain('(No such file or directory)')
     expect(cell.info?.logTail).toContain('cleaning up before exit')
+    expect(cell.info?.logTail).toContain('exiting due to model loading error')
   })
 })
