@@ -9,5 +9,5 @@ export const ALL_TESTS = 'test/**/*.test.ts'
 
 export const REAL_TESTS = 'test/real/**'
 
-/** Slow test files at once on the machine, whichever runs hold them (test/helpers/machine-slots.ts). */
+/** Test files (and bundles) at once on the machine, whichever runs hold them (test/helpers/slots.ts). */
 export const MACHINE_SLOTS = 2

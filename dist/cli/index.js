@@ -61204,7 +61204,16 @@ async function smokeTest(options, baseUrl, group, started) {
 
 
 const PORT_FREE_WAIT_MS = 700;
-const DRAIN_WAIT_MS = 300;
+/**
+ * How long a stop waits for the group's output to end (the child's 'close': every writer of its pipes gone and the
+ * last bytes read). Once the group is gone that comes as soon as the event loop reads what is buffered, so the wait
+ * costs nothing on a clean exit; only a process that left the group (a daemon that called setsid) and kept the pipe
+ * can hold it, and then the log is cut here. Under load the last lines of an engine that exited on its own came
+ * later than 300 ms (llama-server's "exiting due to model loading error"), so a failure's log lost its last words.
+ */
+const DRAIN_WAIT_MS = 2_000;
+/** A group that survived SIGKILL still writes: the log is cut at once. */
+const STUCK_DRAIN_WAIT_MS = 300;
 /** `<logDir>/<target id, path separators and odd characters replaced>.log` */
 function logPathFor(logDir, targetId) {
     return (0,external_node_path_.join)(logDir, `${targetId.replace(/[^A-Za-z0-9._-]/g, '_')}.log`);
@@ -61369,7 +61378,7 @@ function groupHandle(options, group, outside, where) {
             log.warn(`${target.id}: processes ${liveMembers(group.pgid).join(', ')} of group ${group.pgid} survived SIGKILL`);
         for (const problem of await outside.undo((text) => group.log.write(text), graceMs))
             log.warn(`${target.id}: ${problem}`);
-        await race(group.drained, DRAIN_WAIT_MS);
+        await race(group.drained, outcome === 'stuck' ? STUCK_DRAIN_WAIT_MS : DRAIN_WAIT_MS);
         if (outcome !== 'stuck' && !(await waitPortFree(host, port, PORT_FREE_WAIT_MS))) {
             log.warn(`${target.id}: port ${port} still answers after teardown; something outside the process group (a container?) holds it`);
         }
