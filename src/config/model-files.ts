@@ -2,7 +2,9 @@
  * The local model files a target names, and which of them this machine lacks. A path is the target's `model` when
  * it is absolute or `./`/`../` relative, or the value of a launch's `-m`/`--model` (llama.cpp's flags,
  * tools/server/README.md of ggml-org/llama.cpp) or `--model-path` (SGLang's, python/sglang/srt/server_args.py) when it
- * is a plain word that is such a path or a `.gguf`/`.safetensors` file. Relative paths are resolved against the
+ * is a plain word that is such a path or a `.gguf`/`.safetensors` file, and so is the model a serving command takes as
+ * its first argument: `vllm serve <model_tag>` (docs/configuration/serve_args.md of vllm-project/vllm) and
+ * `trtllm-serve <model>` (docs/source/commands/trtllm-serve of NVIDIA/TensorRT-LLM). Relative paths are resolved against the
  * launch's working directory, and left alone when the launch changes directory (`cd`, `pushd`) before using them. Inside a container a path belongs to the image, unless it lies under a bind mount
  * (`volumes: [host:container]`): then its host side is the file to check, and any other path is left alone.
  */
@@ -37,13 +39,31 @@ function plainWord(word: string | undefined): string | undefined {
   return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined
 }
 
-/** Every plain value of a model flag in `words` (`-m x`, `--model=x`, `--model-path x`), in order. */
+/** The program a word runs, as its last path segment (`/usr/bin/vllm` → `vllm`). */
+const programOf = (word: string) => word.slice(word.lastIndexOf('/') + 1)
+
+/** The word a serving command takes its model from as first argument, when `words[i]` starts one; else undefined. */
+function positionalModel(words: readonly string[], i: number): string | undefined {
+  const program = programOf(words[i])
+  const model =
+    program === 'vllm' && words[i + 1] === 'serve'
+      ? words[i + 2]
+      : program === 'trtllm-serve'
+        ? words[i + 1]
+        : undefined
+  return model?.startsWith('-') ? undefined : model
+}
+
+/**
+ * Every plain value of a model flag in `words` (`-m x`, `--model=x`, `--model-path x`) and every serving command's
+ * positional model (`vllm serve x`, `trtllm-serve x`), in order.
+ */
 function flagValues(words: readonly string[]): string[] {
   const values: string[] = []
   for (const [i, word] of words.entries()) {
     const joined = MODEL_FLAGS.find((flag) => word.startsWith(`${flag}=`))
     const value = joined ? word.slice(joined.length + 1) : MODEL_FLAGS.includes(word) ? words[i + 1] : undefined
-    const plain = plainWord(value)
+    const plain = plainWord(value ?? positionalModel(words, i))
     if (plain) values.push(plain)
   }
   return values
@@ -52,9 +72,12 @@ function flagValues(words: readonly string[]): string[] {
 const wordsOf = (command: string | readonly string[] | undefined): string[] =>
   command === undefined ? [] : typeof command === 'string' ? command.trim().split(/\s+/) : [...command]
 
-/** The file a launch command's `-m`/`--model` names, when it is a plain word ending in .gguf or .safetensors. */
+/**
+ * The model a launch command names (`-m`/`--model`/`--model-path`, or a serving command's first argument), when it is
+ * a plain word that is a path or ends in .gguf or .safetensors: a file, or a folder of safetensors.
+ */
 export function launchModelPath(launch: string | undefined, cwd: string): string | undefined {
-  const path = flagValues(wordsOf(launch)).find(isModelFile)
+  const path = launchModelPaths(launch)[0]
   return path === undefined ? undefined : resolve(cwd, path)
 }
 

@@ -27,6 +27,13 @@ describe('launchModelPaths', () => {
     ['python -m vllm.entrypoints.openai.api_server', []],
     ['llama-server -m "$MODEL"', []],
     [['serve', '--model', '/models/qwen'], ['/models/qwen']],
+    // a serving command's first argument
+    ['vllm serve /models/qwen --port {port}', ['/models/qwen']],
+    ['/opt/venv/bin/vllm serve ./qwen-nvfp4 --max-model-len 8192', ['./qwen-nvfp4']],
+    ["trtllm-serve '/models/qwen' --backend pytorch", ['/models/qwen']],
+    ['vllm serve Qwen/Qwen3-8B --port {port}', []],
+    ['vllm serve --config cfg.yaml', []],
+    ['trtllm-serve disaggregated -c disagg.yaml', []],
   ])('%s → %o', (launch, paths) => {
     expect(launchModelPaths(launch)).toEqual(paths)
   })

@@ -9,6 +9,7 @@ import { ConfigError } from '../../src/core/errors.js'
 import type { MetricsBlock, RoundResult, Stats } from '../../src/core/measurements.js'
 import type { GateConfig } from '../../src/core/plan.js'
 import { RESULTS_SCHEMA, type CellResult, type HistoryEntry, type ResultsFile } from '../../src/core/results.js'
+import type { CellVerdict, MetricVerdict } from '../../src/core/verdicts.js'
 import type { RenderContext } from '../../src/report/index.js'
 import { readResults } from '../../src/store/index.js'
 
@@ -270,6 +271,19 @@ export function failed(id: string, error: string, logTail = LOG_TAIL): CellResul
     rounds: [],
     info: { launch: `serve --model m --port 8000 # ${id}`, logTail },
   }
+}
+
+/**
+ * A cell verdict written by hand, decided on decode (mean) alone: the cell and its one metric share `status`; `extra`
+ * adds to the metric's verdict (`needs`, `moreRounds`, …). For report and page tests that need a verdict the judge
+ * would not reach from their figures.
+ */
+export function decodeVerdict(
+  status: 'regression' | 'inconclusive' | 'pass',
+  figures: { current: number; baseline: number; delta: number; reason: string },
+  extra: Partial<MetricVerdict> = {},
+): CellVerdict {
+  return { status, metrics: { decode: { status, metric: 'decode', stat: 'mean', ...figures, ...extra } } }
 }
 
 /** Judges `cells` against a baseline where every non-new cell did 50 tok/s and 400 ms, and fills the summary. */

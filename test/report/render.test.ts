@@ -6,6 +6,7 @@ import {
   CTX,
   type Kind,
   LOG_TAIL,
+  decodeVerdict,
   failed,
   flatCell,
   judged,
@@ -245,22 +246,11 @@ describe('inconclusive cells', () => {
   it('are listed right after regressions and errors, each with what would decide it', () => {
     const undecided = (id: string, needs: 'rounds' | 'quieter-box' | 'baseline' | 'launches', more?: number) => ({
       ...flatCell(id, { decode: 50 }),
-      verdict: {
-        status: 'inconclusive' as const,
-        metrics: {
-          decode: {
-            status: 'inconclusive' as const,
-            metric: 'decode' as const,
-            stat: 'mean' as const,
-            current: 47,
-            baseline: 50,
-            delta: -0.06,
-            reason: 'decode tok/s -6.0% within noise (±7.0%)',
-            needs,
-            ...(needs === 'launches' ? { moreLaunches: more } : { moreRounds: more }),
-          },
-        },
-      },
+      verdict: decodeVerdict(
+        'inconclusive',
+        { current: 47, baseline: 50, delta: -0.06, reason: 'decode tok/s -6.0% within noise (±7.0%)' },
+        { needs, ...(needs === 'launches' ? { moreLaunches: more } : { moreRounds: more }) },
+      ),
     })
     const flagged = {
       ...flatCell('f/s', { decode: 50 }),
@@ -269,20 +259,7 @@ describe('inconclusive cells', () => {
     }
     const regressed = {
       ...flatCell('r/s', { decode: 40 }),
-      verdict: {
-        status: 'regression' as const,
-        metrics: {
-          decode: {
-            status: 'regression' as const,
-            metric: 'decode' as const,
-            stat: 'mean' as const,
-            current: 40,
-            baseline: 50,
-            delta: -0.2,
-            reason: '-20.0% > 5%',
-          },
-        },
-      },
+      verdict: decodeVerdict('regression', { current: 40, baseline: 50, delta: -0.2, reason: '-20.0% > 5%' }),
     }
     const results: ResultsFile = {
       ...resultsFile([
@@ -313,21 +290,11 @@ describe('inconclusive cells', () => {
       'decode tok/s −1.0%: noise ±20.0% is too wide for the limit 5%; the reference is uncertain by ±9.0%: needs more default-branch runs'
     const cell = {
       ...flatCell('u/s', { decode: 50 }),
-      verdict: {
-        status: 'inconclusive' as const,
-        metrics: {
-          decode: {
-            status: 'inconclusive' as const,
-            metric: 'decode' as const,
-            stat: 'mean' as const,
-            current: 49.5,
-            baseline: 50,
-            delta: -0.01,
-            reason,
-            needs: 'baseline' as const,
-          },
-        },
-      },
+      verdict: decodeVerdict(
+        'inconclusive',
+        { current: 49.5, baseline: 50, delta: -0.01, reason },
+        { needs: 'baseline' },
+      ),
     }
     const md = renderReport(
       { ...resultsFile([cell]), summary: { verdict: 'inconclusive', regressions: 0, counts: { inconclusive: 1 } } },

@@ -9,6 +9,7 @@ import { MINUS } from '../../src/core/format.js'
 import { renderDashboard } from '../../src/report/index.js'
 import { localDashboard } from '../../src/run/dashboard-links.js'
 import { dashboardInput } from '../../harness/dashboard-fixture.js'
+import { decodeVerdict } from '../helpers/builders.js'
 import { BASE_SHA, REGRESSED, RUN_SHA, localCompareRun } from '../helpers/local-run.js'
 
 const run = localCompareRun()
@@ -105,20 +106,7 @@ describe('the stored dashboard', () => {
     const reason = 'decode tok/s −9.0% (limit 5%)'
     const regressed = {
       ...cell,
-      verdict: {
-        status: 'regression' as const,
-        metrics: {
-          decode: {
-            status: 'regression' as const,
-            metric: 'decode' as const,
-            stat: 'mean' as const,
-            current: 45.5,
-            baseline: 50,
-            delta: -0.09,
-            reason,
-          },
-        },
-      },
+      verdict: decodeVerdict('regression', { current: 45.5, baseline: 50, delta: -0.09, reason }),
     }
     const html = renderDashboard({ ...input, baseline: { ...input.baseline, cells: [regressed] } })
     const svg = chart(html, cell.id, 0)

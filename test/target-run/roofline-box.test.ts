@@ -1,7 +1,8 @@
 /**
  * Where a target's roofline figures come from: the settings first, then what the engine says of its box (the
- * simulator), then the GPU the preflight found and the model's files — the target's `model` as a local path or the
- * launch's `-m` file, quoted or not; a hub id leaves the model unknown, said once with the reason.
+ * simulator), then the GPU the preflight found and the model's files — the target's `model` as a local path, the
+ * launch's `-m` file or a serving command's first argument, quoted or not; a hub id leaves the model unknown, said
+ * once with the reason.
  */
 import { stat } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
@@ -44,6 +45,14 @@ describe('rooflineBox', () => {
     expect(box.model?.weights).toBe(header.tensorBytes)
     expect(box.model?.weights).toBe((await stat(GGUF)).size - header.dataStart)
     expect(box.model?.source).toBe('gguf headers of tiny-llama-f16.gguf')
+  })
+
+  it('reads the model a serving command takes first (vllm serve, trtllm-serve)', async () => {
+    const weights = (await readGgufHeader(GGUF)).tensorBytes
+    for (const launch of [`vllm serve ${GGUF} --port {port}`, `trtllm-serve '${GGUF}' --port {port}`]) {
+      const box = await rooflineBox(target({ engine: 'vllm', launch }), GB10, {})
+      expect(box.model?.weights, launch).toBe(weights)
+    }
   })
 
   it('lets the settings win over the GPU, the engine and the files', async () => {
@@ -89,7 +98,11 @@ describe('what the launch says', () => {
     ['llama-server --model "/m/x.gguf"', '/m/x.gguf'],
     ['llama-server -m $MODEL', undefined],
     ['llama-server -m "$MODEL"', undefined],
-    ['vllm serve /models/dir --port {port}', undefined],
+    ['vllm serve /models/dir --port {port}', '/models/dir'],
+    ['vllm serve ./qwen --port {port}', '/qwen'],
+    ['vllm serve Qwen/Qwen3-8B --port {port}', undefined],
+    ['python -m sglang.launch_server --model-path /models/qwen', '/models/qwen'],
+    ["trtllm-serve '/m/x.safetensors' --backend pytorch", '/m/x.safetensors'],
   ])('%s names %s', (launch, path) => {
     expect(launchModelPath(launch, '/')).toBe(path)
   })
