@@ -94,7 +94,21 @@ export interface CellResult {
   prefixCacheReset?: PrefixCacheReset
   /** The steady rounds' per-request record beside the results (`requests.jsonl`, `trace.json`); absent when none was written. */
   requestFiles?: RequestFiles
+  /**
+   * The first measurement and its confirmation re-measurements together, as the verdict pooled them
+   * (compare/confirm.ts): the figures no gate compares, over the same rounds. Absent without a re-measurement.
+   */
+  pooled?: PooledMeasurements
   verdict: CellVerdict
+}
+
+/** `pooled`: the steady state over the steady rounds of every measurement of the cell. */
+export interface PooledMeasurements {
+  /** Measurements pooled: the first and each re-measurement. */
+  measurements: number
+  /** Steady rounds over them all. */
+  rounds: number
+  metrics: MetricsBlock
 }
 
 /** `prefixCacheReset`: done (`via` the endpoint), or not, with the reason (no endpoint, the status it answered). */

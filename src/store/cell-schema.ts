@@ -273,5 +273,6 @@ export const cellSchema = obj({
   roofline: rooflineSchema.optional(),
   prefixCacheReset: obj({ reset: bool, via: str.optional(), reason: str.optional() }).optional(),
   requestFiles: obj({ dir: str, requests: num, omitted: num.optional() }).optional(),
+  pooled: obj({ measurements: num, rounds: num, metrics: metricsBlock }).optional(),
   verdict: cellVerdict,
 }).transform(withCellShare)

@@ -7,6 +7,7 @@
  * metric, so a regression fails the gate only when it holds.
  */
 import type { BenchClient, CellMeasurement, MeasureOptions, RoundProgress } from '../bench/measure.js'
+import { steadyState } from '../bench/rounds/round.js'
 import type { CellJudge } from '../compare/index.js'
 import { needsConfirmation, withDisturbed } from '../compare/index.js'
 import { formatPercent } from '../core/format.js'
@@ -140,7 +141,20 @@ async function decideCell(
     again.push(await source.measure(again.length + 1))
     judged = judge.decide({ measured: [first, ...again], fresh: source.fresh })
   }
-  return judged
+  return again.length ? withPooled(judged, [first, ...again]) : judged
+}
+
+/**
+ * The decided cell with `pooled`, the steady state over every measurement's steady rounds, when they all measured: so
+ * the figures no gate compares are read from the rounds the pooled verdict was decided on, not the first alone.
+ */
+export function withPooled(cell: CellResult, measured: readonly CellResult[]): CellResult {
+  if (cell.status !== 'ok' || measured.some((m) => m.status !== 'ok')) return cell
+  const rounds = measured.flatMap((m) => m.rounds)
+  const metrics = steadyState(rounds)
+  if (!metrics) return cell
+  const pooled = { measurements: measured.length, rounds: rounds.filter((r) => r.steady).length, metrics }
+  return { ...cell, pooled }
 }
 
 function widestBand(verdict: CellVerdict): number {

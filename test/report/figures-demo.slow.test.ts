@@ -46,6 +46,11 @@ describe('the demo’s report against its results file', () => {
     const fault = results.cells.filter((c) => c.verdict.status === 'regression')
     expect(fault.map((c) => c.target)).toEqual(['qwen36-35b-a3b-nvfp4-vllm-fault'])
     expect(fault[0].verdict.confirmed).toBeGreaterThanOrEqual(1)
+    // Its figures no gate compares come from the same pooled rounds: every measurement's steady rounds.
+    const steady = fault[0].rounds.filter((r) => r.steady).length
+    expect(fault[0].pooled).toMatchObject({ measurements: fault[0].verdict.confirmed! + 1 })
+    expect(fault[0].pooled!.rounds).toBeGreaterThan(steady)
+    expect(report).not.toContain('· first measurement')
   })
 
   it.each([

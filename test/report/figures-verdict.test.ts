@@ -1,8 +1,9 @@
 /**
  * One set of numbers: after a confirmation the verdict is decided on the first measurement pooled with its
  * re-measurement (compare/confirm.ts), and every figure the report shows for a gated metric is that verdict's, bold
- * exactly when it failed; the compact table and the why read base → head. A figure no gate compares is the first
- * measurement's and says so. The demo's run through the pipeline: test/report/figures-demo.slow.test.ts.
+ * exactly when it failed; the compact table and the why read base → head. A figure no gate compares is read from the
+ * same pooled rounds (`pooled`); from a file of an earlier release, which keeps none, it is the first measurement's
+ * and says so. The demo's run through the pipeline: test/report/figures-demo.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { confirmCell, judgeCell, runVerdict, type BaselineView } from '../../src/compare/index.js'
@@ -12,6 +13,7 @@ import { COMMENT_LIMIT, SUMMARY_LIMIT, renderReport } from '../../src/report/ind
 import { renderLeaderboard } from '../../src/report/pages/leaderboard.js'
 import { CTX, GATE, flatCell, measured, resultsFile, type Figures } from '../helpers/builders.js'
 import { cellRows, leaderboardDeltas, tableFigures, whyFigures } from '../helpers/report-figures.js'
+import { withPooled } from '../../src/target-run/measure-cell.js'
 
 /** Every cell's baseline: decode 50 tok/s, TTFT 720 ms (limits: decode 5 %; TTFT 10 % and 50 ms). */
 const BASELINE: BaselineView = {
@@ -22,17 +24,17 @@ const BASELINE: BaselineView = {
   ),
 }
 
-/** The cell judged on its first measurement, then, while it looks regressed, on it pooled with `again`. */
+/**
+ * The cell judged on its first measurement, then, while it looks regressed, on it pooled with `again`, with the
+ * pooled block the target runner adds (target-run/measure-cell.ts).
+ */
 function decided(id: string, first: Figures, again: Figures[]): { cell: CellResult; first: CellResult } {
   const once = measured(id, first)
   once.verdict = judgeCell(once, BASELINE, GATE)
-  const verdict = confirmCell(
-    once,
-    again.map((f) => measured(id, f)),
-    BASELINE,
-    GATE,
-  )
-  return { cell: { ...once, verdict }, first: once }
+  const remeasured = again.map((f) => measured(id, f))
+  const verdict = confirmCell(once, remeasured, BASELINE, GATE)
+  const cell = { ...once, verdict }
+  return { cell: remeasured.length ? withPooled(cell, [once, ...remeasured]) : cell, first: once }
 }
 
 // TTFT 796 ms first (+10.6 %, +76 ms: past both limits), 765 ms again: pooled 780.5 ms, +8.4 %, within the limit.
@@ -90,13 +92,30 @@ describe('figures after a confirmation', () => {
     expect(row.columns.get('TTFT ms')).toBe('720&nbsp;→&nbsp;720, 0.0%')
   })
 
-  it('a figure no gate compares is the first measurement’s, and says so where the verdict pooled two', () => {
-    expect(everyCell('t/decode', 'TPOT ms')).toMatch(/^[\d.]+(?: |<br>)\(\+13\.6%\)(?: · |<br>)first measurement$/)
-    // So do the details of that measurement: every statistic and the rounds.
-    const pooled = '**t/decode** (first measurement; the verdict pooled it with 1 re-measurement)\n\n| '
-    expect(summary.split(pooled)).toHaveLength(3)
+  it('a figure no gate compares is read from the rounds the verdict pooled, unlabelled', () => {
+    // TPOT 22.7 ms in the first measurement's rounds (+13.6 % on 20 ms), 21.7 ms in the re-measurement's.
+    expect(decode.cell.pooled).toMatchObject({ measurements: 2, rounds: 4 })
+    const tpot = readCellMetric({ metrics: decode.cell.pooled!.metrics }, 'tpot', 'mean')!
+    expect(tpot).toBeCloseTo((1000 / 44 + 1000 / 46) / 2, 1)
+    const change = `+${(((tpot - 20) / 20) * 100).toFixed(1)}%`
+    expect(change).toBe('+11.2%')
+    expect(everyCell('t/decode', 'TPOT ms')).toMatch(new RegExp(`^${tpot.toFixed(1)}(?: |<br>)\\(\\${change}\\)$`))
+    // The details of the measurement (every statistic, its rounds) are still the first's, and say so.
+    const details = '**t/decode** (first measurement; the verdict pooled it with 1 re-measurement)\n\n| '
+    expect(summary.split(details)).toHaveLength(3)
     expect(summary).toContain('**t/faster**\n\n| ')
     expect(everyCell('t/faster', 'TPOT ms')).toMatch(/^[\d.]+(?: |<br>)\([−+]?[\d.]+%\)$/)
+  })
+
+  it('from a file of an earlier release, with no pooled block, it is the first measurement’s and says so', () => {
+    const older = resultsFile(
+      cells.map(({ pooled: _pooled, ...c }) => c),
+      'c'.repeat(40),
+    )
+    older.summary = results.summary
+    const rows = cellRows(renderReport(older, CTX, SUMMARY_LIMIT))
+    const row = rows.find((r) => !r.compact && r.id === 't/decode')!
+    expect(row.columns.get('TPOT ms')).toMatch(/^[\d.]+(?: |<br>)\(\+13\.6%\)(?: · |<br>)first measurement$/)
   })
 
   it('the why lines and the Verdicts section say the verdict’s values, base → head', () => {

@@ -6,11 +6,12 @@
  * gated) comes from the same measurements where the results file holds them: when a same-box A/B decided the cell
  * (docs/same-box.md), the A/B's launches, the PR arms' value against the base arms', each the geometric mean of its
  * launches' steady values as compare/ab.ts takes them (their ratio is the A/B's change), the arithmetic mean for a
- * share some launch measured at 0; else the cell's own measurement against the stored baseline, which after a
- * confirmation is the first measurement only (the file keeps no pooled block), and the figure says so (`firstOnly`).
+ * share some launch measured at 0; else the cell's own measurement against the stored baseline: after a
+ * confirmation, the first measurement pooled with its re-measurements (`pooled`), as the verdict took them; in a file
+ * of an earlier release, which keeps no pooled block, the first measurement only, and the figure says so (`firstOnly`).
  * A figure from one reference beside a change from the other would mix two boxes.
  */
-import { isRelative, readCellMetric, type GateStat, type GatedMetric } from '../../core/metrics.js'
+import { isRelative, metricInfo, readCellMetric, type GateStat, type GatedMetric } from '../../core/metrics.js'
 import type { MetricsBlock } from '../../core/measurements.js'
 import type { AbArm, CellResult, CellVerdict, MetricVerdict } from '../../core/results.js'
 
@@ -22,8 +23,8 @@ export interface Figure {
   delta: number | undefined
   regressed: boolean
   /**
-   * A figure no verdict judged, of a cell whose verdict pooled its first measurement with re-measurements: it is the
-   * first measurement's alone (the results file keeps no pooled block of the figures no gate compares).
+   * A figure no verdict judged, of a cell whose verdict pooled its first measurement with re-measurements, read from a
+   * file that keeps no pooled block (an earlier release's) or a launch figure: it is the first measurement's alone.
    */
   firstOnly?: boolean
 }
@@ -78,8 +79,11 @@ function measuredFigure(cell: CellResult, metric: GatedMetric): Figure {
   // A skipped cell measured nothing: it shows the baseline's figures, without a change.
   if (cell.verdict.skipped)
     return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false }
-  const own = withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed: false }, reference?.value)
-  return cell.verdict.confirmed && own.value !== undefined ? { ...own, firstOnly: true } : own
+  // After a confirmation, the rounds the verdict pooled; a launch figure (startup) is the first launch's.
+  const pooled = cell.pooled && !metricInfo(metric).launch ? cell.pooled.metrics : undefined
+  const value = readCellMetric(pooled ? { ...cell, metrics: pooled } : cell, metric, stat)
+  const own = withDelta(metric, { value, stat, regressed: false }, reference?.value)
+  return cell.verdict.confirmed && !pooled && own.value !== undefined ? { ...own, firstOnly: true } : own
 }
 
 /** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
