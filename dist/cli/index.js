@@ -57519,7 +57519,9 @@ async function loadPlan(configPath, options = {}) {
  * The local model files a target names, and which of them this machine lacks. A path is the target's `model` when
  * it is absolute or `./`/`../` relative, or the value of a launch's `-m`/`--model` (llama.cpp's flags,
  * tools/server/README.md of ggml-org/llama.cpp) or `--model-path` (SGLang's, python/sglang/srt/server_args.py) when it
- * is a plain word that is such a path or a `.gguf`/`.safetensors` file. Relative paths are resolved against the
+ * is a plain word that is such a path or a `.gguf`/`.safetensors` file, and so is the model a serving command takes as
+ * its first argument: `vllm serve <model_tag>` (docs/configuration/serve_args.md of vllm-project/vllm) and
+ * `trtllm-serve <model>` (docs/source/commands/trtllm-serve of NVIDIA/TensorRT-LLM). Relative paths are resolved against the
  * launch's working directory, and left alone when the launch changes directory (`cd`, `pushd`) before using them. Inside a container a path belongs to the image, unless it lies under a bind mount
  * (`volumes: [host:container]`): then its host side is the file to check, and any other path is left alone.
  */
@@ -57542,22 +57544,40 @@ function plainWord(word) {
     const unquoted = word && /^'[^']*'$|^"[^"$`\\]*"$/.test(word) ? word.slice(1, -1) : word;
     return unquoted && PATH_WORD.test(unquoted) ? unquoted : undefined;
 }
-/** Every plain value of a model flag in `words` (`-m x`, `--model=x`, `--model-path x`), in order. */
+/** The program a word runs, as its last path segment (`/usr/bin/vllm` → `vllm`). */
+const programOf = (word) => word.slice(word.lastIndexOf('/') + 1);
+/** The word a serving command takes its model from as first argument, when `words[i]` starts one; else undefined. */
+function positionalModel(words, i) {
+    const program = programOf(words[i]);
+    const model = program === 'vllm' && words[i + 1] === 'serve'
+        ? words[i + 2]
+        : program === 'trtllm-serve'
+            ? words[i + 1]
+            : undefined;
+    return model?.startsWith('-') ? undefined : model;
+}
+/**
+ * Every plain value of a model flag in `words` (`-m x`, `--model=x`, `--model-path x`) and every serving command's
+ * positional model (`vllm serve x`, `trtllm-serve x`), in order.
+ */
 function flagValues(words) {
     const values = [];
     for (const [i, word] of words.entries()) {
         const joined = MODEL_FLAGS.find((flag) => word.startsWith(`${flag}=`));
         const value = joined ? word.slice(joined.length + 1) : MODEL_FLAGS.includes(word) ? words[i + 1] : undefined;
-        const plain = plainWord(value);
+        const plain = plainWord(value ?? positionalModel(words, i));
         if (plain)
             values.push(plain);
     }
     return values;
 }
 const wordsOf = (command) => command === undefined ? [] : typeof command === 'string' ? command.trim().split(/\s+/) : [...command];
-/** The file a launch command's `-m`/`--model` names, when it is a plain word ending in .gguf or .safetensors. */
+/**
+ * The model a launch command names (`-m`/`--model`/`--model-path`, or a serving command's first argument), when it is
+ * a plain word that is a path or ends in .gguf or .safetensors: a file, or a folder of safetensors.
+ */
 function launchModelPath(launch, cwd) {
-    const path = flagValues(wordsOf(launch)).find(isModelFile);
+    const path = launchModelPaths(launch)[0];
     return path === undefined ? undefined : (0,external_node_path_.resolve)(cwd, path);
 }
 /** The local model paths of a launch command: model flag values that are paths or model files. */
@@ -58782,6 +58802,7 @@ const cellSchema = obj({
     roofline: rooflineSchema.optional(),
     prefixCacheReset: obj({ reset: bool, via: str.optional(), reason: str.optional() }).optional(),
     requestFiles: obj({ dir: str, requests: num, omitted: num.optional() }).optional(),
+    pooled: obj({ measurements: num, rounds: num, metrics: metricsBlock }).optional(),
     verdict: cellVerdict,
 }).transform(withCellShare);
 
@@ -62824,6 +62845,170 @@ function withBoxWatch(gpu, box) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/core/hash.ts
+/** FNV-1a, 32 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a short, stable digest of a text, not a secure one. */
+function fnv1a(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++)
+        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return h >>> 0;
+}
+
+;// CONCATENATED MODULE: ./src/bench/rounds/goodput.ts
+/** (e2e − TTFT) / (output tokens − 1), the per-request TPOT; undefined for a request of fewer than two tokens. */
+function requestTpot(r) {
+    return r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : undefined;
+}
+/** True when the request succeeded and meets every bound the SLO gives. */
+function meetsSlo(r, slo) {
+    if (!r.ok)
+        return false;
+    if (slo.ttftMs !== undefined && !(r.ttftMs <= slo.ttftMs))
+        return false;
+    if (slo.e2eMs !== undefined && !(r.e2eMs <= slo.e2eMs))
+        return false;
+    const tpot = requestTpot(r);
+    return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
+}
+/** The round's goodput: good requests ÷ requests sent, and good requests per second of the round's duration. */
+function goodputFigures(records, slo, durationMs) {
+    const good = records.filter((r) => meetsSlo(r, slo)).length;
+    return {
+        goodput: records.length ? good / records.length : 0,
+        request_goodput: durationMs > 0 ? good / (durationMs / 1000) : 0,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/bench/rounds/round.ts
+/**
+ * Per-round statistics and the steady state of a cell. The per-request figures follow
+ * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
+ * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
+ * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
+ * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
+ * time instead), and the round's throughputs divide by it. Failed requests are counted and
+ * grouped by reason, never part of a statistic.
+ */
+
+
+
+
+/** Failure reasons with their counts, most frequent first. */
+function countReasons(reasons) {
+    const counts = new Map();
+    for (const [reason, n] of reasons)
+        counts.set(reason, (counts.get(reason) ?? 0) + n);
+    return [...counts]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
+function roundWindow(records, round) {
+    const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0;
+    return { startMs, endMs: startMs + round.durationMs };
+}
+function summarizeRound(ctx, records) {
+    const ok = records.filter((r) => r.ok);
+    const failed = records.filter((r) => !r.ok);
+    const retried = records.filter((r) => r.retried).length;
+    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
+    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
+    const durationMs = Math.max(0, lastToken - firstSend);
+    const seconds = durationMs / 1000;
+    // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
+    const tpot = ok.flatMap((r) => requestTpot(r) ?? []);
+    const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
+    const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0);
+    const perSecond = (x) => (seconds > 0 ? x / seconds : 0);
+    const outputTps = perSecond(outputTokens);
+    const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0);
+    const metrics = {
+        ttft_ms: describe(ok.map((r) => r.ttftMs)),
+        tpot_ms: describe(tpot),
+        itl_ms: describe(ok.flatMap((r) => r.itlMs)),
+        e2e_ms: describe(ok.map((r) => r.e2eMs)),
+        decode_tps: decodeRates(tpot),
+        prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
+        output_tps: outputTps,
+        total_tps: perSecond(outputTokens + promptTokens),
+        per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
+        request_tps: perSecond(ok.length),
+        failed_share: records.length ? failed.length / records.length : 0,
+    };
+    if (ctx.slo)
+        Object.assign(metrics, goodputFigures(records, ctx.slo, durationMs));
+    return {
+        index: ctx.index,
+        steady: ctx.steady,
+        requests: records.length,
+        errors: failed.length,
+        errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1])),
+        ...(retried > 0 && { retried }),
+        durationMs,
+        metrics,
+        ...promptsDigest(records),
+        achieved: {
+            promptTokens: extent(ok.map((r) => r.promptTokens)),
+            outputTokens: extent(ok.map((r) => r.outputTokens)),
+        },
+    };
+}
+/**
+ * Per-request decode rates, 1000 / TPOT, with their percentiles as they are; the mean is 1000 / mean(TPOT), the
+ * harmonic mean of the rates, which agrees with TPOT and with an engine's own aggregate. The arithmetic mean of
+ * rates lets one fast request outweigh the rest: with a draft model that accepts a whole reply at once, one
+ * request at 2,000 tok/s among seven at 25 makes it 272 tok/s where TPOT says 28.
+ */
+function decodeRates(tpot) {
+    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report for that request.
+    const rates = describe(tpot.filter((t) => t > 0).map((t) => 1000 / t));
+    const meanTpot = stats_mean(tpot);
+    return meanTpot > 0 ? { ...rates, mean: 1000 / meanTpot } : rates;
+}
+/** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
+function steadyState(rounds) {
+    const kept = rounds.filter((r) => r.steady && r.errors < r.requests);
+    if (!kept.length)
+        return null;
+    const block = {};
+    for (const key of DISTRIBUTION_METRICS) {
+        const stats = kept.map((r) => r.metrics[key]);
+        block[key] = {
+            mean: stats_mean(stats.map((s) => s.mean)),
+            p50: stats_mean(stats.map((s) => s.p50)),
+            p90: stats_mean(stats.map((s) => s.p90)),
+            p99: stats_mean(stats.map((s) => s.p99)),
+            std: stats_mean(stats.map((s) => s.std)),
+            min: stats_mean(stats.map((s) => s.min)),
+            max: stats_mean(stats.map((s) => s.max)),
+        };
+    }
+    for (const key of SCALAR_METRICS)
+        block[key] = stats_mean(kept.map((r) => r.metrics[key]));
+    for (const key of OPTIONAL_SCALAR_METRICS) {
+        const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]));
+        if (values.length)
+            block[key] = stats_mean(values);
+    }
+    // Failures count over every steady round, including one where nothing succeeded.
+    const steady = rounds.filter((r) => r.steady);
+    const sent = steady.reduce((n, r) => n + r.requests, 0);
+    block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0;
+    // So does goodput: a round where nothing succeeded had no good request.
+    const judged = steady.filter((r) => r.metrics.goodput !== undefined);
+    const judgedSent = judged.reduce((n, r) => n + r.requests, 0);
+    if (judgedSent)
+        block.goodput = judged.reduce((n, r) => n + r.metrics.goodput * r.requests, 0) / judgedSent;
+    return block;
+}
+/** The round's `prompts`: a digest of its requests' prompt digests, sorted; none when one is missing. */
+function promptsDigest(records) {
+    if (!records.length || records.some((r) => r.prompt === undefined))
+        return {};
+    const sorted = records.map((r) => r.prompt).sort((a, b) => a - b);
+    return { prompts: fnv1a(sorted.join(',')).toString(16).padStart(8, '0') };
+}
+
 ;// CONCATENATED MODULE: ./src/engines/scrape.ts
 /**
  * One bounded read of an engine's Prometheus endpoint that keeps only the named series: the body is read as it
@@ -63190,6 +63375,7 @@ function coldReset(t) {
 
 
 
+
 async function measureCell(o) {
     const { cell, adapter, http, baseUrl } = o;
     const { settings } = cell.target;
@@ -63259,7 +63445,21 @@ async function decideCell(cell, source, judge, log) {
         again.push(await source.measure(again.length + 1));
         judged = judge.decide({ measured: [first, ...again], fresh: source.fresh });
     }
-    return judged;
+    return again.length ? withPooled(judged, [first, ...again]) : judged;
+}
+/**
+ * The decided cell with `pooled`, the steady state over every measurement's steady rounds, when they all measured: so
+ * the figures no gate compares are read from the rounds the pooled verdict was decided on, not the first alone.
+ */
+function withPooled(cell, measured) {
+    if (cell.status !== 'ok' || measured.some((m) => m.status !== 'ok'))
+        return cell;
+    const rounds = measured.flatMap((m) => m.rounds);
+    const metrics = steadyState(rounds);
+    if (!metrics)
+        return cell;
+    const pooled = { measurements: measured.length, rounds: rounds.filter((r) => r.steady).length, metrics };
+    return { ...cell, pooled };
 }
 function widestBand(verdict) {
     return Math.max(0, ...Object.values(verdict.metrics).map((m) => (m?.status === 'inconclusive' ? (m.band ?? 0) : 0)));
@@ -66885,15 +67085,6 @@ function textSupply(cal, inputTokens, index, count, kind = 'text') {
     };
 }
 
-;// CONCATENATED MODULE: ./src/core/hash.ts
-/** FNV-1a, 32 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a short, stable digest of a text, not a secure one. */
-function fnv1a(text) {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++)
-        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    return h >>> 0;
-}
-
 ;// CONCATENATED MODULE: ./src/bench/prompts/indices.ts
 /**
  * Which prompt index each request of a client gets. A cell's rounds take their indices from a block of BLOCK_SIZE
@@ -66974,161 +67165,6 @@ function cellFlags(scenario, rounds, steadyRequests, maxErrorShare) {
         }
     }
     return flags;
-}
-
-;// CONCATENATED MODULE: ./src/bench/rounds/goodput.ts
-/** (e2e − TTFT) / (output tokens − 1), the per-request TPOT; undefined for a request of fewer than two tokens. */
-function requestTpot(r) {
-    return r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : undefined;
-}
-/** True when the request succeeded and meets every bound the SLO gives. */
-function meetsSlo(r, slo) {
-    if (!r.ok)
-        return false;
-    if (slo.ttftMs !== undefined && !(r.ttftMs <= slo.ttftMs))
-        return false;
-    if (slo.e2eMs !== undefined && !(r.e2eMs <= slo.e2eMs))
-        return false;
-    const tpot = requestTpot(r);
-    return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
-}
-/** The round's goodput: good requests ÷ requests sent, and good requests per second of the round's duration. */
-function goodputFigures(records, slo, durationMs) {
-    const good = records.filter((r) => meetsSlo(r, slo)).length;
-    return {
-        goodput: records.length ? good / records.length : 0,
-        request_goodput: durationMs > 0 ? good / (durationMs / 1000) : 0,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/bench/rounds/round.ts
-/**
- * Per-round statistics and the steady state of a cell. The per-request figures follow
- * `vllm bench serve` (vLLM's `vllm/benchmarks/serve.py`, `calculate_metrics`): TPOT =
- * (e2e − TTFT) / (output tokens − 1) over requests with more than one token, ITL = gaps between
- * streamed chunks, and NumPy's mean, linear-interpolation percentiles and std (ddof 0). The round
- * duration runs from the first send to the last token event (vLLM divides by the whole run's wall
- * time instead), and the round's throughputs divide by it. Failed requests are counted and
- * grouped by reason, never part of a statistic.
- */
-
-
-
-
-/** Failure reasons with their counts, most frequent first. */
-function countReasons(reasons) {
-    const counts = new Map();
-    for (const [reason, n] of reasons)
-        counts.set(reason, (counts.get(reason) ?? 0) + n);
-    return [...counts]
-        .map(([reason, count]) => ({ reason, count }))
-        .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-}
-/** The round's window on the records' clock: first send to last token, the span its throughputs divide by. */
-function roundWindow(records, round) {
-    const startMs = records.length ? extent(records.map((r) => r.sentAt)).min : 0;
-    return { startMs, endMs: startMs + round.durationMs };
-}
-function summarizeRound(ctx, records) {
-    const ok = records.filter((r) => r.ok);
-    const failed = records.filter((r) => !r.ok);
-    const retried = records.filter((r) => r.retried).length;
-    const firstSend = records.length ? extent(records.map((r) => r.sentAt)).min : ctx.endedAt;
-    const lastToken = ok.length ? extent(ok.map((r) => r.sentAt + r.e2eMs)).max : ctx.endedAt;
-    const durationMs = Math.max(0, lastToken - firstSend);
-    const seconds = durationMs / 1000;
-    // TPOT needs two tokens (vLLM leaves shorter requests out the same way).
-    const tpot = ok.flatMap((r) => requestTpot(r) ?? []);
-    const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
-    const promptTokens = ok.reduce((s, r) => s + r.promptTokens, 0);
-    const perSecond = (x) => (seconds > 0 ? x / seconds : 0);
-    const outputTps = perSecond(outputTokens);
-    const inFlight = ctx.concurrency ?? (seconds > 0 ? ok.reduce((s, r) => s + r.e2eMs, 0) / durationMs : 0);
-    const metrics = {
-        ttft_ms: describe(ok.map((r) => r.ttftMs)),
-        tpot_ms: describe(tpot),
-        itl_ms: describe(ok.flatMap((r) => r.itlMs)),
-        e2e_ms: describe(ok.map((r) => r.e2eMs)),
-        decode_tps: decodeRates(tpot),
-        prefill_tps: describe(ok.filter((r) => r.promptTokens > 0 && r.ttftMs > 0).map((r) => r.promptTokens / (r.ttftMs / 1000))),
-        output_tps: outputTps,
-        total_tps: perSecond(outputTokens + promptTokens),
-        per_user_tps: inFlight > 0 ? outputTps / inFlight : 0,
-        request_tps: perSecond(ok.length),
-        failed_share: records.length ? failed.length / records.length : 0,
-    };
-    if (ctx.slo)
-        Object.assign(metrics, goodputFigures(records, ctx.slo, durationMs));
-    return {
-        index: ctx.index,
-        steady: ctx.steady,
-        requests: records.length,
-        errors: failed.length,
-        errorReasons: countReasons(failed.map((r) => [r.error ?? 'unknown error', 1])),
-        ...(retried > 0 && { retried }),
-        durationMs,
-        metrics,
-        ...promptsDigest(records),
-        achieved: {
-            promptTokens: extent(ok.map((r) => r.promptTokens)),
-            outputTokens: extent(ok.map((r) => r.outputTokens)),
-        },
-    };
-}
-/**
- * Per-request decode rates, 1000 / TPOT, with their percentiles as they are; the mean is 1000 / mean(TPOT), the
- * harmonic mean of the rates, which agrees with TPOT and with an engine's own aggregate. The arithmetic mean of
- * rates lets one fast request outweigh the rest: with a draft model that accepts a whole reply at once, one
- * request at 2,000 tok/s among seven at 25 makes it 272 tok/s where TPOT says 28.
- */
-function decodeRates(tpot) {
-    // All tokens in one chunk makes TPOT 0 and the rate unbounded: no rate to report for that request.
-    const rates = describe(tpot.filter((t) => t > 0).map((t) => 1000 / t));
-    const meanTpot = stats_mean(tpot);
-    return meanTpot > 0 ? { ...rates, mean: 1000 / meanTpot } : rates;
-}
-/** Mean of each round statistic over the steady rounds that had a successful request; null when none had. */
-function steadyState(rounds) {
-    const kept = rounds.filter((r) => r.steady && r.errors < r.requests);
-    if (!kept.length)
-        return null;
-    const block = {};
-    for (const key of DISTRIBUTION_METRICS) {
-        const stats = kept.map((r) => r.metrics[key]);
-        block[key] = {
-            mean: stats_mean(stats.map((s) => s.mean)),
-            p50: stats_mean(stats.map((s) => s.p50)),
-            p90: stats_mean(stats.map((s) => s.p90)),
-            p99: stats_mean(stats.map((s) => s.p99)),
-            std: stats_mean(stats.map((s) => s.std)),
-            min: stats_mean(stats.map((s) => s.min)),
-            max: stats_mean(stats.map((s) => s.max)),
-        };
-    }
-    for (const key of SCALAR_METRICS)
-        block[key] = stats_mean(kept.map((r) => r.metrics[key]));
-    for (const key of OPTIONAL_SCALAR_METRICS) {
-        const values = kept.flatMap((r) => (r.metrics[key] === undefined ? [] : [r.metrics[key]]));
-        if (values.length)
-            block[key] = stats_mean(values);
-    }
-    // Failures count over every steady round, including one where nothing succeeded.
-    const steady = rounds.filter((r) => r.steady);
-    const sent = steady.reduce((n, r) => n + r.requests, 0);
-    block.failed_share = sent ? steady.reduce((n, r) => n + r.errors, 0) / sent : 0;
-    // So does goodput: a round where nothing succeeded had no good request.
-    const judged = steady.filter((r) => r.metrics.goodput !== undefined);
-    const judgedSent = judged.reduce((n, r) => n + r.requests, 0);
-    if (judgedSent)
-        block.goodput = judged.reduce((n, r) => n + r.metrics.goodput * r.requests, 0) / judgedSent;
-    return block;
-}
-/** The round's `prompts`: a digest of its requests' prompt digests, sorted; none when one is missing. */
-function promptsDigest(records) {
-    if (!records.length || records.some((r) => r.prompt === undefined))
-        return {};
-    const sorted = records.map((r) => r.prompt).sort((a, b) => a - b);
-    return { prompts: fnv1a(sorted.join(',')).toString(16).padStart(8, '0') };
 }
 
 ;// CONCATENATED MODULE: ./src/bench/stream/record.ts
@@ -70573,8 +70609,9 @@ function boxText(h) {
  * gated) comes from the same measurements where the results file holds them: when a same-box A/B decided the cell
  * (docs/same-box.md), the A/B's launches, the PR arms' value against the base arms', each the geometric mean of its
  * launches' steady values as compare/ab.ts takes them (their ratio is the A/B's change), the arithmetic mean for a
- * share some launch measured at 0; else the cell's own measurement against the stored baseline, which after a
- * confirmation is the first measurement only (the file keeps no pooled block), and the figure says so (`firstOnly`).
+ * share some launch measured at 0; else the cell's own measurement against the stored baseline: after a
+ * confirmation, the first measurement pooled with its re-measurements (`pooled`), as the verdict took them; in a file
+ * of an earlier release, which keeps no pooled block, the first measurement only, and the figure says so (`firstOnly`).
  * A figure from one reference beside a change from the other would mix two boxes.
  */
 
@@ -70626,8 +70663,11 @@ function measuredFigure(cell, metric) {
     // A skipped cell measured nothing: it shows the baseline's figures, without a change.
     if (cell.verdict.skipped)
         return { value: reference?.value, stat, baseline: reference?.value, delta: undefined, regressed: false };
-    const own = withDelta(metric, { value: readCellMetric(cell, metric, stat), stat, regressed: false }, reference?.value);
-    return cell.verdict.confirmed && own.value !== undefined ? { ...own, firstOnly: true } : own;
+    // After a confirmation, the rounds the verdict pooled; a launch figure (startup) is the first launch's.
+    const pooled = cell.pooled && !metricInfo(metric).launch ? cell.pooled.metrics : undefined;
+    const value = readCellMetric(pooled ? { ...cell, metrics: pooled } : cell, metric, stat);
+    const own = withDelta(metric, { value, stat, regressed: false }, reference?.value);
+    return cell.verdict.confirmed && !pooled && own.value !== undefined ? { ...own, firstOnly: true } : own;
 }
 /** The PR arms' figure against the base arms'; a metric a launch did not measure has no change. */
 function armsFigure(cell, metric, arms) {
