@@ -13,7 +13,7 @@ if (!command) {
   process.stderr.write('usage: tsx test/helpers/hold-slot.ts <command> [args...]\n')
   process.exit(2)
 }
-const held = await takeSlot(45 * 60_000)
+const held = await takeSlot()
 const child = spawn(command, args, { stdio: 'inherit' })
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal))
 child.on('error', (error) => {

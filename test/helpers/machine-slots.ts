@@ -5,15 +5,13 @@
  * once, and the bundle built beside the fast project holds one slot (test/helpers/hold-slot.ts).
  */
 import { afterAll, beforeAll } from 'vitest'
-import { takeSlot, type HeldSlot } from './slots.js'
-
-const WAIT_MS = 45 * 60_000
+import { SLOT_WAIT_MS, takeSlot, type HeldSlot } from './slots.js'
 
 let held: HeldSlot | undefined
 
 beforeAll(async () => {
-  held = await takeSlot(WAIT_MS)
-}, WAIT_MS + 60_000)
+  held = await takeSlot()
+}, SLOT_WAIT_MS + 60_000)
 
 afterAll(() => {
   held?.release()

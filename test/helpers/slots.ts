@@ -13,22 +13,17 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { readProcStat } from '../../src/io/proc-stat.js'
 import { MACHINE_SLOTS } from '../projects.js'
 
 /** `LLM_BENCH_TEST_SLOTS_DIR` moves them (the slots' own test uses a folder of its own). */
 export const SLOTS_DIR = process.env.LLM_BENCH_TEST_SLOTS_DIR || join(tmpdir(), 'llm-bench-gate-test-slots')
 const POLL_MS = 250
+/** How long a waiter waits for a slot by default: a whole suite beside it may hold both. */
+export const SLOT_WAIT_MS = 45 * 60_000
 
 /** The kernel's start time of a process (clock ticks since boot), or undefined when it is gone. */
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-  } catch {
-    return undefined
-  }
-}
+const startTime = (pid: number): string | undefined => readProcStat(pid)?.startTime.toString()
 
 function holderAlive(content: string): boolean {
   const [pid, started] = content.split(' ')
@@ -81,7 +76,7 @@ export interface HeldSlot {
 }
 
 /** Waits for a slot, polling every POLL_MS; throws naming the holders after `waitMs`. */
-export async function takeSlot(waitMs: number, dir = SLOTS_DIR): Promise<HeldSlot> {
+export async function takeSlot(waitMs = SLOT_WAIT_MS, dir = SLOTS_DIR): Promise<HeldSlot> {
   const token = randomUUID()
   const deadline = Date.now() + waitMs
   for (;;) {
