@@ -4,8 +4,9 @@
  * tools/server/README.md of ggml-org/llama.cpp) or `--model-path` (SGLang's, python/sglang/srt/server_args.py) when it
  * is a plain word that is such a path or a `.gguf`/`.safetensors` file, and so is the model a serving command takes as
  * its first argument: `vllm serve <model_tag>` (docs/configuration/serve_args.md of vllm-project/vllm) and
- * `trtllm-serve <model>` (docs/source/commands/trtllm-serve of NVIDIA/TensorRT-LLM). Relative paths are resolved against the
- * launch's working directory, and left alone when the launch changes directory (`cd`, `pushd`) before using them. Inside a container a path belongs to the image, unless it lies under a bind mount
+ * `trtllm-serve <model>` (docs/source/commands/trtllm-serve of NVIDIA/TensorRT-LLM). Relative paths are resolved
+ * against the launch's working directory, and left alone when the launch changes directory (`cd`, `pushd`) before
+ * using them. Inside a container a path belongs to the image, unless it lies under a bind mount
  * (`volumes: [host:container]`): then its host side is the file to check, and any other path is left alone.
  */
 import { existsSync } from 'node:fs'
