@@ -39025,7 +39025,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2542);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8786);
 /* harmony import */ var _io_exit_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4886);
 
 
@@ -39036,7 +39036,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2542:
+/***/ 8786:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -53024,14 +53024,96 @@ function serverChanges(current, baseline) {
     return lines;
 }
 
+;// CONCATENATED MODULE: ./src/core/round-host.ts
+/**
+ * The host's state during one steady round as the results file records it (`rounds[].host`): what moves speed on a
+ * shared box — how long the box has been up, how long ago the engine was launched, available memory before and after,
+ * swap, the CPU's load and the other processes that used it, other GPU processes — and, by the rule of
+ * host/disturbance.ts, what of it disturbed the round, in the words below. A disturbed round is recorded, never
+ * measured again: the cell's verdict names it (`verdict.disturbed`) and a pass under it is not a clean pass.
+ */
+
+/** `stress (pid 123) used 98 % of a core during the round`, or `… used 3.9 cores …` past one. */
+function busyText(p) {
+    const used = p.cores > 1.05 ? `${p.cores.toFixed(1)} cores` : `${Math.round(p.cores * 100)} % of a core`;
+    return `${p.comm} (pid ${p.pid}) used ${used} during the round`;
+}
+/** `1,024 pages swapped in during the round`. */
+function swapText(pages) {
+    return `${pages.toLocaleString('en-US')} pages swapped in during the round`;
+}
+/** How a fall of available memory under the target's floor begins, whatever the figures. */
+const MEMORY_FELL = 'available memory fell to';
+/** `available memory fell to 1.5GiB, under the memory floor of 2GiB`. */
+function memoryFloorText(minBytes, floorBytes) {
+    return `${MEMORY_FELL} ${formatBytes(minBytes)}, under the memory floor of ${formatBytes(floorBytes)}`;
+}
+
 ;// CONCATENATED MODULE: ./src/compare/disturbed.ts
+
 /** Entries a verdict keeps; the rest are counted. */
 const MAX_DISTURBED = 12;
-/** `round 2: …` per disturbed steady round of the first measurement, `re-measurement 1, round 3: …` of the others. */
+/**
+ * What a round's entry is about and how hard it hit: a process by its pid and name, swap, memory under the floor, or
+ * the entry itself (a GPU process that appeared reads the same in every round).
+ */
+function sourceOf(text, host) {
+    for (const p of host.cpu?.top ?? [])
+        if (text === busyText(p))
+            return { key: `cpu ${p.pid} ${p.comm}`, weight: p.cores };
+    const pages = host.swap?.inPages;
+    if (pages !== undefined && text === swapText(pages))
+        return { key: 'swap', weight: pages };
+    const min = host.memory?.minBytes;
+    if (min !== undefined && text.startsWith(MEMORY_FELL))
+        return { key: 'memory', weight: -min };
+    return { key: text, weight: 0 };
+}
+/** `2, 4–6`: round numbers, runs of consecutive ones as a range. */
+function roundList(rounds) {
+    const runs = [];
+    for (const n of rounds) {
+        const last = runs[runs.length - 1];
+        if (last && n === last[1] + 1)
+            last[1] = n;
+        else
+            runs.push([n, n]);
+    }
+    return runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+}
+/** `round 2`, `rounds 2–3; re-measurement 1, round 2`: where a thing was seen. */
+function whereText(seen) {
+    const measurements = [...new Set(seen.map((s) => s.measurement))];
+    return measurements
+        .map((m) => {
+        const rounds = seen.filter((s) => s.measurement === m).map((s) => s.round);
+        const words = `round${rounds.length > 1 ? 's' : ''} ${roundList(rounds)}`;
+        return m ? `re-measurement ${m}, ${words}` : words;
+    })
+        .join('; ');
+}
+/** One entry per thing that disturbed the steady rounds of the measurements, in the order first seen (see the header). */
 function disturbedRounds(measured) {
-    const all = measured.flatMap((m, i) => m.rounds.flatMap((r) => r.steady
-        ? (r.host?.disturbed ?? []).map((d) => `${i ? `re-measurement ${i}, ` : ''}round ${r.index + 1}: ${d}`)
-        : []));
+    const sources = new Map();
+    measured.forEach((m, measurement) => {
+        for (const r of m.rounds) {
+            if (!r.steady || !r.host?.disturbed)
+                continue;
+            for (const text of r.host.disturbed) {
+                const { key, weight } = sourceOf(text, r.host);
+                const source = sources.get(key);
+                const seen = { measurement, round: r.index + 1 };
+                if (!source)
+                    sources.set(key, { seen: [seen], text, worst: weight });
+                else {
+                    source.seen.push(seen);
+                    if (weight > source.worst)
+                        Object.assign(source, { text, worst: weight });
+                }
+            }
+        }
+    });
+    const all = [...sources.values()].map((s) => `${whereText(s.seen)}${s.seen.length > 1 ? ', at worst' : ''}: ${s.text}`);
     if (all.length <= MAX_DISTURBED)
         return all;
     return [...all.slice(0, MAX_DISTURBED - 1), `… and ${all.length - MAX_DISTURBED + 1} more`];
@@ -62521,24 +62603,19 @@ function disturbances(host, rules) {
     if (rules.countCpu)
         for (const p of host.cpu?.top ?? [])
             if (p.cores > busy)
-                found.push(`${busyText(p)} during the round`);
+                found.push(busyText(p));
     const swapIn = host.swap?.inPages ?? 0;
     if (swapIn >= SWAP_IN_PAGES)
-        found.push(`${swapIn.toLocaleString('en-US')} pages swapped in during the round`);
+        found.push(swapText(swapIn));
     const min = host.memory?.minBytes;
     if (rules.floorBytes !== undefined && min !== undefined && min < rules.floorBytes)
-        found.push(`available memory fell to ${formatBytes(min)}, under the memory floor of ${formatBytes(rules.floorBytes)}`);
+        found.push(memoryFloorText(min, rules.floorBytes));
     for (const p of host.gpuProcesses ?? []) {
         if (p.allowed || p.outside)
             continue;
         found.push(`GPU process ${p.name} (pid ${p.pid}) appeared${p.gpu === undefined ? '' : ` on GPU ${p.gpu}`}`);
     }
     return found;
-}
-/** `stress (pid 123) used 98 % of a core`, or `… used 3.9 cores` past one. */
-function busyText(p) {
-    const used = p.cores > 1.05 ? `${p.cores.toFixed(1)} cores` : `${Math.round(p.cores * 100)} % of a core`;
-    return `${p.comm} (pid ${p.pid}) used ${used}`;
 }
 
 ;// CONCATENATED MODULE: ./src/host/box-watch.ts

@@ -2,9 +2,10 @@
  * The host's state during one steady round as the results file records it (`rounds[].host`): what moves speed on a
  * shared box — how long the box has been up, how long ago the engine was launched, available memory before and after,
  * swap, the CPU's load and the other processes that used it, other GPU processes — and, by the rule of
- * host/disturbance.ts, what of it disturbed the round. A disturbed round is recorded, never measured again: the
- * cell's verdict names it (`verdict.disturbed`) and a pass under it is not a clean pass.
+ * host/disturbance.ts, what of it disturbed the round, in the words below. A disturbed round is recorded, never
+ * measured again: the cell's verdict names it (`verdict.disturbed`) and a pass under it is not a clean pass.
  */
+import { formatBytes } from './format.js'
 
 /** A process that is not this run's and not the engine's, with the CPU it used during the round. */
 export interface BusyProcess {
@@ -48,4 +49,23 @@ export interface RoundHost {
   samples: number
   /** What disturbed the round, by the rule of host/disturbance.ts (`stress (pid 123) used 98 % of a core`). */
   disturbed?: string[]
+}
+
+/** `stress (pid 123) used 98 % of a core during the round`, or `… used 3.9 cores …` past one. */
+export function busyText(p: BusyProcess): string {
+  const used = p.cores > 1.05 ? `${p.cores.toFixed(1)} cores` : `${Math.round(p.cores * 100)} % of a core`
+  return `${p.comm} (pid ${p.pid}) used ${used} during the round`
+}
+
+/** `1,024 pages swapped in during the round`. */
+export function swapText(pages: number): string {
+  return `${pages.toLocaleString('en-US')} pages swapped in during the round`
+}
+
+/** How a fall of available memory under the target's floor begins, whatever the figures. */
+export const MEMORY_FELL = 'available memory fell to'
+
+/** `available memory fell to 1.5GiB, under the memory floor of 2GiB`. */
+export function memoryFloorText(minBytes: number, floorBytes: number): string {
+  return `${MEMORY_FELL} ${formatBytes(minBytes)}, under the memory floor of ${formatBytes(floorBytes)}`
 }

@@ -12,8 +12,7 @@
  * The verdict is not changed by it; the cell's verdict names it (`verdict.disturbed`), so a pass under it is not a
  * clean pass.
  */
-import { formatBytes } from '../core/format.js'
-import type { BusyProcess, RoundHost } from '../core/round-host.js'
+import { busyText, memoryFloorText, swapText, type RoundHost } from '../core/round-host.js'
 
 /** Cores another process may use on average during a round before the round counts as disturbed. */
 export const BUSY_CORES = 0.5
@@ -33,24 +32,15 @@ export interface DisturbanceRules {
 export function disturbances(host: Omit<RoundHost, 'disturbed'>, rules: DisturbanceRules): string[] {
   const found: string[] = []
   const busy = rules.busyCores ?? BUSY_CORES
-  if (rules.countCpu)
-    for (const p of host.cpu?.top ?? []) if (p.cores > busy) found.push(`${busyText(p)} during the round`)
+  if (rules.countCpu) for (const p of host.cpu?.top ?? []) if (p.cores > busy) found.push(busyText(p))
   const swapIn = host.swap?.inPages ?? 0
-  if (swapIn >= SWAP_IN_PAGES) found.push(`${swapIn.toLocaleString('en-US')} pages swapped in during the round`)
+  if (swapIn >= SWAP_IN_PAGES) found.push(swapText(swapIn))
   const min = host.memory?.minBytes
   if (rules.floorBytes !== undefined && min !== undefined && min < rules.floorBytes)
-    found.push(
-      `available memory fell to ${formatBytes(min)}, under the memory floor of ${formatBytes(rules.floorBytes)}`,
-    )
+    found.push(memoryFloorText(min, rules.floorBytes))
   for (const p of host.gpuProcesses ?? []) {
     if (p.allowed || p.outside) continue
     found.push(`GPU process ${p.name} (pid ${p.pid}) appeared${p.gpu === undefined ? '' : ` on GPU ${p.gpu}`}`)
   }
   return found
-}
-
-/** `stress (pid 123) used 98 % of a core`, or `… used 3.9 cores` past one. */
-export function busyText(p: BusyProcess): string {
-  const used = p.cores > 1.05 ? `${p.cores.toFixed(1)} cores` : `${Math.round(p.cores * 100)} % of a core`
-  return `${p.comm} (pid ${p.pid}) used ${used}`
 }

@@ -34,4 +34,4 @@ export {
 } from './gpu-sampler.js'
 export { clockDrop, integrate, parseSample, summarizeGpu, type GpuSample } from './gpu-telemetry.js'
 export { BOX_SAMPLE_MS, MAX_PIDS, ownedBy, watchBox, type BoxWatchOptions } from './box-watch.js'
-export { BUSY_CORES, SWAP_IN_PAGES, busyText, disturbances, type DisturbanceRules } from './disturbance.js'
+export { BUSY_CORES, SWAP_IN_PAGES, disturbances, type DisturbanceRules } from './disturbance.js'

@@ -95,6 +95,58 @@ describe('verdict.disturbed', () => {
     expect(disturbedRounds([measured('a'), measured('b')])).toEqual(['round 2: a', 're-measurement 1, round 2: b'])
   })
 
+  /** A steady round's host as the watch records it: `quiet` with `change` applied, judged by the rule. */
+  const hostWith = (change: Partial<RoundHost>): RoundHost => {
+    const h = { ...quiet, ...change }
+    return { ...h, disturbed: disturbances(h, launched) }
+  }
+  const rounds = (...hosts: RoundHost[]) => {
+    const c = cell('t/s', [round(0, false), ...hosts.map((_, i) => round(i + 1, true))])
+    hosts.forEach((h, i) => (c.rounds[i + 1].host = h))
+    return c
+  }
+  const busy = (pid: number, comm: string, cores: number) => ({
+    cpu: { busy: 0.9, cores: 8, top: [{ pid, comm, cores }] },
+  })
+
+  it('says a thing that disturbed several rounds once, with the rounds and its worst round', () => {
+    const stress = [0.6, 0.98, 0.7, 0.55].map((cores) => hostWith(busy(123, 'stress', cores)))
+    expect(disturbedRounds([rounds(...stress)])).toEqual([
+      'rounds 2–5, at worst: stress (pid 123) used 98 % of a core during the round',
+    ])
+    // A calm round in the middle splits the list; another process, and swap, are entries of their own.
+    const swap = (inPages: number) => ({ swap: { usedBytes: GIB, inPages, outPages: 0 } })
+    const mixed = rounds(
+      hostWith({ ...busy(123, 'stress', 0.9), ...swap(300) }),
+      hostWith({}),
+      hostWith({ ...busy(456, 'stress', 1.5), ...swap(4096) }),
+      hostWith(busy(123, 'stress', 0.8)),
+    )
+    expect(disturbedRounds([mixed])).toEqual([
+      'rounds 2, 5, at worst: stress (pid 123) used 90 % of a core during the round',
+      'rounds 2, 4, at worst: 4,096 pages swapped in during the round',
+      'round 4: stress (pid 456) used 1.5 cores during the round',
+    ])
+    // Memory under the floor: the least left is the worst.
+    const low = (minBytes: number) => hostWith({ memory: { beforeBytes: 8 * GIB, afterBytes: 8 * GIB, minBytes } })
+    expect(disturbedRounds([rounds(low(3 * GIB), low(GIB), low(2 * GIB))])).toEqual([
+      'rounds 2–4, at worst: available memory fell to 1GiB, under the memory floor of 4GiB',
+    ])
+  })
+
+  it('names the re-measurements apart within one entry, and counts what is past the cap', () => {
+    const first = rounds(hostWith(busy(9, 'yes', 0.7)), hostWith(busy(9, 'yes', 0.8)))
+    const again = rounds(hostWith({}), hostWith(busy(9, 'yes', 0.99)))
+    expect(disturbedRounds([first, again])).toEqual([
+      'rounds 2–3; re-measurement 1, round 3, at worst: yes (pid 9) used 99 % of a core during the round',
+    ])
+    const many = rounds(...Array.from({ length: 14 }, (_, i) => hostWith(busy(1000 + i, 'job', 0.8))))
+    const said = disturbedRounds([many])
+    expect(said).toHaveLength(12)
+    expect(said[0]).toBe('round 2: job (pid 1000) used 80 % of a core during the round')
+    expect(said[11]).toBe('… and 3 more')
+  })
+
   it('is set on the judged cell, kept where its rounds are gone, and absent on a quiet box', () => {
     const judged = withDisturbed(measured('a'), [measured('a')])
     expect(judged.verdict.disturbed).toEqual(['round 2: a'])
