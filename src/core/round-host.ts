@@ -47,7 +47,7 @@ export interface RoundHost {
   gpuProcesses?: RoundGpuProcess[]
   /** Samples of memory and swap taken during the round, start and end included. */
   samples: number
-  /** What disturbed the round, by the rule of host/disturbance.ts (`stress (pid 123) used 98 % of a core`). */
+  /** What disturbed the round, by the rule of host/disturbance.ts, in the words below (`busyText`, `swapText` …). */
   disturbed?: string[]
 }
 

@@ -135,8 +135,10 @@ export interface CellVerdict {
   /** Engine counters that changed with the cell beyond their noise (`preemptions 0 → 37 per round`; compare/server-changes.ts). */
   serverChanges?: string[]
   /**
-   * What disturbed the box during the rounds the verdict rests on (`round 2: stress (pid 123) used 98 % of a core during
-   * the round`; host/disturbance.ts). The status stands as the rules decided it; a pass with this is not a clean pass.
+   * What disturbed the box during the rounds the verdict rests on, one entry per thing with the rounds it disturbed and
+   * its worst round's figure (`rounds 2–5, at worst: stress (pid 123) used 98 % of a core during the round`;
+   * host/disturbance.ts, compare/disturbed.ts). The status stands as the rules decided it; a pass with this is not a
+   * clean pass.
    */
   disturbed?: string[]
 }
